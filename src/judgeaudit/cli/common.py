@@ -1,0 +1,11 @@
+"""Helpers shared by the command modules."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """Bad input or a refused action: printed as one line, exit code ``code``."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
