@@ -61,10 +61,11 @@ class RetryPolicy:
     max_attempts: int = 5
     base_s: float = 0.2
     max_s: float = 8.0
+    retry_after_cap_s: float = 60.0  # a provider asking for longer is treated as exhausted later
 
     def backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
-            return min(retry_after, self.max_s * 4)
+            return min(retry_after, self.retry_after_cap_s)
         ceiling = min(self.max_s, self.base_s * 2 ** (attempt - 1))
         return ceiling * (0.5 + random.random() / 2)
 
