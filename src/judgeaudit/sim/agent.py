@@ -33,6 +33,7 @@ class _Plan:
     engaged: bool
     ok: dict[str, bool]
     claims: bool
+    misreport: bool  # after a wrong call, reports what was asked rather than what happened
 
 
 def _plan(spec: ModelSpec, seed: int, opening: str) -> _Plan:
@@ -40,7 +41,8 @@ def _plan(spec: ModelSpec, seed: int, opening: str) -> _Plan:
     skill = spec.p("skill")
     engaged = rng.random() < skill**0.5
     ok = {name: rng.random() < skill for name in DRAWS}
-    return _Plan(engaged=engaged, ok=ok, claims=rng.random() < spec.p("claims"))
+    claims = rng.random() < spec.p("claims")
+    return _Plan(engaged=engaged, ok=ok, claims=claims, misreport=rng.random() < skill)
 
 
 def _calls(request: SimRequest) -> list[_Call]:
@@ -109,9 +111,16 @@ def _tool_call(request: SimRequest, name: str, args: dict[str, Any]) -> SimReply
     return SimReply(tool_calls=[ToolCall(call_id, name, json.dumps(args, ensure_ascii=False))])
 
 
-def _facts_text(zh: bool, intent: g.Intent, call: _Call) -> str:
+def _facts_text(zh: bool, intent: g.Intent, call: _Call, order_info: dict[str, Any] | None,
+                misreport: bool) -> str:
     result = call.result or {}
     fields = {**_right_args(intent), **call.args, **result}
+    if misreport and call.args != _right_args(intent):
+        # The confident mistake: report the request as if it had been carried out.
+        fields.update(_right_args(intent))
+        for item in (order_info or {}).get("items", []):
+            if item["item_id"] == intent.item:
+                fields["amount"] = item["price"]
     fields.setdefault("item", fields.get("item_id"))
     fields.setdefault("new_item", fields.get("new_item_id"))
     fields.setdefault("order", fields.get("order_id"))
@@ -167,7 +176,7 @@ def agent_reply(spec: ModelSpec, request: SimRequest, seed: int) -> SimReply:
         return speak(say(zh, "fail", reason=str(last.result["error"])))
     asked_after_write = len(users) > last.after_user and g.parse_intent(users[-1]) is None
     if plan.ok["facts"] or asked_after_write:
-        return speak(_facts_text(zh, intent, last))
+        return speak(_facts_text(zh, intent, last, order_info, plan.misreport))
     return speak(say(zh, "vague"))
 
 

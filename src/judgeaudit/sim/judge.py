@@ -18,7 +18,7 @@ from judgeaudit.sim.modelspec import ModelSpec
 from judgeaudit.sim.types import SimReply, SimRequest, rng_for
 
 BLOCK_RE = re.compile(r"<(trajectory(?:_[AB])?)>\s*(.*?)\s*</\1>", re.DOTALL)
-TIE_MARGIN = 0.3
+TIE_MARGIN = 0.15
 
 
 @dataclass
@@ -66,8 +66,12 @@ def _expected(intent: g.Intent) -> dict[str, Any]:
     return args
 
 
-def evidence_score(traj: _Trajectory, with_tools: bool) -> float:
-    """How strongly the transcript shows the request was completed (0-1)."""
+def evidence_score(traj: _Trajectory, with_tools: bool, diligent: bool = True) -> float:
+    """How strongly the transcript shows the request was completed (0-1).
+
+    A judge that is not ``diligent`` on this call does not cross-check the details an agent
+    reports (item ids, addresses) against what the customer asked for.
+    """
     found = g.latest_intent(traj.user)
     if found is None or not traj.agent:
         return 0.2
@@ -84,35 +88,59 @@ def evidence_score(traj: _Trajectory, with_tools: bool) -> float:
         if looked and str(looked[-1].get("tracking", "?")) in said:
             return 0.95
         return 0.15
-    if g.contains_any(traj.agent[-1], g.FAILURE_MARKERS):
+    outcome = [t for t in traj.agent if not g.contains_any(t, g.CONFIRM_MARKERS)]
+    if not outcome:
+        return 0.15
+    if g.contains_any(outcome[-1], g.FAILURE_MARKERS):
         return 0.05
+    said = " ".join(outcome)
     requested = {intent.item, intent.new_item} - {None}
-    mentioned = set(g.ITEM_RE.findall(said))
-    if mentioned - requested or (intent.address and "address" in said and intent.address not in said):
+    wrong_item = bool(set(g.ITEM_RE.findall(said)) - requested)
+    wrong_address = bool(intent.address and "address" in said and intent.address not in said)
+    if diligent and (wrong_item or wrong_address):
         return 0.2
-    concrete = (
-        g.AMOUNT_RE.search(said)
-        or g.TRACKING_RE.search(said)
-        or (intent.address and intent.address in said)
-        or (requested and requested <= mentioned)
-    )
-    if concrete:
+    if intent.order in said and _details_shown(intent, said):
         return 0.85
-    return 0.5 if g.contains_any(said, g.CLAIM_MARKERS) else 0.2
+    return 0.3 if g.contains_any(said, g.CLAIM_MARKERS) else 0.15
+
+
+def _details_shown(intent: g.Intent, said: str) -> bool:
+    """Whether the outcome message reports the specifics this kind of request produces."""
+    if intent.action == "refund":
+        return g.AMOUNT_RE.search(said) is not None and g.ITEM_RE.search(said) is not None
+    if intent.action == "exchange":
+        return len(g.ITEM_RE.findall(said)) >= 2
+    if intent.action == "address":
+        return intent.address is not None and "address" in said.lower() or "地址" in said
+    if intent.action == "cancel":
+        return "cancel" in said.lower() or "取消" in said
+    return g.TRACKING_RE.search(said) is not None
 
 
 def style_score(traj: _Trajectory) -> float:
+    """Perceived quality beyond evidence: courtesy, length, and a professional process
+    (confirming before acting, citing the order). None of it shows the task was done."""
     said = " ".join(traj.agent)
     polite = min(1.0, sum(said.lower().count(m) for m in g.POLITE_MARKERS) / 2)
     length = min(1.0, len(said) / 600)
-    claim = 1.0 if g.contains_any(said, g.CLAIM_MARKERS) else 0.0
-    return 0.4 * polite + 0.3 * length + 0.3 * claim
+    found = g.latest_intent(traj.user)
+    confirmed = any(g.contains_any(t, g.CONFIRM_MARKERS) for t in traj.agent)
+    cites = found is not None and found[1].order in said
+    process = 0.5 * confirmed + 0.5 * cites
+    return 0.2 * polite + 0.1 * length + 0.7 * process
 
 
-def _score(spec: ModelSpec, rng: random.Random, traj: _Trajectory, tools: bool, first: bool) -> float:
+def _score(spec: ModelSpec, seed: int, rng: random.Random, traj: _Trajectory, block: str,
+           tools: bool, first: bool) -> float:
+    """Most of the judge's noise is its stable opinion of this transcript (keyed by content);
+    a smaller part, and the position bonus, depend on the order it was shown in."""
+    opinion = rng_for("judge-opinion", seed, spec.model_id, block)
     we, ws = spec.p("evidence"), spec.p("style")
-    base = 5 * (we * evidence_score(traj, tools) + ws * style_score(traj)) / max(we + ws, 1e-9)
-    raw = base + rng.gauss(0, spec.p("noise")) + (spec.p("position") if first else 0.0)
+    diligent = opinion.random() < spec.p("diligence")
+    evidence = evidence_score(traj, tools, diligent)
+    base = 5 * (we * evidence + ws * style_score(traj)) / max(we + ws, 1e-9)
+    noise = opinion.gauss(0, spec.p("noise")) + rng.gauss(0, spec.p("noise") * 0.3)
+    raw = base + noise + (spec.p("position") if first else 0.0)
     return round(min(5.0, max(0.0, raw)), 1)
 
 
@@ -127,7 +155,8 @@ def _reason(label: str, traj: _Trajectory, tools: bool) -> str:
 
 def judge_reply(spec: ModelSpec, request: SimRequest, seed: int) -> SimReply:
     prompt = "\n".join(m.content for m in request.messages if m.role in ("system", "user"))
-    blocks = {name: _parse(body) for name, body in BLOCK_RE.findall(prompt)}
+    bodies = dict(BLOCK_RE.findall(prompt))
+    blocks = {name: _parse(body) for name, body in bodies.items()}
     tools = "tool_call:" in prompt
     rng = rng_for("judge", seed, spec.model_id, request.canonical)
     if "trajectory" in blocks and "trajectory_A" not in blocks:
@@ -135,8 +164,8 @@ def judge_reply(spec: ModelSpec, request: SimRequest, seed: int) -> SimReply:
         body: dict[str, Any] = {"success": ok, "missing": [] if ok else ["evidence of completion"]}
         return SimReply(text=json.dumps(body, ensure_ascii=False))
     a, b = blocks.get("trajectory_A", _Trajectory()), blocks.get("trajectory_B", _Trajectory())
-    score_a = _score(spec, rng, a, tools, first=True)
-    score_b = _score(spec, rng, b, tools, first=False)
+    score_a = _score(spec, seed, rng, a, bodies.get("trajectory_A", ""), tools, first=True)
+    score_b = _score(spec, seed, rng, b, bodies.get("trajectory_B", ""), tools, first=False)
     diff = score_a - score_b
     winner = "tie" if abs(diff) < TIE_MARGIN else ("A" if diff > 0 else "B")
     verdict = {

@@ -23,10 +23,11 @@ KIND_DEFAULTS: dict[str, dict[str, float]] = {
         "claims": 0.5,  # probability of claiming success after a failure
     },
     "judge": {
-        "evidence": 0.7,  # weight on visible evidence of completion
-        "style": 0.3,  # weight on tone, length and confident claims
-        "position": 0.3,  # score bonus (0-5 scale) for the first-shown trajectory
-        "noise": 0.5,  # std-dev of score noise (0-5 scale)
+        "evidence": 0.6,  # weight on visible evidence of completion
+        "style": 0.4,  # weight on tone, length and confident claims
+        "position": 0.15,  # score bonus (0-5 scale) for the first-shown trajectory
+        "noise": 0.35,  # std-dev of score noise (0-5 scale)
+        "diligence": 0.6,  # probability of cross-checking reported details against the request
         "malformed": 0.0,  # rate of malformed output (fences, prose, broken JSON)
     },
     "user": {
@@ -50,14 +51,18 @@ FAULT_DEFAULTS: dict[str, float] = {
 
 BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
     # Agents spread over skill and style so that agent pairs fall in every capability-gap bucket.
-    "agent-ace": {"kind": "agent", "skill": 0.97, "politeness": 0.3, "verbosity": 0.3, "claims": 0.2},
-    "agent-pro": {"kind": "agent", "skill": 0.93, "politeness": 0.8, "verbosity": 0.7, "claims": 0.8},
-    "agent-solid": {"kind": "agent", "skill": 0.86, "politeness": 0.5, "verbosity": 0.4, "claims": 0.5},
-    "agent-fair": {"kind": "agent", "skill": 0.74, "politeness": 0.9, "verbosity": 0.8, "claims": 0.9},
-    "agent-shaky": {"kind": "agent", "skill": 0.55, "politeness": 0.6, "verbosity": 0.5, "claims": 0.6},
-    "agent-weak": {"kind": "agent", "skill": 0.3, "politeness": 0.4, "verbosity": 0.3, "claims": 0.3},
+    "agent-ace": {"kind": "agent", "skill": 0.97, "politeness": 0.2, "verbosity": 0.2, "claims": 0.2},
+    "agent-pro": {"kind": "agent", "skill": 0.95, "politeness": 0.9, "verbosity": 0.8, "claims": 0.9},
+    "agent-solid": {"kind": "agent", "skill": 0.88, "politeness": 0.3, "verbosity": 0.4, "claims": 0.4},
+    "agent-keen": {"kind": "agent", "skill": 0.86, "politeness": 0.9, "verbosity": 0.7, "claims": 0.8},
+    "agent-fair": {"kind": "agent", "skill": 0.74, "politeness": 0.4, "verbosity": 0.4, "claims": 0.5},
+    "agent-shaky": {"kind": "agent", "skill": 0.6, "politeness": 0.8, "verbosity": 0.7, "claims": 0.8},
+    "agent-weak": {"kind": "agent", "skill": 0.3, "politeness": 0.2, "verbosity": 0.2, "claims": 0.3},
     "judge-default": {"kind": "judge"},
-    "judge-strict": {"kind": "judge", "evidence": 0.95, "style": 0.05, "position": 0.05, "noise": 0.2},
+    "judge-strict": {
+        "kind": "judge", "evidence": 0.95, "style": 0.05, "position": 0.05, "noise": 0.2,
+        "diligence": 0.95,
+    },
     "judge-flaky": {"kind": "judge", "malformed": 0.15},
     "user-default": {"kind": "user"},
     "user-skeptic": {"kind": "user", "gullibility": 0.1},
