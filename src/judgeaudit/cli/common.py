@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    Sub = argparse._SubParsersAction[argparse.ArgumentParser]
+
 
 class UserError(Exception):
     """Bad input or a refused action: printed as one line, exit code ``code``."""

@@ -6,13 +6,17 @@ import argparse
 import asyncio
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgeaudit.cli.common import UserError
 from judgeaudit.sim.modelspec import ModelSpecError, SimConfig
 from judgeaudit.sim.server import serve_forever
 
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+
+def register(sub: Sub) -> None:
     sim = sub.add_parser("sim", help="the embedded simulated provider")
     sim_sub = sim.add_subparsers(dest="sim_command", metavar="SUBCOMMAND", required=True)
     serve = sim_sub.add_parser("serve", help="serve the simulated OpenAI-compatible API")
