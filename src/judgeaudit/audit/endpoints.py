@@ -37,20 +37,22 @@ class EmbeddedProvider:
 
     def start(self) -> str:
         cmd = [sys.executable, "-m", "judgeaudit", "sim", "serve", "--port", "0",
-               "--seed", str(self.seed)]
-        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True)
+               "--seed", str(self.seed), "--stop-on-stdin-eof"]
+        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()
         if not line.startswith("http://"):
-            err = self.process.stderr.read() if self.process.stderr else ""
             self.stop()
-            raise EndpointError(f"the embedded provider did not start: {err.strip()[-300:]}")
+            raise EndpointError("the embedded provider did not start; run `judgeaudit sim serve` "
+                                "to see why")
         self.base_url = line
         return line
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
+            if self.process.stdin:
+                self.process.stdin.close()
             self.process.terminate()
             try:
                 self.process.wait(timeout=5)

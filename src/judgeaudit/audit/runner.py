@@ -183,9 +183,12 @@ class AuditRunner:
                 c.done += 1
                 self._progress()
 
-        async with asyncio.TaskGroup() as group:
-            for _ in range(self.concurrency):
-                group.create_task(worker())
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(self.concurrency):
+                    group.create_task(worker())
+        except BaseExceptionGroup as errors:
+            raise _first_leaf(errors) from None  # one clear error, not a traceback tree
         self._progress(force=True)
 
     async def _attempt(self, unit: T, work: Callable[[T], Awaitable[None]]) -> None:
@@ -367,6 +370,11 @@ def _reward_gap(source: str, cap_a: float, cap_b: float, score_a: float | None,
     if source == "judge":
         return None if score_a is None or score_b is None else round(abs(score_a - score_b), 6)
     return None if reward_a is None or reward_b is None else round(abs(reward_a - reward_b), 6)
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _unit_name(unit: Any) -> str:

@@ -29,6 +29,8 @@ def register(sub: Sub) -> None:
         metavar="VAR",
         help="answer 401 unless requests carry the key held in this environment variable",
     )
+    serve.add_argument("--stop-on-stdin-eof", action="store_true",
+                       help="exit when standard input closes (used when a runner starts it)")
     serve.set_defaults(func=run_serve)
 
 
@@ -49,7 +51,8 @@ def run_serve(args: argparse.Namespace) -> int:
         print(base_url, flush=True)
 
     try:
-        asyncio.run(serve_forever(config, args.host, args.port, announce))
+        asyncio.run(serve_forever(config, args.host, args.port, announce,
+                                  args.stop_on_stdin_eof))
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     return 0

@@ -6,6 +6,7 @@ import asyncio
 import hmac
 import json
 import math
+import sys
 from typing import Any
 
 from aiohttp import web
@@ -150,10 +151,23 @@ async def start(config: SimConfig, host: str = "127.0.0.1", port: int = 0) -> tu
     return runner, f"http://{host}:{bound_port}/v1"
 
 
-async def serve_forever(config: SimConfig, host: str, port: int, announce: Any) -> None:
+async def serve_forever(config: SimConfig, host: str, port: int, announce: Any,
+                        stop_on_stdin_eof: bool = False) -> None:
+    """Serve until interrupted; with ``stop_on_stdin_eof``, also when the parent's pipe closes
+    (so a runner killed with SIGKILL never leaves an orphaned server behind)."""
     runner, base_url = await start(config, host, port)
     announce(base_url)
+    stop = asyncio.Event()
+    if stop_on_stdin_eof:
+        loop = asyncio.get_running_loop()
+
+        def on_stdin() -> None:
+            if not sys.stdin.buffer.read1(4096):  # type: ignore[attr-defined]
+                loop.remove_reader(sys.stdin.fileno())
+                stop.set()
+
+        loop.add_reader(sys.stdin.fileno(), on_stdin)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await runner.cleanup()

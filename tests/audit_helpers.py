@@ -1,0 +1,56 @@
+"""Small specs for end-to-end audit tests on the real embedded provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SPEC = """
+[run]
+name = "{name}"
+tasks = "{tasks}"
+trials = {trials}
+seed = {seed}
+concurrency = 8
+max_turns = 8
+swap = {swap}
+judge_retries = 2
+
+[endpoints.sim]
+base_url = "embedded"
+
+[[agents]]
+name = "ace"
+model = "{ace}"
+endpoint = "sim"
+
+[[agents]]
+name = "weak"
+model = "{weak}"
+endpoint = "sim"
+
+[[agents]]
+name = "pro"
+model = "{pro}"
+endpoint = "sim"
+
+[user_simulator]
+model = "{user}"
+endpoint = "sim"
+temperature = 0.7
+
+[judge]
+model = "{judge}"
+endpoint = "sim"
+temperature = 0.0
+"""
+
+
+def write_spec(path: Path, **overrides: object) -> Path:
+    values: dict[str, object] = {
+        "name": "t", "tasks": "builtin:retail", "trials": 1, "seed": 3, "swap": "true",
+        "ace": "agent-ace", "weak": "agent-weak", "pro": "agent-pro",
+        "user": "user-default", "judge": "judge-default",
+    }
+    values.update(overrides)
+    path.write_text(SPEC.format(**values), encoding="utf-8")
+    return path
