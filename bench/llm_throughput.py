@@ -15,8 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judgeaudit.llm import LLMClient  # noqa: E402
-from tests.helpers import sim_server  # noqa: E402
+from tests.helpers import sim_server
+
+from judgeaudit.llm import LLMClient
 
 
 async def measure(url: str, n: int, c: int, latency_ms: float) -> tuple[float, float]:
@@ -43,8 +44,10 @@ def main() -> None:
     achieved = args.n / wall
     limit = args.c / (args.latency_ms / 1000)
     print(f"calls={args.n} concurrency={args.c} latency={args.latency_ms:.0f}ms")
-    print(f"achieved {achieved:.1f} calls/s; limit C/L {limit:.1f} calls/s; "
-          f"ratio {achieved / limit:.2f}")
+    print(
+        f"achieved {achieved:.1f} calls/s; limit C/L {limit:.1f} calls/s; "
+        f"ratio {achieved / limit:.2f}"
+    )
     print(f"client CPU {cpu / args.n * 1000:.2f} ms/call")
 
 

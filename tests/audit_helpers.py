@@ -47,9 +47,16 @@ temperature = 0.0
 
 def write_spec(path: Path, **overrides: object) -> Path:
     values: dict[str, object] = {
-        "name": "t", "tasks": "builtin:retail", "trials": 1, "seed": 3, "swap": "true",
-        "ace": "agent-ace", "weak": "agent-weak", "pro": "agent-pro",
-        "user": "user-default", "judge": "judge-default",
+        "name": "t",
+        "tasks": "builtin:retail",
+        "trials": 1,
+        "seed": 3,
+        "swap": "true",
+        "ace": "agent-ace",
+        "weak": "agent-weak",
+        "pro": "agent-pro",
+        "user": "user-default",
+        "judge": "judge-default",
     }
     values.update(overrides)
     path.write_text(SPEC.format(**values), encoding="utf-8")

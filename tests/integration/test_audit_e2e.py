@@ -16,17 +16,36 @@ from judgeaudit.audit.spec import load_spec
 from tests.audit_helpers import write_spec
 
 SEED_PAIR_COLUMNS = [
-    "pair_id", "task_id", "agent_a", "agent_b", "success_a", "success_b", "judge_pref",
-    "judge_score_a", "judge_score_b", "reward_gap", "misselected", "created_at",
+    "pair_id",
+    "task_id",
+    "agent_a",
+    "agent_b",
+    "success_a",
+    "success_b",
+    "judge_pref",
+    "judge_score_a",
+    "judge_score_b",
+    "reward_gap",
+    "misselected",
+    "created_at",
 ]
-SEED_LOG_FIELDS = ["log_id", "pair_id", "role", "model", "prompt_hash", "raw_output",
-                   "parsed_json", "created_at"]
+SEED_LOG_FIELDS = [
+    "log_id",
+    "pair_id",
+    "role",
+    "model",
+    "prompt_hash",
+    "raw_output",
+    "parsed_json",
+    "created_at",
+]
 
 
 def run_audit(spec_path: Path, out: Path, **kwargs: object):  # type: ignore[no-untyped-def]
     events: list[object] = []
-    finished = asyncio.run(AuditRunner(load_spec(spec_path), out, on_event=events.append,
-                                       **kwargs).run())  # type: ignore[arg-type]
+    finished = asyncio.run(
+        AuditRunner(load_spec(spec_path), out, on_event=events.append, **kwargs).run()
+    )  # type: ignore[arg-type]
     return finished, events
 
 
@@ -51,8 +70,11 @@ def test_audit_pairs_contract(audited: Path) -> None:
     assert header[: len(SEED_PAIR_COLUMNS)] == SEED_PAIR_COLUMNS
     # The original analysis snippet keeps working on the CSV.
     pairs = pd.read_csv(audited / "audit_pairs.csv")
-    pairs["gap_bucket"] = pd.cut(pairs["reward_gap"], bins=[-0.01, 0.2, 0.5, 1.0, 5.0],
-                                 labels=["近同", "小差", "中差", "大差"])
+    pairs["gap_bucket"] = pd.cut(
+        pairs["reward_gap"],
+        bins=[-0.01, 0.2, 0.5, 1.0, 5.0],
+        labels=["近同", "小差", "中差", "大差"],
+    )
     stats = pairs.groupby("gap_bucket", observed=True)["misselected"].agg(["mean", "count", "sum"])
     assert stats["count"].sum() == count
 
@@ -60,9 +82,18 @@ def test_audit_pairs_contract(audited: Path) -> None:
 def test_misselected_recomputed_from_inputs(audited: Path) -> None:
     pairs = pd.read_csv(audited / "audit_pairs.csv")
     winner = pairs.apply(
-        lambda r: "A" if r.success_a and not r.success_b else "B" if r.success_b and not r.success_a else None,
-        axis=1)
-    expected = ((winner == "A") & (pairs.judge_pref == "B")) | ((winner == "B") & (pairs.judge_pref == "A"))
+        lambda r: (
+            "A"
+            if r.success_a and not r.success_b
+            else "B"
+            if r.success_b and not r.success_a
+            else None
+        ),
+        axis=1,
+    )
+    expected = ((winner == "A") & (pairs.judge_pref == "B")) | (
+        (winner == "B") & (pairs.judge_pref == "A")
+    )
     assert (pairs.misselected == expected.astype(int)).all()
     assert pairs.misselected.sum() > 0, "the default judge misselects some decisive pairs"
     gap = (pairs.capability_a - pairs.capability_b).abs().round(6)
@@ -75,8 +106,10 @@ def test_swap_mapping_and_tie_rule(audited: Path) -> None:
     flip = {"A": "B", "B": "A", "tie": "tie"}
     for pair in db.execute("SELECT * FROM audit_pairs"):
         final = {}
-        for log in db.execute("SELECT * FROM judge_logs WHERE pair_id = ? AND parsed_json IS NOT NULL",
-                              (pair["pair_id"],)):
+        for log in db.execute(
+            "SELECT * FROM judge_logs WHERE pair_id = ? AND parsed_json IS NOT NULL",
+            (pair["pair_id"],),
+        ):
             final[log["order"]] = json.loads(log["parsed_json"])["winner"]
         if "AB" in final:
             assert pair["pref_ab"] == final["AB"]
@@ -106,43 +139,67 @@ def test_malformed_judge_output_is_logged_retried_and_never_crashes(tmp_path: Pa
     finished, _ = run_audit(spec, tmp_path / "out")
     assert finished.complete
     db = sqlite3.connect(tmp_path / "out" / "audit.db")
-    errors = db.execute("SELECT raw_output, parse_error FROM judge_logs WHERE parse_error IS NOT NULL").fetchall()
+    errors = db.execute(
+        "SELECT raw_output, parse_error FROM judge_logs WHERE parse_error IS NOT NULL"
+    ).fetchall()
     assert errors, "a 60% malformed rate must produce unparsable outputs"
     assert all(raw for raw, _ in errors), "raw output is kept verbatim"
     retried = db.execute("SELECT COUNT(*) FROM judge_logs WHERE attempt > 0").fetchone()[0]
     assert retried > 0
-    fenced = db.execute("SELECT COUNT(*) FROM judge_logs WHERE raw_output LIKE '```%' "
-                        "AND parse_error IS NULL").fetchone()[0]
+    fenced = db.execute(
+        "SELECT COUNT(*) FROM judge_logs WHERE raw_output LIKE '```%' AND parse_error IS NULL"
+    ).fetchone()[0]
     assert fenced > 0, "code-fenced JSON parses without a retry"
 
 
 def test_run_completes_under_fault_injection(tmp_path: Path) -> None:
     faults = "rate_429=0.05,rate_500=0.05,rate_503=0.03,rate_truncate=0.03,retry_after_s=0.01"
-    spec = write_spec(tmp_path / "spec.toml", ace=f"agent-ace:{faults}", weak=f"agent-weak:{faults}",
-                      pro=f"agent-pro:{faults}", user=f"user-default:{faults}",
-                      judge=f"judge-default:{faults},malformed=0.1")
+    spec = write_spec(
+        tmp_path / "spec.toml",
+        ace=f"agent-ace:{faults}",
+        weak=f"agent-weak:{faults}",
+        pro=f"agent-pro:{faults}",
+        user=f"user-default:{faults}",
+        judge=f"judge-default:{faults},malformed=0.1",
+    )
     finished, events = run_audit(spec, tmp_path / "out")
     assert finished.complete
     db = sqlite3.connect(tmp_path / "out" / "audit.db")
     assert db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0] == 126
-    assert db.execute("SELECT SUM(attempts) - COUNT(*) FROM calls").fetchone()[0] > 0, "retries happened"
+    assert db.execute("SELECT SUM(attempts) - COUNT(*) FROM calls").fetchone()[0] > 0, (
+        "retries happened"
+    )
     assert not [e for e in events if type(e).__name__ == "UnitFailed"]
 
 
 def test_judge_only_on_imported_trajectories(tmp_path: Path) -> None:
     rows = [
-        {"task_id": f"t{i}", "task": "Refund item SKU-101 in order O-1001.", "task_type": "refund",
-         "agent_a": "x", "agent_b": "y",
-         "trajectory_a": [{"role": "user", "content": "I'd like a refund for item SKU-101 in order O-1001."},
-                          {"role": "agent", "content": "The refund for item SKU-101 in order O-1001 has been issued: $12.00 (refund id R-1)."}],
-         "trajectory_b": "user: I'd like a refund for item SKU-101 in order O-1001.\nagent: All done: your request has been processed!",
-         "success_a": 1, "success_b": i % 2, "reward_a": 0.9, "reward_b": 0.1 * i}
+        {
+            "task_id": f"t{i}",
+            "task": "Refund item SKU-101 in order O-1001.",
+            "task_type": "refund",
+            "agent_a": "x",
+            "agent_b": "y",
+            "trajectory_a": [
+                {"role": "user", "content": "I'd like a refund for item SKU-101 in order O-1001."},
+                {
+                    "role": "agent",
+                    "content": "The refund for item SKU-101 in order O-1001 has been issued: $12.00 (refund id R-1).",
+                },
+            ],
+            "trajectory_b": "user: I'd like a refund for item SKU-101 in order O-1001.\nagent: All done: your request has been processed!",
+            "success_a": 1,
+            "success_b": i % 2,
+            "reward_a": 0.9,
+            "reward_b": 0.1 * i,
+        }
         for i in range(6)
     ]
     (tmp_path / "pairs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     (tmp_path / "spec.toml").write_text(
         '[run]\nname = "imp"\nimported = "pairs.jsonl"\n[gap]\nsource = "external"\n'
-        '[endpoints.sim]\nbase_url = "embedded"\n[judge]\nmodel = "judge-strict"\nendpoint = "sim"\n')
+        '[endpoints.sim]\nbase_url = "embedded"\n[judge]\nmodel = "judge-strict"\nendpoint = "sim"\n'
+    )
     finished, _ = run_audit(tmp_path / "spec.toml", tmp_path / "out")
     assert finished.complete
     pairs = pd.read_csv(tmp_path / "out" / "audit_pairs.csv")
@@ -158,13 +215,20 @@ def test_changed_spec_on_existing_dir_is_refused(tmp_path: Path) -> None:
     spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
     from judgeaudit.audit.tasks import builtin_retail
 
-    (tmp_path / "tasks.jsonl").write_text(json.dumps({
-        **builtin_retail()[0].to_json(), "instruction": builtin_retail()[0].instruction,
-        "initial_state": builtin_retail()[0].initial_state,
-        "expected_state": builtin_retail()[0].expected_state}) + "\n")
+    (tmp_path / "tasks.jsonl").write_text(
+        json.dumps(
+            {
+                **builtin_retail()[0].to_json(),
+                "instruction": builtin_retail()[0].instruction,
+                "initial_state": builtin_retail()[0].initial_state,
+                "expected_state": builtin_retail()[0].expected_state,
+            }
+        )
+        + "\n"
+    )
     run_audit(spec, tmp_path / "out")
     write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl", seed=99)
-    with pytest.raises(RunError, match="different spec.*--new-run"):
+    with pytest.raises(RunError, match=r"different spec.*--new-run"):
         run_audit(tmp_path / "spec.toml", tmp_path / "out")
     finished, _ = run_audit(tmp_path / "spec.toml", tmp_path / "out", new_run=True)
     assert finished.complete and finished.run_id.startswith("t-")

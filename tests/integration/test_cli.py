@@ -16,12 +16,19 @@ from tests.helpers import sim_server
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judgeaudit", *args], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
-def demo_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def demo_out(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
     out = tmp_path_factory.mktemp("demo") / "out"
     done = cli("demo", "--no-tui", "--out", str(out))
     assert done.returncode == 0, done.stderr
@@ -37,8 +44,14 @@ def _rate(bucket: dict[str, object]) -> float:
 def test_demo_shows_the_phenomenon(demo_out: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, done = demo_out
     assert "misselection by capability gap" in done.stdout
-    for name in ("audit.db", "audit_pairs.csv", "judge_logs.jsonl", "manifest.json", "report.html",
-                 "misselection.svg"):
+    for name in (
+        "audit.db",
+        "audit_pairs.csv",
+        "judge_logs.jsonl",
+        "manifest.json",
+        "report.html",
+        "misselection.svg",
+    ):
         assert (out / name).exists(), name
     report = json.loads(cli("report", str(out), "--format", "json").stdout)
     buckets = {b["alias"]: b for b in report["buckets"]}
@@ -52,13 +65,17 @@ def test_demo_shows_the_phenomenon(demo_out: tuple[Path, subprocess.CompletedPro
         assert b["ci_low"] <= b["rate"] <= b["ci_high"]
 
 
-def test_report_formats_and_original_bins(demo_out: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_report_formats_and_original_bins(
+    demo_out: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     out, _ = demo_out
     report = json.loads(cli("report", str(out), "--format", "json", "--gap-source", "judge").stdout)
     assert report["bins"] == [-0.01, 0.2, 0.5, 1.0, 5.0]
     assert [b["label"] for b in report["buckets"]] == ["近同", "小差", "中差", "大差"]
     html = cli("report", str(out), "--format", "html").stdout
-    assert "<svg" in html and "http://" not in html.split("<pre>")[0].replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "<svg" in html and "http://" not in html.split("<pre>")[0].replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
     assert "near" in cli("report", str(out), "--format", "md").stdout
     table = cli("report", str(out), "--bins=-0.01,0.5,1", "--labels", "close,far").stdout
     assert "close" in table and "far" in table
@@ -66,21 +83,27 @@ def test_report_formats_and_original_bins(demo_out: tuple[Path, subprocess.Compl
     assert bad.returncode != 0 and "2 labels needed" in bad.stderr
 
 
-def test_compare_gates_on_a_rise(tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_compare_gates_on_a_rise(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
     out, _ = demo_out
     same = cli("compare", str(out), str(out), "--fail-on-rise")
     assert same.returncode == 0 and "manifest changes: none" in same.stdout
     worse = tmp_path / "worse"
     spec = tmp_path / "worse.toml"
     text = (Path(__file__).resolve().parents[2] / "examples" / "demo.toml").read_text()
-    spec.write_text(text.replace('model = "judge-default"', 'model = "judge-default:noise=3,position=0"'))
+    spec.write_text(
+        text.replace('model = "judge-default"', 'model = "judge-default:noise=3,position=0"')
+    )
     assert cli("run", str(spec), "--out", str(worse), "--events", "jsonl").returncode == 0
     gated = cli("compare", str(out), str(worse), "--fail-on-rise")
     assert gated.returncode == 3, gated.stdout + gated.stderr
     assert "models.judge.model" in gated.stdout and "RISE" in gated.stdout
 
 
-def test_review_round_trip(tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_review_round_trip(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
     out, _ = demo_out
     sample = tmp_path / "sample.csv"
     assert cli("review", "export", str(out), "--n", "12", "--file", str(sample)).returncode == 0
@@ -112,10 +135,19 @@ def test_review_round_trip(tmp_path: Path, demo_out: tuple[Path, subprocess.Comp
 def test_rejected_key_stops_run_early_without_the_key(tmp_path: Path) -> None:
     with sim_server("--require-key-env", "GOOD", env={"GOOD": "good-key-1234"}) as url:
         spec = write_spec(tmp_path / "spec.toml")
-        text = spec.read_text().replace('base_url = "embedded"', f'base_url = "{url}"\nkey_env = "MY_KEY"')
+        text = spec.read_text().replace(
+            'base_url = "embedded"', f'base_url = "{url}"\nkey_env = "MY_KEY"'
+        )
         spec.write_text(text)
-        done = cli("run", str(spec), "--out", str(tmp_path / "out"), "--events", "jsonl",
-                   env={"MY_KEY": "wrong-key-5678"})
+        done = cli(
+            "run",
+            str(spec),
+            "--out",
+            str(tmp_path / "out"),
+            "--events",
+            "jsonl",
+            env={"MY_KEY": "wrong-key-5678"},
+        )
         assert done.returncode == 2
         assert "rejected the API key" in done.stderr and len(done.stderr.strip().splitlines()) == 1
         assert "5678" not in done.stderr + done.stdout
@@ -127,5 +159,7 @@ def test_bad_spec_is_one_line_and_nonzero(tmp_path: Path) -> None:
     spec = tmp_path / "bad.toml"
     spec.write_text("[run\n")
     done = cli("run", str(spec), "--out", str(tmp_path / "out"))
-    assert done.returncode == 2 and done.stderr.startswith("judgeaudit: ") and str(spec) in done.stderr
+    assert (
+        done.returncode == 2 and done.stderr.startswith("judgeaudit: ") and str(spec) in done.stderr
+    )
     assert not (tmp_path / "out").exists()

@@ -15,13 +15,29 @@ import pytest
 
 from tests.audit_helpers import write_spec
 
-RESULT_COLUMNS = ("pair_id, success_a, success_b, judge_pref, judge_score_a, judge_score_b, "
-                  "reward_gap, misselected, pref_ab, pref_ba, consistent")
+RESULT_COLUMNS = (
+    "pair_id, success_a, success_b, judge_pref, judge_score_a, judge_score_b, "
+    "reward_gap, misselected, pref_ab, pref_ba, consistent"
+)
 
 
 def _run(spec: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judgeaudit", "run", str(spec), "--out", str(out),
-                           "--events", "jsonl"], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "run",
+            str(spec),
+            "--out",
+            str(out),
+            "--events",
+            "jsonl",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _count(db_path: Path, table: str) -> int:
@@ -60,9 +76,23 @@ def test_kill9_then_resume_equals_uninterrupted(
 ) -> None:
     spec, expected = reference
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "judgeaudit", "run", str(spec), "--out", str(out),
-                             "--events", "jsonl", "--concurrency", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "run",
+            str(spec),
+            "--out",
+            str(out),
+            "--events",
+            "jsonl",
+            "--concurrency",
+            "2",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while _count(out / "audit.db", table) < threshold:
         assert proc.poll() is None, "the run ended before it could be killed"
@@ -74,7 +104,10 @@ def test_kill9_then_resume_equals_uninterrupted(
     proc.wait()
     time.sleep(1.0)
     for child in children:  # the embedded provider notices its parent is gone and exits
-        assert not Path(f"/proc/{child}").exists() or "zombie" in Path(f"/proc/{child}/status").read_text().lower()
+        assert (
+            not Path(f"/proc/{child}").exists()
+            or "zombie" in Path(f"/proc/{child}/status").read_text().lower()
+        )
     assert _count(out / "audit.db", "audit_pairs") < len(expected)
 
     resumed = _run(spec, out)

@@ -80,8 +80,9 @@ def test_streaming_matches_non_streaming(sim_url: str) -> None:
     async def go() -> tuple[object, object, object, object]:
         client = LLMClient(sim_url, "k")
         plain = await client.chat("sim-chat", [{"role": "user", "content": "stream me"}])
-        streamed = await client.chat("sim-chat", [{"role": "user", "content": "stream me"}],
-                                     stream=True)
+        streamed = await client.chat(
+            "sim-chat", [{"role": "user", "content": "stream me"}], stream=True
+        )
         tool_plain = await client.chat("agent:skill=1", REFUND, tools=TOOLS, seed=3)
         tool_streamed = await client.chat("agent:skill=1", REFUND, tools=TOOLS, seed=3, stream=True)
         await client.aclose()
@@ -100,13 +101,23 @@ def test_same_request_same_bytes(sim_url: str) -> None:
         for _ in range(2):
             raw = await sdk.chat.completions.with_raw_response.create(
                 model="judge-default",
-                messages=[{"role": "user", "content": "<task>x</task><trajectory_A>agent: done</trajectory_A><trajectory_B>agent: hi</trajectory_B>"}],
+                messages=[
+                    {
+                        "role": "user",
+                        "content": "<task>x</task><trajectory_A>agent: done</trajectory_A><trajectory_B>agent: hi</trajectory_B>",
+                    }
+                ],
                 seed=11,
             )
             out.append(raw.http_response.content)
         other = await sdk.chat.completions.with_raw_response.create(
             model="judge-default",
-            messages=[{"role": "user", "content": "<task>x</task><trajectory_A>agent: done</trajectory_A><trajectory_B>agent: hi</trajectory_B>"}],
+            messages=[
+                {
+                    "role": "user",
+                    "content": "<task>x</task><trajectory_A>agent: done</trajectory_A><trajectory_B>agent: hi</trajectory_B>",
+                }
+            ],
             seed=12,
         )
         out.append(other.http_response.content)
@@ -115,9 +126,11 @@ def test_same_request_same_bytes(sim_url: str) -> None:
 
     first, second, other_seed = run(go())
     assert first == second
-    assert json.loads(first)["choices"][0]["message"]["content"] != json.loads(other_seed)[
-        "choices"
-    ][0]["message"]["content"] or first != other_seed
+    assert (
+        json.loads(first)["choices"][0]["message"]["content"]
+        != json.loads(other_seed)["choices"][0]["message"]["content"]
+        or first != other_seed
+    )
 
 
 @pytest.mark.parametrize("fault", ["429", "500", "503", "truncate", "empty"])
@@ -142,8 +155,9 @@ def test_fault_gives_up_with_clear_message(sim_url: str, fault: str) -> None:
     async def go() -> None:
         client = LLMClient(sim_url, "sk-secret-key-1234", retry=fast_retry(3))
         try:
-            await client.chat(f"chat:rate_{fault}=1,retry_after_s=0.01",
-                              [{"role": "user", "content": "x"}])
+            await client.chat(
+                f"chat:rate_{fault}=1,retry_after_s=0.01", [{"role": "user", "content": "x"}]
+            )
         finally:
             await client.aclose()
 
@@ -175,7 +189,9 @@ def test_retry_after_is_honoured(sim_url: str) -> None:
         loop = asyncio.get_running_loop()
         start = loop.time()
         with pytest.raises(LLMError):
-            await client.chat("chat:rate_429=1,retry_after_s=0.4", [{"role": "user", "content": "x"}])
+            await client.chat(
+                "chat:rate_429=1,retry_after_s=0.4", [{"role": "user", "content": "x"}]
+            )
         await client.aclose()
         return loop.time() - start
 
@@ -184,6 +200,7 @@ def test_retry_after_is_honoured(sim_url: str) -> None:
 
 def test_wrong_key_gives_401_without_the_key() -> None:
     with sim_server("--require-key-env", "SIM_KEY", env={"SIM_KEY": "right-key-0001"}) as url:
+
         async def go(key: str) -> str:
             client = LLMClient(url, key, name="local-sim")
             try:
@@ -200,7 +217,8 @@ def test_wrong_key_gives_401_without_the_key() -> None:
         assert "simulated reply" in run(go("right-key-0001"))
 
         request = urllib.request.Request(
-            url + "/messages", data=b'{"model":"m","max_tokens":5,"messages":[]}',
+            url + "/messages",
+            data=b'{"model":"m","max_tokens":5,"messages":[]}',
             headers={"x-api-key": "nope", "content-type": "application/json"},
         )
         with pytest.raises(urllib.error.HTTPError) as http:
@@ -210,21 +228,28 @@ def test_wrong_key_gives_401_without_the_key() -> None:
 
 
 def _post_stream(url: str, path: str, body: dict[str, object]) -> list[str]:
-    request = urllib.request.Request(url + path, data=json.dumps(body).encode(),
-                                     headers={"content-type": "application/json"})
+    request = urllib.request.Request(
+        url + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"}
+    )
     with urllib.request.urlopen(request) as response:
         return [line for line in response.read().decode().splitlines() if line.startswith("event:")]
 
 
 def test_responses_api_stream_ends_completed(sim_url: str) -> None:
-    events = _post_stream(sim_url, "/responses", {"model": "sim-chat", "input": "hi", "stream": True})
+    events = _post_stream(
+        sim_url, "/responses", {"model": "sim-chat", "input": "hi", "stream": True}
+    )
     assert events[0] == "event: response.created"
     assert events[-1] == "event: response.completed"
 
 
 def test_anthropic_messages_stream_tolerates_beta(sim_url: str) -> None:
-    body = {"model": "sim-chat", "max_tokens": 10, "stream": True,
-            "messages": [{"role": "user", "content": "hi"}]}
+    body = {
+        "model": "sim-chat",
+        "max_tokens": 10,
+        "stream": True,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
     events = _post_stream(sim_url, "/messages?beta=true", body)
     assert events[0] == "event: message_start" and events[-1] == "event: message_stop"
 

@@ -35,7 +35,7 @@ def test_expected_state_is_reached_by_the_correct_actions() -> None:
     assert state_check(task, env.state, told).success
     assert not state_check(task, env.state, "All done!").success  # the amount was never told
     wrong = Environment(task.initial_state)
-    other = [i for i in task.initial_state["orders"][order]["items"] if i != item][0]
+    other = next(i for i in task.initial_state["orders"][order]["items"] if i != item)
     wrong.call("refund_item", json.dumps({"order_id": order, "item_id": other}))
     assert not state_check(task, wrong.state, told).success
 
@@ -45,7 +45,9 @@ def test_tool_failure_fails_once_then_works() -> None:
     env = Environment(task.initial_state, task.fail_once)
     assert task.fail_once is not None
     order = next(iter(o for o in task.initial_state["orders"] if o in task.goal("en")))
-    args = {"refund_item": {"order_id": order, "item_id": "x"}}.get(task.fail_once, {"order_id": order})
+    args = {"refund_item": {"order_id": order, "item_id": "x"}}.get(
+        task.fail_once, {"order_id": order}
+    )
     assert "temporary failure" in env.call(task.fail_once, json.dumps(args))["error"]
     assert "temporary failure" not in str(env.call(task.fail_once, json.dumps(args)))
 
@@ -53,11 +55,28 @@ def test_tool_failure_fails_once_then_works() -> None:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda s: s.replace("concurrency = 8", "concurency = 8"), r"run.concurency: unknown key; did you mean 'concurrency'\?"),
+        (
+            lambda s: s.replace("concurrency = 8", "concurency = 8"),
+            r"run.concurency: unknown key; did you mean 'concurrency'\?",
+        ),
         (lambda s: s.replace("trials = 1", 'trials = "one"'), r"run.trials: must be int, got str"),
-        (lambda s: s.replace('endpoint = "sim"\n\n[[agents]]\nname = "weak"', 'endpoint = "nope"\n\n[[agents]]\nname = "weak"'), r"agents\[0\].endpoint: 'nope' is not defined"),
-        (lambda s: s.replace('base_url = "embedded"', 'base_url = "https://taotoken.net/api?utm_source=blog"'), r"query string \(tracking utm_ parameters\?\)"),
-        (lambda s: s.replace("swap = true", "swap = true\nlanguage = \"fr\""), r"run.language: 'fr' is not one of en, zh"),
+        (
+            lambda s: s.replace(
+                'endpoint = "sim"\n\n[[agents]]\nname = "weak"',
+                'endpoint = "nope"\n\n[[agents]]\nname = "weak"',
+            ),
+            r"agents\[0\].endpoint: 'nope' is not defined",
+        ),
+        (
+            lambda s: s.replace(
+                'base_url = "embedded"', 'base_url = "https://taotoken.net/api?utm_source=blog"'
+            ),
+            r"query string \(tracking utm_ parameters\?\)",
+        ),
+        (
+            lambda s: s.replace("swap = true", 'swap = true\nlanguage = "fr"'),
+            r"run.language: 'fr' is not one of en, zh",
+        ),
         (lambda s: s.replace("[judge]", "[judgee]"), r"judgee: unknown key"),
     ],
 )
@@ -87,10 +106,17 @@ def test_spec_hash_ignores_speed_settings(tmp_path: Path) -> None:
 
 def test_task_file_errors_name_file_line_field(tmp_path: Path) -> None:
     good = builtin_retail()[0]
-    row = {"task_id": "x1", "task_type": "refund", "instruction": "Opening request: hi",
-           "initial_state": good.initial_state, "expected_state": good.expected_state}
+    row = {
+        "task_id": "x1",
+        "task_type": "refund",
+        "instruction": "Opening request: hi",
+        "initial_state": good.initial_state,
+        "expected_state": good.expected_state,
+    }
     path = tmp_path / "tasks.jsonl"
-    path.write_text(json.dumps(row) + "\n" + json.dumps({**row, "task_id": "x2", "task_type": "dance"}) + "\n")
+    path.write_text(
+        json.dumps(row) + "\n" + json.dumps({**row, "task_id": "x2", "task_type": "dance"}) + "\n"
+    )
     with pytest.raises(TaskError, match=rf"{path}:2: task_type: 'dance' is not one of"):
         load_jsonl(path)
     path.write_text(json.dumps(row) + "\n{not json\n")
@@ -98,9 +124,13 @@ def test_task_file_errors_name_file_line_field(tmp_path: Path) -> None:
         load_jsonl(path)
     del row["expected_state"]
     path.write_text(json.dumps(row) + "\n")
-    with pytest.raises(TaskError, match=rf"{path}:1: expected_state: missing; give expected_state or actions"):
+    with pytest.raises(
+        TaskError, match=rf"{path}:1: expected_state: missing; give expected_state or actions"
+    ):
         load_jsonl(path)
-    row["actions"] = [{"tool": "cancel_order", "args": {"order_id": "O-1001"}}]  # delivered: refused
+    row["actions"] = [
+        {"tool": "cancel_order", "args": {"order_id": "O-1001"}}
+    ]  # delivered: refused
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(TaskError, match=rf"{path}:1: actions: .*can no longer be cancelled"):
         load_jsonl(path)
@@ -108,14 +138,38 @@ def test_task_file_errors_name_file_line_field(tmp_path: Path) -> None:
 
 def test_imported_file_errors(tmp_path: Path) -> None:
     path = tmp_path / "pairs.jsonl"
-    path.write_text(json.dumps({"task_id": "t", "task": "x", "agent_a": "a", "agent_b": "b",
-                                "trajectory_a": [{"role": "robot", "content": "x"}],
-                                "trajectory_b": "user: hi", "success_a": 1, "success_b": 0}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "task_id": "t",
+                "task": "x",
+                "agent_a": "a",
+                "agent_b": "b",
+                "trajectory_a": [{"role": "robot", "content": "x"}],
+                "trajectory_b": "user: hi",
+                "success_a": 1,
+                "success_b": 0,
+            }
+        )
+        + "\n"
+    )
     with pytest.raises(TaskError, match=rf"{path}:1: trajectory_a\[0\].role: must be one of"):
         load_imported(path)
-    path.write_text(json.dumps({"task_id": "t", "task": "x", "agent_a": "a", "agent_b": "b",
-                                "trajectory_a": "user: hi", "trajectory_b": "user: hi",
-                                "success_a": 2, "success_b": 0}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "task_id": "t",
+                "task": "x",
+                "agent_a": "a",
+                "agent_b": "b",
+                "trajectory_a": "user: hi",
+                "trajectory_b": "user: hi",
+                "success_a": 2,
+                "success_b": 0,
+            }
+        )
+        + "\n"
+    )
     with pytest.raises(TaskError, match=rf"{path}:1: success_a: must be 0/1"):
         load_imported(path)
 
@@ -125,7 +179,10 @@ def test_imported_file_errors(tmp_path: Path) -> None:
     [
         ('{"winner": "A", "score_a": 4, "score_b": 2, "reasons": ["x"]}', "A"),
         ('```json\n{"winner": "B", "score_a": 1, "score_b": 3}\n```', "B"),
-        ('Here is my verdict:\n{"winner": "tie", "score_a": 3, "score_b": 3}\nHope this helps.', "tie"),
+        (
+            'Here is my verdict:\n{"winner": "tie", "score_a": 3, "score_b": 3}\nHope this helps.',
+            "tie",
+        ),
         ('{"note": "x"} then {"winner": "a", "score_a": 5, "score_b": 0}', "A"),
     ],
 )
@@ -133,8 +190,16 @@ def test_verdict_parsing_survives_fences_and_prose(raw: str, winner: str) -> Non
     assert parse_verdict(raw).winner == winner
 
 
-@pytest.mark.parametrize("raw", ['{"winner": "A", "score_a": 4', "{'winner': 'A'}", '{"winner": "C"}',
-                                 '{"winner": "A", "score_a": 9}', "no json"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"winner": "A", "score_a": 4',
+        "{'winner': 'A'}",
+        '{"winner": "C"}',
+        '{"winner": "A", "score_a": 9}',
+        "no json",
+    ],
+)
 def test_unparsable_verdicts_raise(raw: str) -> None:
     with pytest.raises(VerdictError):
         parse_verdict(raw)

@@ -18,25 +18,45 @@ def bucket_svg(buckets: list[dict[str, Any]], title: str) -> str:
     ]
     for tick in range(0, 101, 25):
         y = top + plot_h * (1 - tick / 100)
-        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
+        parts.append(
+            f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
+        )
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{tick}%</text>')
     for index, bucket in enumerate(buckets):
         x = left + index * slot + slot * 0.2
         bar_w = slot * 0.6
-        label = f"{bucket['label']} / {bucket['alias']}" if bucket["alias"] != bucket["label"] else bucket["label"]
-        parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{escape(label)}</text>')
-        parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h + 32}" text-anchor="middle" fill="#555">n={bucket["decisive"]}</text>')
+        label = (
+            f"{bucket['label']} / {bucket['alias']}"
+            if bucket["alias"] != bucket["label"]
+            else bucket["label"]
+        )
+        parts.append(
+            f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h + 16}" text-anchor="middle">{escape(label)}</text>'
+        )
+        parts.append(
+            f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h + 32}" text-anchor="middle" fill="#555">n={bucket["decisive"]}</text>'
+        )
         if bucket["rate"] is None:
-            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h - 6}" text-anchor="middle" fill="#999">no data</text>')
+            parts.append(
+                f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h - 6}" text-anchor="middle" fill="#999">no data</text>'
+            )
             continue
         bar_h = plot_h * bucket["rate"]
-        parts.append(f'<rect x="{x:.1f}" y="{top + plot_h - bar_h:.1f}" width="{bar_w:.1f}" height="{bar_h:.1f}" fill="#c0504d"/>')
+        parts.append(
+            f'<rect x="{x:.1f}" y="{top + plot_h - bar_h:.1f}" width="{bar_w:.1f}" height="{bar_h:.1f}" fill="#c0504d"/>'
+        )
         lo_y = top + plot_h * (1 - bucket["ci_low"])
         hi_y = top + plot_h * (1 - bucket["ci_high"])
         cx = x + bar_w / 2
-        parts.append(f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{lo_y:.1f}" y2="{hi_y:.1f}" stroke="black"/>')
+        parts.append(
+            f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{lo_y:.1f}" y2="{hi_y:.1f}" stroke="black"/>'
+        )
         for y in (lo_y, hi_y):
-            parts.append(f'<line x1="{cx - 6:.1f}" x2="{cx + 6:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="black"/>')
-        parts.append(f'<text x="{cx:.1f}" y="{hi_y - 5:.1f}" text-anchor="middle">{bucket["rate"] * 100:.1f}%</text>')
+            parts.append(
+                f'<line x1="{cx - 6:.1f}" x2="{cx + 6:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="black"/>'
+            )
+        parts.append(
+            f'<text x="{cx:.1f}" y="{hi_y - 5:.1f}" text-anchor="middle">{bucket["rate"] * 100:.1f}%</text>'
+        )
     parts.append("</svg>")
     return "\n".join(parts)

@@ -36,25 +36,47 @@ def manifest_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any
     return changes
 
 
-def compare(out_a: Path, out_b: Path, run_a: str | None = None, run_b: str | None = None,
-            options: ReportOptions = ReportOptions()) -> dict[str, Any]:
-    base = build_report(out_a, ReportOptions(run_a, options.gap_source, options.bins, options.labels))
-    new = build_report(out_b, ReportOptions(run_b, base["gap_source"], base["bins"],
-                                            [b["label"] for b in base["buckets"]]))
+def compare(
+    out_a: Path,
+    out_b: Path,
+    run_a: str | None = None,
+    run_b: str | None = None,
+    options: ReportOptions | None = None,
+) -> dict[str, Any]:
+    options = options or ReportOptions()
+    base = build_report(
+        out_a, ReportOptions(run_a, options.gap_source, options.bins, options.labels)
+    )
+    new = build_report(
+        out_b,
+        ReportOptions(
+            run_b, base["gap_source"], base["bins"], [b["label"] for b in base["buckets"]]
+        ),
+    )
     rows = []
     for before, after in zip(base["buckets"], new["buckets"], strict=True):
-        diff, low, high = newcombe_diff(before["misselected"], before["decisive"],
-                                        after["misselected"], after["decisive"])
-        rows.append({
-            "label": before["label"], "alias": before["alias"],
-            "before": before["rate"], "n_before": before["decisive"],
-            "after": after["rate"], "n_after": after["decisive"],
-            "change": diff, "ci_low": low, "ci_high": high,
-            "significant_rise": bool(low is not None and low > 0),
-            "significant_fall": bool(high is not None and high < 0),
-        })
+        diff, low, high = newcombe_diff(
+            before["misselected"], before["decisive"], after["misselected"], after["decisive"]
+        )
+        rows.append(
+            {
+                "label": before["label"],
+                "alias": before["alias"],
+                "before": before["rate"],
+                "n_before": before["decisive"],
+                "after": after["rate"],
+                "n_after": after["decisive"],
+                "change": diff,
+                "ci_low": low,
+                "ci_high": high,
+                "significant_rise": bool(low is not None and low > 0),
+                "significant_fall": bool(high is not None and high < 0),
+            }
+        )
     return {
-        "run_a": base["run_id"], "run_b": new["run_id"], "gap_source": base["gap_source"],
+        "run_a": base["run_id"],
+        "run_b": new["run_id"],
+        "gap_source": base["gap_source"],
         "manifest_changes": manifest_changes(base["manifest"], new["manifest"]),
         "buckets": rows,
         "rises": [r["label"] for r in rows if r["significant_rise"]],
@@ -72,8 +94,14 @@ def render_compare(result: dict[str, Any]) -> str:
     lines.append("misselection per bucket (change, 95% Newcombe interval):")
     for r in result["buckets"]:
         flag = "  RISE" if r["significant_rise"] else "  fall" if r["significant_fall"] else ""
-        interval = "n/a" if r["ci_low"] is None else f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}]"
+        interval = (
+            "n/a"
+            if r["ci_low"] is None
+            else f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}]"
+        )
         change = "n/a" if r["change"] is None else f"{r['change'] * 100:+.1f} pts"
-        lines.append(f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}) -> "
-                     f"{pct(r['after'])} (n={r['n_after']})  {change} {interval}{flag}")
+        lines.append(
+            f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}) -> "
+            f"{pct(r['after'])} (n={r['n_after']})  {change} {interval}{flag}"
+        )
     return "\n".join(lines)

@@ -24,7 +24,9 @@ class AnalysisError(ValueError):
 def open_db(out: Path) -> sqlite3.Connection:
     path = out / "audit.db" if out.is_dir() else out
     if not path.exists():
-        raise AnalysisError(f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first")
+        raise AnalysisError(
+            f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
+        )
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
     return db
@@ -69,7 +71,9 @@ def labels_for(bins: list[float], labels: list[str] | None) -> list[str]:
         elif labels == ["zh"]:
             labels = LABELS_ZH
         if len(labels) != len(bins) - 1:
-            raise AnalysisError(f"--labels: {len(bins) - 1} labels needed for {len(bins)} bin edges")
+            raise AnalysisError(
+                f"--labels: {len(bins) - 1} labels needed for {len(bins)} bin edges"
+            )
         return labels
     if len(bins) - 1 == len(LABELS_ZH):
         return LABELS_ZH

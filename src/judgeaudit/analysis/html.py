@@ -20,61 +20,135 @@ def _pct(value: float | None) -> str:
 
 
 def _ci(row: dict[str, Any]) -> str:
-    return "—" if row.get("ci_low") is None else f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
+    return (
+        "—"
+        if row.get("ci_low") is None
+        else f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
+    )
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
 def render_html(report: dict[str, Any], svg: str) -> str:
     buckets = _table(
         ["bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI"],
-        [[f"{b['label']} ({b['alias']})", f"({b['lo']:g}, {b['hi']:g}]", b["pairs"], b["decisive"],
-          b["misselected"], _pct(b["rate"]), _ci(b)] for b in report["buckets"]])
+        [
+            [
+                f"{b['label']} ({b['alias']})",
+                f"({b['lo']:g}, {b['hi']:g}]",
+                b["pairs"],
+                b["decisive"],
+                b["misselected"],
+                _pct(b["rate"]),
+                _ci(b),
+            ]
+            for b in report["buckets"]
+        ],
+    )
     agents = _table(
-        ["agent pair", "success A/B", "judge wins A/B", "decisive", "misselected", "rate", "95% CI",
-         "ranking"],
-        [[f"{p['agent_a']} vs {p['agent_b']}", f"{p['success_rate_a']:.2f} / {p['success_rate_b']:.2f}",
-          f"{p['judge_win_rate_a']:.2f} / {p['judge_win_rate_b']:.2f}", p["decisive"], p["misselected"],
-          _pct(p["rate"]), _ci(p), "MISSELECTED" if p["ranking_misselected"] else "ok"]
-         for p in report["agent_pairs"]])
+        [
+            "agent pair",
+            "success A/B",
+            "judge wins A/B",
+            "decisive",
+            "misselected",
+            "rate",
+            "95% CI",
+            "ranking",
+        ],
+        [
+            [
+                f"{p['agent_a']} vs {p['agent_b']}",
+                f"{p['success_rate_a']:.2f} / {p['success_rate_b']:.2f}",
+                f"{p['judge_win_rate_a']:.2f} / {p['judge_win_rate_b']:.2f}",
+                p["decisive"],
+                p["misselected"],
+                _pct(p["rate"]),
+                _ci(p),
+                "MISSELECTED" if p["ranking_misselected"] else "ok",
+            ]
+            for p in report["agent_pairs"]
+        ],
+    )
     sbf = report["satisfied_but_failed"]
     satisfied = _table(
         ["who was satisfied", "satisfied", "task failed", "P(failed | satisfied)", "95% CI"],
-        [[f"judge (score ≥ {sbf['threshold']:g})", sbf["judge"]["satisfied"], sbf["judge"]["failed"],
-          _pct(sbf["judge"]["rate"]), _ci(sbf["judge"])],
-         ["user simulator (<finished>)", sbf["user_simulator"]["satisfied"],
-          sbf["user_simulator"]["failed"], _pct(sbf["user_simulator"]["rate"]), _ci(sbf["user_simulator"])]])
+        [
+            [
+                f"judge (score ≥ {sbf['threshold']:g})",
+                sbf["judge"]["satisfied"],
+                sbf["judge"]["failed"],
+                _pct(sbf["judge"]["rate"]),
+                _ci(sbf["judge"]),
+            ],
+            [
+                "user simulator (<finished>)",
+                sbf["user_simulator"]["satisfied"],
+                sbf["user_simulator"]["failed"],
+                _pct(sbf["user_simulator"]["rate"]),
+                _ci(sbf["user_simulator"]),
+            ],
+        ],
+    )
     bias = _table(
         ["judge model", "pairs", "swap-consistent", "first-position win rate (inconsistent)"],
-        [[b["judge_model"], b["pairs"], _pct(b["consistency_rate"]), _pct(b["first_position_win_rate"])]
-         for b in report["position_bias"]])
+        [
+            [
+                b["judge_model"],
+                b["pairs"],
+                _pct(b["consistency_rate"]),
+                _pct(b["first_position_win_rate"]),
+            ]
+            for b in report["position_bias"]
+        ],
+    )
     tasks = _table(
         ["task type", "pairs", "decisive", "misselected", "rate", "95% CI"],
-        [[t["task_type"], t["pairs"], t["decisive"], t["misselected"], _pct(t["rate"]), _ci(t)]
-         for t in report["by_task_type"]])
+        [
+            [t["task_type"], t["pairs"], t["decisive"], t["misselected"], _pct(t["rate"]), _ci(t)]
+            for t in report["by_task_type"]
+        ],
+    )
     review = report.get("human_review", {})
     review_html = "<p class='note'>No human labels yet (`judgeaudit review export/import`).</p>"
     if review.get("labelled"):
-        rows = [[name.replace("_", " "), part["n"], _pct(part["agreement"]),
-                 "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}"]
-                for name, part in review.items() if isinstance(part, dict)]
+        rows = [
+            [
+                name.replace("_", " "),
+                part["n"],
+                _pct(part["agreement"]),
+                "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}",
+            ]
+            for name, part in review.items()
+            if isinstance(part, dict)
+        ]
         review_html = _table(["comparison", "n", "agreement", "Cohen's kappa"], rows)
     manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
-    simulated = any(m and m.get("base_url") == "embedded"
-                    for m in [report["manifest"].get("models", {}).get("judge")])
-    banner = ("<p class='warn'>Simulated provider: these figures come from the embedded simulation, "
-              "not from real models.</p>") if simulated else ""
+    simulated = any(
+        m and m.get("base_url") == "embedded"
+        for m in [report["manifest"].get("models", {}).get("judge")]
+    )
+    banner = (
+        (
+            "<p class='warn'>Simulated provider: these figures come from the embedded simulation, "
+            "not from real models.</p>"
+        )
+        if simulated
+        else ""
+    )
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>judgeaudit — {escape(report['run_id'])}</title>
+<html lang="en"><head><meta charset="utf-8"><title>judgeaudit — {escape(report["run_id"])}</title>
 <style>{STYLE}</style></head><body>
 <h1>judgeaudit report</h1>
-<p>Run <b>{escape(report['run_id'])}</b> ({escape(report['status'])}): {report['pairs']} pairs,
-{report['decisive']} decisive (exactly one agent succeeded), {report['misselected']} misselected.
-Gap source: <code>{escape(report['gap_source'])}</code>.</p>{banner}
+<p>Run <b>{escape(report["run_id"])}</b> ({escape(report["status"])}): {report["pairs"]} pairs,
+{report["decisive"]} decisive (exactly one agent succeeded), {report["misselected"]} misselected.
+Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 {svg}
 <h2>Misselection by gap bucket</h2>{buckets}
 <h2>Agent pairs</h2>{agents}

@@ -12,7 +12,14 @@ import pandas as pd
 
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.chart import bucket_svg
-from judgeaudit.analysis.frame import DEFAULT_BINS, labels_for, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.frame import (
+    DEFAULT_BINS,
+    decisive_mask,
+    labels_for,
+    load_pairs,
+    open_db,
+    resolve_run,
+)
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
 from judgeaudit.fsutil import atomic_write_text
@@ -31,8 +38,9 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
-        manifest = json.loads(db.execute("SELECT manifest FROM runs WHERE run_id = ?",
-                                         (run_id,)).fetchone()[0])
+        manifest = json.loads(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         pairs = load_pairs(db, run_id)
         labels = pd.read_sql_query("SELECT * FROM human_labels", db)
@@ -40,16 +48,21 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         db.close()
     settings = manifest.get("settings", {})
     source = options.gap_source or settings.get("gap_source", "capability")
-    bins = options.bins or (settings.get("bins") if source == settings.get("gap_source") else None) \
+    bins = (
+        options.bins
+        or (settings.get("bins") if source == settings.get("gap_source") else None)
         or DEFAULT_BINS[source]
-    names = labels_for(bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None))
-    decisive = metrics.decisive_mask(pairs)
+    )
+    names = labels_for(
+        bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
+    )
+    decisive = decisive_mask(pairs)
     return {
         "run_id": run_id,
         "status": status,
         "gap_source": source,
         "bins": bins,
-        "pairs": int(len(pairs)),
+        "pairs": len(pairs),
         "decisive": int(decisive.sum()),
         "misselected": int(pairs["misselected"].fillna(0).sum()),
         "buckets": metrics.buckets(pairs, source, bins, names),
@@ -77,31 +90,42 @@ def bucket_lines(report: dict[str, Any]) -> list[str]:
     """The short summary `judgeaudit demo` ends with."""
     lines = [f"misselection by capability gap ({report['gap_source']}), over decisive pairs:"]
     for b in report["buckets"]:
-        lines.append(f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
-                     f"{_pct(b['rate'])}  95% CI {_ci(b):<14} n={b['decisive']}")
+        lines.append(
+            f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
+            f"{_pct(b['rate'])}  95% CI {_ci(b):<14} n={b['decisive']}"
+        )
     sbf = report["satisfied_but_failed"]
     for who in ("judge", "user_simulator"):
         part = sbf[who]
-        lines.append(f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
-                     f"({part['failed']}/{part['satisfied']})")
+        lines.append(
+            f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
+            f"({part['failed']}/{part['satisfied']})"
+        )
     return lines
 
 
 def render_table(report: dict[str, Any]) -> str:
-    lines = [f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
-             f"{report['decisive']} decisive, {report['misselected']} misselected", ""]
+    lines = [
+        f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
+        f"{report['decisive']} decisive, {report['misselected']} misselected",
+        "",
+    ]
     lines += bucket_lines(report)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
         flag = "  RANKING MISSELECTED" if p["ranking_misselected"] else ""
-        lines.append(f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
-                     f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
-                     f"{p['judge_win_rate_b']:.2f}, misselected {_pct(p['rate'])} {_ci(p)} "
-                     f"n={p['decisive']}{flag}")
+        lines.append(
+            f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
+            f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
+            f"{p['judge_win_rate_b']:.2f}, misselected {_pct(p['rate'])} {_ci(p)} "
+            f"n={p['decisive']}{flag}"
+        )
     lines += ["", "position bias:"]
     for pb in report["position_bias"]:
-        lines.append(f"  {pb['judge_model']}: swap-consistent {_pct(pb['consistency_rate'])}, "
-                     f"first position wins {_pct(pb['first_position_win_rate'])} of inconsistent")
+        lines.append(
+            f"  {pb['judge_model']}: swap-consistent {_pct(pb['consistency_rate'])}, "
+            f"first position wins {_pct(pb['first_position_win_rate'])} of inconsistent"
+        )
     lines += ["", "by task type:"]
     for t in report["by_task_type"]:
         lines.append(f"  {t['task_type']:<24} misselected {_pct(t['rate'])} n={t['decisive']}")
@@ -109,18 +133,28 @@ def render_table(report: dict[str, Any]) -> str:
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    out = [f"# judgeaudit report — {report['run_id']}", "",
-           f"Gap source: `{report['gap_source']}`; {report['pairs']} pairs, "
-           f"{report['decisive']} decisive.", "",
-           "| bucket | gap | decisive | misselected | rate | 95% CI |", "|---|---|---|---|---|---|"]
+    out = [
+        f"# judgeaudit report — {report['run_id']}",
+        "",
+        f"Gap source: `{report['gap_source']}`; {report['pairs']} pairs, "
+        f"{report['decisive']} decisive.",
+        "",
+        "| bucket | gap | decisive | misselected | rate | 95% CI |",
+        "|---|---|---|---|---|---|",
+    ]
     for b in report["buckets"]:
-        out.append(f"| {b['label']} ({b['alias']}) | ({b['lo']:g}, {b['hi']:g}] | {b['decisive']} | "
-                   f"{b['misselected']} | {_pct(b['rate']).strip()} | {_ci(b)} |")
+        out.append(
+            f"| {b['label']} ({b['alias']}) | ({b['lo']:g}, {b['hi']:g}] | {b['decisive']} | "
+            f"{b['misselected']} | {_pct(b['rate']).strip()} | {_ci(b)} |"
+        )
     sbf = report["satisfied_but_failed"]
-    out += ["", f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
-            f"{_pct(sbf['judge']['rate']).strip()} ({sbf['judge']['failed']}/{sbf['judge']['satisfied']})",
-            f"Failed although user simulator satisfied: {_pct(sbf['user_simulator']['rate']).strip()} "
-            f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']})"]
+    out += [
+        "",
+        f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
+        f"{_pct(sbf['judge']['rate']).strip()} ({sbf['judge']['failed']}/{sbf['judge']['satisfied']})",
+        f"Failed although user simulator satisfied: {_pct(sbf['user_simulator']['rate']).strip()} "
+        f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']})",
+    ]
     return "\n".join(out) + "\n"
 
 

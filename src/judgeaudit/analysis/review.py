@@ -14,9 +14,20 @@ from judgeaudit.analysis.frame import AnalysisError, decisive_mask
 from judgeaudit.analysis.stats import cohen_kappa, confusion
 from judgeaudit.fsutil import atomic_write_text
 
-REVIEW_COLUMNS = ("pair_id", "stratum", "task_id", "agent_a", "agent_b", "judge_pref",
-                  "success_a", "success_b", "human_success_a", "human_success_b", "human_pref",
-                  "note")
+REVIEW_COLUMNS = (
+    "pair_id",
+    "stratum",
+    "task_id",
+    "agent_a",
+    "agent_b",
+    "judge_pref",
+    "success_a",
+    "success_b",
+    "human_success_a",
+    "human_success_b",
+    "human_pref",
+    "note",
+)
 STRATA = ("satisfied_but_failed", "inconsistent", "misselected", "control")
 
 
@@ -38,7 +49,9 @@ def sample(pairs: pd.DataFrame, n: int, seed: int = 0, threshold: float = 4.0) -
         taken.append(pick.assign(stratum=stratum))
     rest = pairs[~pairs["pair_id"].isin(used)]
     remaining = max(0, n - sum(len(t) for t in taken))
-    taken.append(rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control"))
+    taken.append(
+        rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
+    )
     out = pd.concat(taken, ignore_index=True)
     for column in ("human_success_a", "human_success_b", "human_pref", "note"):
         out[column] = ""
@@ -69,9 +82,13 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     except OSError as exc:
         raise AnalysisError(f"{path}: cannot read: {exc.strerror}") from None
     reader = csv.DictReader(io.StringIO(text))
-    missing = {"pair_id", "human_success_a", "human_success_b", "human_pref"} - set(reader.fieldnames or [])
+    missing = {"pair_id", "human_success_a", "human_success_b", "human_pref"} - set(
+        reader.fieldnames or []
+    )
     if missing:
-        raise AnalysisError(f"{path}: missing columns {', '.join(sorted(missing))}; export with `judgeaudit review export`")
+        raise AnalysisError(
+            f"{path}: missing columns {', '.join(sorted(missing))}; export with `judgeaudit review export`"
+        )
     rows = []
     for line, row in enumerate(reader, start=2):
         where = f"{path}:{line}"
@@ -81,10 +98,13 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
         pref = row["human_pref"].strip()
         if pref not in ("", "A", "B", "tie"):
             raise AnalysisError(f"{where}: human_pref: {pref!r} must be A, B, tie or empty")
-        label = {"pair_id": pair_id,
-                 "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),
-                 "human_success_b": _flag(row["human_success_b"], f"{where}: human_success_b"),
-                 "human_pref": pref or None, "note": (row.get("note") or "").strip() or None}
+        label = {
+            "pair_id": pair_id,
+            "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),
+            "human_success_b": _flag(row["human_success_b"], f"{where}: human_success_b"),
+            "human_pref": pref or None,
+            "note": (row.get("note") or "").strip() or None,
+        }
         if any(label[k] is not None for k in ("human_success_a", "human_success_b", "human_pref")):
             rows.append(label)
     return rows
@@ -100,7 +120,9 @@ def store_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
                 " VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
                 " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
                 " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
-                " note = excluded.note", labels)
+                " note = excluded.note",
+                labels,
+            )
     finally:
         db.close()
     return len(labels)
@@ -111,13 +133,16 @@ def agreement(pairs: pd.DataFrame, labels: pd.DataFrame) -> dict[str, Any]:
     if labels.empty:
         return {"labelled": 0}
     joined = pairs.merge(labels, on="pair_id")
-    out: dict[str, Any] = {"labelled": int(len(joined))}
+    out: dict[str, Any] = {"labelled": len(joined)}
     pref = joined[joined["human_pref"].notna()]
     if len(pref):
         judge, human = pref["judge_pref"].tolist(), pref["human_pref"].tolist()
         out["judge_vs_human"] = {
-            "n": len(pref), "agreement": sum(x == y for x, y in zip(judge, human, strict=True)) / len(pref),
-            "kappa": cohen_kappa(judge, human), "confusion": confusion(judge, human)}
+            "n": len(pref),
+            "agreement": sum(x == y for x, y in zip(judge, human, strict=True)) / len(pref),
+            "kappa": cohen_kappa(judge, human),
+            "confusion": confusion(judge, human),
+        }
     check, human_s = [], []
     for side in ("a", "b"):
         part = joined[joined[f"human_success_{side}"].notna()]
@@ -125,8 +150,11 @@ def agreement(pairs: pd.DataFrame, labels: pd.DataFrame) -> dict[str, Any]:
         human_s += part[f"human_success_{side}"].astype(int).tolist()
     if check:
         out["success_check_vs_human"] = {
-            "n": len(check), "agreement": sum(x == y for x, y in zip(check, human_s, strict=True)) / len(check),
-            "kappa": cohen_kappa(check, human_s), "confusion": confusion(check, human_s)}
+            "n": len(check),
+            "agreement": sum(x == y for x, y in zip(check, human_s, strict=True)) / len(check),
+            "kappa": cohen_kappa(check, human_s),
+            "confusion": confusion(check, human_s),
+        }
     return out
 
 

@@ -19,7 +19,9 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float | None, float 
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def newcombe_diff(k1: int, n1: int, k2: int, n2: int) -> tuple[float | None, float | None, float | None]:
+def newcombe_diff(
+    k1: int, n1: int, k2: int, n2: int
+) -> tuple[float | None, float | None, float | None]:
     """Difference p2 - p1 with Newcombe's hybrid score interval (method 10)."""
     if n1 <= 0 or n2 <= 0:
         return None, None, None

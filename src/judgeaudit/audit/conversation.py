@@ -79,8 +79,9 @@ async def converse(
         {"role": "system", "content": prompts.user_system.format(goal=task.goal(prompts.language))}
     ]
     for _ in range(max_turns):
-        said = await user.client.chat(user.model, user_msgs, temperature=user.temperature,
-                                      seed=call_seed)
+        said = await user.client.chat(
+            user.model, user_msgs, temperature=user.temperature, seed=call_seed
+        )
         on_call("user", user.model, said)
         text = said.text.strip()
         traj.events.append({"role": "user", "content": text})
@@ -95,32 +96,50 @@ async def converse(
     return traj
 
 
-async def _agent_turn(env: Environment, agent: Side, msgs: list[dict[str, Any]],
-                      traj: Trajectory, seed: int, on_call: CallSink) -> str:
+async def _agent_turn(
+    env: Environment,
+    agent: Side,
+    msgs: list[dict[str, Any]],
+    traj: Trajectory,
+    seed: int,
+    on_call: CallSink,
+) -> str:
     for _ in range(MAX_TOOL_STEPS):
-        result = await agent.client.chat(agent.model, msgs, tools=TOOL_SCHEMAS,
-                                         temperature=agent.temperature, seed=seed)
+        result = await agent.client.chat(
+            agent.model, msgs, tools=TOOL_SCHEMAS, temperature=agent.temperature, seed=seed
+        )
         on_call("agent", agent.model, result)
         if not result.tool_calls:
             traj.events.append({"role": "agent", "content": result.text})
             msgs.append({"role": "assistant", "content": result.text})
             return result.text
-        msgs.append({
-            "role": "assistant",
-            "content": result.text or None,
-            "tool_calls": [
-                {"id": c["id"], "type": "function",
-                 "function": {"name": c["name"], "arguments": c["arguments"]}}
-                for c in result.tool_calls
-            ],
-        })
+        msgs.append(
+            {
+                "role": "assistant",
+                "content": result.text or None,
+                "tool_calls": [
+                    {
+                        "id": c["id"],
+                        "type": "function",
+                        "function": {"name": c["name"], "arguments": c["arguments"]},
+                    }
+                    for c in result.tool_calls
+                ],
+            }
+        )
         for call in result.tool_calls:
             outcome = env.call(call["name"], call["arguments"])
-            traj.events.append({"role": "tool_call", "name": call["name"],
-                                "arguments": call["arguments"]})
+            traj.events.append(
+                {"role": "tool_call", "name": call["name"], "arguments": call["arguments"]}
+            )
             traj.events.append({"role": "tool_result", "name": call["name"], "result": outcome})
-            msgs.append({"role": "tool", "tool_call_id": call["id"],
-                         "content": json.dumps(outcome, ensure_ascii=False)})
+            msgs.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call["id"],
+                    "content": json.dumps(outcome, ensure_ascii=False),
+                }
+            )
     note = "(agent stopped: too many tool calls in one turn)"
     traj.events.append({"role": "agent", "content": note})
     return note

@@ -27,13 +27,22 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     }
     for name, description, params in (
         ("get_order", "Look up an order: status, items, address, tracking.", ("order_id",)),
-        ("refund_item", "Refund one delivered item to the original payment method.",
-         ("order_id", "item_id")),
+        (
+            "refund_item",
+            "Refund one delivered item to the original payment method.",
+            ("order_id", "item_id"),
+        ),
         ("cancel_order", "Cancel an order that has not shipped.", ("order_id",)),
-        ("update_address", "Change the shipping address of an order that has not shipped.",
-         ("order_id", "address")),
-        ("exchange_item", "Exchange a delivered item for another catalog item.",
-         ("order_id", "item_id", "new_item_id")),
+        (
+            "update_address",
+            "Change the shipping address of an order that has not shipped.",
+            ("order_id", "address"),
+        ),
+        (
+            "exchange_item",
+            "Exchange a delivered item for another catalog item.",
+            ("order_id", "item_id", "new_item_id"),
+        ),
     )
 ]
 
@@ -75,12 +84,20 @@ class Environment:
 
     def _view(self, order: dict[str, Any]) -> dict[str, Any]:
         items = [
-            {"item_id": i, "name": self.state["catalog"][i]["name"],
-             "price": money(self.state["catalog"][i]["price"])}
+            {
+                "item_id": i,
+                "name": self.state["catalog"][i]["name"],
+                "price": money(self.state["catalog"][i]["price"]),
+            }
             for i in order["items"]
         ]
-        return {"order_id": order["order_id"], "status": order["status"], "items": items,
-                "address": order["address"], "tracking": order["tracking"]}
+        return {
+            "order_id": order["order_id"],
+            "status": order["status"],
+            "items": items,
+            "address": order["address"],
+            "tracking": order["tracking"],
+        }
 
     def _tool_get_order(self, order: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
         return self._view(order)
@@ -97,8 +114,12 @@ class Environment:
         amount = money(self.state["catalog"][item]["price"])
         refund_id = f"R-{int(order['order_id'][2:]) * 10 + len(refunds) + 1}"
         refunds.append({"order_id": order["order_id"], "item_id": item, "amount": amount})
-        return {"refund_id": refund_id, "order_id": order["order_id"], "item_id": item,
-                "amount": amount}
+        return {
+            "refund_id": refund_id,
+            "order_id": order["order_id"],
+            "item_id": item,
+            "amount": amount,
+        }
 
     def _tool_cancel_order(self, order: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
         if order["status"] not in UNSHIPPED:
@@ -123,5 +144,9 @@ class Environment:
         self.state["exchanges"].append(
             {"order_id": order["order_id"], "item_id": item, "new_item_id": new_item}
         )
-        return {"order_id": order["order_id"], "item_id": item, "new_item_id": new_item,
-                "status": "exchange created"}
+        return {
+            "order_id": order["order_id"],
+            "item_id": item,
+            "new_item_id": new_item,
+            "status": "exchange created",
+        }

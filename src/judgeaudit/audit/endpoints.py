@@ -36,16 +36,28 @@ class EmbeddedProvider:
     base_url: str = ""
 
     def start(self) -> str:
-        cmd = [sys.executable, "-m", "judgeaudit", "sim", "serve", "--port", "0",
-               "--seed", str(self.seed), "--stop-on-stdin-eof"]
-        self.process = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "sim",
+            "serve",
+            "--port",
+            "0",
+            "--seed",
+            str(self.seed),
+            "--stop-on-stdin-eof",
+        ]
+        self.process = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()
         if not line.startswith("http://"):
             self.stop()
-            raise EndpointError("the embedded provider did not start; run `judgeaudit sim serve` "
-                                "to see why")
+            raise EndpointError(
+                "the embedded provider did not start; run `judgeaudit sim serve` to see why"
+            )
         self.base_url = line
         return line
 
@@ -69,8 +81,13 @@ class Endpoints:
     urls: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, spec: RunSpec, concurrency: int, keys: KeyLookup = env_key,
-             retry: RetryPolicy | None = None) -> Endpoints:
+    def open(
+        cls,
+        spec: RunSpec,
+        concurrency: int,
+        keys: KeyLookup = env_key,
+        retry: RetryPolicy | None = None,
+    ) -> Endpoints:
         out = cls()
         used = {ref.endpoint for ref in spec_models(spec)}
         try:
@@ -84,8 +101,10 @@ class Endpoints:
                 else:
                     url = endpoint.base_url
                     if not endpoint.key_env:
-                        raise EndpointError(f"endpoints.{name}: no key_env; set key_env to the "
-                                            "environment variable that holds the API key")
+                        raise EndpointError(
+                            f"endpoints.{name}: no key_env; set key_env to the "
+                            "environment variable that holds the API key"
+                        )
                     found = keys(endpoint.key_env)
                     if not found:
                         raise EndpointError(
@@ -95,8 +114,12 @@ class Endpoints:
                     key = found
                 out.urls[name] = url
                 out.clients[name] = LLMClient(
-                    url, key, name=name, concurrency=min(endpoint.concurrency, concurrency),
-                    timeout_s=endpoint.timeout_s, retry=retry or RetryPolicy(max_attempts=6),
+                    url,
+                    key,
+                    name=name,
+                    concurrency=min(endpoint.concurrency, concurrency),
+                    timeout_s=endpoint.timeout_s,
+                    retry=retry or RetryPolicy(max_attempts=6),
                 )
         except BaseException:
             if out.embedded:

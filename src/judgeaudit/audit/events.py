@@ -91,8 +91,16 @@ class RunFinished:
     summary: dict[str, Any]
 
 
-Event = (RunStarted | PhaseStarted | TrajectoryDone | JudgeCallDone | PairDone | Progress
-         | UnitFailed | RunFinished)
+Event = (
+    RunStarted
+    | PhaseStarted
+    | TrajectoryDone
+    | JudgeCallDone
+    | PairDone
+    | Progress
+    | UnitFailed
+    | RunFinished
+)
 
 
 class EventSink(Protocol):

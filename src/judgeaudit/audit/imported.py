@@ -54,7 +54,9 @@ def load_imported(path: Path) -> list[ImportedPair]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise TaskError(f"{where}: not valid JSON ({exc.msg}); one pair object per line") from None
+            raise TaskError(
+                f"{where}: not valid JSON ({exc.msg}); one pair object per line"
+            ) from None
         if not isinstance(row, dict):
             raise TaskError(f"{where}: expected a JSON object")
         pair = _pair(row, where)
@@ -69,8 +71,16 @@ def load_imported(path: Path) -> list[ImportedPair]:
 
 
 def _pair(row: dict[str, Any], where: str) -> ImportedPair:
-    for name in ("task_id", "task", "agent_a", "agent_b", "trajectory_a", "trajectory_b",
-                 "success_a", "success_b"):
+    for name in (
+        "task_id",
+        "task",
+        "agent_a",
+        "agent_b",
+        "trajectory_a",
+        "trajectory_b",
+        "success_a",
+        "success_b",
+    ):
         if name not in row:
             raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
     if row["agent_a"] == row["agent_b"]:
@@ -80,7 +90,9 @@ def _pair(row: dict[str, Any], where: str) -> ImportedPair:
         raise TaskError(f"{where}: task_type: {task_type!r} is not one of {', '.join(TASK_TYPES)}")
     task = Task(str(row["task_id"]), task_type, {"en": str(row["task"])}, {}, {})
     return ImportedPair(
-        task=task, agent_a=str(row["agent_a"]), agent_b=str(row["agent_b"]),
+        task=task,
+        agent_a=str(row["agent_a"]),
+        agent_b=str(row["agent_b"]),
         events_a=_events(row["trajectory_a"], f"{where}: trajectory_a"),
         events_b=_events(row["trajectory_b"], f"{where}: trajectory_b"),
         success_a=_flag(row["success_a"], f"{where}: success_a"),

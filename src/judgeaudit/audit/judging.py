@@ -45,17 +45,29 @@ class PairJudgement:
         return None if self.pref_ba is None else self.pref_ab == self.pref_ba
 
 
-async def judge_pair(pair_id: str, goal: str, text_a: str, text_b: str, judge: Side,
-                     prompts: Prompts, *, swap: bool, retries: int, seed: int,
-                     on_call: CallSink) -> PairJudgement:
+async def judge_pair(
+    pair_id: str,
+    goal: str,
+    text_a: str,
+    text_b: str,
+    judge: Side,
+    prompts: Prompts,
+    *,
+    swap: bool,
+    retries: int,
+    seed: int,
+    on_call: CallSink,
+) -> PairJudgement:
     logs: list[JudgeLog] = []
-    verdict_ab = await _judge_order(pair_id, "AB", goal, text_a, text_b, judge, prompts,
-                                    retries, seed, on_call, logs)
+    verdict_ab = await _judge_order(
+        pair_id, "AB", goal, text_a, text_b, judge, prompts, retries, seed, on_call, logs
+    )
     pref_ab, sa, sb = _mapped(verdict_ab, flipped=False)
     if not swap:
         return PairJudgement(pref_ab, None, pref_ab, sa, sb, logs)
-    verdict_ba = await _judge_order(pair_id, "BA", goal, text_b, text_a, judge, prompts,
-                                    retries, seed, on_call, logs)
+    verdict_ba = await _judge_order(
+        pair_id, "BA", goal, text_b, text_a, judge, prompts, retries, seed, on_call, logs
+    )
     pref_ba, sa2, sb2 = _mapped(verdict_ba, flipped=True)
     judge_pref = pref_ab if pref_ab == pref_ba else "tie"
     return PairJudgement(pref_ab, pref_ba, judge_pref, _mean(sa, sa2), _mean(sb, sb2), logs)
@@ -74,9 +86,19 @@ def _mean(x: float | None, y: float | None) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
-async def _judge_order(pair_id: str, order: str, goal: str, first: str, second: str,
-                       judge: Side, prompts: Prompts, retries: int, seed: int,
-                       on_call: CallSink, logs: list[JudgeLog]) -> Verdict | None:
+async def _judge_order(
+    pair_id: str,
+    order: str,
+    goal: str,
+    first: str,
+    second: str,
+    judge: Side,
+    prompts: Prompts,
+    retries: int,
+    seed: int,
+    on_call: CallSink,
+    logs: list[JudgeLog],
+) -> Verdict | None:
     user = prompts.judge_user.format(goal=goal, first=first, second=second)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": prompts.judge_system},
@@ -84,25 +106,37 @@ async def _judge_order(pair_id: str, order: str, goal: str, first: str, second: 
     ]
     template_hash = prompt_hash(prompts.judge_system + prompts.judge_user)
     for attempt in range(retries + 1):
-        result = await judge.client.chat(judge.model, messages, temperature=judge.temperature,
-                                         seed=seed)
+        result = await judge.client.chat(
+            judge.model, messages, temperature=judge.temperature, seed=seed
+        )
         on_call("judge", judge.model, result)
         verdict: Verdict | None
         try:
             verdict, error = parse_verdict(result.text), None
         except VerdictError as exc:
             verdict, error = None, str(exc)
-        logs.append(JudgeLog(
-            log_id=f"{pair_id}/{order}/{attempt}", pair_id=pair_id, order=order, attempt=attempt,
-            model=judge.model, prompt_hash=template_hash, raw_output=result.text,
-            parsed=verdict.to_json() if verdict else None, parse_error=error,
-            latency_ms=round(result.latency_ms, 1), prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-        ))
+        logs.append(
+            JudgeLog(
+                log_id=f"{pair_id}/{order}/{attempt}",
+                pair_id=pair_id,
+                order=order,
+                attempt=attempt,
+                model=judge.model,
+                prompt_hash=template_hash,
+                raw_output=result.text,
+                parsed=verdict.to_json() if verdict else None,
+                parse_error=error,
+                latency_ms=round(result.latency_ms, 1),
+                prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens,
+            )
+        )
         if verdict is not None:
             return verdict
-        messages += [{"role": "assistant", "content": result.text},
-                     {"role": "user", "content": prompts.judge_retry}]
+        messages += [
+            {"role": "assistant", "content": result.text},
+            {"role": "user", "content": prompts.judge_retry},
+        ]
     return None
 
 

@@ -11,13 +11,20 @@ from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, task_set_hash
 
 
-def build_manifest(run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Task]) -> dict[str, Any]:
+def build_manifest(
+    run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Task]
+) -> dict[str, Any]:
     def model(ref: Any) -> dict[str, Any] | None:
         if ref is None:
             return None
         endpoint = spec.endpoints[ref.endpoint]
-        return {"name": ref.name, "model": ref.model, "endpoint": ref.endpoint,
-                "base_url": endpoint.base_url, "temperature": ref.temperature}
+        return {
+            "name": ref.name,
+            "model": ref.model,
+            "endpoint": ref.endpoint,
+            "base_url": endpoint.base_url,
+            "temperature": ref.temperature,
+        }
 
     return {
         "run_id": run_id,
@@ -26,12 +33,21 @@ def build_manifest(run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Tas
         "tool_version": __version__,
         "seed": spec.seed,
         "settings": {
-            "trials": spec.trials, "max_turns": spec.max_turns, "language": spec.language,
-            "swap": spec.swap, "judge_view": spec.judge_view, "judge_retries": spec.judge_retries,
-            "gap_source": spec.gap_source, "bins": spec.bins, "labels": spec.labels,
+            "trials": spec.trials,
+            "max_turns": spec.max_turns,
+            "language": spec.language,
+            "swap": spec.swap,
+            "judge_view": spec.judge_view,
+            "judge_retries": spec.judge_retries,
+            "gap_source": spec.gap_source,
+            "bins": spec.bins,
+            "labels": spec.labels,
         },
-        "prompts": {"version": PROMPT_VERSION, "hashes": prompts.hashes(),
-                    "templates": {k: v for k, v in asdict(prompts).items() if k != "language"}},
+        "prompts": {
+            "version": PROMPT_VERSION,
+            "hashes": prompts.hashes(),
+            "templates": {k: v for k, v in asdict(prompts).items() if k != "language"},
+        },
         "models": {
             "agents": [model(a) for a in spec.agents],
             "user_simulator": model(spec.user_simulator),
@@ -39,6 +55,9 @@ def build_manifest(run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Tas
             "success_check": model(spec.success_check),
         },
         "pairs": [list(p) for p in spec.pairs],
-        "task_set": {"source": spec.imported or spec.tasks, "hash": task_set_hash(tasks),
-                     "count": len(tasks)},
+        "task_set": {
+            "source": spec.imported or spec.tasks,
+            "hash": task_set_hash(tasks),
+            "count": len(tasks),
+        },
     }

@@ -25,8 +25,15 @@ class Prompts:
     success_user: str
 
     def hashes(self) -> dict[str, str]:
-        names = ("agent_system", "user_system", "judge_system", "judge_user", "judge_retry",
-                 "success_system", "success_user")
+        names = (
+            "agent_system",
+            "user_system",
+            "judge_system",
+            "judge_user",
+            "judge_retry",
+            "success_system",
+            "success_user",
+        )
         return {name: prompt_hash(getattr(self, name)) for name in names}
 
 

@@ -84,16 +84,38 @@ class RunSpec:
 
 
 _RUN_KEYS = {
-    "name": str, "tasks": str, "imported": str, "trials": int, "seed": int, "concurrency": int,
-    "max_turns": int, "language": str, "swap": bool, "judge_view": str, "judge_retries": int,
+    "name": str,
+    "tasks": str,
+    "imported": str,
+    "trials": int,
+    "seed": int,
+    "concurrency": int,
+    "max_turns": int,
+    "language": str,
+    "swap": bool,
+    "judge_view": str,
+    "judge_retries": int,
     "pairs": (str, list),
 }
-_ENDPOINT_KEYS = {"base_url": str, "key_env": str, "concurrency": int, "timeout_s": (int, float),
-                  "price_in": (int, float), "price_out": (int, float)}
+_ENDPOINT_KEYS = {
+    "base_url": str,
+    "key_env": str,
+    "concurrency": int,
+    "timeout_s": (int, float),
+    "price_in": (int, float),
+    "price_out": (int, float),
+}
 _MODEL_KEYS = {"name": str, "model": str, "endpoint": str, "temperature": (int, float)}
 _GAP_KEYS = {"source": str, "bins": list, "labels": list}
-_TOP = {"run": dict, "gap": dict, "endpoints": dict, "agents": list, "user_simulator": dict,
-        "judge": dict, "success_check": dict}
+_TOP = {
+    "run": dict,
+    "gap": dict,
+    "endpoints": dict,
+    "agents": list,
+    "user_simulator": dict,
+    "judge": dict,
+    "success_check": dict,
+}
 
 
 class _Reader:
@@ -111,8 +133,12 @@ class _Reader:
                 hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
                 raise self.fail(full, f"unknown key; {hint}")
             kind = allowed[key]
-            if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-                names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+                names = (
+                    kind.__name__
+                    if isinstance(kind, type)
+                    else " or ".join(k.__name__ for k in kind)
+                )
                 raise self.fail(full, f"must be {names}, got {type(value).__name__}")
         return data
 
@@ -141,9 +167,15 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
             raise r.fail(f"endpoints.{name}.base_url", f"missing; a URL or {EMBEDDED!r}")
         url = body["base_url"]
         if url != EMBEDDED and not url.startswith(("http://", "https://")):
-            raise r.fail(f"endpoints.{name}.base_url", f"{url!r} must start with http(s):// or be {EMBEDDED!r}")
+            raise r.fail(
+                f"endpoints.{name}.base_url",
+                f"{url!r} must start with http(s):// or be {EMBEDDED!r}",
+            )
         if "?" in url:
-            raise r.fail(f"endpoints.{name}.base_url", "has a query string (tracking utm_ parameters?); remove everything from '?'")
+            raise r.fail(
+                f"endpoints.{name}.base_url",
+                "has a query string (tracking utm_ parameters?); remove everything from '?'",
+            )
         endpoints[name] = Endpoint(name=name, **body)
     if not endpoints:
         raise r.fail("endpoints", f'missing; add e.g. [endpoints.sim] base_url = "{EMBEDDED}"')
@@ -156,9 +188,17 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
             if key not in body:
                 raise r.fail(f"{where}.{key}", "missing")
         if body["endpoint"] not in endpoints:
-            raise r.fail(f"{where}.endpoint", f"{body['endpoint']!r} is not defined; known: {', '.join(endpoints)}")
-        return ModelRef(role=role, name=body.get("name", body["model"]), model=body["model"],
-                        endpoint=body["endpoint"], temperature=body.get("temperature"))
+            raise r.fail(
+                f"{where}.endpoint",
+                f"{body['endpoint']!r} is not defined; known: {', '.join(endpoints)}",
+            )
+        return ModelRef(
+            role=role,
+            name=body.get("name", body["model"]),
+            model=body["model"],
+            endpoint=body["endpoint"],
+            temperature=body.get("temperature"),
+        )
 
     agents = [model_ref(a, f"agents[{i}]", "agent") for i, a in enumerate(raw.get("agents", []))]
     names = [a.name for a in agents]
@@ -170,10 +210,18 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     if "judge" not in raw:
         raise r.fail("judge", "missing; add a [judge] table with model and endpoint")
     judge = model_ref(raw["judge"], "judge", "judge")
-    user = model_ref(raw["user_simulator"], "user_simulator", "user") if "user_simulator" in raw else None
+    user = (
+        model_ref(raw["user_simulator"], "user_simulator", "user")
+        if "user_simulator" in raw
+        else None
+    )
     if user is None and not imported:
         raise r.fail("user_simulator", "missing; add a [user_simulator] table (or run.imported)")
-    success = model_ref(raw["success_check"], "success_check", "success_check") if "success_check" in raw else None
+    success = (
+        model_ref(raw["success_check"], "success_check", "success_check")
+        if "success_check" in raw
+        else None
+    )
 
     pairs_raw = run.get("pairs", "all")
     if pairs_raw == "all":
@@ -181,8 +229,13 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     elif isinstance(pairs_raw, list):
         pairs = []
         for i, pair in enumerate(pairs_raw):
-            if not (isinstance(pair, list) and len(pair) == 2 and all(p in names for p in pair)) or pair[0] == pair[1]:
-                raise r.fail(f"run.pairs[{i}]", f"must be two different agent names from: {', '.join(names)}")
+            if (
+                not (isinstance(pair, list) and len(pair) == 2 and all(p in names for p in pair))
+                or pair[0] == pair[1]
+            ):
+                raise r.fail(
+                    f"run.pairs[{i}]", f"must be two different agent names from: {', '.join(names)}"
+                )
             pairs.append((pair[0], pair[1]))
     else:
         raise r.fail("run.pairs", '"all" or a list like [["a", "b"]]')
@@ -195,7 +248,11 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     bins = gap.get("bins")
     labels = gap.get("labels")
     if bins is not None:
-        if len(bins) < 2 or any(not isinstance(b, int | float) for b in bins) or sorted(bins) != bins:
+        if (
+            len(bins) < 2
+            or any(not isinstance(b, int | float) for b in bins)
+            or sorted(bins) != bins
+        ):
             raise r.fail("gap.bins", "must be an increasing list of numbers")
         if labels is not None and len(labels) != len(bins) - 1:
             raise r.fail("gap.labels", f"needs {len(bins) - 1} labels for {len(bins)} bin edges")
@@ -225,7 +282,12 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         judge=judge,
         success_check=success,
     )
-    if user and user.model == judge.model and user.endpoint == judge.endpoint and user.temperature == judge.temperature:
+    if (
+        user
+        and user.model == judge.model
+        and user.endpoint == judge.endpoint
+        and user.temperature == judge.temperature
+    ):
         spec.warnings.append(
             "user_simulator and judge share model, endpoint and temperature: same-source bias; "
             "use a different model or temperature for one of them"

@@ -56,16 +56,50 @@ CREATE INDEX IF NOT EXISTS traj_by_run ON trajectories(run_id);
 """
 
 PAIR_COLUMNS = (
-    "pair_id", "task_id", "agent_a", "agent_b", "success_a", "success_b", "judge_pref",
-    "judge_score_a", "judge_score_b", "reward_gap", "misselected", "created_at", "run_id",
-    "task_type", "trial", "pref_ab", "pref_ba", "consistent", "gap_source", "satisfied_a",
-    "satisfied_b", "success_source", "capability_a", "capability_b", "reward_a", "reward_b",
+    "pair_id",
+    "task_id",
+    "agent_a",
+    "agent_b",
+    "success_a",
+    "success_b",
+    "judge_pref",
+    "judge_score_a",
+    "judge_score_b",
+    "reward_gap",
+    "misselected",
+    "created_at",
+    "run_id",
+    "task_type",
+    "trial",
+    "pref_ab",
+    "pref_ba",
+    "consistent",
+    "gap_source",
+    "satisfied_a",
+    "satisfied_b",
+    "success_source",
+    "capability_a",
+    "capability_b",
+    "reward_a",
+    "reward_b",
     "judge_model",
 )
 LOG_COLUMNS = (
-    "log_id", "pair_id", "role", "model", "prompt_hash", "raw_output", "parsed_json",
-    "created_at", "run_id", "order", "attempt", "latency_ms", "prompt_tokens",
-    "completion_tokens", "parse_error",
+    "log_id",
+    "pair_id",
+    "role",
+    "model",
+    "prompt_hash",
+    "raw_output",
+    "parsed_json",
+    "created_at",
+    "run_id",
+    "order",
+    "attempt",
+    "latency_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "parse_error",
 )
 
 
@@ -93,13 +127,17 @@ class AuditStore:
         return row
 
     def create_run(self, run_id: str, spec_hash: str, manifest: dict[str, Any]) -> None:
-        self.db.execute("INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
-                        (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)))
+        self.db.execute(
+            "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
+            (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+        )
 
     def set_status(self, run_id: str, status: str) -> None:
         finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
-        self.db.execute(f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
-                        (status, run_id))
+        self.db.execute(
+            f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
+            (status, run_id),
+        )
 
     def manifest(self, run_id: str) -> dict[str, Any]:
         row = self.run(run_id)
@@ -126,7 +164,9 @@ class AuditStore:
         """Per agent: success rate and mean external reward over the run's trajectories."""
         rows = self.db.execute(
             "SELECT agent, AVG(success), AVG(external_reward) FROM trajectories WHERE run_id = ?"
-            " GROUP BY agent", (run_id,))
+            " GROUP BY agent",
+            (run_id,),
+        )
         return {r[0]: (float(r[1]), r[2]) for r in rows}
 
     # --- pairs ---------------------------------------------------------------------------------
@@ -134,8 +174,9 @@ class AuditStore:
         rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
-    def save_pair(self, pair: dict[str, Any], logs: list[dict[str, Any]],
-                  calls: list[dict[str, Any]]) -> None:
+    def save_pair(
+        self, pair: dict[str, Any], logs: list[dict[str, Any]], calls: list[dict[str, Any]]
+    ) -> None:
         with self._txn():
             self._insert("audit_pairs", pair)
             for log in logs:
@@ -148,15 +189,21 @@ class AuditStore:
         args: tuple[Any, ...] = ()
         if run_id:
             query, args = query + " WHERE run_id = ?", (run_id,)
-        yield from self.db.execute(query + " ORDER BY pair_id, \"order\", attempt", args)
+        yield from self.db.execute(query + ' ORDER BY pair_id, "order", attempt', args)
 
     def usage(self, run_id: str) -> dict[str, float]:
         row = self.db.execute(
             "SELECT COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd),"
-            " SUM(attempts) - COUNT(*) FROM calls WHERE run_id = ?", (run_id,)).fetchone()
-        return {"calls": row[0] or 0, "prompt_tokens": row[1] or 0,
-                "completion_tokens": row[2] or 0, "cost_usd": row[3] or 0.0,
-                "retries": row[4] or 0}
+            " SUM(attempts) - COUNT(*) FROM calls WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return {
+            "calls": row[0] or 0,
+            "prompt_tokens": row[1] or 0,
+            "completion_tokens": row[2] or 0,
+            "cost_usd": row[3] or 0.0,
+            "retries": row[4] or 0,
+        }
 
     # --- helpers -------------------------------------------------------------------------------
     def _insert(self, table: str, row: dict[str, Any]) -> None:

@@ -22,8 +22,10 @@ def state_check(task: Task, final_state: State, agent_text: str) -> Check:
     lowered = agent_text.lower()
     missing = [f for f in task.required_facts if f.lower() not in lowered]
     diff = [] if state_ok else _diff(task.expected_state, final_state)
-    return Check(state_ok and not missing, {"state_ok": state_ok, "state_diff": diff,
-                                            "missing_facts": missing})
+    return Check(
+        state_ok and not missing,
+        {"state_ok": state_ok, "state_diff": diff, "missing_facts": missing},
+    )
 
 
 def _diff(expected: Any, actual: Any, path: str = "") -> list[str]:

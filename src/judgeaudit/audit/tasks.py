@@ -15,8 +15,13 @@ from typing import Any
 
 from judgeaudit.audit.domain import Environment, State, money
 
-TASK_TYPES = ("refund", "order_modification", "multi_turn_confirmation", "tool_failure",
-              "info_only")
+TASK_TYPES = (
+    "refund",
+    "order_modification",
+    "multi_turn_confirmation",
+    "tool_failure",
+    "info_only",
+)
 
 
 class TaskError(ValueError):
@@ -37,9 +42,13 @@ class Task:
         return self.instruction.get(language) or next(iter(self.instruction.values()))
 
     def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "task_type": self.task_type,
-                "instruction": self.instruction, "required_facts": self.required_facts,
-                "fail_once": self.fail_once}
+        return {
+            "task_id": self.task_id,
+            "task_type": self.task_type,
+            "instruction": self.instruction,
+            "required_facts": self.required_facts,
+            "fail_once": self.fail_once,
+        }
 
 
 def expected_after(state: State, actions: list[tuple[str, dict[str, str]]]) -> State:
@@ -61,10 +70,26 @@ def task_set_hash(tasks: list[Task]) -> str:
 # --- the built-in retail task set -------------------------------------------------------------
 
 _PRODUCTS = [
-    "Wireless Mouse", "USB-C Hub", "Desk Lamp", "Water Bottle", "Yoga Mat", "Backpack",
-    "Bluetooth Speaker", "Coffee Grinder", "Phone Case", "Notebook Set", "Running Socks",
-    "Travel Mug", "Laptop Stand", "Mechanical Keyboard", "Earbuds", "Throw Pillow",
-    "Cutting Board", "Plant Pot", "LED Strip", "Headphone Stand",
+    "Wireless Mouse",
+    "USB-C Hub",
+    "Desk Lamp",
+    "Water Bottle",
+    "Yoga Mat",
+    "Backpack",
+    "Bluetooth Speaker",
+    "Coffee Grinder",
+    "Phone Case",
+    "Notebook Set",
+    "Running Socks",
+    "Travel Mug",
+    "Laptop Stand",
+    "Mechanical Keyboard",
+    "Earbuds",
+    "Throw Pillow",
+    "Cutting Board",
+    "Plant Pot",
+    "LED Strip",
+    "Headphone Stand",
 ]
 _STREETS = ["Elm Street", "Oak Avenue", "Maple Road", "Cedar Lane", "Pine Court", "Birch Way"]
 _CITIES = ["Springfield", "Riverton", "Lakeside", "Fairview", "Hillcrest"]
@@ -75,10 +100,14 @@ EN = {
     "address": "Please change the shipping address of order {order} to: {address}.",
     "exchange": "I want to exchange item {item} in order {order} for item {new_item}.",
     "info": "What is the status of order {order}, and what is its tracking number?",
-    "twist_address": ("Actually, don't cancel it; instead please change the shipping address of "
-                      "order {order} to: {address}."),
-    "twist_exchange": ("Actually, I'd rather not get my money back; instead I want to exchange "
-                       "item {item} in order {order} for item {new_item}."),
+    "twist_address": (
+        "Actually, don't cancel it; instead please change the shipping address of "
+        "order {order} to: {address}."
+    ),
+    "twist_exchange": (
+        "Actually, I'd rather not get my money back; instead I want to exchange "
+        "item {item} in order {order} for item {new_item}."
+    ),
     "opening": "Opening request: {text}",
     "on_confirm": "If the agent asks you to confirm, reply: {text}",
     "needs": "Information you need from the agent: {text}",
@@ -144,74 +173,150 @@ def builtin_retail() -> list[Task]:
     rng = random.Random(7)
     tasks: list[Task] = []
 
-    def add(kind: str, opening: str, actions: list[tuple[str, dict[str, str]]],
-            facts: list[str], fields: dict[str, str], twist: str | None = None,
-            needs: str | None = None, fail_once: str | None = None) -> None:
+    def add(
+        kind: str,
+        opening: str,
+        actions: list[tuple[str, dict[str, str]]],
+        facts: list[str],
+        fields: dict[str, str],
+        twist: str | None = None,
+        needs: str | None = None,
+        fail_once: str | None = None,
+    ) -> None:
         instruction = {}
         for code, lang in (("en", EN), ("zh", ZH)):
             twist_text = lang[twist].format(**fields) if twist else None
             instruction[code] = _lines(lang, lang[opening].format(**fields), twist_text, needs)
-        tasks.append(Task(
-            task_id=f"retail-{len(tasks) + 1:03d}", task_type=kind, instruction=instruction,
-            initial_state=state, expected_state=expected_after(state, actions),
-            required_facts=facts, fail_once=fail_once,
-        ))
+        tasks.append(
+            Task(
+                task_id=f"retail-{len(tasks) + 1:03d}",
+                task_type=kind,
+                instruction=instruction,
+                initial_state=state,
+                expected_state=expected_after(state, actions),
+                required_facts=facts,
+                fail_once=fail_once,
+            )
+        )
 
     def new_address() -> str:
         return f"{rng.randrange(400, 999)} {rng.choice(_STREETS)}, {rng.choice(_CITIES)}"
 
     def other_sku(order: str) -> str:
-        return rng.choice([s for s in state["catalog"] if s not in orders[order]["items"]])
+        choices: list[str] = [s for s in state["catalog"] if s not in orders[order]["items"]]
+        return rng.choice(choices)
 
     def price_of(sku: str) -> str:
         return str(money(state["catalog"][sku]["price"]))
 
     d, u, s = iter(delivered), iter(unshipped), iter(shipped)
     for _ in range(9):
-        o = next(d); item = orders[o]["items"][0]
-        add("refund", "refund", [("refund_item", {"order_id": o, "item_id": item})],
-            [price_of(item)], {"order": o, "item": item}, needs="need_refund")
+        o = next(d)
+        item = orders[o]["items"][0]
+        add(
+            "refund",
+            "refund",
+            [("refund_item", {"order_id": o, "item_id": item})],
+            [price_of(item)],
+            {"order": o, "item": item},
+            needs="need_refund",
+        )
     for _ in range(4):
-        o = next(u); addr = new_address()
-        add("order_modification", "address",
-            [("update_address", {"order_id": o, "address": addr})], [addr],
-            {"order": o, "address": addr})
+        o = next(u)
+        addr = new_address()
+        add(
+            "order_modification",
+            "address",
+            [("update_address", {"order_id": o, "address": addr})],
+            [addr],
+            {"order": o, "address": addr},
+        )
     for _ in range(3):
-        o = next(d); item = orders[o]["items"][-1]; new = other_sku(o)
-        add("order_modification", "exchange",
-            [("exchange_item", {"order_id": o, "item_id": item, "new_item_id": new})], [new],
-            {"order": o, "item": item, "new_item": new})
+        o = next(d)
+        item = orders[o]["items"][-1]
+        new = other_sku(o)
+        add(
+            "order_modification",
+            "exchange",
+            [("exchange_item", {"order_id": o, "item_id": item, "new_item_id": new})],
+            [new],
+            {"order": o, "item": item, "new_item": new},
+        )
     for _ in range(2):
         o = next(u)
-        add("order_modification", "cancel", [("cancel_order", {"order_id": o})], ["cancelled"],
-            {"order": o})
+        add(
+            "order_modification",
+            "cancel",
+            [("cancel_order", {"order_id": o})],
+            ["cancelled"],
+            {"order": o},
+        )
     for _ in range(4):
-        o = next(u); addr = new_address()
-        add("multi_turn_confirmation", "cancel",
-            [("update_address", {"order_id": o, "address": addr})], [addr],
-            {"order": o, "address": addr}, twist="twist_address")
+        o = next(u)
+        addr = new_address()
+        add(
+            "multi_turn_confirmation",
+            "cancel",
+            [("update_address", {"order_id": o, "address": addr})],
+            [addr],
+            {"order": o, "address": addr},
+            twist="twist_address",
+        )
     for _ in range(4):
-        o = next(d); item = orders[o]["items"][0]; new = other_sku(o)
-        add("multi_turn_confirmation", "refund",
-            [("exchange_item", {"order_id": o, "item_id": item, "new_item_id": new})], [new],
-            {"order": o, "item": item, "new_item": new}, twist="twist_exchange")
+        o = next(d)
+        item = orders[o]["items"][0]
+        new = other_sku(o)
+        add(
+            "multi_turn_confirmation",
+            "refund",
+            [("exchange_item", {"order_id": o, "item_id": item, "new_item_id": new})],
+            [new],
+            {"order": o, "item": item, "new_item": new},
+            twist="twist_exchange",
+        )
     for _ in range(3):
-        o = next(d); item = orders[o]["items"][-1]
-        add("tool_failure", "refund", [("refund_item", {"order_id": o, "item_id": item})],
-            [price_of(item)], {"order": o, "item": item}, needs="need_refund",
-            fail_once="refund_item")
+        o = next(d)
+        item = orders[o]["items"][-1]
+        add(
+            "tool_failure",
+            "refund",
+            [("refund_item", {"order_id": o, "item_id": item})],
+            [price_of(item)],
+            {"order": o, "item": item},
+            needs="need_refund",
+            fail_once="refund_item",
+        )
     for _ in range(3):
-        o = next(u); addr = new_address()
-        add("tool_failure", "address", [("update_address", {"order_id": o, "address": addr})],
-            [addr], {"order": o, "address": addr}, fail_once="update_address")
+        o = next(u)
+        addr = new_address()
+        add(
+            "tool_failure",
+            "address",
+            [("update_address", {"order_id": o, "address": addr})],
+            [addr],
+            {"order": o, "address": addr},
+            fail_once="update_address",
+        )
     for _ in range(2):
         o = next(u)
-        add("tool_failure", "cancel", [("cancel_order", {"order_id": o})], ["cancelled"],
-            {"order": o}, fail_once="cancel_order")
+        add(
+            "tool_failure",
+            "cancel",
+            [("cancel_order", {"order_id": o})],
+            ["cancelled"],
+            {"order": o},
+            fail_once="cancel_order",
+        )
     for _ in range(8):
         o = next(s)
-        add("info_only", "info", [], [orders[o]["status"], orders[o]["tracking"]], {"order": o},
-            needs="need_info")
+        add(
+            "info_only",
+            "info",
+            [],
+            [orders[o]["status"], orders[o]["tracking"]],
+            {"order": o},
+            needs="need_info",
+        )
     return tasks
 
 
@@ -246,12 +351,16 @@ def load_jsonl(path: Path) -> list[Task]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise TaskError(f"{where}: not valid JSON ({exc.msg}); one task object per line") from None
+            raise TaskError(
+                f"{where}: not valid JSON ({exc.msg}); one task object per line"
+            ) from None
         if not isinstance(row, dict):
             raise TaskError(f"{where}: expected a JSON object per line")
         tasks.append(_task_from_row(row, where))
         if tasks[-1].task_id in seen:
-            raise TaskError(f"{where}: task_id: {tasks[-1].task_id!r} appears twice; ids must be unique")
+            raise TaskError(
+                f"{where}: task_id: {tasks[-1].task_id!r} appears twice; ids must be unique"
+            )
         seen.add(tasks[-1].task_id)
     if not tasks:
         raise TaskError(f"{path}: no tasks in file")
@@ -261,9 +370,13 @@ def load_jsonl(path: Path) -> list[Task]:
 def _task_from_row(row: dict[str, Any], where: str) -> Task:
     for name in REQUIRED_FIELDS:
         if name not in row:
-            raise TaskError(f"{where}: {name}: missing; every task needs {', '.join(REQUIRED_FIELDS)}")
+            raise TaskError(
+                f"{where}: {name}: missing; every task needs {', '.join(REQUIRED_FIELDS)}"
+            )
     if row["task_type"] not in TASK_TYPES:
-        raise TaskError(f"{where}: task_type: {row['task_type']!r} is not one of {', '.join(TASK_TYPES)}")
+        raise TaskError(
+            f"{where}: task_type: {row['task_type']!r} is not one of {', '.join(TASK_TYPES)}"
+        )
     instruction = row["instruction"]
     if isinstance(instruction, str):
         instruction = {"en": instruction}
@@ -279,7 +392,9 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         try:
             expected = expected_after(state, [(a["tool"], a["args"]) for a in row["actions"]])
         except (KeyError, TypeError):
-            raise TaskError(f"{where}: actions: each action is {{\"tool\": ..., \"args\": {{...}}}}") from None
+            raise TaskError(
+                f'{where}: actions: each action is {{"tool": ..., "args": {{...}}}}'
+            ) from None
         except TaskError as exc:
             raise TaskError(f"{where}: actions: {exc}") from None
     else:
@@ -287,5 +402,12 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     facts = row.get("required_facts", [])
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise TaskError(f"{where}: required_facts: must be a list of strings")
-    return Task(str(row["task_id"]), row["task_type"], instruction, state, expected,
-                facts, row.get("fail_once"))
+    return Task(
+        str(row["task_id"]),
+        row["task_type"],
+        instruction,
+        state,
+        expected,
+        facts,
+        row.get("fail_once"),
+    )

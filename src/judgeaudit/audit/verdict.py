@@ -19,8 +19,12 @@ class Verdict:
     reasons: list[str]
 
     def to_json(self) -> dict[str, Any]:
-        return {"winner": self.winner, "score_a": self.score_a, "score_b": self.score_b,
-                "reasons": self.reasons}
+        return {
+            "winner": self.winner,
+            "score_a": self.score_a,
+            "score_b": self.score_b,
+            "reasons": self.reasons,
+        }
 
 
 class VerdictError(ValueError):

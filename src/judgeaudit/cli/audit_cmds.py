@@ -30,15 +30,22 @@ from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
 
+
 def register(sub: Sub) -> None:
     run = sub.add_parser("run", help="run an audit from a spec file")
     run.add_argument("spec", type=Path)
     run.add_argument("--out", type=Path, required=True, help="output directory")
     run.add_argument("--concurrency", type=int, help="override run.concurrency")
-    run.add_argument("--events", choices=["jsonl", "progress"],
-                     help="jsonl: one JSON event per line (default without a TTY)")
-    run.add_argument("--new-run", action="store_true",
-                     help="add a new run to an OUT that holds a run from a different spec")
+    run.add_argument(
+        "--events",
+        choices=["jsonl", "progress"],
+        help="jsonl: one JSON event per line (default without a TTY)",
+    )
+    run.add_argument(
+        "--new-run",
+        action="store_true",
+        help="add a new run to an OUT that holds a run from a different spec",
+    )
     run.set_defaults(func=cmd_run)
 
     demo = sub.add_parser("demo", help="run the demo audit on the embedded simulated provider")
@@ -52,9 +59,13 @@ def register(sub: Sub) -> None:
     report.add_argument("--run")
     report.add_argument("--format", choices=["table", "json", "csv", "md", "html"], default="table")
     report.add_argument("--gap-source", choices=["capability", "judge", "external"])
-    report.add_argument("--bins", type=_floats, help="comma-separated bin edges, e.g. -0.01,0.2,0.5,1,5")
+    report.add_argument(
+        "--bins", type=_floats, help="comma-separated bin edges, e.g. -0.01,0.2,0.5,1,5"
+    )
     report.add_argument("--labels", type=_words, help="comma-separated labels, or 'en' / 'zh'")
-    report.add_argument("--threshold", type=float, default=4.0, help="judge score that counts as satisfied")
+    report.add_argument(
+        "--threshold", type=float, default=4.0, help="judge score that counts as satisfied"
+    )
     report.add_argument("--output", type=Path, help="write to this file instead of stdout")
     report.set_defaults(func=cmd_report)
 
@@ -64,8 +75,11 @@ def register(sub: Sub) -> None:
     comp.add_argument("--run-a")
     comp.add_argument("--run-b")
     comp.add_argument("--format", choices=["table", "json"], default="table")
-    comp.add_argument("--fail-on-rise", action="store_true",
-                      help="exit 3 when a bucket's misselection rose with an interval above zero")
+    comp.add_argument(
+        "--fail-on-rise",
+        action="store_true",
+        help="exit 3 when a bucket's misselection rose with an interval above zero",
+    )
     comp.set_defaults(func=cmd_compare)
 
     review = sub.add_parser("review", help="human review sample export/import")
@@ -100,19 +114,26 @@ def _sink(choice: str | None) -> EventSink:
     return ProgressDisplay()
 
 
-def execute(spec_path: Path, out: Path, sink: EventSink, concurrency: int | None = None,
-            new_run: bool = False) -> str:
+def execute(
+    spec_path: Path,
+    out: Path,
+    sink: EventSink,
+    concurrency: int | None = None,
+    new_run: bool = False,
+) -> str:
     """Run (or resume) an audit and write its report files; returns the run id."""
     try:
         spec = load_spec(spec_path)
-        finished = asyncio.run(AuditRunner(spec, out, on_event=sink, concurrency=concurrency,
-                                           new_run=new_run).run())
+        finished = asyncio.run(
+            AuditRunner(spec, out, on_event=sink, concurrency=concurrency, new_run=new_run).run()
+        )
         write_report_files(out, build_report(out, ReportOptions(run_id=finished.run_id)))
     except (SpecError, TaskError, RunError, EndpointError, AnalysisError) as exc:
         raise UserError(str(exc)) from None
     if not finished.complete:
-        raise UserError(f"run {finished.run_id} is incomplete; rerun the same command to finish it",
-                        code=4)
+        raise UserError(
+            f"run {finished.run_id} is incomplete; rerun the same command to finish it", code=4
+        )
     return finished.run_id
 
 
@@ -130,24 +151,27 @@ def demo_spec() -> Path:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    if not args.no_tui and sys.stdout.isatty():
-        from judgeaudit.tui.launch import run_demo_tui
-
-        return run_demo_tui(args.out)
-    print("judgeaudit demo: simulated agents, user simulator and judge on the embedded provider "
-          "(no key, no network)", file=sys.stderr)
+    print(
+        "judgeaudit demo: simulated agents, user simulator and judge on the embedded provider "
+        "(no key, no network)",
+        file=sys.stderr,
+    )
     run_id = execute(demo_spec(), args.out, _sink(args.events))
     report = build_report(args.out, ReportOptions(run_id=run_id))
     print("\n".join(bucket_lines(report)))
-    print(f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
-          f"judge log: {args.out / 'judge_logs.jsonl'}")
+    print(
+        f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
+        f"judge log: {args.out / 'judge_logs.jsonl'}"
+    )
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     try:
-        report = build_report(args.out, ReportOptions(args.run, args.gap_source, args.bins,
-                                                      args.labels, args.threshold))
+        report = build_report(
+            args.out,
+            ReportOptions(args.run, args.gap_source, args.bins, args.labels, args.threshold),
+        )
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
     text = render(report, args.format)
@@ -189,8 +213,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     path = args.file or args.out / "review_sample.csv"
     frame = sample(pairs, args.n, args.seed)
     write_sample(frame, path)
-    print(f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
-          f"(A/B/tie), then: judgeaudit review import {args.out} {path}")
+    print(
+        f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
+        f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
+    )
     return 0
 
 

@@ -29,9 +29,11 @@ class ProgressDisplay:
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted):
             verb = "resuming" if event.resumed else "starting"
-            self._line(f"{verb} run {event.run_id}: {event.trajectories_done}/"
-                       f"{event.trajectories_total} trajectories and {event.pairs_done}/"
-                       f"{event.pairs_total} pairs already stored")
+            self._line(
+                f"{verb} run {event.run_id}: {event.trajectories_done}/"
+                f"{event.trajectories_total} trajectories and {event.pairs_done}/"
+                f"{event.pairs_total} pairs already stored"
+            )
             for warning in event.warnings:
                 self._line(f"warning: {warning}")
         elif isinstance(event, ev.Progress):
@@ -51,7 +53,9 @@ class ProgressDisplay:
         elif isinstance(event, ev.UnitFailed):
             self._line(f"failed {event.unit}: {event.message}")
         elif isinstance(event, ev.RunFinished):
-            state = "complete" if event.complete else "INCOMPLETE (rerun the same command to finish)"
+            state = (
+                "complete" if event.complete else "INCOMPLETE (rerun the same command to finish)"
+            )
             self._line(f"run {event.run_id} {state} in {event.elapsed_s:.1f}s -> {event.out_dir}")
 
     def _line(self, text: str) -> None:

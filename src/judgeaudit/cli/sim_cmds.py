@@ -29,8 +29,11 @@ def register(sub: Sub) -> None:
         metavar="VAR",
         help="answer 401 unless requests carry the key held in this environment variable",
     )
-    serve.add_argument("--stop-on-stdin-eof", action="store_true",
-                       help="exit when standard input closes (used when a runner starts it)")
+    serve.add_argument(
+        "--stop-on-stdin-eof",
+        action="store_true",
+        help="exit when standard input closes (used when a runner starts it)",
+    )
     serve.set_defaults(func=run_serve)
 
 
@@ -44,15 +47,16 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.require_key_env:
         key = os.environ.get(args.require_key_env)
         if not key:
-            raise UserError(f"--require-key-env: environment variable {args.require_key_env} is empty")
+            raise UserError(
+                f"--require-key-env: environment variable {args.require_key_env} is empty"
+            )
         config.auth_key = key
 
     def announce(base_url: str) -> None:
         print(base_url, flush=True)
 
     try:
-        asyncio.run(serve_forever(config, args.host, args.port, announce,
-                                  args.stop_on_stdin_eof))
+        asyncio.run(serve_forever(config, args.host, args.port, announce, args.stop_on_stdin_eof))
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     return 0

@@ -66,7 +66,7 @@ class RetryPolicy:
     def backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.retry_after_cap_s)
-        ceiling = min(self.max_s, self.base_s * 2 ** (attempt - 1))
+        ceiling = min(self.max_s, self.base_s * 2.0 ** (attempt - 1))
         return ceiling * (0.5 + random.random() / 2)
 
 
@@ -244,7 +244,9 @@ class LLMClient:
             return "empty reply (no choices)"
         return self.scrub(type(exc).__name__)
 
-    def _final(self, exc: BaseException, attempts: int, errors: list[str] | None = None) -> LLMError:
+    def _final(
+        self, exc: BaseException, attempts: int, errors: list[str] | None = None
+    ) -> LLMError:
         where = f"{self.name} ({self.base_url})"
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return LLMError(

@@ -111,8 +111,9 @@ def _tool_call(request: SimRequest, name: str, args: dict[str, Any]) -> SimReply
     return SimReply(tool_calls=[ToolCall(call_id, name, json.dumps(args, ensure_ascii=False))])
 
 
-def _facts_text(zh: bool, intent: g.Intent, call: _Call, order_info: dict[str, Any] | None,
-                misreport: bool) -> str:
+def _facts_text(
+    zh: bool, intent: g.Intent, call: _Call, order_info: dict[str, Any] | None, misreport: bool
+) -> str:
     result = call.result or {}
     fields = {**_right_args(intent), **call.args, **result}
     if misreport and call.args != _right_args(intent):

@@ -15,7 +15,9 @@ from judgeaudit.sim.user import user_reply
 def chat_reply(spec: ModelSpec, request: SimRequest) -> SimReply:
     """A generic model for any other client (Codex, Claude Code, SDK smoke tests)."""
     last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    lines = [ln.strip() for ln in last.splitlines() if ln.strip() and not ln.strip().startswith("<")]
+    lines = [
+        ln.strip() for ln in last.splitlines() if ln.strip() and not ln.strip().startswith("<")
+    ]
     echo = lines[-1][:80] if lines else ""
     text = say(has_cjk(last), "chat", model=spec.model_id, echo=f"You said: {echo}")
     if request.json_mode:

@@ -111,7 +111,7 @@ def _details_shown(intent: g.Intent, said: str) -> bool:
     if intent.action == "exchange":
         return len(g.ITEM_RE.findall(said)) >= 2
     if intent.action == "address":
-        return intent.address is not None and "address" in said.lower() or "地址" in said
+        return (intent.address is not None and "address" in said.lower()) or "地址" in said
     if intent.action == "cancel":
         return "cancel" in said.lower() or "取消" in said
     return g.TRACKING_RE.search(said) is not None
@@ -130,8 +130,15 @@ def style_score(traj: _Trajectory) -> float:
     return 0.2 * polite + 0.1 * length + 0.7 * process
 
 
-def _score(spec: ModelSpec, seed: int, rng: random.Random, traj: _Trajectory, block: str,
-           tools: bool, first: bool) -> float:
+def _score(
+    spec: ModelSpec,
+    seed: int,
+    rng: random.Random,
+    traj: _Trajectory,
+    block: str,
+    tools: bool,
+    first: bool,
+) -> float:
     """Most of the judge's noise is its stable opinion of this transcript (keyed by content);
     a smaller part, and the position bonus, depend on the order it was shown in."""
     opinion = rng_for("judge-opinion", seed, spec.model_id, block)

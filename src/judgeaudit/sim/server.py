@@ -6,6 +6,7 @@ import asyncio
 import hmac
 import json
 import math
+import os
 import sys
 from typing import Any
 
@@ -85,8 +86,9 @@ class SimServer:
             except (json.JSONDecodeError, WireError, ModelSpecError, KeyError, TypeError) as exc:
                 msg = f"invalid request: {exc}"
                 return web.json_response(wire.error(400, msg, "invalid_request_error"), status=400)
-            decision = self.faults.decide(digest(sim_request.model, sim_request.canonical),
-                                          spec.faults)
+            decision = self.faults.decide(
+                digest(sim_request.model, sim_request.canonical), spec.faults
+            )
             if decision.delay_s > 0:
                 await asyncio.sleep(decision.delay_s)
             reply = simulate(self.config, spec, sim_request)
@@ -94,8 +96,10 @@ class SimServer:
             fault = decision.fault
             if fault == "429":
                 wait = spec.faults["retry_after_s"]
-                headers = {"Retry-After": str(max(1, math.ceil(wait))),
-                           "retry-after-ms": str(int(wait * 1000))}
+                headers = {
+                    "Retry-After": str(max(1, math.ceil(wait))),
+                    "retry-after-ms": str(int(wait * 1000)),
+                }
                 body429 = wire.error(429, "Rate limit reached (simulated).", "rate_limit_error")
                 return web.json_response(body429, status=429, headers=headers)
             if fault in ("500", "503"):
@@ -107,8 +111,9 @@ class SimServer:
             if fault == "empty":
                 return web.json_response(wire.empty(sim_request, usage))
             if body.get("stream"):
-                return await self._stream(request, wire.stream(sim_request, reply, usage),
-                                          truncate=fault == "truncate")
+                return await self._stream(
+                    request, wire.stream(sim_request, reply, usage), truncate=fault == "truncate"
+                )
             payload = json.dumps(wire.render(sim_request, reply, usage), ensure_ascii=False)
             if fault == "truncate":
                 return await self._truncated(request, payload.encode())
@@ -116,10 +121,12 @@ class SimServer:
 
         return handle
 
-    async def _stream(self, request: web.Request, events: list[bytes],
-                      truncate: bool) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                               "Cache-Control": "no-cache"})
+    async def _stream(
+        self, request: web.Request, events: list[bytes], truncate: bool
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
         await response.prepare(request)
         cut = max(1, len(events) // 2) if truncate else len(events)
         for event in events[:cut]:
@@ -140,7 +147,9 @@ class SimServer:
         return response
 
 
-async def start(config: SimConfig, host: str = "127.0.0.1", port: int = 0) -> tuple[web.AppRunner, str]:
+async def start(
+    config: SimConfig, host: str = "127.0.0.1", port: int = 0
+) -> tuple[web.AppRunner, str]:
     """Start the server; return the runner (to clean up) and the base URL ending in /v1."""
     runner = web.AppRunner(SimServer(config).app(), access_log=None)
     await runner.setup()
@@ -151,8 +160,9 @@ async def start(config: SimConfig, host: str = "127.0.0.1", port: int = 0) -> tu
     return runner, f"http://{host}:{bound_port}/v1"
 
 
-async def serve_forever(config: SimConfig, host: str, port: int, announce: Any,
-                        stop_on_stdin_eof: bool = False) -> None:
+async def serve_forever(
+    config: SimConfig, host: str, port: int, announce: Any, stop_on_stdin_eof: bool = False
+) -> None:
     """Serve until interrupted; with ``stop_on_stdin_eof``, also when the parent's pipe closes
     (so a runner killed with SIGKILL never leaves an orphaned server behind)."""
     runner, base_url = await start(config, host, port)
@@ -162,7 +172,7 @@ async def serve_forever(config: SimConfig, host: str, port: int, announce: Any,
         loop = asyncio.get_running_loop()
 
         def on_stdin() -> None:
-            if not sys.stdin.buffer.read1(4096):  # type: ignore[attr-defined]
+            if not os.read(sys.stdin.fileno(), 4096):
                 loop.remove_reader(sys.stdin.fileno())
                 stop.set()
 

@@ -62,13 +62,24 @@ def _content(reply: SimReply) -> list[dict[str, Any]]:
     if reply.text:
         blocks.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
-        blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
-                       "input": json.loads(call.arguments or "{}")})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.id,
+                "name": call.name,
+                "input": json.loads(call.arguments or "{}"),
+            }
+        )
     return blocks
 
 
-def _message(request: SimRequest, content: list[dict[str, Any]], stop: str | None,
-             usage: Usage, output_tokens: int) -> dict[str, Any]:
+def _message(
+    request: SimRequest,
+    content: list[dict[str, Any]],
+    stop: str | None,
+    usage: Usage,
+    output_tokens: int,
+) -> dict[str, Any]:
     return {
         "id": ident("msg_", request),
         "type": "message",
@@ -77,8 +88,12 @@ def _message(request: SimRequest, content: list[dict[str, Any]], stop: str | Non
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": usage.prompt, "output_tokens": output_tokens,
-                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        "usage": {
+            "input_tokens": usage.prompt,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
     }
 
 
@@ -95,30 +110,54 @@ def empty(request: SimRequest, usage: Usage) -> dict[str, Any]:
 
 
 def stream(request: SimRequest, reply: SimReply, usage: Usage) -> list[bytes]:
-    out = [sse({"type": "message_start", "message": _message(request, [], None, usage, 1)},
-               event="message_start")]
+    out = [
+        sse(
+            {"type": "message_start", "message": _message(request, [], None, usage, 1)},
+            event="message_start",
+        )
+    ]
     for index, block in enumerate(_content(reply)):
         if block["type"] == "text":
-            start = {"type": "text", "text": ""}
+            start: dict[str, Any] = {"type": "text", "text": ""}
             deltas = [{"type": "text_delta", "text": p} for p in chunks(block["text"])]
         else:
             start = {**block, "input": {}}
             raw = json.dumps(block["input"], ensure_ascii=False)
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in chunks(raw)]
-        out.append(sse({"type": "content_block_start", "index": index, "content_block": start},
-                       event="content_block_start"))
+        out.append(
+            sse(
+                {"type": "content_block_start", "index": index, "content_block": start},
+                event="content_block_start",
+            )
+        )
         for delta in deltas:
-            out.append(sse({"type": "content_block_delta", "index": index, "delta": delta},
-                           event="content_block_delta"))
+            out.append(
+                sse(
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                    event="content_block_delta",
+                )
+            )
         out.append(sse({"type": "content_block_stop", "index": index}, event="content_block_stop"))
-    out.append(sse({"type": "message_delta",
-                    "delta": {"stop_reason": _stop(reply), "stop_sequence": None},
-                    "usage": {"output_tokens": usage.completion}}, event="message_delta"))
+    out.append(
+        sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": _stop(reply), "stop_sequence": None},
+                "usage": {"output_tokens": usage.completion},
+            },
+            event="message_delta",
+        )
+    )
     out.append(sse({"type": "message_stop"}, event="message_stop"))
     return out
 
 
 def error(status: int, message: str, kind: str) -> dict[str, Any]:
-    kinds = {401: "authentication_error", 429: "rate_limit_error", 400: "invalid_request_error",
-             500: "api_error", 503: "overloaded_error"}
+    kinds = {
+        401: "authentication_error",
+        429: "rate_limit_error",
+        400: "invalid_request_error",
+        500: "api_error",
+        503: "overloaded_error",
+    }
     return {"type": "error", "error": {"type": kinds.get(status, kind), "message": message}}

@@ -96,7 +96,9 @@ def stream(request: SimRequest, reply: SimReply, usage: Usage) -> list[bytes]:
         out += [chunk({"content": piece}) for piece in chunks(reply.text)]
     for index, call in enumerate(reply.tool_calls):
         head = {"index": index, "id": call.id, "type": "function"}
-        out.append(chunk({"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]}))
+        out.append(
+            chunk({"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]})
+        )
         for piece in chunks(call.arguments):
             out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
     out.append(chunk({}, reply.finish_reason))

@@ -24,9 +24,11 @@ def parse(body: dict[str, Any]) -> SimRequest:
     if body.get("instructions"):
         messages.append(Message("system", str(body["instructions"])))
     raw_input = body.get("input", [])
-    items = [{"type": "message", "role": "user", "content": raw_input}] if isinstance(
-        raw_input, str
-    ) else raw_input
+    items = (
+        [{"type": "message", "role": "user", "content": raw_input}]
+        if isinstance(raw_input, str)
+        else raw_input
+    )
     if not isinstance(items, list):
         raise WireError("'input' must be a string or a list of items")
     for item in items:
@@ -35,7 +37,9 @@ def parse(body: dict[str, Any]) -> SimRequest:
             role = {"developer": "system"}.get(item.get("role", "user"), item.get("role", "user"))
             messages.append(Message(role, _text(item.get("content"))))
         elif kind == "function_call":
-            call = ToolCall(item.get("call_id", ""), item.get("name", ""), item.get("arguments", ""))
+            call = ToolCall(
+                item.get("call_id", ""), item.get("name", ""), item.get("arguments", "")
+            )
             messages.append(Message("assistant", "", [call]))
         elif kind == "function_call_output":
             output = item.get("output", "")
@@ -128,21 +132,49 @@ def stream(request: SimRequest, reply: SimReply, usage: Usage) -> list[bytes]:
         if item["type"] == "message":
             emit("response.output_item.added", output_index=index, item={**item, "content": []})
             part = {"type": "output_text", "text": "", "annotations": []}
-            emit("response.content_part.added", item_id=item["id"], output_index=index,
-                 content_index=0, part=part)
+            emit(
+                "response.content_part.added",
+                item_id=item["id"],
+                output_index=index,
+                content_index=0,
+                part=part,
+            )
             for piece in chunks(reply.text):
-                emit("response.output_text.delta", item_id=item["id"], output_index=index,
-                     content_index=0, delta=piece)
-            emit("response.output_text.done", item_id=item["id"], output_index=index,
-                 content_index=0, text=reply.text)
-            emit("response.content_part.done", item_id=item["id"], output_index=index,
-                 content_index=0, part={**part, "text": reply.text})
+                emit(
+                    "response.output_text.delta",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    delta=piece,
+                )
+            emit(
+                "response.output_text.done",
+                item_id=item["id"],
+                output_index=index,
+                content_index=0,
+                text=reply.text,
+            )
+            emit(
+                "response.content_part.done",
+                item_id=item["id"],
+                output_index=index,
+                content_index=0,
+                part={**part, "text": reply.text},
+            )
         else:
             emit("response.output_item.added", output_index=index, item={**item, "arguments": ""})
-            emit("response.function_call_arguments.delta", item_id=item["id"],
-                 output_index=index, delta=item["arguments"])
-            emit("response.function_call_arguments.done", item_id=item["id"],
-                 output_index=index, arguments=item["arguments"])
+            emit(
+                "response.function_call_arguments.delta",
+                item_id=item["id"],
+                output_index=index,
+                delta=item["arguments"],
+            )
+            emit(
+                "response.function_call_arguments.done",
+                item_id=item["id"],
+                output_index=index,
+                arguments=item["arguments"],
+            )
         emit("response.output_item.done", output_index=index, item=item)
     emit("response.completed", response=_response(request, "completed", items, usage))
     return out
