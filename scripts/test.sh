@@ -4,11 +4,32 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== system packages (Secret Service for keyring tests)"
+if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends gnome-keyring dbus procps >/dev/null
+fi
+
+echo "== real Codex CLI and Claude Code from npm (contract tests)"
+NPM_DIR=.cache/npm
+CODEX_VERSION=0.171.0
+CLAUDE_VERSION=2.1.100  # the newest line that still runs on Node 20
+if [ ! -x "$NPM_DIR/node_modules/.bin/codex" ] || [ ! -x "$NPM_DIR/node_modules/.bin/claude" ] \
+   || [ "$(cat "$NPM_DIR/.versions" 2>/dev/null)" != "$CODEX_VERSION $CLAUDE_VERSION" ]; then
+  mkdir -p "$NPM_DIR"
+  npm install --prefix "$NPM_DIR" --no-audit --no-fund --loglevel=error \
+    "@openai/codex@$CODEX_VERSION" "@anthropic-ai/claude-code@$CLAUDE_VERSION" >/dev/null
+  echo "$CODEX_VERSION $CLAUDE_VERSION" > "$NPM_DIR/.versions"
+fi
+export JUDGEAUDIT_NPM_BIN="$PWD/$NPM_DIR/node_modules/.bin"
+
 echo "== lint and types"
 .venv/bin/ruff check src tests bench
 .venv/bin/ruff format --check src tests bench
 .venv/bin/mypy
 
-echo "== tests"
+echo "== tests (inside a private D-Bus session with gnome-keyring)"
 # pytest exits 5 when it collected no tests; that is a failure here, as any non-zero exit is.
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+scripts/with-keyring.sh .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

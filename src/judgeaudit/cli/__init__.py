@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from judgeaudit import __version__
-from judgeaudit.cli import audit_cmds, sim_cmds
+from judgeaudit.cli import audit_cmds, key_cmds, profile_cmds, sim_cmds
 from judgeaudit.cli.common import UserError
 
 
@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sim_cmds.register(sub)
     audit_cmds.register(sub)
+    profile_cmds.register(sub)
+    key_cmds.register(sub)
     return parser
 
 

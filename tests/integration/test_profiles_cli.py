@@ -1,0 +1,203 @@
+"""Profiles and keys through the CLI, with the real Secret Service (gnome-keyring over D-Bus)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as pysecrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import sim_server
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    for name in ("cfg", "claude", "codex", "home"):
+        (tmp_path / name).mkdir()
+    return {
+        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "CODEX_HOME": str(tmp_path / "codex"),
+    }
+
+
+def cli(
+    env: dict[str, str], *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
+
+
+def unique_key(prefix: str) -> str:
+    return f"{prefix}-{pysecrets.token_hex(8)}"
+
+
+def test_key_lifecycle_never_shows_the_key(home: dict[str, str]) -> None:
+    name = unique_key("t")
+    secret = "sk-" + pysecrets.token_hex(12)
+    stored = cli(home, "key", "set", name, stdin=secret + "\n")
+    assert stored.returncode == 0 and secret not in stored.stdout and secret[-4:] in stored.stdout
+    status = cli(home, "key", "status", name)
+    assert (
+        "SecretService" in status.stdout
+        and "stored" in status.stdout
+        and secret not in status.stdout
+    )
+    assert cli(home, "key", "print", name).stdout == secret + "\n"
+    assert cli(home, "key", "delete", name).returncode == 0
+    missing = cli(home, "key", "print", name)
+    assert missing.returncode == 1 and "no stored key" in missing.stderr
+
+
+def test_no_keyring_backend_is_one_clear_line(home: dict[str, str]) -> None:
+    done = cli(
+        {**home, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"},
+        "key",
+        "set",
+        "x",
+        stdin="sk-whatever\n",
+    )
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "no usable OS keyring" in done.stderr
+    assert "key_env" in done.stderr
+
+
+def test_profile_add_use_and_refusals(home: dict[str, str], tmp_path: Path) -> None:
+    added = cli(
+        home,
+        "profile",
+        "add",
+        "mine",
+        "--app",
+        "codex",
+        "--base-url",
+        "https://gw.example/v1",
+        "--model",
+        "m1",
+        "--key",
+        "gw",
+    )
+    assert added.returncode == 0, added.stderr
+    bad = cli(
+        home,
+        "profile",
+        "add",
+        "utm",
+        "--app",
+        "sdk",
+        "--base-url",
+        "https://taotoken.net/api?utm_source=taotoken_aicg_blog_end",
+    )
+    assert bad.returncode == 2 and "query string" in bad.stderr
+    config = tmp_path / "codex" / "config.toml"
+    config.write_text((FIXTURES / "codex-config.toml").read_text())
+    diff = cli(home, "profile", "diff", "mine")
+    assert '+model_provider = "judgeaudit-mine"' in diff.stdout
+    assert config.read_text() == (FIXTURES / "codex-config.toml").read_text()
+    used = cli(home, "profile", "use", "mine")
+    assert used.returncode == 0 and "backup: codex-" in used.stdout
+    listed = cli(home, "profile", "list").stdout
+    assert "* mine" in listed
+    config.write_text("model = [\n")
+    refused = cli(home, "profile", "use", "mine")
+    assert (
+        refused.returncode == 2
+        and f"{config}:" in refused.stderr
+        and "nothing was changed" in refused.stderr
+    )
+    assert config.read_text() == "model = [\n"
+    assert "codex-" in cli(home, "profile", "backups").stdout
+
+
+def test_concurrent_use_commands_serialize(home: dict[str, str], tmp_path: Path) -> None:
+    settings = tmp_path / "claude" / "settings.json"
+    settings.write_text((FIXTURES / "claude-settings.json").read_text())
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "judgeaudit", "profile", "use", name],
+            env={**os.environ, **home},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name in ("taotoken-claude", "deepseek-claude", "anthropic-claude", "local-sim-claude")
+    ]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    data = json.loads(settings.read_text())  # valid JSON, all user keys intact
+    assert data["hooks"] and data["statusLine"] and data["enabledPlugins"]
+    backups = cli(home, "profile", "backups").stdout.splitlines()
+    assert len(backups) == 4  # one per switch: each saw the previous one's result
+
+
+def test_env_and_exec_use_the_keyring_key(home: dict[str, str]) -> None:
+    secret = "sk-" + pysecrets.token_hex(12)
+    name = unique_key("sdk")
+    cli(home, "key", "set", name, stdin=secret)
+    cli(
+        home,
+        "profile",
+        "add",
+        "tt",
+        "--app",
+        "sdk",
+        "--base-url",
+        "https://taotoken.net/api",
+        "--key",
+        name,
+        "--option",
+        "env_prefix=TAOTOKEN",
+    )
+    exports = cli(home, "env", "tt", "--shell", "fish").stdout
+    assert f"set -gx TAOTOKEN_API_KEY '{secret}'" in exports
+    ran = cli(
+        home,
+        "exec",
+        "tt",
+        "--",
+        sys.executable,
+        "-c",
+        "import os; print(os.environ['OPENAI_BASE_URL'], os.environ['TAOTOKEN_API_KEY'][-4:])",
+    )
+    assert ran.stdout.strip() == f"https://taotoken.net/api {secret[-4:]}"
+    cli(home, "key", "delete", name)
+
+
+def test_profile_test_reports_latency_or_reason(home: dict[str, str]) -> None:
+    secret = "sk-" + pysecrets.token_hex(12)
+    name = unique_key("probe")
+    with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": secret}) as url:
+        cli(
+            home,
+            "profile",
+            "add",
+            "probe-codex",
+            "--app",
+            "codex",
+            "--base-url",
+            url,
+            "--model",
+            "sim-chat",
+            "--key",
+            name,
+        )
+        cli(home, "key", "set", name, stdin="wrong-" + secret)
+        rejected = cli(home, "profile", "test", "probe-codex")
+        assert rejected.returncode == 1 and "rejected the API key" in rejected.stdout
+        assert secret[-6:] not in rejected.stdout
+        cli(home, "key", "set", name, stdin=secret)
+        ok = cli(home, "profile", "test", "probe-codex")
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        assert "chat completion with sim-chat: ok" in ok.stdout and "Responses API: ok" in ok.stdout
+    cli(home, "key", "delete", name)
