@@ -201,3 +201,24 @@ def test_profile_test_reports_latency_or_reason(home: dict[str, str]) -> None:
         assert ok.returncode == 0, ok.stdout + ok.stderr
         assert "chat completion with sim-chat: ok" in ok.stdout and "Responses API: ok" in ok.stdout
     cli(home, "key", "delete", name)
+
+
+def test_run_spec_endpoint_from_profile_uses_keyring_key(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.audit_helpers import write_spec
+
+    secret = "sk-" + pysecrets.token_hex(12)
+    name = unique_key("spec")
+    with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": secret}) as url:
+        cli(home, "key", "set", name, stdin=secret)
+        cli(home, "profile", "add", "gw", "--app", "sdk", "--base-url", url, "--key", name)
+        spec = write_spec(tmp_path / "spec.toml")
+        spec.write_text(spec.read_text().replace('base_url = "embedded"', 'profile = "gw"'))
+        done = cli(home, "run", str(spec), "--out", str(tmp_path / "out"), "--events", "jsonl")
+        assert done.returncode == 0, done.stderr
+        manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+        assert manifest["models"]["judge"]["base_url"] == "profile:gw"
+        assert secret not in (tmp_path / "out" / "manifest.json").read_text()
+        assert secret not in (tmp_path / "out" / "judge_logs.jsonl").read_text()
+    cli(home, "key", "delete", name)

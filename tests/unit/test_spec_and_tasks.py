@@ -203,3 +203,20 @@ def test_verdict_parsing_survives_fences_and_prose(raw: str, winner: str) -> Non
 def test_unparsable_verdicts_raise(raw: str) -> None:
     with pytest.raises(VerdictError):
         parse_verdict(raw)
+
+
+def test_example_specs_parse() -> None:
+    root = Path(__file__).resolve().parents[2] / "examples"
+    demo, gateway = load_spec(root / "demo.toml"), load_spec(root / "taotoken.toml")
+    assert len(demo.agents) >= 5 and demo.endpoints["sim"].embedded
+    assert gateway.endpoints["taotoken"].profile == "taotoken-sdk"
+    assert not gateway.warnings
+
+
+def test_profile_endpoint_excludes_base_url(tmp_path: Path) -> None:
+    path = write_spec(tmp_path / "spec.toml")
+    path.write_text(
+        path.read_text().replace('base_url = "embedded"', 'base_url = "embedded"\nprofile = "x"')
+    )
+    with pytest.raises(SpecError, match="profile supplies base_url and key"):
+        load_spec(path)

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
+from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.secrets import SecretError, resolve_key
+from judgeaudit.profiles.store import ProfileStore
 
 EMBEDDED_KEY = "judgeaudit-embedded"  # the embedded provider accepts any key
 
@@ -98,6 +101,8 @@ class Endpoints:
                         out.embedded = EmbeddedProvider(spec.seed)
                         out.embedded.start()
                     url, key = out.embedded.base_url, EMBEDDED_KEY
+                elif endpoint.profile:
+                    url, key = profile_endpoint(endpoint.profile, name)
                 else:
                     url = endpoint.base_url
                     if not endpoint.key_env:
@@ -135,6 +140,15 @@ class Endpoints:
 
     def limits(self) -> dict[str, list[int]]:
         return {name: [c.in_flight, c.limit] for name, c in self.clients.items()}
+
+
+def profile_endpoint(profile_name: str, endpoint: str) -> tuple[str, str]:
+    """Base URL and key (keyring, or the profile's key_env) of a judgeaudit profile."""
+    try:
+        profile = ProfileStore.default().get(profile_name)
+        return profile.base_url, resolve_key(profile)
+    except (ProfileError, SecretError) as exc:
+        raise EndpointError(f"endpoints.{endpoint}: {exc}") from None
 
 
 def spec_models(spec: RunSpec) -> list:  # type: ignore[type-arg]

@@ -22,7 +22,7 @@ def build_manifest(
             "name": ref.name,
             "model": ref.model,
             "endpoint": ref.endpoint,
-            "base_url": endpoint.base_url,
+            "base_url": endpoint.base_url or f"profile:{endpoint.profile}",
             "temperature": ref.temperature,
         }
 

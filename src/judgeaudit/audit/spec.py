@@ -24,8 +24,9 @@ class SpecError(ValueError):
 @dataclass(frozen=True)
 class Endpoint:
     name: str
-    base_url: str
+    base_url: str  # a URL, "embedded", or "" when a profile supplies it
     key_env: str | None = None
+    profile: str | None = None  # a judgeaudit profile: its base URL and keyring key
     concurrency: int = 32
     timeout_s: float = 60.0
     price_in: float | None = None  # USD per million input tokens
@@ -100,6 +101,7 @@ _RUN_KEYS = {
 _ENDPOINT_KEYS = {
     "base_url": str,
     "key_env": str,
+    "profile": str,
     "concurrency": int,
     "timeout_s": (int, float),
     "price_in": (int, float),
@@ -163,8 +165,15 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         if not isinstance(body, dict):
             raise r.fail(f"endpoints.{name}", "must be a table")
         body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS)
+        if "profile" in body:
+            if "base_url" in body or "key_env" in body:
+                raise r.fail(f"endpoints.{name}", "profile supplies base_url and key; drop those")
+            endpoints[name] = Endpoint(name=name, base_url="", **body)
+            continue
         if "base_url" not in body:
-            raise r.fail(f"endpoints.{name}.base_url", f"missing; a URL or {EMBEDDED!r}")
+            raise r.fail(
+                f"endpoints.{name}.base_url", f"missing; a URL, {EMBEDDED!r} or profile = NAME"
+            )
         url = body["base_url"]
         if url != EMBEDDED and not url.startswith(("http://", "https://")):
             raise r.fail(
