@@ -29,6 +29,8 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/llm_throughput.py
+	$(BIN)/python bench/audit_throughput.py
+	$(BIN)/python bench/report_scale.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

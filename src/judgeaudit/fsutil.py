@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -33,3 +35,22 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, mode: int | None = None) -> Iterator[TextIO]:
+    """Stream text into ``path`` atomically (for exports too large to build as one string)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

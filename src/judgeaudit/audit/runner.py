@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.conversation import Side, Trajectory, converse, render
 from judgeaudit.audit.endpoints import Endpoints, KeyLookup, env_key
-from judgeaudit.audit.export import append_logs, export_all
+from judgeaudit.audit.export import LiveLog, export_all
 from judgeaudit.audit.imported import ImportedPair, load_imported
 from judgeaudit.audit.judging import judge_pair, verdict_json
 from judgeaudit.audit.manifest import build_manifest
@@ -134,6 +134,7 @@ class AuditRunner:
                 list(self.spec.warnings),
             )
         )
+        self.live_log = LiveLog(self.out)
         async with self._endpoints() as endpoints:
             self.endpoints = endpoints
             if imported:
@@ -160,6 +161,7 @@ class AuditRunner:
                 ready,
                 lambda u: self._pair(store, run_id, stats, *u),
             )
+        self.live_log.close()
         complete = len(store.done_pairs(run_id)) == len(pair_units)
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True)
@@ -523,7 +525,7 @@ class AuditRunner:
             for log in judged.logs
         ]
         store.save_pair(row, logs, calls)
-        append_logs(self.out, store, [log.log_id for log in judged.logs])
+        self.live_log.append(logs)
         for log in judged.logs:
             parsed = log.parsed or {}
             reasons = parsed.get("reasons") or [""]
