@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench screenshots clean
+.PHONY: demo test lint typecheck bench screenshots clean venv
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ bench: $(STAMP)
 	$(BIN)/python bench/llm_throughput.py
 	$(BIN)/python bench/audit_throughput.py
 	$(BIN)/python bench/report_scale.py
+	$(BIN)/python bench/tui_load.py
+
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -26,8 +26,8 @@ fi
 export JUDGEAUDIT_NPM_BIN="$PWD/$NPM_DIR/node_modules/.bin"
 
 echo "== lint and types"
-.venv/bin/ruff check src tests bench
-.venv/bin/ruff format --check src tests bench
+.venv/bin/ruff check src tests bench scripts
+.venv/bin/ruff format --check src tests bench scripts
 .venv/bin/mypy
 
 echo "== tests (inside a private D-Bus session with gnome-keyring)"

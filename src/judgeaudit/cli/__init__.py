@@ -29,8 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+        args = parser.parse_args(["tui"])
     try:
         result: int = args.func(args)
         return result

@@ -54,6 +54,10 @@ def register(sub: Sub) -> None:
     demo.add_argument("--events", choices=["jsonl", "progress"])
     demo.set_defaults(func=cmd_demo)
 
+    tui = sub.add_parser("tui", help="open the terminal app (also: judgeaudit with no arguments)")
+    tui.add_argument("--out", type=Path, default=Path("out/tui"), help="output dir for runs")
+    tui.set_defaults(func=cmd_tui)
+
     report = sub.add_parser("report", help="misselection report for an output directory")
     report.add_argument("out", type=Path)
     report.add_argument("--run")
@@ -150,7 +154,26 @@ def demo_spec() -> Path:
     return Path(str(resources.files("judgeaudit").joinpath("data/demo.toml")))
 
 
+def _need_tty() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError(
+            "the terminal app needs a TTY; try `judgeaudit demo --no-tui` or "
+            "`judgeaudit run SPEC --out DIR`"
+        )
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    _need_tty()
+    from judgeaudit.tui.launch import run_app
+
+    return run_app(args.out, demo_spec())
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
+    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
+        from judgeaudit.tui.launch import run_app
+
+        return run_app(args.out, demo_spec(), start_demo=True)
     print(
         "judgeaudit demo: simulated agents, user simulator and judge on the embedded provider "
         "(no key, no network)",

@@ -1,0 +1,86 @@
+"""How long a key press takes to show on screen while a run streams into the Run screen, next to
+the idle app, as a ratio (p50 and p95).
+
+The run: the demo spec at concurrency 64 on the embedded provider with zero latency, in the
+app's worker thread (the provider is its own process). The key: `l` toggles the judge log.
+Usage: python bench/tui_load.py [--presses 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+async def measure(presses: int, loaded: bool, out: Path) -> list[float]:
+    from judgeaudit.tui.app import JudgeAuditApp
+    from judgeaudit.tui.bridge import RunBridge
+    from judgeaudit.tui.screens.run import RunScreen
+
+    app = JudgeAuditApp(demo_spec=REPO / "examples" / "demo.toml", out_dir=out)
+    timings: list[float] = []
+    async with app.run_test(size=(110, 34)) as pilot:
+        bridge = RunBridge(REPO / "examples" / "demo.toml", out, concurrency=64)
+        app.bridge = bridge
+        app.install_screen(RunScreen(bridge), "run")
+        await app.switch_screen("run")
+        if loaded:
+            app.run_worker(bridge.run_blocking, thread=True, exit_on_error=False, group="audit")
+            while bridge.drain().progress is None:  # wait until judging is streaming
+                await pilot.pause(0.2)
+        log = app.screen.query_one("#judge-log")
+        for _ in range(presses):
+            timings.append(await press_and_wait_for_paint(app, log))
+            await asyncio.sleep(0.05)
+        if loaded:
+            bridge.cancel()
+            await pilot.pause(1.0)
+    return timings
+
+
+async def press_and_wait_for_paint(app, log) -> float:  # type: ignore[no-untyped-def]
+    """Send `l` the way a terminal does (through the driver), then time until its effect is on
+    screen: the action ran and the next refresh after it completed. Pilot's own press/pause are
+    not used: they wait for the whole process to go idle, which a busy run never does."""
+    from textual import events
+
+    before = log.display
+    done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    started = time.perf_counter()
+    key = events.Key("l", "l")
+    key.set_sender(app)
+    app._driver.send_message(key)
+    while log.display == before:
+        await asyncio.sleep(0.0005)
+    app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+    return (await done - started) * 1000
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--presses", type=int, default=40)
+    args = parser.parse_args()
+    os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    with tempfile.TemporaryDirectory() as tmp:
+        idle = asyncio.run(measure(args.presses, False, Path(tmp) / "idle"))
+        busy = asyncio.run(measure(args.presses, True, Path(tmp) / "busy"))
+    for name, q in (("p50", 50), ("p95", 95)):
+        i, b = pct(idle, q), pct(busy, q)
+        print(f"{name}: idle {i:.1f} ms, while streaming a run {b:.1f} ms, ratio {b / i:.2f}")
+
+
+if __name__ == "__main__":
+    main()

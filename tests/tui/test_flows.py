@@ -1,0 +1,251 @@
+"""Pilot tests of every flow a user takes through the app."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+from textual.worker import Worker, WorkerState
+
+from judgeaudit.profiles import secrets
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.app import JudgeAuditApp
+from judgeaudit.tui.screens.pair import PairDetailScreen
+from judgeaudit.tui.screens.profiles import ProfilesScreen
+from judgeaudit.tui.screens.results import PairsScreen, ResultsScreen
+from judgeaudit.tui.screens.review import ReviewScreen
+from judgeaudit.tui.screens.run import RunScreen
+from tests.audit_helpers import write_spec
+
+REPO = Path(__file__).resolve().parents[2]
+SIZE = (100, 32)
+
+
+def status_text(app: JudgeAuditApp) -> str:
+    return str(app.screen.query_one("#profiles-status", Static).render())
+
+
+def select_profile(app: JudgeAuditApp, name: str) -> None:
+    table = app.screen.query_one(DataTable)
+    table.move_cursor(row=table.get_row_index(name))
+
+
+def test_switch_profile_with_confirm(isolated: ProfileStore, tmp_path: Path) -> None:
+    settings = tmp_path / "claude" / "settings.json"
+    settings.write_text('{"hooks": {"Stop": []}, "theme": "dark"}\n')
+
+    async def go() -> str:
+        app = JudgeAuditApp(store=isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ProfilesScreen)
+            select_profile(app, "taotoken-claude")
+            await pilot.press("u")
+            await pilot.pause()
+            assert "apiKeyHelper" in str(app.screen.query_one("#diff Static", Static).render())
+            await pilot.press("y")
+            await pilot.pause()
+            return status_text(app)
+
+    status = asyncio.run(go())
+    assert "active claude profile: taotoken-claude" in status and "backups: claude-" in status
+    data = json.loads(settings.read_text())
+    assert data["hooks"] == {"Stop": []} and data["theme"] == "dark" and "apiKeyHelper" in data
+    assert isolated.state()["active"]["claude"] == "taotoken-claude"
+
+
+def test_switch_refused_on_corrupt_file(isolated: ProfileStore, tmp_path: Path) -> None:
+    settings = tmp_path / "claude" / "settings.json"
+    settings.write_text('{"hooks": [,]}')
+
+    async def go() -> str:
+        app = JudgeAuditApp(store=isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            select_profile(app, "taotoken-claude")
+            await pilot.press("u")
+            await pilot.pause()
+            assert isinstance(app.screen, ProfilesScreen)  # no confirm dialog for a refused plan
+            return status_text(app)
+
+    status = asyncio.run(go())
+    assert "settings.json:1:" in status and "nothing was changed" in status
+    assert settings.read_text() == '{"hooks": [,]}'
+
+
+def test_set_key_is_masked(isolated: ProfileStore) -> None:
+    async def go() -> tuple[str, str]:
+        app = JudgeAuditApp(store=isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            select_profile(app, "taotoken-sdk")
+            await pilot.press("k")
+            await pilot.pause()
+            field = app.screen.query_one("#key", Input)
+            assert field.password
+            await pilot.press(*"sk-tui-secret-4321")
+            await pilot.press("enter")
+            await pilot.pause()
+            table = app.screen.query_one(DataTable)
+            row = table.get_row("taotoken-sdk")
+            return status_text(app), str(row[-1])
+
+    status, cell = asyncio.run(go())
+    assert secrets.get_key("taotoken") == "sk-tui-secret-4321"
+    assert "…4321" in status and "sk-tui-secret" not in status
+    assert cell == "taotoken …4321"
+
+
+def test_demo_run_to_completion_then_open_a_pair(isolated: ProfileStore, tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "spec.toml")
+    messages: list[Message] = []
+
+    async def go() -> tuple[str, str]:
+        app = JudgeAuditApp(store=isolated, demo_spec=spec, out_dir=tmp_path / "out")
+        async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+            await pilot.press("f2")
+            await pilot.pause()
+            await pilot.press("ctrl+g")
+            deadline = time.monotonic() + 120
+            while not (isinstance(app.screen, RunScreen) and app.screen.finished):
+                assert time.monotonic() < deadline
+                await pilot.pause(0.2)
+            stats = str(app.screen.query_one("#stats", Static).render())
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, ResultsScreen)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, PairsScreen)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, PairDetailScreen)
+            texts = " ".join(str(s.render()) for s in app.screen.query(Static))
+            return stats, texts
+
+    stats, detail = asyncio.run(go())
+    assert "complete; press r for results" in stats
+    assert "user:" in detail and "agent:" in detail and "order AB attempt 0" in detail
+    assert "order BA attempt 0" in detail and '"winner"' in detail
+    states = [
+        m.state
+        for m in messages
+        if isinstance(m, Worker.StateChanged) and m.worker.group == "audit"
+    ]
+    assert WorkerState.SUCCESS in states
+
+
+def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path / "spec.toml",
+        ace="agent-ace:latency_ms=30",
+        weak="agent-weak:latency_ms=30",
+        pro="agent-pro:latency_ms=30",
+    )
+    out = tmp_path / "out"
+
+    async def go() -> tuple[str, str]:
+        app = JudgeAuditApp(store=isolated, demo_spec=spec, out_dir=out)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_run(spec, out)
+            await pilot.pause(1.5)
+            await pilot.press("c")
+            deadline = time.monotonic() + 60
+            while not app.screen.finished:  # type: ignore[attr-defined]
+                assert time.monotonic() < deadline
+                await pilot.pause(0.2)
+            cancelled = str(app.screen.query_one("#stats", Static).render())
+            app.start_run(spec, out)
+            await pilot.pause(1.0)
+            title = str(app.screen.query_one("#run-title", Static).render())
+            app.screen.bridge.cancel()  # type: ignore[attr-defined]
+            while not app.screen.finished:  # type: ignore[attr-defined]
+                await pilot.pause(0.2)
+            return cancelled, title
+
+    cancelled, title = asyncio.run(go())
+    assert "cancelled" in cancelled and "resume" in cancelled
+    assert title.startswith("Resuming ")
+
+
+def test_review_label_saved_at_once(isolated: ProfileStore, run_copy: Path) -> None:
+    async def go() -> str:
+        app = JudgeAuditApp(store=isolated, out_dir=run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("f5")
+            await pilot.pause()
+            assert isinstance(app.screen, ReviewScreen)
+            await pilot.press("1", "4", "a")
+            await pilot.pause()
+            return str(app.screen.query_one("#agreement", Static).render())
+
+    agreement = asyncio.run(go())
+    db = sqlite3.connect(run_copy / "audit.db")
+    rows = db.execute(
+        "SELECT human_success_a, human_success_b, human_pref FROM human_labels"
+    ).fetchall()
+    assert rows == [(1, 0, "A")]
+    assert "labelled 1" in agreement and "judge vs human agreement" in agreement
+
+
+def test_results_gap_source_changes_in_place(isolated: ProfileStore, run_copy: Path) -> None:
+    async def go() -> list[str]:
+        app = JudgeAuditApp(store=isolated, out_dir=run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("f4")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            screen.query_one("#bins", Input).value = "-0.01,0.5,5"
+            screen.query_one("#bins", Input).focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            return [b["label"] for b in screen.report["buckets"]]
+
+    assert asyncio.run(go()) == ["(-0.01, 0.5]", "(0.5, 5]"]
+
+
+def test_command_palette_offers_main_actions(isolated: ProfileStore) -> None:
+    async def go() -> str:
+        app = JudgeAuditApp(store=isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*"launch")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await pilot.pause()
+            return str(app.screen.id)
+
+    assert asyncio.run(go()) == "launch"
+
+
+def test_usable_at_80x24(isolated: ProfileStore) -> None:
+    async def go() -> tuple[int, int]:
+        app = JudgeAuditApp(store=isolated)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            table = app.screen.query_one(DataTable)
+            return table.row_count, table.region.height
+
+    rows, height = asyncio.run(go())
+    assert rows >= 10 and height >= 10
+
+
+def test_no_tty_prints_one_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "judgeaudit demo --no-tui" in done.stderr

@@ -1,0 +1,113 @@
+"""SVG snapshots of every screen, stable across runs: fixed seed, relative paths, no clocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from judgeaudit.audit import events as ev
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.app import JudgeAuditApp
+from judgeaudit.tui.bridge import RunBridge
+from judgeaudit.tui.screens.run import RunScreen
+
+SIZE = (100, 32)
+
+
+def app_for(store: ProfileStore, out: str = "out/tui") -> JudgeAuditApp:
+    return JudgeAuditApp(store=store, demo_spec=Path("examples/demo.toml"), out_dir=Path(out))
+
+
+def test_profiles_screen(snap_compare: Any, isolated: ProfileStore) -> None:
+    assert snap_compare(app_for(isolated), terminal_size=SIZE)
+
+
+def test_launch_screen(snap_compare: Any, isolated: ProfileStore) -> None:
+    assert snap_compare(app_for(isolated), terminal_size=SIZE, press=["f2"])
+
+
+def test_run_screen_streaming(snap_compare: Any, isolated: ProfileStore) -> None:
+    async def feed(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, JudgeAuditApp)
+        bridge = RunBridge(Path("examples/demo.toml"), Path("out/demo"))
+        bridge.simulated = True
+        app.bridge = bridge
+        app.install_screen(RunScreen(bridge), "run")
+        await app.switch_screen("run")
+        bridge.on_event(ev.RunStarted("demo-96771371", "out/demo", False, 756, 0, 1890, 0, []))
+        for i, (a, b, sa, sb, pref) in enumerate(
+            [
+                ("ace", "pro", True, False, "B"),
+                ("ace", "weak", True, False, "A"),
+                ("pro", "weak", True, True, "A"),
+                ("ace", "pro", True, True, "tie"),
+            ]
+        ):
+            bridge.on_event(
+                ev.PairDone(
+                    f"demo/retail-00{i}/t0/{a}~{b}",
+                    a,
+                    b,
+                    sa,
+                    sb,
+                    pref,
+                    sa != sb and pref == ("B" if sa else "A"),
+                )
+            )
+            bridge.on_event(
+                ev.JudgeCallDone(
+                    f"demo/retail-00{i}/t0/{a}~{b}",
+                    "AB",
+                    0,
+                    pref,
+                    4.1,
+                    3.2,
+                    "A shows concrete evidence that the request was completed",
+                    None,
+                    "{}",
+                )
+            )
+        bridge.on_event(
+            ev.JudgeCallDone(
+                "demo/retail-005/t0/ace~pro",
+                "BA",
+                0,
+                None,
+                None,
+                None,
+                "",
+                "invalid JSON: Expecting ',' delimiter",
+                '{"winner": "A", "score_a": 4',
+            )
+        )
+        bridge.on_event(
+            ev.Progress(
+                "judging", 912, 1890, 5120, 2_100_000, 0.0, 3, 0, 9.5, 539.0, 4.0, {"sim": [17, 32]}
+            )
+        )
+        await pilot.pause(0.5)
+
+    assert snap_compare(app_for(isolated), terminal_size=SIZE, run_before=feed)
+
+
+def test_results_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
+    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f4"])
+
+
+def test_pairs_and_pair_detail_screens(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path
+) -> None:
+    assert snap_compare(
+        app_for(isolated, "run"), terminal_size=SIZE, press=["f4", "enter", "enter"]
+    )
+
+
+def test_review_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
+    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f5", "1", "3", "a"])
+
+
+def test_runs_screen_compare(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
+    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f6", "ctrl+t"])
