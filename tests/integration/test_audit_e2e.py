@@ -234,3 +234,34 @@ def test_changed_spec_on_existing_dir_is_refused(tmp_path: Path) -> None:
     assert finished.complete and finished.run_id.startswith("t-")
     db = sqlite3.connect(tmp_path / "out" / "audit.db")
     assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
+
+
+def test_llm_success_check_is_only_a_candidate_and_costs_are_counted(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "spec.toml")
+    text = spec.read_text().replace(
+        'base_url = "embedded"', 'base_url = "embedded"\nprice_in = 2.0\nprice_out = 8.0'
+    )
+    spec.write_text(text + '\n[success_check]\nmodel = "judge-strict"\nendpoint = "sim"\n')
+    finished, events = run_audit(spec, tmp_path / "out")
+    assert finished.complete
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    sources = {r[0] for r in db.execute("SELECT DISTINCT success_source FROM trajectories")}
+    assert sources == {"state"}, "the LLM label never replaces the state check"
+    labelled = db.execute(
+        "SELECT COUNT(*) FROM trajectories WHERE llm_success IS NOT NULL"
+    ).fetchone()[0]
+    flagged = db.execute(
+        "SELECT COUNT(*) FROM trajectories WHERE needs_review = 1 AND llm_success != success"
+    ).fetchone()[0]
+    disagreeing = db.execute(
+        "SELECT COUNT(*) FROM trajectories WHERE llm_success != success"
+    ).fetchone()[0]
+    assert labelled == 42 * 3 and flagged == disagreeing
+    tokens_in, tokens_out, cost = db.execute(
+        "SELECT SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd) FROM calls"
+    ).fetchone()
+    assert cost == pytest.approx((tokens_in * 2.0 + tokens_out * 8.0) / 1e6)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["usage"]["cost_usd"] == pytest.approx(cost)
+    progress = [e for e in events if type(e).__name__ == "Progress"]
+    assert progress[-1].cost_usd > 0  # type: ignore[attr-defined]

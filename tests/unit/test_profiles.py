@@ -378,3 +378,34 @@ def test_corrupt_live_file_never_modified(env: ProfileStore, tmp_path: Path, jun
     with pytest.raises(ProfileError):
         use_profile(env, "taotoken-claude")
     assert claude_file(tmp_path).read_bytes() == junk
+
+
+@settings(
+    max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
+)
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=10).filter(lambda k: k not in ("env", "apiKeyHelper")),
+        json_values,
+        max_size=5,
+    ),
+    st.dictionaries(
+        st.from_regex(r"[A-Z][A-Z_]{0,8}", fullmatch=True), st.text(max_size=6), max_size=3
+    ),
+)
+def test_switching_back_restores_content(
+    env: ProfileStore, tmp_path: Path, extra: dict[str, object], user_env: dict[str, str]
+) -> None:
+    for leftover in backups.list_backups(env):  # hypothesis reuses the fixture's directory
+        leftover.path.unlink()
+        leftover.path.with_suffix(".json").unlink()
+    env.save_state({"active": {}, "owned": {}})
+    original = json.dumps({**extra, "env": user_env}).encode()
+    claude_file(tmp_path).write_bytes(original)
+    use_profile(env, "taotoken-claude")
+    first = claude_file(tmp_path).read_bytes()
+    use_profile(env, "deepseek-claude")
+    use_profile(env, "taotoken-claude")
+    assert claude_file(tmp_path).read_bytes() == first
+    backups.restore(env, backups.list_backups(env)[0].id)
+    assert claude_file(tmp_path).read_bytes() == original

@@ -82,6 +82,8 @@ class Endpoints:
     clients: dict[str, LLMClient] = field(default_factory=dict)
     embedded: EmbeddedProvider | None = None
     urls: dict[str, str] = field(default_factory=dict)
+    #: USD per million (input, output) tokens, from the spec or else the endpoint's profile
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
     def open(
@@ -102,7 +104,9 @@ class Endpoints:
                         out.embedded.start()
                     url, key = out.embedded.base_url, EMBEDDED_KEY
                 elif endpoint.profile:
-                    url, key = profile_endpoint(endpoint.profile, name)
+                    url, key, profile_prices = profile_endpoint(endpoint.profile, name)
+                    if profile_prices is not None:
+                        out.prices[name] = profile_prices
                 else:
                     url = endpoint.base_url
                     if not endpoint.key_env:
@@ -117,6 +121,8 @@ class Endpoints:
                             f" export {endpoint.key_env}=... (the key is never read from the spec)"
                         )
                     key = found
+                if endpoint.price_in is not None and endpoint.price_out is not None:
+                    out.prices[name] = (endpoint.price_in, endpoint.price_out)
                 out.urls[name] = url
                 out.clients[name] = LLMClient(
                     url,
@@ -142,11 +148,16 @@ class Endpoints:
         return {name: [c.in_flight, c.limit] for name, c in self.clients.items()}
 
 
-def profile_endpoint(profile_name: str, endpoint: str) -> tuple[str, str]:
-    """Base URL and key (keyring, or the profile's key_env) of a judgeaudit profile."""
+def profile_endpoint(
+    profile_name: str, endpoint: str
+) -> tuple[str, str, tuple[float, float] | None]:
+    """Base URL, key (keyring, or the profile's key_env) and prices of a judgeaudit profile."""
     try:
         profile = ProfileStore.default().get(profile_name)
-        return profile.base_url, resolve_key(profile)
+        prices = None
+        if profile.price_in is not None and profile.price_out is not None:
+            prices = (profile.price_in, profile.price_out)
+        return profile.base_url, resolve_key(profile), prices
     except (ProfileError, SecretError) as exc:
         raise EndpointError(f"endpoints.{endpoint}: {exc}") from None
 

@@ -299,12 +299,11 @@ class AuditRunner:
     ) -> Callable[[str, str, CallResult], None]:
         def record(role: str, model: str, result: CallResult) -> None:
             ref = refs[role]
-            endpoint = self.spec.endpoints[ref.endpoint]
+            prices = self.endpoints.prices.get(ref.endpoint) if self.endpoints else None
             cost = None
-            if endpoint.price_in is not None and endpoint.price_out is not None:
+            if prices is not None:
                 cost = (
-                    result.prompt_tokens * endpoint.price_in
-                    + result.completion_tokens * endpoint.price_out
+                    result.prompt_tokens * prices[0] + result.completion_tokens * prices[1]
                 ) / 1e6
             sink.append(
                 {
