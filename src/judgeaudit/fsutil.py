@@ -7,16 +7,19 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import IO, TextIO
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` so readers see the old or the new file, never half."""
+@contextlib.contextmanager
+def _atomic(path: Path, mode: int | None, text: bool) -> Iterator[IO[bytes] | IO[str]]:
+    """Yield a handle on a temp file that replaces ``path`` only if the block succeeds."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        handle: IO[bytes] | IO[str]
+        handle = os.fdopen(fd, "w", encoding="utf-8", newline="") if text else os.fdopen(fd, "wb")
+        with handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
@@ -33,6 +36,12 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
         os.close(dir_fd)
 
 
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so readers see the old or the new file, never half."""
+    with _atomic(path, mode, text=False) as handle:
+        handle.write(data)  # type: ignore[arg-type]
+
+
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), mode)
 
@@ -40,17 +49,5 @@ def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
 @contextlib.contextmanager
 def atomic_writer(path: Path, mode: int | None = None) -> Iterator[TextIO]:
     """Stream text into ``path`` atomically (for exports too large to build as one string)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    with _atomic(path, mode, text=True) as handle:
+        yield handle  # type: ignore[misc]

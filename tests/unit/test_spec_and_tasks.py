@@ -11,7 +11,8 @@ from judgeaudit.audit.domain import Environment
 from judgeaudit.audit.imported import load_imported
 from judgeaudit.audit.spec import SpecError, load_spec
 from judgeaudit.audit.success import state_check
-from judgeaudit.audit.tasks import TASK_TYPES, TaskError, builtin_retail, load_jsonl
+from judgeaudit.audit.tasks import TASK_TYPES, builtin_retail, load_jsonl
+from judgeaudit.audit.tasks_errors import TaskError
 from judgeaudit.audit.verdict import VerdictError, parse_verdict
 from tests.audit_helpers import write_spec
 

@@ -6,6 +6,8 @@ import json
 from html import escape
 from typing import Any
 
+from judgeaudit.analysis.fmt import ci, pct
+
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:4px 8px;
@@ -13,18 +15,6 @@ text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:
 .note{color:#666;font-size:90%}pre{background:#f7f7f7;padding:1rem;overflow:auto;font-size:80%}
 .warn{color:#a00}
 """
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
-
-
-def _ci(row: dict[str, Any]) -> str:
-    return (
-        "—"
-        if row.get("ci_low") is None
-        else f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
-    )
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
@@ -45,8 +35,8 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 b["pairs"],
                 b["decisive"],
                 b["misselected"],
-                _pct(b["rate"]),
-                _ci(b),
+                pct(b["rate"]),
+                ci(b),
             ]
             for b in report["buckets"]
         ],
@@ -69,8 +59,8 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 f"{p['judge_win_rate_a']:.2f} / {p['judge_win_rate_b']:.2f}",
                 p["decisive"],
                 p["misselected"],
-                _pct(p["rate"]),
-                _ci(p),
+                pct(p["rate"]),
+                ci(p),
                 "MISSELECTED" if p["ranking_misselected"] else "ok",
             ]
             for p in report["agent_pairs"]
@@ -84,15 +74,15 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 f"judge (score ≥ {sbf['threshold']:g})",
                 sbf["judge"]["satisfied"],
                 sbf["judge"]["failed"],
-                _pct(sbf["judge"]["rate"]),
-                _ci(sbf["judge"]),
+                pct(sbf["judge"]["rate"]),
+                ci(sbf["judge"]),
             ],
             [
                 "user simulator (<finished>)",
                 sbf["user_simulator"]["satisfied"],
                 sbf["user_simulator"]["failed"],
-                _pct(sbf["user_simulator"]["rate"]),
-                _ci(sbf["user_simulator"]),
+                pct(sbf["user_simulator"]["rate"]),
+                ci(sbf["user_simulator"]),
             ],
         ],
     )
@@ -102,8 +92,8 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             [
                 b["judge_model"],
                 b["pairs"],
-                _pct(b["consistency_rate"]),
-                _pct(b["first_position_win_rate"]),
+                pct(b["consistency_rate"]),
+                pct(b["first_position_win_rate"]),
             ]
             for b in report["position_bias"]
         ],
@@ -111,7 +101,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
     tasks = _table(
         ["task type", "pairs", "decisive", "misselected", "rate", "95% CI"],
         [
-            [t["task_type"], t["pairs"], t["decisive"], t["misselected"], _pct(t["rate"]), _ci(t)]
+            [t["task_type"], t["pairs"], t["decisive"], t["misselected"], pct(t["rate"]), ci(t)]
             for t in report["by_task_type"]
         ],
     )
@@ -122,7 +112,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             [
                 name.replace("_", " "),
                 part["n"],
-                _pct(part["agreement"]),
+                pct(part["agreement"]),
                 "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}",
             ]
             for name, part in review.items()

@@ -15,12 +15,13 @@ One JSON object per line::
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.tasks import TASK_TYPES, Task, TaskError
+from judgeaudit.audit.jsonl import read_objects
+from judgeaudit.audit.tasks import TASK_TYPES, Task
+from judgeaudit.audit.tasks_errors import TaskError
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
 
@@ -41,32 +42,15 @@ class ImportedPair:
 
 
 def load_imported(path: Path) -> list[ImportedPair]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise TaskError(f"{path}: cannot read imported trajectories: {exc.strerror}") from None
     out: list[ImportedPair] = []
     seen: set[tuple[str, str, str]] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TaskError(
-                f"{where}: not valid JSON ({exc.msg}); one pair object per line"
-            ) from None
-        if not isinstance(row, dict):
-            raise TaskError(f"{where}: expected a JSON object")
+    for where, row in read_objects(path, "pair"):
         pair = _pair(row, where)
         key = (pair.task.task_id, pair.agent_a, pair.agent_b)
         if key in seen:
             raise TaskError(f"{where}: task_id/agent_a/agent_b {key} appears twice")
         seen.add(key)
         out.append(pair)
-    if not out:
-        raise TaskError(f"{path}: no pairs in file")
     return out
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.domain import Environment, State, money
+from judgeaudit.audit.jsonl import read_objects
+from judgeaudit.audit.tasks_errors import TaskError
 
 TASK_TYPES = (
     "refund",
@@ -22,10 +24,6 @@ TASK_TYPES = (
     "tool_failure",
     "info_only",
 )
-
-
-class TaskError(ValueError):
-    """A task file problem, phrased as ``file:line: field: what to do``."""
 
 
 @dataclass(frozen=True)
@@ -338,32 +336,14 @@ def load_tasks(source: str, base_dir: Path | None = None) -> list[Task]:
 
 
 def load_jsonl(path: Path) -> list[Task]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise TaskError(f"{path}: cannot read task file: {exc.strerror}") from None
     tasks: list[Task] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TaskError(
-                f"{where}: not valid JSON ({exc.msg}); one task object per line"
-            ) from None
-        if not isinstance(row, dict):
-            raise TaskError(f"{where}: expected a JSON object per line")
-        tasks.append(_task_from_row(row, where))
-        if tasks[-1].task_id in seen:
-            raise TaskError(
-                f"{where}: task_id: {tasks[-1].task_id!r} appears twice; ids must be unique"
-            )
-        seen.add(tasks[-1].task_id)
-    if not tasks:
-        raise TaskError(f"{path}: no tasks in file")
+    for where, row in read_objects(path, "task"):
+        task = _task_from_row(row, where)
+        if task.task_id in seen:
+            raise TaskError(f"{where}: task_id: {task.task_id!r} appears twice; ids must be unique")
+        seen.add(task.task_id)
+        tasks.append(task)
     return tasks
 
 

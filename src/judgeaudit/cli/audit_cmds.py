@@ -23,7 +23,7 @@ from judgeaudit.audit.endpoints import EndpointError
 from judgeaudit.audit.events import EventSink
 from judgeaudit.audit.runner import AuditRunner, RunError
 from judgeaudit.audit.spec import SpecError, load_spec
-from judgeaudit.audit.tasks import TaskError
+from judgeaudit.audit.tasks_errors import TaskError
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
 

@@ -15,7 +15,7 @@ from judgeaudit.audit import events as ev
 from judgeaudit.audit.endpoints import EndpointError
 from judgeaudit.audit.runner import AuditRunner, RunError
 from judgeaudit.audit.spec import SpecError, load_spec
-from judgeaudit.audit.tasks import TaskError
+from judgeaudit.audit.tasks_errors import TaskError
 
 LOG_BACKLOG = 2000
 

@@ -12,21 +12,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
 
+from judgeaudit.analysis.fmt import ci, pct
 from judgeaudit.analysis.frame import AnalysisError, gap_series, load_pairs, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.tui.widgets.bars import BucketBars
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
-
-
-def ci(row: dict[str, Any]) -> str:
-    return (
-        "—"
-        if row.get("ci_low") is None
-        else f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
-    )
 
 
 class ResultsScreen(Screen[None]):
