@@ -147,10 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def demo_spec() -> Path:
-    """examples/demo.toml from a source checkout, else the copy shipped in the package."""
-    checkout = Path(__file__).resolve().parents[3] / "examples" / "demo.toml"
-    if checkout.exists():
-        return checkout
+    """The demo spec shipped in the package (``examples/demo.toml`` links to it)."""
     return Path(str(resources.files("judgeaudit").joinpath("data/demo.toml")))
 
 

@@ -17,11 +17,12 @@ def config_dir() -> Path:
 
 
 def presets_dir() -> Path:
-    """The repository's ``profiles/`` (or ``$JUDGEAUDIT_PRESETS_DIR``)."""
+    """The shipped presets (the repository's ``profiles/`` links here), or
+    ``$JUDGEAUDIT_PRESETS_DIR``."""
     override = os.environ.get(PRESETS_ENV)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[3] / "profiles"
+    return Path(__file__).resolve().parents[1] / "data" / "profiles"
 
 
 def claude_settings() -> Path:

@@ -1,0 +1,3 @@
+from judgeaudit.cli import main
+
+raise SystemExit(main())

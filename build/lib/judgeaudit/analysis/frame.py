@@ -1,0 +1,86 @@
+"""Loading audit_pairs into pandas, and the gap definitions the report can switch between."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DEFAULT_BINS = {
+    "capability": [-0.01, 0.15, 0.3, 0.5, 1.0],
+    "judge": [-0.01, 0.2, 0.5, 1.0, 5.0],
+    "external": [-0.01, 0.2, 0.5, 1.0, 5.0],
+}
+LABELS_ZH = ["近同", "小差", "中差", "大差"]
+LABELS_EN = ["near", "small", "medium", "large"]
+
+
+class AnalysisError(ValueError):
+    """An output directory or run that cannot be analysed; the message says what to do."""
+
+
+def open_db(out: Path) -> sqlite3.Connection:
+    path = out / "audit.db" if out.is_dir() else out
+    if not path.exists():
+        raise AnalysisError(
+            f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
+        )
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    return db
+
+
+def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:
+    rows = db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()
+    if not rows:
+        raise AnalysisError("the audit database holds no runs")
+    ids = [r[0] for r in rows]
+    if run_id is None:
+        return str(ids[-1])
+    if run_id not in ids:
+        raise AnalysisError(f"run {run_id!r} not found; runs here: {', '.join(ids)}")
+    return run_id
+
+
+def load_pairs(db: sqlite3.Connection, run_id: str) -> pd.DataFrame:
+    return pd.read_sql_query("SELECT * FROM audit_pairs WHERE run_id = ?", db, params=(run_id,))
+
+
+def gap_series(pairs: pd.DataFrame, source: str) -> pd.Series:
+    """The capability gap under a declared source, recomputed from stored inputs."""
+    if source == "capability":
+        return (pairs["capability_a"] - pairs["capability_b"]).abs()
+    if source == "judge":
+        return (pairs["judge_score_a"] - pairs["judge_score_b"]).abs()
+    if source == "external":
+        return (pairs["reward_a"] - pairs["reward_b"]).abs()
+    raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+
+
+def decisive_mask(pairs: pd.DataFrame) -> pd.Series:
+    """Pairs where exactly one agent succeeded: the only ones where misselection is defined."""
+    return pairs["success_a"].astype(int) != pairs["success_b"].astype(int)
+
+
+def labels_for(bins: list[float], labels: list[str] | None) -> list[str]:
+    if labels is not None:
+        if labels == ["en"]:
+            labels = LABELS_EN
+        elif labels == ["zh"]:
+            labels = LABELS_ZH
+        if len(labels) != len(bins) - 1:
+            raise AnalysisError(
+                f"--labels: {len(bins) - 1} labels needed for {len(bins)} bin edges"
+            )
+        return labels
+    if len(bins) - 1 == len(LABELS_ZH):
+        return LABELS_ZH
+    return [f"({bins[i]:g}, {bins[i + 1]:g}]" for i in range(len(bins) - 1)]
+
+
+def nan_to_none(value: object) -> object:
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value

@@ -1,0 +1,151 @@
+"""A self-contained HTML report: inline CSS and SVG, no scripts, no network."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from judgeaudit.analysis.fmt import ci, pct
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:4px 8px;
+text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+.note{color:#666;font-size:90%}pre{background:#f7f7f7;padding:1rem;overflow:auto;font-size:80%}
+.warn{color:#a00}
+"""
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def render_html(report: dict[str, Any], svg: str) -> str:
+    buckets = _table(
+        ["bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI"],
+        [
+            [
+                f"{b['label']} ({b['alias']})",
+                f"({b['lo']:g}, {b['hi']:g}]",
+                b["pairs"],
+                b["decisive"],
+                b["misselected"],
+                pct(b["rate"]),
+                ci(b),
+            ]
+            for b in report["buckets"]
+        ],
+    )
+    agents = _table(
+        [
+            "agent pair",
+            "success A/B",
+            "judge wins A/B",
+            "decisive",
+            "misselected",
+            "rate",
+            "95% CI",
+            "ranking",
+        ],
+        [
+            [
+                f"{p['agent_a']} vs {p['agent_b']}",
+                f"{p['success_rate_a']:.2f} / {p['success_rate_b']:.2f}",
+                f"{p['judge_win_rate_a']:.2f} / {p['judge_win_rate_b']:.2f}",
+                p["decisive"],
+                p["misselected"],
+                pct(p["rate"]),
+                ci(p),
+                "MISSELECTED" if p["ranking_misselected"] else "ok",
+            ]
+            for p in report["agent_pairs"]
+        ],
+    )
+    sbf = report["satisfied_but_failed"]
+    satisfied = _table(
+        ["who was satisfied", "satisfied", "task failed", "P(failed | satisfied)", "95% CI"],
+        [
+            [
+                f"judge (score ≥ {sbf['threshold']:g})",
+                sbf["judge"]["satisfied"],
+                sbf["judge"]["failed"],
+                pct(sbf["judge"]["rate"]),
+                ci(sbf["judge"]),
+            ],
+            [
+                "user simulator (<finished>)",
+                sbf["user_simulator"]["satisfied"],
+                sbf["user_simulator"]["failed"],
+                pct(sbf["user_simulator"]["rate"]),
+                ci(sbf["user_simulator"]),
+            ],
+        ],
+    )
+    bias = _table(
+        ["judge model", "pairs", "swap-consistent", "first-position win rate (inconsistent)"],
+        [
+            [
+                b["judge_model"],
+                b["pairs"],
+                pct(b["consistency_rate"]),
+                pct(b["first_position_win_rate"]),
+            ]
+            for b in report["position_bias"]
+        ],
+    )
+    tasks = _table(
+        ["task type", "pairs", "decisive", "misselected", "rate", "95% CI"],
+        [
+            [t["task_type"], t["pairs"], t["decisive"], t["misselected"], pct(t["rate"]), ci(t)]
+            for t in report["by_task_type"]
+        ],
+    )
+    review = report.get("human_review", {})
+    review_html = "<p class='note'>No human labels yet (`judgeaudit review export/import`).</p>"
+    if review.get("labelled"):
+        rows = [
+            [
+                name.replace("_", " "),
+                part["n"],
+                pct(part["agreement"]),
+                "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}",
+            ]
+            for name, part in review.items()
+            if isinstance(part, dict)
+        ]
+        review_html = _table(["comparison", "n", "agreement", "Cohen's kappa"], rows)
+    manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
+    simulated = any(
+        m and m.get("base_url") == "embedded"
+        for m in [report["manifest"].get("models", {}).get("judge")]
+    )
+    banner = (
+        (
+            "<p class='warn'>Simulated provider: these figures come from the embedded simulation, "
+            "not from real models.</p>"
+        )
+        if simulated
+        else ""
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>judgeaudit — {escape(report["run_id"])}</title>
+<style>{STYLE}</style></head><body>
+<h1>judgeaudit report</h1>
+<p>Run <b>{escape(report["run_id"])}</b> ({escape(report["status"])}): {report["pairs"]} pairs,
+{report["decisive"]} decisive (exactly one agent succeeded), {report["misselected"]} misselected.
+Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
+{svg}
+<h2>Misselection by gap bucket</h2>{buckets}
+<h2>Agent pairs</h2>{agents}
+<h2>Satisfied but failed</h2>{satisfied}
+<h2>Position bias</h2>{bias}
+<h2>By task type</h2>{tasks}
+<h2>Human review</h2>{review_html}
+<h2>Manifest</h2><pre>{manifest}</pre>
+</body></html>
+"""

@@ -1,0 +1,188 @@
+"""The report: one dict built from the store, rendered as table, JSON, CSV, Markdown or HTML."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.analysis import metrics
+from judgeaudit.analysis.chart import bucket_svg
+from judgeaudit.analysis.frame import (
+    DEFAULT_BINS,
+    decisive_mask,
+    labels_for,
+    load_pairs,
+    open_db,
+    resolve_run,
+)
+from judgeaudit.analysis.html import render_html
+from judgeaudit.analysis.review import agreement
+from judgeaudit.fsutil import atomic_write_text
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    run_id: str | None = None
+    gap_source: str | None = None  # default: the run's declared source
+    bins: list[float] | None = None
+    labels: list[str] | None = None
+    threshold: float = 4.0
+
+
+def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    db = open_db(out)
+    try:
+        run_id = resolve_run(db, options.run_id)
+        manifest = json.loads(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        )
+        status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        pairs = load_pairs(db, run_id)
+        labels = pd.read_sql_query("SELECT * FROM human_labels", db)
+    finally:
+        db.close()
+    settings = manifest.get("settings", {})
+    source = options.gap_source or settings.get("gap_source", "capability")
+    bins = (
+        options.bins
+        or (settings.get("bins") if source == settings.get("gap_source") else None)
+        or DEFAULT_BINS[source]
+    )
+    names = labels_for(
+        bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
+    )
+    decisive = decisive_mask(pairs)
+    return {
+        "run_id": run_id,
+        "status": status,
+        "gap_source": source,
+        "bins": bins,
+        "pairs": len(pairs),
+        "decisive": int(decisive.sum()),
+        "misselected": int(pairs["misselected"].fillna(0).sum()),
+        "buckets": metrics.buckets(pairs, source, bins, names),
+        "agent_pairs": metrics.agent_pairs(pairs),
+        "satisfied_but_failed": metrics.satisfied_but_failed(pairs, options.threshold),
+        "position_bias": metrics.position_bias(pairs),
+        "by_task_type": metrics.breakdown(pairs, ["task_type"]),
+        "by_models": metrics.breakdown(pairs, ["agent_a", "agent_b", "judge_model"]),
+        "human_review": agreement(pairs, labels),
+        "manifest": manifest,
+    }
+
+
+def _pct(value: float | None) -> str:
+    return "  n/a" if value is None else f"{value * 100:5.1f}%"
+
+
+def _ci(row: dict[str, Any]) -> str:
+    if row["ci_low"] is None:
+        return "—"
+    return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
+
+
+def bucket_lines(report: dict[str, Any]) -> list[str]:
+    """The short summary `judgeaudit demo` ends with."""
+    lines = [f"misselection by capability gap ({report['gap_source']}), over decisive pairs:"]
+    for b in report["buckets"]:
+        lines.append(
+            f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
+            f"{_pct(b['rate'])}  95% CI {_ci(b):<14} n={b['decisive']}"
+        )
+    sbf = report["satisfied_but_failed"]
+    for who in ("judge", "user_simulator"):
+        part = sbf[who]
+        lines.append(
+            f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
+            f"({part['failed']}/{part['satisfied']})"
+        )
+    return lines
+
+
+def render_table(report: dict[str, Any]) -> str:
+    lines = [
+        f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
+        f"{report['decisive']} decisive, {report['misselected']} misselected",
+        "",
+    ]
+    lines += bucket_lines(report)
+    lines += ["", "agent pairs:"]
+    for p in report["agent_pairs"]:
+        flag = "  RANKING MISSELECTED" if p["ranking_misselected"] else ""
+        lines.append(
+            f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
+            f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
+            f"{p['judge_win_rate_b']:.2f}, misselected {_pct(p['rate'])} {_ci(p)} "
+            f"n={p['decisive']}{flag}"
+        )
+    lines += ["", "position bias:"]
+    for pb in report["position_bias"]:
+        lines.append(
+            f"  {pb['judge_model']}: swap-consistent {_pct(pb['consistency_rate'])}, "
+            f"first position wins {_pct(pb['first_position_win_rate'])} of inconsistent"
+        )
+    lines += ["", "by task type:"]
+    for t in report["by_task_type"]:
+        lines.append(f"  {t['task_type']:<24} misselected {_pct(t['rate'])} n={t['decisive']}")
+    return "\n".join(lines)
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    out = [
+        f"# judgeaudit report — {report['run_id']}",
+        "",
+        f"Gap source: `{report['gap_source']}`; {report['pairs']} pairs, "
+        f"{report['decisive']} decisive.",
+        "",
+        "| bucket | gap | decisive | misselected | rate | 95% CI |",
+        "|---|---|---|---|---|---|",
+    ]
+    for b in report["buckets"]:
+        out.append(
+            f"| {b['label']} ({b['alias']}) | ({b['lo']:g}, {b['hi']:g}] | {b['decisive']} | "
+            f"{b['misselected']} | {_pct(b['rate']).strip()} | {_ci(b)} |"
+        )
+    sbf = report["satisfied_but_failed"]
+    out += [
+        "",
+        f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
+        f"{_pct(sbf['judge']['rate']).strip()} ({sbf['judge']['failed']}/{sbf['judge']['satisfied']})",
+        f"Failed although user simulator satisfied: {_pct(sbf['user_simulator']['rate']).strip()} "
+        f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']})",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def render_csv(report: dict[str, Any]) -> str:
+    buffer = io.StringIO()
+    pd.DataFrame(report["buckets"]).to_csv(buffer, index=False)
+    return buffer.getvalue()
+
+
+def render(report: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report, ensure_ascii=False, indent=2, default=str)
+    if fmt == "csv":
+        return render_csv(report)
+    if fmt == "md":
+        return render_markdown(report)
+    if fmt == "html":
+        return render_html(report, bucket_svg(report["buckets"], _chart_title(report)))
+    return render_table(report)
+
+
+def _chart_title(report: dict[str, Any]) -> str:
+    return f"Misselection by {report['gap_source']} gap (95% Wilson CI) — {report['run_id']}"
+
+
+def write_report_files(out: Path, report: dict[str, Any]) -> list[Path]:
+    """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically."""
+    svg = bucket_svg(report["buckets"], _chart_title(report))
+    atomic_write_text(out / "misselection.svg", svg)
+    atomic_write_text(out / "report.html", render_html(report, svg))
+    return [out / "report.html", out / "misselection.svg"]

@@ -1,0 +1,1 @@
+"""The audit engine: tasks, conversations, the judge, success checks, the store and the runner."""

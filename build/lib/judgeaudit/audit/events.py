@@ -1,0 +1,113 @@
+"""Typed progress events. The TUI, the CLI progress bar and the JSON-lines printer all consume
+the same stream; the runner never knows who is watching."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    run_id: str
+    out_dir: str
+    resumed: bool
+    trajectories_total: int
+    trajectories_done: int
+    pairs_total: int
+    pairs_done: int
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PhaseStarted:
+    phase: str  # trajectories | judging
+    total: int
+    done: int
+
+
+@dataclass(frozen=True)
+class TrajectoryDone:
+    traj_id: str
+    agent: str
+    task_id: str
+    success: bool
+    satisfied: bool
+    ending: str
+
+
+@dataclass(frozen=True)
+class JudgeCallDone:
+    pair_id: str
+    order: str
+    attempt: int
+    winner: str | None
+    score_a: float | None
+    score_b: float | None
+    reason: str
+    parse_error: str | None
+    raw_output: str
+
+
+@dataclass(frozen=True)
+class PairDone:
+    pair_id: str
+    agent_a: str
+    agent_b: str
+    success_a: bool
+    success_b: bool
+    judge_pref: str
+    misselected: bool
+
+
+@dataclass(frozen=True)
+class Progress:
+    phase: str
+    done: int
+    total: int
+    calls: int
+    tokens: int
+    cost_usd: float
+    retries: int
+    failures: int
+    elapsed_s: float
+    calls_per_s: float
+    eta_s: float | None
+    limits: dict[str, list[int]]  # endpoint -> [in flight, limit]
+
+
+@dataclass(frozen=True)
+class UnitFailed:
+    unit: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    run_id: str
+    out_dir: str
+    complete: bool
+    elapsed_s: float
+    summary: dict[str, Any]
+
+
+Event = (
+    RunStarted
+    | PhaseStarted
+    | TrajectoryDone
+    | JudgeCallDone
+    | PairDone
+    | Progress
+    | UnitFailed
+    | RunFinished
+)
+
+
+class EventSink(Protocol):
+    def __call__(self, event: Event) -> None: ...
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    name = type(event).__name__
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+    return {"event": snake, **asdict(event)}

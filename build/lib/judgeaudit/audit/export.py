@@ -1,0 +1,72 @@
+"""Files derived from the database: ``audit_pairs.csv``, ``judge_logs.jsonl``, ``manifest.json``.
+
+They are rebuilt atomically from ``audit.db`` at the start and end of every run, so a crash in
+the middle of an append can never leave a duplicate or half line behind after the next run.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
+from judgeaudit.fsutil import atomic_write_text, atomic_writer
+
+PAIRS_CSV = "audit_pairs.csv"
+LOGS_JSONL = "judge_logs.jsonl"
+MANIFEST = "manifest.json"
+
+
+def log_json(row: sqlite3.Row | dict[str, Any]) -> str:
+    """One judge_logs row as a JSONL line (parsed_json as an object, like the original)."""
+    source = dict(row)  # sqlite3.Row's `in` tests values, not column names
+    data: dict[str, Any] = {name: source.get(name) for name in LOG_COLUMNS}
+    data["parsed_json"] = json.loads(source["parsed_json"]) if source.get("parsed_json") else None
+    return json.dumps(data, ensure_ascii=False)
+
+
+class LiveLog:
+    """Appends just-committed judge calls to the live JSONL (for ``tail -f``); one open handle."""
+
+    def __init__(self, out: Path) -> None:
+        self.handle = (out / LOGS_JSONL).open("a", encoding="utf-8")
+
+    def append(self, rows: list[dict[str, Any]]) -> None:
+        self.handle.write("".join(log_json(r) + "\n" for r in rows))
+        self.handle.flush()
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -> dict[str, Any]:
+    """Rewrite the derived files for ``run_id``; return a small summary of the run."""
+    rows = store.db.execute(
+        "SELECT * FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,)
+    )
+    pairs = decisive = misselected = 0
+    with atomic_writer(out / PAIRS_CSV) as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(PAIR_COLUMNS)
+        for row in rows:
+            writer.writerow([row[c] for c in PAIR_COLUMNS])
+            pairs += 1
+            decisive += row["success_a"] != row["success_b"]
+            misselected += row["misselected"] or 0
+    with atomic_writer(out / LOGS_JSONL) as handle:
+        for log in store.iter_logs(run_id):
+            handle.write(log_json(log) + "\n")
+    manifest = store.manifest(run_id)
+    run = store.run(run_id)
+    manifest["status"] = run["status"] if run else "unknown"
+    manifest["usage"] = store.usage(run_id)
+    atomic_write_text(out / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+    return {
+        "pairs": pairs,
+        "decisive": decisive,
+        "misselected": misselected,
+        "usage": manifest["usage"],
+    }

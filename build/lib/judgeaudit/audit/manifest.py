@@ -1,0 +1,63 @@
+"""The run manifest: everything needed to reproduce a run or explain a difference between two."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from judgeaudit import __version__
+from judgeaudit.audit.prompts import PROMPT_VERSION, Prompts
+from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.tasks import Task, task_set_hash
+
+
+def build_manifest(
+    run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Task]
+) -> dict[str, Any]:
+    def model(ref: Any) -> dict[str, Any] | None:
+        if ref is None:
+            return None
+        endpoint = spec.endpoints[ref.endpoint]
+        return {
+            "name": ref.name,
+            "model": ref.model,
+            "endpoint": ref.endpoint,
+            "base_url": endpoint.base_url or f"profile:{endpoint.profile}",
+            "temperature": ref.temperature,
+        }
+
+    return {
+        "run_id": run_id,
+        "spec_hash": spec.spec_hash(),
+        "spec_path": spec.path,
+        "tool_version": __version__,
+        "seed": spec.seed,
+        "settings": {
+            "trials": spec.trials,
+            "max_turns": spec.max_turns,
+            "language": spec.language,
+            "swap": spec.swap,
+            "judge_view": spec.judge_view,
+            "judge_retries": spec.judge_retries,
+            "gap_source": spec.gap_source,
+            "bins": spec.bins,
+            "labels": spec.labels,
+        },
+        "prompts": {
+            "version": PROMPT_VERSION,
+            "hashes": prompts.hashes(),
+            "templates": {k: v for k, v in asdict(prompts).items() if k != "language"},
+        },
+        "models": {
+            "agents": [model(a) for a in spec.agents],
+            "user_simulator": model(spec.user_simulator),
+            "judge": model(spec.judge),
+            "success_check": model(spec.success_check),
+        },
+        "pairs": [list(p) for p in spec.pairs],
+        "task_set": {
+            "source": spec.imported or spec.tasks,
+            "hash": task_set_hash(tasks),
+            "count": len(tasks),
+        },
+    }

@@ -1,0 +1,304 @@
+"""The run spec (TOML): what to audit, against which endpoints, with which settings."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+EMBEDDED = "embedded"
+GAP_SOURCES = ("capability", "judge", "external")
+JUDGE_VIEWS = ("transcript", "evidence")
+#: Excluded from the spec hash: they change speed, not results.
+SPEED_KEYS = ("concurrency", "timeout_s")
+
+
+class SpecError(ValueError):
+    """A bad spec, phrased as ``file: key: what is wrong; what to do``."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    base_url: str  # a URL, "embedded", or "" when a profile supplies it
+    key_env: str | None = None
+    profile: str | None = None  # a judgeaudit profile: its base URL and keyring key
+    concurrency: int = 32
+    timeout_s: float = 60.0
+    price_in: float | None = None  # USD per million input tokens
+    price_out: float | None = None
+
+    @property
+    def embedded(self) -> bool:
+        return self.base_url == EMBEDDED
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    role: str
+    name: str
+    model: str
+    endpoint: str
+    temperature: float | None = None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    path: str
+    name: str
+    tasks: str
+    imported: str | None
+    trials: int
+    seed: int
+    concurrency: int
+    max_turns: int
+    language: str
+    swap: bool
+    judge_view: str
+    judge_retries: int
+    pairs: list[tuple[str, str]]
+    gap_source: str
+    bins: list[float] | None
+    labels: list[str] | None
+    endpoints: dict[str, Endpoint]
+    agents: list[ModelRef]
+    user_simulator: ModelRef | None
+    judge: ModelRef
+    success_check: ModelRef | None
+    warnings: list[str] = field(default_factory=list)
+
+    def spec_hash(self) -> str:
+        data = asdict(self)
+        for key in ("path", "warnings", *SPEED_KEYS):
+            data.pop(key, None)
+        for endpoint in data["endpoints"].values():
+            for key in SPEED_KEYS:
+                endpoint.pop(key, None)
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+    def base_dir(self) -> Path:
+        return Path(self.path).parent
+
+
+_RUN_KEYS = {
+    "name": str,
+    "tasks": str,
+    "imported": str,
+    "trials": int,
+    "seed": int,
+    "concurrency": int,
+    "max_turns": int,
+    "language": str,
+    "swap": bool,
+    "judge_view": str,
+    "judge_retries": int,
+    "pairs": (str, list),
+}
+_ENDPOINT_KEYS = {
+    "base_url": str,
+    "key_env": str,
+    "profile": str,
+    "concurrency": int,
+    "timeout_s": (int, float),
+    "price_in": (int, float),
+    "price_out": (int, float),
+}
+_MODEL_KEYS = {"name": str, "model": str, "endpoint": str, "temperature": (int, float)}
+_GAP_KEYS = {"source": str, "bins": list, "labels": list}
+_TOP = {
+    "run": dict,
+    "gap": dict,
+    "endpoints": dict,
+    "agents": list,
+    "user_simulator": dict,
+    "judge": dict,
+    "success_check": dict,
+}
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: str, message: str) -> SpecError:
+        return SpecError(f"{self.path}: {key}: {message}")
+
+    def table(self, data: dict[str, Any], where: str, allowed: dict[str, Any]) -> dict[str, Any]:
+        for key, value in data.items():
+            full = f"{where}.{key}" if where else key
+            if key not in allowed:
+                close = difflib.get_close_matches(key, list(allowed), n=1)
+                hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
+                raise self.fail(full, f"unknown key; {hint}")
+            kind = allowed[key]
+            if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+                names = (
+                    kind.__name__
+                    if isinstance(kind, type)
+                    else " or ".join(k.__name__ for k in kind)
+                )
+                raise self.fail(full, f"must be {names}, got {type(value).__name__}")
+        return data
+
+
+def load_spec(path: Path) -> RunSpec:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read spec: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    return parse_spec(raw, path)
+
+
+def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
+    r = _Reader(path)
+    r.table(raw, "", _TOP)
+    run = r.table(raw.get("run", {}), "run", _RUN_KEYS)
+    gap = r.table(raw.get("gap", {}), "gap", _GAP_KEYS)
+    endpoints: dict[str, Endpoint] = {}
+    for name, body in raw.get("endpoints", {}).items():
+        if not isinstance(body, dict):
+            raise r.fail(f"endpoints.{name}", "must be a table")
+        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS)
+        if "profile" in body:
+            if "base_url" in body or "key_env" in body:
+                raise r.fail(f"endpoints.{name}", "profile supplies base_url and key; drop those")
+            endpoints[name] = Endpoint(name=name, base_url="", **body)
+            continue
+        if "base_url" not in body:
+            raise r.fail(
+                f"endpoints.{name}.base_url", f"missing; a URL, {EMBEDDED!r} or profile = NAME"
+            )
+        url = body["base_url"]
+        if url != EMBEDDED and not url.startswith(("http://", "https://")):
+            raise r.fail(
+                f"endpoints.{name}.base_url",
+                f"{url!r} must start with http(s):// or be {EMBEDDED!r}",
+            )
+        if "?" in url:
+            raise r.fail(
+                f"endpoints.{name}.base_url",
+                "has a query string (tracking utm_ parameters?); remove everything from '?'",
+            )
+        endpoints[name] = Endpoint(name=name, **body)
+    if not endpoints:
+        raise r.fail("endpoints", f'missing; add e.g. [endpoints.sim] base_url = "{EMBEDDED}"')
+
+    def model_ref(body: Any, where: str, role: str) -> ModelRef:
+        if not isinstance(body, dict):
+            raise r.fail(where, "must be a table")
+        body = r.table(body, where, _MODEL_KEYS)
+        for key in ("model", "endpoint"):
+            if key not in body:
+                raise r.fail(f"{where}.{key}", "missing")
+        if body["endpoint"] not in endpoints:
+            raise r.fail(
+                f"{where}.endpoint",
+                f"{body['endpoint']!r} is not defined; known: {', '.join(endpoints)}",
+            )
+        return ModelRef(
+            role=role,
+            name=body.get("name", body["model"]),
+            model=body["model"],
+            endpoint=body["endpoint"],
+            temperature=body.get("temperature"),
+        )
+
+    agents = [model_ref(a, f"agents[{i}]", "agent") for i, a in enumerate(raw.get("agents", []))]
+    names = [a.name for a in agents]
+    if len(set(names)) != len(names):
+        raise r.fail("agents", "agent names must be unique; set name = ... on each")
+    imported = run.get("imported")
+    if len(agents) < 2 and not imported:
+        raise r.fail("agents", "need at least two [[agents]] to compare")
+    if "judge" not in raw:
+        raise r.fail("judge", "missing; add a [judge] table with model and endpoint")
+    judge = model_ref(raw["judge"], "judge", "judge")
+    user = (
+        model_ref(raw["user_simulator"], "user_simulator", "user")
+        if "user_simulator" in raw
+        else None
+    )
+    if user is None and not imported:
+        raise r.fail("user_simulator", "missing; add a [user_simulator] table (or run.imported)")
+    success = (
+        model_ref(raw["success_check"], "success_check", "success_check")
+        if "success_check" in raw
+        else None
+    )
+
+    pairs_raw = run.get("pairs", "all")
+    if pairs_raw == "all":
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    elif isinstance(pairs_raw, list):
+        pairs = []
+        for i, pair in enumerate(pairs_raw):
+            if (
+                not (isinstance(pair, list) and len(pair) == 2 and all(p in names for p in pair))
+                or pair[0] == pair[1]
+            ):
+                raise r.fail(
+                    f"run.pairs[{i}]", f"must be two different agent names from: {', '.join(names)}"
+                )
+            pairs.append((pair[0], pair[1]))
+    else:
+        raise r.fail("run.pairs", '"all" or a list like [["a", "b"]]')
+
+    def choice(value: str, allowed: tuple[str, ...], key: str) -> str:
+        if value not in allowed:
+            raise r.fail(key, f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    bins = gap.get("bins")
+    labels = gap.get("labels")
+    if bins is not None:
+        if (
+            len(bins) < 2
+            or any(not isinstance(b, int | float) for b in bins)
+            or sorted(bins) != bins
+        ):
+            raise r.fail("gap.bins", "must be an increasing list of numbers")
+        if labels is not None and len(labels) != len(bins) - 1:
+            raise r.fail("gap.labels", f"needs {len(bins) - 1} labels for {len(bins)} bin edges")
+    for key, minimum in (("trials", 1), ("concurrency", 1), ("max_turns", 1), ("judge_retries", 0)):
+        if key in run and run[key] < minimum:
+            raise r.fail(f"run.{key}", f"must be at least {minimum}")
+    spec = RunSpec(
+        path=str(path),
+        name=run.get("name", path.stem),
+        tasks=run.get("tasks", "builtin:retail"),
+        imported=imported,
+        trials=run.get("trials", 1),
+        seed=run.get("seed", 0),
+        concurrency=run.get("concurrency", 16),
+        max_turns=run.get("max_turns", 8),
+        language=choice(run.get("language", "en"), ("en", "zh"), "run.language"),
+        swap=run.get("swap", True),
+        judge_view=choice(run.get("judge_view", "transcript"), JUDGE_VIEWS, "run.judge_view"),
+        judge_retries=run.get("judge_retries", 2),
+        pairs=pairs,
+        gap_source=choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source"),
+        bins=[float(b) for b in bins] if bins else None,
+        labels=[str(label) for label in labels] if labels else None,
+        endpoints=endpoints,
+        agents=agents,
+        user_simulator=user,
+        judge=judge,
+        success_check=success,
+    )
+    if (
+        user
+        and user.model == judge.model
+        and user.endpoint == judge.endpoint
+        and user.temperature == judge.temperature
+    ):
+        spec.warnings.append(
+            "user_simulator and judge share model, endpoint and temperature: same-source bias; "
+            "use a different model or temperature for one of them"
+        )
+    return spec

@@ -1,0 +1,225 @@
+"""The audit store: ``OUT/audit.db`` (SQLite, WAL). One writer; one transaction per unit.
+
+``audit_pairs`` and ``judge_logs`` keep the seed's column names and meanings; everything after
+``created_at`` is an addition documented in the README.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, spec_hash TEXT NOT NULL, manifest TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'running', created_at TEXT DEFAULT CURRENT_TIMESTAMP,
+  finished_at TEXT
+);
+CREATE TABLE IF NOT EXISTS trajectories (
+  traj_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_type TEXT,
+  agent TEXT NOT NULL, trial INTEGER NOT NULL, events TEXT NOT NULL, ending TEXT,
+  satisfied INTEGER, success INTEGER NOT NULL, success_source TEXT NOT NULL,
+  success_detail TEXT, llm_success INTEGER, needs_review INTEGER NOT NULL DEFAULT 0,
+  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE IF NOT EXISTS audit_pairs (
+  pair_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, agent_a TEXT NOT NULL, agent_b TEXT NOT NULL,
+  success_a INTEGER NOT NULL, success_b INTEGER NOT NULL, judge_pref TEXT NOT NULL,
+  judge_score_a REAL, judge_score_b REAL, reward_gap REAL, misselected INTEGER,
+  created_at TEXT DEFAULT CURRENT_TIMESTAMP,
+  run_id TEXT NOT NULL, task_type TEXT, trial INTEGER, pref_ab TEXT, pref_ba TEXT,
+  consistent INTEGER, gap_source TEXT, satisfied_a INTEGER, satisfied_b INTEGER,
+  success_source TEXT, capability_a REAL, capability_b REAL, reward_a REAL, reward_b REAL,
+  judge_model TEXT
+);
+CREATE TABLE IF NOT EXISTS judge_logs (
+  log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
+  prompt_hash TEXT, raw_output TEXT, parsed_json TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP,
+  run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
+  completion_tokens INTEGER, parse_error TEXT
+);
+CREATE TABLE IF NOT EXISTS calls (
+  call_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, scope TEXT NOT NULL,
+  role TEXT NOT NULL, model TEXT NOT NULL, endpoint TEXT, prompt_tokens INTEGER,
+  completion_tokens INTEGER, latency_ms REAL, attempts INTEGER, cost_usd REAL
+);
+CREATE TABLE IF NOT EXISTS human_labels (
+  pair_id TEXT PRIMARY KEY, human_success_a INTEGER, human_success_b INTEGER,
+  human_pref TEXT, note TEXT, labelled_at TEXT DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX IF NOT EXISTS pairs_by_run ON audit_pairs(run_id);
+CREATE INDEX IF NOT EXISTS logs_by_run ON judge_logs(run_id);
+CREATE INDEX IF NOT EXISTS traj_by_run ON trajectories(run_id);
+"""
+
+PAIR_COLUMNS = (
+    "pair_id",
+    "task_id",
+    "agent_a",
+    "agent_b",
+    "success_a",
+    "success_b",
+    "judge_pref",
+    "judge_score_a",
+    "judge_score_b",
+    "reward_gap",
+    "misselected",
+    "created_at",
+    "run_id",
+    "task_type",
+    "trial",
+    "pref_ab",
+    "pref_ba",
+    "consistent",
+    "gap_source",
+    "satisfied_a",
+    "satisfied_b",
+    "success_source",
+    "capability_a",
+    "capability_b",
+    "reward_a",
+    "reward_b",
+    "judge_model",
+)
+LOG_COLUMNS = (
+    "log_id",
+    "pair_id",
+    "role",
+    "model",
+    "prompt_hash",
+    "raw_output",
+    "parsed_json",
+    "created_at",
+    "run_id",
+    "order",
+    "attempt",
+    "latency_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "parse_error",
+)
+
+
+class AuditStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- runs ----------------------------------------------------------------------------------
+    def runs(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
+
+    def run(self, run_id: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(
+            "SELECT * FROM runs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return row
+
+    def create_run(self, run_id: str, spec_hash: str, manifest: dict[str, Any]) -> None:
+        self.db.execute(
+            "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
+            (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+        )
+
+    def set_status(self, run_id: str, status: str) -> None:
+        finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
+        self.db.execute(
+            f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
+            (status, run_id),
+        )
+
+    def manifest(self, run_id: str) -> dict[str, Any]:
+        row = self.run(run_id)
+        return json.loads(row["manifest"]) if row else {}
+
+    # --- trajectories --------------------------------------------------------------------------
+    def done_trajectories(self, run_id: str) -> set[str]:
+        rows = self.db.execute("SELECT traj_id FROM trajectories WHERE run_id = ?", (run_id,))
+        return {r[0] for r in rows}
+
+    def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
+        with self._txn():
+            self._insert("trajectories", row)
+            for call in calls:
+                self._insert("calls", call)
+
+    def trajectory(self, traj_id: str) -> sqlite3.Row:
+        row: sqlite3.Row = self.db.execute(
+            "SELECT * FROM trajectories WHERE traj_id = ?", (traj_id,)
+        ).fetchone()
+        return row
+
+    def agent_stats(self, run_id: str) -> dict[str, tuple[float, float | None]]:
+        """Per agent: success rate and mean external reward over the run's trajectories."""
+        rows = self.db.execute(
+            "SELECT agent, AVG(success), AVG(external_reward) FROM trajectories WHERE run_id = ?"
+            " GROUP BY agent",
+            (run_id,),
+        )
+        return {r[0]: (float(r[1]), r[2]) for r in rows}
+
+    # --- pairs ---------------------------------------------------------------------------------
+    def done_pairs(self, run_id: str) -> set[str]:
+        rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
+        return {r[0] for r in rows}
+
+    def save_pair(
+        self, pair: dict[str, Any], logs: list[dict[str, Any]], calls: list[dict[str, Any]]
+    ) -> None:
+        with self._txn():
+            self._insert("audit_pairs", pair)
+            for log in logs:
+                self._insert("judge_logs", log)
+            for call in calls:
+                self._insert("calls", call)
+
+    def iter_logs(self, run_id: str | None = None) -> Iterator[sqlite3.Row]:
+        query = "SELECT * FROM judge_logs"
+        args: tuple[Any, ...] = ()
+        if run_id:
+            query, args = query + " WHERE run_id = ?", (run_id,)
+        yield from self.db.execute(query + ' ORDER BY pair_id, "order", attempt', args)
+
+    def usage(self, run_id: str) -> dict[str, float]:
+        row = self.db.execute(
+            "SELECT COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd),"
+            " SUM(attempts) - COUNT(*) FROM calls WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return {
+            "calls": row[0] or 0,
+            "prompt_tokens": row[1] or 0,
+            "completion_tokens": row[2] or 0,
+            "cost_usd": row[3] or 0.0,
+            "retries": row[4] or 0,
+        }
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        columns = ", ".join(f'"{c}"' for c in row)
+        marks = ", ".join("?" for _ in row)
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(row.values()))
+
+    class _Txn:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> None:
+            self.db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, kind: object, *_: object) -> None:
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+    def _txn(self) -> AuditStore._Txn:
+        return AuditStore._Txn(self.db)

@@ -1,0 +1,253 @@
+"""``judgeaudit run``, ``demo``, ``report``, ``compare`` and ``review``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgeaudit.analysis.drift import compare, render_compare
+from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.report import (
+    ReportOptions,
+    bucket_lines,
+    build_report,
+    render,
+    write_report_files,
+)
+from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
+from judgeaudit.audit.endpoints import EndpointError
+from judgeaudit.audit.events import EventSink
+from judgeaudit.audit.runner import AuditRunner, RunError
+from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.cli.common import UserError
+from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
+
+
+def register(sub: Sub) -> None:
+    run = sub.add_parser("run", help="run an audit from a spec file")
+    run.add_argument("spec", type=Path)
+    run.add_argument("--out", type=Path, required=True, help="output directory")
+    run.add_argument("--concurrency", type=int, help="override run.concurrency")
+    run.add_argument(
+        "--events",
+        choices=["jsonl", "progress"],
+        help="jsonl: one JSON event per line (default without a TTY)",
+    )
+    run.add_argument(
+        "--new-run",
+        action="store_true",
+        help="add a new run to an OUT that holds a run from a different spec",
+    )
+    run.set_defaults(func=cmd_run)
+
+    demo = sub.add_parser("demo", help="run the demo audit on the embedded simulated provider")
+    demo.add_argument("--out", type=Path, default=Path("out/demo"))
+    demo.add_argument("--no-tui", action="store_true", help="print progress and a summary instead")
+    demo.add_argument("--events", choices=["jsonl", "progress"])
+    demo.set_defaults(func=cmd_demo)
+
+    tui = sub.add_parser("tui", help="open the terminal app (also: judgeaudit with no arguments)")
+    tui.add_argument("--out", type=Path, default=Path("out/tui"), help="output dir for runs")
+    tui.set_defaults(func=cmd_tui)
+
+    report = sub.add_parser("report", help="misselection report for an output directory")
+    report.add_argument("out", type=Path)
+    report.add_argument("--run")
+    report.add_argument("--format", choices=["table", "json", "csv", "md", "html"], default="table")
+    report.add_argument("--gap-source", choices=["capability", "judge", "external"])
+    report.add_argument(
+        "--bins", type=_floats, help="comma-separated bin edges, e.g. -0.01,0.2,0.5,1,5"
+    )
+    report.add_argument("--labels", type=_words, help="comma-separated labels, or 'en' / 'zh'")
+    report.add_argument(
+        "--threshold", type=float, default=4.0, help="judge score that counts as satisfied"
+    )
+    report.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    report.set_defaults(func=cmd_report)
+
+    comp = sub.add_parser("compare", help="drift between two runs (per-bucket change with CIs)")
+    comp.add_argument("out_a", type=Path)
+    comp.add_argument("out_b", type=Path, nargs="?", help="defaults to OUT_A (compare two run ids)")
+    comp.add_argument("--run-a")
+    comp.add_argument("--run-b")
+    comp.add_argument("--format", choices=["table", "json"], default="table")
+    comp.add_argument(
+        "--fail-on-rise",
+        action="store_true",
+        help="exit 3 when a bucket's misselection rose with an interval above zero",
+    )
+    comp.set_defaults(func=cmd_compare)
+
+    review = sub.add_parser("review", help="human review sample export/import")
+    rsub = review.add_subparsers(dest="review_command", required=True, metavar="SUBCOMMAND")
+    rexp = rsub.add_parser("export", help="write a stratified sample to label")
+    rexp.add_argument("out", type=Path)
+    rexp.add_argument("--n", type=int, default=40)
+    rexp.add_argument("--run")
+    rexp.add_argument("--seed", type=int, default=0)
+    rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")
+    rexp.set_defaults(func=cmd_review_export)
+    rimp = rsub.add_parser("import", help="store labels from a filled-in sample")
+    rimp.add_argument("out", type=Path)
+    rimp.add_argument("file", type=Path)
+    rimp.set_defaults(func=cmd_review_import)
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("bins must be comma-separated numbers") from None
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip() for w in text.split(",")]
+
+
+def _sink(choice: str | None) -> EventSink:
+    if choice == "jsonl" or (choice is None and not sys.stderr.isatty()):
+        return JsonLinesDisplay()
+    return ProgressDisplay()
+
+
+def execute(
+    spec_path: Path,
+    out: Path,
+    sink: EventSink,
+    concurrency: int | None = None,
+    new_run: bool = False,
+) -> str:
+    """Run (or resume) an audit and write its report files; returns the run id."""
+    try:
+        spec = load_spec(spec_path)
+        finished = asyncio.run(
+            AuditRunner(spec, out, on_event=sink, concurrency=concurrency, new_run=new_run).run()
+        )
+        write_report_files(out, build_report(out, ReportOptions(run_id=finished.run_id)))
+    except (SpecError, TaskError, RunError, EndpointError, AnalysisError) as exc:
+        raise UserError(str(exc)) from None
+    if not finished.complete:
+        raise UserError(
+            f"run {finished.run_id} is incomplete; rerun the same command to finish it", code=4
+        )
+    return finished.run_id
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    execute(args.spec, args.out, _sink(args.events), args.concurrency, args.new_run)
+    return 0
+
+
+def demo_spec() -> Path:
+    """The demo spec shipped in the package (``examples/demo.toml`` links to it)."""
+    return Path(str(resources.files("judgeaudit").joinpath("data/demo.toml")))
+
+
+def _need_tty() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UserError(
+            "the terminal app needs a TTY; try `judgeaudit demo --no-tui` or "
+            "`judgeaudit run SPEC --out DIR`"
+        )
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    _need_tty()
+    from judgeaudit.tui.launch import run_app
+
+    return run_app(args.out, demo_spec())
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
+        from judgeaudit.tui.launch import run_app
+
+        return run_app(args.out, demo_spec(), start_demo=True)
+    print(
+        "judgeaudit demo: simulated agents, user simulator and judge on the embedded provider "
+        "(no key, no network)",
+        file=sys.stderr,
+    )
+    run_id = execute(demo_spec(), args.out, _sink(args.events))
+    report = build_report(args.out, ReportOptions(run_id=run_id))
+    print("\n".join(bucket_lines(report)))
+    print(
+        f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
+        f"judge log: {args.out / 'judge_logs.jsonl'}"
+    )
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    try:
+        report = build_report(
+            args.out,
+            ReportOptions(args.run, args.gap_source, args.bins, args.labels, args.threshold),
+        )
+    except (AnalysisError, KeyError) as exc:
+        raise UserError(str(exc)) from None
+    text = render(report, args.format)
+    if args.output:
+        from judgeaudit.fsutil import atomic_write_text
+
+        atomic_write_text(args.output, text)
+    else:
+        print(text)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    out_b = args.out_b or args.out_a
+    try:
+        result = compare(args.out_a, out_b, args.run_a, args.run_b)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    if args.format == "json":
+        import json
+
+        print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(render_compare(result))
+    if args.fail_on_rise and result["rises"]:
+        print(f"judgeaudit: misselection rose in: {', '.join(result['rises'])}", file=sys.stderr)
+        return 3
+    return 0
+
+
+def cmd_review_export(args: argparse.Namespace) -> int:
+    try:
+        db = open_db(args.out)
+        run_id = resolve_run(db, args.run)
+        pairs = load_pairs(db, run_id)
+        db.close()
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    path = args.file or args.out / "review_sample.csv"
+    frame = sample(pairs, args.n, args.seed)
+    write_sample(frame, path)
+    print(
+        f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
+        f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
+    )
+    return 0
+
+
+def cmd_review_import(args: argparse.Namespace) -> int:
+    try:
+        db = open_db(args.out)
+        known = {r[0] for r in db.execute("SELECT pair_id FROM audit_pairs")}
+        db.close()
+        labels = read_labels(args.file, known)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    count = store_labels(args.out / "audit.db", labels)
+    print(f"stored {count} labelled pairs (re-importing the same file changes nothing)")
+    return 0

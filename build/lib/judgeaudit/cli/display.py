@@ -1,0 +1,63 @@
+"""Two watchers of the runner's events: a one-line TTY progress display and JSON lines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from judgeaudit.audit import events as ev
+
+
+class JsonLinesDisplay:
+    """One JSON object per event (raw judge output included), for pipes and CI logs."""
+
+    def __init__(self, stream: TextIO = sys.stdout) -> None:
+        self.stream = stream
+
+    def __call__(self, event: ev.Event) -> None:
+        self.stream.write(json.dumps(ev.event_json(event), ensure_ascii=False, default=str) + "\n")
+        self.stream.flush()
+
+
+class ProgressDisplay:
+    """A single rewritten status line on a terminal; notable events on their own lines."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.RunStarted):
+            verb = "resuming" if event.resumed else "starting"
+            self._line(
+                f"{verb} run {event.run_id}: {event.trajectories_done}/"
+                f"{event.trajectories_total} trajectories and {event.pairs_done}/"
+                f"{event.pairs_total} pairs already stored"
+            )
+            for warning in event.warnings:
+                self._line(f"warning: {warning}")
+        elif isinstance(event, ev.Progress):
+            width = 24
+            filled = int(width * event.done / event.total) if event.total else width
+            eta = "--" if event.eta_s is None else f"{event.eta_s:4.0f}s"
+            cost = f" ${event.cost_usd:.4f}" if event.cost_usd else ""
+            self.stream.write(
+                f"\r{event.phase:<12} [{'#' * filled}{'.' * (width - filled)}] {event.done}/"
+                f"{event.total} eta {eta} {event.calls_per_s:5.0f} calls/s "
+                f"{event.tokens / 1000:7.0f}k tok{cost} retries {event.retries} "
+                f"failed {event.failures}  "
+            )
+            self.stream.flush()
+            if event.done == event.total:
+                self.stream.write("\n")
+        elif isinstance(event, ev.UnitFailed):
+            self._line(f"failed {event.unit}: {event.message}")
+        elif isinstance(event, ev.RunFinished):
+            state = (
+                "complete" if event.complete else "INCOMPLETE (rerun the same command to finish)"
+            )
+            self._line(f"run {event.run_id} {state} in {event.elapsed_s:.1f}s -> {event.out_dir}")
+
+    def _line(self, text: str) -> None:
+        self.stream.write(f"\r{text}\n")
+        self.stream.flush()

@@ -1,0 +1,128 @@
+"""``judgeaudit key ...``, ``judgeaudit env NAME`` and ``judgeaudit exec NAME -- CMD``."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from judgeaudit.cli.common import UserError
+from judgeaudit.profiles import secrets
+from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.targets import sdk
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
+
+
+def register(sub: Sub) -> None:
+    key = sub.add_parser("key", help="API keys in the OS keyring (service judgeaudit)")
+    ksub = key.add_subparsers(dest="key_command", required=True, metavar="SUBCOMMAND")
+    kset = ksub.add_parser("set", help="store a key (hidden prompt, or standard input)")
+    kset.add_argument("name")
+    kset.set_defaults(func=cmd_key_set)
+    kstatus = ksub.add_parser("status", help="which keys are stored (masked)")
+    kstatus.add_argument("name", nargs="?")
+    kstatus.set_defaults(func=cmd_key_status)
+    kdel = ksub.add_parser("delete", help="remove a key from the keyring")
+    kdel.add_argument("name")
+    kdel.set_defaults(func=cmd_key_delete)
+    kprint = ksub.add_parser("print", help="print only the key (for apiKeyHelper / Codex auth)")
+    kprint.add_argument("name")
+    kprint.set_defaults(func=cmd_key_print)
+
+    env = sub.add_parser("env", help="print shell exports for a profile")
+    env.add_argument("name")
+    env.add_argument("--shell", default="bash", choices=sdk.SHELLS)
+    env.set_defaults(func=cmd_env)
+    run = sub.add_parser("exec", help="run one command with a profile's environment")
+    run.add_argument("name")
+    run.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
+    run.set_defaults(func=cmd_exec)
+
+
+def _wrap(exc: Exception) -> UserError:
+    return UserError(str(exc))
+
+
+def cmd_key_set(args: argparse.Namespace) -> int:
+    if sys.stdin.isatty():
+        value = getpass.getpass(f"key for {args.name} (input hidden): ")
+    else:
+        value = sys.stdin.readline()
+    try:
+        secrets.set_key(args.name, value)
+    except (secrets.SecretError, ProfileError) as exc:
+        raise _wrap(exc) from None
+    print(f"stored key {args.name} ({secrets.mask(value.strip())}) in the OS keyring")
+    return 0
+
+
+def cmd_key_status(args: argparse.Namespace) -> int:
+    ok, backend = secrets.backend_usable()
+    print(f"keyring: {backend}")
+    if not ok:
+        return 1
+    store = ProfileStore.default()
+    names = {args.name} if args.name else {p.key for p in store.list() if p.key}
+    for name in sorted(n for n in names if n):
+        users = [p.name for p in store.list() if p.key == name]
+        value = secrets.get_key(name)
+        state = f"stored {secrets.mask(value)}" if value else "missing"
+        print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")
+    return 0
+
+
+def cmd_key_delete(args: argparse.Namespace) -> int:
+    try:
+        deleted = secrets.delete_key(args.name)
+    except ProfileError as exc:
+        raise _wrap(exc) from None
+    print(f"deleted key {args.name}" if deleted else f"no stored key {args.name}")
+    return 0 if deleted else 1
+
+
+def cmd_key_print(args: argparse.Namespace) -> int:
+    try:
+        value = secrets.get_key(args.name)
+    except ProfileError as exc:
+        raise _wrap(exc) from None
+    if not value:
+        ok, message = secrets.backend_usable()
+        raise UserError(
+            message
+            if not ok
+            else f"no stored key {args.name}; run `judgeaudit key set {args.name}`",
+            code=1,
+        )
+    sys.stdout.write(value + "\n")
+    return 0
+
+
+def _profile_env(name: str) -> dict[str, str]:
+    store = ProfileStore.default()
+    try:
+        profile = store.get(name)
+        return sdk.variables(profile, secrets.resolve_key(profile))
+    except (ProfileError, secrets.SecretError) as exc:
+        raise _wrap(exc) from None
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    print(sdk.exports(_profile_env(args.name), args.shell))
+    return 0
+
+
+def cmd_exec(args: argparse.Namespace) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
+    env = {**os.environ, **_profile_env(args.name)}
+    try:
+        os.execvpe(command[0], command, env)
+    except FileNotFoundError:
+        raise UserError(f"exec: command not found: {command[0]}", code=127) from None
+    return 0  # not reached

@@ -1,0 +1,248 @@
+"""``judgeaudit profile ...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgeaudit.cli.common import UserError
+from judgeaudit.profiles import backups, secrets
+from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
+from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
+from judgeaudit.profiles.probe import probe
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.switch import use_profile
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
+
+FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_out")
+
+
+def register(sub: Sub) -> None:
+    profile = sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs")
+    psub = profile.add_subparsers(dest="profile_command", required=True, metavar="SUBCOMMAND")
+    psub.add_parser("list", help="profiles by app, active marked").set_defaults(func=cmd_list)
+    show = psub.add_parser("show", help="one profile as TOML, with key status")
+    show.add_argument("name")
+    show.set_defaults(func=cmd_show)
+    for verb in ("add", "edit"):
+        parser = psub.add_parser(verb, help=f"{verb} a user profile (flags mirror the TOML fields)")
+        parser.add_argument("name")
+        parser.add_argument("--app", choices=APPS, required=verb == "add")
+        parser.add_argument("--base-url", dest="base_url", required=verb == "add")
+        parser.add_argument("--model")
+        parser.add_argument("--key", help="keyring entry name (several profiles may share one)")
+        parser.add_argument("--key-env", dest="key_env", help="environment variable fallback")
+        parser.add_argument(
+            "--price-in", dest="price_in", type=float, help="USD per 1M input tokens"
+        )
+        parser.add_argument(
+            "--price-out", dest="price_out", type=float, help="USD per 1M output tokens"
+        )
+        parser.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="app option, e.g. key_mode=inline (repeatable)",
+        )
+        parser.set_defaults(func=cmd_add if verb == "add" else cmd_edit)
+    remove = psub.add_parser("remove", help="delete a user profile (its key stays)")
+    remove.add_argument("name")
+    remove.set_defaults(func=cmd_remove)
+    for verb, helptext in (
+        ("use", "switch a profile in (a safe transaction)"),
+        ("diff", "show what `use` would change"),
+    ):
+        parser = psub.add_parser(verb, help=helptext)
+        parser.add_argument("name")
+        if verb == "use":
+            parser.add_argument("--dry-run", action="store_true")
+        parser.set_defaults(func=cmd_use, diff_only=verb == "diff")
+    psub.add_parser("backups", help="list backups of live files").set_defaults(func=cmd_backups)
+    restore = psub.add_parser("restore", help="put a backup back")
+    restore.add_argument("id")
+    restore.set_defaults(func=cmd_restore)
+    test = psub.add_parser("test", help="send one small request through a profile")
+    test.add_argument("name")
+    test.set_defaults(func=cmd_test)
+    cc = psub.add_parser("import-ccswitch", help="import CC Switch providers (keys to the keyring)")
+    cc.add_argument("--db", type=Path)
+    cc.set_defaults(func=cmd_import_ccswitch)
+    imp = psub.add_parser(
+        "import", help='import {"profiles": [{"name", "app", "base_url", "api_key_env"}]}'
+    )
+    imp.add_argument("file", type=Path)
+    imp.set_defaults(func=cmd_import)
+
+
+def _store() -> ProfileStore:
+    return ProfileStore.default()
+
+
+def _err(exc: Exception) -> UserError:
+    return UserError(str(exc))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = _store()
+    try:
+        profiles = store.list()
+        active = store.state()["active"]
+    except ProfileError as exc:
+        raise _err(exc) from None
+    for app in APPS:
+        mine = [p for p in profiles if p.app == app]
+        if not mine:
+            continue
+        print(f"{app}:")
+        for p in mine:
+            mark = "*" if active.get(app) == p.name else " "
+            key = (
+                secrets.mask(secrets.get_key(p.key))
+                if p.key
+                else ("env " + p.key_env if p.key_env else "no key")
+            )
+            print(
+                f" {mark} {p.name:<22} {p.base_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]"
+            )
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    try:
+        profile = _store().get(args.name)
+    except ProfileError as exc:
+        raise _err(exc) from None
+    print(profile.to_toml().rstrip())
+    if profile.key:
+        print(f"# key {profile.key}: {secrets.mask(secrets.get_key(profile.key))}")
+    return 0
+
+
+def _options(pairs: list[str], app: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise UserError(
+                f"--option {pair!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
+            )
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    store = _store()
+    if store.exists(args.name):
+        raise UserError(f"profile {args.name!r} exists; use `judgeaudit profile edit {args.name}`")
+    data = {f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None}
+    data["name"] = args.name
+    data["options"] = _options(args.option, args.app)
+    try:
+        path = store.save(profile_from_dict(data, "profile add"))
+    except ProfileError as exc:
+        raise _err(exc) from None
+    print(f"added {args.name} -> {path}")
+    if data.get("key") and not secrets.get_key(data["key"]):
+        print(f"next: judgeaudit key set {data['key']}")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    store = _store()
+    try:
+        current = store.get(args.name)
+        data: dict[str, Any] = {f: getattr(current, f) for f in ("name", *FIELD_FLAGS)}
+        data["options"] = dict(current.options)
+        data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
+        data["options"].update(_options(args.option, data["app"]))
+        data = {k: v for k, v in data.items() if v is not None}
+        path = store.save(profile_from_dict(data, "profile edit"))
+    except ProfileError as exc:
+        raise _err(exc) from None
+    print(f"saved {args.name} -> {path}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    try:
+        _store().remove(args.name)
+    except ProfileError as exc:
+        raise _err(exc) from None
+    print(f"removed {args.name}")
+    return 0
+
+
+def cmd_use(args: argparse.Namespace) -> int:
+    dry = args.diff_only or getattr(args, "dry_run", False)
+    try:
+        result = use_profile(_store(), args.name, dry_run=dry)
+    except (ProfileError, secrets.SecretError) as exc:
+        raise _err(exc) from None
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    sys.stdout.write(result.diff or f"{result.app}: no file to change\n")
+    if result.applied:
+        for backup_id in result.backups:
+            print(f"backup: {backup_id}")
+        print(f"active {result.app} profile: {result.profile}")
+    return 0
+
+
+def cmd_backups(args: argparse.Namespace) -> int:
+    found = backups.list_backups(_store())
+    if not found:
+        print("no backups yet")
+    for b in found:
+        print(f"{b.id:<34} {b.taken_at}  {b.original}  (before switching to {b.profile})")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    try:
+        restored = backups.restore(_store(), args.id)
+    except ProfileError as exc:
+        raise _err(exc) from None
+    print(f"restored {restored.original} from {restored.id}")
+    return 0
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    try:
+        profile = _store().get(args.name)
+        key = secrets.resolve_key(profile)
+    except (ProfileError, secrets.SecretError) as exc:
+        raise _err(exc) from None
+    result = probe(profile, key)
+    for line in result.lines:
+        print(line)
+    return 0 if result.ok else 1
+
+
+def _report(report: ImportReport) -> int:
+    for name in report.imported:
+        print(
+            f"imported {name}" + (" (key stored in keyring)" if name in report.keys_stored else "")
+        )
+    for line in report.skipped:
+        print(f"skipped {line}")
+    print(f"{len(report.imported)} imported, {len(report.skipped)} skipped")
+    return 0
+
+
+def cmd_import_ccswitch(args: argparse.Namespace) -> int:
+    try:
+        return _report(import_ccswitch(_store(), args.db))
+    except (ProfileError, secrets.SecretError) as exc:
+        raise _err(exc) from None
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    try:
+        return _report(import_json_list(_store(), args.file))
+    except (ProfileError, secrets.SecretError) as exc:
+        raise _err(exc) from None

@@ -1,0 +1,53 @@
+"""Atomic file writes: temp file in the same directory, fsync, os.replace, directory fsync."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, TextIO
+
+
+@contextlib.contextmanager
+def _atomic(path: Path, mode: int | None, text: bool) -> Iterator[IO[bytes] | IO[str]]:
+    """Yield a handle on a temp file that replaces ``path`` only if the block succeeds."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle: IO[bytes] | IO[str]
+        handle = os.fdopen(fd, "w", encoding="utf-8", newline="") if text else os.fdopen(fd, "wb")
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so readers see the old or the new file, never half."""
+    with _atomic(path, mode, text=False) as handle:
+        handle.write(data)  # type: ignore[arg-type]
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path, mode: int | None = None) -> Iterator[TextIO]:
+    """Stream text into ``path`` atomically (for exports too large to build as one string)."""
+    with _atomic(path, mode, text=True) as handle:
+        yield handle  # type: ignore[misc]

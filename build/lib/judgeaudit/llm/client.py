@@ -1,0 +1,278 @@
+"""The async client every layer above uses to talk to a model.
+
+Built on the ``openai`` SDK with the SDK's own retries off, so that one place decides: exponential
+backoff with jitter that honours ``Retry-After``, a per-endpoint concurrency limit, and a final
+error that says what happened after N tries. No message produced here ever contains the key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from judgeaudit.llm.cache import ResponseCache
+
+RETRYABLE = (
+    openai.RateLimitError,
+    openai.InternalServerError,
+    openai.APIConnectionError,  # includes timeouts and truncated bodies
+    openai.APIResponseValidationError,
+)
+
+
+class LLMError(RuntimeError):
+    """A call that failed for good; ``kind`` is auth | request | not_found | exhausted."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class _EmptyReply(Exception):
+    """The provider answered 200 with no choices: treated like a transient fault."""
+
+
+@dataclass
+class CallResult:
+    text: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str = "stop"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    attempts: int = 1
+    cached: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 5
+    base_s: float = 0.2
+    max_s: float = 8.0
+    retry_after_cap_s: float = 60.0  # a provider asking for longer is treated as exhausted later
+
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.retry_after_cap_s)
+        ceiling = min(self.max_s, self.base_s * 2.0 ** (attempt - 1))
+        return ceiling * (0.5 + random.random() / 2)
+
+
+class LLMClient:
+    """One endpoint (base URL + key). Share an instance to share its concurrency limit."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        name: str = "",
+        concurrency: int = 16,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
+        cache_path: Path | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.name = name or self.base_url
+        self.limit = concurrency
+        self.in_flight = 0
+        self.retry = retry or RetryPolicy()
+        self._key = api_key
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._sdk = openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=api_key or "unused", max_retries=0, timeout=timeout_s
+        )
+        self._cache = ResponseCache(cache_path) if cache_path else None
+
+    def __repr__(self) -> str:
+        return f"LLMClient(name={self.name!r}, base_url={self.base_url!r}, key=***)"
+
+    async def aclose(self) -> None:
+        await self._sdk.close()
+        if self._cache:
+            self._cache.close()
+
+    def scrub(self, text: str) -> str:
+        """Remove the key (and any bearer header echo) from a message before it leaves."""
+        if self._key and len(self._key) >= 4:
+            text = text.replace(self._key, "***")
+        return text
+
+    async def list_models(self) -> list[str]:
+        try:
+            page = await self._sdk.models.list()
+        except openai.APIError as exc:
+            raise self._final(exc, 1) from None
+        return [m.id for m in page.data]
+
+    async def chat(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: Any = None,
+        temperature: float | None = None,
+        seed: int | None = None,
+        json_mode: bool = False,
+        stream: bool = False,
+        max_tokens: int | None = None,
+    ) -> CallResult:
+        params: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            params["tools"] = tools
+            if tool_choice is not None:
+                params["tool_choice"] = tool_choice
+        if temperature is not None:
+            params["temperature"] = temperature
+        if seed is not None:
+            params["seed"] = seed
+        if json_mode:
+            params["response_format"] = {"type": "json_object"}
+        if max_tokens is not None:
+            params["max_tokens"] = max_tokens
+        key = self._cache_key(params)
+        if self._cache and (hit := self._cache.get(key)) is not None:
+            return CallResult(**{**hit, "cached": True, "latency_ms": 0.0})
+        result = await self._with_retries(params, stream)
+        if self._cache:
+            self._cache.put(key, result.to_json())
+        return result
+
+    def _cache_key(self, params: dict[str, Any]) -> str:
+        blob = json.dumps([self.base_url, params], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    async def _with_retries(self, params: dict[str, Any], stream: bool) -> CallResult:
+        errors: list[str] = []
+        for attempt in range(1, self.retry.max_attempts + 1):
+            started = time.perf_counter()
+            try:
+                async with self._semaphore:
+                    self.in_flight += 1
+                    try:
+                        result = await (self._stream(params) if stream else self._once(params))
+                    finally:
+                        self.in_flight -= 1
+            except (*RETRYABLE, _EmptyReply) as exc:
+                errors.append(self._describe(exc))
+                if attempt == self.retry.max_attempts:
+                    raise self._final(exc, attempt, errors) from None
+                await asyncio.sleep(self.retry.backoff(attempt, _retry_after(exc)))
+                continue
+            except openai.APIError as exc:
+                raise self._final(exc, attempt, errors) from None
+            result.latency_ms = (time.perf_counter() - started) * 1000
+            result.attempts = attempt
+            result.errors = errors
+            return result
+        raise AssertionError("unreachable")
+
+    async def _once(self, params: dict[str, Any]) -> CallResult:
+        response = await self._sdk.chat.completions.create(**params)
+        if not response.choices:
+            raise _EmptyReply("the provider returned no choices")
+        choice = response.choices[0]
+        calls = [
+            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+            for c in choice.message.tool_calls or []
+            if c.type == "function"
+        ]
+        usage = response.usage
+        return CallResult(
+            text=choice.message.content or "",
+            tool_calls=calls,
+            finish_reason=choice.finish_reason or "stop",
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+        )
+
+    async def _stream(self, params: dict[str, Any]) -> CallResult:
+        stream = await self._sdk.chat.completions.create(
+            **params, stream=True, stream_options={"include_usage": True}
+        )
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        finish, prompt_tokens, completion_tokens, saw_choice = "stop", 0, 0, False
+        async for chunk in stream:
+            if chunk.usage:
+                prompt_tokens = chunk.usage.prompt_tokens
+                completion_tokens = chunk.usage.completion_tokens
+            for choice in chunk.choices:
+                saw_choice = True
+                delta = choice.delta
+                if delta.content:
+                    text.append(delta.content)
+                for tc in delta.tool_calls or []:
+                    slot = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] = tc.id or slot["id"]
+                    if tc.function:
+                        slot["name"] = tc.function.name or slot["name"]
+                        slot["arguments"] += tc.function.arguments or ""
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        if not saw_choice:
+            raise _EmptyReply("the provider streamed no choices")
+        return CallResult(
+            text="".join(text),
+            tool_calls=[calls[i] for i in sorted(calls)],
+            finish_reason=finish,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+        )
+
+    def _describe(self, exc: BaseException) -> str:
+        if isinstance(exc, openai.APIStatusError):
+            return f"HTTP {exc.status_code}"
+        if isinstance(exc, openai.APITimeoutError):
+            return "timeout"
+        if isinstance(exc, openai.APIConnectionError):
+            return "connection error (reset or truncated body)"
+        if isinstance(exc, _EmptyReply):
+            return "empty reply (no choices)"
+        return self.scrub(type(exc).__name__)
+
+    def _final(
+        self, exc: BaseException, attempts: int, errors: list[str] | None = None
+    ) -> LLMError:
+        where = f"{self.name} ({self.base_url})"
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            return LLMError(
+                "auth",
+                f"{where} rejected the API key (HTTP {exc.status_code}); "
+                "check the key stored for this profile",
+            )
+        if isinstance(exc, openai.NotFoundError):
+            return LLMError("not_found", f"{where} answered 404: wrong base URL or model name?")
+        if isinstance(exc, openai.BadRequestError):
+            detail = self.scrub(str(exc.message))[:300]
+            return LLMError("request", f"{where} rejected the request (HTTP 400): {detail}")
+        history = ", ".join(errors or [self._describe(exc)])
+        return LLMError("exhausted", f"{where}: gave up after {attempts} attempts ({history})")
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    try:
+        if "retry-after-ms" in headers:
+            return float(headers["retry-after-ms"]) / 1000
+        if "retry-after" in headers:
+            return float(headers["retry-after"])
+    except ValueError:
+        return None
+    return None

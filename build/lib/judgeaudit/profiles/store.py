@@ -1,0 +1,85 @@
+"""Presets (read-only, from the repository) and user profiles (platform config dir)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.fsutil import atomic_write_text
+from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
+from judgeaudit.profiles.paths import config_dir, presets_dir
+
+
+@dataclass
+class ProfileStore:
+    root: Path
+    presets: Path
+
+    @classmethod
+    def default(cls) -> ProfileStore:
+        return cls(config_dir(), presets_dir())
+
+    @property
+    def user_dir(self) -> Path:
+        return self.root / "profiles"
+
+    def _files(self) -> dict[str, tuple[Path, str]]:
+        found: dict[str, tuple[Path, str]] = {}
+        for directory, source in ((self.presets, "preset"), (self.user_dir, "user")):
+            if directory.is_dir():
+                for path in sorted(directory.glob("*.toml")):
+                    found[path.stem] = (path, source)  # a user profile overrides a preset
+        return found
+
+    def list(self) -> list[Profile]:
+        return [load_profile(path, source) for path, source in self._files().values()]
+
+    def get(self, name: str) -> Profile:
+        check_name(name)
+        entry = self._files().get(name)
+        if entry is None:
+            raise ProfileError(f"profile {name!r} not found; `judgeaudit profile list` shows them")
+        return load_profile(*entry)
+
+    def exists(self, name: str) -> bool:
+        return name in self._files()
+
+    def save(self, profile: Profile) -> Path:
+        path = self.user_dir / f"{check_name(profile.name)}.toml"
+        atomic_write_text(path, profile.to_toml(), mode=0o600)
+        return path
+
+    def remove(self, name: str) -> None:
+        path = self.user_dir / f"{check_name(name)}.toml"
+        if not path.exists():
+            if self.exists(name):
+                raise ProfileError(
+                    f"profile {name!r} is a preset shipped with judgeaudit; it cannot be removed"
+                )
+            raise ProfileError(f"profile {name!r} not found")
+        path.unlink()
+
+    # --- state: the active profile per app and the keys we wrote ---------------------------
+    @property
+    def state_path(self) -> Path:
+        return self.root / "state.json"
+
+    def state(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {"active": {}, "owned": {}}
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ProfileError(
+                f"{self.state_path}: unreadable state ({exc}); move it aside"
+            ) from None
+        data.setdefault("active", {})
+        data.setdefault("owned", {})
+        return dict(data)
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        atomic_write_text(
+            self.state_path, json.dumps(state, indent=2, sort_keys=True) + "\n", mode=0o600
+        )

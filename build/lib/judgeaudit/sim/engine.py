@@ -1,0 +1,36 @@
+"""Dispatch a normalised request to the simulated model its id names."""
+
+from __future__ import annotations
+
+import json
+
+from judgeaudit.sim.agent import agent_reply
+from judgeaudit.sim.judge import judge_reply
+from judgeaudit.sim.modelspec import ModelSpec, SimConfig
+from judgeaudit.sim.phrases import say
+from judgeaudit.sim.types import SimReply, SimRequest, has_cjk
+from judgeaudit.sim.user import user_reply
+
+
+def chat_reply(spec: ModelSpec, request: SimRequest) -> SimReply:
+    """A generic model for any other client (Codex, Claude Code, SDK smoke tests)."""
+    last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+    lines = [
+        ln.strip() for ln in last.splitlines() if ln.strip() and not ln.strip().startswith("<")
+    ]
+    echo = lines[-1][:80] if lines else ""
+    text = say(has_cjk(last), "chat", model=spec.model_id, echo=f"You said: {echo}")
+    if request.json_mode:
+        text = json.dumps({"model": spec.model_id, "echo": echo, "simulated": True})
+    return SimReply(text=text)
+
+
+def simulate(config: SimConfig, spec: ModelSpec, request: SimRequest) -> SimReply:
+    seed = request.seed if request.seed is not None else config.seed
+    if spec.kind == "agent":
+        return agent_reply(spec, request, seed)
+    if spec.kind == "judge":
+        return judge_reply(spec, request, seed)
+    if spec.kind == "user":
+        return user_reply(spec, request, seed)
+    return chat_reply(spec, request)

@@ -1,0 +1,218 @@
+"""Model ids → simulated model parameters.
+
+A model id is a preset name (``agent-ace``), a kind with inline parameters
+(``agent:skill=0.8,claims=0.6``), or both (``agent-ace:rate_429=0.2``). Unknown ids fall back
+to the generic ``chat`` kind so any client (Codex, Claude Code) gets an answer.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+KINDS = ("agent", "judge", "user", "chat")
+
+#: Defaults per kind. Every key is documented in the README ("Simulated models").
+KIND_DEFAULTS: dict[str, dict[str, float]] = {
+    "agent": {
+        "skill": 0.8,  # probability each required action is done right
+        "politeness": 0.5,  # share of replies with courteous filler
+        "verbosity": 0.5,  # how much padding a reply carries
+        "claims": 0.5,  # probability of claiming success after a failure
+    },
+    "judge": {
+        "evidence": 0.6,  # weight on visible evidence of completion
+        "style": 0.4,  # weight on tone, length and confident claims
+        "position": 0.15,  # score bonus (0-5 scale) for the first-shown trajectory
+        "noise": 0.35,  # std-dev of score noise (0-5 scale)
+        "diligence": 0.6,  # probability of cross-checking reported details against the request
+        "malformed": 0.0,  # rate of malformed output (fences, prose, broken JSON)
+    },
+    "user": {
+        "gullibility": 0.6,  # probability a bare claim of completion satisfies the user
+    },
+    "chat": {},
+}
+
+FAULT_DEFAULTS: dict[str, float] = {
+    "latency_ms": 0.0,
+    "jitter_ms": 0.0,
+    "rate_429": 0.0,
+    "retry_after_s": 0.05,
+    "rate_500": 0.0,
+    "rate_503": 0.0,
+    "rate_hang": 0.0,
+    "hang_s": 30.0,
+    "rate_truncate": 0.0,
+    "rate_empty": 0.0,
+}
+
+BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
+    # Agents spread over skill and style so that agent pairs fall in every capability-gap bucket.
+    "agent-ace": {
+        "kind": "agent",
+        "skill": 0.97,
+        "politeness": 0.2,
+        "verbosity": 0.2,
+        "claims": 0.2,
+    },
+    "agent-pro": {
+        "kind": "agent",
+        "skill": 0.95,
+        "politeness": 0.9,
+        "verbosity": 0.8,
+        "claims": 0.9,
+    },
+    "agent-solid": {
+        "kind": "agent",
+        "skill": 0.88,
+        "politeness": 0.3,
+        "verbosity": 0.4,
+        "claims": 0.4,
+    },
+    "agent-keen": {
+        "kind": "agent",
+        "skill": 0.86,
+        "politeness": 0.9,
+        "verbosity": 0.7,
+        "claims": 0.8,
+    },
+    "agent-fair": {
+        "kind": "agent",
+        "skill": 0.74,
+        "politeness": 0.4,
+        "verbosity": 0.4,
+        "claims": 0.5,
+    },
+    "agent-shaky": {
+        "kind": "agent",
+        "skill": 0.6,
+        "politeness": 0.8,
+        "verbosity": 0.7,
+        "claims": 0.8,
+    },
+    "agent-weak": {
+        "kind": "agent",
+        "skill": 0.3,
+        "politeness": 0.2,
+        "verbosity": 0.2,
+        "claims": 0.3,
+    },
+    "judge-default": {"kind": "judge"},
+    "judge-strict": {
+        "kind": "judge",
+        "evidence": 0.95,
+        "style": 0.05,
+        "position": 0.05,
+        "noise": 0.2,
+        "diligence": 0.95,
+    },
+    "judge-flaky": {"kind": "judge", "malformed": 0.15},
+    "user-default": {"kind": "user"},
+    "user-skeptic": {"kind": "user", "gullibility": 0.1},
+    "sim-chat": {"kind": "chat"},
+}
+
+
+class ModelSpecError(ValueError):
+    """A model id or sim config that cannot be understood."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved simulated model: its kind, behaviour parameters and fault settings."""
+
+    model_id: str
+    kind: str
+    params: dict[str, float] = field(default_factory=dict)
+    faults: dict[str, float] = field(default_factory=dict)
+
+    def p(self, name: str) -> float:
+        return self.params[name]
+
+
+@dataclass
+class SimConfig:
+    """Server-wide settings: default seed, global faults, presets, optional required key."""
+
+    seed: int = 0
+    faults: dict[str, float] = field(default_factory=dict)
+    presets: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(BUILTIN_PRESETS))
+    auth_key: str | None = None
+
+    @classmethod
+    def load(cls, path: Path | None) -> SimConfig:
+        """Read a sim config TOML (``seed``, ``[faults]``, ``[models.NAME]``)."""
+        cfg = cls()
+        if path is None:
+            return cfg
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ModelSpecError(f"{path}: cannot read sim config: {exc}") from exc
+        cfg.seed = int(data.get("seed", 0))
+        cfg.faults = _check_faults(data.get("faults", {}), f"{path}: [faults]")
+        for name, body in data.get("models", {}).items():
+            if not isinstance(body, dict):
+                raise ModelSpecError(f"{path}: [models.{name}] must be a table")
+            preset = dict(body)
+            if preset.get("kind") not in KINDS:
+                raise ModelSpecError(
+                    f"{path}: [models.{name}] kind must be one of {', '.join(KINDS)}"
+                )
+            cfg.presets[name] = preset
+        return cfg
+
+    def resolve(self, model_id: str) -> ModelSpec:
+        """Turn a model id into a spec; raise ModelSpecError on a bad inline parameter."""
+        base, _, inline = model_id.partition(":")
+        if base in self.presets:
+            preset = dict(self.presets[base])
+            kind = str(preset.pop("kind"))
+        elif base in KINDS:
+            preset, kind = {}, base
+        else:
+            return ModelSpec(model_id, "chat", {}, dict(FAULT_DEFAULTS) | self.faults)
+        preset_faults = preset.pop("faults", {})
+        params = dict(KIND_DEFAULTS[kind])
+        faults = dict(FAULT_DEFAULTS) | self.faults | _check_faults(preset_faults, model_id)
+        for key, value in preset.items():
+            _assign(params, faults, kind, key, value, model_id)
+        for item in filter(None, inline.split(",")):
+            key, sep, raw = item.partition("=")
+            if not sep:
+                raise ModelSpecError(f"model {model_id!r}: expected key=value, got {item!r}")
+            try:
+                value = float(raw)
+            except ValueError as exc:
+                raise ModelSpecError(f"model {model_id!r}: {key} must be a number") from exc
+            _assign(params, faults, kind, key.strip(), value, model_id)
+        return ModelSpec(model_id, kind, params, faults)
+
+    def model_ids(self) -> list[str]:
+        return sorted(self.presets)
+
+
+def _assign(
+    params: dict[str, float], faults: dict[str, float], kind: str, key: str, value: Any, where: str
+) -> None:
+    if key in KIND_DEFAULTS[kind]:
+        params[key] = float(value)
+    elif key in FAULT_DEFAULTS:
+        faults[key] = float(value)
+    else:
+        known = ", ".join([*KIND_DEFAULTS[kind], *FAULT_DEFAULTS])
+        raise ModelSpecError(f"model {where!r}: unknown parameter {key!r} (known: {known})")
+
+
+def _check_faults(raw: Any, where: str) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        raise ModelSpecError(f"{where}: faults must be a table")
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        if key not in FAULT_DEFAULTS:
+            raise ModelSpecError(f"{where}: unknown fault {key!r}")
+        out[key] = float(value)
+    return out

@@ -1,0 +1,183 @@
+"""The embedded provider's HTTP server (aiohttp) on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import math
+import os
+import sys
+from typing import Any
+
+from aiohttp import web
+
+from judgeaudit.sim.engine import simulate
+from judgeaudit.sim.faults import FaultPlanner
+from judgeaudit.sim.modelspec import ModelSpecError, SimConfig
+from judgeaudit.sim.types import digest
+from judgeaudit.sim.wire import WireError, usage_of
+from judgeaudit.sim.wire import anthropic as anthropic_wire
+from judgeaudit.sim.wire import chat as chat_wire
+from judgeaudit.sim.wire import responses as responses_wire
+
+JSON = "application/json"
+BANNER = "judgeaudit embedded provider (simulated models, not a real LLM)"
+
+
+class SimServer:
+    """Owns the config and fault state; builds the aiohttp application."""
+
+    def __init__(self, config: SimConfig) -> None:
+        self.config = config
+        self.faults = FaultPlanner(config.seed)
+        self.requests = 0
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/", self.root)
+        app.router.add_get("/v1/models", self.models)
+        app.router.add_post("/v1/chat/completions", self.handler(chat_wire))
+        app.router.add_post("/v1/responses", self.handler(responses_wire))
+        app.router.add_post("/v1/messages", self.handler(anthropic_wire))
+        app.router.add_post("/v1/messages/count_tokens", self.count_tokens)
+        return app
+
+    async def root(self, request: web.Request) -> web.Response:
+        return web.json_response({"name": BANNER, "simulated": True})
+
+    async def models(self, request: web.Request) -> web.Response:
+        if (denied := self._auth(request, chat_wire)) is not None:
+            return denied
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": "judgeaudit-sim"}
+            for name in self.config.model_ids()
+        ]
+        return web.json_response({"object": "list", "data": data})
+
+    async def count_tokens(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        sim_request = anthropic_wire.parse(body)
+        tokens = sum(len(m.content) // 4 + 1 for m in sim_request.messages)
+        return web.json_response({"input_tokens": tokens})
+
+    def _auth(self, request: web.Request, wire: Any) -> web.Response | None:
+        expected = self.config.auth_key
+        if not expected:
+            return None
+        header = request.headers.get("Authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        if hmac.compare_digest(given.encode(), expected.encode()):
+            return None
+        body = wire.error(401, "Incorrect API key provided.", "invalid_request_error")
+        return web.json_response(body, status=401)
+
+    def handler(self, wire: Any) -> Any:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            self.requests += 1
+            if (denied := self._auth(request, wire)) is not None:
+                return denied
+            try:
+                body = await request.json()
+                if not isinstance(body, dict):
+                    raise WireError("the request body must be a JSON object")
+                sim_request = wire.parse(body)
+                spec = self.config.resolve(sim_request.model)
+            except (json.JSONDecodeError, WireError, ModelSpecError, KeyError, TypeError) as exc:
+                msg = f"invalid request: {exc}"
+                return web.json_response(wire.error(400, msg, "invalid_request_error"), status=400)
+            decision = self.faults.decide(
+                digest(sim_request.model, sim_request.canonical), spec.faults
+            )
+            if decision.delay_s > 0:
+                await asyncio.sleep(decision.delay_s)
+            reply = simulate(self.config, spec, sim_request)
+            usage = usage_of(sim_request, reply)
+            fault = decision.fault
+            if fault == "429":
+                wait = spec.faults["retry_after_s"]
+                headers = {
+                    "Retry-After": str(max(1, math.ceil(wait))),
+                    "retry-after-ms": str(int(wait * 1000)),
+                }
+                body429 = wire.error(429, "Rate limit reached (simulated).", "rate_limit_error")
+                return web.json_response(body429, status=429, headers=headers)
+            if fault in ("500", "503"):
+                status = int(fault)
+                err = wire.error(status, f"Simulated server error {status}.", "server_error")
+                return web.json_response(err, status=status)
+            if fault == "hang":
+                await asyncio.sleep(spec.faults["hang_s"])
+            if fault == "empty":
+                return web.json_response(wire.empty(sim_request, usage))
+            if body.get("stream"):
+                return await self._stream(
+                    request, wire.stream(sim_request, reply, usage), truncate=fault == "truncate"
+                )
+            payload = json.dumps(wire.render(sim_request, reply, usage), ensure_ascii=False)
+            if fault == "truncate":
+                return await self._truncated(request, payload.encode())
+            return web.Response(text=payload, content_type=JSON)
+
+        return handle
+
+    async def _stream(
+        self, request: web.Request, events: list[bytes], truncate: bool
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        cut = max(1, len(events) // 2) if truncate else len(events)
+        for event in events[:cut]:
+            await response.write(event)
+        if truncate:
+            request.transport.close() if request.transport else None
+            return response
+        await response.write_eof()
+        return response
+
+    async def _truncated(self, request: web.Request, payload: bytes) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": JSON})
+        response.content_length = len(payload)
+        await response.prepare(request)
+        await response.write(payload[: len(payload) // 2])
+        if request.transport is not None:
+            request.transport.close()
+        return response
+
+
+async def start(
+    config: SimConfig, host: str = "127.0.0.1", port: int = 0
+) -> tuple[web.AppRunner, str]:
+    """Start the server; return the runner (to clean up) and the base URL ending in /v1."""
+    runner = web.AppRunner(SimServer(config).app(), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=1024)
+    await site.start()
+    sockets = runner.addresses
+    bound_port = sockets[0][1]
+    return runner, f"http://{host}:{bound_port}/v1"
+
+
+async def serve_forever(
+    config: SimConfig, host: str, port: int, announce: Any, stop_on_stdin_eof: bool = False
+) -> None:
+    """Serve until interrupted; with ``stop_on_stdin_eof``, also when the parent's pipe closes
+    (so a runner killed with SIGKILL never leaves an orphaned server behind)."""
+    runner, base_url = await start(config, host, port)
+    announce(base_url)
+    stop = asyncio.Event()
+    if stop_on_stdin_eof:
+        loop = asyncio.get_running_loop()
+
+        def on_stdin() -> None:
+            if not os.read(sys.stdin.fileno(), 4096):
+                loop.remove_reader(sys.stdin.fileno())
+                stop.set()
+
+        loop.add_reader(sys.stdin.fileno(), on_stdin)
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()

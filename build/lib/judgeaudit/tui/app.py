@@ -1,0 +1,110 @@
+"""The judgeaudit app: screens by name, global function-key navigation, the command palette."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.bridge import RunBridge
+from judgeaudit.tui.commands import MainCommands
+from judgeaudit.tui.screens.launch import LaunchScreen
+from judgeaudit.tui.screens.profiles import ProfilesScreen
+from judgeaudit.tui.screens.results import ResultsScreen
+from judgeaudit.tui.screens.review import ReviewScreen
+from judgeaudit.tui.screens.run import RunScreen
+from judgeaudit.tui.screens.runs import RunsScreen
+
+
+class JudgeAuditApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "judgeaudit"
+    COMMANDS = App.COMMANDS | {MainCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "goto('profiles')", "Profiles"),
+        Binding("f2", "goto('launch')", "Launch"),
+        Binding("f3", "goto('run')", "Run"),
+        Binding("f4", "goto('results')", "Results"),
+        Binding("f5", "goto('review')", "Review"),
+        Binding("f6", "goto('runs')", "Runs"),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        store: ProfileStore | None = None,
+        demo_spec: Path | None = None,
+        out_dir: Path = Path("out/tui"),
+        start_demo: bool = False,
+    ) -> None:
+        super().__init__()
+        self.store = store or ProfileStore.default()
+        self.demo_spec = demo_spec or Path("examples/demo.toml")
+        self.out_dir = out_dir
+        self.start_demo = start_demo
+        self.bridge: RunBridge | None = None
+
+    def on_mount(self) -> None:
+        self.install_screen(ProfilesScreen(self.store), "profiles")
+        self.install_screen(LaunchScreen(self.demo_spec, self.out_dir), "launch")
+        self.install_screen(RunsScreen(self.out_dir), "runs")
+        self.push_screen("profiles")
+        if self.start_demo:
+            self.start_run(self.demo_spec, self.out_dir)
+
+    def action_goto(self, name: str) -> None:
+        if name == "run":
+            if self.bridge is None:
+                self.notify("no run yet: F2 Launch, then ctrl+g for the demo")
+                return
+        elif name == "results":
+            self.open_results(self.out_dir)
+            return
+        elif name == "review":
+            if self._has_results(self.out_dir):
+                self.push_screen(ReviewScreen(self.out_dir))
+            return
+        self.switch_screen(name)
+
+    def action_run_demo(self) -> None:
+        self.start_run(self.demo_spec, self.out_dir)
+
+    def start_run(self, spec: Path, out: Path) -> None:
+        if self.bridge is not None and self.is_screen_installed("run"):
+            running = self.get_screen("run")
+            if isinstance(running, RunScreen) and not running.finished:
+                self.notify(
+                    "a run is in progress; cancel it first (c on the Run screen)",
+                    severity="warning",
+                )
+                self.switch_screen("run")
+                return
+            self.switch_screen("profiles")
+            self.uninstall_screen("run")
+        self.out_dir = out
+        self.bridge = RunBridge(spec, out)
+        self.install_screen(RunScreen(self.bridge), "run")
+        self.switch_screen("run")
+        self.run_worker(
+            self.bridge.run_blocking,
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            group="audit",
+            name="audit run",
+        )
+
+    def _has_results(self, out: Path) -> bool:
+        if not (out / "audit.db").exists():
+            self.notify(f"{out}: no audit here yet", severity="warning")
+            return False
+        return True
+
+    def open_results(self, out: Path) -> None:
+        if self._has_results(out):
+            self.out_dir = out
+            self.push_screen(ResultsScreen(out))

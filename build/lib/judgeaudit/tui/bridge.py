@@ -1,0 +1,144 @@
+"""Runs an audit in a worker thread with its own event loop and hands events to the UI in
+batches: the UI drains on a timer, so a burst of events never floods the message queue, a newer
+progress status replaces a pending one, and the judge-log backlog is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
+from judgeaudit.audit import events as ev
+from judgeaudit.audit.endpoints import EndpointError
+from judgeaudit.audit.runner import AuditRunner, RunError
+from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.audit.tasks_errors import TaskError
+
+LOG_BACKLOG = 2000
+
+
+@dataclass
+class PairStats:
+    pairs: int = 0
+    decisive: int = 0
+    misselected: int = 0
+
+
+@dataclass
+class Batch:
+    """What the UI needs since the last drain."""
+
+    started: ev.RunStarted | None = None
+    progress: ev.Progress | None = None
+    judge_calls: list[ev.JudgeCallDone | ev.TrajectoryDone] = field(default_factory=list)
+    failures: list[ev.UnitFailed] = field(default_factory=list)
+    pair_stats: dict[tuple[str, str], PairStats] = field(default_factory=dict)
+    finished: ev.RunFinished | None = None
+    error: str | None = None
+    cancelled: bool = False
+    done: bool = False
+
+
+class RunBridge:
+    def __init__(self, spec_path: Path, out_dir: Path, concurrency: int | None = None) -> None:
+        self.spec_path = spec_path
+        self.out_dir = out_dir
+        self.concurrency = concurrency
+        self.paused = False
+        self.simulated = False  # the spec uses the embedded simulated provider
+        self._lock = threading.Lock()
+        self._started: ev.RunStarted | None = None
+        self._progress: ev.Progress | None = None
+        self._calls: deque[ev.JudgeCallDone | ev.TrajectoryDone] = deque(maxlen=LOG_BACKLOG)
+        self._failures: list[ev.UnitFailed] = []
+        self._stats: dict[tuple[str, str], PairStats] = {}
+        self._finished: ev.RunFinished | None = None
+        self._error: str | None = None
+        self._cancelled = False
+        self._done = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[ev.RunFinished] | None = None
+        self._runner: AuditRunner | None = None
+
+    # --- called in the worker thread ---------------------------------------------------------
+    def on_event(self, event: ev.Event) -> None:
+        with self._lock:
+            if isinstance(event, ev.Progress):
+                self._progress = event  # replaces a pending one instead of queueing behind it
+            elif isinstance(event, ev.JudgeCallDone | ev.TrajectoryDone):
+                self._calls.append(event)
+            elif isinstance(event, ev.PairDone):
+                stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
+                stats.pairs += 1
+                stats.decisive += event.success_a != event.success_b
+                stats.misselected += event.misselected
+            elif isinstance(event, ev.RunStarted):
+                self._started = event
+            elif isinstance(event, ev.UnitFailed):
+                self._failures.append(event)
+            elif isinstance(event, ev.RunFinished):
+                self._finished = event
+
+    def run_blocking(self) -> None:
+        """The worker body: run (or resume) the audit, then write its report files."""
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        error: str | None = None
+        cancelled = False
+        try:
+            spec = load_spec(self.spec_path)
+            self.simulated = any(e.embedded for e in spec.endpoints.values())
+            self._runner = AuditRunner(
+                spec, self.out_dir, on_event=self.on_event, concurrency=self.concurrency
+            )
+            self._task = loop.create_task(self._runner.run())
+            finished = loop.run_until_complete(self._task)
+            write_report_files(
+                self.out_dir, build_report(self.out_dir, ReportOptions(run_id=finished.run_id))
+            )
+        except asyncio.CancelledError:
+            cancelled = True
+        except (SpecError, TaskError, RunError, EndpointError) as exc:
+            error = str(exc)
+        except Exception as exc:  # shown in the UI, never swallowed behind the screen
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            loop.close()
+            with self._lock:
+                self._error, self._cancelled, self._done = error, cancelled, True
+
+    # --- called from the UI thread -----------------------------------------------------------
+    def drain(self) -> Batch:
+        with self._lock:
+            batch = Batch(
+                self._started,
+                self._progress,
+                list(self._calls),
+                self._failures,
+                {k: PairStats(v.pairs, v.decisive, v.misselected) for k, v in self._stats.items()},
+                self._finished,
+                self._error,
+                self._cancelled,
+                self._done,
+            )
+            self._started, self._progress = None, None
+            self._calls.clear()
+            self._failures = []
+        return batch
+
+    def toggle_pause(self) -> bool:
+        if self._loop is None or self._runner is None or self._loop.is_closed():
+            return self.paused
+        self.paused = not self.paused
+        action = self._runner.pause if self.paused else self._runner.resume
+        self._loop.call_soon_threadsafe(action)
+        return self.paused
+
+    def cancel(self) -> None:
+        if self._loop is not None and self._task is not None and not self._loop.is_closed():
+            if self.paused:
+                self.toggle_pause()
+            self._loop.call_soon_threadsafe(self._task.cancel)

@@ -1,0 +1,1 @@
+"""Screens: Profiles (default), Launch, Run, Results, Pairs, Pair detail, Review, Runs."""

@@ -1,0 +1,165 @@
+"""Small modal dialogs: confirm a diff, enter a key, edit a profile, pick a backup."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
+
+from judgeaudit.profiles.backups import Backup
+from judgeaudit.profiles.model import APPS, Profile, ProfileError, profile_from_dict
+
+
+class ConfirmDiff(ModalScreen[bool]):
+    """Shows what a switch will change; y applies, n or escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Apply"),
+        Binding("n,escape", "answer(False)", "Cancel"),
+    ]
+
+    def __init__(self, title: str, diff: str, warnings: list[str]) -> None:
+        super().__init__(classes="modal")
+        self.title_text, self.diff, self.warnings = title, diff, warnings
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="title")
+            for warning in self.warnings:
+                yield Static(f"warning: {warning}", classes="-bad")
+            with VerticalScroll(id="diff"):
+                yield Static(self.diff or "no change", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Apply (y)", id="yes", variant="primary")
+                yield Button("Cancel (n)", id="no")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class KeyEntry(ModalScreen[str | None]):
+    """A password input: the key is never echoed, and only its last 4 characters are shown."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, key_name: str, current: str) -> None:
+        super().__init__(classes="modal")
+        self.key_name, self.current = key_name, current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(
+                f"Key {self.key_name} (currently {self.current}) — stored in the OS keyring",
+                classes="title",
+            )
+            yield Input(password=True, placeholder="paste the API key, then Enter", id="key")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+FIELDS = ("name", "base_url", "model", "key", "key_env")
+
+
+class ProfileForm(ModalScreen[Profile | None]):
+    """Add or edit a profile; validated with the same rules as the CLI before it is returned."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save"),
+    ]
+
+    def __init__(self, profile: Profile | None = None) -> None:
+        super().__init__(classes="modal")
+        self.profile = profile
+
+    def compose(self) -> ComposeResult:
+        p = self.profile
+        with Vertical(classes="dialog form"):
+            yield Static("Edit profile" if p else "Add profile", classes="title")
+            for name in FIELDS:
+                with Horizontal():
+                    yield Label(name)
+                    value = "" if p is None else str(getattr(p, name) or "")
+                    yield Input(
+                        value=value, id=f"f-{name}", disabled=p is not None and name == "name"
+                    )
+            with Horizontal():
+                yield Label("app")
+                yield Select(
+                    [(a, a) for a in APPS],
+                    value=p.app if p else "sdk",
+                    allow_blank=False,
+                    id="f-app",
+                )
+            yield Static("", id="form-error", classes="-bad")
+            with Horizontal(classes="buttons"):
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def _data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {n: self.query_one(f"#f-{n}", Input).value.strip() for n in FIELDS}
+        data["app"] = self.query_one("#f-app", Select).value
+        data = {k: v for k, v in data.items() if v}
+        if self.profile is not None:
+            data["options"] = dict(self.profile.options)
+            for price in ("price_in", "price_out"):
+                if getattr(self.profile, price) is not None:
+                    data[price] = getattr(self.profile, price)
+        return data
+
+    def action_save(self) -> None:
+        try:
+            profile = profile_from_dict(self._data(), "form")
+        except ProfileError as exc:
+            self.query_one("#form-error", Static).update(str(exc).removeprefix("form: "))
+            return
+        self.dismiss(profile)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save":
+            self.action_save()
+        else:
+            self.dismiss(None)
+
+
+class BackupPicker(ModalScreen[str | None]):
+    """Lists backups; Enter restores the highlighted one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Close")]
+
+    def __init__(self, backups: list[Backup]) -> None:
+        super().__init__(classes="modal")
+        self.backups = backups
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(
+                "Backups — Enter restores (the current file is backed up first)", classes="title"
+            )
+            table: DataTable[str] = DataTable(cursor_type="row", id="backups")
+            table.add_columns("id", "taken", "file", "before switching to")
+            for b in reversed(self.backups):
+                table.add_row(b.id, b.taken_at, b.original, b.profile, key=b.id)
+            yield table
+            if not self.backups:
+                yield Static("no backups yet", classes="-muted")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.dismiss(str(event.row_key.value))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
