@@ -265,3 +265,37 @@ def test_llm_success_check_is_only_a_candidate_and_costs_are_counted(tmp_path: P
     assert manifest["usage"]["cost_usd"] == pytest.approx(cost)
     progress = [e for e in events if type(e).__name__ == "Progress"]
     assert progress[-1].cost_usd > 0  # type: ignore[attr-defined]
+
+
+def test_conversation_failing_for_good_leaves_run_incomplete_then_rerun_completes(
+    tmp_path: Path,
+) -> None:
+    from judgeaudit.llm.client import RetryPolicy
+
+    spec = write_spec(tmp_path / "spec.toml", weak="agent-weak:rate_500=0.6")
+    runner = AuditRunner(load_spec(spec), tmp_path / "out")
+    original = runner._endpoints
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def tight():  # type: ignore[no-untyped-def]
+        async with original() as endpoints:
+            for client in endpoints.clients.values():
+                client.retry = RetryPolicy(max_attempts=1, base_s=0.0, max_s=0.0)
+            yield endpoints
+
+    runner._endpoints = tight  # type: ignore[method-assign]
+    events: list[object] = []
+    runner.emit = events.append
+    first = asyncio.run(runner.run())
+    assert not first.complete
+    assert any(type(e).__name__ == "UnitFailed" for e in events)
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    assert db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0] == 0, (
+        "no pairs from partial rates"
+    )
+    assert db.execute("SELECT status FROM runs").fetchone()[0] == "incomplete"
+    second, _ = run_audit(spec, tmp_path / "out")
+    assert second.complete
+    assert db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0] == 126

@@ -151,9 +151,10 @@ class AuditRunner:
             )
             stats = store.agent_stats(run_id)
             todo_p = [u for u in pair_units if self._pair_id(run_id, *u[:4]) not in done_p]
-            ready = (
-                [u for u in todo_p if u[2] in stats and u[3] in stats] if not imported else todo_p
-            )
+            # Capability gaps need every conversation: judge only once all of them are stored,
+            # so a rerun that fills a failed one never leaves pairs with gaps from partial rates.
+            all_stored = len(store.done_trajectories(run_id)) >= len(traj_units)
+            ready = todo_p if imported or all_stored else []
             await self._phase(
                 "judging",
                 len(pair_units),

@@ -205,7 +205,7 @@ class LLMClient:
         )
         text: list[str] = []
         calls: dict[int, dict[str, Any]] = {}
-        finish, prompt_tokens, completion_tokens, saw_choice = "stop", 0, 0, False
+        finish, prompt_tokens, completion_tokens, saw_choice = "", 0, 0, False
         async for chunk in stream:
             if chunk.usage:
                 prompt_tokens = chunk.usage.prompt_tokens
@@ -225,6 +225,8 @@ class LLMClient:
                     finish = choice.finish_reason
         if not saw_choice:
             raise _EmptyReply("the provider streamed no choices")
+        if not finish:
+            raise _EmptyReply("the stream ended before a finish_reason (truncated)")
         return CallResult(
             text="".join(text),
             tool_calls=[calls[i] for i in sorted(calls)],
