@@ -111,3 +111,26 @@ def test_review_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path
 
 def test_runs_screen_compare(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
     assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f6", "ctrl+t"])
+
+
+def test_pairs_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
+    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f4", "enter"])
+
+
+def test_switch_confirm_dialog(
+    snap_compare: Any, isolated: ProfileStore, tmp_path: Path, monkeypatch: Any
+) -> None:
+    (tmp_path / "claude" / "settings.json").write_text('{"theme": "dark"}\n')
+    # The diff shows paths: keep them the same on every checkout.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "claude")
+    monkeypatch.setattr("sys.executable", "/usr/bin/python3")
+
+    async def open_dialog(pilot: Pilot[None]) -> None:
+        from textual.widgets import DataTable
+
+        table = pilot.app.screen.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("taotoken-claude"))
+        await pilot.press("u")
+        await pilot.pause()
+
+    assert snap_compare(app_for(isolated), terminal_size=SIZE, run_before=open_dialog)
