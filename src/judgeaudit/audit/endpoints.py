@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
 from judgeaudit.profiles.model import ProfileError
@@ -162,7 +162,7 @@ def profile_endpoint(
         raise EndpointError(f"endpoints.{endpoint}: {exc}") from None
 
 
-def spec_models(spec: RunSpec) -> list:  # type: ignore[type-arg]
+def spec_models(spec: RunSpec) -> list[ModelRef]:
     refs = [*spec.agents, spec.judge]
     if spec.user_simulator:
         refs.append(spec.user_simulator)

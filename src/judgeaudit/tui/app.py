@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.bridge import RunBridge
 from judgeaudit.tui.commands import MainCommands
+from judgeaudit.tui.messages import OpenResults, StartRun
 from judgeaudit.tui.screens.launch import LaunchScreen
 from judgeaudit.tui.screens.profiles import ProfilesScreen
 from judgeaudit.tui.screens.results import ResultsScreen
@@ -97,6 +98,12 @@ class JudgeAuditApp(App[None]):
             group="audit",
             name="audit run",
         )
+
+    def on_start_run(self, message: StartRun) -> None:
+        self.start_run(message.spec, message.out)
+
+    def on_open_results(self, message: OpenResults) -> None:
+        self.open_results(message.out)
 
     def _has_results(self, out: Path) -> bool:
         if not (out / "audit.db").exists():

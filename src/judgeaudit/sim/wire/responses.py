@@ -82,7 +82,9 @@ def _items(request: SimRequest, reply: SimReply) -> list[dict[str, Any]]:
     return items
 
 
-def _response(request: SimRequest, status: str, output: list[dict[str, Any]], usage: Usage | None):  # type: ignore[no-untyped-def]
+def _response(
+    request: SimRequest, status: str, output: list[dict[str, Any]], usage: Usage | None
+) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": ident("resp_", request),
         "object": "response",
@@ -107,13 +109,11 @@ def _response(request: SimRequest, status: str, output: list[dict[str, Any]], us
 
 
 def render(request: SimRequest, reply: SimReply, usage: Usage) -> dict[str, Any]:
-    result: dict[str, Any] = _response(request, "completed", _items(request, reply), usage)
-    return result
+    return _response(request, "completed", _items(request, reply), usage)
 
 
 def empty(request: SimRequest, usage: Usage) -> dict[str, Any]:
-    result: dict[str, Any] = _response(request, "completed", [], usage)
-    return result
+    return _response(request, "completed", [], usage)
 
 
 def stream(request: SimRequest, reply: SimReply, usage: Usage) -> list[bytes]:

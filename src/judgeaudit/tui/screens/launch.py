@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
 
 from judgeaudit.fsutil import atomic_write_text
+from judgeaudit.tui.messages import StartRun
 
 FORM_DEFAULTS = {
     "tasks": "builtin:retail",
@@ -97,14 +98,14 @@ class LaunchScreen(Screen[None]):
         return self.query_one(f"#l-{field}", Input).value.strip()
 
     def action_demo(self) -> None:
-        self.app.start_run(self.demo_spec, Path(self.value("out")))  # type: ignore[attr-defined]
+        self.post_message(StartRun(self.demo_spec, Path(self.value("out"))))
 
     def action_run_spec(self) -> None:
         spec = Path(self.value("spec"))
         if not spec.exists():
             self.query_one("#launch-status", Static).update(f"{spec}: no such file")
             return
-        self.app.start_run(spec, Path(self.value("out")))  # type: ignore[attr-defined]
+        self.post_message(StartRun(spec, Path(self.value("out"))))
 
     def action_run_form(self) -> None:
         values = {field: self.value(field) for field in FORM_DEFAULTS}
@@ -118,4 +119,4 @@ class LaunchScreen(Screen[None]):
         out = Path(self.value("out"))
         spec = out / "tui-spec.toml"
         atomic_write_text(spec, text)
-        self.app.start_run(spec, out)  # type: ignore[attr-defined]
+        self.post_message(StartRun(spec, out))

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, RichLog, Sta
 
 from judgeaudit.audit import events as ev
 from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
+from judgeaudit.tui.messages import OpenResults
 
 DRAIN_EVERY_S = 0.2
 LOG_LINES = 400
@@ -149,4 +150,4 @@ class RunScreen(Screen[None]):
         log.display = not log.display
 
     def action_results(self) -> None:
-        self.app.open_results(self.bridge.out_dir)  # type: ignore[attr-defined]
+        self.post_message(OpenResults(self.bridge.out_dir))

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
 from judgeaudit.analysis.drift import compare
 from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.tui.messages import OpenResults
 
 
 class RunsScreen(Screen[None]):
@@ -43,7 +44,7 @@ class RunsScreen(Screen[None]):
         )
 
     def action_open(self) -> None:
-        self.app.open_results(Path(self.query_one("#r-a", Input).value))  # type: ignore[attr-defined]
+        self.post_message(OpenResults(Path(self.query_one("#r-a", Input).value)))
 
     def action_compare(self) -> None:
         a = Path(self.query_one("#r-a", Input).value)
