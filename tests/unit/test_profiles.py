@@ -260,7 +260,7 @@ def test_import_ccswitch_db_keys_to_keyring(env: ProfileStore, tmp_path: Path) -
                 {
                     "env": {
                         "ANTHROPIC_BASE_URL": "https://taotoken.net/api",
-                        "ANTHROPIC_AUTH_TOKEN": "sk-cc-claude-1111",
+                        "ANTHROPIC_AUTH_TOKEN": "fake_cc_claude_1111",
                         "ANTHROPIC_MODEL": "claude-x",
                     }
                 }
@@ -272,7 +272,7 @@ def test_import_ccswitch_db_keys_to_keyring(env: ProfileStore, tmp_path: Path) -
             "TaoToken",
             json.dumps(
                 {
-                    "auth": {"OPENAI_API_KEY": "sk-cc-codex-2222"},
+                    "auth": {"OPENAI_API_KEY": "fake_cc_codex_2222"},
                     "config": 'model = "gpt-x"\nmodel_provider = "tt"\n[model_providers.tt]\nname = "tt"\n'
                     'base_url = "https://taotoken.net/api"\nwire_api = "responses"\n',
                 }
@@ -288,9 +288,9 @@ def test_import_ccswitch_db_keys_to_keyring(env: ProfileStore, tmp_path: Path) -
     report = import_ccswitch(env, db_path)
     assert report.imported == ["ccswitch-claude-taotoken", "ccswitch-codex-taotoken"]
     assert len(report.skipped) == 1 and "ccswitch-codex-official" in report.skipped[0]
-    assert secrets.get_key("ccswitch-claude-taotoken") == "sk-cc-claude-1111"
+    assert secrets.get_key("ccswitch-claude-taotoken") == "fake_cc_claude_1111"
     for path in env.user_dir.glob("*.toml"):
-        assert "sk-cc" not in path.read_text()
+        assert "fake_cc" not in path.read_text()
     assert env.get("ccswitch-codex-taotoken").model == "gpt-x"
 
 
