@@ -1,3 +1,0 @@
-from judgeaudit.cli import main
-
-raise SystemExit(main())

@@ -1,2 +1,0 @@
-"""Analysis over the audit store (pandas, vectorised): buckets, rates with intervals, bias,
-agreement with humans, drift between runs, and the report files."""

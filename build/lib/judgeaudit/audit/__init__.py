@@ -1,1 +1,0 @@
-"""The audit engine: tasks, conversations, the judge, success checks, the store and the runner."""

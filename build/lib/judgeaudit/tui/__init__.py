@@ -1,1 +1,0 @@
-"""The Textual app. The only package that imports textual."""

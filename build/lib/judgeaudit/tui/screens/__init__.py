@@ -1,1 +1,0 @@
-"""Screens: Profiles (default), Launch, Run, Results, Pairs, Pair detail, Review, Runs."""
