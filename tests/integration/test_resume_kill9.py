@@ -21,23 +21,23 @@ RESULT_COLUMNS = (
 )
 
 
+def _cmd(spec: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "judgeaudit",
+        "run",
+        str(spec),
+        "--out",
+        str(out),
+        "--events",
+        "jsonl",
+        *extra,
+    ]
+
+
 def _run(spec: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "judgeaudit",
-            "run",
-            str(spec),
-            "--out",
-            str(out),
-            "--events",
-            "jsonl",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return subprocess.run(_cmd(spec, out), capture_output=True, text=True, timeout=300)
 
 
 def _count(db_path: Path, table: str) -> int:
@@ -77,19 +77,7 @@ def test_kill9_then_resume_equals_uninterrupted(
     spec, expected = reference
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "judgeaudit",
-            "run",
-            str(spec),
-            "--out",
-            str(out),
-            "--events",
-            "jsonl",
-            "--concurrency",
-            "2",
-        ],
+        _cmd(spec, out, "--concurrency", "2"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -5,10 +5,11 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from judgeaudit.tomlfile import read_toml
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
@@ -146,13 +147,7 @@ class _Reader:
 
 
 def load_spec(path: Path) -> RunSpec:
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read spec: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"{path}: not valid TOML: {exc}") from None
-    return parse_spec(raw, path)
+    return parse_spec(read_toml(path, "spec", SpecError), path)
 
 
 def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import tomlkit
+
+from judgeaudit.tomlfile import read_toml
 
 APPS = ("claude", "codex", "sdk")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -162,13 +163,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
 
 
 def load_profile(path: Path, source: str = "user") -> Profile:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: not valid TOML: {exc}") from None
-    profile = profile_from_dict(data, str(path), source)
+    profile = profile_from_dict(read_toml(path, "profile", ProfileError), str(path), source)
     if profile.name != path.stem:
         raise ProfileError(f"{path}: name: {profile.name!r} must match the file name {path.stem!r}")
     return profile

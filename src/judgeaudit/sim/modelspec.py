@@ -7,10 +7,11 @@ to the generic ``chat`` kind so any client (Codex, Claude Code) gets an answer.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from judgeaudit.tomlfile import read_toml
 
 KINDS = ("agent", "judge", "user", "chat")
 
@@ -148,10 +149,7 @@ class SimConfig:
         cfg = cls()
         if path is None:
             return cfg
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ModelSpecError(f"{path}: cannot read sim config: {exc}") from exc
+        data = read_toml(path, "sim config", ModelSpecError)
         cfg.seed = int(data.get("seed", 0))
         cfg.faults = _check_faults(data.get("faults", {}), f"{path}: [faults]")
         for name, body in data.get("models", {}).items():
