@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgeaudit.errors import InputError
+
 DEFAULT_BINS = {
     "capability": [-0.01, 0.15, 0.3, 0.5, 1.0],
     "judge": [-0.01, 0.2, 0.5, 1.0, 5.0],
@@ -17,7 +19,7 @@ LABELS_ZH = ["近同", "小差", "中差", "大差"]
 LABELS_EN = ["near", "small", "medium", "large"]
 
 
-class AnalysisError(ValueError):
+class AnalysisError(InputError):
     """An output directory or run that cannot be analysed; the message says what to do."""
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
 from judgeaudit.profiles.model import ProfileError
@@ -18,7 +19,7 @@ from judgeaudit.profiles.store import ProfileStore
 EMBEDDED_KEY = "judgeaudit-embedded"  # the embedded provider accepts any key
 
 
-class EndpointError(RuntimeError):
+class EndpointError(JudgeauditError, RuntimeError):
     """An endpoint that cannot be used (missing key, server that would not start)."""
 
 

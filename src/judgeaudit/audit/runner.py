@@ -27,6 +27,7 @@ from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.success import state_check
 from judgeaudit.audit.tasks import Task, load_tasks
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import CallResult, LLMError
 
 T = TypeVar("T")
@@ -34,7 +35,7 @@ UNIT_TRIES = 3
 PROGRESS_EVERY_S = 0.25
 
 
-class RunError(RuntimeError):
+class RunError(JudgeauditError, RuntimeError):
     """The run cannot go on (bad key, refused output dir); one line for the user."""
 
 

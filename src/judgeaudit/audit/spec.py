@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
 
 EMBEDDED = "embedded"
@@ -18,7 +19,7 @@ JUDGE_VIEWS = ("transcript", "evidence")
 SPEED_KEYS = ("concurrency", "timeout_s")
 
 
-class SpecError(ValueError):
+class SpecError(InputError):
     """A bad spec, phrased as ``file: key: what is wrong; what to do``."""
 
 

@@ -1,5 +1,7 @@
 """The error type for task and trajectory input files."""
 
+from judgeaudit.errors import InputError
 
-class TaskError(ValueError):
+
+class TaskError(InputError):
     """A task file problem, phrased as ``file:line: field: what to do``."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from judgeaudit import __version__
 from judgeaudit.cli import audit_cmds, key_cmds, profile_cmds, sim_cmds
-from judgeaudit.cli.common import UserError
+from judgeaudit.errors import JudgeauditError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,9 +33,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.func(args)
         return result
-    except UserError as exc:
+    except JudgeauditError as exc:
         print(f"judgeaudit: {exc}", file=sys.stderr)
-        return exc.code
+        return exc.exit_code
     except KeyboardInterrupt:
         print("judgeaudit: interrupted", file=sys.stderr)
         return 130

@@ -18,6 +18,7 @@ from typing import Any
 
 import openai
 
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
 
 RETRYABLE = (
@@ -28,7 +29,7 @@ RETRYABLE = (
 )
 
 
-class LLMError(RuntimeError):
+class LLMError(JudgeauditError, RuntimeError):
     """A call that failed for good; ``kind`` is auth | request | not_found | exhausted."""
 
     def __init__(self, kind: str, message: str) -> None:

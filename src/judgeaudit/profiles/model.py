@@ -9,6 +9,7 @@ from typing import Any
 
 import tomlkit
 
+from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
 
 APPS = ("claude", "codex", "sdk")
@@ -29,7 +30,7 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
 }
 
 
-class ProfileError(ValueError):
+class ProfileError(InputError):
     """A bad profile or a refused action; one line naming the file/field and the fix."""
 
 

@@ -11,12 +11,13 @@ import keyring
 import keyring.errors
 from keyring.backend import KeyringBackend
 
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.profiles.model import Profile, check_name
 
 SERVICE = "judgeaudit"
 
 
-class SecretError(RuntimeError):
+class SecretError(JudgeauditError, RuntimeError):
     """A key that cannot be stored or found; the message says how to fix it."""
 
 

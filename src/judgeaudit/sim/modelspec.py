@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
 
 KINDS = ("agent", "judge", "user", "chat")
@@ -117,7 +118,7 @@ BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(InputError):
     """A model id or sim config that cannot be understood."""
 
 
