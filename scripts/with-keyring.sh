@@ -14,7 +14,14 @@ chmod 700 "$XDG_RUNTIME_DIR"
 # A non-empty password on stdin creates and unlocks the login keyring (an empty one fails).
 daemon_env=$(printf '%s' "judgeaudit-ci-$$-$RANDOM" | gnome-keyring-daemon --unlock --components=secrets)
 if [ -n "$daemon_env" ]; then eval "export $daemon_env"; fi
-daemon_pid=$(pgrep -n -f "gnome-keyring-daemon --unlock" || true)
+# Our daemon is the one whose environment holds our private runtime dir (other keyring sessions
+# may run beside this one: parallel test runs must not kill each other's daemon).
+daemon_pid=""
+for pid in $(pgrep -f "gnome-keyring-daemon --unlock" || true); do
+  if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"; then
+    daemon_pid=$pid
+  fi
+done
 cleanup() {
   [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null || true
   rm -rf "$keyring_home"
