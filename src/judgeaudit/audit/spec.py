@@ -5,12 +5,14 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import validate
 from judgeaudit.errors import InputError
-from judgeaudit.tomlfile import read_toml
+from judgeaudit.validate import INT64_MAX, read_toml
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
@@ -110,6 +112,23 @@ _ENDPOINT_KEYS = {
     "price_out": (int, float),
 }
 _MODEL_KEYS = {"name": str, "model": str, "endpoint": str, "temperature": (int, float)}
+#: Ranges, checked before anything is written: 0 deadlocks, 2**63-1 trials is a memory bomb.
+_RUN_LIMITS = {
+    "trials": (1, 1000),
+    "seed": (0, INT64_MAX),
+    "concurrency": (1, 1024),
+    "max_turns": (1, 100),
+    "judge_retries": (0, 10),
+}
+_ENDPOINT_LIMITS = {
+    "concurrency": (1, 1024),
+    "timeout_s": (0.1, 3600),
+    "price_in": (0, 10_000),
+    "price_out": (0, 10_000),
+}
+_MODEL_LIMITS = {"temperature": (0, 2)}
+#: Strings that name things: an empty one would make ids like ``run-/task/t0/``.
+_NAMES = ("name", "model", "endpoint", "tasks", "imported", "base_url", "key_env", "profile")
 _GAP_KEYS = {"source": str, "bins": list, "labels": list}
 _TOP = {
     "run": dict,
@@ -129,7 +148,13 @@ class _Reader:
     def fail(self, key: str, message: str) -> SpecError:
         return SpecError(f"{self.path}: {key}: {message}")
 
-    def table(self, data: dict[str, Any], where: str, allowed: dict[str, Any]) -> dict[str, Any]:
+    def table(
+        self,
+        data: dict[str, Any],
+        where: str,
+        allowed: dict[str, Any],
+        limits: Mapping[str, tuple[float, float]] | None = None,
+    ) -> dict[str, Any]:
         for key, value in data.items():
             full = f"{where}.{key}" if where else key
             if key not in allowed:
@@ -144,7 +169,24 @@ class _Reader:
                     else " or ".join(k.__name__ for k in kind)
                 )
                 raise self.fail(full, f"must be {names}, got {type(value).__name__}")
+            self.check_value(key, value, full, (limits or {}).get(key))
         return data
+
+    def check_value(
+        self, key: str, value: Any, full: str, limit: tuple[float, float] | None
+    ) -> None:
+        """Ranges and non-empty names, as ``file: key: ...`` lines."""
+        where = f"{self.path}: {full}"
+        if limit is not None:
+            lo, hi = limit
+            if isinstance(value, int) and isinstance(lo, int) and isinstance(hi, int):
+                validate.integer(value, where, lo, hi, SpecError)
+            else:
+                validate.number(value, where, lo, hi, SpecError)
+        if key in _NAMES and isinstance(value, str):
+            validate.string(value, where, SpecError)
+            if any(ch in value for ch in "\n\r\t\0"):
+                raise self.fail(full, "holds a control character; write it on one line")
 
 
 def load_spec(path: Path) -> RunSpec:
@@ -154,13 +196,15 @@ def load_spec(path: Path) -> RunSpec:
 def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     r = _Reader(path)
     r.table(raw, "", _TOP)
-    run = r.table(raw.get("run", {}), "run", _RUN_KEYS)
+    run = r.table(raw.get("run", {}), "run", _RUN_KEYS, _RUN_LIMITS)
     gap = r.table(raw.get("gap", {}), "gap", _GAP_KEYS)
     endpoints: dict[str, Endpoint] = {}
     for name, body in raw.get("endpoints", {}).items():
         if not isinstance(body, dict):
             raise r.fail(f"endpoints.{name}", "must be a table")
-        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS)
+        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS, _ENDPOINT_LIMITS)
+        if ("price_in" in body) != ("price_out" in body):
+            raise r.fail(f"endpoints.{name}", "give both price_in and price_out, or neither")
         if "profile" in body:
             if "base_url" in body or "key_env" in body:
                 raise r.fail(f"endpoints.{name}", "profile supplies base_url and key; drop those")
@@ -188,7 +232,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     def model_ref(body: Any, where: str, role: str) -> ModelRef:
         if not isinstance(body, dict):
             raise r.fail(where, "must be a table")
-        body = r.table(body, where, _MODEL_KEYS)
+        body = r.table(body, where, _MODEL_KEYS, _MODEL_LIMITS)
         for key in ("model", "endpoint"):
             if key not in body:
                 raise r.fail(f"{where}.{key}", "missing")
@@ -241,6 +285,11 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
                 raise r.fail(
                     f"run.pairs[{i}]", f"must be two different agent names from: {', '.join(names)}"
                 )
+            if (pair[0], pair[1]) in pairs or (pair[1], pair[0]) in pairs:
+                raise r.fail(
+                    f"run.pairs[{i}]",
+                    f"{pair[0]!r} and {pair[1]!r} are already paired; list each pair once",
+                )
             pairs.append((pair[0], pair[1]))
     else:
         raise r.fail("run.pairs", '"all" or a list like [["a", "b"]]')
@@ -250,20 +299,11 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
             raise r.fail(key, f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    bins = gap.get("bins")
-    labels = gap.get("labels")
+    bins, labels = gap.get("bins"), gap.get("labels")
     if bins is not None:
-        if (
-            len(bins) < 2
-            or any(not isinstance(b, int | float) for b in bins)
-            or sorted(bins) != bins
-        ):
-            raise r.fail("gap.bins", "must be an increasing list of numbers")
-        if labels is not None and len(labels) != len(bins) - 1:
-            raise r.fail("gap.labels", f"needs {len(bins) - 1} labels for {len(bins)} bin edges")
-    for key, minimum in (("trials", 1), ("concurrency", 1), ("max_turns", 1), ("judge_retries", 0)):
-        if key in run and run[key] < minimum:
-            raise r.fail(f"run.{key}", f"must be at least {minimum}")
+        bins, labels = validate.bin_edges(bins, labels, f"{path}: gap", SpecError)
+    elif labels is not None:
+        raise r.fail("gap.labels", "labels need gap.bins (one label per bucket)")
     spec = RunSpec(
         path=str(path),
         name=run.get("name", path.stem),
@@ -279,8 +319,8 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         judge_retries=run.get("judge_retries", 2),
         pairs=pairs,
         gap_source=choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source"),
-        bins=[float(b) for b in bins] if bins else None,
-        labels=[str(label) for label in labels] if labels else None,
+        bins=bins,
+        labels=labels,
         endpoints=endpoints,
         agents=agents,
         user_simulator=user,

@@ -5,19 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from judgeaudit import __version__
 from judgeaudit.cli import audit_cmds, key_cmds, profile_cmds, sim_cmds
+from judgeaudit.cli.common import OneLineParser
 from judgeaudit.errors import JudgeauditError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="judgeaudit",
         description="Audit LLM judges GAUGE-style; switch Claude Code / Codex / SDK profiles.",
     )
     parser.add_argument("--version", action="version", version=f"judgeaudit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = cast("Sub", parser.add_subparsers(dest="command", metavar="COMMAND"))
     sim_cmds.register(sub)
     audit_cmds.register(sub)
     profile_cmds.register(sub)
@@ -39,3 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("judgeaudit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the safety net: one line naming a log file, never a traceback
+        from judgeaudit.cli import crash
+
+        return crash.handle(exc, list(argv if argv is not None else sys.argv[1:]))

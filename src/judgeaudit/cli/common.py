@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, NoReturn
 
 from judgeaudit.errors import JudgeauditError
 
@@ -18,3 +19,11 @@ class UserError(JudgeauditError):
         super().__init__(message)
         self.code = code
         self.exit_code = code
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (``judgeaudit run: --out: ...; see --help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}; see `{self.prog} --help`", file=sys.stderr)
+        raise SystemExit(2)
