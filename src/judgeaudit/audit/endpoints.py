@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec import Endpoint, ModelRef, RunSpec
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
@@ -109,19 +109,7 @@ class Endpoints:
                     if profile_prices is not None:
                         out.prices[name] = profile_prices
                 else:
-                    url = endpoint.base_url
-                    if not endpoint.key_env:
-                        raise EndpointError(
-                            f"endpoints.{name}: no key_env; set key_env to the "
-                            "environment variable that holds the API key"
-                        )
-                    found = keys(endpoint.key_env)
-                    if not found:
-                        raise EndpointError(
-                            f"endpoints.{name}: environment variable {endpoint.key_env} is empty;"
-                            f" export {endpoint.key_env}=... (the key is never read from the spec)"
-                        )
-                    key = found
+                    url, key = endpoint.base_url, env_endpoint_key(name, endpoint, keys)
                 if endpoint.price_in is not None and endpoint.price_out is not None:
                     out.prices[name] = (endpoint.price_in, endpoint.price_out)
                 out.urls[name] = url
@@ -147,6 +135,35 @@ class Endpoints:
 
     def limits(self) -> dict[str, list[int]]:
         return {name: [c.in_flight, c.limit] for name, c in self.clients.items()}
+
+
+def env_endpoint_key(name: str, endpoint: Endpoint, keys: KeyLookup) -> str:
+    """The key of a ``base_url`` + ``key_env`` endpoint, or one line saying what to export."""
+    if not endpoint.key_env:
+        raise EndpointError(
+            f"endpoints.{name}: no key_env; set key_env to the "
+            "environment variable that holds the API key"
+        )
+    found = keys(endpoint.key_env)
+    if not found:
+        raise EndpointError(
+            f"endpoints.{name}: environment variable {endpoint.key_env} is empty;"
+            f" export {endpoint.key_env}=... (the key is never read from the spec)"
+        )
+    return found
+
+
+def check_keys(spec: RunSpec, keys: KeyLookup = env_key) -> None:
+    """Resolve every used endpoint's key without starting or calling anything, so a run that
+    cannot start is refused before its output directory is created."""
+    for name in sorted({ref.endpoint for ref in spec_models(spec)}):
+        endpoint = spec.endpoints[name]
+        if endpoint.embedded:
+            continue
+        if endpoint.profile:
+            profile_endpoint(endpoint.profile, name)
+        else:
+            env_endpoint_key(name, endpoint, keys)
 
 
 def profile_endpoint(

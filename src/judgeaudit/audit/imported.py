@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.ids import traj_id
+from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.tasks_errors import TaskError
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
@@ -90,18 +93,31 @@ class ImportedSet:
     content, so the task-set hash covers trajectories and labels and a changed file is a new spec.
     """
 
-    def __init__(self) -> None:
-        self.sides: dict[tuple[str, str, int], tuple[str, str]] = {}
-        self.tasks: dict[str, tuple[str, str]] = {}
-        self.pairs: dict[tuple[str, str, int, str, int], str] = {}
+    def __init__(self, db: sqlite3.Connection | None = None) -> None:
+        self.db = db  # a scratch database for files too large to remember in memory
+        self.seen: dict[str, tuple[str, str]] = {}
+        if db is not None:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY, digest TEXT, at TEXT)"
+            )
         self.content = hashlib.sha256()
         self.count = 0
+
+    def _remember(self, key: str, digest: str, where: str) -> tuple[str, str]:
+        """The (digest, where) first stored under ``key``; stores this one if it is new."""
+        if self.db is None:
+            return self.seen.setdefault(key, (digest, where))
+        found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (key,)).fetchone()
+        if found is not None:
+            return str(found[0]), str(found[1])
+        self.db.execute("INSERT INTO seen VALUES (?, ?, ?)", (key, digest, where))
+        return digest, where
 
     def add(self, pair: ImportedPair, row: dict[str, Any]) -> None:
         where = pair.where
         task = pair.task
         task_digest = _digest([task.task_type, task.instruction, pair.context])
-        seen_task = self.tasks.setdefault(task.task_id, (task_digest, where))
+        seen_task = self._remember(_digest(["task", task.task_id]), task_digest, where)
         if seen_task[0] != task_digest:
             raise TaskError(
                 f"{where}: task: task_id {task.task_id!r} has a different task, task_type or "
@@ -109,14 +125,13 @@ class ImportedSet:
             )
         key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
         mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
-        for other in (key, mirror):
-            if other in self.pairs:
-                raise TaskError(
-                    f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
-                    f"{task.task_id!r} trial {pair.trial_a} is already on {self.pairs[other]}; "
-                    "list each pair once"
-                )
-        self.pairs[key] = where
+        first = self._remember(_digest(["pair", *sorted([key, mirror])]), "", where)
+        if first[1] != where:
+            raise TaskError(
+                f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
+                f"{task.task_id!r} trial {pair.trial_a} is already on {first[1]}; "
+                "list each pair once"
+            )
         for side, agent, trial, events, success, reward, satisfied in (
             (
                 "a",
@@ -138,7 +153,7 @@ class ImportedSet:
             ),
         ):
             digest = _digest([events, success, reward, satisfied])
-            seen = self.sides.setdefault((task.task_id, agent, trial), (digest, where))
+            seen = self._remember(_digest(["side", task.task_id, agent, trial]), digest, where)
             if seen[0] != digest:
                 raise TaskError(
                     f"{where}: trajectory_{side}: agent {agent!r} on task {task.task_id!r} trial "
@@ -218,7 +233,7 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
         trial_b=trial_b,
         context=context or None,
         where=where,
-        verdicts=_verdicts(row.get("verdicts"), f"{where}: verdicts"),
+        verdicts=parse_verdicts(row.get("verdicts"), f"{where}: verdicts"),
         judge_model=_maybe_text(row.get("judge_model"), f"{where}: judge_model"),
         judge_prompt_hash=_maybe_text(row.get("judge_prompt_hash"), f"{where}: judge_prompt_hash"),
         pair_id=_maybe_text(row.get("pair_id"), f"{where}: pair_id"),
@@ -250,7 +265,7 @@ def _maybe_text(value: Any, where: str) -> str | None:
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
 
 
-def _verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
+def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
     """Recorded judge verdicts: one per order, winner in the order's own A/B terms."""
     if raw is None:
         return []
@@ -333,3 +348,35 @@ def _events(raw: Any, where: str) -> list[dict[str, Any]]:
 
 def _number(value: Any, where: str) -> float | None:
     return None if value is None else number(value, where, -1e12, 1e12, TaskError)
+
+
+def save_imported(
+    store: AuditStore, run_id: str, pairs: list[ImportedPair], done: set[str]
+) -> None:
+    """Store both sides of every imported pair as trajectories (skipping those already stored)."""
+    for p in pairs:
+        for agent, trial, events, success, reward, satisfied in (
+            (p.agent_a, p.trial_a, p.events_a, p.success_a, p.reward_a, p.satisfied_a),
+            (p.agent_b, p.trial_b, p.events_b, p.success_b, p.reward_b, p.satisfied_b),
+        ):
+            key = traj_id(run_id, p.task.task_id, agent, trial)
+            if key in done:
+                continue
+            done.add(key)
+            store.save_trajectory(
+                {
+                    "traj_id": key,
+                    "run_id": run_id,
+                    "task_id": p.task.task_id,
+                    "task_type": p.task.task_type,
+                    "agent": agent,
+                    "trial": trial,
+                    "events": json.dumps(events, ensure_ascii=False),
+                    "ending": "imported",
+                    "satisfied": None if satisfied is None else int(satisfied),
+                    "success": int(success),
+                    "success_source": "import",
+                    "external_reward": reward,
+                },
+                [],
+            )

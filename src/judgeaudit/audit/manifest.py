@@ -57,7 +57,7 @@ def build_manifest(
         "pairs": [list(p) for p in spec.pairs],
         "task_set": {
             "source": spec.imported or spec.tasks,
-            "hash": task_set_hash(tasks),
+            "hash": spec.inputs_hash or task_set_hash(tasks),
             "count": len(tasks),
         },
     }

@@ -74,11 +74,16 @@ class RunSpec:
     judge: ModelRef
     success_check: ModelRef | None
     warnings: list[str] = field(default_factory=list)
+    #: Hash of a task or pairs file's content (set when the run loads it): an edited file is a
+    #: different spec. Empty for the built-in task set, so its run ids stay as they were.
+    inputs_hash: str = ""
 
     def spec_hash(self) -> str:
         data = asdict(self)
         for key in ("path", "warnings", *SPEED_KEYS):
             data.pop(key, None)
+        if not data.get("inputs_hash"):
+            data.pop("inputs_hash", None)
         for endpoint in data["endpoints"].values():
             for key in SPEED_KEYS:
                 endpoint.pop(key, None)

@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS audit_pairs (
   run_id TEXT NOT NULL, task_type TEXT, trial INTEGER, pref_ab TEXT, pref_ba TEXT,
   consistent INTEGER, gap_source TEXT, satisfied_a INTEGER, satisfied_b INTEGER,
   success_source TEXT, capability_a REAL, capability_b REAL, reward_a REAL, reward_b REAL,
-  judge_model TEXT
+  judge_model TEXT, trial_b INTEGER
 );
 CREATE TABLE IF NOT EXISTS judge_logs (
   log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
@@ -83,6 +83,7 @@ PAIR_COLUMNS = (
     "reward_a",
     "reward_b",
     "judge_model",
+    "trial_b",
 )
 LOG_COLUMNS = (
     "log_id",
@@ -112,6 +113,13 @@ class AuditStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Columns added after a database was created (older ``OUT/audit.db`` files)."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(audit_pairs)")}
+        if "trial_b" not in have:
+            self.db.execute("ALTER TABLE audit_pairs ADD COLUMN trial_b INTEGER")
 
     def close(self) -> None:
         self.db.close()
@@ -131,6 +139,12 @@ class AuditStore:
             "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
             (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
         )
+
+    def discard_run(self, run_id: str) -> None:
+        """Remove a run that stored nothing (a run refused at its first call)."""
+        with self._txn():
+            for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "runs"):
+                self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     def set_status(self, run_id: str, status: str) -> None:
         finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"

@@ -61,11 +61,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"paired {summary.pairs} ({summary.pairs_agents} across agents, {summary.pairs_trials} "
         f"across trials), {summary.verdicts} recorded verdicts → {args.out}"
     )
-    skips = summary.skips.reasons
-    if skips:
-        print(f"skipped {len(skips)}:", file=sys.stderr)
-        for reason in skips[:SHOWN_SKIPS]:
+    skips = summary.skips
+    if skips.count:
+        print(f"skipped {skips.count}:", file=sys.stderr)
+        for reason in skips.reasons[:SHOWN_SKIPS]:
             print(f"  {reason}", file=sys.stderr)
-        if len(skips) > SHOWN_SKIPS:
-            print(f"  ... and {len(skips) - SHOWN_SKIPS} more", file=sys.stderr)
+        if skips.count > SHOWN_SKIPS:
+            print(f"  ... and {skips.count - SHOWN_SKIPS} more", file=sys.stderr)
     return 0

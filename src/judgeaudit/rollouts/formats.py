@@ -55,9 +55,13 @@ class Skips:
     """What was read but not used, with why (printed by ``judgeaudit import``)."""
 
     reasons: list[str] = field(default_factory=list)
+    count: int = 0
+    keep: int = 1000  # a production log can skip millions of rows: count them all, keep a few
 
     def add(self, where: str, reason: str) -> None:
-        self.reasons.append(f"{where}: {reason}")
+        self.count += 1
+        if len(self.reasons) < self.keep:
+            self.reasons.append(f"{where}: {reason}")
 
 
 def _ident(value: Any, where: str) -> str:

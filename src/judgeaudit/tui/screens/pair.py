@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.analysis.frame import open_db
+from judgeaudit.audit.ids import pair_trial_b
 from judgeaudit.audit.transcript import lines as transcript_lines
 
 
@@ -70,9 +71,12 @@ class PairDetailScreen(Screen[None]):
                 db.execute(
                     "SELECT * FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ? "
                     "AND agent = ?",
-                    (pair["run_id"], pair["task_id"], pair["trial"], agent),
+                    (pair["run_id"], pair["task_id"], trial, agent),
                 ).fetchone()
-                for agent in (pair["agent_a"], pair["agent_b"])
+                for agent, trial in (
+                    (pair["agent_a"], pair["trial"]),
+                    (pair["agent_b"], pair_trial_b(pair)),
+                )
             ]
             logs = db.execute(
                 'SELECT * FROM judge_logs WHERE pair_id = ? ORDER BY "order", attempt',
