@@ -63,7 +63,7 @@ class AuditRunner:
         self.spec = spec
         self.out = out_dir
         self.emit: ev.EventSink = on_event or (lambda _e: None)
-        self.concurrency = concurrency or spec.concurrency
+        self.concurrency = spec.concurrency if concurrency is None else concurrency
         self.new_run = new_run
         self.keys = keys
         self.prompts = PROMPTS[spec.language]
