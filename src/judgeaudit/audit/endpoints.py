@@ -181,7 +181,9 @@ def profile_endpoint(
 
 
 def spec_models(spec: RunSpec) -> list[ModelRef]:
-    refs = [*spec.agents, spec.judge]
+    refs = [*spec.agents]
+    if spec.judge_source != "recorded":  # recorded verdicts need no endpoint
+        refs.append(spec.judge)
     if spec.user_simulator:
         refs.append(spec.user_simulator)
     if spec.success_check:

@@ -377,6 +377,7 @@ def save_imported(
                     "success": int(success),
                     "success_source": "import",
                     "external_reward": reward,
+                    "context": p.context,
                 },
                 [],
             )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit import recorded
 from judgeaudit.audit.conversation import CallSink, Side, render
 from judgeaudit.audit.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.export import LiveLog, export_all
@@ -29,6 +30,7 @@ from judgeaudit.audit.simulate import simulate
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
+from judgeaudit.audit.transcript import with_context
 from judgeaudit.audit.units import (
     PairUnit,
     TrajectoryUnit,
@@ -72,6 +74,7 @@ class AuditRunner:
         self.paused.set()
         self.endpoints: Endpoints | None = None
         self._created_run: str | None = None
+        self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
 
     # --- public --------------------------------------------------------------------------------
     async def run(self) -> ev.RunFinished:
@@ -114,6 +117,10 @@ class AuditRunner:
     # --- orchestration -------------------------------------------------------------------------
     def _inputs(self) -> tuple[list[Task], list[ImportedPair] | None]:
         """Load and validate the tasks or pairs; their content hash becomes part of the spec."""
+        if self.spec.judge_source == "recorded" and self.spec.imported:
+            self._recorded, content = recorded.scan(self.spec.base_dir() / self.spec.imported)
+            self.spec = dataclasses.replace(self.spec, inputs_hash=content)
+            return [], None
         if self.spec.imported:
             imported, content = load_imported_with_hash(self.spec.base_dir() / self.spec.imported)
             self.spec = dataclasses.replace(self.spec, inputs_hash=content)
@@ -132,6 +139,8 @@ class AuditRunner:
             store.create_run(run_id, self.spec.spec_hash(), manifest)
             self._created_run = run_id
         export_all(store, run_id, self.out)  # reconcile files with the database first
+        if self.spec.judge_source == "recorded":
+            return self._run_recorded(store, run_id, resumed)
         traj_units = [] if imported else trajectory_units(self.spec, tasks)
         pairs = pair_units(self.spec, tasks, imported)
         done_t = store.done_trajectories(run_id)
@@ -174,6 +183,34 @@ class AuditRunner:
             )
         self.live_log.close()
         complete = len(store.done_pairs(run_id)) == len(pairs)
+        store.set_status(run_id, "finished" if complete else "incomplete")
+        summary = export_all(store, run_id, self.out, final=True)
+        elapsed = time.monotonic() - self.usage.counters.started
+        finished = ev.RunFinished(run_id, str(self.out), complete, elapsed, summary)
+        self.emit(finished)
+        return finished
+
+    def _run_recorded(self, store: AuditStore, run_id: str, resumed: bool) -> ev.RunFinished:
+        """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
+        assert self.spec.imported is not None
+        total, done = self._recorded, len(store.done_pairs(run_id))
+        self.emit(
+            ev.RunStarted(
+                run_id, str(self.out), resumed, 0, 0, total, done, list(self.spec.warnings)
+            )
+        )
+        self.usage.start_phase("recorded", total, done)
+        self.emit(ev.PhaseStarted("recorded", total, done))
+
+        def on_batch(count: int) -> None:
+            self.usage.counters.done = count
+            self._progress()
+
+        stored = recorded.store_recorded(
+            store, run_id, self.spec, self.spec.base_dir() / self.spec.imported, on_batch
+        )
+        self._progress(force=True)
+        complete = stored == total
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True)
         elapsed = time.monotonic() - self.usage.counters.started
@@ -289,7 +326,11 @@ class AuditRunner:
         calls: list[dict[str, Any]] = []
         judged = await judge_pair(
             pair_id,
-            unit.task.goal(self.spec.language),
+            with_context(
+                unit.task.goal(self.spec.language),
+                unit.imported.context if unit.imported and self.spec.judge_context else None,
+                self.spec.language,
+            ),
             render(json.loads(ta["events"]), evidence),
             render(json.loads(tb["events"]), evidence),
             self._side(self.spec.judge),

@@ -77,13 +77,18 @@ class RunSpec:
     #: Hash of a task or pairs file's content (set when the run loads it): an edited file is a
     #: different spec. Empty for the built-in task set, so its run ids stay as they were.
     inputs_hash: str = ""
+    #: ``recorded``: audit the verdicts stored in the pairs file, no model call at all.
+    judge_source: str = "llm"
+    #: Show imported pairs' context (a system prompt or policy) to the judge.
+    judge_context: bool = True
 
     def spec_hash(self) -> str:
         data = asdict(self)
         for key in ("path", "warnings", *SPEED_KEYS):
             data.pop(key, None)
-        if not data.get("inputs_hash"):
-            data.pop("inputs_hash", None)
+        for key, default in (("inputs_hash", ""), ("judge_source", "llm"), ("judge_context", True)):
+            if data.get(key) == default:
+                data.pop(key, None)  # keys added later leave older run ids unchanged
         for endpoint in data["endpoints"].values():
             for key in SPEED_KEYS:
                 endpoint.pop(key, None)
@@ -105,6 +110,7 @@ _RUN_KEYS = {
     "swap": bool,
     "judge_view": str,
     "judge_retries": int,
+    "judge_context": bool,
     "pairs": (str, list),
 }
 _ENDPOINT_KEYS = {
@@ -194,6 +200,17 @@ class _Reader:
                 raise self.fail(full, "holds a control character; write it on one line")
 
 
+def _recorded_judge(r: _Reader, body: dict[str, Any], run: dict[str, Any]) -> ModelRef:
+    """``[judge] source = "recorded"``: the verdicts come from the pairs file; no endpoint."""
+    for key in body:
+        if key not in ("source", "model", "name"):
+            raise r.fail(f"judge.{key}", "a recorded judge takes only source, model and name")
+    if not run.get("imported"):
+        raise r.fail("judge.source", "recorded verdicts come from run.imported; set it")
+    model = validate.string(body.get("model", "recorded"), f"{r.path}: judge.model", SpecError)
+    return ModelRef("judge", str(body.get("name", model)), model, "", None)
+
+
 def load_spec(path: Path) -> RunSpec:
     return parse_spec(read_toml(path, "spec", SpecError), path)
 
@@ -231,7 +248,9 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
                 "has a query string (tracking utm_ parameters?); remove everything from '?'",
             )
         endpoints[name] = Endpoint(name=name, **body)
-    if not endpoints:
+    judge_body = raw.get("judge")
+    recorded = isinstance(judge_body, dict) and judge_body.get("source") == "recorded"
+    if not endpoints and not recorded:
         raise r.fail("endpoints", f'missing; add e.g. [endpoints.sim] base_url = "{EMBEDDED}"')
 
     def model_ref(body: Any, where: str, role: str) -> ModelRef:
@@ -263,7 +282,15 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         raise r.fail("agents", "need at least two [[agents]] to compare")
     if "judge" not in raw:
         raise r.fail("judge", "missing; add a [judge] table with model and endpoint")
-    judge = model_ref(raw["judge"], "judge", "judge")
+    judge = (
+        _recorded_judge(r, judge_body, run) if recorded and isinstance(judge_body, dict) else None
+    )
+    if judge is None:
+        if isinstance(judge_body, dict) and "source" in judge_body:
+            if judge_body["source"] != "llm":
+                raise r.fail("judge.source", f"{judge_body['source']!r}: use llm or recorded")
+            judge_body = {k: v for k, v in judge_body.items() if k != "source"}
+        judge = model_ref(judge_body, "judge", "judge")
     user = (
         model_ref(raw["user_simulator"], "user_simulator", "user")
         if "user_simulator" in raw
@@ -331,6 +358,8 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         user_simulator=user,
         judge=judge,
         success_check=success,
+        judge_source="recorded" if recorded else "llm",
+        judge_context=run.get("judge_context", True),
     )
     if (
         user

@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS trajectories (
   agent TEXT NOT NULL, trial INTEGER NOT NULL, events TEXT NOT NULL, ending TEXT,
   satisfied INTEGER, success INTEGER NOT NULL, success_source TEXT NOT NULL,
   success_detail TEXT, llm_success INTEGER, needs_review INTEGER NOT NULL DEFAULT 0,
-  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP
+  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP, context TEXT
 );
 CREATE TABLE IF NOT EXISTS audit_pairs (
   pair_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, agent_a TEXT NOT NULL, agent_b TEXT NOT NULL,
@@ -117,9 +117,13 @@ class AuditStore:
 
     def _add_missing_columns(self) -> None:
         """Columns added after a database was created (older ``OUT/audit.db`` files)."""
-        have = {r[1] for r in self.db.execute("PRAGMA table_info(audit_pairs)")}
-        if "trial_b" not in have:
-            self.db.execute("ALTER TABLE audit_pairs ADD COLUMN trial_b INTEGER")
+        for table, column, kind in (
+            ("audit_pairs", "trial_b", "INTEGER"),
+            ("trajectories", "context", "TEXT"),
+        ):
+            have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.db.close()

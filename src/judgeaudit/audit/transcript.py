@@ -42,6 +42,19 @@ def lines(events: list[dict[str, Any]], with_tools: bool = True) -> list[Line]:
     return out
 
 
+CONTEXT_HEADING = {
+    "en": "Policy and system prompt the agent was given:",
+    "zh": "客服所遵循的政策与系统提示：",
+}
+
+
+def with_context(goal: str, context: str | None, language: str) -> str:
+    """The task as the judge sees it, with an imported trajectory's policy when it is shown."""
+    if not context:
+        return goal
+    return f"{goal}\n\n{CONTEXT_HEADING.get(language, CONTEXT_HEADING['en'])}\n{context}"
+
+
 def render(events: list[dict[str, Any]], with_tools: bool) -> str:
     """A transcript as the judge sees it: one ``role: text`` line per event."""
     text = []

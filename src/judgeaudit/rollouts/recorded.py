@@ -55,6 +55,11 @@ def import_recorded(files: list[Path], out: Path) -> ImportSummary:
         ).fetchone()
         for _ in range(int(orphans[0])):
             summary.skips.add(str(orphans[1]), "verdict whose pair_id has no pair line")
+        summary.tasks = int(
+            db.execute(
+                "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"
+            ).fetchone()[0]
+        )
         _write(db, out, summary)
     finally:
         db.close()
