@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import metrics
+from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.frame import (
     DEFAULT_BINS,
@@ -35,6 +36,40 @@ class ReportOptions:
 
 
 def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    db = open_db(out)
+    try:
+        run_id = resolve_run(db, options.run_id)
+        manifest = json.loads(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        )
+        status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        settings = manifest.get("settings", {})
+        source = options.gap_source or settings.get("gap_source", "capability")
+        bins = (
+            options.bins
+            or (settings.get("bins") if source == settings.get("gap_source") else None)
+            or DEFAULT_BINS[source]
+        )
+        names = labels_for(
+            bins,
+            options.labels or (settings.get("labels") if bins == settings.get("bins") else None),
+        )
+        # Aggregated in SQL: memory stays flat however many pairs the run holds.
+        sections = report_sections(db, run_id, source, bins, names, options.threshold)
+    finally:
+        db.close()
+    return {
+        "run_id": run_id,
+        "status": status,
+        "gap_source": source,
+        "bins": bins,
+        **sections,
+        "manifest": manifest,
+    }
+
+
+def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    """The same report from the whole frame in pandas (kept as the reference the SQL matches)."""
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)

@@ -107,11 +107,13 @@ class ImportedSet:
         """The (digest, where) first stored under ``key``; stores this one if it is new."""
         if self.db is None:
             return self.seen.setdefault(key, (digest, where))
+        inserted = self.db.execute(
+            "INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (key, digest, where)
+        ).rowcount
+        if inserted:
+            return digest, where
         found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (key,)).fetchone()
-        if found is not None:
-            return str(found[0]), str(found[1])
-        self.db.execute("INSERT INTO seen VALUES (?, ?, ?)", (key, digest, where))
-        return digest, where
+        return str(found[0]), str(found[1])
 
     def add(self, pair: ImportedPair, row: dict[str, Any]) -> None:
         where = pair.where

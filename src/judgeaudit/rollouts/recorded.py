@@ -69,6 +69,7 @@ def import_recorded(files: list[Path], out: Path) -> ImportSummary:
 
 
 def _load(db: sqlite3.Connection, files: list[Path], summary: ImportSummary) -> None:
+    checks = ImportedSet(db)  # cross-row checks now, in the scratch database
     pending = 0
     db.execute("BEGIN")
     for path in files:
@@ -77,7 +78,7 @@ def _load(db: sqlite3.Connection, files: list[Path], summary: ImportSummary) -> 
             if kind == "verdict":
                 _verdict(db, row, where)
             elif kind == "pair":
-                _pair(db, row, where, summary)
+                _pair(db, row, where, summary, checks)
             else:
                 raise RolloutError(f'{where}: type: {kind!r}; use "pair" or "verdict"')
             pending += 1
@@ -88,7 +89,13 @@ def _load(db: sqlite3.Connection, files: list[Path], summary: ImportSummary) -> 
     db.execute("COMMIT")
 
 
-def _pair(db: sqlite3.Connection, raw: dict[str, Any], where: str, summary: ImportSummary) -> None:
+def _pair(
+    db: sqlite3.Connection,
+    raw: dict[str, Any],
+    where: str,
+    summary: ImportSummary,
+    checks: ImportedSet,
+) -> None:
     row = {k: v for k, v in raw.items() if k != "type"}
     if not isinstance(row.get("pair_id"), str) or not row["pair_id"].strip():
         raise RolloutError(f"{where}: pair_id: missing; verdict lines are joined to pairs by it")
@@ -98,7 +105,7 @@ def _pair(db: sqlite3.Connection, raw: dict[str, Any], where: str, summary: Impo
     row.setdefault("trajectory_a", [])
     row.setdefault("trajectory_b", [])
     try:
-        parse_pair(row, where)  # the audit's own checks, named by this file and line
+        parsed = parse_pair(row, where)  # the audit's own checks, named by this file and line
     except TaskError as exc:
         raise RolloutError(str(exc)) from None
     text = dumps(row)
@@ -110,6 +117,10 @@ def _pair(db: sqlite3.Connection, raw: dict[str, Any], where: str, summary: Impo
                 "content; give each pair once"
             )
         return
+    try:
+        checks.add(parsed, row)  # across rows: one trajectory per (task, agent, trial)
+    except TaskError as exc:
+        raise RolloutError(str(exc)) from None
     db.execute(
         "INSERT INTO pairs (pair_id, row, at) VALUES (?, ?, ?)", (row["pair_id"], text, where)
     )
@@ -181,7 +192,6 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
     ).fetchone()[0]
     if not judged:
         raise RolloutError(f"{out}: no pair has a recorded verdict; nothing written")
-    checks = ImportedSet(db)
     written = 0
     with atomic_writer(out) as handle:
         for at, row, verdicts in _joined(db):
@@ -200,10 +210,6 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
                 row["judge_model"] = models.pop()
             if hashes:
                 row["judge_prompt_hash"] = hashes.pop()
-            try:
-                checks.add(parse_pair(row, at), row)
-            except TaskError as exc:
-                raise RolloutError(str(exc)) from None
             handle.write(dumps(row) + "\n")
             written += 1
             summary.verdicts += len(verdicts)
