@@ -89,7 +89,7 @@ class AuditRunner:
         store = AuditStore(self.out / "audit.db")
         try:
             return await self._run(store, tasks, imported)
-        except BaseException:
+        except JudgeauditError:  # a refusal (not a cancel: a cancelled run is resumed later)
             if self._discard_empty_run(store) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made

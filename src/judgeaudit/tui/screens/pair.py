@@ -30,8 +30,7 @@ def transcript(events: list[dict[str, Any]]) -> Text:
         elif kind == "tool_call":
             out.append(f"  → {body}\n", style="magenta")
         else:
-            shown = body if len(body) <= 160 else body[:159] + "…"
-            out.append(f"  ← {shown}\n", style="red" if kind == "tool_error" else "dim")
+            out.append(f"  ← {body[:160]}\n", style="red" if kind == "tool_error" else "dim")
     return out
 
 
