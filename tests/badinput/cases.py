@@ -431,6 +431,20 @@ CASES: list[Case] = [
     Case("report-bins-duplicate", ("report", "{tmp}", "--bins=0,1,1"), 2, ("--bins[2]", "twice")),
     Case("report-bins-nan", ("report", "{tmp}", "--bins=nan,1"), 2, ("--bins[0]", "nan")),
     Case("report-no-db", ("report", "{tmp}/none"), 2, ("{tmp}/none", "no audit database")),
+    Case(
+        "report-not-sqlite",
+        ("report", "{tmp}/fake.db"),
+        2,
+        ("{tmp}/fake.db", "not SQLite"),
+        {"fake.db": "not a db"},
+    ),
+    Case(
+        "report-empty-sqlite",
+        ("report", "{tmp}/o"),
+        2,
+        ("{tmp}/o/audit.db", "no runs table"),
+        {"o/audit.db": b"SQLite format 3\x00" + bytes(84)},
+    ),
     # --- import --------------------------------------------------------------------------------
     Case(
         "import-out-is-dir",
