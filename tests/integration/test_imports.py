@@ -120,6 +120,13 @@ def test_rerun_after_editing_the_import_file_is_a_new_spec(tmp_path: Path) -> No
         == 0
     )
     assert run(tmp_path, RECORDED_SPEC) == 0
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    # The second verdict of each pair was recorded for (small-model, gpt-4o): mapped onto the
+    # pair as its BA order, it agrees with the first, so every pair is swap-consistent.
+    prefs = dict(db.execute("SELECT task_id || '/' || trial, judge_pref FROM audit_pairs"))
+    assert prefs == {f"retail-{t}/{n}": "B" if t == 0 else "A" for t in range(3) for n in range(2)}
+    assert db.execute("SELECT MIN(consistent), COUNT(*) FROM audit_pairs").fetchone() == (1, 6)
+    db.close()
     edited = rows(pairs)
     edited[0]["success_a"] = 1 - int(str(edited[0]["success_a"]))
     pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in edited))
