@@ -193,7 +193,8 @@ def test_file_changed_between_plan_and_write_is_replanned(
 def test_dry_run_changes_nothing(env: ProfileStore, tmp_path: Path) -> None:
     claude_file(tmp_path).write_text('{"model": "opus"}\n')
     result = use_profile(env, "taotoken-claude", dry_run=True)
-    assert not result.applied and '+  "apiKeyHelper"' in result.diff
+    assert not result.applied and '"apiKeyHelper": ' in result.diff
+    assert '+{"model": "opus", "env": {"ANTHROPIC_BASE_URL"' in result.diff  # compact style kept
     assert claude_file(tmp_path).read_text() == '{"model": "opus"}\n'
     assert "claude" not in env.state()["active"]
 

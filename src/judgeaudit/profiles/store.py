@@ -70,13 +70,21 @@ class ProfileStore:
         try:
             data = json.loads(self.state_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return {"active": {}, "owned": {}}
+            return {"active": {}, "owned": {}, "created": []}
         except (OSError, json.JSONDecodeError) as exc:
             raise ProfileError(
                 f"{self.state_path}: unreadable state ({exc}); move it aside"
             ) from None
+        if not isinstance(data, dict):
+            raise ProfileError(
+                f"{self.state_path}: unreadable state (not an object); move it aside"
+            )
         data.setdefault("active", {})
         data.setdefault("owned", {})
+        data.setdefault("created", [])
+        for path, owned in list(data["owned"].items()):
+            if isinstance(owned, list):  # before ledgers: the keys we wrote, values unknown
+                data["owned"][path] = {key: {"had": False} for key in owned}
         return dict(data)
 
     def save_state(self, state: dict[str, Any]) -> None:
