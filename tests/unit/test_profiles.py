@@ -116,7 +116,8 @@ def test_codex_keeps_comments_tables_and_writes_responses(
     assert data["model_provider"] == "taotoken"
     provider = data["model_providers"]["taotoken"]
     assert (
-        provider["wire_api"] == "responses" and provider["base_url"] == "https://taotoken.net/api"
+        provider["wire_api"] == "responses"
+        and provider["base_url"] == "https://taotoken.net/api/v1"
     )
     assert provider["auth"]["args"][-3:] == ["key", "print", "taotoken"]
     assert data["model_providers"]["azure-eu"]["query_params"] == {
@@ -329,7 +330,8 @@ def test_presets_all_load() -> None:
     names = {p.name for p in store.list()}
     assert {"taotoken-claude", "taotoken-codex", "taotoken-sdk", "local-sim"} <= names
     assert all(
-        p.base_url == "https://taotoken.net/api"
+        p.base_url
+        == ("https://taotoken.net/api" if p.app == "claude" else "https://taotoken.net/api/v1")
         for p in store.list()
         if p.name.startswith("taotoken")
     )

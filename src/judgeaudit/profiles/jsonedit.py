@@ -167,7 +167,7 @@ class JsonDoc:
     """A JSON object document edited by dotted paths (``("env", "ANTHROPIC_MODEL")``)."""
 
     def __init__(self, text: str) -> None:
-        self.text = text if text.strip() else "{}\n"
+        self.text = text if text.strip(WS) else "{}\n"
         self.root = parse_tree(self.text)
         if self.root.kind != "object":
             raise JsonEditError("the top level must be a JSON object", 1, 1)

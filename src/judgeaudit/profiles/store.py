@@ -33,8 +33,19 @@ class ProfileStore:
                     found[path.stem] = (path, source)  # a user profile overrides a preset
         return found
 
+    def scan(self) -> tuple[list[Profile], list[str]]:
+        """Every profile that loads, and one line for each file that does not."""
+        good, bad = [], []
+        for path, source in self._files().values():
+            try:
+                good.append(load_profile(path, source))
+            except ProfileError as exc:
+                bad.append(f"{exc} (fix or remove that file)")
+        return good, bad
+
     def list(self) -> list[Profile]:
-        return [load_profile(path, source) for path, source in self._files().values()]
+        """The profiles that load; a broken file never hides the others (see :meth:`scan`)."""
+        return self.scan()[0]
 
     def get(self, name: str) -> Profile:
         check_name(name)
