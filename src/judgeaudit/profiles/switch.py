@@ -28,7 +28,6 @@ from judgeaudit.profiles.redact import redact, secret_values
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import FilePlan, claude, codex
 
-REPLAN_LIMIT = 5
 INLINE = "env.ANTHROPIC_AUTH_TOKEN"
 
 
@@ -243,12 +242,8 @@ def _transaction(
             backups.remove_leftover_temps(real_path(plan.path).parent, real_path(plan.path).name)
         backups.remove_leftover_temps(backups.backup_dir(store), app)
         backups.remove_leftover_temps(store.root, "state.json")
-        for _ in range(REPLAN_LIMIT):
-            if all(read_live(p.path) == p.before for p in plans):
-                break
-            plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts)
-        else:
-            raise ProfileError(f"{app} settings keep changing while switching; try again")
+        # Plan again under the lock: the files or the ledger may have changed since the preview.
+        plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts)
         result.plans, result.diff = plans, render_diff(plans)
         label = profile.name if profile else "judgeaudit off"
         _apply(store, app, plans, label, profile.name if profile else None, result)
