@@ -42,6 +42,7 @@ def import_recorded(files: list[Path], out: Path) -> ImportSummary:
     try:
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
+        db.execute("PRAGMA cache_size = -65536")  # 64 MiB: bounded, whatever the input size
         db.execute(
             "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT)"
         )
