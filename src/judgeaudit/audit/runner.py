@@ -100,7 +100,7 @@ class AuditRunner:
     def _discard_empty_run(self, store: AuditStore) -> bool:
         """Undo a run this call created that stored no unit; True if OUT now holds no run."""
         run_id = self._created_run
-        if run_id is None or store.done_trajectories(run_id) or store.done_pairs(run_id):
+        if run_id is None or _stored_any(store, run_id):
             return False
         store.discard_run(run_id)
         runs = store.runs()
@@ -193,7 +193,10 @@ class AuditRunner:
     def _run_recorded(self, store: AuditStore, run_id: str, resumed: bool) -> ev.RunFinished:
         """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
         assert self.spec.imported is not None
-        total, done = self._recorded, len(store.done_pairs(run_id))
+        total = self._recorded
+        done = store.db.execute(
+            "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
+        ).fetchone()[0]
         self.emit(
             ev.RunStarted(
                 run_id, str(self.out), resumed, 0, 0, total, done, list(self.spec.warnings)
@@ -346,6 +349,16 @@ class AuditRunner:
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
+
+
+def _stored_any(store: AuditStore, run_id: str) -> bool:
+    """Whether the run stored any unit (without loading millions of ids to find out)."""
+    row = store.db.execute(
+        "SELECT EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?)"
+        " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
+        (run_id, run_id),
+    ).fetchone()
+    return bool(row[0])
 
 
 def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
