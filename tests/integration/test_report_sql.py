@@ -61,3 +61,13 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Path:
 )
 def test_sql_report_equals_pandas_report(audited: Path, options: ReportOptions) -> None:
     same(build_report_pandas(audited, options), build_report(audited, options))
+
+
+def test_parallel_scans_give_the_same_report(
+    audited: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The three scans on their own connections (as for millions of pairs) change nothing."""
+    serial = build_report(audited, ReportOptions(gap_source="judge"))
+    monkeypatch.setattr("judgeaudit.analysis.aggregate.PARALLEL_FROM", 1)
+    same(serial, build_report(audited, ReportOptions(gap_source="judge")))
+    same(build_report_pandas(audited), build_report(audited))

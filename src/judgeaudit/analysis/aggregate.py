@@ -9,6 +9,8 @@ the same dicts :mod:`judgeaudit.analysis.metrics` returns; a test holds the two 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pandas as pd
@@ -60,9 +62,14 @@ def report_sections(
     Three scans of the run's rows: (bucket, task type), (agent pair, judge model) and judge
     model; every section is summed from those few grouped rows.
     """
-    by_bucket = _by_bucket_and_type(db, run_id, source, bins)
-    by_models = _by_agents_and_model(db, run_id)
-    by_judge = _by_judge(db, run_id, threshold)
+    by_bucket, by_models, by_judge = _scans(
+        db,
+        [
+            lambda c: _by_bucket_and_type(c, run_id, source, bins),
+            lambda c: _by_agents_and_model(c, run_id),
+            lambda c: _by_judge(c, run_id, threshold),
+        ],
+    )
     totals = [sum(_int(r[i]) for r in by_bucket) for i in (2, 3, 4)]
     return {
         "pairs": totals[0],
@@ -76,6 +83,30 @@ def report_sections(
         "by_models": _breakdown(by_models, ["agent_a", "agent_b", "judge_model"], [0, 1, 2], 3),
         "human_review": human_review(db, run_id),
     }
+
+
+#: Above this many pairs the three scans run at once, each on its own read-only connection
+#: (SQLite releases the GIL while it steps), so a report over millions of pairs uses every core.
+PARALLEL_FROM = 200_000
+
+
+def _scans(
+    db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], list[tuple[Any, ...]]]]
+) -> list[list[tuple[Any, ...]]]:
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    rows = db.execute("SELECT MAX(rowid) FROM audit_pairs").fetchone()[0] or 0
+    if not path or rows < PARALLEL_FROM:
+        return [job(db) for job in jobs]
+
+    def own(job: Callable[[sqlite3.Connection], list[tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return job(conn)
+        finally:
+            conn.close()
+
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        return list(pool.map(own, jobs))
 
 
 def _by_bucket_and_type(
