@@ -163,3 +163,32 @@ def test_bad_spec_is_one_line_and_nonzero(tmp_path: Path) -> None:
         done.returncode == 2 and done.stderr.startswith("judgeaudit: ") and str(spec) in done.stderr
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_report_buckets_agree_with_the_original_snippet_and_exact_gaps(
+    demo_out: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    from decimal import Decimal
+
+    import pandas as pd
+
+    out, _ = demo_out
+    pairs = pd.read_csv(out / "audit_pairs.csv")
+    # The declared source (capability): the snippet on the stored reward_gap column.
+    report = json.loads(cli("report", str(out), "--format", "json").stdout)
+    snippet = pd.cut(pairs["reward_gap"], bins=report["bins"], labels=False)
+    assert [b["pairs"] for b in report["buckets"]] == [
+        int((snippet == i).sum()) for i in range(len(report["buckets"]))
+    ]
+    # Judge-score gaps computed exactly in decimal arithmetic (the scores have few decimals).
+    exact = [
+        float(abs(Decimal(str(a)) - Decimal(str(b))))
+        for a, b in zip(pairs["judge_score_a"], pairs["judge_score_b"], strict=True)
+    ]
+    judged = json.loads(cli("report", str(out), "--format", "json", "--gap-source", "judge").stdout)
+    cut = pd.cut(pd.Series(exact), bins=judged["bins"], labels=False)
+    assert [b["pairs"] for b in judged["buckets"]] == [
+        int((cut == i).sum()) for i in range(len(judged["buckets"]))
+    ]
+    table = cli("report", str(out), "--gap-source", "judge").stdout
+    assert "misselection by judge-score gap" in table

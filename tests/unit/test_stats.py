@@ -80,6 +80,7 @@ def test_position_bias_hand_computed() -> None:
             "judge_model": ["j"] * 4,
             "pref_ab": ["A", "A", "B", "tie"],
             "pref_ba": ["A", "B", "B", "B"],
+            "consistent": [1, 0, 1, 0],
         }
     )
     [bias] = metrics.position_bias(frame)

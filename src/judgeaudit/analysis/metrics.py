@@ -53,6 +53,13 @@ def buckets(
     return out
 
 
+def coverage(pairs: pd.DataFrame, source: str, bins: list[float]) -> dict[str, int]:
+    """Pairs the buckets cannot show: no gap (e.g. no judge scores) or a gap outside the bins."""
+    gap = gap_series(pairs, source)
+    inside = pd.cut(gap, bins=bins).notna()
+    return {"no_gap": int(gap.isna().sum()), "outside_bins": int((gap.notna() & ~inside).sum())}
+
+
 def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
     """Per agent pair: success rates, judge win rate, misselection, ranking misselection."""
     frame = pairs.assign(
@@ -154,8 +161,11 @@ def position_bias(pairs: pd.DataFrame) -> list[dict[str, Any]]:
     swapped = pairs[pairs["pref_ba"].notna()]
     out = []
     for model, group in swapped.groupby("judge_model", sort=True):
-        consistent = int((group["pref_ab"] == group["pref_ba"]).sum())
-        inconsistent = group[group["pref_ab"] != group["pref_ba"]]
+        # The stored flag, not pref_ab == pref_ba: two unparsable orders are both "tie" but
+        # are not a consistent verdict.
+        agree = group["consistent"].fillna(0).astype(int) == 1
+        consistent = int(agree.sum())
+        inconsistent = group[~agree]
         # In order AB the first shown is A; in order BA it is B (pref_ba is already mapped back).
         first_wins = int(
             (inconsistent["pref_ab"] == "A").sum() + (inconsistent["pref_ba"] == "B").sum()

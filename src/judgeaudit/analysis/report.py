@@ -13,8 +13,9 @@ import pandas as pd
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.frame import (
-    DEFAULT_BINS,
+    GAP_NAMES,
     decisive_mask,
+    default_bins,
     labels_for,
     load_pairs,
     open_db,
@@ -51,7 +52,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
     bins = (
         options.bins
         or (settings.get("bins") if source == settings.get("gap_source") else None)
-        or DEFAULT_BINS[source]
+        or default_bins(source, pairs)
     )
     names = labels_for(
         bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
@@ -66,6 +67,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         "decisive": int(decisive.sum()),
         "misselected": int(pairs["misselected"].fillna(0).sum()),
         "buckets": metrics.buckets(pairs, source, bins, names),
+        **metrics.coverage(pairs, source, bins),
         "agent_pairs": metrics.agent_pairs(pairs),
         "satisfied_but_failed": metrics.satisfied_but_failed(pairs, options.threshold),
         "position_bias": metrics.position_bias(pairs),
@@ -88,12 +90,19 @@ def _ci(row: dict[str, Any]) -> str:
 
 def bucket_lines(report: dict[str, Any]) -> list[str]:
     """The short summary `judgeaudit demo` ends with."""
-    lines = [f"misselection by capability gap ({report['gap_source']}), over decisive pairs:"]
+    lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
         lines.append(
             f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
             f"{_pct(b['rate'])}  95% CI {_ci(b):<14} n={b['decisive']}"
         )
+    left_out = [
+        f"{report[key]} pairs {what}"
+        for key, what in (("outside_bins", "outside the bins"), ("no_gap", "without a gap"))
+        if report.get(key)
+    ]
+    if left_out:
+        lines.append(f"  not in any bucket: {', '.join(left_out)}")
     sbf = report["satisfied_but_failed"]
     for who in ("judge", "user_simulator"):
         part = sbf[who]

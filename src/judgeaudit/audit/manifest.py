@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from judgeaudit import __version__
-from judgeaudit.audit.prompts import PROMPT_VERSION, Prompts
+from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, task_set_hash
 
 
 def build_manifest(
-    run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Task]
+    run_id: str, spec: RunSpec, prompts: PromptSet, tasks: list[Task]
 ) -> dict[str, Any]:
     def model(ref: Any) -> dict[str, Any] | None:
         if ref is None:
@@ -43,11 +42,7 @@ def build_manifest(
             "bins": spec.bins,
             "labels": spec.labels,
         },
-        "prompts": {
-            "version": PROMPT_VERSION,
-            "hashes": prompts.hashes(),
-            "templates": {k: v for k, v in asdict(prompts).items() if k != "language"},
-        },
+        "prompts": prompts.manifest(),
         "models": {
             "agents": [model(a) for a in spec.agents],
             "user_simulator": model(spec.user_simulator),

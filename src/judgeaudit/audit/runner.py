@@ -21,8 +21,8 @@ from judgeaudit.audit.export import LiveLog, export_all
 from judgeaudit.audit.imported import ImportedPair, load_imported, save_imported
 from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
-from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row
-from judgeaudit.audit.prompts import PROMPTS
+from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
+from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.simulate import simulate
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
@@ -63,7 +63,7 @@ class AuditRunner:
         self.concurrency = concurrency or spec.concurrency
         self.new_run = new_run
         self.keys = keys
-        self.prompts = PROMPTS[spec.language]
+        self.prompts = PromptSet.for_spec(spec)
         self.usage = Usage()
         self.paused = asyncio.Event()
         self.paused.set()
@@ -259,7 +259,8 @@ class AuditRunner:
             render(json.loads(ta["events"]), evidence),
             render(json.loads(tb["events"]), evidence),
             self._side(self.spec.judge),
-            self.prompts,
+            self.prompts.judge,
+            language=self.spec.language,
             swap=self.spec.swap,
             retries=self.spec.judge_retries,
             seed=self.spec.seed,
@@ -267,7 +268,7 @@ class AuditRunner:
         )
         row = pair_row(unit, run_id, self.spec, ta, tb, judged, capability)
         logs = judge_log_rows(judged, run_id)
-        store.save_pair(row, logs, calls)
+        store.save_pair(row, logs, calls, prompt_rows(judged))
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)

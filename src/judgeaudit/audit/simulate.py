@@ -9,11 +9,13 @@ from typing import Any
 
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.conversation import CallSink, Side, Trajectory, converse, render
-from judgeaudit.audit.prompts import Prompts
+from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.success import state_check
 from judgeaudit.audit.tasks import Task
+from judgeaudit.audit.templates import trajectory_block
 from judgeaudit.audit.units import TrajectoryUnit
+from judgeaudit.audit.verdict import parse_success
 
 #: (scope, sink for ``calls`` rows, role -> model ref) -> a call sink for that unit.
 RecorderFactory = Callable[[str, list[dict[str, Any]], dict[str, ModelRef]], CallSink]
@@ -32,7 +34,7 @@ async def simulate(
     unit: TrajectoryUnit,
     run_id: str,
     spec: RunSpec,
-    prompts: Prompts,
+    prompts: PromptSet,
     side: Callable[[ModelRef], Side],
     recorder: RecorderFactory,
 ) -> Simulated:
@@ -82,24 +84,16 @@ async def simulate(
 
 
 async def llm_check(
-    task: Task, traj: Trajectory, spec: RunSpec, prompts: Prompts, side: Side, record: CallSink
+    task: Task, traj: Trajectory, spec: RunSpec, prompts: PromptSet, side: Side, record: CallSink
 ) -> int | None:
     """The optional LLM success check: a candidate label only, never the truth."""
-    content = prompts.success_user.format(
-        goal=task.goal(spec.language),
-        trajectory=render(traj.events, spec.judge_view == "evidence"),
+    messages = prompts.success_check.messages(
+        task=task.goal(spec.language),
+        trajectory=trajectory_block(render(traj.events, spec.judge_view == "evidence")),
+        language=spec.language,
     )
     result = await side.client.chat(
-        side.model,
-        [
-            {"role": "system", "content": prompts.success_system},
-            {"role": "user", "content": content},
-        ],
-        temperature=side.temperature,
-        seed=spec.seed,
+        side.model, messages, temperature=side.temperature, seed=spec.seed
     )
     record("success_check", side.model, result)
-    try:
-        return int(bool(json.loads(result.text)["success"]))
-    except (json.JSONDecodeError, KeyError, TypeError):
-        return None
+    return parse_success(result.text)

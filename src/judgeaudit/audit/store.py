@@ -39,7 +39,10 @@ CREATE TABLE IF NOT EXISTS judge_logs (
   log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
   prompt_hash TEXT, raw_output TEXT, parsed_json TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP,
   run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
-  completion_tokens INTEGER, parse_error TEXT
+  completion_tokens INTEGER, parse_error TEXT, prompt_template_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS prompts (
+  prompt_hash TEXT PRIMARY KEY, messages_json TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS calls (
   call_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, scope TEXT NOT NULL,
@@ -100,7 +103,10 @@ LOG_COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
     "parse_error",
+    "prompt_template_hash",
 )
+#: Columns added after the first release, with their types: added to an older audit.db on open.
+ADDED_COLUMNS = {"judge_logs": {"prompt_template_hash": "TEXT"}}
 
 
 class AuditStore:
@@ -112,6 +118,7 @@ class AuditStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._add_missing_columns()
 
     def close(self) -> None:
         self.db.close()
@@ -175,14 +182,24 @@ class AuditStore:
         return {r[0] for r in rows}
 
     def save_pair(
-        self, pair: dict[str, Any], logs: list[dict[str, Any]], calls: list[dict[str, Any]]
+        self,
+        pair: dict[str, Any],
+        logs: list[dict[str, Any]],
+        calls: list[dict[str, Any]],
+        prompts: dict[str, str] | None = None,
     ) -> None:
+        """One judged pair in one transaction; ``prompts`` maps prompt_hash -> messages_json
+        (rendered prompts are stored once, however many calls share them)."""
         with self._txn():
             self._insert("audit_pairs", pair)
             for log in logs:
                 self._insert("judge_logs", log)
             for call in calls:
                 self._insert("calls", call)
+            self.db.executemany(
+                "INSERT OR IGNORE INTO prompts (prompt_hash, messages_json) VALUES (?, ?)",
+                list((prompts or {}).items()),
+            )
 
     def iter_logs(self, run_id: str | None = None) -> Iterator[sqlite3.Row]:
         query = "SELECT * FROM judge_logs"
@@ -206,6 +223,13 @@ class AuditStore:
         }
 
     # --- helpers -------------------------------------------------------------------------------
+    def _add_missing_columns(self) -> None:
+        for table, columns in ADDED_COLUMNS.items():
+            have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in have:
+                    self.db.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
+
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(f'"{c}"' for c in row)
         marks = ", ".join("?" for _ in row)

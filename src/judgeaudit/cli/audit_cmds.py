@@ -1,4 +1,4 @@
-"""``judgeaudit run``, ``demo``, ``report``, ``compare`` and ``review``."""
+"""``judgeaudit run``, ``demo``, ``report``, ``compare``, ``show`` and ``review``."""
 
 from __future__ import annotations
 
@@ -74,6 +74,14 @@ def register(sub: Sub) -> None:
         help="exit 3 when a bucket's misselection rose with an interval above zero",
     )
     comp.set_defaults(func=cmd_compare)
+
+    show = sub.add_parser(
+        "show", help="one pair: outcomes, and each judge call's rendered prompt and raw output"
+    )
+    show.add_argument("out", type=Path)
+    show.add_argument("pair_id", help="a pair id, or a unique tail of one (TASK/tTRIAL/A~B)")
+    show.add_argument("--format", choices=["text", "json"], default="text")
+    show.set_defaults(func=cmd_show)
 
     review = sub.add_parser("review", help="human review sample export/import")
     rsub = review.add_subparsers(dest="review_command", required=True, metavar="SUBCOMMAND")
@@ -195,6 +203,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.fail_on_rise and result["rises"]:
         print(f"judgeaudit: misselection rose in: {', '.join(result['rises'])}", file=sys.stderr)
         return 3
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.pair_detail import pair_detail, render_detail
+
+    detail = pair_detail(args.out, args.pair_id)
+    if args.format == "json":
+        import json
+
+        print(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(render_detail(detail))
     return 0
 
 
