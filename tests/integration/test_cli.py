@@ -192,3 +192,60 @@ def test_report_buckets_agree_with_the_original_snippet_and_exact_gaps(
     ]
     table = cli("report", str(out), "--gap-source", "judge").stdout
     assert "misselection by judge-score gap" in table
+
+
+WEAKER_JUDGE = "judge-default:diligence=0,evidence=0.2,style=0.8"
+
+
+def _roles(out: Path) -> dict[str, int]:
+    import sqlite3
+
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        return dict(db.execute("SELECT role, COUNT(*) FROM calls GROUP BY role").fetchall())
+    finally:
+        db.close()
+
+
+def test_rejudge_of_the_demo_with_a_weaker_judge_trips_the_paired_gate(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
+    out, _ = demo_out
+    weaker = tmp_path / "weaker"
+    done = cli(
+        "rejudge",
+        str(out),
+        "--judge-model",
+        WEAKER_JUDGE,
+        "--out",
+        str(weaker),
+        "--events",
+        "jsonl",
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(_roles(weaker)) == {"judge"}, "the calls table shows no agent or user call"
+    gated = cli("compare", str(out), str(weaker), "--fail-on-rise")
+    assert gated.returncode == 3, gated.stdout + gated.stderr
+    assert "decided by the paired test: McNemar exact" in gated.stderr
+    assert gated.stdout.splitlines()[1].startswith("paired: ")
+    result = json.loads(cli("compare", str(out), str(weaker), "--format", "json").stdout)
+    assert result["paired"] and result["rises"]
+    overall = result["overall"]
+    assert overall["paired"]["flipped_to_misselected"] > overall["paired"]["flipped_to_correct"]
+
+
+def test_rejudge_of_the_demo_with_the_same_judge_passes_the_gate_with_no_flips(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
+    out, _ = demo_out
+    same = tmp_path / "same"
+    done = cli("rejudge", str(out), "--out", str(same), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    gated = cli("compare", str(out), str(same), "--fail-on-rise")
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+    assert "manifest changes: none" in gated.stdout
+    result = json.loads(cli("compare", str(out), str(same), "--format", "json").stdout)
+    assert result["paired"] and not result["rises"]
+    for row in [*result["buckets"], result["overall"]]:
+        flips = row["paired"]
+        assert flips["flipped_to_misselected"] == 0 and flips["flipped_to_correct"] == 0

@@ -27,7 +27,7 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def render_html(report: dict[str, Any], svg: str) -> str:
     buckets = _table(
-        ["bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI"],
+        ["bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI", "task bootstrap"],
         [
             [
                 f"{b['label']} ({b['alias']})",
@@ -37,6 +37,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 b["misselected"],
                 pct(b["rate"]),
                 ci(b),
+                ci({"ci_low": b.get("boot_low"), "ci_high": b.get("boot_high")}),
             ]
             for b in report["buckets"]
         ],

@@ -8,12 +8,31 @@ import numpy as np
 import pandas as pd
 
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, decisive_mask, gap_series, nan_to_none
-from judgeaudit.analysis.stats import wilson
+from judgeaudit.analysis.stats import cluster_bootstrap, wilson
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
     low, high = wilson(k, n)
     return {"rate": k / n if n else None, "ci_low": low, "ci_high": high}
+
+
+def clustered(frame: pd.DataFrame, key: str | list[str]) -> dict[Any, tuple[Any, Any]]:
+    """Task-clustered bootstrap 95% intervals of misselection per group of ``frame``
+    (columns: the key, ``task_id``, ``decisive``, ``missel``)."""
+    keys = [key] if isinstance(key, str) else key
+    per_task = frame.groupby([*keys, "task_id"], observed=True, sort=True)[
+        ["decisive", "missel"]
+    ].sum()
+    out: dict[Any, tuple[Any, Any]] = {}
+    for group, part in per_task.groupby(level=list(range(len(keys))), observed=True):
+        name = group[0] if isinstance(group, tuple) and len(keys) == 1 else group
+        out[name] = cluster_bootstrap(part["missel"].tolist(), part["decisive"].tolist())
+    return out
+
+
+def _boot(interval: tuple[Any, Any] | None) -> dict[str, Any]:
+    low, high = interval or (None, None)
+    return {"boot_low": low, "boot_high": high}
 
 
 def buckets(
@@ -25,6 +44,7 @@ def buckets(
     frame = pd.DataFrame(
         {
             "bucket": cut,
+            "task_id": pairs["task_id"] if "task_id" in pairs else pairs["pair_id"],
             "decisive": decisive_mask(pairs).astype(int),
             "missel": pairs["misselected"].fillna(0).astype(int),
         }
@@ -33,6 +53,7 @@ def buckets(
         pairs=("decisive", "size"), decisive=("decisive", "sum"), misselected=("missel", "sum")
     )
     counts: dict[Any, dict[Any, Any]] = grouped.to_dict("index")
+    boots = clustered(frame.dropna(subset=["bucket"]), "bucket")
     out = []
     for index, label in enumerate(labels):
         row = counts[label]
@@ -48,6 +69,7 @@ def buckets(
                 "decisive": n,
                 "misselected": k,
                 **_rate(k, n),
+                **_boot(boots.get(label)),
             }
         )
     return out
@@ -81,6 +103,7 @@ def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
     )
     out = []
     rows: dict[Any, dict[Any, Any]] = grouped.to_dict("index")
+    boots = clustered(frame, ["agent_a", "agent_b"])
     for (a, b), row in rows.items():
         judge_says = np.sign(row["a_wins"] - row["b_wins"])
         truth = np.sign(row["capability_a"] - row["capability_b"])
@@ -97,6 +120,7 @@ def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
                 "decisive": int(row["decisive"]),
                 "misselected": int(row["misselected"]),
                 **_rate(int(row["misselected"]), int(row["decisive"])),
+                **_boot(boots.get((a, b))),
                 "ranking_misselected": bool(judge_says != 0 and truth != 0 and judge_says != truth),
             }
         )

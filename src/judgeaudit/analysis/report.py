@@ -23,6 +23,7 @@ from judgeaudit.analysis.frame import (
 )
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
+from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.fsutil import atomic_write_text
 
 
@@ -74,6 +75,13 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         "by_task_type": metrics.breakdown(pairs, ["task_type"]),
         "by_models": metrics.breakdown(pairs, ["agent_a", "agent_b", "judge_model"]),
         "human_review": agreement(pairs, labels),
+        "bootstrap": {
+            "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
+            f"trajectories); above {BOOT_MAX_CLUSTERS} tasks the cluster-robust normal interval",
+            "resamples": BOOT_RESAMPLES,
+            "seed": BOOT_SEED,
+            "cluster": "task_id",
+        },
         "manifest": manifest,
     }
 
@@ -88,13 +96,26 @@ def _ci(row: dict[str, Any]) -> str:
     return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
 
 
-def bucket_lines(report: dict[str, Any]) -> list[str]:
-    """The short summary `judgeaudit demo` ends with."""
+def _boot(row: dict[str, Any]) -> str:
+    if row.get("boot_low") is None:
+        return "—"
+    return f"[{row['boot_low'] * 100:.1f}, {row['boot_high'] * 100:.1f}]"
+
+
+def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
+    """The short summary `judgeaudit demo` ends with (the report table adds the bootstrap)."""
     lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
+        boot = f"  task bootstrap {_boot(b):<14}" if bootstrap else ""
         lines.append(
             f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
-            f"{_pct(b['rate'])}  95% CI {_ci(b):<14} n={b['decisive']}"
+            f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
+        )
+    if bootstrap:
+        boot = report.get("bootstrap", {})
+        lines.append(
+            f"  (95% CI: Wilson; task bootstrap: {boot.get('resamples')} resamples of whole "
+            f"tasks, seed {boot.get('seed')})"
         )
     left_out = [
         f"{report[key]} pairs {what}"
@@ -119,7 +140,7 @@ def render_table(report: dict[str, Any]) -> str:
         f"{report['decisive']} decisive, {report['misselected']} misselected",
         "",
     ]
-    lines += bucket_lines(report)
+    lines += bucket_lines(report, bootstrap=True)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
         flag = "  RANKING MISSELECTED" if p["ranking_misselected"] else ""

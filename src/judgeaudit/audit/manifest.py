@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from judgeaudit import __version__
@@ -22,11 +23,32 @@ def build_manifest(
             "model": ref.model,
             "endpoint": ref.endpoint,
             "base_url": endpoint.base_url or f"profile:{endpoint.profile}",
+            "key_env": endpoint.key_env,  # a variable's name, never a key
             "temperature": ref.temperature,
         }
 
+    models = {
+        "agents": [model(a) for a in spec.agents],
+        "user_simulator": model(spec.user_simulator),
+        "judge": model(spec.judge),
+        "success_check": model(spec.success_check),
+    }
+    described = prompts.manifest()
+    run_uid = uuid.uuid4().hex
+    lineage: dict[str, Any] = {"from": None, "root": run_uid}
+    if spec.source is not None:  # a re-judge: the conversations are the source run's
+        source = spec.source.manifest
+        models["agents"] = source.get("models", {}).get("agents", [])
+        models["user_simulator"] = source.get("models", {}).get("user_simulator")
+        for key in ("agent_system", "user_simulator"):
+            inherited = source.get("prompts", {}).get("templates", {}).get(key)
+            described["templates"][key] = inherited
+            described["hashes"][key] = source.get("prompts", {}).get("hashes", {}).get(key)
+        lineage = spec.source.lineage(spec.trajectories_from or "")
     return {
         "run_id": run_id,
+        "run_uid": run_uid,
+        "name": spec.name,
         "spec_hash": spec.spec_hash(),
         "spec_path": spec.path,
         "tool_version": __version__,
@@ -42,14 +64,10 @@ def build_manifest(
             "bins": spec.bins,
             "labels": spec.labels,
         },
-        "prompts": prompts.manifest(),
-        "models": {
-            "agents": [model(a) for a in spec.agents],
-            "user_simulator": model(spec.user_simulator),
-            "judge": model(spec.judge),
-            "success_check": model(spec.success_check),
-        },
+        "prompts": described,
+        "models": models,
         "pairs": [list(p) for p in spec.pairs],
+        "trajectories": lineage,
         "task_set": {
             "source": spec.imported or spec.tasks,
             "hash": task_set_hash(tasks),

@@ -23,11 +23,18 @@ from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
 from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
 from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.simulate import simulate
+from judgeaudit.audit.rejudge import (
+    SourceRun,
+    copy_trajectories,
+    source_pair_units,
+    task_to_json,
+)
+from judgeaudit.audit.simulate import recheck, simulate
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.units import (
+    CheckUnit,
     PairUnit,
     TrajectoryUnit,
     Unit,
@@ -38,7 +45,7 @@ from judgeaudit.audit.usage import Usage
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMError
 
-U = TypeVar("U", TrajectoryUnit, PairUnit)
+U = TypeVar("U", TrajectoryUnit, PairUnit, CheckUnit)
 UNIT_TRIES = 3
 
 
@@ -86,6 +93,8 @@ class AuditRunner:
 
     # --- orchestration -------------------------------------------------------------------------
     def _inputs(self) -> tuple[list[Task], list[ImportedPair] | None]:
+        if self.spec.source is not None:
+            return self.spec.source.tasks(), None
         if self.spec.imported:
             imported = load_imported(self.spec.base_dir() / self.spec.imported)
             return [p.task for p in imported], imported
@@ -93,13 +102,19 @@ class AuditRunner:
 
     async def _run(self, store: AuditStore) -> ev.RunFinished:
         tasks, imported = self._inputs()
+        source = self.spec.source
         run_id, resumed = self._choose_run(store)
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
-            store.create_run(run_id, self.spec.spec_hash(), manifest)
+            stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
+            store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
         export_all(store, run_id, self.out)  # reconcile files with the database first
-        traj_units = [] if imported else trajectory_units(self.spec, tasks)
-        pairs = pair_units(self.spec, tasks, imported)
+        simulated = not (imported or source)
+        traj_units = trajectory_units(self.spec, tasks) if simulated else []
+        if source is not None:
+            pairs = source_pair_units(source, tasks)
+        else:
+            pairs = pair_units(self.spec, tasks, imported)
         done_t = store.done_trajectories(run_id)
         done_p = store.done_pairs(run_id)
         todo_t = [u for u in traj_units if u.traj_id(run_id) not in done_t]
@@ -121,6 +136,8 @@ class AuditRunner:
             self.endpoints = endpoints
             if imported:
                 save_imported(store, run_id, imported, done_t)
+            if source is not None:
+                await self._reuse(store, run_id, source, tasks, done_t)
             await self._phase(
                 "trajectories",
                 len(traj_units),
@@ -134,7 +151,7 @@ class AuditRunner:
             await self._phase(
                 "judging",
                 len(pairs),
-                todo_p if imported or all_stored else [],
+                todo_p if not simulated or all_stored else [],
                 lambda u: self._pair(store, run_id, capability, u),
                 done=len(pairs) - len(todo_p),
             )
@@ -146,6 +163,38 @@ class AuditRunner:
         finished = ev.RunFinished(run_id, str(self.out), complete, elapsed, summary)
         self.emit(finished)
         return finished
+
+    async def _reuse(
+        self, store: AuditStore, run_id: str, source: SourceRun, tasks: list[Task], done: set[str]
+    ) -> None:
+        """A re-judge: the source's trajectories, then (if asked) their LLM success check."""
+        relabel = self.spec.success_check is not None
+        copy_trajectories(store, run_id, source, done, relabel)
+        if not relabel:
+            return
+        by_id = {t.task_id: t for t in tasks}
+        checked = store.checked_trajectories(run_id)
+        rows = store.db.execute(
+            "SELECT traj_id, task_id FROM trajectories WHERE run_id = ? ORDER BY traj_id",
+            (run_id,),
+        ).fetchall()
+        units = [CheckUnit(by_id[r[1]], r[0]) for r in rows]
+        todo = [u for u in units if u.traj_id not in checked]
+
+        async def check(unit: CheckUnit) -> None:
+            events = json.loads(store.trajectory(unit.traj_id)["events"])
+            label, calls = await recheck(
+                unit,
+                run_id,
+                events,
+                self.spec,
+                self.prompts,
+                self._side,
+                lambda scope, sink, refs: self._recorder(run_id, scope, sink, refs),
+            )
+            store.save_llm_label(unit.traj_id, label, calls)
+
+        await self._phase("success checks", len(units), todo, check)
 
     def _choose_run(self, store: AuditStore) -> tuple[str, bool]:
         spec_hash = self.spec.spec_hash()

@@ -5,13 +5,16 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.audit.templates import Template, load_template
 from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
+
+if TYPE_CHECKING:
+    from judgeaudit.audit.rejudge import SourceRun
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
@@ -83,10 +86,12 @@ class RunSpec:
     templates: dict[str, Template] = field(default_factory=dict)
     #: ``OUT_DIR`` or ``OUT_DIR#RUN_ID``: re-judge that run's stored trajectories.
     trajectories_from: str | None = None
+    #: The run ``trajectories_from`` names, once bound (see ``audit/rejudge.py``).
+    source: SourceRun | None = field(default=None, compare=False)
 
     def spec_hash(self) -> str:
-        data = asdict(self)
-        for key in ("path", "warnings", "templates", *SPEED_KEYS):
+        data = asdict(replace(self, source=None, templates={}))
+        for key in ("path", "warnings", "templates", "source", *SPEED_KEYS):
             data.pop(key, None)
         for key in UNSET_NOT_HASHED:
             if data.get(key) is None:
@@ -96,6 +101,8 @@ class RunSpec:
                 endpoint.pop(key, None)
         if self.templates:  # the content, not the path: editing the file makes a new run
             data["templates"] = {kind: t.hash for kind, t in sorted(self.templates.items())}
+        if self.source is not None:  # which run, not where it lies
+            data["trajectories_from"] = self.source.key
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def base_dir(self) -> Path:
@@ -255,7 +262,9 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     )
 
     pairs_raw = run.get("pairs", "all")
-    if pairs_raw == "all":
+    if rejudge is not None:
+        pairs = []  # a re-judge takes its pairs from the source run (checked when bound)
+    elif pairs_raw == "all":
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     elif isinstance(pairs_raw, list):
         pairs = []
@@ -288,13 +297,6 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         if labels is not None and len(labels) != len(bins) - 1:
             raise r.fail("gap.labels", f"needs {len(bins) - 1} labels for {len(bins)} bin edges")
     gap_source = choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source")
-    judge_template = templates.get("judge")
-    if gap_source == "judge" and judge_template is not None and judge_template.output == "winner":
-        raise r.fail(
-            "gap.source",
-            f'"judge" needs judge scores, but {judge_template.source} has output = "winner"; '
-            'use output = "json" or "scores", or another gap source',
-        )
     for key, minimum in (("trials", 1), ("concurrency", 1), ("max_turns", 1), ("judge_retries", 0)):
         if key in run and run[key] < minimum:
             raise r.fail(f"run.{key}", f"must be at least {minimum}")
@@ -323,6 +325,21 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         templates=templates,
         trajectories_from=rejudge,
     )
+    if rejudge is not None:
+        from judgeaudit.audit.rejudge import bind_source
+
+        spec = bind_source(spec, raw, r.fail)
+    judge_template = spec.templates.get("judge")
+    if (
+        spec.gap_source == "judge"
+        and judge_template is not None
+        and judge_template.output == "winner"
+    ):
+        raise r.fail(
+            "gap.source",
+            f'"judge" needs judge scores, but {judge_template.source} has output = "winner"; '
+            'use output = "json" or "scores", or another gap source',
+        )
     if (
         user
         and user.model == judge.model

@@ -41,6 +41,10 @@ CREATE TABLE IF NOT EXISTS judge_logs (
   run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
   completion_tokens INTEGER, parse_error TEXT, prompt_template_hash TEXT
 );
+CREATE TABLE IF NOT EXISTS tasks (
+  run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, task_id)
+);
 CREATE TABLE IF NOT EXISTS prompts (
   prompt_hash TEXT PRIMARY KEY, messages_json TEXT NOT NULL
 );
@@ -106,7 +110,10 @@ LOG_COLUMNS = (
     "prompt_template_hash",
 )
 #: Columns added after the first release, with their types: added to an older audit.db on open.
-ADDED_COLUMNS = {"judge_logs": {"prompt_template_hash": "TEXT"}}
+ADDED_COLUMNS = {
+    "judge_logs": {"prompt_template_hash": "TEXT"},
+    "trajectories": {"copied_from": "TEXT"},
+}
 
 
 class AuditStore:
@@ -133,11 +140,23 @@ class AuditStore:
         ).fetchone()
         return row
 
-    def create_run(self, run_id: str, spec_hash: str, manifest: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
-            (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
-        )
+    def create_run(
+        self,
+        run_id: str,
+        spec_hash: str,
+        manifest: dict[str, Any],
+        tasks: dict[str, str] | None = None,
+    ) -> None:
+        """The run and its tasks (task_id -> JSON, so a re-judge can read them back)."""
+        with self._txn():
+            self.db.execute(
+                "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
+                (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+            )
+            self.db.executemany(
+                "INSERT OR IGNORE INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
+                [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
+            )
 
     def set_status(self, run_id: str, status: str) -> None:
         finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
@@ -158,6 +177,40 @@ class AuditStore:
     def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
         with self._txn():
             self._insert("trajectories", row)
+            for call in calls:
+                self._insert("calls", call)
+
+    def save_trajectories(self, rows: list[dict[str, Any]]) -> None:
+        """Many trajectories in one transaction (a re-judge copying its source's)."""
+        with self._txn():
+            for row in rows:
+                self._insert("trajectories", row)
+
+    def checked_trajectories(self, run_id: str) -> set[str]:
+        """Trajectories that already had their LLM success check (its call is stored)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT scope FROM calls WHERE run_id = ? AND role = 'success_check'",
+            (run_id,),
+        )
+        return {r[0] for r in rows}
+
+    def save_llm_label(
+        self, traj_id: str, llm_success: int | None, calls: list[dict[str, Any]]
+    ) -> None:
+        with self._txn():
+            self.db.execute(
+                "UPDATE trajectories SET llm_success = ?, needs_review = ? WHERE traj_id = ?",
+                (
+                    llm_success,
+                    0,
+                    traj_id,
+                ),
+            )
+            self.db.execute(
+                "UPDATE trajectories SET needs_review = 1 WHERE traj_id = ?"
+                " AND llm_success IS NOT NULL AND llm_success != success",
+                (traj_id,),
+            )
             for call in calls:
                 self._insert("calls", call)
 
