@@ -27,7 +27,16 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def render_html(report: dict[str, Any], svg: str) -> str:
     buckets = _table(
-        ["bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI", "task bootstrap"],
+        [
+            "bucket",
+            "gap",
+            "pairs",
+            "decisive",
+            "misselected",
+            "rate",
+            "95% CI",
+            "task-clustered 95% CI",
+        ],
         [
             [
                 f"{b['label']} ({b['alias']})",

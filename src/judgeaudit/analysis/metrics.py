@@ -103,7 +103,6 @@ def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
     )
     out = []
     rows: dict[Any, dict[Any, Any]] = grouped.to_dict("index")
-    boots = clustered(frame, ["agent_a", "agent_b"])
     for (a, b), row in rows.items():
         judge_says = np.sign(row["a_wins"] - row["b_wins"])
         truth = np.sign(row["capability_a"] - row["capability_b"])
@@ -120,7 +119,6 @@ def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
                 "decisive": int(row["decisive"]),
                 "misselected": int(row["misselected"]),
                 **_rate(int(row["misselected"]), int(row["decisive"])),
-                **_boot(boots.get((a, b))),
                 "ranking_misselected": bool(judge_says != 0 and truth != 0 and judge_says != truth),
             }
         )

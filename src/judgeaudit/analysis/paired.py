@@ -29,7 +29,7 @@ KEY = ["task_id", "trial", "agent_a", "agent_b"]
 PAIRED_METHOD = {
     "interval": "Newcombe (1998) paired method 10, 95%",
     "test": "McNemar exact, two-sided",
-    "bootstrap": "task-clustered percentile bootstrap of the paired difference, 95%",
+    "bootstrap": "task-clustered Poisson bootstrap (percentile) of the paired difference, 95%",
 }
 UNPAIRED_METHOD = {
     "interval": "Newcombe (1998) hybrid score (method 10), 95%, independent samples",

@@ -106,7 +106,7 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
     """The short summary `judgeaudit demo` ends with (the report table adds the bootstrap)."""
     lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
-        boot = f"  task bootstrap {_boot(b):<14}" if bootstrap else ""
+        boot = f"  task-clustered {_boot(b):<14}" if bootstrap else ""
         lines.append(
             f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
             f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
@@ -114,7 +114,7 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
     if bootstrap:
         boot = report.get("bootstrap", {})
         lines.append(
-            f"  (95% CI: Wilson; task bootstrap: {boot.get('resamples')} resamples of whole "
+            f"  (95% CI: Wilson; task-clustered: {boot.get('resamples')} resamples of whole "
             f"tasks, seed {boot.get('seed')})"
         )
     left_out = [

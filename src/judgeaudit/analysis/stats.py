@@ -145,11 +145,11 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-BOOT_RESAMPLES = 2000
+BOOT_RESAMPLES = 1000
 BOOT_SEED = 0
 #: Above this many tasks in one rate the cluster-robust normal interval replaces the bootstrap
 #: (which it approaches there), so a 1M-pair report stays fast.
-BOOT_MAX_CLUSTERS = 5000
+BOOT_MAX_CLUSTERS = 2000
 _BOOT_CELLS = 4_000_000  # resamples x clusters held in memory at once
 
 
