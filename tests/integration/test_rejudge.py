@@ -224,3 +224,51 @@ def test_rejudge_into_the_source_directory_adds_a_run_that_compares_paired(
         cli("compare", str(out), "--run-a", runs[0], "--run-b", runs[1], "--format", "json").stdout
     )
     assert result["paired"]
+
+
+def test_an_imported_judge_only_run_can_be_rejudged_too(tmp_path: Path) -> None:
+    rows = [
+        {
+            "task_id": f"t{i}",
+            "task": "Refund item SKU-101 in order O-1001.",
+            "agent_a": "x",
+            "agent_b": "y",
+            "trajectory_a": "user: I'd like a refund for item SKU-101 in order O-1001.\n"
+            "agent: The refund for item SKU-101 in order O-1001 has been issued: $12.00.",
+            "trajectory_b": "user: I'd like a refund for item SKU-101 in order O-1001.\n"
+            "agent: All done: your request has been processed!",
+            "success_a": 1,
+            "success_b": i % 2,
+            "reward_a": 1.0,
+            "reward_b": float(i % 2),
+        }
+        for i in range(6)
+    ]
+    (tmp_path / "pairs.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (tmp_path / "spec.toml").write_text(
+        '[run]\nname = "imp"\nimported = "pairs.jsonl"\n[gap]\nsource = "external"\n'
+        '[endpoints.sim]\nbase_url = "embedded"\n[judge]\nmodel = "judge-default"\nendpoint = "sim"\n'
+    )
+    base = tmp_path / "base"
+    assert (
+        cli("run", str(tmp_path / "spec.toml"), "--out", str(base), "--events", "jsonl").returncode
+        == 0
+    )
+    out = tmp_path / "strict"
+    done = cli(
+        "rejudge",
+        str(base),
+        "--judge-model",
+        "judge-strict",
+        "--out",
+        str(out),
+        "--events",
+        "jsonl",
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(calls_by_role(out)) == {"judge"}
+    result = json.loads(cli("compare", str(base), str(out), "--format", "json").stdout)
+    assert result["paired"] and result["gap_source"] == "external"
+    assert result["pairing"]["matched"] == 6 and result["pairing"]["decisive"] == 3
+    report = json.loads(cli("report", str(out), "--format", "json").stdout)
+    assert [b["pairs"] for b in report["buckets"]] == [3, 0, 0, 3], "rewards came along"

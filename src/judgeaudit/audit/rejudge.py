@@ -361,7 +361,7 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     if not judge["model"]:
         raise fail("--judge-model", "the source run names no judge model; pass one")
     if request.judge_prompt is not None:
-        judge["prompt"] = str(request.judge_prompt.resolve())
+        judge["prompt"] = str(request.judge_prompt)  # relative to the working directory
     if request.judge_temperature is not None:
         judge["temperature"] = request.judge_temperature
     name = source.manifest.get("name") or source.run_id.rsplit("-", 1)[0]
