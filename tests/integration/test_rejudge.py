@@ -220,6 +220,19 @@ def test_rejudge_into_the_source_directory_adds_a_run_that_compares_paired(
         )
     ]
     assert len(runs) == 2
+    again = cli(
+        "rejudge",
+        str(out),
+        "--judge-model",
+        "judge-strict",
+        "--out",
+        str(out),
+        "--events",
+        "jsonl",
+    )
+    assert again.returncode == 0, again.stderr
+    count = sqlite3.connect(out / "audit.db").execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    assert count == 2, "the same re-judge again resumes its run instead of adding a third"
     result = json.loads(
         cli("compare", str(out), "--run-a", runs[0], "--run-b", runs[1], "--format", "json").stdout
     )

@@ -64,6 +64,13 @@ def test_bad_judge_template_is_refused_naming_file_and_placeholder(
     assert message.startswith(str(path)) and expected in message and "\n" not in message
 
 
+def test_a_template_that_is_not_utf8_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes("user = '{task} {trajectory_a} {trajectory_b} café'".encode("latin-1"))
+    with pytest.raises(TemplateError, match=r"latin1\.toml: not UTF-8 text"):
+        load_template(path, "judge")
+
+
 def test_user_simulator_and_success_check_have_their_own_placeholders(tmp_path: Path) -> None:
     assert load_template(FIXTURES / "user_terse.toml", "user_simulator").user == ""
     bad = _template(tmp_path, "system = 'no goal here'")

@@ -20,7 +20,7 @@ from judgeaudit.audit.conversation import MAX_TOOL_STEPS, render
 from judgeaudit.audit.domain import TOOL_SCHEMAS
 from judgeaudit.audit.imported import load_imported
 from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.rejudge import source_pair_units
+from judgeaudit.audit.source import source_pair_units
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.templates import trajectory_block

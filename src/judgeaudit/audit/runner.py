@@ -23,13 +23,14 @@ from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
 from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
 from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.rejudge import (
+from judgeaudit.audit.simulate import recheck, simulate
+from judgeaudit.audit.source import (
     SourceRun,
     copy_trajectories,
+    pending_checks,
     source_pair_units,
     task_to_json,
 )
-from judgeaudit.audit.simulate import recheck, simulate
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task, load_tasks
@@ -172,14 +173,7 @@ class AuditRunner:
         copy_trajectories(store, run_id, source, done, relabel)
         if not relabel:
             return
-        by_id = {t.task_id: t for t in tasks}
-        checked = store.checked_trajectories(run_id)
-        rows = store.db.execute(
-            "SELECT traj_id, task_id FROM trajectories WHERE run_id = ? ORDER BY traj_id",
-            (run_id,),
-        ).fetchall()
-        units = [CheckUnit(by_id[r[1]], r[0]) for r in rows]
-        todo = [u for u in units if u.traj_id not in checked]
+        total, todo = pending_checks(store, run_id, tasks)
 
         async def check(unit: CheckUnit) -> None:
             events = json.loads(store.trajectory(unit.traj_id)["events"])
@@ -194,7 +188,7 @@ class AuditRunner:
             )
             store.save_llm_label(unit.traj_id, label, calls)
 
-        await self._phase("success checks", len(units), todo, check)
+        await self._phase("success checks", total, todo, check)
 
     def _choose_run(self, store: AuditStore) -> tuple[str, bool]:
         spec_hash = self.spec.spec_hash()

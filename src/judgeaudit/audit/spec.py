@@ -14,7 +14,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
 
 if TYPE_CHECKING:
-    from judgeaudit.audit.rejudge import SourceRun
+    from judgeaudit.audit.source import SourceRun
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")

@@ -135,7 +135,13 @@ def builtin(kind: str, language: str) -> Template:
 
 
 def load_template(path: Path, kind: str) -> Template:
-    return parse_template(read_toml(path, "template", TemplateError), kind, str(path))
+    try:
+        raw = read_toml(path, "template", TemplateError)
+    except UnicodeDecodeError as exc:
+        raise TemplateError(
+            f"{path}: not UTF-8 text (byte {exc.start}); save the template as UTF-8"
+        ) from None
+    return parse_template(raw, kind, str(path))
 
 
 def parse_template(raw: dict[str, Any], kind: str, source: str) -> Template:

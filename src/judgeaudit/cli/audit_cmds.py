@@ -49,7 +49,9 @@ def register(sub: Sub) -> None:
     )
     rejudge.add_argument("source", type=Path, help="output dir of the finished run")
     rejudge.add_argument("--out", type=Path, required=True, help="output directory")
-    rejudge.add_argument("--run", help="the source run id (default: the latest in SOURCE)")
+    rejudge.add_argument(
+        "--run", help="the source run id (default: the latest one there that is not a re-judge)"
+    )
     rejudge.add_argument("--judge-model", help="default: the source run's judge model")
     rejudge.add_argument(
         "--judge-prompt", type=Path, help="a judge template file (default: the source's)"
@@ -197,7 +199,8 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
     assert spec.source is not None
     if args.dry_run:
         return _print_plan(spec, args.out, args.events)
-    same_dir = args.out.resolve() == spec.source.out
+    # Into the source's own directory: add the re-judge as a run there (or resume it).
+    same_dir = args.out.resolve() == spec.source.out and not _holds_spec(args.out, spec)
     finished = run_audit_blocking(
         spec,
         args.out,
@@ -210,6 +213,17 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         f"compare {args.source} {args.out} --run-a {spec.source.run_id} --run-b {finished.run_id}"
     )
     return 0
+
+
+def _holds_spec(out: Path, spec: RunSpec) -> bool:
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT 1 FROM runs WHERE spec_hash = ?", (spec.spec_hash(),)).fetchone()
+    finally:
+        db.close()
+    return row is not None
 
 
 def demo_spec() -> Path:
