@@ -193,6 +193,10 @@ def test_rejudge_with_a_success_check_labels_every_copied_trajectory(
     ).fetchone()[0]
     assert set(roles) == {"judge", "success_check"} and roles["success_check"] == trajectories
     assert labelled == trajectories
+    flagged, disagreeing = db.execute(
+        "SELECT SUM(needs_review), SUM(llm_success != success) FROM trajectories"
+    ).fetchone()
+    assert flagged == disagreeing, "a disagreeing candidate label is flagged for review"
     again = cli("run", str(spec), "--out", str(out), "--events", "jsonl")
     assert again.returncode == 0 and calls_by_role(out) == roles, "a rerun redoes nothing"
 

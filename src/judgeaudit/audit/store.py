@@ -197,19 +197,12 @@ class AuditStore:
     def save_llm_label(
         self, traj_id: str, llm_success: int | None, calls: list[dict[str, Any]]
     ) -> None:
+        """A stored trajectory's LLM candidate label (flagged for review when it disagrees)."""
         with self._txn():
             self.db.execute(
-                "UPDATE trajectories SET llm_success = ?, needs_review = ? WHERE traj_id = ?",
-                (
-                    llm_success,
-                    0,
-                    traj_id,
-                ),
-            )
-            self.db.execute(
-                "UPDATE trajectories SET needs_review = 1 WHERE traj_id = ?"
-                " AND llm_success IS NOT NULL AND llm_success != success",
-                (traj_id,),
+                "UPDATE trajectories SET llm_success = ?1, needs_review ="
+                " (?1 IS NOT NULL AND ?1 != success) WHERE traj_id = ?2",
+                (llm_success, traj_id),
             )
             for call in calls:
                 self._insert("calls", call)
