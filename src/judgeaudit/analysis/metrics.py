@@ -16,17 +16,19 @@ def _rate(k: int, n: int) -> dict[str, Any]:
     return {"rate": k / n if n else None, "ci_low": low, "ci_high": high}
 
 
-def clustered(frame: pd.DataFrame, key: str | list[str]) -> dict[Any, tuple[Any, Any]]:
-    """Task-clustered bootstrap 95% intervals of misselection per group of ``frame``
-    (columns: the key, ``task_id``, ``decisive``, ``missel``)."""
-    keys = [key] if isinstance(key, str) else key
-    per_task = frame.groupby([*keys, "task_id"], observed=True, sort=True)[
-        ["decisive", "missel"]
-    ].sum()
+def clustered(frame: pd.DataFrame, key: str) -> dict[Any, tuple[Any, Any]]:
+    """Task-clustered 95% intervals of misselection per group of ``frame`` (columns: the key,
+    ``task_id``, ``decisive``, ``missel``); only decisive pairs carry weight."""
+    decisive = frame[(frame["decisive"] == 1) & frame[key].notna()]
+    tasks, _ = pd.factorize(decisive["task_id"])
+    per_task = (
+        decisive.assign(task=tasks)
+        .groupby([key, "task"], observed=True, sort=True)[["decisive", "missel"]]
+        .sum()
+    )
     out: dict[Any, tuple[Any, Any]] = {}
-    for group, part in per_task.groupby(level=list(range(len(keys))), observed=True):
-        name = group[0] if isinstance(group, tuple) and len(keys) == 1 else group
-        out[name] = cluster_bootstrap(part["missel"].tolist(), part["decisive"].tolist())
+    for group, part in per_task.groupby(level=0, observed=True):
+        out[group] = cluster_bootstrap(part["missel"].tolist(), part["decisive"].tolist())
     return out
 
 
@@ -36,10 +38,14 @@ def _boot(interval: tuple[Any, Any] | None) -> dict[str, Any]:
 
 
 def buckets(
-    pairs: pd.DataFrame, source: str, bins: list[float], labels: list[str]
+    pairs: pd.DataFrame,
+    source: str,
+    bins: list[float],
+    labels: list[str],
+    gap: pd.Series | None = None,
 ) -> list[dict[str, Any]]:
     """Misselection per gap bucket over decisive pairs; empty buckets are kept."""
-    gap = gap_series(pairs, source)
+    gap = gap_series(pairs, source) if gap is None else gap
     cut = pd.cut(gap, bins=bins, labels=labels)
     frame = pd.DataFrame(
         {
@@ -53,7 +59,7 @@ def buckets(
         pairs=("decisive", "size"), decisive=("decisive", "sum"), misselected=("missel", "sum")
     )
     counts: dict[Any, dict[Any, Any]] = grouped.to_dict("index")
-    boots = clustered(frame.dropna(subset=["bucket"]), "bucket")
+    boots = clustered(frame, "bucket")
     out = []
     for index, label in enumerate(labels):
         row = counts[label]
@@ -75,9 +81,11 @@ def buckets(
     return out
 
 
-def coverage(pairs: pd.DataFrame, source: str, bins: list[float]) -> dict[str, int]:
+def coverage(
+    pairs: pd.DataFrame, source: str, bins: list[float], gap: pd.Series | None = None
+) -> dict[str, int]:
     """Pairs the buckets cannot show: no gap (e.g. no judge scores) or a gap outside the bins."""
-    gap = gap_series(pairs, source)
+    gap = gap_series(pairs, source) if gap is None else gap
     inside = pd.cut(gap, bins=bins).notna()
     return {"no_gap": int(gap.isna().sum()), "outside_bins": int((gap.notna() & ~inside).sum())}
 

@@ -16,6 +16,7 @@ from judgeaudit.analysis.frame import (
     GAP_NAMES,
     decisive_mask,
     default_bins,
+    gap_series,
     labels_for,
     load_pairs,
     open_db,
@@ -59,6 +60,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
     )
     decisive = decisive_mask(pairs)
+    gap = gap_series(pairs, source)
     return {
         "run_id": run_id,
         "status": status,
@@ -67,8 +69,8 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         "pairs": len(pairs),
         "decisive": int(decisive.sum()),
         "misselected": int(pairs["misselected"].fillna(0).sum()),
-        "buckets": metrics.buckets(pairs, source, bins, names),
-        **metrics.coverage(pairs, source, bins),
+        "buckets": metrics.buckets(pairs, source, bins, names, gap),
+        **metrics.coverage(pairs, source, bins, gap),
         "agent_pairs": metrics.agent_pairs(pairs),
         "satisfied_but_failed": metrics.satisfied_but_failed(pairs, options.threshold),
         "position_bias": metrics.position_bias(pairs),
