@@ -1,0 +1,48 @@
+"""``judgeaudit exec`` on a ``bridge = "chat"`` profile: a bridge for the life of one command.
+
+The tool is pointed at the bridge as if it were the profile's endpoint: Codex through its
+provider table (same provider id, so ``codex resume`` keeps its history), Claude Code through
+``ANTHROPIC_BASE_URL``. Its key is a fresh random token the bridge accepts; the profile's real key
+stays in this process and goes only upstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+from judgeaudit.bridge.run import BackgroundBridge, config_for
+from judgeaudit.profiles.bridgeopt import uses_bridge
+from judgeaudit.profiles.model import Profile
+
+TOKEN_VAR = "JUDGEAUDIT_BRIDGE_TOKEN"
+
+
+def tool_name(command: list[str]) -> str:
+    name = Path(command[0]).name.lower() if command else ""
+    for suffix in (".exe", ".cmd", ".js"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def through(profile: Profile, url: str) -> Profile:
+    """The profile as the tool should see it: the bridge is its endpoint, the token its key."""
+    options = {k: v for k, v in profile.options.items() if k not in ("bridge", "bridge_port")}
+    if profile.app == "codex":
+        options.update(key_mode="env_key", env_key=TOKEN_VAR)
+    else:
+        options.update(anthropic_base_url=url, key_mode="env")
+    return replace(profile, base_url=url + "/v1", key=None, key_env=TOKEN_VAR, options=options)
+
+
+@contextmanager
+def bridged(profile: Profile, key: str, command: list[str]) -> Iterator[tuple[Profile, str]]:
+    """Yield the (profile, key) to launch the command with: through a bridge started here when
+    the profile wants one and the command is its tool, else the profile itself."""
+    if not uses_bridge(profile) or tool_name(command) != profile.app:
+        yield profile, key
+        return
+    with BackgroundBridge(config_for(profile, key)) as bridge:
+        yield through(profile, bridge.url), bridge.token

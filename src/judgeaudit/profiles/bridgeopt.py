@@ -1,0 +1,51 @@
+"""The ``bridge`` profile option: a Codex or Claude Code profile on a gateway that only serves
+Chat Completions.
+
+With ``bridge = "chat"`` the profile's ``base_url`` is the gateway's OpenAI-compatible base (the
+one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit bridge`` instead.
+``judgeaudit exec`` starts one for the life of the command, on a free port. A global
+``profile use`` points the tool at ``http://127.0.0.1:<bridge_port>`` (default 8787), where
+``judgeaudit bridge NAME`` must be running (README: a systemd user unit).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgeaudit.profiles.model import Profile
+
+MODES = ("chat", "off")
+DEFAULT_PORT = 8787
+BRIDGED_APPS = ("claude", "codex")
+
+
+def check_port(value: Any, where: str) -> str | None:
+    """None when ``value`` is a usable port (an int or digits), else what is wrong."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or not 1 <= int(text) <= 65535:
+        return f"{where}: {value!r} is not a port (1-65535)"
+    return None
+
+
+def uses_bridge(profile: Profile) -> bool:
+    return profile.app in BRIDGED_APPS and profile.option("bridge") == "chat"
+
+
+def bridge_port(profile: Profile) -> int:
+    return int(str(profile.option("bridge_port", DEFAULT_PORT)).strip())
+
+
+def local_url(profile: Profile) -> str:
+    """Where a globally switched tool finds the bridge (no path: it serves /v1/...)."""
+    return f"http://127.0.0.1:{bridge_port(profile)}"
+
+
+def use_note(profile: Profile) -> str:
+    """What a global switch must tell the user."""
+    return (
+        f"profile {profile.name} goes through the bridge: {profile.app} will talk to "
+        f"{local_url(profile)}, so keep `judgeaudit bridge {profile.name}` running (README: "
+        "'Codex and Claude Code on a chat-only gateway' has a systemd user unit); "
+        "`judgeaudit exec` starts its own"
+    )
