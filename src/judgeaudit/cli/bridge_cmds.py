@@ -29,7 +29,8 @@ def register(sub: Sub) -> None:
     bridge.add_argument(
         "--port",
         type=int,
-        help="0 picks a free port (default: the profile's bridge_port option, else 0)",
+        help='0 picks a free port (default: for a bridge = "chat" profile its bridge_port, '
+        "8787 unless set; else 0)",
     )
     bridge.add_argument(
         "--max-concurrency", type=int, default=32, help="upstream requests in flight (32)"
@@ -59,7 +60,7 @@ def _log(line: str) -> None:
 
 def cmd_bridge(args: argparse.Namespace) -> int:
     from judgeaudit.bridge.run import config_for, serve_forever
-    from judgeaudit.profiles import secrets
+    from judgeaudit.profiles import bridgeopt, secrets
     from judgeaudit.profiles.model import ProfileError
     from judgeaudit.profiles.store import ProfileStore
 
@@ -76,7 +77,9 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         key = secrets.resolve_key(profile)
     except (ProfileError, secrets.SecretError) as exc:
         raise UserError(str(exc)) from None
-    port = args.port if args.port is not None else int(profile.option("bridge_port", 0) or 0)
+    port = args.port
+    if port is None:
+        port = bridgeopt.bridge_port(profile) if bridgeopt.uses_bridge(profile) else 0
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0-65535 (0 picks a free port)")
     if args.host not in LOOPBACK:
