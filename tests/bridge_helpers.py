@@ -75,6 +75,9 @@ def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str,
             except TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 def post(
@@ -143,6 +146,7 @@ class HeldUpstream:
         self._started.set()
         self._loop.run_forever()
         self._loop.run_until_complete(runner.cleanup())
+        self._loop.close()
 
     def __enter__(self) -> HeldUpstream:
         self._thread.start()

@@ -17,6 +17,7 @@ from judgeaudit.bridge.chat import ChatOutcome, ChatStreamReader, Delta, parse_c
 from judgeaudit.bridge.errors import BridgeError
 from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
 
+WHAT = web.RequestKey("bridge_what", str)  # model and stream flag, for the request log line
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 
 
@@ -149,7 +150,7 @@ class BridgeServer:
             response = await self._translate(request, front)
             if self.config.log is not None:
                 took = (time.perf_counter() - started) * 1000
-                what = request.get("bridge_what", "")
+                what = request.get(WHAT, "")
                 self.config.log(
                     f"{request.method} {request.path} {what}-> {response.status} in {took:.0f} ms"
                 )
@@ -166,7 +167,7 @@ class BridgeServer:
         try:
             chat, context = front.to_chat(body, self.config.default_model)
             wants_stream = bool(chat.get("stream"))
-            request["bridge_what"] = f"{chat['model']}{' stream' if wants_stream else ''} "
+            request[WHAT] = f"{chat['model']}{' stream' if wants_stream else ''} "
             async with self.upstream.open(chat) as reply:
                 if reply.streaming:
                     if wants_stream:
