@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -87,6 +88,15 @@ async def round_(root: str, api: str, model: str, n: int, c: int, side: Side) ->
         side.rates.append(n / (time.perf_counter() - started))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -111,14 +121,17 @@ def main() -> None:
             (profiles / "bench.toml").write_text(
                 f'name = "bench"\napp = "codex"\nbase_url = "{chat_url}"\nkey_env = "BENCH_KEY"\n'
             )
-            with served("bridge", "bench", "--quiet", env=env) as (bridge_url, _):
+            with served("bridge", "bench", "--quiet", env=env) as (bridge_url, bridge_proc):
                 direct_root = direct_url.removesuffix("/v1")
                 results: dict[tuple[str, str], Side] = {}
+                bridge_cpu = 0.0
                 for api in ("responses", "messages"):
                     for _ in range(args.rounds):
                         for name, root in (("direct", direct_root), ("bridge", bridge_url)):
                             side = results.setdefault((api, name), Side())
+                            before = cpu_seconds(bridge_proc.pid)
                             asyncio.run(round_(root, api, model, args.n, args.c, side))
+                            bridge_cpu += cpu_seconds(bridge_proc.pid) - before
     print(
         f"bridge overhead: {args.n} streamed requests x {args.rounds} rounds per side, "
         f"concurrency {args.c}, upstream latency {args.latency_ms:g} ms"
@@ -131,6 +144,8 @@ def main() -> None:
             print(f"{api + ' ' + label:<22}{d:>9.1f} ms{b:>9.1f} ms{b / d:>8.3f}")
         d, b = statistics.median(direct.rates), statistics.median(bridge.rates)
         print(f"{api + ' throughput':<22}{d:>8.1f} r/s{b:>8.1f} r/s{b / d:>8.3f}")
+    bridged = 2 * args.rounds * (args.n + 1)
+    print(f"bridge process CPU: {bridge_cpu / bridged * 1000:.2f} ms per request")
 
 
 if __name__ == "__main__":

@@ -110,6 +110,9 @@ def _envelope(
         "output": output,
         "usage": _usage(usage),
         **context.echo,
+        # The request's tools and instructions (tens of kB from Codex) are repeated only in the
+        # final response, not in every in-progress snapshot.
+        **({"tools": [], "instructions": None} if status == "in_progress" else {}),
     }
 
 
