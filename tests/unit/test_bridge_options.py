@@ -55,6 +55,7 @@ def test_exec_points_claude_at_the_bridge_with_a_token_instead_of_the_key() -> N
         "small_fast_model": "s",
         "anthropic_base_url": "http://127.0.0.1:5000",
         "key_mode": "env",
+        "default_haiku_model": "m",  # background calls go to a model the gateway serves
     }
     assert seen.key is None
 

@@ -34,6 +34,10 @@ def through(profile: Profile, url: str) -> Profile:
         options.update(key_mode="env_key", env_key=TOKEN_VAR)
     else:
         options.update(anthropic_base_url=url, key_mode="env")
+        if profile.model:  # Claude Code's background calls (titles, summaries) use the small
+            # model; a chat gateway rarely serves a Claude model id, so default it to ours.
+            options.setdefault("small_fast_model", profile.model)
+            options.setdefault("default_haiku_model", profile.model)
     return replace(profile, base_url=url + "/v1", key=None, key_env=TOKEN_VAR, options=options)
 
 
