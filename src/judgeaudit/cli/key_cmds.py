@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import secrets
+from judgeaudit.profiles import execenv, secrets
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import sdk
@@ -120,9 +120,9 @@ def cmd_exec(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
-    env = {**os.environ, **_profile_env(args.name)}
+    profile = ProfileStore.default().get(args.name)
+    launch = execenv.plan_launch(profile, secrets.resolve_key(profile), command, dict(os.environ))
     try:
-        os.execvpe(command[0], command, env)
-    except FileNotFoundError:
-        raise UserError(f"exec: command not found: {command[0]}", code=127) from None
-    return 0  # not reached
+        return execenv.run(launch)
+    except ProfileError as exc:
+        raise UserError(str(exc), code=127 if "not found" in str(exc) else 126) from None

@@ -92,3 +92,17 @@ def resolve_key(profile: Profile) -> str:
     if not ok:
         hint = message
     raise SecretError(f"profile {profile.name!r}: no key found ({hint})")
+
+
+def set_saved(ref: str, raw: str) -> None:
+    """Keep a user's value judgeaudit replaced or removed (a leftover token) for ``off``."""
+    ok, message = backend_usable()
+    if not ok:
+        raise SecretError(
+            f"{message}; judgeaudit keeps the value it removes from your settings there "
+            "(pass --keep-conflicts to leave it in place)"
+        )
+    try:
+        keyring.set_password(SERVICE, ref, raw)
+    except keyring.errors.KeyringError as exc:
+        raise SecretError(f"the keyring refused to store {ref!r}: {type(exc).__name__}") from None
