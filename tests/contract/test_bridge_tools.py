@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import secrets as pysecrets
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -185,4 +186,141 @@ def test_claude_p_through_a_standalone_bridge(world: World) -> None:
             },
         )
     assert "Tool Read returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+
+
+def _codex_prompt() -> str:
+    return 'show the note\nsim-tool: exec_command {"cmd": "cat note.txt"}'
+
+
+def _claude_prompt(world: World) -> str:
+    note = world.tmp / "work" / "note.txt"
+    return f'read the note\nsim-tool: Read {{"file_path": "{note}"}}'
+
+
+def _tool_files(world: World) -> dict[str, bytes | None]:
+    paths = [world.tmp / "claude" / "settings.json", world.tmp / "codex" / "config.toml"]
+    return {str(p): p.read_bytes() if p.exists() else None for p in paths}
+
+
+def test_exec_runs_codex_through_its_own_bridge(world: World) -> None:
+    world.judgeaudit(
+        "profile",
+        "add",
+        "gw-codex",
+        "--app",
+        "codex",
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+    )
+    files = _tool_files(world)
+    before = len(world.chat_requests())
+    out = run_tool(
+        world,
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "exec",
+            "gw-codex",
+            "--",
+            npm_bin("codex"),
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            _codex_prompt(),
+        ],
+    )
+    assert "Tool exec_command returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+    assert _tool_files(world) == files  # nothing written: the bridge lived for this command
+
+
+def test_exec_runs_claude_through_its_own_bridge(world: World) -> None:
+    world.judgeaudit(
+        "profile",
+        "add",
+        "gw-claude",
+        "--app",
+        "claude",
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+    )
+    files = _tool_files(world)
+    before = len(world.chat_requests())
+    out = run_tool(
+        world,
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "exec",
+            "gw-claude",
+            "--",
+            npm_bin("claude"),
+            "-p",
+            _claude_prompt(world),
+        ],
+    )
+    assert "Tool Read returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+    assert _tool_files(world) == files
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("app", ["codex", "claude"])
+def test_a_global_switch_goes_through_the_running_bridge(world: World, app: str) -> None:
+    port = _free_port()
+    name = f"gw-{app}"
+    world.judgeaudit(
+        "profile",
+        "add",
+        name,
+        "--app",
+        app,
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+        "--option",
+        f"bridge_port={port}",
+    )
+    switched = world.judgeaudit("profile", "use", name)
+    assert f"keep `judgeaudit bridge {name}` running" in switched.stdout + switched.stderr
+    before = len(world.chat_requests())
+    with served("bridge", name, env=world.env) as (bridge, _):
+        assert bridge == f"http://127.0.0.1:{port}"  # the profile's bridge_port
+        if app == "codex":
+            argv = [
+                npm_bin("codex"),
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+                _codex_prompt(),
+            ]
+        else:
+            argv = [npm_bin("claude"), "-p", _claude_prompt(world)]
+        out = run_tool(world, argv)
+    assert MARKER in out
     assert_round_trip_reached_upstream(world, before)

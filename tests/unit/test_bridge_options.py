@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgeaudit.bridge.execlink import TOKEN_VAR, bridged, through, tool_name
+from judgeaudit.bridge.execlink import TOKEN_VAR, bridged, through
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 
@@ -46,6 +46,8 @@ def test_exec_points_codex_at_the_bridge_with_a_token_instead_of_the_key() -> No
     assert seen.base_url == "http://127.0.0.1:5000/v1"
     assert (seen.key, seen.key_env) == (None, TOKEN_VAR)
     assert seen.options == {"provider_id": "gw-id", "key_mode": "env_key", "env_key": TOKEN_VAR}
+    # Without an explicit id it keeps the upstream's, so `codex resume` sees the same sessions.
+    assert through(profile(bridge="chat"), "http://127.0.0.1:5000").options["provider_id"] == "gw"
     assert seen.model == "m"
 
 
@@ -75,12 +77,3 @@ def test_exec_starts_no_bridge_unless_the_profile_wants_one_for_its_tool(
     original = profile(app, **options)
     with bridged(original, "sk-real", command) as (seen, key):
         assert (seen, key) == (original, "sk-real")
-
-
-def test_tool_names_ignore_paths_and_windows_suffixes() -> None:
-    assert [tool_name([c]) for c in ("/opt/bin/codex", "CLAUDE.cmd", "codex.exe", "claude.js")] == [
-        "codex",
-        "claude",
-        "codex",
-        "claude",
-    ]

@@ -11,26 +11,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 
 from judgeaudit.bridge.run import BackgroundBridge, config_for
+from judgeaudit.profiles import execenv
 from judgeaudit.profiles.bridgeopt import uses_bridge
 from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.targets import codex
 
 TOKEN_VAR = "JUDGEAUDIT_BRIDGE_TOKEN"
-
-
-def tool_name(command: list[str]) -> str:
-    name = Path(command[0]).name.lower() if command else ""
-    for suffix in (".exe", ".cmd", ".js"):
-        name = name.removesuffix(suffix)
-    return name
 
 
 def through(profile: Profile, url: str) -> Profile:
     """The profile as the tool should see it: the bridge is its endpoint, the token its key."""
     options = {k: v for k, v in profile.options.items() if k not in ("bridge", "bridge_port")}
     if profile.app == "codex":
+        # The provider id stays the one of the upstream, so `codex resume` finds the sessions.
+        options.setdefault("provider_id", codex.provider_id(profile))
         options.update(key_mode="env_key", env_key=TOKEN_VAR)
     else:
         options.update(anthropic_base_url=url, key_mode="env")
@@ -45,7 +41,7 @@ def through(profile: Profile, url: str) -> Profile:
 def bridged(profile: Profile, key: str, command: list[str]) -> Iterator[tuple[Profile, str]]:
     """Yield the (profile, key) to launch the command with: through a bridge started here when
     the profile wants one and the command is its tool, else the profile itself."""
-    if not uses_bridge(profile) or tool_name(command) != profile.app:
+    if not uses_bridge(profile) or not command or execenv.tool_of(command) != profile.app:
         yield profile, key
         return
     with BackgroundBridge(config_for(profile, key)) as bridge:
