@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -123,3 +124,20 @@ def test_profile_test_on_a_bridged_profile_probes_chat_completions(
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("bridge = chat: probing the chat completions the bridge sends")
     assert "chat completion with sim-chat: ok" in done.stdout
+
+
+def test_profile_doctor_says_whether_the_bridge_runs(home: dict[str, str], chat_only: str) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    add(home, "gw-doc", "codex", chat_only, "bridge=chat", f"bridge_port={port}")
+    assert cli(home, "profile", "use", "gw-doc").returncode == 0
+    done = cli(home, "profile", "doctor", "codex")
+    assert (
+        f"codex: bridge: nothing answers on http://127.0.0.1:{port}; start `judgeaudit bridge gw-doc`"
+        in done.stdout
+    )
+    with served("bridge", "gw-doc", env=home) as (url, _):
+        assert url == f"http://127.0.0.1:{port}"
+        done = cli(home, "profile", "doctor", "codex")
+    assert f"codex: bridge: running on http://127.0.0.1:{port} for gw-doc ->" in done.stdout

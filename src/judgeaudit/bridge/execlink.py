@@ -15,7 +15,7 @@ from dataclasses import replace
 from judgeaudit.bridge.run import BackgroundBridge, config_for
 from judgeaudit.profiles import execenv
 from judgeaudit.profiles.bridgeopt import uses_bridge
-from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import codex
 
 TOKEN_VAR = "JUDGEAUDIT_BRIDGE_TOKEN"
@@ -44,5 +44,11 @@ def bridged(profile: Profile, key: str, command: list[str]) -> Iterator[tuple[Pr
     if not uses_bridge(profile) or not command or execenv.tool_of(command) != profile.app:
         yield profile, key
         return
-    with BackgroundBridge(config_for(profile, key)) as bridge:
+    try:
+        bridge = BackgroundBridge(config_for(profile, key)).start()
+    except OSError as exc:
+        raise ProfileError(f"exec: cannot start the bridge on loopback: {exc.strerror}") from None
+    try:
         yield through(profile, bridge.url), bridge.token
+    finally:
+        bridge.stop()

@@ -98,12 +98,16 @@ class BackgroundBridge:
             self._loop.run_until_complete(self._runner.cleanup())
         self._loop.close()
 
-    def __enter__(self) -> BackgroundBridge:
+    def start(self) -> BackgroundBridge:
+        """Serve; raise what stopped it from starting (e.g. OSError from the socket)."""
         self._thread.start()
         self._ready.wait()
         if self._error is not None:
             raise self._error
         return self
+
+    def __enter__(self) -> BackgroundBridge:
+        return self.start()
 
     def stop(self) -> None:
         if self._thread.is_alive():

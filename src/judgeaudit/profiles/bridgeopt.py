@@ -10,6 +10,9 @@ one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit 
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -49,3 +52,22 @@ def use_note(profile: Profile) -> str:
         "'Codex and Claude Code on a chat-only gateway' has a systemd user unit); "
         "`judgeaudit exec` starts its own"
     )
+
+
+def status(profile: Profile, timeout_s: float = 1.0) -> str:
+    """Whether this profile's bridge answers on its port (``profile doctor``)."""
+    url = local_url(profile)
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    try:
+        with direct.open(url + "/", timeout=timeout_s) as answer:
+            info = json.loads(answer.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return f"bridge: nothing answers on {url}; start `judgeaudit bridge {profile.name}`"
+    if not isinstance(info, dict) or info.get("name") != "judgeaudit bridge":
+        return f"bridge: {url} answers but is not a judgeaudit bridge; pick another bridge_port"
+    if info.get("profile") != profile.name:
+        return (
+            f"bridge: {url} serves profile {info.get('profile')!r}, not {profile.name!r}; "
+            f"restart it with `judgeaudit bridge {profile.name}`"
+        )
+    return f"bridge: running on {url} for {profile.name} -> {info.get('upstream')}"
