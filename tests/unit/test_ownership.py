@@ -258,3 +258,46 @@ def test_any_sequence_ends_with_the_users_values(
     turn_off(env, "claude")
     final = json.loads(settings_file(tmp_path).read_text())
     assert final == json.loads(original)
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{"env": {"ANTHROPIC_AUTH_TOKEN": "fake-leftover-token-0001", "OTHER": "1"}}',
+        '{"env":{"ANTHROPIC_AUTH_TOKEN":"fake-leftover-token-0001","OTHER":"1"},"theme":"dark"}\n',
+        '{\n  "env": {\n    "ANTHROPIC_AUTH_TOKEN": "fake-leftover-token-0001",\n    "OTHER": "1"\n  }\n}\n',
+    ],
+    ids=["compact-spaced", "compact-tight", "multi-line"],
+)
+def test_off_is_byte_identical_when_a_leftover_token_was_the_first_member(
+    env: ProfileStore, tmp_path: Path, original: str
+) -> None:
+    settings_file(tmp_path).write_text(original)
+    use_profile(env, "taotoken-claude")
+    assert "fake-leftover-token-0001" not in settings_file(tmp_path).read_text()
+    turn_off(env, "claude")
+    assert settings_file(tmp_path).read_text() == original
+
+
+def test_kept_user_values_are_forgotten_once_nothing_can_put_them_back(
+    env: ProfileStore, tmp_path: Path
+) -> None:
+    memory = keyring.get_keyring()
+    assert isinstance(memory, MemoryKeyring)
+
+    def saved_entries() -> set[str]:
+        return {user for (_svc, user) in memory.items if user.startswith("saved-")}
+
+    rounds = backups.KEEP_PER_APP + 10
+    for i in range(rounds):
+        token = f"fake-hand-written-token-{i:04d}"
+        path = settings_file(tmp_path)
+        data = json.loads(path.read_text()) if path.exists() else {}
+        data.setdefault("env", {})["ANTHROPIC_AUTH_TOKEN"] = token  # a hand edit each round
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        use_profile(env, "taotoken-claude" if i % 2 else "deepseek-claude")
+    # every kept value still reachable from the ledger or a backup is there; the rest is gone
+    assert 1 <= len(saved_entries()) <= backups.KEEP_PER_APP + 1
+    turn_off(env, "claude")
+    final = json.loads(settings_file(tmp_path).read_text())
+    assert final["env"]["ANTHROPIC_AUTH_TOKEN"] == f"fake-hand-written-token-{rounds - 1:04d}"

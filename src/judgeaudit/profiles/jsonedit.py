@@ -247,10 +247,14 @@ class JsonDoc:
             self._splice(parent.start + 1, parent.close, inner)
             return
         if index is not None and index < len(members):
+            # Insert before member ``index``, at its key: the whitespace in front of the first
+            # member stays in front, and the new member is followed by the object's own
+            # separator, so deleting it again restores the text byte for byte.
             at = members[index]
-            lead = self.text[at.lead : at.key_start]
             sep = self.text[at.key_end : at.value.start]
-            self._splice(at.lead, at.lead, f"{lead}{key}{sep}{value_text},")
+            self._splice(
+                at.key_start, at.key_start, f"{key}{sep}{value_text},{self._between(parent)}"
+            )
             return
         last = members[-1]
         lead = self.text[last.lead : last.key_start]
@@ -258,6 +262,14 @@ class JsonDoc:
             lead = " "
         sep = self.text[last.key_end : last.value.start]
         self._splice(last.value.end, last.value.end, f",{lead}{key}{sep}{value_text}")
+
+    def _between(self, parent: Node) -> str:
+        """The whitespace this object puts between a comma and the next member."""
+        members = parent.members
+        if len(members) > 1:
+            return self.text[members[1].lead : members[1].key_start]
+        lead = self.text[members[0].lead : members[0].key_start]
+        return lead if "\n" in lead else " "
 
     def delete(self, path: tuple[str, ...]) -> None:
         hit = self._member(path)
@@ -268,7 +280,8 @@ class JsonDoc:
         if len(members) == 1:
             self._splice(parent.start + 1, parent.close, "")
         elif i < len(members) - 1:
-            self._splice(members[i].lead, members[i + 1].lead, "")
+            # From this key to the next one: the whitespace in front of this member is kept.
+            self._splice(members[i].key_start, members[i + 1].key_start, "")
         else:
             self._splice(members[i - 1].value.end, members[i].value.end, "")
 

@@ -5,6 +5,7 @@ Never a plaintext file, never argv, never a log line. What is shown is masked to
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import keyring
@@ -106,3 +107,9 @@ def set_saved(ref: str, raw: str) -> None:
         keyring.set_password(SERVICE, ref, raw)
     except keyring.errors.KeyringError as exc:
         raise SecretError(f"the keyring refused to store {ref!r}: {type(exc).__name__}") from None
+
+
+def delete_saved(ref: str) -> None:
+    """Forget a kept user value nothing refers to any more (a missing entry is fine)."""
+    with contextlib.suppress(keyring.errors.KeyringError):
+        keyring.delete_password(SERVICE, ref)

@@ -21,6 +21,7 @@ import tomlkit
 
 from judgeaudit.profiles import backups, bridgeopt, secrets, shadowing
 from judgeaudit.profiles.jsonedit import dump_value
+from judgeaudit.profiles.ledger import referenced_secrets
 from judgeaudit.profiles.livefile import read_live, real_path, switch_lock, write_live
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
@@ -165,6 +166,8 @@ def _apply(
     state = store.state()
     for ref, raw in {r: v for p in plans for r, v in p.save_secrets.items()}.items():
         secrets.set_saved(ref, raw)  # the user's replaced secrets, before any file changes
+        if ref not in state.setdefault("saved", []):
+            state["saved"].append(ref)
     written: list[FilePlan] = []
     try:
         for plan in plans:
@@ -210,6 +213,25 @@ def _apply(
         state["active"][app] = active
     store.save_state(state)
     backups.prune(store, app)
+    _forget_unreferenced_secrets(store, state)
+
+
+def _forget_unreferenced_secrets(store: ProfileStore, state: dict[str, Any]) -> None:
+    """Delete kept user values that no ledger and no remaining backup can put back any more,
+    so the keyring does not fill up with ``saved-…`` entries over hundreds of switches."""
+    saved: list[str] = state.get("saved", [])
+    if not saved:
+        return
+    ledgers = list(state["owned"].values())
+    ledgers += [b.ledger for b in backups.list_backups(store) if b.ledger]
+    live = referenced_secrets(ledgers)
+    gone = [ref for ref in saved if ref not in live]
+    if not gone:
+        return
+    for ref in gone:
+        secrets.delete_saved(ref)
+    state["saved"] = [ref for ref in saved if ref in live]
+    store.save_state(state)
 
 
 def _validate(plan: FilePlan) -> None:
