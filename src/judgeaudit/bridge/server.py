@@ -191,8 +191,8 @@ class BridgeServer:
         try:
             await response.write(writer.start())
             try:
-                async for chunk in reply.chunks():
-                    events = b"".join(writer.delta(d) for d in reader.feed(chunk))
+                async for batch in reply.batches():
+                    events = b"".join(writer.delta(d) for c in batch for d in reader.feed(c))
                     if events:
                         await response.write(events)
                 outcome = reader.finish()
@@ -226,8 +226,9 @@ class BridgeServer:
 
 async def _collect(reply: Reply) -> ChatOutcome:
     reader = ChatStreamReader()
-    async for chunk in reply.chunks():
-        reader.feed(chunk)
+    async for batch in reply.batches():
+        for chunk in batch:
+            reader.feed(chunk)
     outcome = reader.finish()
     if outcome.finish_reason is None:
         raise BridgeError(502, "the upstream stream ended before the reply finished")

@@ -49,17 +49,20 @@ class Reply:
             raise BridgeError(502, "upstream sent JSON that is not an object")
         return body
 
-    async def chunks(self) -> AsyncIterator[dict[str, Any]]:
-        """Chunk objects until ``[DONE]`` or the end of the body; an error object the upstream
-        sends mid-stream is raised."""
+    async def batches(self) -> AsyncIterator[list[dict[str, Any]]]:
+        """The chunk objects of each read, until ``[DONE]`` or the end of the body (one batch
+        per read, so the caller writes once per upstream packet, not once per chunk); an error
+        object the upstream sends mid-stream is raised."""
         decoder = SSEDecoder()
         content = self._response.content
         while True:
             raw = await self._upstream._read(content.readany())
-            payloads = decoder.feed(raw) if raw else decoder.close()
-            for payload in payloads:
+            batch: list[dict[str, Any]] = []
+            done = not raw
+            for payload in decoder.feed(raw) if raw else decoder.close():
                 if payload.strip() == "[DONE]":
-                    return
+                    done = True
+                    break
                 try:
                     chunk = json.loads(payload)
                 except json.JSONDecodeError:
@@ -67,8 +70,10 @@ class Reply:
                 if isinstance(chunk, dict) and chunk.get("error"):
                     raise from_upstream(502, payload.encode(), {}, self._upstream.secrets)
                 if isinstance(chunk, dict):
-                    yield chunk
-            if not raw:
+                    batch.append(chunk)
+            if batch:
+                yield batch
+            if done:
                 return
 
 
