@@ -161,3 +161,62 @@ class HeldUpstream:
         self.release()
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
+
+
+class ReasoningUpstream:
+    """A real chat upstream on loopback that streams like DeepSeek or Qwen: ``reasoning_content``
+    deltas first, then the answer, then usage in a last chunk without choices."""
+
+    THOUGHT = "Weighing the request first."
+    ANSWER = "REASONED ANSWER 42"
+
+    def __init__(self) -> None:
+        self.url = ""
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            data = {"id": "r1", "model": body["model"], "choices": [choice]}
+            return f"data: {json.dumps(data)}\n\n".encode()
+
+        half = len(self.THOUGHT) // 2
+        for part in (
+            chunk({"role": "assistant", "reasoning_content": self.THOUGHT[:half]}),
+            chunk({"reasoning_content": self.THOUGHT[half:]}),
+            chunk({"content": self.ANSWER}),
+            chunk({}, "stop"),
+        ):
+            await response.write(part)
+        usage = {"id": "r1", "choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 9}}
+        await response.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
+        return response
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._handle)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        self._loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+        self._started.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(runner.cleanup())
+        self._loop.close()
+
+    def __enter__(self) -> ReasoningUpstream:
+        self._thread.start()
+        self._started.wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bridge_helpers import key_fingerprint, request_log, served
+from tests.bridge_helpers import ReasoningUpstream, key_fingerprint, request_log, served
 from tests.contract.test_real_tools import npm_bin
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -85,6 +85,13 @@ def world(tmp_path: Path) -> Iterator[World]:
 
 
 def run_tool(world: World, argv: list[str], extra_env: dict[str, str] | None = None) -> str:
+    """Run a real tool to its end; return its stdout (its final message)."""
+    return run_tool_fully(world, argv, extra_env).stdout
+
+
+def run_tool_fully(
+    world: World, argv: list[str], extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         argv,
         cwd=world.tmp / "work",
@@ -96,7 +103,7 @@ def run_tool(world: World, argv: list[str], extra_env: dict[str, str] | None = N
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert world.secret not in done.stdout + done.stderr
-    return done.stdout
+    return done
 
 
 def assert_round_trip_reached_upstream(world: World, before: int) -> None:
@@ -324,3 +331,58 @@ def test_a_global_switch_goes_through_the_running_bridge(world: World, app: str)
         out = run_tool(world, argv)
     assert MARKER in out
     assert_round_trip_reached_upstream(world, before)
+
+
+def test_upstream_reasoning_reaches_both_tools(world: World) -> None:
+    """A reasoning model's ``reasoning_content`` comes through as a Responses reasoning item
+    (Codex prints it) and an Anthropic thinking block (Claude Code accepts it)."""
+    with ReasoningUpstream() as upstream:
+        for app in ("codex", "claude"):
+            world.judgeaudit(
+                "profile",
+                "add",
+                f"think-{app}",
+                "--app",
+                app,
+                "--base-url",
+                upstream.url,
+                "--model",
+                "thinker",
+                "--key",
+                world.key_name,
+                "--option",
+                "bridge=chat",
+            )
+        exec_ = [sys.executable, "-m", "judgeaudit", "exec"]
+        done = run_tool_fully(
+            world,
+            [
+                *exec_,
+                "think-codex",
+                "--",
+                npm_bin("codex"),
+                "exec",
+                "--skip-git-repo-check",
+                "hello",
+            ],
+        )
+        # Codex prints its transcript (reasoning included) on stderr, the final answer on stdout.
+        assert (
+            ReasoningUpstream.THOUGHT in done.stderr
+            and done.stdout.strip() == ReasoningUpstream.ANSWER
+        )
+        out = run_tool(
+            world,
+            [
+                *exec_,
+                "think-claude",
+                "--",
+                npm_bin("claude"),
+                "-p",
+                "hello",
+                "--output-format",
+                "json",
+            ],
+        )
+        result = json.loads(out)
+        assert result["result"] == ReasoningUpstream.ANSWER and result["is_error"] is False
