@@ -340,3 +340,19 @@ def test_a_bad_profile_is_one_line_and_exit_2(gateway: Gateway) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "--read-timeout: must be greater than 0" in done.stderr
+
+
+def test_a_port_in_use_is_one_line(gateway: Gateway) -> None:
+    with served("bridge", "gw", env=gateway.env) as (url, _):
+        port = url.rsplit(":", 1)[1]
+        env = {**os.environ, **gateway.env}
+        done = subprocess.run(
+            [sys.executable, "-m", "judgeaudit", "bridge", "gw", "--port", port],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"judgeaudit: cannot listen on 127.0.0.1:{port}:")
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # nothing else, no warnings

@@ -259,9 +259,10 @@ def to_chat(
         "tool_choice": body.get("tool_choice", "auto"),
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
         "instructions": body.get("instructions"),
-        "temperature": body.get("temperature"),
-        "top_p": body.get("top_p"),
-        "max_output_tokens": body.get("max_output_tokens"),
+        # What was sent upstream, not what was asked (a setting of the wrong type is dropped).
+        "temperature": chat.get("temperature"),
+        "top_p": chat.get("top_p"),
+        "max_output_tokens": chat.get("max_tokens"),
         "store": body.get("store", False),
         "metadata": body.get("metadata") or {},
     }

@@ -242,7 +242,11 @@ async def start(
     runner = web.AppRunner(BridgeServer(config).app(), access_log=None, shutdown_timeout=5.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024)
-    await site.start()
+    try:
+        await site.start()
+    except OSError:
+        await runner.cleanup()  # the upstream session was opened at setup
+        raise
     bound = runner.addresses[0][1]
     shown = f"[{host}]" if ":" in host else host
     return runner, f"http://{shown}:{bound}"
