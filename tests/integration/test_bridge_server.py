@@ -356,3 +356,13 @@ def test_a_port_in_use_is_one_line(gateway: Gateway) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"judgeaudit: cannot listen on 127.0.0.1:{port}:")
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # nothing else, no warnings
+
+
+def test_a_netrc_entry_for_the_upstream_host_does_not_break_it(gateway: Gateway) -> None:
+    """aiohttp with trust_env reads ~/.netrc and refuses auth plus an Authorization header."""
+    netrc = gateway.tmp / "netrc"
+    netrc.write_text("machine 127.0.0.1 login someone password something\n", encoding="utf-8")
+    netrc.chmod(0o600)
+    with served("bridge", "gw", env={**gateway.env, "NETRC": str(netrc)}) as (url, _):
+        status, _, raw = post(url + "/v1/responses", {"model": "sim-chat", "input": "hi"}, KEY)
+    assert status == 200, raw

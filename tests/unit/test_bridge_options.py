@@ -77,3 +77,17 @@ def test_exec_starts_no_bridge_unless_the_profile_wants_one_for_its_tool(
     original = profile(app, **options)
     with bridged(original, "sk-real", command) as (seen, key):
         assert (seen, key) == (original, "sk-real")
+
+
+def test_the_upstream_proxy_comes_from_the_environment_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from judgeaudit.bridge.upstream import env_proxy
+
+    for name in ("https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert env_proxy("https://gw.example/v1/chat/completions") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    assert env_proxy("https://gw.example/v1/chat/completions") == "http://proxy.internal:3128"
+    monkeypatch.setenv("NO_PROXY", "gw.example")
+    assert env_proxy("https://gw.example/v1/chat/completions") is None

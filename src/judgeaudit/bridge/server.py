@@ -3,6 +3,7 @@ shared by the Responses and Messages front ends."""
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import time
@@ -198,10 +199,10 @@ class BridgeServer:
                 outcome = reader.finish()
                 if outcome.finish_reason is None:
                     raise BridgeError(502, "the upstream stream ended before the reply finished")
-                await response.write(writer.finish(outcome))
+                last = writer.finish(outcome)
             except BridgeError as error:
-                await response.write(writer.fail(error))
-            await response.write_eof()
+                last = writer.fail(error)
+            await response.write_eof(last)
         except ConnectionResetError:
             pass  # the caller went away; leaving closes the upstream stream too
         return response
@@ -216,11 +217,8 @@ class BridgeServer:
         for kind, text in (("reasoning", outcome.reasoning), ("text", outcome.text)):
             if text:
                 events += writer.delta(Delta(kind, text))
-        try:
-            await response.write(events + writer.finish(outcome))
-            await response.write_eof()
-        except ConnectionResetError:
-            pass
+        with contextlib.suppress(ConnectionResetError):  # the caller went away
+            await response.write_eof(events + writer.finish(outcome))
         return response
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -77,11 +79,20 @@ class Reply:
                 return
 
 
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``...), if any."""
+    host = urlsplit(url).hostname or ""
+    if not host or urllib.request.proxy_bypass(host):
+        return None
+    return urllib.request.getproxies().get(urlsplit(url).scheme)
+
+
 class Upstream:
     def __init__(self, config: UpstreamConfig) -> None:
         self.config = config
         self.url = config.base_url.rstrip("/") + "/chat/completions"
         self.secrets = (config.key,)
+        self.proxy = env_proxy(self.url)
         self._slots = asyncio.Semaphore(config.max_concurrency)
         self._session: aiohttp.ClientSession | None = None
 
@@ -90,8 +101,11 @@ class Upstream:
         timeout = aiohttp.ClientTimeout(
             total=None, connect=self.config.connect_timeout_s, sock_read=self.config.read_timeout_s
         )
+        # trust_env would look up ~/.netrc and the proxy variables in a thread on every request
+        # (and a netrc entry for the host would clash with our Authorization header): the proxy
+        # is looked up once instead.
         self._session = aiohttp.ClientSession(
-            connector=connector, timeout=timeout, auto_decompress=True, trust_env=True
+            connector=connector, timeout=timeout, auto_decompress=True, trust_env=False
         )
 
     async def close(self) -> None:
@@ -118,7 +132,7 @@ class Upstream:
         url = self.url.removesuffix("/chat/completions") + "/models"
         try:
             async with self._session.get(
-                url, headers={"Authorization": f"Bearer {self.config.key}"}
+                url, headers={"Authorization": f"Bearer {self.config.key}"}, proxy=self.proxy
             ) as response:
                 raw = await self._read(response.content.read())
                 if response.status >= 300:
@@ -150,7 +164,7 @@ class Upstream:
             }
             try:
                 response = await self._session.post(
-                    self.url, data=json.dumps(body), headers=headers
+                    self.url, data=json.dumps(body), headers=headers, proxy=self.proxy
                 )
             except aiohttp.ConnectionTimeoutError:
                 raise BridgeError(
