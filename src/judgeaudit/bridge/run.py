@@ -55,13 +55,18 @@ async def serve_forever(
     runner, url = await start(config, host, port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    handled = []
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        try:
+            loop.add_signal_handler(signum, stop.set)
+            handled.append(signum)
+        except NotImplementedError:  # Windows: Ctrl-C arrives as KeyboardInterrupt instead
+            pass
     announce(url)
     try:
         await stop.wait()
     finally:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in handled:
             loop.remove_signal_handler(signum)
         await runner.cleanup()
 
