@@ -10,9 +10,6 @@ one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit 
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -56,6 +53,9 @@ def use_note(profile: Profile) -> str:
 
 def status(profile: Profile, timeout_s: float = 1.0) -> str:
     """Whether this profile's bridge answers on its port (``profile doctor``)."""
+    import json  # here, not at the top: profiles.model imports this module, and
+    import urllib.request  # `key print` (run before every Claude Code session) must start fast
+
     url = local_url(profile)
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
     try:
