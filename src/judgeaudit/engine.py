@@ -13,6 +13,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
 from judgeaudit.audit import events as ev
@@ -73,6 +74,13 @@ async def run_audit(
     if not finished.complete:
         raise RunIncomplete(finished)
     return finished
+
+
+def plan_run(spec: Path | RunSpec, out: Path | None = None) -> dict[str, Any]:
+    """What :func:`run_audit` would do (units, calls per role, tokens, cost); nothing written."""
+    from judgeaudit.audit.dryrun import plan
+
+    return plan(load_spec(spec) if isinstance(spec, Path) else spec, out)
 
 
 def run_audit_blocking(

@@ -15,14 +15,15 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, AnalysisError
+from judgeaudit.analysis.frame import DEFAULT_BINS, LABELS_EN, LABELS_ZH, AnalysisError
 from judgeaudit.analysis.review import agreement
-from judgeaudit.analysis.stats import wilson
+from judgeaudit.analysis.stats import cluster_bootstrap, wilson
+from judgeaudit.audit.outcome import GAP_DECIMALS
 
-GAP_SQL = {
-    "capability": "ABS(capability_a - capability_b)",
-    "judge": "ABS(judge_score_a - judge_score_b)",
-    "external": "ABS(reward_a - reward_b)",
+GAP_SQL = {  # rounded as the engine stores reward_gap, so bin edges are honoured
+    "capability": f"ROUND(ABS(capability_a - capability_b), {GAP_DECIMALS})",
+    "judge": f"ROUND(ABS(judge_score_a - judge_score_b), {GAP_DECIMALS})",
+    "external": f"ROUND(ABS(reward_a - reward_b), {GAP_DECIMALS})",
 }
 DECISIVE = "(success_a != success_b)"
 MISSEL = "COALESCE(misselected, 0)"
@@ -71,11 +72,14 @@ def report_sections(
         ],
     )
     totals = [sum(_int(r[i]) for r in by_bucket) for i in (2, 3, 4)]
+    boots = _clustered(db, run_id, source, bins)
     return {
         "pairs": totals[0],
         "decisive": totals[1],
         "misselected": totals[2],
-        "buckets": _buckets(by_bucket, bins, labels),
+        "buckets": _buckets(by_bucket, bins, labels, boots),
+        "no_gap": sum(_int(r[2]) for r in by_bucket if r[0] is None and r[7]),
+        "outside_bins": sum(_int(r[2]) for r in by_bucket if r[0] is None and not r[7]),
         "agent_pairs": _agent_pairs(by_models),
         "satisfied_but_failed": _satisfied_but_failed(db, run_id, threshold, by_judge),
         "position_bias": _position_bias(by_judge),
@@ -112,14 +116,55 @@ def _scans(
 def _by_bucket_and_type(
     db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
 ) -> list[tuple[Any, ...]]:
-    """(bucket, task_type, pairs, decisive, misselected, sum consistent, n consistent)."""
+    """(bucket, task_type, pairs, decisive, misselected, sum consistent, n consistent, no gap)."""
     case, args = bucket_case(source, bins)
     return db.execute(
         f"SELECT {case} AS bucket, task_type, COUNT(*), SUM({DECISIVE}), SUM({MISSEL}),"
-        " SUM(consistent), COUNT(consistent) FROM audit_pairs WHERE run_id = ?"
-        " GROUP BY bucket, task_type",
+        f" SUM(consistent), COUNT(consistent), {GAP_SQL[source]} IS NULL AS no_gap"
+        " FROM audit_pairs WHERE run_id = ? GROUP BY bucket, task_type, no_gap",
         (*args, run_id),
     ).fetchall()
+
+
+def _clustered(
+    db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
+) -> dict[int, tuple[Any, Any]]:
+    """Task-clustered intervals per bucket, from per-(bucket, task) sums of decisive pairs.
+
+    Tasks are ordered by their first decisive, bucketed pair (as ``pd.factorize`` orders them
+    in the pandas report), so the seeded resampling gives the same interval.
+    """
+    case, args = bucket_case(source, bins)
+    rows = db.execute(
+        f"WITH d AS (SELECT rowid AS rid, task_id, {case} AS bucket, {MISSEL} AS m"
+        f" FROM audit_pairs WHERE run_id = ? AND {DECISIVE}),"
+        " b AS (SELECT * FROM d WHERE bucket IS NOT NULL),"
+        " f AS (SELECT task_id, MIN(rid) AS first FROM b GROUP BY task_id)"
+        " SELECT b.bucket, COUNT(*), SUM(b.m) FROM b JOIN f ON f.task_id = b.task_id"
+        " GROUP BY b.bucket, b.task_id ORDER BY b.bucket, MIN(f.first)",
+        (*args, run_id),
+    ).fetchall()
+    per_bucket: dict[int, tuple[list[int], list[int]]] = {}
+    for bucket, decisive, missel in rows:
+        dec, mis = per_bucket.setdefault(int(bucket), ([], []))
+        dec.append(int(decisive))
+        mis.append(int(missel))
+    return {b: cluster_bootstrap(mis, dec) for b, (dec, mis) in per_bucket.items()}
+
+
+def default_bins(db: sqlite3.Connection, run_id: str, source: str) -> list[float]:
+    """Default edges; external rewards beyond 0-1 get the 0-1 edges scaled to their span."""
+    bins = DEFAULT_BINS[source]
+    if source == "external":
+        low, high = db.execute(
+            "SELECT MIN(r), MAX(r) FROM (SELECT reward_a AS r FROM audit_pairs WHERE run_id = ?"
+            " UNION ALL SELECT reward_b FROM audit_pairs WHERE run_id = ?)",
+            (run_id, run_id),
+        ).fetchone()
+        span = float(high - low) if low is not None else 0.0
+        if span > 1.0:
+            return [bins[0], *(round(edge * span, GAP_DECIMALS) for edge in bins[1:])]
+    return list(bins)
 
 
 def _by_agents_and_model(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
@@ -137,7 +182,10 @@ def _by_agents_and_model(db: sqlite3.Connection, run_id: str) -> list[tuple[Any,
 def _by_judge(db: sqlite3.Connection, run_id: str, t: float) -> list[tuple[Any, ...]]:
     """Per judge model: satisfied-but-failed sums (all pairs) and position-bias sums (swapped)."""
     swapped = "pref_ba IS NOT NULL"
-    differ = f"{swapped} AND pref_ab != pref_ba"
+    # The stored flag, not pref_ab == pref_ba: two unparsable orders are both "tie" but are
+    # not a consistent verdict.
+    agree = "COALESCE(consistent, 0) = 1"
+    differ = f"{swapped} AND NOT {agree}"
     return db.execute(
         "SELECT judge_model,"
         " SUM(judge_score_a >= ?) + SUM(judge_score_b >= ?),"
@@ -147,7 +195,7 @@ def _by_judge(db: sqlite3.Connection, run_id: str, t: float) -> list[tuple[Any, 
         " + SUM(COALESCE(satisfied_b, 0) = 1 AND success_b = 0),"
         " SUM(CASE WHEN judge_score_a > judge_score_b AND NOT (success_a > success_b)"
         " THEN 1 ELSE 0 END),"
-        f" SUM({swapped}), SUM({swapped} AND pref_ab = pref_ba), SUM({differ}),"
+        f" SUM({swapped}), SUM({swapped} AND {agree}), SUM({differ}),"
         f" SUM({differ} AND pref_ab = 'A') + SUM({differ} AND pref_ba = 'B'),"
         f" SUM({differ} AND pref_ab != 'tie') + SUM({differ} AND pref_ba != 'tie')"
         " FROM audit_pairs WHERE run_id = ? GROUP BY judge_model ORDER BY judge_model",
@@ -156,7 +204,10 @@ def _by_judge(db: sqlite3.Connection, run_id: str, t: float) -> list[tuple[Any, 
 
 
 def _buckets(
-    rows: list[tuple[Any, ...]], bins: list[float], labels: list[str]
+    rows: list[tuple[Any, ...]],
+    bins: list[float],
+    labels: list[str],
+    boots: dict[int, tuple[Any, Any]],
 ) -> list[dict[str, Any]]:
     counts: dict[int, list[int]] = {}
     for row in rows:
@@ -178,6 +229,8 @@ def _buckets(
                 "decisive": n,
                 "misselected": k,
                 **_rate(k, n),
+                "boot_low": boots.get(index, (None, None))[0],
+                "boot_high": boots.get(index, (None, None))[1],
             }
         )
     return out

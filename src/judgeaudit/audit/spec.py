@@ -6,19 +6,28 @@ import difflib
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit import validate
+from judgeaudit.audit.templates import Template, load_template
 from judgeaudit.errors import InputError
 from judgeaudit.validate import INT64_MAX, read_toml
+
+if TYPE_CHECKING:
+    from judgeaudit.audit.source import SourceRun
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
 JUDGE_VIEWS = ("transcript", "evidence")
 #: Excluded from the spec hash: they change speed, not results.
 SPEED_KEYS = ("concurrency", "timeout_s")
+#: Optional keys added after the first release: left out of the hash while unset, so a spec
+#: that does not use them keeps its run id (and resumes) across versions.
+UNSET_NOT_HASHED = ("trajectories_from",)
+#: Roles whose prompt template the spec may name (``prompt = "FILE"``, relative to the spec).
+TEMPLATE_ROLES = {"judge": "judge", "user": "user_simulator", "success_check": "success_check"}
 
 
 class SpecError(InputError):
@@ -81,17 +90,31 @@ class RunSpec:
     judge_source: str = "llm"
     #: Show imported pairs' context (a system prompt or policy) to the judge.
     judge_context: bool = True
+    #: Templates the spec names, by kind (judge, user_simulator, success_check); the built-in
+    #: en/zh template is used for a kind not listed here.
+    templates: dict[str, Template] = field(default_factory=dict)
+    #: ``OUT_DIR`` or ``OUT_DIR#RUN_ID``: re-judge that run's stored trajectories.
+    trajectories_from: str | None = None
+    #: The run ``trajectories_from`` names, once bound (see ``audit/rejudge.py``).
+    source: SourceRun | None = field(default=None, compare=False)
 
     def spec_hash(self) -> str:
-        data = asdict(self)
-        for key in ("path", "warnings", *SPEED_KEYS):
+        data = asdict(replace(self, source=None, templates={}))
+        for key in ("path", "warnings", "templates", "source", *SPEED_KEYS):
             data.pop(key, None)
         for key, default in (("inputs_hash", ""), ("judge_source", "llm"), ("judge_context", True)):
             if data.get(key) == default:
                 data.pop(key, None)  # keys added later leave older run ids unchanged
+        for key in UNSET_NOT_HASHED:
+            if data.get(key) is None:
+                data.pop(key, None)
         for endpoint in data["endpoints"].values():
             for key in SPEED_KEYS:
                 endpoint.pop(key, None)
+        if self.templates:  # the content, not the path: editing the file makes a new run
+            data["templates"] = {kind: t.hash for kind, t in sorted(self.templates.items())}
+        if self.source is not None:  # which run, not where it lies
+            data["trajectories_from"] = self.source.key
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def base_dir(self) -> Path:
@@ -112,6 +135,7 @@ _RUN_KEYS = {
     "judge_retries": int,
     "judge_context": bool,
     "pairs": (str, list),
+    "trajectories_from": str,
 }
 _ENDPOINT_KEYS = {
     "base_url": str,
@@ -253,10 +277,16 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     if not endpoints and not recorded:
         raise r.fail("endpoints", f'missing; add e.g. [endpoints.sim] base_url = "{EMBEDDED}"')
 
+    templates: dict[str, Template] = {}
+
     def model_ref(body: Any, where: str, role: str) -> ModelRef:
         if not isinstance(body, dict):
             raise r.fail(where, "must be a table")
-        body = r.table(body, where, _MODEL_KEYS, _MODEL_LIMITS)
+        kind = TEMPLATE_ROLES.get(role)
+        body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}), _MODEL_LIMITS)
+        if kind and "prompt" in body:
+            body = dict(body)
+            templates[kind] = load_template(path.parent / body.pop("prompt"), kind)
         for key in ("model", "endpoint"):
             if key not in body:
                 raise r.fail(f"{where}.{key}", "missing")
@@ -278,7 +308,10 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     if len(set(names)) != len(names):
         raise r.fail("agents", "agent names must be unique; set name = ... on each")
     imported = run.get("imported")
-    if len(agents) < 2 and not imported:
+    rejudge = run.get("trajectories_from")
+    if rejudge is not None and imported:
+        raise r.fail("run.trajectories_from", "re-judges stored trajectories; drop run.imported")
+    if len(agents) < 2 and not imported and rejudge is None:
         raise r.fail("agents", "need at least two [[agents]] to compare")
     if "judge" not in raw:
         raise r.fail("judge", "missing; add a [judge] table with model and endpoint")
@@ -296,7 +329,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         if "user_simulator" in raw
         else None
     )
-    if user is None and not imported:
+    if user is None and not imported and rejudge is None:
         raise r.fail("user_simulator", "missing; add a [user_simulator] table (or run.imported)")
     success = (
         model_ref(raw["success_check"], "success_check", "success_check")
@@ -305,7 +338,9 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     )
 
     pairs_raw = run.get("pairs", "all")
-    if pairs_raw == "all":
+    if rejudge is not None:
+        pairs = []  # a re-judge takes its pairs from the source run (checked when bound)
+    elif pairs_raw == "all":
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     elif isinstance(pairs_raw, list):
         pairs = []
@@ -336,6 +371,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         bins, labels = validate.bin_edges(bins, labels, f"{path}: gap", SpecError)
     elif labels is not None:
         raise r.fail("gap.labels", "labels need gap.bins (one label per bucket)")
+    gap_source = choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source")
     spec = RunSpec(
         path=str(path),
         name=run.get("name", path.stem),
@@ -350,7 +386,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         judge_view=choice(run.get("judge_view", "transcript"), JUDGE_VIEWS, "run.judge_view"),
         judge_retries=run.get("judge_retries", 2),
         pairs=pairs,
-        gap_source=choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source"),
+        gap_source=gap_source,
         bins=bins,
         labels=labels,
         endpoints=endpoints,
@@ -360,7 +396,24 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         success_check=success,
         judge_source="recorded" if recorded else "llm",
         judge_context=run.get("judge_context", True),
+        templates=templates,
+        trajectories_from=rejudge,
     )
+    if rejudge is not None:
+        from judgeaudit.audit.rejudge import bind_source
+
+        spec = bind_source(spec, raw, r.fail)
+    judge_template = spec.templates.get("judge")
+    if (
+        spec.gap_source == "judge"
+        and judge_template is not None
+        and judge_template.output == "winner"
+    ):
+        raise r.fail(
+            "gap.source",
+            f'"judge" needs judge scores, but {judge_template.source} has output = "winner"; '
+            'use output = "json" or "scores", or another gap source',
+        )
     if (
         user
         and user.model == judge.model

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from judgeaudit import __version__
-from judgeaudit.cli import audit_cmds, import_cmds, key_cmds, profile_cmds, sim_cmds
+from judgeaudit.cli import audit_cmds, bridge_cmds, import_cmds, key_cmds, profile_cmds, sim_cmds
 from judgeaudit.cli.common import OneLineParser
 from judgeaudit.errors import JudgeauditError
 
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     import_cmds.register(sub)
     profile_cmds.register(sub)
     key_cmds.register(sub)
+    bridge_cmds.register(sub)
     return parser
 
 
