@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit import validate
+from judgeaudit.audit.spec_limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
 from judgeaudit.audit.templates import Template, load_template
 from judgeaudit.errors import InputError
-from judgeaudit.validate import INT64_MAX, read_toml
+from judgeaudit.validate import read_toml
 
 if TYPE_CHECKING:
     from judgeaudit.audit.source import SourceRun
@@ -147,23 +148,6 @@ _ENDPOINT_KEYS = {
     "price_out": (int, float),
 }
 _MODEL_KEYS = {"name": str, "model": str, "endpoint": str, "temperature": (int, float)}
-#: Ranges, checked before anything is written: 0 deadlocks, 2**63-1 trials is a memory bomb.
-_RUN_LIMITS = {
-    "trials": (1, 1000),
-    "seed": (0, INT64_MAX),
-    "concurrency": (1, 1024),
-    "max_turns": (1, 100),
-    "judge_retries": (0, 10),
-}
-_ENDPOINT_LIMITS = {
-    "concurrency": (1, 1024),
-    "timeout_s": (0.1, 3600),
-    "price_in": (0, 10_000),
-    "price_out": (0, 10_000),
-}
-_MODEL_LIMITS = {"temperature": (0, 2)}
-#: Strings that name things: an empty one would make ids like ``run-/task/t0/``.
-_NAMES = ("name", "model", "endpoint", "tasks", "imported", "base_url", "key_env", "profile")
 _GAP_KEYS = {"source": str, "bins": list, "labels": list}
 _TOP = {
     "run": dict,
@@ -204,24 +188,8 @@ class _Reader:
                     else " or ".join(k.__name__ for k in kind)
                 )
                 raise self.fail(full, f"must be {names}, got {type(value).__name__}")
-            self.check_value(key, value, full, (limits or {}).get(key))
+            check_value(self.path, key, value, full, (limits or {}).get(key), SpecError)
         return data
-
-    def check_value(
-        self, key: str, value: Any, full: str, limit: tuple[float, float] | None
-    ) -> None:
-        """Ranges and non-empty names, as ``file: key: ...`` lines."""
-        where = f"{self.path}: {full}"
-        if limit is not None:
-            lo, hi = limit
-            if isinstance(value, int) and isinstance(lo, int) and isinstance(hi, int):
-                validate.integer(value, where, lo, hi, SpecError)
-            else:
-                validate.number(value, where, lo, hi, SpecError)
-        if key in _NAMES and isinstance(value, str):
-            validate.string(value, where, SpecError)
-            if any(ch in value for ch in "\n\r\t\0"):
-                raise self.fail(full, "holds a control character; write it on one line")
 
 
 def _recorded_judge(r: _Reader, body: dict[str, Any], run: dict[str, Any]) -> ModelRef:
@@ -242,13 +210,13 @@ def load_spec(path: Path) -> RunSpec:
 def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     r = _Reader(path)
     r.table(raw, "", _TOP)
-    run = r.table(raw.get("run", {}), "run", _RUN_KEYS, _RUN_LIMITS)
+    run = r.table(raw.get("run", {}), "run", _RUN_KEYS, RUN_LIMITS)
     gap = r.table(raw.get("gap", {}), "gap", _GAP_KEYS)
     endpoints: dict[str, Endpoint] = {}
     for name, body in raw.get("endpoints", {}).items():
         if not isinstance(body, dict):
             raise r.fail(f"endpoints.{name}", "must be a table")
-        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS, _ENDPOINT_LIMITS)
+        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS, ENDPOINT_LIMITS)
         if ("price_in" in body) != ("price_out" in body):
             raise r.fail(f"endpoints.{name}", "give both price_in and price_out, or neither")
         if "profile" in body:
@@ -283,7 +251,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         if not isinstance(body, dict):
             raise r.fail(where, "must be a table")
         kind = TEMPLATE_ROLES.get(role)
-        body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}), _MODEL_LIMITS)
+        body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}), MODEL_LIMITS)
         if kind and "prompt" in body:
             body = dict(body)
             templates[kind] = load_template(path.parent / body.pop("prompt"), kind)
