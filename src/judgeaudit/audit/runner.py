@@ -134,8 +134,8 @@ class AuditRunner:
         if self.spec.imported:
             imported, content = load_imported_with_hash(self.spec.base_dir() / self.spec.imported)
             self.spec = dataclasses.replace(self.spec, inputs_hash=content)
-            tasks = {p.task.task_id: p.task for p in imported}  # one per task, in file order
-            return list(tasks.values()), imported
+            unique = {p.task.task_id: p.task for p in imported}  # one per task, in file order
+            return list(unique.values()), imported
         tasks = load_tasks(self.spec.tasks, self.spec.base_dir())
         if not self.spec.tasks.startswith("builtin:"):
             self.spec = dataclasses.replace(self.spec, inputs_hash=task_set_hash(tasks))
