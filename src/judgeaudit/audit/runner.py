@@ -7,7 +7,6 @@ so a rerun skips what is stored and the JSONL/CSV files are rebuilt from the dat
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import shutil
 import time
@@ -21,7 +20,8 @@ from judgeaudit.audit import recorded
 from judgeaudit.audit.conversation import CallSink, Side, render
 from judgeaudit.audit.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.export import LiveLog, export_all
-from judgeaudit.audit.imported import ImportedPair, load_imported_with_hash, save_imported
+from judgeaudit.audit.imported import ImportedPair, save_imported
+from judgeaudit.audit.inputs import load_inputs
 from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
 from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
@@ -36,7 +36,7 @@ from judgeaudit.audit.source import (
 )
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
+from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.transcript import with_context
 from judgeaudit.audit.units import (
     CheckUnit,
@@ -125,21 +125,9 @@ class AuditRunner:
     # --- orchestration -------------------------------------------------------------------------
     def _inputs(self) -> tuple[list[Task], list[ImportedPair] | None]:
         """Load and validate the tasks or pairs; their content hash becomes part of the spec."""
-        if self.spec.source is not None:
-            return self.spec.source.tasks(), None
-        if self.spec.judge_source == "recorded" and self.spec.imported:
-            self._recorded, content = recorded.scan(self.spec.base_dir() / self.spec.imported)
-            self.spec = dataclasses.replace(self.spec, inputs_hash=content)
-            return [], None
-        if self.spec.imported:
-            imported, content = load_imported_with_hash(self.spec.base_dir() / self.spec.imported)
-            self.spec = dataclasses.replace(self.spec, inputs_hash=content)
-            unique = {p.task.task_id: p.task for p in imported}  # one per task, in file order
-            return list(unique.values()), imported
-        tasks = load_tasks(self.spec.tasks, self.spec.base_dir())
-        if not self.spec.tasks.startswith("builtin:"):
-            self.spec = dataclasses.replace(self.spec, inputs_hash=task_set_hash(tasks))
-        return tasks, None
+        loaded = load_inputs(self.spec)
+        self.spec, self._recorded = loaded.spec, loaded.recorded_pairs
+        return loaded.tasks, loaded.imported
 
     async def _run(
         self, store: AuditStore, tasks: list[Task], imported: list[ImportedPair] | None
