@@ -7,8 +7,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
 
@@ -51,6 +49,8 @@ class Profile:
         return self.options.get(name, default)
 
     def to_toml(self) -> str:
+        import tomlkit  # here, not at the top: `key print` (a start-up path) never writes TOML
+
         doc = tomlkit.document()
         doc.add(tomlkit.comment(f"judgeaudit profile ({self.app}); keys live in the OS keyring"))
         for key in ("name", "app", "base_url", "model", "key", "key_env", "price_in", "price_out"):

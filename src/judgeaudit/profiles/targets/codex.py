@@ -16,6 +16,9 @@ from tomlkit.toml_document import TOMLDocument
 from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan
 
+#: Codex waits 5 s for an auth command by default; a busy machine can need more than that.
+AUTH_TIMEOUT_MS = 15000
+
 
 def provider_id(profile: Profile) -> str:
     given = profile.option("provider_id")
@@ -57,6 +60,7 @@ def _provider_table(profile: Profile) -> Table:
         auth: InlineTable = tomlkit.inline_table()
         auth["command"] = sys.executable
         auth["args"] = ["-m", "judgeaudit", "key", "print", profile.key]
+        auth["timeout_ms"] = AUTH_TIMEOUT_MS
         table["auth"] = auth
     else:
         table["env_key"] = env_key_name(profile)
