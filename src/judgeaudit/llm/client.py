@@ -3,6 +3,11 @@
 Built on the ``openai`` SDK with the SDK's own retries off, so that one place decides: exponential
 backoff with jitter that honours ``Retry-After``, a per-endpoint concurrency limit, and a final
 error that says what happened after N tries. No message produced here ever contains the key.
+
+Speed: the SDK runs on its aiohttp transport, and a completion goes through the SDK's public
+``post`` with the raw HTTP response, read by :mod:`judgeaudit.llm.reply`. That skips the SDK's
+request transform and response models (most of its CPU per call) while keeping its URL, headers,
+auth, timeouts and error classes, so a judge on a local server is not client-bound.
 """
 
 from __future__ import annotations
@@ -12,14 +17,16 @@ import hashlib
 import json
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import openai
 
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
+from judgeaudit.llm.reply import BadReply, CallResult, parse_completion
 
 RETRYABLE = (
     openai.RateLimitError,
@@ -35,26 +42,6 @@ class LLMError(JudgeauditError, RuntimeError):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
-
-
-class _EmptyReply(Exception):
-    """The provider answered 200 with no choices: treated like a transient fault."""
-
-
-@dataclass
-class CallResult:
-    text: str
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    finish_reason: str = "stop"
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: float = 0.0
-    attempts: int = 1
-    cached: bool = False
-    errors: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -93,7 +80,11 @@ class LLMClient:
         self._key = api_key
         self._semaphore = asyncio.Semaphore(concurrency)
         self._sdk = openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=api_key or "unused", max_retries=0, timeout=timeout_s
+            base_url=self.base_url,
+            api_key=api_key or "unused",
+            max_retries=0,
+            timeout=timeout_s,
+            http_client=openai.DefaultAioHttpClient(timeout=timeout_s),
         )
         self._cache = ResponseCache(cache_path) if cache_path else None
 
@@ -167,7 +158,7 @@ class LLMClient:
                         result = await (self._stream(params) if stream else self._once(params))
                     finally:
                         self.in_flight -= 1
-            except (*RETRYABLE, _EmptyReply) as exc:
+            except (*RETRYABLE, BadReply) as exc:
                 errors.append(self._describe(exc))
                 if attempt == self.retry.max_attempts:
                     raise self._final(exc, attempt, errors) from None
@@ -182,23 +173,8 @@ class LLMClient:
         raise AssertionError("unreachable")
 
     async def _once(self, params: dict[str, Any]) -> CallResult:
-        response = await self._sdk.chat.completions.create(**params)
-        if not response.choices:
-            raise _EmptyReply("the provider returned no choices")
-        choice = response.choices[0]
-        calls = [
-            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
-            for c in choice.message.tool_calls or []
-            if c.type == "function"
-        ]
-        usage = response.usage
-        return CallResult(
-            text=choice.message.content or "",
-            tool_calls=calls,
-            finish_reason=choice.finish_reason or "stop",
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-        )
+        response = await self._sdk.post("/chat/completions", body=params, cast_to=httpx2.Response)
+        return parse_completion(response.content)
 
     async def _stream(self, params: dict[str, Any]) -> CallResult:
         stream = await self._sdk.chat.completions.create(
@@ -225,9 +201,9 @@ class LLMClient:
                 if choice.finish_reason:
                     finish = choice.finish_reason
         if not saw_choice:
-            raise _EmptyReply("the provider streamed no choices")
+            raise BadReply("empty reply (no choices streamed)")
         if not finish:
-            raise _EmptyReply("the stream ended before a finish_reason (truncated)")
+            raise BadReply("the stream ended before a finish_reason (truncated)")
         return CallResult(
             text="".join(text),
             tool_calls=[calls[i] for i in sorted(calls)],
@@ -243,8 +219,8 @@ class LLMClient:
             return "timeout"
         if isinstance(exc, openai.APIConnectionError):
             return "connection error (reset or truncated body)"
-        if isinstance(exc, _EmptyReply):
-            return "empty reply (no choices)"
+        if isinstance(exc, BadReply):
+            return str(exc)
         return self.scrub(type(exc).__name__)
 
     def _final(
