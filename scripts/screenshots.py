@@ -35,7 +35,7 @@ async def main() -> None:
 
     out_dir = REPO / "screenshots"
     out_dir.mkdir(exist_ok=True)
-    app = JudgeAuditApp(demo_spec=Path("examples/demo.toml"), out_dir=Path("out/demo"))
+    app = JudgeAuditApp(demo_spec=Path("examples/demo.toml"), out_dir=Path("out/demo"), steady=True)
 
     async with app.run_test(size=SIZE) as pilot:
 

@@ -32,4 +32,14 @@ echo "== lint and types"
 
 echo "== tests (inside a private D-Bus session with gnome-keyring)"
 # pytest exits 5 when it collected no tests; that is a failure here, as any non-zero exit is.
-scripts/with-keyring.sh .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# Its summary line ("1 failed, 130 passed in ...") is repeated as the very last line, after
+# whatever the keyring and D-Bus daemons print while they stop, so a failure shows at a glance.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+scripts/with-keyring.sh .venv/bin/python -m pytest -q -p no:cacheprovider "$@" | tee "$log" \
+  || status=${PIPESTATUS[0]}
+summary=$(grep -E '^=*( )?[0-9]+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed)|no tests ran' "$log" \
+  | tail -n 1 | sed -E 's/^=+ //; s/ =+$//')
+echo "${summary:-pytest printed no summary line (exit code $status)}"
+exit "$status"

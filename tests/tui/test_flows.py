@@ -1,4 +1,5 @@
-"""Pilot tests of every flow a user takes through the app."""
+"""Pilot tests of every flow a user takes through the app; each waits for the state it asserts
+(helpers.settle / wait_until), never for a length of time."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from textual.message import Message
@@ -23,9 +23,9 @@ from judgeaudit.tui.screens.results import PairsScreen, ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.run import RunScreen
 from tests.audit_helpers import write_spec
+from tests.tui.helpers import SIZE, make_app, palette, press, settle, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
-SIZE = (100, 32)
 
 
 def status_text(app: JudgeAuditApp) -> str:
@@ -37,21 +37,28 @@ def select_profile(app: JudgeAuditApp, name: str) -> None:
     table.move_cursor(row=table.get_row_index(name))
 
 
+def shows_conversations_done(app: JudgeAuditApp) -> bool:
+    """The Run screen reports conversations finished (the trajectories phase is under way)."""
+    screen = app.screen
+    if not isinstance(screen, RunScreen) or not screen.query("#stats"):
+        return False  # not composed yet
+    stats = str(screen.query_one("#stats", Static).render())
+    return stats.startswith("trajectories: ") and not stats.startswith("trajectories: 0/")
+
+
 def test_switch_profile_with_confirm(isolated: ProfileStore, tmp_path: Path) -> None:
     settings = tmp_path / "claude" / "settings.json"
     settings.write_text('{"hooks": {"Stop": []}, "theme": "dark"}\n')
 
     async def go() -> str:
-        app = JudgeAuditApp(store=isolated)
+        app = make_app(isolated)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert isinstance(app.screen, ProfilesScreen)
             select_profile(app, "taotoken-claude")
-            await pilot.press("u")
-            await pilot.pause()
+            await press(pilot, "u")
             assert "apiKeyHelper" in str(app.screen.query_one("#diff Static", Static).render())
-            await pilot.press("y")
-            await pilot.pause()
+            await press(pilot, "y")
             return status_text(app)
 
     status = asyncio.run(go())
@@ -66,12 +73,11 @@ def test_switch_refused_on_corrupt_file(isolated: ProfileStore, tmp_path: Path) 
     settings.write_text('{"hooks": [,]}')
 
     async def go() -> str:
-        app = JudgeAuditApp(store=isolated)
+        app = make_app(isolated)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             select_profile(app, "taotoken-claude")
-            await pilot.press("u")
-            await pilot.pause()
+            await press(pilot, "u")
             assert isinstance(app.screen, ProfilesScreen)  # no confirm dialog for a refused plan
             return status_text(app)
 
@@ -82,17 +88,15 @@ def test_switch_refused_on_corrupt_file(isolated: ProfileStore, tmp_path: Path) 
 
 def test_set_key_is_masked(isolated: ProfileStore) -> None:
     async def go() -> tuple[str, str]:
-        app = JudgeAuditApp(store=isolated)
+        app = make_app(isolated)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             select_profile(app, "taotoken-sdk")
-            await pilot.press("k")
-            await pilot.pause()
+            await press(pilot, "k")
             field = app.screen.query_one("#key", Input)
             assert field.password
             await pilot.press(*"sk-tui-secret-4321")
-            await pilot.press("enter")
-            await pilot.pause()
+            await press(pilot, "enter")
             table = app.screen.query_one(DataTable)
             row = table.get_row("taotoken-sdk")
             return status_text(app), str(row[-1])
@@ -108,24 +112,20 @@ def test_demo_run_to_completion_then_open_a_pair(isolated: ProfileStore, tmp_pat
     messages: list[Message] = []
 
     async def go() -> tuple[str, str]:
-        app = JudgeAuditApp(store=isolated, demo_spec=spec, out_dir=tmp_path / "out")
+        app = make_app(isolated, tmp_path / "out", demo_spec=spec)
         async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
-            await pilot.press("f2")
-            await pilot.pause()
-            await pilot.press("ctrl+g")
-            deadline = time.monotonic() + 120
-            while not (isinstance(app.screen, RunScreen) and app.screen.finished):
-                assert time.monotonic() < deadline
-                await pilot.pause(0.2)
+            await press(pilot, "f2", "ctrl+g")
+            await wait_until(
+                pilot,
+                lambda: isinstance(app.screen, RunScreen) and app.screen.finished,
+                "the run to finish",
+            )
             stats = str(app.screen.query_one("#stats", Static).render())
-            await pilot.press("r")
-            await pilot.pause()
+            await press(pilot, "r")
             assert isinstance(app.screen, ResultsScreen)
-            await pilot.press("enter")
-            await pilot.pause()
+            await press(pilot, "enter")
             assert isinstance(app.screen, PairsScreen)
-            await pilot.press("enter")
-            await pilot.pause()
+            await press(pilot, "enter")
             assert isinstance(app.screen, PairDetailScreen)
             texts = " ".join(str(s.render()) for s in app.screen.query(Static))
             return stats, texts
@@ -152,23 +152,29 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
     out = tmp_path / "out"
 
     async def go() -> tuple[str, str]:
-        app = JudgeAuditApp(store=isolated, demo_spec=spec, out_dir=out)
+        app = make_app(isolated, out, demo_spec=spec)
         async with app.run_test(size=SIZE) as pilot:
             app.start_run(spec, out)
-            await pilot.pause(1.5)
-            await pilot.press("c")
-            deadline = time.monotonic() + 60
-            while not app.screen.finished:  # type: ignore[attr-defined]
-                assert time.monotonic() < deadline
-                await pilot.pause(0.2)
-            cancelled = str(app.screen.query_one("#stats", Static).render())
+            await wait_until(pilot, lambda: shows_conversations_done(app), "conversations done")
+            await press(pilot, "c")
+            screen = app.screen
+            assert isinstance(screen, RunScreen)
+            await wait_until(pilot, lambda: screen.finished, "the cancelled run to end")
+            cancelled = str(screen.query_one("#stats", Static).render())
+            first_bridge = screen.bridge
             app.start_run(spec, out)
-            await pilot.pause(1.0)
-            title = str(app.screen.query_one("#run-title", Static).render())
-            app.screen.bridge.cancel()  # type: ignore[attr-defined]
-            while not app.screen.finished:  # type: ignore[attr-defined]
-                await pilot.pause(0.2)
-            return cancelled, title
+            rerun = app.screen
+            # the same Run screen shows the new run (one instance per screen, never stacked)
+            assert rerun is screen and rerun.bridge is not first_bridge
+
+            def title() -> str:
+                return str(rerun.query_one("#run-title", Static).render())
+
+            await wait_until(pilot, lambda: title().startswith("Resuming "), "the resumed title")
+            resumed = title()
+            rerun.bridge.cancel()
+            await wait_until(pilot, lambda: rerun.finished, "the second run to end")
+            return cancelled, resumed
 
     cancelled, title = asyncio.run(go())
     assert "cancelled" in cancelled and "resume" in cancelled
@@ -177,13 +183,11 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
 
 def test_review_label_saved_at_once(isolated: ProfileStore, run_copy: Path) -> None:
     async def go() -> str:
-        app = JudgeAuditApp(store=isolated, out_dir=run_copy)
+        app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("f5")
-            await pilot.pause()
+            await press(pilot, "f5")
             assert isinstance(app.screen, ReviewScreen)
-            await pilot.press("1", "4", "a")
-            await pilot.pause()
+            await press(pilot, "1", "4", "a")
             return str(app.screen.query_one("#agreement", Static).render())
 
     agreement = asyncio.run(go())
@@ -197,16 +201,14 @@ def test_review_label_saved_at_once(isolated: ProfileStore, run_copy: Path) -> N
 
 def test_results_gap_source_changes_in_place(isolated: ProfileStore, run_copy: Path) -> None:
     async def go() -> list[str]:
-        app = JudgeAuditApp(store=isolated, out_dir=run_copy)
+        app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("f4")
-            await pilot.pause()
+            await press(pilot, "f4")
             screen = app.screen
             assert isinstance(screen, ResultsScreen)
             screen.query_one("#bins", Input).value = "-0.01,0.5,5"
             screen.query_one("#bins", Input).focus()
-            await pilot.press("enter")
-            await pilot.pause()
+            await press(pilot, "enter")
             return [b["label"] for b in screen.report["buckets"]]
 
     assert asyncio.run(go()) == ["(-0.01, 0.5]", "(0.5, 5]"]
@@ -214,14 +216,9 @@ def test_results_gap_source_changes_in_place(isolated: ProfileStore, run_copy: P
 
 def test_command_palette_offers_main_actions(isolated: ProfileStore) -> None:
     async def go() -> str:
-        app = JudgeAuditApp(store=isolated)
+        app = make_app(isolated)
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("ctrl+p")
-            await pilot.pause()
-            await pilot.press(*"launch")
-            await pilot.pause(0.3)
-            await pilot.press("enter")
-            await pilot.pause()
+            await palette(pilot, "launch", "Launch")
             return str(app.screen.id)
 
     assert asyncio.run(go()) == "launch"
@@ -229,9 +226,9 @@ def test_command_palette_offers_main_actions(isolated: ProfileStore) -> None:
 
 def test_usable_at_80x24(isolated: ProfileStore) -> None:
     async def go() -> tuple[int, int]:
-        app = JudgeAuditApp(store=isolated)
+        app = make_app(isolated)
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             table = app.screen.query_one(DataTable)
             return table.row_count, table.region.height
 

@@ -1,4 +1,5 @@
-"""SVG snapshots of every screen, stable across runs: fixed seed, relative paths, no clocks."""
+"""SVG snapshots of every screen, stable across runs and machine load: fixed seed, relative
+paths, no clocks, a steady app, and each picture taken once the app has settled (helpers)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,15 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.bridge import RunBridge
 from judgeaudit.tui.screens.run import RunScreen
-
-SIZE = (100, 32)
-
-
-def app_for(store: ProfileStore, out: str = "out/tui") -> JudgeAuditApp:
-    return JudgeAuditApp(store=store, demo_spec=Path("examples/demo.toml"), out_dir=Path(out))
+from tests.tui.helpers import make_app, snapshot
 
 
 def test_profiles_screen(snap_compare: Any, isolated: ProfileStore) -> None:
-    assert snap_compare(app_for(isolated), terminal_size=SIZE)
+    assert snapshot(snap_compare, make_app(isolated))
 
 
 def test_launch_screen(snap_compare: Any, isolated: ProfileStore) -> None:
-    assert snap_compare(app_for(isolated), terminal_size=SIZE, press=["f2"])
+    assert snapshot(snap_compare, make_app(isolated), ["f2"])
 
 
 def test_run_screen_streaming(snap_compare: Any, isolated: ProfileStore) -> None:
@@ -88,33 +84,33 @@ def test_run_screen_streaming(snap_compare: Any, isolated: ProfileStore) -> None
                 "judging", 912, 1890, 5120, 2_100_000, 0.0, 3, 0, 9.5, 539.0, 4.0, {"sim": [17, 32]}
             )
         )
-        await pilot.pause(0.5)
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        screen.drain()  # what the 0.2 s timer does, now, so the picture does not wait for it
 
-    assert snap_compare(app_for(isolated), terminal_size=SIZE, run_before=feed)
+    assert snapshot(snap_compare, make_app(isolated), before=feed)
 
 
 def test_results_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f4"])
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4"])
 
 
 def test_pairs_and_pair_detail_screens(
     snap_compare: Any, isolated: ProfileStore, run_copy: Path
 ) -> None:
-    assert snap_compare(
-        app_for(isolated, "run"), terminal_size=SIZE, press=["f4", "enter", "enter"]
-    )
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "enter", "enter"])
 
 
 def test_review_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f5", "1", "3", "a"])
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f5", "1", "3", "a"])
 
 
 def test_runs_screen_compare(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f6", "ctrl+t"])
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f6", "ctrl+t"])
 
 
 def test_pairs_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snap_compare(app_for(isolated, "run"), terminal_size=SIZE, press=["f4", "enter"])
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "enter"])
 
 
 def test_switch_confirm_dialog(
@@ -131,6 +127,5 @@ def test_switch_confirm_dialog(
         table = pilot.app.screen.query_one(DataTable)
         table.move_cursor(row=table.get_row_index("taotoken-claude"))
         await pilot.press("u")
-        await pilot.pause()
 
-    assert snap_compare(app_for(isolated), terminal_size=SIZE, run_before=open_dialog)
+    assert snapshot(snap_compare, make_app(isolated), before=open_dialog)

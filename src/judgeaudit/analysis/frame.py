@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgeaudit.audit.outcome import decisive
 from judgeaudit.errors import InputError
 
 DEFAULT_BINS = {
@@ -62,8 +63,8 @@ def gap_series(pairs: pd.DataFrame, source: str) -> pd.Series:
 
 
 def decisive_mask(pairs: pd.DataFrame) -> pd.Series:
-    """Pairs where exactly one agent succeeded: the only ones where misselection is defined."""
-    return pairs["success_a"].astype(int) != pairs["success_b"].astype(int)
+    """Pairs where exactly one agent succeeded (the engine's one definition, elementwise)."""
+    return decisive(pairs["success_a"].astype(bool), pairs["success_b"].astype(bool))
 
 
 def labels_for(bins: list[float], labels: list[str] | None) -> list[str]:

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.outcome import decisive as is_decisive
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
 
@@ -54,7 +55,7 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         for row in rows:
             writer.writerow([row[c] for c in PAIR_COLUMNS])
             pairs += 1
-            decisive += row["success_a"] != row["success_b"]
+            decisive += is_decisive(bool(row["success_a"]), bool(row["success_b"]))
             misselected += row["misselected"] or 0
     with atomic_writer(out / LOGS_JSONL) as handle:
         for log in store.iter_logs(run_id):

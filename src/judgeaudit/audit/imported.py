@@ -15,11 +15,14 @@ One JSON object per line::
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.ids import traj_id
 from judgeaudit.audit.jsonl import read_objects
+from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import TASK_TYPES, Task
 from judgeaudit.audit.tasks_errors import TaskError
 
@@ -120,3 +123,35 @@ def _number(value: Any, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TaskError(f"{where}: must be a number")
     return float(value)
+
+
+def save_imported(
+    store: AuditStore, run_id: str, pairs: list[ImportedPair], done: set[str]
+) -> None:
+    """Store both sides of every imported pair as trajectories (skipping those already stored)."""
+    for p in pairs:
+        for agent, events, success, reward, satisfied in (
+            (p.agent_a, p.events_a, p.success_a, p.reward_a, p.satisfied_a),
+            (p.agent_b, p.events_b, p.success_b, p.reward_b, p.satisfied_b),
+        ):
+            key = traj_id(run_id, p.task.task_id, agent, 0)
+            if key in done:
+                continue
+            done.add(key)
+            store.save_trajectory(
+                {
+                    "traj_id": key,
+                    "run_id": run_id,
+                    "task_id": p.task.task_id,
+                    "task_type": p.task.task_type,
+                    "agent": agent,
+                    "trial": 0,
+                    "events": json.dumps(events, ensure_ascii=False),
+                    "ending": "imported",
+                    "satisfied": None if satisfied is None else int(satisfied),
+                    "success": int(success),
+                    "success_source": "import",
+                    "external_reward": reward,
+                },
+                [],
+            )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +137,3 @@ async def _judge_order(
             {"role": "user", "content": prompts.judge_retry},
         ]
     return None
-
-
-def verdict_json(verdict: dict[str, Any] | None) -> str | None:
-    return json.dumps(verdict, ensure_ascii=False) if verdict is not None else None

@@ -96,3 +96,8 @@ def _score(value: Any) -> float | None:
     if not 0 <= score <= 5:
         raise ValueError(f"score {score} is outside 0-5")
     return score
+
+
+def verdict_json(verdict: dict[str, Any] | None) -> str | None:
+    """A parsed verdict as stored in ``judge_logs.parsed_json`` (None when nothing parsed)."""
+    return json.dumps(verdict, ensure_ascii=False) if verdict is not None else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from importlib import resources
 from pathlib import Path
@@ -11,19 +10,9 @@ from typing import TYPE_CHECKING
 
 from judgeaudit.analysis.drift import compare, render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-from judgeaudit.analysis.report import (
-    ReportOptions,
-    bucket_lines,
-    build_report,
-    render,
-    write_report_files,
-)
+from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
-from judgeaudit.audit.endpoints import EndpointError
 from judgeaudit.audit.events import EventSink
-from judgeaudit.audit.runner import AuditRunner, RunError
-from judgeaudit.audit.spec import SpecError, load_spec
-from judgeaudit.audit.tasks_errors import TaskError
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
 
@@ -118,31 +107,16 @@ def _sink(choice: str | None) -> EventSink:
     return ProgressDisplay()
 
 
-def execute(
-    spec_path: Path,
-    out: Path,
-    sink: EventSink,
-    concurrency: int | None = None,
-    new_run: bool = False,
-) -> str:
-    """Run (or resume) an audit and write its report files; returns the run id."""
-    try:
-        spec = load_spec(spec_path)
-        finished = asyncio.run(
-            AuditRunner(spec, out, on_event=sink, concurrency=concurrency, new_run=new_run).run()
-        )
-        write_report_files(out, build_report(out, ReportOptions(run_id=finished.run_id)))
-    except (SpecError, TaskError, RunError, EndpointError, AnalysisError) as exc:
-        raise UserError(str(exc)) from None
-    if not finished.complete:
-        raise UserError(
-            f"run {finished.run_id} is incomplete; rerun the same command to finish it", code=4
-        )
-    return finished.run_id
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    execute(args.spec, args.out, _sink(args.events), args.concurrency, args.new_run)
+    from judgeaudit.engine import run_audit_blocking
+
+    run_audit_blocking(
+        args.spec,
+        args.out,
+        on_event=_sink(args.events),
+        concurrency=args.concurrency,
+        new_run=args.new_run,
+    )
     return 0
 
 
@@ -176,8 +150,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "(no key, no network)",
         file=sys.stderr,
     )
-    run_id = execute(demo_spec(), args.out, _sink(args.events))
-    report = build_report(args.out, ReportOptions(run_id=run_id))
+    from judgeaudit.engine import run_audit_blocking
+
+    finished = run_audit_blocking(demo_spec(), args.out, on_event=_sink(args.events))
+    report = build_report(args.out, ReportOptions(run_id=finished.run_id))
     print("\n".join(bucket_lines(report)))
     print(
         f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "

@@ -127,9 +127,11 @@ def cmd_exec(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
-    env = {**os.environ, **_profile_env(args.name)}
+    from judgeaudit.profiles import execenv  # Claude/Codex targets: not on the `key print` path
+
+    profile = _store().get(args.name)
+    launch = execenv.plan_launch(profile, secrets.resolve_key(profile), command, dict(os.environ))
     try:
-        os.execvpe(command[0], command, env)
-    except FileNotFoundError:
-        raise UserError(f"exec: command not found: {command[0]}", code=127) from None
-    return 0  # not reached
+        return execenv.run(launch)
+    except ProfileError as exc:
+        raise UserError(str(exc), code=127 if "not found" in str(exc) else 126) from None

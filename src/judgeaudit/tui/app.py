@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.bridge import RunBridge
@@ -18,6 +19,8 @@ from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.screens.runs import RunsScreen
+
+STEADY_TOAST_S = 3600.0
 
 
 class JudgeAuditApp(App[None]):
@@ -41,13 +44,32 @@ class JudgeAuditApp(App[None]):
         demo_spec: Path | None = None,
         out_dir: Path = Path("out/tui"),
         start_demo: bool = False,
+        steady: bool = False,
     ) -> None:
         super().__init__()
+        # steady: a steady cursor, no animations, toasts that stay, so tests and screenshots see
+        # the same picture however busy the machine is (and for users who dislike blinking).
+        self.steady = steady
+        if steady:
+            self.animation_level = "none"
         self.store = store or ProfileStore.default()
         self.demo_spec = demo_spec or Path("examples/demo.toml")
         self.out_dir = out_dir
         self.start_demo = start_demo
         self.bridge: RunBridge | None = None
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        if timeout is None and self.steady:
+            timeout = STEADY_TOAST_S
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
         self.install_screen(ProfilesScreen(self.store), "profiles")
@@ -84,11 +106,15 @@ class JudgeAuditApp(App[None]):
                 )
                 self.switch_screen("run")
                 return
-            self.switch_screen("profiles")
-            self.uninstall_screen("run")
         self.out_dir = out
         self.bridge = RunBridge(spec, out)
-        self.install_screen(RunScreen(self.bridge), "run")
+        if self.is_screen_installed("run"):
+            # One Run screen for the app's life: a new run is attached to it, never stacked.
+            run_screen = self.get_screen("run")
+            assert isinstance(run_screen, RunScreen)
+            run_screen.attach(self.bridge)
+        else:
+            self.install_screen(RunScreen(self.bridge), "run")
         self.switch_screen("run")
         self.run_worker(
             self.bridge.run_blocking,

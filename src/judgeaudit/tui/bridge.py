@@ -10,12 +10,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.endpoints import EndpointError
-from judgeaudit.audit.runner import AuditRunner, RunError
-from judgeaudit.audit.spec import SpecError, load_spec
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.outcome import decisive
+from judgeaudit.audit.runner import AuditRunner
+from judgeaudit.engine import RunIncomplete, run_audit
+from judgeaudit.errors import JudgeauditError
 
 LOG_BACKLOG = 2000
 
@@ -73,7 +72,7 @@ class RunBridge:
             elif isinstance(event, ev.PairDone):
                 stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
                 stats.pairs += 1
-                stats.decisive += event.success_a != event.success_b
+                stats.decisive += decisive(event.success_a, event.success_b)
                 stats.misselected += event.misselected
             elif isinstance(event, ev.RunStarted):
                 self._started = event
@@ -83,25 +82,27 @@ class RunBridge:
                 self._finished = event
 
     def run_blocking(self) -> None:
-        """The worker body: run (or resume) the audit, then write its report files."""
+        """The worker body: the engine's one entry (load, run or resume, write the report)."""
         loop = asyncio.new_event_loop()
         self._loop = loop
         error: str | None = None
         cancelled = False
         try:
-            spec = load_spec(self.spec_path)
-            self.simulated = any(e.embedded for e in spec.endpoints.values())
-            self._runner = AuditRunner(
-                spec, self.out_dir, on_event=self.on_event, concurrency=self.concurrency
+            self._task = loop.create_task(
+                run_audit(
+                    self.spec_path,
+                    self.out_dir,
+                    on_event=self.on_event,
+                    concurrency=self.concurrency,
+                    on_runner=self._attach,
+                )
             )
-            self._task = loop.create_task(self._runner.run())
-            finished = loop.run_until_complete(self._task)
-            write_report_files(
-                self.out_dir, build_report(self.out_dir, ReportOptions(run_id=finished.run_id))
-            )
+            loop.run_until_complete(self._task)
         except asyncio.CancelledError:
             cancelled = True
-        except (SpecError, TaskError, RunError, EndpointError) as exc:
+        except RunIncomplete:
+            pass  # the finished event says so; the Run screen shows "incomplete"
+        except JudgeauditError as exc:
             error = str(exc)
         except Exception as exc:  # shown in the UI, never swallowed behind the screen
             error = f"{type(exc).__name__}: {exc}"
@@ -109,6 +110,10 @@ class RunBridge:
             loop.close()
             with self._lock:
                 self._error, self._cancelled, self._done = error, cancelled, True
+
+    def _attach(self, runner: AuditRunner) -> None:
+        self._runner = runner
+        self.simulated = any(e.embedded for e in runner.spec.endpoints.values())
 
     # --- called from the UI thread -----------------------------------------------------------
     def drain(self) -> Batch:

@@ -13,6 +13,7 @@ from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
 
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.tui.messages import StartRun
+from judgeaudit.tui.widgets.field import Field
 
 FORM_DEFAULTS = {
     "tasks": "builtin:retail",
@@ -81,7 +82,7 @@ class LaunchScreen(Screen[None]):
             ):
                 with Horizontal():
                     yield Label(label)
-                    yield Input(value=value, id=f"l-{field}")
+                    yield Field(value=value, id=f"l-{field}")
             yield Static(
                 "or build a spec (ctrl+b runs it; an existing output dir resumes):",
                 classes="section",
@@ -89,7 +90,7 @@ class LaunchScreen(Screen[None]):
             for field, value in FORM_DEFAULTS.items():
                 with Horizontal():
                     yield Label(field)
-                    yield Input(value=value, id=f"l-{field}")
+                    yield Field(value=value, id=f"l-{field}")
             yield Checkbox("judge both A/B orders (swap)", value=True, id="l-swap")
         yield Static("", id="launch-status", classes="hint")
         yield Footer()

@@ -12,6 +12,7 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from judgeaudit.profiles.backups import Backup
 from judgeaudit.profiles.model import APPS, Profile, ProfileError, profile_from_dict
+from judgeaudit.tui.widgets.field import Field
 
 
 class ConfirmDiff(ModalScreen[bool]):
@@ -59,7 +60,7 @@ class KeyEntry(ModalScreen[str | None]):
                 f"Key {self.key_name} (currently {self.current}) — stored in the OS keyring",
                 classes="title",
             )
-            yield Input(password=True, placeholder="paste the API key, then Enter", id="key")
+            yield Field(password=True, placeholder="paste the API key, then Enter", id="key")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)
@@ -91,7 +92,7 @@ class ProfileForm(ModalScreen[Profile | None]):
                 with Horizontal():
                     yield Label(name)
                     value = "" if p is None else str(getattr(p, name) or "")
-                    yield Input(
+                    yield Field(
                         value=value, id=f"f-{name}", disabled=p is not None and name == "name"
                     )
             with Horizontal():

@@ -16,6 +16,7 @@ from judgeaudit.analysis.fmt import ci, pct
 from judgeaudit.analysis.frame import AnalysisError, gap_series, load_pairs, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.tui.widgets.bars import BucketBars
+from judgeaudit.tui.widgets.field import Field
 
 
 class ResultsScreen(Screen[None]):
@@ -41,7 +42,7 @@ class ResultsScreen(Screen[None]):
                 id="gap-source",
             )
             yield Label("bins")
-            yield Input(
+            yield Field(
                 placeholder="default bins (e.g. -0.01,0.2,0.5,1,5), Enter applies", id="bins"
             )
         with VerticalScroll():

@@ -82,6 +82,17 @@ class RunScreen(Screen[None]):
         )
         self.set_interval(DRAIN_EVERY_S, self.drain)
 
+    def attach(self, bridge: RunBridge) -> None:
+        """Show a new run on this screen (the previous one has finished)."""
+        self.bridge, self.stats, self.finished = bridge, {}, False
+        if not self.is_mounted:
+            return
+        self.query_one("#run-title", Static).update(f"Run {bridge.spec_path} → {bridge.out_dir}")
+        self.query_one(ProgressBar).update(total=1, progress=0)
+        self.query_one("#stats", Static).update("starting…")
+        self.query_one("#agent-pairs", DataTable).clear()
+        self.query_one(RichLog).clear()
+
     def drain(self) -> None:
         if self.finished:
             return

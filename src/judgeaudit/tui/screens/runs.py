@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 from judgeaudit.analysis.drift import compare
 from judgeaudit.analysis.frame import AnalysisError
 from judgeaudit.tui.messages import OpenResults
+from judgeaudit.tui.widgets.field import Field
 
 
 class RunsScreen(Screen[None]):
@@ -33,7 +34,7 @@ class RunsScreen(Screen[None]):
             for field, value in (("a", str(self.default_out)), ("b", "")):
                 with Horizontal():
                     yield Label(f"output dir {field.upper()}")
-                    yield Input(value=value, id=f"r-{field}")
+                    yield Field(value=value, id=f"r-{field}")
         yield Static("", id="changes")
         yield DataTable(id="drift", cursor_type="none")
         yield Footer()

@@ -1,0 +1,75 @@
+"""The work units of a run as typed values, with the deterministic ids that make resuming safe."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judgeaudit.audit.ids import pair_id, traj_id
+from judgeaudit.audit.imported import ImportedPair
+from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.tasks import Task
+
+
+@dataclass(frozen=True)
+class TrajectoryUnit:
+    """One conversation: an agent on a task, one trial."""
+
+    task: Task
+    agent: ModelRef
+    trial: int
+
+    def traj_id(self, run_id: str) -> str:
+        return traj_id(run_id, self.task.task_id, self.agent.name, self.trial)
+
+    @property
+    def name(self) -> str:
+        return f"{self.task.task_id}/{self.agent.name}/{self.trial}"
+
+
+@dataclass(frozen=True)
+class PairUnit:
+    """One judged pair: two agents' trajectories of the same task and trial."""
+
+    task: Task
+    trial: int
+    agent_a: str
+    agent_b: str
+    imported: ImportedPair | None = None
+
+    def pair_id(self, run_id: str) -> str:
+        return pair_id(run_id, self.task.task_id, self.trial, self.agent_a, self.agent_b)
+
+    def traj_ids(self, run_id: str) -> tuple[str, str]:
+        return (
+            traj_id(run_id, self.task.task_id, self.agent_a, self.trial),
+            traj_id(run_id, self.task.task_id, self.agent_b, self.trial),
+        )
+
+    @property
+    def name(self) -> str:
+        return f"{self.task.task_id}/{self.trial}/{self.agent_a}/{self.agent_b}"
+
+
+Unit = TrajectoryUnit | PairUnit
+
+
+def trajectory_units(spec: RunSpec, tasks: list[Task]) -> list[TrajectoryUnit]:
+    return [
+        TrajectoryUnit(task, agent, trial)
+        for task in tasks
+        for agent in spec.agents
+        for trial in range(spec.trials)
+    ]
+
+
+def pair_units(
+    spec: RunSpec, tasks: list[Task], imported: list[ImportedPair] | None
+) -> list[PairUnit]:
+    if imported:
+        return [PairUnit(p.task, 0, p.agent_a, p.agent_b, p) for p in imported]
+    return [
+        PairUnit(task, trial, a, b)
+        for task in tasks
+        for trial in range(spec.trials)
+        for a, b in spec.pairs
+    ]

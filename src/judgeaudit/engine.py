@@ -1,0 +1,72 @@
+"""The one engine entry both front ends call: load the spec, run (or resume) the audit, write
+the report files.
+
+The CLI (``judgeaudit run`` / ``demo``) and the terminal app's run worker go through
+:func:`run_audit`, so they load, run, report and fail the same way. Every deliberate failure is a
+:class:`judgeaudit.errors.JudgeauditError`; a run that stopped short raises :class:`RunIncomplete`
+after its report files are written, so what it did finish can be looked at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
+from judgeaudit.audit import events as ev
+from judgeaudit.audit.endpoints import KeyLookup, env_key
+from judgeaudit.audit.runner import AuditRunner
+from judgeaudit.audit.spec import RunSpec, load_spec
+from judgeaudit.errors import IncompleteRun
+
+
+class RunIncomplete(IncompleteRun):
+    """The run ended with units left to do (exit 4); rerunning the same command resumes it."""
+
+    def __init__(self, finished: ev.RunFinished) -> None:
+        super().__init__(
+            f"run {finished.run_id} is incomplete; rerun the same command to finish it"
+        )
+        self.finished = finished
+
+
+async def run_audit(
+    spec: Path | RunSpec,
+    out: Path,
+    *,
+    on_event: ev.EventSink | None = None,
+    concurrency: int | None = None,
+    new_run: bool = False,
+    keys: KeyLookup = env_key,
+    on_runner: Callable[[AuditRunner], None] | None = None,
+) -> ev.RunFinished:
+    """Run (or resume) the audit a spec describes into ``out`` and write its report files.
+
+    ``on_runner`` receives the runner before it starts (the app pauses and resumes through it).
+    """
+    loaded = load_spec(spec) if isinstance(spec, Path) else spec
+    runner = AuditRunner(
+        loaded, out, on_event=on_event, concurrency=concurrency, new_run=new_run, keys=keys
+    )
+    if on_runner is not None:
+        on_runner(runner)
+    finished = await runner.run()
+    write_report_files(out, build_report(out, ReportOptions(run_id=finished.run_id)))
+    if not finished.complete:
+        raise RunIncomplete(finished)
+    return finished
+
+
+def run_audit_blocking(
+    spec: Path | RunSpec,
+    out: Path,
+    *,
+    on_event: ev.EventSink | None = None,
+    concurrency: int | None = None,
+    new_run: bool = False,
+) -> ev.RunFinished:
+    """:func:`run_audit` on a fresh event loop, for callers without one (the CLI)."""
+    return asyncio.run(
+        run_audit(spec, out, on_event=on_event, concurrency=concurrency, new_run=new_run)
+    )

@@ -1,0 +1,102 @@
+"""Waiting for states, not for time: every TUI test drives the app through these.
+
+`settle` returns once nothing is left that could change the picture: every worker of the app
+(except a live audit run, which is waited for by its own state) has finished, its results are
+applied, pending messages are processed and animations are done. The app runs `steady` (no
+cursor blink, no animations, toasts that stay), so a snapshot is the same on a busy machine."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from textual.command import CommandList, CommandPalette
+from textual.pilot import Pilot
+from textual.worker import WorkerCancelled, WorkerFailed
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.app import JudgeAuditApp
+
+SIZE = (100, 32)
+SMALL = (80, 24)
+# Only a guard against a hang, with a message; never a condition a passing test relies on.
+STATE_DEADLINE_S = 120.0
+
+
+def make_app(store: ProfileStore, out: str | Path = "out/tui", **kwargs: Any) -> JudgeAuditApp:
+    kwargs.setdefault("demo_spec", Path("examples/demo.toml"))
+    return JudgeAuditApp(store=store, out_dir=Path(out), steady=True, **kwargs)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until every non-audit worker is done and its effects are on screen."""
+    app = pilot.app
+    deadline = time.monotonic() + STATE_DEADLINE_S
+    while True:
+        await pilot.pause()
+        pending = [w for w in app.workers if not w.is_finished and w.group != "audit"]
+        if not pending:
+            break
+        assert time.monotonic() < deadline, f"workers still running: {pending}"
+        with contextlib.suppress(WorkerFailed, WorkerCancelled):
+            await app.workers.wait_for_complete(pending)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def wait_until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
+    """Process events until `ready()` holds (the app's own state, never a clock)."""
+    deadline = time.monotonic() + STATE_DEADLINE_S
+    while not ready():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)
+    await settle(pilot)
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Press keys one at a time, settling after each (a key may start a worker)."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+async def palette(pilot: Pilot[Any], query: str, expect: str) -> None:
+    """Open the command palette, search, wait for the hit named `expect`, and run it."""
+    await press(pilot, "ctrl+p")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), "the palette")
+    await pilot.press(*query)
+
+    def found() -> bool:
+        screen = pilot.app.screen
+        if not isinstance(screen, CommandPalette):
+            return False
+        hits = screen.query_one(CommandList)
+        return hits.option_count > 0 and expect in str(hits.get_option_at_index(0).prompt)
+
+    await wait_until(pilot, found, f"palette hit {expect!r} for {query!r}")
+    await pilot.press("enter")
+    await wait_until(
+        pilot, lambda: not isinstance(pilot.app.screen, CommandPalette), "the palette to close"
+    )
+
+
+def snapshot(
+    snap_compare: Any,
+    app: JudgeAuditApp,
+    keys: Iterable[str] = (),
+    size: tuple[int, int] = SIZE,
+    before: Callable[[Pilot[Any]], Awaitable[None]] | None = None,
+) -> bool:
+    """A snapshot taken after the app settled, after each key and after `before`."""
+
+    async def drive(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        if before is not None:
+            await before(pilot)
+            await settle(pilot)
+        await press(pilot, *keys)
+
+    return bool(snap_compare(app, terminal_size=size, run_before=drive))
