@@ -135,12 +135,13 @@ class LLMClient:
             params["response_format"] = {"type": "json_object"}
         if max_tokens is not None:
             params["max_tokens"] = max_tokens
+        if self._cache is None:  # no request hash to compute: it costs as much as a parse
+            return await self._with_retries(params, stream)
         key = self._cache_key(params)
-        if self._cache and (hit := self._cache.get(key)) is not None:
+        if (hit := self._cache.get(key)) is not None:
             return CallResult(**{**hit, "cached": True, "latency_ms": 0.0})
         result = await self._with_retries(params, stream)
-        if self._cache:
-            self._cache.put(key, result.to_json())
+        self._cache.put(key, result.to_json())
         return result
 
     def _cache_key(self, params: dict[str, Any]) -> str:
