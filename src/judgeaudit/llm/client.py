@@ -26,6 +26,7 @@ import openai
 
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
+from judgeaudit.llm.limits import Pacer, RateLimit
 from judgeaudit.llm.reply import BadReply, CallResult, parse_completion
 
 RETRYABLE = (
@@ -71,6 +72,7 @@ class LLMClient:
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
         cache_path: Path | None = None,
+        rate_limit: RateLimit | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.name = name or self.base_url
@@ -79,6 +81,7 @@ class LLMClient:
         self.retry = retry or RetryPolicy()
         self._key = api_key
         self._semaphore = asyncio.Semaphore(concurrency)
+        self.pacer = Pacer(rate_limit or RateLimit())
         self._sdk = openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=api_key or "unused",
@@ -150,7 +153,9 @@ class LLMClient:
 
     async def _with_retries(self, params: dict[str, Any], stream: bool) -> CallResult:
         errors: list[str] = []
+        cost = self.pacer.cost(params["messages"], params.get("max_tokens"))
         for attempt in range(1, self.retry.max_attempts + 1):
+            let_go = await self.pacer.acquire(cost)
             started = time.perf_counter()
             try:
                 async with self._semaphore:
@@ -160,6 +165,9 @@ class LLMClient:
                     finally:
                         self.in_flight -= 1
             except (*RETRYABLE, BadReply) as exc:
+                if isinstance(exc, openai.RateLimitError):
+                    self.pacer.rate_limited(let_go)
+                    self.pacer.refund(cost)
                 errors.append(self._describe(exc))
                 if attempt == self.retry.max_attempts:
                     raise self._final(exc, attempt, errors) from None
@@ -168,6 +176,8 @@ class LLMClient:
             except openai.APIError as exc:
                 raise self._final(exc, attempt, errors) from None
             result.latency_ms = (time.perf_counter() - started) * 1000
+            used = result.prompt_tokens + result.completion_tokens
+            self.pacer.settle(let_go, cost, used or None, result.completion_tokens or None)
             result.attempts = attempt
             result.errors = errors
             return result

@@ -43,6 +43,8 @@ class Profile:
     key: str | None = None  # keyring entry (service "judgeaudit"); several profiles may share one
     key_env: str | None = None  # explicit environment-variable fallback, never a file
     price_in: float | None = None  # USD per million input tokens
+    rpm: float | None = None  # requests per minute the gateway allows (audits pace themselves)
+    tpm: float | None = None  # tokens per minute
     price_out: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
     source: str = "user"  # user | preset
@@ -66,6 +68,8 @@ class Profile:
             "key_env",
             "price_in",
             "price_out",
+            "rpm",
+            "tpm",
         ):
             value = getattr(self, key)
             if value is not None:
@@ -128,6 +132,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         "key_env",
         "price_in",
         "price_out",
+        "rpm",
+        "tpm",
         "options",
         "description",
     }
@@ -160,6 +166,14 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             raise ProfileError(
                 f"{where}: {key}: must be a non-negative number (USD per million tokens)"
             )
+        prices[key] = None if value is None else float(value)
+    for key, high in (("rpm", 1e9), ("tpm", 1e12)):
+        value = data.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= high
+        ):
+            what = "requests" if key == "rpm" else "tokens"
+            raise ProfileError(f"{where}: {key}: must be {what} per minute, from 1 to {high:g}")
         prices[key] = None if value is None else float(value)
     options = data.get("options") or {}
     if not isinstance(options, dict):
@@ -207,6 +221,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         key_env=key_env,
         price_in=prices["price_in"],
         price_out=prices["price_out"],
+        rpm=prices["rpm"],
+        tpm=prices["tpm"],
         options=options,
         source=source,
         description=description or None,
