@@ -114,3 +114,12 @@ def test_429s_for_calls_sent_before_a_slow_down_do_not_slow_down_again(fake: Fak
     for _ in range(30):  # the rest of the old burst comes back refused
         pacer.rate_limited(sent_early)
     assert pacer.rps == first
+
+
+def test_a_call_slower_than_the_window_is_counted_without_a_crash(fake: FakeTime) -> None:
+    pacer = Pacer(RateLimit(), clock=fake)
+    let_go = fake.now
+    fake.now += 60  # a call that took a minute (a busy machine, a slow gateway)
+    pacer.settle(let_go, 10, 10, 5)
+    pacer.rate_limited(let_go)
+    assert pacer.rps is None and pacer.snapshot()["rate_limited"] == 1

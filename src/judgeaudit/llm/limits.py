@@ -161,12 +161,14 @@ class Pacer:
         self._attempts.append((let_go, refused))
         self._refused_in_window += refused
         self._background += (refused - self._background) / BACKGROUND_ATTEMPTS
-        while self._attempts[0][0] < now - WINDOW_S:
-            self._refused_in_window -= self._attempts.popleft()[1]
+        while self._attempts and self._attempts[0][0] < now - WINDOW_S:  # a slow call's own
+            self._refused_in_window -= self._attempts.popleft()[1]  # entry may go at once too
         return now
 
     def _through(self, now: float) -> float:
         """Successes per second over the window (at least one second of it: no burst spikes)."""
+        if not self._attempts:
+            return 0.0
         span = max(1.0, now - self._attempts[0][0])
         return (len(self._attempts) - self._refused_in_window) / span
 
