@@ -49,7 +49,7 @@ def run_serve(args: argparse.Namespace) -> int:
         config = SimConfig.load(args.config)
     except ModelSpecError as exc:
         raise UserError(str(exc)) from None
-    if not args.read_timeout > 0:
+    if not 0 < args.read_timeout < float("inf"):
         raise UserError("--read-timeout: give a number of seconds above 0, e.g. --read-timeout 30")
     if args.seed is not None:
         config.seed = args.seed
