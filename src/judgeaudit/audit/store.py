@@ -46,7 +46,14 @@ CREATE TABLE IF NOT EXISTS judge_logs (
   log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
   prompt_hash TEXT, raw_output TEXT, parsed_json TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP,
   run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
-  completion_tokens INTEGER, parse_error TEXT
+  completion_tokens INTEGER, parse_error TEXT, prompt_template_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS tasks (
+  run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, task_id)
+);
+CREATE TABLE IF NOT EXISTS prompts (
+  prompt_hash TEXT PRIMARY KEY, messages_json TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS calls (
   call_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, scope TEXT NOT NULL,
@@ -107,11 +114,19 @@ LOG_COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
     "parse_error",
+    "prompt_template_hash",
 )
+#: Columns added after the first release, with their types: added to an older audit.db on open.
+ADDED_COLUMNS = {
+    "judge_logs": {"prompt_template_hash": "TEXT"},
+    "trajectories": {"copied_from": "TEXT"},
+}
 
 
 FLUSH_AT = 64
 FLUSH_EVERY_S = 0.2
+#: Tables whose rows are keyed by content (the same rendered prompt from many calls).
+STORED_ONCE = ("prompts",)
 
 
 class AuditStore:
@@ -123,6 +138,7 @@ class AuditStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._add_missing_columns()
         self._pending: list[tuple[str, dict[str, Any]]] = []
         self._pending_tables: set[str] = set()
         self._pending_units = 0
@@ -142,7 +158,8 @@ class AuditStore:
             for (table, columns), rows in _grouped(self._pending):
                 names = ", ".join(f'"{c}"' for c in columns)
                 marks = ", ".join("?" for _ in columns)
-                self.db.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
+                verb = "INSERT OR IGNORE" if table in STORED_ONCE else "INSERT"
+                self.db.executemany(f"{verb} INTO {table} ({names}) VALUES ({marks})", rows)
         self._pending.clear()
         self._pending_tables.clear()
         self._pending_units = 0
@@ -166,11 +183,24 @@ class AuditStore:
         ).fetchone()
         return row
 
-    def create_run(self, run_id: str, spec_hash: str, manifest: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
-            (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
-        )
+    def create_run(
+        self,
+        run_id: str,
+        spec_hash: str,
+        manifest: dict[str, Any],
+        tasks: dict[str, str] | None = None,
+    ) -> None:
+        """The run and its tasks (task_id -> JSON, so a re-judge can read them back)."""
+        self.flush()
+        with self._txn():
+            self.db.execute(
+                "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
+                (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+            )
+            self.db.executemany(
+                "INSERT OR IGNORE INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
+                [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
+            )
 
     def set_status(self, run_id: str, status: str) -> None:
         self.flush()
@@ -192,6 +222,36 @@ class AuditStore:
 
     def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
         self._queue([("trajectories", row), *(("calls", call) for call in calls)])
+
+    def save_trajectories(self, rows: list[dict[str, Any]]) -> None:
+        """Many trajectories in one transaction (a re-judge copying its source's)."""
+        self.flush()
+        with self._txn():
+            for row in rows:
+                self._insert("trajectories", row)
+
+    def checked_trajectories(self, run_id: str) -> set[str]:
+        """Trajectories that already had their LLM success check (its call is stored)."""
+        self.flush()
+        rows = self.db.execute(
+            "SELECT DISTINCT scope FROM calls WHERE run_id = ? AND role = 'success_check'",
+            (run_id,),
+        )
+        return {r[0] for r in rows}
+
+    def save_llm_label(
+        self, traj_id: str, llm_success: int | None, calls: list[dict[str, Any]]
+    ) -> None:
+        """A stored trajectory's LLM candidate label (flagged for review when it disagrees)."""
+        self.flush()
+        with self._txn():
+            self.db.execute(
+                "UPDATE trajectories SET llm_success = ?1, needs_review ="
+                " (?1 IS NOT NULL AND ?1 != success) WHERE traj_id = ?2",
+                (llm_success, traj_id),
+            )
+            for call in calls:
+                self._insert("calls", call)
 
     def trajectory(self, traj_id: str) -> sqlite3.Row:
         self.flush("trajectories")
@@ -217,13 +277,24 @@ class AuditStore:
         return {r[0] for r in rows}
 
     def save_pair(
-        self, pair: dict[str, Any], logs: list[dict[str, Any]], calls: list[dict[str, Any]]
+        self,
+        pair: dict[str, Any],
+        logs: list[dict[str, Any]],
+        calls: list[dict[str, Any]],
+        prompts: dict[str, str] | None = None,
     ) -> None:
+        """One judged pair, written with its logs and calls (never split across transactions);
+        ``prompts`` maps prompt_hash -> messages_json (rendered prompts are stored once, however
+        many calls share them)."""
         self._queue(
             [
                 ("audit_pairs", pair),
                 *(("judge_logs", log) for log in logs),
                 *(("calls", call) for call in calls),
+                *(
+                    ("prompts", {"prompt_hash": h, "messages_json": m})
+                    for h, m in (prompts or {}).items()
+                ),
             ]
         )
 
@@ -251,6 +322,17 @@ class AuditStore:
         }
 
     # --- helpers -------------------------------------------------------------------------------
+    def _add_missing_columns(self) -> None:
+        for table, columns in ADDED_COLUMNS.items():
+            have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in have:
+                    self.db.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
+
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        columns = ", ".join(f'"{c}"' for c in row)
+        marks = ", ".join("?" for _ in row)
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(row.values()))
 
     class _Txn:
         def __init__(self, db: sqlite3.Connection) -> None:

@@ -20,15 +20,30 @@ from judgeaudit.errors import JudgeauditError
 COMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("sim_cmds", "the embedded simulated provider"),
     "run": ("audit_cmds", "run an audit from a spec file"),
+    "rejudge": (
+        "audit_cmds",
+        "judge a finished run's stored trajectories again (no agent or user calls)",
+    ),
     "demo": ("audit_cmds", "run the demo audit on the embedded simulated provider"),
     "tui": ("audit_cmds", "open the terminal app (also: judgeaudit with no arguments)"),
     "report": ("audit_cmds", "misselection report for an output directory"),
-    "compare": ("audit_cmds", "drift between two runs (per-bucket change with CIs)"),
+    "compare": (
+        "audit_cmds",
+        "drift between two runs (per-bucket change; paired after a re-judge)",
+    ),
+    "show": (
+        "audit_cmds",
+        "one pair: outcomes, and each judge call's rendered prompt and raw output",
+    ),
     "review": ("audit_cmds", "human review sample export/import"),
     "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
     "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),
     "env": ("key_cmds", "print shell exports for a profile"),
     "exec": ("key_cmds", "run one command with a profile's environment"),
+    "bridge": (
+        "bridge_cmds",
+        "serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
+    ),
 }
 DEFAULT_COMMAND = "tui"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import os
 import sys
@@ -127,11 +128,19 @@ def cmd_exec(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
-    from judgeaudit.profiles import execenv  # Claude/Codex targets: not on the `key print` path
+    # The launcher pulls in the Claude/Codex targets: not on the `key print` path.
+    from judgeaudit.profiles import bridgeopt, execenv
 
     profile = _store().get(args.name)
-    launch = execenv.plan_launch(profile, secrets.resolve_key(profile), command, dict(os.environ))
-    try:
-        return execenv.run(launch)
-    except ProfileError as exc:
-        raise UserError(str(exc), code=127 if "not found" in str(exc) else 126) from None
+    key = secrets.resolve_key(profile)
+    with contextlib.ExitStack() as stack:
+        if bridgeopt.uses_bridge(profile) and execenv.tool_of(command) == profile.app:
+            from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
+
+            profile, key = stack.enter_context(bridged(profile, key, command))
+        launch = execenv.plan_launch(profile, key, command, dict(os.environ))
+        try:
+            return execenv.run(launch)
+        except ProfileError as exc:
+            raise UserError(str(exc), code=127 if "not found" in str(exc) else 126) from None
+    return 0  # not reached

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import backups, doctor, secrets
+from judgeaudit.profiles import backups, bridgeopt, doctor, secrets
 from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
@@ -225,8 +225,14 @@ def cmd_off(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     store = _store()
-    for line in doctor.report(args.app, store.state()["active"]):
+    active = store.state()["active"]
+    for line in doctor.report(args.app, active):
         print(line)
+    for app in [args.app] if args.app else APPS:
+        if app in active and store.exists(active[app]):
+            profile = store.get(active[app])
+            if bridgeopt.uses_bridge(profile):
+                print(f"{app}: {bridgeopt.status(profile)}")
     return 0
 
 

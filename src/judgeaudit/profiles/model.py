@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgeaudit.errors import InputError
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.tomlfile import read_toml
 
 APPS = ("claude", "codex", "sdk")
@@ -16,6 +17,8 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 BUILTIN_CODEX_PROVIDERS = ("openai", "ollama", "lmstudio", "amazon-bedrock", "oss")
+#: ``bridge = "chat"``: the tool goes through ``judgeaudit bridge`` (see profiles.bridgeopt).
+BRIDGE_OPTIONS: dict[str, tuple[str, ...] | type] = {"bridge": bridgeopt.MODES, "bridge_port": int}
 APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
     "claude": {
         "key_mode": ("helper", "inline", "env"),
@@ -24,8 +27,14 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
         "default_sonnet_model": str,
         "default_opus_model": str,
         "default_haiku_model": str,
+        **BRIDGE_OPTIONS,
     },
-    "codex": {"key_mode": ("command", "env_key"), "provider_id": str, "env_key": str},
+    "codex": {
+        "key_mode": ("command", "env_key"),
+        "provider_id": str,
+        "env_key": str,
+        **BRIDGE_OPTIONS,
+    },
     "sdk": {"env_prefix": str},
 }
 
@@ -203,6 +212,10 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             )
         if "env_key" in options and not ENV_RE.match(options["env_key"]):
             raise ProfileError(f"{where}: options.env_key: not an environment variable name")
+    if "bridge_port" in options and (
+        problem := bridgeopt.check_port(options["bridge_port"], f"{where}: options.bridge_port")
+    ):
+        raise ProfileError(problem)
     if "anthropic_base_url" in options:
         options["anthropic_base_url"] = check_base_url(
             options["anthropic_base_url"], f"{where}: options.anthropic_base_url", "claude"

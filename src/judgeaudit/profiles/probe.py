@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.redact import redact
 from judgeaudit.profiles.targets.claude import anthropic_base
@@ -129,6 +130,10 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
     auth = {"authorization": f"Bearer {key}", "content-type": "application/json"}
     timeout = aiohttp.ClientTimeout(total=timeout_s)
     async with aiohttp.ClientSession(timeout=timeout) as session:
+        if bridgeopt.uses_bridge(profile):
+            ok, chat_lines = await _chat_probe(session, profile, auth)
+            head = f"bridge = chat: probing the chat completions the bridge sends to {profile.base_url}"
+            return ProbeResult(ok, [redact(x, [key]) for x in [head, *chat_lines]])
         if profile.app == "claude":
             base = anthropic_base(profile).rstrip("/")
             headers = {**auth, "x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
@@ -152,6 +157,8 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
                 f"Anthropic Messages with {model}",
                 _variants(base, "claude"),
             )
+            if not ok and "404" in line and (offer := await _offer_bridge(session, profile, auth)):
+                line += "; " + offer
             return ProbeResult(ok, [redact(x, [key]) for x in [*lines, line]])
         base = profile.base_url.rstrip("/")
         if profile.app == "codex":
@@ -168,37 +175,74 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
             )
             if not ok and "404" in line:
                 line += ' (Codex only speaks wire_api = "responses"; without it Codex cannot use this provider directly)'
+                if offer := await _offer_bridge(session, profile, auth):
+                    line += "; " + offer
             return ProbeResult(ok, [redact(line, [key])])
-        listed = await _call(session, "GET", base + "/models", auth, None)
-        if listed.status == 200 and isinstance(listed.body, dict):
-            lines.append(
-                f"models: {len(listed.body.get('data') or [])} listed in {listed.latency_ms:.0f} ms"
-            )
-        elif listed.status in (401, 403):
-            return ProbeResult(False, [redact(_reason(listed, "models"), [key])])
-        else:
-            lines.append(f"models: not listed ({_reason(listed, 'GET /models')})")
-        if not profile.model:
-            lines.append(
-                "no model in the profile: set one (`judgeaudit profile edit NAME --model ID`) to send a chat completion"
-            )
-            return ProbeResult(listed.status == 200, [redact(x, [key]) for x in lines])
-        body = {
-            "model": profile.model,
-            "max_tokens": 8,
-            "messages": [{"role": "user", "content": "ping"}],
-        }
-        ok, line = await _try(
-            session,
-            base,
-            "/chat/completions",
-            auth,
-            body,
-            "chat",
-            f"chat completion with {profile.model}",
-            _variants(base, "sdk"),
+        ok, chat_lines = await _chat_probe(session, profile, auth)
+        return ProbeResult(ok, [redact(x, [key]) for x in [*lines, *chat_lines]])
+
+
+async def _chat_probe(
+    session: aiohttp.ClientSession, profile: Profile, auth: dict[str, str]
+) -> tuple[bool, list[str]]:
+    """Models and one chat completion at the profile's base URL (SDK profiles, and what the
+    bridge sends for a ``bridge = "chat"`` profile)."""
+    base = profile.base_url.rstrip("/")
+    lines: list[str] = []
+    listed = await _call(session, "GET", base + "/models", auth, None)
+    if listed.status == 200 and isinstance(listed.body, dict):
+        lines.append(
+            f"models: {len(listed.body.get('data') or [])} listed in {listed.latency_ms:.0f} ms"
         )
-        return ProbeResult(ok, [redact(x, [key]) for x in [*lines, line]])
+    elif listed.status in (401, 403):
+        return False, [_reason(listed, "models")]
+    else:
+        lines.append(f"models: not listed ({_reason(listed, 'GET /models')})")
+    if not profile.model:
+        lines.append(
+            "no model in the profile: set one (`judgeaudit profile edit NAME --model ID`) to send a chat completion"
+        )
+        return listed.status == 200, lines
+    body = {
+        "model": profile.model,
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "ping"}],
+    }
+    ok, line = await _try(
+        session,
+        base,
+        "/chat/completions",
+        auth,
+        body,
+        "chat",
+        f"chat completion with {profile.model}",
+        _variants(base, "sdk"),
+    )
+    return ok, [*lines, line]
+
+
+async def _offer_bridge(
+    session: aiohttp.ClientSession, profile: Profile, auth: dict[str, str]
+) -> str | None:
+    """When the tool's own API is missing: does the base URL serve chat completions? Then the
+    bridge can carry the tool there."""
+    if not profile.model:
+        return None
+    body = {
+        "model": profile.model,
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "ping"}],
+    }
+    answer = await _call(
+        session, "POST", profile.base_url.rstrip("/") + "/chat/completions", auth, body
+    )
+    if answer.status == 200 and _looks_like("chat", answer.body):
+        return (
+            f"{profile.base_url}/chat/completions answers: this is a chat-only gateway; "
+            f"`judgeaudit profile edit {profile.name} --option bridge=chat` lets {profile.app} "
+            "use it through the bridge"
+        )
+    return None
 
 
 def probe(profile: Profile, key: str, timeout_s: float = 15.0) -> ProbeResult:

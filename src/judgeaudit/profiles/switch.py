@@ -19,7 +19,7 @@ from typing import Any
 
 import tomlkit
 
-from judgeaudit.profiles import backups, secrets, shadowing
+from judgeaudit.profiles import backups, bridgeopt, secrets, shadowing
 from judgeaudit.profiles.jsonedit import dump_value
 from judgeaudit.profiles.ledger import referenced_secrets
 from judgeaudit.profiles.livefile import read_live, real_path, switch_lock, write_live
@@ -96,6 +96,8 @@ def plan_app(
                 path, raw, profile, ledger, _load_secret, kind=kind, created=str(path) in created
             )
         plans.append(plan)
+    if profile is not None and bridgeopt.uses_bridge(profile) and plans:
+        plans[0].notes.append(bridgeopt.use_note(profile))  # shown in the diff preview
     return plans
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
@@ -86,6 +87,8 @@ def helper_command(key_name: str) -> str:
 
 
 def anthropic_base(profile: Profile) -> str:
+    if bridgeopt.uses_bridge(profile):  # the upstream only serves chat completions
+        return bridgeopt.local_url(profile)
     explicit = profile.option("anthropic_base_url")
     if explicit:
         return str(explicit)
@@ -100,6 +103,11 @@ def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
     for option, variable in ENV_FOR_OPTION.items():
         if profile.option(option):
             want[f"env.{variable}"] = str(profile.option(option))
+    if bridgeopt.uses_bridge(profile) and profile.model:
+        # Claude Code's background calls use its small model; a chat-only gateway rarely serves
+        # a Claude model id, so they default to the profile's model.
+        for option in ("small_fast_model", "default_haiku_model"):
+            want.setdefault(f"env.{ENV_FOR_OPTION[option]}", profile.model)
     mode = profile.option("key_mode", "helper")
     if mode == "helper":
         if not profile.key:

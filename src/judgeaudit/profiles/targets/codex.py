@@ -22,6 +22,7 @@ from tomlkit.exceptions import ParseError
 from tomlkit.items import InlineTable, Table
 from tomlkit.toml_document import TOMLDocument
 
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.ledger import Entry, Reconciler, fingerprint
 from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan
@@ -73,9 +74,14 @@ def parse(path: Path, raw: bytes) -> TOMLDocument:
 
 def provider_table(profile: Profile) -> dict[str, Any]:
     """The ``[model_providers.<id>]`` table this profile needs, as plain data."""
+    # A bridge = "chat" profile's upstream only serves chat completions: Codex talks to the
+    # local bridge, which speaks Responses (profiles.bridgeopt).
+    base_url = (
+        bridgeopt.local_url(profile) + "/v1" if bridgeopt.uses_bridge(profile) else profile.base_url
+    )
     table: dict[str, Any] = {
         "name": f"{profile.name} {OURS_SUFFIX}",
-        "base_url": profile.base_url,
+        "base_url": base_url,
         "wire_api": "responses",
     }
     if profile.option("key_mode", "command") == "command":

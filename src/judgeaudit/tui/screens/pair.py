@@ -1,10 +1,9 @@
 """Pair detail: both transcripts side by side with tool calls, the success check's verdict and
-why, and the judge's raw outputs in both orders."""
+why, and each judge call's rendered prompt next to its raw output, in both orders."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.frame import open_db
+from judgeaudit.analysis.pair_detail import pair_detail
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
@@ -36,14 +35,14 @@ def transcript(events: list[dict[str, Any]]) -> Text:
     return out
 
 
-def verdict(traj: sqlite3.Row) -> Text:
+def verdict(traj: dict[str, Any]) -> Text:
     ok = bool(traj["success"])
     text = Text("SUCCESS" if ok else "FAILED", style="bold green" if ok else "bold red")
     text.append(
         f" ({traj['success_source']}) · ending {traj['ending']} · user "
         f"{'satisfied' if traj['satisfied'] else 'not satisfied'}\n"
     )
-    detail = json.loads(traj["success_detail"] or "{}")
+    detail = traj["success_detail"]
     for line in detail.get("state_diff", []):
         text.append(f"state: {line}\n", style="red")
     for fact in detail.get("missing_facts", []):
@@ -63,25 +62,8 @@ class PairDetailScreen(Screen[None]):
         self.out, self.pair_id = out, pair_id
 
     def compose(self) -> ComposeResult:
-        db = open_db(self.out)
-        try:
-            pair = db.execute(
-                "SELECT * FROM audit_pairs WHERE pair_id = ?", (self.pair_id,)
-            ).fetchone()
-            sides = [
-                db.execute(
-                    "SELECT * FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ? "
-                    "AND agent = ?",
-                    (pair["run_id"], pair["task_id"], pair["trial"], agent),
-                ).fetchone()
-                for agent in (pair["agent_a"], pair["agent_b"])
-            ]
-            logs = db.execute(
-                'SELECT * FROM judge_logs WHERE pair_id = ? ORDER BY "order", attempt',
-                (self.pair_id,),
-            ).fetchall()
-        finally:
-            db.close()
+        detail = pair_detail(self.out, self.pair_id)
+        pair, sides = detail["pair"], detail["sides"]
         yield Header()
         flag = "  MISSELECTED" if pair["misselected"] else ""
         yield Static(
@@ -98,10 +80,10 @@ class PairDetailScreen(Screen[None]):
                 with VerticalScroll(classes="column"):
                     yield Static(Text(f"{label}: {agent}", style="bold"))
                     yield Static(verdict(traj))
-                    yield Static(transcript(json.loads(traj["events"])))
+                    yield Static(transcript(traj["events"]))
         with VerticalScroll(classes="column"):
-            yield Static(Text("Judge raw outputs", style="bold"))
-            for log in logs:
+            yield Static(Text("Judge calls: rendered prompt, then raw output", style="bold"))
+            for log in detail["judge_calls"]:
                 head = Text(
                     f"order {log['order']} attempt {log['attempt']} ({log['model']}, prompt "
                     f"{log['prompt_hash']})",
@@ -110,5 +92,17 @@ class PairDetailScreen(Screen[None]):
                 if log["parse_error"]:
                     head.append(f"  PARSE ERROR: {log['parse_error']}", style="bold red")
                 yield Static(head)
+                yield Static(rendered_prompt(log["messages"], log["attempt"]))
                 yield Static(Text(log["raw_output"]))
         yield Footer()
+
+
+def rendered_prompt(messages: list[dict[str, Any]] | None, attempt: int) -> Text:
+    """What the judge was sent; a retry shows only the re-ask it added."""
+    if messages is None:
+        return Text("(rendered prompt not stored: run made before prompts were kept)", "dim")
+    out = Text()
+    for message in messages[-1:] if attempt else messages:
+        out.append(f"[{message['role']}] ", style="bold dim")
+        out.append(str(message.get("content") or "") + "\n", style="dim")
+    return out
