@@ -324,7 +324,8 @@ class AuditRunner:
 
     def _progress(self, force: bool = False) -> None:
         limits = self.endpoints.limits() if self.endpoints else {}
-        event = self.usage.progress(limits, force)
+        rates = self.endpoints.rate_limits() if self.endpoints else {}
+        event = self.usage.progress(limits, force, rates)
         if event is not None:
             self.emit(event)
 

@@ -23,7 +23,9 @@ EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
 JUDGE_VIEWS = ("transcript", "evidence")
 #: Excluded from the spec hash: they change speed, not results.
-SPEED_KEYS = ("concurrency", "timeout_s")
+SPEED_KEYS = ("concurrency", "timeout_s", "rpm", "tpm")
+#: Request and token rate limits an endpoint may declare (per minute): (lowest, highest).
+RATE_KEYS = {"rpm": (1, 1e9), "tpm": (1, 1e12)}
 #: Optional keys added after the first release: left out of the hash while unset, so a spec
 #: that does not use them keeps its run id (and resumes) across versions.
 UNSET_NOT_HASHED = ("trajectories_from",)
@@ -43,6 +45,8 @@ class Endpoint:
     profile: str | None = None  # a judgeaudit profile: its base URL and keyring key
     concurrency: int = 32
     timeout_s: float = 60.0
+    rpm: float | None = None  # requests per minute the endpoint allows (client paces itself)
+    tpm: float | None = None  # tokens per minute
     price_in: float | None = None  # USD per million input tokens
     price_out: float | None = None
 
@@ -144,6 +148,8 @@ _ENDPOINT_KEYS = {
     "profile": str,
     "concurrency": int,
     "timeout_s": (int, float),
+    "rpm": (int, float),
+    "tpm": (int, float),
     "price_in": (int, float),
     "price_out": (int, float),
 }
@@ -219,6 +225,13 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS, ENDPOINT_LIMITS)
         if ("price_in" in body) != ("price_out" in body):
             raise r.fail(f"endpoints.{name}", "give both price_in and price_out, or neither")
+        for key, (low, high) in RATE_KEYS.items():
+            if key in body and not low <= body[key] <= high:  # also refuses NaN
+                what = "requests" if key == "rpm" else "tokens"
+                raise r.fail(
+                    f"endpoints.{name}.{key}",
+                    f"must be a number of {what} per minute from {low:g} to {high:g}",
+                )
         if "profile" in body:
             if "base_url" in body or "key_env" in body:
                 raise r.fail(f"endpoints.{name}", "profile supplies base_url and key; drop those")

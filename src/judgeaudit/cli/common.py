@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from judgeaudit.errors import JudgeauditError
 
@@ -19,11 +18,3 @@ class UserError(JudgeauditError):
         super().__init__(message)
         self.code = code
         self.exit_code = code
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse with its errors on one line (``judgeaudit run: --out: ...; see --help``)."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message}; see `{self.prog} --help`", file=sys.stderr)
-        raise SystemExit(2)

@@ -51,6 +51,8 @@ FAULT_DEFAULTS: dict[str, float] = {
     "hang_s": 30.0,
     "rate_truncate": 0.0,
     "rate_empty": 0.0,
+    "rate_limit_rps": 0.0,  # a token bucket: 429 above this many requests/s (0 = no limit)
+    "rate_limit_burst": 0.0,  # requests the bucket banks (0 = one second's worth)
 }
 
 #: Allowed ranges. Behaviour parameters are probabilities or weights in [0, 1], except the two
