@@ -63,7 +63,11 @@ FAULT_LIMITS: dict[str, tuple[float, float]] = {
     "jitter_ms": (0.0, 600_000.0),
     "retry_after_s": (0.0, 3600.0),
     "hang_s": (0.0, 3600.0),
+    "rate_limit_rps": (0.0, 1_000_000.0),  # requests per second, not a share
+    "rate_limit_burst": (0.0, 1_000_000.0),
 }
+#: The fault rates that share one draw per request (their sum is at most 1).
+SHARED_RATES = ("rate_429", "rate_500", "rate_503", "rate_hang", "rate_truncate", "rate_empty")
 CONFIG_KEYS = ("seed", "faults", "models")
 
 BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
@@ -246,7 +250,7 @@ def _fault_value(key: str, value: Any, where: str) -> float:
 
 
 def _check_rate_sum(faults: dict[str, float], where: str) -> None:
-    total = sum(v for k, v in faults.items() if k.startswith("rate_"))
+    total = sum(v for k, v in faults.items() if k in SHARED_RATES)
     if total > 1.0 + 1e-9:
         raise ModelSpecError(
             f"{where}: fault rates add up to {total:g}; they are shares of requests, "
