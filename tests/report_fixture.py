@@ -2,7 +2,7 @@
 
 Three runs interleaved in one table (a report must read only its own), NULLs in every nullable
 column the report reads (scores, rewards, capabilities, verdicts, flags, task type, judge
-model), gaps outside the bins, rewards spanning more than 1 (scaled default bins), a run with
+model, a judge that never scored A), gaps outside the bins, rewards spanning more than 1 (scaled default bins), a run with
 more than BOOT_MAX_CLUSTERS tasks (the normal-interval path) and human labels.
 """
 
@@ -24,7 +24,8 @@ RUNS = {
 }
 AGENTS = {"a0": 0.21, "a1": 0.4375, "a2": 0.6, "a3": 0.875, "a4": None}
 TYPES = ["refund", "billing", "运费", "account", None]
-JUDGES = ["judge-x", "judge-y", None]
+#: judge-z never gave A a score (its per-model sums over A stay NULL, as in SQL).
+JUDGES = ["judge-x", "judge-y", "judge-z", None]
 
 
 def _maybe(rng: random.Random, value: Any, share: float) -> Any:
@@ -34,10 +35,11 @@ def _maybe(rng: random.Random, value: Any, share: float) -> Any:
 def _row(rng: random.Random, run_id: str, index: int, tasks: int) -> dict[str, Any]:
     a, b = rng.sample(sorted(AGENTS), 2)
     sa, sb = int(rng.random() < 0.5), int(rng.random() < 0.45)
-    pref_ab = rng.choice(["A", "B", "tie"])
+    pref_ab = _maybe(rng, rng.choice(["A", "B", "tie"]), 0.02)
     pref_ba = _maybe(rng, rng.choice(["A", "B", "tie"]), 0.1)
     consistent = None if pref_ba is None else int(pref_ab == pref_ba and rng.random() > 0.05)
-    pref = pref_ab if consistent else "tie"
+    pref = pref_ab if consistent and pref_ab else "tie"
+    judge = rng.choice(JUDGES)
     decisive = sa != sb
     missel = int(decisive and ((sa and pref == "B") or (sb and pref == "A")))
     return {
@@ -48,7 +50,9 @@ def _row(rng: random.Random, run_id: str, index: int, tasks: int) -> dict[str, A
         "success_a": sa,
         "success_b": sb,
         "judge_pref": pref,
-        "judge_score_a": _maybe(rng, round(rng.uniform(0, 5), 1), 0.03),
+        "judge_score_a": _maybe(
+            rng, round(rng.uniform(0, 5), 1), 1.0 if judge == "judge-z" else 0.03
+        ),
         "judge_score_b": _maybe(rng, round(rng.uniform(0, 5), 1), 0.03),
         "reward_gap": None,
         "misselected": _maybe(rng, missel, 0.02),
@@ -67,13 +71,14 @@ def _row(rng: random.Random, run_id: str, index: int, tasks: int) -> dict[str, A
         "capability_b": AGENTS[b],
         "reward_a": _maybe(rng, round(rng.uniform(0, 3), 2), 0.05),
         "reward_b": _maybe(rng, round(rng.uniform(0, 3), 2), 0.05),
-        "judge_model": rng.choice(JUDGES),
+        "judge_model": judge,
         "trial_b": index % 2,
     }
 
 
-def build_audit_db(out: Path, seed: int = 11) -> Path:
-    """``out/audit.db`` with the three runs' rows interleaved in rowid order."""
+def build_audit_db(out: Path, seed: int = 11, indexed: bool = False) -> Path:
+    """``out/audit.db`` with the three runs' rows interleaved in rowid order (with the index a
+    finished run builds for the report when ``indexed``)."""
     AuditStore(out / "audit.db").close()
     rng = random.Random(seed)
     db = sqlite3.connect(out / "audit.db")
@@ -108,4 +113,8 @@ def build_audit_db(out: Path, seed: int = 11) -> Path:
             ],
         )
     db.close()
+    if indexed:
+        store = AuditStore(out / "audit.db")
+        store.index_for_report()
+        store.close()
     return out

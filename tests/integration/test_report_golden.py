@@ -44,9 +44,13 @@ def rendered(out: Path) -> dict[str, str]:
     return texts
 
 
-@pytest.fixture(scope="module")
-def texts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return rendered(build_audit_db(tmp_path_factory.mktemp("golden")))
+@pytest.fixture(scope="module", params=[False, True], ids=["older-db", "indexed-db"])
+def texts(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> dict[str, str]:
+    """Reports from a DB without the report index (as older runs left it) and with it."""
+    out = tmp_path_factory.mktemp("golden")
+    return rendered(build_audit_db(out, indexed=request.param))
 
 
 @pytest.mark.parametrize(
@@ -76,6 +80,29 @@ def test_the_fixture_reaches_both_interval_paths(tmp_path: Path) -> None:
         for run in ("r-wide", "r-main")
     }
     assert most["r-wide"] > BOOT_MAX_CLUSTERS > most["r-main"]
+
+
+def test_a_finished_run_gets_the_index_and_the_report_reads_it_without_sorting(
+    tmp_path: Path,
+) -> None:
+    """The grouped scan walks the index in group order: no temporary B-tree, no table rows."""
+    import asyncio
+    import sqlite3
+
+    from judgeaudit.analysis.grouped import models_and_type_sql
+    from judgeaudit.audit.runner import AuditRunner
+    from judgeaudit.audit.spec import load_spec
+    from tests.audit_helpers import write_spec
+
+    spec = write_spec(tmp_path / "spec.toml", tasks="builtin:retail")
+    asyncio.run(AuditRunner(load_spec(spec), tmp_path / "out").run())
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "pairs_for_report" in names
+    sql, args = models_and_type_sql("x", 4.0)
+    plan = db.execute(f"EXPLAIN QUERY PLAN {sql}", args).fetchall()
+    steps = [row[3] for row in plan]
+    assert steps == ["SEARCH audit_pairs USING COVERING INDEX pairs_for_report (run_id=?)"], steps
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
