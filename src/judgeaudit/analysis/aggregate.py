@@ -1,9 +1,11 @@
 """The report's figures aggregated in SQL, so a report over millions of pairs stays small.
 
-Every section the pandas metrics compute from the whole ``audit_pairs`` frame is computed here
-with one GROUP BY each inside SQLite; only the grouped rows (a few per bucket, agent pair or
-judge model) reach Python. pandas is kept for the small frames (human labels). The results are
-the same dicts :mod:`judgeaudit.analysis.metrics` returns; a test holds the two equal.
+Every section the pandas metrics compute from the whole ``audit_pairs`` frame is summed here
+from two grouped scans inside SQLite; only the grouped rows (per flag combination of an agent
+pair and judge model, per bucket and task) reach Python. pandas is kept for the small frames
+(human labels). The results are the same dicts :mod:`judgeaudit.analysis.metrics` returns (a
+test holds the two equal), and render byte for byte as the report did before it was made fast
+(golden files).
 """
 
 from __future__ import annotations
