@@ -66,7 +66,7 @@ def report_sections(
     by_models = merged(grouped, key_at=[1, 2, 0], mins_at=(11, 12), upto=15)
     judges = by_judge(grouped)
     by_type = [(None, *row) for row in merged(grouped, key_at=[3], upto=9)]
-    counts, no_gap, outside, per_bucket = _bucket_sums(by_bucket_task)
+    counts, no_gap, outside, per_bucket = by_bucket_task
     boots = {b: cluster_bootstrap(mis, dec) for b, (dec, mis) in per_bucket.items()}
     return {
         "pairs": sum(_int(r[4]) for r in grouped),
@@ -89,15 +89,13 @@ def report_sections(
 PARALLEL_FROM = 200_000
 
 
-def _scans(
-    db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], list[tuple[Any, ...]]]]
-) -> list[list[tuple[Any, ...]]]:
+def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any]]) -> list[Any]:
     path = db.execute("PRAGMA database_list").fetchone()[2]
     rows = db.execute("SELECT MAX(rowid) FROM audit_pairs").fetchone()[0] or 0
     if not path or rows < PARALLEL_FROM:
         return [job(db) for job in jobs]
 
-    def own(job: Callable[[sqlite3.Connection], list[tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+    def own(job: Callable[[sqlite3.Connection], Any]) -> Any:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             return job(conn)
@@ -108,14 +106,22 @@ def _scans(
         return list(pool.map(own, jobs))
 
 
+#: Per bucket (pairs, decisive, missel); pairs without a gap; pairs outside the bins; per
+#: bucket the task-clustered (decisive, missel) lists the bootstrap resamples.
+BucketSums = tuple[dict[int, list[int]], int, int, dict[int, tuple[list[int], list[int]]]]
+
+
 def _by_bucket_and_task(
     db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
-) -> list[tuple[Any, ...]]:
-    """(bucket, task, pairs, decisive, missel, missel of decisive, first decisive rowid).
+) -> BucketSums:
+    """Bucket sums and clusters from (bucket, task) groups, streamed: a run whose every pair
+    has its own task (production logs) is millions of groups, never a list in memory.
 
     The gap is computed once per row (the inner select is a co-routine: its LIMIT keeps SQLite
     from flattening it into a CASE that would round the gap once per bin edge); bucket -1 is
-    "no gap", -2 "outside the bins".
+    "no gap", -2 "outside the bins". Tasks come ordered by their first decisive, bucketed pair
+    (as ``pd.factorize`` orders them in the pandas report), so the seeded resampling gives the
+    same interval.
     """
     if source not in GAP_SQL:
         raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
@@ -123,29 +129,24 @@ def _by_bucket_and_task(
     for index in range(len(bins) - 1):  # right-closed, as pd.cut
         parts.append(f"WHEN g > ? AND g <= ? THEN {index}")
         args += [bins[index], bins[index + 1]]
-    return db.execute(
-        f"SELECT CASE {' '.join(parts)} ELSE -2 END AS bucket, task_id, COUNT(*), SUM(d),"
-        " SUM(m), SUM(d * m), MIN(CASE WHEN d THEN rid END)"
+    groups = (
+        f"SELECT CASE {' '.join(parts)} ELSE -2 END AS bucket, task_id, COUNT(*) AS pairs,"
+        " SUM(d) AS decisive, SUM(m) AS missel, SUM(d * m) AS missel_decisive,"
+        " MIN(CASE WHEN d THEN rid END) AS first_rid"
         f" FROM (SELECT {GAP_SQL[source]} AS g, task_id, {DECISIVE} AS d, {MISSEL} AS m,"
         " rowid AS rid FROM audit_pairs WHERE run_id = ? LIMIT -1)"
-        " GROUP BY bucket, task_id",
+        " GROUP BY bucket, task_id"
+    )
+    rows = db.execute(
+        "SELECT bucket, pairs, decisive, missel, missel_decisive FROM (SELECT *,"
+        " MIN(CASE WHEN bucket >= 0 THEN first_rid END) OVER (PARTITION BY task_id) AS first"
+        f" FROM ({groups})) ORDER BY bucket, first",
         (*args, run_id),
-    ).fetchall()
-
-
-def _bucket_sums(
-    rows: list[tuple[Any, ...]],
-) -> tuple[dict[int, list[int]], int, int, dict[int, tuple[list[int], list[int]]]]:
-    """Per bucket (pairs, decisive, missel); pairs without a gap / outside the bins; and per
-    bucket the task-clustered (decisive, missel) lists for the bootstrap.
-
-    Tasks are ordered by their first decisive, bucketed pair (as ``pd.factorize`` orders them
-    in the pandas report), so the seeded resampling gives the same interval.
-    """
+    )
     counts: dict[int, list[int]] = {}
-    first: dict[str, int] = {}
+    per_bucket: dict[int, tuple[list[int], list[int]]] = {}
     no_gap = outside = 0
-    for bucket, task, pairs, decisive, missel, _m, first_rid in rows:
+    for bucket, pairs, decisive, missel, missel_decisive in rows:
         if bucket == -1:
             no_gap += pairs
         elif bucket == -2:
@@ -155,16 +156,10 @@ def _bucket_sums(
             into[0] += pairs
             into[1] += _int(decisive)
             into[2] += _int(missel)
-            if first_rid is not None and (task not in first or first_rid < first[task]):
-                first[task] = first_rid
-    clustered = sorted(
-        (r for r in rows if r[0] >= 0 and _int(r[3]) > 0), key=lambda r: (r[0], first[r[1]])
-    )
-    per_bucket: dict[int, tuple[list[int], list[int]]] = {}
-    for bucket, _task, _pairs, decisive, _missel, missel_decisive, _rid in clustered:
-        dec, mis = per_bucket.setdefault(bucket, ([], []))
-        dec.append(int(decisive))
-        mis.append(int(missel_decisive))
+            if _int(decisive) > 0:
+                dec, mis = per_bucket.setdefault(bucket, ([], []))
+                dec.append(int(decisive))
+                mis.append(int(missel_decisive))
     return counts, no_gap, outside, per_bucket
 
 
