@@ -2,14 +2,16 @@
 
 1. Judge-only: N imported pairs, swap on, so each pair needs exactly 2 sequential judge calls of
    latency L; with C pairs in flight the limit is C / (2 L) pairs/s. Side by side against the
-   same server process: the audit (store, logs, events, retries) and the bare ``openai`` SDK
-   making the same 2 N calls with the same concurrency and nothing else (the best a hand-written
-   script gets). Printed: pairs/s, ratio to the limit, ratio to the bare SDK, CPU per call of
-   the client and of the server.
+   same server process, in round-robin order: the bare ``openai`` SDK making the same 2 N calls
+   with the same concurrency and nothing else (the best a hand-written script gets), and the
+   audit (store, logs, events, retries) on each llm transport: ``fast_path = false`` (the SDK,
+   as a remote endpoint gets) and the default for a loopback address (the direct path).
+   Printed: the load average, pairs/s (median over the rounds), ratio to the limit, ratio to
+   the bare SDK, CPU per call of the client and of the server.
 2. Peak memory of judge-only runs of 1,000 and 10,000 pairs, each in its own process: bounded
    means the ratio stays near 1 while the pair count grows 10x.
 
-Usage: python bench/audit_throughput.py [--pairs 2000] [--c 32] [--latencies 100,20]
+Usage: python bench/audit_throughput.py [--pairs 2000] [--c 32] [--latencies 100,20] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import asyncio
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import openai
 from bench.simproc import SimProcess, sim_process
 
-from judgeaudit.audit.prompts import PROMPTS
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import load_spec
+from judgeaudit.audit.templates import builtin, trajectory_block
 
 KEY_ENV = "BENCH_SIM_KEY"
 TRAJ_A = [
@@ -64,13 +67,17 @@ def write_pairs(path: Path, pairs: int) -> None:
             handle.write(json.dumps(row) + "\n")
 
 
-def write_spec(folder: Path, base_url: str, concurrency: int, latency_ms: float) -> Path:
+def write_spec(
+    folder: Path, base_url: str, concurrency: int, latency_ms: float, fast_path: bool | None = None
+) -> Path:
     endpoint = (
         'base_url = "embedded"'
         if base_url == "embedded"
         else f'base_url = "{base_url}"\nkey_env = "{KEY_ENV}"'
     )
-    spec = folder / "spec.toml"
+    if fast_path is not None:
+        endpoint += f"\nfast_path = {str(fast_path).lower()}"
+    spec = folder / f"spec-{fast_path}.toml"
     spec.write_text(
         f'[run]\nname = "bench"\nimported = "pairs.jsonl"\nconcurrency = {concurrency}\n'
         f"[endpoints.sim]\n{endpoint}\nconcurrency = {concurrency}\n"
@@ -79,16 +86,19 @@ def write_spec(folder: Path, base_url: str, concurrency: int, latency_ms: float)
     return spec
 
 
-def audit(spec: Path, out: Path) -> float:
+def audit(spec: Path, out: Path, path: str | None = None) -> float:
     started = time.perf_counter()
-    finished = asyncio.run(AuditRunner(load_spec(spec), out).run())
+    runner = AuditRunner(load_spec(spec), out)
+    finished = asyncio.run(runner.run())
     assert finished.complete
+    if path is not None:  # the transport the run was meant to measure
+        assert runner.endpoints is not None and runner.endpoints.clients["sim"].path == path
     return time.perf_counter() - started
 
 
 async def bare_sdk(url: str, pairs: int, c: int, latency_ms: float) -> float:
     """The same judge calls (both orders, one after the other) with the bare SDK."""
-    prompts = PROMPTS["en"]
+    template = builtin("judge", "en")  # the messages the audit's judge calls send
     sdk = openai.AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)
     gate = asyncio.Semaphore(c)
     model = f"judge-default:latency_ms={latency_ms:g}"
@@ -98,15 +108,15 @@ async def bare_sdk(url: str, pairs: int, c: int, latency_ms: float) -> float:
 
     async def pair(i: int) -> None:
         async with gate:
-            for first, second in ((a, b), (b, a)):
-                user = prompts.judge_user.format(goal=f"{goal} ({i})", first=first, second=second)
-                await sdk.chat.completions.create(
-                    model=model,
-                    messages=[
-                        {"role": "system", "content": prompts.judge_system},
-                        {"role": "user", "content": user},
-                    ],
+            for order, first, second in (("ab", a, b), ("ba", b, a)):
+                messages = template.messages(
+                    task=f"{goal} ({i})",
+                    trajectory_a=trajectory_block(first, "A"),
+                    trajectory_b=trajectory_block(second, "B"),
+                    order=order,
+                    language="en",
                 )
+                await sdk.chat.completions.create(model=model, messages=messages)  # type: ignore[arg-type]
 
     started = time.perf_counter()
     await asyncio.gather(*(pair(i) for i in range(pairs)))
@@ -115,15 +125,20 @@ async def bare_sdk(url: str, pairs: int, c: int, latency_ms: float) -> float:
     return wall
 
 
+ROWS = {"bare": "bare openai SDK", "sdk": "audit, sdk path", "direct": "audit, direct path"}
+
+
 def measure(server: SimProcess, pairs: int, c: int, latency_ms: float) -> dict[str, float]:
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_pairs(folder / "pairs.jsonl", pairs)
-        spec = write_spec(folder, server.url, c, latency_ms)
+        sdk_spec = write_spec(folder, server.url, c, latency_ms, fast_path=False)
+        direct_spec = write_spec(folder, server.url, c, latency_ms)
         for name, job in (
             ("bare", lambda: asyncio.run(bare_sdk(server.url, pairs, c, latency_ms))),
-            ("audit", lambda: audit(spec, folder / "out")),
+            ("sdk", lambda: audit(sdk_spec, folder / "out-sdk", "sdk")),
+            ("direct", lambda: audit(direct_spec, folder / "out-direct", "direct")),
         ):
             server0, cpu0 = server.cpu_s(), time.process_time()
             out[name] = job()
@@ -154,6 +169,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--c", type=int, default=32)
     parser.add_argument("--latencies", default="100,20", help="comma-separated, in ms")
+    parser.add_argument("--rounds", type=int, default=1, help="repeats (median shown)")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory part")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -163,19 +179,26 @@ def main() -> None:
     os.environ[KEY_ENV] = "bench-not-a-real-key"
     print(
         f"judge-only audit: {args.pairs} pairs, 2 calls per pair (swap), concurrency "
-        f"{args.c}; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"{args.c}; {args.rounds} round(s), median shown"
     )
     with sim_process() as server:
         for latency in (float(x) for x in args.latencies.split(",")):
-            r = measure(server, args.pairs, args.c, latency)
+            loads = [os.getloadavg()[0]]
+            rounds = []
+            for _ in range(args.rounds):
+                rounds.append(measure(server, args.pairs, args.c, latency))
+                loads.append(os.getloadavg()[0])
+            r = {key: statistics.median(x[key] for x in rounds) for key in rounds[0]}
             limit = args.c / (2 * latency / 1000)
             bare = args.pairs / r["bare"]
-            print(f"L={latency:g} ms: limit C/(2L) {limit:.0f} pairs/s")
-            for name, wall in (("bare openai SDK", r["bare"]), ("judgeaudit audit", r["audit"])):
-                key = "bare" if name.startswith("bare") else "audit"
-                rate = args.pairs / wall
+            print(
+                f"L={latency:g} ms: limit C/(2L) {limit:.0f} pairs/s; load "
+                f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+            )
+            for key, name in ROWS.items():
+                rate = args.pairs / r[key]
                 print(
-                    f"  {name:<17} {rate:7.1f} pairs/s  {rate / limit:4.2f} of the limit  "
+                    f"  {name:<18} {rate:7.1f} pairs/s  {rate / limit:4.2f} of the limit  "
                     f"{rate / bare:4.2f}x bare SDK  client CPU {r[key + '_cpu']:.2f} ms/call  "
                     f"server CPU {r[key + '_server_cpu']:.2f} ms/call"
                 )

@@ -2,19 +2,30 @@
 
 The embedded provider runs in its own process with a fixed latency L per call; C calls are in
 flight at a time, so no client can beat C/L calls/s. For each latency, side by side against the
-same server: the bare SDK (``AsyncOpenAI().chat.completions.create`` with its defaults, our own
-semaphore for C) and ``LLMClient`` (retries, limits, usage, errors). Printed: achieved calls/s,
-ratio to C/L, ratio to the bare SDK, and the CPU per call of the client and of the server (so the
-bottleneck shows). Targets: LLMClient >= 0.9 of C/L at C=32, L=100 ms and >= 0.8 at L=20 ms.
+same server, in round-robin order (so a change in the machine's load hits all of them alike):
 
-Usage: python bench/llm_throughput.py [--c 32] [--latencies 100,20] [--seconds 4]
+- the bare SDK (``AsyncOpenAI().chat.completions.create`` with its defaults, our own semaphore
+  for C): what a hand-written script gets;
+- ``LLMClient`` on its SDK path (``fast_path=False``: what a remote endpoint gets) and on its
+  direct path (the default for a loopback or private address), both with retries, limits,
+  pacing, usage and errors;
+- bare aiohttp (one session, ``json.loads``, nothing else): the floor any Python client on this
+  event loop can reach, so the gap left is the client's own work or the machine's.
+
+Printed: the load average, achieved calls/s (median over the rounds), ratio to C/L, ratio to
+the bare SDK, and the CPU per call of the client and of the server (so the bottleneck shows).
+Targets: LLMClient >= 0.9 of C/L at C=32, L=100 ms and >= 0.8 at L=20 ms.
+
+Usage: python bench/llm_throughput.py [--c 32] [--latencies 100,20] [--seconds 4] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -22,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import aiohttp
 import openai
 from bench.simproc import SimProcess, sim_process
 
@@ -59,13 +71,50 @@ async def bare_sdk(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awa
     return call, sdk.close
 
 
-async def llm_client(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
-    client = LLMClient(url, "bench", concurrency=c)
+async def llm_sdk_path(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    client = LLMClient(url, "bench", concurrency=c, fast_path=False)
+    assert client.path == "sdk"
 
     async def call(i: int) -> str:
         return (await client.chat(model, messages(i))).text
 
     return call, client.aclose
+
+
+async def llm_direct(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    client = LLMClient(url, "bench", concurrency=c)
+    assert client.path == "direct"
+
+    async def call(i: int) -> str:
+        return (await client.chat(model, messages(i))).text
+
+    return call, client.aclose
+
+
+async def bare_aiohttp(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=c),
+        headers={"Authorization": "Bearer bench", "Content-Type": "application/json"},
+    )
+    gate = asyncio.Semaphore(c)
+    target = url + "/chat/completions"
+
+    async def call(i: int) -> str:
+        async with gate:
+            body = json.dumps({"model": model, "messages": messages(i)}).encode()
+            async with session.post(target, data=body) as response:
+                reply = json.loads(await response.read())
+            return str(reply["choices"][0]["message"]["content"])
+
+    return call, session.close
+
+
+METHODS = {
+    "bare openai SDK": bare_sdk,
+    "LLMClient sdk": llm_sdk_path,
+    "LLMClient direct": llm_direct,
+    "bare aiohttp": bare_aiohttp,
+}
 
 
 async def measure(
@@ -91,19 +140,32 @@ def main() -> None:
     parser.add_argument("--c", type=int, default=32)
     parser.add_argument("--latencies", default="100,20", help="comma-separated, in ms")
     parser.add_argument("--seconds", type=float, default=4.0, help="ideal duration of each run")
+    parser.add_argument("--rounds", type=int, default=1, help="round-robin repeats (median)")
     args = parser.parse_args()
-    print(f"concurrency C={args.c}; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"concurrency C={args.c}; {args.rounds} round(s) per method, median shown")
     with sim_process() as server:
         for latency in (float(x) for x in args.latencies.split(",")):
             limit = args.c / (latency / 1000)
             n = max(args.c * 4, int(limit * args.seconds))
-            bare = asyncio.run(measure(bare_sdk, server, latency, args.c, n))
-            ours = asyncio.run(measure(llm_client, server, latency, args.c, n))
-            print(f"L={latency:g} ms, {n} calls, limit C/L {limit:.0f} calls/s")
-            for name, (rate, cpu, server_cpu) in (("bare openai SDK", bare), ("LLMClient", ours)):
+            runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in METHODS}
+            loads = [os.getloadavg()[0]]
+            for _ in range(args.rounds):
+                for name, make in METHODS.items():
+                    runs[name].append(asyncio.run(measure(make, server, latency, args.c, n)))
+                loads.append(os.getloadavg()[0])
+            print(
+                f"L={latency:g} ms, {n} calls, limit C/L {limit:.0f} calls/s; load "
+                f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+            )
+            median = {
+                name: tuple(statistics.median(r[k] for r in rows) for k in range(3))
+                for name, rows in runs.items()
+            }
+            bare = median["bare openai SDK"][0]
+            for name, (rate, cpu, server_cpu) in median.items():
                 print(
-                    f"  {name:<16} {rate:7.1f} calls/s  {rate / limit:4.2f} of C/L  "
-                    f"{rate / bare[0]:4.2f}x bare SDK  client CPU {cpu:.2f} ms/call  "
+                    f"  {name:<17} {rate:7.1f} calls/s  {rate / limit:4.2f} of C/L  "
+                    f"{rate / bare:4.2f}x bare SDK  client CPU {cpu:.2f} ms/call  "
                     f"server CPU {server_cpu:.2f} ms/call"
                 )
 

@@ -82,6 +82,9 @@ class DirectTransport:
         self._concurrency = concurrency
         self._session: aiohttp.ClientSession | None = None
 
+    def __repr__(self) -> str:  # the headers hold the key
+        return f"DirectTransport({str(self._chat_url)!r}, key=***)"
+
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None:
             self._session = aiohttp.ClientSession(
