@@ -13,6 +13,7 @@ import pytest
 
 from judgeaudit.audit.endpoints import Endpoints
 from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.llm import LLMClient, LLMError
 from judgeaudit.llm.direct import is_local, uses_direct
 from judgeaudit.llm.failure import AttemptFailed, error_message, retry_after
 
@@ -47,6 +48,15 @@ def test_fast_path_setting_overrides_the_address() -> None:
     assert uses_direct("http://127.0.0.1/v1", False) is False
     assert uses_direct("https://api.openai.com/v1", None) is False
     assert uses_direct("https://api.openai.com/v1", True) is True
+
+
+@pytest.mark.parametrize("url", ["http://[bad/v1", "http://:80/v1", "http://h:99999/v1"])
+def test_a_base_url_that_is_not_a_url_fails_at_once(url: str, transport: str) -> None:
+    with pytest.raises(LLMError) as info:
+        LLMClient(url, "sk-secret-0001", name="gw", fast_path=transport == "direct")
+    assert info.value.kind == "request"
+    assert str(info.value).startswith(f"gw: base URL {url!r} is not a URL (")
+    assert str(info.value).endswith("; fix base_url")
 
 
 def test_retry_after_reads_ms_first_and_ignores_what_is_not_seconds() -> None:

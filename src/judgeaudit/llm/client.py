@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import yarl
+
 import judgeaudit
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
@@ -92,10 +94,11 @@ class LLMClient:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.name = name or self.base_url
+        self._key = api_key
+        self._check_url()
         self.limit = concurrency
         self.in_flight = 0
         self.retry = retry or RetryPolicy()
-        self._key = api_key
         self._semaphore = asyncio.Semaphore(concurrency)
         self.pacer = Pacer(rate_limit or RateLimit())
         self.transport: Transport
@@ -108,6 +111,22 @@ class LLMClient:
 
             self.transport = SdkTransport(self.base_url, api_key, timeout_s, user_agent("sdk"))
         self._cache = ResponseCache(cache_path) if cache_path else None
+
+    def _check_url(self) -> None:
+        """A base URL that cannot be parsed fails here, as one line, on either transport
+        (rather than as a connection error on every attempt)."""
+        try:
+            url = yarl.URL(self.base_url)
+            problem = "" if url.scheme in ("http", "https") and url.host else "no http(s) host"
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            raise LLMError(
+                "request",
+                self.scrub(
+                    f"{self.name}: base URL {self.base_url!r} is not a URL ({problem}); fix base_url"
+                ),
+            )
 
     def __repr__(self) -> str:
         return (

@@ -113,9 +113,11 @@ class DirectTransport:
             async with self._open().post(self._chat_url, data=_dumps(body)) as response:
                 if not 200 <= response.status < 300:
                     raise await _status_failure(response)
-                async for data in _sse_data(response):
-                    if data.startswith("[DONE]"):
-                        break
+                done = False
+                async for data in _sse_data(response):  # read to the end: the connection is reused
+                    done = done or data.startswith("[DONE]")
+                    if done:
+                        continue
                     try:
                         chunk = json.loads(data)
                     except ValueError:
