@@ -6,8 +6,10 @@
    with the same concurrency and nothing else (the best a hand-written script gets), and the
    audit (store, logs, events, retries) on each llm transport: ``fast_path = false`` (the SDK,
    as a remote endpoint gets) and the default for a loopback address (the direct path).
-   Printed: the load average, pairs/s (median over the rounds), ratio to the limit, ratio to
-   the bare SDK, CPU per call of the client and of the server.
+   Printed: the load average, pairs/s (median over the rounds) for the whole run, its ratio to
+   the limit and to the bare SDK, CPU per call of the client and of the server, and for the
+   audits also the rate of the judging phase alone (the run's set-up, pair import and final
+   exports are a fixed cost that the whole-run figure includes).
 2. Peak memory of judge-only runs of 1,000 and 10,000 pairs, each in its own process: bounded
    means the ratio stays near 1 while the pair count grows 10x.
 
@@ -33,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import openai
 from bench.simproc import SimProcess, sim_process
 
+from judgeaudit.audit import events as ev
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import load_spec
 from judgeaudit.audit.templates import builtin, trajectory_block
@@ -86,14 +89,24 @@ def write_spec(
     return spec
 
 
-def audit(spec: Path, out: Path, path: str | None = None) -> float:
+def audit(spec: Path, out: Path, path: str | None = None) -> tuple[float, float]:
+    """Seconds for the whole run (set-up, import, judging, exports) and for its judging phase
+    alone (from the phase's start to the last pair), as the progress line shows it."""
+    marks: dict[str, float] = {}
+
+    def on_event(event: ev.Event) -> None:
+        if isinstance(event, ev.PhaseStarted) and event.phase == "judging":
+            marks["judging"] = time.perf_counter()
+        elif isinstance(event, ev.PairDone):
+            marks["last pair"] = time.perf_counter()
+
     started = time.perf_counter()
-    runner = AuditRunner(load_spec(spec), out)
+    runner = AuditRunner(load_spec(spec), out, on_event=on_event)
     finished = asyncio.run(runner.run())
     assert finished.complete
     if path is not None:  # the transport the run was meant to measure
         assert runner.endpoints is not None and runner.endpoints.clients["sim"].path == path
-    return time.perf_counter() - started
+    return time.perf_counter() - started, marks["last pair"] - marks["judging"]
 
 
 async def bare_sdk(url: str, pairs: int, c: int, latency_ms: float) -> float:
@@ -136,12 +149,12 @@ def measure(server: SimProcess, pairs: int, c: int, latency_ms: float) -> dict[s
         sdk_spec = write_spec(folder, server.url, c, latency_ms, fast_path=False)
         direct_spec = write_spec(folder, server.url, c, latency_ms)
         for name, job in (
-            ("bare", lambda: asyncio.run(bare_sdk(server.url, pairs, c, latency_ms))),
+            ("bare", lambda: (asyncio.run(bare_sdk(server.url, pairs, c, latency_ms)),) * 2),
             ("sdk", lambda: audit(sdk_spec, folder / "out-sdk", "sdk")),
             ("direct", lambda: audit(direct_spec, folder / "out-direct", "direct")),
         ):
             server0, cpu0 = server.cpu_s(), time.process_time()
-            out[name] = job()
+            out[name], out[f"{name}_judging"] = job()
             out[f"{name}_cpu"] = (time.process_time() - cpu0) / (2 * pairs) * 1000
             out[f"{name}_server_cpu"] = (server.cpu_s() - server0) / (2 * pairs) * 1000
     return out
@@ -196,11 +209,16 @@ def main() -> None:
                 f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
             )
             for key, name in ROWS.items():
-                rate = args.pairs / r[key]
+                rate, judging = args.pairs / r[key], args.pairs / r[key + "_judging"]
+                phase = (
+                    f"  (judging phase {judging:5.1f} pairs/s = {judging / limit:4.2f})"
+                    if key != "bare"
+                    else ""
+                )
                 print(
                     f"  {name:<18} {rate:7.1f} pairs/s  {rate / limit:4.2f} of the limit  "
                     f"{rate / bare:4.2f}x bare SDK  client CPU {r[key + '_cpu']:.2f} ms/call  "
-                    f"server CPU {r[key + '_server_cpu']:.2f} ms/call"
+                    f"server CPU {r[key + '_server_cpu']:.2f} ms/call{phase}"
                 )
     if not args.no_memory:
         small, large = peak_kib(1000), peak_kib(10000)
