@@ -197,10 +197,11 @@ class LLMClient:
 
     async def _with_retries(self, params: dict[str, Any], stream: bool) -> CallResult:
         errors: list[str] = []
-        cost = self.pacer.cost(params["messages"], params.get("max_tokens"))
+        pacer = self.pacer  # a token estimate only matters to a tpm bucket
+        cost = pacer.cost(params["messages"], params.get("max_tokens")) if pacer.tokens else 0
         transport = self.transport
         for attempt in range(1, self.retry.max_attempts + 1):
-            let_go = await self.pacer.acquire(cost)
+            let_go = await pacer.acquire(cost)
             started = time.perf_counter()
             try:
                 async with self._semaphore:
@@ -212,8 +213,8 @@ class LLMClient:
                         self.in_flight -= 1
             except AttemptFailed as failure:
                 if failure.status == RATE_LIMITED:
-                    self.pacer.rate_limited(let_go)
-                    self.pacer.refund(cost)
+                    pacer.rate_limited(let_go)
+                    pacer.refund(cost)
                 errors.append(failure.describe())
                 if not failure.retryable or attempt == self.retry.max_attempts:
                     raise self._final(failure, attempt, errors) from None
@@ -221,7 +222,7 @@ class LLMClient:
                 continue
             result.latency_ms = (time.perf_counter() - started) * 1000
             used = result.prompt_tokens + result.completion_tokens
-            self.pacer.settle(let_go, cost, used or None, result.completion_tokens or None)
+            pacer.settle(let_go, cost, used or None, result.completion_tokens or None)
             result.attempts = attempt
             result.errors = errors
             return result
