@@ -247,3 +247,37 @@ def test_token_bucket_refills_at_its_rate() -> None:
     now[0] += 100
     assert [bucket.take() for _ in range(3)][:2] == [None, None]  # never more than capacity
     assert bucket.admitted == 5 and bucket.refused == 3
+
+
+def test_a_caller_that_hangs_up_ends_its_handler_and_shutdown_does_not_wait_it_out() -> None:
+    """A cancelled run's embedded provider must end at once, not sleep out simulated delays
+    (a request into a 10-minute hang, then the caller hangs up and the server stops)."""
+    import asyncio
+
+    from judgeaudit.sim.modelspec import SimConfig
+    from judgeaudit.sim.server import SHUTDOWN_S, start
+
+    async def go() -> float:
+        runner, base = await start(SimConfig())
+        host, port = base.split("//")[1].split("/")[0].split(":")
+        _reader, writer = await asyncio.open_connection(host, int(port))
+        body = json.dumps(
+            {
+                "model": "sim-chat:rate_hang=1,hang_s=600",
+                "messages": [{"role": "user", "content": "hi"}],
+            }
+        ).encode()
+        writer.write(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+        await asyncio.sleep(0.5)  # the request is in its hang (nothing asserts on this delay)
+        writer.close()
+        started = time.monotonic()
+        await asyncio.wait_for(runner.cleanup(), timeout=120)
+        return time.monotonic() - started
+
+    took = asyncio.run(go())
+    assert took < SHUTDOWN_S + 30  # far below the 600 s hang it would otherwise sleep out

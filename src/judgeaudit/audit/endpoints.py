@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec import Endpoint, ModelRef, RunSpec
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
@@ -113,19 +113,7 @@ class Endpoints:
                         out.prices[name] = profile_prices
                     limit = RateLimit(endpoint.rpm or declared.rpm, endpoint.tpm or declared.tpm)
                 else:
-                    url = endpoint.base_url
-                    if not endpoint.key_env:
-                        raise EndpointError(
-                            f"endpoints.{name}: no key_env; set key_env to the "
-                            "environment variable that holds the API key"
-                        )
-                    found = keys(endpoint.key_env)
-                    if not found:
-                        raise EndpointError(
-                            f"endpoints.{name}: environment variable {endpoint.key_env} is empty;"
-                            f" export {endpoint.key_env}=... (the key is never read from the spec)"
-                        )
-                    key = found
+                    url, key = endpoint.base_url, env_endpoint_key(name, endpoint, keys)
                 if endpoint.price_in is not None and endpoint.price_out is not None:
                     out.prices[name] = (endpoint.price_in, endpoint.price_out)
                 out.urls[name] = url
@@ -159,6 +147,35 @@ class Endpoints:
         return {name: c.pacer.snapshot() for name, c in self.clients.items()}
 
 
+def env_endpoint_key(name: str, endpoint: Endpoint, keys: KeyLookup) -> str:
+    """The key of a ``base_url`` + ``key_env`` endpoint, or one line saying what to export."""
+    if not endpoint.key_env:
+        raise EndpointError(
+            f"endpoints.{name}: no key_env; set key_env to the "
+            "environment variable that holds the API key"
+        )
+    found = keys(endpoint.key_env)
+    if not found:
+        raise EndpointError(
+            f"endpoints.{name}: environment variable {endpoint.key_env} is empty;"
+            f" export {endpoint.key_env}=... (the key is never read from the spec)"
+        )
+    return found
+
+
+def check_keys(spec: RunSpec, keys: KeyLookup = env_key) -> None:
+    """Resolve every used endpoint's key without starting or calling anything, so a run that
+    cannot start is refused before its output directory is created."""
+    for name in sorted({ref.endpoint for ref in spec_models(spec)}):
+        endpoint = spec.endpoints[name]
+        if endpoint.embedded:
+            continue
+        if endpoint.profile:
+            profile_endpoint(endpoint.profile, name)
+        else:
+            env_endpoint_key(name, endpoint, keys)
+
+
 def profile_endpoint(
     profile_name: str, endpoint: str
 ) -> tuple[str, str, tuple[float, float] | None, RateLimit]:
@@ -175,7 +192,9 @@ def profile_endpoint(
 
 
 def spec_models(spec: RunSpec) -> list[ModelRef]:
-    refs = [*spec.agents, spec.judge]
+    refs = [*spec.agents]
+    if spec.judge_source != "recorded":  # recorded verdicts need no endpoint
+        refs.append(spec.judge)
     if spec.user_simulator:
         refs.append(spec.user_simulator)
     if spec.success_check:

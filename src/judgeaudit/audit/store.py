@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS trajectories (
   agent TEXT NOT NULL, trial INTEGER NOT NULL, events TEXT NOT NULL, ending TEXT,
   satisfied INTEGER, success INTEGER NOT NULL, success_source TEXT NOT NULL,
   success_detail TEXT, llm_success INTEGER, needs_review INTEGER NOT NULL DEFAULT 0,
-  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP
+  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP, context TEXT
 );
 CREATE TABLE IF NOT EXISTS audit_pairs (
   pair_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, agent_a TEXT NOT NULL, agent_b TEXT NOT NULL,
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS audit_pairs (
   run_id TEXT NOT NULL, task_type TEXT, trial INTEGER, pref_ab TEXT, pref_ba TEXT,
   consistent INTEGER, gap_source TEXT, satisfied_a INTEGER, satisfied_b INTEGER,
   success_source TEXT, capability_a REAL, capability_b REAL, reward_a REAL, reward_b REAL,
-  judge_model TEXT
+  judge_model TEXT, trial_b INTEGER
 );
 CREATE TABLE IF NOT EXISTS judge_logs (
   log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
@@ -97,6 +97,7 @@ PAIR_COLUMNS = (
     "reward_a",
     "reward_b",
     "judge_model",
+    "trial_b",
 )
 LOG_COLUMNS = (
     "log_id",
@@ -119,7 +120,8 @@ LOG_COLUMNS = (
 #: Columns added after the first release, with their types: added to an older audit.db on open.
 ADDED_COLUMNS = {
     "judge_logs": {"prompt_template_hash": "TEXT"},
-    "trajectories": {"copied_from": "TEXT"},
+    "trajectories": {"copied_from": "TEXT", "context": "TEXT"},
+    "audit_pairs": {"trial_b": "INTEGER"},
 }
 
 
@@ -201,6 +203,12 @@ class AuditStore:
                 "INSERT OR IGNORE INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
                 [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
             )
+
+    def discard_run(self, run_id: str) -> None:
+        """Remove a run that stored nothing (a run refused at its first call)."""
+        with self._txn():
+            for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "runs"):
+                self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     def set_status(self, run_id: str, status: str) -> None:
         self.flush()

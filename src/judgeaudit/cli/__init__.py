@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import NoReturn
 
 from judgeaudit import __version__
 from judgeaudit.errors import JudgeauditError
@@ -36,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "one pair: outcomes, and each judge call's rendered prompt and raw output",
     ),
     "review": ("audit_cmds", "human review sample export/import"),
+    "import": (
+        "import_cmds",
+        "turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",
+    ),
     "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
     "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),
     "env": ("key_cmds", "print shell exports for a profile"),
@@ -46,6 +51,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 DEFAULT_COMMAND = "tui"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (``judgeaudit run: --out: ...; see --help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}; see `{self.prog} --help`", file=sys.stderr)
+        raise SystemExit(2)
 
 
 def _chosen(argv: Sequence[str]) -> str | None:
@@ -61,7 +74,7 @@ def _chosen(argv: Sequence[str]) -> str | None:
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The full parser for the command in ``argv``; the other commands get a stub that carries
     their help line, so ``--help`` lists everything without importing any command group."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="judgeaudit",
         description="Audit LLM judges GAUGE-style; switch Claude Code / Codex / SDK profiles.",
     )
@@ -94,3 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("judgeaudit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the safety net: one line naming a log file, never a traceback
+        from judgeaudit.cli import crash
+
+        return crash.handle(exc, list(argv if argv is not None else sys.argv[1:]))

@@ -12,8 +12,8 @@ from judgeaudit.audit import events as ev
 class JsonLinesDisplay:
     """One JSON object per event (raw judge output included), for pipes and CI logs."""
 
-    def __init__(self, stream: TextIO = sys.stdout) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout  # looked up now, not when the module was imported
 
     def __call__(self, event: ev.Event) -> None:
         self.stream.write(json.dumps(ev.event_json(event), ensure_ascii=False, default=str) + "\n")
@@ -36,8 +36,8 @@ def limit_text(event: ev.Progress) -> str:
 class ProgressDisplay:
     """A single rewritten status line on a terminal; notable events on their own lines."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted):

@@ -31,6 +31,7 @@ JSON = "application/json"
 BANNER = "judgeaudit embedded provider (simulated models, not a real LLM)"
 #: Seconds a connection may sit idle or take to send its request before it is closed.
 READ_TIMEOUT_S = 30.0
+SHUTDOWN_S = 2.0  # longest wait for in-flight handlers when the server stops
 
 
 class SimServer:
@@ -244,7 +245,16 @@ async def start(
     (aiohttp starts that clock when the connection opens); the body read has its own deadline.
     """
     server = SimServer(config, read_timeout_s)
-    runner = web.AppRunner(server.app(), access_log=None, keepalive_timeout=read_timeout_s)
+    # A caller that hangs up cancels its handler (a simulated latency or hang stops with it),
+    # and shutting down waits at most SHUTDOWN_S for what is still in flight: a cancelled run's
+    # embedded provider ends at once instead of sleeping out its simulated delays.
+    runner = web.AppRunner(
+        server.app(),
+        access_log=None,
+        keepalive_timeout=read_timeout_s,
+        handler_cancellation=True,
+        shutdown_timeout=SHUTDOWN_S,
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024)
     await site.start()
