@@ -10,10 +10,15 @@ same server, in round-robin order (so a change in the machine's load hits all of
   direct path (the default for a loopback or private address), both with retries, limits,
   pacing, usage and errors;
 - bare aiohttp (one session, ``json.loads``, nothing else): the floor any Python client on this
-  event loop can reach, so the gap left is the client's own work or the machine's.
+  event loop can reach, so the gap left is the client's own work or the machine's;
+- bare aiohttp against the bare provider (:mod:`bench.bare_provider`: parse, sleep L, one fixed
+  reply) in its own process: the machine's floor. No Python client and server pair does better
+  on these cores at this load, so when it stays below a target the machine is the ceiling.
 
-Printed: the load average, achieved calls/s (median over the rounds), ratio to C/L, ratio to
-the bare SDK, and the CPU per call of the client and of the server (so the bottleneck shows).
+Each method runs C workers that make their calls one after another, as the audit's worker pool
+does. Printed: the load average, achieved calls/s (median over the rounds), ratio to C/L, ratio
+to the bare SDK, the CPU per call of the client and of the server (so the bottleneck shows), and
+per latency the target next to LLMClient's ratio and the machine's floor.
 Targets: LLMClient >= 0.9 of C/L at C=32, L=100 ms and >= 0.8 at L=20 ms.
 
 Usage: python bench/llm_throughput.py [--c 32] [--latencies 100,20] [--seconds 4] [--rounds 3]
@@ -35,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import aiohttp
 import openai
+from bench.bare_provider import bare_process
 from bench.simproc import SimProcess, sim_process
 
 from judgeaudit.llm import LLMClient
@@ -115,6 +121,8 @@ METHODS = {
     "LLMClient direct": llm_direct,
     "bare aiohttp": bare_aiohttp,
 }
+FLOOR = "machine floor"  # bare aiohttp against the bare provider
+TARGETS = {100.0: 0.9, 20.0: 0.8}
 
 
 async def measure(
@@ -127,8 +135,14 @@ async def measure(
     """Calls/s, client CPU ms/call and server CPU ms/call over n calls (after a warm-up)."""
     call, close = await make(server.url, f"chat:latency_ms={latency_ms:g}", c)
     await asyncio.gather(*(call(i) for i in range(c)))
+    todo = iter(range(n))
+
+    async def worker() -> None:
+        for i in todo:
+            await call(i)
+
     server0, cpu0, wall0 = server.cpu_s(), time.process_time(), time.perf_counter()
-    await asyncio.gather(*(call(i) for i in range(n)))
+    await asyncio.gather(*(worker() for _ in range(c)))
     wall = time.perf_counter() - wall0
     cpu, server_cpu = time.process_time() - cpu0, server.cpu_s() - server0
     await close()
@@ -143,15 +157,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="round-robin repeats (median)")
     args = parser.parse_args()
     print(f"concurrency C={args.c}; {args.rounds} round(s) per method, median shown")
-    with sim_process() as server:
+    with sim_process() as server, bare_process() as bare_server:
         for latency in (float(x) for x in args.latencies.split(",")):
             limit = args.c / (latency / 1000)
             n = max(args.c * 4, int(limit * args.seconds))
-            runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in METHODS}
+            runs: dict[str, list[tuple[float, float, float]]] = {
+                name: [] for name in [*METHODS, FLOOR]
+            }
             loads = [os.getloadavg()[0]]
             for _ in range(args.rounds):
                 for name, make in METHODS.items():
                     runs[name].append(asyncio.run(measure(make, server, latency, args.c, n)))
+                floor_run = measure(bare_aiohttp, bare_server, latency, args.c, n)
+                runs[FLOOR].append(asyncio.run(floor_run))
                 loads.append(os.getloadavg()[0])
             print(
                 f"L={latency:g} ms, {n} calls, limit C/L {limit:.0f} calls/s; load "
@@ -168,6 +186,14 @@ def main() -> None:
                     f"{rate / bare:4.2f}x bare SDK  client CPU {cpu:.2f} ms/call  "
                     f"server CPU {server_cpu:.2f} ms/call"
                 )
+            ours, floor = median["LLMClient direct"][0] / limit, median[FLOOR][0] / limit
+            target = TARGETS.get(latency)
+            verdict = "" if target is None else f"target {target:.2f}: "
+            verdict += f"LLMClient {ours:.2f} of C/L, the machine's floor {floor:.2f}"
+            verdict += f" (LLMClient reaches {ours / floor:.2f} of the floor)"
+            if target is not None and floor < target:
+                verdict += "; the floor itself is below the target: the machine is the ceiling"
+            print(f"  {verdict}")
 
 
 if __name__ == "__main__":
