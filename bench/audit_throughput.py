@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import resource
@@ -32,13 +33,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import aiohttp
 import openai
+from bench.bare_provider import bare_process
 from bench.simproc import SimProcess, sim_process
 
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import load_spec
-from judgeaudit.audit.templates import builtin, trajectory_block
+from judgeaudit.audit.templates import Template, builtin, trajectory_block
 
 KEY_ENV = "BENCH_SIM_KEY"
 TRAJ_A = [
@@ -109,54 +112,92 @@ def audit(spec: Path, out: Path, path: str | None = None) -> tuple[float, float]
     return time.perf_counter() - started, marks["last pair"] - marks["judging"]
 
 
-async def bare_sdk(url: str, pairs: int, c: int, latency_ms: float) -> float:
-    """The same judge calls (both orders, one after the other) with the bare SDK."""
-    template = builtin("judge", "en")  # the messages the audit's judge calls send
-    sdk = openai.AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)
-    gate = asyncio.Semaphore(c)
-    model = f"judge-default:latency_ms={latency_ms:g}"
-    goal = "Refund item SKU-101 in order O-1001."
+@functools.cache
+def judge_template() -> Template:
+    """Read once, as the audit reads its judge template once per run."""
+    return builtin("judge", "en")
+
+
+def judge_messages(i: int, order: str) -> list[dict[str, str]]:
+    """The messages the audit's judge call for pair i in one order sends."""
     a = "\n".join(f"{e['role']}: {e['content']}" for e in TRAJ_A)
     b = "\n".join(f"{e['role']}: {e['content']}" for e in TRAJ_B)
+    first, second = (a, b) if order == "ab" else (b, a)
+    return judge_template().messages(
+        task=f"Refund item SKU-101 in order O-1001. ({i})",
+        trajectory_a=trajectory_block(first, "A"),
+        trajectory_b=trajectory_block(second, "B"),
+        order=order,
+        language="en",
+    )
 
-    async def pair(i: int) -> None:
-        async with gate:
-            for order, first, second in (("ab", a, b), ("ba", b, a)):
-                messages = template.messages(
-                    task=f"{goal} ({i})",
-                    trajectory_a=trajectory_block(first, "A"),
-                    trajectory_b=trajectory_block(second, "B"),
-                    order=order,
-                    language="en",
-                )
-                await sdk.chat.completions.create(model=model, messages=messages)  # type: ignore[arg-type]
+
+async def bare_pairs(url: str, pairs: int, c: int, latency_ms: float, sdk: bool) -> float:
+    """The same judge calls (both orders, one after the other) with nothing around them: the
+    bare SDK, or bare aiohttp (one session, ``json.loads``) for the floor of the direct path."""
+    model = f"judge-default:latency_ms={latency_ms:g}"
+    client = openai.AsyncOpenAI(base_url=url, api_key="bench", max_retries=0)
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=c),
+        headers={"Authorization": "Bearer bench", "Content-Type": "application/json"},
+    )
+
+    async def call(messages: list[dict[str, str]]) -> None:
+        if sdk:
+            await client.chat.completions.create(model=model, messages=messages)  # type: ignore[arg-type]
+            return
+        body = json.dumps({"model": model, "messages": messages}).encode()
+        async with session.post(url + "/chat/completions", data=body) as response:
+            json.loads(await response.read())
+
+    todo = iter(range(pairs))
+
+    async def worker() -> None:  # C pairs in flight, as the audit's worker pool runs them
+        for i in todo:
+            for order in ("ab", "ba"):
+                await call(judge_messages(i, order))
 
     started = time.perf_counter()
-    await asyncio.gather(*(pair(i) for i in range(pairs)))
+    await asyncio.gather(*(worker() for _ in range(c)))
     wall = time.perf_counter() - started
-    await sdk.close()
+    await client.close()
+    await session.close()
     return wall
 
 
-ROWS = {"bare": "bare openai SDK", "sdk": "audit, sdk path", "direct": "audit, direct path"}
+ROWS = {
+    "bare": "bare openai SDK",
+    "sdk": "audit, sdk path",
+    "direct": "audit, direct path",
+    "aiohttp": "bare aiohttp",
+    "floor": "machine floor",
+}
 
 
-def measure(server: SimProcess, pairs: int, c: int, latency_ms: float) -> dict[str, float]:
+def measure(
+    server: SimProcess, bare_server: SimProcess, pairs: int, c: int, latency_ms: float
+) -> dict[str, float]:
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_pairs(folder / "pairs.jsonl", pairs)
         sdk_spec = write_spec(folder, server.url, c, latency_ms, fast_path=False)
         direct_spec = write_spec(folder, server.url, c, latency_ms)
-        for name, job in (
-            ("bare", lambda: (asyncio.run(bare_sdk(server.url, pairs, c, latency_ms)),) * 2),
-            ("sdk", lambda: audit(sdk_spec, folder / "out-sdk", "sdk")),
-            ("direct", lambda: audit(direct_spec, folder / "out-direct", "direct")),
+
+        def bare(target: SimProcess, sdk: bool) -> tuple[float, float]:
+            return (asyncio.run(bare_pairs(target.url, pairs, c, latency_ms, sdk)),) * 2
+
+        for name, job, target in (
+            ("bare", lambda: bare(server, True), server),
+            ("sdk", lambda: audit(sdk_spec, folder / "out-sdk", "sdk"), server),
+            ("direct", lambda: audit(direct_spec, folder / "out-direct", "direct"), server),
+            ("aiohttp", lambda: bare(server, False), server),
+            ("floor", lambda: bare(bare_server, False), bare_server),
         ):
-            server0, cpu0 = server.cpu_s(), time.process_time()
+            server0, cpu0 = target.cpu_s(), time.process_time()
             out[name], out[f"{name}_judging"] = job()
             out[f"{name}_cpu"] = (time.process_time() - cpu0) / (2 * pairs) * 1000
-            out[f"{name}_server_cpu"] = (server.cpu_s() - server0) / (2 * pairs) * 1000
+            out[f"{name}_server_cpu"] = (target.cpu_s() - server0) / (2 * pairs) * 1000
     return out
 
 
@@ -194,12 +235,12 @@ def main() -> None:
         f"judge-only audit: {args.pairs} pairs, 2 calls per pair (swap), concurrency "
         f"{args.c}; {args.rounds} round(s), median shown"
     )
-    with sim_process() as server:
+    with sim_process() as server, bare_process() as bare_server:
         for latency in (float(x) for x in args.latencies.split(",")):
             loads = [os.getloadavg()[0]]
             rounds = []
             for _ in range(args.rounds):
-                rounds.append(measure(server, args.pairs, args.c, latency))
+                rounds.append(measure(server, bare_server, args.pairs, args.c, latency))
                 loads.append(os.getloadavg()[0])
             r = {key: statistics.median(x[key] for x in rounds) for key in rounds[0]}
             limit = args.c / (2 * latency / 1000)
@@ -212,7 +253,7 @@ def main() -> None:
                 rate, judging = args.pairs / r[key], args.pairs / r[key + "_judging"]
                 phase = (
                     f"  (judging phase {judging:5.1f} pairs/s = {judging / limit:4.2f})"
-                    if key != "bare"
+                    if key in ("sdk", "direct")
                     else ""
                 )
                 print(
