@@ -145,8 +145,8 @@ class SimServer:
         its spec is fixed while serving, so skipping the draw changes no other decision."""
         if spec.model_id not in self._fixed:
             faults = spec.faults
-            random = faults["jitter_ms"] > 0 or any(faults[rate] > 0 for rate in SHARED_RATES)
-            fixed = None if random else Decision(faults["latency_ms"] / 1000, None)
+            by_chance = faults["jitter_ms"] > 0 or any(faults[rate] > 0 for rate in SHARED_RATES)
+            fixed = None if by_chance else Decision(faults["latency_ms"] / 1000, None)
             self._fixed[spec.model_id] = fixed
         fixed = self._fixed[spec.model_id]
         return fixed or self.faults.decide(digest(model, canonical), spec.faults)
