@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.badinput.cases import TASKS_SPEC, Case, jsonl, run_spec
+from tests.badinput.cases import TASKS_SPEC, Case, jsonl, pair, run_spec
 
 GOAL = "You are Zoë. Ask for a refund of the mug in order #W1001."
 
@@ -167,6 +167,13 @@ IMPORT_CASES: list[Case] = [
         "{tmp}/copy.json",
         "same content as {tmp}/a.json",
     ),
+    Case(
+        "import-agent-flag-empty",
+        ("import", "tau-bench", "{tmp}/a.json", "--agent", "", "--out", "{tmp}/p.jsonl"),
+        2,
+        ("--agent", "not a usable name"),
+        {"a.json": tau_file(tau(0), tau(0, trial=1))},
+    ),
     # --- 9: one task id, two different tasks -----------------------------------------------------
     tau_import(
         "import-tau-task-conflict-across-files",
@@ -300,6 +307,14 @@ IMPORT_CASES: list[Case] = [
         "r.jsonl",
         jsonl({"type": "pair", "pair_id": 12, "task_id": "t"}),
         "{tmp}/r.jsonl:1: pair_id",
+        "must be a string, got a number",
+    ),
+    one_file(
+        "import-recorded-agent-number",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({**pair(pair_id="p", agent_b=7), "type": "pair"}),
+        "{tmp}/r.jsonl:1: agent_b",
         "must be a string, got a number",
     ),
     # --- 23: one location syntax, the right hint for a JSON file ---------------------------------

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
-from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, read_openai_jsonl
+from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, agent_name, read_openai_jsonl
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import Collector, ImportSummary, pair_rows, write_pairs
 from judgeaudit.rollouts.tau import read_tau2_bench, read_tau_bench
@@ -66,6 +66,8 @@ def import_rollouts(
 ) -> ImportSummary:
     check_out(out, files)
     check_distinct(files)
+    for name in agents or []:
+        agent_name(name, "--agent")
     if fmt == "recorded-jsonl":
         from judgeaudit.rollouts.recorded import import_recorded
 
