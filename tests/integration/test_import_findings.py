@@ -87,3 +87,25 @@ def test_not_json_hint_fits_a_json_file(tmp_path: Path) -> None:
     assert "per line" not in done.stderr
     assert "line 1 column 1" in done.stderr
     assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_a_task_text_taken_from_the_first_user_message_is_not_a_conflict(tmp_path: Path) -> None:
+    """Without a ``task`` field the task text is derived (the first user message), and two
+    agents' users rarely open with the same words: the first one seen names the task, and a
+    declared ``task`` on another line wins over it; only two declared texts can conflict."""
+    rows = tmp_path / "r.jsonl"
+    opening = [{"role": "assistant", "content": "ok"}]
+    lines = [
+        {**oa(agent="x"), "messages": [{"role": "user", "content": "hi, refund"}, *opening]},
+        {**oa(agent="y"), "messages": [{"role": "user", "content": "refund pls"}, *opening]},
+        {**oa(agent="x", trial=1, task="Refund the mug.")},
+        {**oa(agent="y", trial=1, task="Refund the mug.")},
+    ]
+    for line in lines[:2]:
+        del line["task"]
+    rows.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    out = tmp_path / "p.jsonl"
+    done = cli("import", "openai-jsonl", str(rows), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    pairs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [p["task"] for p in pairs] == ["Refund the mug.", "Refund the mug."]

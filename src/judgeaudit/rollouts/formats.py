@@ -35,7 +35,8 @@ class Rollout:
     reward: float | None
     satisfied: bool | None
     where: str
-    #: Where the task text, task type and context came from, for a conflict's one-line error.
+    #: Where the task text, task type and context came from, for a conflict's one-line error;
+    #: ``task_at`` is empty when the text was derived (the first user message), not declared.
     task_at: str = ""
     type_at: str = ""
     context_at: str = ""
@@ -201,7 +202,7 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
             if satisfied is None
             else flag(satisfied, f"{where}: satisfied", RolloutError),
             where=where,
-            task_at=f"{where}: task" if task is not None else f"{where}: messages (first user)",
+            task_at=f"{where}: task" if task is not None else "",
             type_at=f"{where}: task_type",
             context_at=f"{where}: context" if given is not None else f"{where}: messages (system)",
             trial_given="trial" in row,

@@ -51,6 +51,7 @@ class Collector:
         self.rollouts: dict[tuple[str, str, int], Rollout] = {}
         self.verdicts: list[Verdict] = []
         self.tasks: dict[str, Rollout] = {}  # task id -> the first rollout that defined it
+        self.declared: dict[str, Rollout] = {}  # task id -> the first that declared its text
 
     def add(self, item: Rollout | Verdict) -> None:
         if isinstance(item, Verdict):
@@ -69,10 +70,22 @@ class Collector:
                 "each (task, agent, trial) once with its own trial, or pass --agent NAME per file"
             )
 
+    def task_text(self, task_id: str) -> str:
+        """The task's text: the declared one, else the first derived one (a first user
+        message: two agents' users rarely open with the same words, so that is no conflict)."""
+        return (self.declared.get(task_id) or self.tasks[task_id]).task
+
     def _same_task(self, item: Rollout) -> None:
         first = self.tasks.setdefault(item.task_id, item)
+        if item.task_at:
+            declared = self.declared.setdefault(item.task_id, item)
+            if declared.task != item.task:
+                raise RolloutError(
+                    f"{item.task_at}: task_id {item.task_id!r} has a different task than on "
+                    f"{declared.task_at}; give each task id one task (or give the two tasks "
+                    "different ids)"
+                )
         for what, mine, theirs, at, first_at in (
-            ("task", item.task, first.task, item.task_at, first.task_at),
             ("task type", item.task_type, first.task_type, item.type_at, first.type_at),
             (
                 "system prompt (the context the judge is shown)",
@@ -117,7 +130,7 @@ def pair_rows(
         for key in sorted(groups, key=lambda k: (task_order[k[0]], k[1])):
             group = sorted(groups[key], key=lambda r: agent_order[r.agent])
             for a, b in combinations(group, 2):
-                rows.append((_row(a, b), f"{a.where} and {b.where}"))
+                rows.append((_row(a, b, collector), f"{a.where} and {b.where}"))
                 used.update({(a.task_id, a.agent, a.trial), (b.task_id, b.agent, b.trial)})
                 summary.pairs_agents += 1
     if pairing in ("trials", "both"):
@@ -126,7 +139,7 @@ def pair_rows(
             by_agent.setdefault((r.task_id, r.agent), []).append(r)
         for agent_key in sorted(by_agent, key=lambda k: (task_order[k[0]], agent_order[k[1]])):
             for a, b in combinations(sorted(by_agent[agent_key], key=lambda r: r.trial), 2):
-                rows.append((_row(a, b), f"{a.where} and {b.where}"))
+                rows.append((_row(a, b, collector), f"{a.where} and {b.where}"))
                 used.update({(a.task_id, a.agent, a.trial), (b.task_id, b.agent, b.trial)})
                 summary.pairs_trials += 1
     for r in rollouts:
@@ -137,10 +150,10 @@ def pair_rows(
     return rows
 
 
-def _row(a: Rollout, b: Rollout) -> dict[str, Any]:
+def _row(a: Rollout, b: Rollout, collector: Collector) -> dict[str, Any]:
     row: dict[str, Any] = {
         "task_id": a.task_id,
-        "task": a.task,
+        "task": collector.task_text(a.task_id),
         "task_type": a.task_type,
         "agent_a": a.agent,
         "agent_b": b.agent,

@@ -143,7 +143,7 @@ def read_tau2_bench(path: Path, agent: str | None, skips: Skips) -> Iterator[Rol
             reward=reward,
             satisfied=None,
             where=at,
-            task_at=text_at or f"{at}.messages (first user)",
+            task_at=text_at,
             type_at=f"{path}: info.environment_info.domain_name",
             context_at=f"{path}: info.environment_info.policy"
             if policy
