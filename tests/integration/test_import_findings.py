@@ -109,3 +109,13 @@ def test_a_task_text_taken_from_the_first_user_message_is_not_a_conflict(tmp_pat
     assert done.returncode == 0, done.stderr
     pairs = [json.loads(line) for line in out.read_text().splitlines()]
     assert [p["task"] for p in pairs] == ["Refund the mug.", "Refund the mug."]
+
+
+def test_a_rollout_without_a_partner_is_skipped_in_plain_words(tmp_path: Path) -> None:
+    results = tmp_path / "r.json"
+    results.write_text(tau_file(tau(0), tau(0, trial=1), tau(1)))
+    done = cli("import", "tau-bench", str(results), "--out", str(tmp_path / "p.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert f"{results}: [2]: task '1' trial 0: no other trial of this agent to pair with" in (
+        done.stderr
+    )

@@ -144,8 +144,13 @@ def pair_rows(
                 summary.pairs_trials += 1
     for r in rollouts:
         if (r.task_id, r.agent, r.trial) not in used:
-            partner = "another agent on the same trial" if pairing == "agents" else "a partner"
-            summary.skips.add(r.where, f"task {r.task_id!r} trial {r.trial}: no {partner}")
+            partner = {
+                "agents": "other agent on the same task and trial",
+                "trials": "other trial of this agent",
+            }.get(pairing, "other agent on this trial, nor other trial of this agent,")
+            summary.skips.add(
+                r.where, f"task {r.task_id!r} trial {r.trial}: no {partner} to pair with"
+            )
     _attach_verdicts([row for row, _ in rows], collector.verdicts, summary)
     return rows
 
