@@ -269,6 +269,14 @@ IMPORT_CASES: list[Case] = [
         "missing",
     ),
     one_file(
+        "import-tau2-task-id-not-in-tasks",
+        "tau2-bench",
+        "r.json",
+        tau2_file([sim(0), {**sim(1), "task_id": "7"}]),
+        "{tmp}/r.json: simulations[1].task_id",
+        "'7' is not in tasks",
+    ),
+    one_file(
         "import-jsonl-agent-missing",
         "openai-jsonl",
         "r.jsonl",

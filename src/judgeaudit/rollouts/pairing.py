@@ -85,22 +85,19 @@ class Collector:
                     f"{declared.task_at}; give each task id one task (or give the two tasks "
                     "different ids)"
                 )
-        for what, mine, theirs, at, first_at in (
-            ("task type", item.task_type, first.task_type, item.type_at, first.type_at),
-            (
-                "system prompt (the context the judge is shown)",
-                item.context,
-                first.context,
-                item.context_at,
-                first.context_at,
-            ),
-        ):
-            if mine != theirs:
-                raise RolloutError(
-                    f"{at or item.where}: task_id {item.task_id!r} has a different {what} than "
-                    f"on {first_at or first.where}; give each task id one task (or give the "
-                    "two tasks different ids)"
-                )
+        if item.task_type != first.task_type:
+            raise RolloutError(
+                f"{item.type_at or item.where}: task_id {item.task_id!r} has a different task "
+                f"type ({item.task_type!r}) than on {first.type_at or first.where} "
+                f"({first.task_type!r}); give each task id one task type"
+            )
+        if item.context != first.context:
+            raise RolloutError(
+                f"{item.context_at or item.where}: task_id {item.task_id!r} has a different system "
+                f"prompt than on {first.context_at or first.where}; a pair shows the judge one "
+                "policy, so import agents that were given the same system prompt (or give the "
+                "tasks different ids)"
+            )
 
 
 def _content(r: Rollout) -> tuple[Any, ...]:

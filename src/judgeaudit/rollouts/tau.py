@@ -124,6 +124,11 @@ def read_tau2_bench(path: Path, agent: str | None, skips: Skips) -> Iterator[Rol
             reason = sim.get("termination_reason") or "unknown"
             skips.add(at, f"no reward_info.reward (termination_reason {reason}); not audited")
             continue
+        if tasks and task_id not in tasks:
+            raise RolloutError(
+                f"{at}.task_id: {task_id!r} is not in tasks (ids: {', '.join(list(tasks)[:5])}"
+                f"{', ...' if len(tasks) > 5 else ''}); is this simulation from another results file?"
+            )
         if "messages" not in sim:
             raise RolloutError(f"{at}.messages: missing; a simulation carries its conversation")
         events, context = convert(sim["messages"], f"{at}.messages")
