@@ -52,10 +52,13 @@ class Task:
 
 def expected_after(state: State, actions: list[tuple[str, dict[str, Any]]]) -> State:
     env = Environment(state)
-    for name, args in actions:
+    for index, (name, args) in enumerate(actions):
         result = env.call(name, json.dumps(args))
         if "error" in result:
-            raise TaskError(f"task action {name}({args}) fails on its own state: {result['error']}")
+            raise TaskError(
+                f"actions[{index}]: {name}({json.dumps(args, ensure_ascii=False)}) fails on the "
+                f"task's own state: {result['error']}"
+            )
     return env.state
 
 
@@ -372,7 +375,7 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         try:
             expected = expected_after(state, check_actions(row["actions"], where))
         except TaskError as exc:
-            raise TaskError(f"{where}: actions: {exc}") from None
+            raise TaskError(f"{where}: {exc}") from None
     else:
         raise TaskError(f"{where}: expected_state: missing; give expected_state or actions")
     facts = row.get("required_facts", [])
