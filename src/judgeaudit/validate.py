@@ -116,8 +116,19 @@ class _JsonValueError(ValueError):
     """A JSON value Python could parse but we refuse (NaN, Infinity, 1e400, huge integers)."""
 
 
-def loads_json(text: str, where: str, what: str, error: ErrorType = ValidationError) -> Any:
-    """Strict JSON: no NaN/Infinity, no float overflow, no integer too long to parse."""
+def loads_json(
+    text: str,
+    where: str,
+    what: str,
+    error: ErrorType = ValidationError,
+    *,
+    document: str | None = None,
+) -> Any:
+    """Strict JSON: no NaN/Infinity, no float overflow, no integer too long to parse.
+
+    ``document`` is the hint for a whole-file JSON document (what the file should be); without
+    it ``text`` is one line of a JSONL file.
+    """
     try:
         return json.loads(
             text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int
@@ -125,6 +136,11 @@ def loads_json(text: str, where: str, what: str, error: ErrorType = ValidationEr
     except _JsonValueError as exc:
         raise error(f"{where}: {exc}") from None
     except json.JSONDecodeError as exc:
+        if document is not None:
+            raise error(
+                f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                f"{document}"
+            ) from None
         raise error(
             f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); one {what} object per line"
         ) from None

@@ -479,7 +479,10 @@ CASES: list[Case] = [
         ("import", "tau-bench", "{tmp}/r.json", "--out", "{tmp}/p.jsonl"),
         2,
         ("[0].traj[0].role", "robot"),
-        {"r.json": '[{"task_id": 1, "reward": 1, "traj": [{"role": "robot", "content": "x"}]}]'},
+        {
+            "r.json": '[{"task_id": 1, "trial": 0, "reward": 1, "info": {"task": {"instruction": "g"}},'
+            ' "traj": [{"role": "robot", "content": "x"}]}]'
+        },
     ),
     Case(
         "import-tau-tool-no-name",
@@ -487,7 +490,8 @@ CASES: list[Case] = [
         2,
         ("[0].traj[0].tool_calls[0].function.name",),
         {
-            "r.json": '[{"task_id": 1, "reward": 1, "traj": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]}]}]'
+            "r.json": '[{"task_id": 1, "trial": 0, "reward": 1, "info": {"task": {"instruction": "g"}},'
+            ' "traj": [{"role": "assistant", "content": null, "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]}]}]'
         },
     ),
     Case(

@@ -12,7 +12,11 @@ from pathlib import Path
 import pytest
 
 from judgeaudit.cli import main
-from tests.badinput.cases import CASES, Case
+from tests.badinput.cases import CASES as BASE_CASES
+from tests.badinput.cases import Case
+from tests.badinput.import_cases import IMPORT_CASES
+
+CASES = [*BASE_CASES, *IMPORT_CASES]
 
 
 def tree(root: Path) -> dict[str, str]:

@@ -133,7 +133,9 @@ def test_task_file_errors_name_file_line_field(tmp_path: Path) -> None:
         {"tool": "cancel_order", "args": {"order_id": "O-1001"}}
     ]  # delivered: refused
     path.write_text(json.dumps(row) + "\n")
-    with pytest.raises(TaskError, match=rf"{path}:1: actions: .*can no longer be cancelled"):
+    with pytest.raises(
+        TaskError, match=rf"{path}:1: actions\[0\]: cancel_order.*can no longer be cancelled"
+    ):
         load_jsonl(path)
 
 

@@ -45,7 +45,7 @@ def test_custom_judge_template_renders_task_trajectories_order_and_literal_brace
         ("user = '{task} {trajectory_a}'", "no {trajectory_b} placeholder"),
         ("user = '{trajectory_a} {trajectory_b}'", "no {task} placeholder"),
         ("user = '{task} {trajectory_a} {trajectory_b} {\"winner\": 1}'", "placeholder"),
-        ("user = '{task} {trajectory_a} {trajectory_b} }'", "Single '}'"),
+        ("user = '{task} {trajectory_a} {trajectory_b} }'", "a brace without its pair"),
         ("user = '{task!r} {trajectory_a} {trajectory_b}'", "no format or conversion"),
         ("usr = '{task} {trajectory_a} {trajectory_b}'", "usr: unknown key"),
         ("output = 'yaml'\nuser = '{task} {trajectory_a} {trajectory_b}'", "'yaml' is not one"),

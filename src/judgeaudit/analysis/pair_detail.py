@@ -51,7 +51,7 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
     }
 
 
-def _find_pair(db: sqlite3.Connection, pair_id: str) -> sqlite3.Row:
+def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sqlite3.Row:
     row: sqlite3.Row | None = db.execute(
         "SELECT * FROM audit_pairs WHERE pair_id = ?", (pair_id,)
     ).fetchone()
@@ -68,10 +68,26 @@ def _find_pair(db: sqlite3.Connection, pair_id: str) -> sqlite3.Row:
     if matches:
         shown = ", ".join(m["pair_id"] for m in matches[:SHOW_MATCHES])
         raise AnalysisError(f"pair {pair_id!r} matches several pairs ({shown}, ...); give more")
+    head, _, agents = pair_id.rpartition("/")
+    first, tilde, second = agents.partition("~")
+    if suggest and tilde and first != second:
+        found = _find_pair_or_none(db, f"{head}/{second}~{first}")
+        if found is not None:
+            raise AnalysisError(
+                f"pair {pair_id!r} not found; did you mean {found['pair_id']!r} (the agents "
+                "the other way round)?"
+            )
     raise AnalysisError(
         f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B "
         "(see audit_pairs.csv or `judgeaudit report OUT --format json`)"
     )
+
+
+def _find_pair_or_none(db: sqlite3.Connection, pair_id: str) -> sqlite3.Row | None:
+    try:
+        return _find_pair(db, pair_id, suggest=False)
+    except AnalysisError:
+        return None
 
 
 def _side(row: sqlite3.Row | None) -> dict[str, Any] | None:

@@ -205,8 +205,8 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
                 f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
             )
     task_id = _ident(row["task_id"], f"{where}: task_id")
-    agent_a = _ident(row["agent_a"], f"{where}: agent_a")
-    agent_b = _ident(row["agent_b"], f"{where}: agent_b")
+    agent_a = _agent(row["agent_a"], f"{where}: agent_a")
+    agent_b = _agent(row["agent_b"], f"{where}: agent_b")
     if "trial" in row and ("trial_a" in row or "trial_b" in row):
         raise TaskError(f"{where}: trial: give trial, or trial_a and trial_b, not both")
     trial = _trial(row.get("trial", 0), f"{where}: trial")
@@ -254,6 +254,13 @@ def _ident(value: Any, where: str) -> str:
     if any(ch in name for ch in "\n\r\t\0"):
         raise TaskError(f"{where}: holds a control character; use a one-line id")
     return name
+
+
+def _agent(value: Any, where: str) -> str:
+    """An agent name is a string: a number is a mistyped field (task ids may be numbers)."""
+    if not isinstance(value, str):
+        raise TaskError(f"{where}: must be a string, got {json_type(value)}; name the agent")
+    return _ident(value, where)
 
 
 def _trial(value: Any, where: str) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 from judgeaudit.audit.domain import Environment, State, money
 from judgeaudit.audit.jsonl import read_objects
+from judgeaudit.audit.task_state import check_actions, check_state
 from judgeaudit.audit.tasks_errors import TaskError
 
 TASK_TYPES = (
@@ -49,12 +50,15 @@ class Task:
         }
 
 
-def expected_after(state: State, actions: list[tuple[str, dict[str, str]]]) -> State:
+def expected_after(state: State, actions: list[tuple[str, dict[str, Any]]]) -> State:
     env = Environment(state)
-    for name, args in actions:
+    for index, (name, args) in enumerate(actions):
         result = env.call(name, json.dumps(args))
         if "error" in result:
-            raise TaskError(f"task action {name}({args}) fails on its own state: {result['error']}")
+            raise TaskError(
+                f"actions[{index}]: {name}({json.dumps(args, ensure_ascii=False)}) fails on the "
+                f"task's own state: {result['error']}"
+            )
     return env.state
 
 
@@ -362,21 +366,16 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         instruction = {"en": instruction}
     if not isinstance(instruction, dict) or not instruction:
         raise TaskError(f"{where}: instruction: give a string or an object of language -> text")
-    state = row["initial_state"]
-    if not isinstance(state, dict) or not {"catalog", "orders"} <= set(state):
-        raise TaskError(f"{where}: initial_state: needs 'catalog' and 'orders' objects")
-    state = {"refunds": [], "exchanges": [], **state}
+    check_state(row["initial_state"], where, "initial_state")  # before any action runs on it
+    state = {"refunds": [], "exchanges": [], **row["initial_state"]}
     if "expected_state" in row:
+        check_state(row["expected_state"], where, "expected_state")
         expected = {"refunds": [], "exchanges": [], **row["expected_state"]}
     elif "actions" in row:
         try:
-            expected = expected_after(state, [(a["tool"], a["args"]) for a in row["actions"]])
-        except (KeyError, TypeError):
-            raise TaskError(
-                f'{where}: actions: each action is {{"tool": ..., "args": {{...}}}}'
-            ) from None
+            expected = expected_after(state, check_actions(row["actions"], where))
         except TaskError as exc:
-            raise TaskError(f"{where}: actions: {exc}") from None
+            raise TaskError(f"{where}: {exc}") from None
     else:
         raise TaskError(f"{where}: expected_state: missing; give expected_state or actions")
     facts = row.get("required_facts", [])

@@ -194,8 +194,10 @@ def parse_template(raw: dict[str, Any], kind: str, source: str) -> Template:
 def _placeholders(text: str, where: str) -> list[str]:
     try:
         parsed = list(string.Formatter().parse(text))
-    except ValueError as exc:
-        raise TemplateError(f"{where}: {exc}; write a literal brace as {{{{ or }}}}") from None
+    except ValueError:
+        raise TemplateError(
+            f"{where}: a brace without its pair; write a literal brace as {{{{ or }}}}"
+        ) from None
     names = []
     for _literal, name, spec, conversion in parsed:
         if name is None:

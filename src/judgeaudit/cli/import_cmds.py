@@ -54,13 +54,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     summary = import_rollouts(args.format, files, args.out, args.pairing, agents)
     agents_seen = ", ".join(f"{name} {count}" for name, count in summary.agents.items())
     print(
-        f"read {summary.read} trajectories from {len(files)} file(s) "
+        f"read {summary.read} {summary.unit} from {len(files)} file(s) "
         f"({summary.tasks} tasks; agents: {agents_seen or 'none'})"
     )
     print(
         f"paired {summary.pairs} ({summary.pairs_agents} across agents, {summary.pairs_trials} "
         f"across trials), {summary.verdicts} recorded verdicts → {args.out}"
     )
+    if summary.partial_rewards:
+        noun = "reward" if summary.partial_rewards == 1 else "rewards"
+        print(
+            f"{summary.partial_rewards} {noun} neither 0 nor 1 counted as a failure (success is "
+            f"reward == 1; first: {summary.first_partial})",
+            file=sys.stderr,
+        )
     skips = summary.skips
     if skips.count:
         print(f"skipped {skips.count}:", file=sys.stderr)

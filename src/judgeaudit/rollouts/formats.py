@@ -1,8 +1,10 @@
-"""Readers for τ-bench results, τ²-bench saved results and OpenAI-format JSONL.
+"""What every rollout reader yields, and the OpenAI-format JSONL reader.
 
-Each yields :class:`Rollout` records (one agent's trajectory of one task and trial) and, for
-the JSONL format, :class:`Verdict` records; anything that cannot be used is either a one-line
-error (a broken file) or a skip with a reason (an unfinished simulation), never a guess.
+Each reader yields :class:`Rollout` records (one agent's trajectory of one task and trial) and,
+for the JSONL format, :class:`Verdict` records; anything that cannot be used is either a one-line
+error (a broken file) or a skip with a reason (an unfinished simulation), never a guess: a missing
+or mistyped field is refused, not replaced by a default. τ-bench and τ²-bench live in
+:mod:`judgeaudit.rollouts.tau`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,14 @@ class Rollout:
     reward: float | None
     satisfied: bool | None
     where: str
+    #: Where the task text, task type and context came from, for a conflict's one-line error;
+    #: ``task_at`` is empty when the text was derived (the first user message), not declared.
+    task_at: str = ""
+    type_at: str = ""
+    context_at: str = ""
+    trial_given: bool = True
+    #: Set when success was read off the reward (τ-bench, τ²-bench): where that reward is.
+    reward_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ class Skips:
             self.reasons.append(f"{where}: {reason}")
 
 
-def _ident(value: Any, where: str) -> str:
+def ident(value: Any, where: str) -> str:
+    """A task id: a non-empty string, or an integer (τ-bench task ids are numbers)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if isinstance(value, str) and value.strip():
@@ -72,132 +83,52 @@ def _ident(value: Any, where: str) -> str:
     raise RolloutError(f"{where}: must be a non-empty string or an integer, got {json_type(value)}")
 
 
+def agent_name(value: Any, where: str) -> str:
+    """An agent name: a one-line string (a number is refused: it is a mistyped field, and
+    ``5`` next to ``gpt-4o`` in a report names nothing)."""
+    if not isinstance(value, str):
+        raise RolloutError(f"{where}: must be a string, got {json_type(value)}; name the agent")
+    if not value.strip() or any(ch in value for ch in "\n\r\t\0"):
+        raise RolloutError(f"{where}: {value!r} is not a usable name; give a one-line name")
+    return value
+
+
+def text_field(value: Any, where: str) -> str:
+    """A non-empty string field."""
+    if not isinstance(value, str):
+        raise RolloutError(f"{where}: must be a string, got {json_type(value)}")
+    if not value.strip():
+        raise RolloutError(f"{where}: is empty; give the text")
+    return value
+
+
 def obj(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one (for optional nested metadata)."""
     return value if isinstance(value, dict) else {}
 
 
-def _first_user(events: list[dict[str, Any]]) -> str:
+def first_user(events: list[dict[str, Any]]) -> str:
     return next((e["content"] for e in events if e["role"] == "user" and e["content"]), "")
 
 
-def _reward(value: Any, where: str) -> tuple[bool, float]:
+def reward_success(value: Any, where: str) -> tuple[bool, float]:
     reward = number(value, where, -1e12, 1e12, RolloutError)
     return math.isclose(reward, 1.0, abs_tol=1e-9), reward
 
 
-def _load_json(path: Path) -> Any:
-    return loads_json(read_text(path, "results", RolloutError), str(path), "results", RolloutError)
-
-
-# --- τ-bench ------------------------------------------------------------------------------
-
-
-def read_tau_bench(path: Path, agent: str, skips: Skips) -> Iterator[Rollout]:
-    """τ-bench results: a list of {task_id, trial, reward, traj: [messages], info}."""
-    data = _load_json(path)
-    if not isinstance(data, list):
+def not_empty(events: list[dict[str, Any]], where: str) -> None:
+    """A trajectory with nothing in it would be judged as an empty conversation: refuse it."""
+    if not events:
         raise RolloutError(
-            f"{path}: expected τ-bench results (a JSON list of {{task_id, reward, traj}}), "
-            f"got {json_type(data)}"
-        )
-    for index, item in enumerate(data):
-        at = f"{path}: [{index}]"
-        if not isinstance(item, dict):
-            raise RolloutError(f"{at}: must be an object, got {json_type(item)}")
-        for key in ("task_id", "reward", "traj"):
-            if key not in item:
-                raise RolloutError(
-                    f"{at}.{key}: missing; τ-bench results carry task_id, reward, traj"
-                )
-        events, context = convert(item["traj"], f"{at}.traj")
-        info = obj(item.get("info"))
-        task_info = obj(info.get("task"))
-        instruction = task_info.get("instruction")
-        task = instruction if isinstance(instruction, str) and instruction.strip() else ""
-        success, reward = _reward(item["reward"], f"{at}.reward")
-        yield Rollout(
-            task_id=_ident(item["task_id"], f"{at}.task_id"),
-            agent=agent,
-            trial=integer(item.get("trial", 0), f"{at}.trial", 0, MAX_TRIAL, RolloutError),
-            task=task or _first_user(events) or f"τ-bench task {item['task_id']}",
-            task_type=str(info.get("domain") or "tau-bench"),  # free-form
-            context=context,
-            events=events,
-            success=success,
-            reward=reward,
-            satisfied=None,
-            where=at,
+            f"{where}: holds no user, assistant or tool message; a trajectory with nothing in it "
+            "cannot be judged (drop the record, or fix the export)"
         )
 
 
-# --- τ²-bench -----------------------------------------------------------------------------
-
-
-def read_tau2_bench(path: Path, agent: str | None, skips: Skips) -> Iterator[Rollout]:
-    """τ²-bench saved results: {info, tasks, simulations: [{task_id, trial, reward_info, messages}]}."""
-    data = _load_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
-        raise RolloutError(
-            f"{path}: simulations: missing; expected τ²-bench results "
-            "({info, tasks, simulations: [...]})"
-        )
-    info = obj(data.get("info"))
-    env = obj(info.get("environment_info"))
-    agent_info = obj(info.get("agent_info"))
-    name = agent or (agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None)
-    name = name or path.stem
-    policy = env.get("policy") if isinstance(env.get("policy"), str) else None
-    domain = str(env.get("domain_name") or "tau2-bench")
-    tasks: dict[str, str] = {}
-    for index, task in enumerate(data.get("tasks") or []):
-        if isinstance(task, dict) and "id" in task:
-            tasks[_ident(task["id"], f"{path}: tasks[{index}].id")] = _tau2_task_text(task)
-    for index, sim in enumerate(data["simulations"]):
-        at = f"{path}: simulations[{index}]"
-        if not isinstance(sim, dict):
-            raise RolloutError(f"{at}: must be an object, got {json_type(sim)}")
-        if "task_id" not in sim:
-            raise RolloutError(f"{at}.task_id: missing")
-        task_id = _ident(sim["task_id"], f"{at}.task_id")
-        reward_info = sim.get("reward_info")
-        if not isinstance(reward_info, dict) or reward_info.get("reward") is None:
-            reason = sim.get("termination_reason") or "unknown"
-            skips.add(at, f"no reward_info.reward (termination_reason {reason}); not audited")
-            continue
-        events, context = convert(sim.get("messages") or [], f"{at}.messages")
-        success, reward = _reward(reward_info["reward"], f"{at}.reward_info.reward")
-        trial = sim.get("trial")
-        yield Rollout(
-            task_id=task_id,
-            agent=name,
-            trial=0 if trial is None else integer(trial, f"{at}.trial", 0, MAX_TRIAL, RolloutError),
-            task=tasks.get(task_id) or _first_user(events) or f"τ²-bench task {task_id}",
-            task_type=domain,
-            context=policy or context,
-            events=events,
-            success=success,
-            reward=reward,
-            satisfied=None,
-            where=at,
-        )
-
-
-def _tau2_task_text(task: dict[str, Any]) -> str:
-    scenario = task.get("user_scenario")
-    instructions = scenario.get("instructions") if isinstance(scenario, dict) else None
-    if isinstance(instructions, str) and instructions.strip():
-        return instructions
-    if isinstance(instructions, dict):
-        lines = [f"{key}: {value}" for key, value in instructions.items() if value]
-        if lines:
-            return "\n".join(lines)
-    description = task.get("description")
-    if isinstance(description, dict):
-        purpose = description.get("purpose")
-        if isinstance(purpose, str) and purpose.strip():
-            return purpose
-    return ""
+def load_json(path: Path, what: str) -> Any:
+    """A whole-file JSON document (τ-bench, τ²-bench), with a hint that fits one."""
+    text = read_text(path, "results", RolloutError)
+    return loads_json(text, str(path), "results", RolloutError, document=what)
 
 
 # --- OpenAI-format JSONL ------------------------------------------------------------------
@@ -232,7 +163,15 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
                 raise RolloutError(
                     f"{where}: {key}: missing (see the openai-jsonl format in README)"
                 )
-        name = row.get("agent", agent or path.stem)
+        if "agent" in row:
+            name = agent_name(row["agent"], f"{where}: agent")
+        elif agent is not None:
+            name = agent
+        else:
+            raise RolloutError(
+                f"{where}: agent: missing; give each line an agent, or pass --agent NAME for "
+                f"{path.name}"
+            )
         events, context = convert(row["messages"], f"{where}: messages")
         given = row.get("context")
         if given is not None and not isinstance(given, str):
@@ -245,15 +184,17 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
             raise RolloutError(f"{where}: task_type: must be a non-empty string")
         reward = row.get("reward")
         satisfied = row.get("satisfied")
+        success = flag(row["success"], f"{where}: success", RolloutError)
+        not_empty(events, f"{where}: messages")
         yield Rollout(
-            task_id=_ident(row["task_id"], f"{where}: task_id"),
-            agent=_ident(name, f"{where}: agent"),
+            task_id=ident(row["task_id"], f"{where}: task_id"),
+            agent=name,
             trial=integer(row.get("trial", 0), f"{where}: trial", 0, MAX_TRIAL, RolloutError),
-            task=task or _first_user(events) or f"task {row['task_id']}",
+            task=task or first_user(events) or f"task {row['task_id']}",
             task_type=task_type,
             context=given if given is not None else context,
             events=events,
-            success=flag(row["success"], f"{where}: success", RolloutError),
+            success=success,
             reward=None
             if reward is None
             else number(reward, f"{where}: reward", -1e12, 1e12, RolloutError),
@@ -261,6 +202,10 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
             if satisfied is None
             else flag(satisfied, f"{where}: satisfied", RolloutError),
             where=where,
+            task_at=f"{where}: task" if task is not None else "",
+            type_at=f"{where}: task_type",
+            context_at=f"{where}: context" if given is not None else f"{where}: messages (system)",
+            trial_given="trial" in row,
         )
 
 
@@ -281,11 +226,11 @@ def parse_verdict(row: dict[str, Any], where: str) -> Verdict:
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")
     return Verdict(
-        task_id=_ident(row["task_id"], f"{where}: task_id"),
+        task_id=ident(row["task_id"], f"{where}: task_id"),
         trial_a=integer(row.get("trial_a", trial), f"{where}: trial_a", 0, MAX_TRIAL, RolloutError),
         trial_b=integer(row.get("trial_b", trial), f"{where}: trial_b", 0, MAX_TRIAL, RolloutError),
-        agent_a=_ident(row["agent_a"], f"{where}: agent_a"),
-        agent_b=_ident(row["agent_b"], f"{where}: agent_b"),
+        agent_a=agent_name(row["agent_a"], f"{where}: agent_a"),
+        agent_b=agent_name(row["agent_b"], f"{where}: agent_b"),
         body=body,
         judge_model=row.get("judge_model"),
         prompt_hash=row.get("prompt_hash"),

@@ -26,12 +26,16 @@ PAIRINGS = ("trials", "agents", "both")
 @dataclass
 class ImportSummary:
     read: int = 0
+    unit: str = "trajectories"  # what ``read`` counts: recorded logs hold pairs
     agents: dict[str, int] = field(default_factory=dict)
     tasks: int = 0
     pairs_agents: int = 0
     pairs_trials: int = 0
     verdicts: int = 0
     skips: Skips = field(default_factory=Skips)
+    #: Rewards neither 0 nor 1 (τ-bench partial credit): counted as failures, and said so.
+    partial_rewards: int = 0
+    first_partial: str = ""
 
     @property
     def pairs(self) -> int:
@@ -39,25 +43,60 @@ class ImportSummary:
 
 
 class Collector:
-    """Rollouts by (task, agent, trial); the same key twice must carry the same content."""
+    """Rollouts by (task, agent, trial); the same key twice must carry the same content, and a
+    task id the same task text, task type and context wherever it appears (a pair shows the
+    judge one task, so a second text would silently lose to the first)."""
 
     def __init__(self) -> None:
         self.rollouts: dict[tuple[str, str, int], Rollout] = {}
         self.verdicts: list[Verdict] = []
+        self.tasks: dict[str, Rollout] = {}  # task id -> the first rollout that defined it
+        self.declared: dict[str, Rollout] = {}  # task id -> the first that declared its text
 
     def add(self, item: Rollout | Verdict) -> None:
         if isinstance(item, Verdict):
             self.verdicts.append(item)
             return
+        self._same_task(item)
         key = (item.task_id, item.agent, item.trial)
         seen = self.rollouts.get(key)
         if seen is None:
             self.rollouts[key] = item
         elif _content(seen) != _content(item):
+            unset = "" if item.trial_given and seen.trial_given else " (no trial field, so 0)"
             raise RolloutError(
-                f"{item.where}: agent {item.agent!r}, task {item.task_id!r}, trial {item.trial} "
-                f"is already on {seen.where} with a different trajectory or label; give each "
-                "(task, agent, trial) once, or pass --agent NAME per file"
+                f"{item.where}: agent {item.agent!r}, task {item.task_id!r}, trial {item.trial}"
+                f"{unset} is already on {seen.where} with a different trajectory or label; give "
+                "each (task, agent, trial) once with its own trial, or pass --agent NAME per file"
+            )
+
+    def task_text(self, task_id: str) -> str:
+        """The task's text: the declared one, else the first derived one (a first user
+        message: two agents' users rarely open with the same words, so that is no conflict)."""
+        return (self.declared.get(task_id) or self.tasks[task_id]).task
+
+    def _same_task(self, item: Rollout) -> None:
+        first = self.tasks.setdefault(item.task_id, item)
+        if item.task_at:
+            declared = self.declared.setdefault(item.task_id, item)
+            if declared.task != item.task:
+                raise RolloutError(
+                    f"{item.task_at}: task_id {item.task_id!r} has a different task than on "
+                    f"{declared.task_at}; give each task id one task (or give the two tasks "
+                    "different ids)"
+                )
+        if item.task_type != first.task_type:
+            raise RolloutError(
+                f"{item.type_at or item.where}: task_id {item.task_id!r} has a different task "
+                f"type ({item.task_type!r}) than on {first.type_at or first.where} "
+                f"({first.task_type!r}); give each task id one task type"
+            )
+        if item.context != first.context:
+            raise RolloutError(
+                f"{item.context_at or item.where}: task_id {item.task_id!r} has a different system "
+                f"prompt than on {first.context_at or first.where}; a pair shows the judge one "
+                "policy, so import agents that were given the same system prompt (or give the "
+                "tasks different ids)"
             )
 
 
@@ -65,8 +104,11 @@ def _content(r: Rollout) -> tuple[Any, ...]:
     return (r.task, r.context, dumps(r.events), r.success, r.reward, r.satisfied)
 
 
-def pair_rows(collector: Collector, pairing: str, summary: ImportSummary) -> list[dict[str, Any]]:
-    """The pair rows in a stable order: tasks, then trials, then agents as first seen."""
+def pair_rows(
+    collector: Collector, pairing: str, summary: ImportSummary
+) -> list[tuple[dict[str, Any], str]]:
+    """The pair rows in a stable order (tasks, then trials, then agents as first seen), each
+    with the input locations of its two sides, for an error that names the input."""
     rollouts = list(collector.rollouts.values())
     summary.read = len(rollouts)
     agent_order: dict[str, int] = {}
@@ -76,7 +118,7 @@ def pair_rows(collector: Collector, pairing: str, summary: ImportSummary) -> lis
         task_order.setdefault(r.task_id, len(task_order))
         summary.agents[r.agent] = summary.agents.get(r.agent, 0) + 1
     summary.tasks = len(task_order)
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[dict[str, Any], str]] = []
     used: set[tuple[str, str, int]] = set()
     if pairing in ("agents", "both"):
         groups: dict[tuple[str, int], list[Rollout]] = {}
@@ -85,7 +127,7 @@ def pair_rows(collector: Collector, pairing: str, summary: ImportSummary) -> lis
         for key in sorted(groups, key=lambda k: (task_order[k[0]], k[1])):
             group = sorted(groups[key], key=lambda r: agent_order[r.agent])
             for a, b in combinations(group, 2):
-                rows.append(_row(a, b))
+                rows.append((_row(a, b, collector), f"{a.where} and {b.where}"))
                 used.update({(a.task_id, a.agent, a.trial), (b.task_id, b.agent, b.trial)})
                 summary.pairs_agents += 1
     if pairing in ("trials", "both"):
@@ -94,21 +136,26 @@ def pair_rows(collector: Collector, pairing: str, summary: ImportSummary) -> lis
             by_agent.setdefault((r.task_id, r.agent), []).append(r)
         for agent_key in sorted(by_agent, key=lambda k: (task_order[k[0]], agent_order[k[1]])):
             for a, b in combinations(sorted(by_agent[agent_key], key=lambda r: r.trial), 2):
-                rows.append(_row(a, b))
+                rows.append((_row(a, b, collector), f"{a.where} and {b.where}"))
                 used.update({(a.task_id, a.agent, a.trial), (b.task_id, b.agent, b.trial)})
                 summary.pairs_trials += 1
     for r in rollouts:
         if (r.task_id, r.agent, r.trial) not in used:
-            partner = "another agent on the same trial" if pairing == "agents" else "a partner"
-            summary.skips.add(r.where, f"task {r.task_id!r} trial {r.trial}: no {partner}")
-    _attach_verdicts(rows, collector.verdicts, summary)
+            partner = {
+                "agents": "other agent on the same task and trial",
+                "trials": "other trial of this agent",
+            }.get(pairing, "other agent on this trial, nor other trial of this agent,")
+            summary.skips.add(
+                r.where, f"task {r.task_id!r} trial {r.trial}: no {partner} to pair with"
+            )
+    _attach_verdicts([row for row, _ in rows], collector.verdicts, summary)
     return rows
 
 
-def _row(a: Rollout, b: Rollout) -> dict[str, Any]:
+def _row(a: Rollout, b: Rollout, collector: Collector) -> dict[str, Any]:
     row: dict[str, Any] = {
         "task_id": a.task_id,
-        "task": a.task,
+        "task": collector.task_text(a.task_id),
         "task_type": a.task_type,
         "agent_a": a.agent,
         "agent_b": b.agent,
@@ -173,15 +220,16 @@ def _mirror(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None or k in body}
 
 
-def write_pairs(rows: list[dict[str, Any]], out: Path) -> None:
-    """Check every row as the audit will, then write the JSONL atomically (all or nothing)."""
+def write_pairs(rows: list[tuple[dict[str, Any], str]], out: Path) -> None:
+    """Check every row as the audit will, then write the JSONL atomically (all or nothing).
+
+    A refusal names the input records the row was made from (``out`` does not exist yet)."""
     checks = ImportedSet()
-    for number, row in enumerate(rows, start=1):
-        where = f"{out}:{number}"
+    for row, source in rows:
         try:
-            checks.add(parse_pair(row, where), row)
+            checks.add(parse_pair(row, f"the pair of {source}"), row)
         except TaskError as exc:
-            raise RolloutError(f"cannot write a valid pair ({exc})") from None
+            raise RolloutError(f"cannot write a valid pair to {out} ({exc})") from None
     with atomic_writer(out) as handle:
-        for row in rows:
+        for row, _ in rows:
             handle.write(dumps(row) + "\n")

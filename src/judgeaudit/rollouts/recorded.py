@@ -24,7 +24,7 @@ from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
-from judgeaudit.validate import iter_jsonl
+from judgeaudit.validate import iter_jsonl, json_type
 
 VERDICT_FIELDS = (
     "type", "pair_id", "order", "winner", "score_a", "score_b", "raw_output", "reasons",
@@ -34,7 +34,7 @@ BATCH = 20_000
 
 
 def import_recorded(files: list[Path], out: Path) -> ImportSummary:
-    summary = ImportSummary()
+    summary = ImportSummary(unit="pairs")
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, scratch = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".join.db")
     os.close(fd)
@@ -98,8 +98,7 @@ def _pair(
     checks: ImportedSet,
 ) -> None:
     row = {k: v for k, v in raw.items() if k != "type"}
-    if not isinstance(row.get("pair_id"), str) or not row["pair_id"].strip():
-        raise RolloutError(f"{where}: pair_id: missing; verdict lines are joined to pairs by it")
+    _pair_id(row, where, "verdict lines are joined to pairs by it")
     if "verdicts" in row:
         raise RolloutError(f"{where}: verdicts: give verdicts on their own lines (type verdict)")
     row.setdefault("task", f"task {row.get('task_id')}")
@@ -132,13 +131,25 @@ def _pair(
             agent_count[agent] = agent_count.get(agent, 0) + 1
 
 
+def _pair_id(row: dict[str, Any], where: str, why: str) -> str:
+    if "pair_id" not in row:
+        raise RolloutError(f"{where}: pair_id: missing; {why}")
+    pair_id = row["pair_id"]
+    if not isinstance(pair_id, str):
+        raise RolloutError(
+            f"{where}: pair_id: must be a string, got {json_type(pair_id)}; write it as a "
+            "string (in quotes)"
+        )
+    if not pair_id.strip():
+        raise RolloutError(f"{where}: pair_id: is empty; {why}")
+    return pair_id
+
+
 def _verdict(db: sqlite3.Connection, row: dict[str, Any], where: str) -> None:
     for key in row:
         if key not in VERDICT_FIELDS:
             raise RolloutError(f"{where}: {key}: unknown field; known: {', '.join(VERDICT_FIELDS)}")
-    pair_id = row.get("pair_id")
-    if not isinstance(pair_id, str) or not pair_id.strip():
-        raise RolloutError(f"{where}: pair_id: missing; a verdict names the pair it judged")
+    pair_id = _pair_id(row, where, "a verdict names the pair it judged")
     body = {
         k: row[k]
         for k in ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
@@ -147,7 +158,8 @@ def _verdict(db: sqlite3.Connection, row: dict[str, Any], where: str) -> None:
     try:
         (verdict,) = parse_verdicts([body], where)
     except TaskError as exc:
-        raise RolloutError(str(exc).replace("verdicts[0].", "").replace("[0]", "")) from None
+        # parse_verdicts names a list item (``file:3[0].winner``); this line is one verdict.
+        raise RolloutError(str(exc).replace(f"{where}[0].", f"{where}: ", 1)) from None
     for key in ("judge_model", "prompt_hash"):
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")

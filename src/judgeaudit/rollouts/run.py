@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import math
+from collections.abc import Iterator
 from pathlib import Path
 
-from judgeaudit.rollouts.formats import (
-    Skips,
-    read_openai_jsonl,
-    read_tau2_bench,
-    read_tau_bench,
-)
+from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, agent_name, read_openai_jsonl
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import Collector, ImportSummary, pair_rows, write_pairs
+from judgeaudit.rollouts.tau import read_tau2_bench, read_tau_bench
+
+CHUNK = 1 << 20
 
 
 def check_out(out: Path, inputs: list[Path]) -> None:
@@ -23,30 +24,59 @@ def check_out(out: Path, inputs: list[Path]) -> None:
             raise RolloutError(f"{out}: --out is also an input file; choose another name")
 
 
+def check_distinct(files: list[Path]) -> None:
+    """The same results file twice (a glob or copy mistake) would turn a cross-agent audit into
+    one agent against itself; refuse it, by path and by content."""
+    by_path: dict[Path, int] = {}
+    for number, path in enumerate(files, start=1):
+        if not path.is_file():
+            continue  # the reader names a missing file or a directory
+        first = by_path.setdefault(path.resolve(), number)
+        if first != number:
+            raise RolloutError(
+                f"{path}: given twice (FILE {first} and {number}); give each results file once"
+            )
+    by_size: dict[int, list[Path]] = {}
+    for path in files:
+        if path.is_file():
+            by_size.setdefault(path.stat().st_size, []).append(path)
+    for same_size in by_size.values():
+        if len(same_size) < 2:
+            continue
+        digests: dict[str, Path] = {}
+        for path in same_size:
+            first_path = digests.setdefault(_digest(path), path)
+            if first_path is not path:
+                raise RolloutError(
+                    f"{path}: same content as {first_path}; each file holds one agent's results, "
+                    "so drop the copy"
+                )
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(CHUNK):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
 def import_rollouts(
     fmt: str, files: list[Path], out: Path, pairing: str | None, agents: list[str] | None
 ) -> ImportSummary:
     check_out(out, files)
+    check_distinct(files)
+    for name in agents or []:
+        agent_name(name, "--agent")
     if fmt == "recorded-jsonl":
         from judgeaudit.rollouts.recorded import import_recorded
 
         return import_recorded(files, out)
     summary = ImportSummary()
-    skips: Skips = summary.skips
     collector = Collector()
     for index, path in enumerate(files):
         agent = agents[index] if agents else None
-        if fmt == "tau-bench":
-            for rollout in read_tau_bench(path, agent or path.stem, skips):
-                collector.add(rollout)
-        elif fmt == "tau2-bench":
-            for rollout in read_tau2_bench(path, agent, skips):
-                collector.add(rollout)
-        else:
-            for item in read_openai_jsonl(path, agent, skips):
-                collector.add(item)
-    if not collector.rollouts:
-        raise RolloutError(f"{files[0]}: no usable trajectories; nothing written")
+        _read_file(fmt, path, agent, collector, summary, alone=len(files) == 1)
     agents_seen = {r.agent for r in collector.rollouts.values()}
     chosen = pairing or ("agents" if len(agents_seen) > 1 else "trials")
     rows = pair_rows(collector, chosen, summary)
@@ -57,3 +87,58 @@ def import_rollouts(
         )
     write_pairs(rows, out)
     return summary
+
+
+def _read_file(
+    fmt: str,
+    path: Path,
+    agent: str | None,
+    collector: Collector,
+    summary: ImportSummary,
+    *,
+    alone: bool,
+) -> None:
+    """One file's records into ``collector``; a file that gives none is refused, because the
+    audit would silently become something else (two agents' files, one of them empty, pair
+    one agent's trials with each other)."""
+    skips: Skips = summary.skips
+    skipped_before = skips.count
+    given = 0
+    name: str | None
+    items: Iterator[Rollout | Verdict] | Iterator[Rollout]
+    if fmt == "tau-bench":
+        name = agent or path.stem
+        items = read_tau_bench(path, name, skips)
+    elif fmt == "tau2-bench":
+        name = agent
+        items = read_tau2_bench(path, agent, skips)
+    else:
+        name = agent
+        items = read_openai_jsonl(path, agent, skips)
+    for item in items:
+        collector.add(item)
+        given += 1
+        if isinstance(item, Rollout):
+            _note_reward(item, summary)
+    if given:
+        return
+    skipped = skips.count - skipped_before
+    why = f"all {skipped} record(s) skipped" if skipped else "an empty results list"
+    who = f" for agent {name!r}" if name else ""
+    if not alone:
+        raise RolloutError(
+            f"{path}: no trajectories{who} ({why}); the audit would pair the other files' trials "
+            "instead, so fix the file or leave it out (nothing written)"
+        )
+    raise RolloutError(f"{path}: no trajectories{who} ({why}); nothing to audit, nothing written")
+
+
+def _note_reward(rollout: Rollout, summary: ImportSummary) -> None:
+    reward = rollout.reward
+    if rollout.reward_at is None or reward is None:
+        return
+    if math.isclose(reward, 0.0, abs_tol=1e-9) or math.isclose(reward, 1.0, abs_tol=1e-9):
+        return
+    summary.partial_rewards += 1
+    if not summary.first_partial:
+        summary.first_partial = f"{rollout.reward_at} = {reward:g}"

@@ -1,0 +1,391 @@
+"""Bad-input rows for ``judgeaudit import`` and task files (new-user findings 8-11, 17, 23).
+
+Each row is refused with one line naming the input file, line or JSON path and field, exit 2,
+and nothing written; the builders below make the smallest valid record, then break one thing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.badinput.cases import TASKS_SPEC, Case, jsonl, pair, run_spec
+
+GOAL = "You are Zoë. Ask for a refund of the mug in order #W1001."
+
+
+def tau(task_id: Any = 0, trial: Any = 0, **overrides: Any) -> dict[str, Any]:
+    """One τ-bench result; ``overrides`` replace keys (``None`` drops the key)."""
+    item: dict[str, Any] = {
+        "task_id": task_id,
+        "trial": trial,
+        "reward": 1.0,
+        "info": {"task": {"user_id": "u0", "instruction": GOAL, "actions": []}},
+        "traj": [
+            {"role": "system", "content": "Retail policy."},
+            {"role": "user", "content": "Refund my mug, please."},
+            {"role": "assistant", "content": f"Refunded, trial {trial}."},
+        ],
+    }
+    item.update(overrides)
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def tau_file(*items: dict[str, Any]) -> str:
+    return json.dumps(list(items), ensure_ascii=False)
+
+
+def tau2_file(sims: list[dict[str, Any]], reason: str = "Refund the mug.") -> str:
+    return json.dumps(
+        {
+            "info": {"agent_info": {"llm": "m"}, "environment_info": {"domain_name": "retail"}},
+            "tasks": [{"id": "0", "user_scenario": {"instructions": {"reason_for_call": reason}}}],
+            "simulations": sims,
+        },
+        ensure_ascii=False,
+    )
+
+
+def sim(trial: int = 0, **overrides: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "task_id": "0",
+        "trial": trial,
+        "reward_info": {"reward": 1.0},
+        "messages": [
+            {"role": "user", "content": "Refund my mug."},
+            {"role": "assistant", "content": f"Done ({trial})."},
+        ],
+    }
+    item.update(overrides)
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def oa(**overrides: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "task_id": "t1",
+        "agent": "x",
+        "trial": 0,
+        "task": "Refund the mug.",
+        "messages": [{"role": "user", "content": "refund"}, {"role": "assistant", "content": "ok"}],
+        "success": 1,
+    }
+    row.update(overrides)
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def tau_import(case_id: str, files: dict[str, str], *needles: str, agents: int = 0) -> Case:
+    """``import tau-bench`` over ``files`` in order, with ``--agent a``, ``--agent b``... if asked."""
+    argv: list[str] = ["import", "tau-bench", *(f"{{tmp}}/{name}" for name in files)]
+    for index in range(agents):
+        argv += ["--agent", "ab"[index]]
+    return Case(case_id, (*argv, "--out", "{tmp}/p.jsonl"), 2, needles, dict(files))
+
+
+def one_file(case_id: str, fmt: str, name: str, text: str, *needles: str) -> Case:
+    return Case(
+        case_id,
+        ("import", fmt, f"{{tmp}}/{name}", "--out", "{tmp}/p.jsonl"),
+        2,
+        needles,
+        {name: text},
+    )
+
+
+TAU2_TWO_AGENTS = tuple(
+    [
+        "import",
+        "tau2-bench",
+        "{tmp}/a.json",
+        "{tmp}/b.json",
+        "--agent",
+        "a",
+        "--agent",
+        "b",
+        "--out",
+        "{tmp}/p.jsonl",
+    ]
+)
+
+PRICED = {"SKU-103": {"name": "Mug", "price": 5139}}
+ORDER = {
+    "order_id": "O-1001",
+    "customer": "C-1",
+    "status": "delivered",
+    "items": ["SKU-103"],
+    "address": "1 Main St",
+    "tracking": "TRK-1",
+}
+
+
+def task_row(catalog: Any = None, order: Any = None, **overrides: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "task_id": "zh-1",
+        "task_type": "refund",
+        "instruction": {"en": "Refund item SKU-103 in order O-1001.", "zh": "退款 SKU-103 ☕"},
+        "initial_state": {
+            "catalog": PRICED if catalog is None else catalog,
+            "orders": {"O-1001": ORDER if order is None else order},
+        },
+        "actions": [{"tool": "refund_item", "args": {"order_id": "O-1001", "item_id": "SKU-103"}}],
+        "required_facts": ["$51.39"],
+    }
+    row.update(overrides)
+    return row
+
+
+def without(mapping: dict[str, Any], key: str) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if k != key}
+
+
+IMPORT_CASES: list[Case] = [
+    # --- 8: a file that contributes nothing, or the same file twice ------------------------------
+    tau_import(
+        "import-tau-empty-file-for-an-agent",
+        {"a.json": tau_file(tau(0), tau(1)), "b.json": "[]"},
+        "{tmp}/b.json",
+        "agent 'b'",
+        "no trajectories",
+        agents=2,
+    ),
+    Case(
+        "import-tau2-no-simulations-for-an-agent",
+        TAU2_TWO_AGENTS,
+        2,
+        ("{tmp}/b.json", "agent 'b'", "no trajectories"),
+        {"a.json": tau2_file([sim(0), sim(1)]), "b.json": tau2_file([])},
+    ),
+    Case(
+        "import-same-file-twice",
+        ("import", "tau-bench", "{tmp}/a.json", "{tmp}/a.json", "--out", "{tmp}/p.jsonl"),
+        2,
+        ("{tmp}/a.json", "given twice"),
+        {"a.json": tau_file(tau(0), tau(0, trial=1))},
+    ),
+    tau_import(
+        "import-same-content-twice",
+        {"a.json": tau_file(tau(0)), "copy.json": tau_file(tau(0))},
+        "{tmp}/copy.json",
+        "same content as {tmp}/a.json",
+    ),
+    Case(
+        "import-agent-flag-empty",
+        ("import", "tau-bench", "{tmp}/a.json", "--agent", "", "--out", "{tmp}/p.jsonl"),
+        2,
+        ("--agent", "not a usable name"),
+        {"a.json": tau_file(tau(0), tau(0, trial=1))},
+    ),
+    # --- 9: one task id, two different tasks -----------------------------------------------------
+    tau_import(
+        "import-tau-task-conflict-across-files",
+        {
+            "a.json": tau_file(tau(0)),
+            "b.json": tau_file(
+                tau(0, info={"task": {"instruction": "something else", "actions": []}})
+            ),
+        },
+        "{tmp}/b.json: [0].info.task.instruction",
+        "task_id '0'",
+        "{tmp}/a.json: [0]",
+        agents=2,
+    ),
+    tau_import(
+        "import-tau-task-conflict-same-file",
+        {
+            "a.json": tau_file(
+                tau(1), tau(1, trial=1, info={"task": {"instruction": "DIFFERENT", "actions": []}})
+            )
+        },
+        "{tmp}/a.json: [1].info.task.instruction",
+        "different task",
+        "[0]",
+    ),
+    tau_import(
+        "import-tau-context-conflict",
+        {
+            "a.json": tau_file(tau(0)),
+            "b.json": tau_file(
+                tau(0, traj=[{"role": "system", "content": "Other policy."}, *tau(0)["traj"][1:]])
+            ),
+        },
+        "{tmp}/b.json: [0].traj",
+        "system prompt",
+        agents=2,
+    ),
+    Case(
+        "import-tau2-task-conflict-across-files",
+        TAU2_TWO_AGENTS,
+        2,
+        ("{tmp}/b.json: tasks[0].user_scenario.instructions", "different task"),
+        {"a.json": tau2_file([sim(0)]), "b.json": tau2_file([sim(0)], reason="Cancel it.")},
+    ),
+    # --- 10: openai-jsonl names the input line, not the output -----------------------------------
+    one_file(
+        "import-jsonl-task-conflict-names-the-input",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(), oa(agent="y", task="Something else.")),
+        "{tmp}/r.jsonl:2: task",
+        "{tmp}/r.jsonl:1",
+    ),
+    # --- 11: missing or mistyped fields ----------------------------------------------------------
+    one_file(
+        "import-tau-instruction-number",
+        "tau-bench",
+        "r.json",
+        tau_file(tau(0, info={"task": {"instruction": 42}})),
+        "{tmp}/r.json: [0].info.task.instruction",
+        "must be a string, got a number",
+    ),
+    one_file(
+        "import-tau-info-missing",
+        "tau-bench",
+        "r.json",
+        tau_file(without(tau(0), "info")),
+        "{tmp}/r.json: [0].info",
+        "missing",
+    ),
+    one_file(
+        "import-tau-trial-missing",
+        "tau-bench",
+        "r.json",
+        tau_file(without(tau(0), "trial")),
+        "{tmp}/r.json: [0].trial",
+        "missing",
+    ),
+    one_file(
+        "import-tau-traj-empty",
+        "tau-bench",
+        "r.json",
+        tau_file(tau(0, traj=[])),
+        "{tmp}/r.json: [0].traj",
+        "no user, assistant or tool message",
+    ),
+    one_file(
+        "import-tau2-messages-missing",
+        "tau2-bench",
+        "r.json",
+        tau2_file([without(sim(0), "messages")]),
+        "{tmp}/r.json: simulations[0].messages",
+        "missing",
+    ),
+    one_file(
+        "import-tau2-task-id-not-in-tasks",
+        "tau2-bench",
+        "r.json",
+        tau2_file([sim(0), {**sim(1), "task_id": "7"}]),
+        "{tmp}/r.json: simulations[1].task_id",
+        "'7' is not in tasks",
+    ),
+    one_file(
+        "import-jsonl-agent-missing",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(without(oa(), "agent")),
+        "{tmp}/r.jsonl:1: agent",
+        "missing",
+        "--agent",
+    ),
+    one_file(
+        "import-jsonl-agent-number",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(agent=5)),
+        "{tmp}/r.jsonl:1: agent",
+        "must be a string, got a number",
+    ),
+    one_file(
+        "import-jsonl-messages-empty",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(messages=[{"role": "system", "content": "policy only"}])),
+        "{tmp}/r.jsonl:1: messages",
+        "no user, assistant or tool message",
+    ),
+    one_file(
+        "import-recorded-pair-id-number",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({"pair_id": 12, "order": "AB", "winner": "A"}),
+        "{tmp}/r.jsonl:1: pair_id",
+        "must be a string, got a number",
+    ),
+    one_file(
+        "import-recorded-pair-line-pair-id-number",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({"type": "pair", "pair_id": 12, "task_id": "t"}),
+        "{tmp}/r.jsonl:1: pair_id",
+        "must be a string, got a number",
+    ),
+    one_file(
+        "import-recorded-agent-number",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({**pair(pair_id="p", agent_b=7), "type": "pair"}),
+        "{tmp}/r.jsonl:1: agent_b",
+        "must be a string, got a number",
+    ),
+    # --- 23: one location syntax, the right hint for a JSON file ---------------------------------
+    one_file(
+        "import-recorded-bad-winner-location",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({"pair_id": "p", "order": "AB", "winner": "X"}),
+        "{tmp}/r.jsonl:1: winner:",
+    ),
+    one_file(
+        "import-tau-empty-file-hint",
+        "tau-bench",
+        "r.json",
+        "",
+        "{tmp}/r.json",
+        "not valid JSON",
+        "one JSON list",
+    ),
+    # --- 17: task-file state errors name the state field -----------------------------------------
+    run_spec(
+        "tasks-price-is-a-string",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: initial_state.catalog.SKU-103.price",
+        "integer cents",
+        tasks__jsonl=jsonl(task_row(catalog={"SKU-103": {"name": "Mug", "price": "51.39"}})),
+    ),
+    run_spec(
+        "tasks-order-without-order-id",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: initial_state.orders.O-1001.order_id",
+        "missing",
+        tasks__jsonl=jsonl(task_row(order=without(ORDER, "order_id"))),
+    ),
+    run_spec(
+        "tasks-order-item-not-in-catalog",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: initial_state.orders.O-1001.items[0]",
+        "SKU-999",
+        tasks__jsonl=jsonl(task_row(order={**ORDER, "items": ["SKU-999"]})),
+    ),
+    run_spec(
+        "tasks-action-not-an-object",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: actions[0]",
+        '"tool"',
+        tasks__jsonl=jsonl(task_row(actions=["refund_item"])),
+    ),
+    run_spec(
+        "tasks-expected-state-price-string",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: expected_state.catalog.SKU-103.price",
+        "integer cents",
+        tasks__jsonl=jsonl(
+            without(
+                task_row(
+                    expected_state={
+                        "catalog": {"SKU-103": {"name": "Mug", "price": "51.39"}},
+                        "orders": {"O-1001": ORDER},
+                    }
+                ),
+                "actions",
+            )
+        ),
+    ),
+]

@@ -1,0 +1,78 @@
+"""Small new-user findings (23) around an imported audit: the database's file mode, `show` with
+the two agents the other way round, a lone brace in a judge template. Real CLI, real files."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli
+
+ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+RECORDED_SPEC = '[run]\nname = "rec"\nimported = "pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+
+
+@pytest.fixture(scope="module")
+def recorded_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A recorded-verdict audit of the example production log: no model call at all."""
+    tmp = tmp_path_factory.mktemp("recorded")
+    pairs = tmp / "pairs.jsonl"
+    done = cli(
+        "import", "recorded-jsonl", str(ROLLOUTS / "recorded-verdicts.jsonl"), "--out", str(pairs)
+    )
+    assert done.returncode == 0, done.stderr
+    (tmp / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
+    done = cli("run", str(tmp / "spec.toml"), "--out", str(tmp / "out"), "--events", "progress")
+    assert done.returncode == 0, done.stderr
+    return tmp / "out"
+
+
+def test_audit_db_is_private_like_the_derived_files(recorded_out: Path) -> None:
+    """The DB holds the same trajectories and verdicts as audit_pairs.csv (0600): so is it."""
+    for name in ("audit.db", "audit_pairs.csv"):
+        mode = stat.S_IMODE((recorded_out / name).stat().st_mode)
+        assert mode == 0o600, f"{name}: {oct(mode)}"
+
+
+def test_show_with_the_agents_reversed_says_which_pair_was_meant(recorded_out: Path) -> None:
+    done = cli("report", str(recorded_out), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    for unknown in ("no-such-pair", "prod-0/t0/nobody~none"):
+        listed = cli("show", str(recorded_out), unknown)
+        assert listed.returncode == 2 and "not found; ids look like" in listed.stderr
+    pair_id = _first_pair_id(recorded_out)
+    head, _, agents = pair_id.rpartition("/")
+    first, _, second = agents.partition("~")
+    reversed_id = f"{head}/{second}~{first}"
+    done = cli("show", str(recorded_out), reversed_id)
+    assert done.returncode == 2
+    assert f"did you mean {pair_id!r}" in done.stderr, done.stderr
+
+
+def _first_pair_id(out: Path) -> str:
+    import csv
+
+    with (out / "audit_pairs.csv").open(encoding="utf-8") as handle:
+        return str(next(csv.DictReader(handle))["pair_id"])
+
+
+def test_a_lone_brace_in_a_template_is_named_in_our_words(tmp_path: Path) -> None:
+    template = tmp_path / "judge.toml"
+    template.write_text(
+        'output = "json"\nsystem = "Reply with JSON } only"\n'
+        'user = "{task} {trajectory_a} {trajectory_b}"\n',
+        encoding="utf-8",
+    )
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[run]\nname = "t"\nimported = "pairs.jsonl"\n[endpoints.sim]\nbase_url = "embedded"\n'
+        '[judge]\nmodel = "judge-default"\nendpoint = "sim"\nprompt = "judge.toml"\n',
+        encoding="utf-8",
+    )
+    done = cli("run", str(spec), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert "Single '}'" not in done.stderr and "format string" not in done.stderr
+    assert f"{template}" in done.stderr and "system" in done.stderr
+    assert "{{ or }}" in done.stderr
