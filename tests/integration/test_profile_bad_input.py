@@ -126,7 +126,7 @@ CASES = [
     Case(
         "add-http-only",
         ("profile", "add", "x", "--app", "sdk", "--base-url", "http://"),
-        "base_url: 'http://' has no valid host",
+        "base_url: the URL has no valid host",
     ),
     Case(
         "add-credentials",

@@ -68,9 +68,12 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     if not ok:
         return 1
     store = ProfileStore.default()
-    names = {args.name} if args.name else {p.key for p in store.list() if p.key}
+    profiles, broken = store.scan()
+    for line in broken:
+        print(f"warning: {line}", file=sys.stderr)
+    names = {args.name} if args.name else {p.key for p in profiles if p.key}
     for name in sorted(n for n in names if n):
-        users = [p.name for p in store.list() if p.key == name]
+        users = [p.name for p in profiles if p.key == name]
         value = secrets.get_key(name)
         state = f"stored {secrets.mask(value)}" if value else "missing"
         print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")

@@ -163,9 +163,16 @@ def cmd_add(args: argparse.Namespace) -> int:
     data["name"] = args.name
     data["options"] = _options(args.option, args.app)
     try:
-        path = store.save(profile_from_dict(data, "profile add"))
+        profile = profile_from_dict(data, "profile add")
     except ProfileError as exc:
         raise _err(exc) from None
+    if not profile.key and not profile.key_env:
+        raise UserError(
+            "profile add: give --key NAME (the keyring entry holding the key; store it with "
+            "`judgeaudit key set NAME`) or --key-env VAR; a profile without a key cannot be "
+            "used; nothing was saved"
+        )
+    path = store.save(profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
         print(f"next: judgeaudit key set {data['key']}")
@@ -180,6 +187,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
         data["options"] = dict(current.options)
         data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
         data["options"].update(_options(args.option, data["app"]))
+        if args.model == "":  # `--model ''` clears the model
+            data["model"] = None
         data = {k: v for k, v in data.items() if v is not None}
         path = store.save(profile_from_dict(data, "profile edit"))
     except ProfileError as exc:

@@ -4,21 +4,14 @@ actually use, which layer each comes from and what it overrides. Keys are only e
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.model import APPS
-from judgeaudit.profiles.redact import mask
+from judgeaudit.profiles.redact import mask, scrub_keylike
 
 CLAUDE_DEFAULT_BASE = "https://api.anthropic.com"
-KEYLIKE_RE = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)[\w-]{20,}")
-
-
-def _scrub(command: str) -> str:
-    """A helper command as shown: anything that looks like an inline key is masked."""
-    return KEYLIKE_RE.sub(lambda m: mask(m.group(0)), command)
 
 
 def _winner(layers: list[shadowing.Layer], variable: str) -> tuple[Any, str | None, list[str]]:
@@ -75,7 +68,9 @@ def claude_report(cwd: Path | None = None) -> list[str]:
             None,
         )
         if helper:
-            out.append(_line("key", f"apiKeyHelper `{_scrub(str(helper[1]))}`", helper[0], []))
+            out.append(
+                _line("key", f"apiKeyHelper `{scrub_keylike(str(helper[1]))}`", helper[0], [])
+            )
         else:
             out.append(_line("key", "Claude Code's own login (claude.ai / keychain)", None, []))
     for variable in shadowing.CLAUDE_ROUTERS:

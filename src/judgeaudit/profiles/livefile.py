@@ -17,21 +17,15 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from judgeaudit.fsutil import atomic_write_bytes
+from judgeaudit.profiles.filekind import kind_of
 from judgeaudit.profiles.model import ProfileError
 
 LOCK_TIMEOUT_ENV = "JUDGEAUDIT_LOCK_TIMEOUT_S"
 DEFAULT_LOCK_TIMEOUT_S = 60.0
-KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 def _not_regular(path: Path, mode: int) -> ProfileError:
-    kind = next((name for test, name in KINDS if test(mode)), "not a regular file")
+    kind = kind_of(mode)
     return ProfileError(
         f"{path}: is {kind} (after following links); judgeaudit only edits regular files, "
         "nothing was changed"

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.livefile import read_live
+from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import (
     claude_managed_settings,
     claude_settings,
@@ -43,22 +44,39 @@ class Layer:
         return f"{self.scope} {self.path}" if self.path else self.scope
 
 
-def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
+def _read_text(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or what is wrong with it; a FIFO or device is never opened (it would
+    block ``profile doctor`` forever)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, ValueError) as exc:
+        raw = read_live(path)
+    except ProfileError as exc:
+        return None, str(exc).removeprefix(f"{path}: ").split(";")[0]
+    if raw is None:
+        return None, None
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff"), None
+    except UnicodeDecodeError:
+        return None, "unreadable (not UTF-8)"
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
+    text, problem = _read_text(path)
+    if text is None:
+        return {}, problem
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
         return {}, f"unreadable ({type(exc).__name__})"
     return (data, None) if isinstance(data, dict) else ({}, "not a JSON object")
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str | None]:
+    text, problem = _read_text(path)
+    if text is None:
+        return {}, problem
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), None
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, ValueError) as exc:
+        return tomllib.loads(text), None
+    except ValueError as exc:
         return {}, f"unreadable ({type(exc).__name__})"
 
 

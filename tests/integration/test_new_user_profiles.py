@@ -1,0 +1,178 @@
+"""The defects a new-user tester found in profiles, exec, doctor, import and the bridge, each
+as the user met it: through the CLI, with the real Secret Service keyring. The cases that
+involve Codex or Claude Code themselves are in ``tests/contract/test_new_user_tools.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as pysecrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_profile_bad_input import snapshot, world_env
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    for name in ("cfg", "claude", "codex", "home", "work"):
+        (tmp_path / name).mkdir()
+    return tmp_path
+
+
+def cli(
+    home: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=home / "work",
+        env={**os.environ, **world_env(home), **(env or {})},
+    )
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The single stderr line of a refusal (and no traceback)."""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def add(home: Path, name: str, app: str, base_url: str, *extra: str) -> None:
+    done = cli(home, "profile", "add", name, "--app", app, "--base-url", base_url, *extra)
+    assert done.returncode == 0, done.stderr
+
+
+# --- 3: a base URL's query string is never printed --------------------------------------------
+
+
+def test_3_query_string_secrets_never_echoed(home: Path) -> None:
+    secret = "sk-QSECRET2222"
+    added = cli(
+        home,
+        "profile",
+        "add",
+        "x",
+        "--app",
+        "sdk",
+        "--base-url",
+        f"https://h.example/v1?utm_source={secret}",
+        "--key",
+        "k",
+    )
+    assert added.returncode == 2 and "query string" in one_line(added)
+    assert secret not in added.stdout + added.stderr
+    (home / "cfg" / "profiles").mkdir()
+    (home / "cfg" / "profiles" / "hand.toml").write_text(
+        f'name = "hand"\napp = "sdk"\nbase_url = "https://h.example/v1?t={secret}"\nkey = "k"\n'
+    )
+    listed = cli(home, "profile", "list")
+    assert listed.returncode == 0 and "hand.toml" in listed.stderr
+    assert secret not in listed.stdout + listed.stderr
+    imported = home / "imp.json"
+    imported.write_text(
+        json.dumps(
+            {
+                "profiles": [
+                    {
+                        "name": "gw",
+                        "app": "sdk",
+                        "base_url": "https://gw.example.com/v1?utm_source=abc&api_key=sk-impSECRET3131",
+                    }
+                ]
+            }
+        )
+    )
+    done = cli(home, "profile", "import", str(imported))
+    assert "skipped gw" in done.stdout and "query string" in done.stdout
+    assert "impSECRET" not in done.stdout + done.stderr
+
+
+# --- 4, 5: a profile file that is not UTF-8, or not a regular file ------------------------------
+
+
+def test_4_non_utf8_profile_file_is_named_not_a_traceback(home: Path) -> None:
+    (home / "cfg" / "profiles").mkdir()
+    (home / "cfg" / "profiles" / "h9.toml").write_bytes(b"\xff\xfe")
+    for args in (("profile", "list"), ("key", "status")):
+        done = cli(home, *args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert "h9.toml" in done.stderr and "not UTF-8" in done.stderr
+    shown = cli(home, "profile", "show", "h9")
+    assert shown.returncode == 2 and "h9.toml" in one_line(shown)
+
+
+def test_5_fifos_never_hang_doctor_or_list(home: Path) -> None:
+    os.mkfifo(home / "claude" / "settings.json")
+    os.mkfifo(home / "codex" / "config.toml")
+    (home / "cfg" / "profiles").mkdir()
+    os.mkfifo(home / "cfg" / "profiles" / "pipe.toml")
+    doctor = cli(home, "profile", "doctor")  # the timeout of cli() fails the test on a hang
+    assert doctor.returncode == 0, doctor.stderr
+    assert doctor.stdout.count("is a FIFO") == 2
+    listed = cli(home, "profile", "list")
+    assert listed.returncode == 0 and "pipe.toml" in listed.stderr and "FIFO" in listed.stderr
+    status = cli(home, "key", "status")
+    assert status.returncode == 0 and "pipe.toml" in status.stderr
+
+
+# --- 14: profile add refuses nonsense ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "expect"),
+    [
+        (("--key", "k", "--price-in", "nan"), "price_in: must be a finite"),
+        (("--key", "k", "--price-out", "1e400"), "price_out: must be a finite"),
+        (("--key", "k", "--option", "env_prefix=bad prefix"), "options.env_prefix"),
+        (("--key", "k", "--model", ""), "model: empty"),
+        (("--key", "k", "--model", "line\nbreak"), "model: "),
+        ((), "give --key NAME"),
+    ],
+    ids=["nan", "inf", "env-prefix", "empty-model", "newline-model", "no-key"],
+)
+def test_14_profile_add_refuses_nonsense(home: Path, extra: tuple[str, ...], expect: str) -> None:
+    before = snapshot(home)
+    done = cli(
+        home, "profile", "add", "x", "--app", "sdk", "--base-url", "https://a.example/v1", *extra
+    )
+    assert done.returncode == 2 and expect in one_line(done)
+    assert snapshot(home) == before
+
+
+def test_14_hand_written_nan_price_is_refused(home: Path) -> None:
+    (home / "cfg" / "profiles").mkdir()
+    (home / "cfg" / "profiles" / "n.toml").write_text(
+        'name = "n"\napp = "sdk"\nbase_url = "https://a.example/v1"\nkey = "k"\nprice_in = nan\n'
+    )
+    listed = cli(home, "profile", "list")
+    assert "n.toml" in listed.stderr and "price_in" in listed.stderr
+
+
+def test_14_edit_with_an_empty_model_clears_it(home: Path) -> None:
+    add(home, "x", "sdk", "https://a.example/v1", "--key", "k", "--model", "m1")
+    done = cli(home, "profile", "edit", "x", "--model", "")
+    assert done.returncode == 0, done.stderr
+    assert "model" not in cli(home, "profile", "show", "x").stdout
+
+
+# --- 18: minor input handling ------------------------------------------------------------------
+
+
+def test_18_base_url_with_a_trailing_space_is_taken_without_it(home: Path) -> None:
+    add(home, "sp", "sdk", "https://a.example/v1 ", "--key", "k")
+    assert 'base_url = "https://a.example/v1"' in cli(home, "profile", "show", "sp").stdout
+    inner = cli(home, "profile", "add", "in", "--app", "sdk", "--base-url", "https://a.exa mple/v1")
+    assert inner.returncode == 2 and "white space" in one_line(inner)
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{pysecrets.token_hex(6)}"
