@@ -176,3 +176,74 @@ def test_18_base_url_with_a_trailing_space_is_taken_without_it(home: Path) -> No
 
 def unique(prefix: str) -> str:
     return f"{prefix}-{pysecrets.token_hex(6)}"
+
+
+# --- 15: a key on the command line is refused, never echoed, never stored ----------------------
+
+
+def test_15_key_set_with_the_key_on_the_command_line(home: Path) -> None:
+    name = unique("e5")
+    done = cli(home, "key", "set", name, "sk-ARGV9999", stdin="sk-stdin-value-1234\n")
+    assert done.returncode == 2 and "never from the command line" in one_line(done)
+    assert "ARGV9999" not in done.stdout + done.stderr and not done.stdout
+    assert cli(home, "key", "print", name).returncode == 1  # nothing stored
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("key", "set", "sk-ARGV9999"),  # the key given as the name
+        ("key", "print", "sk-ARGV9999"),
+        ("key", "set", "sk-argv9999lower"),  # a valid-looking name that is a key
+        (
+            "profile",
+            "add",
+            "x",
+            "--app",
+            "sdk",
+            "--base-url",
+            "https://a.b/v1",
+            "--key",
+            "sk-argv9999lower",
+        ),
+        (
+            "profile",
+            "add",
+            "x",
+            "--app",
+            "sdk",
+            "--base-url",
+            "https://a.b/v1",
+            "--api-key",
+            "sk-ARGV9999",
+        ),
+        (
+            "profile",
+            "add",
+            "x",
+            "--app",
+            "sdk",
+            "--base-url",
+            "https://a.b/v1",
+            "--option",
+            "sk-ARGV9999",
+        ),
+        ("profile", "use", "taotoken-sdk", "sk-ARGV9999"),
+        ("profile", "sk-ARGV9999"),
+        ("profile", "off", "sk-ARGV9999"),
+        ("profile", "restore", "sk-ARGV9999"),
+        ("env", "taotoken-sdk", "sk-ARGV9999"),
+        ("env", "taotoken-sdk", "--shell", "sk-ARGV9999"),
+        ("bridge", "taotoken-sdk", "--token", "sk-ARGV9999"),
+        ("bridge", "taotoken-sdk", "--port", "sk-ARGV9999"),
+        ("exec", "sk-ARGV9999", "--", "true"),
+    ],
+    ids=lambda a: "-".join(w for w in a if not w.startswith(("sk-", "https")))[:40],
+)
+def test_15_no_command_echoes_a_key_from_argv(home: Path, args: tuple[str, ...]) -> None:
+    before = snapshot(home)
+    done = cli(home, *args, stdin="")
+    assert done.returncode == 2, done.stderr
+    one_line(done)
+    assert "ARGV9999" not in done.stdout + done.stderr.upper(), done.stderr
+    assert snapshot(home) == before

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
@@ -17,12 +18,14 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 def register(sub: Sub) -> None:
-    bridge = sub.add_parser(
-        "bridge",
-        help="serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
-        description="A loopback bridge: Codex (Responses API) and Claude Code (Anthropic "
-        "Messages) talk to it; it sends Chat Completions to the profile's base_url with the "
-        "profile's keyring key. The first line printed is its base URL.",
+    bridge = quiet(
+        sub.add_parser(
+            "bridge",
+            help="serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
+            description="A loopback bridge: Codex (Responses API) and Claude Code (Anthropic "
+            "Messages) talk to it; it sends Chat Completions to the profile's base_url with the "
+            "profile's keyring key. The first line printed is its base URL.",
+        )
     )
     bridge.add_argument("profile", help="the profile whose upstream and key to use")
     bridge.add_argument("--host", default="127.0.0.1")

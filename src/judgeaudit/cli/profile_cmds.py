@@ -7,11 +7,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, secrets
 from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
+from judgeaudit.profiles.redact import scrub_keylike
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
 
@@ -22,7 +24,7 @@ FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_
 
 
 def register(sub: Sub) -> None:
-    profile = sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs")
+    profile = quiet(sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs"))
     psub = profile.add_subparsers(dest="profile_command", required=True, metavar="SUBCOMMAND")
     psub.add_parser("list", help="profiles by app, active marked").set_defaults(func=cmd_list)
     off = psub.add_parser("off", help="undo judgeaudit in an app's files: your own settings back")
@@ -101,7 +103,7 @@ def _store() -> ProfileStore:
 
 
 def _err(exc: Exception) -> UserError:
-    return UserError(str(exc))
+    return UserError(scrub_keylike(str(exc)))  # it may quote an argument: never a key
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -149,7 +151,7 @@ def _options(pairs: list[str], app: str) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise UserError(
-                f"--option {pair!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
+                f"--option {scrub_keylike(pair)!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
             )
         out[key.strip()] = value.strip()
     return out

@@ -94,19 +94,15 @@ class Profile:
 
 
 def check_name(name: str, what: str = "profile name") -> str:
-    if not NAME_RE.match(name):
-        if looks_like_key(name):  # a key pasted where a name belongs: never echo it
-            raise ProfileError(
-                f"{what}: that looks like an API key itself, not a name; give the name of a "
-                "keyring entry (e.g. taotoken) and store the key with `judgeaudit key set NAME`"
-            )
-        raise ProfileError(
-            f"{what} {name!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
-        )
-    if what == "key name" and looks_like_key(name):
+    if looks_like_key(name):  # a key pasted where a name belongs: never echo it
         raise ProfileError(
             f"{what}: that looks like an API key itself, not a name; give the name of a "
-            "keyring entry (e.g. taotoken) and store the key with `judgeaudit key set NAME`"
+            "keyring entry or profile (e.g. taotoken) and store keys with `judgeaudit key set "
+            "NAME`"
+        )
+    if not NAME_RE.match(name):
+        raise ProfileError(
+            f"{what} {name!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
         )
     return name
 
