@@ -247,3 +247,22 @@ def test_15_no_command_echoes_a_key_from_argv(home: Path, args: tuple[str, ...])
     one_line(done)
     assert "ARGV9999" not in done.stdout + done.stderr.upper(), done.stderr
     assert snapshot(home) == before
+
+
+# --- 16: exec passes on a signal death the way a shell does (128 + N) ------------------------
+
+
+@pytest.mark.parametrize(("signal_name", "code"), [("TERM", 143), ("PIPE", 141), ("INT", 130)])
+def test_16_exec_exit_code_of_a_signalled_child(home: Path, signal_name: str, code: int) -> None:
+    add(home, "a-sdk", "sdk", "http://127.0.0.1:9/v1", "--key-env", "LOCAL_SIM_KEY")
+    done = cli(
+        home,
+        "exec",
+        "a-sdk",
+        "--",
+        "sh",
+        "-c",
+        f"kill -{signal_name} $$",
+        env={"LOCAL_SIM_KEY": "sk-local-sim-0000"},
+    )
+    assert done.returncode == code, done.stderr

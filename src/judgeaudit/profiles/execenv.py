@@ -103,8 +103,15 @@ def _settings_file(settings: dict[str, object]) -> Iterator[str]:
             os.unlink(name)
 
 
+def exit_status(returncode: int) -> int:
+    """The child's status as a shell reports it: 128 + N for a death by signal N (Popen gives
+    -N, which would become 256 - N as our own exit code)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
 def run(launch: Launch) -> int:
-    """Run the command to its end (signals forwarded); the settings layer is always removed."""
+    """Run the command to its end (signals forwarded) and return its exit status as a shell
+    would; the settings layer is always removed."""
     with contextlib.ExitStack() as stack:
         argv = list(launch.argv)
         if launch.settings is not None:
@@ -124,7 +131,7 @@ def run(launch: Launch) -> int:
         try:
             while True:
                 try:
-                    return child.wait()
+                    return exit_status(child.wait())
                 except KeyboardInterrupt:  # the terminal sent SIGINT to the child too
                     continue
         finally:
