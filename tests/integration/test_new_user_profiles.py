@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import secrets as pysecrets
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -266,3 +267,41 @@ def test_16_exec_exit_code_of_a_signalled_child(home: Path, signal_name: str, co
         env={"LOCAL_SIM_KEY": "sk-local-sim-0000"},
     )
     assert done.returncode == code, done.stderr
+
+
+# --- 17: the bridge logs every request, /v1/models too ---------------------------------------
+
+
+def test_17_bridge_logs_models_requests(home: Path) -> None:
+    import urllib.request
+
+    from tests.bridge_helpers import served
+
+    secret = "sk-bridge-log-" + pysecrets.token_hex(6)
+    key = unique("brlog")
+    env = world_env(home)
+    assert cli(home, "key", "set", key, stdin=secret).returncode == 0
+    try:
+        sim = ("sim", "serve", "--port", "0", "--apis", "chat")
+        with served(*sim) as (upstream, _):
+            add(home, "gw", "codex", upstream, "--key", key, "--option", "bridge=chat")
+            with served("bridge", "gw", "--port", "0", env=env) as (bridge, proc):
+                request = urllib.request.Request(
+                    bridge + "/v1/models", headers={"Authorization": f"Bearer {secret}"}
+                )
+                with urllib.request.urlopen(request, timeout=30) as answer:
+                    assert answer.status == 200
+                proc.send_signal(signal.SIGINT)  # stop it, then read all it logged
+                proc.wait(timeout=30)
+                assert proc.stderr is not None
+                log = proc.stderr.read()
+        assert "GET /v1/models -> 200" in log, log
+        assert secret not in log
+    finally:
+        cli(home, "key", "delete", key)
+
+
+def test_18_bridge_on_a_bad_host_is_one_line_without_the_loopback_warning(home: Path) -> None:
+    add(home, "gw", "codex", "http://127.0.0.1:9/v1", "--key-env", "GWKEY")
+    done = cli(home, "bridge", "gw", "--host", "999.1.1.1", env={"GWKEY": "sk-gw-0000000"})
+    assert done.returncode == 2 and "cannot listen on 999.1.1.1" in one_line(done)

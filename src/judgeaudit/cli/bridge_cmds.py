@@ -85,12 +85,6 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         port = bridgeopt.bridge_port(profile) if bridgeopt.uses_bridge(profile) else 0
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0-65535 (0 picks a free port)")
-    if args.host not in LOOPBACK:
-        print(
-            f"warning: listening on {args.host}, not loopback: other machines can reach this "
-            "bridge (they still need the profile's key)",
-            file=sys.stderr,
-        )
     config = config_for(
         profile,
         key,
@@ -103,6 +97,12 @@ def cmd_bridge(args: argparse.Namespace) -> int:
 
     def announce(url: str) -> None:
         print(url, flush=True)
+        if args.host not in LOOPBACK:  # said once it really listens there
+            print(
+                f"warning: listening on {args.host}, not loopback: other machines can reach "
+                "this bridge (they still need the profile's key)",
+                file=sys.stderr,
+            )
         print(
             f"bridge for profile {profile.name} -> {profile.base_url}/chat/completions "
             f"(Codex: base_url = {url}/v1, Claude Code: ANTHROPIC_BASE_URL = {url}); "
