@@ -305,3 +305,20 @@ def test_18_bridge_on_a_bad_host_is_one_line_without_the_loopback_warning(home: 
     add(home, "gw", "codex", "http://127.0.0.1:9/v1", "--key-env", "GWKEY")
     done = cli(home, "bridge", "gw", "--host", "999.1.1.1", env={"GWKEY": "sk-gw-0000000"})
     assert done.returncode == 2 and "cannot listen on 999.1.1.1" in one_line(done)
+
+
+# --- 6: a value edited by hand after a switch is the user's: the preview says it replaces it ---
+
+
+def test_6_hand_edited_value_is_named_in_the_preview(home: Path) -> None:
+    settings = home / "claude" / "settings.json"
+    settings.write_text('{\n  "env": {\n    "ANTHROPIC_MODEL": "my-model"\n  }\n}\n')
+    add(home, "a-claude", "claude", "http://127.0.0.1:9", "--model", "m-a", "--key", "ka")
+    add(home, "b-claude", "claude", "http://127.0.0.1:8", "--model", "m-b", "--key", "kb")
+    assert cli(home, "profile", "use", "a-claude").returncode == 0
+    settings.write_text(settings.read_text().replace('"m-a"', '"hand-model"'))
+    diff = cli(home, "profile", "diff", "b-claude")
+    assert 'note: replaces your value env.ANTHROPIC_MODEL = "hand-model", kept' in diff.stdout
+    assert cli(home, "profile", "use", "b-claude").returncode == 0
+    assert cli(home, "profile", "off", "claude").returncode == 0
+    assert json.loads(settings.read_text())["env"]["ANTHROPIC_MODEL"] == "hand-model"

@@ -111,6 +111,16 @@ class Reconciler:
         if "ref" in entry:
             out.dropped_secrets.append(entry["ref"])
 
+    def _note_replaced(self, dotted: str, entry: Entry, raw: str, out: Outcome) -> None:
+        """Tell the preview that a user's value is replaced (and kept)."""
+        current = self.doc.current_raw(dotted) if entry["had"] else None
+        if entry["had"] and current != raw:
+            shown = _mask(current or "") if "ref" in entry else current
+            out.notes.append(
+                f"replaces your value {dotted} = {shown}, kept (put back when no "
+                "profile sets it, or by `judgeaudit profile off`)"
+            )
+
     def reconcile(
         self, want: dict[str, str], ledger: dict[str, Entry], conflicts: list[str]
     ) -> Outcome:
@@ -118,6 +128,7 @@ class Reconciler:
         ledger = copy.deepcopy(ledger)
         out = Outcome(ledger)
         seq = max((e.get("seq", 0) for e in ledger.values()), default=0)
+        hand_edited: set[str] = set()
         # A value we wrote that the user changed by hand since is theirs now.
         for dotted, entry in list(ledger.items()):
             if entry.get("container"):
@@ -137,6 +148,7 @@ class Reconciler:
                 seq += 1
                 fresh, secret = self._capture(dotted, seq)
                 ledger[dotted] = fresh
+                hand_edited.add(dotted)
                 if secret is not None:
                     out.save_secrets[fresh["ref"]] = secret
         # Keys no profile sets any more get the user's value back (restored in reverse order).
@@ -163,16 +175,12 @@ class Reconciler:
                 else:
                     entry = existing
                 entry["removed"] = False
-                current = self.doc.current_raw(dotted) if entry["had"] else None
-                if entry["had"] and current != raw:
-                    shown = _mask(current or "") if "ref" in entry else current
-                    out.notes.append(
-                        f"replaces your value {dotted} = {shown}, kept (put back when no "
-                        "profile sets it, or by `judgeaudit profile off`)"
-                    )
+                self._note_replaced(dotted, entry, raw, out)
                 ledger[dotted] = entry
             else:
                 entry = existing
+                if dotted in hand_edited:  # edited by hand since our switch: theirs, like any
+                    self._note_replaced(dotted, entry, raw, out)
             self.doc.put_raw(dotted, raw)
             entry["wrote"] = fingerprint(raw)
         for dotted in conflicts:
