@@ -322,3 +322,110 @@ def test_6_hand_edited_value_is_named_in_the_preview(home: Path) -> None:
     assert cli(home, "profile", "use", "b-claude").returncode == 0
     assert cli(home, "profile", "off", "claude").returncode == 0
     assert json.loads(settings.read_text())["env"]["ANTHROPIC_MODEL"] == "hand-model"
+
+
+# --- 7, 8, 9, 18: the CC Switch import ---------------------------------------------------------
+
+
+def ccswitch_db(path: Path, rows: list[tuple[str, str, str, str, str, int]]) -> None:
+    """A providers table with CC Switch's upstream schema (id, app_type primary key, meta,
+    is_current)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE providers (id TEXT NOT NULL, app_type TEXT NOT NULL, name TEXT NOT NULL, "
+        "settings_config TEXT NOT NULL, website_url TEXT, category TEXT, created_at INTEGER, "
+        "sort_index INTEGER, notes TEXT, icon TEXT, icon_color TEXT, meta TEXT NOT NULL DEFAULT "
+        "'{}', is_current BOOLEAN NOT NULL DEFAULT 0, in_failover_queue BOOLEAN NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (id, app_type))"
+    )
+    db.executemany(
+        "INSERT INTO providers (id, app_type, name, settings_config, meta, is_current) "
+        "VALUES (?,?,?,?,?,?)",
+        rows,
+    )
+    db.commit()
+    db.close()
+
+
+def claude_config(base: str, key: str) -> str:
+    return json.dumps({"env": {"ANTHROPIC_BASE_URL": base, "ANTHROPIC_AUTH_TOKEN": key}})
+
+
+def codex_config(base: str, wire_api: str = "responses") -> str:
+    config = (
+        'model = "m-x"\nmodel_provider = "gw"\n[model_providers.gw]\n'
+        f'base_url = "{base}"\nwire_api = "{wire_api}"\n'
+    )
+    return json.dumps({"auth": {"OPENAI_API_KEY": "fake-codex-key-9999"}, "config": config})
+
+
+def test_7_activate_says_when_the_current_provider_was_skipped(home: Path) -> None:
+    db = home / "cc.db"
+    tracking = "https://gw.example/api?utm_source=fake-tracking-7777"
+    ccswitch_db(
+        db,
+        [
+            ("t1", "claude", "Tracking URL", claude_config(tracking, "fake-key-1111"), "{}", 1),
+            ("o1", "codex", "Codex OAuth", "{}", '{"providerType": "codex_oauth"}', 1),
+        ],
+    )
+    (home / "claude" / "settings.json").write_text("{}\n")
+    before = (home / "claude" / "settings.json").read_bytes()
+    done = cli(home, "profile", "import-ccswitch", "--db", str(db), "--activate")
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "current in CC Switch for claude: ccswitch-claude-tracking-url" not in out
+    assert "CC Switch's current claude provider (Tracking URL) was skipped" in out
+    assert "CC Switch's current codex provider (Codex OAuth) was skipped" in out
+    assert "nothing activated for claude" in out and "nothing activated for codex" in out
+    assert "fake-tracking" not in out and "fake-key" not in out
+    assert (home / "claude" / "settings.json").read_bytes() == before
+
+
+def test_8_invalid_settings_config_json_is_the_reason_given(home: Path) -> None:
+    db = home / "cc.db"
+    ccswitch_db(db, [("b1", "claude", "Broken JSON", "{not json", "{}", 0)])
+    done = cli(home, "profile", "import-ccswitch", "--db", str(db))
+    assert (
+        "skipped ccswitch-claude-broken-json (Broken JSON): settings_config is not valid JSON"
+        in (done.stdout)
+    )
+    assert "official login" not in done.stdout
+
+
+def test_9_chat_only_providers_are_imported_with_the_bridge(home: Path) -> None:
+    db = home / "cc.db"
+    ccswitch_db(
+        db,
+        [
+            (
+                "c1",
+                "claude",
+                "Chat Gateway",
+                claude_config("https://chat.example", "fake-key-2222"),
+                '{"apiFormat": "openai_chat"}',
+                0,
+            ),
+            ("x1", "codex", "Chat Codex", codex_config("https://chat.example/v1", "chat"), "{}", 0),
+        ],
+    )
+    done = cli(home, "profile", "import-ccswitch", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "converting proxy" not in done.stdout
+    for name in ("ccswitch-claude-chat-gateway", "ccswitch-codex-chat-codex"):
+        assert f"note: {name}: imported with bridge = chat" in done.stdout
+        shown = cli(home, "profile", "show", name).stdout
+        assert 'bridge = "chat"' in shown and 'base_url = "https://chat.example/v1"' in shown
+        cli(home, "key", "delete", name)
+
+
+def test_18_explicit_db_that_does_not_exist_is_refused(home: Path) -> None:
+    fallback = home / "home" / ".cc-switch" / "config.json"
+    fallback.parent.mkdir(parents=True)
+    fallback.write_text('{"claude": {"providers": {}, "current": ""}}')
+    before = snapshot(home)
+    done = cli(home, "profile", "import-ccswitch", "--db", "/nonexistent.db")
+    assert done.returncode == 2 and "/nonexistent.db: no such file" in one_line(done)
+    assert snapshot(home) == before

@@ -279,7 +279,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _report(report: ImportReport) -> int:
+def _report(report: ImportReport, activate: bool = False) -> int:
     for name in report.imported:
         about = report.labels.get(name)
         print(
@@ -293,21 +293,29 @@ def _report(report: ImportReport) -> int:
         print(f"skipped {line}")
     for app, name in sorted(report.current.items()):
         print(f"current in CC Switch for {app}: {name}")
+    for app, label in sorted(report.current_skipped.items()):
+        print(
+            f"note: CC Switch's current {app} provider ({label}) was skipped (see above)"
+            + (f"; nothing activated for {app}" if activate else "")
+        )
     print(f"{len(report.imported)} imported, {len(report.skipped)} skipped")
     return 0
 
 
 def cmd_import_ccswitch(args: argparse.Namespace) -> int:
     store = _store()
-    report = import_ccswitch(store, args.db)
-    _report(report)
-    if args.activate:
-        for _app, name in sorted(report.current.items()):
-            if store.exists(name):
-                result = use_profile(store, name)
-                _print_switch(result)
-                print(f"active {result.app} profile: {result.profile}")
-    return 0
+    try:
+        report = import_ccswitch(store, args.db)
+    except ProfileError as exc:
+        raise _err(exc) from None
+    _report(report, args.activate)
+    if not args.activate:
+        return 0
+    for _app, name in sorted(report.current.items()):
+        result = use_profile(store, name)
+        _print_switch(result)
+        print(f"active {result.app} profile: {result.profile}")
+    return 1 if report.current_skipped else 0  # asked to activate, and could not for some app
 
 
 def cmd_import(args: argparse.Namespace) -> int:
