@@ -429,3 +429,110 @@ def test_18_explicit_db_that_does_not_exist_is_refused(home: Path) -> None:
     done = cli(home, "profile", "import-ccswitch", "--db", "/nonexistent.db")
     assert done.returncode == 2 and "/nonexistent.db: no such file" in one_line(done)
     assert snapshot(home) == before
+
+
+# --- 10, 11, 12, 18: switching files back exactly ---------------------------------------------
+
+
+def test_10_off_gives_back_the_files_mode(home: Path) -> None:
+    key = unique("inl")
+    assert (
+        cli(home, "key", "set", key, stdin="sk-inline-mode-" + pysecrets.token_hex(6)).returncode
+        == 0
+    )
+    settings = home / "claude" / "settings.json"
+    settings.write_text('{\n  "theme": "dark"\n}\n')
+    settings.chmod(0o644)
+    original = settings.read_bytes()
+    add(home, "inl", "claude", "http://127.0.0.1:9", "--key", key, "--option", "key_mode=inline")
+    add(home, "hlp", "claude", "http://127.0.0.1:9", "--key", key)
+    try:
+        for away in (("profile", "off", "claude"), ("profile", "use", "hlp")):
+            assert cli(home, "profile", "use", "inl").returncode == 0
+            assert settings.stat().st_mode & 0o777 == 0o600  # it holds the key now
+            assert cli(home, *away).returncode == 0
+            assert settings.stat().st_mode & 0o777 == 0o644, away
+        assert cli(home, "profile", "off", "claude").returncode == 0
+        assert settings.read_bytes() == original and settings.stat().st_mode & 0o777 == 0o644
+    finally:
+        cli(home, "key", "delete", key)
+
+
+def test_11_a_removed_leftover_token_is_in_no_backup_and_comes_back_on_restore(home: Path) -> None:
+    leftover = "sk-ccswitchLEFTOVER" + pysecrets.token_hex(4)
+    settings = home / "claude" / "settings.json"
+    settings.write_text(json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": leftover}}, indent=2) + "\n")
+    original = settings.read_bytes()
+    add(home, "a-claude", "claude", "http://127.0.0.1:9", "--key", "ka")
+    add(home, "b-claude", "claude", "http://127.0.0.1:8", "--key", "kb")
+    for name in ("a-claude", "b-claude", "a-claude"):
+        assert cli(home, "profile", "use", name).returncode == 0
+    assert leftover not in settings.read_text()
+    for path in (home / "cfg").rglob("*"):
+        if path.is_file():
+            assert leftover.encode() not in path.read_bytes(), path
+    first = cli(home, "profile", "backups").stdout.split()[0]
+    restored = cli(home, "profile", "restore", first)
+    assert restored.returncode == 0, restored.stderr
+    assert settings.read_bytes() == original  # the token back, from the keyring
+    assert cli(home, "profile", "use", "b-claude").returncode == 0
+    assert cli(home, "profile", "off", "claude").returncode == 0
+    assert settings.read_bytes() == original
+
+
+def backup_ids(home: Path) -> list[tuple[str, str]]:
+    """(backup id, the line) for each line of `profile backups`."""
+    lines = cli(home, "profile", "backups").stdout.splitlines()
+    return [(line.split()[0], line) for line in lines if line.startswith(("claude-", "codex-"))]
+
+
+def codex_files(home: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((home / "codex").glob("*.toml"))}
+
+
+def test_12_restore_puts_back_the_whole_switch(home: Path) -> None:
+    add(home, "a-codex", "codex", "http://127.0.0.1:9/v1", "--model", "m-a", "--key", "ka")
+    add(home, "b-codex", "codex", "http://127.0.0.1:8/v1", "--model", "m-b", "--key", "kb")
+    (home / "codex" / "config.toml").write_text('# mine\napproval_policy = "never"\n')
+    assert cli(home, "profile", "use", "a-codex").returncode == 0
+    after_a = codex_files(home)
+    assert cli(home, "profile", "use", "b-codex").returncode == 0
+    after_b = codex_files(home)
+    assert set(after_b) == {"config.toml", "a-codex.config.toml", "b-codex.config.toml"}
+    assert cli(home, "profile", "off", "codex").returncode == 0
+    assert set(codex_files(home)) == {"config.toml"}
+    off_backup = next(
+        i for i, line in backup_ids(home) if "config.toml " in line and "judgeaudit off" in line
+    )
+    done = cli(home, "profile", "restore", off_backup)
+    assert done.returncode == 0, done.stderr
+    assert codex_files(home) == after_b  # every file that `off` wrote, not only config.toml
+    assert "* b-codex" in cli(home, "profile", "list").stdout
+    use_b = next(
+        i for i, line in backup_ids(home) if "config.toml " in line and "to b-codex" in line
+    )
+    done = cli(home, "profile", "restore", use_b)
+    assert done.returncode == 0, done.stderr
+    assert "removed" in done.stdout and "b-codex.config.toml" in done.stdout
+    assert codex_files(home) == after_a  # b-codex's file did not exist before that switch
+    assert "* a-codex" in cli(home, "profile", "list").stdout
+    assert cli(home, "profile", "off", "codex").returncode == 0
+    assert codex_files(home) == {"config.toml": b'# mine\napproval_policy = "never"\n'}
+
+
+@pytest.mark.parametrize(
+    "original",
+    [b"", b"\n", b'\xef\xbb\xbf{\n  "theme": "dark"\n}\n'],
+    ids=["zero-bytes", "one-newline", "utf8-bom"],
+)
+def test_18_blank_and_bom_settings_come_back_byte_for_byte(home: Path, original: bytes) -> None:
+    settings = home / "claude" / "settings.json"
+    settings.write_bytes(original)
+    add(home, "a-claude", "claude", "http://127.0.0.1:9", "--model", "m-a", "--key", "ka")
+    used = cli(home, "profile", "use", "a-claude")
+    assert used.returncode == 0, used.stderr
+    text = settings.read_bytes()
+    assert json.loads(text.decode("utf-8-sig"))["env"]["ANTHROPIC_MODEL"] == "m-a"
+    assert text.startswith(b"\xef\xbb\xbf") == original.startswith(b"\xef\xbb\xbf")
+    assert cli(home, "profile", "off", "claude").returncode == 0
+    assert settings.read_bytes() == original

@@ -254,16 +254,24 @@ def cmd_backups(args: argparse.Namespace) -> int:
     if not found:
         print("no backups yet")
     for b in found:
-        print(f"{b.id:<34} {b.taken_at}  {b.original}  (before switching to {b.profile})")
+        what = f"{b.original} (did not exist)" if b.absent else b.original
+        print(f"{b.id:<34} {b.taken_at}  {what}  (before switching to {b.profile})")
+    switches = {b.switch for b in found}
+    if len(switches) < len(found):
+        print("restoring any backup restores every file of its switch (same time and app)")
     return 0
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
     try:
-        restored = backups.restore(_store(), args.id)
+        restored = backups.restore_switch(_store(), args.id)
     except ProfileError as exc:
         raise _err(exc) from None
-    print(f"restored {restored.original} from {restored.id}")
+    for b in restored:
+        if b.absent:
+            print(f"removed {b.original} (that switch created it) [{b.id}]")
+        else:
+            print(f"restored {b.original} from {b.id}")
     return 0
 
 

@@ -19,6 +19,9 @@ from typing import Any, Protocol
 from judgeaudit.profiles.model import ProfileError
 
 Entry = dict[str, Any]  # had, raw | ref, index, wrote, removed, seq, container
+#: Not a key but facts about the file judgeaudit must give back at ``off``: its mode before an
+#: inline key made it 0600, its exact text when it was blank. Reconciling leaves it alone.
+FILE_FACTS = "#file"
 
 
 class Editable(Protocol):
@@ -131,7 +134,7 @@ class Reconciler:
         hand_edited: set[str] = set()
         # A value we wrote that the user changed by hand since is theirs now.
         for dotted, entry in list(ledger.items()):
-            if entry.get("container"):
+            if entry.get("container") or dotted == FILE_FACTS:
                 continue
             current = self.doc.current_raw(dotted)
             if entry.get("removed"):
@@ -153,7 +156,11 @@ class Reconciler:
                     out.save_secrets[fresh["ref"]] = secret
         # Keys no profile sets any more get the user's value back (restored in reverse order).
         for dotted in sorted(
-            (d for d, e in ledger.items() if not e.get("container") and d not in want),
+            (
+                d
+                for d, e in ledger.items()
+                if not e.get("container") and d not in want and d != FILE_FACTS
+            ),
             key=lambda d: -int(ledger[d].get("seq", 0)),
         ):
             entry = ledger[dotted]

@@ -12,7 +12,7 @@ from typing import Any
 
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import JsonDoc, JsonEditError, dump_value
-from judgeaudit.profiles.ledger import Entry, Reconciler
+from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan
 
@@ -135,6 +135,10 @@ def plan(
 ) -> FilePlan:
     """Plan the file for ``profile`` (``None``: judgeaudit off, the user's own file back)."""
     doc = parse(path, raw) if raw is not None else JsonDoc("")
+    facts = dict(ledger.get(FILE_FACTS, {}))
+    ours = any(k != FILE_FACTS for k in ledger)
+    if raw is not None and profile is not None and not raw.strip() and not ours:
+        facts["text"] = raw.decode("utf-8")  # a blank file: `off` gives back exactly this
     want = desired(profile, inline_key) if profile else {}
     conflicts = [] if keep_conflicts or profile is None else list(CONFLICTS)
     reconciler = Reconciler(
@@ -159,7 +163,13 @@ def plan(
     inline_ref = profile.key if secret and profile else None
     if inline_ref:
         outcome.ledger["env.ANTHROPIC_AUTH_TOKEN"]["keyname"] = inline_ref
+    if facts:
+        outcome.ledger[FILE_FACTS] = facts
+    else:
+        outcome.ledger.pop(FILE_FACTS, None)
     after_bytes: bytes | None = doc.text.encode("utf-8")
+    if profile is None and "text" in facts and not doc.data():
+        after_bytes = facts["text"].encode("utf-8")  # it was blank before judgeaudit
     if profile is None and (raw is None or (created and not doc.data())):
         after_bytes = None  # judgeaudit created this file and nothing of the user's is in it
     return FilePlan(
