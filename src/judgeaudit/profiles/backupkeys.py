@@ -32,7 +32,7 @@ def strip_keys(
     view = claude.SettingsDoc(doc)
     markers: list[Marker] = []
     to_save: dict[str, str] = {}
-    for dotted in claude.CONFLICTS:
+    for dotted in claude.TOKEN_PATHS:
         raw = view.current_raw(dotted)
         if raw is None:
             continue

@@ -3,6 +3,7 @@ actually use, which layer each comes from and what it overrides. Keys are only e
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.model import APPS
 from judgeaudit.profiles.redact import mask, scrub_keylike
+from judgeaudit.profiles.targets import claude
 
 CLAUDE_DEFAULT_BASE = "https://api.anthropic.com"
 
@@ -75,8 +77,11 @@ def claude_report(cwd: Path | None = None) -> list[str]:
             out.append(_line("key", "Claude Code's own login (claude.ai / keychain)", None, []))
     for variable in shadowing.CLAUDE_ROUTERS:
         value, source, _ = _winner(layers, variable)
-        if value:
-            out.append(f"  warning: {variable} from {source}: Bedrock/Vertex, base URL ignored")
+        if claude.truthy(value):
+            out.append(
+                f"  warning: {variable} from {source}: Claude Code talks to that cloud "
+                "(Bedrock, Vertex, ...) and ignores the base URL"
+            )
     return out
 
 
@@ -94,6 +99,18 @@ def codex_report(cwd: Path | None = None) -> list[str]:
             return None, None, []
         return found[0][1], found[0][0].label, [layer.label for layer, _ in found[1:]]
 
+    legacy = [(layer, layer.data["profile"]) for layer in layers if "profile" in layer.data]
+    if legacy:  # Codex 0.171+ exits at start-up: it uses nothing while this line is there
+        for layer, name in legacy:
+            out.append(
+                f"  error: {layer.path}: legacy `profile = {json.dumps(str(name))}`: Codex "
+                'refuses to start with it ("no longer supported"); move the [profiles.'
+                f"{name}] settings into {name}.config.toml (used with `codex -p {name}`) and "
+                "delete the line"
+            )
+        out.append("  Codex will not start, so no provider, model or key is in use")
+        out += [f"  warning: {w}" for w in shadowing.codex_warnings(None, cwd)]
+        return out
     provider, source, over = pick("model_provider")
     provider = provider or "openai"
     tables: dict[str, Any] = {}

@@ -25,10 +25,11 @@ from judgeaudit.profiles.paths import (
     codex_managed_config,
     project_dirs,
 )
+from judgeaudit.profiles.targets import claude
 
 CLAUDE_VARS = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 CLAUDE_TOKENS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
-CLAUDE_ROUTERS = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+CLAUDE_ROUTERS = claude.ROUTER_VARS
 CODEX_KEYS = ("model", "model_provider", "model_providers", "profile")
 
 
@@ -134,7 +135,7 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
             else "remove it from that file"
         )
         for variable in CLAUDE_ROUTERS:
-            if env.get(variable):
+            if claude.truthy(env.get(variable)):
                 out.append(
                     f"{where}{variable} is set: Claude Code then talks to Bedrock/Vertex and "
                     f"ignores ANTHROPIC_BASE_URL ({fix})"
@@ -161,13 +162,14 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
 def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:
     out = []
     for layer in codex_layers(cwd):
+        tables = layer.data.get("profiles")
+        if profile is not None and isinstance(tables, dict) and profile.name in tables:
+            out.append(
+                f"{layer.path}: has a legacy [profiles.{profile.name}] table: `codex -p "
+                f"{profile.name}` refuses to start while it is there (remove that table)"
+            )
         if layer.scope == "user":
-            if "profile" in layer.data:
-                out.append(
-                    f"{layer.path}: `profile = {layer.data['profile']!r}` selects a [profiles.*] "
-                    "table that can override model_provider (remove it by hand)"
-                )
-            continue
+            continue  # a legacy `profile = ...` line there: the switch itself says so
         keys = [k for k in CODEX_KEYS if k in layer.data]
         if keys:
             trust = " (when the project is trusted)" if layer.scope == "project" else ""

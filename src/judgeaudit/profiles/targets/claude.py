@@ -4,6 +4,7 @@ file's formatting; remove leftover tokens that would shadow the switch; never wr
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Callable
@@ -23,8 +24,24 @@ ENV_FOR_OPTION = {
     "default_haiku_model": "ANTHROPIC_DEFAULT_HAIKU_MODEL",
 }
 TOKEN_VARS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
-CONFLICTS = tuple(f"env.{v}" for v in TOKEN_VARS)  # outrank apiKeyHelper in Claude Code
-SECRET_KEYS = frozenset({*CONFLICTS, "apiKeyHelper"})
+TOKEN_PATHS = tuple(f"env.{v}" for v in TOKEN_VARS)  # outrank apiKeyHelper in Claude Code
+#: Any of these set to a true value sends Claude Code to a cloud and ignores ANTHROPIC_BASE_URL.
+ROUTER_VARS = (
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDE_CODE_USE_FOUNDRY",
+    "CLAUDE_CODE_USE_ANTHROPIC_AWS",
+    "CLAUDE_CODE_USE_MANTLE",
+)
+ROUTER_PATHS = tuple(f"env.{v}" for v in ROUTER_VARS)
+SECRET_KEYS = frozenset({*TOKEN_PATHS, "apiKeyHelper"})
+
+
+def truthy(value: object) -> bool:
+    """Claude Code's own test of a flag variable ("1", "true", "yes", "on")."""
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse(path: Path, raw: bytes) -> JsonDoc:
@@ -140,7 +157,7 @@ def plan(
     if raw is not None and profile is not None and not raw.strip() and not ours:
         facts["text"] = raw.decode("utf-8")  # a blank file: `off` gives back exactly this
     want = desired(profile, inline_key) if profile else {}
-    conflicts = [] if keep_conflicts or profile is None else list(CONFLICTS)
+    conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
         SettingsDoc(doc), str(path), SECRET_KEYS, load_secret, containers=frozenset({"env"})
     )
@@ -153,6 +170,12 @@ def plan(
                 warnings.append(
                     f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code ranks it "
                     "above apiKeyHelper, so it will keep using that key"
+                )
+        for variable in ROUTER_VARS:
+            if truthy(env.get(variable)):
+                warnings.append(
+                    f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code then talks "
+                    "to that cloud and ignores this profile's base URL"
                 )
     secret = "env.ANTHROPIC_AUTH_TOKEN" in want
     if secret:
@@ -185,6 +208,19 @@ def plan(
         dropped_secrets=outcome.dropped_secrets,
         inline_key_name=inline_ref,
     )
+
+
+def _conflicts(doc: JsonDoc, ledger: dict[str, Entry]) -> list[str]:
+    """What someone else wrote that would override the switch: leftover tokens, and a true
+    Bedrock/Vertex/... flag (still a conflict once removed, so it stays removed)."""
+    view = SettingsDoc(doc)
+    routers = []
+    for dotted in ROUTER_PATHS:
+        raw = view.current_raw(dotted)
+        removed = bool(ledger.get(dotted, {}).get("removed"))
+        if removed or (raw is not None and truthy(json.loads(raw))):
+            routers.append(dotted)
+    return [*TOKEN_PATHS, *routers]
 
 
 def validate(path: Path, written: bytes, plan_: FilePlan) -> None:

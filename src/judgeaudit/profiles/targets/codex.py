@@ -234,10 +234,11 @@ def plan_file(
     if removed_tables and "trail" in removed_tables[0]:
         text = text.rstrip() + removed_tables[0]["trail"]
     warnings = []
-    if profile is not None and kind == "codex" and ("profile" in doc or "profiles" in doc):
+    if profile is not None and kind == "codex" and "profile" in doc:
         warnings.append(
-            f"{path} has a legacy `profile` key or [profiles.*] tables that current Codex "
-            "rejects; judgeaudit leaves them, remove them by hand"
+            f"{path} has a legacy `profile = ...` line: Codex refuses to start while it is "
+            "there, whatever the switch writes; judgeaudit leaves it, delete it by hand "
+            "(`judgeaudit profile doctor codex` says how)"
         )
     after: bytes | None = text.encode("utf-8")
     if profile is None and created and not tomlkit.parse(text).unwrap():
