@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,6 +86,9 @@ def register(sub: Sub) -> None:
     restore.set_defaults(func=cmd_restore)
     test = psub.add_parser("test", help="send one small request through a profile")
     test.add_argument("name")
+    test.add_argument(
+        "--timeout", type=float, default=15.0, help="seconds to wait for each answer (15)"
+    )
     test.set_defaults(func=cmd_test)
     cc = psub.add_parser("import-ccswitch", help="import CC Switch providers (keys to the keyring)")
     cc.add_argument("--db", type=Path)
@@ -201,11 +205,19 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    store = _store()
     try:
-        _store().remove(args.name)
+        store.remove(args.name)
     except ProfileError as exc:
         raise _err(exc) from None
     print(f"removed {args.name}")
+    for app, name in store.state()["active"].items():
+        if name == args.name and app != "sdk":  # its values are still in the app's files
+            print(
+                f"warning: {args.name} was switched on for {app}, and {app}'s files still point "
+                f"at its provider; `judgeaudit profile off {app}` gives you your own values back",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -238,7 +250,8 @@ def cmd_off(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     store = _store()
     active = store.state()["active"]
-    for line in doctor.report(args.app, active):
+    removed = {app for app, name in active.items() if not store.exists(name)}
+    for line in doctor.report(args.app, active, removed=removed):
         print(line)
     for app in [args.app] if args.app else APPS:
         if app in active and store.exists(active[app]):
@@ -282,7 +295,9 @@ def cmd_test(args: argparse.Namespace) -> int:
         key = secrets.resolve_key(profile)
     except (ProfileError, secrets.SecretError) as exc:
         raise _err(exc) from None
-    result = probe(profile, key)
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise UserError(f"--timeout {args.timeout}: give a number of seconds above 0")
+    result = probe(profile, key, timeout_s=args.timeout)
     for line in result.lines:
         print(line)
     return 0 if result.ok else 1

@@ -75,12 +75,13 @@ def save(
     absent: bool = False,
 ) -> str:
     """Keep ``content`` (``absent``: a record that the file did not exist) with its metadata."""
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    existing = {b.id for b in scan(store)[0]}
+    now = time.gmtime()  # one instant for the id and taken_at: they order backups together
+    stamp = time.strftime("%Y%m%dT%H%M%S", now)
     folder = backup_dir(store)
-    n = 1
-    while f"{app}-{stamp}-{n}" in existing or (folder / f"{app}-{stamp}-{n}.json").exists():
-        n += 1
+    # After the highest counter of this second, never a gap prune left: a reused low counter
+    # would sort before the backups it follows, and the next prune would drop it at once.
+    same_second = [p.stem.rsplit("-", 1)[-1] for p in folder.glob(f"{app}-{stamp}-*.json")]
+    n = max((int(c) for c in same_second if c.isdigit()), default=0) + 1
     backup_id = f"{app}-{stamp}-{n}"
     atomic_write_bytes(folder / f"{backup_id}.bak", content, mode=0o600)
     meta = {
@@ -88,7 +89,7 @@ def save(
         "app": app,
         "original": str(original),
         "profile": profile,
-        "taken_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "taken_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", now),
         "ledger": ledger or {},
         "created": created,
         "active": active,

@@ -196,7 +196,13 @@ def sdk_report(active: str | None) -> list[str]:
     return out
 
 
-def report(app: str | None, active: dict[str, str], cwd: Path | None = None) -> list[str]:
+def report(
+    app: str | None,
+    active: dict[str, str],
+    cwd: Path | None = None,
+    removed: frozenset[str] | set[str] = frozenset(),
+) -> list[str]:
+    """``removed``: the apps whose active profile was removed since it was switched on."""
     apps = [app] if app else list(APPS)
     lines: list[str] = []
     for name in apps:
@@ -206,9 +212,14 @@ def report(app: str | None, active: dict[str, str], cwd: Path | None = None) -> 
         elif name == "codex":
             lines += codex_report(cwd)
         else:
-            lines += sdk_report(active.get("sdk"))
+            lines += sdk_report(None if "sdk" in removed else active.get("sdk"))
         if name in active and name != "sdk":
-            lines.append(f"  judgeaudit profile in the user file: {active[name]}")
+            gone = (
+                f" (removed since; `judgeaudit profile off {name}` gives you your own values back)"
+                if name in removed
+                else ""
+            )
+            lines.append(f"  judgeaudit profile in the user file: {active[name]}{gone}")
         if name == apps[-1]:
             ok, backend = secrets.backend_usable()
             lines.append(f"keyring: {backend}" + ("" if ok else " (not usable)"))

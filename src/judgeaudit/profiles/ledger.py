@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.redact import scrub_keylike
 
 Entry = dict[str, Any]  # had, raw | ref, index, wrote, removed, seq, container
 #: Not a key but facts about the file judgeaudit must give back at ``off``: its mode before an
@@ -74,6 +75,14 @@ class Reconciler:
     secret_keys: frozenset[str]
     load_secret: Callable[[str], str | None]
     containers: frozenset[str] = frozenset()
+    #: Secret keys whose value is a command (``apiKeyHelper``): kept in the keyring like a key
+    #: (it may embed one) but shown with only its key-like words masked, so a path stays legible.
+    commands: frozenset[str] = frozenset()
+
+    def _shown(self, dotted: str, raw: str, entry: Entry) -> str:
+        if "ref" not in entry:
+            return raw
+        return scrub_keylike(raw) if dotted in self.commands else _mask(raw)
 
     def _capture(self, dotted: str, seq: int) -> tuple[Entry, str | None]:
         raw = self.doc.current_raw(dotted)
@@ -118,7 +127,7 @@ class Reconciler:
         """Tell the preview that a user's value is replaced (and kept)."""
         current = self.doc.current_raw(dotted) if entry["had"] else None
         if entry["had"] and current != raw:
-            shown = _mask(current or "") if "ref" in entry else current
+            shown = self._shown(dotted, current or "", entry)
             out.notes.append(
                 f"replaces your value {dotted} = {shown}, kept (put back when no "
                 "profile sets it, or by `judgeaudit profile off`)"
@@ -201,7 +210,7 @@ class Reconciler:
                 out.save_secrets[entry["ref"]] = secret
             ledger[dotted] = entry
             self.doc.remove(dotted)
-            shown = _mask(current) if "ref" in entry else current
+            shown = self._shown(dotted, current, entry)
             out.notes.append(
                 f"removes {dotted} = {shown} (written by someone else, it would override "
                 "this switch), kept for `judgeaudit profile off`; --keep-conflicts leaves it"

@@ -34,16 +34,21 @@ def looks_like_key(text: str) -> bool:
     )
 
 
-def scrub_keylike(text: str) -> str:
-    """``text`` with every word that looks like a key masked (paths are left alone: a helper
-    script's path is not a secret)."""
-
-    def one(match: re.Match[str]) -> str:
-        word = match.group(0)
+def keylike_words(text: str) -> set[str]:
+    """The words of ``text`` that look like a key (paths are left alone: a helper script's path
+    is not a secret)."""
+    found = set()
+    for word in TOKEN_RE.findall(text):
         long_mixed = len(word) >= 32 and any(c.isdigit() for c in word)
-        return mask(word) if "/" not in word and (looks_like_key(word) or long_mixed) else word
+        if "/" not in word and (looks_like_key(word) or long_mixed):
+            found.add(word)
+    return found
 
-    return TOKEN_RE.sub(one, text)
+
+def scrub_keylike(text: str) -> str:
+    """``text`` with every word that looks like a key masked."""
+    words = keylike_words(text)
+    return TOKEN_RE.sub(lambda m: mask(m.group(0)) if m.group(0) in words else m.group(0), text)
 
 
 def secret_values(data: Any, *, under_secret_name: bool = False) -> set[str]:

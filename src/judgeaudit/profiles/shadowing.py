@@ -126,7 +126,7 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
         if layer.scope == "user":
             continue  # the file judgeaudit edits: conflicts there are handled by the switch
         env = _env(layer)
-        where = f"{layer.path}: env." if layer.path else "this terminal's environment has "
+        where = f"{layer.path}: env." if layer.path else "in this terminal's environment, "
         fix = (
             "unset it"
             if layer.scope == "shell"

@@ -26,7 +26,7 @@ from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.redact import redact, secret_values
+from judgeaudit.profiles.redact import keylike_words, redact, secret_values
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import FilePlan, claude, codex
 
@@ -112,8 +112,17 @@ def _secrets_in(plan: FilePlan) -> set[str]:
         except (ValueError, UnicodeDecodeError, tomlkit.exceptions.ParseError):
             continue
         found |= secret_values(data)
-    for raw in plan.save_secrets.values():
-        found.add(raw.strip('"'))
+        if plan.kind == "claude" and isinstance(data, dict):
+            for dotted in claude.COMMAND_KEYS:  # a key inside a helper command
+                found |= keylike_words(str(data.get(dotted) or ""))
+    commands = {
+        entry["ref"]
+        for dotted, entry in plan.ledger.items()
+        if plan.kind == "claude" and dotted in claude.COMMAND_KEYS and "ref" in entry
+    }
+    for ref, raw in plan.save_secrets.items():
+        text = raw.strip('"')
+        found |= keylike_words(text) if ref in commands else {text}
     return found
 
 

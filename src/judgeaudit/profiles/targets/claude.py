@@ -35,6 +35,7 @@ ROUTER_VARS = (
 )
 ROUTER_PATHS = tuple(f"env.{v}" for v in ROUTER_VARS)
 SECRET_KEYS = frozenset({*TOKEN_PATHS, "apiKeyHelper"})
+COMMAND_KEYS = frozenset({"apiKeyHelper"})  # a command, not a key: shown with keys masked
 
 
 def truthy(value: object) -> bool:
@@ -159,7 +160,12 @@ def plan(
     want = desired(profile, inline_key) if profile else {}
     conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
-        SettingsDoc(doc), str(path), SECRET_KEYS, load_secret, containers=frozenset({"env"})
+        SettingsDoc(doc),
+        str(path),
+        SECRET_KEYS,
+        load_secret,
+        containers=frozenset({"env"}),
+        commands=COMMAND_KEYS,
     )
     outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
     warnings = []

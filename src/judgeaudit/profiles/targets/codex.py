@@ -169,7 +169,9 @@ class ConfigDoc:
         return isinstance(value, dict) and not value
 
 
-def _adopt_or_refuse(path: Path, doc: TOMLDocument, ident: str, ledger: dict[str, Entry]) -> None:
+def _adopt_or_refuse(
+    path: Path, doc: TOMLDocument, ident: str, ledger: dict[str, Entry], profile_name: str
+) -> None:
     """Refuse to replace a provider table someone else wrote (issue: data loss)."""
     dotted = f"model_providers.{ident}"
     providers = doc.get("model_providers")
@@ -182,7 +184,7 @@ def _adopt_or_refuse(path: Path, doc: TOMLDocument, ident: str, ledger: dict[str
         return
     raise ProfileError(
         f"{path}: [model_providers.{ident}] was not written by judgeaudit and a switch would "
-        f"replace it; give this profile another id (`judgeaudit profile edit NAME --option "
+        f"replace it; give this profile another id (`judgeaudit profile edit {profile_name} --option "
         f"provider_id=OTHER`) or remove that table yourself; nothing was changed"
     )
 
@@ -209,7 +211,7 @@ def plan_file(
     want: dict[str, str] = {}
     if profile is not None:
         ident = provider_id(profile)
-        _adopt_or_refuse(path, doc, ident, ledger)
+        _adopt_or_refuse(path, doc, ident, ledger, profile.name)
         if profile.model:
             want["model"] = json.dumps(profile.model, ensure_ascii=False)
         want["model_provider"] = json.dumps(ident)
