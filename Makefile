@@ -27,11 +27,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(STAMP)  # the quick ones; bench/recorded_scale.py --pairs 5000000 takes about an hour
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/llm_throughput.py
 	$(BIN)/python bench/audit_throughput.py
 	$(BIN)/python bench/report_scale.py
 	$(BIN)/python bench/tui_load.py
+	$(BIN)/python bench/rate_limited.py
+	$(BIN)/python bench/bridge_overhead.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

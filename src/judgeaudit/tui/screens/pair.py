@@ -3,7 +3,6 @@ why, and each judge call's rendered prompt next to its raw output, in both order
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,23 +14,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.analysis.pair_detail import pair_detail
+from judgeaudit.audit.transcript import lines as transcript_lines
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
+    """Both columns' transcript; tool results of any JSON type (the engine formats them)."""
     out = Text()
-    for e in events:
-        role = e["role"]
-        if role == "user":
-            out.append("user: ", style="bold cyan")
-            out.append(e["content"] + "\n")
-        elif role == "agent":
-            out.append("agent: ", style="bold green")
-            out.append(e["content"] + "\n")
-        elif role == "tool_call":
-            out.append(f"  → {e['name']} {e['arguments']}\n", style="magenta")
-        elif role == "tool_result":
-            style = "red" if "error" in e.get("result", {}) else "dim"
-            out.append(f"  ← {json.dumps(e['result'], ensure_ascii=False)[:160]}\n", style=style)
+    for kind, body in transcript_lines(events):
+        if kind in ("user", "agent"):
+            out.append(f"{kind}: ", style="bold cyan" if kind == "user" else "bold green")
+            out.append(body + "\n")
+        elif kind == "tool_call":
+            out.append(f"  → {body}\n", style="magenta")
+        else:
+            out.append(f"  ← {body[:160]}\n", style="red" if kind == "tool_error" else "dim")
     return out
 
 

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Header, Static
 
 from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
 from judgeaudit.analysis.review import agreement, sample, store_labels
+from judgeaudit.audit.ids import pair_trial_b
 from judgeaudit.tui.screens.pair import transcript
 
 SAMPLE_SIZE = 40
@@ -95,13 +96,16 @@ class ReviewScreen(Screen[None]):
         db = open_db(self.out)
         try:
             pair = db.execute(
-                "SELECT run_id, trial FROM audit_pairs WHERE pair_id = ?", (item["pair_id"],)
+                "SELECT * FROM audit_pairs WHERE pair_id = ?", (item["pair_id"],)
             ).fetchone()
-            for side, agent in (("a", item["agent_a"]), ("b", item["agent_b"])):
+            for side, agent, trial in (
+                ("a", item["agent_a"], pair["trial"]),
+                ("b", item["agent_b"], pair_trial_b(pair)),
+            ):
                 traj = db.execute(
                     "SELECT events FROM trajectories WHERE run_id = ? AND task_id = ? AND "
                     "trial = ? AND agent = ?",
-                    (pair["run_id"], item["task_id"], pair["trial"], agent),
+                    (pair["run_id"], item["task_id"], trial, agent),
                 ).fetchone()
                 text = Text(f"{side.upper()}: {agent}\n", style="bold")
                 text.append_text(transcript(json.loads(traj["events"])))
