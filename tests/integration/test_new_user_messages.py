@@ -98,6 +98,12 @@ def test_19_api_key_helper_path_is_shown_and_a_key_inside_it_masked(home: Path) 
     for text in (preview.stdout, preview.stderr, off.stdout, off.stderr, doctor):
         assert secret not in text
     assert settings.read_bytes() == original
+    held = [p for p in (home / "cfg").rglob("*") if p.is_file() and secret in p.read_text()]
+    assert held == []  # no backup holds the key inside the helper command
+    first = cli(home, "profile", "backups").stdout.split()[0]
+    assert cli(home, "profile", "use", "c").returncode == 0
+    assert cli(home, "profile", "restore", first).returncode == 0
+    assert settings.read_bytes() == original  # the helper, key and all, from the keyring
 
 
 def test_19_removing_the_active_profile_says_what_stays(home: Path) -> None:

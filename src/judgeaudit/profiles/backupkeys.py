@@ -2,13 +2,15 @@
 
 A backup of ``settings.json`` never holds a token: the inline key judgeaudit wrote becomes a
 marker naming its keyring entry, and any other ``ANTHROPIC_AUTH_TOKEN`` / ``ANTHROPIC_API_KEY``
-(a leftover token a switch removes) is kept in the keyring as a ``saved-…`` entry, the way a
-replaced value is, and becomes a marker naming that entry. Restore reads the markers back from
-the keyring, or refuses before anything is written.
+(a leftover token a switch removes), or an ``apiKeyHelper`` command with a key in it, is kept in
+the keyring as a ``saved-…`` entry, the way a replaced value is, and becomes a marker naming
+that entry. Restore reads the markers back from the keyring, or refuses before anything is
+written.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from judgeaudit.profiles.jsonedit import dump_value
 from judgeaudit.profiles.ledger import Entry, fingerprint, referenced_secrets, secret_ref
 from judgeaudit.profiles.livefile import mode_of
 from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.redact import keylike_words
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import claude
 
@@ -32,9 +35,9 @@ def strip_keys(
     view = claude.SettingsDoc(doc)
     markers: list[Marker] = []
     to_save: dict[str, str] = {}
-    for dotted in claude.TOKEN_PATHS:
+    for dotted in (*claude.TOKEN_PATHS, *claude.COMMAND_KEYS):
         raw = view.current_raw(dotted)
-        if raw is None:
+        if raw is None or (dotted in claude.COMMAND_KEYS and not _holds_key(raw)):
             continue
         entry = ledger.get(dotted) or {}
         if entry.get("keyname") and entry.get("wrote") == fingerprint(raw):
@@ -45,6 +48,16 @@ def strip_keys(
             markers.append({"path": dotted, "key": ref, "raw": True})
         view.put_raw(dotted, dump_value(backups.REDACTED_MARK + markers[-1]["key"]))
     return doc.text.encode("utf-8"), markers, to_save
+
+
+def _holds_key(raw: str) -> bool:
+    """Whether a helper command (JSON text) has a key in it (``echo sk-...``): then the backup
+    keeps it in the keyring too; a plain script path stays readable in the backup."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return True
+    return not isinstance(value, str) or bool(keylike_words(value))
 
 
 def put_keys_back(found: backups.Backup, content: bytes) -> bytes:
