@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import sim_server
-from tests.integration.test_new_user_profiles import add, cli, home, one_line
+from tests.new_user_helpers import add, cli, home, one_line
 
 pytestmark = pytest.mark.usefixtures("secret_service")
 __all__ = ["home"]  # the fixture, shared
