@@ -147,3 +147,20 @@ def test_19_probe_timeout_must_be_a_positive_number(home: Path, value: str) -> N
     add(home, "p", "sdk", "http://127.0.0.1:9/v1", "--key-env", "K")
     done = cli(home, "profile", "test", "p", "--timeout", value, env={"K": "sk-anything-1"})
     assert done.returncode == 2 and "--timeout" in one_line(done)
+
+
+def test_19_empty_model_hint_is_advice_that_works(home: Path) -> None:
+    """It used to say `profile edit NAME --model ''`: a placeholder, and edit cannot load a file
+    that fails this check, nor a profile that `profile add` is refusing to create."""
+    (home / "cfg" / "profiles").mkdir()
+    (home / "cfg" / "profiles" / "hand.toml").write_text(
+        'name = "hand"\napp = "sdk"\nbase_url = "https://h.example/v1"\nmodel = ""\nkey = "k"\n'
+    )
+    listed = cli(home, "profile", "list")
+    assert "hand.toml: model: empty; give a model id, or leave the model out (no `model` line" in (
+        listed.stderr
+    )
+    added = cli(home, "profile", "add", "n3", "--app", "sdk", "--base-url", "https://a.b/v1",
+                "--model", "", "--key", "k")  # fmt: skip
+    assert added.returncode == 2 and "no --model on the command line" in one_line(added)
+    assert "NAME" not in listed.stderr + added.stderr

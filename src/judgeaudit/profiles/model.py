@@ -157,8 +157,8 @@ def _check_model(value: Any, where: str) -> str | None:
         raise ProfileError(f"{where}: model: must be a string (a model id)")
     if not value:
         raise ProfileError(
-            f"{where}: model: empty; give a model id, or leave the model out (`profile edit "
-            "NAME --model ''` clears it)"
+            f"{where}: model: empty; give a model id, or leave the model out (no `model` line "
+            "in a file, no --model on the command line)"
         )
     if value != value.strip() or any(not c.isprintable() for c in value):
         raise ProfileError(
