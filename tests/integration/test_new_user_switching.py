@@ -232,8 +232,8 @@ def test_12_restore_puts_back_the_whole_switch(home: Path) -> None:
 
 @pytest.mark.parametrize(
     "original",
-    [b"", b"\n", b'\xef\xbb\xbf{\n  "theme": "dark"\n}\n'],
-    ids=["zero-bytes", "one-newline", "utf8-bom"],
+    [b"", b"\n", b'\xef\xbb\xbf{\n  "theme": "dark"\n}\n', b"\xef\xbb\xbf", b"\xef\xbb\xbf \n"],
+    ids=["zero-bytes", "one-newline", "utf8-bom", "bom-only", "bom-and-blank"],
 )
 def test_18_blank_and_bom_settings_come_back_byte_for_byte(home: Path, original: bytes) -> None:
     settings = home / "claude" / "settings.json"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles import bridgeopt
-from judgeaudit.profiles.jsonedit import JsonDoc, JsonEditError, dump_value
+from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan
@@ -155,8 +155,9 @@ def plan(
     doc = parse(path, raw) if raw is not None else JsonDoc("")
     facts = dict(ledger.get(FILE_FACTS, {}))
     ours = any(k != FILE_FACTS for k in ledger)
-    if raw is not None and profile is not None and not raw.strip() and not ours:
-        facts["text"] = raw.decode("utf-8")  # a blank file: `off` gives back exactly this
+    blank = raw is not None and not raw.removeprefix(BOM.encode("utf-8")).strip()
+    if raw is not None and profile is not None and blank and not ours:
+        facts["text"] = raw.decode("utf-8")  # a blank file (a BOM too): `off` gives back this
     want = desired(profile, inline_key) if profile else {}
     conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
