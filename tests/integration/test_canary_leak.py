@@ -2,13 +2,19 @@
 variable a command might read; every command in the table runs, and all stdout/stderr and every
 file written anywhere under the test's root (config, tool files, backups, audit dir, logs) is
 grepped for it. Add a row for every new command (``Row(id, args)``); ``prints_key`` is only for
-commands whose job is to print the key (``key print``, ``env``), and then only on stdout."""
+commands whose job is to print the key (``key print``, ``env``), and then only on stdout.
+
+A second canary is a leftover token the user's ``settings.json`` holds (what CC Switch leaves):
+a switch removes it, and it must then sit in no file but the keyring, backups included, until
+``restore`` or ``off`` puts the user's own file back."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +24,15 @@ from tests.helpers import sim_server
 
 pytestmark = pytest.mark.usefixtures("secret_service")
 CANARY = "sk-CANARY-" + "7f3e9a1c5b2d4e6f8a0b"
+LEFTOVER = "sk-LEFTOVER-" + "3c1d5e7f9a2b4c6d8e0f"
 KEY = "canarykey"
+
+
+def leftover_in_settings(root: Path) -> None:
+    settings = root / "claude" / "settings.json"
+    settings.write_text(
+        json.dumps({"theme": "dark", "env": {"ANTHROPIC_AUTH_TOKEN": LEFTOVER}}, indent=2) + "\n"
+    )
 
 
 @dataclass
@@ -27,6 +41,8 @@ class Row:
     args: tuple[str, ...]
     prints_key: bool = False  # the command's purpose is to print the key on stdout
     stdin: str | None = None
+    setup: Callable[[Path], None] | None = None
+    users_file: bool = False  # settings.json is the user's own again (until the next `use`)
 
 
 ROWS = [
@@ -100,6 +116,9 @@ ROWS = [
     Row("list", ("profile", "list")),
     Row("show", ("profile", "show", "can-claude")),
     Row("edit", ("profile", "edit", "can-sdk", "--model", "sim-chat:latency_ms=1")),
+    Row("diff-leftover", ("profile", "diff", "can-claude"), setup=leftover_in_settings),
+    Row("use-over-leftover", ("profile", "use", "can-claude")),
+    Row("restore-leftover", ("profile", "restore", "{last_backup}"), users_file=True),
     Row("diff-inline", ("profile", "diff", "can-inline")),
     Row("use-inline", ("profile", "use", "can-inline")),
     Row("use-away-from-inline", ("profile", "use", "can-claude")),
@@ -115,8 +134,8 @@ ROWS = [
     Row("import", ("profile", "import", "{root_dir}/list.json")),
     Row("run", ("run", "{root_dir}/spec.toml", "--out", "{root_dir}/out", "--events", "jsonl")),
     Row("report", ("report", "{root_dir}/out", "--format", "json")),
-    Row("off-claude", ("profile", "off", "claude")),
-    Row("off-codex", ("profile", "off", "codex")),
+    Row("off-claude", ("profile", "off", "claude"), users_file=True),
+    Row("off-codex", ("profile", "off", "codex"), users_file=True),
 ]
 
 
@@ -142,11 +161,19 @@ def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
     with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": CANARY}) as url:
         spec = write_spec(tmp_path / "spec.toml")
         spec.write_text(spec.read_text().replace('base_url = "embedded"', 'profile = "can-sdk"'))
+        users_own = False  # settings.json is the user's own file, leftover token included
         for row in ROWS:
+            if row.setup:
+                row.setup(tmp_path)
+            if row.setup or row.users_file:
+                users_own = True
+            elif row.args[:2] == ("profile", "use"):
+                users_own = False
             args = [
                 a.replace("{url}", url)
                 .replace("{root}", url.removesuffix("/v1"))
                 .replace("{root_dir}", str(tmp_path))
+                .replace("{last_backup}", last_backup(env))
                 for a in row.args
             ]
             done = subprocess.run(
@@ -163,11 +190,28 @@ def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
                 leaks.append(f"{row.id}: output")
             if row.prints_key:
                 assert CANARY in done.stdout, row.id  # the row really had the key to leak
+            if LEFTOVER in done.stdout + done.stderr:
+                leaks.append(f"{row.id}: output (leftover)")
             for path in tmp_path.rglob("*"):
                 if path.name == "list.json" or not path.is_file() or path.is_symlink():
                     continue
-                inline_now = row.id == "use-inline" and path.name == "settings.json"
+                is_settings = path == tmp_path / "claude" / "settings.json"
+                inline_now = row.id == "use-inline" and is_settings
                 if CANARY.encode() in path.read_bytes() and not inline_now:
                     leaks.append(f"{row.id}: {path.relative_to(tmp_path)}")
+                if LEFTOVER.encode() in path.read_bytes() and not (is_settings and users_own):
+                    leaks.append(f"{row.id}: {path.relative_to(tmp_path)} (leftover)")
+    assert LEFTOVER in (tmp_path / "claude" / "settings.json").read_text()  # off gave it back
     subprocess.run([sys.executable, "-m", "judgeaudit", "key", "delete", KEY], env=env)
     assert leaks == []
+
+
+def last_backup(env: dict[str, str]) -> str:
+    """The newest backup's id (``profile backups`` lists them oldest first)."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "profile", "backups"],
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.split()
+    return next((w for w in reversed(listed) if w.startswith("claude-")), "none")

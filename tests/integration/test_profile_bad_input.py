@@ -126,7 +126,7 @@ CASES = [
     Case(
         "add-http-only",
         ("profile", "add", "x", "--app", "sdk", "--base-url", "http://"),
-        "base_url: 'http://' has no valid host",
+        "base_url: the URL has no valid host",
     ),
     Case(
         "add-credentials",
@@ -357,10 +357,7 @@ def test_ccswitch_import_upstream_schema_cjk_current_and_bearer(tmp_path: Path) 
     out = done.stdout + done.stderr
     assert "imported ccswitch-claude-8c2f0d1e-aaa (火山方舟)" in out
     assert "imported ccswitch-claude-b41d77aa-bbb (智谱)" in out
-    assert (
-        "note: ccswitch-claude-openai-via-proxy: CC Switch reaches this provider only through"
-        in out
-    )
+    assert "note: ccswitch-claude-openai-via-proxy: imported with bridge = chat" in out
     assert (
         "skipped ccswitch-claude-broken: " in out
         and "base_url: must start with http" in out

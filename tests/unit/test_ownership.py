@@ -212,7 +212,7 @@ def test_shadowing_layers_warned(env: ProfileStore, tmp_path: Path, monkeypatch)
     (tmp_path / "managed.json").write_text('{"env": {"ANTHROPIC_AUTH_TOKEN": "sk-managed-99"}}')
     warnings = use_profile(env, "taotoken-claude", dry_run=True).warnings
     text = "\n".join(warnings)
-    assert "this terminal's environment has ANTHROPIC_API_KEY" in text
+    assert "in this terminal's environment, ANTHROPIC_API_KEY is set" in text
     assert "settings.local.json: env.ANTHROPIC_BASE_URL overrides" in text
     assert "managed.json: env.ANTHROPIC_AUTH_TOKEN is set" in text
     assert "sk-shell" not in text and "sk-managed" not in text
@@ -301,3 +301,37 @@ def test_kept_user_values_are_forgotten_once_nothing_can_put_them_back(
     turn_off(env, "claude")
     final = json.loads(settings_file(tmp_path).read_text())
     assert final["env"]["ANTHROPIC_AUTH_TOKEN"] == f"fake-hand-written-token-{rounds - 1:04d}"
+
+
+def test_backups_taken_across_a_second_boundary_keep_their_order(
+    env: ProfileStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The clock ticks over to the next second while a backup is being saved: that backup must
+    still sort before the next one (else prune drops a newer switch and keeps an older one)."""
+    ticks = iter([0, 0, 0, 1, 1, 1, 1, 1, 1, 1])
+    real_gmtime = backups.time.gmtime
+    monkeypatch.setattr(backups.time, "gmtime", lambda *_: real_gmtime(1_800_000_000 + next(ticks)))
+    target = settings_file(tmp_path)
+    taken = [
+        backups.save(env, "claude", target, f"{i}".encode(), "p", txn=f"t{i}") for i in range(3)
+    ]
+    assert [b.id for b in backups.list_backups(env)] == taken
+    backups.prune(env, "claude", keep=2)
+    assert [b.id for b in backups.list_backups(env)] == taken[1:]
+
+
+def test_a_backup_after_a_prune_in_the_same_second_is_the_newest(
+    env: ProfileStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prune frees ``…-1`` while the clock still shows the same second: the next backup must not
+    take that id (it would sort oldest and be pruned at once, leaving its switch no backup)."""
+    real_gmtime = backups.time.gmtime
+    monkeypatch.setattr(backups.time, "gmtime", lambda *_: real_gmtime(1_800_000_000))
+    target = settings_file(tmp_path)
+    for i in range(3):
+        backups.save(env, "claude", target, f"{i}".encode(), "p", txn=f"t{i}")
+    backups.prune(env, "claude", keep=2)
+    newest = backups.save(env, "claude", target, b"3", "p", txn="t3")
+    backups.prune(env, "claude", keep=2)
+    kept = backups.list_backups(env)
+    assert [b.switch for b in kept] == ["t2", "t3"] and kept[-1].id == newest

@@ -71,7 +71,8 @@ class BridgeServer:
         self.upstream = Upstream(config.upstream)
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        middlewares = [self._log_request] if self.config.log is not None else []
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=middlewares)
         app.router.add_get("/", self.root)  # also answers HEAD (Claude Code's first probe)
         app.router.add_get("/v1/models", self.models)
         for path in ("/v1/responses", "/responses"):
@@ -145,17 +146,29 @@ class BridgeServer:
             return self._error(front, BridgeError(400, "the request body must be a JSON object"))
         return body
 
+    @web.middleware
+    async def _log_request(
+        self, request: web.Request, handler: Callable[[web.Request], Any]
+    ) -> web.StreamResponse:
+        """One line per request, whatever the route (never a header, so never a key)."""
+        started = time.perf_counter()
+        status = 500
+        try:
+            response: web.StreamResponse = await handler(request)
+            status = response.status
+            return response
+        except web.HTTPException as exc:  # 404/405 from the router
+            status = exc.status
+            raise
+        finally:
+            assert self.config.log is not None
+            took = (time.perf_counter() - started) * 1000
+            what = request.get(WHAT, "")
+            self.config.log(f"{request.method} {request.path} {what}-> {status} in {took:.0f} ms")
+
     def handler(self, front: FrontEnd) -> Callable[[web.Request], Any]:
         async def handle(request: web.Request) -> web.StreamResponse:
-            started = time.perf_counter()
-            response = await self._translate(request, front)
-            if self.config.log is not None:
-                took = (time.perf_counter() - started) * 1000
-                what = request.get(WHAT, "")
-                self.config.log(
-                    f"{request.method} {request.path} {what}-> {response.status} in {took:.0f} ms"
-                )
-            return response
+            return await self._translate(request, front)
 
         return handle
 

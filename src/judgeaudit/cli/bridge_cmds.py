@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
@@ -17,12 +18,14 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 def register(sub: Sub) -> None:
-    bridge = sub.add_parser(
-        "bridge",
-        help="serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
-        description="A loopback bridge: Codex (Responses API) and Claude Code (Anthropic "
-        "Messages) talk to it; it sends Chat Completions to the profile's base_url with the "
-        "profile's keyring key. The first line printed is its base URL.",
+    bridge = quiet(
+        sub.add_parser(
+            "bridge",
+            help="serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
+            description="A loopback bridge: Codex (Responses API) and Claude Code (Anthropic "
+            "Messages) talk to it; it sends Chat Completions to the profile's base_url with the "
+            "profile's keyring key. The first line printed is its base URL.",
+        )
     )
     bridge.add_argument("profile", help="the profile whose upstream and key to use")
     bridge.add_argument("--host", default="127.0.0.1")
@@ -82,12 +85,6 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         port = bridgeopt.bridge_port(profile) if bridgeopt.uses_bridge(profile) else 0
     if not 0 <= port <= 65535:
         raise UserError(f"--port {port}: use 0-65535 (0 picks a free port)")
-    if args.host not in LOOPBACK:
-        print(
-            f"warning: listening on {args.host}, not loopback: other machines can reach this "
-            "bridge (they still need the profile's key)",
-            file=sys.stderr,
-        )
     config = config_for(
         profile,
         key,
@@ -100,6 +97,12 @@ def cmd_bridge(args: argparse.Namespace) -> int:
 
     def announce(url: str) -> None:
         print(url, flush=True)
+        if args.host not in LOOPBACK:  # said once it really listens there
+            print(
+                f"warning: listening on {args.host}, not loopback: other machines can reach "
+                "this bridge (they still need the profile's key)",
+                file=sys.stderr,
+            )
         print(
             f"bridge for profile {profile.name} -> {profile.base_url}/chat/completions "
             f"(Codex: base_url = {url}/v1, Claude Code: ANTHROPIC_BASE_URL = {url}); "

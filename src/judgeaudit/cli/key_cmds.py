@@ -9,9 +9,11 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.redact import scrub_keylike
 from judgeaudit.profiles.targets import sdk
 
 if TYPE_CHECKING:
@@ -27,9 +29,14 @@ def _store() -> ProfileStore:
 
 
 def register(sub: Sub) -> None:
-    key = sub.add_parser("key", help="API keys in the OS keyring (service judgeaudit)")
+    key = quiet(sub.add_parser("key", help="API keys in the OS keyring (service judgeaudit)"))
     ksub = key.add_subparsers(dest="key_command", required=True, metavar="SUBCOMMAND")
-    kset = ksub.add_parser("set", help="store a key (hidden prompt, or standard input)")
+    kset = quiet(
+        ksub.add_parser("set", help="store a key (hidden prompt, or standard input)"),
+        "it takes one NAME: the key itself is read from a hidden prompt or standard input, "
+        "never from the command line, where other processes can see it",
+        "nothing was stored",
+    )
     kset.add_argument("name")
     kset.set_defaults(func=cmd_key_set)
     kstatus = ksub.add_parser("status", help="which keys are stored (masked)")
@@ -42,18 +49,18 @@ def register(sub: Sub) -> None:
     kprint.add_argument("name")
     kprint.set_defaults(func=cmd_key_print)
 
-    env = sub.add_parser("env", help="print shell exports for a profile")
+    env = quiet(sub.add_parser("env", help="print shell exports for a profile"))
     env.add_argument("name")
     env.add_argument("--shell", default="bash", choices=sdk.SHELLS)
     env.set_defaults(func=cmd_env)
-    run = sub.add_parser("exec", help="run one command with a profile's environment")
+    run = quiet(sub.add_parser("exec", help="run one command with a profile's environment"))
     run.add_argument("name")
     run.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     run.set_defaults(func=cmd_exec)
 
 
 def _wrap(exc: Exception) -> UserError:
-    return UserError(str(exc))
+    return UserError(scrub_keylike(str(exc)))  # it may quote an argument: never a key
 
 
 def cmd_key_set(args: argparse.Namespace) -> int:
@@ -74,10 +81,12 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     print(f"keyring: {backend}")
     if not ok:
         return 1
-    store = _store()
-    names = {args.name} if args.name else {p.key for p in store.list() if p.key}
+    profiles, broken = _store().scan()
+    for line in broken:
+        print(f"warning: {line}", file=sys.stderr)
+    names = {args.name} if args.name else {p.key for p in profiles if p.key}
     for name in sorted(n for n in names if n):
-        users = [p.name for p in store.list() if p.key == name]
+        users = [p.name for p in profiles if p.key == name]
         value = secrets.get_key(name)
         state = f"stored {secrets.mask(value)}" if value else "missing"
         print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")
@@ -142,5 +151,6 @@ def cmd_exec(args: argparse.Namespace) -> int:
         try:
             return execenv.run(launch)
         except ProfileError as exc:
-            raise UserError(str(exc), code=127 if "not found" in str(exc) else 126) from None
+            code = 127 if "not found" in str(exc) else 126
+            raise UserError(scrub_keylike(str(exc)), code=code) from None
     return 0  # not reached

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, secrets
 from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
+from judgeaudit.profiles.redact import scrub_keylike
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
 
@@ -22,7 +25,7 @@ FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_
 
 
 def register(sub: Sub) -> None:
-    profile = sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs")
+    profile = quiet(sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs"))
     psub = profile.add_subparsers(dest="profile_command", required=True, metavar="SUBCOMMAND")
     psub.add_parser("list", help="profiles by app, active marked").set_defaults(func=cmd_list)
     off = psub.add_parser("off", help="undo judgeaudit in an app's files: your own settings back")
@@ -73,7 +76,8 @@ def register(sub: Sub) -> None:
         parser.add_argument(
             "--keep-conflicts",
             action="store_true",
-            help="leave leftover ANTHROPIC_AUTH_TOKEN/ANTHROPIC_API_KEY in settings.json",
+            help="leave leftover ANTHROPIC_AUTH_TOKEN/ANTHROPIC_API_KEY and Bedrock/Vertex flags "
+            "in settings.json",
         )
         parser.set_defaults(func=cmd_use, diff_only=verb == "diff")
     psub.add_parser("backups", help="list backups of live files").set_defaults(func=cmd_backups)
@@ -82,6 +86,9 @@ def register(sub: Sub) -> None:
     restore.set_defaults(func=cmd_restore)
     test = psub.add_parser("test", help="send one small request through a profile")
     test.add_argument("name")
+    test.add_argument(
+        "--timeout", type=float, default=15.0, help="seconds to wait for each answer (15)"
+    )
     test.set_defaults(func=cmd_test)
     cc = psub.add_parser("import-ccswitch", help="import CC Switch providers (keys to the keyring)")
     cc.add_argument("--db", type=Path)
@@ -101,7 +108,7 @@ def _store() -> ProfileStore:
 
 
 def _err(exc: Exception) -> UserError:
-    return UserError(str(exc))
+    return UserError(scrub_keylike(str(exc)))  # it may quote an argument: never a key
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -149,7 +156,7 @@ def _options(pairs: list[str], app: str) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise UserError(
-                f"--option {pair!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
+                f"--option {scrub_keylike(pair)!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
             )
         out[key.strip()] = value.strip()
     return out
@@ -163,9 +170,16 @@ def cmd_add(args: argparse.Namespace) -> int:
     data["name"] = args.name
     data["options"] = _options(args.option, args.app)
     try:
-        path = store.save(profile_from_dict(data, "profile add"))
+        profile = profile_from_dict(data, "profile add")
     except ProfileError as exc:
         raise _err(exc) from None
+    if not profile.key and not profile.key_env:
+        raise UserError(
+            "profile add: give --key NAME (the keyring entry holding the key; store it with "
+            "`judgeaudit key set NAME`) or --key-env VAR; a profile without a key cannot be "
+            "used; nothing was saved"
+        )
+    path = store.save(profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
         print(f"next: judgeaudit key set {data['key']}")
@@ -180,6 +194,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
         data["options"] = dict(current.options)
         data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
         data["options"].update(_options(args.option, data["app"]))
+        if args.model == "":  # `--model ''` clears the model
+            data["model"] = None
         data = {k: v for k, v in data.items() if v is not None}
         path = store.save(profile_from_dict(data, "profile edit"))
     except ProfileError as exc:
@@ -189,11 +205,19 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    store = _store()
     try:
-        _store().remove(args.name)
+        store.remove(args.name)
     except ProfileError as exc:
         raise _err(exc) from None
     print(f"removed {args.name}")
+    for app, name in store.state()["active"].items():
+        if name == args.name and app != "sdk":  # its values are still in the app's files
+            print(
+                f"warning: {args.name} was switched on for {app}, and {app}'s files still point "
+                f"at its provider; `judgeaudit profile off {app}` gives you your own values back",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -226,7 +250,8 @@ def cmd_off(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     store = _store()
     active = store.state()["active"]
-    for line in doctor.report(args.app, active):
+    removed = {app for app, name in active.items() if not store.exists(name)}
+    for line in doctor.report(args.app, active, removed=removed):
         print(line)
     for app in [args.app] if args.app else APPS:
         if app in active and store.exists(active[app]):
@@ -243,16 +268,24 @@ def cmd_backups(args: argparse.Namespace) -> int:
     if not found:
         print("no backups yet")
     for b in found:
-        print(f"{b.id:<34} {b.taken_at}  {b.original}  (before switching to {b.profile})")
+        what = f"{b.original} (did not exist)" if b.absent else b.original
+        print(f"{b.id:<34} {b.taken_at}  {what}  (before switching to {b.profile})")
+    switches = {b.switch for b in found}
+    if len(switches) < len(found):
+        print("restoring any backup restores every file of its switch (same time and app)")
     return 0
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
     try:
-        restored = backups.restore(_store(), args.id)
+        restored = backups.restore_switch(_store(), args.id)
     except ProfileError as exc:
         raise _err(exc) from None
-    print(f"restored {restored.original} from {restored.id}")
+    for b in restored:
+        if b.absent:
+            print(f"removed {b.original} (that switch created it) [{b.id}]")
+        else:
+            print(f"restored {b.original} from {b.id}")
     return 0
 
 
@@ -262,13 +295,15 @@ def cmd_test(args: argparse.Namespace) -> int:
         key = secrets.resolve_key(profile)
     except (ProfileError, secrets.SecretError) as exc:
         raise _err(exc) from None
-    result = probe(profile, key)
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise UserError(f"--timeout {args.timeout}: give a number of seconds above 0")
+    result = probe(profile, key, timeout_s=args.timeout)
     for line in result.lines:
         print(line)
     return 0 if result.ok else 1
 
 
-def _report(report: ImportReport) -> int:
+def _report(report: ImportReport, activate: bool = False) -> int:
     for name in report.imported:
         about = report.labels.get(name)
         print(
@@ -282,21 +317,29 @@ def _report(report: ImportReport) -> int:
         print(f"skipped {line}")
     for app, name in sorted(report.current.items()):
         print(f"current in CC Switch for {app}: {name}")
+    for app, label in sorted(report.current_skipped.items()):
+        print(
+            f"note: CC Switch's current {app} provider ({label}) was skipped (see above)"
+            + (f"; nothing activated for {app}" if activate else "")
+        )
     print(f"{len(report.imported)} imported, {len(report.skipped)} skipped")
     return 0
 
 
 def cmd_import_ccswitch(args: argparse.Namespace) -> int:
     store = _store()
-    report = import_ccswitch(store, args.db)
-    _report(report)
-    if args.activate:
-        for _app, name in sorted(report.current.items()):
-            if store.exists(name):
-                result = use_profile(store, name)
-                _print_switch(result)
-                print(f"active {result.app} profile: {result.profile}")
-    return 0
+    try:
+        report = import_ccswitch(store, args.db)
+    except ProfileError as exc:
+        raise _err(exc) from None
+    _report(report, args.activate)
+    if not args.activate:
+        return 0
+    for _app, name in sorted(report.current.items()):
+        result = use_profile(store, name)
+        _print_switch(result)
+        print(f"active {result.app} profile: {result.profile}")
+    return 1 if report.current_skipped else 0  # asked to activate, and could not for some app
 
 
 def cmd_import(args: argparse.Namespace) -> int:

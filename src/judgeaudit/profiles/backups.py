@@ -1,15 +1,19 @@
 """Backups of live tool files, taken before every write; listed, restorable, bounded.
 
-Each backup keeps the file's bytes (0600) and the ownership ledger that belonged to them, so a
-restore also restores what judgeaudit owns in the file. An inline key judgeaudit itself wrote is
-never kept in a backup: it is replaced by a marker and put back from the keyring on restore. A
-corrupt backup is reported by name and skipped; it never breaks a switch.
+Each backup keeps the file's bytes (0600), its mode and the ownership ledger that belonged to
+them, so a restore also restores what judgeaudit owns in the file. The backups one switch
+(``use``/``off``/``restore``) takes share a transaction id, and a file that switch created gets
+an "absent" record: restoring any of them restores the whole switch. No key is ever kept in a
+backup: an inline key judgeaudit wrote and a leftover token it removed are replaced by markers
+and put back from the keyring on restore (:mod:`.backupkeys`). A corrupt backup is reported by
+name and skipped; it never breaks a switch. The last ``KEEP_PER_APP`` switches per app are kept.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import secrets as pysecrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +40,19 @@ class Backup:
     ledger: dict[str, Any] | None = None  # None: a backup from before ledgers existed
     created: bool = False
     active: str | None = None
-    redacted: list[dict[str, str]] = field(default_factory=list)
+    redacted: list[dict[str, Any]] = field(default_factory=list)
+    txn: str = ""  # the switch that took it; "" (older backups): the backup's own id
+    mode: int | None = None  # the file's permission bits when it was backed up
+    absent: bool = False  # the file did not exist: restoring the switch removes it
+
+    @property
+    def switch(self) -> str:
+        return self.txn or self.id
+
+
+def new_transaction(app: str) -> str:
+    """One id for every backup a switch takes."""
+    return f"{app}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{pysecrets.token_hex(3)}"
 
 
 def backup_dir(store: ProfileStore) -> Path:
@@ -53,14 +69,19 @@ def save(
     ledger: dict[str, Any] | None = None,
     created: bool = False,
     active: str | None = None,
-    redacted: list[dict[str, str]] | None = None,
+    redacted: list[dict[str, Any]] | None = None,
+    txn: str = "",
+    mode: int | None = None,
+    absent: bool = False,
 ) -> str:
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    existing = {b.id for b in scan(store)[0]}
+    """Keep ``content`` (``absent``: a record that the file did not exist) with its metadata."""
+    now = time.gmtime()  # one instant for the id and taken_at: they order backups together
+    stamp = time.strftime("%Y%m%dT%H%M%S", now)
     folder = backup_dir(store)
-    n = 1
-    while f"{app}-{stamp}-{n}" in existing or (folder / f"{app}-{stamp}-{n}.json").exists():
-        n += 1
+    # After the highest counter of this second, never a gap prune left: a reused low counter
+    # would sort before the backups it follows, and the next prune would drop it at once.
+    same_second = [p.stem.rsplit("-", 1)[-1] for p in folder.glob(f"{app}-{stamp}-*.json")]
+    n = max((int(c) for c in same_second if c.isdigit()), default=0) + 1
     backup_id = f"{app}-{stamp}-{n}"
     atomic_write_bytes(folder / f"{backup_id}.bak", content, mode=0o600)
     meta = {
@@ -68,11 +89,14 @@ def save(
         "app": app,
         "original": str(original),
         "profile": profile,
-        "taken_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "taken_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", now),
         "ledger": ledger or {},
         "created": created,
         "active": active,
         "redacted": redacted or [],
+        "txn": txn or backup_id,
+        "mode": mode,
+        "absent": absent,
     }
     atomic_write_text(folder / f"{backup_id}.json", json.dumps(meta, indent=2) + "\n", mode=0o600)
     return backup_id
@@ -88,6 +112,7 @@ def _load(meta_path: Path) -> Backup:
     if not meta_path.with_suffix(".bak").is_file():
         raise ValueError("its .bak file is missing")
     ledger = meta.get("ledger")
+    mode = meta.get("mode")
     return Backup(
         meta["id"],
         meta["app"],
@@ -99,6 +124,9 @@ def _load(meta_path: Path) -> Backup:
         created=bool(meta.get("created")),
         active=meta.get("active") if isinstance(meta.get("active"), str) else None,
         redacted=[r for r in meta.get("redacted") or [] if isinstance(r, dict)],
+        txn=str(meta["txn"]) if isinstance(meta.get("txn"), str) else "",
+        mode=mode if isinstance(mode, int) and not isinstance(mode, bool) else None,
+        absent=meta.get("absent") is True,
     )
 
 
@@ -115,18 +143,34 @@ def scan(store: ProfileStore) -> tuple[list[Backup], list[str]]:
             continue  # pruned meanwhile
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             bad.append(f"{meta_path}: unreadable backup ({exc}); move it aside or delete it")
-    return sorted(good, key=lambda b: (b.taken_at, b.id)), bad
+    return sorted(good, key=_taken_order), bad
+
+
+def _taken_order(backup: Backup) -> tuple[str, int, str]:
+    """Oldest first: by time, then by the counter of backups taken in the same second
+    (``claude-20250101T000000-10`` after ``-9``, which a plain string sort gets wrong)."""
+    counter = backup.id.rsplit("-", 1)[-1]
+    return backup.taken_at, int(counter) if counter.isdigit() else 0, backup.id
 
 
 def list_backups(store: ProfileStore) -> list[Backup]:
     return scan(store)[0]
 
 
+def switch_of(store: ProfileStore, found: Backup) -> list[Backup]:
+    """Every backup the switch that took ``found`` took (oldest first)."""
+    return [b for b in list_backups(store) if b.switch == found.switch]
+
+
 def prune(store: ProfileStore, app: str, keep: int = KEEP_PER_APP) -> None:
+    """Keep the backups of the last ``keep`` switches of ``app`` (never half a switch)."""
     mine = [b for b in list_backups(store) if b.app == app]
-    for backup in mine[:-keep] if len(mine) > keep else []:
-        backup.path.unlink(missing_ok=True)
-        backup.path.with_suffix(".json").unlink(missing_ok=True)
+    switches = list(dict.fromkeys(b.switch for b in mine))  # oldest first
+    gone = set(switches[:-keep]) if len(switches) > keep else set()
+    for backup in mine:
+        if backup.switch in gone:
+            backup.path.unlink(missing_ok=True)
+            backup.path.with_suffix(".json").unlink(missing_ok=True)
 
 
 def find(store: ProfileStore, backup_id: str) -> Backup:
@@ -154,8 +198,16 @@ def remove_leftover_temps(folder: Path, name_prefix: str) -> int:
     return removed
 
 
-def restore(store: ProfileStore, backup_id: str) -> Backup:
-    """Put a backup back in place with its ownership state (the current file is backed up)."""
-    from judgeaudit.profiles.switch import restore_backup
+def restore_switch(store: ProfileStore, backup_id: str) -> list[Backup]:
+    """Put back every file of the switch that took ``backup_id``, with its ownership state and
+    active profile (the current files are backed up first, as one switch)."""
+    from judgeaudit.profiles.restore import restore_backups
 
-    return restore_backup(store, find(store, backup_id))
+    found = find(store, backup_id)
+    return restore_backups(store, found, switch_of(store, found))
+
+
+def restore(store: ProfileStore, backup_id: str) -> Backup:
+    """:func:`restore_switch`, returning the backup that was named."""
+    restored = restore_switch(store, backup_id)
+    return next(b for b in restored if b.id == backup_id)

@@ -36,16 +36,35 @@ class Row:
     config: dict[str, Any]
     meta: dict[str, Any]
     current: bool
+    problem: str | None = None  # why the row cannot be read (invalid JSON), never its text
 
 
-def _json(value: Any) -> dict[str, Any]:
+def _json(value: Any, column: str = "") -> tuple[dict[str, Any], str | None]:
+    """The column's JSON object, and what is wrong with it (never quoting it: it holds keys)."""
     if isinstance(value, dict):
-        return value
+        return value, None
     try:
         data = json.loads(value) if isinstance(value, str) and value.strip() else {}
-    except json.JSONDecodeError:
-        return {}
-    return data if isinstance(data, dict) else {}
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        return {}, f"{column} is not valid JSON ({exc.msg} at {where}); fix it in CC Switch"
+    if not isinstance(data, dict):
+        return {}, f"{column} is not a JSON object; fix it in CC Switch"
+    return data, None
+
+
+def _row(ident: Any, app: Any, name: Any, config: Any, meta: Any, current: Any) -> Row:
+    config_data, config_problem = _json(config, "settings_config")
+    meta_data, meta_problem = _json(meta, "meta")
+    return Row(
+        str(ident),
+        str(app),
+        str(name or ""),
+        config_data,
+        meta_data,
+        bool(current),
+        config_problem or meta_problem,
+    )
 
 
 def read_db(db_path: Path) -> list[Row]:
@@ -67,10 +86,7 @@ def read_db(db_path: Path) -> list[Row]:
             db.close()
     except sqlite3.Error as exc:
         raise ProfileError(f"{db_path}: cannot read CC Switch providers ({exc})") from None
-    return [
-        Row(str(i), str(app), str(name or ""), _json(cfg), _json(meta), bool(current))
-        for i, app, name, cfg, meta, current in rows
-    ]
+    return [_row(*row) for row in rows]
 
 
 def read_config_json(path: Path) -> list[Row]:
@@ -91,12 +107,12 @@ def read_config_json(path: Path) -> list[Row]:
                 continue
             config = provider.get("settingsConfig") or provider.get("settings_config") or {}
             rows.append(
-                Row(
-                    str(provider.get("id", ident)),
+                _row(
+                    provider.get("id", ident),
                     app,
-                    str(provider.get("name", "")),
-                    _json(config),
-                    _json(provider.get("meta")),
+                    provider.get("name", ""),
+                    config,
+                    provider.get("meta"),
                     ident == current,
                 )
             )
@@ -136,7 +152,16 @@ def _claude(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]
         raise ProfileError("no env.ANTHROPIC_BASE_URL (the official login?); nothing to import")
     field = row.meta.get("apiKeyField") or "ANTHROPIC_AUTH_TOKEN"
     key = env.get(field) or env.get("ANTHROPIC_AUTH_TOKEN") or env.get("ANTHROPIC_API_KEY")
-    options = {"anthropic_base_url": str(base).rstrip("/")}
+    fmt = row.meta.get("apiFormat")
+    options: dict[str, Any] = {}
+    if fmt == "openai_chat":
+        # CC Switch's proxy sends base + /v1/chat/completions: our bridge does the same
+        # conversion, with the OpenAI-compatible base as the profile's base_url.
+        base = str(base).rstrip("/")
+        base = base if base.endswith("/v1") else base + "/v1"
+        options["bridge"] = "chat"
+    else:
+        options["anthropic_base_url"] = str(base).rstrip("/")
     for variable, option in (
         ("ANTHROPIC_SMALL_FAST_MODEL", "small_fast_model"),
         ("ANTHROPIC_DEFAULT_SONNET_MODEL", "default_sonnet_model"),
@@ -146,13 +171,15 @@ def _claude(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]
         if isinstance(env.get(variable), str) and env[variable]:
             options[option] = env[variable]
     notes = []
-    if row.meta.get("apiFormat") in PROXY_FORMATS:
+    if fmt == "openai_chat":
+        notes.append(_bridge_note(name, "claude", "OpenAI chat completions"))
+    elif fmt in PROXY_FORMATS:
         notes.append(
             f"{name}: CC Switch reaches this provider only through its local converting proxy "
-            f"(it speaks {row.meta['apiFormat']}, Claude Code speaks Anthropic Messages). Use the "
-            "provider's Anthropic-compatible base URL if it has one (`judgeaudit profile edit "
-            f"{name} --option anthropic_base_url=...`), or keep a converting proxy running; "
-            f"`judgeaudit profile test {name}` tells whether it answers /v1/messages"
+            f"(it speaks {fmt}, Claude Code speaks Anthropic Messages). If the gateway also "
+            "serves chat completions, judgeaudit's bridge converts them: `judgeaudit profile "
+            f"edit {name} --option bridge=chat --base-url <its OpenAI base, ending in /v1>`; "
+            f"`judgeaudit profile test {name}` tells what it answers"
         )
     data = {
         "name": name,
@@ -192,19 +219,35 @@ def _codex(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]:
     if not key and isinstance(table.get("env_key"), str):
         data["key_env"] = table["env_key"]
     notes = []
-    if table.get("wire_api", "responses") != "responses":
+    wire_api = table.get("wire_api", "responses")
+    if wire_api == "chat":
+        data["options"] = {"bridge": "chat"}
+        notes.append(_bridge_note(name, "codex", 'wire_api = "chat"'))
+    elif wire_api != "responses":
         notes.append(
-            f"{name}: wire_api = {table.get('wire_api')!r}; current Codex only speaks the "
-            "Responses API, so this provider needs a converting proxy; `judgeaudit profile "
-            f"test {name}` tells whether it answers /v1/responses"
+            f"{name}: wire_api = {wire_api!r}; current Codex only speaks the Responses API; "
+            f"`judgeaudit profile test {name}` tells whether it answers /v1/responses"
         )
     return data, key if isinstance(key, str) and key else None, notes
+
+
+def _bridge_note(name: str, app: str, speaks: str) -> str:
+    tool = "Claude Code" if app == "claude" else "Codex"
+    return (
+        f"{name}: imported with bridge = chat: the provider speaks {speaks}, which {tool} does "
+        f"not, and judgeaudit's bridge converts it; `judgeaudit exec {name} -- {app} ...` "
+        f"starts one for that command, and after `judgeaudit profile use {name}` keep "
+        f"`judgeaudit bridge {name}` running"
+    )
 
 
 def import_ccswitch(
     store: ProfileStore, db_path: Path | None = None, config_json: Path | None = None
 ) -> ImportReport:
     home = Path.home() / ".cc-switch"
+    if db_path is not None and not db_path.is_file():  # asked for: never fall back silently
+        why = "is not a regular file" if db_path.exists() else "no such file"
+        raise ProfileError(f"{db_path}: {why} (--db); nothing was imported")
     db_path = db_path or home / "cc-switch.db"
     config_json = config_json or home / "config.json"
     if db_path.is_file():
@@ -218,22 +261,34 @@ def import_ccswitch(
     for row in rows:
         name = names[(row.app, row.id)]
         label = row.name or row.id
-        if row.app not in SUPPORTED:
-            report.skipped.append(f"{name} ({label}): app {row.app!r} is not claude or codex")
-            continue
-        hide = secret_values(row.config) | secret_values(row.meta)
-        try:
-            data, key, notes = (_claude if row.app == "claude" else _codex)(row, name)
-        except ProfileError as exc:
-            report.skipped.append(f"{name} ({label}): {exc}")
-            continue
-        if row.name and row.name != name:
-            data["description"] = f"CC Switch: {row.name}"
-        if store_profile(
-            store, report, data, key, f"CC Switch provider {label!r}", hide | {key or ""}
-        ):
-            report.labels[name] = label
-            report.flagged += notes
-        if row.current:
-            report.current[row.app] = name
+        if _import_row(store, report, row, name, label) or store.exists(name):
+            if row.current:
+                report.current[row.app] = name
+        elif row.current:
+            report.current_skipped[row.app] = label
     return report
+
+
+def _import_row(store: ProfileStore, report: ImportReport, row: Row, name: str, label: str) -> bool:
+    """Import one row as profile ``name``; False (with a skipped line) when it cannot be."""
+    if row.app not in SUPPORTED:
+        report.skipped.append(f"{name} ({label}): app {row.app!r} is not claude or codex")
+        return False
+    if row.problem:
+        report.skipped.append(f"{name} ({label}): {row.problem}")
+        return False
+    hide = secret_values(row.config) | secret_values(row.meta)
+    try:
+        data, key, notes = (_claude if row.app == "claude" else _codex)(row, name)
+    except ProfileError as exc:
+        report.skipped.append(f"{name} ({label}): {exc}")
+        return False
+    if row.name and row.name != name:
+        data["description"] = f"CC Switch: {row.name}"
+    if not store_profile(
+        store, report, data, key, f"CC Switch provider {label!r}", hide | {key or ""}
+    ):
+        return False
+    report.labels[name] = label
+    report.flagged += notes
+    return True

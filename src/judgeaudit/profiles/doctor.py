@@ -3,22 +3,17 @@ actually use, which layer each comes from and what it overrides. Keys are only e
 
 from __future__ import annotations
 
+import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.model import APPS
-from judgeaudit.profiles.redact import mask
+from judgeaudit.profiles.redact import mask, scrub_keylike
+from judgeaudit.profiles.targets import claude
 
 CLAUDE_DEFAULT_BASE = "https://api.anthropic.com"
-KEYLIKE_RE = re.compile(r"(?<![\w/.-])(?=[\w-]*\d)[\w-]{20,}")
-
-
-def _scrub(command: str) -> str:
-    """A helper command as shown: anything that looks like an inline key is masked."""
-    return KEYLIKE_RE.sub(lambda m: mask(m.group(0)), command)
 
 
 def _winner(layers: list[shadowing.Layer], variable: str) -> tuple[Any, str | None, list[str]]:
@@ -75,13 +70,18 @@ def claude_report(cwd: Path | None = None) -> list[str]:
             None,
         )
         if helper:
-            out.append(_line("key", f"apiKeyHelper `{_scrub(str(helper[1]))}`", helper[0], []))
+            out.append(
+                _line("key", f"apiKeyHelper `{scrub_keylike(str(helper[1]))}`", helper[0], [])
+            )
         else:
             out.append(_line("key", "Claude Code's own login (claude.ai / keychain)", None, []))
     for variable in shadowing.CLAUDE_ROUTERS:
         value, source, _ = _winner(layers, variable)
-        if value:
-            out.append(f"  warning: {variable} from {source}: Bedrock/Vertex, base URL ignored")
+        if claude.truthy(value):
+            out.append(
+                f"  warning: {variable} from {source}: Claude Code talks to that cloud "
+                "(Bedrock, Vertex, ...) and ignores the base URL"
+            )
     return out
 
 
@@ -99,6 +99,18 @@ def codex_report(cwd: Path | None = None) -> list[str]:
             return None, None, []
         return found[0][1], found[0][0].label, [layer.label for layer, _ in found[1:]]
 
+    legacy = [(layer, layer.data["profile"]) for layer in layers if "profile" in layer.data]
+    if legacy:  # Codex 0.171+ exits at start-up: it uses nothing while this line is there
+        for layer, name in legacy:
+            out.append(
+                f"  error: {layer.path}: legacy `profile = {json.dumps(str(name))}`: Codex "
+                'refuses to start with it ("no longer supported"); move the [profiles.'
+                f"{name}] settings into {name}.config.toml (used with `codex -p {name}`) and "
+                "delete the line"
+            )
+        out.append("  Codex will not start, so no provider, model or key is in use")
+        out += [f"  warning: {w}" for w in shadowing.codex_warnings(None, cwd)]
+        return out
     provider, source, over = pick("model_provider")
     provider = provider or "openai"
     tables: dict[str, Any] = {}
@@ -184,7 +196,13 @@ def sdk_report(active: str | None) -> list[str]:
     return out
 
 
-def report(app: str | None, active: dict[str, str], cwd: Path | None = None) -> list[str]:
+def report(
+    app: str | None,
+    active: dict[str, str],
+    cwd: Path | None = None,
+    removed: frozenset[str] | set[str] = frozenset(),
+) -> list[str]:
+    """``removed``: the apps whose active profile was removed since it was switched on."""
     apps = [app] if app else list(APPS)
     lines: list[str] = []
     for name in apps:
@@ -194,9 +212,14 @@ def report(app: str | None, active: dict[str, str], cwd: Path | None = None) -> 
         elif name == "codex":
             lines += codex_report(cwd)
         else:
-            lines += sdk_report(active.get("sdk"))
+            lines += sdk_report(None if "sdk" in removed else active.get("sdk"))
         if name in active and name != "sdk":
-            lines.append(f"  judgeaudit profile in the user file: {active[name]}")
+            gone = (
+                f" (removed since; `judgeaudit profile off {name}` gives you your own values back)"
+                if name in removed
+                else ""
+            )
+            lines.append(f"  judgeaudit profile in the user file: {active[name]}{gone}")
         if name == apps[-1]:
             ok, backend = secrets.backend_usable()
             lines.append(f"keyring: {backend}" + ("" if ok else " (not usable)"))

@@ -2,8 +2,10 @@
 
 Claude Code gets the profile as a private settings layer (``claude --settings FILE``, a 0600
 temp file removed afterwards): it outranks the user and project files for that process only,
-and blanks leftover tokens that would outrank ``apiKeyHelper``. Codex gets ``-c`` overrides
-(provider table, provider id, model). Any other command gets the profile's environment.
+and blanks leftover tokens that would outrank ``apiKeyHelper`` and Bedrock/Vertex/... flags that
+would send it to a cloud. Codex gets ``-c`` overrides (provider table, provider id, model), with
+the same kind of key source as a table of that id in ``config.toml``, which Codex merges them
+into. Any other command gets the profile's environment.
 """
 
 from __future__ import annotations
@@ -13,14 +15,22 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
+from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.targets import claude, codex, sdk
+
+#: An auth command that prints the key from the variable named by its argument (exec sets it).
+PRINT_ENV = "import os, sys; sys.stdout.write(os.environ[sys.argv[1]])"
 
 
 @dataclass
@@ -56,9 +66,12 @@ def plan_launch(profile: Profile, key: str, command: list[str], base_env: dict[s
                 "exec: the command already passes --settings; exec adds its own layer (drop "
                 "yours, or run claude without exec)"
             )
-        for variable in claude.TOKEN_VARS:
+        for variable in (*claude.TOKEN_VARS, *claude.ROUTER_VARS):
             env.pop(variable, None)
         layer_env = {"ANTHROPIC_BASE_URL": claude.anthropic_base(profile), "ANTHROPIC_API_KEY": ""}
+        # A Bedrock/Vertex/... flag in the user's settings would send this process to a cloud:
+        # the layer outranks that file, and an empty value is false to Claude Code.
+        layer_env.update(dict.fromkeys(claude.ROUTER_VARS, ""))
         if profile.model:
             layer_env["ANTHROPIC_MODEL"] = profile.model
         for option, variable in claude.ENV_FOR_OPTION.items():
@@ -73,7 +86,7 @@ def plan_launch(profile: Profile, key: str, command: list[str], base_env: dict[s
         return Launch([command[0], "--settings", "<layer>", *command[1:]], env, settings)
     if profile.app == "codex" and tool == "codex":
         ident = codex.provider_id(profile)
-        table = codex.provider_table(profile)
+        table, key_variable = _matching_auth(codex.provider_table(profile), ident, profile)
         table["name"] = f"{profile.name} (judgeaudit exec)"
         overrides = [
             "-c",
@@ -83,11 +96,47 @@ def plan_launch(profile: Profile, key: str, command: list[str], base_env: dict[s
         ]
         if profile.model:
             overrides += ["-c", f"model={json.dumps(profile.model, ensure_ascii=False)}"]
-        if "env_key" in table:
-            env[str(table["env_key"])] = key
+        if key_variable:
+            env[key_variable] = key
         return Launch([command[0], *overrides, *command[1:]], env)
     env.update(sdk.variables(profile, key))
     return Launch(list(command), env)
+
+
+def _file_table(ident: str) -> dict[str, Any] | None:
+    """The ``[model_providers.<ident>]`` table of the user's ``config.toml``, if any."""
+    try:
+        raw = read_live(codex_home() / "config.toml")
+        data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (ProfileError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # Codex says what is wrong with the file itself
+    table = (data.get("model_providers") or {}).get(ident)
+    return table if isinstance(table, dict) else None
+
+
+def _matching_auth(
+    table: dict[str, Any], ident: str, profile: Profile
+) -> tuple[dict[str, Any], str | None]:
+    """The ``-c`` table for ``ident``, with the same kind of auth as the table of that id in
+    ``config.toml`` (Codex merges the two, and refuses ``auth`` combined with ``env_key``), and
+    the variable the key must be in, if any."""
+    existing = _file_table(ident)
+    if existing is None:
+        return table, table.get("env_key")
+    if not str(existing.get("name", "")).endswith(codex.OURS_SUFFIX):
+        raise ProfileError(
+            f"exec: {codex_home() / 'config.toml'} has its own [model_providers.{ident}] "
+            f"(not written by judgeaudit), which Codex would merge with this profile; give it "
+            f"another id (`judgeaudit profile edit {profile.name} --option provider_id=OTHER`)"
+        )
+    if "auth" in existing and "env_key" in table:  # a command that prints the key we hold
+        variable = str(table.pop("env_key"))
+        table["auth"] = {"command": sys.executable, "args": ["-c", PRINT_ENV, variable]}
+        return table, variable
+    if "env_key" in existing and "auth" in table:
+        del table["auth"]
+        table["env_key"] = codex.env_key_name(profile)
+    return table, table.get("env_key")
 
 
 @contextlib.contextmanager
@@ -103,8 +152,15 @@ def _settings_file(settings: dict[str, object]) -> Iterator[str]:
             os.unlink(name)
 
 
+def exit_status(returncode: int) -> int:
+    """The child's status as a shell reports it: 128 + N for a death by signal N (Popen gives
+    -N, which would become 256 - N as our own exit code)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
 def run(launch: Launch) -> int:
-    """Run the command to its end (signals forwarded); the settings layer is always removed."""
+    """Run the command to its end (signals forwarded) and return its exit status as a shell
+    would; the settings layer is always removed."""
     with contextlib.ExitStack() as stack:
         argv = list(launch.argv)
         if launch.settings is not None:
@@ -124,7 +180,7 @@ def run(launch: Launch) -> int:
         try:
             while True:
                 try:
-                    return child.wait()
+                    return exit_status(child.wait())
                 except KeyboardInterrupt:  # the terminal sent SIGINT to the child too
                     continue
         finally:

@@ -28,6 +28,7 @@ class ImportReport:
     labels: dict[str, str] = field(default_factory=dict)  # profile -> the original name
     flagged: list[str] = field(default_factory=list)  # imported, but needs something to work
     current: dict[str, str] = field(default_factory=dict)  # app -> profile CC Switch has current
+    current_skipped: dict[str, str] = field(default_factory=dict)  # app -> its provider's name
 
 
 def slug(text: str) -> str:

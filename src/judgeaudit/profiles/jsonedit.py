@@ -154,8 +154,13 @@ class _Parser:
                 raise self.fail("expected ',' or '}'")
 
 
+BOM = "\ufeff"
+
+
 def parse_tree(text: str) -> Node:
     parser = _Parser(text)
+    if text.startswith(BOM):  # Claude Code reads a settings file with a BOM; so do we, and keep it
+        parser.pos = 1
     root = parser.value()
     parser.skip()
     if parser.pos != len(text):
@@ -167,7 +172,8 @@ class JsonDoc:
     """A JSON object document edited by dotted paths (``("env", "ANTHROPIC_MODEL")``)."""
 
     def __init__(self, text: str) -> None:
-        self.text = text if text.strip(WS) else "{}\n"
+        bom = BOM if text.startswith(BOM) else ""
+        self.text = text if text[len(bom) :].strip(WS) else bom + "{}\n"
         self.root = parse_tree(self.text)
         if self.root.kind != "object":
             raise JsonEditError("the top level must be a JSON object", 1, 1)
@@ -176,7 +182,7 @@ class JsonDoc:
         self.root = parse_tree(self.text)
 
     def data(self) -> dict[str, Any]:
-        value: dict[str, Any] = json.loads(self.text)
+        value: dict[str, Any] = json.loads(self.text.removeprefix(BOM))
         return value
 
     def _member(self, path: tuple[str, ...]) -> tuple[Node, int] | None:

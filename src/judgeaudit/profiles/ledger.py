@@ -17,8 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.redact import scrub_keylike
 
 Entry = dict[str, Any]  # had, raw | ref, index, wrote, removed, seq, container
+#: Not a key but facts about the file judgeaudit must give back at ``off``: its mode before an
+#: inline key made it 0600, its exact text when it was blank. Reconciling leaves it alone.
+FILE_FACTS = "#file"
 
 
 class Editable(Protocol):
@@ -71,6 +75,14 @@ class Reconciler:
     secret_keys: frozenset[str]
     load_secret: Callable[[str], str | None]
     containers: frozenset[str] = frozenset()
+    #: Secret keys whose value is a command (``apiKeyHelper``): kept in the keyring like a key
+    #: (it may embed one) but shown with only its key-like words masked, so a path stays legible.
+    commands: frozenset[str] = frozenset()
+
+    def _shown(self, dotted: str, raw: str, entry: Entry) -> str:
+        if "ref" not in entry:
+            return raw
+        return scrub_keylike(raw) if dotted in self.commands else _mask(raw)
 
     def _capture(self, dotted: str, seq: int) -> tuple[Entry, str | None]:
         raw = self.doc.current_raw(dotted)
@@ -111,6 +123,16 @@ class Reconciler:
         if "ref" in entry:
             out.dropped_secrets.append(entry["ref"])
 
+    def _note_replaced(self, dotted: str, entry: Entry, raw: str, out: Outcome) -> None:
+        """Tell the preview that a user's value is replaced (and kept)."""
+        current = self.doc.current_raw(dotted) if entry["had"] else None
+        if entry["had"] and current != raw:
+            shown = self._shown(dotted, current or "", entry)
+            out.notes.append(
+                f"replaces your value {dotted} = {shown}, kept (put back when no "
+                "profile sets it, or by `judgeaudit profile off`)"
+            )
+
     def reconcile(
         self, want: dict[str, str], ledger: dict[str, Entry], conflicts: list[str]
     ) -> Outcome:
@@ -118,9 +140,10 @@ class Reconciler:
         ledger = copy.deepcopy(ledger)
         out = Outcome(ledger)
         seq = max((e.get("seq", 0) for e in ledger.values()), default=0)
+        hand_edited: set[str] = set()
         # A value we wrote that the user changed by hand since is theirs now.
         for dotted, entry in list(ledger.items()):
-            if entry.get("container"):
+            if entry.get("container") or dotted == FILE_FACTS:
                 continue
             current = self.doc.current_raw(dotted)
             if entry.get("removed"):
@@ -137,11 +160,16 @@ class Reconciler:
                 seq += 1
                 fresh, secret = self._capture(dotted, seq)
                 ledger[dotted] = fresh
+                hand_edited.add(dotted)
                 if secret is not None:
                     out.save_secrets[fresh["ref"]] = secret
         # Keys no profile sets any more get the user's value back (restored in reverse order).
         for dotted in sorted(
-            (d for d, e in ledger.items() if not e.get("container") and d not in want),
+            (
+                d
+                for d, e in ledger.items()
+                if not e.get("container") and d not in want and d != FILE_FACTS
+            ),
             key=lambda d: -int(ledger[d].get("seq", 0)),
         ):
             entry = ledger[dotted]
@@ -163,16 +191,12 @@ class Reconciler:
                 else:
                     entry = existing
                 entry["removed"] = False
-                current = self.doc.current_raw(dotted) if entry["had"] else None
-                if entry["had"] and current != raw:
-                    shown = _mask(current or "") if "ref" in entry else current
-                    out.notes.append(
-                        f"replaces your value {dotted} = {shown}, kept (put back when no "
-                        "profile sets it, or by `judgeaudit profile off`)"
-                    )
+                self._note_replaced(dotted, entry, raw, out)
                 ledger[dotted] = entry
             else:
                 entry = existing
+                if dotted in hand_edited:  # edited by hand since our switch: theirs, like any
+                    self._note_replaced(dotted, entry, raw, out)
             self.doc.put_raw(dotted, raw)
             entry["wrote"] = fingerprint(raw)
         for dotted in conflicts:
@@ -186,7 +210,7 @@ class Reconciler:
                 out.save_secrets[entry["ref"]] = secret
             ledger[dotted] = entry
             self.doc.remove(dotted)
-            shown = _mask(current) if "ref" in entry else current
+            shown = self._shown(dotted, current, entry)
             out.notes.append(
                 f"removes {dotted} = {shown} (written by someone else, it would override "
                 "this switch), kept for `judgeaudit profile off`; --keep-conflicts leaves it"

@@ -17,21 +17,15 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from judgeaudit.fsutil import atomic_write_bytes
+from judgeaudit.profiles.filekind import kind_of
 from judgeaudit.profiles.model import ProfileError
 
 LOCK_TIMEOUT_ENV = "JUDGEAUDIT_LOCK_TIMEOUT_S"
 DEFAULT_LOCK_TIMEOUT_S = 60.0
-KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
 
 
 def _not_regular(path: Path, mode: int) -> ProfileError:
-    kind = next((name for test, name in KINDS if test(mode)), "not a regular file")
+    kind = kind_of(mode)
     return ProfileError(
         f"{path}: is {kind} (after following links); judgeaudit only edits regular files, "
         "nothing was changed"
@@ -66,9 +60,17 @@ def read_live(path: Path) -> bytes | None:
         return handle.read()
 
 
-def write_live(path: Path, content: bytes | None, *, secret: bool = False) -> None:
-    """Replace the file behind ``path`` (through links), keeping its mode; 0600 for secrets.
-    ``None`` removes it."""
+def mode_of(path: Path) -> int | None:
+    """The permission bits of the file behind ``path``, ``None`` if there is none."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return None
+
+
+def write_live(path: Path, content: bytes | None, *, mode: int | None = None) -> None:
+    """Replace the file behind ``path`` (through links) with ``mode``, or keeping its mode when
+    ``mode`` is None (0600 for a new file). ``None`` content removes it."""
     real = real_path(path)
     if content is None:
         real.unlink(missing_ok=True)
@@ -77,10 +79,10 @@ def write_live(path: Path, content: bytes | None, *, secret: bool = False) -> No
         info = os.stat(real)
         if not stat.S_ISREG(info.st_mode):
             raise _not_regular(path, info.st_mode)
-        mode = stat.S_IMODE(info.st_mode)
+        current = stat.S_IMODE(info.st_mode)
     except FileNotFoundError:
-        mode = 0o600
-    atomic_write_bytes(real, content, mode=0o600 if secret else mode)
+        current = 0o600
+    atomic_write_bytes(real, content, mode=current if mode is None else mode)
 
 
 def lock_timeout() -> float:

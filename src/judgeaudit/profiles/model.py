@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -10,11 +13,14 @@ from urllib.parse import urlsplit
 
 from judgeaudit.errors import InputError
 from judgeaudit.profiles import bridgeopt
+from judgeaudit.profiles.filekind import kind_of
+from judgeaudit.profiles.redact import looks_like_key
 from judgeaudit.tomlfile import read_toml
 
 APPS = ("claude", "codex", "sdk")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
+ENV_PREFIX_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 BUILTIN_CODEX_PROVIDERS = ("openai", "ollama", "lmstudio", "amazon-bedrock", "oss")
 #: ``bridge = "chat"``: the tool goes through ``judgeaudit bridge`` (see profiles.bridgeopt).
@@ -92,6 +98,12 @@ class Profile:
 
 
 def check_name(name: str, what: str = "profile name") -> str:
+    if looks_like_key(name):  # a key pasted where a name belongs: never echo it
+        raise ProfileError(
+            f"{what}: that looks like an API key itself, not a name; give the name of a "
+            "keyring entry or profile (e.g. taotoken) and store keys with `judgeaudit key set "
+            "NAME`"
+        )
     if not NAME_RE.match(name):
         raise ProfileError(
             f"{what} {name!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
@@ -107,10 +119,16 @@ def base_url_hint(app: str | None) -> str:
 
 
 def check_base_url(url: str, where: str = "base_url", app: str | None = None) -> str:
-    """The bare API base, or one line saying what is wrong with it (never echoing credentials)."""
+    """The bare API base, or one line saying what is wrong with it. The URL itself is never
+    echoed: a query string or user part may carry a key (``?api_key=sk-...``)."""
     hint = base_url_hint(app)
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+    if not isinstance(url, str):
+        raise ProfileError(f"{where}: must be a string ({hint})")
+    url = url.strip()  # a space copied along with the URL
+    if not url.startswith(("http://", "https://")):
         raise ProfileError(f"{where}: must start with http:// or https:// ({hint})")
+    if any(c.isspace() for c in url):
+        raise ProfileError(f"{where}: the URL has white space inside it; remove it ({hint})")
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -121,14 +139,33 @@ def check_base_url(url: str, where: str = "base_url", app: str | None = None) ->
             f"{where}: the URL carries credentials (user:password@); keep the key in the "
             "keyring (`judgeaudit key set NAME`) and use the bare base URL; nothing was saved"
         )
-    if not parts.hostname or any(c.isspace() for c in url) or port == 0:
-        raise ProfileError(f"{where}: {url!r} has no valid host ({hint})")
     if parts.query or parts.fragment or "?" in url or "#" in url:
         raise ProfileError(
-            f"{where}: {url!r} has a query string or fragment (tracking utm_ parameters copied "
+            f"{where}: the URL has a query string or fragment (tracking utm_ parameters copied "
             f"from a web page?); use the bare API base URL, {hint}"
         )
+    if not parts.hostname or port == 0:
+        raise ProfileError(f"{where}: the URL has no valid host ({hint})")
     return url.rstrip("/")
+
+
+def _check_model(value: Any, where: str) -> str | None:
+    """A model id: one line of printable text, or absent (never an empty string)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ProfileError(f"{where}: model: must be a string (a model id)")
+    if not value:
+        raise ProfileError(
+            f"{where}: model: empty; give a model id, or leave the model out (no `model` line "
+            "in a file, no --model on the command line)"
+        )
+    if value != value.strip() or any(not c.isprintable() for c in value):
+        raise ProfileError(
+            f"{where}: model: a model id is one line without leading or trailing spaces or "
+            "control characters"
+        )
+    return value
 
 
 def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") -> Profile:
@@ -170,10 +207,13 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     for key in ("price_in", "price_out"):
         value = data.get(key)
         if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
         ):
             raise ProfileError(
-                f"{where}: {key}: must be a non-negative number (USD per million tokens)"
+                f"{where}: {key}: must be a finite, non-negative number (USD per million tokens)"
             )
         prices[key] = None if value is None else float(value)
     for key, high in (("rpm", 1e9), ("tpm", 1e12)):
@@ -199,6 +239,12 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             raise ProfileError(f"{where}: options.{key}: {value!r} is not one of {', '.join(spec)}")
         if spec is str and not isinstance(value, str):
             raise ProfileError(f"{where}: options.{key}: must be a string")
+    prefix = options.get("env_prefix")
+    if prefix is not None and not ENV_PREFIX_RE.match(str(prefix)):
+        raise ProfileError(
+            f"{where}: options.env_prefix: use letters, digits and '_', starting with a letter "
+            "(e.g. TAOTOKEN exports TAOTOKEN_API_KEY)"
+        )
     if app == "codex":
         provider = options.get("provider_id")
         if provider in BUILTIN_CODEX_PROVIDERS:
@@ -223,13 +269,12 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     description = data.get("description")
     if description is not None and (not isinstance(description, str) or "\n" in description):
         raise ProfileError(f"{where}: description: must be a one-line string")
-    if data.get("model") is not None and not isinstance(data["model"], str):
-        raise ProfileError(f"{where}: model: must be a string (a model id)")
+    model = _check_model(data.get("model"), where)
     return Profile(
         name=name,
         app=app,
         base_url=check_base_url(data["base_url"], f"{where}: base_url", app),
-        model=data.get("model") or None,
+        model=model,
         key=data.get("key"),
         key_env=key_env,
         price_in=prices["price_in"],
@@ -243,7 +288,16 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
 
 
 def load_profile(path: Path, source: str = "user") -> Profile:
-    profile = profile_from_dict(read_toml(path, "profile", ProfileError), str(path), source)
+    try:  # a FIFO named *.toml would block the read forever
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise ProfileError(f"{path}: is {kind_of(mode)}, not a profile file; remove it")
+        data = read_toml(path, "profile", ProfileError)
+    except FileNotFoundError:
+        raise ProfileError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ProfileError(f"{path}: not UTF-8 text; save it as UTF-8") from None
+    profile = profile_from_dict(data, str(path), source)
     if profile.name != path.stem:
         raise ProfileError(f"{path}: name: {profile.name!r} must match the file name {path.stem!r}")
     return profile

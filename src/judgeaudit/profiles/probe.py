@@ -52,7 +52,8 @@ async def _call(
                 parsed = text
             return Answer(response.status, parsed, (time.perf_counter() - started) * 1000)
     except TimeoutError:
-        return Answer(None, None, 0, "no answer within the timeout")
+        waited = session.timeout.total
+        return Answer(None, None, 0, f"no answer within {waited:g} s" if waited else "no answer")
     except aiohttp.ClientConnectorError as exc:
         return Answer(
             None,
@@ -64,11 +65,16 @@ async def _call(
         return Answer(None, None, 0, f"connection failed ({type(exc).__name__})")
 
 
-def _reason(answer: Answer, what: str) -> str:
+def _reason(answer: Answer, what: str, profile: Profile) -> str:
     if answer.status is None:
         return f"{what}: {answer.problem}"
     if answer.status in (401, 403):
-        return f"{what}: the provider rejected the API key (HTTP {answer.status}); `judgeaudit key set NAME` stores the right one"
+        fix = (
+            f"`judgeaudit key set {profile.key}` stores the right one"
+            if profile.key
+            else f"put the right one in ${profile.key_env}"
+        )
+        return f"{what}: the provider rejected the API key (HTTP {answer.status}); {fix}"
     if answer.status == 404:
         return f"{what}: HTTP 404, no such path on this base URL"
     detail = ""
@@ -98,6 +104,7 @@ async def _try(
     kind: str,
     what: str,
     alternatives: list[str],
+    profile: Profile,
 ) -> tuple[bool, str]:
     answer = await _call(session, "POST", base + path, headers, body)
     if answer.status == 200 and _looks_like(kind, answer.body):
@@ -107,7 +114,7 @@ async def _try(
             False,
             f"{what}: {base}{path} answered 200 but not with a {kind} reply (a web page? check the base URL)",
         )
-    line = _reason(answer, what)
+    line = _reason(answer, what, profile)
     if answer.status in (404, 405):
         for other in alternatives:
             retry = await _call(session, "POST", other + path, headers, body)
@@ -156,6 +163,7 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
                 "messages",
                 f"Anthropic Messages with {model}",
                 _variants(base, "claude"),
+                profile,
             )
             if not ok and "404" in line and (offer := await _offer_bridge(session, profile, auth)):
                 line += "; " + offer
@@ -172,6 +180,7 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
                 "responses",
                 f"Responses API with {profile.model or '(no model set)'}",
                 _variants(base, "codex"),
+                profile,
             )
             if not ok and "404" in line:
                 line += ' (Codex only speaks wire_api = "responses"; without it Codex cannot use this provider directly)'
@@ -195,12 +204,13 @@ async def _chat_probe(
             f"models: {len(listed.body.get('data') or [])} listed in {listed.latency_ms:.0f} ms"
         )
     elif listed.status in (401, 403):
-        return False, [_reason(listed, "models")]
+        return False, [_reason(listed, "models", profile)]
     else:
-        lines.append(f"models: not listed ({_reason(listed, 'GET /models')})")
+        lines.append(f"models: not listed ({_reason(listed, 'GET /models', profile)})")
     if not profile.model:
         lines.append(
-            "no model in the profile: set one (`judgeaudit profile edit NAME --model ID`) to send a chat completion"
+            f"no model in the profile: set one (`judgeaudit profile edit {profile.name} --model ID`) "
+            "to send a chat completion"
         )
         return listed.status == 200, lines
     body = {
@@ -217,6 +227,7 @@ async def _chat_probe(
         "chat",
         f"chat completion with {profile.model}",
         _variants(base, "sdk"),
+        profile,
     )
     return ok, [*lines, line]
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.livefile import read_live
+from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import (
     claude_managed_settings,
     claude_settings,
@@ -24,10 +25,11 @@ from judgeaudit.profiles.paths import (
     codex_managed_config,
     project_dirs,
 )
+from judgeaudit.profiles.targets import claude
 
 CLAUDE_VARS = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 CLAUDE_TOKENS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
-CLAUDE_ROUTERS = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+CLAUDE_ROUTERS = claude.ROUTER_VARS
 CODEX_KEYS = ("model", "model_provider", "model_providers", "profile")
 
 
@@ -43,22 +45,39 @@ class Layer:
         return f"{self.scope} {self.path}" if self.path else self.scope
 
 
-def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
+def _read_text(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or what is wrong with it; a FIFO or device is never opened (it would
+    block ``profile doctor`` forever)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, ValueError) as exc:
+        raw = read_live(path)
+    except ProfileError as exc:
+        return None, str(exc).removeprefix(f"{path}: ").split(";")[0]
+    if raw is None:
+        return None, None
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff"), None
+    except UnicodeDecodeError:
+        return None, "unreadable (not UTF-8)"
+
+
+def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
+    text, problem = _read_text(path)
+    if text is None:
+        return {}, problem
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
         return {}, f"unreadable ({type(exc).__name__})"
     return (data, None) if isinstance(data, dict) else ({}, "not a JSON object")
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str | None]:
+    text, problem = _read_text(path)
+    if text is None:
+        return {}, problem
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")), None
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, ValueError) as exc:
+        return tomllib.loads(text), None
+    except ValueError as exc:
         return {}, f"unreadable ({type(exc).__name__})"
 
 
@@ -107,7 +126,7 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
         if layer.scope == "user":
             continue  # the file judgeaudit edits: conflicts there are handled by the switch
         env = _env(layer)
-        where = f"{layer.path}: env." if layer.path else "this terminal's environment has "
+        where = f"{layer.path}: env." if layer.path else "in this terminal's environment, "
         fix = (
             "unset it"
             if layer.scope == "shell"
@@ -116,7 +135,7 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
             else "remove it from that file"
         )
         for variable in CLAUDE_ROUTERS:
-            if env.get(variable):
+            if claude.truthy(env.get(variable)):
                 out.append(
                     f"{where}{variable} is set: Claude Code then talks to Bedrock/Vertex and "
                     f"ignores ANTHROPIC_BASE_URL ({fix})"
@@ -143,13 +162,14 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
 def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:
     out = []
     for layer in codex_layers(cwd):
+        tables = layer.data.get("profiles")
+        if profile is not None and isinstance(tables, dict) and profile.name in tables:
+            out.append(
+                f"{layer.path}: has a legacy [profiles.{profile.name}] table: `codex -p "
+                f"{profile.name}` refuses to start while it is there (remove that table)"
+            )
         if layer.scope == "user":
-            if "profile" in layer.data:
-                out.append(
-                    f"{layer.path}: `profile = {layer.data['profile']!r}` selects a [profiles.*] "
-                    "table that can override model_provider (remove it by hand)"
-                )
-            continue
+            continue  # a legacy `profile = ...` line there: the switch itself says so
         keys = [k for k in CODEX_KEYS if k in layer.data]
         if keys:
             trust = " (when the project is trusted)" if layer.scope == "project" else ""

@@ -2,10 +2,12 @@
 
 read live files (regular files only) -> refuse if they do not parse -> plan + diff -> lock ->
 clean temp files an interrupted switch left -> re-read (re-plan if changed) -> keep replaced
-secrets in the keyring -> back up (with the ownership ledger) -> temp file, fsync, rename (same
-mode, through symlinks) -> read back and validate -> record ledger and active profile. Any
-failure leaves the old files byte-for-byte. ``profile off`` is the same transaction with no
-profile: every key judgeaudit wrote removed, every user value it replaced put back.
+secrets in the keyring -> back up (keys swapped for keyring markers, with the ownership ledger
+and the file's mode; one transaction id for every file) -> temp file, fsync, rename (through
+symlinks; 0600 while an inline key is in it, the user's own mode back after) -> read back and
+validate -> record ledger and active profile. Any failure leaves the old files byte-for-byte.
+``profile off`` is the same transaction with no profile: every key judgeaudit wrote removed,
+every user value it replaced put back. ``profile restore`` lives in :mod:`.restore`.
 """
 
 from __future__ import annotations
@@ -19,17 +21,14 @@ from typing import Any
 
 import tomlkit
 
-from judgeaudit.profiles import backups, bridgeopt, secrets, shadowing
-from judgeaudit.profiles.jsonedit import dump_value
-from judgeaudit.profiles.ledger import referenced_secrets
-from judgeaudit.profiles.livefile import read_live, real_path, switch_lock, write_live
+from judgeaudit.profiles import backupkeys, backups, bridgeopt, secrets, shadowing
+from judgeaudit.profiles.ledger import FILE_FACTS
+from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.redact import redact, secret_values
+from judgeaudit.profiles.redact import keylike_words, redact, secret_values
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import FilePlan, claude, codex
-
-INLINE = "env.ANTHROPIC_AUTH_TOKEN"
 
 
 @dataclass
@@ -95,6 +94,7 @@ def plan_app(
             plan = codex.plan_file(
                 path, raw, profile, ledger, _load_secret, kind=kind, created=str(path) in created
             )
+        _settle_mode(plan, profile is None)
         plans.append(plan)
     if profile is not None and bridgeopt.uses_bridge(profile) and plans:
         plans[0].notes.append(bridgeopt.use_note(profile))  # shown in the diff preview
@@ -107,13 +107,22 @@ def _secrets_in(plan: FilePlan) -> set[str]:
         if not content:
             continue
         try:
-            text = content.decode("utf-8")
+            text = content.decode("utf-8").removeprefix("\ufeff")
             data = json.loads(text) if plan.kind == "claude" else tomlkit.parse(text).unwrap()
         except (ValueError, UnicodeDecodeError, tomlkit.exceptions.ParseError):
             continue
         found |= secret_values(data)
-    for raw in plan.save_secrets.values():
-        found.add(raw.strip('"'))
+        if plan.kind == "claude" and isinstance(data, dict):
+            for dotted in claude.COMMAND_KEYS:  # a key inside a helper command
+                found |= keylike_words(str(data.get(dotted) or ""))
+    commands = {
+        entry["ref"]
+        for dotted, entry in plan.ledger.items()
+        if plan.kind == "claude" and dotted in claude.COMMAND_KEYS and "ref" in entry
+    }
+    for ref, raw in plan.save_secrets.items():
+        text = raw.strip('"')
+        found |= keylike_words(text) if ref in commands else {text}
     return found
 
 
@@ -138,22 +147,6 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
     return "".join(chunks)
 
 
-def _backup_content(
-    plan: FilePlan, old_ledger: dict[str, Any]
-) -> tuple[bytes, list[dict[str, str]]]:
-    """The bytes to back up: an inline key judgeaudit wrote is swapped for a keyring marker."""
-    assert plan.before is not None
-    entry = old_ledger.get(INLINE)
-    if plan.kind != "claude" or not entry or not entry.get("keyname"):
-        return plan.before, []
-    doc = claude.parse(plan.path, plan.before)
-    view = claude.SettingsDoc(doc)
-    if view.current_raw(INLINE) is None:
-        return plan.before, []
-    view.put_raw(INLINE, dump_value(backups.REDACTED_MARK + entry["keyname"]))
-    return doc.text.encode("utf-8"), [{"path": INLINE, "key": entry["keyname"]}]
-
-
 def _apply(
     store: ProfileStore,
     app: str,
@@ -168,34 +161,23 @@ def _apply(
         secrets.set_saved(ref, raw)  # the user's replaced secrets, before any file changes
         if ref not in state.setdefault("saved", []):
             state["saved"].append(ref)
-    written: list[FilePlan] = []
+    txn = backups.new_transaction(app)
+    written: list[tuple[FilePlan, int | None]] = []
     try:
         for plan in plans:
             if not plan.changes:
                 continue
+            mode_before = mode_of(plan.path)
+            backup_id = backupkeys.take(store, state, app, plan.path, plan.before, label, txn)
             if plan.before is not None:
-                old_ledger = state["owned"].get(str(plan.path), {})
-                content, redacted = _backup_content(plan, old_ledger)
-                result.backups.append(
-                    backups.save(
-                        store,
-                        app,
-                        plan.path,
-                        content,
-                        label,
-                        ledger=old_ledger,
-                        created=str(plan.path) in state["created"],
-                        active=state["active"].get(app),
-                        redacted=redacted,
-                    )
-                )
-            write_live(plan.path, plan.after, secret=plan.secret)
-            written.append(plan)
+                result.backups.append(backup_id)
+            write_live(plan.path, plan.after, mode=plan.mode)
+            written.append((plan, mode_before))
             if plan.after is not None:
                 _validate(plan)
     except BaseException:
-        for plan in written:  # put every file back exactly as it was
-            write_live(plan.path, plan.before)
+        for plan, mode_before in written:  # put every file back exactly as it was
+            write_live(plan.path, plan.before, mode=mode_before)
         raise
     for plan in plans:
         key = str(plan.path)
@@ -213,25 +195,23 @@ def _apply(
         state["active"][app] = active
     store.save_state(state)
     backups.prune(store, app)
-    _forget_unreferenced_secrets(store, state)
+    backupkeys.forget_unreferenced_secrets(store, state)
 
 
-def _forget_unreferenced_secrets(store: ProfileStore, state: dict[str, Any]) -> None:
-    """Delete kept user values that no ledger and no remaining backup can put back any more,
-    so the keyring does not fill up with ``saved-…`` entries over hundreds of switches."""
-    saved: list[str] = state.get("saved", [])
-    if not saved:
-        return
-    ledgers = list(state["owned"].values())
-    ledgers += [b.ledger for b in backups.list_backups(store) if b.ledger]
-    live = referenced_secrets(ledgers)
-    gone = [ref for ref in saved if ref not in live]
-    if not gone:
-        return
-    for ref in gone:
-        secrets.delete_saved(ref)
-    state["saved"] = [ref for ref in saved if ref in live]
-    store.save_state(state)
+def _settle_mode(plan: FilePlan, turning_off: bool) -> None:
+    """0600 while the file holds an inline key; the user's own mode back once it does not."""
+    facts = dict(plan.ledger.get(FILE_FACTS, {}))
+    now = mode_of(plan.path)
+    if plan.secret:
+        plan.mode = 0o600
+        if now is not None and now != 0o600 and "mode" not in facts:
+            facts["mode"] = now
+    elif "mode" in facts:
+        plan.mode = int(facts.pop("mode"))
+    if facts and not turning_off:
+        plan.ledger[FILE_FACTS] = facts
+    else:
+        plan.ledger.pop(FILE_FACTS, None)  # off: nothing of judgeaudit's stays behind
 
 
 def _validate(plan: FilePlan) -> None:
@@ -300,56 +280,3 @@ def turn_off(store: ProfileStore, app: str, *, dry_run: bool = False) -> SwitchR
     if app not in APPS:
         raise ProfileError(f"app {app!r}: use one of {', '.join(APPS)}")
     return _transaction(store, app, None, dry_run=dry_run, keep_conflicts=False, before_write=None)
-
-
-def restore_backup(store: ProfileStore, found: backups.Backup) -> backups.Backup:
-    """Put a backup back, with the ownership state and active profile that belonged to it."""
-    target = Path(found.original)
-    with switch_lock(store.root):
-        content = found.path.read_bytes()
-        for marker in found.redacted:
-            key = secrets.get_key(marker["key"])
-            if not key:
-                raise ProfileError(
-                    f"backup {found.id}: it held the inline key of keyring entry "
-                    f"{marker['key']!r}, which is gone; `judgeaudit key set {marker['key']}` "
-                    "first, nothing was changed"
-                )
-            doc = claude.parse(target, content)
-            claude.SettingsDoc(doc).put_raw(marker["path"], dump_value(key))
-            content = doc.text.encode("utf-8")
-        current = read_live(target)
-        state = store.state()
-        if current is not None:
-            backups.save(
-                store,
-                found.app,
-                target,
-                current,
-                f"before restore of {found.id}",
-                ledger=state["owned"].get(str(target), {}),
-                created=str(target) in state["created"],
-                active=state["active"].get(found.app),
-            )
-        write_live(target, content, secret=bool(found.redacted))
-        if found.ledger is not None:
-            if found.ledger:
-                state["owned"][str(target)] = found.ledger
-            else:
-                state["owned"].pop(str(target), None)
-        if found.created and str(target) not in state["created"]:
-            state["created"].append(str(target))
-        if found.active:
-            state["active"][found.app] = found.active
-        elif (
-            found.ledger is not None
-            and not found.ledger
-            and target.name
-            in (
-                "settings.json",
-                "config.toml",
-            )
-        ):
-            state["active"].pop(found.app, None)
-        store.save_state(state)
-    return found

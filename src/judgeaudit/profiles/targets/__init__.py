@@ -16,6 +16,7 @@ class FilePlan:
     after: bytes | None  # None: the file is (or stays) absent
     kind: str = "claude"  # claude | codex | codex-profile
     secret: bool = False  # holds a key inline: written 0600
+    mode: int | None = None  # the permission bits to write; None keeps the file's own
     ledger: dict[str, dict[str, Any]] = field(default_factory=dict)  # what judgeaudit owns
     notes: list[str] = field(default_factory=list)  # user values replaced/removed (no secrets)
     warnings: list[str] = field(default_factory=list)
@@ -29,4 +30,6 @@ class FilePlan:
 
     @property
     def owned(self) -> list[str]:
-        return sorted(k for k, e in self.ledger.items() if not e.get("removed"))
+        return sorted(
+            k for k, e in self.ledger.items() if not e.get("removed") and not k.startswith("#")
+        )

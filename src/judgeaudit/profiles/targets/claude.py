@@ -4,6 +4,7 @@ file's formatting; remove leftover tokens that would shadow the switch; never wr
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Callable
@@ -11,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles import bridgeopt
-from judgeaudit.profiles.jsonedit import JsonDoc, JsonEditError, dump_value
-from judgeaudit.profiles.ledger import Entry, Reconciler
+from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
+from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan
 
@@ -23,8 +24,25 @@ ENV_FOR_OPTION = {
     "default_haiku_model": "ANTHROPIC_DEFAULT_HAIKU_MODEL",
 }
 TOKEN_VARS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
-CONFLICTS = tuple(f"env.{v}" for v in TOKEN_VARS)  # outrank apiKeyHelper in Claude Code
-SECRET_KEYS = frozenset({*CONFLICTS, "apiKeyHelper"})
+TOKEN_PATHS = tuple(f"env.{v}" for v in TOKEN_VARS)  # outrank apiKeyHelper in Claude Code
+#: Any of these set to a true value sends Claude Code to a cloud and ignores ANTHROPIC_BASE_URL.
+ROUTER_VARS = (
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "CLAUDE_CODE_USE_FOUNDRY",
+    "CLAUDE_CODE_USE_ANTHROPIC_AWS",
+    "CLAUDE_CODE_USE_MANTLE",
+)
+ROUTER_PATHS = tuple(f"env.{v}" for v in ROUTER_VARS)
+SECRET_KEYS = frozenset({*TOKEN_PATHS, "apiKeyHelper"})
+COMMAND_KEYS = frozenset({"apiKeyHelper"})  # a command, not a key: shown with keys masked
+
+
+def truthy(value: object) -> bool:
+    """Claude Code's own test of a flag variable ("1", "true", "yes", "on")."""
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def parse(path: Path, raw: bytes) -> JsonDoc:
@@ -135,10 +153,20 @@ def plan(
 ) -> FilePlan:
     """Plan the file for ``profile`` (``None``: judgeaudit off, the user's own file back)."""
     doc = parse(path, raw) if raw is not None else JsonDoc("")
+    facts = dict(ledger.get(FILE_FACTS, {}))
+    ours = any(k != FILE_FACTS for k in ledger)
+    blank = raw is not None and not raw.removeprefix(BOM.encode("utf-8")).strip()
+    if raw is not None and profile is not None and blank and not ours:
+        facts["text"] = raw.decode("utf-8")  # a blank file (a BOM too): `off` gives back this
     want = desired(profile, inline_key) if profile else {}
-    conflicts = [] if keep_conflicts or profile is None else list(CONFLICTS)
+    conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
-        SettingsDoc(doc), str(path), SECRET_KEYS, load_secret, containers=frozenset({"env"})
+        SettingsDoc(doc),
+        str(path),
+        SECRET_KEYS,
+        load_secret,
+        containers=frozenset({"env"}),
+        commands=COMMAND_KEYS,
     )
     outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
     warnings = []
@@ -150,6 +178,12 @@ def plan(
                     f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code ranks it "
                     "above apiKeyHelper, so it will keep using that key"
                 )
+        for variable in ROUTER_VARS:
+            if truthy(env.get(variable)):
+                warnings.append(
+                    f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code then talks "
+                    "to that cloud and ignores this profile's base URL"
+                )
     secret = "env.ANTHROPIC_AUTH_TOKEN" in want
     if secret:
         warnings.append(
@@ -159,7 +193,13 @@ def plan(
     inline_ref = profile.key if secret and profile else None
     if inline_ref:
         outcome.ledger["env.ANTHROPIC_AUTH_TOKEN"]["keyname"] = inline_ref
+    if facts:
+        outcome.ledger[FILE_FACTS] = facts
+    else:
+        outcome.ledger.pop(FILE_FACTS, None)
     after_bytes: bytes | None = doc.text.encode("utf-8")
+    if profile is None and "text" in facts and not doc.data():
+        after_bytes = facts["text"].encode("utf-8")  # it was blank before judgeaudit
     if profile is None and (raw is None or (created and not doc.data())):
         after_bytes = None  # judgeaudit created this file and nothing of the user's is in it
     return FilePlan(
@@ -175,6 +215,19 @@ def plan(
         dropped_secrets=outcome.dropped_secrets,
         inline_key_name=inline_ref,
     )
+
+
+def _conflicts(doc: JsonDoc, ledger: dict[str, Entry]) -> list[str]:
+    """What someone else wrote that would override the switch: leftover tokens, and a true
+    Bedrock/Vertex/... flag (still a conflict once removed, so it stays removed)."""
+    view = SettingsDoc(doc)
+    routers = []
+    for dotted in ROUTER_PATHS:
+        raw = view.current_raw(dotted)
+        removed = bool(ledger.get(dotted, {}).get("removed"))
+        if removed or (raw is not None and truthy(json.loads(raw))):
+            routers.append(dotted)
+    return [*TOKEN_PATHS, *routers]
 
 
 def validate(path: Path, written: bytes, plan_: FilePlan) -> None:

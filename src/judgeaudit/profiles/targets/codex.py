@@ -172,7 +172,9 @@ class ConfigDoc:
         return isinstance(value, dict) and not value
 
 
-def _adopt_or_refuse(path: Path, doc: TOMLDocument, ident: str, ledger: dict[str, Entry]) -> None:
+def _adopt_or_refuse(
+    path: Path, doc: TOMLDocument, ident: str, ledger: dict[str, Entry], profile_name: str
+) -> None:
     """Refuse to replace a provider table someone else wrote (issue: data loss)."""
     dotted = f"model_providers.{ident}"
     providers = doc.get("model_providers")
@@ -185,7 +187,7 @@ def _adopt_or_refuse(path: Path, doc: TOMLDocument, ident: str, ledger: dict[str
         return
     raise ProfileError(
         f"{path}: [model_providers.{ident}] was not written by judgeaudit and a switch would "
-        f"replace it; give this profile another id (`judgeaudit profile edit NAME --option "
+        f"replace it; give this profile another id (`judgeaudit profile edit {profile_name} --option "
         f"provider_id=OTHER`) or remove that table yourself; nothing was changed"
     )
 
@@ -212,7 +214,7 @@ def plan_file(
     want: dict[str, str] = {}
     if profile is not None:
         ident = provider_id(profile)
-        _adopt_or_refuse(path, doc, ident, ledger)
+        _adopt_or_refuse(path, doc, ident, ledger, profile.name)
         if profile.model:
             want["model"] = json.dumps(profile.model, ensure_ascii=False)
         want["model_provider"] = json.dumps(ident)
@@ -237,10 +239,11 @@ def plan_file(
     if removed_tables and "trail" in removed_tables[0]:
         text = text.rstrip() + removed_tables[0]["trail"]
     warnings = []
-    if profile is not None and kind == "codex" and ("profile" in doc or "profiles" in doc):
+    if profile is not None and kind == "codex" and "profile" in doc:
         warnings.append(
-            f"{path} has a legacy `profile` key or [profiles.*] tables that current Codex "
-            "rejects; judgeaudit leaves them, remove them by hand"
+            f"{path} has a legacy `profile = ...` line: Codex refuses to start while it is "
+            "there, whatever the switch writes; judgeaudit leaves it, delete it by hand "
+            "(`judgeaudit profile doctor codex` says how)"
         )
     after: bytes | None = text.encode("utf-8")
     if profile is None and created and not tomlkit.parse(text).unwrap():

@@ -1,0 +1,87 @@
+"""``profile restore ID``: put back the whole switch that took backup ``ID``.
+
+A switch (``use``/``off``) writes several files at once: Codex's ``config.toml`` and the
+per-profile files, and restoring only one of them would leave the others out of step (a
+``config.toml`` naming a profile whose file is gone). So a restore puts back every file that
+switch backed up, removes the files it created, and restores the ownership ledger, modes and
+active profile that belonged to them. It is itself a transaction: the current files are
+backed up first (one switch, so a restore can be undone the same way), keys come back from the
+keyring or nothing is written, and a failure puts every file back as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.profiles import backupkeys, backups
+from judgeaudit.profiles.livefile import mode_of, read_live, switch_lock, write_live
+from judgeaudit.profiles.store import ProfileStore
+
+MAIN_FILES = ("settings.json", "config.toml")  # the file a tool reads (not a -p profile file)
+
+
+def restore_backups(
+    store: ProfileStore, named: backups.Backup, group: list[backups.Backup]
+) -> list[backups.Backup]:
+    """Restore every backup of ``group`` (the switch that took ``named``) as one transaction."""
+    with switch_lock(store.root):
+        # Every key first: a missing one refuses the restore before anything is written.
+        contents = {
+            b.id: None if b.absent else backupkeys.put_keys_back(b, b.path.read_bytes())
+            for b in group
+        }
+        state = store.state()
+        txn = backups.new_transaction(named.app)
+        label = f"before restore of {named.id}"
+        previous = {}
+        for b in group:
+            target = Path(b.original)
+            current = read_live(target)
+            previous[b.id] = (current, mode_of(target))
+            if current != contents[b.id]:
+                backupkeys.take(store, state, b.app, target, current, label, txn)
+        written: list[backups.Backup] = []
+        try:
+            for b in group:
+                mode = b.mode if b.mode is not None else (0o600 if b.redacted else None)
+                write_live(Path(b.original), contents[b.id], mode=mode)
+                written.append(b)
+        except BaseException:
+            for b in written:
+                content, mode = previous[b.id]
+                write_live(Path(b.original), content, mode=mode)
+            raise
+        for b in group:
+            _restore_ownership(state, b)
+        _restore_active(state, named.app, group)
+        store.save_state(state)
+        backups.prune(store, named.app)
+        backupkeys.forget_unreferenced_secrets(store, state)
+    return group
+
+
+def _restore_ownership(state: dict[str, Any], found: backups.Backup) -> None:
+    key = found.original
+    if found.absent or (found.ledger is not None and not found.ledger):
+        state["owned"].pop(key, None)
+    elif found.ledger is not None:
+        state["owned"][key] = found.ledger
+    if found.absent:
+        if key in state["created"]:
+            state["created"].remove(key)
+    elif found.created and key not in state["created"]:
+        state["created"].append(key)
+    elif not found.created and found.ledger is not None and key in state["created"]:
+        state["created"].remove(key)  # the file was the user's before that switch
+
+
+def _restore_active(state: dict[str, Any], app: str, group: list[backups.Backup]) -> None:
+    """The profile that was active before that switch (none, if judgeaudit owned nothing)."""
+    active = next((b.active for b in group if b.active), None)
+    if active:
+        state["active"][app] = active
+        return
+    main = [b for b in group if Path(b.original).name in MAIN_FILES]
+    if main and all(b.absent or (b.ledger is not None and not b.ledger) for b in main):
+        state["active"].pop(app, None)

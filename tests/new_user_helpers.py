@@ -1,0 +1,52 @@
+"""What the new-user defect tests share: a fresh HOME with the config dirs, and the CLI run
+in it as a user's shell would (with the real Secret Service keyring)."""
+
+from __future__ import annotations
+
+import os
+import secrets as pysecrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_profile_bad_input import world_env
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    for name in ("cfg", "claude", "codex", "home", "work"):
+        (tmp_path / name).mkdir()
+    return tmp_path
+
+
+def cli(
+    home: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=home / "work",
+        env={**os.environ, **world_env(home), **(env or {})},
+    )
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The single stderr line of a refusal (and no traceback)."""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def add(home: Path, name: str, app: str, base_url: str, *extra: str) -> None:
+    done = cli(home, "profile", "add", name, "--app", app, "--base-url", base_url, *extra)
+    assert done.returncode == 0, done.stderr
+
+
+def unique(prefix: str) -> str:
+    """A keyring entry name no other test run uses (the Secret Service is shared per session)."""
+    return f"{prefix}-{pysecrets.token_hex(6)}"
