@@ -1,21 +1,22 @@
 """Pair detail: both transcripts side by side with tool calls, the success check's verdict and
-why, and the judge's raw outputs in both orders."""
+why, and the judge's raw outputs in both orders (read in a worker, shown when loaded)."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.frame import open_db
+from judgeaudit.analysis.queries import PairDetail, Side, pair_detail
+from judgeaudit.errors import JudgeauditError
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
@@ -24,38 +25,54 @@ def transcript(events: list[dict[str, Any]]) -> Text:
         role = e["role"]
         if role == "user":
             out.append("user: ", style="bold cyan")
-            out.append(e["content"] + "\n")
+            out.append(str(e["content"]) + "\n")
         elif role == "agent":
             out.append("agent: ", style="bold green")
-            out.append(e["content"] + "\n")
+            out.append(str(e["content"]) + "\n")
         elif role == "tool_call":
             out.append(f"  → {e['name']} {e['arguments']}\n", style="magenta")
         elif role == "tool_result":
-            style = "red" if "error" in e.get("result", {}) else "dim"
-            out.append(f"  ← {json.dumps(e['result'], ensure_ascii=False)[:160]}\n", style=style)
+            result = e.get("result", {})
+            style = "red" if isinstance(result, dict) and "error" in result else "dim"
+            out.append(f"  ← {json.dumps(result, ensure_ascii=False)[:160]}\n", style=style)
     return out
 
 
-def verdict(traj: sqlite3.Row) -> Text:
-    ok = bool(traj["success"])
-    text = Text("SUCCESS" if ok else "FAILED", style="bold green" if ok else "bold red")
-    text.append(
-        f" ({traj['success_source']}) · ending {traj['ending']} · user "
-        f"{'satisfied' if traj['satisfied'] else 'not satisfied'}\n"
+def verdict(side: Side) -> Text:
+    if not side.found:
+        return Text("no stored conversation for this side\n", style="dim")
+    text = Text(
+        "SUCCESS" if side.success else "FAILED", style="bold green" if side.success else "bold red"
     )
-    detail = json.loads(traj["success_detail"] or "{}")
-    for line in detail.get("state_diff", []):
+    text.append(
+        f" ({side.success_source}) · ending {side.ending} · user "
+        f"{'satisfied' if side.satisfied else 'not satisfied'}\n"
+    )
+    for line in side.detail.get("state_diff", []):
         text.append(f"state: {line}\n", style="red")
-    for fact in detail.get("missing_facts", []):
+    for fact in side.detail.get("missing_facts", []):
         text.append(f"never told the user: {fact}\n", style="red")
-    if traj["llm_success"] is not None:
+    if side.llm_success is not None:
+        text.append(f"LLM success check (candidate only): {side.llm_success}\n", style="yellow")
+    return text
+
+
+def judge_outputs(logs: list[dict[str, Any]]) -> Text:
+    text = Text("Judge raw outputs\n", style="bold")
+    for log in logs:
         text.append(
-            f"LLM success check (candidate only): {bool(traj['llm_success'])}\n", style="yellow"
+            f"order {log['order']} attempt {log['attempt']} ({log['model']}, prompt "
+            f"{log['prompt_hash']})",
+            style="bold",
         )
+        if log["parse_error"]:
+            text.append(f"  PARSE ERROR: {log['parse_error']}", style="bold red")
+        text.append("\n" + str(log["raw_output"]) + "\n\n")
     return text
 
 
 class PairDetailScreen(Screen[None]):
+    SUB_TITLE = "Pair"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
     def __init__(self, out: Path, pair_id: str) -> None:
@@ -63,52 +80,45 @@ class PairDetailScreen(Screen[None]):
         self.out, self.pair_id = out, pair_id
 
     def compose(self) -> ComposeResult:
-        db = open_db(self.out)
-        try:
-            pair = db.execute(
-                "SELECT * FROM audit_pairs WHERE pair_id = ?", (self.pair_id,)
-            ).fetchone()
-            sides = [
-                db.execute(
-                    "SELECT * FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ? "
-                    "AND agent = ?",
-                    (pair["run_id"], pair["task_id"], pair["trial"], agent),
-                ).fetchone()
-                for agent in (pair["agent_a"], pair["agent_b"])
-            ]
-            logs = db.execute(
-                'SELECT * FROM judge_logs WHERE pair_id = ? ORDER BY "order", attempt',
-                (self.pair_id,),
-            ).fetchall()
-        finally:
-            db.close()
         yield Header()
+        yield Static(f"Pair {self.pair_id} — loading…", id="pair-title", classes="title")
+        with Horizontal(classes="columns", id="pair-columns"):
+            for side in ("a", "b"):
+                with VerticalScroll(classes="column"):
+                    yield Static("", id=f"side-{side}")
+        with VerticalScroll(classes="column", id="judge-column"):
+            yield Static("", id="judge-outputs")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#pair-columns").loading = True
+        self.load()
+
+    @work(thread=True, exclusive=True, group="pair")
+    def load(self) -> None:
+        try:
+            detail = pair_detail(self.out, self.pair_id)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.show_error, str(exc))
+            return
+        self.app.call_from_thread(self.show, detail)
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#pair-columns").loading = False
+        self.query_one("#pair-title", Static).update(message)
+
+    def show(self, detail: PairDetail) -> None:
+        pair = detail.pair
         flag = "  MISSELECTED" if pair["misselected"] else ""
-        yield Static(
+        self.query_one("#pair-title", Static).update(
             f"{pair['task_id']} ({pair['task_type']}) · judge prefers {pair['judge_pref']} "
             f"(AB: {pair['pref_ab']}, BA: {pair['pref_ba']}) · scores {pair['judge_score_a']}/"
-            f"{pair['judge_score_b']}{flag}",
-            classes="title",
+            f"{pair['judge_score_b']}{flag}"
         )
-        with Horizontal(classes="columns"):
-            for label, agent, traj in (
-                ("A", pair["agent_a"], sides[0]),
-                ("B", pair["agent_b"], sides[1]),
-            ):
-                with VerticalScroll(classes="column"):
-                    yield Static(Text(f"{label}: {agent}", style="bold"))
-                    yield Static(verdict(traj))
-                    yield Static(transcript(json.loads(traj["events"])))
-        with VerticalScroll(classes="column"):
-            yield Static(Text("Judge raw outputs", style="bold"))
-            for log in logs:
-                head = Text(
-                    f"order {log['order']} attempt {log['attempt']} ({log['model']}, prompt "
-                    f"{log['prompt_hash']})",
-                    style="bold",
-                )
-                if log["parse_error"]:
-                    head.append(f"  PARSE ERROR: {log['parse_error']}", style="bold red")
-                yield Static(head)
-                yield Static(Text(log["raw_output"]))
-        yield Footer()
+        for label, side in zip(("a", "b"), detail.sides, strict=True):
+            text = Text(f"{label.upper()}: {side.agent}\n", style="bold")
+            text.append_text(verdict(side))
+            text.append_text(transcript(side.events))
+            self.query_one(f"#side-{label}", Static).update(text)
+        self.query_one("#judge-outputs", Static).update(judge_outputs(detail.judge_logs))
+        self.query_one("#pair-columns").loading = False
