@@ -29,9 +29,21 @@ def _atomic(path: Path, mode: int | None, text: bool) -> Iterator[IO[bytes] | IO
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable where the platform allows it (Windows cannot open a directory)."""
+    if os.name == "nt":
+        return
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
     try:
         os.fsync(dir_fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a directory; the rename itself is done
     finally:
         os.close(dir_fd)
 

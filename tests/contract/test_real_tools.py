@@ -8,6 +8,7 @@ import os
 import secrets as pysecrets
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,131 @@ def test_claude_p_uses_profile_model_and_keyring_key(world) -> None:  # type: ig
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "simulated reply from sim-chat:latency_ms=2" in done.stdout
+
+
+def run_tool(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env={**env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+def test_claude_after_switch_over_leftover_token_uses_keyring_key(world) -> None:  # type: ignore[no-untyped-def]
+    url, key_name, env, tmp, _secret = world
+    settings = tmp / "claude" / "settings.json"
+    leftover = "fake-ccswitch-leftover-" + pysecrets.token_hex(6)
+    settings.write_text(
+        json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": leftover}, "theme": "dark"}, indent=2) + "\n"
+    )
+    original = settings.read_bytes()
+    judgeaudit(
+        env,
+        "profile",
+        "add",
+        "ctr-left",
+        "--app",
+        "claude",
+        "--base-url",
+        url,
+        "--model",
+        "sim-chat:latency_ms=3",
+        "--key",
+        key_name,
+    )
+    judgeaudit(env, "profile", "use", "ctr-left")
+    assert leftover not in settings.read_text()
+    done = run_tool([npm_bin("claude"), "-p", "hello leftover"], env, tmp / "work")
+    out, err = done.communicate(timeout=180)
+    assert done.returncode == 0, out[-2000:] + err[-2000:]
+    assert "simulated reply from sim-chat:latency_ms=3" in out  # the server requires the key
+    judgeaudit(env, "profile", "off", "claude")
+    assert settings.read_bytes() == original  # the user's own file, token included
+
+
+def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    url, key_name, env, tmp, _secret = world
+    other_secret = "sk-other-" + pysecrets.token_hex(10)
+    other_key = "contract-b-" + pysecrets.token_hex(6)
+    settings = tmp / "claude" / "settings.json"
+    settings.write_text('{\n  "env": {"ANTHROPIC_AUTH_TOKEN": "fake-leftover-token-0000"}\n}\n')
+    config = tmp / "codex" / "config.toml"
+    config.write_text('# mine\nmodel = "gpt-5"\n')
+    before = (settings.read_bytes(), config.read_bytes())
+    subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "key", "set", other_key],
+        input=other_secret,
+        text=True,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": other_secret}) as url_b:
+        for app in ("claude", "codex"):
+            for tag, base, key in (("a", url, key_name), ("b", url_b, other_key)):
+                judgeaudit(
+                    env,
+                    "profile",
+                    "add",
+                    f"x-{app}-{tag}",
+                    "--app",
+                    app,
+                    "--base-url",
+                    base,
+                    "--model",
+                    f"sim-chat:latency_ms={ord(tag)}",
+                    "--key",
+                    key,
+                )
+        procs = {
+            ("claude", tag): run_tool(
+                [
+                    sys.executable,
+                    "-m",
+                    "judgeaudit",
+                    "exec",
+                    f"x-claude-{tag}",
+                    "--",
+                    npm_bin("claude"),
+                    "-p",
+                    f"hello {tag}",
+                ],
+                env,
+                tmp / "work",
+            )
+            for tag in "ab"
+        }
+        procs |= {
+            ("codex", tag): run_tool(
+                [
+                    sys.executable,
+                    "-m",
+                    "judgeaudit",
+                    "exec",
+                    f"x-codex-{tag}",
+                    "--",
+                    npm_bin("codex"),
+                    "exec",
+                    "--skip-git-repo-check",
+                    f"hello {tag}",
+                ],
+                env,
+                tmp / "work",
+            )
+            for tag in "ab"
+        }
+        for (app, tag), proc in procs.items():
+            out, err = proc.communicate(timeout=240)
+            assert proc.returncode == 0, (app, tag, out[-1500:], err[-1500:])
+            assert f"simulated reply from sim-chat:latency_ms={ord(tag)}" in out, (app, tag)
+    assert (settings.read_bytes(), config.read_bytes()) == before
+    assert not list(Path(tempfile.gettempdir()).glob("judgeaudit-claude-*.json"))
+    subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "key", "delete", other_key],
+        env=env,
+        capture_output=True,
+    )

@@ -105,7 +105,7 @@ def test_profile_add_use_and_refusals(home: dict[str, str], tmp_path: Path) -> N
     config = tmp_path / "codex" / "config.toml"
     config.write_text((FIXTURES / "codex-config.toml").read_text())
     diff = cli(home, "profile", "diff", "mine")
-    assert '+model_provider = "judgeaudit-mine"' in diff.stdout
+    assert '+model_provider = "gw"' in diff.stdout  # one provider id per gateway host
     assert config.read_text() == (FIXTURES / "codex-config.toml").read_text()
     used = cli(home, "profile", "use", "mine")
     assert used.returncode == 0 and "backup: codex-" in used.stdout
@@ -174,32 +174,44 @@ def test_env_and_exec_use_the_keyring_key(home: dict[str, str]) -> None:
     cli(home, "key", "delete", name)
 
 
-def test_profile_test_reports_latency_or_reason(home: dict[str, str]) -> None:
+def test_profile_test_probes_what_each_tool_calls(home: dict[str, str]) -> None:
     secret = "sk-" + pysecrets.token_hex(12)
     name = unique_key("probe")
     with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": secret}) as url:
-        cli(
-            home,
-            "profile",
-            "add",
-            "probe-codex",
-            "--app",
-            "codex",
-            "--base-url",
-            url,
-            "--model",
-            "sim-chat",
-            "--key",
-            name,
-        )
+        root = url.removesuffix("/v1")
+        for app, base in (("codex", url), ("claude", root), ("sdk", url), ("sdk", root)):
+            profile = f"probe-{app}-{len(base)}"
+            added = cli(
+                home,
+                "profile",
+                "add",
+                profile,
+                "--app",
+                app,
+                "--base-url",
+                base,
+                "--model",
+                "sim-chat",
+                "--key",
+                name,
+            )
+            assert added.returncode == 0, added.stderr
         cli(home, "key", "set", name, stdin="wrong-" + secret)
-        rejected = cli(home, "profile", "test", "probe-codex")
+        rejected = cli(home, "profile", "test", f"probe-codex-{len(url)}")
         assert rejected.returncode == 1 and "rejected the API key" in rejected.stdout
         assert secret[-6:] not in rejected.stdout
         cli(home, "key", "set", name, stdin=secret)
-        ok = cli(home, "profile", "test", "probe-codex")
-        assert ok.returncode == 0, ok.stdout + ok.stderr
-        assert "chat completion with sim-chat: ok" in ok.stdout and "Responses API: ok" in ok.stdout
+        codex = cli(home, "profile", "test", f"probe-codex-{len(url)}")
+        assert codex.returncode == 0 and "Responses API with sim-chat: ok" in codex.stdout
+        claude = cli(home, "profile", "test", f"probe-claude-{len(root)}")
+        assert claude.returncode == 0, claude.stdout + claude.stderr
+        assert "Anthropic Messages with sim-chat: ok" in claude.stdout
+        assert f"{root}/v1/messages" in claude.stdout  # what Claude Code calls
+        sdk = cli(home, "profile", "test", f"probe-sdk-{len(url)}")
+        assert sdk.returncode == 0 and "chat completion with sim-chat: ok" in sdk.stdout
+        wrong = cli(home, "profile", "test", f"probe-sdk-{len(root)}")  # the base lacks /v1
+        assert wrong.returncode == 1 and "HTTP 404" in wrong.stdout
+        assert f"use base URL {url}" in wrong.stdout
     cli(home, "key", "delete", name)
 
 

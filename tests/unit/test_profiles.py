@@ -116,7 +116,8 @@ def test_codex_keeps_comments_tables_and_writes_responses(
     assert data["model_provider"] == "taotoken"
     provider = data["model_providers"]["taotoken"]
     assert (
-        provider["wire_api"] == "responses" and provider["base_url"] == "https://taotoken.net/api"
+        provider["wire_api"] == "responses"
+        and provider["base_url"] == "https://taotoken.net/api/v1"
     )
     assert provider["auth"]["args"][-3:] == ["key", "print", "taotoken"]
     assert data["model_providers"]["azure-eu"]["query_params"] == {
@@ -193,7 +194,8 @@ def test_file_changed_between_plan_and_write_is_replanned(
 def test_dry_run_changes_nothing(env: ProfileStore, tmp_path: Path) -> None:
     claude_file(tmp_path).write_text('{"model": "opus"}\n')
     result = use_profile(env, "taotoken-claude", dry_run=True)
-    assert not result.applied and '+  "apiKeyHelper"' in result.diff
+    assert not result.applied and '"apiKeyHelper": ' in result.diff
+    assert '+{"model": "opus", "env": {"ANTHROPIC_BASE_URL"' in result.diff  # compact style kept
     assert claude_file(tmp_path).read_text() == '{"model": "opus"}\n'
     assert "claude" not in env.state()["active"]
 
@@ -328,7 +330,8 @@ def test_presets_all_load() -> None:
     names = {p.name for p in store.list()}
     assert {"taotoken-claude", "taotoken-codex", "taotoken-sdk", "local-sim"} <= names
     assert all(
-        p.base_url == "https://taotoken.net/api"
+        p.base_url
+        == ("https://taotoken.net/api" if p.app == "claude" else "https://taotoken.net/api/v1")
         for p in store.list()
         if p.name.startswith("taotoken")
     )

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from judgeaudit import __version__
-from judgeaudit.cli import audit_cmds, key_cmds, profile_cmds, sim_cmds
+from judgeaudit.cli import audit_cmds, bridge_cmds, key_cmds, profile_cmds, sim_cmds
 from judgeaudit.errors import JudgeauditError
 
 
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_cmds.register(sub)
     profile_cmds.register(sub)
     key_cmds.register(sub)
+    bridge_cmds.register(sub)
     return parser
 
 

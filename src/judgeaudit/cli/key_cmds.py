@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import secrets
+from judgeaudit.profiles import bridgeopt, execenv, secrets
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import sdk
@@ -120,9 +121,16 @@ def cmd_exec(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
-    env = {**os.environ, **_profile_env(args.name)}
-    try:
-        os.execvpe(command[0], command, env)
-    except FileNotFoundError:
-        raise UserError(f"exec: command not found: {command[0]}", code=127) from None
+    profile = ProfileStore.default().get(args.name)
+    key = secrets.resolve_key(profile)
+    with contextlib.ExitStack() as stack:
+        if bridgeopt.uses_bridge(profile) and execenv.tool_of(command) == profile.app:
+            from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
+
+            profile, key = stack.enter_context(bridged(profile, key, command))
+        launch = execenv.plan_launch(profile, key, command, dict(os.environ))
+        try:
+            return execenv.run(launch)
+        except ProfileError as exc:
+            raise UserError(str(exc), code=127 if "not found" in str(exc) else 126) from None
     return 0  # not reached

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import backups, secrets
+from judgeaudit.profiles import backups, bridgeopt, doctor, secrets
 from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.switch import use_profile
+from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -25,6 +25,15 @@ def register(sub: Sub) -> None:
     profile = sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs")
     psub = profile.add_subparsers(dest="profile_command", required=True, metavar="SUBCOMMAND")
     psub.add_parser("list", help="profiles by app, active marked").set_defaults(func=cmd_list)
+    off = psub.add_parser("off", help="undo judgeaudit in an app's files: your own settings back")
+    off.add_argument("app", choices=APPS)
+    off.add_argument("--dry-run", action="store_true")
+    off.set_defaults(func=cmd_off)
+    doctor = psub.add_parser(
+        "doctor", help="what each tool will actually use, and what overrides it"
+    )
+    doctor.add_argument("app", nargs="?", choices=APPS)
+    doctor.set_defaults(func=cmd_doctor)
     show = psub.add_parser("show", help="one profile as TOML, with key status")
     show.add_argument("name")
     show.set_defaults(func=cmd_show)
@@ -61,6 +70,11 @@ def register(sub: Sub) -> None:
         parser.add_argument("name")
         if verb == "use":
             parser.add_argument("--dry-run", action="store_true")
+        parser.add_argument(
+            "--keep-conflicts",
+            action="store_true",
+            help="leave leftover ANTHROPIC_AUTH_TOKEN/ANTHROPIC_API_KEY in settings.json",
+        )
         parser.set_defaults(func=cmd_use, diff_only=verb == "diff")
     psub.add_parser("backups", help="list backups of live files").set_defaults(func=cmd_backups)
     restore = psub.add_parser("restore", help="put a backup back")
@@ -71,6 +85,9 @@ def register(sub: Sub) -> None:
     test.set_defaults(func=cmd_test)
     cc = psub.add_parser("import-ccswitch", help="import CC Switch providers (keys to the keyring)")
     cc.add_argument("--db", type=Path)
+    cc.add_argument(
+        "--activate", action="store_true", help="switch to the providers CC Switch has current"
+    )
     cc.set_defaults(func=cmd_import_ccswitch)
     imp = psub.add_parser(
         "import", help='import {"profiles": [{"name", "app", "base_url", "api_key_env"}]}'
@@ -90,10 +107,12 @@ def _err(exc: Exception) -> UserError:
 def cmd_list(args: argparse.Namespace) -> int:
     store = _store()
     try:
-        profiles = store.list()
+        profiles, broken = store.scan()
         active = store.state()["active"]
     except ProfileError as exc:
         raise _err(exc) from None
+    for line in broken:
+        print(f"warning: {line}", file=sys.stderr)
     for app in APPS:
         mine = [p for p in profiles if p.app == app]
         if not mine:
@@ -106,8 +125,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                 if p.key
                 else ("env " + p.key_env if p.key_env else "no key")
             )
+            about = f"  {p.description}" if p.description else ""
             print(
-                f" {mark} {p.name:<22} {p.base_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]"
+                f" {mark} {p.name:<22} {p.base_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
             )
     return 0
 
@@ -177,24 +197,49 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_use(args: argparse.Namespace) -> int:
-    dry = args.diff_only or getattr(args, "dry_run", False)
-    try:
-        result = use_profile(_store(), args.name, dry_run=dry)
-    except (ProfileError, secrets.SecretError) as exc:
-        raise _err(exc) from None
+def _print_switch(result: SwitchResult) -> None:
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     sys.stdout.write(result.diff or f"{result.app}: no file to change\n")
     if result.applied:
         for backup_id in result.backups:
             print(f"backup: {backup_id}")
+
+
+def cmd_use(args: argparse.Namespace) -> int:
+    dry = args.diff_only or getattr(args, "dry_run", False)
+    result = use_profile(_store(), args.name, dry_run=dry, keep_conflicts=args.keep_conflicts)
+    _print_switch(result)
+    if result.applied:
         print(f"active {result.app} profile: {result.profile}")
     return 0
 
 
+def cmd_off(args: argparse.Namespace) -> int:
+    result = turn_off(_store(), args.app, dry_run=args.dry_run)
+    _print_switch(result)
+    if result.applied:
+        print(f"judgeaudit is off for {args.app}: its keys removed, your values back")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    store = _store()
+    active = store.state()["active"]
+    for line in doctor.report(args.app, active):
+        print(line)
+    for app in [args.app] if args.app else APPS:
+        if app in active and store.exists(active[app]):
+            profile = store.get(active[app])
+            if bridgeopt.uses_bridge(profile):
+                print(f"{app}: {bridgeopt.status(profile)}")
+    return 0
+
+
 def cmd_backups(args: argparse.Namespace) -> int:
-    found = backups.list_backups(_store())
+    found, broken = backups.scan(_store())
+    for line in broken:
+        print(f"warning: {line}", file=sys.stderr)
     if not found:
         print("no backups yet")
     for b in found:
@@ -225,20 +270,33 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def _report(report: ImportReport) -> int:
     for name in report.imported:
+        about = report.labels.get(name)
         print(
-            f"imported {name}" + (" (key stored in keyring)" if name in report.keys_stored else "")
+            f"imported {name}"
+            + (f" ({about})" if about else "")
+            + (" (key stored in keyring)" if name in report.keys_stored else "")
         )
+    for line in report.flagged:
+        print(f"note: {line}")
     for line in report.skipped:
         print(f"skipped {line}")
+    for app, name in sorted(report.current.items()):
+        print(f"current in CC Switch for {app}: {name}")
     print(f"{len(report.imported)} imported, {len(report.skipped)} skipped")
     return 0
 
 
 def cmd_import_ccswitch(args: argparse.Namespace) -> int:
-    try:
-        return _report(import_ccswitch(_store(), args.db))
-    except (ProfileError, secrets.SecretError) as exc:
-        raise _err(exc) from None
+    store = _store()
+    report = import_ccswitch(store, args.db)
+    _report(report)
+    if args.activate:
+        for _app, name in sorted(report.current.items()):
+            if store.exists(name):
+                result = use_profile(store, name)
+                _print_switch(result)
+                print(f"active {result.app} profile: {result.profile}")
+    return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.sim.modelspec import ModelSpecError, SimConfig
+from judgeaudit.sim.modelspec import API_NAMES, ModelSpecError, SimConfig
 from judgeaudit.sim.server import serve_forever
 
 if TYPE_CHECKING:
@@ -30,6 +30,18 @@ def register(sub: Sub) -> None:
         help="answer 401 unless requests carry the key held in this environment variable",
     )
     serve.add_argument(
+        "--apis",
+        default=",".join(API_NAMES),
+        help="comma-separated APIs to answer (chat,responses,messages); the others get 404, "
+        "e.g. --apis chat plays a chat-only gateway",
+    )
+    serve.add_argument(
+        "--request-log",
+        type=Path,
+        metavar="FILE",
+        help="append one JSON line per request (path, model, a SHA-256 fingerprint of the key)",
+    )
+    serve.add_argument(
         "--stop-on-stdin-eof",
         action="store_true",
         help="exit when standard input closes (used when a runner starts it)",
@@ -44,6 +56,20 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     if args.seed is not None:
         config.seed = args.seed
+    apis = {a.strip() for a in args.apis.split(",") if a.strip()}
+    unknown = sorted(apis - set(API_NAMES))
+    if unknown or not apis:
+        raise UserError(
+            f"--apis: {', '.join(unknown) or 'nothing given'}: use a comma-separated list of "
+            f"{', '.join(API_NAMES)}"
+        )
+    config.apis = frozenset(apis)
+    if args.request_log is not None:
+        try:
+            args.request_log.open("a", encoding="utf-8").close()
+        except OSError as exc:
+            raise UserError(f"--request-log {args.request_log}: {exc.strerror}") from None
+    config.request_log = args.request_log
     if args.require_key_env:
         key = os.environ.get(args.require_key_env)
         if not key:

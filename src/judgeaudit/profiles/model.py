@@ -6,16 +6,21 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import tomlkit
 
 from judgeaudit.errors import InputError
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.tomlfile import read_toml
 
 APPS = ("claude", "codex", "sdk")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
+PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 BUILTIN_CODEX_PROVIDERS = ("openai", "ollama", "lmstudio", "amazon-bedrock", "oss")
+#: ``bridge = "chat"``: the tool goes through ``judgeaudit bridge`` (see profiles.bridgeopt).
+BRIDGE_OPTIONS: dict[str, tuple[str, ...] | type] = {"bridge": bridgeopt.MODES, "bridge_port": int}
 APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
     "claude": {
         "key_mode": ("helper", "inline", "env"),
@@ -24,8 +29,14 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
         "default_sonnet_model": str,
         "default_opus_model": str,
         "default_haiku_model": str,
+        **BRIDGE_OPTIONS,
     },
-    "codex": {"key_mode": ("command", "env_key"), "provider_id": str, "env_key": str},
+    "codex": {
+        "key_mode": ("command", "env_key"),
+        "provider_id": str,
+        "env_key": str,
+        **BRIDGE_OPTIONS,
+    },
     "sdk": {"env_prefix": str},
 }
 
@@ -46,6 +57,7 @@ class Profile:
     price_out: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
     source: str = "user"  # user | preset
+    description: str | None = None  # a human name, e.g. the CC Switch provider name
 
     def option(self, name: str, default: Any = None) -> Any:
         return self.options.get(name, default)
@@ -53,7 +65,17 @@ class Profile:
     def to_toml(self) -> str:
         doc = tomlkit.document()
         doc.add(tomlkit.comment(f"judgeaudit profile ({self.app}); keys live in the OS keyring"))
-        for key in ("name", "app", "base_url", "model", "key", "key_env", "price_in", "price_out"):
+        for key in (
+            "name",
+            "app",
+            "description",
+            "base_url",
+            "model",
+            "key",
+            "key_env",
+            "price_in",
+            "price_out",
+        ):
             value = getattr(self, key)
             if value is not None:
                 doc[key] = value
@@ -73,13 +95,34 @@ def check_name(name: str, what: str = "profile name") -> str:
     return name
 
 
-def check_base_url(url: str, where: str = "base_url") -> str:
-    if not url.startswith(("http://", "https://")):
-        raise ProfileError(f"{where}: {url!r} must start with http:// or https://")
-    if "?" in url or "#" in url:
+def base_url_hint(app: str | None) -> str:
+    """What a base URL looks like for each app (Claude Code appends /v1/messages itself)."""
+    if app == "claude":
+        return "e.g. https://taotoken.net/api (Claude Code appends /v1/messages itself)"
+    return "e.g. https://taotoken.net/api/v1 (the OpenAI-compatible base, ending in /v1)"
+
+
+def check_base_url(url: str, where: str = "base_url", app: str | None = None) -> str:
+    """The bare API base, or one line saying what is wrong with it (never echoing credentials)."""
+    hint = base_url_hint(app)
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ProfileError(f"{where}: must start with http:// or https:// ({hint})")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise ProfileError(f"{where}: not a valid URL (bad host or port; {hint})") from None
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ProfileError(
+            f"{where}: the URL carries credentials (user:password@); keep the key in the "
+            "keyring (`judgeaudit key set NAME`) and use the bare base URL; nothing was saved"
+        )
+    if not parts.hostname or any(c.isspace() for c in url) or port == 0:
+        raise ProfileError(f"{where}: {url!r} has no valid host ({hint})")
+    if parts.query or parts.fragment or "?" in url or "#" in url:
         raise ProfileError(
             f"{where}: {url!r} has a query string or fragment (tracking utm_ parameters copied "
-            "from a web page?); use the bare API base URL, e.g. https://taotoken.net/api"
+            f"from a web page?); use the bare API base URL, {hint}"
         )
     return url.rstrip("/")
 
@@ -95,6 +138,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         "price_in",
         "price_out",
         "options",
+        "description",
     }
     for key in data:
         if key not in allowed:
@@ -108,10 +152,13 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     if app not in APPS:
         raise ProfileError(f"{where}: app: {app!r} is not one of {', '.join(APPS)}")
     name = check_name(data["name"])
+    for key in ("key", "key_env"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise ProfileError(f"{where}: {key}: must be a string")
     if data.get("key") is not None:
-        check_name(str(data["key"]), "key name")
+        check_name(data["key"], "key name")
     key_env = data.get("key_env")
-    if key_env is not None and not ENV_RE.match(str(key_env)):
+    if key_env is not None and not ENV_RE.match(key_env):
         raise ProfileError(f"{where}: key_env: {key_env!r} is not an environment variable name")
     prices = {}
     for key in ("price_in", "price_out"):
@@ -145,14 +192,29 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
                 f"{where}: options.provider_id: {provider!r} is a built-in Codex provider id; "
                 "pick another name"
             )
+        if provider is not None and not PROVIDER_ID_RE.match(provider):
+            raise ProfileError(
+                f"{where}: options.provider_id: use letters, digits, '-' or '_' (a TOML table name)"
+            )
         if "env_key" in options and not ENV_RE.match(options["env_key"]):
             raise ProfileError(f"{where}: options.env_key: not an environment variable name")
+    if "bridge_port" in options and (
+        problem := bridgeopt.check_port(options["bridge_port"], f"{where}: options.bridge_port")
+    ):
+        raise ProfileError(problem)
     if "anthropic_base_url" in options:
-        check_base_url(options["anthropic_base_url"], f"{where}: options.anthropic_base_url")
+        options["anthropic_base_url"] = check_base_url(
+            options["anthropic_base_url"], f"{where}: options.anthropic_base_url", "claude"
+        )
+    description = data.get("description")
+    if description is not None and (not isinstance(description, str) or "\n" in description):
+        raise ProfileError(f"{where}: description: must be a one-line string")
+    if data.get("model") is not None and not isinstance(data["model"], str):
+        raise ProfileError(f"{where}: model: must be a string (a model id)")
     return Profile(
         name=name,
         app=app,
-        base_url=check_base_url(data["base_url"], f"{where}: base_url"),
+        base_url=check_base_url(data["base_url"], f"{where}: base_url", app),
         model=data.get("model") or None,
         key=data.get("key"),
         key_env=key_env,
@@ -160,6 +222,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         price_out=prices["price_out"],
         options=options,
         source=source,
+        description=description or None,
     )
 
 

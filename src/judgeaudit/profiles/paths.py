@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -33,3 +34,35 @@ def claude_settings() -> Path:
 def codex_home() -> Path:
     base = os.environ.get("CODEX_HOME")
     return Path(base) if base else Path.home() / ".codex"
+
+
+CLAUDE_MANAGED_ENV = "JUDGEAUDIT_CLAUDE_MANAGED_SETTINGS"
+CODEX_MANAGED_ENV = "JUDGEAUDIT_CODEX_MANAGED_CONFIG"
+
+
+def claude_managed_settings() -> Path:
+    """Claude Code's managed (policy) settings file for this platform; it outranks everything."""
+    override = os.environ.get(CLAUDE_MANAGED_ENV)
+    if override:
+        return Path(override)
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/ClaudeCode/managed-settings.json")
+    if sys.platform == "win32":
+        return Path(r"C:\ProgramData\ClaudeCode\managed-settings.json")
+    return Path("/etc/claude-code/managed-settings.json")
+
+
+def codex_managed_config() -> Path:
+    override = os.environ.get(CODEX_MANAGED_ENV)
+    return Path(override) if override else Path("/etc/codex/managed_config.toml")
+
+
+def project_dirs(cwd: Path) -> list[Path]:
+    """The current directory and its parents up to the repository root (where a .git is),
+    nearest first: where project settings of Claude Code and Codex live."""
+    out = []
+    for directory in (cwd, *cwd.parents):
+        out.append(directory)
+        if (directory / ".git").exists() or directory == Path.home():
+            break
+    return out

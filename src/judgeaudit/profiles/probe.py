@@ -1,16 +1,28 @@
-"""``profile test``: one small request to the profile's endpoint, with a clear verdict."""
+"""``profile test``: one small request of the kind the tool itself sends, with a clear verdict.
+
+Claude profiles send one Anthropic Messages request (``/v1/messages`` under the Anthropic base,
+with the headers Claude Code sends), Codex profiles one Responses request, SDK profiles one chat
+completion (after listing models). Each reports latency or the precise reason: a rejected key,
+a wrong path (with the ``/v1`` variant that answers), no such API, a timeout, no connection.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
-import openai
+import aiohttp
 
-from judgeaudit.llm import LLMClient, LLMError
-from judgeaudit.llm.client import RetryPolicy
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.redact import redact
+from judgeaudit.profiles.targets.claude import anthropic_base
+
+CLAUDE_PROBE_MODEL = "claude-sonnet-4-5"
+ANTHROPIC_VERSION = "2023-06-01"
 
 
 @dataclass
@@ -19,62 +31,218 @@ class ProbeResult:
     lines: list[str]
 
 
+@dataclass
+class Answer:
+    status: int | None  # None: no HTTP answer
+    body: Any
+    latency_ms: float
+    problem: str = ""
+
+
+async def _call(
+    session: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any
+) -> Answer:
+    started = time.perf_counter()
+    try:
+        async with session.request(method, url, headers=headers, json=body) as response:
+            text = await response.text(errors="replace")
+            try:
+                parsed: Any = json.loads(text)
+            except ValueError:
+                parsed = text
+            return Answer(response.status, parsed, (time.perf_counter() - started) * 1000)
+    except TimeoutError:
+        return Answer(None, None, 0, "no answer within the timeout")
+    except aiohttp.ClientConnectorError as exc:
+        return Answer(
+            None,
+            None,
+            0,
+            f"cannot connect to {exc.host}:{exc.port} ({exc.os_error.strerror or exc.os_error})",
+        )
+    except aiohttp.ClientError as exc:
+        return Answer(None, None, 0, f"connection failed ({type(exc).__name__})")
+
+
+def _reason(answer: Answer, what: str) -> str:
+    if answer.status is None:
+        return f"{what}: {answer.problem}"
+    if answer.status in (401, 403):
+        return f"{what}: the provider rejected the API key (HTTP {answer.status}); `judgeaudit key set NAME` stores the right one"
+    if answer.status == 404:
+        return f"{what}: HTTP 404, no such path on this base URL"
+    detail = ""
+    if isinstance(answer.body, dict):
+        error = answer.body.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        detail = f": {str(message)[:160]}" if message else ""
+    return f"{what}: HTTP {answer.status}{detail}"
+
+
+def _looks_like(kind: str, body: Any) -> bool:
+    if not isinstance(body, dict):
+        return False
+    if kind == "messages":
+        return body.get("type") == "message" or "content" in body
+    if kind == "responses":
+        return body.get("object") == "response" or "output" in body
+    return "choices" in body
+
+
+async def _try(
+    session: aiohttp.ClientSession,
+    base: str,
+    path: str,
+    headers: dict[str, str],
+    body: Any,
+    kind: str,
+    what: str,
+    alternatives: list[str],
+) -> tuple[bool, str]:
+    answer = await _call(session, "POST", base + path, headers, body)
+    if answer.status == 200 and _looks_like(kind, answer.body):
+        return True, f"{what}: ok in {answer.latency_ms:.0f} ms ({base}{path})"
+    if answer.status == 200:
+        return (
+            False,
+            f"{what}: {base}{path} answered 200 but not with a {kind} reply (a web page? check the base URL)",
+        )
+    line = _reason(answer, what)
+    if answer.status in (404, 405):
+        for other in alternatives:
+            retry = await _call(session, "POST", other + path, headers, body)
+            if retry.status is not None and retry.status not in (404, 405):
+                line += f"; {other}{path} answers (HTTP {retry.status}): use base URL {other}"
+                break
+        else:
+            line += f" ({base}{path}); this provider may not offer this API"
+    return False, line
+
+
+def _variants(base: str, app: str) -> list[str]:
+    if app == "claude":
+        return [base.removesuffix("/v1")] if base.endswith("/v1") else [base + "/anthropic"]
+    return [base.removesuffix("/v1")] if base.endswith("/v1") else [base + "/v1"]
+
+
 async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
     lines: list[str] = []
-    client = LLMClient(
-        profile.base_url,
-        key,
-        name=profile.name,
-        timeout_s=timeout_s,
-        retry=RetryPolicy(max_attempts=1),
-    )
-    ok = True
-    try:
-        started = time.perf_counter()
-        try:
-            models = await client.list_models()
-            lines.append(
-                f"models: {len(models)} listed in {(time.perf_counter() - started) * 1000:.0f} ms"
-            )
-        except LLMError as exc:
-            if exc.kind == "auth":
-                return ProbeResult(False, [str(exc)])
-            lines.append(f"models: not listed ({exc})")
-        if profile.model:
-            try:
-                result = await client.chat(
-                    profile.model, [{"role": "user", "content": "ping"}], max_tokens=8
-                )
+    auth = {"authorization": f"Bearer {key}", "content-type": "application/json"}
+    timeout = aiohttp.ClientTimeout(total=timeout_s)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        if bridgeopt.uses_bridge(profile):
+            ok, chat_lines = await _chat_probe(session, profile, auth)
+            head = f"bridge = chat: probing the chat completions the bridge sends to {profile.base_url}"
+            return ProbeResult(ok, [redact(x, [key]) for x in [head, *chat_lines]])
+        if profile.app == "claude":
+            base = anthropic_base(profile).rstrip("/")
+            headers = {**auth, "x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
+            model = profile.model or CLAUDE_PROBE_MODEL
+            if not profile.model:
                 lines.append(
-                    f"chat completion with {profile.model}: ok in {result.latency_ms:.0f} ms"
+                    f"no model in the profile; probing with {model} (Claude Code's default)"
                 )
-            except LLMError as exc:
-                ok = False
-                lines.append(f"chat completion with {profile.model}: {exc}")
+            body = {
+                "model": model,
+                "max_tokens": 8,
+                "messages": [{"role": "user", "content": "ping"}],
+            }
+            ok, line = await _try(
+                session,
+                base,
+                "/v1/messages",
+                headers,
+                body,
+                "messages",
+                f"Anthropic Messages with {model}",
+                _variants(base, "claude"),
+            )
+            if not ok and "404" in line and (offer := await _offer_bridge(session, profile, auth)):
+                line += "; " + offer
+            return ProbeResult(ok, [redact(x, [key]) for x in [*lines, line]])
+        base = profile.base_url.rstrip("/")
         if profile.app == "codex":
-            sdk = openai.AsyncOpenAI(
-                base_url=profile.base_url, api_key=key, max_retries=0, timeout=timeout_s
+            body = {"model": profile.model or "ping", "input": "ping", "max_output_tokens": 16}
+            ok, line = await _try(
+                session,
+                base,
+                "/responses",
+                auth,
+                body,
+                "responses",
+                f"Responses API with {profile.model or '(no model set)'}",
+                _variants(base, "codex"),
             )
-            try:
-                started = time.perf_counter()
-                await sdk.responses.create(model=profile.model or "ping", input="ping")
-                lines.append(
-                    f"Responses API: ok in {(time.perf_counter() - started) * 1000:.0f} ms"
-                )
-            except openai.NotFoundError:
-                ok = False
-                lines.append(
-                    "Responses API: 404. This provider has no Responses API, so Codex "
-                    'cannot use it directly (Codex only speaks wire_api = "responses")'
-                )
-            except openai.APIError as exc:
-                ok = False
-                lines.append(f"Responses API: failed ({type(exc).__name__})")
-            finally:
-                await sdk.close()
-    finally:
-        await client.aclose()
-    return ProbeResult(ok, [client.scrub(line) for line in lines])
+            if not ok and "404" in line:
+                line += ' (Codex only speaks wire_api = "responses"; without it Codex cannot use this provider directly)'
+                if offer := await _offer_bridge(session, profile, auth):
+                    line += "; " + offer
+            return ProbeResult(ok, [redact(line, [key])])
+        ok, chat_lines = await _chat_probe(session, profile, auth)
+        return ProbeResult(ok, [redact(x, [key]) for x in [*lines, *chat_lines]])
+
+
+async def _chat_probe(
+    session: aiohttp.ClientSession, profile: Profile, auth: dict[str, str]
+) -> tuple[bool, list[str]]:
+    """Models and one chat completion at the profile's base URL (SDK profiles, and what the
+    bridge sends for a ``bridge = "chat"`` profile)."""
+    base = profile.base_url.rstrip("/")
+    lines: list[str] = []
+    listed = await _call(session, "GET", base + "/models", auth, None)
+    if listed.status == 200 and isinstance(listed.body, dict):
+        lines.append(
+            f"models: {len(listed.body.get('data') or [])} listed in {listed.latency_ms:.0f} ms"
+        )
+    elif listed.status in (401, 403):
+        return False, [_reason(listed, "models")]
+    else:
+        lines.append(f"models: not listed ({_reason(listed, 'GET /models')})")
+    if not profile.model:
+        lines.append(
+            "no model in the profile: set one (`judgeaudit profile edit NAME --model ID`) to send a chat completion"
+        )
+        return listed.status == 200, lines
+    body = {
+        "model": profile.model,
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "ping"}],
+    }
+    ok, line = await _try(
+        session,
+        base,
+        "/chat/completions",
+        auth,
+        body,
+        "chat",
+        f"chat completion with {profile.model}",
+        _variants(base, "sdk"),
+    )
+    return ok, [*lines, line]
+
+
+async def _offer_bridge(
+    session: aiohttp.ClientSession, profile: Profile, auth: dict[str, str]
+) -> str | None:
+    """When the tool's own API is missing: does the base URL serve chat completions? Then the
+    bridge can carry the tool there."""
+    if not profile.model:
+        return None
+    body = {
+        "model": profile.model,
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "ping"}],
+    }
+    answer = await _call(
+        session, "POST", profile.base_url.rstrip("/") + "/chat/completions", auth, body
+    )
+    if answer.status == 200 and _looks_like("chat", answer.body):
+        return (
+            f"{profile.base_url}/chat/completions answers: this is a chat-only gateway; "
+            f"`judgeaudit profile edit {profile.name} --option bridge=chat` lets {profile.app} "
+            "use it through the bridge"
+        )
+    return None
 
 
 def probe(profile: Profile, key: str, timeout_s: float = 15.0) -> ProbeResult:

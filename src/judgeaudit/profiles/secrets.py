@@ -5,6 +5,7 @@ Never a plaintext file, never argv, never a log line. What is shown is masked to
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import keyring
@@ -92,3 +93,23 @@ def resolve_key(profile: Profile) -> str:
     if not ok:
         hint = message
     raise SecretError(f"profile {profile.name!r}: no key found ({hint})")
+
+
+def set_saved(ref: str, raw: str) -> None:
+    """Keep a user's value judgeaudit replaced or removed (a leftover token) for ``off``."""
+    ok, message = backend_usable()
+    if not ok:
+        raise SecretError(
+            f"{message}; judgeaudit keeps the value it removes from your settings there "
+            "(pass --keep-conflicts to leave it in place)"
+        )
+    try:
+        keyring.set_password(SERVICE, ref, raw)
+    except keyring.errors.KeyringError as exc:
+        raise SecretError(f"the keyring refused to store {ref!r}: {type(exc).__name__}") from None
+
+
+def delete_saved(ref: str) -> None:
+    """Forget a kept user value nothing refers to any more (a missing entry is fine)."""
+    with contextlib.suppress(keyring.errors.KeyringError):
+        keyring.delete_password(SERVICE, ref)

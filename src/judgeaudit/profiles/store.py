@@ -33,8 +33,19 @@ class ProfileStore:
                     found[path.stem] = (path, source)  # a user profile overrides a preset
         return found
 
+    def scan(self) -> tuple[list[Profile], list[str]]:
+        """Every profile that loads, and one line for each file that does not."""
+        good, bad = [], []
+        for path, source in self._files().values():
+            try:
+                good.append(load_profile(path, source))
+            except ProfileError as exc:
+                bad.append(f"{exc} (fix or remove that file)")
+        return good, bad
+
     def list(self) -> list[Profile]:
-        return [load_profile(path, source) for path, source in self._files().values()]
+        """The profiles that load; a broken file never hides the others (see :meth:`scan`)."""
+        return self.scan()[0]
 
     def get(self, name: str) -> Profile:
         check_name(name)
@@ -70,13 +81,21 @@ class ProfileStore:
         try:
             data = json.loads(self.state_path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return {"active": {}, "owned": {}}
+            return {"active": {}, "owned": {}, "created": []}
         except (OSError, json.JSONDecodeError) as exc:
             raise ProfileError(
                 f"{self.state_path}: unreadable state ({exc}); move it aside"
             ) from None
+        if not isinstance(data, dict):
+            raise ProfileError(
+                f"{self.state_path}: unreadable state (not an object); move it aside"
+            )
         data.setdefault("active", {})
         data.setdefault("owned", {})
+        data.setdefault("created", [])
+        for path, owned in list(data["owned"].items()):
+            if isinstance(owned, list):  # before ledgers: the keys we wrote, values unknown
+                data["owned"][path] = {key: {"had": False} for key in owned}
         return dict(data)
 
     def save_state(self, state: dict[str, Any]) -> None:

@@ -8,12 +8,15 @@ from judgeaudit.sim.agent import agent_reply
 from judgeaudit.sim.judge import judge_reply
 from judgeaudit.sim.modelspec import ModelSpec, SimConfig
 from judgeaudit.sim.phrases import say
+from judgeaudit.sim.tooluse import tool_step
 from judgeaudit.sim.types import SimReply, SimRequest, has_cjk
 from judgeaudit.sim.user import user_reply
 
 
 def chat_reply(spec: ModelSpec, request: SimRequest) -> SimReply:
     """A generic model for any other client (Codex, Claude Code, SDK smoke tests)."""
+    if request.tools and (step := tool_step(request)) is not None:
+        return step
     last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
     lines = [
         ln.strip() for ln in last.splitlines() if ln.strip() and not ln.strip().startswith("<")

@@ -15,6 +15,7 @@ from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
 
 KINDS = ("agent", "judge", "user", "chat")
+API_NAMES = ("chat", "responses", "messages")
 
 #: Defaults per kind. Every key is documented in the README ("Simulated models").
 KIND_DEFAULTS: dict[str, dict[str, float]] = {
@@ -143,6 +144,9 @@ class SimConfig:
     faults: dict[str, float] = field(default_factory=dict)
     presets: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(BUILTIN_PRESETS))
     auth_key: str | None = None
+    #: Which APIs the server answers (``--apis``); the others get a 404, like a chat-only gateway.
+    apis: frozenset[str] = frozenset(API_NAMES)
+    request_log: Path | None = None  # one JSON line per request (``--request-log``)
 
     @classmethod
     def load(cls, path: Path | None) -> SimConfig:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 import json
 import math
@@ -37,11 +38,41 @@ class SimServer:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/", self.root)
         app.router.add_get("/v1/models", self.models)
-        app.router.add_post("/v1/chat/completions", self.handler(chat_wire))
-        app.router.add_post("/v1/responses", self.handler(responses_wire))
-        app.router.add_post("/v1/messages", self.handler(anthropic_wire))
-        app.router.add_post("/v1/messages/count_tokens", self.count_tokens)
+        apis = self.config.apis
+        for name, path, wire in (
+            ("chat", "/v1/chat/completions", chat_wire),
+            ("responses", "/v1/responses", responses_wire),
+            ("messages", "/v1/messages", anthropic_wire),
+        ):
+            app.router.add_post(path, self.handler(wire) if name in apis else self.missing)
+        count = self.count_tokens if "messages" in apis else self.missing
+        app.router.add_post("/v1/messages/count_tokens", count)
         return app
+
+    async def missing(self, request: web.Request) -> web.Response:
+        """What a chat-only gateway answers for an API it lacks (``--apis``)."""
+        self._record(request, None, 404)
+        message = f"Invalid URL (POST {request.path})"
+        body = chat_wire.error(404, message, "invalid_request_error")
+        return web.json_response(body, status=404)
+
+    def _record(self, request: web.Request, sim_request: Any, status: int) -> None:
+        """One request-log line: the API, model and a fingerprint of the key, never the key."""
+        if self.config.request_log is None:
+            return
+        header = request.headers.get("Authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        line = {
+            "path": request.path,
+            "status": status,
+            "key_sha256": hashlib.sha256(given.encode()).hexdigest()[:16] if given else None,
+        }
+        if sim_request is not None:
+            line["model"] = sim_request.model
+            line["roles"] = [m.role for m in sim_request.messages]
+            line["tools"] = len(sim_request.tools)
+        with self.config.request_log.open("a", encoding="utf-8") as log:
+            log.write(json.dumps(line, ensure_ascii=False) + "\n")
 
     async def root(self, request: web.Request) -> web.Response:
         return web.json_response({"name": BANNER, "simulated": True})
@@ -76,6 +107,7 @@ class SimServer:
         async def handle(request: web.Request) -> web.StreamResponse:
             self.requests += 1
             if (denied := self._auth(request, wire)) is not None:
+                self._record(request, None, 401)
                 return denied
             try:
                 body = await request.json()
@@ -85,7 +117,9 @@ class SimServer:
                 spec = self.config.resolve(sim_request.model)
             except (json.JSONDecodeError, WireError, ModelSpecError, KeyError, TypeError) as exc:
                 msg = f"invalid request: {exc}"
+                self._record(request, None, 400)
                 return web.json_response(wire.error(400, msg, "invalid_request_error"), status=400)
+            self._record(request, sim_request, 200)
             decision = self.faults.decide(
                 digest(sim_request.model, sim_request.canonical), spec.faults
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -12,7 +13,20 @@ class FilePlan:
 
     path: Path
     before: bytes | None  # None: the file does not exist yet
-    after: bytes
+    after: bytes | None  # None: the file is (or stays) absent
+    kind: str = "claude"  # claude | codex | codex-profile
     secret: bool = False  # holds a key inline: written 0600
-    owned: list[str] = field(default_factory=list)  # the keys judgeaudit now owns in it
+    ledger: dict[str, dict[str, Any]] = field(default_factory=dict)  # what judgeaudit owns
+    notes: list[str] = field(default_factory=list)  # user values replaced/removed (no secrets)
     warnings: list[str] = field(default_factory=list)
+    save_secrets: dict[str, str] = field(default_factory=dict)  # keyring entry -> user's text
+    dropped_secrets: list[str] = field(default_factory=list)
+    inline_key_name: str | None = None  # the keyring entry whose key sits inline in ``after``
+
+    @property
+    def changes(self) -> bool:
+        return self.before != self.after
+
+    @property
+    def owned(self) -> list[str]:
+        return sorted(k for k, e in self.ledger.items() if not e.get("removed"))

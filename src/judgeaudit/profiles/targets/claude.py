@@ -1,14 +1,18 @@
-"""Claude Code ``settings.json``: merge only the keys judgeaudit owns; never write invalid JSON
-(Claude Code silently ignores an invalid settings file)."""
+"""Claude Code ``settings.json``: reconcile only the keys judgeaudit owns, in place, keeping the
+file's formatting; remove leftover tokens that would shadow the switch; never write invalid JSON
+(Claude Code silently ignores an invalid settings file, hooks and permissions included)."""
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.profiles import bridgeopt
+from judgeaudit.profiles.jsonedit import JsonDoc, JsonEditError, dump_value
+from judgeaudit.profiles.ledger import Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan
 
@@ -18,30 +22,63 @@ ENV_FOR_OPTION = {
     "default_opus_model": "ANTHROPIC_DEFAULT_OPUS_MODEL",
     "default_haiku_model": "ANTHROPIC_DEFAULT_HAIKU_MODEL",
 }
-OWNABLE = (
-    "env.ANTHROPIC_BASE_URL",
-    "env.ANTHROPIC_MODEL",
-    "env.ANTHROPIC_AUTH_TOKEN",
-    *(f"env.{v}" for v in ENV_FOR_OPTION.values()),
-    "apiKeyHelper",
-)
+TOKEN_VARS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
+CONFLICTS = tuple(f"env.{v}" for v in TOKEN_VARS)  # outrank apiKeyHelper in Claude Code
+SECRET_KEYS = frozenset({*CONFLICTS, "apiKeyHelper"})
 
 
-def parse(path: Path, raw: bytes) -> dict[str, Any]:
+def parse(path: Path, raw: bytes) -> JsonDoc:
+    """The live file as an editable document, or one line saying why it cannot be edited."""
     try:
-        data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ProfileError(f"{path}: not UTF-8 text; nothing was changed") from None
-    except json.JSONDecodeError as exc:
+    try:
+        doc = JsonDoc(text)
+        data = doc.data()
+    except JsonEditError as exc:
         raise ProfileError(
-            f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg}); fix it or move it aside, "
+            f"{path}:{exc.line}:{exc.col}: invalid JSON ({exc}); fix it or move it aside, "
             "nothing was changed"
         ) from None
-    if not isinstance(data, dict):
-        raise ProfileError(f"{path}: the top level must be a JSON object; nothing was changed")
+    except ValueError as exc:  # json.JSONDecodeError: something our scanner let through
+        raise ProfileError(f"{path}: invalid JSON ({exc}); nothing was changed") from None
     if "env" in data and not isinstance(data["env"], dict):
         raise ProfileError(f"{path}: 'env' must be an object; nothing was changed")
-    return data
+    return doc
+
+
+class SettingsDoc:
+    """The :class:`~judgeaudit.profiles.ledger.Editable` view of a settings file."""
+
+    def __init__(self, doc: JsonDoc) -> None:
+        self.doc = doc
+
+    @staticmethod
+    def _path(dotted: str) -> tuple[str, ...]:
+        return ("env", dotted[4:]) if dotted.startswith("env.") else (dotted,)
+
+    def current_raw(self, dotted: str) -> str | None:
+        return self.doc.raw(self._path(dotted))
+
+    def put_raw(self, dotted: str, raw: str, index: int | None = None) -> None:
+        self.doc.set(self._path(dotted), raw, index)
+
+    def remove(self, dotted: str) -> None:
+        self.doc.delete(self._path(dotted))
+
+    def index_of(self, dotted: str) -> int | None:
+        return self.doc.index(self._path(dotted))
+
+    def ensure_container(self, dotted: str) -> bool:
+        if self.doc.node((dotted,)) is not None:
+            return False
+        self.doc.set((dotted,), "{}")
+        return True
+
+    def container_empty(self, dotted: str) -> bool:
+        node = self.doc.node((dotted,))
+        return node is not None and node.kind == "object" and not node.members
 
 
 def helper_command(key_name: str) -> str:
@@ -50,6 +87,8 @@ def helper_command(key_name: str) -> str:
 
 
 def anthropic_base(profile: Profile) -> str:
+    if bridgeopt.uses_bridge(profile):  # the upstream only serves chat completions
+        return bridgeopt.local_url(profile)
     explicit = profile.option("anthropic_base_url")
     if explicit:
         return str(explicit)
@@ -57,13 +96,18 @@ def anthropic_base(profile: Profile) -> str:
 
 
 def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
-    """The owned keys this profile sets, as dotted paths."""
+    """The owned keys this profile sets, as dotted paths to plain values."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile)}
     if profile.model:
         want["env.ANTHROPIC_MODEL"] = profile.model
     for option, variable in ENV_FOR_OPTION.items():
         if profile.option(option):
             want[f"env.{variable}"] = str(profile.option(option))
+    if bridgeopt.uses_bridge(profile) and profile.model:
+        # Claude Code's background calls use its small model; a chat-only gateway rarely serves
+        # a Claude model id, so they default to the profile's model.
+        for option in ("small_fast_model", "default_haiku_model"):
+            want.setdefault(f"env.{ENV_FOR_OPTION[option]}", profile.model)
     mode = profile.option("key_mode", "helper")
     if mode == "helper":
         if not profile.key:
@@ -81,42 +125,60 @@ def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
 def plan(
     path: Path,
     raw: bytes | None,
-    profile: Profile,
-    previously_owned: list[str],
+    profile: Profile | None,
+    ledger: dict[str, Entry],
+    load_secret: Callable[[str], str | None],
+    *,
     inline_key: str | None = None,
+    keep_conflicts: bool = False,
+    created: bool = False,
 ) -> FilePlan:
-    data = parse(path, raw) if raw is not None else {}
-    want = desired(profile, inline_key)
-    env = dict(data.get("env", {}))
-    result: dict[str, Any] = dict(data)
-    # Drop keys we wrote for an earlier profile that this one does not set; never anyone else's.
-    for dotted in previously_owned:
-        if dotted in want or dotted not in OWNABLE:
-            continue
-        if dotted.startswith("env."):
-            env.pop(dotted[4:], None)
-        else:
-            result.pop(dotted, None)
-    for dotted, value in want.items():
-        if dotted.startswith("env."):
-            env[dotted[4:]] = value
-        else:
-            result[dotted] = value
-    if env or "env" in data:
-        result["env"] = env
-    after = (json.dumps(result, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """Plan the file for ``profile`` (``None``: judgeaudit off, the user's own file back)."""
+    doc = parse(path, raw) if raw is not None else JsonDoc("")
+    want = desired(profile, inline_key) if profile else {}
+    conflicts = [] if keep_conflicts or profile is None else list(CONFLICTS)
+    reconciler = Reconciler(
+        SettingsDoc(doc), str(path), SECRET_KEYS, load_secret, containers=frozenset({"env"})
+    )
+    outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
     warnings = []
+    if keep_conflicts and profile is not None:
+        env = doc.data().get("env", {})
+        for variable in TOKEN_VARS:
+            if variable in env and f"env.{variable}" not in outcome.ledger:
+                warnings.append(
+                    f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code ranks it "
+                    "above apiKeyHelper, so it will keep using that key"
+                )
     secret = "env.ANTHROPIC_AUTH_TOKEN" in want
     if secret:
         warnings.append(
             f"{path} will hold the API key in plain text (key_mode inline); it is "
             "written with mode 0600. key_mode helper keeps it in the keyring."
         )
-    return FilePlan(path, raw, after, secret=secret, owned=sorted(want), warnings=warnings)
+    inline_ref = profile.key if secret and profile else None
+    if inline_ref:
+        outcome.ledger["env.ANTHROPIC_AUTH_TOKEN"]["keyname"] = inline_ref
+    after_bytes: bytes | None = doc.text.encode("utf-8")
+    if profile is None and (raw is None or (created and not doc.data())):
+        after_bytes = None  # judgeaudit created this file and nothing of the user's is in it
+    return FilePlan(
+        path,
+        raw,
+        after_bytes,
+        kind="claude",
+        secret=secret,
+        ledger=outcome.ledger,
+        notes=outcome.notes,
+        warnings=warnings,
+        save_secrets=outcome.save_secrets,
+        dropped_secrets=outcome.dropped_secrets,
+        inline_key_name=inline_ref,
+    )
 
 
 def validate(path: Path, written: bytes, plan_: FilePlan) -> None:
-    data = parse(path, written)
+    data: dict[str, Any] = parse(path, written).data()
     if written != plan_.after:
         raise ProfileError(f"{path}: read-back differs from what was written")
     if "env" in data and not isinstance(data["env"], dict):

@@ -48,16 +48,17 @@ class Listing:
     keys: dict[str, str]  # key name -> masked status
     keyring_ok: bool
     keyring_note: str
+    problems: list[str]  # profile files that do not load (the others are listed anyway)
 
 
 def read_listing(store: ProfileStore) -> Listing:
     """Profiles, active ones and key status, reading each keyring entry once."""
-    listed = store.list()
+    listed, problems = store.scan()
     active = dict(store.state()["active"])
     usable, note = secrets.backend_usable()
     names = sorted({p.key for p in listed if p.key})
     keys = {n: secrets.mask(secrets.get_key(n)) if usable else "n/a" for n in names}
-    return Listing(listed, active, keys, usable, note)
+    return Listing(listed, active, keys, usable, note, problems)
 
 
 def is_loopback(url: str) -> bool:
@@ -117,9 +118,8 @@ class ProfilesScreen(Screen[None]):
     def show_listing(self, listing: Listing, select: str | None) -> None:
         self.listing = listing
         self.profiles = {p.name: p for p in listing.profiles}
-        self.query_one("#keyring-status", Note).say(
-            "" if listing.keyring_ok else f"keyring: {listing.keyring_note}"
-        )
+        notes = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
+        self.query_one("#keyring-status", Note).say("\n".join(notes + listing.problems))
         rows = []
         for app in APPS:
             for p in (p for p in listing.profiles if p.app == app):

@@ -1,0 +1,250 @@
+"""The bridge's HTTP server (aiohttp): routes, caller auth, and one translate-and-forward path
+shared by the Responses and Messages front ends."""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from judgeaudit.bridge import errors, messages_in, messages_out, responses_in, responses_out
+from judgeaudit.bridge.chat import ChatOutcome, ChatStreamReader, Delta, parse_completion
+from judgeaudit.bridge.errors import BridgeError
+from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
+
+WHAT = web.RequestKey("bridge_what", str)  # model and stream flag, for the request log line
+SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+
+
+class Stream(Protocol):
+    def start(self) -> bytes: ...
+    def delta(self, delta: Delta) -> bytes: ...
+    def finish(self, outcome: ChatOutcome) -> bytes: ...
+    def fail(self, error: BridgeError) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """One calling API: how its requests become chat, and how replies and errors go back."""
+
+    name: str
+    to_chat: Callable[[dict[str, Any], str | None], tuple[dict[str, Any], Any]]
+    render: Callable[[ChatOutcome, Any], dict[str, Any]]
+    stream: Callable[[Any], Stream]
+    error_body: Callable[[BridgeError], dict[str, Any]]
+
+
+RESPONSES = FrontEnd(
+    "responses",
+    responses_in.to_chat,
+    responses_out.render,
+    responses_out.ResponsesStream,
+    errors.openai_body,
+)
+MESSAGES = FrontEnd(
+    "messages",
+    messages_in.to_chat,
+    messages_out.render,
+    messages_out.MessagesStream,
+    errors.anthropic_body,
+)
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    upstream: UpstreamConfig
+    profile: str = ""
+    default_model: str | None = None  # used when a request names no model
+    accepted_keys: tuple[str, ...] = ()  # what callers may present; empty: any caller
+    log: Callable[[str], None] | None = None  # one line per request (never a key)
+
+
+class BridgeServer:
+    def __init__(self, config: BridgeConfig) -> None:
+        self.config = config
+        self.upstream = Upstream(config.upstream)
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/", self.root)  # also answers HEAD (Claude Code's first probe)
+        app.router.add_get("/v1/models", self.models)
+        for path in ("/v1/responses", "/responses"):
+            app.router.add_post(path, self.handler(RESPONSES))
+        app.router.add_post("/v1/messages", self.handler(MESSAGES))
+        app.router.add_post("/v1/messages/count_tokens", self.count_tokens)
+        app.on_startup.append(self._start)
+        app.on_cleanup.append(self._stop)
+        return app
+
+    async def _start(self, app: web.Application) -> None:
+        await self.upstream.start()
+
+    async def _stop(self, app: web.Application) -> None:
+        await self.upstream.close()
+
+    async def root(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "name": "judgeaudit bridge",
+                "profile": self.config.profile,
+                "upstream": self.upstream.url,
+            }
+        )
+
+    def _denied(self, request: web.Request, front: FrontEnd) -> web.Response | None:
+        accepted = self.config.accepted_keys
+        if not accepted:
+            return None
+        header = request.headers.get("Authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        if any(hmac.compare_digest(given.encode(), key.encode()) for key in accepted):
+            return None
+        error = BridgeError(
+            401,
+            "the bridge did not get its key (the profile's key, or the token `judgeaudit exec` "
+            "gave the tool)",
+            "authentication_error" if front is MESSAGES else "invalid_request_error",
+            "invalid_api_key",
+        )
+        return self._error(front, error)
+
+    def _error(self, front: FrontEnd, error: BridgeError) -> web.Response:
+        return web.json_response(
+            front.error_body(error), status=error.status, headers=error.headers
+        )
+
+    async def models(self, request: web.Request) -> web.Response:
+        if (denied := self._denied(request, RESPONSES)) is not None:
+            return denied
+        try:
+            raw = await self.upstream.models()
+        except BridgeError as error:
+            return self._error(RESPONSES, error)
+        return web.Response(body=raw, content_type="application/json")
+
+    async def count_tokens(self, request: web.Request) -> web.Response:
+        if (denied := self._denied(request, MESSAGES)) is not None:
+            return denied
+        body = await self._body(request, MESSAGES)
+        if isinstance(body, web.Response):
+            return body
+        return web.json_response({"input_tokens": messages_in.estimate_tokens(body)})
+
+    async def _body(self, request: web.Request, front: FrontEnd) -> dict[str, Any] | web.Response:
+        try:
+            body = json.loads(await request.read())
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return self._error(front, BridgeError(400, f"the request body is not JSON: {exc}"))
+        if not isinstance(body, dict):
+            return self._error(front, BridgeError(400, "the request body must be a JSON object"))
+        return body
+
+    def handler(self, front: FrontEnd) -> Callable[[web.Request], Any]:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            started = time.perf_counter()
+            response = await self._translate(request, front)
+            if self.config.log is not None:
+                took = (time.perf_counter() - started) * 1000
+                what = request.get(WHAT, "")
+                self.config.log(
+                    f"{request.method} {request.path} {what}-> {response.status} in {took:.0f} ms"
+                )
+            return response
+
+        return handle
+
+    async def _translate(self, request: web.Request, front: FrontEnd) -> web.StreamResponse:
+        if (denied := self._denied(request, front)) is not None:
+            return denied
+        body = await self._body(request, front)
+        if isinstance(body, web.Response):
+            return body
+        try:
+            chat, context = front.to_chat(body, self.config.default_model)
+            wants_stream = bool(chat.get("stream"))
+            request[WHAT] = f"{chat['model']}{' stream' if wants_stream else ''} "
+            async with self.upstream.open(chat) as reply:
+                if reply.streaming:
+                    if wants_stream:
+                        return await self._relay(request, front, context, reply)
+                    outcome = await _collect(reply)
+                else:
+                    outcome = parse_completion(await reply.json())
+        except BridgeError as error:
+            return self._error(front, error)
+        if wants_stream:  # the upstream ignored stream=true: replay its whole answer as a stream
+            return await self._replay(request, front, context, outcome)
+        return web.json_response(front.render(outcome, context))
+
+    async def _relay(
+        self, request: web.Request, front: FrontEnd, context: Any, reply: Reply
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(headers=SSE_HEADERS)
+        await response.prepare(request)
+        writer = front.stream(context)
+        reader = ChatStreamReader()
+        try:
+            await response.write(writer.start())
+            try:
+                async for batch in reply.batches():
+                    events = b"".join(writer.delta(d) for c in batch for d in reader.feed(c))
+                    if events:
+                        await response.write(events)
+                outcome = reader.finish()
+                if outcome.finish_reason is None:
+                    raise BridgeError(502, "the upstream stream ended before the reply finished")
+                last = writer.finish(outcome)
+            except BridgeError as error:
+                last = writer.fail(error)
+            await response.write_eof(last)
+        except ConnectionResetError:
+            pass  # the caller went away; leaving closes the upstream stream too
+        return response
+
+    async def _replay(
+        self, request: web.Request, front: FrontEnd, context: Any, outcome: ChatOutcome
+    ) -> web.StreamResponse:
+        response = web.StreamResponse(headers=SSE_HEADERS)
+        await response.prepare(request)
+        writer = front.stream(context)
+        events = writer.start()
+        for kind, text in (("reasoning", outcome.reasoning), ("text", outcome.text)):
+            if text:
+                events += writer.delta(Delta(kind, text))
+        with contextlib.suppress(ConnectionResetError):  # the caller went away
+            await response.write_eof(events + writer.finish(outcome))
+        return response
+
+
+async def _collect(reply: Reply) -> ChatOutcome:
+    reader = ChatStreamReader()
+    async for batch in reply.batches():
+        for chunk in batch:
+            reader.feed(chunk)
+    outcome = reader.finish()
+    if outcome.finish_reason is None:
+        raise BridgeError(502, "the upstream stream ended before the reply finished")
+    return outcome
+
+
+async def start(
+    config: BridgeConfig, host: str = "127.0.0.1", port: int = 0
+) -> tuple[web.AppRunner, str]:
+    """Start the bridge; return the runner (to clean up) and its base URL (no path)."""
+    runner = web.AppRunner(BridgeServer(config).app(), access_log=None, shutdown_timeout=5.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=1024)
+    try:
+        await site.start()
+    except OSError:
+        await runner.cleanup()  # the upstream session was opened at setup
+        raise
+    bound = runner.addresses[0][1]
+    shown = f"[{host}]" if ":" in host else host
+    return runner, f"http://{shown}:{bound}"

@@ -1,0 +1,187 @@
+"""The one upstream: Chat Completions at the profile's base URL, with the profile's key.
+
+Bounded: at most ``max_concurrency`` requests in flight (a caller waits up to
+``queue_timeout_s`` for a slot, then gets a 503 with ``Retry-After``), a connect timeout, and a
+read timeout that also bounds the silence between two chunks of a stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from judgeaudit import __version__
+from judgeaudit.bridge.errors import BridgeError, from_upstream, scrub
+from judgeaudit.bridge.sse import SSEDecoder
+
+
+@dataclass(frozen=True)
+class UpstreamConfig:
+    base_url: str  # the OpenAI-compatible base, e.g. https://taotoken.net/api/v1
+    key: str
+    max_concurrency: int = 32
+    connect_timeout_s: float = 10.0
+    read_timeout_s: float = 300.0
+    queue_timeout_s: float = 60.0
+
+
+class Reply:
+    """An upstream 2xx answer: a whole JSON body, or a stream of chunk objects."""
+
+    def __init__(self, response: aiohttp.ClientResponse, upstream: Upstream) -> None:
+        self._response = response
+        self._upstream = upstream
+        self.streaming = response.content_type == "text/event-stream"
+
+    async def json(self) -> dict[str, Any]:
+        raw = await self._upstream._read(self._response.content.read())
+        try:
+            body = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise BridgeError(502, "upstream sent a body that is not JSON") from None
+        if not isinstance(body, dict):
+            raise BridgeError(502, "upstream sent JSON that is not an object")
+        return body
+
+    async def batches(self) -> AsyncIterator[list[dict[str, Any]]]:
+        """The chunk objects of each read, until ``[DONE]`` or the end of the body (one batch
+        per read, so the caller writes once per upstream packet, not once per chunk); an error
+        object the upstream sends mid-stream is raised."""
+        decoder = SSEDecoder()
+        content = self._response.content
+        while True:
+            raw = await self._upstream._read(content.readany())
+            batch: list[dict[str, Any]] = []
+            done = not raw
+            for payload in decoder.feed(raw) if raw else decoder.close():
+                if payload.strip() == "[DONE]":
+                    done = True
+                    break
+                try:
+                    chunk = json.loads(payload)
+                except json.JSONDecodeError:
+                    continue  # keep-alive noise some gateways send
+                if isinstance(chunk, dict) and chunk.get("error"):
+                    raise from_upstream(502, payload.encode(), {}, self._upstream.secrets)
+                if isinstance(chunk, dict):
+                    batch.append(chunk)
+            if batch:
+                yield batch
+            if done:
+                return
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``...), if any."""
+    host = urlsplit(url).hostname or ""
+    if not host or urllib.request.proxy_bypass(host):
+        return None
+    return urllib.request.getproxies().get(urlsplit(url).scheme)
+
+
+class Upstream:
+    def __init__(self, config: UpstreamConfig) -> None:
+        self.config = config
+        self.url = config.base_url.rstrip("/") + "/chat/completions"
+        self.secrets = (config.key,)
+        self.proxy = env_proxy(self.url)
+        self._slots = asyncio.Semaphore(config.max_concurrency)
+        self._session: aiohttp.ClientSession | None = None
+
+    async def start(self) -> None:
+        connector = aiohttp.TCPConnector(limit=self.config.max_concurrency, ttl_dns_cache=300)
+        timeout = aiohttp.ClientTimeout(
+            total=None, connect=self.config.connect_timeout_s, sock_read=self.config.read_timeout_s
+        )
+        # trust_env would look up ~/.netrc and the proxy variables in a thread on every request
+        # (and a netrc entry for the host would clash with our Authorization header): the proxy
+        # is looked up once instead.
+        self._session = aiohttp.ClientSession(
+            connector=connector, timeout=timeout, auto_decompress=True, trust_env=False
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    async def _read(self, awaitable: Any) -> bytes:
+        try:
+            data: bytes = await awaitable
+        except TimeoutError:
+            raise BridgeError(
+                504, f"the upstream sent nothing for {self.config.read_timeout_s:g} s"
+            ) from None
+        except aiohttp.ClientError as exc:
+            raise BridgeError(
+                502,
+                f"the upstream connection broke before the reply finished ({type(exc).__name__})",
+            ) from None
+        return data
+
+    async def models(self) -> bytes:
+        """``GET /models`` passed through (some tools list models before they start)."""
+        assert self._session is not None, "start() first"
+        url = self.url.removesuffix("/chat/completions") + "/models"
+        try:
+            async with self._session.get(
+                url, headers={"Authorization": f"Bearer {self.config.key}"}, proxy=self.proxy
+            ) as response:
+                raw = await self._read(response.content.read())
+                if response.status >= 300:
+                    raise from_upstream(response.status, raw, dict(response.headers), self.secrets)
+                return raw
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise BridgeError(
+                502, f"cannot reach the upstream {url}: {type(exc).__name__}"
+            ) from None
+
+    @asynccontextmanager
+    async def open(self, body: dict[str, Any]) -> AsyncIterator[Reply]:
+        """POST one chat completion; yield the 2xx reply, raise BridgeError for anything else."""
+        assert self._session is not None, "start() first"
+        try:
+            await asyncio.wait_for(self._slots.acquire(), self.config.queue_timeout_s)
+        except TimeoutError:
+            raise BridgeError(
+                503,
+                f"the bridge is busy ({self.config.max_concurrency} requests in flight)",
+                headers={"Retry-After": "1"},
+            ) from None
+        try:
+            headers = {
+                "Authorization": f"Bearer {self.config.key}",
+                "Content-Type": "application/json",
+                "Accept": "text/event-stream" if body.get("stream") else "application/json",
+                "User-Agent": f"judgeaudit-bridge/{__version__}",
+            }
+            try:
+                response = await self._session.post(
+                    self.url, data=json.dumps(body), headers=headers, proxy=self.proxy
+                )
+            except aiohttp.ConnectionTimeoutError:
+                raise BridgeError(
+                    504,
+                    f"cannot connect to the upstream within {self.config.connect_timeout_s:g} s",
+                ) from None
+            except TimeoutError:
+                raise BridgeError(
+                    504, f"the upstream sent nothing for {self.config.read_timeout_s:g} s"
+                ) from None
+            except aiohttp.ClientError as exc:
+                reason = scrub(str(exc), self.secrets)
+                raise BridgeError(502, f"cannot reach the upstream {self.url}: {reason}") from None
+            async with response:
+                if response.status >= 300:
+                    raw = await self._read(response.content.read())
+                    raise from_upstream(response.status, raw, dict(response.headers), self.secrets)
+                yield Reply(response, self)
+        finally:
+            self._slots.release()

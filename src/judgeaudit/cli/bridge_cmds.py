@@ -1,0 +1,115 @@
+"""``judgeaudit bridge PROFILE``: Responses / Anthropic Messages in, Chat Completions out."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from judgeaudit.cli.common import UserError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def register(sub: Sub) -> None:
+    bridge = sub.add_parser(
+        "bridge",
+        help="serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
+        description="A loopback bridge: Codex (Responses API) and Claude Code (Anthropic "
+        "Messages) talk to it; it sends Chat Completions to the profile's base_url with the "
+        "profile's keyring key. The first line printed is its base URL.",
+    )
+    bridge.add_argument("profile", help="the profile whose upstream and key to use")
+    bridge.add_argument("--host", default="127.0.0.1")
+    bridge.add_argument(
+        "--port",
+        type=int,
+        help='0 picks a free port (default: for a bridge = "chat" profile its bridge_port, '
+        "8787 unless set; else 0)",
+    )
+    bridge.add_argument(
+        "--max-concurrency", type=int, default=32, help="upstream requests in flight (32)"
+    )
+    bridge.add_argument(
+        "--connect-timeout", type=float, default=10.0, help="seconds to connect upstream (10)"
+    )
+    bridge.add_argument(
+        "--read-timeout",
+        type=float,
+        default=300.0,
+        help="seconds of upstream silence before giving up, also between stream chunks (300)",
+    )
+    bridge.add_argument(
+        "--queue-timeout",
+        type=float,
+        default=60.0,
+        help="seconds a request waits for a free upstream slot before a 503 (60)",
+    )
+    bridge.add_argument("--quiet", action="store_true", help="no per-request lines on stderr")
+    bridge.set_defaults(func=cmd_bridge)
+
+
+def _log(line: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
+
+
+def cmd_bridge(args: argparse.Namespace) -> int:
+    from judgeaudit.bridge.run import config_for, serve_forever
+    from judgeaudit.profiles import bridgeopt, secrets
+    from judgeaudit.profiles.model import ProfileError
+    from judgeaudit.profiles.store import ProfileStore
+
+    for flag, value in (
+        ("--max-concurrency", args.max_concurrency),
+        ("--connect-timeout", args.connect_timeout),
+        ("--read-timeout", args.read_timeout),
+        ("--queue-timeout", args.queue_timeout),
+    ):
+        if value <= 0:
+            raise UserError(f"{flag}: must be greater than 0")
+    try:
+        profile = ProfileStore.default().get(args.profile)
+        key = secrets.resolve_key(profile)
+    except (ProfileError, secrets.SecretError) as exc:
+        raise UserError(str(exc)) from None
+    port = args.port
+    if port is None:
+        port = bridgeopt.bridge_port(profile) if bridgeopt.uses_bridge(profile) else 0
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port {port}: use 0-65535 (0 picks a free port)")
+    if args.host not in LOOPBACK:
+        print(
+            f"warning: listening on {args.host}, not loopback: other machines can reach this "
+            "bridge (they still need the profile's key)",
+            file=sys.stderr,
+        )
+    config = config_for(
+        profile,
+        key,
+        max_concurrency=args.max_concurrency,
+        connect_timeout_s=args.connect_timeout,
+        read_timeout_s=args.read_timeout,
+        queue_timeout_s=args.queue_timeout,
+        log=None if args.quiet else _log,
+    )
+
+    def announce(url: str) -> None:
+        print(url, flush=True)
+        print(
+            f"bridge for profile {profile.name} -> {profile.base_url}/chat/completions "
+            f"(Codex: base_url = {url}/v1, Claude Code: ANTHROPIC_BASE_URL = {url}); "
+            "Ctrl-C stops it",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        asyncio.run(serve_forever(config, args.host, port, announce))
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.host}:{port}: {exc.strerror}") from None
+    return 0

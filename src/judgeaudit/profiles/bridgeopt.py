@@ -1,0 +1,73 @@
+"""The ``bridge`` profile option: a Codex or Claude Code profile on a gateway that only serves
+Chat Completions.
+
+With ``bridge = "chat"`` the profile's ``base_url`` is the gateway's OpenAI-compatible base (the
+one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit bridge`` instead.
+``judgeaudit exec`` starts one for the life of the command, on a free port. A global
+``profile use`` points the tool at ``http://127.0.0.1:<bridge_port>`` (default 8787), where
+``judgeaudit bridge NAME`` must be running (README: a systemd user unit).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgeaudit.profiles.model import Profile
+
+MODES = ("chat", "off")
+DEFAULT_PORT = 8787
+BRIDGED_APPS = ("claude", "codex")
+
+
+def check_port(value: Any, where: str) -> str | None:
+    """None when ``value`` is a usable port (an int or digits), else what is wrong."""
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or not 1 <= int(text) <= 65535:
+        return f"{where}: {value!r} is not a port (1-65535)"
+    return None
+
+
+def uses_bridge(profile: Profile) -> bool:
+    return profile.app in BRIDGED_APPS and profile.option("bridge") == "chat"
+
+
+def bridge_port(profile: Profile) -> int:
+    return int(str(profile.option("bridge_port", DEFAULT_PORT)).strip())
+
+
+def local_url(profile: Profile) -> str:
+    """Where a globally switched tool finds the bridge (no path: it serves /v1/...)."""
+    return f"http://127.0.0.1:{bridge_port(profile)}"
+
+
+def use_note(profile: Profile) -> str:
+    """What a global switch must tell the user."""
+    return (
+        f"profile {profile.name} goes through the bridge: {profile.app} will talk to "
+        f"{local_url(profile)}, so keep `judgeaudit bridge {profile.name}` running (README: "
+        "'Codex and Claude Code on a chat-only gateway' has a systemd user unit); "
+        "`judgeaudit exec` starts its own"
+    )
+
+
+def status(profile: Profile, timeout_s: float = 1.0) -> str:
+    """Whether this profile's bridge answers on its port (``profile doctor``)."""
+    import json  # here, not at the top: profiles.model imports this module, and
+    import urllib.request  # `key print` (run before every Claude Code session) must start fast
+
+    url = local_url(profile)
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    try:
+        with direct.open(url + "/", timeout=timeout_s) as answer:
+            info = json.loads(answer.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return f"bridge: nothing answers on {url}; start `judgeaudit bridge {profile.name}`"
+    if not isinstance(info, dict) or info.get("name") != "judgeaudit bridge":
+        return f"bridge: {url} answers but is not a judgeaudit bridge; pick another bridge_port"
+    if info.get("profile") != profile.name:
+        return (
+            f"bridge: {url} serves profile {info.get('profile')!r}, not {profile.name!r}; "
+            f"restart it with `judgeaudit bridge {profile.name}`"
+        )
+    return f"bridge: running on {url} for {profile.name} -> {info.get('upstream')}"

@@ -1,0 +1,205 @@
+"""What judgeaudit owns in a live file, and the user's values it replaced or removed.
+
+A switch *reconciles* a file with what a profile wants. Every key judgeaudit writes gets a ledger
+entry holding the value that was there before (or "absent"); a key it no longer sets gets that
+value back instead of being deleted; a conflicting key (a leftover token that would shadow the
+switch) is removed and kept the same way. ``profile off`` is a reconcile with nothing wanted, so
+the file returns to the user's own. Replaced secrets are kept in the keyring, never in the
+ledger, which lives in ``state.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from judgeaudit.profiles.model import ProfileError
+
+Entry = dict[str, Any]  # had, raw | ref, index, wrote, removed, seq, container
+
+
+class Editable(Protocol):
+    """One live document, addressed by dotted keys."""
+
+    def current_raw(self, dotted: str) -> str | None: ...
+
+    def put_raw(self, dotted: str, raw: str, index: int | None = None) -> None: ...
+
+    def remove(self, dotted: str) -> None: ...
+
+    def index_of(self, dotted: str) -> int | None: ...
+
+    def ensure_container(self, dotted: str) -> bool: ...  # True when it had to be created
+
+    def container_empty(self, dotted: str) -> bool: ...
+
+
+@dataclass
+class Outcome:
+    ledger: dict[str, Entry]
+    notes: list[str] = field(default_factory=list)  # for the diff preview; never a secret
+    save_secrets: dict[str, str] = field(default_factory=dict)  # keyring entry -> raw text
+    dropped_secrets: list[str] = field(default_factory=list)
+
+
+def fingerprint(raw: str) -> str:
+    """A short hash of what we wrote, to notice later hand edits (never the value itself)."""
+    return hashlib.sha256(b"judgeaudit-ledger\0" + raw.encode("utf-8")).hexdigest()[:20]
+
+
+def secret_ref(file_id: str, dotted: str, raw: str) -> str:
+    digest = hashlib.sha256(f"{file_id}\0{dotted}\0{raw}".encode()).hexdigest()[:16]
+    return f"saved-{digest}"
+
+
+def _mask(raw: str) -> str:
+    text = raw.strip('"')
+    return "…" + text[-4:] if len(text) > 8 else "…"
+
+
+def _parent(dotted: str) -> str | None:
+    return dotted.rsplit(".", 1)[0] if "." in dotted else None
+
+
+@dataclass
+class Reconciler:
+    doc: Editable
+    file_id: str
+    secret_keys: frozenset[str]
+    load_secret: Callable[[str], str | None]
+    containers: frozenset[str] = frozenset()
+
+    def _capture(self, dotted: str, seq: int) -> tuple[Entry, str | None]:
+        raw = self.doc.current_raw(dotted)
+        entry: Entry = {"had": raw is not None, "index": self.doc.index_of(dotted), "seq": seq}
+        secret = None
+        if raw is not None:
+            if dotted in self.secret_keys:
+                entry["ref"] = secret_ref(self.file_id, dotted, raw)
+                secret = raw
+            else:
+                entry["raw"] = raw
+        return entry, secret
+
+    def _user_raw(self, dotted: str, entry: Entry) -> str | None:
+        if not entry.get("had"):
+            return None
+        if "ref" in entry:
+            raw = self.load_secret(entry["ref"])
+            if raw is None:
+                raise ProfileError(
+                    f"{self.file_id}: your earlier {dotted} was kept in the keyring as "
+                    f"{entry['ref']!r}, which is gone; restore a backup (`judgeaudit profile "
+                    "backups`) or edit the file by hand"
+                )
+            return raw
+        value: str = entry["raw"]
+        return value
+
+    def _put_back(self, dotted: str, entry: Entry, out: Outcome) -> None:
+        raw = self._user_raw(dotted, entry)
+        if raw is None:
+            self.doc.remove(dotted)
+        else:
+            parent = _parent(dotted)
+            if parent in self.containers:
+                self.doc.ensure_container(parent)
+            self.doc.put_raw(dotted, raw, entry.get("index"))
+        if "ref" in entry:
+            out.dropped_secrets.append(entry["ref"])
+
+    def reconcile(
+        self, want: dict[str, str], ledger: dict[str, Entry], conflicts: list[str]
+    ) -> Outcome:
+        """Make the document hold ``want``; remove ``conflicts`` (keys someone else wrote)."""
+        ledger = copy.deepcopy(ledger)
+        out = Outcome(ledger)
+        seq = max((e.get("seq", 0) for e in ledger.values()), default=0)
+        # A value we wrote that the user changed by hand since is theirs now.
+        for dotted, entry in list(ledger.items()):
+            if entry.get("container"):
+                continue
+            current = self.doc.current_raw(dotted)
+            if entry.get("removed"):
+                if current is not None:  # they put the key back themselves: forget ours
+                    del ledger[dotted]
+                continue
+            if "wrote" not in entry:  # from before ledgers kept fingerprints: ours as it is
+                if current is None:
+                    del ledger[dotted]
+                else:
+                    entry["wrote"] = fingerprint(current)
+                continue
+            if current is not None and entry["wrote"] != fingerprint(current):
+                seq += 1
+                fresh, secret = self._capture(dotted, seq)
+                ledger[dotted] = fresh
+                if secret is not None:
+                    out.save_secrets[fresh["ref"]] = secret
+        # Keys no profile sets any more get the user's value back (restored in reverse order).
+        for dotted in sorted(
+            (d for d, e in ledger.items() if not e.get("container") and d not in want),
+            key=lambda d: -int(ledger[d].get("seq", 0)),
+        ):
+            entry = ledger[dotted]
+            if entry.get("removed") and dotted in conflicts:
+                continue  # still shadowing: stays removed
+            self._put_back(dotted, entry, out)
+            del ledger[dotted]
+        for dotted, raw in want.items():
+            parent = _parent(dotted)
+            if parent in self.containers and self.doc.ensure_container(parent):
+                ledger.setdefault(parent, {"container": True})
+            existing = ledger.get(dotted)
+            if existing is None or existing.get("removed"):
+                if existing is None:
+                    seq += 1
+                    entry, secret = self._capture(dotted, seq)
+                    if secret is not None:
+                        out.save_secrets[entry["ref"]] = secret
+                else:
+                    entry = existing
+                entry["removed"] = False
+                current = self.doc.current_raw(dotted) if entry["had"] else None
+                if entry["had"] and current != raw:
+                    shown = _mask(current or "") if "ref" in entry else current
+                    out.notes.append(
+                        f"replaces your value {dotted} = {shown}, kept (put back when no "
+                        "profile sets it, or by `judgeaudit profile off`)"
+                    )
+                ledger[dotted] = entry
+            else:
+                entry = existing
+            self.doc.put_raw(dotted, raw)
+            entry["wrote"] = fingerprint(raw)
+        for dotted in conflicts:
+            current = self.doc.current_raw(dotted)
+            if dotted in want or current is None or dotted in ledger:
+                continue
+            seq += 1
+            entry, secret = self._capture(dotted, seq)
+            entry["removed"] = True
+            if secret is not None:
+                out.save_secrets[entry["ref"]] = secret
+            ledger[dotted] = entry
+            self.doc.remove(dotted)
+            shown = _mask(current) if "ref" in entry else current
+            out.notes.append(
+                f"removes {dotted} = {shown} (written by someone else, it would override "
+                "this switch), kept for `judgeaudit profile off`; --keep-conflicts leaves it"
+            )
+        for dotted in [d for d, e in ledger.items() if e.get("container")]:
+            inside = [d for d in ledger if d.startswith(dotted + ".")]
+            if not inside and self.doc.container_empty(dotted):
+                self.doc.remove(dotted)
+                del ledger[dotted]
+            elif not inside:
+                del ledger[dotted]  # the user added keys to it: it is theirs now
+        return out
+
+
+def referenced_secrets(ledgers: list[dict[str, Entry]]) -> set[str]:
+    return {e["ref"] for ledger in ledgers for e in ledger.values() if "ref" in e}

@@ -1,0 +1,388 @@
+"""Contract tests: the real Codex CLI and Claude Code complete through the bridge against an
+embedded provider that only speaks Chat Completions (``sim serve --apis chat``), including one
+tool-call round trip each; the provider's request log shows chat completions carrying the
+keyring key and the profile's model."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as pysecrets
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.bridge_helpers import ReasoningUpstream, key_fingerprint, request_log, served
+from tests.contract.test_real_tools import npm_bin
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+MODEL = "sim-chat:latency_ms=1"
+MARKER = "bridged file content 7f3a"
+
+
+@dataclass
+class World:
+    env: dict[str, str]
+    tmp: Path
+    secret: str
+    key_name: str
+    log: Path
+    upstream: str
+
+    def judgeaudit(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "judgeaudit", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    def chat_requests(self) -> list[dict[str, object]]:
+        return [r for r in request_log(self.log) if r["path"] == "/v1/chat/completions"]
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    secret = "sk-bridge-contract-" + pysecrets.token_hex(10)
+    key_name = "bridge-" + pysecrets.token_hex(6)
+    for name in ("cfg", "claude", "codex", "home", "work"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "work" / "note.txt").write_text(MARKER + "\n", encoding="utf-8")
+    env = {
+        **os.environ,
+        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "CODEX_HOME": str(tmp_path / "codex"),
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    log = tmp_path / "requests.jsonl"
+    sim_args = ("sim", "serve", "--port", "0", "--apis", "chat", "--require-key-env", "SIMKEY")
+    with served(*sim_args, "--request-log", str(log), env={"SIMKEY": secret}) as (url, _):
+        world = World(env, tmp_path, secret, key_name, log, url)
+        subprocess.run(
+            [sys.executable, "-m", "judgeaudit", "key", "set", key_name],
+            input=secret,
+            text=True,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        yield world
+        subprocess.run(
+            [sys.executable, "-m", "judgeaudit", "key", "delete", key_name],
+            env=env,
+            capture_output=True,
+        )
+
+
+def run_tool(world: World, argv: list[str], extra_env: dict[str, str] | None = None) -> str:
+    """Run a real tool to its end; return its stdout (its final message)."""
+    return run_tool_fully(world, argv, extra_env).stdout
+
+
+def run_tool_fully(
+    world: World, argv: list[str], extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        argv,
+        cwd=world.tmp / "work",
+        env={**world.env, **(extra_env or {})},
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert world.secret not in done.stdout + done.stderr
+    return done
+
+
+def assert_round_trip_reached_upstream(world: World, before: int) -> None:
+    """Two chat completions: the tool call, then one carrying its result; both with the
+    keyring key and the profile's model."""
+    seen = world.chat_requests()[before:]
+    assert len(seen) >= 2, seen
+    assert {r["key_sha256"] for r in seen} == {key_fingerprint(world.secret)}
+    assert {r["model"] for r in seen} == {MODEL}
+    assert any("tool" in r["roles"] for r in seen)  # type: ignore[operator]
+    assert not [r for r in request_log(world.log) if r["path"] != "/v1/chat/completions"]
+
+
+def test_codex_exec_through_a_standalone_bridge(world: World) -> None:
+    world.judgeaudit(
+        "profile",
+        "add",
+        "gw-codex",
+        "--app",
+        "codex",
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+    )
+    with served("bridge", "gw-codex", "--port", "0", env=world.env) as (bridge, proc):
+        provider = (
+            '{name = "gw", base_url = "'
+            + bridge
+            + '/v1", wire_api = "responses", env_key = "GWKEY"}'
+        )
+        prompt = 'show the note\nsim-tool: exec_command {"cmd": "cat note.txt"}'
+        before = len(world.chat_requests())
+        out = run_tool(
+            world,
+            [
+                npm_bin("codex"),
+                "-c",
+                "model_provider=gw",
+                "-c",
+                f"model_providers.gw={provider}",
+                "-c",
+                f"model={json.dumps(MODEL)}",
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+                prompt,
+            ],
+            {"GWKEY": world.secret},  # what `profile use` hands Codex: the profile's key
+        )
+    assert "Tool exec_command returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+    assert proc.returncode == 0
+
+
+def test_claude_p_through_a_standalone_bridge(world: World) -> None:
+    world.judgeaudit(
+        "profile",
+        "add",
+        "gw-claude",
+        "--app",
+        "claude",
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+    )
+    with served("bridge", "gw-claude", "--port", "0", env=world.env) as (bridge, _):
+        note = world.tmp / "work" / "note.txt"
+        prompt = f'read the note\nsim-tool: Read {{"file_path": "{note}"}}'
+        before = len(world.chat_requests())
+        out = run_tool(
+            world,
+            [npm_bin("claude"), "-p", prompt],
+            {
+                "ANTHROPIC_BASE_URL": bridge,
+                "ANTHROPIC_AUTH_TOKEN": world.secret,
+                "ANTHROPIC_MODEL": MODEL,
+            },
+        )
+    assert "Tool Read returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+
+
+def _codex_prompt() -> str:
+    return 'show the note\nsim-tool: exec_command {"cmd": "cat note.txt"}'
+
+
+def _claude_prompt(world: World) -> str:
+    note = world.tmp / "work" / "note.txt"
+    return f'read the note\nsim-tool: Read {{"file_path": "{note}"}}'
+
+
+def _tool_files(world: World) -> dict[str, bytes | None]:
+    paths = [world.tmp / "claude" / "settings.json", world.tmp / "codex" / "config.toml"]
+    return {str(p): p.read_bytes() if p.exists() else None for p in paths}
+
+
+def test_exec_runs_codex_through_its_own_bridge(world: World) -> None:
+    world.judgeaudit(
+        "profile",
+        "add",
+        "gw-codex",
+        "--app",
+        "codex",
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+    )
+    files = _tool_files(world)
+    before = len(world.chat_requests())
+    out = run_tool(
+        world,
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "exec",
+            "gw-codex",
+            "--",
+            npm_bin("codex"),
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            _codex_prompt(),
+        ],
+    )
+    assert "Tool exec_command returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+    assert _tool_files(world) == files  # nothing written: the bridge lived for this command
+
+
+def test_exec_runs_claude_through_its_own_bridge(world: World) -> None:
+    world.judgeaudit(
+        "profile",
+        "add",
+        "gw-claude",
+        "--app",
+        "claude",
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+    )
+    files = _tool_files(world)
+    before = len(world.chat_requests())
+    out = run_tool(
+        world,
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "exec",
+            "gw-claude",
+            "--",
+            npm_bin("claude"),
+            "-p",
+            _claude_prompt(world),
+        ],
+    )
+    assert "Tool Read returned:" in out and MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+    assert _tool_files(world) == files
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("app", ["codex", "claude"])
+def test_a_global_switch_goes_through_the_running_bridge(world: World, app: str) -> None:
+    port = _free_port()
+    name = f"gw-{app}"
+    world.judgeaudit(
+        "profile",
+        "add",
+        name,
+        "--app",
+        app,
+        "--base-url",
+        world.upstream,
+        "--model",
+        MODEL,
+        "--key",
+        world.key_name,
+        "--option",
+        "bridge=chat",
+        "--option",
+        f"bridge_port={port}",
+    )
+    switched = world.judgeaudit("profile", "use", name)
+    assert f"keep `judgeaudit bridge {name}` running" in switched.stdout + switched.stderr
+    before = len(world.chat_requests())
+    with served("bridge", name, env=world.env) as (bridge, _):
+        assert bridge == f"http://127.0.0.1:{port}"  # the profile's bridge_port
+        if app == "codex":
+            argv = [
+                npm_bin("codex"),
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-approvals-and-sandbox",
+                _codex_prompt(),
+            ]
+        else:
+            argv = [npm_bin("claude"), "-p", _claude_prompt(world)]
+        out = run_tool(world, argv)
+    assert MARKER in out
+    assert_round_trip_reached_upstream(world, before)
+
+
+def test_upstream_reasoning_reaches_both_tools(world: World) -> None:
+    """A reasoning model's ``reasoning_content`` comes through as a Responses reasoning item
+    (Codex prints it) and an Anthropic thinking block (Claude Code accepts it)."""
+    with ReasoningUpstream() as upstream:
+        for app in ("codex", "claude"):
+            world.judgeaudit(
+                "profile",
+                "add",
+                f"think-{app}",
+                "--app",
+                app,
+                "--base-url",
+                upstream.url,
+                "--model",
+                "thinker",
+                "--key",
+                world.key_name,
+                "--option",
+                "bridge=chat",
+            )
+        exec_ = [sys.executable, "-m", "judgeaudit", "exec"]
+        done = run_tool_fully(
+            world,
+            [
+                *exec_,
+                "think-codex",
+                "--",
+                npm_bin("codex"),
+                "exec",
+                "--skip-git-repo-check",
+                "hello",
+            ],
+        )
+        # Codex prints its transcript (reasoning included) on stderr, the final answer on stdout.
+        assert (
+            ReasoningUpstream.THOUGHT in done.stderr
+            and done.stdout.strip() == ReasoningUpstream.ANSWER
+        )
+        out = run_tool(
+            world,
+            [
+                *exec_,
+                "think-claude",
+                "--",
+                npm_bin("claude"),
+                "-p",
+                "hello",
+                "--output-format",
+                "json",
+            ],
+        )
+        result = json.loads(out)
+        assert result["result"] == ReasoningUpstream.ANSWER and result["is_error"] is False
