@@ -105,7 +105,7 @@ class ProfileForm(ModalScreen[Profile | None]):
         p = self.profile
         with Vertical(classes="dialog form", id="profile-form"):
             yield Static("Edit profile" if p else "Add profile", classes="title")
-            with VerticalScroll(classes="dialog-body"):
+            with VerticalScroll(classes="dialog-body", can_focus=False):
                 with Horizontal():
                     yield Label("app")
                     yield Select(
@@ -129,6 +129,10 @@ class ProfileForm(ModalScreen[Profile | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary", compact=True)
                 yield Button("Cancel (Esc)", id="cancel", compact=True)
+
+    def on_mount(self) -> None:
+        # the first field to type in: the name, or (editing) the base URL
+        self.query_one("#f-base_url" if self.profile else "#f-name", Field).focus()
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {n: self.query_one(f"#f-{n}", Field).value.strip() for n in FIELDS}
