@@ -61,3 +61,24 @@ def write_spec(path: Path, **overrides: object) -> Path:
     values.update(overrides)
     path.write_text(SPEC.format(**values), encoding="utf-8")
     return path
+
+
+def write_tasks(path: Path, count: int) -> Path:
+    """The first ``count`` built-in tasks as a JSONL task file (a small, fast task set)."""
+    import json
+
+    from judgeaudit.audit.tasks import builtin_retail
+
+    lines = [
+        json.dumps(
+            {
+                **task.to_json(),
+                "initial_state": task.initial_state,
+                "expected_state": task.expected_state,
+            },
+            ensure_ascii=False,
+        )
+        for task in builtin_retail()[:count]
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

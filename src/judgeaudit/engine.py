@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
 from judgeaudit.audit import events as ev
@@ -56,6 +57,13 @@ async def run_audit(
     if not finished.complete:
         raise RunIncomplete(finished)
     return finished
+
+
+def plan_run(spec: Path | RunSpec, out: Path | None = None) -> dict[str, Any]:
+    """What :func:`run_audit` would do (units, calls per role, tokens, cost); nothing written."""
+    from judgeaudit.audit.dryrun import plan
+
+    return plan(load_spec(spec) if isinstance(spec, Path) else spec, out)
 
 
 def run_audit_blocking(

@@ -131,7 +131,13 @@ def test_judge_logs_jsonl_matches_table(audited: Path) -> None:
     assert all(r["role"] == "judge" and r["order"] in ("AB", "BA") for r in rows)
     manifest = json.loads((audited / "manifest.json").read_text())
     assert manifest["task_set"]["count"] == 42
-    assert set(manifest["prompts"]["hashes"]) >= {"judge_system", "user_system", "agent_system"}
+    assert set(manifest["prompts"]["hashes"]) == {
+        "judge",
+        "user_simulator",
+        "success_check",
+        "agent_system",
+    }
+    assert manifest["prompts"]["templates"]["judge"]["source"] == "builtin:judge.en.toml"
 
 
 def test_malformed_judge_output_is_logged_retried_and_never_crashes(tmp_path: Path) -> None:
@@ -299,3 +305,27 @@ def test_conversation_failing_for_good_leaves_run_incomplete_then_rerun_complete
     second, _ = run_audit(spec, tmp_path / "out")
     assert second.complete
     assert db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0] == 126
+
+
+def test_pairs_with_both_orders_unparsable_are_not_swap_consistent(tmp_path: Path) -> None:
+    from tests.audit_helpers import write_tasks
+
+    write_tasks(tmp_path / "tasks.jsonl", 12)
+    spec = write_spec(
+        tmp_path / "spec.toml", tasks="tasks.jsonl", judge="judge-default:malformed=1"
+    )
+    spec.write_text(spec.read_text().replace("judge_retries = 2", "judge_retries = 0"))
+    finished, _ = run_audit(spec, tmp_path / "out")
+    assert finished.complete
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    failed_both = db.execute(
+        "SELECT p.consistent FROM audit_pairs p WHERE 2 = (SELECT COUNT(*) FROM judge_logs l"
+        " WHERE l.pair_id = p.pair_id AND l.parse_error IS NOT NULL)"
+    ).fetchall()
+    assert failed_both, "a judge that always malforms leaves some pairs with no verdict at all"
+    assert all(consistent == 0 for (consistent,) in failed_both)
+    from judgeaudit.analysis.report import build_report
+
+    bias = build_report(tmp_path / "out")["position_bias"][0]
+    agreeing = db.execute("SELECT COUNT(*) FROM audit_pairs WHERE consistent = 1").fetchone()[0]
+    assert bias["consistent"] == agreeing

@@ -163,3 +163,89 @@ def test_bad_spec_is_one_line_and_nonzero(tmp_path: Path) -> None:
         done.returncode == 2 and done.stderr.startswith("judgeaudit: ") and str(spec) in done.stderr
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_report_buckets_agree_with_the_original_snippet_and_exact_gaps(
+    demo_out: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    from decimal import Decimal
+
+    import pandas as pd
+
+    out, _ = demo_out
+    pairs = pd.read_csv(out / "audit_pairs.csv")
+    # The declared source (capability): the snippet on the stored reward_gap column.
+    report = json.loads(cli("report", str(out), "--format", "json").stdout)
+    snippet = pd.cut(pairs["reward_gap"], bins=report["bins"], labels=False)
+    assert [b["pairs"] for b in report["buckets"]] == [
+        int((snippet == i).sum()) for i in range(len(report["buckets"]))
+    ]
+    # Judge-score gaps computed exactly in decimal arithmetic (the scores have few decimals).
+    exact = [
+        float(abs(Decimal(str(a)) - Decimal(str(b))))
+        for a, b in zip(pairs["judge_score_a"], pairs["judge_score_b"], strict=True)
+    ]
+    judged = json.loads(cli("report", str(out), "--format", "json", "--gap-source", "judge").stdout)
+    cut = pd.cut(pd.Series(exact), bins=judged["bins"], labels=False)
+    assert [b["pairs"] for b in judged["buckets"]] == [
+        int((cut == i).sum()) for i in range(len(judged["buckets"]))
+    ]
+    table = cli("report", str(out), "--gap-source", "judge").stdout
+    assert "misselection by judge-score gap" in table
+
+
+WEAKER_JUDGE = "judge-default:diligence=0,evidence=0.2,style=0.8"
+
+
+def _roles(out: Path) -> dict[str, int]:
+    import sqlite3
+
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        return dict(db.execute("SELECT role, COUNT(*) FROM calls GROUP BY role").fetchall())
+    finally:
+        db.close()
+
+
+def test_rejudge_of_the_demo_with_a_weaker_judge_trips_the_paired_gate(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
+    out, _ = demo_out
+    weaker = tmp_path / "weaker"
+    done = cli(
+        "rejudge",
+        str(out),
+        "--judge-model",
+        WEAKER_JUDGE,
+        "--out",
+        str(weaker),
+        "--events",
+        "jsonl",
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(_roles(weaker)) == {"judge"}, "the calls table shows no agent or user call"
+    gated = cli("compare", str(out), str(weaker), "--fail-on-rise")
+    assert gated.returncode == 3, gated.stdout + gated.stderr
+    assert "decided by the paired test: McNemar exact" in gated.stderr
+    assert gated.stdout.splitlines()[1].startswith("paired: ")
+    result = json.loads(cli("compare", str(out), str(weaker), "--format", "json").stdout)
+    assert result["paired"] and result["rises"]
+    overall = result["overall"]
+    assert overall["paired"]["flipped_to_misselected"] > overall["paired"]["flipped_to_correct"]
+
+
+def test_rejudge_of_the_demo_with_the_same_judge_passes_the_gate_with_no_flips(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
+    out, _ = demo_out
+    same = tmp_path / "same"
+    done = cli("rejudge", str(out), "--out", str(same), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    gated = cli("compare", str(out), str(same), "--fail-on-rise")
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+    assert "manifest changes: none" in gated.stdout
+    result = json.loads(cli("compare", str(out), str(same), "--format", "json").stdout)
+    assert result["paired"] and not result["rises"]
+    for row in [*result["buckets"], result["overall"]]:
+        flips = row["paired"]
+        assert flips["flipped_to_misselected"] == 0 and flips["flipped_to_correct"] == 0

@@ -8,6 +8,8 @@ import asyncio
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +206,42 @@ def test_results_are_not_rebuilt_when_nothing_changed(
         return builds
 
     assert asyncio.run(go()) == 1
+
+
+def test_paired_compare_shows_flips_and_opens_them(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+) -> None:
+    """A re-judge of the same conversations with another judge: the view is paired, names its
+    test, counts the flips per row, and a flipped pair opens as run B judged it."""
+    rejudged = tmp_path / "rejudged"
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "rejudge", str(run_copy), "--out", str(rejudged),
+         "--judge-model", "judge-default:diligence=0,evidence=0.2,style=0.8",
+         "--events", "jsonl"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+    async def go() -> tuple[str, dict[str, dict[str, str]], str, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(rejudged)
+            await press(pilot, "ctrl+t")
+            text = str(app.screen.query_one("#changes", Static).render())
+            table = app.screen.query_one("#drift", FitTable)
+            rows = {k: {c: str(v) for c, v in r.items()} for k, r in table.rows_data}
+            flipped = next(k for k, r in rows.items() if r["flips"] not in ("", "+0/−0"))
+            table.focus()
+            table.put_cursor(flipped)
+            await press(pilot, "enter")
+            listing = str(app.screen.query_one(".title", Static).render())
+            await press(pilot, "enter")
+            detail = str(app.screen.query_one("#pair-title", Static).render())
+        return text, rows, listing, detail
+
+    text, rows, listing, detail = asyncio.run(go())
+    assert "paired: " in text and "McNemar" in text and "decided by: " in text
+    assert "overall" in rows and all(r["flips"].startswith("+") for r in rows.values())
+    assert "pairs flipped to misselected" in listing
+    assert "judge prefers" in detail  # the pair as run B judged it

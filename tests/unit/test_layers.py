@@ -16,6 +16,7 @@ def test_engine_packages_never_import_textual() -> None:
         "    mod = importlib.import_module('judgeaudit.' + pkg)\n"
         "    for info in pkgutil.walk_packages(mod.__path__, mod.__name__ + '.'):\n"
         "        importlib.import_module(info.name)\n"
+        "importlib.import_module('judgeaudit.engine')\n"
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
         "print(len(bad))\n"
     )

@@ -6,11 +6,21 @@ import math
 
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgeaudit.analysis import metrics
-from judgeaudit.analysis.stats import cohen_kappa, confusion, newcombe_diff, wilson
+from judgeaudit.analysis.stats import (
+    cluster_bootstrap,
+    cohen_kappa,
+    confusion,
+    fisher_exact,
+    holm,
+    mcnemar_exact,
+    newcombe_diff,
+    newcombe_paired,
+    wilson,
+)
 
 
 def test_wilson_hand_computed() -> None:
@@ -80,6 +90,7 @@ def test_position_bias_hand_computed() -> None:
             "judge_model": ["j"] * 4,
             "pref_ab": ["A", "A", "B", "tie"],
             "pref_ba": ["A", "B", "B", "B"],
+            "consistent": [1, 0, 1, 0],
         }
     )
     [bias] = metrics.position_bias(frame)
@@ -118,6 +129,7 @@ def test_identical_labels_give_kappa_one(labels: list[str]) -> None:
     assert cohen_kappa(labels, labels) == 1.0
 
 
+@settings(deadline=None)  # the buckets carry a bootstrap now; timing is not what is tested
 @given(outcomes)
 def test_swapping_a_and_b_keeps_bucket_rates(
     rows: list[tuple[int, int, str, float, float]],
@@ -134,3 +146,60 @@ def test_swapping_a_and_b_keeps_bucket_rates(
     ):
         assert (x["decisive"], x["misselected"]) == (y["decisive"], y["misselected"])
         assert (x["rate"] is None and y["rate"] is None) or math.isclose(x["rate"], y["rate"])
+
+
+def test_newcombe_paired_hand_computed() -> None:
+    # Altman et al. (2000), Table 6.2: both 14, first only 5, second only 0, neither 22 (n 41).
+    # p1 = 19/41 = 0.463415, p2 = 14/41 = 0.341463.
+    # Wilson 19/41: [0.320564, 0.612540]; Wilson 14/41: [0.215586, 0.494502].
+    # phi: ad - bc = 308 > n/2 so 308 - 20.5 = 287.5, over sqrt(19*22*14*27) = 397.497 -> 0.723276.
+    # p1 - p2 = 0.121951; lower = 0.121951 - sqrt(0.142851^2 - 2*0.723276*0.142851*0.153039
+    #   + 0.153039^2) = 0.011475; upper = 0.121951 + sqrt(0.125877^2 - 2*0.723276*0.125877
+    #   *0.149125 + 0.149125^2) = 0.226493.  We report p2 - p1, so the signs flip.
+    diff, low, high = newcombe_paired(14, 5, 0, 22)
+    assert diff == pytest.approx(-5 / 41)
+    assert low == pytest.approx(-0.22649, abs=2e-4) and high == pytest.approx(-0.01148, abs=2e-4)
+    # No discordant pairs: the change is 0 and the interval is symmetric around it.
+    diff, low, high = newcombe_paired(5, 0, 0, 5)
+    assert diff == 0 and low == pytest.approx(-high)
+    assert newcombe_paired(0, 0, 0, 0) == (None, None, None)
+
+
+def test_newcombe_paired_without_correlation_equals_the_unpaired_square_and_add() -> None:
+    # ad - bc = 0 -> phi = 0: the paired interval is the hybrid score interval of the margins.
+    diff, low, high = newcombe_paired(2, 2, 3, 3)  # ad = 6 = bc
+    udiff, ulow, uhigh = newcombe_diff(4, 10, 5, 10)
+    assert diff == pytest.approx(udiff) and low == pytest.approx(ulow)
+    assert high == pytest.approx(uhigh)
+
+
+def test_mcnemar_exact_hand_computed() -> None:
+    # 1 vs 6 discordant: 2 * (C(7,0) + C(7,1)) / 2^7 = 16/128 = 0.125.
+    assert mcnemar_exact(1, 6) == pytest.approx(0.125)
+    assert mcnemar_exact(6, 1) == pytest.approx(0.125)
+    # 0 vs 5: 2 / 32 = 0.0625; 4 vs 14: 2 * sum_{i<=4} C(18,i) / 2^18 = 2 * 4048 / 262144.
+    assert mcnemar_exact(0, 5) == pytest.approx(0.0625)
+    assert mcnemar_exact(4, 14) == pytest.approx(2 * 4048 / 262144)
+    assert mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
+
+
+def test_fisher_exact_and_holm_hand_computed() -> None:
+    # The tea-tasting table 3/4 vs 1/4: two-sided p = (1 + 16 + 16 + 1) / 70 = 34/70.
+    assert fisher_exact(3, 4, 1, 4) == pytest.approx(34 / 70)
+    assert fisher_exact(2, 4, 2, 4) == pytest.approx(1.0)
+    # Holm: sorted 0.01*4 = 0.04, 0.03*3 = 0.09, 0.04*2 = 0.08 -> 0.09 (monotone), 0.2*1.
+    assert holm([0.01, 0.04, 0.03, 0.2]) == pytest.approx([0.04, 0.09, 0.09, 0.2])
+    assert holm([]) == []
+
+
+def test_cluster_bootstrap_is_seeded_and_wider_than_wilson_when_tasks_cluster() -> None:
+    # 20 tasks: in 5 every pair is misselected, in 15 none (10 pairs each): strong clustering.
+    k = [10] * 5 + [0] * 15
+    n = [10] * 20
+    first, second = cluster_bootstrap(k, n), cluster_bootstrap(k, n)
+    assert first == second, "the same report every time"
+    low, high = first
+    w_low, w_high = wilson(50, 200)
+    assert low is not None and high is not None and w_low is not None and w_high is not None
+    assert high - low > 1.5 * (w_high - w_low)
+    assert cluster_bootstrap([], []) == (None, None)

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
+from judgeaudit.analysis.paired import (
+    ALPHA,
+    PAIRED_METHOD,
+    UNPAIRED_METHOD,
+    gate,
+    paired_rows,
+    unpaired_rows,
+)
 from judgeaudit.analysis.report import ReportOptions, build_report
-from judgeaudit.analysis.stats import newcombe_diff
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -36,6 +45,27 @@ def manifest_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any
     return changes
 
 
+def run_lineage(out: Path, run_id: str | None) -> dict[str, Any]:
+    """A run's identity and the run whose conversations it judged (itself, unless a re-judge)."""
+    db = open_db(out)
+    try:
+        chosen = resolve_run(db, run_id)
+        row = db.execute("SELECT * FROM runs WHERE run_id = ?", (chosen,)).fetchone()
+        pairs = load_pairs(db, chosen)
+    finally:
+        db.close()
+    manifest = json.loads(row["manifest"])
+    key = manifest.get("run_uid") or f"{row['run_id']}:{row['spec_hash']}:{row['created_at']}"
+    trajectories = manifest.get("trajectories") or {}
+    return {
+        "run_id": chosen,
+        "key": key,
+        "root": trajectories.get("root") or key,
+        "source_run_id": trajectories.get("source_run_id"),
+        "pairs": pairs,
+    }
+
+
 def compare(
     out_a: Path,
     out_b: Path,
@@ -43,6 +73,8 @@ def compare(
     run_b: str | None = None,
     options: ReportOptions | None = None,
 ) -> dict[str, Any]:
+    """Drift from run A to run B: manifest changes, and misselection per bucket, paired when
+    B and A judged the same stored trajectories (see ``analysis/paired.py``)."""
     options = options or ReportOptions()
     base = build_report(
         out_a, ReportOptions(run_a, options.gap_source, options.bins, options.labels)
@@ -53,55 +85,102 @@ def compare(
             run_b, base["gap_source"], base["bins"], [b["label"] for b in base["buckets"]]
         ),
     )
-    rows = []
-    for before, after in zip(base["buckets"], new["buckets"], strict=True):
-        diff, low, high = newcombe_diff(
-            before["misselected"], before["decisive"], after["misselected"], after["decisive"]
+    a, b = run_lineage(out_a, base["run_id"]), run_lineage(out_b, new["run_id"])
+    paired = a["root"] == b["root"]
+    labels = [x["label"] for x in base["buckets"]]
+    pairing: dict[str, Any] | None = None
+    method: dict[str, Any]
+    if paired:
+        rows, overall, pairing = paired_rows(
+            a["pairs"], b["pairs"], base["gap_source"], base["bins"], labels
         )
-        rows.append(
-            {
-                "label": before["label"],
-                "alias": before["alias"],
-                "before": before["rate"],
-                "n_before": before["decisive"],
-                "after": after["rate"],
-                "n_after": after["decisive"],
-                "change": diff,
-                "ci_low": low,
-                "ci_high": high,
-                "significant_rise": bool(low is not None and low > 0),
-                "significant_fall": bool(high is not None and high < 0),
-            }
-        )
+        pairing["basis"] = _basis(a, b)
+        method = dict(PAIRED_METHOD)
+    else:
+        rows, overall = unpaired_rows(base["buckets"], new["buckets"])
+        method = dict(UNPAIRED_METHOD)
+    family = gate(rows, overall)
+    aliases = {x["label"]: x["alias"] for x in base["buckets"]}
+    for row in rows:
+        row["alias"] = aliases[row["label"]]
+    overall["alias"] = ""
+    decided_by = (
+        f"{method['test']}, Holm-adjusted across the {family} tests with data (buckets and "
+        f"overall), alpha {ALPHA}"
+    )
     return {
         "run_a": base["run_id"],
         "run_b": new["run_id"],
         "gap_source": base["gap_source"],
+        "bins": base["bins"],
+        "paired": paired,
+        "pairing": pairing,
+        "method": method,
+        "decided_by": decided_by,
         "manifest_changes": manifest_changes(base["manifest"], new["manifest"]),
         "buckets": rows,
-        "rises": [r["label"] for r in rows if r["significant_rise"]],
+        "overall": overall,
+        "rises": [r["label"] for r in [*rows, overall] if r["significant_rise"]],
     }
+
+
+def _basis(a: dict[str, Any], b: dict[str, Any]) -> str:
+    if a["key"] == b["key"]:
+        return "the same run"
+    if b["source_run_id"] == a["run_id"]:
+        return f"{b['run_id']} re-judges {a['run_id']}'s trajectories"
+    if a["source_run_id"] == b["run_id"]:
+        return f"{a['run_id']} re-judges {b['run_id']}'s trajectories"
+    return "both re-judge the trajectories of the same run"
 
 
 def render_compare(result: dict[str, Any]) -> str:
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v * 100:.1f}%"
 
+    def pts(v: float | None) -> str:
+        return "n/a" if v is None else f"{v * 100:+.1f}"
+
     lines = [f"compare {result['run_a']} -> {result['run_b']} (gap source {result['gap_source']})"]
+    pairing = result["pairing"]
+    if result["paired"]:
+        lines.append(
+            f"paired: {pairing['basis']}; {pairing['matched']} pairs matched, "
+            f"{pairing['decisive']} decisive in both"
+            + (
+                f", {pairing['success_labels_differ']} with different success labels left out"
+                if pairing["success_labels_differ"]
+                else ""
+            )
+        )
+    else:
+        lines.append("unpaired: the runs judged different conversations (independent samples)")
     lines.append("manifest changes:" if result["manifest_changes"] else "manifest changes: none")
     for change in result["manifest_changes"]:
         lines.append(f"  {change['key']}: {change['before']!r} -> {change['after']!r}")
-    lines.append("misselection per bucket (change, 95% Newcombe interval):")
-    for r in result["buckets"]:
+    method = result["method"]
+    lines.append(
+        f"misselection per bucket: change in points, interval {method['interval']}; "
+        f"test {method['test']}"
+    )
+    for r in [*result["buckets"], result["overall"]]:
         flag = "  RISE" if r["significant_rise"] else "  fall" if r["significant_fall"] else ""
-        interval = (
-            "n/a"
-            if r["ci_low"] is None
-            else f"[{r['ci_low'] * 100:+.1f}, {r['ci_high'] * 100:+.1f}]"
-        )
-        change = "n/a" if r["change"] is None else f"{r['change'] * 100:+.1f} pts"
-        lines.append(
+        interval = "n/a" if r["ci_low"] is None else f"[{pts(r['ci_low'])}, {pts(r['ci_high'])}]"
+        p = "p n/a" if r["p_adjusted"] is None else f"p={r['p_value']:.3g}"
+        if r["p_adjusted"] is None and r["paired"] is not None and r["n_before"]:
+            p = "no flips"
+        if r["p_adjusted"] is not None:
+            p += f" (Holm {r['p_adjusted']:.3g})"
+        line = (
             f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}) -> "
-            f"{pct(r['after'])} (n={r['n_after']})  {change} {interval}{flag}"
+            f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}  {p}"
         )
+        if r["paired"] is not None:
+            flips = r["paired"]
+            line += (
+                f"  flipped {flips['flipped_to_misselected']} to misselected, "
+                f"{flips['flipped_to_correct']} to correct"
+            )
+        lines.append(line + flag)
+    lines.append(f"decided by: {result['decided_by']}")
     return "\n".join(lines)

@@ -8,13 +8,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgeaudit.audit.outcome import decisive
+from judgeaudit.audit.outcome import GAP_DECIMALS, decisive
 from judgeaudit.errors import InputError
 
 DEFAULT_BINS = {
     "capability": [-0.01, 0.15, 0.3, 0.5, 1.0],
     "judge": [-0.01, 0.2, 0.5, 1.0, 5.0],
-    "external": [-0.01, 0.2, 0.5, 1.0, 5.0],
+    # Rewards on a 0-1 scale (tau-bench style 0/1): a full 0-vs-1 gap is "large", never "medium".
+    "external": [-0.01, 0.15, 0.3, 0.5, 1.0],
+}
+#: What the gap measures, as report headers name it.
+GAP_NAMES = {
+    "capability": "capability gap (|success rate A - success rate B|)",
+    "judge": "judge-score gap (|score A - score B|)",
+    "external": "external reward gap (|reward A - reward B|)",
 }
 LABELS_ZH = ["近同", "小差", "中差", "大差"]
 LABELS_EN = ["near", "small", "medium", "large"]
@@ -52,14 +59,28 @@ def load_pairs(db: sqlite3.Connection, run_id: str) -> pd.DataFrame:
 
 
 def gap_series(pairs: pd.DataFrame, source: str) -> pd.Series:
-    """The capability gap under a declared source, recomputed from stored inputs."""
-    if source == "capability":
-        return (pairs["capability_a"] - pairs["capability_b"]).abs()
-    if source == "judge":
-        return (pairs["judge_score_a"] - pairs["judge_score_b"]).abs()
-    if source == "external":
-        return (pairs["reward_a"] - pairs["reward_b"]).abs()
-    raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+    """The gap under a declared source, recomputed from stored inputs exactly as the engine
+    computes ``reward_gap`` (rounded to GAP_DECIMALS, so bin edges are honoured)."""
+    columns = {
+        "capability": ("capability_a", "capability_b"),
+        "judge": ("judge_score_a", "judge_score_b"),
+        "external": ("reward_a", "reward_b"),
+    }
+    if source not in columns:
+        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+    a, b = columns[source]
+    return (pairs[a].astype(float) - pairs[b].astype(float)).abs().round(GAP_DECIMALS)
+
+
+def default_bins(source: str, pairs: pd.DataFrame) -> list[float]:
+    """Default bin edges; external rewards beyond 0-1 get the 0-1 edges scaled to their span."""
+    bins = DEFAULT_BINS[source]
+    if source == "external" and len(pairs):
+        rewards = pd.concat([pairs["reward_a"], pairs["reward_b"]]).dropna().astype(float)
+        span = float(rewards.max() - rewards.min()) if len(rewards) else 0.0
+        if span > 1.0:
+            return [bins[0], *(round(edge * span, GAP_DECIMALS) for edge in bins[1:])]
+    return list(bins)
 
 
 def decisive_mask(pairs: pd.DataFrame) -> pd.Series:

@@ -27,7 +27,16 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 
 def render_html(report: dict[str, Any], svg: str) -> str:
     buckets = _table(
-        ["bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI"],
+        [
+            "bucket",
+            "gap",
+            "pairs",
+            "decisive",
+            "misselected",
+            "rate",
+            "95% CI",
+            "task-clustered 95% CI",
+        ],
         [
             [
                 f"{b['label']} ({b['alias']})",
@@ -37,6 +46,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 b["misselected"],
                 pct(b["rate"]),
                 ci(b),
+                ci({"ci_low": b.get("boot_low"), "ci_high": b.get("boot_high")}),
             ]
             for b in report["buckets"]
         ],

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, decisive_mask, gap_series, nan_to_none
-from judgeaudit.analysis.stats import wilson
+from judgeaudit.analysis.stats import cluster_bootstrap, wilson
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
@@ -16,15 +16,41 @@ def _rate(k: int, n: int) -> dict[str, Any]:
     return {"rate": k / n if n else None, "ci_low": low, "ci_high": high}
 
 
+def clustered(frame: pd.DataFrame, key: str) -> dict[Any, tuple[Any, Any]]:
+    """Task-clustered 95% intervals of misselection per group of ``frame`` (columns: the key,
+    ``task_id``, ``decisive``, ``missel``); only decisive pairs carry weight."""
+    decisive = frame[(frame["decisive"] == 1) & frame[key].notna()]
+    tasks, _ = pd.factorize(decisive["task_id"])
+    per_task = (
+        decisive.assign(task=tasks)
+        .groupby([key, "task"], observed=True, sort=True)[["decisive", "missel"]]
+        .sum()
+    )
+    out: dict[Any, tuple[Any, Any]] = {}
+    for group, part in per_task.groupby(level=0, observed=True):
+        out[group] = cluster_bootstrap(part["missel"].tolist(), part["decisive"].tolist())
+    return out
+
+
+def _boot(interval: tuple[Any, Any] | None) -> dict[str, Any]:
+    low, high = interval or (None, None)
+    return {"boot_low": low, "boot_high": high}
+
+
 def buckets(
-    pairs: pd.DataFrame, source: str, bins: list[float], labels: list[str]
+    pairs: pd.DataFrame,
+    source: str,
+    bins: list[float],
+    labels: list[str],
+    gap: pd.Series | None = None,
 ) -> list[dict[str, Any]]:
     """Misselection per gap bucket over decisive pairs; empty buckets are kept."""
-    gap = gap_series(pairs, source)
+    gap = gap_series(pairs, source) if gap is None else gap
     cut = pd.cut(gap, bins=bins, labels=labels)
     frame = pd.DataFrame(
         {
             "bucket": cut,
+            "task_id": pairs["task_id"] if "task_id" in pairs else pairs["pair_id"],
             "decisive": decisive_mask(pairs).astype(int),
             "missel": pairs["misselected"].fillna(0).astype(int),
         }
@@ -33,6 +59,7 @@ def buckets(
         pairs=("decisive", "size"), decisive=("decisive", "sum"), misselected=("missel", "sum")
     )
     counts: dict[Any, dict[Any, Any]] = grouped.to_dict("index")
+    boots = clustered(frame, "bucket")
     out = []
     for index, label in enumerate(labels):
         row = counts[label]
@@ -48,9 +75,19 @@ def buckets(
                 "decisive": n,
                 "misselected": k,
                 **_rate(k, n),
+                **_boot(boots.get(label)),
             }
         )
     return out
+
+
+def coverage(
+    pairs: pd.DataFrame, source: str, bins: list[float], gap: pd.Series | None = None
+) -> dict[str, int]:
+    """Pairs the buckets cannot show: no gap (e.g. no judge scores) or a gap outside the bins."""
+    gap = gap_series(pairs, source) if gap is None else gap
+    inside = pd.cut(gap, bins=bins).notna()
+    return {"no_gap": int(gap.isna().sum()), "outside_bins": int((gap.notna() & ~inside).sum())}
 
 
 def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
@@ -154,8 +191,11 @@ def position_bias(pairs: pd.DataFrame) -> list[dict[str, Any]]:
     swapped = pairs[pairs["pref_ba"].notna()]
     out = []
     for model, group in swapped.groupby("judge_model", sort=True):
-        consistent = int((group["pref_ab"] == group["pref_ba"]).sum())
-        inconsistent = group[group["pref_ab"] != group["pref_ba"]]
+        # The stored flag, not pref_ab == pref_ba: two unparsable orders are both "tie" but
+        # are not a consistent verdict.
+        agree = group["consistent"].fillna(0).astype(int) == 1
+        consistent = int(agree.sum())
+        inconsistent = group[~agree]
         # In order AB the first shown is A; in order BA it is B (pref_ba is already mapped back).
         first_wins = int(
             (inconsistent["pref_ab"] == "A").sum() + (inconsistent["pref_ba"] == "B").sum()

@@ -7,8 +7,6 @@ writes (WAL mode), and a query on a large audit filters and limits in SQLite, no
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.pair_detail import pair_detail as show_pair
 from judgeaudit.analysis.review import sample, write_sample
 
 #: the SQL twin of analysis.frame.gap_series (same double arithmetic, so the same buckets)
@@ -73,44 +72,29 @@ def _gap(source: str) -> str:
         raise AnalysisError(f"gap source {source!r}: use capability, judge or external") from None
 
 
-def _side(db: sqlite3.Connection, pair: sqlite3.Row, agent: str) -> Side:
-    row = db.execute(
-        "SELECT events, success, success_source, ending, satisfied, success_detail, llm_success "
-        "FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ? AND agent = ?",
-        (pair["run_id"], pair["task_id"], pair["trial"], agent),
-    ).fetchone()
+def _side(agent: str, row: dict[str, Any] | None) -> Side:
     if row is None:  # an imported pair keeps no trajectory rows of this shape
         return Side(agent, False)
     return Side(
         agent,
         True,
-        json.loads(row["events"]),
+        list(row["events"]),
         bool(row["success"]),
         str(row["success_source"]),
         str(row["ending"] or ""),
         bool(row["satisfied"]),
-        json.loads(row["success_detail"] or "{}"),
+        dict(row["success_detail"]),
         None if row["llm_success"] is None else bool(row["llm_success"]),
     )
 
 
 def pair_detail(out: Path, pair_id: str) -> PairDetail:
-    """A pair, both conversations and the judge's raw outputs in both orders."""
-    db = open_db(out)
-    try:
-        pair = db.execute("SELECT * FROM audit_pairs WHERE pair_id = ?", (pair_id,)).fetchone()
-        if pair is None:
-            raise AnalysisError(f"pair {pair_id!r} is not in {out}")
-        sides = (_side(db, pair, pair["agent_a"]), _side(db, pair, pair["agent_b"]))
-        # log ids are PAIR/ORDER/ATTEMPT: a range on the primary key, not a scan of every log
-        logs = db.execute(
-            'SELECT "order", attempt, model, prompt_hash, raw_output, parse_error FROM judge_logs '
-            'WHERE log_id > ? AND log_id < ? AND pair_id = ? ORDER BY "order", attempt',
-            (pair_id + "/", pair_id + "0", pair_id),
-        ).fetchall()
-    finally:
-        db.close()
-    return PairDetail(dict(pair), sides, [dict(log) for log in logs])
+    """A pair, both conversations, and each judge call's rendered prompt and raw output, in both
+    orders: the same read as `judgeaudit show OUT PAIR_ID` (analysis.pair_detail)."""
+    found = show_pair(out, pair_id)
+    pair = found["pair"]
+    sides = (_side(pair["agent_a"], found["sides"][0]), _side(pair["agent_b"], found["sides"][1]))
+    return PairDetail(pair, sides, found["judge_calls"])
 
 
 def pairs_in_range(

@@ -13,8 +13,10 @@ import pandas as pd
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.frame import (
-    DEFAULT_BINS,
+    GAP_NAMES,
     decisive_mask,
+    default_bins,
+    gap_series,
     labels_for,
     load_pairs,
     open_db,
@@ -22,6 +24,7 @@ from judgeaudit.analysis.frame import (
 )
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
+from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.fsutil import atomic_write_text
 
 
@@ -51,12 +54,13 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
     bins = (
         options.bins
         or (settings.get("bins") if source == settings.get("gap_source") else None)
-        or DEFAULT_BINS[source]
+        or default_bins(source, pairs)
     )
     names = labels_for(
         bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
     )
     decisive = decisive_mask(pairs)
+    gap = gap_series(pairs, source)
     return {
         "run_id": run_id,
         "status": status,
@@ -65,13 +69,21 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         "pairs": len(pairs),
         "decisive": int(decisive.sum()),
         "misselected": int(pairs["misselected"].fillna(0).sum()),
-        "buckets": metrics.buckets(pairs, source, bins, names),
+        "buckets": metrics.buckets(pairs, source, bins, names, gap),
+        **metrics.coverage(pairs, source, bins, gap),
         "agent_pairs": metrics.agent_pairs(pairs),
         "satisfied_but_failed": metrics.satisfied_but_failed(pairs, options.threshold),
         "position_bias": metrics.position_bias(pairs),
         "by_task_type": metrics.breakdown(pairs, ["task_type"]),
         "by_models": metrics.breakdown(pairs, ["agent_a", "agent_b", "judge_model"]),
         "human_review": agreement(pairs, labels),
+        "bootstrap": {
+            "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
+            f"trajectories); above {BOOT_MAX_CLUSTERS} tasks the cluster-robust normal interval",
+            "resamples": BOOT_RESAMPLES,
+            "seed": BOOT_SEED,
+            "cluster": "task_id",
+        },
         "manifest": manifest,
     }
 
@@ -86,14 +98,34 @@ def _ci(row: dict[str, Any]) -> str:
     return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
 
 
-def bucket_lines(report: dict[str, Any]) -> list[str]:
-    """The short summary `judgeaudit demo` ends with."""
-    lines = [f"misselection by capability gap ({report['gap_source']}), over decisive pairs:"]
+def _boot(row: dict[str, Any]) -> str:
+    if row.get("boot_low") is None:
+        return "—"
+    return f"[{row['boot_low'] * 100:.1f}, {row['boot_high'] * 100:.1f}]"
+
+
+def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
+    """The short summary `judgeaudit demo` ends with (the report table adds the bootstrap)."""
+    lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
+        boot = f"  task-clustered {_boot(b):<14}" if bootstrap else ""
         lines.append(
             f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
-            f"{_pct(b['rate'])}  95% CI {_ci(b):<14} n={b['decisive']}"
+            f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
         )
+    if bootstrap:
+        boot = report.get("bootstrap", {})
+        lines.append(
+            f"  (95% CI: Wilson; task-clustered: {boot.get('resamples')} resamples of whole "
+            f"tasks, seed {boot.get('seed')})"
+        )
+    left_out = [
+        f"{report[key]} pairs {what}"
+        for key, what in (("outside_bins", "outside the bins"), ("no_gap", "without a gap"))
+        if report.get(key)
+    ]
+    if left_out:
+        lines.append(f"  not in any bucket: {', '.join(left_out)}")
     sbf = report["satisfied_but_failed"]
     for who in ("judge", "user_simulator"):
         part = sbf[who]
@@ -110,7 +142,7 @@ def render_table(report: dict[str, Any]) -> str:
         f"{report['decisive']} decisive, {report['misselected']} misselected",
         "",
     ]
-    lines += bucket_lines(report)
+    lines += bucket_lines(report, bootstrap=True)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
         flag = "  RANKING MISSELECTED" if p["ranking_misselected"] else ""

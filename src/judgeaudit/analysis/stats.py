@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 Z95 = 1.959963984540054
 
@@ -54,3 +55,144 @@ def confusion(a: Sequence[object], b: Sequence[object]) -> dict[str, dict[str, i
     for x, y in zip(a, b, strict=True):
         table[str(x)][str(y)] += 1
     return table
+
+
+def newcombe_paired(
+    both: int, only_first: int, only_second: int, neither: int
+) -> tuple[float | None, float | None, float | None]:
+    """Paired difference p2 - p1 with Newcombe's (1998) method 10 interval.
+
+    p1 = (both + only_first) / n and p2 = (both + only_second) / n are the two marginal rates
+    of the same n units; the Wilson limits of each are combined with the phi correlation of
+    the 2x2 table (phi shrunk towards 0 by n/2 when positive, as the method prescribes).
+    """
+    n = both + only_first + only_second + neither
+    if n <= 0:
+        return None, None, None
+    p1, p2 = (both + only_first) / n, (both + only_second) / n
+    l1, u1 = wilson(both + only_first, n)
+    l2, u2 = wilson(both + only_second, n)
+    assert l1 is not None and u1 is not None and l2 is not None and u2 is not None
+    margins = (both + only_first) * (only_second + neither) * (both + only_second)
+    margins *= only_first + neither
+    cross = both * neither - only_first * only_second
+    corrected = cross - n / 2 if cross > n / 2 else (cross if cross < 0 else 0.0)
+    phi = corrected / math.sqrt(margins) if margins > 0 else 0.0
+    d = p1 - p2
+    low_d = d - math.sqrt(
+        max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    )
+    high_d = d + math.sqrt(
+        max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2)
+    )
+    return p2 - p1, -high_d, -low_d
+
+
+def _log_binom_pmf(k: int, n: int, p: float) -> float:
+    return (
+        math.lgamma(n + 1)
+        - math.lgamma(k + 1)
+        - math.lgamma(n - k + 1)
+        + k * math.log(p)
+        + (n - k) * math.log(1 - p)
+    )
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Two-sided exact McNemar p-value: the discordant pairs as Binomial(m, 1/2)."""
+    m = only_first + only_second
+    if m == 0:
+        return 1.0
+    k = min(only_first, only_second)
+    tail = math.fsum(math.exp(_log_binom_pmf(i, m, 0.5)) for i in range(k + 1))
+    return min(1.0, 2 * tail)
+
+
+def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided Fisher exact p-value for k1/n1 vs k2/n2 (tables as or less likely)."""
+    if n1 <= 0 or n2 <= 0:
+        return 1.0
+    total, n = k1 + k2, n1 + n2
+
+    def log_p(x: int) -> float:  # hypergeometric: x of the `total` successes in group 1
+        return (
+            math.lgamma(total + 1)
+            - math.lgamma(x + 1)
+            - math.lgamma(total - x + 1)
+            + math.lgamma(n - total + 1)
+            - math.lgamma(n1 - x + 1)
+            - math.lgamma(n - total - n1 + x + 1)
+            - math.lgamma(n + 1)
+            + math.lgamma(n1 + 1)
+            + math.lgamma(n2 + 1)
+        )
+
+    low, high = max(0, total - n2), min(total, n1)
+    observed = log_p(k1)
+    probs = [log_p(x) for x in range(low, high + 1)]
+    return min(1.0, math.fsum(math.exp(v) for v in probs if v <= observed + 1e-7))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error control), in input order."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+BOOT_RESAMPLES = 1000
+BOOT_SEED = 0
+#: Above this many tasks in one rate the cluster-robust normal interval replaces the bootstrap
+#: (which it approaches there), so a 1M-pair report stays fast.
+BOOT_MAX_CLUSTERS = 2000
+_BOOT_CELLS = 4_000_000  # resamples x clusters held in memory at once
+
+
+def cluster_bootstrap(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    resamples: int = BOOT_RESAMPLES,
+    seed: int = BOOT_SEED,
+) -> tuple[float | None, float | None]:
+    """95% interval of sum(num)/sum(den) that treats each cluster (task) as one unit.
+
+    Pairs of one task share its trajectories, so they are not independent: resampling whole
+    tasks keeps that dependence, and the interval widens where Wilson's is too narrow. A
+    Poisson(1) weight per task (the Poisson bootstrap), percentile limits, seeded so a report
+    is the same every time it is built. Tasks with no pair in the rate carry no weight and are
+    left out; above BOOT_MAX_CLUSTERS tasks, the cluster-robust (delta-method) normal interval.
+    """
+    import numpy as np
+
+    num = np.asarray(numerators, dtype=float)
+    den = np.asarray(denominators, dtype=float)
+    keep = (den != 0) | (num != 0)
+    num, den = num[keep], den[keep]
+    clusters = len(den)
+    total = float(den.sum())
+    if clusters == 0 or total <= 0:
+        return None, None
+    lo_bound = 0.0 if (num >= 0).all() else -1.0
+    if clusters > BOOT_MAX_CLUSTERS:
+        ratio = float(num.sum()) / total
+        variance = float(((num - ratio * den) ** 2).sum()) / total**2 * clusters / (clusters - 1)
+        half = Z95 * math.sqrt(variance)
+        return max(lo_bound, ratio - half), min(1.0, ratio + half)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _BOOT_CELLS // clusters)
+    ratios: list[Any] = []
+    for start in range(0, resamples, chunk):
+        weights = rng.poisson(1.0, size=(min(chunk, resamples - start), clusters))
+        totals = weights @ den
+        valid = totals > 0
+        ratios.append((weights @ num)[valid] / totals[valid])
+    values = np.concatenate(ratios)
+    if len(values) == 0:
+        return None, None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judgeaudit.audit.domain import TOOL_SCHEMAS, Environment
-from judgeaudit.audit.prompts import Prompts
+from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.tasks import Task
 from judgeaudit.llm import CallResult, LLMClient
 
@@ -65,7 +65,7 @@ async def converse(
     trial: int,
     agent: Side,
     user: Side,
-    prompts: Prompts,
+    prompts: PromptSet,
     *,
     max_turns: int,
     seed: int,
@@ -75,9 +75,9 @@ async def converse(
     env = Environment(task.initial_state, task.fail_once)
     call_seed = seed + trial
     agent_msgs: list[dict[str, Any]] = [{"role": "system", "content": prompts.agent_system}]
-    user_msgs: list[dict[str, Any]] = [
-        {"role": "system", "content": prompts.user_system.format(goal=task.goal(prompts.language))}
-    ]
+    user_msgs = prompts.user_simulator.messages(
+        task=task.goal(prompts.language), language=prompts.language
+    )
     for _ in range(max_turns):
         said = await user.client.chat(
             user.model, user_msgs, temperature=user.temperature, seed=call_seed

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import uuid
 from typing import Any
 
 from judgeaudit import __version__
-from judgeaudit.audit.prompts import PROMPT_VERSION, Prompts
+from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, task_set_hash
 
 
 def build_manifest(
-    run_id: str, spec: RunSpec, prompts: Prompts, tasks: list[Task]
+    run_id: str, spec: RunSpec, prompts: PromptSet, tasks: list[Task]
 ) -> dict[str, Any]:
     def model(ref: Any) -> dict[str, Any] | None:
         if ref is None:
@@ -23,11 +23,32 @@ def build_manifest(
             "model": ref.model,
             "endpoint": ref.endpoint,
             "base_url": endpoint.base_url or f"profile:{endpoint.profile}",
+            "key_env": endpoint.key_env,  # a variable's name, never a key
             "temperature": ref.temperature,
         }
 
+    models = {
+        "agents": [model(a) for a in spec.agents],
+        "user_simulator": model(spec.user_simulator),
+        "judge": model(spec.judge),
+        "success_check": model(spec.success_check),
+    }
+    described = prompts.manifest()
+    run_uid = uuid.uuid4().hex
+    lineage: dict[str, Any] = {"from": None, "root": run_uid}
+    if spec.source is not None:  # a re-judge: the conversations are the source run's
+        source = spec.source.manifest
+        models["agents"] = source.get("models", {}).get("agents", [])
+        models["user_simulator"] = source.get("models", {}).get("user_simulator")
+        for key in ("agent_system", "user_simulator"):
+            inherited = source.get("prompts", {}).get("templates", {}).get(key)
+            described["templates"][key] = inherited
+            described["hashes"][key] = source.get("prompts", {}).get("hashes", {}).get(key)
+        lineage = spec.source.lineage(spec.trajectories_from or "")
     return {
         "run_id": run_id,
+        "run_uid": run_uid,
+        "name": spec.name,
         "spec_hash": spec.spec_hash(),
         "spec_path": spec.path,
         "tool_version": __version__,
@@ -43,18 +64,10 @@ def build_manifest(
             "bins": spec.bins,
             "labels": spec.labels,
         },
-        "prompts": {
-            "version": PROMPT_VERSION,
-            "hashes": prompts.hashes(),
-            "templates": {k: v for k, v in asdict(prompts).items() if k != "language"},
-        },
-        "models": {
-            "agents": [model(a) for a in spec.agents],
-            "user_simulator": model(spec.user_simulator),
-            "judge": model(spec.judge),
-            "success_check": model(spec.success_check),
-        },
+        "prompts": described,
+        "models": models,
         "pairs": [list(p) for p in spec.pairs],
+        "trajectories": lineage,
         "task_set": {
             "source": spec.imported or spec.tasks,
             "hash": task_set_hash(tasks),

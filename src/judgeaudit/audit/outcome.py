@@ -6,6 +6,7 @@ analysis and the app all use :func:`decisive`, so no two figures can disagree on
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, overload
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 
 #: A stored trajectory as the store returns it (or the same keys in a dict).
 TrajRow = sqlite3.Row | Mapping[str, Any]
+#: Gaps are rounded to this many decimals, so |4.8 - 4.6| is 0.2 exactly and lands in the
+#: same bucket as the original ``pd.cut`` on the stored ``reward_gap`` (scores have 1-3 decimals).
+GAP_DECIMALS = 6
 
 
 @overload
@@ -60,10 +64,12 @@ def reward_gap(
 ) -> float | None:
     """The gap under the spec's declared source (capability, judge or external)."""
     if source == "capability":
-        return round(abs(cap_a - cap_b), 6)
+        return round(abs(cap_a - cap_b), GAP_DECIMALS)
     if source == "judge":
-        return None if score_a is None or score_b is None else round(abs(score_a - score_b), 6)
-    return None if reward_a is None or reward_b is None else round(abs(reward_a - reward_b), 6)
+        a, b = score_a, score_b
+    else:
+        a, b = reward_a, reward_b
+    return None if a is None or b is None else round(abs(a - b), GAP_DECIMALS)
 
 
 def pair_row(
@@ -135,9 +141,15 @@ def judge_log_rows(judged: PairJudgement, run_id: str) -> list[dict[str, Any]]:
             "prompt_tokens": log.prompt_tokens,
             "completion_tokens": log.completion_tokens,
             "parse_error": log.parse_error,
+            "prompt_template_hash": log.template_hash,
         }
         for log in judged.logs
     ]
+
+
+def prompt_rows(judged: PairJudgement) -> dict[str, str]:
+    """prompt_hash -> the exact messages, for the ``prompts`` table."""
+    return {log.prompt_hash: json.dumps(log.messages, ensure_ascii=False) for log in judged.logs}
 
 
 def pair_events(pair_id: str, judged: PairJudgement, row: Mapping[str, Any]) -> list[ev.Event]:

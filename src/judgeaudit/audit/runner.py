@@ -21,13 +21,21 @@ from judgeaudit.audit.export import LiveLog, export_all
 from judgeaudit.audit.imported import ImportedPair, load_imported, save_imported
 from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
-from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row
-from judgeaudit.audit.prompts import PROMPTS
-from judgeaudit.audit.simulate import simulate
+from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
+from judgeaudit.audit.prompts import PromptSet
+from judgeaudit.audit.simulate import recheck, simulate
+from judgeaudit.audit.source import (
+    SourceRun,
+    copy_trajectories,
+    pending_checks,
+    source_pair_units,
+    task_to_json,
+)
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.units import (
+    CheckUnit,
     PairUnit,
     TrajectoryUnit,
     Unit,
@@ -38,7 +46,7 @@ from judgeaudit.audit.usage import Usage
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMError
 
-U = TypeVar("U", TrajectoryUnit, PairUnit)
+U = TypeVar("U", TrajectoryUnit, PairUnit, CheckUnit)
 UNIT_TRIES = 3
 
 
@@ -63,7 +71,7 @@ class AuditRunner:
         self.concurrency = concurrency or spec.concurrency
         self.new_run = new_run
         self.keys = keys
-        self.prompts = PROMPTS[spec.language]
+        self.prompts = PromptSet.for_spec(spec)
         self.usage = Usage()
         self.paused = asyncio.Event()
         self.paused.set()
@@ -86,6 +94,8 @@ class AuditRunner:
 
     # --- orchestration -------------------------------------------------------------------------
     def _inputs(self) -> tuple[list[Task], list[ImportedPair] | None]:
+        if self.spec.source is not None:
+            return self.spec.source.tasks(), None
         if self.spec.imported:
             imported = load_imported(self.spec.base_dir() / self.spec.imported)
             return [p.task for p in imported], imported
@@ -93,13 +103,19 @@ class AuditRunner:
 
     async def _run(self, store: AuditStore) -> ev.RunFinished:
         tasks, imported = self._inputs()
+        source = self.spec.source
         run_id, resumed = self._choose_run(store)
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
-            store.create_run(run_id, self.spec.spec_hash(), manifest)
+            stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
+            store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
         export_all(store, run_id, self.out)  # reconcile files with the database first
-        traj_units = [] if imported else trajectory_units(self.spec, tasks)
-        pairs = pair_units(self.spec, tasks, imported)
+        simulated = not (imported or source)
+        traj_units = trajectory_units(self.spec, tasks) if simulated else []
+        if source is not None:
+            pairs = source_pair_units(source, tasks)
+        else:
+            pairs = pair_units(self.spec, tasks, imported)
         done_t = store.done_trajectories(run_id)
         done_p = store.done_pairs(run_id)
         todo_t = [u for u in traj_units if u.traj_id(run_id) not in done_t]
@@ -121,6 +137,8 @@ class AuditRunner:
             self.endpoints = endpoints
             if imported:
                 save_imported(store, run_id, imported, done_t)
+            if source is not None:
+                await self._reuse(store, run_id, source, tasks, done_t)
             await self._phase(
                 "trajectories",
                 len(traj_units),
@@ -134,7 +152,7 @@ class AuditRunner:
             await self._phase(
                 "judging",
                 len(pairs),
-                todo_p if imported or all_stored else [],
+                todo_p if not simulated or all_stored else [],
                 lambda u: self._pair(store, run_id, capability, u),
                 done=len(pairs) - len(todo_p),
             )
@@ -146,6 +164,31 @@ class AuditRunner:
         finished = ev.RunFinished(run_id, str(self.out), complete, elapsed, summary)
         self.emit(finished)
         return finished
+
+    async def _reuse(
+        self, store: AuditStore, run_id: str, source: SourceRun, tasks: list[Task], done: set[str]
+    ) -> None:
+        """A re-judge: the source's trajectories, then (if asked) their LLM success check."""
+        relabel = self.spec.success_check is not None
+        copy_trajectories(store, run_id, source, done, relabel)
+        if not relabel:
+            return
+        total, todo = pending_checks(store, run_id, tasks)
+
+        async def check(unit: CheckUnit) -> None:
+            events = json.loads(store.trajectory(unit.traj_id)["events"])
+            label, calls = await recheck(
+                unit,
+                run_id,
+                events,
+                self.spec,
+                self.prompts,
+                self._side,
+                lambda scope, sink, refs: self._recorder(run_id, scope, sink, refs),
+            )
+            store.save_llm_label(unit.traj_id, label, calls)
+
+        await self._phase("success checks", total, todo, check)
 
     def _choose_run(self, store: AuditStore) -> tuple[str, bool]:
         spec_hash = self.spec.spec_hash()
@@ -259,7 +302,8 @@ class AuditRunner:
             render(json.loads(ta["events"]), evidence),
             render(json.loads(tb["events"]), evidence),
             self._side(self.spec.judge),
-            self.prompts,
+            self.prompts.judge,
+            language=self.spec.language,
             swap=self.spec.swap,
             retries=self.spec.judge_retries,
             seed=self.spec.seed,
@@ -267,7 +311,7 @@ class AuditRunner:
         )
         row = pair_row(unit, run_id, self.spec, ta, tb, judged, capability)
         logs = judge_log_rows(judged, run_id)
-        store.save_pair(row, logs, calls)
+        store.save_pair(row, logs, calls, prompt_rows(judged))
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)

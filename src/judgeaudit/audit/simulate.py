@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.conversation import CallSink, Side, Trajectory, converse, render
-from judgeaudit.audit.prompts import Prompts
+from judgeaudit.audit.conversation import CallSink, Side, converse, render
+from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.success import state_check
 from judgeaudit.audit.tasks import Task
-from judgeaudit.audit.units import TrajectoryUnit
+from judgeaudit.audit.templates import trajectory_block
+from judgeaudit.audit.units import CheckUnit, TrajectoryUnit
+from judgeaudit.audit.verdict import parse_success
 
 #: (scope, sink for ``calls`` rows, role -> model ref) -> a call sink for that unit.
 RecorderFactory = Callable[[str, list[dict[str, Any]], dict[str, ModelRef]], CallSink]
@@ -32,7 +34,7 @@ async def simulate(
     unit: TrajectoryUnit,
     run_id: str,
     spec: RunSpec,
-    prompts: Prompts,
+    prompts: PromptSet,
     side: Callable[[ModelRef], Side],
     recorder: RecorderFactory,
 ) -> Simulated:
@@ -57,7 +59,7 @@ async def simulate(
     if spec.success_check is not None:
         check_record = recorder(traj_id, calls, {"success_check": spec.success_check})
         llm_success = await llm_check(
-            task, traj, spec, prompts, side(spec.success_check), check_record
+            task, traj.events, spec, prompts, side(spec.success_check), check_record
         )
     row = {
         "traj_id": traj_id,
@@ -81,25 +83,39 @@ async def simulate(
     return Simulated(row, calls, event)
 
 
+async def recheck(
+    unit: CheckUnit,
+    run_id: str,
+    events: list[dict[str, Any]],
+    spec: RunSpec,
+    prompts: PromptSet,
+    side: Callable[[ModelRef], Side],
+    recorder: RecorderFactory,
+) -> tuple[int | None, list[dict[str, Any]]]:
+    """The LLM success check on a stored (re-judged) trajectory: its label and its calls."""
+    assert spec.success_check is not None
+    calls: list[dict[str, Any]] = []
+    record = recorder(unit.traj_id, calls, {"success_check": spec.success_check})
+    label = await llm_check(unit.task, events, spec, prompts, side(spec.success_check), record)
+    return label, calls
+
+
 async def llm_check(
-    task: Task, traj: Trajectory, spec: RunSpec, prompts: Prompts, side: Side, record: CallSink
+    task: Task,
+    events: list[dict[str, Any]],
+    spec: RunSpec,
+    prompts: PromptSet,
+    side: Side,
+    record: CallSink,
 ) -> int | None:
     """The optional LLM success check: a candidate label only, never the truth."""
-    content = prompts.success_user.format(
-        goal=task.goal(spec.language),
-        trajectory=render(traj.events, spec.judge_view == "evidence"),
+    messages = prompts.success_check.messages(
+        task=task.goal(spec.language),
+        trajectory=trajectory_block(render(events, spec.judge_view == "evidence")),
+        language=spec.language,
     )
     result = await side.client.chat(
-        side.model,
-        [
-            {"role": "system", "content": prompts.success_system},
-            {"role": "user", "content": content},
-        ],
-        temperature=side.temperature,
-        seed=spec.seed,
+        side.model, messages, temperature=side.temperature, seed=spec.seed
     )
     record("success_check", side.model, result)
-    try:
-        return int(bool(json.loads(result.text)["success"]))
-    except (json.JSONDecodeError, KeyError, TypeError):
-        return None
+    return parse_success(result.text)

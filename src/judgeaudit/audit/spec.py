@@ -5,18 +5,27 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from judgeaudit.audit.templates import Template, load_template
 from judgeaudit.errors import InputError
 from judgeaudit.tomlfile import read_toml
+
+if TYPE_CHECKING:
+    from judgeaudit.audit.source import SourceRun
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
 JUDGE_VIEWS = ("transcript", "evidence")
 #: Excluded from the spec hash: they change speed, not results.
 SPEED_KEYS = ("concurrency", "timeout_s")
+#: Optional keys added after the first release: left out of the hash while unset, so a spec
+#: that does not use them keeps its run id (and resumes) across versions.
+UNSET_NOT_HASHED = ("trajectories_from",)
+#: Roles whose prompt template the spec may name (``prompt = "FILE"``, relative to the spec).
+TEMPLATE_ROLES = {"judge": "judge", "user": "user_simulator", "success_check": "success_check"}
 
 
 class SpecError(InputError):
@@ -72,14 +81,28 @@ class RunSpec:
     judge: ModelRef
     success_check: ModelRef | None
     warnings: list[str] = field(default_factory=list)
+    #: Templates the spec names, by kind (judge, user_simulator, success_check); the built-in
+    #: en/zh template is used for a kind not listed here.
+    templates: dict[str, Template] = field(default_factory=dict)
+    #: ``OUT_DIR`` or ``OUT_DIR#RUN_ID``: re-judge that run's stored trajectories.
+    trajectories_from: str | None = None
+    #: The run ``trajectories_from`` names, once bound (see ``audit/rejudge.py``).
+    source: SourceRun | None = field(default=None, compare=False)
 
     def spec_hash(self) -> str:
-        data = asdict(self)
-        for key in ("path", "warnings", *SPEED_KEYS):
+        data = asdict(replace(self, source=None, templates={}))
+        for key in ("path", "warnings", "templates", "source", *SPEED_KEYS):
             data.pop(key, None)
+        for key in UNSET_NOT_HASHED:
+            if data.get(key) is None:
+                data.pop(key, None)
         for endpoint in data["endpoints"].values():
             for key in SPEED_KEYS:
                 endpoint.pop(key, None)
+        if self.templates:  # the content, not the path: editing the file makes a new run
+            data["templates"] = {kind: t.hash for kind, t in sorted(self.templates.items())}
+        if self.source is not None:  # which run, not where it lies
+            data["trajectories_from"] = self.source.key
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def base_dir(self) -> Path:
@@ -99,6 +122,7 @@ _RUN_KEYS = {
     "judge_view": str,
     "judge_retries": int,
     "pairs": (str, list),
+    "trajectories_from": str,
 }
 _ENDPOINT_KEYS = {
     "base_url": str,
@@ -185,10 +209,16 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     if not endpoints:
         raise r.fail("endpoints", f'missing; add e.g. [endpoints.sim] base_url = "{EMBEDDED}"')
 
+    templates: dict[str, Template] = {}
+
     def model_ref(body: Any, where: str, role: str) -> ModelRef:
         if not isinstance(body, dict):
             raise r.fail(where, "must be a table")
-        body = r.table(body, where, _MODEL_KEYS)
+        kind = TEMPLATE_ROLES.get(role)
+        body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}))
+        if kind and "prompt" in body:
+            body = dict(body)
+            templates[kind] = load_template(path.parent / body.pop("prompt"), kind)
         for key in ("model", "endpoint"):
             if key not in body:
                 raise r.fail(f"{where}.{key}", "missing")
@@ -210,7 +240,10 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     if len(set(names)) != len(names):
         raise r.fail("agents", "agent names must be unique; set name = ... on each")
     imported = run.get("imported")
-    if len(agents) < 2 and not imported:
+    rejudge = run.get("trajectories_from")
+    if rejudge is not None and imported:
+        raise r.fail("run.trajectories_from", "re-judges stored trajectories; drop run.imported")
+    if len(agents) < 2 and not imported and rejudge is None:
         raise r.fail("agents", "need at least two [[agents]] to compare")
     if "judge" not in raw:
         raise r.fail("judge", "missing; add a [judge] table with model and endpoint")
@@ -220,7 +253,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         if "user_simulator" in raw
         else None
     )
-    if user is None and not imported:
+    if user is None and not imported and rejudge is None:
         raise r.fail("user_simulator", "missing; add a [user_simulator] table (or run.imported)")
     success = (
         model_ref(raw["success_check"], "success_check", "success_check")
@@ -229,7 +262,9 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     )
 
     pairs_raw = run.get("pairs", "all")
-    if pairs_raw == "all":
+    if rejudge is not None:
+        pairs = []  # a re-judge takes its pairs from the source run (checked when bound)
+    elif pairs_raw == "all":
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     elif isinstance(pairs_raw, list):
         pairs = []
@@ -261,6 +296,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
             raise r.fail("gap.bins", "must be an increasing list of numbers")
         if labels is not None and len(labels) != len(bins) - 1:
             raise r.fail("gap.labels", f"needs {len(bins) - 1} labels for {len(bins)} bin edges")
+    gap_source = choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source")
     for key, minimum in (("trials", 1), ("concurrency", 1), ("max_turns", 1), ("judge_retries", 0)):
         if key in run and run[key] < minimum:
             raise r.fail(f"run.{key}", f"must be at least {minimum}")
@@ -278,7 +314,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         judge_view=choice(run.get("judge_view", "transcript"), JUDGE_VIEWS, "run.judge_view"),
         judge_retries=run.get("judge_retries", 2),
         pairs=pairs,
-        gap_source=choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source"),
+        gap_source=gap_source,
         bins=[float(b) for b in bins] if bins else None,
         labels=[str(label) for label in labels] if labels else None,
         endpoints=endpoints,
@@ -286,7 +322,24 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         user_simulator=user,
         judge=judge,
         success_check=success,
+        templates=templates,
+        trajectories_from=rejudge,
     )
+    if rejudge is not None:
+        from judgeaudit.audit.rejudge import bind_source
+
+        spec = bind_source(spec, raw, r.fail)
+    judge_template = spec.templates.get("judge")
+    if (
+        spec.gap_source == "judge"
+        and judge_template is not None
+        and judge_template.output == "winner"
+    ):
+        raise r.fail(
+            "gap.source",
+            f'"judge" needs judge scores, but {judge_template.source} has output = "winner"; '
+            'use output = "json" or "scores", or another gap source',
+        )
     if (
         user
         and user.model == judge.model

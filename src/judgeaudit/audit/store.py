@@ -39,7 +39,14 @@ CREATE TABLE IF NOT EXISTS judge_logs (
   log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
   prompt_hash TEXT, raw_output TEXT, parsed_json TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP,
   run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
-  completion_tokens INTEGER, parse_error TEXT
+  completion_tokens INTEGER, parse_error TEXT, prompt_template_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS tasks (
+  run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, task_id)
+);
+CREATE TABLE IF NOT EXISTS prompts (
+  prompt_hash TEXT PRIMARY KEY, messages_json TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS calls (
   call_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, scope TEXT NOT NULL,
@@ -100,7 +107,13 @@ LOG_COLUMNS = (
     "prompt_tokens",
     "completion_tokens",
     "parse_error",
+    "prompt_template_hash",
 )
+#: Columns added after the first release, with their types: added to an older audit.db on open.
+ADDED_COLUMNS = {
+    "judge_logs": {"prompt_template_hash": "TEXT"},
+    "trajectories": {"copied_from": "TEXT"},
+}
 
 
 class AuditStore:
@@ -112,6 +125,7 @@ class AuditStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        self._add_missing_columns()
 
     def close(self) -> None:
         self.db.close()
@@ -126,11 +140,23 @@ class AuditStore:
         ).fetchone()
         return row
 
-    def create_run(self, run_id: str, spec_hash: str, manifest: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
-            (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
-        )
+    def create_run(
+        self,
+        run_id: str,
+        spec_hash: str,
+        manifest: dict[str, Any],
+        tasks: dict[str, str] | None = None,
+    ) -> None:
+        """The run and its tasks (task_id -> JSON, so a re-judge can read them back)."""
+        with self._txn():
+            self.db.execute(
+                "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
+                (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+            )
+            self.db.executemany(
+                "INSERT OR IGNORE INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
+                [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
+            )
 
     def set_status(self, run_id: str, status: str) -> None:
         finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
@@ -151,6 +177,33 @@ class AuditStore:
     def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
         with self._txn():
             self._insert("trajectories", row)
+            for call in calls:
+                self._insert("calls", call)
+
+    def save_trajectories(self, rows: list[dict[str, Any]]) -> None:
+        """Many trajectories in one transaction (a re-judge copying its source's)."""
+        with self._txn():
+            for row in rows:
+                self._insert("trajectories", row)
+
+    def checked_trajectories(self, run_id: str) -> set[str]:
+        """Trajectories that already had their LLM success check (its call is stored)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT scope FROM calls WHERE run_id = ? AND role = 'success_check'",
+            (run_id,),
+        )
+        return {r[0] for r in rows}
+
+    def save_llm_label(
+        self, traj_id: str, llm_success: int | None, calls: list[dict[str, Any]]
+    ) -> None:
+        """A stored trajectory's LLM candidate label (flagged for review when it disagrees)."""
+        with self._txn():
+            self.db.execute(
+                "UPDATE trajectories SET llm_success = ?1, needs_review ="
+                " (?1 IS NOT NULL AND ?1 != success) WHERE traj_id = ?2",
+                (llm_success, traj_id),
+            )
             for call in calls:
                 self._insert("calls", call)
 
@@ -175,14 +228,24 @@ class AuditStore:
         return {r[0] for r in rows}
 
     def save_pair(
-        self, pair: dict[str, Any], logs: list[dict[str, Any]], calls: list[dict[str, Any]]
+        self,
+        pair: dict[str, Any],
+        logs: list[dict[str, Any]],
+        calls: list[dict[str, Any]],
+        prompts: dict[str, str] | None = None,
     ) -> None:
+        """One judged pair in one transaction; ``prompts`` maps prompt_hash -> messages_json
+        (rendered prompts are stored once, however many calls share them)."""
         with self._txn():
             self._insert("audit_pairs", pair)
             for log in logs:
                 self._insert("judge_logs", log)
             for call in calls:
                 self._insert("calls", call)
+            self.db.executemany(
+                "INSERT OR IGNORE INTO prompts (prompt_hash, messages_json) VALUES (?, ?)",
+                list((prompts or {}).items()),
+            )
 
     def iter_logs(self, run_id: str | None = None) -> Iterator[sqlite3.Row]:
         query = "SELECT * FROM judge_logs"
@@ -206,6 +269,13 @@ class AuditStore:
         }
 
     # --- helpers -------------------------------------------------------------------------------
+    def _add_missing_columns(self) -> None:
+        for table, columns in ADDED_COLUMNS.items():
+            have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+            for name, kind in columns.items():
+                if name not in have:
+                    self.db.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
+
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(f'"{c}"' for c in row)
         marks = ", ".join("?" for _ in row)

@@ -50,7 +50,19 @@ class PairUnit:
         return f"{self.task.task_id}/{self.trial}/{self.agent_a}/{self.agent_b}"
 
 
-Unit = TrajectoryUnit | PairUnit
+@dataclass(frozen=True)
+class CheckUnit:
+    """The LLM success check on a stored trajectory (a re-judge that asks for one)."""
+
+    task: Task
+    traj_id: str
+
+    @property
+    def name(self) -> str:
+        return f"success check {self.traj_id}"
+
+
+Unit = TrajectoryUnit | PairUnit | CheckUnit
 
 
 def trajectory_units(spec: RunSpec, tasks: list[Task]) -> list[TrajectoryUnit]:

@@ -1,4 +1,6 @@
-"""Parsing judge output that may come wrapped in code fences or prose."""
+"""Parsing judge output that may come wrapped in code fences or prose, in the template's
+declared ``output`` mode: ``json`` (winner, scores, reasons), ``scores`` (two scores; the higher
+wins) or ``winner`` (a winner only)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from typing import Any
 
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 WINNERS = ("A", "B", "tie")
+BARE_WINNER_RE = re.compile(r"^\W*(?:winner\W*)?(A|B|tie)\W*$", re.IGNORECASE)
+LABELLED_SCORE_RE = re.compile(r"score_([ab])\W+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,72 @@ def _candidates(raw: str) -> list[str]:
     return out
 
 
+def parse_output(raw: str, mode: str = "json") -> Verdict:
+    """The verdict in ``raw`` read the way the template declared (see module doc)."""
+    if mode == "scores":
+        return _parse_scores(raw)
+    if mode == "winner":
+        return _parse_winner(raw)
+    return parse_verdict(raw)
+
+
+def _parse_scores(raw: str) -> Verdict:
+    problem = "no score_a and score_b found"
+    for text in _candidates(raw):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problem = f"invalid JSON: {exc.msg}"
+            continue
+        if isinstance(data, dict) and "score_a" in data and "score_b" in data:
+            return _from_scores(data.get("score_a"), data.get("score_b"), data.get("reasons"))
+    labelled = dict((side.lower(), value) for side, value in LABELLED_SCORE_RE.findall(raw))
+    if {"a", "b"} <= set(labelled):
+        return _from_scores(labelled["a"], labelled["b"], None)
+    raise VerdictError(problem)
+
+
+def _from_scores(a: Any, b: Any, reasons: Any) -> Verdict:
+    try:
+        score_a, score_b = _score(a), _score(b)
+    except ValueError as exc:
+        raise VerdictError(str(exc)) from None
+    if score_a is None or score_b is None:
+        raise VerdictError("score_a and score_b must both be numbers")
+    winner = "A" if score_a > score_b else "B" if score_b > score_a else "tie"
+    return Verdict(winner, score_a, score_b, _reasons(reasons))
+
+
+def _parse_winner(raw: str) -> Verdict:
+    for text in _candidates(raw):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and "winner" in data:
+            winner = _winner(data["winner"])
+            if winner is not None:
+                return Verdict(winner, None, None, _reasons(data.get("reasons")))
+    for line in raw.strip().splitlines()[:1] + raw.strip().splitlines()[-1:]:
+        match = BARE_WINNER_RE.match(line.strip())
+        if match:
+            return Verdict(_winner(match.group(1)) or "tie", None, None, [])
+    raise VerdictError("no winner (A, B or tie) found")
+
+
+def _winner(value: Any) -> str | None:
+    text = str(value).strip()
+    winner = {"a": "A", "b": "B", "tie": "tie"}.get(text.lower(), text)
+    return winner if winner in WINNERS else None
+
+
+def _reasons(value: Any) -> list[str]:
+    reasons = value or []
+    if isinstance(reasons, str):
+        reasons = [reasons]
+    return [str(r) for r in reasons] if isinstance(reasons, list) else [str(reasons)]
+
+
 def parse_verdict(raw: str) -> Verdict:
     """The first JSON object in ``raw`` that is a well-formed pairwise verdict."""
     problem = "no JSON object found"
@@ -101,3 +171,15 @@ def _score(value: Any) -> float | None:
 def verdict_json(verdict: dict[str, Any] | None) -> str | None:
     """A parsed verdict as stored in ``judge_logs.parsed_json`` (None when nothing parsed)."""
     return json.dumps(verdict, ensure_ascii=False) if verdict is not None else None
+
+
+def parse_success(raw: str) -> int | None:
+    """The LLM success check's ``{"success": true|false}`` as 1/0, or None if it gave none."""
+    for text in _candidates(raw):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("success"), bool | int):
+            return int(bool(data["success"]))
+    return None

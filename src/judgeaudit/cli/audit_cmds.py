@@ -1,4 +1,4 @@
-"""``judgeaudit run``, ``demo``, ``report``, ``compare`` and ``review``."""
+"""``judgeaudit run``, ``demo``, ``report``, ``compare``, ``show`` and ``review``."""
 
 from __future__ import annotations
 
@@ -17,13 +17,19 @@ from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
 
 if TYPE_CHECKING:
+    from judgeaudit.audit.spec import RunSpec
     from judgeaudit.cli.common import Sub
 
 
 def register(sub: Sub) -> None:
     run = sub.add_parser("run", help="run an audit from a spec file")
     run.add_argument("spec", type=Path)
-    run.add_argument("--out", type=Path, required=True, help="output directory")
+    run.add_argument("--out", type=Path, help="output directory (required unless --dry-run)")
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print units, calls per role, estimated tokens and cost; call and write nothing",
+    )
     run.add_argument("--concurrency", type=int, help="override run.concurrency")
     run.add_argument(
         "--events",
@@ -36,6 +42,32 @@ def register(sub: Sub) -> None:
         help="add a new run to an OUT that holds a run from a different spec",
     )
     run.set_defaults(func=cmd_run)
+
+    rejudge = sub.add_parser(
+        "rejudge",
+        help="judge a finished run's stored trajectories again (no agent or user calls)",
+    )
+    rejudge.add_argument("source", type=Path, help="output dir of the finished run")
+    rejudge.add_argument("--out", type=Path, required=True, help="output directory")
+    rejudge.add_argument(
+        "--run", help="the source run id (default: the latest one there that is not a re-judge)"
+    )
+    rejudge.add_argument("--judge-model", help="default: the source run's judge model")
+    rejudge.add_argument(
+        "--judge-prompt", type=Path, help="a judge template file (default: the source's)"
+    )
+    rejudge.add_argument(
+        "--judge-endpoint",
+        help="embedded, profile:NAME or a URL (default: the source run's judge endpoint)",
+    )
+    rejudge.add_argument("--judge-key-env", help="variable holding the key of a URL endpoint")
+    rejudge.add_argument("--judge-temperature", type=float)
+    rejudge.add_argument("--concurrency", type=int)
+    rejudge.add_argument("--events", choices=["jsonl", "progress"])
+    rejudge.add_argument(
+        "--dry-run", action="store_true", help="print what it would do and cost; write nothing"
+    )
+    rejudge.set_defaults(func=cmd_rejudge)
 
     demo = sub.add_parser("demo", help="run the demo audit on the embedded simulated provider")
     demo.add_argument("--out", type=Path, default=Path("out/demo"))
@@ -62,7 +94,9 @@ def register(sub: Sub) -> None:
     report.add_argument("--output", type=Path, help="write to this file instead of stdout")
     report.set_defaults(func=cmd_report)
 
-    comp = sub.add_parser("compare", help="drift between two runs (per-bucket change with CIs)")
+    comp = sub.add_parser(
+        "compare", help="drift between two runs (per-bucket change; paired after a re-judge)"
+    )
     comp.add_argument("out_a", type=Path)
     comp.add_argument("out_b", type=Path, nargs="?", help="defaults to OUT_A (compare two run ids)")
     comp.add_argument("--run-a")
@@ -71,9 +105,18 @@ def register(sub: Sub) -> None:
     comp.add_argument(
         "--fail-on-rise",
         action="store_true",
-        help="exit 3 when a bucket's misselection rose with an interval above zero",
+        help="exit 3 when a bucket's misselection rose significantly (McNemar exact when the runs "
+        "are paired, Fisher exact otherwise; Holm-adjusted across buckets)",
     )
     comp.set_defaults(func=cmd_compare)
+
+    show = sub.add_parser(
+        "show", help="one pair: outcomes, and each judge call's rendered prompt and raw output"
+    )
+    show.add_argument("out", type=Path)
+    show.add_argument("pair_id", help="a pair id, or a unique tail of one (TASK/tTRIAL/A~B)")
+    show.add_argument("--format", choices=["text", "json"], default="text")
+    show.set_defaults(func=cmd_show)
 
     review = sub.add_parser("review", help="human review sample export/import")
     rsub = review.add_subparsers(dest="review_command", required=True, metavar="SUBCOMMAND")
@@ -107,9 +150,27 @@ def _sink(choice: str | None) -> EventSink:
     return ProgressDisplay()
 
 
+def _print_plan(spec: Path | RunSpec, out: Path | None, events: str | None) -> int:
+    import json
+
+    from judgeaudit.audit.dryrun import render_plan
+    from judgeaudit.engine import plan_run
+
+    result = plan_run(spec, out)
+    if events == "jsonl":
+        print(json.dumps({"event": "dry_run", **result}, ensure_ascii=False))
+    else:
+        print(render_plan(result))
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from judgeaudit.engine import run_audit_blocking
 
+    if args.dry_run:
+        return _print_plan(args.spec, args.out, args.events)
+    if args.out is None:
+        raise UserError("run: --out DIR is required (the output directory; or use --dry-run)")
     run_audit_blocking(
         args.spec,
         args.out,
@@ -118,6 +179,51 @@ def cmd_run(args: argparse.Namespace) -> int:
         new_run=args.new_run,
     )
     return 0
+
+
+def cmd_rejudge(args: argparse.Namespace) -> int:
+    from judgeaudit.audit.rejudge import RejudgeRequest, rejudge_spec
+    from judgeaudit.engine import run_audit_blocking
+
+    spec = rejudge_spec(
+        RejudgeRequest(
+            args.source,
+            args.run,
+            args.judge_model,
+            args.judge_prompt,
+            args.judge_endpoint,
+            args.judge_key_env,
+            args.judge_temperature,
+        )
+    )
+    assert spec.source is not None
+    if args.dry_run:
+        return _print_plan(spec, args.out, args.events)
+    # Into the source's own directory: add the re-judge as a run there (or resume it).
+    same_dir = args.out.resolve() == spec.source.out and not _holds_spec(args.out, spec)
+    finished = run_audit_blocking(
+        spec,
+        args.out,
+        on_event=_sink(args.events),
+        concurrency=args.concurrency,
+        new_run=same_dir,
+    )
+    print(
+        f"re-judged {spec.source.run_id} as {finished.run_id}; compare them with: judgeaudit "
+        f"compare {args.source} {args.out} --run-a {spec.source.run_id} --run-b {finished.run_id}"
+    )
+    return 0
+
+
+def _holds_spec(out: Path, spec: RunSpec) -> bool:
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT 1 FROM runs WHERE spec_hash = ?", (spec.spec_hash(),)).fetchone()
+    finally:
+        db.close()
+    return row is not None
 
 
 def demo_spec() -> Path:
@@ -193,8 +299,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         print(render_compare(result))
     if args.fail_on_rise and result["rises"]:
-        print(f"judgeaudit: misselection rose in: {', '.join(result['rises'])}", file=sys.stderr)
+        rose = ", ".join(
+            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
+            for r in [*result["buckets"], result["overall"]]
+            if r["significant_rise"]
+        )
+        kind = "paired" if result["paired"] else "unpaired"
+        print(
+            f"judgeaudit: misselection rose in: {rose}; decided by the {kind} test: "
+            f"{result['decided_by']}",
+            file=sys.stderr,
+        )
         return 3
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.pair_detail import pair_detail, render_detail
+
+    detail = pair_detail(args.out, args.pair_id)
+    if args.format == "json":
+        import json
+
+        print(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(render_detail(detail))
     return 0
 
 

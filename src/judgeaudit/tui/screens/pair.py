@@ -1,5 +1,6 @@
 """Pair detail: both transcripts side by side with tool calls, the success check's verdict and
-why, and the judge's raw outputs in both orders (read in a worker, shown when loaded)."""
+why, and each judge call's rendered prompt next to its raw output, in both orders (read in a
+worker, shown when loaded)."""
 
 from __future__ import annotations
 
@@ -57,17 +58,30 @@ def verdict(side: Side) -> Text:
     return text
 
 
-def judge_outputs(logs: list[dict[str, Any]]) -> Text:
-    text = Text("Judge raw outputs\n", style="bold")
-    for log in logs:
+def rendered_prompt(messages: list[dict[str, Any]] | None, attempt: int) -> Text:
+    """What the judge was sent; a retry shows only the re-ask it added."""
+    if messages is None:
+        return Text("(rendered prompt not stored: run made before prompts were kept)\n", "dim")
+    out = Text()
+    for message in messages[-1:] if attempt else messages:
+        out.append(f"[{message['role']}] ", style="bold dim")
+        out.append(str(message.get("content") or "") + "\n", style="dim")
+    return out
+
+
+def judge_outputs(calls: list[dict[str, Any]]) -> Text:
+    text = Text("Judge calls: rendered prompt, then raw output\n", style="bold")
+    for call in calls:
         text.append(
-            f"order {log['order']} attempt {log['attempt']} ({log['model']}, prompt "
-            f"{log['prompt_hash']})",
+            f"order {call['order']} attempt {call['attempt']} ({call['model']}, prompt "
+            f"{call['prompt_hash']})",
             style="bold",
         )
-        if log["parse_error"]:
-            text.append(f"  PARSE ERROR: {log['parse_error']}", style="bold red")
-        text.append("\n" + str(log["raw_output"]) + "\n\n")
+        if call["parse_error"]:
+            text.append(f"  PARSE ERROR: {call['parse_error']}", style="bold red")
+        text.append("\n")
+        text.append_text(rendered_prompt(call.get("messages"), int(call["attempt"])))
+        text.append(str(call["raw_output"] or "") + "\n\n")
     return text
 
 

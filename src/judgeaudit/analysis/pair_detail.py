@@ -1,0 +1,139 @@
+"""One pair as the judge saw it: both sides' outcome, and every judge call's rendered prompt
+next to its raw output (``judgeaudit show``; the app's Pair detail reads the same)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.analysis.frame import AnalysisError, open_db
+
+SHOW_MATCHES = 5
+
+
+def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
+    """The pair row, its two trajectories and its judge calls with their rendered messages."""
+    db = open_db(out)
+    try:
+        pair = _find_pair(db, pair_id)
+        sides = [
+            db.execute(
+                "SELECT * FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ?"
+                " AND agent = ?",
+                (pair["run_id"], pair["task_id"], pair["trial"], agent),
+            ).fetchone()
+            for agent in (pair["agent_a"], pair["agent_b"])
+        ]
+        has_prompts = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'prompts'"
+        ).fetchone()
+        join = (
+            "SELECT l.*, p.messages_json FROM judge_logs l LEFT JOIN prompts p"
+            " ON p.prompt_hash = l.prompt_hash"
+            if has_prompts
+            else "SELECT l.*, NULL AS messages_json FROM judge_logs l"
+        )
+        logs = db.execute(
+            join + ' WHERE l.pair_id = ? ORDER BY l."order", l.attempt', (pair["pair_id"],)
+        ).fetchall()
+    finally:
+        db.close()
+    return {
+        "pair": dict(pair),
+        "sides": [_side(row) for row in sides],
+        "judge_calls": [_call(row) for row in logs],
+    }
+
+
+def _find_pair(db: sqlite3.Connection, pair_id: str) -> sqlite3.Row:
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM audit_pairs WHERE pair_id = ?", (pair_id,)
+    ).fetchone()
+    if row is not None:
+        return row
+    like = pair_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    matches = db.execute(
+        "SELECT * FROM audit_pairs WHERE pair_id LIKE ? ESCAPE '\\' ORDER BY pair_id LIMIT ?",
+        (f"%{like}", SHOW_MATCHES + 1),
+    ).fetchall()
+    if len(matches) == 1:
+        only: sqlite3.Row = matches[0]  # a unique tail such as "T-001/t0/ace~weak" is enough
+        return only
+    if matches:
+        shown = ", ".join(m["pair_id"] for m in matches[:SHOW_MATCHES])
+        raise AnalysisError(f"pair {pair_id!r} matches several pairs ({shown}, ...); give more")
+    raise AnalysisError(
+        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B "
+        "(see audit_pairs.csv or `judgeaudit report OUT --format json`)"
+    )
+
+
+def _side(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    side = dict(row)
+    side["events"] = json.loads(side["events"])
+    side["success_detail"] = json.loads(side["success_detail"] or "{}")
+    return side
+
+
+def _call(row: sqlite3.Row) -> dict[str, Any]:
+    call = dict(row)
+    raw = call.pop("messages_json")
+    call["messages"] = json.loads(raw) if raw else None
+    call["parsed_json"] = json.loads(call["parsed_json"]) if call["parsed_json"] else None
+    return call
+
+
+def render_detail(detail: dict[str, Any]) -> str:
+    """Plain text: the verdict line, each side's outcome, then prompt and raw output per call."""
+    pair = detail["pair"]
+    flag = "  MISSELECTED" if pair["misselected"] else ""
+    lines = [
+        f"pair {pair['pair_id']}",
+        f"task {pair['task_id']} ({pair['task_type']}); judge {pair['judge_model']} prefers "
+        f"{pair['judge_pref']} (AB: {pair['pref_ab']}, BA: {pair['pref_ba']}); scores "
+        f"{pair['judge_score_a']}/{pair['judge_score_b']}{flag}",
+    ]
+    for label, side in zip("AB", detail["sides"], strict=True):
+        if side is None:
+            lines.append(f"{label}: trajectory not stored")
+            continue
+        verdict = "SUCCESS" if side["success"] else "FAILED"
+        lines.append(
+            f"{label}: {side['agent']} {verdict} ({side['success_source']}), ending "
+            f"{side['ending']}"
+        )
+        for problem in side["success_detail"].get("state_diff", []):
+            lines.append(f"   state: {problem}")
+        for fact in side["success_detail"].get("missing_facts", []):
+            lines.append(f"   never told the user: {fact}")
+    shown = 0
+    for call in detail["judge_calls"]:
+        first = pair["agent_a"] if call["order"] == "AB" else pair["agent_b"]
+        lines += [
+            "",
+            f"== judge call: order {call['order']} (shown as A: {first}), attempt "
+            f"{call['attempt']}, {call['model']} (prompt {call['prompt_hash']}, template "
+            f"{call.get('prompt_template_hash')})",
+        ]
+        messages = call["messages"]
+        if messages is None:
+            lines.append("-- rendered prompt: not stored (run made before prompts were kept)")
+        else:
+            # A retry repeats the earlier messages; show only what it added.
+            new = messages[shown:] if call["attempt"] > 0 else messages
+            shown = len(messages)
+            lines.append(
+                "-- rendered prompt" + (" (added by the retry):" if call["attempt"] else ":")
+            )
+            for message in new:
+                lines.append(f"[{message['role']}]")
+                lines.append(str(message.get("content") or ""))
+        lines.append("-- raw output:")
+        lines.append(call["raw_output"] or "")
+        if call["parse_error"]:
+            lines.append(f"-- PARSE ERROR: {call['parse_error']}")
+    return "\n".join(lines)

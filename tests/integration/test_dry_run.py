@@ -1,0 +1,110 @@
+"""``run --dry-run`` and ``rejudge --dry-run``: the plan, before any call; nothing written."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.audit.dryrun import estimate_tokens
+from tests.audit_helpers import write_spec, write_tasks
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.toml"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ),
+    )
+
+
+def plan_of(*args: str) -> dict[str, object]:
+    done = cli(*args, "--dry-run", "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    data: dict[str, object] = json.loads(line)
+    assert data.pop("event") == "dry_run" and data["written"] is False
+    return data
+
+
+def roles(plan: dict[str, object]) -> dict[str, dict[str, object]]:
+    rows = plan["roles"]
+    assert isinstance(rows, list)
+    return {f"{r['role']}:{r['model']}": r for r in rows}
+
+
+def test_demo_dry_run_counts_units_and_calls_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    text = cli("run", str(DEMO), "--dry-run", "--out", str(out))
+    assert text.returncode == 0, text.stderr
+    assert "nothing is called or written" in text.stdout and not out.exists()
+    plan = plan_of("run", str(DEMO), "--out", str(out))
+    assert not out.exists()
+    # 42 tasks x 6 agents x 3 trials; 15 agent pairs x 42 tasks x 3 trials; both orders.
+    assert (plan["conversations"], plan["pairs"], plan["orders"]) == (756, 1890, 2)
+    by_role = roles(plan)
+    judge = by_role["judge:judge-default"]
+    assert judge["calls_min"] == 3780 and judge["calls_max"] == 3780 * 3
+    user = by_role["user:user-default"]
+    assert (user["calls_min"], user["calls_max"]) == (756, 756 * 8)
+    assert by_role["agent:agent-ace"]["calls_min"] == 126
+    assert all(r["cost_min_usd"] is None for r in by_role.values()), "no prices declared"
+
+
+def test_prices_give_a_cost_and_a_stored_run_is_not_counted_again(tmp_path: Path) -> None:
+    write_tasks(tmp_path / "tasks.jsonl", 6)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    spec.write_text(
+        spec.read_text().replace(
+            'base_url = "embedded"', 'base_url = "embedded"\nprice_in = 2.0\nprice_out = 8.0'
+        )
+    )
+    plan = plan_of("run", str(spec))
+    judge = roles(plan)["judge:judge-default"]
+    assert judge["cost_min_usd"] == pytest.approx(judge["prompt_tokens_min"] * 2.0 / 1e6)
+    out = tmp_path / "out"
+    assert cli("run", str(spec), "--out", str(out), "--events", "jsonl").returncode == 0
+    before = sorted(p.name for p in out.iterdir())
+    again = plan_of("run", str(spec), "--out", str(out))
+    assert again["pairs_stored"] == again["pairs"] == 18
+    assert roles(again)["judge:judge-default"]["calls_min"] == 0
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_rejudge_dry_run_renders_the_stored_transcripts(tmp_path: Path) -> None:
+    write_tasks(tmp_path / "tasks.jsonl", 6)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    base = tmp_path / "base"
+    assert cli("run", str(spec), "--out", str(base), "--events", "jsonl").returncode == 0
+    plan = plan_of(
+        "rejudge", str(base), "--judge-model", "judge-strict", "--out", str(tmp_path / "o")
+    )
+    assert not (tmp_path / "o").exists()
+    assert plan["kind"] == "re-judge" and plan["pairs"] == 18
+    (judge,) = plan["roles"]  # type: ignore[misc]
+    assert judge["calls_min"] == 36 and judge["basis"] == "rendered judge prompts"
+    assert judge["completion_tokens_per_call"] is not None, "measured in the source run"
+    db = sqlite3.connect(base / "audit.db")
+    sent = [
+        sum(estimate_tokens(m["content"]) for m in json.loads(row[0]))
+        for row in db.execute(
+            "SELECT p.messages_json FROM judge_logs l JOIN prompts p USING (prompt_hash)"
+            " WHERE l.attempt = 0 AND l.\"order\" = 'AB'"
+        )
+    ]
+    actual = sum(sent) / len(sent)
+    assert judge["prompt_tokens_per_call"] == pytest.approx(actual, rel=0.1)
+
+
+def test_run_without_out_or_dry_run_is_refused(tmp_path: Path) -> None:
+    done = cli("run", str(DEMO))
+    assert done.returncode == 2 and "--out DIR is required" in done.stderr
