@@ -61,8 +61,17 @@ BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
 
 
 def outside_count(report: dict[str, Any]) -> int:
-    """Pairs no bucket holds (gap outside the edges, or no gap of this source)."""
-    return int(report["pairs"]) - sum(int(b["pairs"]) for b in report["buckets"])
+    """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
+    return int(report["outside_bins"]) + int(report["no_gap"])
+
+
+def outside_note(r: dict[str, Any]) -> str:
+    if not outside_count(r):
+        return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
+    parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
+    if r["no_gap"]:
+        parts.append(f"{r['no_gap']} pairs without a {r['gap_source']} gap")
+    return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
 
 
 class ResultsScreen(Screen[None]):
@@ -213,12 +222,7 @@ class ResultsScreen(Screen[None]):
                 (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
             )
         self.query_one("#buckets", FitTable).set_rows(rows)
-        self.query_one("#outside", Static).update(
-            f"{outside} pairs outside the bins ({r['gap_source']} gap below the first edge, "
-            "above the last or unknown); Enter on the outside row lists them"
-            if outside
-            else f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
-        )
+        self.query_one("#outside", Static).update(outside_note(r))
 
     def render_sections(self, r: dict[str, Any]) -> None:
         sbf = r["satisfied_but_failed"]
