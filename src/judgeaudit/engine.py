@@ -10,6 +10,7 @@ after its report files are written, so what it did finish can be looked at.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from judgeaudit.audit.endpoints import KeyLookup, env_key
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import RunSpec, load_spec
 from judgeaudit.errors import IncompleteRun
+from judgeaudit.fsutil import is_disk_full
 
 
 class RunIncomplete(IncompleteRun):
@@ -30,6 +32,16 @@ class RunIncomplete(IncompleteRun):
             f"run {finished.run_id} is incomplete; rerun the same command to finish it"
         )
         self.finished = finished
+
+
+class DiskFull(IncompleteRun):
+    """The disk filled up mid-run (exit 4): every unit stored so far is kept; rerun to finish."""
+
+    def __init__(self, out: Path) -> None:
+        super().__init__(
+            f"{out}: the disk is full (database or disk is full); free some space and rerun the "
+            "same command to finish: finished units are kept, nothing half-written is"
+        )
 
 
 async def run_audit(
@@ -52,8 +64,13 @@ async def run_audit(
     )
     if on_runner is not None:
         on_runner(runner)
-    finished = await runner.run()
-    write_report_files(out, build_report(out, ReportOptions(run_id=finished.run_id)))
+    try:
+        finished = await runner.run()
+        write_report_files(out, build_report(out, ReportOptions(run_id=finished.run_id)))
+    except (OSError, sqlite3.Error) as exc:
+        if is_disk_full(exc):
+            raise DiskFull(out) from None
+        raise
     if not finished.complete:
         raise RunIncomplete(finished)
     return finished

@@ -1,9 +1,12 @@
-"""Atomic file writes: temp file in the same directory, fsync, os.replace, directory fsync."""
+"""Atomic file writes (temp file in the same directory, fsync, os.replace, directory fsync), and
+telling a full disk apart from other write failures."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,3 +66,11 @@ def atomic_writer(path: Path, mode: int | None = None) -> Iterator[TextIO]:
     """Stream text into ``path`` atomically (for exports too large to build as one string)."""
     with _atomic(path, mode, text=True) as handle:
         yield handle  # type: ignore[misc]
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True for a full disk or quota, however it surfaces (OSError, or SQLite's own message)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    message = str(exc).lower()
+    return isinstance(exc, sqlite3.Error) and ("disk is full" in message or "disk full" in message)

@@ -8,7 +8,6 @@ import os
 import secrets as pysecrets
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -181,6 +180,11 @@ def test_claude_after_switch_over_leftover_token_uses_keyring_key(world) -> None
 
 def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     url, key_name, env, tmp, _secret = world
+    # A private temp dir: the check below must see only this test's settings layers,
+    # not those of another run sharing /tmp.
+    private_tmp = tmp / "tmpdir"
+    private_tmp.mkdir()
+    env = {**env, "TMPDIR": str(private_tmp)}
     other_secret = "sk-other-" + pysecrets.token_hex(10)
     other_key = "contract-b-" + pysecrets.token_hex(6)
     settings = tmp / "claude" / "settings.json"
@@ -255,7 +259,7 @@ def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -
             assert proc.returncode == 0, (app, tag, out[-1500:], err[-1500:])
             assert f"simulated reply from sim-chat:latency_ms={ord(tag)}" in out, (app, tag)
     assert (settings.read_bytes(), config.read_bytes()) == before
-    assert not list(Path(tempfile.gettempdir()).glob("judgeaudit-claude-*.json"))
+    assert not list(private_tmp.glob("judgeaudit-claude-*.json"))
     subprocess.run(
         [sys.executable, "-m", "judgeaudit", "key", "delete", other_key],
         env=env,

@@ -49,14 +49,14 @@ def test_demo_dry_run_counts_units_and_calls_and_writes_nothing(tmp_path: Path) 
     assert "nothing is called or written" in text.stdout and not out.exists()
     plan = plan_of("run", str(DEMO), "--out", str(out))
     assert not out.exists()
-    # 42 tasks x 6 agents x 3 trials; 15 agent pairs x 42 tasks x 3 trials; both orders.
-    assert (plan["conversations"], plan["pairs"], plan["orders"]) == (756, 1890, 2)
+    # 42 tasks x 6 agents x 2 trials; 15 agent pairs x 42 tasks x 2 trials; both orders.
+    assert (plan["conversations"], plan["pairs"], plan["orders"]) == (504, 1260, 2)
     by_role = roles(plan)
     judge = by_role["judge:judge-default"]
-    assert judge["calls_min"] == 3780 and judge["calls_max"] == 3780 * 3
+    assert judge["calls_min"] == 2520 and judge["calls_max"] == 2520 * 3
     user = by_role["user:user-default"]
-    assert (user["calls_min"], user["calls_max"]) == (756, 756 * 8)
-    assert by_role["agent:agent-ace"]["calls_min"] == 126
+    assert (user["calls_min"], user["calls_max"]) == (504, 504 * 8)
+    assert by_role["agent:agent-ace"]["calls_min"] == 84
     assert all(r["cost_min_usd"] is None for r in by_role.values()), "no prices declared"
 
 

@@ -148,6 +148,9 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
         ace="agent-ace:latency_ms=30",
         weak="agent-weak:latency_ms=30",
         pro="agent-pro:latency_ms=30",
+        # judging cannot finish before the cancel lands, however fast the machine: every judge
+        # call sleeps 10 minutes (the cancel ends them; the provider drops hung-up callers)
+        judge="judge-default:latency_ms=600000",
     )
     out = tmp_path / "out"
 

@@ -41,7 +41,7 @@ def test_form_spec_is_valid_toml_even_with_quotes_in_names(tmp_path: Path) -> No
         ({"concurrency": "lots"}, "concurrency: 'lots' is not a whole number"),
         ({"agents": "agent-ace, agent-ace"}, "agents: agent names must be unique"),
         ({"agents": "agent-ace"}, "agents: need at least two [[agents]] to compare"),
-        ({"concurrency": "0"}, "run.concurrency: must be at least 1"),
+        ({"concurrency": "0"}, "run.concurrency: 0 is out of range; use 1 to 1024"),
     ],
 )
 def test_bad_form_is_refused_and_nothing_written(

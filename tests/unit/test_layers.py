@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-ENGINE = ("sim", "llm", "audit", "analysis", "profiles", "bridge", "cli")
+ENGINE = ("sim", "llm", "audit", "analysis", "profiles", "bridge", "cli", "rollouts")
 
 
 def test_engine_packages_never_import_textual() -> None:

@@ -120,6 +120,7 @@ def test_codex_keeps_comments_tables_and_writes_responses(
         and provider["base_url"] == "https://taotoken.net/api/v1"
     )
     assert provider["auth"]["args"][-3:] == ["key", "print", "taotoken"]
+    assert provider["auth"]["timeout_ms"] >= 10000  # headroom over Codex's 5 s default
     assert data["model_providers"]["azure-eu"]["query_params"] == {
         "api-version": "2025-04-01-preview"
     }

@@ -67,7 +67,7 @@ def test_bad_judge_template_is_refused_naming_file_and_placeholder(
 def test_a_template_that_is_not_utf8_is_refused_in_one_line(tmp_path: Path) -> None:
     path = tmp_path / "latin1.toml"
     path.write_bytes("user = '{task} {trajectory_a} {trajectory_b} café'".encode("latin-1"))
-    with pytest.raises(TemplateError, match=r"latin1\.toml: not UTF-8 text"):
+    with pytest.raises(TemplateError, match=r"latin1\.toml:1: not UTF-8 \(byte 0xe9"):
         load_template(path, "judge")
 
 

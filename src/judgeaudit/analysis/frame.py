@@ -10,6 +10,7 @@ import pandas as pd
 
 from judgeaudit.audit.outcome import GAP_DECIMALS, decisive
 from judgeaudit.errors import InputError
+from judgeaudit.validate import SQLITE_HEADER
 
 DEFAULT_BINS = {
     "capability": [-0.01, 0.15, 0.3, 0.5, 1.0],
@@ -37,8 +38,20 @@ def open_db(out: Path) -> sqlite3.Connection:
         raise AnalysisError(
             f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
         )
+    with path.open("rb") as handle:
+        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise AnalysisError(
+                f"{path}: not an audit database (not SQLite); give an OUT directory"
+            )
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
+    try:
+        db.execute("SELECT run_id FROM runs LIMIT 1")
+    except sqlite3.DatabaseError:
+        db.close()
+        raise AnalysisError(
+            f"{path}: not an audit database (no runs table); give an OUT directory"
+        ) from None
     return db
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.audit.ids import pair_trial_b
 
 SHOW_MATCHES = 5
 
@@ -22,9 +23,12 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
             db.execute(
                 "SELECT * FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ?"
                 " AND agent = ?",
-                (pair["run_id"], pair["task_id"], pair["trial"], agent),
+                (pair["run_id"], pair["task_id"], trial, agent),
             ).fetchone()
-            for agent in (pair["agent_a"], pair["agent_b"])
+            for agent, trial in (
+                (pair["agent_a"], pair["trial"]),
+                (pair["agent_b"], pair_trial_b(pair)),
+            )
         ]
         has_prompts = db.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'prompts'"

@@ -11,6 +11,8 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import metrics
+from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
+from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.frame import (
     GAP_NAMES,
@@ -27,6 +29,14 @@ from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.fsutil import atomic_write_text
 
+BOOTSTRAP = {
+    "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
+    f"trajectories); above {BOOT_MAX_CLUSTERS} tasks the cluster-robust normal interval",
+    "resamples": BOOT_RESAMPLES,
+    "seed": BOOT_SEED,
+    "cluster": "task_id",
+}
+
 
 @dataclass(frozen=True)
 class ReportOptions:
@@ -38,6 +48,41 @@ class ReportOptions:
 
 
 def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    db = open_db(out)
+    try:
+        run_id = resolve_run(db, options.run_id)
+        manifest = json.loads(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        )
+        status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        settings = manifest.get("settings", {})
+        source = options.gap_source or settings.get("gap_source", "capability")
+        bins = (
+            options.bins
+            or (settings.get("bins") if source == settings.get("gap_source") else None)
+            or default_bins_sql(db, run_id, source)
+        )
+        names = labels_for(
+            bins,
+            options.labels or (settings.get("labels") if bins == settings.get("bins") else None),
+        )
+        # Aggregated in SQL: memory stays flat however many pairs the run holds.
+        sections = report_sections(db, run_id, source, bins, names, options.threshold)
+    finally:
+        db.close()
+    return {
+        "run_id": run_id,
+        "status": status,
+        "gap_source": source,
+        "bins": bins,
+        **sections,
+        "bootstrap": BOOTSTRAP,
+        "manifest": manifest,
+    }
+
+
+def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    """The same report from the whole frame in pandas (kept as the reference the SQL matches)."""
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
@@ -77,13 +122,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         "by_task_type": metrics.breakdown(pairs, ["task_type"]),
         "by_models": metrics.breakdown(pairs, ["agent_a", "agent_b", "judge_model"]),
         "human_review": agreement(pairs, labels),
-        "bootstrap": {
-            "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
-            f"trajectories); above {BOOT_MAX_CLUSTERS} tasks the cluster-robust normal interval",
-            "resamples": BOOT_RESAMPLES,
-            "seed": BOOT_SEED,
-            "cluster": "task_id",
-        },
+        "bootstrap": BOOTSTRAP,
         "manifest": manifest,
     }
 

@@ -13,6 +13,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask
 from judgeaudit.analysis.stats import cohen_kappa, confusion
 from judgeaudit.fsutil import atomic_write_text
+from judgeaudit.validate import read_text
 
 REVIEW_COLUMNS = (
     "pair_id",
@@ -77,11 +78,8 @@ def _flag(value: str, where: str) -> int | None:
 
 def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     """Validate a filled-in review CSV; every problem names the line and column."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise AnalysisError(f"{path}: cannot read: {exc.strerror}") from None
-    reader = csv.DictReader(io.StringIO(text))
+    text = read_text(path, "review labels", AnalysisError)
+    reader = csv.DictReader(io.StringIO(text), restval="")
     missing = {"pair_id", "human_success_a", "human_success_b", "human_pref"} - set(
         reader.fieldnames or []
     )
@@ -90,24 +88,34 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
             f"{path}: missing columns {', '.join(sorted(missing))}; export with `judgeaudit review export`"
         )
     rows = []
-    for line, row in enumerate(reader, start=2):
-        where = f"{path}:{line}"
-        pair_id = row["pair_id"].strip()
-        if pair_id not in known:
-            raise AnalysisError(f"{where}: pair_id: {pair_id!r} is not in this audit")
-        pref = row["human_pref"].strip()
-        if pref not in ("", "A", "B", "tie"):
-            raise AnalysisError(f"{where}: human_pref: {pref!r} must be A, B, tie or empty")
-        label = {
-            "pair_id": pair_id,
-            "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),
-            "human_success_b": _flag(row["human_success_b"], f"{where}: human_success_b"),
-            "human_pref": pref or None,
-            "note": (row.get("note") or "").strip() or None,
-        }
-        if any(label[k] is not None for k in ("human_success_a", "human_success_b", "human_pref")):
-            rows.append(label)
+    try:
+        for row in reader:
+            label = _label(row, f"{path}:{reader.line_num}", known)
+            if label is not None:
+                rows.append(label)
+    except csv.Error as exc:
+        raise AnalysisError(f"{path}:{reader.line_num}: not a readable CSV row ({exc})") from None
     return rows
+
+
+def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] | None:
+    """One filled-in review row, or None when nothing was labelled on it."""
+    pair_id = row["pair_id"].strip()
+    if pair_id not in known:
+        raise AnalysisError(f"{where}: pair_id: {pair_id!r} is not in this audit")
+    pref = row["human_pref"].strip()
+    if pref not in ("", "A", "B", "tie"):
+        raise AnalysisError(f"{where}: human_pref: {pref!r} must be A, B, tie or empty")
+    label = {
+        "pair_id": pair_id,
+        "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),
+        "human_success_b": _flag(row["human_success_b"], f"{where}: human_success_b"),
+        "human_pref": pref or None,
+        "note": (row.get("note") or "").strip() or None,
+    }
+    if any(label[k] is not None for k in ("human_success_a", "human_success_b", "human_pref")):
+        return label
+    return None
 
 
 def store_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 from judgeaudit.audit.domain import TOOL_SCHEMAS, Environment
 from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.tasks import Task
+from judgeaudit.audit.transcript import render
 from judgeaudit.llm import CallResult, LLMClient
 
 FINISHED, BLOCKED = "<finished>", "<blocked>"
@@ -17,6 +18,7 @@ MAX_TOOL_STEPS = 8
 
 #: (role, model, result) for every model call, so the store can keep usage and latency.
 CallSink = Callable[[str, str, CallResult], None]
+__all__ = ["Side", "Trajectory", "converse", "render"]
 
 
 @dataclass
@@ -34,20 +36,6 @@ class Trajectory:
 
     def agent_text(self) -> str:
         return "\n".join(e["content"] for e in self.events if e["role"] == "agent")
-
-
-def render(events: list[dict[str, Any]], with_tools: bool) -> str:
-    """A transcript as the judge sees it: one ``role: text`` line per event."""
-    lines = []
-    for event in events:
-        role = event["role"]
-        if role in ("user", "agent"):
-            lines.append(f"{role}: {' '.join(event['content'].split())}")
-        elif with_tools and role == "tool_call":
-            lines.append(f"tool_call: {event['name']} {event['arguments']}")
-        elif with_tools and role == "tool_result":
-            lines.append(f"tool_result: {json.dumps(event['result'], ensure_ascii=False)}")
-    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

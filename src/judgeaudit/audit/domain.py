@@ -6,7 +6,6 @@ and can be stored, diffed and shown as is.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -53,11 +52,23 @@ def money(cents: int) -> str:
     return f"${cents // 100}.{cents % 100:02d}"
 
 
+def _copy_state(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, tuples, scalars): several times faster than
+    ``copy.deepcopy``, which shows in every conversation's start-up."""
+    if isinstance(value, dict):
+        return {key: _copy_state(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_state(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_copy_state(item) for item in value)
+    return value
+
+
 class Environment:
     """Applies tool calls to a private copy of a state; can make one tool fail once."""
 
     def __init__(self, state: State, fail_once: str | None = None) -> None:
-        self.state = copy.deepcopy(state)
+        self.state: State = _copy_state(state)
         self._fail_once = fail_once
 
     def call(self, name: str, raw_args: str) -> dict[str, Any]:

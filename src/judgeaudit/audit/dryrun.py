@@ -19,6 +19,7 @@ from typing import Any
 from judgeaudit.audit.conversation import MAX_TOOL_STEPS, render
 from judgeaudit.audit.domain import TOOL_SCHEMAS
 from judgeaudit.audit.imported import load_imported
+from judgeaudit.audit.inputs import load_inputs
 from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.source import source_pair_units
 from judgeaudit.audit.spec import ModelRef, RunSpec
@@ -181,6 +182,7 @@ def _done(spec: RunSpec, out: Path | None) -> tuple[int, int]:
     """Trajectories and pairs already stored for this spec in ``out`` (read only)."""
     if out is None or not (out / "audit.db").is_file():
         return 0, 0
+    spec = load_inputs(spec).spec  # the hash the runner uses: it covers a task file's content
     db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
     try:
         row = db.execute(

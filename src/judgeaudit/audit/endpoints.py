@@ -7,11 +7,13 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec import Endpoint, ModelRef, RunSpec
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
+from judgeaudit.llm.limits import RateLimit
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.secrets import SecretError, resolve_key
 from judgeaudit.profiles.store import ProfileStore
@@ -99,29 +101,19 @@ class Endpoints:
         try:
             for name in sorted(used):
                 endpoint = spec.endpoints[name]
+                limit = RateLimit(endpoint.rpm, endpoint.tpm)
                 if endpoint.embedded:
                     if out.embedded is None:
                         out.embedded = EmbeddedProvider(spec.seed)
                         out.embedded.start()
                     url, key = out.embedded.base_url, EMBEDDED_KEY
                 elif endpoint.profile:
-                    url, key, profile_prices = profile_endpoint(endpoint.profile, name)
+                    url, key, profile_prices, declared = profile_endpoint(endpoint.profile, name)
                     if profile_prices is not None:
                         out.prices[name] = profile_prices
+                    limit = RateLimit(endpoint.rpm or declared.rpm, endpoint.tpm or declared.tpm)
                 else:
-                    url = endpoint.base_url
-                    if not endpoint.key_env:
-                        raise EndpointError(
-                            f"endpoints.{name}: no key_env; set key_env to the "
-                            "environment variable that holds the API key"
-                        )
-                    found = keys(endpoint.key_env)
-                    if not found:
-                        raise EndpointError(
-                            f"endpoints.{name}: environment variable {endpoint.key_env} is empty;"
-                            f" export {endpoint.key_env}=... (the key is never read from the spec)"
-                        )
-                    key = found
+                    url, key = endpoint.base_url, env_endpoint_key(name, endpoint, keys)
                 if endpoint.price_in is not None and endpoint.price_out is not None:
                     out.prices[name] = (endpoint.price_in, endpoint.price_out)
                 out.urls[name] = url
@@ -132,6 +124,7 @@ class Endpoints:
                     concurrency=min(endpoint.concurrency, concurrency),
                     timeout_s=endpoint.timeout_s,
                     retry=retry or RetryPolicy(max_attempts=6),
+                    rate_limit=limit,
                 )
         except BaseException:
             if out.embedded:
@@ -148,23 +141,59 @@ class Endpoints:
     def limits(self) -> dict[str, list[int]]:
         return {name: [c.in_flight, c.limit] for name, c in self.clients.items()}
 
+    def rate_limits(self) -> dict[str, dict[str, Any]]:
+        """Per endpoint: the pacing in force (mode, req/s, declared rpm/tpm, 429s seen)."""
+        return {name: c.pacer.snapshot() for name, c in self.clients.items()}
+
+
+def env_endpoint_key(name: str, endpoint: Endpoint, keys: KeyLookup) -> str:
+    """The key of a ``base_url`` + ``key_env`` endpoint, or one line saying what to export."""
+    if not endpoint.key_env:
+        raise EndpointError(
+            f"endpoints.{name}: no key_env; set key_env to the "
+            "environment variable that holds the API key"
+        )
+    found = keys(endpoint.key_env)
+    if not found:
+        raise EndpointError(
+            f"endpoints.{name}: environment variable {endpoint.key_env} is empty;"
+            f" export {endpoint.key_env}=... (the key is never read from the spec)"
+        )
+    return found
+
+
+def check_keys(spec: RunSpec, keys: KeyLookup = env_key) -> None:
+    """Resolve every used endpoint's key without starting or calling anything, so a run that
+    cannot start is refused before its output directory is created."""
+    for name in sorted({ref.endpoint for ref in spec_models(spec)}):
+        endpoint = spec.endpoints[name]
+        if endpoint.embedded:
+            continue
+        if endpoint.profile:
+            profile_endpoint(endpoint.profile, name)
+        else:
+            env_endpoint_key(name, endpoint, keys)
+
 
 def profile_endpoint(
     profile_name: str, endpoint: str
-) -> tuple[str, str, tuple[float, float] | None]:
-    """Base URL, key (keyring, or the profile's key_env) and prices of a judgeaudit profile."""
+) -> tuple[str, str, tuple[float, float] | None, RateLimit]:
+    """Base URL, key (keyring, or the profile's key_env), prices and rate limits of a profile."""
     try:
         profile = ProfileStore.default().get(profile_name)
         prices = None
         if profile.price_in is not None and profile.price_out is not None:
             prices = (profile.price_in, profile.price_out)
-        return profile.base_url, resolve_key(profile), prices
+        limit = RateLimit(profile.rpm, profile.tpm)
+        return profile.base_url, resolve_key(profile), prices, limit
     except (ProfileError, SecretError) as exc:
         raise EndpointError(f"endpoints.{endpoint}: {exc}") from None
 
 
 def spec_models(spec: RunSpec) -> list[ModelRef]:
-    refs = [*spec.agents, spec.judge]
+    refs = [*spec.agents]
+    if spec.judge_source != "recorded":  # recorded verdicts need no endpoint
+        refs.append(spec.judge)
     if spec.user_simulator:
         refs.append(spec.user_simulator)
     if spec.success_check:

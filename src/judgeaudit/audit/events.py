@@ -74,6 +74,9 @@ class Progress:
     calls_per_s: float
     eta_s: float | None
     limits: dict[str, list[int]]  # endpoint -> [in flight, limit]
+    #: endpoint -> pacing in force: mode (declared|adaptive), rps (None = unpaced), rpm, tpm,
+    #: rate_limited (429s seen)
+    rate_limits: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

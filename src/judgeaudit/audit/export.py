@@ -60,6 +60,10 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
     with atomic_writer(out / LOGS_JSONL) as handle:
         for log in store.iter_logs(run_id):
             handle.write(log_json(log) + "\n")
+    if final:
+        from judgeaudit.audit.parquet import PARQUET, write_pairs_parquet
+
+        write_pairs_parquet(store.db, run_id, out / PARQUET)
     manifest = store.manifest(run_id)
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"

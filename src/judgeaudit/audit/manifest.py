@@ -17,13 +17,17 @@ def build_manifest(
     def model(ref: Any) -> dict[str, Any] | None:
         if ref is None:
             return None
-        endpoint = spec.endpoints[ref.endpoint]
+        endpoint = spec.endpoints.get(ref.endpoint)
+        if endpoint is None:  # a recorded judge: no endpoint, the verdicts come from the file
+            base_url = "recorded"
+        else:
+            base_url = endpoint.base_url or f"profile:{endpoint.profile}"
         return {
             "name": ref.name,
             "model": ref.model,
             "endpoint": ref.endpoint,
-            "base_url": endpoint.base_url or f"profile:{endpoint.profile}",
-            "key_env": endpoint.key_env,  # a variable's name, never a key
+            "base_url": base_url,
+            "key_env": endpoint.key_env if endpoint else None,  # a variable's name, never a key
             "temperature": ref.temperature,
         }
 
@@ -60,6 +64,8 @@ def build_manifest(
             "swap": spec.swap,
             "judge_view": spec.judge_view,
             "judge_retries": spec.judge_retries,
+            "judge_source": spec.judge_source,
+            "judge_context": spec.judge_context,
             "gap_source": spec.gap_source,
             "bins": spec.bins,
             "labels": spec.labels,
@@ -70,7 +76,7 @@ def build_manifest(
         "trajectories": lineage,
         "task_set": {
             "source": spec.imported or spec.tasks,
-            "hash": task_set_hash(tasks),
+            "hash": spec.inputs_hash or task_set_hash(tasks),
             "count": len(tasks),
         },
     }

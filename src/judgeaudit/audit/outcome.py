@@ -120,6 +120,7 @@ def pair_row(
         "reward_a": ta["external_reward"],
         "reward_b": tb["external_reward"],
         "judge_model": spec.judge.model,
+        "trial_b": unit.trial_of_b,
     }
 
 

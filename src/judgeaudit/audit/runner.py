@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -15,10 +16,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit import recorded
 from judgeaudit.audit.conversation import CallSink, Side, render
-from judgeaudit.audit.endpoints import Endpoints, KeyLookup, env_key
+from judgeaudit.audit.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.export import LiveLog, export_all
-from judgeaudit.audit.imported import ImportedPair, load_imported, save_imported
+from judgeaudit.audit.imported import ImportedPair, save_imported
+from judgeaudit.audit.inputs import load_inputs
 from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
 from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
@@ -33,7 +36,8 @@ from judgeaudit.audit.source import (
 )
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.tasks import Task, load_tasks
+from judgeaudit.audit.tasks import Task
+from judgeaudit.audit.transcript import with_context
 from judgeaudit.audit.units import (
     CheckUnit,
     PairUnit,
@@ -45,6 +49,7 @@ from judgeaudit.audit.units import (
 from judgeaudit.audit.usage import Usage
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm import LLMError
+from judgeaudit.validate import check_out_dir, integer
 
 U = TypeVar("U", TrajectoryUnit, PairUnit, CheckUnit)
 UNIT_TRIES = 3
@@ -68,7 +73,7 @@ class AuditRunner:
         self.spec = spec
         self.out = out_dir
         self.emit: ev.EventSink = on_event or (lambda _e: None)
-        self.concurrency = concurrency or spec.concurrency
+        self.concurrency = spec.concurrency if concurrency is None else concurrency
         self.new_run = new_run
         self.keys = keys
         self.prompts = PromptSet.for_spec(spec)
@@ -76,15 +81,40 @@ class AuditRunner:
         self.paused = asyncio.Event()
         self.paused.set()
         self.endpoints: Endpoints | None = None
+        self._created_run: str | None = None
+        self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
 
     # --- public --------------------------------------------------------------------------------
     async def run(self) -> ev.RunFinished:
+        # Everything that can be refused is checked before OUT exists: a refused run writes
+        # nothing, and never leaves a 'running' run behind that would block the corrected spec.
+        integer(self.concurrency, "--concurrency", 1, 1024)
+        tasks, imported = self._inputs()
+        check_out_dir(self.out)
+        check_keys(self.spec, self.keys)
+        created = not self.out.exists()
         self.out.mkdir(parents=True, exist_ok=True)
         store = AuditStore(self.out / "audit.db")
         try:
-            return await self._run(store)
+            return await self._run(store, tasks, imported)
+        except JudgeauditError:  # a refusal (not a cancel: a cancelled run is resumed later)
+            if self._discard_empty_run(store) and created:
+                store.close()
+                shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
+            raise
         finally:
             store.close()
+
+    def _discard_empty_run(self, store: AuditStore) -> bool:
+        """Undo a run this call created that stored no unit; True if OUT now holds no run."""
+        run_id = self._created_run
+        if run_id is None or _stored_any(store, run_id):
+            return False
+        store.discard_run(run_id)
+        runs = store.runs()
+        if runs:
+            export_all(store, runs[-1]["run_id"], self.out)  # the files show the previous run
+        return not runs
 
     def pause(self) -> None:
         self.paused.clear()
@@ -94,22 +124,24 @@ class AuditRunner:
 
     # --- orchestration -------------------------------------------------------------------------
     def _inputs(self) -> tuple[list[Task], list[ImportedPair] | None]:
-        if self.spec.source is not None:
-            return self.spec.source.tasks(), None
-        if self.spec.imported:
-            imported = load_imported(self.spec.base_dir() / self.spec.imported)
-            return [p.task for p in imported], imported
-        return load_tasks(self.spec.tasks, self.spec.base_dir()), None
+        """Load and validate the tasks or pairs; their content hash becomes part of the spec."""
+        loaded = load_inputs(self.spec)
+        self.spec, self._recorded = loaded.spec, loaded.recorded_pairs
+        return loaded.tasks, loaded.imported
 
-    async def _run(self, store: AuditStore) -> ev.RunFinished:
-        tasks, imported = self._inputs()
+    async def _run(
+        self, store: AuditStore, tasks: list[Task], imported: list[ImportedPair] | None
+    ) -> ev.RunFinished:
         source = self.spec.source
         run_id, resumed = self._choose_run(store)
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
             store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
+            self._created_run = run_id
         export_all(store, run_id, self.out)  # reconcile files with the database first
+        if self.spec.judge_source == "recorded":
+            return self._run_recorded(store, run_id, resumed)
         simulated = not (imported or source)
         traj_units = trajectory_units(self.spec, tasks) if simulated else []
         if source is not None:
@@ -158,6 +190,37 @@ class AuditRunner:
             )
         self.live_log.close()
         complete = len(store.done_pairs(run_id)) == len(pairs)
+        store.set_status(run_id, "finished" if complete else "incomplete")
+        summary = export_all(store, run_id, self.out, final=True)
+        elapsed = time.monotonic() - self.usage.counters.started
+        finished = ev.RunFinished(run_id, str(self.out), complete, elapsed, summary)
+        self.emit(finished)
+        return finished
+
+    def _run_recorded(self, store: AuditStore, run_id: str, resumed: bool) -> ev.RunFinished:
+        """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
+        assert self.spec.imported is not None
+        total = self._recorded
+        done = store.db.execute(
+            "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
+        ).fetchone()[0]
+        self.emit(
+            ev.RunStarted(
+                run_id, str(self.out), resumed, 0, 0, total, done, list(self.spec.warnings)
+            )
+        )
+        self.usage.start_phase("recorded", total, done)
+        self.emit(ev.PhaseStarted("recorded", total, done))
+
+        def on_batch(count: int) -> None:
+            self.usage.counters.done = count
+            self._progress()
+
+        stored = recorded.store_recorded(
+            store, run_id, self.spec, self.spec.base_dir() / self.spec.imported, on_batch
+        )
+        self._progress(force=True)
+        complete = stored == total
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True)
         elapsed = time.monotonic() - self.usage.counters.started
@@ -261,7 +324,8 @@ class AuditRunner:
 
     def _progress(self, force: bool = False) -> None:
         limits = self.endpoints.limits() if self.endpoints else {}
-        event = self.usage.progress(limits, force)
+        rates = self.endpoints.rate_limits() if self.endpoints else {}
+        event = self.usage.progress(limits, force, rates)
         if event is not None:
             self.emit(event)
 
@@ -298,7 +362,11 @@ class AuditRunner:
         calls: list[dict[str, Any]] = []
         judged = await judge_pair(
             pair_id,
-            unit.task.goal(self.spec.language),
+            with_context(
+                unit.task.goal(self.spec.language),
+                unit.imported.context if unit.imported and self.spec.judge_context else None,
+                self.spec.language,
+            ),
             render(json.loads(ta["events"]), evidence),
             render(json.loads(tb["events"]), evidence),
             self._side(self.spec.judge),
@@ -315,6 +383,16 @@ class AuditRunner:
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
+
+
+def _stored_any(store: AuditStore, run_id: str) -> bool:
+    """Whether the run stored any unit (without loading millions of ids to find out)."""
+    row = store.db.execute(
+        "SELECT EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?)"
+        " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
+        (run_id, run_id),
+    ).fetchone()
+    return bool(row[0])
 
 
 def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:

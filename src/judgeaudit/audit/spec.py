@@ -5,13 +5,16 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit import validate
+from judgeaudit.audit.spec_limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
 from judgeaudit.audit.templates import Template, load_template
 from judgeaudit.errors import InputError
-from judgeaudit.tomlfile import read_toml
+from judgeaudit.validate import read_toml
 
 if TYPE_CHECKING:
     from judgeaudit.audit.source import SourceRun
@@ -20,7 +23,9 @@ EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
 JUDGE_VIEWS = ("transcript", "evidence")
 #: Excluded from the spec hash: they change speed, not results.
-SPEED_KEYS = ("concurrency", "timeout_s")
+SPEED_KEYS = ("concurrency", "timeout_s", "rpm", "tpm")
+#: Request and token rate limits an endpoint may declare (per minute): (lowest, highest).
+RATE_KEYS = {"rpm": (1, 1e9), "tpm": (1, 1e12)}
 #: Optional keys added after the first release: left out of the hash while unset, so a spec
 #: that does not use them keeps its run id (and resumes) across versions.
 UNSET_NOT_HASHED = ("trajectories_from",)
@@ -40,6 +45,8 @@ class Endpoint:
     profile: str | None = None  # a judgeaudit profile: its base URL and keyring key
     concurrency: int = 32
     timeout_s: float = 60.0
+    rpm: float | None = None  # requests per minute the endpoint allows (client paces itself)
+    tpm: float | None = None  # tokens per minute
     price_in: float | None = None  # USD per million input tokens
     price_out: float | None = None
 
@@ -81,6 +88,13 @@ class RunSpec:
     judge: ModelRef
     success_check: ModelRef | None
     warnings: list[str] = field(default_factory=list)
+    #: Hash of a task or pairs file's content (set when the run loads it): an edited file is a
+    #: different spec. Empty for the built-in task set, so its run ids stay as they were.
+    inputs_hash: str = ""
+    #: ``recorded``: audit the verdicts stored in the pairs file, no model call at all.
+    judge_source: str = "llm"
+    #: Show imported pairs' context (a system prompt or policy) to the judge.
+    judge_context: bool = True
     #: Templates the spec names, by kind (judge, user_simulator, success_check); the built-in
     #: en/zh template is used for a kind not listed here.
     templates: dict[str, Template] = field(default_factory=dict)
@@ -93,6 +107,9 @@ class RunSpec:
         data = asdict(replace(self, source=None, templates={}))
         for key in ("path", "warnings", "templates", "source", *SPEED_KEYS):
             data.pop(key, None)
+        for key, default in (("inputs_hash", ""), ("judge_source", "llm"), ("judge_context", True)):
+            if data.get(key) == default:
+                data.pop(key, None)  # keys added later leave older run ids unchanged
         for key in UNSET_NOT_HASHED:
             if data.get(key) is None:
                 data.pop(key, None)
@@ -121,6 +138,7 @@ _RUN_KEYS = {
     "swap": bool,
     "judge_view": str,
     "judge_retries": int,
+    "judge_context": bool,
     "pairs": (str, list),
     "trajectories_from": str,
 }
@@ -130,6 +148,8 @@ _ENDPOINT_KEYS = {
     "profile": str,
     "concurrency": int,
     "timeout_s": (int, float),
+    "rpm": (int, float),
+    "tpm": (int, float),
     "price_in": (int, float),
     "price_out": (int, float),
 }
@@ -153,7 +173,13 @@ class _Reader:
     def fail(self, key: str, message: str) -> SpecError:
         return SpecError(f"{self.path}: {key}: {message}")
 
-    def table(self, data: dict[str, Any], where: str, allowed: dict[str, Any]) -> dict[str, Any]:
+    def table(
+        self,
+        data: dict[str, Any],
+        where: str,
+        allowed: dict[str, Any],
+        limits: Mapping[str, tuple[float, float]] | None = None,
+    ) -> dict[str, Any]:
         for key, value in data.items():
             full = f"{where}.{key}" if where else key
             if key not in allowed:
@@ -168,7 +194,19 @@ class _Reader:
                     else " or ".join(k.__name__ for k in kind)
                 )
                 raise self.fail(full, f"must be {names}, got {type(value).__name__}")
+            check_value(self.path, key, value, full, (limits or {}).get(key), SpecError)
         return data
+
+
+def _recorded_judge(r: _Reader, body: dict[str, Any], run: dict[str, Any]) -> ModelRef:
+    """``[judge] source = "recorded"``: the verdicts come from the pairs file; no endpoint."""
+    for key in body:
+        if key not in ("source", "model", "name"):
+            raise r.fail(f"judge.{key}", "a recorded judge takes only source, model and name")
+    if not run.get("imported"):
+        raise r.fail("judge.source", "recorded verdicts come from run.imported; set it")
+    model = validate.string(body.get("model", "recorded"), f"{r.path}: judge.model", SpecError)
+    return ModelRef("judge", str(body.get("name", model)), model, "", None)
 
 
 def load_spec(path: Path) -> RunSpec:
@@ -178,13 +216,22 @@ def load_spec(path: Path) -> RunSpec:
 def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
     r = _Reader(path)
     r.table(raw, "", _TOP)
-    run = r.table(raw.get("run", {}), "run", _RUN_KEYS)
+    run = r.table(raw.get("run", {}), "run", _RUN_KEYS, RUN_LIMITS)
     gap = r.table(raw.get("gap", {}), "gap", _GAP_KEYS)
     endpoints: dict[str, Endpoint] = {}
     for name, body in raw.get("endpoints", {}).items():
         if not isinstance(body, dict):
             raise r.fail(f"endpoints.{name}", "must be a table")
-        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS)
+        body = r.table(body, f"endpoints.{name}", _ENDPOINT_KEYS, ENDPOINT_LIMITS)
+        if ("price_in" in body) != ("price_out" in body):
+            raise r.fail(f"endpoints.{name}", "give both price_in and price_out, or neither")
+        for key, (low, high) in RATE_KEYS.items():
+            if key in body and not low <= body[key] <= high:  # also refuses NaN
+                what = "requests" if key == "rpm" else "tokens"
+                raise r.fail(
+                    f"endpoints.{name}.{key}",
+                    f"must be a number of {what} per minute from {low:g} to {high:g}",
+                )
         if "profile" in body:
             if "base_url" in body or "key_env" in body:
                 raise r.fail(f"endpoints.{name}", "profile supplies base_url and key; drop those")
@@ -206,7 +253,9 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
                 "has a query string (tracking utm_ parameters?); remove everything from '?'",
             )
         endpoints[name] = Endpoint(name=name, **body)
-    if not endpoints:
+    judge_body = raw.get("judge")
+    recorded = isinstance(judge_body, dict) and judge_body.get("source") == "recorded"
+    if not endpoints and not recorded:
         raise r.fail("endpoints", f'missing; add e.g. [endpoints.sim] base_url = "{EMBEDDED}"')
 
     templates: dict[str, Template] = {}
@@ -215,7 +264,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         if not isinstance(body, dict):
             raise r.fail(where, "must be a table")
         kind = TEMPLATE_ROLES.get(role)
-        body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}))
+        body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}), MODEL_LIMITS)
         if kind and "prompt" in body:
             body = dict(body)
             templates[kind] = load_template(path.parent / body.pop("prompt"), kind)
@@ -247,7 +296,15 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         raise r.fail("agents", "need at least two [[agents]] to compare")
     if "judge" not in raw:
         raise r.fail("judge", "missing; add a [judge] table with model and endpoint")
-    judge = model_ref(raw["judge"], "judge", "judge")
+    judge = (
+        _recorded_judge(r, judge_body, run) if recorded and isinstance(judge_body, dict) else None
+    )
+    if judge is None:
+        if isinstance(judge_body, dict) and "source" in judge_body:
+            if judge_body["source"] != "llm":
+                raise r.fail("judge.source", f"{judge_body['source']!r}: use llm or recorded")
+            judge_body = {k: v for k, v in judge_body.items() if k != "source"}
+        judge = model_ref(judge_body, "judge", "judge")
     user = (
         model_ref(raw["user_simulator"], "user_simulator", "user")
         if "user_simulator" in raw
@@ -276,6 +333,11 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
                 raise r.fail(
                     f"run.pairs[{i}]", f"must be two different agent names from: {', '.join(names)}"
                 )
+            if (pair[0], pair[1]) in pairs or (pair[1], pair[0]) in pairs:
+                raise r.fail(
+                    f"run.pairs[{i}]",
+                    f"{pair[0]!r} and {pair[1]!r} are already paired; list each pair once",
+                )
             pairs.append((pair[0], pair[1]))
     else:
         raise r.fail("run.pairs", '"all" or a list like [["a", "b"]]')
@@ -285,21 +347,12 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
             raise r.fail(key, f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    bins = gap.get("bins")
-    labels = gap.get("labels")
+    bins, labels = gap.get("bins"), gap.get("labels")
     if bins is not None:
-        if (
-            len(bins) < 2
-            or any(not isinstance(b, int | float) for b in bins)
-            or sorted(bins) != bins
-        ):
-            raise r.fail("gap.bins", "must be an increasing list of numbers")
-        if labels is not None and len(labels) != len(bins) - 1:
-            raise r.fail("gap.labels", f"needs {len(bins) - 1} labels for {len(bins)} bin edges")
+        bins, labels = validate.bin_edges(bins, labels, f"{path}: gap", SpecError)
+    elif labels is not None:
+        raise r.fail("gap.labels", "labels need gap.bins (one label per bucket)")
     gap_source = choice(gap.get("source", "capability"), GAP_SOURCES, "gap.source")
-    for key, minimum in (("trials", 1), ("concurrency", 1), ("max_turns", 1), ("judge_retries", 0)):
-        if key in run and run[key] < minimum:
-            raise r.fail(f"run.{key}", f"must be at least {minimum}")
     spec = RunSpec(
         path=str(path),
         name=run.get("name", path.stem),
@@ -315,13 +368,15 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         judge_retries=run.get("judge_retries", 2),
         pairs=pairs,
         gap_source=gap_source,
-        bins=[float(b) for b in bins] if bins else None,
-        labels=[str(label) for label in labels] if labels else None,
+        bins=bins,
+        labels=labels,
         endpoints=endpoints,
         agents=agents,
         user_simulator=user,
         judge=judge,
         success_check=success,
+        judge_source="recorded" if recorded else "llm",
+        judge_context=run.get("judge_context", True),
         templates=templates,
         trajectories_from=rejudge,
     )

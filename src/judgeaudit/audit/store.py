@@ -1,4 +1,10 @@
-"""The audit store: ``OUT/audit.db`` (SQLite, WAL). One writer; one transaction per unit.
+"""The audit store: ``OUT/audit.db`` (SQLite, WAL). One writer; a unit is never split across
+transactions.
+
+Units are written behind, in batches (one transaction per FLUSH_AT units or FLUSH_EVERY_S,
+whichever comes first): a commit per unit cost as much CPU as the model call itself. Reads
+flush what they depend on first, so the runner never sees a stale table; a crash loses at most
+the last batch, which a rerun simply does again (nothing is half-written or duplicated).
 
 ``audit_pairs`` and ``judge_logs`` keep the seed's column names and meanings; everything after
 ``created_at`` is an addition documented in the README.
@@ -8,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +30,7 @@ CREATE TABLE IF NOT EXISTS trajectories (
   agent TEXT NOT NULL, trial INTEGER NOT NULL, events TEXT NOT NULL, ending TEXT,
   satisfied INTEGER, success INTEGER NOT NULL, success_source TEXT NOT NULL,
   success_detail TEXT, llm_success INTEGER, needs_review INTEGER NOT NULL DEFAULT 0,
-  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP
+  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP, context TEXT
 );
 CREATE TABLE IF NOT EXISTS audit_pairs (
   pair_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, agent_a TEXT NOT NULL, agent_b TEXT NOT NULL,
@@ -33,7 +40,7 @@ CREATE TABLE IF NOT EXISTS audit_pairs (
   run_id TEXT NOT NULL, task_type TEXT, trial INTEGER, pref_ab TEXT, pref_ba TEXT,
   consistent INTEGER, gap_source TEXT, satisfied_a INTEGER, satisfied_b INTEGER,
   success_source TEXT, capability_a REAL, capability_b REAL, reward_a REAL, reward_b REAL,
-  judge_model TEXT
+  judge_model TEXT, trial_b INTEGER
 );
 CREATE TABLE IF NOT EXISTS judge_logs (
   log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
@@ -90,6 +97,7 @@ PAIR_COLUMNS = (
     "reward_a",
     "reward_b",
     "judge_model",
+    "trial_b",
 )
 LOG_COLUMNS = (
     "log_id",
@@ -112,8 +120,15 @@ LOG_COLUMNS = (
 #: Columns added after the first release, with their types: added to an older audit.db on open.
 ADDED_COLUMNS = {
     "judge_logs": {"prompt_template_hash": "TEXT"},
-    "trajectories": {"copied_from": "TEXT"},
+    "trajectories": {"copied_from": "TEXT", "context": "TEXT"},
+    "audit_pairs": {"trial_b": "INTEGER"},
 }
+
+
+FLUSH_AT = 64
+FLUSH_EVERY_S = 0.2
+#: Tables whose rows are keyed by content (the same rendered prompt from many calls).
+STORED_ONCE = ("prompts",)
 
 
 class AuditStore:
@@ -126,12 +141,42 @@ class AuditStore:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self._add_missing_columns()
+        self._pending: list[tuple[str, dict[str, Any]]] = []
+        self._pending_tables: set[str] = set()
+        self._pending_units = 0
+        self._last_flush = time.monotonic()
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.flush()
+        finally:
+            self.db.close()
+
+    def flush(self, *tables: str) -> None:
+        """Write the pending units (only if one of ``tables`` is pending, when given)."""
+        if not self._pending or (tables and self._pending_tables.isdisjoint(tables)):
+            return
+        with self._txn():
+            for (table, columns), rows in _grouped(self._pending):
+                names = ", ".join(f'"{c}"' for c in columns)
+                marks = ", ".join("?" for _ in columns)
+                verb = "INSERT OR IGNORE" if table in STORED_ONCE else "INSERT"
+                self.db.executemany(f"{verb} INTO {table} ({names}) VALUES ({marks})", rows)
+        self._pending.clear()
+        self._pending_tables.clear()
+        self._pending_units = 0
+        self._last_flush = time.monotonic()
+
+    def _queue(self, rows: list[tuple[str, dict[str, Any]]]) -> None:
+        self._pending.extend(rows)
+        self._pending_tables.update(table for table, _ in rows)
+        self._pending_units += 1
+        if self._pending_units >= FLUSH_AT or time.monotonic() - self._last_flush >= FLUSH_EVERY_S:
+            self.flush()
 
     # --- runs ----------------------------------------------------------------------------------
     def runs(self) -> list[sqlite3.Row]:
+        self.flush()
         return self.db.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
 
     def run(self, run_id: str) -> sqlite3.Row | None:
@@ -148,6 +193,7 @@ class AuditStore:
         tasks: dict[str, str] | None = None,
     ) -> None:
         """The run and its tasks (task_id -> JSON, so a re-judge can read them back)."""
+        self.flush()
         with self._txn():
             self.db.execute(
                 "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
@@ -158,7 +204,14 @@ class AuditStore:
                 [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
             )
 
+    def discard_run(self, run_id: str) -> None:
+        """Remove a run that stored nothing (a run refused at its first call)."""
+        with self._txn():
+            for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "runs"):
+                self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+
     def set_status(self, run_id: str, status: str) -> None:
+        self.flush()
         finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
         self.db.execute(
             f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
@@ -171,23 +224,23 @@ class AuditStore:
 
     # --- trajectories --------------------------------------------------------------------------
     def done_trajectories(self, run_id: str) -> set[str]:
+        self.flush("trajectories")
         rows = self.db.execute("SELECT traj_id FROM trajectories WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
     def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
-        with self._txn():
-            self._insert("trajectories", row)
-            for call in calls:
-                self._insert("calls", call)
+        self._queue([("trajectories", row), *(("calls", call) for call in calls)])
 
     def save_trajectories(self, rows: list[dict[str, Any]]) -> None:
         """Many trajectories in one transaction (a re-judge copying its source's)."""
+        self.flush()
         with self._txn():
             for row in rows:
                 self._insert("trajectories", row)
 
     def checked_trajectories(self, run_id: str) -> set[str]:
         """Trajectories that already had their LLM success check (its call is stored)."""
+        self.flush()
         rows = self.db.execute(
             "SELECT DISTINCT scope FROM calls WHERE run_id = ? AND role = 'success_check'",
             (run_id,),
@@ -198,6 +251,7 @@ class AuditStore:
         self, traj_id: str, llm_success: int | None, calls: list[dict[str, Any]]
     ) -> None:
         """A stored trajectory's LLM candidate label (flagged for review when it disagrees)."""
+        self.flush()
         with self._txn():
             self.db.execute(
                 "UPDATE trajectories SET llm_success = ?1, needs_review ="
@@ -208,6 +262,7 @@ class AuditStore:
                 self._insert("calls", call)
 
     def trajectory(self, traj_id: str) -> sqlite3.Row:
+        self.flush("trajectories")
         row: sqlite3.Row = self.db.execute(
             "SELECT * FROM trajectories WHERE traj_id = ?", (traj_id,)
         ).fetchone()
@@ -215,6 +270,7 @@ class AuditStore:
 
     def agent_stats(self, run_id: str) -> dict[str, tuple[float, float | None]]:
         """Per agent: success rate and mean external reward over the run's trajectories."""
+        self.flush("trajectories")
         rows = self.db.execute(
             "SELECT agent, AVG(success), AVG(external_reward) FROM trajectories WHERE run_id = ?"
             " GROUP BY agent",
@@ -224,6 +280,7 @@ class AuditStore:
 
     # --- pairs ---------------------------------------------------------------------------------
     def done_pairs(self, run_id: str) -> set[str]:
+        self.flush("audit_pairs")
         rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
@@ -234,20 +291,23 @@ class AuditStore:
         calls: list[dict[str, Any]],
         prompts: dict[str, str] | None = None,
     ) -> None:
-        """One judged pair in one transaction; ``prompts`` maps prompt_hash -> messages_json
-        (rendered prompts are stored once, however many calls share them)."""
-        with self._txn():
-            self._insert("audit_pairs", pair)
-            for log in logs:
-                self._insert("judge_logs", log)
-            for call in calls:
-                self._insert("calls", call)
-            self.db.executemany(
-                "INSERT OR IGNORE INTO prompts (prompt_hash, messages_json) VALUES (?, ?)",
-                list((prompts or {}).items()),
-            )
+        """One judged pair, written with its logs and calls (never split across transactions);
+        ``prompts`` maps prompt_hash -> messages_json (rendered prompts are stored once, however
+        many calls share them)."""
+        self._queue(
+            [
+                ("audit_pairs", pair),
+                *(("judge_logs", log) for log in logs),
+                *(("calls", call) for call in calls),
+                *(
+                    ("prompts", {"prompt_hash": h, "messages_json": m})
+                    for h, m in (prompts or {}).items()
+                ),
+            ]
+        )
 
     def iter_logs(self, run_id: str | None = None) -> Iterator[sqlite3.Row]:
+        self.flush()
         query = "SELECT * FROM judge_logs"
         args: tuple[Any, ...] = ()
         if run_id:
@@ -255,6 +315,7 @@ class AuditStore:
         yield from self.db.execute(query + ' ORDER BY pair_id, "order", attempt', args)
 
     def usage(self, run_id: str) -> dict[str, float]:
+        self.flush()
         row = self.db.execute(
             "SELECT COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd),"
             " SUM(attempts) - COUNT(*) FROM calls WHERE run_id = ?",
@@ -293,3 +354,13 @@ class AuditStore:
 
     def _txn(self) -> AuditStore._Txn:
         return AuditStore._Txn(self.db)
+
+
+def _grouped(
+    rows: list[tuple[str, dict[str, Any]]],
+) -> list[tuple[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]]]:
+    """Rows by (table, columns), in first-seen order, as value tuples for executemany."""
+    groups: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] = {}
+    for table, row in rows:
+        groups.setdefault((table, tuple(row)), []).append(tuple(row.values()))
+    return list(groups.items())

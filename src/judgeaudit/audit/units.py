@@ -35,14 +35,21 @@ class PairUnit:
     agent_a: str
     agent_b: str
     imported: ImportedPair | None = None
+    trial_b: int | None = None  # imported pairs of two trials of one agent; else ``trial``
+
+    @property
+    def trial_of_b(self) -> int:
+        return self.trial if self.trial_b is None else self.trial_b
 
     def pair_id(self, run_id: str) -> str:
-        return pair_id(run_id, self.task.task_id, self.trial, self.agent_a, self.agent_b)
+        return pair_id(
+            run_id, self.task.task_id, self.trial, self.agent_a, self.agent_b, self.trial_b
+        )
 
     def traj_ids(self, run_id: str) -> tuple[str, str]:
         return (
             traj_id(run_id, self.task.task_id, self.agent_a, self.trial),
-            traj_id(run_id, self.task.task_id, self.agent_b, self.trial),
+            traj_id(run_id, self.task.task_id, self.agent_b, self.trial_of_b),
         )
 
     @property
@@ -78,7 +85,10 @@ def pair_units(
     spec: RunSpec, tasks: list[Task], imported: list[ImportedPair] | None
 ) -> list[PairUnit]:
     if imported:
-        return [PairUnit(p.task, 0, p.agent_a, p.agent_b, p) for p in imported]
+        return [
+            PairUnit(p.task, p.trial_a, p.agent_a, p.agent_b, p, trial_b=p.trial_b)
+            for p in imported
+        ]
     return [
         PairUnit(task, trial, a, b)
         for task in tasks

@@ -82,7 +82,12 @@ class Usage:
 
         return record
 
-    def progress(self, limits: dict[str, list[int]], force: bool = False) -> ev.Progress | None:
+    def progress(
+        self,
+        limits: dict[str, list[int]],
+        force: bool = False,
+        rate_limits: dict[str, dict[str, Any]] | None = None,
+    ) -> ev.Progress | None:
         """A progress event, at most every PROGRESS_EVERY_S unless forced."""
         c = self.counters
         now = time.monotonic()
@@ -106,4 +111,5 @@ class Usage:
             round(c.calls / max(elapsed, 1e-6), 1),
             eta,
             limits,
+            rate_limits or {},
         )

@@ -1,36 +1,103 @@
-"""The command-line entry point: parse, call the layers below, print. Nothing else lives here."""
+"""The command-line entry point: parse, call the layers below, print. Nothing else lives here.
+
+Start-up is part of the interface: Claude Code runs ``judgeaudit key print NAME`` before every
+session and Codex gives its auth command a few seconds. So this module imports no command group
+at import time, and a command imports only its own group (``key`` never pulls in openai, pandas,
+aiohttp or textual; ``--version`` and ``--help`` import none at all).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import NoReturn
 
 from judgeaudit import __version__
-from judgeaudit.cli import audit_cmds, bridge_cmds, key_cmds, profile_cmds, sim_cmds
 from judgeaudit.errors import JudgeauditError
 
+#: command -> (module under judgeaudit.cli that registers it, one-line help), in help order.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "sim": ("sim_cmds", "the embedded simulated provider"),
+    "run": ("audit_cmds", "run an audit from a spec file"),
+    "rejudge": (
+        "audit_cmds",
+        "judge a finished run's stored trajectories again (no agent or user calls)",
+    ),
+    "demo": ("audit_cmds", "run the demo audit on the embedded simulated provider"),
+    "tui": ("audit_cmds", "open the terminal app (also: judgeaudit with no arguments)"),
+    "report": ("audit_cmds", "misselection report for an output directory"),
+    "compare": (
+        "audit_cmds",
+        "drift between two runs (per-bucket change; paired after a re-judge)",
+    ),
+    "show": (
+        "audit_cmds",
+        "one pair: outcomes, and each judge call's rendered prompt and raw output",
+    ),
+    "review": ("audit_cmds", "human review sample export/import"),
+    "import": (
+        "import_cmds",
+        "turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",
+    ),
+    "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
+    "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),
+    "env": ("key_cmds", "print shell exports for a profile"),
+    "exec": ("key_cmds", "run one command with a profile's environment"),
+    "bridge": (
+        "bridge_cmds",
+        "serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
+    ),
+}
+DEFAULT_COMMAND = "tui"
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (``judgeaudit run: --out: ...; see --help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message}; see `{self.prog} --help`", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The command word, found without parsing (top-level options take no values)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The full parser for the command in ``argv``; the other commands get a stub that carries
+    their help line, so ``--help`` lists everything without importing any command group."""
+    parser = OneLineParser(
         prog="judgeaudit",
         description="Audit LLM judges GAUGE-style; switch Claude Code / Codex / SDK profiles.",
     )
     parser.add_argument("--version", action="version", version=f"judgeaudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sim_cmds.register(sub)
-    audit_cmds.register(sub)
-    profile_cmds.register(sub)
-    key_cmds.register(sub)
-    bridge_cmds.register(sub)
+    chosen = _chosen(argv)
+    wanted = COMMANDS[chosen][0] if chosen else None
+    registered: set[str] = set()
+    for name, (module, help_text) in COMMANDS.items():
+        if module == wanted and module not in registered:
+            import_module(f"judgeaudit.cli.{module}").register(sub)
+            registered.add(module)
+        if name not in sub.choices:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(words).parse_args(words)
     if not getattr(args, "func", None):
-        args = parser.parse_args(["tui"])
+        words = [DEFAULT_COMMAND]
+        args = build_parser(words).parse_args(words)
     try:
         result: int = args.func(args)
         return result
@@ -40,3 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("judgeaudit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # the safety net: one line naming a log file, never a traceback
+        from judgeaudit.cli import crash
+
+        return crash.handle(exc, list(argv if argv is not None else sys.argv[1:]))

@@ -134,10 +134,15 @@ def register(sub: Sub) -> None:
 
 
 def _floats(text: str) -> list[float]:
+    """``--bins``: finite, strictly increasing edges, checked before any report is built."""
+    from judgeaudit.validate import ValidationError, bin_edges
+
     try:
-        return [float(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError("bins must be comma-separated numbers") from None
+        edges = [float(x) for x in text.split(",")]
+        return bin_edges(edges, None, "--bins")[0]
+    except ValueError as exc:
+        message = str(exc) if isinstance(exc, ValidationError) else "comma-separated numbers"
+        raise argparse.ArgumentTypeError(message.replace("--bins.bins", "--bins")) from None
 
 
 def _words(text: str) -> list[str]:

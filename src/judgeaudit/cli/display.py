@@ -12,19 +12,32 @@ from judgeaudit.audit import events as ev
 class JsonLinesDisplay:
     """One JSON object per event (raw judge output included), for pipes and CI logs."""
 
-    def __init__(self, stream: TextIO = sys.stdout) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout  # looked up now, not when the module was imported
 
     def __call__(self, event: ev.Event) -> None:
         self.stream.write(json.dumps(ev.event_json(event), ensure_ascii=False, default=str) + "\n")
         self.stream.flush()
 
 
+def limit_text(event: ev.Progress) -> str:
+    """The rate limits in force, e.g. `` limit judge 48.6 req/s (adaptive, 12 x 429)``."""
+    parts = []
+    for name, pacing in event.rate_limits.items():
+        rates = [f"{pacing['rps']:.1f} req/s"] if pacing.get("rps") is not None else []
+        rates += [f"{pacing['tpm'] / 1000:g}k tok/min"] if pacing.get("tpm") else []
+        if not rates:
+            continue
+        refused = f", {pacing['rate_limited']} x 429" if pacing.get("rate_limited") else ""
+        parts.append(f"{name} {' + '.join(rates)} ({pacing['mode']}{refused})")
+    return f" limit {'; '.join(parts)}" if parts else ""
+
+
 class ProgressDisplay:
     """A single rewritten status line on a terminal; notable events on their own lines."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted):
@@ -45,7 +58,7 @@ class ProgressDisplay:
                 f"\r{event.phase:<12} [{'#' * filled}{'.' * (width - filled)}] {event.done}/"
                 f"{event.total} eta {eta} {event.calls_per_s:5.0f} calls/s "
                 f"{event.tokens / 1000:7.0f}k tok{cost} retries {event.retries} "
-                f"failed {event.failures}  "
+                f"failed {event.failures}{limit_text(event)}  "
             )
             self.stream.flush()
             if event.done == event.total:

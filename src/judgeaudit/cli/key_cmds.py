@@ -10,13 +10,20 @@ import sys
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import bridgeopt, execenv, secrets
+from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import sdk
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
+    from judgeaudit.profiles.store import ProfileStore
+
+
+def _store() -> ProfileStore:
+    """Imported on use: ``key print`` runs on every Claude Code / Codex start and needs no store."""
+    from judgeaudit.profiles.store import ProfileStore
+
+    return ProfileStore.default()
 
 
 def register(sub: Sub) -> None:
@@ -67,7 +74,7 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     print(f"keyring: {backend}")
     if not ok:
         return 1
-    store = ProfileStore.default()
+    store = _store()
     names = {args.name} if args.name else {p.key for p in store.list() if p.key}
     for name in sorted(n for n in names if n):
         users = [p.name for p in store.list() if p.key == name]
@@ -104,7 +111,7 @@ def cmd_key_print(args: argparse.Namespace) -> int:
 
 
 def _profile_env(name: str) -> dict[str, str]:
-    store = ProfileStore.default()
+    store = _store()
     try:
         profile = store.get(name)
         return sdk.variables(profile, secrets.resolve_key(profile))
@@ -121,7 +128,10 @@ def cmd_exec(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
-    profile = ProfileStore.default().get(args.name)
+    # The launcher pulls in the Claude/Codex targets: not on the `key print` path.
+    from judgeaudit.profiles import bridgeopt, execenv
+
+    profile = _store().get(args.name)
     key = secrets.resolve_key(profile)
     with contextlib.ExitStack() as stack:
         if bridgeopt.uses_bridge(profile) and execenv.tool_of(command) == profile.app:

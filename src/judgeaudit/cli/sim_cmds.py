@@ -30,6 +30,13 @@ def register(sub: Sub) -> None:
         help="answer 401 unless requests carry the key held in this environment variable",
     )
     serve.add_argument(
+        "--read-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="close connections idle or still sending their request after S seconds (30)",
+    )
+    serve.add_argument(
         "--apis",
         default=",".join(API_NAMES),
         help="comma-separated APIs to answer (chat,responses,messages); the others get 404, "
@@ -54,6 +61,8 @@ def run_serve(args: argparse.Namespace) -> int:
         config = SimConfig.load(args.config)
     except ModelSpecError as exc:
         raise UserError(str(exc)) from None
+    if not 0 < args.read_timeout < float("inf"):
+        raise UserError("--read-timeout: give a number of seconds above 0, e.g. --read-timeout 30")
     if args.seed is not None:
         config.seed = args.seed
     apis = {a.strip() for a in args.apis.split(",") if a.strip()}
@@ -82,7 +91,11 @@ def run_serve(args: argparse.Namespace) -> int:
         print(base_url, flush=True)
 
     try:
-        asyncio.run(serve_forever(config, args.host, args.port, announce, args.stop_on_stdin_eof))
+        asyncio.run(
+            serve_forever(
+                config, args.host, args.port, announce, args.stop_on_stdin_eof, args.read_timeout
+            )
+        )
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     return 0

@@ -3,6 +3,11 @@
 Built on the ``openai`` SDK with the SDK's own retries off, so that one place decides: exponential
 backoff with jitter that honours ``Retry-After``, a per-endpoint concurrency limit, and a final
 error that says what happened after N tries. No message produced here ever contains the key.
+
+Speed: the SDK runs on its aiohttp transport, and a completion goes through the SDK's public
+``post`` with the raw HTTP response, read by :mod:`judgeaudit.llm.reply`. That skips the SDK's
+request transform and response models (most of its CPU per call) while keeping its URL, headers,
+auth, timeouts and error classes, so a judge on a local server is not client-bound.
 """
 
 from __future__ import annotations
@@ -12,14 +17,17 @@ import hashlib
 import json
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import openai
 
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
+from judgeaudit.llm.limits import Pacer, RateLimit
+from judgeaudit.llm.reply import BadReply, CallResult, parse_completion
 
 RETRYABLE = (
     openai.RateLimitError,
@@ -35,26 +43,6 @@ class LLMError(JudgeauditError, RuntimeError):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
-
-
-class _EmptyReply(Exception):
-    """The provider answered 200 with no choices: treated like a transient fault."""
-
-
-@dataclass
-class CallResult:
-    text: str
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    finish_reason: str = "stop"
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: float = 0.0
-    attempts: int = 1
-    cached: bool = False
-    errors: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -84,6 +72,7 @@ class LLMClient:
         timeout_s: float = 60.0,
         retry: RetryPolicy | None = None,
         cache_path: Path | None = None,
+        rate_limit: RateLimit | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.name = name or self.base_url
@@ -92,8 +81,13 @@ class LLMClient:
         self.retry = retry or RetryPolicy()
         self._key = api_key
         self._semaphore = asyncio.Semaphore(concurrency)
+        self.pacer = Pacer(rate_limit or RateLimit())
         self._sdk = openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=api_key or "unused", max_retries=0, timeout=timeout_s
+            base_url=self.base_url,
+            api_key=api_key or "unused",
+            max_retries=0,
+            timeout=timeout_s,
+            http_client=openai.DefaultAioHttpClient(timeout=timeout_s),
         )
         self._cache = ResponseCache(cache_path) if cache_path else None
 
@@ -144,12 +138,13 @@ class LLMClient:
             params["response_format"] = {"type": "json_object"}
         if max_tokens is not None:
             params["max_tokens"] = max_tokens
+        if self._cache is None:  # no request hash to compute: it costs as much as a parse
+            return await self._with_retries(params, stream)
         key = self._cache_key(params)
-        if self._cache and (hit := self._cache.get(key)) is not None:
+        if (hit := self._cache.get(key)) is not None:
             return CallResult(**{**hit, "cached": True, "latency_ms": 0.0})
         result = await self._with_retries(params, stream)
-        if self._cache:
-            self._cache.put(key, result.to_json())
+        self._cache.put(key, result.to_json())
         return result
 
     def _cache_key(self, params: dict[str, Any]) -> str:
@@ -158,7 +153,9 @@ class LLMClient:
 
     async def _with_retries(self, params: dict[str, Any], stream: bool) -> CallResult:
         errors: list[str] = []
+        cost = self.pacer.cost(params["messages"], params.get("max_tokens"))
         for attempt in range(1, self.retry.max_attempts + 1):
+            let_go = await self.pacer.acquire(cost)
             started = time.perf_counter()
             try:
                 async with self._semaphore:
@@ -167,7 +164,10 @@ class LLMClient:
                         result = await (self._stream(params) if stream else self._once(params))
                     finally:
                         self.in_flight -= 1
-            except (*RETRYABLE, _EmptyReply) as exc:
+            except (*RETRYABLE, BadReply) as exc:
+                if isinstance(exc, openai.RateLimitError):
+                    self.pacer.rate_limited(let_go)
+                    self.pacer.refund(cost)
                 errors.append(self._describe(exc))
                 if attempt == self.retry.max_attempts:
                     raise self._final(exc, attempt, errors) from None
@@ -176,29 +176,16 @@ class LLMClient:
             except openai.APIError as exc:
                 raise self._final(exc, attempt, errors) from None
             result.latency_ms = (time.perf_counter() - started) * 1000
+            used = result.prompt_tokens + result.completion_tokens
+            self.pacer.settle(let_go, cost, used or None, result.completion_tokens or None)
             result.attempts = attempt
             result.errors = errors
             return result
         raise AssertionError("unreachable")
 
     async def _once(self, params: dict[str, Any]) -> CallResult:
-        response = await self._sdk.chat.completions.create(**params)
-        if not response.choices:
-            raise _EmptyReply("the provider returned no choices")
-        choice = response.choices[0]
-        calls = [
-            {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
-            for c in choice.message.tool_calls or []
-            if c.type == "function"
-        ]
-        usage = response.usage
-        return CallResult(
-            text=choice.message.content or "",
-            tool_calls=calls,
-            finish_reason=choice.finish_reason or "stop",
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-        )
+        response = await self._sdk.post("/chat/completions", body=params, cast_to=httpx2.Response)
+        return parse_completion(response.content)
 
     async def _stream(self, params: dict[str, Any]) -> CallResult:
         stream = await self._sdk.chat.completions.create(
@@ -225,9 +212,9 @@ class LLMClient:
                 if choice.finish_reason:
                     finish = choice.finish_reason
         if not saw_choice:
-            raise _EmptyReply("the provider streamed no choices")
+            raise BadReply("empty reply (no choices streamed)")
         if not finish:
-            raise _EmptyReply("the stream ended before a finish_reason (truncated)")
+            raise BadReply("the stream ended before a finish_reason (truncated)")
         return CallResult(
             text="".join(text),
             tool_calls=[calls[i] for i in sorted(calls)],
@@ -243,8 +230,8 @@ class LLMClient:
             return "timeout"
         if isinstance(exc, openai.APIConnectionError):
             return "connection error (reset or truncated body)"
-        if isinstance(exc, _EmptyReply):
-            return "empty reply (no choices)"
+        if isinstance(exc, BadReply):
+            return str(exc)
         return self.scrub(type(exc).__name__)
 
     def _final(

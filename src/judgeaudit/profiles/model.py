@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import tomlkit
-
 from judgeaudit.errors import InputError
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.tomlfile import read_toml
@@ -54,6 +52,8 @@ class Profile:
     key: str | None = None  # keyring entry (service "judgeaudit"); several profiles may share one
     key_env: str | None = None  # explicit environment-variable fallback, never a file
     price_in: float | None = None  # USD per million input tokens
+    rpm: float | None = None  # requests per minute the gateway allows (audits pace themselves)
+    tpm: float | None = None  # tokens per minute
     price_out: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
     source: str = "user"  # user | preset
@@ -63,6 +63,8 @@ class Profile:
         return self.options.get(name, default)
 
     def to_toml(self) -> str:
+        import tomlkit  # here, not at the top: `key print` (a start-up path) never writes TOML
+
         doc = tomlkit.document()
         doc.add(tomlkit.comment(f"judgeaudit profile ({self.app}); keys live in the OS keyring"))
         for key in (
@@ -75,6 +77,8 @@ class Profile:
             "key_env",
             "price_in",
             "price_out",
+            "rpm",
+            "tpm",
         ):
             value = getattr(self, key)
             if value is not None:
@@ -137,6 +141,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         "key_env",
         "price_in",
         "price_out",
+        "rpm",
+        "tpm",
         "options",
         "description",
     }
@@ -169,6 +175,14 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             raise ProfileError(
                 f"{where}: {key}: must be a non-negative number (USD per million tokens)"
             )
+        prices[key] = None if value is None else float(value)
+    for key, high in (("rpm", 1e9), ("tpm", 1e12)):
+        value = data.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= high
+        ):
+            what = "requests" if key == "rpm" else "tokens"
+            raise ProfileError(f"{where}: {key}: must be {what} per minute, from 1 to {high:g}")
         prices[key] = None if value is None else float(value)
     options = data.get("options") or {}
     if not isinstance(options, dict):
@@ -220,6 +234,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         key_env=key_env,
         price_in=prices["price_in"],
         price_out=prices["price_out"],
+        rpm=prices["rpm"],
+        tpm=prices["tpm"],
         options=options,
         source=source,
         description=description or None,

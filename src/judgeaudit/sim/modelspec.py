@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import validate
 from judgeaudit.errors import InputError
-from judgeaudit.tomlfile import read_toml
+from judgeaudit.validate import INT64_MAX, read_toml
 
 KINDS = ("agent", "judge", "user", "chat")
 API_NAMES = ("chat", "responses", "messages")
@@ -50,7 +51,24 @@ FAULT_DEFAULTS: dict[str, float] = {
     "hang_s": 30.0,
     "rate_truncate": 0.0,
     "rate_empty": 0.0,
+    "rate_limit_rps": 0.0,  # a token bucket: 429 above this many requests/s (0 = no limit)
+    "rate_limit_burst": 0.0,  # requests the bucket banks (0 = one second's worth)
 }
+
+#: Allowed ranges. Behaviour parameters are probabilities or weights in [0, 1], except the two
+#: on the judge's 0-5 score scale; fault rates are shares of requests (their sum at most 1).
+PARAM_LIMITS: dict[str, tuple[float, float]] = {"position": (0.0, 5.0), "noise": (0.0, 5.0)}
+FAULT_LIMITS: dict[str, tuple[float, float]] = {
+    "latency_ms": (0.0, 600_000.0),
+    "jitter_ms": (0.0, 600_000.0),
+    "retry_after_s": (0.0, 3600.0),
+    "hang_s": (0.0, 3600.0),
+    "rate_limit_rps": (0.0, 1_000_000.0),  # requests per second, not a share
+    "rate_limit_burst": (0.0, 1_000_000.0),
+}
+#: The fault rates that share one draw per request (their sum is at most 1).
+SHARED_RATES = ("rate_429", "rate_500", "rate_503", "rate_hang", "rate_truncate", "rate_empty")
+CONFIG_KEYS = ("seed", "faults", "models")
 
 BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
     # Agents spread over skill and style so that agent pairs fall in every capability-gap bucket.
@@ -155,9 +173,19 @@ class SimConfig:
         if path is None:
             return cfg
         data = read_toml(path, "sim config", ModelSpecError)
-        cfg.seed = int(data.get("seed", 0))
-        cfg.faults = _check_faults(data.get("faults", {}), f"{path}: [faults]")
-        for name, body in data.get("models", {}).items():
+        for key in data:
+            if key not in CONFIG_KEYS:
+                raise ModelSpecError(
+                    f"{path}: {key}: unknown key; a sim config has {', '.join(CONFIG_KEYS)}"
+                )
+        cfg.seed = validate.integer(
+            data.get("seed", 0), f"{path}: seed", 0, INT64_MAX, ModelSpecError
+        )
+        cfg.faults = _check_faults(data.get("faults", {}), f"{path}: faults")
+        models = data.get("models", {})
+        if not isinstance(models, dict):
+            raise ModelSpecError(f"{path}: models: must be a table of [models.NAME] tables")
+        for name, body in models.items():
             if not isinstance(body, dict):
                 raise ModelSpecError(f"{path}: [models.{name}] must be a table")
             preset = dict(body)
@@ -166,6 +194,10 @@ class SimConfig:
                     f"{path}: [models.{name}] kind must be one of {', '.join(KINDS)}"
                 )
             cfg.presets[name] = preset
+            try:
+                cfg.resolve(name)  # every parameter checked now, not at the first request
+            except ModelSpecError as exc:
+                raise ModelSpecError(f"{path}: [models.{name}]: {exc}") from None
         return cfg
 
     def resolve(self, model_id: str) -> ModelSpec:
@@ -189,8 +221,8 @@ class SimConfig:
                 raise ModelSpecError(f"model {model_id!r}: expected key=value, got {item!r}")
             try:
                 value = float(raw)
-            except ValueError as exc:
-                raise ModelSpecError(f"model {model_id!r}: {key} must be a number") from exc
+            except ValueError:
+                raise ModelSpecError(f"model {model_id!r}: {key} must be a number") from None
             _assign(params, faults, kind, key.strip(), value, model_id)
         return ModelSpec(model_id, kind, params, faults)
 
@@ -202,12 +234,28 @@ def _assign(
     params: dict[str, float], faults: dict[str, float], kind: str, key: str, value: Any, where: str
 ) -> None:
     if key in KIND_DEFAULTS[kind]:
-        params[key] = float(value)
+        lo, hi = PARAM_LIMITS.get(key, (0.0, 1.0))
+        params[key] = validate.number(value, f"model {where!r}: {key}", lo, hi, ModelSpecError)
     elif key in FAULT_DEFAULTS:
-        faults[key] = float(value)
+        faults[key] = _fault_value(key, value, f"model {where!r}: {key}")
+        _check_rate_sum(faults, f"model {where!r}")
     else:
         known = ", ".join([*KIND_DEFAULTS[kind], *FAULT_DEFAULTS])
         raise ModelSpecError(f"model {where!r}: unknown parameter {key!r} (known: {known})")
+
+
+def _fault_value(key: str, value: Any, where: str) -> float:
+    lo, hi = FAULT_LIMITS.get(key, (0.0, 1.0))
+    return validate.number(value, where, lo, hi, ModelSpecError)
+
+
+def _check_rate_sum(faults: dict[str, float], where: str) -> None:
+    total = sum(v for k, v in faults.items() if k in SHARED_RATES)
+    if total > 1.0 + 1e-9:
+        raise ModelSpecError(
+            f"{where}: fault rates add up to {total:g}; they are shares of requests, "
+            "keep their sum at most 1"
+        )
 
 
 def _check_faults(raw: Any, where: str) -> dict[str, float]:
@@ -216,6 +264,9 @@ def _check_faults(raw: Any, where: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for key, value in raw.items():
         if key not in FAULT_DEFAULTS:
-            raise ModelSpecError(f"{where}: unknown fault {key!r}")
-        out[key] = float(value)
+            raise ModelSpecError(
+                f"{where}: unknown fault {key!r} (known: {', '.join(FAULT_DEFAULTS)})"
+            )
+        out[key] = _fault_value(key, value, f"{where}.{key}")
+    _check_rate_sum(out, where)
     return out

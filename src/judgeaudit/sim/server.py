@@ -1,4 +1,9 @@
-"""The embedded provider's HTTP server (aiohttp) on loopback."""
+"""The embedded provider's HTTP server (aiohttp) on loopback.
+
+Hostile input gets the API's own 400, never a 500: the body is read with a deadline, must be
+UTF-8 JSON (no recursion bombs, no 5,000-digit numbers) and an object, and each wire parser
+checks the types it reads. Idle or half-open connections are closed after ``read_timeout_s``.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,8 @@ from typing import Any
 from aiohttp import web
 
 from judgeaudit.sim.engine import simulate
-from judgeaudit.sim.faults import FaultPlanner
-from judgeaudit.sim.modelspec import ModelSpecError, SimConfig
+from judgeaudit.sim.faults import FaultPlanner, RateLimits
+from judgeaudit.sim.modelspec import ModelSpec, ModelSpecError, SimConfig
 from judgeaudit.sim.types import digest
 from judgeaudit.sim.wire import WireError, usage_of
 from judgeaudit.sim.wire import anthropic as anthropic_wire
@@ -24,15 +29,21 @@ from judgeaudit.sim.wire import responses as responses_wire
 
 JSON = "application/json"
 BANNER = "judgeaudit embedded provider (simulated models, not a real LLM)"
+#: Seconds a connection may sit idle or take to send its request before it is closed.
+READ_TIMEOUT_S = 30.0
+SHUTDOWN_S = 2.0  # longest wait for in-flight handlers when the server stops
 
 
 class SimServer:
     """Owns the config and fault state; builds the aiohttp application."""
 
-    def __init__(self, config: SimConfig) -> None:
+    def __init__(self, config: SimConfig, read_timeout_s: float = READ_TIMEOUT_S) -> None:
         self.config = config
         self.faults = FaultPlanner(config.seed)
+        self.limits = RateLimits(config.faults)
+        self.read_timeout_s = read_timeout_s
         self.requests = 0
+        self._specs: dict[str, ModelSpec] = {}
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -87,10 +98,44 @@ class SimServer:
         return web.json_response({"object": "list", "data": data})
 
     async def count_tokens(self, request: web.Request) -> web.Response:
-        body = await request.json()
-        sim_request = anthropic_wire.parse(body)
+        if (denied := self._auth(request, anthropic_wire)) is not None:
+            return denied
+        try:
+            sim_request = anthropic_wire.parse(await self._body(request))
+        except WireError as exc:
+            return _invalid(anthropic_wire, exc)
         tokens = sum(len(m.content) // 4 + 1 for m in sim_request.messages)
         return web.json_response({"input_tokens": tokens})
+
+    async def _body(self, request: web.Request) -> dict[str, Any]:
+        """The request body as a JSON object; WireError (a 400) for anything else."""
+        try:
+            async with asyncio.timeout(self.read_timeout_s):
+                raw = await request.read()
+        except TimeoutError:
+            if request.transport is not None:
+                request.transport.close()  # a half-sent body: nobody is there to answer
+            raise WireError(
+                f"the request body did not arrive within {self.read_timeout_s:g}s"
+            ) from None
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise WireError("the request body is not UTF-8 text") from None
+        except RecursionError:
+            raise WireError("the request body nests too deeply") from None
+        except ValueError as exc:  # invalid JSON, or a number too long to convert
+            raise WireError(f"the request body is not valid JSON ({exc})") from None
+        if not isinstance(body, dict):
+            raise WireError("the request body must be a JSON object")
+        return body
+
+    def _spec(self, model_id: str) -> ModelSpec:
+        """Resolved once per model id: the config does not change while serving."""
+        spec = self._specs.get(model_id)
+        if spec is None:
+            spec = self._specs[model_id] = self.config.resolve(model_id)
+        return spec
 
     def _auth(self, request: web.Request, wire: Any) -> web.Response | None:
         expected = self.config.auth_key
@@ -110,36 +155,29 @@ class SimServer:
                 self._record(request, None, 401)
                 return denied
             try:
-                body = await request.json()
-                if not isinstance(body, dict):
-                    raise WireError("the request body must be a JSON object")
+                body = await self._body(request)
                 sim_request = wire.parse(body)
-                spec = self.config.resolve(sim_request.model)
-            except (json.JSONDecodeError, WireError, ModelSpecError, KeyError, TypeError) as exc:
-                msg = f"invalid request: {exc}"
+                spec = self._spec(sim_request.model)
+            except (WireError, ModelSpecError) as exc:
                 self._record(request, None, 400)
-                return web.json_response(wire.error(400, msg, "invalid_request_error"), status=400)
+                return _invalid(wire, exc)
             self._record(request, sim_request, 200)
+            if (wait := self.limits.take(spec.model_id, spec.faults)) is not None:
+                return _too_many(wire, wait, "Rate limit reached: too many requests per second.")
             decision = self.faults.decide(
                 digest(sim_request.model, sim_request.canonical), spec.faults
             )
             if decision.delay_s > 0:
                 await asyncio.sleep(decision.delay_s)
-            reply = simulate(self.config, spec, sim_request)
-            usage = usage_of(sim_request, reply)
             fault = decision.fault
             if fault == "429":
-                wait = spec.faults["retry_after_s"]
-                headers = {
-                    "Retry-After": str(max(1, math.ceil(wait))),
-                    "retry-after-ms": str(int(wait * 1000)),
-                }
-                body429 = wire.error(429, "Rate limit reached (simulated).", "rate_limit_error")
-                return web.json_response(body429, status=429, headers=headers)
+                return _too_many(wire, spec.faults["retry_after_s"], "Rate limit reached.")
             if fault in ("500", "503"):
                 status = int(fault)
                 err = wire.error(status, f"Simulated server error {status}.", "server_error")
                 return web.json_response(err, status=status)
+            reply = simulate(self.config, spec, sim_request)
+            usage = usage_of(sim_request, reply)
             if fault == "hang":
                 await asyncio.sleep(spec.faults["hang_s"])
             if fault == "empty":
@@ -181,11 +219,42 @@ class SimServer:
         return response
 
 
+def _invalid(wire: Any, exc: Exception) -> web.Response:
+    body = wire.error(400, f"invalid request: {exc}", "invalid_request_error")
+    return web.json_response(body, status=400)
+
+
+def _too_many(wire: Any, wait_s: float, message: str) -> web.Response:
+    headers = {
+        "Retry-After": str(max(1, math.ceil(wait_s))),
+        "retry-after-ms": str(max(1, math.ceil(wait_s * 1000))),
+    }
+    body = wire.error(429, f"{message} (simulated)", "rate_limit_error")
+    return web.json_response(body, status=429, headers=headers)
+
+
 async def start(
-    config: SimConfig, host: str = "127.0.0.1", port: int = 0
+    config: SimConfig,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    read_timeout_s: float = READ_TIMEOUT_S,
 ) -> tuple[web.AppRunner, str]:
-    """Start the server; return the runner (to clean up) and the base URL ending in /v1."""
-    runner = web.AppRunner(SimServer(config).app(), access_log=None)
+    """Start the server; return the runner (to clean up) and the base URL ending in /v1.
+
+    ``keepalive_timeout`` closes a connection that sent no complete request for that long
+    (aiohttp starts that clock when the connection opens); the body read has its own deadline.
+    """
+    server = SimServer(config, read_timeout_s)
+    # A caller that hangs up cancels its handler (a simulated latency or hang stops with it),
+    # and shutting down waits at most SHUTDOWN_S for what is still in flight: a cancelled run's
+    # embedded provider ends at once instead of sleeping out its simulated delays.
+    runner = web.AppRunner(
+        server.app(),
+        access_log=None,
+        keepalive_timeout=read_timeout_s,
+        handler_cancellation=True,
+        shutdown_timeout=SHUTDOWN_S,
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024)
     await site.start()
@@ -195,11 +264,16 @@ async def start(
 
 
 async def serve_forever(
-    config: SimConfig, host: str, port: int, announce: Any, stop_on_stdin_eof: bool = False
+    config: SimConfig,
+    host: str,
+    port: int,
+    announce: Any,
+    stop_on_stdin_eof: bool = False,
+    read_timeout_s: float = READ_TIMEOUT_S,
 ) -> None:
     """Serve until interrupted; with ``stop_on_stdin_eof``, also when the parent's pipe closes
     (so a runner killed with SIGKILL never leaves an orphaned server behind)."""
-    runner, base_url = await start(config, host, port)
+    runner, base_url = await start(config, host, port, read_timeout_s)
     announce(base_url)
     stop = asyncio.Event()
     if stop_on_stdin_eof:

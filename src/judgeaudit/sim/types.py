@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,10 +54,14 @@ class SimReply:
         return "tool_calls" if self.tool_calls else "stop"
 
 
+CJK_RE = re.compile("[\u4e00-\u9fff]")
+#: What ``json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)`` builds per call.
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+
+
 def digest(*parts: object) -> str:
     """A stable hex digest of JSON-serialisable parts (the basis of every simulated choice)."""
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_ENCODER.encode(parts).encode("utf-8")).hexdigest()
 
 
 def rng_for(*parts: object) -> random.Random:
@@ -64,10 +69,10 @@ def rng_for(*parts: object) -> random.Random:
 
 
 def has_cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return CJK_RE.search(text) is not None
 
 
 def approx_tokens(text: str) -> int:
     """A deterministic token estimate (about four characters a token, CJK one a token)."""
-    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    cjk = len(CJK_RE.findall(text))
     return max(1, cjk + (len(text) - cjk + 3) // 4)

@@ -29,6 +29,8 @@ from judgeaudit.profiles.targets import FilePlan
 
 OURS_SUFFIX = "(judgeaudit)"
 LOOPBACK = ("localhost", "::1")
+#: Codex waits 5 s for an auth command by default; a busy machine can need more than that.
+AUTH_TIMEOUT_MS = 15000
 
 
 def default_provider_id(base_url: str) -> str:
@@ -90,6 +92,7 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         table["auth"] = {
             "command": sys.executable,
             "args": ["-m", "judgeaudit", "key", "print", profile.key],
+            "timeout_ms": AUTH_TIMEOUT_MS,
         }
     else:
         table["env_key"] = env_key_name(profile)

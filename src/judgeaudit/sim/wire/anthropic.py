@@ -18,7 +18,11 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
 
 
 def _block_text(content: Any) -> str:
-    return "".join(b.get("text", "") for b in _blocks(content) if b.get("type") == "text")
+    return "".join(_str(b.get("text")) for b in _blocks(content) if b.get("type") == "text")
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def parse(body: dict[str, Any]) -> SimRequest:
@@ -29,24 +33,30 @@ def parse(body: dict[str, Any]) -> SimRequest:
     messages: list[Message] = []
     if body.get("system"):
         messages.append(Message("system", _block_text(body["system"])))
-    for raw in body["messages"]:
+    for index, raw in enumerate(body["messages"]):
+        if not isinstance(raw, dict) or not isinstance(raw.get("role", "user"), str):
+            raise WireError(f"messages.{index}: an object with a string 'role' is required")
         role = raw.get("role", "user")
         text_parts: list[str] = []
         calls: list[ToolCall] = []
         for block in _blocks(raw.get("content", "")):
             kind = block.get("type")
             if kind == "text":
-                text_parts.append(block.get("text", ""))
+                text_parts.append(_str(block.get("text")))
             elif kind == "tool_use":
                 args = json.dumps(block.get("input", {}), ensure_ascii=False)
-                calls.append(ToolCall(block.get("id", ""), block.get("name", ""), args))
+                calls.append(ToolCall(_str(block.get("id")), _str(block.get("name")), args))
             elif kind == "tool_result":
                 inner = block.get("content", "")
                 text = inner if isinstance(inner, str) else _block_text(inner)
-                messages.append(Message("tool", text, tool_call_id=block.get("tool_use_id")))
+                tool_id = _str(block.get("tool_use_id")) or None
+                messages.append(Message("tool", text, tool_call_id=tool_id))
         if text_parts or calls:
             messages.append(Message(role, "".join(text_parts), calls))
-    tools = [t.get("name", "") for t in body.get("tools") or []]
+    raw_tools = body.get("tools") or []
+    if not isinstance(raw_tools, list) or not all(isinstance(t, dict) for t in raw_tools):
+        raise WireError("tools: Input should be a list of objects")
+    tools = [_str(t.get("name")) for t in raw_tools]
     return SimRequest(
         model=body["model"],
         messages=messages,

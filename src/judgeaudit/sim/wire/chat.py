@@ -14,8 +14,12 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(_str(p.get("text")) for p in content if isinstance(p, dict))
     raise WireError("message content must be a string or a list of parts")
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def parse(body: dict[str, Any]) -> SimRequest:
@@ -25,27 +29,60 @@ def parse(body: dict[str, Any]) -> SimRequest:
     if not isinstance(raw_messages, list) or not raw_messages:
         raise WireError("'messages' must be a non-empty list")
     messages = []
-    for raw in raw_messages:
-        if not isinstance(raw, dict) or "role" not in raw:
-            raise WireError("each message needs a 'role'")
-        calls = [
-            ToolCall(c["id"], c["function"]["name"], c["function"].get("arguments", ""))
-            for c in raw.get("tool_calls") or []
-        ]
+    for index, raw in enumerate(raw_messages):
+        if not isinstance(raw, dict) or not isinstance(raw.get("role"), str):
+            raise WireError(f"messages[{index}]: an object with a string 'role' is required")
+        calls = [_tool_call(c, f"messages[{index}].tool_calls") for c in _list(raw, "tool_calls")]
+        call_id = raw.get("tool_call_id")
+        if call_id is not None and not isinstance(call_id, str):
+            raise WireError(f"messages[{index}].tool_call_id must be a string")
         role = "system" if raw["role"] == "developer" else raw["role"]
-        messages.append(Message(role, _text(raw.get("content")), calls, raw.get("tool_call_id")))
-    tools = [t["function"]["name"] for t in body.get("tools") or [] if "function" in t]
+        messages.append(Message(role, _text(raw.get("content")), calls, call_id))
+    tools = [_tool_name(t, index) for index, t in enumerate(_list(body, "tools"))]
     fmt = body.get("response_format") or {}
+    if not isinstance(fmt, dict):
+        raise WireError("'response_format' must be an object")
+    seed = body.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise WireError("'seed' must be an integer")
     return SimRequest(
         model=body["model"],
         messages=messages,
-        tools=tools,
+        tools=[t for t in tools if t],
         tool_choice=body.get("tool_choice"),
         json_mode=fmt.get("type") in ("json_object", "json_schema"),
-        seed=body.get("seed"),
+        seed=seed,
         temperature=body.get("temperature"),
         canonical=canonical(body),
     )
+
+
+def _list(obj: dict[str, Any], key: str) -> list[Any]:
+    value = obj.get(key) or []
+    if not isinstance(value, list):
+        raise WireError(f"'{key}' must be a list")
+    return value
+
+
+def _tool_call(raw: Any, where: str) -> ToolCall:
+    function = raw.get("function") if isinstance(raw, dict) else None
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise WireError(f"{where}: each call needs a 'function' with a string 'name'")
+    arguments = function.get("arguments", "")
+    return ToolCall(
+        str(raw.get("id", "")), function["name"], arguments if isinstance(arguments, str) else ""
+    )
+
+
+def _tool_name(raw: Any, index: int) -> str:
+    if not isinstance(raw, dict):
+        raise WireError(f"tools[{index}] must be an object")
+    function = raw.get("function")
+    if function is None:
+        return ""
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        raise WireError(f"tools[{index}].function needs a string 'name'")
+    return str(function["name"])
 
 
 def _message(reply: SimReply) -> dict[str, Any]:

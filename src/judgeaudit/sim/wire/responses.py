@@ -13,8 +13,12 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(_str(p.get("text")) for p in content if isinstance(p, dict))
     return ""
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def parse(body: dict[str, Any]) -> SimRequest:
@@ -31,21 +35,30 @@ def parse(body: dict[str, Any]) -> SimRequest:
     )
     if not isinstance(items, list):
         raise WireError("'input' must be a string or a list of items")
-    for item in items:
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise WireError(f"input[{index}] must be an object")
         kind = item.get("type", "message")
         if kind == "message":
-            role = {"developer": "system"}.get(item.get("role", "user"), item.get("role", "user"))
-            messages.append(Message(role, _text(item.get("content"))))
+            role = item.get("role", "user")
+            if not isinstance(role, str):
+                raise WireError(f"input[{index}].role must be a string")
+            messages.append(
+                Message({"developer": "system"}.get(role, role), _text(item.get("content")))
+            )
         elif kind == "function_call":
             call = ToolCall(
-                item.get("call_id", ""), item.get("name", ""), item.get("arguments", "")
+                _str(item.get("call_id")), _str(item.get("name")), _str(item.get("arguments"))
             )
             messages.append(Message("assistant", "", [call]))
         elif kind == "function_call_output":
             output = item.get("output", "")
             text = output if isinstance(output, str) else json.dumps(output)
-            messages.append(Message("tool", text, tool_call_id=item.get("call_id")))
-    tools = [t.get("name", "") for t in body.get("tools") or [] if t.get("type") == "function"]
+            messages.append(Message("tool", text, tool_call_id=_str(item.get("call_id")) or None))
+    raw_tools = body.get("tools") or []
+    if not isinstance(raw_tools, list) or not all(isinstance(t, dict) for t in raw_tools):
+        raise WireError("'tools' must be a list of objects")
+    tools = [_str(t.get("name")) for t in raw_tools if t.get("type") == "function"]
     return SimRequest(
         model=body["model"],
         messages=messages,

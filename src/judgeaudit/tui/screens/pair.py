@@ -4,7 +4,6 @@ worker, shown when loaded)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,25 +16,21 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.analysis.queries import PairDetail, Side, pair_detail
+from judgeaudit.audit.transcript import lines as transcript_lines
 from judgeaudit.errors import JudgeauditError
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
+    """Both columns' transcript; tool results of any JSON type (the engine formats them)."""
     out = Text()
-    for e in events:
-        role = e["role"]
-        if role == "user":
-            out.append("user: ", style="bold cyan")
-            out.append(str(e["content"]) + "\n")
-        elif role == "agent":
-            out.append("agent: ", style="bold green")
-            out.append(str(e["content"]) + "\n")
-        elif role == "tool_call":
-            out.append(f"  → {e['name']} {e['arguments']}\n", style="magenta")
-        elif role == "tool_result":
-            result = e.get("result", {})
-            style = "red" if isinstance(result, dict) and "error" in result else "dim"
-            out.append(f"  ← {json.dumps(result, ensure_ascii=False)[:160]}\n", style=style)
+    for kind, body in transcript_lines(events):
+        if kind in ("user", "agent"):
+            out.append(f"{kind}: ", style="bold cyan" if kind == "user" else "bold green")
+            out.append(body + "\n")
+        elif kind == "tool_call":
+            out.append(f"  → {body}\n", style="magenta")
+        else:
+            out.append(f"  ← {body[:160]}\n", style="red" if kind == "tool_error" else "dim")
     return out
 
 

@@ -1,0 +1,187 @@
+"""Pairing rollouts into the imported-pairs JSONL, validated exactly as ``run.imported`` reads it.
+
+``agents`` pairs the same task and trial across agents; ``trials`` pairs different trials of the
+same task and agent (the capability gap is then zero, which shows how much of a judge's
+preference is noise); ``both`` does both. Every row written goes through the same checks the
+audit applies, so an import never writes a file the audit would refuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.imported import ImportedSet, parse_pair
+from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.fsutil import atomic_writer
+from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, dumps
+from judgeaudit.rollouts.messages import RolloutError
+
+PAIRINGS = ("trials", "agents", "both")
+
+
+@dataclass
+class ImportSummary:
+    read: int = 0
+    agents: dict[str, int] = field(default_factory=dict)
+    tasks: int = 0
+    pairs_agents: int = 0
+    pairs_trials: int = 0
+    verdicts: int = 0
+    skips: Skips = field(default_factory=Skips)
+
+    @property
+    def pairs(self) -> int:
+        return self.pairs_agents + self.pairs_trials
+
+
+class Collector:
+    """Rollouts by (task, agent, trial); the same key twice must carry the same content."""
+
+    def __init__(self) -> None:
+        self.rollouts: dict[tuple[str, str, int], Rollout] = {}
+        self.verdicts: list[Verdict] = []
+
+    def add(self, item: Rollout | Verdict) -> None:
+        if isinstance(item, Verdict):
+            self.verdicts.append(item)
+            return
+        key = (item.task_id, item.agent, item.trial)
+        seen = self.rollouts.get(key)
+        if seen is None:
+            self.rollouts[key] = item
+        elif _content(seen) != _content(item):
+            raise RolloutError(
+                f"{item.where}: agent {item.agent!r}, task {item.task_id!r}, trial {item.trial} "
+                f"is already on {seen.where} with a different trajectory or label; give each "
+                "(task, agent, trial) once, or pass --agent NAME per file"
+            )
+
+
+def _content(r: Rollout) -> tuple[Any, ...]:
+    return (r.task, r.context, dumps(r.events), r.success, r.reward, r.satisfied)
+
+
+def pair_rows(collector: Collector, pairing: str, summary: ImportSummary) -> list[dict[str, Any]]:
+    """The pair rows in a stable order: tasks, then trials, then agents as first seen."""
+    rollouts = list(collector.rollouts.values())
+    summary.read = len(rollouts)
+    agent_order: dict[str, int] = {}
+    task_order: dict[str, int] = {}
+    for r in rollouts:
+        agent_order.setdefault(r.agent, len(agent_order))
+        task_order.setdefault(r.task_id, len(task_order))
+        summary.agents[r.agent] = summary.agents.get(r.agent, 0) + 1
+    summary.tasks = len(task_order)
+    rows: list[dict[str, Any]] = []
+    used: set[tuple[str, str, int]] = set()
+    if pairing in ("agents", "both"):
+        groups: dict[tuple[str, int], list[Rollout]] = {}
+        for r in rollouts:
+            groups.setdefault((r.task_id, r.trial), []).append(r)
+        for key in sorted(groups, key=lambda k: (task_order[k[0]], k[1])):
+            group = sorted(groups[key], key=lambda r: agent_order[r.agent])
+            for a, b in combinations(group, 2):
+                rows.append(_row(a, b))
+                used.update({(a.task_id, a.agent, a.trial), (b.task_id, b.agent, b.trial)})
+                summary.pairs_agents += 1
+    if pairing in ("trials", "both"):
+        by_agent: dict[tuple[str, str], list[Rollout]] = {}
+        for r in rollouts:
+            by_agent.setdefault((r.task_id, r.agent), []).append(r)
+        for agent_key in sorted(by_agent, key=lambda k: (task_order[k[0]], agent_order[k[1]])):
+            for a, b in combinations(sorted(by_agent[agent_key], key=lambda r: r.trial), 2):
+                rows.append(_row(a, b))
+                used.update({(a.task_id, a.agent, a.trial), (b.task_id, b.agent, b.trial)})
+                summary.pairs_trials += 1
+    for r in rollouts:
+        if (r.task_id, r.agent, r.trial) not in used:
+            partner = "another agent on the same trial" if pairing == "agents" else "a partner"
+            summary.skips.add(r.where, f"task {r.task_id!r} trial {r.trial}: no {partner}")
+    _attach_verdicts(rows, collector.verdicts, summary)
+    return rows
+
+
+def _row(a: Rollout, b: Rollout) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "task_id": a.task_id,
+        "task": a.task,
+        "task_type": a.task_type,
+        "agent_a": a.agent,
+        "agent_b": b.agent,
+    }
+    if a.context:
+        row["context"] = a.context
+    if a.trial == b.trial:
+        row["trial"] = a.trial
+    else:
+        row["trial_a"], row["trial_b"] = a.trial, b.trial
+    row |= {
+        "trajectory_a": a.events,
+        "trajectory_b": b.events,
+        "success_a": int(a.success),
+        "success_b": int(b.success),
+    }
+    for side, r in (("a", a), ("b", b)):
+        if r.reward is not None:
+            row[f"reward_{side}"] = r.reward
+        if r.satisfied is not None:
+            row[f"satisfied_{side}"] = r.satisfied
+    return row
+
+
+_SWAP = {"A": "B", "B": "A", "tie": "tie", "AB": "BA", "BA": "AB"}
+
+
+def _attach_verdicts(
+    rows: list[dict[str, Any]], verdicts: Iterable[Verdict], summary: ImportSummary
+) -> None:
+    """Recorded verdicts onto their pairs; a verdict for (b, a) is mapped onto pair (a, b)."""
+    index: dict[tuple[str, str, int, str, int], dict[str, Any]] = {}
+    for row in rows:
+        ta, tb = row.get("trial_a", row.get("trial", 0)), row.get("trial_b", row.get("trial", 0))
+        index[(row["task_id"], row["agent_a"], ta, row["agent_b"], tb)] = row
+    for v in verdicts:
+        body = dict(v.body)
+        found = index.get((v.task_id, v.agent_a, v.trial_a, v.agent_b, v.trial_b))
+        if found is None:
+            found = index.get((v.task_id, v.agent_b, v.trial_b, v.agent_a, v.trial_a))
+            body = _mirror(body)
+        if found is None:
+            summary.skips.add(v.where, "verdict for a pair that was not imported")
+            continue
+        row = found
+        row.setdefault("verdicts", []).append(body)
+        for key, value in (("judge_model", v.judge_model), ("judge_prompt_hash", v.prompt_hash)):
+            if value is not None:
+                if row.get(key, value) != value:
+                    raise RolloutError(f"{v.where}: {key}: differs from the pair's other verdict")
+                row[key] = value
+        summary.verdicts += 1
+
+
+def _mirror(body: dict[str, Any]) -> dict[str, Any]:
+    out = dict(body)
+    if body.get("order") in _SWAP:
+        out["order"] = _SWAP[body["order"]]
+    if body.get("winner") in _SWAP:
+        out["winner"] = _SWAP[body["winner"]]
+    out["score_a"], out["score_b"] = body.get("score_b"), body.get("score_a")
+    return {k: v for k, v in out.items() if v is not None or k in body}
+
+
+def write_pairs(rows: list[dict[str, Any]], out: Path) -> None:
+    """Check every row as the audit will, then write the JSONL atomically (all or nothing)."""
+    checks = ImportedSet()
+    for number, row in enumerate(rows, start=1):
+        where = f"{out}:{number}"
+        try:
+            checks.add(parse_pair(row, where), row)
+        except TaskError as exc:
+            raise RolloutError(f"cannot write a valid pair ({exc})") from None
+    with atomic_writer(out) as handle:
+        for row in rows:
+            handle.write(dumps(row) + "\n")

@@ -1,0 +1,217 @@
+"""``recorded-jsonl``: production reward logs, one verdict per line, joined to pairs by id.
+
+Lines are either a pair (``pair_id``, ``task_id``, ``agent_a``/``agent_b``, ``success_a``/``_b``
+verified later, optional task text and trajectories) or a verdict (``pair_id``, ``order``,
+``winner`` in the pair's A/B terms, optional scores, raw output, judge model and prompt hash), in
+any order over any number of files. The join runs through a scratch SQLite file next to the
+output, so memory stays constant however many millions of lines there are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.imported import ImportedSet, parse_pair, parse_verdicts
+from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.fsutil import atomic_writer
+from judgeaudit.rollouts.formats import dumps
+from judgeaudit.rollouts.messages import RolloutError
+from judgeaudit.rollouts.pairing import ImportSummary
+from judgeaudit.validate import iter_jsonl
+
+VERDICT_FIELDS = (
+    "type", "pair_id", "order", "winner", "score_a", "score_b", "raw_output", "reasons",
+    "judge_model", "prompt_hash",
+)  # fmt: skip
+BATCH = 20_000
+
+
+def import_recorded(files: list[Path], out: Path) -> ImportSummary:
+    summary = ImportSummary()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, scratch = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".join.db")
+    os.close(fd)
+    db = sqlite3.connect(scratch, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=OFF")
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("PRAGMA cache_size = -65536")  # 64 MiB: bounded, whatever the input size
+        db.execute(
+            "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT)"
+        )
+        db.execute(
+            "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT,"
+            " at TEXT, PRIMARY KEY (pair_id, ord))"
+        )
+        _load(db, files, summary)
+        orphans = db.execute(
+            "SELECT COUNT(*), MIN(at) FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs)"
+        ).fetchone()
+        for _ in range(int(orphans[0])):
+            summary.skips.add(str(orphans[1]), "verdict whose pair_id has no pair line")
+        summary.tasks = int(
+            db.execute(
+                "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"
+            ).fetchone()[0]
+        )
+        _write(db, out, summary)
+    finally:
+        db.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(scratch)
+    return summary
+
+
+def _load(db: sqlite3.Connection, files: list[Path], summary: ImportSummary) -> None:
+    checks = ImportedSet(db)  # cross-row checks now, in the scratch database
+    pending = 0
+    db.execute("BEGIN")
+    for path in files:
+        for where, _line, row in iter_jsonl(path, "recorded line", RolloutError):
+            kind = row.get("type") or ("verdict" if "order" in row else "pair")
+            if kind == "verdict":
+                _verdict(db, row, where)
+            elif kind == "pair":
+                _pair(db, row, where, summary, checks)
+            else:
+                raise RolloutError(f'{where}: type: {kind!r}; use "pair" or "verdict"')
+            pending += 1
+            if pending >= BATCH:
+                db.execute("COMMIT")
+                db.execute("BEGIN")
+                pending = 0
+    db.execute("COMMIT")
+
+
+def _pair(
+    db: sqlite3.Connection,
+    raw: dict[str, Any],
+    where: str,
+    summary: ImportSummary,
+    checks: ImportedSet,
+) -> None:
+    row = {k: v for k, v in raw.items() if k != "type"}
+    if not isinstance(row.get("pair_id"), str) or not row["pair_id"].strip():
+        raise RolloutError(f"{where}: pair_id: missing; verdict lines are joined to pairs by it")
+    if "verdicts" in row:
+        raise RolloutError(f"{where}: verdicts: give verdicts on their own lines (type verdict)")
+    row.setdefault("task", f"task {row.get('task_id')}")
+    row.setdefault("trajectory_a", [])
+    row.setdefault("trajectory_b", [])
+    try:
+        parsed = parse_pair(row, where)  # the audit's own checks, named by this file and line
+    except TaskError as exc:
+        raise RolloutError(str(exc)) from None
+    text = dumps(row)
+    found = db.execute("SELECT row, at FROM pairs WHERE pair_id = ?", (row["pair_id"],)).fetchone()
+    if found is not None:
+        if found[0] != text:
+            raise RolloutError(
+                f"{where}: pair_id: {row['pair_id']!r} is already on {found[1]} with different "
+                "content; give each pair once"
+            )
+        return
+    try:
+        checks.add(parsed, row)  # across rows: one trajectory per (task, agent, trial)
+    except TaskError as exc:
+        raise RolloutError(str(exc)) from None
+    db.execute(
+        "INSERT INTO pairs (pair_id, row, at) VALUES (?, ?, ?)", (row["pair_id"], text, where)
+    )
+    summary.read += 1
+    agent_count = summary.agents
+    for agent in (str(row["agent_a"]), str(row["agent_b"])):
+        if agent in agent_count or len(agent_count) < 1000:
+            agent_count[agent] = agent_count.get(agent, 0) + 1
+
+
+def _verdict(db: sqlite3.Connection, row: dict[str, Any], where: str) -> None:
+    for key in row:
+        if key not in VERDICT_FIELDS:
+            raise RolloutError(f"{where}: {key}: unknown field; known: {', '.join(VERDICT_FIELDS)}")
+    pair_id = row.get("pair_id")
+    if not isinstance(pair_id, str) or not pair_id.strip():
+        raise RolloutError(f"{where}: pair_id: missing; a verdict names the pair it judged")
+    body = {
+        k: row[k]
+        for k in ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
+        if k in row
+    }
+    try:
+        (verdict,) = parse_verdicts([body], where)
+    except TaskError as exc:
+        raise RolloutError(str(exc).replace("verdicts[0].", "").replace("[0]", "")) from None
+    for key in ("judge_model", "prompt_hash"):
+        if row.get(key) is not None and not isinstance(row[key], str):
+            raise RolloutError(f"{where}: {key}: must be a string")
+    text = dumps(verdict)
+    found = db.execute(
+        "SELECT body, at FROM verdicts WHERE pair_id = ? AND ord = ?", (pair_id, verdict["order"])
+    ).fetchone()
+    if found is not None:
+        if found[0] != text:
+            raise RolloutError(
+                f"{where}: order: pair {pair_id!r} already has a different {verdict['order']} "
+                f"verdict on {found[1]}; one verdict per pair and order"
+            )
+        return
+    db.execute(
+        "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
+        (pair_id, verdict["order"], text, row.get("judge_model"), row.get("prompt_hash"), where),
+    )
+
+
+def _joined(db: sqlite3.Connection) -> Iterator[tuple[str, dict[str, Any], list[tuple[Any, ...]]]]:
+    """(where, pair row, its verdict rows) in the order the pairs were read."""
+    reader = db.cursor()
+    current: tuple[str, dict[str, Any], list[tuple[Any, ...]]] | None = None
+    last_seq = None
+    for seq, row, at, body, model, prompt_hash in reader.execute(
+        "SELECT p.seq, p.row, p.at, v.body, v.model, v.hash FROM pairs p"
+        " LEFT JOIN verdicts v ON v.pair_id = p.pair_id ORDER BY p.seq, v.ord"
+    ):
+        if seq != last_seq:
+            if current is not None:
+                yield current
+            current, last_seq = (at, json.loads(row), []), seq
+        if body is not None and current is not None:
+            current[2].append((body, model, prompt_hash))
+    if current is not None:
+        yield current
+
+
+def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
+    judged = db.execute(
+        "SELECT COUNT(*) FROM pairs WHERE pair_id IN (SELECT pair_id FROM verdicts)"
+    ).fetchone()[0]
+    if not judged:
+        raise RolloutError(f"{out}: no pair has a recorded verdict; nothing written")
+    written = 0
+    with atomic_writer(out) as handle:
+        for at, row, verdicts in _joined(db):
+            if not verdicts:
+                summary.skips.add(at, f"pair {row['pair_id']!r} has no recorded verdict")
+                continue
+            row["verdicts"] = [json.loads(body) for body, _, _ in verdicts]
+            models = {m for _, m, _ in verdicts if m is not None}
+            hashes = {h for _, _, h in verdicts if h is not None}
+            if len(models) > 1 or len(hashes) > 1:
+                raise RolloutError(
+                    f"{at}: pair {row['pair_id']!r}: its verdicts name different judge models or "
+                    "prompt hashes; a pair is judged by one judge"
+                )
+            if models:
+                row["judge_model"] = models.pop()
+            if hashes:
+                row["judge_prompt_hash"] = hashes.pop()
+            handle.write(dumps(row) + "\n")
+            written += 1
+            summary.verdicts += len(verdicts)
+    summary.pairs_agents = written

@@ -1,0 +1,333 @@
+"""One validation layer for every input file: run specs, task files, pair files, sim configs.
+
+Why one module: the same mistake (a byte that is not UTF-8, a NaN, a number out of range, a
+duplicate) must get the same one-line answer wherever it appears, and it must be caught before
+anything is written. Every message reads ``file[:line]: field: what is wrong; what to do``, and
+every error raised here is an :class:`~judgeaudit.errors.InputError` (exit 2), or the subclass the
+caller passes in so existing ``except SpecError`` handlers keep working.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tomllib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.errors import InputError
+
+ErrorType = type[InputError]
+
+#: Python refuses to parse longer integers (CVE-2020-10735); say so in one line instead.
+MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+INT64_MAX = 2**63 - 1
+BOM = b"\xef\xbb\xbf"
+
+
+class ValidationError(InputError):
+    """An input file or value that cannot be used; the message names where and what to do."""
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def read_bytes(path: Path, what: str, error: ErrorType = ValidationError) -> bytes:
+    """The file's bytes, or one line saying why it cannot be read (missing, a directory...)."""
+    try:
+        return path.read_bytes()
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory; give the {what} file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+
+
+def decode_utf8(
+    data: bytes, path: Path, error: ErrorType = ValidationError, offset: int = 0
+) -> str:
+    """Strict UTF-8 (a leading BOM is dropped); a bad byte is named by line and byte offset.
+
+    ``offset`` is where ``data`` starts in the file, for callers that decode line by line.
+    """
+    try:
+        return data.removeprefix(BOM).decode("utf-8") if offset == 0 else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = exc.start + (len(BOM) if offset == 0 and data.startswith(BOM) else 0)
+        line = data.count(b"\n", 0, start) + 1
+        bad = data[start : start + 1].hex()
+        raise error(
+            f"{path}:{line}: not UTF-8 (byte 0x{bad} at byte offset {offset + start}); "
+            "save the file as UTF-8"
+        ) from None
+
+
+def read_text(path: Path, what: str, error: ErrorType = ValidationError) -> str:
+    """The whole file as text, read as strict UTF-8."""
+    return decode_utf8(read_bytes(path, what, error), path, error)
+
+
+def read_toml(path: Path, what: str, error: ErrorType = ValidationError) -> dict[str, Any]:
+    """A TOML file, refused with one line if unreadable, not UTF-8, invalid, or holding nan/inf."""
+    source = read_text(path, what, error)
+    try:
+        data = tomllib.loads(source)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
+    for key, value in _walk(data, ""):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise error(f"{path}: {key}: {value} is not a usable number; write a finite number")
+    return data
+
+
+def _walk(value: Any, where: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _walk(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _walk(item, f"{where}[{index}]")
+    else:
+        yield where, value
+
+
+def _no_constant(name: str) -> Any:
+    raise _JsonValueError(f"{name} is not JSON; write null, a number or a string")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _JsonValueError(f"{text} is too large for a number; write it as a string")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _JsonValueError(
+            f"an integer with {len(text)} digits is too long; write it as a string"
+        )
+    return int(text)
+
+
+class _JsonValueError(ValueError):
+    """A JSON value Python could parse but we refuse (NaN, Infinity, 1e400, huge integers)."""
+
+
+def loads_json(text: str, where: str, what: str, error: ErrorType = ValidationError) -> Any:
+    """Strict JSON: no NaN/Infinity, no float overflow, no integer too long to parse."""
+    try:
+        return json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int
+        )
+    except _JsonValueError as exc:
+        raise error(f"{where}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); one {what} object per line"
+        ) from None
+    except RecursionError:
+        raise error(f"{where}: nested too deeply to read; flatten the {what}") from None
+
+
+def iter_jsonl(
+    path: Path, what: str, error: ErrorType = ValidationError, *, allow_empty: bool = False
+) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """Yield ``(file:line, line, object)`` per non-blank line, streaming (constant memory)."""
+    try:
+        handle = path.open("rb")
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory; give the {what} file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    found = False
+    offset = 0
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            data = raw.removeprefix(BOM) if number == 1 else raw
+            skipped = len(raw) - len(data)
+            try:
+                line = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = data[exc.start : exc.start + 1].hex()
+                raise error(
+                    f"{path}:{number}: not UTF-8 (byte 0x{bad} at byte offset "
+                    f"{offset + skipped + exc.start}); save the file as UTF-8"
+                ) from None
+            offset += len(raw)
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            row = loads_json(line, where, what, error)
+            if not isinstance(row, dict):
+                raise error(f"{where}: expected a JSON object per line, got {json_type(row)}")
+            found = True
+            yield where, number, row
+    if not found and not allow_empty:
+        raise error(f"{path}: no {what} in file; write one JSON object per line")
+
+
+# --- values ---------------------------------------------------------------------------------
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type, for messages (``a string``, ``a number``...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def integer(value: Any, where: str, lo: int, hi: int, error: ErrorType = ValidationError) -> int:
+    """An integer (not a boolean) within ``[lo, hi]``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise error(f"{where}: must be an integer, got {json_type(value)}")
+    if not lo <= value <= hi:
+        raise error(f"{where}: {_short(value)} is out of range; use {lo} to {hi}")
+    return value
+
+
+def number(
+    value: Any, where: str, lo: float, hi: float, error: ErrorType = ValidationError
+) -> float:
+    """A finite number (not a boolean) within ``[lo, hi]``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise error(f"{where}: must be a number, got {json_type(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise error(f"{where}: {value} is not a usable number; write a finite number")
+    if not lo <= value <= hi:
+        raise error(f"{where}: {_short(value)} is out of range; use {lo:g} to {hi:g}")
+    return float(value)
+
+
+def string(
+    value: Any, where: str, error: ErrorType = ValidationError, *, empty: bool = False
+) -> str:
+    """A string; empty or whitespace-only is refused unless ``empty``."""
+    if not isinstance(value, str):
+        raise error(f"{where}: must be a string, got {json_type(value)}")
+    if not empty and not value.strip():
+        raise error(f"{where}: is empty; give a value")
+    return value
+
+
+def flag(value: Any, where: str, error: ErrorType = ValidationError) -> bool:
+    """0/1 or true/false (the two spellings pair files use)."""
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise error(f"{where}: must be 0/1 or true/false, got {_short(value)}")
+
+
+def _short(value: Any) -> str:
+    shown = json.dumps(value, ensure_ascii=False, default=str)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return shown
+
+
+def bin_edges(
+    bins: Any, labels: Any, where: str, error: ErrorType = ValidationError
+) -> tuple[list[float], list[str] | None]:
+    """Gap bin edges (finite, strictly increasing, at least two) and labels (one per bucket).
+
+    Checked before a run starts because ``pd.cut`` only refuses them after the whole run.
+    """
+    if not isinstance(bins, list) or len(bins) < 2:
+        raise error(f"{where}.bins: give at least two edges, e.g. [-0.01, 0.2, 0.5, 1.0, 5.0]")
+    edges = [number(b, f"{where}.bins[{i}]", -1e12, 1e12, error) for i, b in enumerate(bins)]
+    for i in range(1, len(edges)):
+        if edges[i] == edges[i - 1]:
+            raise error(f"{where}.bins[{i}]: edge {edges[i]:g} appears twice; edges must differ")
+        if edges[i] < edges[i - 1]:
+            raise error(
+                f"{where}.bins[{i}]: {edges[i]:g} comes after {edges[i - 1]:g}; "
+                "list the edges in increasing order"
+            )
+    if labels is None:
+        return edges, None
+    if not isinstance(labels, list):
+        raise error(f"{where}.labels: must be a list of strings")
+    names = [string(label, f"{where}.labels[{i}]", error) for i, label in enumerate(labels)]
+    if len(names) != len(edges) - 1:
+        raise error(
+            f"{where}.labels: {len(names)} labels for {len(edges) - 1} buckets; "
+            f"give one label per bucket ({len(edges)} edges make {len(edges) - 1})"
+        )
+    duplicates(names, f"{where}.labels", error)
+    return edges, names
+
+
+def duplicates(items: Iterable[Any], where: str, error: ErrorType = ValidationError) -> None:
+    """Refuse the first item that appears twice, naming its index."""
+    seen: set[Any] = set()
+    for index, item in enumerate(items):
+        if item in seen:
+            raise error(f"{where}[{index}]: {_short(item)} appears twice; list each once")
+        seen.add(item)
+
+
+# --- output directories ---------------------------------------------------------------------
+
+#: Files an audit writes into OUT besides audit.db; never overwritten in a directory we did not make.
+DERIVED = (
+    "audit_pairs.csv",
+    "judge_logs.jsonl",
+    "manifest.json",
+    "report.html",
+    "misselection.svg",
+)
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_out_dir(out: Path, flag_name: str = "--out") -> None:
+    """Refuse an output directory before anything is created in it.
+
+    A file, a path under a file, a directory we cannot write, a directory holding our report
+    files but no ``audit.db`` (they would be overwritten), or an ``audit.db`` that is not SQLite.
+    """
+    if out.exists() and not out.is_dir():
+        raise ValidationError(
+            f"{out}: {flag_name} is a file; give a directory (it will hold audit.db and reports)"
+        )
+    existing = out
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        raise ValidationError(f"{existing}: is a file, so {out} cannot be created; fix {flag_name}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValidationError(f"{existing}: not writable; choose another {flag_name}")
+    if not out.is_dir():
+        return
+    db = out / "audit.db"
+    if db.exists() or db.is_symlink():
+        if not db.is_file():
+            raise ValidationError(
+                f"{db}: is not a regular file; move it aside or choose another {flag_name}"
+            )
+        with db.open("rb") as handle:
+            head = handle.read(len(SQLITE_HEADER))
+        if head and head != SQLITE_HEADER:
+            raise ValidationError(
+                f"{db}: is not an audit database (not SQLite); move it aside or choose another "
+                f"{flag_name}"
+            )
+        return
+    ours = [name for name in DERIVED if (out / name).exists()]
+    if ours:
+        raise ValidationError(
+            f"{out}: holds {ours[0]} but no audit.db, so it was not written by judgeaudit run; "
+            f"choose an empty or new {flag_name} directory (nothing was written)"
+        )

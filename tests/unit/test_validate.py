@@ -1,0 +1,87 @@
+"""The validation layer's answers: the exact line and byte offset, and what is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.validate import (
+    ValidationError,
+    bin_edges,
+    check_out_dir,
+    iter_jsonl,
+    loads_json,
+    read_text,
+    read_toml,
+)
+
+
+def test_bad_byte_is_named_by_line_and_offset_even_after_a_bom(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_bytes(b"\xef\xbb\xbfa = 1\nb = 'caf\xe9'\n")
+    with pytest.raises(
+        ValidationError, match=rf"^{path}:2: not UTF-8 \(byte 0xe9 at byte offset 17\)"
+    ):
+        read_text(path, "config")
+    path.write_bytes(b"\xef\xbb\xbfa = 1\n")
+    assert read_toml(path, "config") == {"a": 1}  # a BOM alone is fine
+
+
+def test_jsonl_offsets_count_every_earlier_line(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(b'{"a": 1}\n\n{"b": "\xff"}\n')
+    with pytest.raises(ValidationError, match=r":3: not UTF-8 \(byte 0xff at byte offset 17\)"):
+        list(iter_jsonl(path, "pair"))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"x": NaN}', "NaN is not JSON"),
+        ('{"x": -Infinity}', "-Infinity is not JSON"),
+        ('{"x": 1e999}', "1e999 is too large"),
+        ('{"x": ' + "1" * 5000 + "}", "5000 digits is too long"),
+        ('{"x": 1', "not valid JSON"),
+        ("[" * 100_000, "nested too deeply|not valid JSON"),
+    ],
+)
+def test_json_numbers_python_would_accept_are_refused(text: str, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        loads_json(text, "f:1", "pair")
+
+
+def test_toml_nan_and_inf_are_refused_with_their_key(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text("[run]\nx = [1, nan]\n")
+    with pytest.raises(ValidationError, match=r"run.x\[1\]: nan is not a usable number"):
+        read_toml(path, "spec")
+
+
+def test_bins_and_labels() -> None:
+    assert bin_edges([0, 1, 2], ["a", "b"], "gap") == ([0.0, 1.0, 2.0], ["a", "b"])
+    for bins, labels, message in (
+        ([0, 1, 1], None, r"gap.bins\[2\]: edge 1 appears twice"),
+        ([0, 2, 1], None, r"gap.bins\[2\]: 1 comes after 2"),
+        ([0, float("nan")], None, r"gap.bins\[1\]: nan"),
+        ([0, 1], ["a", "b"], "2 labels for 1 buckets"),
+        ([0, 1, 2], ["a", "a"], r"gap.labels\[1\]: \"a\" appears twice"),
+        ([0, 1], [3], r"gap.labels\[0\]: must be a string"),
+    ):
+        with pytest.raises(ValidationError, match=message):
+            bin_edges(bins, labels, "gap")
+
+
+def test_out_dir_refusals(tmp_path: Path) -> None:
+    check_out_dir(tmp_path / "new" / "deeper")  # not there yet: fine
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValidationError, match="is a file"):
+        check_out_dir(tmp_path / "file")
+    with pytest.raises(ValidationError, match=r"is a file, so .* cannot be created"):
+        check_out_dir(tmp_path / "file" / "out")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "report.html").write_text("my own report")
+    with pytest.raises(ValidationError, match=r"holds report\.html but no audit\.db"):
+        check_out_dir(tmp_path / "mine")
+    (tmp_path / "mine" / "audit.db").write_bytes(b"SQLite format 3\x00" + bytes(100))
+    check_out_dir(tmp_path / "mine")  # an audit directory: resumed, not refused
