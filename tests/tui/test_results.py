@@ -8,8 +8,6 @@ import asyncio
 import json
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from textual.widgets import Input, Select, Static
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
+from judgeaudit.tui.screens.pair import PairDetailScreen
 from judgeaudit.tui.screens.pairs import PairsScreen
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.widgets.bars import BucketBars
@@ -209,20 +208,13 @@ def test_results_are_not_rebuilt_when_nothing_changed(
 
 
 def test_paired_compare_shows_flips_and_opens_them(
-    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
 ) -> None:
     """A re-judge of the same conversations with another judge: the view is paired, names its
     test, counts the flips per row, and a flipped pair opens as run B judged it."""
-    rejudged = tmp_path / "rejudged"
-    done = subprocess.run(
-        [sys.executable, "-m", "judgeaudit", "rejudge", str(run_copy), "--out", str(rejudged),
-         "--judge-model", "judge-default:diligence=0,evidence=0.2,style=0.8",
-         "--events", "jsonl"],
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    rejudged = rejudged_copy
 
-    async def go() -> tuple[str, dict[str, dict[str, str]], str, str]:
+    async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f6")
@@ -238,10 +230,20 @@ def test_paired_compare_shows_flips_and_opens_them(
             listing = str(app.screen.query_one(".title", Static).render())
             await press(pilot, "enter")
             detail = str(app.screen.query_one("#pair-title", Static).render())
-        return text, rows, listing, detail
+            opened = app.screen
+            assert isinstance(opened, PairDetailScreen)
+        return text, rows, listing, detail, opened
 
-    text, rows, listing, detail = asyncio.run(go())
+    text, rows, listing, detail, opened = asyncio.run(go())
     assert "paired: " in text and "McNemar" in text and "decided by: " in text
     assert "overall" in rows and all(r["flips"].startswith("+") for r in rows.values())
     assert "pairs flipped to misselected" in listing
-    assert "judge prefers" in detail  # the pair as run B judged it
+    assert opened.out == rejudged  # the pair as run B judged it, and its verdict flipped
+    verdicts = [
+        sqlite3.connect(out / "audit.db")
+        .execute("SELECT judge_pref, misselected FROM audit_pairs WHERE pair_id LIKE ?",
+                 ("%/" + opened.pair_id.split("/", 1)[1],))
+        .fetchone()
+        for out in (run_copy, rejudged)
+    ]  # fmt: skip
+    assert f"judge prefers {verdicts[1][0]} " in detail and verdicts[0][1] != verdicts[1][1]

@@ -9,12 +9,15 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from judgeaudit.audit import events as ev
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.bridge import RunBridge
 from judgeaudit.tui.screens.run import RunScreen
+from judgeaudit.tui.screens.runs import OVERALL, RunsScreen
+from judgeaudit.tui.widgets.fit_table import FitTable
 from tests.tui.helpers import SIZE, SMALL, make_app, settle, snapshot
 
 SIZES = pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x32", "80x24"])
@@ -64,7 +67,27 @@ def stream_into_the_run_screen(app: JudgeAuditApp, paused: bool = False) -> RunS
     )
     bridge.on_event(
         ev.Progress(
-            "judging", 912, 1890, 5120, 2_100_000, 0.0, 3, 0, 9.5, 539.0, 4.0, {"sim": [17, 32]}
+            "judging",
+            912,
+            1890,
+            5120,
+            2_100_000,
+            0.0,
+            3,
+            0,
+            9.5,
+            539.0,
+            4.0,
+            {"sim": [17, 32]},
+            {
+                "sim": {
+                    "mode": "adaptive",
+                    "rps": 48.6,
+                    "rpm": None,
+                    "tpm": None,
+                    "rate_limited": 12,
+                }
+            },
         )
     )
     bridge.paused = paused
@@ -146,6 +169,32 @@ def test_runs_screen_compare(
     snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
 ) -> None:
     assert snapshot(snap_compare, make_app(isolated, "run"), ["f6", "ctrl+t"], size=size)
+
+
+@SIZES
+def test_runs_paired_compare_and_flipped_pairs(
+    snap_compare: Any,
+    isolated: ProfileStore,
+    run_copy: Path,
+    rejudged_copy: Path,
+    size: tuple[int, int],
+) -> None:
+    """Runs on a re-judge (paired), Enter on the overall row: the flipped pairs listed."""
+
+    async def compare(pilot: Pilot[None]) -> None:
+        screen = pilot.app.get_screen("runs")
+        assert isinstance(screen, RunsScreen)
+        pilot.app.action_goto("runs")  # type: ignore[attr-defined]
+        await settle(pilot)
+        screen.query_one("#r-b", Input).value = "rejudged"
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        table = screen.query_one("#drift", FitTable)
+        table.focus()
+        assert table.put_cursor(OVERALL)
+
+    app = make_app(isolated, "run")
+    assert snapshot(snap_compare, app, ["enter"], size=size, before=compare)
 
 
 def pin_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

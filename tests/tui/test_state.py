@@ -207,3 +207,30 @@ def test_help_lists_every_screen_and_its_keys(isolated: ProfileStore) -> None:
     for key, name in (("F1", "Profiles"), ("F2", "Launch"), ("F3", "Run"), ("F4", "Results")):
         assert f"{key}  {name}" in text
     assert "F5  Review" in text and "F6  Runs" in text and "ctrl+t Compare" in text
+
+
+def test_run_screen_shows_the_rate_limit_in_force(isolated: ProfileStore, tmp_path: Path) -> None:
+    """An endpoint declaring rpm = 6000 is paced at 100 req/s, and the Run screen says so."""
+    spec = write_spec(tmp_path / "spec.toml")
+    text = spec.read_text().replace(
+        'base_url = "embedded"\n', 'base_url = "embedded"\nrpm = 6000\n'
+    )
+    spec.write_text(text)
+    out = tmp_path / "out"
+
+    def rates(app: JudgeAuditApp) -> str:
+        shown = run_screen(app).query("#rates")
+        return str(shown.first(Static).render()) if shown else ""
+
+    async def go() -> tuple[str, str]:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_run(spec, out)
+            await wait_until(pilot, lambda: "req/s" in rates(app), "a progress event")
+            during = rates(app)
+            await wait_until(pilot, lambda: run_screen(app).finished, "the run to finish")
+            return during, rates(app)
+
+    during, after = asyncio.run(go())
+    assert during == "rate limits: sim 100.0 req/s (declared)"
+    assert after == during  # the last pacing stays on screen once the run has ended

@@ -154,6 +154,10 @@ class JudgeAuditApp(App[None]):
         self.show_place("profiles")
         getattr(self.profiles_screen(), f"action_{action}")()
 
+    def action_profiles_off(self, app_name: str) -> None:
+        self.show_place("profiles")
+        self.profiles_screen().plan_off(app_name)
+
     def action_focus_field(self, place: str, field: str) -> None:
         self.show_place(place)
         screen = self.get_screen(place)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from judgeaudit.profiles.model import APPS
 from judgeaudit.tui.places import PLACES
 
 if TYPE_CHECKING:
@@ -45,6 +46,14 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
         "Backups and restore",
         "Profiles: list backups of tool files, restore one",
         "profiles_do('backups')",
+    ),
+    *(
+        (
+            f"Turn off {app}",
+            f"Profiles: undo judgeaudit in {app}'s files, your own settings back (diff first)",
+            f"profiles_off('{app}')",
+        )
+        for app in APPS
     ),
     ("Help", "Every screen and its keys", "help"),
     ("Quit", "Quit (during a run: asks first)", "quit"),

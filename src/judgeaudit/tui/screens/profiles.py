@@ -1,9 +1,11 @@
-"""Profiles (the default screen): grouped by app, active marked, keys masked; switch with a diff
-preview through the same transaction as the CLI.
+"""Profiles (the default screen): grouped by app, active marked, keys masked; switch (or turn
+judgeaudit off in an app) with a diff preview through the same transaction as the CLI.
 
 Everything that touches files or the keyring runs in a thread worker (each key is read once per
 refresh, however many profiles share it); the table keeps its cursor on the same profile name
-across refreshes, so the next key acts on the profile the user was looking at."""
+across refreshes, so the next key acts on the profile the user was looking at. The listing is
+read again whenever the screen is shown, so what the CLI changed meanwhile (`profile off`, a
+switch, a broken file) is what the screen says, with the doctor's warnings under the keyring's."""
 
 from __future__ import annotations
 
@@ -19,11 +21,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles import backups, secrets
+from judgeaudit.profiles import backups, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.switch import use_profile
+from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.tui.screens.modals import BackupPicker, ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
@@ -39,6 +41,8 @@ COLUMNS = (
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
+#: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
+PROBLEMS_SHOWN = 4
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class Listing:
     keyring_ok: bool
     keyring_note: str
     problems: list[str]  # profile files that do not load (the others are listed anyway)
+    warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
 
 
 def read_listing(store: ProfileStore) -> Listing:
@@ -58,7 +63,18 @@ def read_listing(store: ProfileStore) -> Listing:
     usable, note = secrets.backend_usable()
     names = sorted({p.key for p in listed if p.key})
     keys = {n: secrets.mask(secrets.get_key(n)) if usable else "n/a" for n in names}
-    return Listing(listed, active, keys, usable, note, problems)
+    warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
+    return Listing(listed, active, keys, usable, note, problems, warnings)
+
+
+def problem_lines(listing: Listing) -> list[str]:
+    """Keyring first (it blocks every key), then broken files, then the doctor's warnings."""
+    lines = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
+    lines += listing.problems + [f"doctor: {w}" for w in listing.warnings]
+    if len(lines) > PROBLEMS_SHOWN:
+        rest = len(lines) - PROBLEMS_SHOWN + 1
+        lines = [*lines[: PROBLEMS_SHOWN - 1], f"… {rest} more: run `judgeaudit profile doctor`"]
+    return lines
 
 
 def is_loopback(url: str) -> bool:
@@ -74,6 +90,7 @@ class ProfilesScreen(Screen[None]):
         Binding("e", "edit", "Edit"),
         Binding("k", "set_key", "Key"),
         Binding("t", "test", "Test"),
+        Binding("o", "turn_off", "Off"),
         Binding("b", "backups", "Backups"),
     ]
 
@@ -95,8 +112,8 @@ class ProfilesScreen(Screen[None]):
     def table(self) -> FitTable:
         return self.query_one(FitTable)
 
-    def on_mount(self) -> None:
-        self.reload()
+    def on_screen_resume(self) -> None:
+        self.reload()  # on first show too, and after the CLI or a dialog changed something
 
     def reload(self, select: str | None = None) -> None:
         self.table.loading = True
@@ -118,8 +135,7 @@ class ProfilesScreen(Screen[None]):
     def show_listing(self, listing: Listing, select: str | None) -> None:
         self.listing = listing
         self.profiles = {p.name: p for p in listing.profiles}
-        notes = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
-        self.query_one("#keyring-status", Note).say("\n".join(notes + listing.problems))
+        self.query_one("#keyring-status", Note).say("\n".join(problem_lines(listing)))
         rows = []
         for app in APPS:
             for p in (p for p in listing.profiles if p.app == app):
@@ -198,6 +214,46 @@ class ProfilesScreen(Screen[None]):
             return
         made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
         self.app.call_from_thread(self.status, f"active {result.app} profile: {name}{made}")
+        self.app.call_from_thread(self.reload)
+
+    # --- off: the user's own settings back ---------------------------------------------------
+    def action_turn_off(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            self.status(f"planning to turn judgeaudit off in {profile.app}…")
+            self.plan_off(profile.app)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def plan_off(self, app: str) -> None:
+        try:
+            plan = turn_off(self.store, app, dry_run=True)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
+            return
+        if all(p.before == p.after for p in plan.plans):
+            self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
+            return
+        self.app.call_from_thread(self.confirm_off, app, plan.diff, plan.warnings)
+
+    def confirm_off(self, app: str, diff: str, warnings: list[str]) -> None:
+        self.status("")
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.apply_off(app)
+
+        title = f"Turn judgeaudit off in {app}? (your own settings come back)"
+        self.app.push_screen(ConfirmDiff(title, diff, warnings), confirmed)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def apply_off(self, app: str) -> None:
+        try:
+            result = turn_off(self.store, app)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, f"not turned off, nothing changed: {exc}", True)
+            return
+        made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
+        self.app.call_from_thread(self.status, f"judgeaudit is off in {app}{made}")
         self.app.call_from_thread(self.reload)
 
     # --- add / edit ----------------------------------------------------------------------------

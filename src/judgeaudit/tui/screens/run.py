@@ -21,6 +21,7 @@ from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
 from judgeaudit.tui.eta import EtaClock
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
+from judgeaudit.tui.widgets.note import Note
 
 DRAIN_EVERY_S = 0.2
 LOG_LINES = 400
@@ -44,6 +45,18 @@ def format_progress(p: ev.Progress, eta_s: float | None, paused: bool) -> str:
         f"{p.tokens / 1000:.0f}k tokens{cost} · retries {p.retries} · failed {p.failures}"
         f"   limits: {limits}"
     )
+
+
+def format_rates(p: ev.Progress) -> str:
+    """The pacing in force per endpoint (the speed lane's ``rate_limits``), one line."""
+    parts = []
+    for name, pacing in sorted(p.rate_limits.items()):
+        rates = [f"{pacing['rps']:.1f} req/s"] if pacing.get("rps") is not None else []
+        rates += [f"{pacing['tpm'] / 1000:g}k tok/min"] if pacing.get("tpm") else []
+        refused = f", {pacing['rate_limited']} × 429" if pacing.get("rate_limited") else ""
+        paced = " + ".join(rates) if rates else "unpaced"
+        parts.append(f"{name} {paced} ({pacing.get('mode', '?')}{refused})")
+    return "rate limits: " + ("; ".join(parts) if parts else "none")
 
 
 def format_call(call: ev.JudgeCallDone | ev.TrajectoryDone) -> Text:
@@ -94,6 +107,7 @@ class RunScreen(Screen[None]):
         yield Static("", id="paused", classes="-paused")
         yield ProgressBar(total=1, show_eta=False, id="progress")
         yield Static("", id="stats")
+        yield Note("", id="rates", classes="hint")
         yield FitTable(PAIR_COLUMNS, id="agent-pairs", cursor_type="none")
         yield RichLog(max_lines=LOG_LINES, id="judge-log", wrap=False, markup=False)
         yield Footer(compact=True)
@@ -112,6 +126,7 @@ class RunScreen(Screen[None]):
             return
         self.query_one(ProgressBar).update(total=1, progress=0)
         self.query_one("#stats", Static).update("starting…")
+        self.query_one("#rates", Note).say("")
         self.query_one(FitTable).set_rows([])
         self.query_one(RichLog).clear()
         self.show_title()
@@ -138,6 +153,7 @@ class RunScreen(Screen[None]):
             if p.phase == "judging":
                 self.pairs_done, self.pairs_total = p.done, p.total
             self.query_one(ProgressBar).update(total=max(p.total, 1), progress=p.done)
+            self.query_one("#rates", Note).say(format_rates(p))
         for call in batch.judge_calls[-LOG_LINES:]:
             log.write(format_call(call))
         for failure in batch.failures:
