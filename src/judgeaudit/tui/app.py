@@ -16,6 +16,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.widget import AwaitMount
 
 from judgeaudit.analysis.queries import export_review
 from judgeaudit.errors import IncompleteRun, JudgeauditError
@@ -108,12 +109,13 @@ class JudgeAuditApp(App[None]):
             self.get_results_like("review").show_output(self.out_dir)
         self.show_place(name)
 
-    def show_place(self, name: str) -> None:
-        """Switch to a screen's mode and close whatever was opened on top of it."""
-        if self.current_mode != name:
-            self.switch_mode(name)
+    def show_place(self, name: str) -> AwaitMount | None:
+        """Switch to a screen's mode and close whatever was opened on top of it; await the
+        result to act on a screen that is shown for the first time (composed only then)."""
+        mounted = self.switch_mode(name) if self.current_mode != name else None
         while len(self.screen_stack) > 1:
             self.pop_screen()
+        return mounted
 
     def get_results_like(self, name: str) -> ResultsScreen | ReviewScreen:
         screen = self.get_screen(name)
@@ -153,6 +155,15 @@ class JudgeAuditApp(App[None]):
     def action_profiles_do(self, action: str) -> None:
         self.show_place("profiles")
         getattr(self.profiles_screen(), f"action_{action}")()
+
+    async def action_place_do(self, place: str, action: str) -> None:
+        """A screen's own key, run from the palette: show that screen, then act on it."""
+        if place == "results":
+            self.get_results_like("results").show_output(self.out_dir)
+        mounted = self.show_place(place)
+        if mounted is not None:
+            await mounted
+        getattr(self.get_screen(place), f"action_{action}")()
 
     def action_profiles_off(self, app_name: str) -> None:
         self.show_place("profiles")

@@ -31,6 +31,22 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Cancel run", "Stop the live run; rerunning the same spec resumes it", "cancel_run"),
     ("Open results", "Results of the current output dir", "goto('results')"),
     (
+        "Gap source…",
+        "Results: bucket by the capability, judge or external gap",
+        "place_do('results', 'focus_gap')",
+    ),
+    ("Bins…", "Results: type bucket edges, then Enter", "place_do('results', 'focus_bins')"),
+    (
+        "Agent pairs",
+        "Results: the agent-pair table with RANKING MISSELECTED",
+        "place_do('results', 'agent_pairs')",
+    ),
+    (
+        "Judge log on/off",
+        "Run: show or hide the streaming judge log",
+        "place_do('run', 'toggle_log')",
+    ),
+    (
         "Open run…",
         "Runs: open another output dir (type it, then ctrl+o)",
         "focus_field('runs', 'a')",

@@ -74,6 +74,9 @@ def outside_note(r: dict[str, Any]) -> str:
     return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
 
 
+JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
+
+
 class ResultsScreen(Screen[None]):
     SUB_TITLE = "Results"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -90,6 +93,8 @@ class ResultsScreen(Screen[None]):
         self.report: dict[str, Any] = {}
         self.loaded = False
         self.mounted = False
+        self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
+        self.control_chosen = False  # g / ctrl+e (or the palette) while the report was loading
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -197,7 +202,11 @@ class ResultsScreen(Screen[None]):
         self.render_buckets(r)
         self.render_sections(r)
         self.query_one("#results-body").loading = False
-        self.query_one("#buckets", FitTable).focus()
+        if not self.control_chosen:  # a control chosen while loading keeps the focus
+            self.query_one("#buckets", FitTable).focus(scroll_visible=not self.jump_when_loaded)
+        self.control_chosen = False
+        if self.jump_when_loaded:
+            self.call_after_refresh(self.jump_once_laid_out, JUMP_REFRESHES)
 
     def bar_width(self) -> int:
         names = [cell_len(bucket_name(b)) for b in self.report.get("buckets", [])]
@@ -283,13 +292,28 @@ class ResultsScreen(Screen[None]):
 
     def action_agent_pairs(self) -> None:
         """Jump to the agent-pair table (below the fold at 80×24)."""
+        if not self.loaded:
+            self.jump_when_loaded = True
+            return
         table = self.query_one("#agent-pairs-table", FitTable)
         self.query_one("#results-body", VerticalScroll).scroll_to_widget(table, top=True)
 
+    def jump_once_laid_out(self, refreshes_left: int) -> None:
+        """The loading overlay goes, then the tables are laid out, over a few refreshes: scroll
+        once the agent-pair table has its place (its rows are in), not before."""
+        table = self.query_one("#agent-pairs-table", FitTable)
+        if table.region.height == 0 and refreshes_left > 0:
+            self.call_after_refresh(self.jump_once_laid_out, refreshes_left - 1)
+            return
+        self.jump_when_loaded = False
+        self.action_agent_pairs()
+
     def action_focus_gap(self) -> None:
+        self.control_chosen = not self.loaded
         self.query_one("#gap-source", Select).focus()
 
     def action_focus_bins(self) -> None:
+        self.control_chosen = not self.loaded
         self.query_one("#bins", Field).focus()
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
