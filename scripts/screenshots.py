@@ -4,6 +4,7 @@ Uses a throwaway config dir and no keyring, so nothing of yours shows up. The SV
 CJK-capable monospace font after Fira Code (CJK_FONTS), so the 近同/小差/中差/大差 bucket
 labels render in a browser that has one of them (Noto Sans Mono CJK ships with most Linux
 desktops; Sarasa Mono and WenQuanYi Zen Hei Mono are alternatives).
+The last two show the paired compare of the demo with a `judgeaudit rejudge` of it.
 Usage: python scripts/screenshots.py
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -21,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 SIZE = (110, 34)
 CJK_FONTS = '"Fira Code", "Noto Sans Mono CJK SC", "Sarasa Mono SC", "WenQuanYi Zen Hei Mono"'
 TEXTUAL_FONTS = "font-family: Fira Code, monospace;"
+REJUDGE_MODEL = "judge-default:diligence=0,evidence=0.2,style=0.8"
 
 
 def with_cjk_font(svg: str) -> str:
@@ -61,8 +64,12 @@ async def main() -> None:
     )
     os.chdir(scratch)
     shutil.copytree(REPO / "examples", scratch / "examples")
+    from textual.widgets import Input
+
     from judgeaudit.tui.app import JudgeAuditApp
     from judgeaudit.tui.screens.run import RunScreen
+    from judgeaudit.tui.screens.runs import OVERALL, RunsScreen
+    from judgeaudit.tui.widgets.fit_table import FitTable
 
     out_dir = REPO / "screenshots"
     out_dir.mkdir(exist_ok=True)
@@ -94,6 +101,18 @@ async def main() -> None:
         await shot("pair", "enter")
         await shot("review", "f5")
         await shot("runs", "f6", "ctrl+t")
+        # the paired compare: the same conversations judged again by a judge that weighs style
+        rejudge = [sys.executable, "-m", "judgeaudit", "rejudge", "out/demo", "--out",
+                   "out/demo-rejudged", "--judge-model", REJUDGE_MODEL, "--events", "jsonl"]  # fmt: skip
+        await asyncio.to_thread(subprocess.run, rejudge, check=True, stdout=subprocess.DEVNULL)
+        runs = app.get_screen("runs")
+        assert isinstance(runs, RunsScreen)
+        runs.query_one("#r-b", Input).value = "out/demo-rejudged"
+        await shot("runs-paired", "ctrl+t")
+        table = runs.query_one("#drift", FitTable)
+        table.focus()
+        table.put_cursor(OVERALL)
+        await shot("flipped-pairs", "enter")
     shutil.rmtree(scratch, ignore_errors=True)
 
 
