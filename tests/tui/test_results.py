@@ -11,7 +11,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Select, Static
 
 from judgeaudit.analysis.report import ReportOptions, build_report
@@ -22,7 +24,9 @@ from judgeaudit.tui.screens.pairs import PairsScreen
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.widgets.bars import BucketBars
 from judgeaudit.tui.widgets.fit_table import FitTable
-from tests.tui.helpers import SIZE, make_app, press, settle
+from tests.audit_helpers import write_spec
+from tests.tui.helpers import SIZE, make_app, press, settle, wait_until
+from tests.tui.test_navigation import run_screen
 
 
 def edit_manifest(out: Path, change: Any) -> None:
@@ -247,3 +251,27 @@ def test_paired_compare_shows_flips_and_opens_them(
         for out in (run_copy, rejudged)
     ]  # fmt: skip
     assert f"judge prefers {verdicts[1][0]} " in detail and verdicts[0][1] != verdicts[1][1]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+@pytest.mark.parametrize("first", ["f4", "run then r"])
+def test_results_open_at_the_top(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path, first: str, size: tuple[int, int]
+) -> None:
+    """Focusing the bucket table once the report is in must not scroll the bar chart away,
+    also when Results is first shown by `r` at the end of a run."""
+    spec, out = write_spec(tmp_path / "spec.toml"), tmp_path / "fresh"
+
+    async def go() -> float:
+        app = make_app(isolated, run_copy if first == "f4" else out, demo_spec=spec)
+        async with app.run_test(size=size) as pilot:
+            if first == "f4":
+                await press(pilot, "f4")
+            else:
+                app.start_run(spec, out)
+                await wait_until(pilot, lambda: run_screen(app).finished, "the run to finish")
+                await press(pilot, "r")
+            assert results(app).loaded
+            return results(app).query_one("#results-body", VerticalScroll).scroll_y
+
+    assert asyncio.run(go()) == 0

@@ -203,7 +203,9 @@ class ResultsScreen(Screen[None]):
         self.render_sections(r)
         self.query_one("#results-body").loading = False
         if not self.control_chosen:  # a control chosen while loading keeps the focus
-            self.query_one("#buckets", FitTable).focus(scroll_visible=not self.jump_when_loaded)
+            # no scroll: while the loading overlay goes the table's place is not final, and a
+            # scroll to it could leave the bar chart above the view
+            self.query_one("#buckets", FitTable).focus(scroll_visible=False)
         self.control_chosen = False
         if self.jump_when_loaded:
             self.call_after_refresh(self.jump_once_laid_out, JUMP_REFRESHES)

@@ -146,10 +146,14 @@ class ReviewScreen(Screen[None]):
             return
         item = data.items[self.index]
         label = self.current_label(item["pair_id"])
+        given = {k: "-" if label[k] is None else label[k] for k in EMPTY_LABEL}
         self.query_one("#review-head", Static).update(
-            f"[{item['stratum']}] {item['task_id']} · judge prefers {item['judge_pref']} · success check "
-            f"{item['success_a']}/{item['success_b']} · your labels: A {label['human_success_a']}, "
-            f"B {label['human_success_b']}, prefer {label['human_pref']}"
+            Text(  # plain text: "[stratum]" is no markup tag
+                f"[{item['stratum']}] {item['task_id']} · judge prefers {item['judge_pref']} · "
+                f"success check {item['success_a']}/{item['success_b']} · your labels: "
+                f"A {given['human_success_a']}, B {given['human_success_b']}, "
+                f"prefer {given['human_pref']}"
+            )
         )
         if reload_item:
             self.query_one("#review-item").loading = True
