@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/judgeaudit demo --no-tui --out out/demo
+	$(BIN)/judgeaudit demo --no-tui --events progress --out out/demo
 
 test: $(STAMP)
 	bash scripts/test.sh
@@ -27,11 +27,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(STAMP)  # the quick ones; bench/recorded_scale.py --pairs 5000000 takes about an hour
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/llm_throughput.py
 	$(BIN)/python bench/audit_throughput.py
 	$(BIN)/python bench/report_scale.py
 	$(BIN)/python bench/tui_load.py
+	$(BIN)/python bench/rate_limited.py
+	$(BIN)/python bench/bridge_overhead.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from judgeaudit.audit.dryrun import estimate_tokens
 from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.toml"
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-    )
 
 
 def plan_of(*args: str) -> dict[str, object]:

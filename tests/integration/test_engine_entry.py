@@ -4,9 +4,6 @@ fail through the same function, so a user sees the same outcome in either."""
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,16 +17,7 @@ from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.client import RetryPolicy
 from judgeaudit.tui.bridge import RunBridge
 from tests.audit_helpers import write_spec
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-    )
+from tests.cli_helpers import cli
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,18 +13,9 @@ import pytest
 from judgeaudit.audit.templates import load_template
 from judgeaudit.engine import run_audit
 from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "prompts"
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-    )
 
 
 def _spec_with(tmp_path: Path, **templates: str) -> Path:

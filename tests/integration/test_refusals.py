@@ -3,7 +3,6 @@ disk is one line and exit 4 and resumes, and an unexpected error names a log fil
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -14,17 +13,8 @@ import pytest
 
 from judgeaudit.cli import main
 from tests.audit_helpers import write_spec
+from tests.cli_helpers import cli
 from tests.helpers import sim_server
-
-
-def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def test_run_refused_at_first_call_writes_nothing_and_the_fix_needs_no_new_run(

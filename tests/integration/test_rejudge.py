@@ -4,29 +4,16 @@ of specs that contradict it, and the paired compare it enables."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "prompts"
-
-
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-        cwd=cwd,
-    )
 
 
 def calls_by_role(out: Path) -> dict[str, int]:

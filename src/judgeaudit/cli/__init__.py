@@ -94,6 +94,17 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(words)
+    except BrokenPipeError as exc:
+        if not _stdout_reader_gone():
+            from judgeaudit.cli import crash
+
+            return crash.handle(exc, words)
+        return _quiet_after_closed_pipe()
+
+
+def _run(words: list[str]) -> int:
     args = build_parser(words).parse_args(words)
     if not getattr(args, "func", None):
         words = [DEFAULT_COMMAND]
@@ -107,7 +118,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("judgeaudit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise  # decided in main: a closed stdout is the reader's choice, anything else a bug
     except Exception as exc:  # the safety net: one line naming a log file, never a traceback
         from judgeaudit.cli import crash
 
-        return crash.handle(exc, list(argv if argv is not None else sys.argv[1:]))
+        return crash.handle(exc, words)
+
+
+#: The exit status of a process a shell saw killed by SIGPIPE (128 + 13).
+SIGPIPE_EXIT = 141
+
+
+def _stdout_reader_gone() -> bool:
+    """True when stdout is a pipe whose reader has closed it (``judgeaudit report | head``)."""
+    import select
+
+    try:
+        fd = sys.__stdout__.fileno() if sys.__stdout__ else -1
+    except (OSError, ValueError):
+        return False
+    if fd < 0:
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & select.POLLERR for _, events in poller.poll(0))
+
+
+def _quiet_after_closed_pipe() -> int:
+    """Stop like a shell tool whose reader went away: no message, no crash log, SIGPIPE's status.
+
+    stdout is pointed at /dev/null so the interpreter's final flush cannot raise again.
+    """
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ else 1)
+    finally:
+        os.close(devnull)
+    return SIGPIPE_EXIT
