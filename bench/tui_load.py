@@ -26,13 +26,16 @@ async def measure(presses: int, loaded: bool, out: Path) -> list[float]:
     from judgeaudit.tui.bridge import RunBridge
     from judgeaudit.tui.screens.run import RunScreen
 
-    app = JudgeAuditApp(demo_spec=REPO / "examples" / "demo.toml", out_dir=out)
+    app = JudgeAuditApp(demo_spec=REPO / "examples" / "demo.toml", out_dir=out, steady=True)
     timings: list[float] = []
     async with app.run_test(size=(110, 34)) as pilot:
         bridge = RunBridge(REPO / "examples" / "demo.toml", out, concurrency=64)
         app.bridge = bridge
-        app.install_screen(RunScreen(bridge), "run")
-        await app.switch_screen("run")
+        app.show_place("run")
+        await pilot.pause()
+        run_screen = app.get_screen("run")
+        assert isinstance(run_screen, RunScreen)
+        run_screen.attach(bridge)
         if loaded:
             app.run_worker(bridge.run_blocking, thread=True, exit_on_error=False, group="audit")
             while bridge.drain().progress is None:  # wait until judging is streaming

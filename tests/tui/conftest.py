@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import load_spec
+from judgeaudit.profiles.shadowing import CLAUDE_ROUTERS, CLAUDE_TOKENS
 from judgeaudit.profiles.store import ProfileStore
 from tests.audit_helpers import write_spec
 from tests.memkeyring import MemoryKeyring
@@ -26,6 +29,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Profil
     monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    for variable in (*CLAUDE_TOKENS, *CLAUDE_ROUTERS):  # the doctor would warn of them on screen
+        monkeypatch.delenv(variable, raising=False)
     previous = keyring.get_keyring()
     keyring.set_keyring(MemoryKeyring())
     monkeypatch.chdir(tmp_path)
@@ -47,4 +52,29 @@ def run_copy(small_run: Path, tmp_path: Path) -> Path:
     """A private copy (review labels are written to the DB)."""
     target = tmp_path / "run"
     shutil.copytree(small_run, target)
+    return target
+
+
+#: the same conversations judged again by a judge that weighs style over evidence
+REJUDGE_MODEL = "judge-default:diligence=0,evidence=0.2,style=0.8"
+
+
+@pytest.fixture(scope="session")
+def small_rejudged(small_run: Path) -> Path:
+    """`judgeaudit rejudge` of the small run with another judge: a paired comparison."""
+    out = small_run.parent / "rejudged"
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "rejudge", str(small_run), "--out", str(out),
+         "--judge-model", REJUDGE_MODEL, "--events", "jsonl"],
+        capture_output=True, text=True, timeout=600, cwd=REPO,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture
+def rejudged_copy(small_rejudged: Path, run_copy: Path, tmp_path: Path) -> Path:
+    """A private copy of the re-judged run beside `run_copy` (tmp_path/rejudged)."""
+    target = tmp_path / "rejudged"
+    shutil.copytree(small_rejudged, target)
     return target

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.command import CommandList, CommandPalette
-from textual.pilot import Pilot
+from textual.pilot import Pilot, WaitForScreenTimeout
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from judgeaudit.profiles.store import ProfileStore
@@ -31,12 +31,28 @@ def make_app(store: ProfileStore, out: str | Path = "out/tui", **kwargs: Any) ->
     return JudgeAuditApp(store=store, out_dir=Path(out), steady=True, **kwargs)
 
 
+def no_crash(app: Any) -> None:
+    """Fail with the app's own crash log (the app ends an unexpected error by writing one)."""
+    log = getattr(app, "crash_log", None)
+    if log is not None:
+        raise AssertionError(f"the app crashed:\n{Path(log).read_text()}")
+
+
+async def pause(pilot: Pilot[Any]) -> None:
+    try:
+        await pilot.pause()
+    except WaitForScreenTimeout:
+        no_crash(pilot.app)
+        raise
+    no_crash(pilot.app)
+
+
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until every non-audit worker is done and its effects are on screen."""
     app = pilot.app
     deadline = time.monotonic() + STATE_DEADLINE_S
     while True:
-        await pilot.pause()
+        await pause(pilot)
         pending = [w for w in app.workers if not w.is_finished and w.group != "audit"]
         if not pending:
             break
@@ -44,15 +60,21 @@ async def settle(pilot: Pilot[Any]) -> None:
         with contextlib.suppress(WorkerFailed, WorkerCancelled):
             await app.workers.wait_for_complete(pending)
     await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
+    await pause(pilot)
 
 
-async def wait_until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
+async def until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
     """Process events until `ready()` holds (the app's own state, never a clock)."""
     deadline = time.monotonic() + STATE_DEADLINE_S
     while not ready():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        no_crash(pilot.app)
         await pilot.pause(0.05)
+
+
+async def wait_until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
+    """`until`, then settle."""
+    await until(pilot, ready, what)
     await settle(pilot)
 
 

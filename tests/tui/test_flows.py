@@ -173,7 +173,7 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
             def title() -> str:
                 return str(rerun.query_one("#run-title", Static).render())
 
-            await wait_until(pilot, lambda: title().startswith("Resuming "), "the resumed title")
+            await wait_until(pilot, lambda: "(resumed)" in title(), "the resumed title")
             resumed = title()
             rerun.bridge.cancel()
             await wait_until(pilot, lambda: rerun.finished, "the second run to end")
@@ -181,7 +181,7 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
 
     cancelled, title = asyncio.run(go())
     assert "cancelled" in cancelled and "resume" in cancelled
-    assert title.startswith("Resuming ")
+    assert title.startswith("Run t-") and "(resumed)" in title and "pairs stored" in title
 
 
 def test_review_label_saved_at_once(isolated: ProfileStore, run_copy: Path) -> None:
@@ -249,3 +249,25 @@ def test_no_tty_prints_one_line() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "judgeaudit demo --no-tui" in done.stderr
+
+
+def test_review_head_shows_the_stratum_and_unset_labels_plainly(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """The stratum in brackets is text, not markup; a label not given yet shows as "-"."""
+
+    async def go() -> tuple[str, str, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f5")
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen) and screen.data is not None
+            stratum = str(screen.data.items[0]["stratum"])
+            before = str(screen.query_one("#review-head", Static).render())
+            await press(pilot, "2")
+            return stratum, before, str(screen.query_one("#review-head", Static).render())
+
+    stratum, before, after = asyncio.run(go())
+    assert before.startswith(f"[{stratum}] ") and "None" not in before
+    assert "your labels: A -, B -, prefer -" in before
+    assert "your labels: A 0, B -, prefer -" in after

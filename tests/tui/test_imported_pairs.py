@@ -13,6 +13,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.screens.pair import PairDetailScreen
 from judgeaudit.tui.screens.review import ReviewScreen
+from tests.tui.helpers import press, settle
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
 
@@ -47,17 +48,15 @@ def test_pair_detail_and_review_show_any_json_tool_result(
             app.push_screen(
                 PairDetailScreen(out, "imp-" + _run_suffix(out) + "/retail-0/t0/gpt-4o~small-model")
             )
-            await pilot.pause()
+            await settle(pilot)
             assert isinstance(app.screen, PairDetailScreen)
             detail = shown(app.screen)
-            await pilot.press("escape", "f5")
-            await pilot.pause()
+            await press(pilot, "escape", "f5")
             screen = app.screen
-            assert isinstance(screen, ReviewScreen)
+            assert isinstance(screen, ReviewScreen) and screen.data is not None
             seen = [shown(screen)]
-            for _ in range(len(screen.items) - 1):  # every sampled pair, numeric results too
-                await pilot.press("n")
-                await pilot.pause()
+            for _ in range(len(screen.data.items) - 1):  # every sampled pair, numeric results too
+                await press(pilot, "n")
                 seen.append(shown(screen))
             return detail, "\n".join(seen)
 

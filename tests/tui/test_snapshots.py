@@ -1,131 +1,249 @@
-"""SVG snapshots of every screen, stable across runs and machine load: fixed seed, relative
-paths, no clocks, a steady app, and each picture taken once the app has settled (helpers)."""
+"""SVG snapshots of every screen and dialog, at 100×32 and at 80×24, stable across runs and
+machine load: fixed seed, relative paths, no clocks, a steady app, and each picture taken once
+the app has settled (helpers)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from judgeaudit.audit import events as ev
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.bridge import RunBridge
 from judgeaudit.tui.screens.run import RunScreen
-from tests.tui.helpers import make_app, snapshot
+from judgeaudit.tui.screens.runs import OVERALL, RunsScreen
+from judgeaudit.tui.widgets.fit_table import FitTable
+from tests.tui.helpers import SIZE, SMALL, make_app, settle, snapshot
+
+SIZES = pytest.mark.parametrize("size", [SIZE, SMALL], ids=["100x32", "80x24"])
 
 
-def test_profiles_screen(snap_compare: Any, isolated: ProfileStore) -> None:
-    assert snapshot(snap_compare, make_app(isolated))
+async def show_run_screen(pilot: Pilot[None]) -> None:
+    assert isinstance(pilot.app, JudgeAuditApp)
+    pilot.app.show_place("run")
+    await settle(pilot)
 
 
-def test_launch_screen(snap_compare: Any, isolated: ProfileStore) -> None:
-    assert snapshot(snap_compare, make_app(isolated), ["f2"])
+def stream_into_the_run_screen(app: JudgeAuditApp, paused: bool = False) -> RunScreen:
+    """A run's events, fed to the one Run screen the way the worker would (no worker: a fixed
+    picture), then drained at once instead of waiting for the 0.2 s timer."""
+    bridge = RunBridge(Path("examples/demo.toml"), Path("out/demo"))
+    bridge.simulated = True
+    app.bridge = bridge
+    screen = app.get_screen("run")
+    assert isinstance(screen, RunScreen)
+    screen.attach(bridge)
+    bridge.on_event(ev.RunStarted("demo-96771371", "out/demo", False, 756, 756, 1890, 0, []))
+    for i, (a, b, sa, sb, pref) in enumerate(
+        [
+            ("ace", "pro", True, False, "B"),
+            ("ace", "weak", True, False, "A"),
+            ("pro", "weak", True, True, "A"),
+            ("ace", "pro", True, True, "tie"),
+        ]
+    ):
+        pair_id = f"demo/retail-00{i}/t0/{a}~{b}"
+        missel = sa != sb and pref == ("B" if sa else "A")
+        bridge.on_event(ev.PairDone(pair_id, a, b, sa, sb, pref, missel))
+        reason = "A shows concrete evidence that the request was completed"
+        bridge.on_event(ev.JudgeCallDone(pair_id, "AB", 0, pref, 4.1, 3.2, reason, None, "{}"))
+    bridge.on_event(
+        ev.JudgeCallDone(
+            "demo/retail-005/t0/ace~pro",
+            "BA",
+            0,
+            None,
+            None,
+            None,
+            "",
+            "invalid JSON: Expecting ',' delimiter",
+            '{"winner": "A", "score_a": 4',
+        )
+    )
+    bridge.on_event(
+        ev.Progress(
+            "judging",
+            912,
+            1890,
+            5120,
+            2_100_000,
+            0.0,
+            3,
+            0,
+            9.5,
+            539.0,
+            4.0,
+            {"sim": [17, 32]},
+            {
+                "sim": {
+                    "mode": "adaptive",
+                    "rps": 48.6,
+                    "rpm": None,
+                    "tpm": None,
+                    "rate_limited": 12,
+                }
+            },
+        )
+    )
+    bridge.paused = paused
+    screen.drain()
+    screen.show_paused()
+    return screen
 
 
-def test_run_screen_streaming(snap_compare: Any, isolated: ProfileStore) -> None:
+@SIZES
+def test_profiles_screen(snap_compare: Any, isolated: ProfileStore, size: tuple[int, int]) -> None:
+    assert snapshot(snap_compare, make_app(isolated), size=size)
+
+
+@SIZES
+def test_launch_screen(snap_compare: Any, isolated: ProfileStore, size: tuple[int, int]) -> None:
+    assert snapshot(snap_compare, make_app(isolated), ["f2"], size=size)
+
+
+@SIZES
+def test_run_screen_streaming(
+    snap_compare: Any, isolated: ProfileStore, size: tuple[int, int]
+) -> None:
     async def feed(pilot: Pilot[None]) -> None:
-        app = pilot.app
-        assert isinstance(app, JudgeAuditApp)
-        bridge = RunBridge(Path("examples/demo.toml"), Path("out/demo"))
-        bridge.simulated = True
-        app.bridge = bridge
-        app.install_screen(RunScreen(bridge), "run")
-        await app.switch_screen("run")
-        bridge.on_event(ev.RunStarted("demo-96771371", "out/demo", False, 756, 0, 1890, 0, []))
-        for i, (a, b, sa, sb, pref) in enumerate(
-            [
-                ("ace", "pro", True, False, "B"),
-                ("ace", "weak", True, False, "A"),
-                ("pro", "weak", True, True, "A"),
-                ("ace", "pro", True, True, "tie"),
-            ]
-        ):
-            bridge.on_event(
-                ev.PairDone(
-                    f"demo/retail-00{i}/t0/{a}~{b}",
-                    a,
-                    b,
-                    sa,
-                    sb,
-                    pref,
-                    sa != sb and pref == ("B" if sa else "A"),
-                )
-            )
-            bridge.on_event(
-                ev.JudgeCallDone(
-                    f"demo/retail-00{i}/t0/{a}~{b}",
-                    "AB",
-                    0,
-                    pref,
-                    4.1,
-                    3.2,
-                    "A shows concrete evidence that the request was completed",
-                    None,
-                    "{}",
-                )
-            )
-        bridge.on_event(
-            ev.JudgeCallDone(
-                "demo/retail-005/t0/ace~pro",
-                "BA",
-                0,
-                None,
-                None,
-                None,
-                "",
-                "invalid JSON: Expecting ',' delimiter",
-                '{"winner": "A", "score_a": 4',
-            )
-        )
-        bridge.on_event(
-            ev.Progress(
-                "judging", 912, 1890, 5120, 2_100_000, 0.0, 3, 0, 9.5, 539.0, 4.0, {"sim": [17, 32]}
-            )
-        )
-        screen = app.screen
-        assert isinstance(screen, RunScreen)
-        screen.drain()  # what the 0.2 s timer does, now, so the picture does not wait for it
+        assert isinstance(pilot.app, JudgeAuditApp)
+        await show_run_screen(pilot)
+        stream_into_the_run_screen(pilot.app)
 
-    assert snapshot(snap_compare, make_app(isolated), before=feed)
+    assert snapshot(snap_compare, make_app(isolated), before=feed, size=size)
 
 
-def test_results_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4"])
+def test_run_screen_paused(snap_compare: Any, isolated: ProfileStore) -> None:
+    async def feed(pilot: Pilot[None]) -> None:
+        assert isinstance(pilot.app, JudgeAuditApp)
+        await show_run_screen(pilot)
+        stream_into_the_run_screen(pilot.app, paused=True)
+
+    assert snapshot(snap_compare, make_app(isolated), before=feed, size=SMALL)
 
 
+def test_run_screen_before_any_run(snap_compare: Any, isolated: ProfileStore) -> None:
+    assert snapshot(snap_compare, make_app(isolated), ["f3"], size=SMALL)
+
+
+@SIZES
+def test_results_screen(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
+) -> None:
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4"], size=size)
+
+
+def test_results_agent_pairs(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "a"], size=SMALL)
+
+
+@SIZES
+def test_pairs_screen(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
+) -> None:
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "enter"], size=size)
+
+
+@SIZES
 def test_pairs_and_pair_detail_screens(
-    snap_compare: Any, isolated: ProfileStore, run_copy: Path
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
 ) -> None:
-    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "enter", "enter"])
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "enter", "enter"], size=size)
 
 
-def test_review_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snapshot(snap_compare, make_app(isolated, "run"), ["f5", "1", "3", "a"])
-
-
-def test_runs_screen_compare(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snapshot(snap_compare, make_app(isolated, "run"), ["f6", "ctrl+t"])
-
-
-def test_pairs_screen(snap_compare: Any, isolated: ProfileStore, run_copy: Path) -> None:
-    assert snapshot(snap_compare, make_app(isolated, "run"), ["f4", "enter"])
-
-
-def test_switch_confirm_dialog(
-    snap_compare: Any, isolated: ProfileStore, tmp_path: Path, monkeypatch: Any
+@SIZES
+def test_review_screen(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
 ) -> None:
+    keys = ["f5", "1", "3", "a"]
+    assert snapshot(snap_compare, make_app(isolated, "run"), keys, size=size)
+
+
+@SIZES
+def test_runs_screen_compare(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
+) -> None:
+    assert snapshot(snap_compare, make_app(isolated, "run"), ["f6", "ctrl+t"], size=size)
+
+
+@SIZES
+def test_runs_paired_compare_and_flipped_pairs(
+    snap_compare: Any,
+    isolated: ProfileStore,
+    run_copy: Path,
+    rejudged_copy: Path,
+    size: tuple[int, int],
+) -> None:
+    """Runs on a re-judge (paired), Enter on the overall row: the flipped pairs listed."""
+
+    async def compare(pilot: Pilot[None]) -> None:
+        screen = pilot.app.get_screen("runs")
+        assert isinstance(screen, RunsScreen)
+        pilot.app.action_goto("runs")  # type: ignore[attr-defined]
+        await settle(pilot)
+        screen.query_one("#r-b", Input).value = "rejudged"
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        table = screen.query_one("#drift", FitTable)
+        table.focus()
+        assert table.put_cursor(OVERALL)
+
+    app = make_app(isolated, "run")
+    assert snapshot(snap_compare, app, ["enter"], size=size, before=compare)
+
+
+def pin_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The switch diff shows paths: keep them the same on every checkout."""
     (tmp_path / "claude" / "settings.json").write_text('{"theme": "dark"}\n')
-    # The diff shows paths: keep them the same on every checkout.
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "claude")
     monkeypatch.setattr("sys.executable", "/usr/bin/python3")
 
-    async def open_dialog(pilot: Pilot[None]) -> None:
-        from textual.widgets import DataTable
 
-        table = pilot.app.screen.query_one(DataTable)
-        table.move_cursor(row=table.get_row_index("taotoken-claude"))
-        await pilot.press("u")
+@SIZES
+def test_switch_confirm_dialog(
+    snap_compare: Any,
+    isolated: ProfileStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    size: tuple[int, int],
+) -> None:
+    pin_paths(tmp_path, monkeypatch)
 
-    assert snapshot(snap_compare, make_app(isolated), before=open_dialog)
+    async def choose(pilot: Pilot[None]) -> None:
+        assert pilot.app.get_screen("profiles").select_profile("taotoken-claude")  # type: ignore[attr-defined]
+
+    assert snapshot(snap_compare, make_app(isolated), ["u"], size=size, before=choose)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [["k"], ["a"], ["e"], ["b"], ["question_mark"]],
+    ids=["key-entry", "add-form", "edit-form", "backups", "help"],
+)
+def test_dialogs_at_80x24(
+    snap_compare: Any,
+    isolated: ProfileStore,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    keys: list[str],
+) -> None:
+    pin_paths(tmp_path, monkeypatch)
+
+    async def choose(pilot: Pilot[None]) -> None:
+        assert pilot.app.get_screen("profiles").select_profile("taotoken-sdk")  # type: ignore[attr-defined]
+
+    assert snapshot(snap_compare, make_app(isolated), keys, size=SMALL, before=choose)
+
+
+def test_stop_run_dialog_at_80x24(snap_compare: Any, isolated: ProfileStore) -> None:
+    async def feed(pilot: Pilot[None]) -> None:
+        assert isinstance(pilot.app, JudgeAuditApp)
+        await show_run_screen(pilot)
+        stream_into_the_run_screen(pilot.app)
+
+    assert snapshot(snap_compare, make_app(isolated), ["ctrl+q"], size=SMALL, before=feed)

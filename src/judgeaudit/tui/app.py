@@ -1,18 +1,33 @@
-"""The judgeaudit app: screens by name, global function-key navigation, the command palette."""
+"""The judgeaudit app: one instance of each screen (a mode each), global keys, the run, quitting.
+
+Each screen in `places.PLACES` is a Textual mode with its own stack: a function key switches to
+it and closes what was opened on top of it (pairs, a pair, a dialog), so nothing ever stacks up
+and no screen is uninstalled while in use. The audit runs in one thread worker at a time; a quit
+during a run asks first, then stops it cleanly and exits non-zero (the run stays resumable).
+"""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
+from textual.widget import AwaitMount
 
+from judgeaudit.analysis.queries import export_review
+from judgeaudit.errors import IncompleteRun, JudgeauditError
+from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.bridge import RunBridge
 from judgeaudit.tui.commands import MainCommands
+from judgeaudit.tui.crash import crash_message, write_crash_log
 from judgeaudit.tui.messages import OpenResults, StartRun
+from judgeaudit.tui.places import PLACES
+from judgeaudit.tui.screens.dialogs import ConfirmStop, HelpScreen
 from judgeaudit.tui.screens.launch import LaunchScreen
 from judgeaudit.tui.screens.profiles import ProfilesScreen
 from judgeaudit.tui.screens.results import ResultsScreen
@@ -21,6 +36,9 @@ from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.screens.runs import RunsScreen
 
 STEADY_TOAST_S = 3600.0
+#: how long a quit waits for a cancelled run to wind down before it exits anyway
+STOP_WAIT_S = 1.5
+REVIEW_EXPORT_N = 40  # the CLI's `review export` default
 
 
 class JudgeAuditApp(App[None]):
@@ -28,13 +46,10 @@ class JudgeAuditApp(App[None]):
     TITLE = "judgeaudit"
     COMMANDS = App.COMMANDS | {MainCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "goto('profiles')", "Profiles"),
-        Binding("f2", "goto('launch')", "Launch"),
-        Binding("f3", "goto('run')", "Run"),
-        Binding("f4", "goto('results')", "Results"),
-        Binding("f5", "goto('review')", "Review"),
-        Binding("f6", "goto('runs')", "Runs"),
-        Binding("ctrl+q", "quit", "Quit"),
+        *(Binding(p.key, f"goto('{p.name}')", p.title, show=False) for p in PLACES),
+        Binding("question_mark,f10", "help", "Help"),  # F10 while typing in a field
+        # in the help and the palette; the footer's room goes to the screen's own keys
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
     def __init__(
@@ -57,6 +72,7 @@ class JudgeAuditApp(App[None]):
         self.out_dir = out_dir
         self.start_demo = start_demo
         self.bridge: RunBridge | None = None
+        self.crash_log: Path | None = None
 
     def notify(
         self,
@@ -74,70 +90,186 @@ class JudgeAuditApp(App[None]):
     def on_mount(self) -> None:
         self.install_screen(ProfilesScreen(self.store), "profiles")
         self.install_screen(LaunchScreen(self.demo_spec, self.out_dir), "launch")
+        self.install_screen(RunScreen(), "run")
+        self.install_screen(ResultsScreen(), "results")
+        self.install_screen(ReviewScreen(), "review")
         self.install_screen(RunsScreen(self.out_dir), "runs")
-        self.push_screen("profiles")
+        for place in PLACES:
+            self.add_mode(place.name, place.name)
+        self.switch_mode("profiles")
         if self.start_demo:
             self.start_run(self.demo_spec, self.out_dir)
 
+    # --- navigation ----------------------------------------------------------------------------
     def action_goto(self, name: str) -> None:
-        if name == "run":
-            if self.bridge is None:
-                self.notify("no run yet: F2 Launch, then ctrl+g for the demo")
-                return
-        elif name == "results":
+        if name == "results":
             self.open_results(self.out_dir)
             return
-        elif name == "review":
-            if self._has_results(self.out_dir):
-                self.push_screen(ReviewScreen(self.out_dir))
+        if name == "review":
+            self.get_results_like("review").show_output(self.out_dir)
+        self.show_place(name)
+
+    def show_place(self, name: str) -> AwaitMount | None:
+        """Switch to a screen's mode and close whatever was opened on top of it; await the
+        result to act on a screen that is shown for the first time (composed only then)."""
+        mounted = self.switch_mode(name) if self.current_mode != name else None
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        return mounted
+
+    def get_results_like(self, name: str) -> ResultsScreen | ReviewScreen:
+        screen = self.get_screen(name)
+        assert isinstance(screen, ResultsScreen | ReviewScreen)
+        return screen
+
+    def open_results(self, out: Path) -> None:
+        self.out_dir = out
+        self.get_results_like("results").show_output(out)
+        self.show_place("results")
+
+    def on_open_results(self, message: OpenResults) -> None:
+        self.open_results(message.out)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    # --- palette actions that reach into a screen ---------------------------------------------
+    def profiles_screen(self) -> ProfilesScreen:
+        screen = self.get_screen("profiles")
+        assert isinstance(screen, ProfilesScreen)
+        return screen
+
+    def known_profiles(self) -> list[Profile]:
+        return list(self.profiles_screen().profiles.values())
+
+    def profile_action(self, action: str, name: str) -> None:
+        """Switch / set key / test / edit one profile by name, from anywhere."""
+        self.show_place("profiles")
+        screen = self.profiles_screen()
+        if screen.select_profile(name):
+            getattr(screen, f"action_{action}")()
+        else:
+            self.notify(f"no profile named {name!r}", severity="warning")
+
+    def action_profiles_do(self, action: str) -> None:
+        self.show_place("profiles")
+        getattr(self.profiles_screen(), f"action_{action}")()
+
+    async def action_place_do(self, place: str, action: str) -> None:
+        """A screen's own key, run from the palette: show that screen, then act on it."""
+        if place == "results":
+            self.get_results_like("results").show_output(self.out_dir)
+        mounted = self.show_place(place)
+        if mounted is not None:
+            await mounted
+        getattr(self.get_screen(place), f"action_{action}")()
+
+    def action_profiles_off(self, app_name: str) -> None:
+        self.show_place("profiles")
+        self.profiles_screen().plan_off(app_name)
+
+    def action_focus_field(self, place: str, field: str) -> None:
+        self.show_place(place)
+        screen = self.get_screen(place)
+        assert isinstance(screen, LaunchScreen | RunsScreen)
+        screen.focus_field(field)
+
+    def action_launch_form(self) -> None:
+        self.show_place("launch")
+        screen = self.get_screen("launch")
+        assert isinstance(screen, LaunchScreen)
+        screen.action_run_form()
+
+    def action_export_review(self) -> None:
+        self.export_review(self.out_dir)
+
+    @work(thread=True, exclusive=True, group="export")
+    def export_review(self, out: Path) -> None:
+        path = out / "review_sample.csv"
+        try:
+            count = export_review(out, REVIEW_EXPORT_N, 0, path)
+        except JudgeauditError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
             return
-        self.switch_screen(name)
+        self.call_from_thread(
+            self.notify,
+            f"wrote {count} pairs to {path}; fill human_success_a/_b and human_pref, then "
+            f"`judgeaudit review import {out} {path}` (or label them here: F5 Review)",
+        )
+
+    # --- the run -------------------------------------------------------------------------------
+    @property
+    def run_active(self) -> bool:
+        return self.bridge is not None and not self.bridge.done
+
+    def on_start_run(self, message: StartRun) -> None:
+        self.start_run(message.spec, message.out)
 
     def action_run_demo(self) -> None:
         self.start_run(self.demo_spec, self.out_dir)
 
     def start_run(self, spec: Path, out: Path) -> None:
-        if self.bridge is not None and self.is_screen_installed("run"):
-            running = self.get_screen("run")
-            if isinstance(running, RunScreen) and not running.finished:
-                self.notify(
-                    "a run is in progress; cancel it first (c on the Run screen)",
-                    severity="warning",
-                )
-                self.switch_screen("run")
-                return
+        if self.run_active:
+            self.notify(
+                "a run is in progress; cancel it first (c on the Run screen)", severity="warning"
+            )
+            self.show_place("run")
+            return
         self.out_dir = out
         self.bridge = RunBridge(spec, out)
-        if self.is_screen_installed("run"):
-            # One Run screen for the app's life: a new run is attached to it, never stacked.
-            run_screen = self.get_screen("run")
-            assert isinstance(run_screen, RunScreen)
-            run_screen.attach(self.bridge)
-        else:
-            self.install_screen(RunScreen(self.bridge), "run")
-        self.switch_screen("run")
+        run_screen = self.get_screen("run")
+        assert isinstance(run_screen, RunScreen)
+        run_screen.attach(self.bridge)  # the one Run screen shows the new run
+        self.show_place("run")
         self.run_worker(
             self.bridge.run_blocking,
             thread=True,
-            exclusive=True,
             exit_on_error=False,
             group="audit",
             name="audit run",
         )
 
-    def on_start_run(self, message: StartRun) -> None:
-        self.start_run(message.spec, message.out)
+    def action_pause_run(self) -> None:
+        run_screen = self.get_screen("run")
+        assert isinstance(run_screen, RunScreen)
+        run_screen.action_pause()
 
-    def on_open_results(self, message: OpenResults) -> None:
-        self.open_results(message.out)
+    def action_cancel_run(self) -> None:
+        run_screen = self.get_screen("run")
+        assert isinstance(run_screen, RunScreen)
+        run_screen.action_cancel()
 
-    def _has_results(self, out: Path) -> bool:
-        if not (out / "audit.db").exists():
-            self.notify(f"{out}: no audit here yet", severity="warning")
-            return False
-        return True
+    # --- quitting ------------------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        if not self.run_active:
+            self.exit()
+            return
+        if not isinstance(self.screen, ConfirmStop):
+            self.push_screen(ConfirmStop(), self._stop_answered)
 
-    def open_results(self, out: Path) -> None:
-        if self._has_results(out):
-            self.out_dir = out
-            self.push_screen(ResultsScreen(out))
+    def _stop_answered(self, stop: bool | None) -> None:
+        if stop:
+            self.run_worker(self._stop_run_and_exit(), group="quit", exclusive=True)
+
+    async def _stop_run_and_exit(self) -> None:
+        bridge = self.bridge
+        assert bridge is not None
+        bridge.cancel()
+        await asyncio.to_thread(bridge.wait_done, STOP_WAIT_S)
+        self.exit(
+            return_code=IncompleteRun.exit_code,
+            message=(
+                f"judgeaudit: run stopped; it resumes where it stopped when you start "
+                f"{bridge.spec_path} on {bridge.out_dir} again (F2 Launch, or `judgeaudit run "
+                f"{bridge.spec_path} --out {bridge.out_dir}`)"
+            ),
+        )
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's hook for an unhandled error (it has no public one): the run is stopped, the
+        traceback goes to a log file without local variables, and the app exits 1 naming it."""
+        if self.bridge is not None:
+            self.bridge.cancel()
+        self.crash_log = write_crash_log(error)
+        self.exit(return_code=1, message=crash_message(error, self.crash_log))

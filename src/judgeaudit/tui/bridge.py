@@ -61,6 +61,8 @@ class RunBridge:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[ev.RunFinished] | None = None
         self._runner: AuditRunner | None = None
+        self._cancel_requested = False
+        self._ended = threading.Event()  # set once the worker body has returned
 
     # --- called in the worker thread ---------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
@@ -84,19 +86,22 @@ class RunBridge:
     def run_blocking(self) -> None:
         """The worker body: the engine's one entry (load, run or resume, write the report)."""
         loop = asyncio.new_event_loop()
-        self._loop = loop
         error: str | None = None
         cancelled = False
         try:
-            self._task = loop.create_task(
-                run_audit(
-                    self.spec_path,
-                    self.out_dir,
-                    on_event=self.on_event,
-                    concurrency=self.concurrency,
-                    on_runner=self._attach,
+            with self._lock:
+                self._loop = loop
+                self._task = loop.create_task(
+                    run_audit(
+                        self.spec_path,
+                        self.out_dir,
+                        on_event=self.on_event,
+                        concurrency=self.concurrency,
+                        on_runner=self._attach,
+                    )
                 )
-            )
+                if self._cancel_requested:  # cancelled before the worker got here
+                    self._task.cancel()
             loop.run_until_complete(self._task)
         except asyncio.CancelledError:
             cancelled = True
@@ -107,9 +112,12 @@ class RunBridge:
         except Exception as exc:  # shown in the UI, never swallowed behind the screen
             error = f"{type(exc).__name__}: {exc}"
         finally:
+            with self._lock:
+                self._loop = None
             loop.close()
             with self._lock:
                 self._error, self._cancelled, self._done = error, cancelled, True
+            self._ended.set()
 
     def _attach(self, runner: AuditRunner) -> None:
         self._runner = runner
@@ -134,16 +142,31 @@ class RunBridge:
             self._failures = []
         return batch
 
+    @property
+    def done(self) -> bool:
+        """The worker body has returned (finished, failed or cancelled)."""
+        return self._ended.is_set()
+
+    def wait_done(self, timeout: float) -> bool:
+        return self._ended.wait(timeout)
+
     def toggle_pause(self) -> bool:
-        if self._loop is None or self._runner is None or self._loop.is_closed():
-            return self.paused
-        self.paused = not self.paused
-        action = self._runner.pause if self.paused else self._runner.resume
-        self._loop.call_soon_threadsafe(action)
+        with self._lock:
+            loop, runner = self._loop, self._runner
+            if loop is None or runner is None or self._cancel_requested:
+                return self.paused
+            self.paused = not self.paused
+            loop.call_soon_threadsafe(runner.pause if self.paused else runner.resume)
         return self.paused
 
     def cancel(self) -> None:
-        if self._loop is not None and self._task is not None and not self._loop.is_closed():
-            if self.paused:
-                self.toggle_pause()
-            self._loop.call_soon_threadsafe(self._task.cancel)
+        """Stop the run at its next await; safe at any moment, also before it started."""
+        with self._lock:
+            self._cancel_requested = True
+            loop, task, runner = self._loop, self._task, self._runner
+            if loop is None or task is None:
+                return  # not started (run_blocking sees the request) or already over
+            if self.paused and runner is not None:
+                self.paused = False
+                loop.call_soon_threadsafe(runner.resume)
+            loop.call_soon_threadsafe(task.cancel)

@@ -1,19 +1,28 @@
-"""Launch: pick a spec file, or build one in a form; one key starts the demo."""
+"""Launch: pick a spec file, or build one in a form; one key starts the demo.
+
+The form's spec is a tomlkit document validated by the spec module (`parse_spec`, the same rules
+and messages as a spec file) before anything is written, so a model name with a quote in it or a
+duplicate agent is refused with one line instead of producing a broken file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import ClassVar
 
+import tomlkit
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Checkbox, Footer, Header, Input, Label, Static
+from textual.widgets import Checkbox, Footer, Header, Label, Static
+from tomlkit.items import Table
 
+from judgeaudit.audit.spec import parse_spec
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.tui.messages import StartRun
 from judgeaudit.tui.widgets.field import Field
+from judgeaudit.tui.widgets.note import Note
 
 FORM_DEFAULTS = {
     "tasks": "builtin:retail",
@@ -23,45 +32,74 @@ FORM_DEFAULTS = {
     "concurrency": "16",
     "seed": "7",
 }
+SPEC_NAME = "tui-spec.toml"
 
 
-def spec_from_form(values: dict[str, str], swap: bool) -> str:
+class FormError(JudgeauditError):
+    """A form field that cannot become a spec value; the message names the field."""
+
+
+def whole_number(values: dict[str, str], field: str) -> int:
+    try:
+        return int(values[field])
+    except ValueError:
+        raise FormError(f"{field}: {values[field]!r} is not a whole number") from None
+
+
+def model_table(model: str, temperature: float | None = None, name: str | None = None) -> Table:
+    table = tomlkit.table()
+    if name is not None:
+        table["name"] = name
+    table["model"] = model
+    table["endpoint"] = "sim"
+    if temperature is not None:
+        table["temperature"] = temperature
+    return table
+
+
+def spec_document(values: dict[str, str], swap: bool) -> tomlkit.TOMLDocument:
     """A run spec on the embedded provider from the form's fields."""
-    agents = [a.strip() for a in values["agents"].split(",") if a.strip()]
-    lines = [
-        "# built by the judgeaudit Launch screen",
-        "[run]",
-        'name = "tui"',
-        f"tasks = {values['tasks']!r}".replace("'", '"'),
-        f"concurrency = {int(values['concurrency'])}",
-        f"seed = {int(values['seed'])}",
-        f"swap = {'true' if swap else 'false'}",
-        "",
-        "[endpoints.sim]",
-        'base_url = "embedded"',
-        "",
-    ]
-    for model in agents:
-        lines += ["[[agents]]", f'name = "{model}"', f'model = "{model}"', 'endpoint = "sim"', ""]
-    lines += [
-        "[user_simulator]",
-        f'model = "{values["user"]}"',
-        'endpoint = "sim"',
-        "temperature = 0.7",
-        "",
-        "[judge]",
-        f'model = "{values["judge"]}"',
-        'endpoint = "sim"',
-        "temperature = 0.0",
-        "",
-    ]
-    return "\n".join(lines)
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment("built by the judgeaudit Launch screen"))
+    run = tomlkit.table()
+    run["name"] = "tui"
+    tasks = values["tasks"] or "builtin:retail"
+    # the spec file lives in the output dir: a task file path is kept absolute
+    run["tasks"] = tasks if tasks.startswith("builtin:") else str(Path(tasks).resolve())
+    run["concurrency"] = whole_number(values, "concurrency")
+    run["seed"] = whole_number(values, "seed")
+    run["swap"] = swap
+    doc["run"] = run
+    endpoints = tomlkit.table(is_super_table=True)
+    sim = tomlkit.table()
+    sim["base_url"] = "embedded"
+    endpoints["sim"] = sim
+    doc["endpoints"] = endpoints
+    agents = tomlkit.aot()
+    for model in (a.strip() for a in values["agents"].split(",")):
+        if model:
+            agents.append(model_table(model, name=model))
+    doc["agents"] = agents
+    doc["user_simulator"] = model_table(values["user"], 0.7)
+    doc["judge"] = model_table(values["judge"], 0.0)
+    return doc
+
+
+def write_form_spec(values: dict[str, str], swap: bool, out: Path) -> Path:
+    """Validate the form's spec with the spec module, then write it atomically into `out`."""
+    path = out / SPEC_NAME
+    doc = spec_document(values, swap)
+    parse_spec(doc.unwrap(), path)  # raises SpecError naming the key; nothing is written
+    atomic_write_text(path, tomlkit.dumps(doc))
+    return path
 
 
 class LaunchScreen(Screen[None]):
+    SUB_TITLE = "Launch"
+    AUTO_FOCUS = "#l-spec"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+g", "demo", "Run demo", priority=True),
-        Binding("ctrl+r", "run_spec", "Run spec file", priority=True),
+        Binding("ctrl+g", "demo", "Demo", priority=True),
+        Binding("ctrl+r", "run_spec", "Run spec", priority=True),
         Binding("ctrl+b", "run_form", "Run form", priority=True),
     ]
 
@@ -75,14 +113,14 @@ class LaunchScreen(Screen[None]):
             "Launch an audit — ctrl+g runs the demo on the embedded simulated provider",
             classes="title",
         )
-        with Vertical(classes="form"):
+        with VerticalScroll(classes="form", id="launch-form", can_focus=False):
             for field, label, value in (
                 ("spec", "spec file", str(self.demo_spec)),
                 ("out", "output dir", str(self.out_dir)),
             ):
                 with Horizontal():
                     yield Label(label)
-                    yield Field(value=value, id=f"l-{field}")
+                    yield Field(value=value, id=f"l-{field}", compact=True)
             yield Static(
                 "or build a spec (ctrl+b runs it; an existing output dir resumes):",
                 classes="section",
@@ -90,34 +128,53 @@ class LaunchScreen(Screen[None]):
             for field, value in FORM_DEFAULTS.items():
                 with Horizontal():
                     yield Label(field)
-                    yield Field(value=value, id=f"l-{field}")
-            yield Checkbox("judge both A/B orders (swap)", value=True, id="l-swap")
-        yield Static("", id="launch-status", classes="hint")
-        yield Footer()
+                    yield Field(value=value, id=f"l-{field}", compact=True)
+            yield Checkbox("judge both A/B orders (swap)", value=True, id="l-swap", compact=True)
+        yield Note("", id="launch-status", classes="hint")
+        yield Footer(compact=True)
 
     def value(self, field: str) -> str:
-        return self.query_one(f"#l-{field}", Input).value.strip()
+        return self.query_one(f"#l-{field}", Field).value.strip()
+
+    def status(self, text: str) -> None:
+        self.query_one("#launch-status", Note).say(text)
+
+    def out(self) -> Path | None:
+        out = self.value("out")
+        if not out:
+            self.status("output dir: empty; type a directory for the run")
+            return None
+        return Path(out)
 
     def action_demo(self) -> None:
-        self.post_message(StartRun(self.demo_spec, Path(self.value("out"))))
+        out = self.out()
+        if out is not None:
+            self.post_message(StartRun(self.demo_spec, out))
 
     def action_run_spec(self) -> None:
-        spec = Path(self.value("spec"))
-        if not spec.exists():
-            self.query_one("#launch-status", Static).update(f"{spec}: no such file")
+        spec, out = Path(self.value("spec")), self.out()
+        if not spec.is_file():
+            self.status(f"{spec}: no such spec file")
             return
-        self.post_message(StartRun(spec, Path(self.value("out"))))
+        if out is not None:
+            self.post_message(StartRun(spec, out))
 
     def action_run_form(self) -> None:
+        out = self.out()
+        if out is None:
+            return
         values = {field: self.value(field) for field in FORM_DEFAULTS}
         try:
-            text = spec_from_form(values, self.query_one("#l-swap", Checkbox).value)
-        except ValueError:
-            self.query_one("#launch-status", Static).update(
-                "concurrency and seed must be whole numbers"
-            )
+            spec = write_form_spec(values, self.query_one("#l-swap", Checkbox).value, out)
+        except JudgeauditError as exc:
+            self.status(str(exc))
             return
-        out = Path(self.value("out"))
-        spec = out / "tui-spec.toml"
-        atomic_write_text(spec, text)
+        except OSError as exc:
+            self.status(f"{out}: cannot write the spec there ({exc.strerror})")
+            return
+        self.status(f"wrote {spec}")
         self.post_message(StartRun(spec, out))
+
+    def focus_field(self, field: str) -> None:
+        """The palette's "run spec…" lands here, on the spec file field."""
+        self.query_one(f"#l-{field}", Field).focus()

@@ -1,5 +1,6 @@
 """Pair detail: both transcripts side by side with tool calls, the success check's verdict and
-why, and each judge call's rendered prompt next to its raw output, in both orders."""
+why, and each judge call's rendered prompt next to its raw output, in both orders (read in a
+worker, shown when loaded)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.pair_detail import pair_detail
+from judgeaudit.analysis.queries import PairDetail, Side, pair_detail
 from judgeaudit.audit.transcript import lines as transcript_lines
+from judgeaudit.errors import JudgeauditError
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
@@ -31,26 +34,54 @@ def transcript(events: list[dict[str, Any]]) -> Text:
     return out
 
 
-def verdict(traj: dict[str, Any]) -> Text:
-    ok = bool(traj["success"])
-    text = Text("SUCCESS" if ok else "FAILED", style="bold green" if ok else "bold red")
-    text.append(
-        f" ({traj['success_source']}) · ending {traj['ending']} · user "
-        f"{'satisfied' if traj['satisfied'] else 'not satisfied'}\n"
+def verdict(side: Side) -> Text:
+    if not side.found:
+        return Text("no stored conversation for this side\n", style="dim")
+    text = Text(
+        "SUCCESS" if side.success else "FAILED", style="bold green" if side.success else "bold red"
     )
-    detail = traj["success_detail"]
-    for line in detail.get("state_diff", []):
+    text.append(
+        f" ({side.success_source}) · ending {side.ending} · user "
+        f"{'satisfied' if side.satisfied else 'not satisfied'}\n"
+    )
+    for line in side.detail.get("state_diff", []):
         text.append(f"state: {line}\n", style="red")
-    for fact in detail.get("missing_facts", []):
+    for fact in side.detail.get("missing_facts", []):
         text.append(f"never told the user: {fact}\n", style="red")
-    if traj["llm_success"] is not None:
+    if side.llm_success is not None:
+        text.append(f"LLM success check (candidate only): {side.llm_success}\n", style="yellow")
+    return text
+
+
+def rendered_prompt(messages: list[dict[str, Any]] | None, attempt: int) -> Text:
+    """What the judge was sent; a retry shows only the re-ask it added."""
+    if messages is None:
+        return Text("(rendered prompt not stored: run made before prompts were kept)\n", "dim")
+    out = Text()
+    for message in messages[-1:] if attempt else messages:
+        out.append(f"[{message['role']}] ", style="bold dim")
+        out.append(str(message.get("content") or "") + "\n", style="dim")
+    return out
+
+
+def judge_outputs(calls: list[dict[str, Any]]) -> Text:
+    text = Text("Judge calls: rendered prompt, then raw output\n", style="bold")
+    for call in calls:
         text.append(
-            f"LLM success check (candidate only): {bool(traj['llm_success'])}\n", style="yellow"
+            f"order {call['order']} attempt {call['attempt']} ({call['model']}, prompt "
+            f"{call['prompt_hash']})",
+            style="bold",
         )
+        if call["parse_error"]:
+            text.append(f"  PARSE ERROR: {call['parse_error']}", style="bold red")
+        text.append("\n")
+        text.append_text(rendered_prompt(call.get("messages"), int(call["attempt"])))
+        text.append(str(call["raw_output"] or "") + "\n\n")
     return text
 
 
 class PairDetailScreen(Screen[None]):
+    SUB_TITLE = "Pair"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
     def __init__(self, out: Path, pair_id: str) -> None:
@@ -58,47 +89,45 @@ class PairDetailScreen(Screen[None]):
         self.out, self.pair_id = out, pair_id
 
     def compose(self) -> ComposeResult:
-        detail = pair_detail(self.out, self.pair_id)
-        pair, sides = detail["pair"], detail["sides"]
         yield Header()
+        yield Static(f"Pair {self.pair_id} — loading…", id="pair-title", classes="title")
+        with Horizontal(classes="columns", id="pair-columns"):
+            for side in ("a", "b"):
+                with VerticalScroll(classes="column"):
+                    yield Static("", id=f"side-{side}")
+        with VerticalScroll(classes="column", id="judge-column"):
+            yield Static("", id="judge-outputs")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#pair-columns").loading = True
+        self.load()
+
+    @work(thread=True, exclusive=True, group="pair")
+    def load(self) -> None:
+        try:
+            detail = pair_detail(self.out, self.pair_id)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.show_error, str(exc))
+            return
+        self.app.call_from_thread(self.show, detail)
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#pair-columns").loading = False
+        self.query_one("#pair-title", Static).update(message)
+
+    def show(self, detail: PairDetail) -> None:
+        pair = detail.pair
         flag = "  MISSELECTED" if pair["misselected"] else ""
-        yield Static(
+        self.query_one("#pair-title", Static).update(
             f"{pair['task_id']} ({pair['task_type']}) · judge prefers {pair['judge_pref']} "
             f"(AB: {pair['pref_ab']}, BA: {pair['pref_ba']}) · scores {pair['judge_score_a']}/"
-            f"{pair['judge_score_b']}{flag}",
-            classes="title",
+            f"{pair['judge_score_b']}{flag}"
         )
-        with Horizontal(classes="columns"):
-            for label, agent, traj in (
-                ("A", pair["agent_a"], sides[0]),
-                ("B", pair["agent_b"], sides[1]),
-            ):
-                with VerticalScroll(classes="column"):
-                    yield Static(Text(f"{label}: {agent}", style="bold"))
-                    yield Static(verdict(traj))
-                    yield Static(transcript(traj["events"]))
-        with VerticalScroll(classes="column"):
-            yield Static(Text("Judge calls: rendered prompt, then raw output", style="bold"))
-            for log in detail["judge_calls"]:
-                head = Text(
-                    f"order {log['order']} attempt {log['attempt']} ({log['model']}, prompt "
-                    f"{log['prompt_hash']})",
-                    style="bold",
-                )
-                if log["parse_error"]:
-                    head.append(f"  PARSE ERROR: {log['parse_error']}", style="bold red")
-                yield Static(head)
-                yield Static(rendered_prompt(log["messages"], log["attempt"]))
-                yield Static(Text(log["raw_output"]))
-        yield Footer()
-
-
-def rendered_prompt(messages: list[dict[str, Any]] | None, attempt: int) -> Text:
-    """What the judge was sent; a retry shows only the re-ask it added."""
-    if messages is None:
-        return Text("(rendered prompt not stored: run made before prompts were kept)", "dim")
-    out = Text()
-    for message in messages[-1:] if attempt else messages:
-        out.append(f"[{message['role']}] ", style="bold dim")
-        out.append(str(message.get("content") or "") + "\n", style="dim")
-    return out
+        for label, side in zip(("a", "b"), detail.sides, strict=True):
+            text = Text(f"{label.upper()}: {side.agent}\n", style="bold")
+            text.append_text(verdict(side))
+            text.append_text(transcript(side.events))
+            self.query_one(f"#side-{label}", Static).update(text)
+        self.query_one("#judge-outputs", Static).update(judge_outputs(detail.judge_logs))
+        self.query_one("#pair-columns").loading = False

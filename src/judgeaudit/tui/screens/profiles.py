@@ -1,31 +1,96 @@
-"""Profiles (the default screen): grouped by app, active marked, keys masked; switch with a diff
-preview through the same transaction as the CLI."""
+"""Profiles (the default screen): grouped by app, active marked, keys masked; switch (or turn
+judgeaudit off in an app) with a diff preview through the same transaction as the CLI.
+
+Everything that touches files or the keyring runs in a thread worker (each key is read once per
+refresh, however many profiles share it); the table keeps its cursor on the same profile name
+across refreshes, so the next key acts on the profile the user was looking at. The listing is
+read again whenever the screen is shown, so what the CLI changed meanwhile (`profile off`, a
+switch, a broken file) is what the screen says, with the doctor's warnings under the keyring's."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
+from urllib.parse import urlparse
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Footer, Header, Static
 
-from judgeaudit.profiles import backups, secrets
-from judgeaudit.profiles.model import APPS, Profile, ProfileError
+from judgeaudit.errors import JudgeauditError
+from judgeaudit.profiles import backups, secrets, shadowing
+from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.switch import use_profile
+from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.tui.screens.modals import BackupPicker, ConfirmDiff, KeyEntry, ProfileForm
+from judgeaudit.tui.widgets.fit_table import Col, FitTable
+from judgeaudit.tui.widgets.note import Note
+
+COLUMNS = (
+    Col("app", "app", min=3),
+    Col("active", " ", min=1),
+    Col("name", "name", min=12),
+    Col("base_url", "base URL", min=12, drop=2),
+    Col("model", "model", min=6, drop=1),
+    Col("key", "key", min=12),
+)
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+#: sent when a loopback endpoint is tested without a stored key (local servers accept any)
+NO_KEY = "judgeaudit-no-key"
+#: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
+PROBLEMS_SHOWN = 4
+
+
+@dataclass(frozen=True)
+class Listing:
+    profiles: list[Profile]
+    active: dict[str, str]
+    keys: dict[str, str]  # key name -> masked status
+    keyring_ok: bool
+    keyring_note: str
+    problems: list[str]  # profile files that do not load (the others are listed anyway)
+    warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
+
+
+def read_listing(store: ProfileStore) -> Listing:
+    """Profiles, active ones and key status, reading each keyring entry once."""
+    listed, problems = store.scan()
+    active = dict(store.state()["active"])
+    usable, note = secrets.backend_usable()
+    names = sorted({p.key for p in listed if p.key})
+    keys = {n: secrets.mask(secrets.get_key(n)) if usable else "n/a" for n in names}
+    warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
+    return Listing(listed, active, keys, usable, note, problems, warnings)
+
+
+def problem_lines(listing: Listing) -> list[str]:
+    """Keyring first (it blocks every key), then broken files, then the doctor's warnings."""
+    lines = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
+    lines += listing.problems + [f"doctor: {w}" for w in listing.warnings]
+    if len(lines) > PROBLEMS_SHOWN:
+        rest = len(lines) - PROBLEMS_SHOWN + 1
+        lines = [*lines[: PROBLEMS_SHOWN - 1], f"… {rest} more: run `judgeaudit profile doctor`"]
+    return lines
+
+
+def is_loopback(url: str) -> bool:
+    return (urlparse(url).hostname or "") in LOOPBACK
 
 
 class ProfilesScreen(Screen[None]):
+    SUB_TITLE = "Profiles"
+    AUTO_FOCUS = "#profiles-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,u", "switch", "Switch"),
+        Binding("enter,u", "switch", "Switch", key_display="u"),
         Binding("a", "add", "Add"),
         Binding("e", "edit", "Edit"),
-        Binding("k", "set_key", "Set key"),
+        Binding("k", "set_key", "Key"),
         Binding("t", "test", "Test"),
+        Binding("o", "turn_off", "Off"),
         Binding("b", "backups", "Backups"),
     ]
 
@@ -33,159 +98,256 @@ class ProfilesScreen(Screen[None]):
         super().__init__(id="profiles")
         self.store = store
         self.profiles: dict[str, Profile] = {}
+        self.listing: Listing | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Profiles — * marks the active profile per app", classes="title")
-        table: DataTable[str] = DataTable(
-            cursor_type="row", id="profiles-table", zebra_stripes=True
-        )
-        yield table
-        yield Static("", id="profiles-status", classes="hint")
-        yield Footer()
+        yield Note("", id="keyring-status", classes="-bad")
+        yield FitTable(COLUMNS, cursor_type="row", id="profiles-table", zebra_stripes=True)
+        yield Note("", id="profiles-status", classes="hint")
+        yield Footer(compact=True)
 
-    def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("app", " ", "name", "base URL", "model", "key")
-        self.refresh_table()
+    @property
+    def table(self) -> FitTable:
+        return self.query_one(FitTable)
 
-    def refresh_table(self) -> None:
-        table: DataTable[str] = self.query_one(DataTable)
-        table.clear()
+    def on_screen_resume(self) -> None:
+        self.reload()  # on first show too, and after the CLI or a dialog changed something
+
+    def reload(self, select: str | None = None) -> None:
+        self.table.loading = True
+        self.load_listing(select)
+
+    @work(thread=True, exclusive=True, group="profiles")
+    def load_listing(self, select: str | None) -> None:
         try:
-            listed = self.store.list()
-            active = self.store.state()["active"]
-        except ProfileError as exc:
-            self.status(str(exc), bad=True)
+            listing = read_listing(self.store)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.listing_failed, str(exc))
             return
-        self.profiles = {p.name: p for p in listed}
+        self.app.call_from_thread(self.show_listing, listing, select)
+
+    def listing_failed(self, message: str) -> None:
+        self.table.loading = False
+        self.status(message, bad=True)
+
+    def show_listing(self, listing: Listing, select: str | None) -> None:
+        self.listing = listing
+        self.profiles = {p.name: p for p in listing.profiles}
+        self.query_one("#keyring-status", Note).say("\n".join(problem_lines(listing)))
+        rows = []
         for app in APPS:
-            for p in (p for p in listed if p.app == app):
-                key = (
-                    secrets.mask(secrets.get_key(p.key))
-                    if p.key
-                    else (f"env {p.key_env}" if p.key_env else "-")
+            for p in (p for p in listing.profiles if p.app == app):
+                if p.key:
+                    key = f"{p.key} {listing.keys[p.key]}"
+                else:
+                    key = f"env {p.key_env}" if p.key_env else "-"
+                marker = Text("*", style="bold") if listing.active.get(app) == p.name else ""
+                rows.append(
+                    (
+                        p.name,
+                        {
+                            "app": app,
+                            "active": marker,
+                            "name": p.name,
+                            "base_url": p.base_url,
+                            "model": p.model or "-",
+                            "key": key,
+                        },
+                    )
                 )
-                label = f"{p.key} {key}" if p.key else key
-                table.add_row(
-                    app,
-                    "*" if active.get(app) == p.name else "",
-                    p.name,
-                    p.base_url,
-                    p.model or "-",
-                    label,
-                    key=p.name,
-                )
+        self.table.set_rows(rows, cursor=select)
+        self.table.loading = False
 
     def status(self, text: str, bad: bool = False) -> None:
-        widget = self.query_one("#profiles-status", Static)
-        widget.update(text)
-        widget.set_class(bad, "-bad")
-        widget.set_class(not bad, "-ok")
+        self.query_one("#profiles-status", Note).say(text, bad)
 
     def selected(self) -> Profile | None:
-        table: DataTable[str] = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.profiles.get(str(key))
+        key = self.table.selected_key()
+        return None if key is None else self.profiles.get(key)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def select_profile(self, name: str) -> bool:
+        """Put the cursor on a profile (the palette's per-profile actions use this)."""
+        return name in self.profiles and self.table.put_cursor(name)
+
+    def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
         self.action_switch()
 
+    # --- switch --------------------------------------------------------------------------------
     def action_switch(self) -> None:
         profile = self.selected()
-        if profile is None:
-            return
+        if profile is not None:
+            self.status(f"planning the switch to {profile.name}…")
+            self.plan_switch(profile)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def plan_switch(self, profile: Profile) -> None:
         try:
             plan = use_profile(self.store, profile.name, dry_run=True)
-        except (ProfileError, secrets.SecretError) as exc:
-            self.status(f"cannot switch to {profile.name}: {exc}", bad=True)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, f"cannot switch to {profile.name}: {exc}", True)
             return
+        self.app.call_from_thread(
+            self.confirm_switch,
+            profile,
+            plan.diff or f"{profile.app}: no file changes",
+            plan.warnings,
+        )
+
+    def confirm_switch(self, profile: Profile, diff: str, warnings: list[str]) -> None:
+        self.status("")
 
         def confirmed(answer: bool | None) -> None:
             if answer:
                 self.apply_switch(profile.name)
 
         title = f"Switch {profile.app} to {profile.name}?"
-        self.app.push_screen(
-            ConfirmDiff(title, plan.diff or f"{profile.app}: no file changes", plan.warnings),
-            confirmed,
-        )
+        self.app.push_screen(ConfirmDiff(title, diff, warnings), confirmed)
 
+    @work(thread=True, exclusive=True, group="profiles-io")
     def apply_switch(self, name: str) -> None:
         try:
             result = use_profile(self.store, name)
-        except (ProfileError, secrets.SecretError) as exc:
-            self.status(f"switch failed, nothing changed: {exc}", bad=True)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, f"switch failed, nothing changed: {exc}", True)
             return
         made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        self.status(f"active {result.app} profile: {name}{made}")
-        self.refresh_table()
+        self.app.call_from_thread(self.status, f"active {result.app} profile: {name}{made}")
+        self.app.call_from_thread(self.reload)
 
+    # --- off: the user's own settings back ---------------------------------------------------
+    def action_turn_off(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            self.status(f"planning to turn judgeaudit off in {profile.app}…")
+            self.plan_off(profile.app)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def plan_off(self, app: str) -> None:
+        try:
+            plan = turn_off(self.store, app, dry_run=True)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
+            return
+        if all(p.before == p.after for p in plan.plans):
+            self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
+            return
+        self.app.call_from_thread(self.confirm_off, app, plan.diff, plan.warnings)
+
+    def confirm_off(self, app: str, diff: str, warnings: list[str]) -> None:
+        self.status("")
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.apply_off(app)
+
+        title = f"Turn judgeaudit off in {app}? (your own settings come back)"
+        self.app.push_screen(ConfirmDiff(title, diff, warnings), confirmed)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def apply_off(self, app: str) -> None:
+        try:
+            result = turn_off(self.store, app)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, f"not turned off, nothing changed: {exc}", True)
+            return
+        made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
+        self.app.call_from_thread(self.status, f"judgeaudit is off in {app}{made}")
+        self.app.call_from_thread(self.reload)
+
+    # --- add / edit ----------------------------------------------------------------------------
     def action_add(self) -> None:
-        self.app.push_screen(ProfileForm(), self._saved)
+        self.app.push_screen(ProfileForm(), self.saved)
 
     def action_edit(self) -> None:
         profile = self.selected()
         if profile is not None:
-            self.app.push_screen(ProfileForm(profile), self._saved)
+            self.app.push_screen(ProfileForm(profile), self.saved)
 
-    def _saved(self, profile: Profile | None) -> None:
-        if profile is None:
+    def saved(self, profile: Profile | None) -> None:
+        if profile is not None:
+            self.save_profile(profile)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def save_profile(self, profile: Profile) -> None:
+        try:
+            path = self.store.save(profile)
+        except (JudgeauditError, OSError) as exc:
+            self.app.call_from_thread(self.status, f"not saved: {exc}", True)
             return
-        path = self.store.save(profile)
-        self.status(f"saved {profile.name} -> {path}")
-        self.refresh_table()
+        self.app.call_from_thread(self.status, f"saved {profile.name} -> {path}")
+        self.app.call_from_thread(self.reload, profile.name)
 
+    # --- keys ----------------------------------------------------------------------------------
     def action_set_key(self) -> None:
         profile = self.selected()
-        if profile is None or not profile.key:
-            self.status("this profile has no key name; edit it and set key first", bad=True)
-            return
-        key_name = profile.key
-
-        def entered(value: str | None) -> None:
-            if not value:
-                return
-            try:
-                secrets.set_key(key_name, value)
-            except (secrets.SecretError, ProfileError) as exc:
-                self.status(str(exc), bad=True)
-                return
-            self.status(f"stored key {key_name} ({secrets.mask(value)}) in the OS keyring")
-            self.refresh_table()
-
-        self.app.push_screen(KeyEntry(key_name, secrets.mask(secrets.get_key(key_name))), entered)
-
-    def action_test(self) -> None:
-        profile = self.selected()
         if profile is None:
             return
+        if not profile.key:
+            self.status("this profile has no key name; edit it (e) and set key first", bad=True)
+            return
+        if self.listing is not None and not self.listing.keyring_ok:
+            self.status(f"cannot store a key: {self.listing.keyring_note}", bad=True)
+            return
+        key_name = profile.key
+        current = self.listing.keys.get(key_name, "missing") if self.listing else "missing"
+
+        def entered(value: str | None) -> None:
+            if value:
+                self.store_key(key_name, value)
+
+        self.app.push_screen(KeyEntry(key_name, current), entered)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def store_key(self, key_name: str, value: str) -> None:
+        try:
+            secrets.set_key(key_name, value)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, str(exc), True)
+            return
+        self.app.call_from_thread(
+            self.status, f"stored key {key_name} ({secrets.mask(value)}) in the OS keyring"
+        )
+        self.app.call_from_thread(self.reload)
+
+    # --- test ----------------------------------------------------------------------------------
+    def action_test(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            self.status(f"testing {profile.name}…")
+            self.run_probe(profile)
+
+    @work(thread=True, exclusive=True, group="probe")
+    def run_probe(self, profile: Profile) -> None:
+        note = ""
         try:
             key = secrets.resolve_key(profile)
         except secrets.SecretError as exc:
-            self.status(str(exc), bad=True)
-            return
-        self.status(f"testing {profile.name}…")
-        self.run_probe(profile, key)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
-    def run_probe(self, profile: Profile, key: str) -> None:
+            if not is_loopback(profile.base_url):
+                fix = f"; press k to set key {profile.key}" if profile.key else ""
+                self.app.call_from_thread(self.status, f"{exc}{fix}", True)
+                return
+            key, note = NO_KEY, " (no key stored: tried without one, as a local server allows)"
         result = probe(profile, key)
         self.app.call_from_thread(
-            self.status, f"{profile.name}: " + "; ".join(result.lines), not result.ok
+            self.status, f"{profile.name}{note}: " + "; ".join(result.lines), not result.ok
         )
 
+    # --- backups -------------------------------------------------------------------------------
     def action_backups(self) -> None:
-        def picked(backup_id: str | None) -> None:
-            if backup_id is None:
-                return
-            try:
-                restored = backups.restore(self.store, backup_id)
-            except ProfileError as exc:
-                self.status(str(exc), bad=True)
-                return
-            self.status(f"restored {restored.original} from {backup_id}")
+        self.app.push_screen(BackupPicker(self.store), self.picked_backup)
 
-        self.app.push_screen(BackupPicker(backups.list_backups(self.store)), picked)
+    def picked_backup(self, backup_id: str | None) -> None:
+        if backup_id is not None:
+            self.restore_backup(backup_id)
+
+    @work(thread=True, exclusive=True, group="profiles-io")
+    def restore_backup(self, backup_id: str) -> None:
+        try:
+            restored = backups.restore(self.store, backup_id)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.status, str(exc), True)
+            return
+        self.app.call_from_thread(self.status, f"restored {restored.original} from {backup_id}")
+        self.app.call_from_thread(self.reload)  # the active markers follow the restored file

@@ -1,101 +1,241 @@
-"""Results: buckets with 95% intervals, a bar chart, satisfied-but-failed, position bias and task
-types; gap source and bins change in place; a bucket row opens its pairs."""
+"""Results: buckets with 95% intervals, a bar chart, the agent pairs (with ranking misselection),
+satisfied-but-failed, position bias and task types, as the report has them.
+
+The report is built in a thread worker (seconds on a large audit) while the screen shows that it
+is loading and stays responsive. It opens with the run's declared gap source and bins; the gap
+source and bins change in place, and pairs no bin holds are counted and can be opened."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import ci, pct
-from judgeaudit.analysis.frame import AnalysisError, gap_series, load_pairs, open_db
+from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
-from judgeaudit.tui.widgets.bars import BucketBars
+from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.bins import distinct_labels, parse_bins
+from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
+from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
 from judgeaudit.tui.widgets.field import Field
+from judgeaudit.tui.widgets.fit_table import Col, FitTable
+from judgeaudit.tui.widgets.note import Note
+
+BUCKET_COLUMNS = (
+    Col("bucket", "bucket", min=8),
+    Col("gap", "gap", min=8, drop=3),
+    Col("pairs", "pairs", min=5, drop=2),
+    Col("decisive", "decisive", min=5),
+    Col("missel", "missel.", min=5),
+    Col("rate", "rate", min=6),
+    Col("ci", "95% CI", min=9, drop=1),
+)
+AGENT_COLUMNS = (
+    Col("a", "agent A", min=8),
+    Col("b", "agent B", min=8),
+    Col("success", "success", min=9, drop=3),
+    Col("wins", "judge wins", min=9, drop=2),
+    Col("decisive", "decisive", min=5, drop=4),
+    Col("rate", "missel.", min=6),
+    Col("ci", "95% CI", min=9, drop=1),
+    Col("flag", "ranking", min=19),
+)
+TASK_COLUMNS = (
+    Col("type", "task type", min=10),
+    Col("decisive", "decisive", min=5),
+    Col("missel", "missel.", min=5),
+    Col("rate", "rate", min=6),
+    Col("ci", "95% CI", min=9, drop=1),
+)
+RANKING = Text("RANKING MISSELECTED", style="bold red")
+BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
+
+
+def outside_count(report: dict[str, Any]) -> int:
+    """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
+    return int(report["outside_bins"]) + int(report["no_gap"])
+
+
+def outside_note(r: dict[str, Any]) -> str:
+    if not outside_count(r):
+        return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
+    parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
+    if r["no_gap"]:
+        parts.append(f"{r['no_gap']} pairs without a {r['gap_source']} gap")
+    return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
+
+
+JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
 
 
 class ResultsScreen(Screen[None]):
+    SUB_TITLE = "Results"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("v", "review", "Review"),
-        Binding("escape", "app.pop_screen", "Back", show=False),
+        Binding("g", "focus_gap", "Gap source"),
+        Binding("ctrl+e", "focus_bins", "Bins"),
+        Binding("a", "agent_pairs", "Agent pairs"),
+        Binding("v", "app.goto('review')", "Review"),
     ]
 
-    def __init__(self, out: Path) -> None:
-        super().__init__()
-        self.out = out
+    def __init__(self) -> None:
+        super().__init__(id="results")
+        self.out: Path | None = None
+        self.version: tuple[int, int, int] | None = None
         self.report: dict[str, Any] = {}
+        self.loaded = False
+        self.mounted = False
+        self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
+        self.control_chosen = False  # g / ctrl+e (or the palette) while the report was loading
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Results — {self.out}", id="results-title", classes="title")
-        with Horizontal(classes="form"):
+        yield Static("Results — no output dir yet", id="results-title", classes="title")
+        with Horizontal(classes="form", id="results-controls"):
             yield Label("gap source")
             yield Select(
                 [(s, s) for s in ("capability", "judge", "external")],
-                allow_blank=False,
-                value="capability",
+                allow_blank=True,
                 id="gap-source",
+                compact=True,
             )
-            yield Label("bins")
-            yield Field(
-                placeholder="default bins (e.g. -0.01,0.2,0.5,1,5), Enter applies", id="bins"
-            )
-        with VerticalScroll():
+            yield Label("bins", id="bins-label")
+            yield Field(placeholder="e.g. -0.01,0.2,0.5,1,5 then Enter", id="bins", compact=True)
+        yield Note("", id="results-error", classes="-bad")
+        with VerticalScroll(id="results-body"):
             yield BucketBars(id="bars")
-            buckets: DataTable[str] = DataTable(id="buckets", cursor_type="row")
-            yield buckets
+            yield FitTable(BUCKET_COLUMNS, id="buckets", cursor_type="row")
+            yield Static("", id="outside", classes="-muted")
             yield Static("", id="satisfied")
             yield Static("", id="bias")
+            yield Static("Agent pairs", classes="section")
+            yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="none")
             yield Static("By task type", classes="section")
-            yield DataTable(id="task-types", cursor_type="none")
-        yield Static("Enter on a bucket opens its pairs", classes="hint")
-        yield Footer()
+            yield FitTable(TASK_COLUMNS, id="task-types", cursor_type="none")
+        yield Footer(compact=True)
 
+    # --- loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.query_one("#buckets", DataTable).add_columns(
-            "bucket", "gap", "pairs", "decisive", "misselected", "rate", "95% CI"
+        self.mounted = True
+        if self.out is not None:
+            out, self.out = self.out, None
+            self.show_output(out)
+
+    def show_output(self, out: Path) -> None:
+        """Show `out`: reload when it is another dir or a run wrote to it since the last load."""
+        if not self.mounted:
+            self.out = out  # loaded once the screen is composed
+            return
+        version = db_version(out)
+        if out == self.out and version == self.version and self.loaded:
+            return
+        if out != self.out:
+            self.reset_controls()
+        self.out, self.version = out, version
+        self.load(self.options())
+
+    def reset_controls(self) -> None:
+        select = self.query_one("#gap-source", Select)
+        with select.prevent(Select.Changed):
+            select.clear()
+        self.query_one("#bins", Field).value = ""
+
+    def options(self) -> ReportOptions:
+        """What the controls say; an empty control means the run's declared choice."""
+        source = self.query_one("#gap-source", Select).value
+        bins = parse_bins(self.query_one("#bins", Field).value)
+        return ReportOptions(
+            gap_source=None if source is Select.NULL else str(source),
+            bins=bins,
+            labels=distinct_labels(bins) if bins else None,
         )
-        self.query_one("#task-types", DataTable).add_columns(
-            "task type", "decisive", "misselected", "rate", "95% CI"
-        )
-        self.load(ReportOptions())
-        self.query_one("#buckets", DataTable).focus()
 
     def load(self, options: ReportOptions) -> None:
+        assert self.out is not None
+        self.loaded = False
+        self.query_one("#results-body").loading = True
+        self.query_one("#results-error", Note).say("")
+        self.query_one("#results-title", Static).update(f"Results — loading {self.out}…")
+        self.build(self.out, options)
+
+    @work(thread=True, exclusive=True, group="results")
+    def build(self, out: Path, options: ReportOptions) -> None:
         try:
-            self.report = build_report(self.out, options)
-        except (AnalysisError, KeyError, ValueError) as exc:
-            self.query_one("#results-title", Static).update(f"Results — {exc}")
+            report = build_report(out, options)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.failed, out, str(exc))
             return
-        r = self.report
+        self.app.call_from_thread(self.show_report, out, report)
+
+    def failed(self, out: Path, message: str) -> None:
+        if out != self.out:
+            return
+        self.loaded = True
+        self.query_one("#results-body").loading = False
+        self.query_one("#results-title", Static).update(f"Results — {out}")
+        self.query_one("#results-error", Note).say(message)
+
+    # --- rendering -----------------------------------------------------------------------------
+    def show_report(self, out: Path, report: dict[str, Any]) -> None:
+        if out != self.out:
+            return  # a newer request is on its way
+        self.report, self.loaded = report, True
+        r = report
         simulated = r["manifest"].get("models", {}).get("judge", {}).get("base_url") == "embedded"
         tag = " — simulated provider" if simulated else ""
         self.query_one("#results-title", Static).update(
-            f"Results — run {r['run_id']} ({r['status']}): {r['pairs']} pairs, {r['decisive']} decisive{tag}"
+            f"Results — run {r['run_id']} ({r['status']}): {r['pairs']} pairs, "
+            f"{r['decisive']} decisive{tag}"
         )
         select = self.query_one("#gap-source", Select)
         if select.value != r["gap_source"]:
             with select.prevent(Select.Changed):
                 select.value = r["gap_source"]
-        self.query_one(BucketBars).show(r["buckets"])
-        table: DataTable[str] = self.query_one("#buckets", DataTable)
-        table.clear()
-        for b in r["buckets"]:
-            table.add_row(
-                f"{b['label']} {b['alias']}",
-                f"({b['lo']:g}, {b['hi']:g}]",
-                str(b["pairs"]),
-                str(b["decisive"]),
-                str(b["misselected"]),
-                pct(b["rate"]),
-                ci(b),
-                key=b["label"],
+        self.render_buckets(r)
+        self.render_sections(r)
+        self.query_one("#results-body").loading = False
+        if not self.control_chosen:  # a control chosen while loading keeps the focus
+            # no scroll: while the loading overlay goes the table's place is not final, and a
+            # scroll to it could leave the bar chart above the view
+            self.query_one("#buckets", FitTable).focus(scroll_visible=False)
+        self.control_chosen = False
+        if self.jump_when_loaded:
+            self.call_after_refresh(self.jump_once_laid_out, JUMP_REFRESHES)
+
+    def bar_width(self) -> int:
+        names = [cell_len(bucket_name(b)) for b in self.report.get("buckets", [])]
+        room = self.size.width - 4 - max(names, default=0) - BAR_TAIL
+        return max(10, min(WIDTH, room))
+
+    def on_resize(self) -> None:
+        if self.report:
+            self.query_one(BucketBars).show(self.report["buckets"], self.bar_width())
+
+    def render_buckets(self, r: dict[str, Any]) -> None:
+        self.query_one(BucketBars).show(r["buckets"], self.bar_width())
+        rows: list[tuple[str, dict[str, Any]]] = []
+        for i, b in enumerate(r["buckets"]):
+            cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
+            cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
+            cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
+            rows.append((str(i), cells))
+        outside = outside_count(r)
+        if outside:
+            rows.append(
+                (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
             )
+        self.query_one("#buckets", FitTable).set_rows(rows)
+        self.query_one("#outside", Static).update(outside_note(r))
+
+    def render_sections(self, r: dict[str, Any]) -> None:
         sbf = r["satisfied_but_failed"]
         self.query_one("#satisfied", Static).update(
             f"Satisfied but failed: judge (score ≥ {sbf['threshold']:g}) {pct(sbf['judge']['rate'])} "
@@ -109,113 +249,82 @@ class ResultsScreen(Screen[None]):
             for b in r["position_bias"]
         )
         self.query_one("#bias", Static).update(f"Position bias: {bias or 'swap off'}")
-        tasks: DataTable[str] = self.query_one("#task-types", DataTable)
-        tasks.clear()
-        for t in r["by_task_type"]:
-            tasks.add_row(
+        agents = []
+        for p in r["agent_pairs"]:
+            cells = {"a": p["agent_a"], "b": p["agent_b"]}
+            cells["success"] = f"{p['success_rate_a']:.2f}/{p['success_rate_b']:.2f}"
+            cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
+            cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
+            cells["flag"] = RANKING if p["ranking_misselected"] else ""
+            agents.append((f"{p['agent_a']}~{p['agent_b']}", cells))
+        self.query_one("#agent-pairs-table", FitTable).set_rows(agents)
+        tasks = [
+            (
                 str(t["task_type"]),
-                str(t["decisive"]),
-                str(t["misselected"]),
-                pct(t["rate"]),
-                ci(t),
+                {
+                    "type": str(t["task_type"]),
+                    "decisive": str(t["decisive"]),
+                    "missel": str(t["misselected"]),
+                    "rate": pct(t["rate"]),
+                    "ci": ci(t),
+                },
             )
+            for t in r["by_task_type"]
+        ]
+        self.query_one("#task-types", FitTable).set_rows(tasks)
 
+    # --- controls ------------------------------------------------------------------------------
     def on_select_changed(self, event: Select.Changed) -> None:
-        if (
-            event.select.id == "gap-source"
-            and self.report
-            and event.value != self.report.get("gap_source")
-        ):
-            self.query_one("#bins", Input).value = ""
-            self.load(ReportOptions(gap_source=str(event.value)))
+        if event.select.id != "gap-source" or not self.loaded or self.out is None:
+            return
+        if event.value is Select.NULL or event.value == self.report.get("gap_source"):
+            return
+        self.query_one("#bins", Field).value = ""  # another source has its own default bins
+        self.load(ReportOptions(gap_source=str(event.value)))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
+    def on_input_submitted(self, event: Field.Submitted) -> None:
+        if event.input.id != "bins" or self.out is None:
+            return
         try:
-            bins = [float(x) for x in text.split(",")] if text else None
-        except ValueError:
-            self.notify("bins must be comma-separated numbers", severity="error")
+            options = self.options()
+        except JudgeauditError as exc:
+            self.query_one("#results-error", Note).say(str(exc))
             return
-        if bins is not None and (len(bins) < 2 or sorted(bins) != bins):
-            self.notify("bins must be an increasing list of at least two numbers", severity="error")
+        self.load(options)
+
+    def action_agent_pairs(self) -> None:
+        """Jump to the agent-pair table (below the fold at 80×24)."""
+        if not self.loaded:
+            self.jump_when_loaded = True
             return
-        self.load(
-            ReportOptions(gap_source=str(self.query_one("#gap-source", Select).value), bins=bins)
-        )
+        table = self.query_one("#agent-pairs-table", FitTable)
+        self.query_one("#results-body", VerticalScroll).scroll_to_widget(table, top=True)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id != "buckets":
+    def jump_once_laid_out(self, refreshes_left: int) -> None:
+        """The loading overlay goes, then the tables are laid out, over a few refreshes: scroll
+        once the agent-pair table has its place (its rows are in), not before."""
+        table = self.query_one("#agent-pairs-table", FitTable)
+        if table.region.height == 0 and refreshes_left > 0:
+            self.call_after_refresh(self.jump_once_laid_out, refreshes_left - 1)
             return
-        bucket = next(b for b in self.report["buckets"] if b["label"] == event.row_key.value)
-        self.app.push_screen(
-            PairsScreen(self.out, self.report["run_id"], self.report["gap_source"], bucket)
-        )
+        self.jump_when_loaded = False
+        self.action_agent_pairs()
 
-    def action_review(self) -> None:
-        from judgeaudit.tui.screens.review import ReviewScreen
+    def action_focus_gap(self) -> None:
+        self.control_chosen = not self.loaded
+        self.query_one("#gap-source", Select).focus()
 
-        self.app.push_screen(ReviewScreen(self.out))
+    def action_focus_bins(self) -> None:
+        self.control_chosen = not self.loaded
+        self.query_one("#bins", Field).focus()
 
+    def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
+        if event.data_table.id == "buckets":
+            self.open_bucket(str(event.row_key.value))
 
-class PairsScreen(Screen[None]):
-    """The pairs in one bucket; Enter opens a pair."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("m", "only_missel", "Misselected only"),
-    ]
-
-    def __init__(self, out: Path, run_id: str, source: str, bucket: dict[str, Any]) -> None:
-        super().__init__()
-        self.out, self.run_id, self.source, self.bucket = out, run_id, source, bucket
-        self.only_missel = False
-
-    def compose(self) -> ComposeResult:
-        b = self.bucket
-        yield Header()
-        yield Static(
-            f"Pairs in {b['label']} {b['alias']} ({b['lo']:g}, {b['hi']:g}] — {self.source} gap",
-            classes="title",
-        )
-        yield DataTable(id="pairs-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns(
-            "task", "type", "agent A", "agent B", "success", "judge", "misselected"
-        )
-        self.fill()
-
-    def fill(self) -> None:
-        db = open_db(self.out)
-        try:
-            pairs = load_pairs(db, self.run_id)
-        finally:
-            db.close()
-        gap = gap_series(pairs, self.source)
-        mask = (gap > self.bucket["lo"]) & (gap <= self.bucket["hi"])
-        if self.only_missel:
-            mask &= pairs["misselected"] == 1
-        chosen = pairs[mask].sort_values(["misselected", "pair_id"], ascending=[False, True])
-        table: DataTable[str] = self.query_one(DataTable)
-        table.clear()
-        for row in chosen.head(2000).itertuples():
-            table.add_row(
-                str(row.task_id),
-                str(row.task_type),
-                str(row.agent_a),
-                str(row.agent_b),
-                f"{row.success_a}/{row.success_b}",
-                str(row.judge_pref),
-                "YES" if row.misselected else "",
-                key=str(row.pair_id),
-            )
-
-    def action_only_missel(self) -> None:
-        self.only_missel = not self.only_missel
-        self.fill()
-
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        from judgeaudit.tui.screens.pair import PairDetailScreen
-
-        self.app.push_screen(PairDetailScreen(self.out, str(event.row_key.value)))
+    def open_bucket(self, key: str) -> None:
+        if not self.report or self.out is None:
+            return
+        r = self.report
+        bucket = None if key == OUTSIDE else r["buckets"][int(key)]
+        self.app.push_screen(PairsScreen(self.out, r["run_id"], r["gap_source"], r["bins"], bucket))

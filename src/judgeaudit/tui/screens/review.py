@@ -1,133 +1,204 @@
-"""Review: label a stratified sample with single keys; saved to the audit DB at once."""
+"""Review: label a stratified sample with single keys; saved to the audit DB at once.
+
+The sample, the transcripts and each save run in workers; the screen says when it is loading.
+There is one Review screen: it reloads when it is shown for another output dir or a run wrote
+to this one."""
 
 from __future__ import annotations
 
-import json
+import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
-from judgeaudit.analysis.review import agreement, sample, store_labels
-from judgeaudit.audit.ids import pair_trial_b
+from judgeaudit.analysis.queries import (
+    ReviewData,
+    Side,
+    conversations,
+    db_version,
+    human_labels,
+    review_data,
+)
+from judgeaudit.analysis.review import agreement, store_labels
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.screens.pair import transcript
 
 SAMPLE_SIZE = 40
+# grouped in the footer so every key fits in 80 columns
+SIDE_A = Binding.Group("A ok/fail", compact=True)
+SIDE_B = Binding.Group("B ok/fail", compact=True)
+PREFER = Binding.Group("prefer", compact=True)
+MOVE = Binding.Group("next/prev", compact=True)
+EMPTY_LABEL = ("human_success_a", "human_success_b", "human_pref", "note")
 
 
 class ReviewScreen(Screen[None]):
+    SUB_TITLE = "Review"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "label('human_success_a', 1)", "A ok"),
-        Binding("2", "label('human_success_a', 0)", "A failed"),
-        Binding("3", "label('human_success_b', 1)", "B ok"),
-        Binding("4", "label('human_success_b', 0)", "B failed"),
-        Binding("a", "label('human_pref', 'A')", "Prefer A"),
-        Binding("b", "label('human_pref', 'B')", "Prefer B"),
-        Binding("t", "label('human_pref', 'tie')", "Tie"),
-        Binding("n,right", "move(1)", "Next"),
-        Binding("p,left", "move(-1)", "Prev"),
-        Binding("escape", "app.pop_screen", "Back", show=False),
+        Binding("1", "label('human_success_a', 1)", "A ok", group=SIDE_A),
+        Binding("2", "label('human_success_a', 0)", "A failed", group=SIDE_A),
+        Binding("3", "label('human_success_b', 1)", "B ok", group=SIDE_B),
+        Binding("4", "label('human_success_b', 0)", "B failed", group=SIDE_B),
+        Binding("a", "label('human_pref', 'A')", "prefer A", group=PREFER),
+        Binding("b", "label('human_pref', 'B')", "prefer B", group=PREFER),
+        Binding("t", "label('human_pref', 'tie')", "tie", group=PREFER),
+        Binding("n,right", "move(1)", "next", key_display="n", group=MOVE),
+        Binding("p,left", "move(-1)", "previous", key_display="p", group=MOVE),
     ]
 
-    def __init__(self, out: Path, seed: int = 0) -> None:
-        super().__init__()
-        self.out = out
-        db = open_db(out)
-        try:
-            self.pairs = load_pairs(db, resolve_run(db, None))
-            self.labels = pd.read_sql_query("SELECT * FROM human_labels", db)
-        finally:
-            db.close()
-        self.items = sample(self.pairs, SAMPLE_SIZE, seed).to_dict("records")
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(id="review")
+        self.seed = seed
+        self.out: Path | None = None
+        self.version: tuple[int, int, int] | None = None
+        self.data: ReviewData | None = None
         self.index = 0
+        # labels typed on this screen, ahead of the database while their save is in flight
+        self.pending: dict[str, dict[str, Any]] = {}
+        self.save_lock = threading.Lock()
+        self.mounted = False
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="agreement", classes="title")
+        yield Static("Review — no output dir yet", id="agreement", classes="title")
         yield Static("", id="review-head")
         with Horizontal(classes="columns", id="review-item"):
             with VerticalScroll(classes="column"):
                 yield Static("", id="review-a")
             with VerticalScroll(classes="column"):
                 yield Static("", id="review-b")
-        yield Footer()
+        yield Footer(compact=True)
 
+    # --- loading -------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.show()
+        self.mounted = True
+        if self.out is not None:
+            out, self.out = self.out, None
+            self.show_output(out)
 
+    def show_output(self, out: Path) -> None:
+        if not self.mounted:
+            self.out = out  # loaded once the screen is composed
+            return
+        version = db_version(out)
+        if out == self.out and self.data is not None and version == self.version:
+            return
+        self.out, self.version, self.data, self.index = out, version, None, 0
+        self.pending = {}
+        self.query_one("#review-item").loading = True
+        self.query_one("#agreement", Static).update(f"Review — loading {out}…")
+        self.load(out)
+
+    @work(thread=True, exclusive=True, group="review")
+    def load(self, out: Path) -> None:
+        try:
+            data = review_data(out, SAMPLE_SIZE, self.seed)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.failed, out, str(exc))
+            return
+        self.app.call_from_thread(self.loaded, out, data)
+
+    def failed(self, out: Path, message: str) -> None:
+        if out == self.out:
+            self.query_one("#review-item").loading = False
+            self.query_one("#agreement", Static).update(f"Review — {message}")
+            self.query_one("#review-head", Static).update("")
+
+    def loaded(self, out: Path, data: ReviewData) -> None:
+        if out == self.out:
+            self.data = data
+            self.show(reload_item=True)
+
+    # --- rendering -----------------------------------------------------------------------------
     def current_label(self, pair_id: str) -> dict[str, Any]:
-        found = self.labels[self.labels["pair_id"] == pair_id]
+        assert self.data is not None
+        if pair_id in self.pending:
+            return dict(self.pending[pair_id])
+        labels = self.data.labels
+        found = labels[labels["pair_id"] == pair_id]
         if found.empty:
-            return {
-                "pair_id": pair_id,
-                "human_success_a": None,
-                "human_success_b": None,
-                "human_pref": None,
-                "note": None,
-            }
+            return {"pair_id": pair_id, **dict.fromkeys(EMPTY_LABEL)}
         row = found.iloc[0].to_dict()
         return {str(k): (None if pd.isna(v) else v) for k, v in row.items() if k != "labelled_at"}
 
-    def show(self) -> None:
-        figures = agreement(self.pairs, self.labels)
+    def show(self, reload_item: bool = False) -> None:
+        data = self.data
+        if data is None:
+            return
+        figures = agreement(data.pairs, data.labels)
         judge = figures.get("judge_vs_human")
-        line = f"Review {self.index + 1}/{len(self.items)} · labelled {figures.get('labelled', 0)}"
+        line = f"Review {self.index + 1}/{len(data.items)} · labelled {figures.get('labelled', 0)}"
         if judge:
             kappa = "n/a" if judge["kappa"] is None else f"{judge['kappa']:.2f}"
             line += f" · judge vs human agreement {judge['agreement']:.0%}, kappa {kappa}"
         self.query_one("#agreement", Static).update(line)
-        if not self.items:
+        if not data.items:
             self.query_one("#review-head", Static).update("nothing to review")
+            self.query_one("#review-item").loading = False
             return
-        item = self.items[self.index]
+        item = data.items[self.index]
         label = self.current_label(item["pair_id"])
+        given = {k: "-" if label[k] is None else label[k] for k in EMPTY_LABEL}
         self.query_one("#review-head", Static).update(
-            f"[{item['stratum']}] {item['task_id']} · judge prefers {item['judge_pref']} · success check "
-            f"{item['success_a']}/{item['success_b']} · your labels: A {label['human_success_a']}, "
-            f"B {label['human_success_b']}, prefer {label['human_pref']}"
+            Text(  # plain text: "[stratum]" is no markup tag
+                f"[{item['stratum']}] {item['task_id']} · judge prefers {item['judge_pref']} · "
+                f"success check {item['success_a']}/{item['success_b']} · your labels: "
+                f"A {given['human_success_a']}, B {given['human_success_b']}, "
+                f"prefer {given['human_pref']}"
+            )
         )
-        db = open_db(self.out)
-        try:
-            pair = db.execute(
-                "SELECT * FROM audit_pairs WHERE pair_id = ?", (item["pair_id"],)
-            ).fetchone()
-            for side, agent, trial in (
-                ("a", item["agent_a"], pair["trial"]),
-                ("b", item["agent_b"], pair_trial_b(pair)),
-            ):
-                traj = db.execute(
-                    "SELECT events FROM trajectories WHERE run_id = ? AND task_id = ? AND "
-                    "trial = ? AND agent = ?",
-                    (pair["run_id"], item["task_id"], trial, agent),
-                ).fetchone()
-                text = Text(f"{side.upper()}: {agent}\n", style="bold")
-                text.append_text(transcript(json.loads(traj["events"])))
-                self.query_one(f"#review-{side}", Static).update(text)
-        finally:
-            db.close()
+        if reload_item:
+            self.query_one("#review-item").loading = True
+            self.load_item(item["pair_id"])
 
+    @work(thread=True, exclusive=True, group="review-item")
+    def load_item(self, pair_id: str) -> None:
+        assert self.out is not None
+        sides = conversations(self.out, pair_id)
+        self.app.call_from_thread(self.show_item, pair_id, sides)
+
+    def show_item(self, pair_id: str, sides: tuple[Side, Side]) -> None:
+        if self.data is None or self.data.items[self.index]["pair_id"] != pair_id:
+            return  # the user moved on meanwhile
+        for key, side in zip(("a", "b"), sides, strict=True):
+            text = Text(f"{key.upper()}: {side.agent}\n", style="bold")
+            text.append_text(transcript(side.events))
+            self.query_one(f"#review-{key}", Static).update(text)
+        self.query_one("#review-item").loading = False
+
+    # --- keys ----------------------------------------------------------------------------------
     def action_label(self, field: str, value: object) -> None:
-        if not self.items:
+        if self.data is None or not self.data.items or self.out is None:
             return
-        pair_id = self.items[self.index]["pair_id"]
+        pair_id = self.data.items[self.index]["pair_id"]
         label = self.current_label(pair_id)
         label[field] = value
-        store_labels(self.out / "audit.db", [label])
-        db = open_db(self.out)
-        try:
-            self.labels = pd.read_sql_query("SELECT * FROM human_labels", db)
-        finally:
-            db.close()
+        self.pending[pair_id] = label
         self.show()
+        self.save(self.out, pair_id)
+
+    @work(thread=True, exclusive=False, group="review-save")
+    def save(self, out: Path, pair_id: str) -> None:
+        with self.save_lock:  # saves in key order; each writes the pair's latest labels
+            store_labels(out / "audit.db", [dict(self.pending[pair_id])])
+            labels = human_labels(out)
+        self.app.call_from_thread(self.saved, out, labels)
+
+    def saved(self, out: Path, labels: pd.DataFrame) -> None:
+        if out == self.out and self.data is not None:
+            self.data = ReviewData(self.data.run_id, self.data.pairs, self.data.items, labels)
+            self.version = db_version(out)
+            self.show()
 
     def action_move(self, step: int) -> None:
-        if self.items:
-            self.index = (self.index + step) % len(self.items)
-            self.show()
+        if self.data is not None and self.data.items:
+            self.index = (self.index + step) % len(self.data.items)
+            self.show(reload_item=True)

@@ -1,20 +1,35 @@
-"""Misselection by bucket as horizontal bars with the 95% interval marked, in plain text cells."""
+"""Misselection by bucket as horizontal bars with the 95% interval marked, in plain text cells.
+
+Labels are padded by terminal cells, not characters (近同 is four cells wide), so the bars of
+any number of buckets start in one column."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
 WIDTH = 40
 
 
+def bucket_name(bucket: dict[str, Any]) -> str:
+    """`近同 near`, or the label alone when it has no separate alias (custom bins)."""
+    label, alias = str(bucket["label"]), str(bucket["alias"])
+    return label if alias == label else f"{label} {alias}"
+
+
+def pad(text: str, cells: int) -> str:
+    return text + " " * max(0, cells - cell_len(text))
+
+
 def bars(buckets: list[dict[str, Any]], width: int = WIDTH) -> Text:
     out = Text()
-    for b in buckets:
-        label = f"{b['label']} {b['alias']:<7}"
-        out.append(f"{label:<13}")
+    names = [bucket_name(b) for b in buckets]
+    column = max((cell_len(n) for n in names), default=0) + 1
+    for b, name in zip(buckets, names, strict=True):
+        out.append(pad(name, column))
         if b["rate"] is None:
             out.append("no decisive pairs\n", style="dim")
             continue
@@ -36,5 +51,5 @@ def bars(buckets: list[dict[str, Any]], width: int = WIDTH) -> Text:
 
 
 class BucketBars(Static):
-    def show(self, buckets: list[dict[str, Any]]) -> None:
-        self.update(bars(buckets))
+    def show(self, buckets: list[dict[str, Any]], width: int = WIDTH) -> None:
+        self.update(bars(buckets, width))

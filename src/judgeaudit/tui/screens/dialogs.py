@@ -1,0 +1,91 @@
+"""App-wide dialogs: the help that lists every screen and its keys, and "stop the run?"."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from judgeaudit.tui.places import PLACES
+
+
+def screen_keys(bindings: list[BindingType]) -> str:
+    """`key label` pairs of a screen's bindings, in the order the screen declares them."""
+    parts = []
+    for binding in bindings:
+        if isinstance(binding, Binding) and binding.description:
+            key = binding.key_display or binding.key.split(",")[0]
+            parts.append(f"{key} {binding.description}")
+    return " · ".join(parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every screen, its function key and its own keys; built from the screens' bindings."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,f10,q", "close", "Close"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="modal")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="help"):
+            yield Static("Help — function keys move between screens", classes="title")
+            with VerticalScroll(id="help-body"):
+                text = Text()
+                for place in PLACES:
+                    text.append(f"{place.key.upper():<4}{place.title:<10}", style="bold")
+                    text.append(f"{place.summary}\n")
+                    keys = screen_keys(type(self.app.get_screen(place.name)).BINDINGS)
+                    if keys:
+                        text.append(f"    {keys}\n", style="dim")
+                text.append(
+                    "\nctrl+p  command palette: every main action, by name (switch, key, test, "
+                    "run, pause, cancel, results, compare, export)\n"
+                    "ctrl+q  quit (during a run: asks, then stops it; it can be resumed)\n"
+                    "?/F10   this help · Esc closes a dialog or goes back\n"
+                )
+                yield Static(text)
+            with Horizontal(classes="buttons"):
+                yield Button("Close (Esc)", id="close", variant="primary", compact=True)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+
+class ConfirmStop(ModalScreen[bool]):
+    """Asked when quitting during a run."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Stop and quit"),
+        Binding("n,escape", "answer(False)", "Keep running"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="modal")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="confirm-stop"):
+            yield Static("Stop the run? It can be resumed.", classes="title")
+            yield Static(
+                "What is stored stays; starting the same spec on the same output dir again "
+                "(Launch, or `judgeaudit run`) continues where it stopped."
+            )
+            with Horizontal(classes="buttons"):
+                yield Button("Stop and quit (y)", id="yes", variant="error", compact=True)
+                yield Button("Keep running (n)", id="no", compact=True)
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")

@@ -1,0 +1,124 @@
+"""The pairs in one bucket (or outside every bucket), misselected first; Enter opens a pair.
+
+The list is a query on the audit DB run in a worker (filtered and limited in SQLite, so a bucket
+of a million-row audit opens as fast as a small one)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from judgeaudit.analysis.queries import PAIRS_SHOWN, PairList, pairs_in_range, pairs_outside
+from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.widgets.bars import bucket_name
+from judgeaudit.tui.widgets.fit_table import Col, FitTable
+
+OUTSIDE = "outside"
+COLUMNS = (
+    Col("task", "task", min=10),
+    Col("type", "type", min=6, drop=1),
+    Col("a", "agent A", min=8),
+    Col("b", "agent B", min=8),
+    Col("success", "success", min=7),
+    Col("judge", "judge", min=5),
+    Col("missel", "misselected", min=11),
+)
+BADGE = Text("MISSELECTED", style="bold red")
+
+
+class PairsScreen(Screen[None]):
+    SUB_TITLE = "Pairs"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("m", "only_missel", "Misselected only"),
+    ]
+
+    def __init__(
+        self,
+        out: Path,
+        run_id: str,
+        source: str,
+        bins: list[float],
+        bucket: dict[str, Any] | None,
+    ) -> None:
+        super().__init__()
+        self.out, self.run_id, self.source, self.bins = out, run_id, source, bins
+        self.bucket = bucket  # None: the pairs outside every bin
+        self.only_missel = False
+
+    def where(self) -> str:
+        b = self.bucket
+        if b is None:
+            return f"outside the bins {self.bins}"
+        return f"{bucket_name(b)} ({b['lo']:g}, {b['hi']:g}]"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(f"Pairs {self.where()} — {self.source} gap", id="pairs-title", classes="title")
+        yield FitTable(COLUMNS, id="pairs-table", cursor_type="row", zebra_stripes=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.fill()
+
+    def fill(self) -> None:
+        self.query_one(FitTable).loading = True
+        self.load(self.only_missel)
+
+    @work(thread=True, exclusive=True, group="pairs")
+    def load(self, only_missel: bool) -> None:
+        try:
+            if self.bucket is None:
+                found = pairs_outside(
+                    self.out, self.run_id, self.source, self.bins, only_misselected=only_missel
+                )
+            else:
+                lo, hi = self.bucket["lo"], self.bucket["hi"]
+                found = pairs_in_range(
+                    self.out, self.run_id, self.source, lo, hi, only_misselected=only_missel
+                )
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self.show, found)
+
+    def show(self, found: PairList) -> None:
+        rows = [
+            (
+                str(r["pair_id"]),
+                {
+                    "task": str(r["task_id"]),
+                    "type": str(r["task_type"]),
+                    "a": str(r["agent_a"]),
+                    "b": str(r["agent_b"]),
+                    "success": f"{r['success_a']}/{r['success_b']}",
+                    "judge": str(r["judge_pref"]),
+                    "missel": BADGE if r["misselected"] else "",
+                },
+            )
+            for r in found.rows
+        ]
+        table = self.query_one(FitTable)
+        table.set_rows(rows)
+        table.loading = False
+        shown = f"showing {PAIRS_SHOWN} of {found.total}" if found.total > len(rows) else ""
+        only = "misselected only · " if self.only_missel else ""
+        self.query_one("#pairs-title", Static).update(
+            f"Pairs {self.where()} — {self.source} gap: {only}{found.total} pairs {shown}".strip()
+        )
+
+    def action_only_missel(self) -> None:
+        self.only_missel = not self.only_missel
+        self.fill()
+
+    def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
+        from judgeaudit.tui.screens.pair import PairDetailScreen
+
+        self.app.push_screen(PairDetailScreen(self.out, str(event.row_key.value)))

@@ -1,0 +1,18 @@
+"""A one-off message line that takes no room while it has nothing to say (80×24 has few rows)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+class Note(Static):
+    def on_mount(self) -> None:
+        self.display = False
+
+    def say(self, text: str | Text, bad: bool | None = None) -> None:
+        self.update(text)
+        self.display = bool(text.plain if isinstance(text, Text) else text)
+        if bad is not None:
+            self.set_class(bad, "-bad")
+            self.set_class(not bad, "-ok")

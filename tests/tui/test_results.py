@@ -1,0 +1,277 @@
+"""Results as the analysis says (issue 13, item 4): the declared gap source, pairs outside the
+bins counted and shown, any number of bins with distinct labels, the agent-pair table with
+ranking misselection, and compare listing every manifest change."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.cells import cell_len
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Select, Static
+
+from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.app import JudgeAuditApp
+from judgeaudit.tui.screens.pair import PairDetailScreen
+from judgeaudit.tui.screens.pairs import PairsScreen
+from judgeaudit.tui.screens.results import ResultsScreen
+from judgeaudit.tui.widgets.bars import BucketBars
+from judgeaudit.tui.widgets.fit_table import FitTable
+from tests.audit_helpers import write_spec
+from tests.tui.helpers import SIZE, make_app, press, settle, wait_until
+from tests.tui.test_navigation import run_screen
+
+
+def edit_manifest(out: Path, change: Any) -> None:
+    """Change the stored manifest the way a different spec would have written it."""
+    db = sqlite3.connect(out / "audit.db")
+    with db:
+        (raw,) = db.execute("SELECT manifest FROM runs").fetchone()
+        manifest = json.loads(raw)
+        change(manifest)
+        db.execute("UPDATE runs SET manifest = ?", (json.dumps(manifest),))
+    db.close()
+
+
+def results(app: JudgeAuditApp) -> ResultsScreen:
+    screen = app.get_screen("results")
+    assert isinstance(screen, ResultsScreen)
+    return screen
+
+
+def bucket_rows(app: JudgeAuditApp) -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (k, {c: str(v) for c, v in row.items()})
+        for k, row in results(app).query_one("#buckets", FitTable).rows_data
+    ]
+
+
+async def type_bins(pilot: Any, app: JudgeAuditApp, text: str) -> None:
+    field = results(app).query_one("#bins", Input)
+    field.value = text
+    field.focus()
+    await press(pilot, "enter")
+
+
+def test_opens_with_the_gap_source_the_run_declares(isolated: ProfileStore, run_copy: Path) -> None:
+    def declare_judge(manifest: dict[str, Any]) -> None:
+        manifest["settings"]["gap_source"] = "judge"
+
+    edit_manifest(run_copy, declare_judge)
+
+    async def go() -> tuple[object, list[Any]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            screen = results(app)
+            return screen.query_one("#gap-source", Select).value, screen.report["bins"]
+
+    source, bins = asyncio.run(go())
+    assert source == "judge" and bins == [-0.01, 0.2, 0.5, 1.0, 5.0]
+
+
+def test_pairs_outside_the_bins_are_counted_and_open(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    expected = build_report(run_copy, ReportOptions(bins=[0.3, 0.6]))
+    outside = expected["pairs"] - sum(b["pairs"] for b in expected["buckets"])
+    assert outside > 0  # the small run has gaps below 0.3 and above 0.6
+
+    async def go() -> tuple[list[tuple[str, dict[str, Any]]], str, int, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            await type_bins(pilot, app, "0.3, 0.6")
+            rows = bucket_rows(app)
+            note = str(results(app).query_one("#outside", Static).render())
+            table = results(app).query_one("#buckets", FitTable)
+            table.focus()
+            table.put_cursor("outside")
+            await press(pilot, "enter")
+            assert isinstance(app.screen, PairsScreen)
+            listed = app.screen.query_one(FitTable).row_count
+            title = str(app.screen.query_one("#pairs-title", Static).render())
+        return rows, note, listed, title
+
+    rows, note, listed, title = asyncio.run(go())
+    assert rows[-1][0] == "outside" and rows[-1][1]["pairs"] == str(outside)
+    assert f"{outside} pairs outside the bins" in note
+    assert listed == outside and f"{outside} pairs" in title
+
+
+def test_five_bins_have_distinct_labels_and_aligned_bars(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    async def go() -> tuple[list[str], str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            await type_bins(pilot, app, "-0.01,0.1,0.2,0.3,0.5,1")
+            labels = [b["label"] for b in results(app).report["buckets"]]
+            chart = str(results(app).query_one(BucketBars).render())
+        return labels, chart
+
+    labels, chart = asyncio.run(go())
+    assert len(labels) == 5 and len(set(labels)) == 5
+    lines = [line for line in chart.splitlines() if line.strip()]
+    assert len(lines) == 5 and all(
+        line.startswith(label) for line, label in zip(lines, labels, strict=True)
+    )
+    # labels padded by terminal cells and bars of one width: the rates line up in one column
+    rate_columns = {cell_len(line[: line.index("%")]) for line in lines if "%" in line}
+    assert len(rate_columns) == 1, chart
+
+
+def test_agent_pair_table_flags_ranking_misselection(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    # the judge now prefers the weaker agent of one pair every time: its ranking is inverted
+    db = sqlite3.connect(run_copy / "audit.db")
+    with db:
+        db.execute(
+            "UPDATE audit_pairs SET judge_pref = 'B' WHERE agent_a = 'ace' AND agent_b = 'weak'"
+        )
+    db.close()
+    report = build_report(run_copy)
+    flagged = {
+        f"{p['agent_a']}~{p['agent_b']}" for p in report["agent_pairs"] if p["ranking_misselected"]
+    }
+    assert "ace~weak" in flagged
+
+    async def go() -> dict[str, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await press(pilot, "f4", "a")
+            table = results(app).query_one("#agent-pairs-table", FitTable)
+            assert "flag" in [c.key.value for c in table.columns.values()]  # kept at 80 columns
+            return {key: str(row["flag"]) for key, row in table.rows_data}
+
+    flags = asyncio.run(go())
+    assert {k for k, v in flags.items() if v == "RANKING MISSELECTED"} == flagged
+    assert len(flags) == len(report["agent_pairs"])
+
+
+def test_compare_lists_every_manifest_change(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(run_copy, other)
+    changed = [f"settings.extra_{i:02d}" for i in range(14)]
+
+    def drift(manifest: dict[str, Any]) -> None:
+        for key in changed:
+            manifest["settings"][key.split(".")[1]] = 1
+        manifest["models"]["judge"]["model"] = "judge-strict"
+
+    edit_manifest(other, drift)
+
+    async def go() -> str:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(other)
+            await press(pilot, "ctrl+t")
+            return str(app.screen.query_one("#changes", Static).render())
+
+    text = asyncio.run(go())
+    assert "manifest changes: 15" in text
+    for key in [*changed, "models.judge.model"]:
+        assert f"  {key}: " in text
+    assert "'judge-strict'" in text
+
+
+def test_results_are_not_rebuilt_when_nothing_changed(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+
+    async def go() -> int:
+        app = make_app(isolated, run_copy)
+        builds = 0
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = results(app)
+            original = screen.build
+
+            def counting(*args: Any) -> Any:
+                nonlocal builds
+                builds += 1
+                return original(*args)
+
+            screen.build = counting  # type: ignore[method-assign]
+            await press(pilot, "f4", "f1", "f4")
+        return builds
+
+    assert asyncio.run(go()) == 1
+
+
+def test_paired_compare_shows_flips_and_opens_them(
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    """A re-judge of the same conversations with another judge: the view is paired, names its
+    test, counts the flips per row, and a flipped pair opens as run B judged it."""
+    rejudged = rejudged_copy
+
+    async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(rejudged)
+            await press(pilot, "ctrl+t")
+            text = str(app.screen.query_one("#changes", Static).render())
+            table = app.screen.query_one("#drift", FitTable)
+            rows = {k: {c: str(v) for c, v in r.items()} for k, r in table.rows_data}
+            flipped = next(k for k, r in rows.items() if r["flips"] not in ("", "+0/−0"))
+            table.focus()
+            table.put_cursor(flipped)
+            await press(pilot, "enter")
+            listing = str(app.screen.query_one(".title", Static).render())
+            await press(pilot, "enter")
+            detail = str(app.screen.query_one("#pair-title", Static).render())
+            opened = app.screen
+            assert isinstance(opened, PairDetailScreen)
+        return text, rows, listing, detail, opened
+
+    text, rows, listing, detail, opened = asyncio.run(go())
+    assert "paired: " in text and "McNemar" in text and "decided by: " in text
+    assert "overall" in rows and all(r["flips"].startswith("+") for r in rows.values())
+    assert "pairs flipped to misselected" in listing
+    assert opened.out == rejudged  # the pair as run B judged it, and its verdict flipped
+    verdicts = [
+        sqlite3.connect(out / "audit.db")
+        .execute("SELECT judge_pref, misselected FROM audit_pairs WHERE pair_id LIKE ?",
+                 ("%/" + opened.pair_id.split("/", 1)[1],))
+        .fetchone()
+        for out in (run_copy, rejudged)
+    ]  # fmt: skip
+    assert f"judge prefers {verdicts[1][0]} " in detail and verdicts[0][1] != verdicts[1][1]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+@pytest.mark.parametrize("first", ["f4", "run then r"])
+def test_results_open_at_the_top(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path, first: str, size: tuple[int, int]
+) -> None:
+    """Focusing the bucket table once the report is in must not scroll the bar chart away,
+    also when Results is first shown by `r` at the end of a run."""
+    spec, out = write_spec(tmp_path / "spec.toml"), tmp_path / "fresh"
+
+    async def go() -> float:
+        app = make_app(isolated, run_copy if first == "f4" else out, demo_spec=spec)
+        async with app.run_test(size=size) as pilot:
+            if first == "f4":
+                await press(pilot, "f4")
+            else:
+                app.start_run(spec, out)
+                await wait_until(pilot, lambda: run_screen(app).finished, "the run to finish")
+                await press(pilot, "r")
+            assert results(app).loaded
+            return results(app).query_one("#results-body", VerticalScroll).scroll_y
+
+    assert asyncio.run(go()) == 0
