@@ -47,7 +47,7 @@ from judgeaudit.audit.units import (
     trajectory_units,
 )
 from judgeaudit.audit.usage import Usage
-from judgeaudit.errors import JudgeauditError
+from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.llm import LLMError
 from judgeaudit.validate import check_out_dir, integer
 
@@ -57,6 +57,10 @@ UNIT_TRIES = 3
 
 class RunError(JudgeauditError, RuntimeError):
     """The run cannot go on (bad key, refused output dir); one line for the user."""
+
+
+class EndpointDown(RunError):
+    """An endpoint refused the connection: the run stops at once instead of failing every unit."""
 
 
 class AuditRunner:
@@ -82,6 +86,8 @@ class AuditRunner:
         self.paused.set()
         self.endpoints: Endpoints | None = None
         self._created_run: str | None = None
+        self._run_id: str | None = None
+        self.last_failure: str | None = None  # why the last unit failed, for the exit-4 line
         self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
 
     # --- public --------------------------------------------------------------------------------
@@ -97,18 +103,35 @@ class AuditRunner:
         store = AuditStore(self.out / "audit.db")
         try:
             return await self._run(store, tasks, imported)
-        except JudgeauditError:  # a refusal (not a cancel: a cancelled run is resumed later)
+        except JudgeauditError as exc:  # a refusal (not a cancel: a cancelled run is resumed)
             if self._discard_empty_run(store) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
+            elif isinstance(exc, EndpointDown) and self._stopped_files(store):
+                raise IncompleteRun(
+                    f"run {self._run_id} stopped: {exc}; the units it finished are kept, rerun "
+                    "the same command once the endpoint answers"
+                ) from None
+            raise
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            self._stopped_files(store)  # the CSV and logs show what was stored, not nothing
             raise
         finally:
             store.close()
 
+    def _stopped_files(self, store: AuditStore) -> bool:
+        """Export what a stopped run stored; False if the run is gone (undone) or never began."""
+        if self._run_id is None or store.run(self._run_id) is None:
+            return False
+        export_all(store, self._run_id, self.out)
+        return True
+
     def _discard_empty_run(self, store: AuditStore) -> bool:
         """Undo a run this call created that stored no unit; True if OUT now holds no run."""
         run_id = self._created_run
-        if run_id is None or _stored_any(store, run_id):
+        # A re-judge or an import only copies trajectories: until it judged a pair it did nothing.
+        copies_only = self.spec.source is not None or self.spec.imported is not None
+        if run_id is None or _stored_any(store, run_id, pairs_only=copies_only):
             return False
         store.discard_run(run_id)
         runs = store.runs()
@@ -134,6 +157,7 @@ class AuditRunner:
     ) -> ev.RunFinished:
         source = self.spec.source
         run_id, resumed = self._choose_run(store)
+        self._run_id = run_id
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
@@ -193,7 +217,15 @@ class AuditRunner:
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True)
         elapsed = time.monotonic() - self.usage.counters.started
-        finished = ev.RunFinished(run_id, str(self.out), complete, elapsed, summary)
+        finished = ev.RunFinished(
+            run_id,
+            str(self.out),
+            complete,
+            elapsed,
+            summary,
+            self.usage.counters.failures,
+            self.last_failure,
+        )
         self.emit(finished)
         return finished
 
@@ -318,7 +350,10 @@ class AuditRunner:
             except LLMError as exc:
                 if exc.kind in ("auth", "not_found", "request"):
                     raise RunError(str(exc)) from None
+                if exc.kind == "unreachable":  # every other unit would be refused the same way
+                    raise EndpointDown(str(exc)) from None
                 if attempt == UNIT_TRIES:
+                    self.last_failure = str(exc)
                     self.usage.counters.failures += 1
                     self.emit(ev.UnitFailed(_unit_name(unit), f"{exc} (rerun to retry)"))
 
@@ -385,12 +420,12 @@ class AuditRunner:
             self.emit(event)
 
 
-def _stored_any(store: AuditStore, run_id: str) -> bool:
+def _stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:
     """Whether the run stored any unit (without loading millions of ids to find out)."""
     row = store.db.execute(
-        "SELECT EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?)"
+        "SELECT (NOT ? AND EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?))"
         " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
-        (run_id, run_id),
+        (pairs_only, run_id, run_id),
     ).fetchone()
     return bool(row[0])
 

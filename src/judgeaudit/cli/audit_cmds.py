@@ -6,7 +6,7 @@ import argparse
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.analysis.drift import compare, render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
@@ -15,10 +15,18 @@ from judgeaudit.analysis.review import read_labels, sample, store_labels, write_
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
+from judgeaudit.errors import JudgeauditError
 
 if TYPE_CHECKING:
+    from judgeaudit.audit.events import RunFinished
     from judgeaudit.audit.spec import RunSpec
     from judgeaudit.cli.common import Sub
+
+
+class Interrupted(JudgeauditError):
+    """Ctrl-C during a run (exit 130, as the shell reports a SIGINT)."""
+
+    exit_code = 130
 
 
 def register(sub: Sub) -> None:
@@ -98,7 +106,12 @@ def register(sub: Sub) -> None:
         "compare", help="drift between two runs (per-bucket change; paired after a re-judge)"
     )
     comp.add_argument("out_a", type=Path)
-    comp.add_argument("out_b", type=Path, nargs="?", help="defaults to OUT_A (compare two run ids)")
+    comp.add_argument(
+        "out_b",
+        type=Path,
+        nargs="?",
+        help="default: OUT_A, comparing its two runs (or the ones --run-a/--run-b name)",
+    )
     comp.add_argument("--run-a")
     comp.add_argument("--run-b")
     comp.add_argument("--format", choices=["table", "json"], default="table")
@@ -106,7 +119,9 @@ def register(sub: Sub) -> None:
         "--fail-on-rise",
         action="store_true",
         help="exit 3 when a bucket's misselection rose significantly (McNemar exact when the runs "
-        "are paired, Fisher exact otherwise; Holm-adjusted across buckets)",
+        "are paired, Fisher exact otherwise; Holm-adjusted across buckets) or run B's judge gave "
+        "no verdict for over 5%% of orders or significantly more often than A's; exit 4 for an "
+        "unfinished run, 2 when nothing decisive or no task is shared",
     )
     comp.set_defaults(func=cmd_compare)
 
@@ -169,14 +184,26 @@ def _print_plan(spec: Path | RunSpec, out: Path | None, events: str | None) -> i
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinished:
+    """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept)."""
     from judgeaudit.engine import run_audit_blocking
+
+    try:
+        return run_audit_blocking(spec, out, **options)
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"interrupted; the units finished so far are kept in {out}: rerun the same "
+            "command to resume"
+        ) from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
 
     if args.dry_run:
         return _print_plan(args.spec, args.out, args.events)
     if args.out is None:
         raise UserError("run: --out DIR is required (the output directory; or use --dry-run)")
-    run_audit_blocking(
+    _run_blocking(
         args.spec,
         args.out,
         on_event=_sink(args.events),
@@ -188,7 +215,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
     from judgeaudit.audit.rejudge import RejudgeRequest, rejudge_spec
-    from judgeaudit.engine import run_audit_blocking
 
     spec = rejudge_spec(
         RejudgeRequest(
@@ -206,7 +232,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         return _print_plan(spec, args.out, args.events)
     # Into the source's own directory: add the re-judge as a run there (or resume it).
     same_dir = args.out.resolve() == spec.source.out and not _holds_spec(args.out, spec)
-    finished = run_audit_blocking(
+    finished = _run_blocking(
         spec,
         args.out,
         on_event=_sink(args.events),
@@ -261,9 +287,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "(no key, no network)",
         file=sys.stderr,
     )
-    from judgeaudit.engine import run_audit_blocking
-
-    finished = run_audit_blocking(demo_spec(), args.out, on_event=_sink(args.events))
+    finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events))
     report = build_report(args.out, ReportOptions(run_id=finished.run_id))
     print("\n".join(bucket_lines(report)))
     print(
@@ -292,9 +316,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    out_b = args.out_b or args.out_a
+    from judgeaudit.analysis.gate import choose_runs, gate_ready
+
     try:
-        result = compare(args.out_a, out_b, args.run_a, args.run_b)
+        out_a, out_b, run_a, run_b = choose_runs(args.out_a, args.out_b, args.run_a, args.run_b)
+        result = compare(out_a, out_b, run_a, run_b)
+        if args.fail_on_rise:
+            gate_ready(result)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     if args.format == "json":
@@ -303,7 +331,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
     else:
         print(render_compare(result))
-    if args.fail_on_rise and result["rises"]:
+    if not args.fail_on_rise:
+        return 0
+    if result["verdicts"]["failed"]:
+        print(
+            f"judgeaudit: the judge of run B often gave no verdict: "
+            f"{'; '.join(result['verdicts']['failed'])}; its misselection figures would "
+            "understate it (see `judgeaudit report OUT_B`)",
+            file=sys.stderr,
+        )
+        return 3
+    if result["rises"]:
         rose = ", ".join(
             f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
             for r in [*result["buckets"], result["overall"]]

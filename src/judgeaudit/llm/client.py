@@ -38,7 +38,8 @@ RETRYABLE = (
 
 
 class LLMError(JudgeauditError, RuntimeError):
-    """A call that failed for good; ``kind`` is auth | request | not_found | exhausted."""
+    """A call that failed for good; ``kind`` is auth | request | not_found | unreachable |
+    exhausted."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -226,6 +227,8 @@ class LLMClient:
     def _describe(self, exc: BaseException) -> str:
         if isinstance(exc, openai.APIStatusError):
             return f"HTTP {exc.status_code}"
+        if _refused(exc):  # the aiohttp transport reports a refused connect as a timeout
+            return REFUSED
         if isinstance(exc, openai.APITimeoutError):
             return "timeout"
         if isinstance(exc, openai.APIConnectionError):
@@ -250,7 +253,30 @@ class LLMClient:
             detail = self.scrub(str(exc.message))[:300]
             return LLMError("request", f"{where} rejected the request (HTTP 400): {detail}")
         history = ", ".join(errors or [self._describe(exc)])
+        if errors and all(e == REFUSED for e in errors):
+            return LLMError(
+                "unreachable",
+                f"{where}: connection refused ({attempts} attempts): nothing listens there; "
+                "check the endpoint's base_url and that its server is running",
+            )
         return LLMError("exhausted", f"{where}: gave up after {attempts} attempts ({history})")
+
+
+REFUSED = "connection refused"
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a transport error was, underneath, a refused TCP connect."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the SDK's error, the transport's, aiohttp's, the OS error
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or isinstance(
+            getattr(seen, "os_error", None), ConnectionRefusedError
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _retry_after(exc: BaseException) -> float | None:
