@@ -153,3 +153,82 @@ def test_runs_without_decisive_pairs_or_shared_tasks_are_refused_by_the_gate(
     shown = cli("compare", str(runs / "base"), str(tmp_path / "other")).stdout
     assert "the runs share no task" in shown
     assert "models.agents: None" not in shown
+
+
+def test_review_labels_show_in_the_table_md_and_refreshed_report_html(
+    runs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "reviewed"
+    shutil.copytree(runs / "base", out)
+    sample = out / "sample.csv"
+    assert cli("review", "export", str(out), "--n", "6", "--file", str(sample)).returncode == 0
+    rows = list(csv.DictReader(io.StringIO(sample.read_text(encoding="utf-8"))))
+    for row in rows:  # a reviewer who agrees with the judge and the success labels
+        row |= {
+            "human_success_a": row["success_a"],
+            "human_success_b": row["success_b"],
+            "human_pref": row["judge_pref"],
+        }
+    with sample.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert "kappa" not in (out / "report.html").read_text(encoding="utf-8")
+    stored = cli("review", "import", str(out), str(sample))
+    assert stored.returncode == 0 and "report.html" in stored.stdout
+    for fmt in ("table", "md"):
+        text = cli("report", str(out), "--format", fmt).stdout
+        assert f"human review: {len(rows)} labelled pairs" in text
+        assert "judge vs human: n=" in text and "agreement 100.0%" in text
+        assert "judge \\ human" in text, "the confusion matrix too"
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Cohen&#x27;s kappa" in html and "judge \\ human" in html
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["review", "export", "{out}", "--file", "{tmp}/s.jsonl"], "name a .csv file"),
+        (["review", "export", "{out}", "--n", "0"], "--n 0"),
+        (["review", "export", "{out}", "--n", "-5"], "--n -5"),
+        (["report", "{out}", "--threshold", "-1"], "0-5 score range"),
+        (["report", "{out}", "--threshold", "6"], "0-5 score range"),
+        (["run", "{spec}", "--out", "/proc/judgeaudit-forbidden"], "cannot be created"),
+        (["run", "{spec}", "--dry-run", "--out", "{tmp}/afile"], "--out is a file"),
+    ],
+)
+def test_out_of_range_or_unwritable_options_are_refused_in_one_line(
+    runs: Path, tmp_path: Path, args: list[str], says: str
+) -> None:
+    (tmp_path / "afile").write_text("x")
+    values = {"out": str(runs / "base"), "tmp": str(tmp_path), "spec": str(runs / "spec.toml")}
+    done = cli(*(a.format(**values) for a in args))
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("judgeaudit: ") and says in lines[0]
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_dry_run_counts_tasks_once_and_no_call_for_recorded_verdicts(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+    pairs = tmp_path / "prod-pairs.jsonl"
+    assert (
+        cli(
+            "import",
+            "recorded-jsonl",
+            str(examples / "recorded-verdicts.jsonl"),
+            "--out",
+            str(pairs),
+        ).returncode
+        == 0
+    )
+    spec = tmp_path / "prod.toml"
+    spec.write_text(
+        '[run]\nname = "prod"\nimported = "prod-pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+    )
+    plan = json.loads(cli("run", str(spec), "--dry-run", "--events", "jsonl").stdout)
+    distinct = {json.loads(line)["task_id"] for line in pairs.read_text().splitlines()}
+    assert plan["tasks"] == len(distinct) < plan["pairs"]
+    assert plan["roles"] == [], "a recorded run makes no call"
+    text = cli("run", str(spec), "--dry-run").stdout
+    assert "no model call" in text and f"{len(distinct)} tasks" in text

@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import ci, pct
+from judgeaudit.analysis.fmt import ci, pct, review_lines
 from judgeaudit.analysis.verdicts import health_line
 
 STYLE = """
@@ -152,6 +152,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             if isinstance(part, dict)
         ]
         review_html = _table(["comparison", "n", "agreement", "Cohen's kappa"], rows)
+        review_html += f"<pre>{escape(chr(10).join(review_lines(review)[1:]))}</pre>"
     manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
     simulated = any(
         m and m.get("base_url") == "embedded"

@@ -14,6 +14,7 @@ from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
+from judgeaudit.analysis.fmt import review_lines
 from judgeaudit.analysis.frame import (
     GAP_NAMES,
     decisive_mask,
@@ -222,6 +223,7 @@ def render_table(report: dict[str, Any]) -> str:
     lines += ["", "by task type:"]
     for t in report["by_task_type"]:
         lines.append(f"  {t['task_type']:<24} misselected {_pct(t['rate'])} n={t['decisive']}")
+    lines += ["", *review_lines(report["human_review"])]
     return "\n".join(lines)
 
 
@@ -250,6 +252,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{_pct(sbf['judge']['rate']).strip()} ({sbf['judge']['failed']}/{sbf['judge']['satisfied']})",
         f"Failed although user simulator satisfied: {_pct(sbf['user_simulator']['rate']).strip()} "
         f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']})",
+        "",
+        "```",
+        *review_lines(report["human_review"]),
+        "```",
     ]
     return "\n".join(out) + "\n"
 

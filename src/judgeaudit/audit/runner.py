@@ -99,7 +99,12 @@ class AuditRunner:
         check_out_dir(self.out)
         check_keys(self.spec, self.keys)
         created = not self.out.exists()
-        self.out.mkdir(parents=True, exist_ok=True)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # e.g. under /proc: the access check passes, mkdir does not
+            raise RunError(
+                f"{self.out}: --out cannot be created ({exc.strerror}); choose a writable directory"
+            ) from None
         store = AuditStore(self.out / "audit.db")
         try:
             return await self._run(store, tasks, imported)

@@ -298,6 +298,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    import math
+
+    if not (math.isfinite(args.threshold) and 0 <= args.threshold <= 5):
+        raise UserError(
+            f"report: --threshold {args.threshold:g} is outside the judge's 0-5 score range; "
+            "use a score from 0 to 5 (default 4)"
+        )
     try:
         report = build_report(
             args.out,
@@ -379,6 +386,12 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     path = args.file or args.out / "review_sample.csv"
+    if path.suffix.lower() != ".csv":
+        raise UserError(
+            f"review export: --file {path}: the sample is written as CSV; name a .csv file"
+        )
+    if args.n < 1:
+        raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
     frame = sample(pairs, args.n, args.seed)
     write_sample(frame, path)
     print(
@@ -397,5 +410,28 @@ def cmd_review_import(args: argparse.Namespace) -> int:
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     count = store_labels(args.out / "audit.db", labels)
-    print(f"stored {count} labelled pairs (re-importing the same file changes nothing)")
+    refreshed = _refresh_report_html(args.out)
+    print(
+        f"stored {count} labelled pairs (re-importing the same file changes nothing)"
+        + (f"; {refreshed} shows them" if refreshed else "")
+    )
     return 0
+
+
+def _refresh_report_html(out: Path) -> Path | None:
+    """Rewrite OUT/report.html (for the run it shows) so it includes the new labels."""
+    import json
+
+    from judgeaudit.analysis.report import write_report_files
+
+    if not (out / "report.html").is_file():
+        return None
+    try:
+        shown = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError):
+        shown = None
+    try:
+        report = build_report(out, ReportOptions(run_id=shown))
+    except AnalysisError:
+        report = build_report(out)
+    return write_report_files(out, report)[0]
