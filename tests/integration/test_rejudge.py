@@ -204,6 +204,7 @@ def test_rejudge_into_the_source_directory_adds_a_run_that_compares_paired(
         "jsonl",
     )
     assert done.returncode == 0, done.stderr
+    assert "audit_pairs.csv, judge_logs.jsonl and report.html now show" in done.stdout
     runs = [
         r[0]
         for r in sqlite3.connect(out / "audit.db").execute(

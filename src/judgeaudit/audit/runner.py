@@ -26,6 +26,7 @@ from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
 from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
 from judgeaudit.audit.prompts import PromptSet
+from judgeaudit.audit.runs import EndpointDown, RunError, choose_run, first_leaf, stored_any
 from judgeaudit.audit.simulate import recheck, simulate
 from judgeaudit.audit.source import (
     SourceRun,
@@ -53,14 +54,6 @@ from judgeaudit.validate import check_out_dir, integer
 
 U = TypeVar("U", TrajectoryUnit, PairUnit, CheckUnit)
 UNIT_TRIES = 3
-
-
-class RunError(JudgeauditError, RuntimeError):
-    """The run cannot go on (bad key, refused output dir); one line for the user."""
-
-
-class EndpointDown(RunError):
-    """An endpoint refused the connection: the run stops at once instead of failing every unit."""
 
 
 class AuditRunner:
@@ -136,7 +129,7 @@ class AuditRunner:
         run_id = self._created_run
         # A re-judge or an import only copies trajectories: until it judged a pair it did nothing.
         copies_only = self.spec.source is not None or self.spec.imported is not None
-        if run_id is None or _stored_any(store, run_id, pairs_only=copies_only):
+        if run_id is None or stored_any(store, run_id, pairs_only=copies_only):
             return False
         store.discard_run(run_id)
         runs = store.runs()
@@ -161,7 +154,7 @@ class AuditRunner:
         self, store: AuditStore, tasks: list[Task], imported: list[ImportedPair] | None
     ) -> ev.RunFinished:
         source = self.spec.source
-        run_id, resumed = self._choose_run(store)
+        run_id, resumed = choose_run(store, self.spec, self.out, self.new_run)
         self._run_id = run_id
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
@@ -290,27 +283,6 @@ class AuditRunner:
 
         await self._phase("success checks", total, todo, check)
 
-    def _choose_run(self, store: AuditStore) -> tuple[str, bool]:
-        spec_hash = self.spec.spec_hash()
-        runs = store.runs()
-        same = [r for r in runs if r["spec_hash"] == spec_hash]
-        if runs and not same and not self.new_run:
-            other = runs[-1]
-            raise RunError(
-                f"{self.out} holds run {other['run_id']} from a different spec "
-                f"(hash {other['spec_hash']} != {spec_hash}); pass --new-run to add a run "
-                "to this directory, or choose another --out"
-            )
-        base = f"{self.spec.name}-{spec_hash[:8]}"
-        if same and not self.new_run:
-            return same[-1]["run_id"], True
-        taken = {r["run_id"] for r in runs}
-        run_id, n = base, 1
-        while run_id in taken:
-            n += 1
-            run_id = f"{base}-{n}"
-        return run_id, False
-
     @asynccontextmanager
     async def _endpoints(self) -> AsyncIterator[Endpoints]:
         endpoints = await asyncio.to_thread(Endpoints.open, self.spec, self.concurrency, self.keys)
@@ -344,7 +316,7 @@ class AuditRunner:
                 for _ in range(self.concurrency):
                     group.create_task(worker())
         except BaseExceptionGroup as errors:
-            raise _first_leaf(errors) from None  # one clear error, not a traceback tree
+            raise first_leaf(errors) from None  # one clear error, not a traceback tree
         self._progress(force=True)
 
     async def _attempt(self, unit: U, work: Callable[[U], Awaitable[None]]) -> None:
@@ -423,21 +395,6 @@ class AuditRunner:
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
-
-
-def _stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:
-    """Whether the run stored any unit (without loading millions of ids to find out)."""
-    row = store.db.execute(
-        "SELECT (NOT ? AND EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?))"
-        " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
-        (pairs_only, run_id, run_id),
-    ).fetchone()
-    return bool(row[0])
-
-
-def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    first = group.exceptions[0]
-    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _unit_name(unit: Unit) -> str:
