@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/judgeaudit demo --no-tui --out out/demo
+	$(BIN)/judgeaudit demo --no-tui --events progress --out out/demo
 
 test: $(STAMP)
 	bash scripts/test.sh
