@@ -106,6 +106,8 @@ def test_compare_of_one_directory_compares_its_two_runs_or_refuses(
     assert gate.stdout.startswith(f"compare {ids[0]} -> {ids[1]}")
     itself = cli("compare", str(both), "--run-a", ids[1], "--run-b", ids[1])
     assert itself.returncode == 2 and "with itself" in itself.stderr
+    twice = cli("compare", str(runs / "base"), str(runs / "base"), "--fail-on-rise")
+    assert twice.returncode == 2 and "with itself" in twice.stderr
     other = cli("compare", str(both), "--run-b", ids[0], "--format", "json")
     assert json.loads(other.stdout)["run_a"] == ids[1], "the one not named is the other side"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
 from judgeaudit.analysis.paired import ALPHA
 from judgeaudit.analysis.stats import fisher_exact
 from judgeaudit.errors import IncompleteRun
@@ -46,11 +46,17 @@ def choose_runs(
                     f"compare: {out_a} holds {len(ids)} run(s) ({', '.join(ids) or 'none'}); "
                     "name the two to compare with --run-a RUN --run-b RUN, or give OUT_B"
                 )
-    if run_a is not None and run_a == run_b and out_a.resolve() == out_b.resolve():
-        raise AnalysisError(
-            f"compare: --run-a and --run-b are both {run_a}; a run compared with itself "
-            "cannot change, name two different runs"
-        )
+    if out_a.resolve() == out_b.resolve():
+        db = open_db(out_a)
+        try:
+            side_a, side_b = resolve_run(db, run_a), resolve_run(db, run_b)
+        finally:
+            db.close()
+        if side_a == side_b:
+            raise AnalysisError(
+                f"compare: run A and run B are both {side_a} in {out_a}; a run compared with "
+                "itself cannot change: name two different runs with --run-a/--run-b"
+            )
     return out_a, out_b, run_a, run_b
 
 
