@@ -2,19 +2,35 @@
 
 The embedded provider runs in its own process with a fixed latency L per call; C calls are in
 flight at a time, so no client can beat C/L calls/s. For each latency, side by side against the
-same server: the bare SDK (``AsyncOpenAI().chat.completions.create`` with its defaults, our own
-semaphore for C) and ``LLMClient`` (retries, limits, usage, errors). Printed: achieved calls/s,
-ratio to C/L, ratio to the bare SDK, and the CPU per call of the client and of the server (so the
-bottleneck shows). Targets: LLMClient >= 0.9 of C/L at C=32, L=100 ms and >= 0.8 at L=20 ms.
+same server, in round-robin order (so a change in the machine's load hits all of them alike):
 
-Usage: python bench/llm_throughput.py [--c 32] [--latencies 100,20] [--seconds 4]
+- the bare SDK (``AsyncOpenAI().chat.completions.create`` with its defaults, our own semaphore
+  for C): what a hand-written script gets;
+- ``LLMClient`` on its SDK path (``fast_path=False``: what a remote endpoint gets) and on its
+  direct path (the default for a loopback or private address), both with retries, limits,
+  pacing, usage and errors;
+- bare aiohttp (one session, ``json.loads``, nothing else): the floor any Python client on this
+  event loop can reach, so the gap left is the client's own work or the machine's;
+- bare aiohttp against the bare provider (:mod:`bench.bare_provider`: parse, sleep L, one fixed
+  reply) in its own process: the machine's floor. No Python client and server pair does better
+  on these cores at this load, so when it stays below a target the machine is the ceiling.
+
+Each method runs C workers that make their calls one after another, as the audit's worker pool
+does. Printed: the load average, achieved calls/s (median over the rounds), ratio to C/L, ratio
+to the bare SDK, the CPU per call of the client and of the server (so the bottleneck shows), and
+per latency the target next to LLMClient's ratio and the machine's floor.
+Targets: LLMClient >= 0.9 of C/L at C=32, L=100 ms and >= 0.8 at L=20 ms.
+
+Usage: python bench/llm_throughput.py [--c 32] [--latencies 100,20] [--seconds 4] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -22,7 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import aiohttp
 import openai
+from bench.bare_provider import bare_process
 from bench.simproc import SimProcess, sim_process
 
 from judgeaudit.llm import LLMClient
@@ -59,13 +77,52 @@ async def bare_sdk(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awa
     return call, sdk.close
 
 
-async def llm_client(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
-    client = LLMClient(url, "bench", concurrency=c)
+async def llm_sdk_path(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    client = LLMClient(url, "bench", concurrency=c, fast_path=False)
+    assert client.path == "sdk"
 
     async def call(i: int) -> str:
         return (await client.chat(model, messages(i))).text
 
     return call, client.aclose
+
+
+async def llm_direct(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    client = LLMClient(url, "bench", concurrency=c)
+    assert client.path == "direct"
+
+    async def call(i: int) -> str:
+        return (await client.chat(model, messages(i))).text
+
+    return call, client.aclose
+
+
+async def bare_aiohttp(url: str, model: str, c: int) -> tuple[Call, Callable[[], Awaitable[None]]]:
+    session = aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=c),
+        headers={"Authorization": "Bearer bench", "Content-Type": "application/json"},
+    )
+    gate = asyncio.Semaphore(c)
+    target = url + "/chat/completions"
+
+    async def call(i: int) -> str:
+        async with gate:
+            body = json.dumps({"model": model, "messages": messages(i)}).encode()
+            async with session.post(target, data=body) as response:
+                reply = json.loads(await response.read())
+            return str(reply["choices"][0]["message"]["content"])
+
+    return call, session.close
+
+
+METHODS = {
+    "bare openai SDK": bare_sdk,
+    "LLMClient sdk": llm_sdk_path,
+    "LLMClient direct": llm_direct,
+    "bare aiohttp": bare_aiohttp,
+}
+FLOOR = "machine floor"  # bare aiohttp against the bare provider
+TARGETS = {100.0: 0.9, 20.0: 0.8}
 
 
 async def measure(
@@ -78,8 +135,14 @@ async def measure(
     """Calls/s, client CPU ms/call and server CPU ms/call over n calls (after a warm-up)."""
     call, close = await make(server.url, f"chat:latency_ms={latency_ms:g}", c)
     await asyncio.gather(*(call(i) for i in range(c)))
+    todo = iter(range(n))
+
+    async def worker() -> None:
+        for i in todo:
+            await call(i)
+
     server0, cpu0, wall0 = server.cpu_s(), time.process_time(), time.perf_counter()
-    await asyncio.gather(*(call(i) for i in range(n)))
+    await asyncio.gather(*(worker() for _ in range(c)))
     wall = time.perf_counter() - wall0
     cpu, server_cpu = time.process_time() - cpu0, server.cpu_s() - server0
     await close()
@@ -91,21 +154,46 @@ def main() -> None:
     parser.add_argument("--c", type=int, default=32)
     parser.add_argument("--latencies", default="100,20", help="comma-separated, in ms")
     parser.add_argument("--seconds", type=float, default=4.0, help="ideal duration of each run")
+    parser.add_argument("--rounds", type=int, default=1, help="round-robin repeats (median)")
     args = parser.parse_args()
-    print(f"concurrency C={args.c}; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    with sim_process() as server:
+    print(f"concurrency C={args.c}; {args.rounds} round(s) per method, median shown")
+    with sim_process() as server, bare_process() as bare_server:
         for latency in (float(x) for x in args.latencies.split(",")):
             limit = args.c / (latency / 1000)
             n = max(args.c * 4, int(limit * args.seconds))
-            bare = asyncio.run(measure(bare_sdk, server, latency, args.c, n))
-            ours = asyncio.run(measure(llm_client, server, latency, args.c, n))
-            print(f"L={latency:g} ms, {n} calls, limit C/L {limit:.0f} calls/s")
-            for name, (rate, cpu, server_cpu) in (("bare openai SDK", bare), ("LLMClient", ours)):
+            runs: dict[str, list[tuple[float, float, float]]] = {
+                name: [] for name in [*METHODS, FLOOR]
+            }
+            loads = [os.getloadavg()[0]]
+            for _ in range(args.rounds):
+                for name, make in METHODS.items():
+                    runs[name].append(asyncio.run(measure(make, server, latency, args.c, n)))
+                floor_run = measure(bare_aiohttp, bare_server, latency, args.c, n)
+                runs[FLOOR].append(asyncio.run(floor_run))
+                loads.append(os.getloadavg()[0])
+            print(
+                f"L={latency:g} ms, {n} calls, limit C/L {limit:.0f} calls/s; load "
+                f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
+            )
+            median = {
+                name: tuple(statistics.median(r[k] for r in rows) for k in range(3))
+                for name, rows in runs.items()
+            }
+            bare = median["bare openai SDK"][0]
+            for name, (rate, cpu, server_cpu) in median.items():
                 print(
-                    f"  {name:<16} {rate:7.1f} calls/s  {rate / limit:4.2f} of C/L  "
-                    f"{rate / bare[0]:4.2f}x bare SDK  client CPU {cpu:.2f} ms/call  "
+                    f"  {name:<17} {rate:7.1f} calls/s  {rate / limit:4.2f} of C/L  "
+                    f"{rate / bare:4.2f}x bare SDK  client CPU {cpu:.2f} ms/call  "
                     f"server CPU {server_cpu:.2f} ms/call"
                 )
+            ours, floor = median["LLMClient direct"][0] / limit, median[FLOOR][0] / limit
+            target = TARGETS.get(latency)
+            verdict = "" if target is None else f"target {target:.2f}: "
+            verdict += f"LLMClient {ours:.2f} of C/L, the machine's floor {floor:.2f}"
+            verdict += f" (LLMClient reaches {ours / floor:.2f} of the floor)"
+            if target is not None and floor < target:
+                verdict += "; the floor itself is below the target: the machine is the ceiling"
+            print(f"  {verdict}")
 
 
 if __name__ == "__main__":

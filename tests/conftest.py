@@ -14,6 +14,13 @@ def sim_url() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(params=["sdk", "direct"])
+def transport(request: pytest.FixtureRequest) -> str:
+    """The llm layer's two transports (the openai SDK, the direct aiohttp path for local
+    endpoints): a test that takes this runs on both, proving they behave the same."""
+    return str(request.param)
+
+
 @pytest.fixture
 def secret_service() -> None:
     """Tests that need the real Secret Service run inside scripts/with-keyring.sh."""

@@ -158,7 +158,7 @@ def test_malformed_judge_output_is_logged_retried_and_never_crashes(tmp_path: Pa
     assert fenced > 0, "code-fenced JSON parses without a retry"
 
 
-def test_run_completes_under_fault_injection(tmp_path: Path) -> None:
+def test_run_completes_under_fault_injection(tmp_path: Path, transport: str) -> None:
     faults = "rate_429=0.05,rate_500=0.05,rate_503=0.03,rate_truncate=0.03,retry_after_s=0.01"
     spec = write_spec(
         tmp_path / "spec.toml",
@@ -168,8 +168,16 @@ def test_run_completes_under_fault_injection(tmp_path: Path) -> None:
         user=f"user-default:{faults}",
         judge=f"judge-default:{faults},malformed=0.1",
     )
-    finished, events = run_audit(spec, tmp_path / "out")
+    fast_path = "true" if transport == "direct" else "false"
+    text = spec.read_text().replace(
+        'base_url = "embedded"', f'base_url = "embedded"\nfast_path = {fast_path}'
+    )
+    spec.write_text(text)
+    events: list[object] = []
+    runner = AuditRunner(load_spec(spec), tmp_path / "out", on_event=events.append)
+    finished = asyncio.run(runner.run())
     assert finished.complete
+    assert runner.endpoints is not None and runner.endpoints.clients["sim"].path == transport
     db = sqlite3.connect(tmp_path / "out" / "audit.db")
     assert db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0] == 126
     assert db.execute("SELECT SUM(attempts) - COUNT(*) FROM calls").fetchone()[0] > 0, (

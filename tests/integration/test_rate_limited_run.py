@@ -31,11 +31,14 @@ PAIR = {
 }
 
 
-def write_run(folder: Path, url: str, pairs: int, rpm: float | None) -> Path:
+def write_run(
+    folder: Path, url: str, pairs: int, rpm: float | None, transport: str = "direct"
+) -> Path:
     with (folder / "pairs.jsonl").open("w") as handle:
         for i in range(pairs):
             handle.write(json.dumps({"task_id": f"t{i}", **PAIR}) + "\n")
     declared = f"rpm = {rpm}\n" if rpm else ""
+    declared += f"fast_path = {'true' if transport == 'direct' else 'false'}\n"
     spec = folder / "spec.toml"
     spec.write_text(
         '[run]\nname = "limited"\nimported = "pairs.jsonl"\nconcurrency = 8\n'
@@ -45,10 +48,13 @@ def write_run(folder: Path, url: str, pairs: int, rpm: float | None) -> Path:
     return spec
 
 
-def audit(spec: Path, out: Path) -> tuple[ev.RunFinished, list[ev.Event], int, int]:
+def audit(
+    spec: Path, out: Path, transport: str = "direct"
+) -> tuple[ev.RunFinished, list[ev.Event], int, int]:
     events: list[ev.Event] = []
     runner = AuditRunner(load_spec(spec), out, on_event=events.append, keys=lambda _: "k")
     finished = asyncio.run(runner.run())
+    assert runner.endpoints is not None and runner.endpoints.clients["gw"].path == transport
     db = sqlite3.connect(out / "audit.db")
     calls, attempts = db.execute("SELECT COUNT(*), SUM(attempts) FROM calls").fetchone()
     db.close()
@@ -68,9 +74,9 @@ def last_pacing(events: list[ev.Event]) -> dict[str, Any]:
     return progress[-1].rate_limits["gw"]
 
 
-def test_declared_rpm_never_meets_a_429(gateway: str, tmp_path: Path) -> None:
-    spec = write_run(tmp_path, gateway, pairs=8, rpm=RATE * 60)
-    finished, events, calls, attempts = audit(spec, tmp_path / "out")
+def test_declared_rpm_never_meets_a_429(gateway: str, tmp_path: Path, transport: str) -> None:
+    spec = write_run(tmp_path, gateway, pairs=8, rpm=RATE * 60, transport=transport)
+    finished, events, calls, attempts = audit(spec, tmp_path / "out", transport)
     assert finished.complete and not [e for e in events if isinstance(e, ev.UnitFailed)]
     assert calls == 16 and attempts == calls  # not one retry: the client kept to the limit
     assert last_pacing(events) == {
@@ -83,10 +89,10 @@ def test_declared_rpm_never_meets_a_429(gateway: str, tmp_path: Path) -> None:
 
 
 def test_undeclared_limit_is_found_by_its_429s_and_no_unit_fails(
-    gateway: str, tmp_path: Path
+    gateway: str, tmp_path: Path, transport: str
 ) -> None:
-    spec = write_run(tmp_path, gateway, pairs=40, rpm=None)
-    finished, events, calls, attempts = audit(spec, tmp_path / "out")
+    spec = write_run(tmp_path, gateway, pairs=40, rpm=None, transport=transport)
+    finished, events, calls, attempts = audit(spec, tmp_path / "out", transport)
     assert finished.complete and not [e for e in events if isinstance(e, ev.UnitFailed)]
     assert calls == 80 and attempts > calls  # some calls met the limit and were retried
     pacing = last_pacing(events)

@@ -1,4 +1,7 @@
-"""The real openai SDK and our llm layer against the real embedded server on loopback."""
+"""The real openai SDK and our llm layer against the real embedded server on loopback.
+
+Every ``LLMClient`` test runs on both transports (``transport``: the openai SDK and the direct
+aiohttp path): the same calls, faults, retries, timeouts and errors must come out the same."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+from typing import Any
 
 import openai
 import pytest
@@ -39,9 +43,16 @@ def fast_retry(n: int = 4) -> RetryPolicy:
     return RetryPolicy(max_attempts=n, base_s=0.01, max_s=0.05)
 
 
-def test_tool_call_round_trip(sim_url: str) -> None:
+def make_client(url: str, key: str, transport: str, **options: Any) -> LLMClient:
+    """An LLMClient forced onto ``transport`` (the test fails if it is not on it)."""
+    client = LLMClient(url, key, fast_path=transport == "direct", **options)
+    assert client.path == transport
+    return client
+
+
+def test_tool_call_round_trip(sim_url: str, transport: str) -> None:
     async def go() -> tuple[object, object]:
-        client = LLMClient(sim_url, "k")
+        client = make_client(sim_url, "k", transport)
         first = await client.chat("agent:skill=1", REFUND, tools=TOOLS, seed=1)
         call = first.tool_calls[0]
         follow = [
@@ -76,9 +87,9 @@ def test_tool_call_round_trip(sim_url: str) -> None:
     assert first.prompt_tokens > 0 and first.completion_tokens > 0  # type: ignore[attr-defined]
 
 
-def test_streaming_matches_non_streaming(sim_url: str) -> None:
+def test_streaming_matches_non_streaming(sim_url: str, transport: str) -> None:
     async def go() -> tuple[object, object, object, object]:
-        client = LLMClient(sim_url, "k")
+        client = make_client(sim_url, "k", transport)
         plain = await client.chat("sim-chat", [{"role": "user", "content": "stream me"}])
         streamed = await client.chat(
             "sim-chat", [{"role": "user", "content": "stream me"}], stream=True
@@ -134,12 +145,16 @@ def test_same_request_same_bytes(sim_url: str) -> None:
 
 
 @pytest.mark.parametrize("fault", ["429", "500", "503", "truncate", "empty"])
-def test_fault_is_retried_then_succeeds(sim_url: str, fault: str) -> None:
+def test_fault_is_retried_then_succeeds(sim_url: str, fault: str, transport: str) -> None:
     async def go() -> list[int]:
-        client = LLMClient(sim_url, "k", retry=fast_retry(8))
+        client = make_client(sim_url, "k", transport, retry=fast_retry(12))
         model = f"chat:rate_{fault}=0.5,retry_after_s=0.01"
+        # The server draws faults per (request, attempt): requests of their own per transport,
+        # so that neither run depends on how many attempts the other one used up.
         results = [
-            await client.chat(model, [{"role": "user", "content": f"q{i}"}], stream=i % 2 == 1)
+            await client.chat(
+                model, [{"role": "user", "content": f"q{i} {transport}"}], stream=i % 2 == 1
+            )
             for i in range(12)
         ]
         await client.aclose()
@@ -151,9 +166,9 @@ def test_fault_is_retried_then_succeeds(sim_url: str, fault: str) -> None:
 
 
 @pytest.mark.parametrize("fault", ["429", "500", "503", "truncate", "empty"])
-def test_fault_gives_up_with_clear_message(sim_url: str, fault: str) -> None:
+def test_fault_gives_up_with_clear_message(sim_url: str, fault: str, transport: str) -> None:
     async def go() -> None:
-        client = LLMClient(sim_url, "sk-secret-key-1234", retry=fast_retry(3))
+        client = make_client(sim_url, "sk-secret-key-1234", transport, retry=fast_retry(3))
         try:
             await client.chat(
                 f"chat:rate_{fault}=1,retry_after_s=0.01", [{"role": "user", "content": "x"}]
@@ -169,11 +184,13 @@ def test_fault_gives_up_with_clear_message(sim_url: str, fault: str) -> None:
     assert "sk-secret-key-1234" not in message
 
 
-def test_hang_hits_timeout_then_retry_succeeds(sim_url: str) -> None:
+def test_hang_hits_timeout_then_retry_succeeds(sim_url: str, transport: str) -> None:
     async def go() -> tuple[int, float]:
-        client = LLMClient(sim_url, "k", timeout_s=0.3, retry=fast_retry(8))
+        client = make_client(sim_url, "k", transport, timeout_s=0.3, retry=fast_retry(8))
         results = [
-            await client.chat("chat:rate_hang=0.5,hang_s=3", [{"role": "user", "content": f"h{i}"}])
+            await client.chat(
+                "chat:rate_hang=0.5,hang_s=3", [{"role": "user", "content": f"h{i} {transport}"}]
+            )
             for i in range(6)
         ]
         await client.aclose()
@@ -183,9 +200,11 @@ def test_hang_hits_timeout_then_retry_succeeds(sim_url: str) -> None:
     assert attempts > 1
 
 
-def test_retry_after_is_honoured(sim_url: str) -> None:
+def test_retry_after_is_honoured(sim_url: str, transport: str) -> None:
     async def go() -> float:
-        client = LLMClient(sim_url, "k", retry=RetryPolicy(max_attempts=2, base_s=0.0, max_s=0.0))
+        client = make_client(
+            sim_url, "k", transport, retry=RetryPolicy(max_attempts=2, base_s=0.0, max_s=0.0)
+        )
         loop = asyncio.get_running_loop()
         start = loop.time()
         with pytest.raises(LLMError):
@@ -198,11 +217,11 @@ def test_retry_after_is_honoured(sim_url: str) -> None:
     assert run(go()) >= 0.4
 
 
-def test_wrong_key_gives_401_without_the_key() -> None:
+def test_wrong_key_gives_401_without_the_key(transport: str) -> None:
     with sim_server("--require-key-env", "SIM_KEY", env={"SIM_KEY": "right-key-0001"}) as url:
 
         async def go(key: str) -> str:
-            client = LLMClient(url, key, name="local-sim")
+            client = make_client(url, key, transport, name="local-sim")
             try:
                 result = await client.chat("sim-chat", [{"role": "user", "content": "x"}])
                 return result.text
@@ -254,9 +273,9 @@ def test_anthropic_messages_stream_tolerates_beta(sim_url: str) -> None:
     assert events[0] == "event: message_start" and events[-1] == "event: message_stop"
 
 
-def test_models_and_head(sim_url: str) -> None:
+def test_models_and_head(sim_url: str, transport: str) -> None:
     async def go() -> list[str]:
-        client = LLMClient(sim_url, "k")
+        client = make_client(sim_url, "k", transport)
         ids = await client.list_models()
         await client.aclose()
         return ids
@@ -268,9 +287,9 @@ def test_models_and_head(sim_url: str) -> None:
         assert response.status == 200
 
 
-def test_json_mode_returns_json(sim_url: str) -> None:
+def test_json_mode_returns_json(sim_url: str, transport: str) -> None:
     async def go() -> str:
-        client = LLMClient(sim_url, "k")
+        client = make_client(sim_url, "k", transport)
         result = await client.chat("sim-chat", [{"role": "user", "content": "x"}], json_mode=True)
         await client.aclose()
         return result.text
@@ -278,9 +297,9 @@ def test_json_mode_returns_json(sim_url: str) -> None:
     assert json.loads(run(go()))["simulated"] is True
 
 
-def test_cache_makes_reruns_free(sim_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cache_makes_reruns_free(sim_url: str, tmp_path, transport: str) -> None:  # type: ignore[no-untyped-def]
     async def go() -> tuple[bool, bool, str, str]:
-        client = LLMClient(sim_url, "k", cache_path=tmp_path / "cache.db")
+        client = make_client(sim_url, "k", transport, cache_path=tmp_path / "cache.db")
         a = await client.chat("sim-chat", [{"role": "user", "content": "cache me"}])
         b = await client.chat("sim-chat", [{"role": "user", "content": "cache me"}])
         await client.aclose()

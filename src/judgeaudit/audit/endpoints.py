@@ -125,6 +125,7 @@ class Endpoints:
                     timeout_s=endpoint.timeout_s,
                     retry=retry or RetryPolicy(max_attempts=6),
                     rate_limit=limit,
+                    fast_path=endpoint.fast_path,
                 )
         except BaseException:
             if out.embedded:

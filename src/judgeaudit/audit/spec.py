@@ -23,7 +23,7 @@ EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
 JUDGE_VIEWS = ("transcript", "evidence")
 #: Excluded from the spec hash: they change speed, not results.
-SPEED_KEYS = ("concurrency", "timeout_s", "rpm", "tpm")
+SPEED_KEYS = ("concurrency", "timeout_s", "rpm", "tpm", "fast_path")
 #: Request and token rate limits an endpoint may declare (per minute): (lowest, highest).
 RATE_KEYS = {"rpm": (1, 1e9), "tpm": (1, 1e12)}
 #: Optional keys added after the first release: left out of the hash while unset, so a spec
@@ -47,6 +47,9 @@ class Endpoint:
     timeout_s: float = 60.0
     rpm: float | None = None  # requests per minute the endpoint allows (client paces itself)
     tpm: float | None = None  # tokens per minute
+    #: the direct aiohttp transport (True), the openai SDK (False), or by address (None: local
+    #: and private addresses go direct); see judgeaudit.llm.direct
+    fast_path: bool | None = None
     price_in: float | None = None  # USD per million input tokens
     price_out: float | None = None
 
@@ -150,6 +153,7 @@ _ENDPOINT_KEYS = {
     "timeout_s": (int, float),
     "rpm": (int, float),
     "tpm": (int, float),
+    "fast_path": bool,
     "price_in": (int, float),
     "price_out": (int, float),
 }

@@ -1,13 +1,15 @@
 """The async client every layer above uses to talk to a model.
 
-Built on the ``openai`` SDK with the SDK's own retries off, so that one place decides: exponential
-backoff with jitter that honours ``Retry-After``, a per-endpoint concurrency limit, and a final
-error that says what happened after N tries. No message produced here ever contains the key.
+One place decides for every transport: exponential backoff with jitter that honours
+``Retry-After``, a per-endpoint concurrency limit and pacing, the response cache, usage, and a
+final error that says what happened after N tries. No message produced here ever contains the
+key.
 
-Speed: the SDK runs on its aiohttp transport, and a completion goes through the SDK's public
-``post`` with the raw HTTP response, read by :mod:`judgeaudit.llm.reply`. That skips the SDK's
-request transform and response models (most of its CPU per call) while keeping its URL, headers,
-auth, timeouts and error classes, so a judge on a local server is not client-bound.
+Two transports carry the calls, and both report failures as
+:class:`~judgeaudit.llm.failure.AttemptFailed`: the ``openai`` SDK (:mod:`.sdk_path`) for real
+providers, and a direct aiohttp path (:mod:`.direct`) for loopback and private addresses (the
+embedded provider, a local vLLM or Ollama), where the SDK's own HTTP stack would be the
+bottleneck. ``fast_path`` (the endpoint's setting) forces either one.
 """
 
 from __future__ import annotations
@@ -15,35 +17,50 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import platform
 import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-import httpx2
-import openai
+import yarl
 
+import judgeaudit
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
+from judgeaudit.llm.direct import DirectTransport, uses_direct
+from judgeaudit.llm.failure import RATE_LIMITED, AttemptFailed
 from judgeaudit.llm.limits import Pacer, RateLimit
-from judgeaudit.llm.reply import BadReply, CallResult, parse_completion
-
-RETRYABLE = (
-    openai.RateLimitError,
-    openai.InternalServerError,
-    openai.APIConnectionError,  # includes timeouts and truncated bodies
-    openai.APIResponseValidationError,
-)
+from judgeaudit.llm.reply import CallResult
 
 
 class LLMError(JudgeauditError, RuntimeError):
     """A call that failed for good; ``kind`` is auth | request | not_found | unreachable |
-    exhausted."""
+    exhausted (unreachable: every attempt was refused at connect)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class Transport(Protocol):
+    """What a transport does for the client; every failure is an ``AttemptFailed``."""
+
+    name: str
+
+    async def complete(self, params: dict[str, Any]) -> CallResult: ...
+
+    async def stream(self, params: dict[str, Any]) -> CallResult: ...
+
+    async def models(self) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
+def user_agent(path: str) -> str:
+    """Names judgeaudit (and the path) so a gateway's logs say who is calling."""
+    return f"judgeaudit/{judgeaudit.__version__} ({path}; Python {platform.python_version()})"
 
 
 @dataclass(frozen=True)
@@ -74,29 +91,57 @@ class LLMClient:
         retry: RetryPolicy | None = None,
         cache_path: Path | None = None,
         rate_limit: RateLimit | None = None,
+        fast_path: bool | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.name = name or self.base_url
+        self._key = api_key
+        self._check_url()
         self.limit = concurrency
         self.in_flight = 0
         self.retry = retry or RetryPolicy()
-        self._key = api_key
         self._semaphore = asyncio.Semaphore(concurrency)
         self.pacer = Pacer(rate_limit or RateLimit())
-        self._sdk = openai.AsyncOpenAI(
-            base_url=self.base_url,
-            api_key=api_key or "unused",
-            max_retries=0,
-            timeout=timeout_s,
-            http_client=openai.DefaultAioHttpClient(timeout=timeout_s),
-        )
+        self.transport: Transport
+        if uses_direct(self.base_url, fast_path):
+            self.transport = DirectTransport(
+                self.base_url, api_key, timeout_s, concurrency, user_agent("direct")
+            )
+        else:  # imported here: a run on local endpoints never loads the SDK
+            from judgeaudit.llm.sdk_path import SdkTransport
+
+            self.transport = SdkTransport(self.base_url, api_key, timeout_s, user_agent("sdk"))
         self._cache = ResponseCache(cache_path) if cache_path else None
 
+    def _check_url(self) -> None:
+        """A base URL that cannot be parsed fails here, as one line, on either transport
+        (rather than as a connection error on every attempt)."""
+        try:
+            url = yarl.URL(self.base_url)
+            problem = "" if url.scheme in ("http", "https") and url.host else "no http(s) host"
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            raise LLMError(
+                "request",
+                self.scrub(
+                    f"{self.name}: base URL {self.base_url!r} is not a URL ({problem}); fix base_url"
+                ),
+            )
+
     def __repr__(self) -> str:
-        return f"LLMClient(name={self.name!r}, base_url={self.base_url!r}, key=***)"
+        return (
+            f"LLMClient(name={self.name!r}, base_url={self.base_url!r}, "
+            f"path={self.path!r}, key=***)"
+        )
+
+    @property
+    def path(self) -> str:
+        """``direct`` (aiohttp, local endpoints) or ``sdk`` (the openai SDK)."""
+        return self.transport.name
 
     async def aclose(self) -> None:
-        await self._sdk.close()
+        await self.transport.aclose()
         if self._cache:
             self._cache.close()
 
@@ -108,10 +153,9 @@ class LLMClient:
 
     async def list_models(self) -> list[str]:
         try:
-            page = await self._sdk.models.list()
-        except openai.APIError as exc:
-            raise self._final(exc, 1) from None
-        return [m.id for m in page.data]
+            return await self.transport.models()
+        except AttemptFailed as failure:
+            raise self._final(failure, 1, [failure.describe()]) from None
 
     async def chat(
         self,
@@ -154,141 +198,56 @@ class LLMClient:
 
     async def _with_retries(self, params: dict[str, Any], stream: bool) -> CallResult:
         errors: list[str] = []
-        cost = self.pacer.cost(params["messages"], params.get("max_tokens"))
+        pacer = self.pacer  # a token estimate only matters to a tpm bucket
+        cost = pacer.cost(params["messages"], params.get("max_tokens")) if pacer.tokens else 0
+        transport = self.transport
         for attempt in range(1, self.retry.max_attempts + 1):
-            let_go = await self.pacer.acquire(cost)
+            let_go = await pacer.acquire(cost)
             started = time.perf_counter()
             try:
                 async with self._semaphore:
                     self.in_flight += 1
                     try:
-                        result = await (self._stream(params) if stream else self._once(params))
+                        call = transport.stream(params) if stream else transport.complete(params)
+                        result = await call
                     finally:
                         self.in_flight -= 1
-            except (*RETRYABLE, BadReply) as exc:
-                if isinstance(exc, openai.RateLimitError):
-                    self.pacer.rate_limited(let_go)
-                    self.pacer.refund(cost)
-                errors.append(self._describe(exc))
-                if attempt == self.retry.max_attempts:
-                    raise self._final(exc, attempt, errors) from None
-                await asyncio.sleep(self.retry.backoff(attempt, _retry_after(exc)))
+            except AttemptFailed as failure:
+                if failure.status == RATE_LIMITED:
+                    pacer.rate_limited(let_go)
+                    pacer.refund(cost)
+                errors.append(failure.describe())
+                if not failure.retryable or attempt == self.retry.max_attempts:
+                    raise self._final(failure, attempt, errors) from None
+                await asyncio.sleep(self.retry.backoff(attempt, failure.retry_after))
                 continue
-            except openai.APIError as exc:
-                raise self._final(exc, attempt, errors) from None
             result.latency_ms = (time.perf_counter() - started) * 1000
             used = result.prompt_tokens + result.completion_tokens
-            self.pacer.settle(let_go, cost, used or None, result.completion_tokens or None)
+            pacer.settle(let_go, cost, used or None, result.completion_tokens or None)
             result.attempts = attempt
             result.errors = errors
             return result
         raise AssertionError("unreachable")
 
-    async def _once(self, params: dict[str, Any]) -> CallResult:
-        response = await self._sdk.post("/chat/completions", body=params, cast_to=httpx2.Response)
-        return parse_completion(response.content)
-
-    async def _stream(self, params: dict[str, Any]) -> CallResult:
-        stream = await self._sdk.chat.completions.create(
-            **params, stream=True, stream_options={"include_usage": True}
-        )
-        text: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
-        finish, prompt_tokens, completion_tokens, saw_choice = "", 0, 0, False
-        async for chunk in stream:
-            if chunk.usage:
-                prompt_tokens = chunk.usage.prompt_tokens
-                completion_tokens = chunk.usage.completion_tokens
-            for choice in chunk.choices:
-                saw_choice = True
-                delta = choice.delta
-                if delta.content:
-                    text.append(delta.content)
-                for tc in delta.tool_calls or []:
-                    slot = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
-                    slot["id"] = tc.id or slot["id"]
-                    if tc.function:
-                        slot["name"] = tc.function.name or slot["name"]
-                        slot["arguments"] += tc.function.arguments or ""
-                if choice.finish_reason:
-                    finish = choice.finish_reason
-        if not saw_choice:
-            raise BadReply("empty reply (no choices streamed)")
-        if not finish:
-            raise BadReply("the stream ended before a finish_reason (truncated)")
-        return CallResult(
-            text="".join(text),
-            tool_calls=[calls[i] for i in sorted(calls)],
-            finish_reason=finish,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-        )
-
-    def _describe(self, exc: BaseException) -> str:
-        if isinstance(exc, openai.APIStatusError):
-            return f"HTTP {exc.status_code}"
-        if _refused(exc):  # the aiohttp transport reports a refused connect as a timeout
-            return REFUSED
-        if isinstance(exc, openai.APITimeoutError):
-            return "timeout"
-        if isinstance(exc, openai.APIConnectionError):
-            return "connection error (reset or truncated body)"
-        if isinstance(exc, BadReply):
-            return str(exc)
-        return self.scrub(type(exc).__name__)
-
-    def _final(
-        self, exc: BaseException, attempts: int, errors: list[str] | None = None
-    ) -> LLMError:
+    def _final(self, failure: AttemptFailed, attempts: int, errors: list[str]) -> LLMError:
         where = f"{self.name} ({self.base_url})"
-        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        if failure.status in (401, 403):
             return LLMError(
                 "auth",
-                f"{where} rejected the API key (HTTP {exc.status_code}); "
+                f"{where} rejected the API key (HTTP {failure.status}); "
                 "check the key stored for this profile",
             )
-        if isinstance(exc, openai.NotFoundError):
+        if failure.status == 404:
             return LLMError("not_found", f"{where} answered 404: wrong base URL or model name?")
-        if isinstance(exc, openai.BadRequestError):
-            detail = self.scrub(str(exc.message))[:300]
+        if failure.status == 400:
+            detail = self.scrub(failure.detail)[:300]
             return LLMError("request", f"{where} rejected the request (HTTP 400): {detail}")
-        history = ", ".join(errors or [self._describe(exc)])
-        if errors and all(e == REFUSED for e in errors):
+        history = self.scrub(", ".join(errors))
+        tries = f"{attempts} attempt" + ("s" if attempts != 1 else "")
+        if failure.what == "refused" and all(e == failure.describe() for e in errors):
             return LLMError(
                 "unreachable",
-                f"{where}: connection refused ({attempts} attempts): nothing listens there; "
+                f"{where}: connection refused ({tries}): nothing listens there; "
                 "check the endpoint's base_url and that its server is running",
             )
-        return LLMError("exhausted", f"{where}: gave up after {attempts} attempts ({history})")
-
-
-REFUSED = "connection refused"
-
-
-def _refused(exc: BaseException) -> bool:
-    """Whether a transport error was, underneath, a refused TCP connect."""
-    seen: BaseException | None = exc
-    for _ in range(8):  # the SDK's error, the transport's, aiohttp's, the OS error
-        if seen is None:
-            return False
-        if isinstance(seen, ConnectionRefusedError) or isinstance(
-            getattr(seen, "os_error", None), ConnectionRefusedError
-        ):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    response = getattr(exc, "response", None)
-    if response is None:
-        return None
-    headers = response.headers
-    try:
-        if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        if "retry-after" in headers:
-            return float(headers["retry-after"])
-    except ValueError:
-        return None
-    return None
+        return LLMError("exhausted", f"{where}: gave up after {tries} ({history})")

@@ -18,14 +18,21 @@ def chat_reply(spec: ModelSpec, request: SimRequest) -> SimReply:
     if request.tools and (step := tool_step(request)) is not None:
         return step
     last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    lines = [
-        ln.strip() for ln in last.splitlines() if ln.strip() and not ln.strip().startswith("<")
-    ]
-    echo = lines[-1][:80] if lines else ""
+    echo = _last_plain_line(last)[:80]
     text = say(has_cjk(last), "chat", model=spec.model_id, echo=f"You said: {echo}")
     if request.json_mode:
         text = json.dumps({"model": spec.model_id, "echo": echo, "simulated": True})
     return SimReply(text=text)
+
+
+def _last_plain_line(text: str) -> str:
+    """The last non-blank line that is not markup, stripped (searched from the end: a judge
+    prompt is long, and this runs for every call)."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line and not line.startswith("<"):
+            return line
+    return ""
 
 
 def simulate(config: SimConfig, spec: ModelSpec, request: SimRequest) -> SimReply:

@@ -26,6 +26,15 @@ class _Trajectory:
     user: list[str] = field(default_factory=list)
     agent: list[str] = field(default_factory=list)
     calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    #: What one judge call works out more than once (the request, the evidence): the scores
+    #: and the reasons read the same transcript, and this is the provider's CPU per call.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def intent(self) -> tuple[int, g.Intent] | None:
+        if "intent" not in self.memo:
+            self.memo["intent"] = g.latest_intent(self.user)
+        found: tuple[int, g.Intent] | None = self.memo["intent"]
+        return found
 
 
 def _parse(block: str) -> _Trajectory:
@@ -72,7 +81,15 @@ def evidence_score(traj: _Trajectory, with_tools: bool, diligent: bool = True) -
     A judge that is not ``diligent`` on this call does not cross-check the details an agent
     reports (item ids, addresses) against what the customer asked for.
     """
-    found = g.latest_intent(traj.user)
+    key = ("evidence", with_tools, diligent)
+    if key not in traj.memo:
+        traj.memo[key] = _evidence(traj, with_tools, diligent)
+    score: float = traj.memo[key]
+    return score
+
+
+def _evidence(traj: _Trajectory, with_tools: bool, diligent: bool) -> float:
+    found = traj.intent()
     if found is None or not traj.agent:
         return 0.2
     intent = found[1]
@@ -123,7 +140,7 @@ def style_score(traj: _Trajectory) -> float:
     said = " ".join(traj.agent)
     polite = min(1.0, sum(said.lower().count(m) for m in g.POLITE_MARKERS) / 2)
     length = min(1.0, len(said) / 600)
-    found = g.latest_intent(traj.user)
+    found = traj.intent()
     confirmed = any(g.contains_any(t, g.CONFIRM_MARKERS) for t in traj.agent)
     cites = found is not None and found[1].order in said
     process = 0.5 * confirmed + 0.5 * cites

@@ -19,8 +19,8 @@ from typing import Any
 from aiohttp import web
 
 from judgeaudit.sim.engine import simulate
-from judgeaudit.sim.faults import FaultPlanner, RateLimits
-from judgeaudit.sim.modelspec import ModelSpec, ModelSpecError, SimConfig
+from judgeaudit.sim.faults import Decision, FaultPlanner, RateLimits
+from judgeaudit.sim.modelspec import SHARED_RATES, ModelSpec, ModelSpecError, SimConfig
 from judgeaudit.sim.types import digest
 from judgeaudit.sim.wire import WireError, usage_of
 from judgeaudit.sim.wire import anthropic as anthropic_wire
@@ -44,6 +44,8 @@ class SimServer:
         self.read_timeout_s = read_timeout_s
         self.requests = 0
         self._specs: dict[str, ModelSpec] = {}
+        #: Per model id, the fixed decision when its faults leave nothing to chance, else None.
+        self._fixed: dict[str, Decision | None] = {}
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -137,6 +139,18 @@ class SimServer:
             spec = self._specs[model_id] = self.config.resolve(model_id)
         return spec
 
+    def _decide(self, spec: ModelSpec, model: str, canonical: str) -> Decision:
+        """The attempt's latency and fault. A model with no jitter and no fault rate needs no
+        draw (hashing the request and seeding a generator was a fifth of the CPU per call);
+        its spec is fixed while serving, so skipping the draw changes no other decision."""
+        if spec.model_id not in self._fixed:
+            faults = spec.faults
+            by_chance = faults["jitter_ms"] > 0 or any(faults[rate] > 0 for rate in SHARED_RATES)
+            fixed = None if by_chance else Decision(faults["latency_ms"] / 1000, None)
+            self._fixed[spec.model_id] = fixed
+        fixed = self._fixed[spec.model_id]
+        return fixed or self.faults.decide(digest(model, canonical), spec.faults)
+
     def _auth(self, request: web.Request, wire: Any) -> web.Response | None:
         expected = self.config.auth_key
         if not expected:
@@ -164,9 +178,7 @@ class SimServer:
             self._record(request, sim_request, 200)
             if (wait := self.limits.take(spec.model_id, spec.faults)) is not None:
                 return _too_many(wire, wait, "Rate limit reached: too many requests per second.")
-            decision = self.faults.decide(
-                digest(sim_request.model, sim_request.canonical), spec.faults
-            )
+            decision = self._decide(spec, sim_request.model, sim_request.canonical)
             if decision.delay_s > 0:
                 await asyncio.sleep(decision.delay_s)
             fault = decision.fault
