@@ -1,9 +1,11 @@
 """The report's figures aggregated in SQL, so a report over millions of pairs stays small.
 
-Every section the pandas metrics compute from the whole ``audit_pairs`` frame is computed here
-with one GROUP BY each inside SQLite; only the grouped rows (a few per bucket, agent pair or
-judge model) reach Python. pandas is kept for the small frames (human labels). The results are
-the same dicts :mod:`judgeaudit.analysis.metrics` returns; a test holds the two equal.
+Every section the pandas metrics compute from the whole ``audit_pairs`` frame is summed here
+from two grouped scans inside SQLite; only the grouped rows (per flag combination of an agent
+pair and judge model, per bucket and task) reach Python. pandas is kept for the small frames
+(human labels). The results are the same dicts :mod:`judgeaudit.analysis.metrics` returns (a
+test holds the two equal), and render byte for byte as the report did before it was made fast
+(golden files).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis.frame import DEFAULT_BINS, LABELS_EN, LABELS_ZH, AnalysisError
+from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
 from judgeaudit.audit.outcome import GAP_DECIMALS
@@ -38,18 +41,6 @@ def _int(value: Any) -> int:
     return int(value or 0)
 
 
-def bucket_case(source: str, bins: list[float]) -> tuple[str, list[float]]:
-    """A CASE giving the bucket index like ``pd.cut``: right-closed, NULL outside the edges."""
-    if source not in GAP_SQL:
-        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
-    gap = GAP_SQL[source]
-    parts, args = [], []
-    for index in range(len(bins) - 1):
-        parts.append(f"WHEN {gap} > ? AND {gap} <= ? THEN {index}")
-        args += [bins[index], bins[index + 1]]
-    return f"CASE {' '.join(parts)} END", args
-
-
 def report_sections(
     db: sqlite3.Connection,
     run_id: str,
@@ -60,49 +51,51 @@ def report_sections(
 ) -> dict[str, Any]:
     """Totals, buckets, agent pairs, satisfied-but-failed, position bias and breakdowns.
 
-    Three scans of the run's rows: (bucket, task type), (agent pair, judge model) and judge
-    model; every section is summed from those few grouped rows.
+    Two scans of the run's rows: one grouped by (judge model, agent pair, task type) and the
+    stored flags (:mod:`judgeaudit.analysis.grouped`), which the report index hands over in
+    order, and one grouped by (bucket, task), the only key that needs a row's gap; every
+    section is summed in Python from those grouped rows.
     """
-    by_bucket, by_models, by_judge = _scans(
+    grouped, by_bucket_task = _scans(
         db,
         [
-            lambda c: _by_bucket_and_type(c, run_id, source, bins),
-            lambda c: _by_agents_and_model(c, run_id),
-            lambda c: _by_judge(c, run_id, threshold),
+            lambda c: by_models_and_type(c, run_id, threshold),
+            lambda c: _by_bucket_and_task(c, run_id, source, bins),
         ],
     )
-    totals = [sum(_int(r[i]) for r in by_bucket) for i in (2, 3, 4)]
-    boots = _clustered(db, run_id, source, bins)
+    by_models = merged(grouped, key_at=[1, 2, 0], mins_at=(11, 12), upto=15)
+    judges = by_judge(grouped)
+    by_type = [(None, *row) for row in merged(grouped, key_at=[3], upto=9)]
+    counts, no_gap, outside, per_bucket = by_bucket_task
+    boots = {b: cluster_bootstrap(mis, dec) for b, (dec, mis) in per_bucket.items()}
     return {
-        "pairs": totals[0],
-        "decisive": totals[1],
-        "misselected": totals[2],
-        "buckets": _buckets(by_bucket, bins, labels, boots),
-        "no_gap": sum(_int(r[2]) for r in by_bucket if r[0] is None and r[7]),
-        "outside_bins": sum(_int(r[2]) for r in by_bucket if r[0] is None and not r[7]),
+        "pairs": sum(_int(r[4]) for r in grouped),
+        "decisive": sum(_int(r[5]) for r in grouped),
+        "misselected": sum(_int(r[6]) for r in grouped),
+        "buckets": _buckets(counts, bins, labels, boots),
+        "no_gap": no_gap,
+        "outside_bins": outside,
         "agent_pairs": _agent_pairs(by_models),
-        "satisfied_but_failed": _satisfied_but_failed(db, run_id, threshold, by_judge),
-        "position_bias": _position_bias(by_judge),
-        "by_task_type": _breakdown(by_bucket, ["task_type"], key_at=[1], counts_at=2),
+        "satisfied_but_failed": _satisfied_but_failed(db, run_id, threshold, judges),
+        "position_bias": _position_bias(judges),
+        "by_task_type": _breakdown(by_type, ["task_type"], key_at=[1], counts_at=2),
         "by_models": _breakdown(by_models, ["agent_a", "agent_b", "judge_model"], [0, 1, 2], 3),
         "human_review": human_review(db, run_id),
     }
 
 
-#: Above this many pairs the three scans run at once, each on its own read-only connection
-#: (SQLite releases the GIL while it steps), so a report over millions of pairs uses every core.
+#: Above this many pairs the two scans run at once, each on its own read-only connection
+#: (SQLite releases the GIL while it steps), so a report over millions of pairs uses two cores.
 PARALLEL_FROM = 200_000
 
 
-def _scans(
-    db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], list[tuple[Any, ...]]]]
-) -> list[list[tuple[Any, ...]]]:
+def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any]]) -> list[Any]:
     path = db.execute("PRAGMA database_list").fetchone()[2]
     rows = db.execute("SELECT MAX(rowid) FROM audit_pairs").fetchone()[0] or 0
     if not path or rows < PARALLEL_FROM:
         return [job(db) for job in jobs]
 
-    def own(job: Callable[[sqlite3.Connection], list[tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
+    def own(job: Callable[[sqlite3.Connection], Any]) -> Any:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             return job(conn)
@@ -113,43 +106,61 @@ def _scans(
         return list(pool.map(own, jobs))
 
 
-def _by_bucket_and_type(
+#: Per bucket (pairs, decisive, missel); pairs without a gap; pairs outside the bins; per
+#: bucket the task-clustered (decisive, missel) lists the bootstrap resamples.
+BucketSums = tuple[dict[int, list[int]], int, int, dict[int, tuple[list[int], list[int]]]]
+
+
+def _by_bucket_and_task(
     db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
-) -> list[tuple[Any, ...]]:
-    """(bucket, task_type, pairs, decisive, misselected, sum consistent, n consistent, no gap)."""
-    case, args = bucket_case(source, bins)
-    return db.execute(
-        f"SELECT {case} AS bucket, task_type, COUNT(*), SUM({DECISIVE}), SUM({MISSEL}),"
-        f" SUM(consistent), COUNT(consistent), {GAP_SQL[source]} IS NULL AS no_gap"
-        " FROM audit_pairs WHERE run_id = ? GROUP BY bucket, task_type, no_gap",
-        (*args, run_id),
-    ).fetchall()
+) -> BucketSums:
+    """Bucket sums and clusters from (bucket, task) groups, streamed: a run whose every pair
+    has its own task (production logs) is millions of groups, never a list in memory.
 
-
-def _clustered(
-    db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
-) -> dict[int, tuple[Any, Any]]:
-    """Task-clustered intervals per bucket, from per-(bucket, task) sums of decisive pairs.
-
-    Tasks are ordered by their first decisive, bucketed pair (as ``pd.factorize`` orders them
-    in the pandas report), so the seeded resampling gives the same interval.
+    The gap is computed once per row (the inner select is a co-routine: its LIMIT keeps SQLite
+    from flattening it into a CASE that would round the gap once per bin edge); bucket -1 is
+    "no gap", -2 "outside the bins". Tasks come ordered by their first decisive, bucketed pair
+    (as ``pd.factorize`` orders them in the pandas report), so the seeded resampling gives the
+    same interval.
     """
-    case, args = bucket_case(source, bins)
+    if source not in GAP_SQL:
+        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+    parts, args = ["WHEN g IS NULL THEN -1"], []
+    for index in range(len(bins) - 1):  # right-closed, as pd.cut
+        parts.append(f"WHEN g > ? AND g <= ? THEN {index}")
+        args += [bins[index], bins[index + 1]]
+    groups = (
+        f"SELECT CASE {' '.join(parts)} ELSE -2 END AS bucket, task_id, COUNT(*) AS pairs,"
+        " SUM(d) AS decisive, SUM(m) AS missel, SUM(d * m) AS missel_decisive,"
+        " MIN(CASE WHEN d THEN rid END) AS first_rid"
+        f" FROM (SELECT {GAP_SQL[source]} AS g, task_id, {DECISIVE} AS d, {MISSEL} AS m,"
+        " rowid AS rid FROM audit_pairs WHERE run_id = ? LIMIT -1)"
+        " GROUP BY bucket, task_id"
+    )
     rows = db.execute(
-        f"WITH d AS (SELECT rowid AS rid, task_id, {case} AS bucket, {MISSEL} AS m"
-        f" FROM audit_pairs WHERE run_id = ? AND {DECISIVE}),"
-        " b AS (SELECT * FROM d WHERE bucket IS NOT NULL),"
-        " f AS (SELECT task_id, MIN(rid) AS first FROM b GROUP BY task_id)"
-        " SELECT b.bucket, COUNT(*), SUM(b.m) FROM b JOIN f ON f.task_id = b.task_id"
-        " GROUP BY b.bucket, b.task_id ORDER BY b.bucket, MIN(f.first)",
+        "SELECT bucket, pairs, decisive, missel, missel_decisive FROM (SELECT *,"
+        " MIN(CASE WHEN bucket >= 0 THEN first_rid END) OVER (PARTITION BY task_id) AS first"
+        f" FROM ({groups})) ORDER BY bucket, first",
         (*args, run_id),
-    ).fetchall()
+    )
+    counts: dict[int, list[int]] = {}
     per_bucket: dict[int, tuple[list[int], list[int]]] = {}
-    for bucket, decisive, missel in rows:
-        dec, mis = per_bucket.setdefault(int(bucket), ([], []))
-        dec.append(int(decisive))
-        mis.append(int(missel))
-    return {b: cluster_bootstrap(mis, dec) for b, (dec, mis) in per_bucket.items()}
+    no_gap = outside = 0
+    for bucket, pairs, decisive, missel, missel_decisive in rows:
+        if bucket == -1:
+            no_gap += pairs
+        elif bucket == -2:
+            outside += pairs
+        else:
+            into = counts.setdefault(bucket, [0, 0, 0])
+            into[0] += pairs
+            into[1] += _int(decisive)
+            into[2] += _int(missel)
+            if _int(decisive) > 0:
+                dec, mis = per_bucket.setdefault(bucket, ([], []))
+                dec.append(int(decisive))
+                mis.append(int(missel_decisive))
+    return counts, no_gap, outside, per_bucket
 
 
 def default_bins(db: sqlite3.Connection, run_id: str, source: str) -> list[float]:
@@ -167,54 +178,12 @@ def default_bins(db: sqlite3.Connection, run_id: str, source: str) -> list[float
     return list(bins)
 
 
-def _by_agents_and_model(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
-    """(a, b, judge_model, pairs, decisive, missel, sum consistent, n consistent,
-    sum success_a, sum success_b, min capability_a, min capability_b, A wins, B wins)."""
-    return db.execute(
-        f"SELECT agent_a, agent_b, judge_model, COUNT(*), SUM({DECISIVE}), SUM({MISSEL}),"
-        " SUM(consistent), COUNT(consistent), SUM(success_a), SUM(success_b), MIN(capability_a),"
-        " MIN(capability_b), SUM(judge_pref = 'A'), SUM(judge_pref = 'B') FROM audit_pairs"
-        " WHERE run_id = ? GROUP BY agent_a, agent_b, judge_model",
-        (run_id,),
-    ).fetchall()
-
-
-def _by_judge(db: sqlite3.Connection, run_id: str, t: float) -> list[tuple[Any, ...]]:
-    """Per judge model: satisfied-but-failed sums (all pairs) and position-bias sums (swapped)."""
-    swapped = "pref_ba IS NOT NULL"
-    # The stored flag, not pref_ab == pref_ba: two unparsable orders are both "tie" but are
-    # not a consistent verdict.
-    agree = "COALESCE(consistent, 0) = 1"
-    differ = f"{swapped} AND NOT {agree}"
-    return db.execute(
-        "SELECT judge_model,"
-        " SUM(judge_score_a >= ?) + SUM(judge_score_b >= ?),"
-        " SUM(judge_score_a >= ? AND success_a = 0) + SUM(judge_score_b >= ? AND success_b = 0),"
-        " SUM(COALESCE(satisfied_a, 0) = 1) + SUM(COALESCE(satisfied_b, 0) = 1),"
-        " SUM(COALESCE(satisfied_a, 0) = 1 AND success_a = 0)"
-        " + SUM(COALESCE(satisfied_b, 0) = 1 AND success_b = 0),"
-        " SUM(CASE WHEN judge_score_a > judge_score_b AND NOT (success_a > success_b)"
-        " THEN 1 ELSE 0 END),"
-        f" SUM({swapped}), SUM({swapped} AND {agree}), SUM({differ}),"
-        f" SUM({differ} AND pref_ab = 'A') + SUM({differ} AND pref_ba = 'B'),"
-        f" SUM({differ} AND pref_ab != 'tie') + SUM({differ} AND pref_ba != 'tie')"
-        " FROM audit_pairs WHERE run_id = ? GROUP BY judge_model ORDER BY judge_model",
-        (t, t, t, t, run_id),
-    ).fetchall()
-
-
 def _buckets(
-    rows: list[tuple[Any, ...]],
+    counts: dict[int, list[int]],
     bins: list[float],
     labels: list[str],
     boots: dict[int, tuple[Any, Any]],
 ) -> list[dict[str, Any]]:
-    counts: dict[int, list[int]] = {}
-    for row in rows:
-        if row[0] is not None:
-            into = counts.setdefault(int(row[0]), [0, 0, 0])
-            for i in range(3):
-                into[i] += _int(row[2 + i])
     out = []
     for index, label in enumerate(labels):
         pairs, n, k = counts.get(index, [0, 0, 0])

@@ -64,6 +64,7 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         from judgeaudit.audit.parquet import PARQUET, write_pairs_parquet
 
         write_pairs_parquet(store.db, run_id, out / PARQUET)
+        store.index_for_report()
     manifest = store.manifest(run_id)
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"
