@@ -11,7 +11,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.analysis.aggregate import bucket_case
+from judgeaudit.analysis.aggregate import GAP_SQL
+from judgeaudit.analysis.frame import AnalysisError
 
 #: The gate fails a run B when more than this share of its judged orders has no verdict.
 MAX_NO_VERDICT = 0.05
@@ -58,11 +59,23 @@ def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
     }
 
 
+def _bucket_case(source: str, bins: list[float]) -> tuple[str, list[float]]:
+    """A CASE giving the bucket index like ``pd.cut``: right-closed, NULL outside the edges."""
+    if source not in GAP_SQL:
+        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+    gap = GAP_SQL[source]
+    parts, args = [], []
+    for index in range(len(bins) - 1):
+        parts.append(f"WHEN {gap} > ? AND {gap} <= ? THEN {index}")
+        args += [bins[index], bins[index + 1]]
+    return f"CASE {' '.join(parts)} END", args
+
+
 def missing_by_bucket(
     db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
 ) -> dict[int, tuple[int, int]]:
     """Bucket index -> (pairs with an order lacking a verdict, of them decisive)."""
-    case, args = bucket_case(source, bins)
+    case, args = _bucket_case(source, bins)
     rows = db.execute(
         f"SELECT {case} AS bucket, COUNT(*), SUM(p.success_a != p.success_b)"
         f" FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
