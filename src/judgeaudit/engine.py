@@ -28,8 +28,13 @@ class RunIncomplete(IncompleteRun):
     """The run ended with units left to do (exit 4); rerunning the same command resumes it."""
 
     def __init__(self, finished: ev.RunFinished) -> None:
+        why = (
+            f" ({finished.failures} units failed; the last: {finished.last_failure})"
+            if finished.failures and finished.last_failure
+            else ""
+        )
         super().__init__(
-            f"run {finished.run_id} is incomplete; rerun the same command to finish it"
+            f"run {finished.run_id} is incomplete{why}; rerun the same command to finish it"
         )
         self.finished = finished
 

@@ -77,7 +77,7 @@ def test_compare_gates_on_a_rise(
 ) -> None:
     out, _ = demo_out
     same = cli("compare", str(out), str(out), "--fail-on-rise")
-    assert same.returncode == 0 and "manifest changes: none" in same.stdout
+    assert same.returncode == 2 and "compared with itself" in same.stderr, "a gate that cannot fail"
     worse = tmp_path / "worse"
     spec = tmp_path / "worse.toml"
     text = (Path(__file__).resolve().parents[2] / "examples" / "demo.toml").read_text()

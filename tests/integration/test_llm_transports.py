@@ -242,7 +242,7 @@ def test_models_are_listed_the_same_on_both(transport: str) -> None:
     assert with_provider(models)[0] == ["m1", "m2"]
 
 
-def test_nothing_listening_is_retried_then_exhausted(transport: str) -> None:
+def test_nothing_listening_is_retried_then_named_unreachable(transport: str) -> None:
     with socket.socket() as probe:  # a port nobody listens on once this closes
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -261,6 +261,6 @@ def test_nothing_listening_is_retried_then_exhausted(transport: str) -> None:
 
     with pytest.raises(LLMError) as info:
         asyncio.run(call())
-    assert info.value.kind == "exhausted"
-    assert "gave up after 2 attempts" in str(info.value)
+    assert info.value.kind == "unreachable", "a refused connect is named, not called a timeout"
+    assert "connection refused (2 attempts)" in str(info.value)
     assert KEY not in str(info.value)

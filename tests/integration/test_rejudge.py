@@ -204,6 +204,7 @@ def test_rejudge_into_the_source_directory_adds_a_run_that_compares_paired(
         "jsonl",
     )
     assert done.returncode == 0, done.stderr
+    assert "audit_pairs.csv, judge_logs.jsonl and report.html now show" in done.stdout
     runs = [
         r[0]
         for r in sqlite3.connect(out / "audit.db").execute(
@@ -276,3 +277,41 @@ def test_an_imported_judge_only_run_can_be_rejudged_too(tmp_path: Path) -> None:
     assert result["pairing"]["matched"] == 6 and result["pairing"]["decisive"] == 3
     report = json.loads(cli("report", str(out), "--format", "json").stdout)
     assert [b["pairs"] for b in report["buckets"]] == [3, 0, 0, 3], "rewards came along"
+
+
+def test_a_recorded_verdict_run_is_rejudged_by_a_live_judge_and_compares_paired(
+    tmp_path: Path,
+) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+    pairs = tmp_path / "prod-pairs.jsonl"
+    imported = cli(
+        "import", "recorded-jsonl", str(examples / "recorded-verdicts.jsonl"), "--out", str(pairs)
+    )
+    assert imported.returncode == 0, imported.stderr
+    (tmp_path / "prod.toml").write_text(
+        '[run]\nname = "prod"\nimported = "prod-pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+    )
+    prod = tmp_path / "prod"
+    assert cli("run", str(tmp_path / "prod.toml"), "--out", str(prod)).returncode == 0
+    out = tmp_path / "live"
+    bare = cli("rejudge", str(prod), "--judge-model", "judge-strict", "--out", str(out))
+    assert bare.returncode == 2 and "audited recorded verdicts" in bare.stderr
+    assert "--judge-endpoint embedded" in bare.stderr and not out.exists()
+    done = cli(
+        "rejudge",
+        str(prod),
+        "--judge-model",
+        "judge-strict",
+        "--judge-endpoint",
+        "embedded",
+        "--out",
+        str(out),
+        "--events",
+        "jsonl",
+    )
+    assert done.returncode == 0, done.stderr
+    assert set(calls_by_role(out)) == {"judge"}
+    assert calls_by_role(prod) == {}, "the recorded run itself made no call"
+    result = json.loads(cli("compare", str(prod), str(out), "--format", "json").stdout)
+    assert result["paired"] and result["pairing"]["matched"] == 40
+    assert result["pairing"]["only_in_a"] == 0 and result["verdicts"]["failed"] == []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
+from judgeaudit.analysis.gate import coverage_lines, verdict_check
 from judgeaudit.analysis.paired import (
     ALPHA,
     PAIRED_METHOD,
@@ -26,7 +27,9 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
         for key, value in data.items():
             out.update(_flatten(value, f"{prefix}.{key}" if prefix else str(key)))
         return out
-    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
+    if isinstance(data, list) and not data:
+        return {}  # an empty list shows as its former entries going, not as a value of its own
+    if isinstance(data, list) and all(isinstance(x, dict) for x in data):
         out = {}
         for index, value in enumerate(data):
             out.update(_flatten(value, f"{prefix}[{index}]"))
@@ -108,9 +111,14 @@ def compare(
         f"{method['test']}, Holm-adjusted across the {family} tests with data (buckets and "
         f"overall), alpha {ALPHA}"
     )
+    shared = set(a["pairs"]["task_id"]) & set(b["pairs"]["task_id"])
     return {
         "run_a": base["run_id"],
         "run_b": new["run_id"],
+        "status_a": base["status"],
+        "status_b": new["status"],
+        "shared_tasks": len(shared),
+        "verdicts": verdict_check(base["verdicts"], new["verdicts"]),
         "gap_source": base["gap_source"],
         "bins": base["bins"],
         "paired": paired,
@@ -155,6 +163,7 @@ def render_compare(result: dict[str, Any]) -> str:
         )
     else:
         lines.append("unpaired: the runs judged different conversations (independent samples)")
+    lines += coverage_lines(result)
     lines.append("manifest changes:" if result["manifest_changes"] else "manifest changes: none")
     for change in result["manifest_changes"]:
         lines.append(f"  {change['key']}: {change['before']!r} -> {change['after']!r}")

@@ -14,3 +14,26 @@ def ci(row: dict[str, Any]) -> str:
     if row.get("ci_low") is None:
         return "—"
     return f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
+
+
+def review_lines(review: dict[str, Any]) -> list[str]:
+    """Human-review agreement as text lines (table and Markdown reports), confusion included."""
+    if not review.get("labelled"):
+        return ["human review: no labels yet (judgeaudit review export, then review import)"]
+    lines = [f"human review: {review['labelled']} labelled pairs"]
+    for name, rows_are in (("judge_vs_human", "judge"), ("success_check_vs_human", "check")):
+        part = review.get(name)
+        if not isinstance(part, dict):
+            continue
+        kappa = "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}"
+        lines.append(
+            f"  {name.replace('_', ' ')}: n={part['n']}, agreement {pct(part['agreement'])}, "
+            f"Cohen's kappa {kappa}"
+        )
+        table = part["confusion"]
+        columns = list(table)
+        corner = f"{rows_are} \\ human"
+        lines.append(f"    {corner:<14}" + "".join(f"{c:>8}" for c in columns))
+        for row, counts in table.items():
+            lines.append(f"    {row:<14}" + "".join(f"{counts[c]:>8}" for c in columns))
+    return lines

@@ -6,7 +6,8 @@ import json
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import ci, pct
+from judgeaudit.analysis.fmt import ci, pct, review_lines
+from judgeaudit.analysis.verdicts import health_line
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
@@ -23,6 +24,27 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
         "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
     )
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _verdicts(health: dict[str, Any]) -> str:
+    """Missing verdicts per judge, in red above the chart when they exceed the gate's limit."""
+    table = _table(
+        ["judge model", "orders", "no verdict", "rate", "judge calls", "parse failures"],
+        [
+            [
+                j["judge_model"],
+                j["orders"],
+                j["no_verdict_orders"],
+                pct(j["no_verdict_rate"]),
+                j["judge_calls"],
+                j["parse_failures"],
+            ]
+            for j in health["by_judge"]
+        ],
+    )
+    rate = health["no_verdict_rate"]
+    css = "warn" if rate is not None and rate > health["max_no_verdict_rate"] else "note"
+    return f"<p class='{css}'>{escape(health_line(health))}</p>{table}"
 
 
 def render_html(report: dict[str, Any], svg: str) -> str:
@@ -115,6 +137,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             for t in report["by_task_type"]
         ],
     )
+    verdicts = _verdicts(report["verdicts"])
     review = report.get("human_review", {})
     review_html = "<p class='note'>No human labels yet (`judgeaudit review export/import`).</p>"
     if review.get("labelled"):
@@ -129,6 +152,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             if isinstance(part, dict)
         ]
         review_html = _table(["comparison", "n", "agreement", "Cohen's kappa"], rows)
+        review_html += f"<pre>{escape(chr(10).join(review_lines(review)[1:]))}</pre>"
     manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
     simulated = any(
         m and m.get("base_url") == "embedded"
@@ -149,6 +173,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
 <p>Run <b>{escape(report["run_id"])}</b> ({escape(report["status"])}): {report["pairs"]} pairs,
 {report["decisive"]} decisive (exactly one agent succeeded), {report["misselected"]} misselected.
 Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
+{verdicts}
 {svg}
 <h2>Misselection by gap bucket</h2>{buckets}
 <h2>Agent pairs</h2>{agents}

@@ -14,6 +14,7 @@ from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
+from judgeaudit.analysis.fmt import review_lines
 from judgeaudit.analysis.frame import (
     GAP_NAMES,
     decisive_mask,
@@ -27,6 +28,7 @@ from judgeaudit.analysis.frame import (
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
+from judgeaudit.analysis.verdicts import health_line, missing_by_bucket, verdict_health
 from judgeaudit.fsutil import atomic_write_text
 
 BOOTSTRAP = {
@@ -68,14 +70,19 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         )
         # Aggregated in SQL: memory stays flat however many pairs the run holds.
         sections = report_sections(db, run_id, source, bins, names, options.threshold)
+        verdicts = verdict_health(db, run_id)
+        missing = missing_by_bucket(db, run_id, source, bins)
     finally:
         db.close()
+    for index, bucket in enumerate(sections["buckets"]):
+        bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
     return {
         "run_id": run_id,
         "status": status,
         "gap_source": source,
         "bins": bins,
         **sections,
+        "verdicts": verdicts,
         "bootstrap": BOOTSTRAP,
         "manifest": manifest,
     }
@@ -92,20 +99,26 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         pairs = load_pairs(db, run_id)
         labels = pd.read_sql_query("SELECT * FROM human_labels", db)
+        settings = manifest.get("settings", {})
+        source = options.gap_source or settings.get("gap_source", "capability")
+        bins = (
+            options.bins
+            or (settings.get("bins") if source == settings.get("gap_source") else None)
+            or default_bins(source, pairs)
+        )
+        # From judge_logs, not audit_pairs: the same query serves both reports.
+        verdicts = verdict_health(db, run_id)
+        missing = missing_by_bucket(db, run_id, source, bins)
     finally:
         db.close()
-    settings = manifest.get("settings", {})
-    source = options.gap_source or settings.get("gap_source", "capability")
-    bins = (
-        options.bins
-        or (settings.get("bins") if source == settings.get("gap_source") else None)
-        or default_bins(source, pairs)
-    )
     names = labels_for(
         bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
     )
     decisive = decisive_mask(pairs)
     gap = gap_series(pairs, source)
+    buckets = metrics.buckets(pairs, source, bins, names, gap)
+    for index, bucket in enumerate(buckets):
+        bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
     return {
         "run_id": run_id,
         "status": status,
@@ -114,7 +127,7 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         "pairs": len(pairs),
         "decisive": int(decisive.sum()),
         "misselected": int(pairs["misselected"].fillna(0).sum()),
-        "buckets": metrics.buckets(pairs, source, bins, names, gap),
+        "buckets": buckets,
         **metrics.coverage(pairs, source, bins, gap),
         "agent_pairs": metrics.agent_pairs(pairs),
         "satisfied_but_failed": metrics.satisfied_but_failed(pairs, options.threshold),
@@ -122,13 +135,14 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         "by_task_type": metrics.breakdown(pairs, ["task_type"]),
         "by_models": metrics.breakdown(pairs, ["agent_a", "agent_b", "judge_model"]),
         "human_review": agreement(pairs, labels),
+        "verdicts": verdicts,
         "bootstrap": BOOTSTRAP,
         "manifest": manifest,
     }
 
 
 def _pct(value: float | None) -> str:
-    return "  n/a" if value is None else f"{value * 100:5.1f}%"
+    return "   n/a" if value is None else f"{value * 100:5.1f}%"
 
 
 def _ci(row: dict[str, Any]) -> str:
@@ -148,8 +162,9 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
     lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
         boot = f"  task-clustered {_boot(b):<14}" if bootstrap else ""
+        edges = f"({b['lo']:g}, {b['hi']:g}]"
         lines.append(
-            f"  {b['label']:<4} {b['alias']:<7} ({b['lo']:g}, {b['hi']:g}]  "
+            f"  {b['label']:<4} {b['alias']:<7} {edges:<14}"
             f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
         )
     if bootstrap:
@@ -179,6 +194,7 @@ def render_table(report: dict[str, Any]) -> str:
     lines = [
         f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
         f"{report['decisive']} decisive, {report['misselected']} misselected",
+        health_line(report["verdicts"]),
         "",
     ]
     lines += bucket_lines(report, bootstrap=True)
@@ -197,9 +213,17 @@ def render_table(report: dict[str, Any]) -> str:
             f"  {pb['judge_model']}: swap-consistent {_pct(pb['consistency_rate'])}, "
             f"first position wins {_pct(pb['first_position_win_rate'])} of inconsistent"
         )
+    lines += ["", "judge verdicts (an order without a parsable verdict counts as a tie):"]
+    for j in report["verdicts"]["by_judge"]:
+        lines.append(
+            f"  {j['judge_model']}: no verdict {_pct(j['no_verdict_rate'])} of orders "
+            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
+            f"{j['parse_failures']}/{j['judge_calls']} calls"
+        )
     lines += ["", "by task type:"]
     for t in report["by_task_type"]:
         lines.append(f"  {t['task_type']:<24} misselected {_pct(t['rate'])} n={t['decisive']}")
+    lines += ["", *review_lines(report["human_review"])]
     return "\n".join(lines)
 
 
@@ -210,13 +234,16 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Gap source: `{report['gap_source']}`; {report['pairs']} pairs, "
         f"{report['decisive']} decisive.",
         "",
-        "| bucket | gap | decisive | misselected | rate | 95% CI |",
-        "|---|---|---|---|---|---|",
+        health_line(report["verdicts"]),
+        "",
+        "| bucket | gap | decisive | misselected | rate | 95% CI | decisive without verdict |",
+        "|---|---|---|---|---|---|---|",
     ]
     for b in report["buckets"]:
         out.append(
             f"| {b['label']} ({b['alias']}) | ({b['lo']:g}, {b['hi']:g}] | {b['decisive']} | "
-            f"{b['misselected']} | {_pct(b['rate']).strip()} | {_ci(b)} |"
+            f"{b['misselected']} | {_pct(b['rate']).strip()} | {_ci(b)} | "
+            f"{b.get('no_verdict_decisive', 0)} |"
         )
     sbf = report["satisfied_but_failed"]
     out += [
@@ -225,6 +252,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{_pct(sbf['judge']['rate']).strip()} ({sbf['judge']['failed']}/{sbf['judge']['satisfied']})",
         f"Failed although user simulator satisfied: {_pct(sbf['user_simulator']['rate']).strip()} "
         f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']})",
+        "",
+        "```",
+        *review_lines(report["human_review"]),
+        "```",
     ]
     return "\n".join(out) + "\n"
 

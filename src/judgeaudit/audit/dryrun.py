@@ -26,6 +26,7 @@ from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.templates import trajectory_block
 from judgeaudit.audit.units import PairUnit, pair_units
+from judgeaudit.validate import check_out_dir
 
 SAMPLE = 25
 
@@ -54,6 +55,8 @@ class RoleEstimate:
 
 def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
     """The dry-run plan of a spec (into ``out`` if given: what is stored there is not redone)."""
+    if out is not None:
+        check_out_dir(out)  # the real run would refuse it: say so now, not after the plan
     prompts = PromptSet.for_spec(spec)
     tasks, pairs, conversations = _units(spec)
     orders = 2 if spec.swap else 1
@@ -86,21 +89,25 @@ def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
                 spec.user_simulator, todo_conv, todo_conv * spec.max_turns, per, "first call", None
             )
         )
-    sample = _spread(pairs)
-    judge_texts = [_judge_prompt(spec, prompts, unit, stored) for unit in sample]
-    basis = "rendered judge prompts" if stored else "template and task only; transcripts add more"
-    calls = todo_pairs * orders
-    roles.append(
-        _role(
-            spec.judge,
-            calls,
-            calls * (1 + spec.judge_retries),
-            _mean(estimate_tokens(t) for t in judge_texts),
-            basis,
-            measured.get("judge"),
-            exact=True,
+    recorded = spec.judge_source == "recorded"  # the verdicts are in the file: no call at all
+    if not recorded:
+        sample = _spread(pairs)
+        judge_texts = [_judge_prompt(spec, prompts, unit, stored) for unit in sample]
+        basis = (
+            "rendered judge prompts" if stored else "template and task only; transcripts add more"
         )
-    )
+        calls = todo_pairs * orders
+        roles.append(
+            _role(
+                spec.judge,
+                calls,
+                calls * (1 + spec.judge_retries),
+                _mean(estimate_tokens(t) for t in judge_texts),
+                basis,
+                measured.get("judge"),
+                exact=True,
+            )
+        )
     if spec.success_check is not None:
         checks = todo_conv if spec.source is None else conversations
         per = _mean(
@@ -123,7 +130,13 @@ def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
     return {
         "spec": spec.path,
         "run": spec.name,
-        "kind": "re-judge" if spec.source else "imported" if spec.imported else "simulated",
+        "kind": "re-judge"
+        if spec.source
+        else "recorded verdicts"
+        if recorded
+        else "imported"
+        if spec.imported
+        else "simulated",
         "source": spec.source.reference if spec.source else None,
         "tasks": len(tasks),
         "conversations": conversations,
@@ -142,7 +155,8 @@ def _units(spec: RunSpec) -> tuple[list[Task], list[PairUnit], int]:
         return tasks, source_pair_units(spec.source, tasks), len(spec.source.trajectories())
     if spec.imported:
         imported = load_imported(spec.base_dir() / spec.imported)
-        return [p.task for p in imported], pair_units(spec, [], imported), 0
+        tasks_by_id = {p.task.task_id: p.task for p in imported}  # a task has many pairs
+        return list(tasks_by_id.values()), pair_units(spec, [], imported), 0
     tasks = load_tasks(spec.tasks, spec.base_dir())
     return tasks, pair_units(spec, tasks, None), len(tasks) * len(spec.agents) * spec.trials
 
@@ -293,6 +307,10 @@ def render_plan(result: dict[str, Any]) -> str:
         f"  {'role':<14}{'model':<24}{'calls':>16}{'prompt tok/call':>17}{'prompt tokens':>22}"
         f"{'cost USD':>20}",
     ]
+    if not result["roles"]:
+        return "\n".join(
+            [*lines[:2], "  no model call: the verdicts are recorded with the pairs (cost 0)"]
+        )
     for r in result["roles"]:
         calls = f"{r['calls_min']:,}" + (
             f"-{r['calls_max']:,}" if r["calls_max"] != r["calls_min"] else ""

@@ -92,6 +92,8 @@ class RunFinished:
     complete: bool
     elapsed_s: float
     summary: dict[str, Any]
+    failures: int = 0  # units that failed for good (rerun to retry them)
+    last_failure: str | None = None  # why the last of them failed
 
 
 Event = (

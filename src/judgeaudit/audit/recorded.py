@@ -20,6 +20,7 @@ from judgeaudit.audit.ids import pair_id as make_pair_id
 from judgeaudit.audit.ids import traj_id
 from judgeaudit.audit.imported import ImportedPair, ImportedSet, parse_pair
 from judgeaudit.audit.outcome import is_misselected, reward_gap
+from judgeaudit.audit.source import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.tasks_errors import TaskError
@@ -35,6 +36,7 @@ LOG_COLUMNS = (
     "log_id", "pair_id", "role", "model", "prompt_hash", "raw_output", "parsed_json", "run_id",
     "order", "attempt", "parse_error",
 )  # fmt: skip
+TASK_COLUMNS = ("run_id", "task_id", "task_json")
 STORED_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c != "created_at")
 
 
@@ -194,6 +196,7 @@ def store_recorded(
     trajectories: list[tuple[Any, ...]] = []
     pairs: list[tuple[Any, ...]] = []
     logs: list[tuple[Any, ...]] = []
+    tasks: dict[str, tuple[str, str, str]] = {}  # kept, so a live judge can re-judge the run
     done = 0
 
     def flush() -> None:
@@ -202,15 +205,20 @@ def store_recorded(
             _insert(db, "trajectories", TRAJ_COLUMNS, trajectories)
             _insert(db, "audit_pairs", STORED_PAIR_COLUMNS, pairs)
             _insert(db, "judge_logs", LOG_COLUMNS, logs)
+            _insert(db, "tasks", TASK_COLUMNS, list(tasks.values()))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         for batch in (trajectories, pairs, logs):
             batch.clear()
+        tasks.clear()
 
     for where, _line, row in iter_jsonl(path, "pair", TaskError):
-        t, p, v = _rows(parse_pair(row, where), run_id, spec)
+        pair = parse_pair(row, where)
+        if pair.task.task_id not in tasks:
+            tasks[pair.task.task_id] = (run_id, pair.task.task_id, task_to_json(pair.task))
+        t, p, v = _rows(pair, run_id, spec)
         trajectories.extend(t)
         pairs.append(p)
         logs.extend(v)

@@ -145,6 +145,13 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     reference = str(request.source.resolve()) + (f"#{request.run_id}" if request.run_id else "")
     source = open_source(reference, Path.cwd(), fail)
     src_judge = source.manifest.get("models", {}).get("judge") or {}
+    recorded = source.manifest.get("settings", {}).get("judge_source") == "recorded"
+    if recorded and not request.judge_endpoint:
+        raise fail(
+            "--judge-endpoint",
+            f"run {source.run_id} audited recorded verdicts, so it has no judge endpoint to "
+            "reuse; name the live judge: --judge-endpoint embedded, profile:NAME or a URL",
+        )
     endpoint = _endpoint_table(
         request.judge_endpoint or src_judge.get("base_url", "embedded"),
         request.judge_key_env or (None if request.judge_endpoint else src_judge.get("key_env")),

@@ -26,6 +26,7 @@ from judgeaudit.audit.judging import judge_pair
 from judgeaudit.audit.manifest import build_manifest
 from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
 from judgeaudit.audit.prompts import PromptSet
+from judgeaudit.audit.runs import EndpointDown, RunError, choose_run, first_leaf, stored_any
 from judgeaudit.audit.simulate import recheck, simulate
 from judgeaudit.audit.source import (
     SourceRun,
@@ -47,16 +48,12 @@ from judgeaudit.audit.units import (
     trajectory_units,
 )
 from judgeaudit.audit.usage import Usage
-from judgeaudit.errors import JudgeauditError
+from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.llm import LLMError
 from judgeaudit.validate import check_out_dir, integer
 
 U = TypeVar("U", TrajectoryUnit, PairUnit, CheckUnit)
 UNIT_TRIES = 3
-
-
-class RunError(JudgeauditError, RuntimeError):
-    """The run cannot go on (bad key, refused output dir); one line for the user."""
 
 
 class AuditRunner:
@@ -82,6 +79,8 @@ class AuditRunner:
         self.paused.set()
         self.endpoints: Endpoints | None = None
         self._created_run: str | None = None
+        self._run_id: str | None = None
+        self.last_failure: str | None = None  # why the last unit failed, for the exit-4 line
         self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
 
     # --- public --------------------------------------------------------------------------------
@@ -93,22 +92,44 @@ class AuditRunner:
         check_out_dir(self.out)
         check_keys(self.spec, self.keys)
         created = not self.out.exists()
-        self.out.mkdir(parents=True, exist_ok=True)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # e.g. under /proc: the access check passes, mkdir does not
+            raise RunError(
+                f"{self.out}: --out cannot be created ({exc.strerror}); choose a writable directory"
+            ) from None
         store = AuditStore(self.out / "audit.db")
         try:
             return await self._run(store, tasks, imported)
-        except JudgeauditError:  # a refusal (not a cancel: a cancelled run is resumed later)
+        except JudgeauditError as exc:  # a refusal (not a cancel: a cancelled run is resumed)
             if self._discard_empty_run(store) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
+            elif isinstance(exc, EndpointDown) and self._stopped_files(store):
+                raise IncompleteRun(
+                    f"run {self._run_id} stopped: {exc}; the units it finished are kept, rerun "
+                    "the same command once the endpoint answers"
+                ) from None
+            raise
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            self._stopped_files(store)  # the CSV and logs show what was stored, not nothing
             raise
         finally:
             store.close()
 
+    def _stopped_files(self, store: AuditStore) -> bool:
+        """Export what a stopped run stored; False if the run is gone (undone) or never began."""
+        if self._run_id is None or store.run(self._run_id) is None:
+            return False
+        export_all(store, self._run_id, self.out)
+        return True
+
     def _discard_empty_run(self, store: AuditStore) -> bool:
         """Undo a run this call created that stored no unit; True if OUT now holds no run."""
         run_id = self._created_run
-        if run_id is None or _stored_any(store, run_id):
+        # A re-judge or an import only copies trajectories: until it judged a pair it did nothing.
+        copies_only = self.spec.source is not None or self.spec.imported is not None
+        if run_id is None or stored_any(store, run_id, pairs_only=copies_only):
             return False
         store.discard_run(run_id)
         runs = store.runs()
@@ -133,7 +154,8 @@ class AuditRunner:
         self, store: AuditStore, tasks: list[Task], imported: list[ImportedPair] | None
     ) -> ev.RunFinished:
         source = self.spec.source
-        run_id, resumed = self._choose_run(store)
+        run_id, resumed = choose_run(store, self.spec, self.out, self.new_run)
+        self._run_id = run_id
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
@@ -193,7 +215,15 @@ class AuditRunner:
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True)
         elapsed = time.monotonic() - self.usage.counters.started
-        finished = ev.RunFinished(run_id, str(self.out), complete, elapsed, summary)
+        finished = ev.RunFinished(
+            run_id,
+            str(self.out),
+            complete,
+            elapsed,
+            summary,
+            self.usage.counters.failures,
+            self.last_failure,
+        )
         self.emit(finished)
         return finished
 
@@ -253,27 +283,6 @@ class AuditRunner:
 
         await self._phase("success checks", total, todo, check)
 
-    def _choose_run(self, store: AuditStore) -> tuple[str, bool]:
-        spec_hash = self.spec.spec_hash()
-        runs = store.runs()
-        same = [r for r in runs if r["spec_hash"] == spec_hash]
-        if runs and not same and not self.new_run:
-            other = runs[-1]
-            raise RunError(
-                f"{self.out} holds run {other['run_id']} from a different spec "
-                f"(hash {other['spec_hash']} != {spec_hash}); pass --new-run to add a run "
-                "to this directory, or choose another --out"
-            )
-        base = f"{self.spec.name}-{spec_hash[:8]}"
-        if same and not self.new_run:
-            return same[-1]["run_id"], True
-        taken = {r["run_id"] for r in runs}
-        run_id, n = base, 1
-        while run_id in taken:
-            n += 1
-            run_id = f"{base}-{n}"
-        return run_id, False
-
     @asynccontextmanager
     async def _endpoints(self) -> AsyncIterator[Endpoints]:
         endpoints = await asyncio.to_thread(Endpoints.open, self.spec, self.concurrency, self.keys)
@@ -307,7 +316,7 @@ class AuditRunner:
                 for _ in range(self.concurrency):
                     group.create_task(worker())
         except BaseExceptionGroup as errors:
-            raise _first_leaf(errors) from None  # one clear error, not a traceback tree
+            raise first_leaf(errors) from None  # one clear error, not a traceback tree
         self._progress(force=True)
 
     async def _attempt(self, unit: U, work: Callable[[U], Awaitable[None]]) -> None:
@@ -318,7 +327,10 @@ class AuditRunner:
             except LLMError as exc:
                 if exc.kind in ("auth", "not_found", "request"):
                     raise RunError(str(exc)) from None
+                if exc.kind == "unreachable":  # every other unit would be refused the same way
+                    raise EndpointDown(str(exc)) from None
                 if attempt == UNIT_TRIES:
+                    self.last_failure = str(exc)
                     self.usage.counters.failures += 1
                     self.emit(ev.UnitFailed(_unit_name(unit), f"{exc} (rerun to retry)"))
 
@@ -383,21 +395,6 @@ class AuditRunner:
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
-
-
-def _stored_any(store: AuditStore, run_id: str) -> bool:
-    """Whether the run stored any unit (without loading millions of ids to find out)."""
-    row = store.db.execute(
-        "SELECT EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?)"
-        " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
-        (run_id, run_id),
-    ).fetchone()
-    return bool(row[0])
-
-
-def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    first = group.exceptions[0]
-    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _unit_name(unit: Unit) -> str:

@@ -74,6 +74,11 @@ class SourceRun:
             tasks = builtin_retail()
             if task_set_hash(tasks) == task_set.get("hash"):
                 return tasks
+        if self.manifest.get("settings", {}).get("judge_source") == "recorded":
+            raise InputError(
+                f"{self.out}: run {self.run_id} (recorded verdicts) was made before recorded "
+                "runs kept their tasks; run its spec again into a new --out, then re-judge that"
+            )
         raise InputError(
             f"{self.out}: run {self.run_id} predates stored tasks and its task set cannot be "
             "rebuilt; rerun it with this version of judgeaudit, then re-judge"

@@ -221,7 +221,7 @@ class AuditStore:
     def discard_run(self, run_id: str) -> None:
         """Remove a run that stored nothing (a run refused at its first call)."""
         with self._txn():
-            for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "runs"):
+            for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "tasks", "runs"):
                 self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     def set_status(self, run_id: str, status: str) -> None:

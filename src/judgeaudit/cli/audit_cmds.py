@@ -6,19 +6,31 @@ import argparse
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from judgeaudit.analysis.drift import compare, render_compare
-from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report, render
-from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
+from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
+from judgeaudit.cli.report_cmds import (
+    cmd_compare,
+    cmd_report,
+    cmd_review_export,
+    cmd_review_import,
+    cmd_show,
+)
+from judgeaudit.errors import JudgeauditError
 
 if TYPE_CHECKING:
+    from judgeaudit.audit.events import RunFinished
     from judgeaudit.audit.spec import RunSpec
     from judgeaudit.cli.common import Sub
+
+
+class Interrupted(JudgeauditError):
+    """Ctrl-C during a run (exit 130, as the shell reports a SIGINT)."""
+
+    exit_code = 130
 
 
 def register(sub: Sub) -> None:
@@ -98,7 +110,12 @@ def register(sub: Sub) -> None:
         "compare", help="drift between two runs (per-bucket change; paired after a re-judge)"
     )
     comp.add_argument("out_a", type=Path)
-    comp.add_argument("out_b", type=Path, nargs="?", help="defaults to OUT_A (compare two run ids)")
+    comp.add_argument(
+        "out_b",
+        type=Path,
+        nargs="?",
+        help="default: OUT_A, comparing its two runs (or the ones --run-a/--run-b name)",
+    )
     comp.add_argument("--run-a")
     comp.add_argument("--run-b")
     comp.add_argument("--format", choices=["table", "json"], default="table")
@@ -106,7 +123,9 @@ def register(sub: Sub) -> None:
         "--fail-on-rise",
         action="store_true",
         help="exit 3 when a bucket's misselection rose significantly (McNemar exact when the runs "
-        "are paired, Fisher exact otherwise; Holm-adjusted across buckets)",
+        "are paired, Fisher exact otherwise; Holm-adjusted across buckets) or run B's judge gave "
+        "no verdict for over 5%% of orders or significantly more often than A's; exit 4 for an "
+        "unfinished run, 2 when nothing decisive or no task is shared",
     )
     comp.set_defaults(func=cmd_compare)
 
@@ -169,14 +188,26 @@ def _print_plan(spec: Path | RunSpec, out: Path | None, events: str | None) -> i
     return 0
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinished:
+    """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept)."""
     from judgeaudit.engine import run_audit_blocking
+
+    try:
+        return run_audit_blocking(spec, out, **options)
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"interrupted; the units finished so far are kept in {out}: rerun the same "
+            "command to resume"
+        ) from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
 
     if args.dry_run:
         return _print_plan(args.spec, args.out, args.events)
     if args.out is None:
         raise UserError("run: --out DIR is required (the output directory; or use --dry-run)")
-    run_audit_blocking(
+    _run_blocking(
         args.spec,
         args.out,
         on_event=_sink(args.events),
@@ -188,7 +219,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
     from judgeaudit.audit.rejudge import RejudgeRequest, rejudge_spec
-    from judgeaudit.engine import run_audit_blocking
 
     spec = rejudge_spec(
         RejudgeRequest(
@@ -206,7 +236,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         return _print_plan(spec, args.out, args.events)
     # Into the source's own directory: add the re-judge as a run there (or resume it).
     same_dir = args.out.resolve() == spec.source.out and not _holds_spec(args.out, spec)
-    finished = run_audit_blocking(
+    finished = _run_blocking(
         spec,
         args.out,
         on_event=_sink(args.events),
@@ -217,6 +247,12 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         f"re-judged {spec.source.run_id} as {finished.run_id}; compare them with: judgeaudit "
         f"compare {args.source} {args.out} --run-a {spec.source.run_id} --run-b {finished.run_id}"
     )
+    if args.out.resolve() == spec.source.out:
+        print(
+            f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
+            f"{finished.run_id}; {spec.source.run_id} stays in audit.db (judgeaudit report "
+            f"{args.out} --run {spec.source.run_id})"
+        )
     return 0
 
 
@@ -261,103 +297,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "(no key, no network)",
         file=sys.stderr,
     )
-    from judgeaudit.engine import run_audit_blocking
-
-    finished = run_audit_blocking(demo_spec(), args.out, on_event=_sink(args.events))
+    finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events))
     report = build_report(args.out, ReportOptions(run_id=finished.run_id))
     print("\n".join(bucket_lines(report)))
     print(
         f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
         f"judge log: {args.out / 'judge_logs.jsonl'}"
     )
-    return 0
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    try:
-        report = build_report(
-            args.out,
-            ReportOptions(args.run, args.gap_source, args.bins, args.labels, args.threshold),
-        )
-    except (AnalysisError, KeyError) as exc:
-        raise UserError(str(exc)) from None
-    text = render(report, args.format)
-    if args.output:
-        from judgeaudit.fsutil import atomic_write_text
-
-        atomic_write_text(args.output, text)
-    else:
-        print(text)
-    return 0
-
-
-def cmd_compare(args: argparse.Namespace) -> int:
-    out_b = args.out_b or args.out_a
-    try:
-        result = compare(args.out_a, out_b, args.run_a, args.run_b)
-    except AnalysisError as exc:
-        raise UserError(str(exc)) from None
-    if args.format == "json":
-        import json
-
-        print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
-    else:
-        print(render_compare(result))
-    if args.fail_on_rise and result["rises"]:
-        rose = ", ".join(
-            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
-            for r in [*result["buckets"], result["overall"]]
-            if r["significant_rise"]
-        )
-        kind = "paired" if result["paired"] else "unpaired"
-        print(
-            f"judgeaudit: misselection rose in: {rose}; decided by the {kind} test: "
-            f"{result['decided_by']}",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.pair_detail import pair_detail, render_detail
-
-    detail = pair_detail(args.out, args.pair_id)
-    if args.format == "json":
-        import json
-
-        print(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
-    else:
-        print(render_detail(detail))
-    return 0
-
-
-def cmd_review_export(args: argparse.Namespace) -> int:
-    try:
-        db = open_db(args.out)
-        run_id = resolve_run(db, args.run)
-        pairs = load_pairs(db, run_id)
-        db.close()
-    except AnalysisError as exc:
-        raise UserError(str(exc)) from None
-    path = args.file or args.out / "review_sample.csv"
-    frame = sample(pairs, args.n, args.seed)
-    write_sample(frame, path)
-    print(
-        f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
-        f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
-    )
-    return 0
-
-
-def cmd_review_import(args: argparse.Namespace) -> int:
-    try:
-        db = open_db(args.out)
-        known = {r[0] for r in db.execute("SELECT pair_id FROM audit_pairs")}
-        db.close()
-        labels = read_labels(args.file, known)
-    except AnalysisError as exc:
-        raise UserError(str(exc)) from None
-    count = store_labels(args.out / "audit.db", labels)
-    print(f"stored {count} labelled pairs (re-importing the same file changes nothing)")
     return 0

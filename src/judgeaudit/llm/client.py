@@ -36,7 +36,8 @@ from judgeaudit.llm.reply import CallResult
 
 
 class LLMError(JudgeauditError, RuntimeError):
-    """A call that failed for good; ``kind`` is auth | request | not_found | exhausted."""
+    """A call that failed for good; ``kind`` is auth | request | not_found | unreachable |
+    exhausted (unreachable: every attempt was refused at connect)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -243,4 +244,10 @@ class LLMClient:
             return LLMError("request", f"{where} rejected the request (HTTP 400): {detail}")
         history = self.scrub(", ".join(errors))
         tries = f"{attempts} attempt" + ("s" if attempts != 1 else "")
+        if failure.what == "refused" and all(e == failure.describe() for e in errors):
+            return LLMError(
+                "unreachable",
+                f"{where}: connection refused ({tries}): nothing listens there; "
+                "check the endpoint's base_url and that its server is running",
+            )
         return LLMError("exhausted", f"{where}: gave up after {tries} ({history})")

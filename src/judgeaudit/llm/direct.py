@@ -25,7 +25,7 @@ from typing import Any
 import aiohttp
 import yarl
 
-from judgeaudit.llm.failure import AttemptFailed, BadReply, error_message, retry_after
+from judgeaudit.llm.failure import AttemptFailed, BadReply, error_message, refused, retry_after
 from judgeaudit.llm.reply import CallResult, StreamAssembler, parse_completion
 
 #: Idle connections are dropped after this long: under uvicorn's 5 s keep-alive (vLLM), so a
@@ -179,6 +179,8 @@ async def _status_failure(response: aiohttp.ClientResponse) -> AttemptFailed:
 
 
 def _transport_failure(exc: BaseException) -> AttemptFailed:
+    if refused(exc):
+        return AttemptFailed("refused")
     if isinstance(exc, TimeoutError):  # aiohttp's ServerTimeoutError is one too
         return AttemptFailed("timeout")
     return AttemptFailed("connection")  # refused, reset, truncated body, bad URL

@@ -17,7 +17,7 @@ RATE_LIMITED = 429
 
 
 class AttemptFailed(Exception):
-    """``what`` is status | timeout | connection | bad_reply | other; ``detail`` is what the
+    """``what`` is status | timeout | refused | connection | bad_reply | other; ``detail`` is what the
     provider said (a 400's error message, a stream's error event), never sent unscrubbed."""
 
     def __init__(
@@ -38,7 +38,7 @@ class AttemptFailed(Exception):
     def retryable(self) -> bool:
         if self.what == "status":
             return self.status == RATE_LIMITED or self.status >= 500
-        return self.what in ("timeout", "connection", "bad_reply")
+        return self.what in ("timeout", "refused", "connection", "bad_reply")
 
     def describe(self) -> str:
         """The short form that goes into the final error's history (no provider text)."""
@@ -46,9 +46,26 @@ class AttemptFailed(Exception):
             return f"HTTP {self.status}"
         if self.what == "timeout":
             return "timeout"
+        if self.what == "refused":
+            return "connection refused"
         if self.what == "connection":
             return "connection error (reset or truncated body)"
         return self.detail
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether a transport error was, underneath, a refused TCP connect (the SDK's aiohttp
+    transport reports one as a timeout, aiohttp as a connector error)."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the SDK's error, the transport's, aiohttp's, the OS error
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or isinstance(
+            getattr(seen, "os_error", None), ConnectionRefusedError
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 class BadReply(AttemptFailed):

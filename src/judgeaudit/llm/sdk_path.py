@@ -14,7 +14,7 @@ from typing import Any
 import httpx2
 import openai
 
-from judgeaudit.llm.failure import AttemptFailed, BadReply, error_message, retry_after
+from judgeaudit.llm.failure import AttemptFailed, BadReply, error_message, refused, retry_after
 from judgeaudit.llm.reply import CallResult, StreamAssembler, parse_completion
 
 
@@ -76,6 +76,8 @@ def translate(exc: openai.APIError) -> AttemptFailed:
             retry_after=retry_after(exc.response.headers),
             detail=error_message(exc.body, str(exc.message)),
         )
+    if refused(exc):
+        return AttemptFailed("refused")
     if isinstance(exc, openai.APITimeoutError):
         return AttemptFailed("timeout")
     if isinstance(exc, openai.APIConnectionError):  # resets and truncated bodies too

@@ -1,0 +1,105 @@
+"""How many judge verdicts are missing: a judge whose output cannot be parsed leaves ties, and a
+tie is never a misselection, so without this count a broken judge would look like a perfect one.
+
+Counted from ``judge_logs`` (one row per judge call): an *order* (AB or BA) of a pair has no
+verdict when none of its attempts parsed. Kept apart from the report's main aggregation so the
+figures that depend on it are easy to find.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from judgeaudit.analysis.aggregate import GAP_SQL
+from judgeaudit.analysis.frame import AnalysisError
+
+#: The gate fails a run B when more than this share of its judged orders has no verdict.
+MAX_NO_VERDICT = 0.05
+
+_PER_PAIR = (
+    "SELECT pair_id, COUNT(*) AS orders, SUM(ok = 0) AS missing, SUM(calls) AS calls,"
+    " SUM(failed) AS failed FROM (SELECT pair_id, MAX(parse_error IS NULL) AS ok,"
+    " COUNT(*) AS calls, SUM(parse_error IS NOT NULL) AS failed FROM judge_logs"
+    ' WHERE run_id = ? GROUP BY pair_id, "order") GROUP BY pair_id'
+)
+
+
+def _health(row: tuple[Any, ...]) -> dict[str, Any]:
+    orders, missing, calls, failed, pairs, without, decisive_without = (int(v or 0) for v in row)
+    return {
+        "orders": orders,
+        "no_verdict_orders": missing,
+        "no_verdict_rate": missing / orders if orders else None,
+        "judge_calls": calls,
+        "parse_failures": failed,
+        "parse_failure_rate": failed / calls if calls else None,
+        "pairs_judged": pairs,
+        "pairs_without_verdict": without,
+        "decisive_pairs_without_verdict": decisive_without,
+    }
+
+
+def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+    """The run's totals and one entry per judge model (same keys as the totals)."""
+    sums = (
+        "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
+        " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
+    )
+    source = f"FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
+    total = db.execute(f"SELECT {sums} {source}", (run_id,)).fetchone()
+    by_judge = db.execute(
+        f"SELECT p.judge_model, {sums} {source} GROUP BY p.judge_model ORDER BY p.judge_model",
+        (run_id,),
+    ).fetchall()
+    return {
+        **_health(tuple(total)),
+        "by_judge": [{"judge_model": r[0], **_health(tuple(r[1:]))} for r in by_judge],
+        "max_no_verdict_rate": MAX_NO_VERDICT,
+    }
+
+
+def _bucket_case(source: str, bins: list[float]) -> tuple[str, list[float]]:
+    """A CASE giving the bucket index like ``pd.cut``: right-closed, NULL outside the edges."""
+    if source not in GAP_SQL:
+        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+    gap = GAP_SQL[source]
+    parts, args = [], []
+    for index in range(len(bins) - 1):
+        parts.append(f"WHEN {gap} > ? AND {gap} <= ? THEN {index}")
+        args += [bins[index], bins[index + 1]]
+    return f"CASE {' '.join(parts)} END", args
+
+
+def missing_by_bucket(
+    db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
+) -> dict[int, tuple[int, int]]:
+    """Bucket index -> (pairs with an order lacking a verdict, of them decisive)."""
+    case, args = _bucket_case(source, bins)
+    rows = db.execute(
+        f"SELECT {case} AS bucket, COUNT(*), SUM(p.success_a != p.success_b)"
+        f" FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
+        " WHERE v.missing > 0 GROUP BY bucket",
+        (*args, run_id),
+    ).fetchall()
+    return {int(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows if r[0] is not None}
+
+
+def health_line(health: dict[str, Any]) -> str:
+    """One line for the text reports: the no-verdict share, and a warning when it is high."""
+    rate = health["no_verdict_rate"]
+    if rate is None:
+        return "judge verdicts: no judge call stored for this run"
+    line = (
+        f"no verdict (unparsable judge output after retries): {rate * 100:.1f}% of orders "
+        f"({health['no_verdict_orders']}/{health['orders']}), "
+        f"{health['pairs_without_verdict']} pairs affected "
+        f"({health['decisive_pairs_without_verdict']} decisive); parse failures "
+        f"{health['parse_failures']}/{health['judge_calls']} calls"
+    )
+    if rate > health["max_no_verdict_rate"]:
+        line += (
+            f"  WARNING: above {health['max_no_verdict_rate'] * 100:g}%, the misselection "
+            "figures understate this judge (a missing verdict counts as a tie)"
+        )
+    return line

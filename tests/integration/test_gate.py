@@ -1,0 +1,236 @@
+"""The regression gate must not lie: missing verdicts are counted and fail it, a directory's runs
+are never compared with themselves, and unfinished, empty or unrelated runs are refused."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``base`` (the default judge), ``broken`` (a model the provider answers with chat filler,
+    so no verdict parses) and ``strict`` (another working judge), all on the same trajectories."""
+    folder = tmp_path_factory.mktemp("gate")
+    write_tasks(folder / "tasks.jsonl", 6)
+    spec = write_spec(folder / "spec.toml", tasks="tasks.jsonl")
+    done = cli("run", str(spec), "--out", str(folder / "base"), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    for name, model in (("broken", "gpt-4o-mini"), ("strict", "judge-strict")):
+        again = cli(
+            "rejudge",
+            str(folder / "base"),
+            "--judge-model",
+            model,
+            "--out",
+            str(folder / name),
+            "--events",
+            "jsonl",
+        )
+        assert again.returncode == 0, again.stderr
+    return folder
+
+
+def test_the_report_counts_orders_without_a_verdict_in_every_format(runs: Path) -> None:
+    broken = runs / "broken"
+    report = json.loads(cli("report", str(broken), "--format", "json").stdout)
+    health = report["verdicts"]
+    assert health["orders"] == 2 * report["pairs"], "both orders of every pair were judged"
+    assert health["no_verdict_orders"] == health["orders"]
+    assert health["no_verdict_rate"] == 1.0
+    assert health["parse_failures"] == health["judge_calls"] > health["orders"], "retried"
+    assert [j["judge_model"] for j in health["by_judge"]] == ["gpt-4o-mini"]
+    table = cli("report", str(broken)).stdout
+    assert "no verdict" in table and "100.0% of orders" in table and "WARNING" in table
+    assert "gpt-4o-mini: no verdict 100.0%" in table, "per judge too"
+    assert "100.0% of orders" in cli("report", str(broken), "--format", "md").stdout
+    rows = list(csv.DictReader(io.StringIO(cli("report", str(broken), "--format", "csv").stdout)))
+    decisive = sum(int(row["decisive"]) for row in rows)
+    without = sum(int(row["no_verdict_decisive"]) for row in rows)
+    assert without == decisive == report["decisive"]
+    html = cli("report", str(broken), "--format", "html").stdout
+    assert "class='warn'>no verdict" in html
+    good = json.loads(cli("report", str(runs / "base"), "--format", "json").stdout)["verdicts"]
+    assert good["no_verdict_orders"] == 0 and good["orders"] == health["orders"]
+    assert "WARNING" not in cli("report", str(runs / "base")).stdout
+
+
+def test_a_judge_without_verdicts_fails_the_gate_instead_of_passing_as_an_improvement(
+    runs: Path,
+) -> None:
+    done = cli("compare", str(runs / "base"), str(runs / "broken"), "--fail-on-rise")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "no verdict for 100.0% of its judged orders" in done.stderr
+    assert "no verdict (orders): 0.0% (0/" in done.stdout
+    result = json.loads(
+        cli("compare", str(runs / "base"), str(runs / "broken"), "--format", "json").stdout
+    )
+    assert result["verdicts"]["failed"] and result["verdicts"]["significant_rise"]
+    fine = cli("compare", str(runs / "base"), str(runs / "strict"), "--format", "json")
+    assert json.loads(fine.stdout)["verdicts"]["failed"] == []
+
+
+def test_compare_of_one_directory_compares_its_two_runs_or_refuses(
+    runs: Path, tmp_path: Path
+) -> None:
+    single = cli("compare", str(runs / "base"), "--fail-on-rise")
+    assert single.returncode == 2 and "holds 1 run(s)" in single.stderr
+    assert "--run-a" in single.stderr and single.stdout == ""
+    both = tmp_path / "both"
+    shutil.copytree(runs / "base", both)
+    added = cli(
+        "rejudge",
+        str(both),
+        "--judge-model",
+        "gpt-4o-mini",
+        "--out",
+        str(both),
+        "--events",
+        "jsonl",
+    )
+    assert added.returncode == 0, added.stderr
+    ids = [r[0] for r in sqlite3.connect(both / "audit.db").execute(
+        "SELECT run_id FROM runs ORDER BY created_at, run_id"
+    )]  # fmt: skip
+    gate = cli("compare", str(both), "--fail-on-rise")
+    assert gate.returncode == 3, "the broken re-judge in the same OUT fails the gate"
+    assert gate.stdout.startswith(f"compare {ids[0]} -> {ids[1]}")
+    itself = cli("compare", str(both), "--run-a", ids[1], "--run-b", ids[1])
+    assert itself.returncode == 2 and "with itself" in itself.stderr
+    twice = cli("compare", str(runs / "base"), str(runs / "base"), "--fail-on-rise")
+    assert twice.returncode == 2 and "with itself" in twice.stderr
+    other = cli("compare", str(both), "--run-b", ids[0], "--format", "json")
+    assert json.loads(other.stdout)["run_a"] == ids[1], "the one not named is the other side"
+
+
+def test_an_unfinished_run_b_is_refused_by_the_gate_and_flagged_without_it(
+    runs: Path, tmp_path: Path
+) -> None:
+    partial = tmp_path / "partial"
+    shutil.copytree(runs / "strict", partial)
+    db = sqlite3.connect(partial / "audit.db")
+    with db:  # what an interrupted run leaves: status running, some pairs not stored yet
+        db.execute("UPDATE runs SET status = 'running', finished_at = NULL")
+        db.execute("DELETE FROM audit_pairs WHERE rowid IN (SELECT rowid FROM audit_pairs LIMIT 5)")
+    db.close()
+    gate = cli("compare", str(runs / "base"), str(partial), "--fail-on-rise")
+    assert gate.returncode == 4, gate.stdout + gate.stderr
+    assert "is running, not finished" in gate.stderr
+    plain = cli("compare", str(runs / "base"), str(partial))
+    assert plain.returncode == 0
+    assert "WARNING: run B" in plain.stdout and "5 pairs only in A" in plain.stdout
+
+
+def test_runs_without_decisive_pairs_or_shared_tasks_are_refused_by_the_gate(
+    runs: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty"
+    shutil.copytree(runs / "strict", empty)
+    db = sqlite3.connect(empty / "audit.db")
+    with db:
+        db.execute("DELETE FROM audit_pairs")
+        db.execute("DELETE FROM judge_logs")
+    db.close()
+    gate = cli("compare", str(runs / "base"), str(empty), "--fail-on-rise")
+    assert gate.returncode == 2, gate.stdout + gate.stderr
+    assert "share no task" in gate.stderr or "no decisive pair" in gate.stderr
+    write_tasks(tmp_path / "all.jsonl", 9)
+    lines = (tmp_path / "all.jsonl").read_text().splitlines()[6:]
+    (tmp_path / "other.jsonl").write_text("\n".join(lines) + "\n")
+    spec = write_spec(tmp_path / "other.toml", tasks="other.jsonl")
+    assert (
+        cli("run", str(spec), "--out", str(tmp_path / "other"), "--events", "jsonl").returncode == 0
+    )
+    unrelated = cli("compare", str(runs / "base"), str(tmp_path / "other"), "--fail-on-rise")
+    assert unrelated.returncode == 2 and "share no task" in unrelated.stderr
+    shown = cli("compare", str(runs / "base"), str(tmp_path / "other")).stdout
+    assert "the runs share no task" in shown
+    assert "models.agents: None" not in shown
+
+
+def test_review_labels_show_in_the_table_md_and_refreshed_report_html(
+    runs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "reviewed"
+    shutil.copytree(runs / "base", out)
+    sample = out / "sample.csv"
+    assert cli("review", "export", str(out), "--n", "6", "--file", str(sample)).returncode == 0
+    rows = list(csv.DictReader(io.StringIO(sample.read_text(encoding="utf-8"))))
+    for row in rows:  # a reviewer who agrees with the judge and the success labels
+        row |= {
+            "human_success_a": row["success_a"],
+            "human_success_b": row["success_b"],
+            "human_pref": row["judge_pref"],
+        }
+    with sample.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert "kappa" not in (out / "report.html").read_text(encoding="utf-8")
+    stored = cli("review", "import", str(out), str(sample))
+    assert stored.returncode == 0 and "report.html" in stored.stdout
+    for fmt in ("table", "md"):
+        text = cli("report", str(out), "--format", fmt).stdout
+        assert f"human review: {len(rows)} labelled pairs" in text
+        assert "judge vs human: n=" in text and "agreement 100.0%" in text
+        assert "judge \\ human" in text, "the confusion matrix too"
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "Cohen&#x27;s kappa" in html and "judge \\ human" in html
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["review", "export", "{out}", "--file", "{tmp}/s.jsonl"], "name a .csv file"),
+        (["review", "export", "{out}", "--n", "0"], "--n 0"),
+        (["review", "export", "{out}", "--n", "-5"], "--n -5"),
+        (["report", "{out}", "--threshold", "-1"], "0-5 score range"),
+        (["report", "{out}", "--threshold", "6"], "0-5 score range"),
+        (["run", "{spec}", "--out", "/proc/judgeaudit-forbidden"], "cannot be created"),
+        (["run", "{spec}", "--dry-run", "--out", "{tmp}/afile"], "--out is a file"),
+    ],
+)
+def test_out_of_range_or_unwritable_options_are_refused_in_one_line(
+    runs: Path, tmp_path: Path, args: list[str], says: str
+) -> None:
+    (tmp_path / "afile").write_text("x")
+    values = {"out": str(runs / "base"), "tmp": str(tmp_path), "spec": str(runs / "spec.toml")}
+    done = cli(*(a.format(**values) for a in args))
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("judgeaudit: ") and says in lines[0]
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_dry_run_counts_tasks_once_and_no_call_for_recorded_verdicts(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+    pairs = tmp_path / "prod-pairs.jsonl"
+    assert (
+        cli(
+            "import",
+            "recorded-jsonl",
+            str(examples / "recorded-verdicts.jsonl"),
+            "--out",
+            str(pairs),
+        ).returncode
+        == 0
+    )
+    spec = tmp_path / "prod.toml"
+    spec.write_text(
+        '[run]\nname = "prod"\nimported = "prod-pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+    )
+    plan = json.loads(cli("run", str(spec), "--dry-run", "--events", "jsonl").stdout)
+    distinct = {json.loads(line)["task_id"] for line in pairs.read_text().splitlines()}
+    assert plan["tasks"] == len(distinct) < plan["pairs"]
+    assert plan["roles"] == [], "a recorded run makes no call"
+    text = cli("run", str(spec), "--dry-run").stdout
+    assert "no model call" in text and f"{len(distinct)} tasks" in text
