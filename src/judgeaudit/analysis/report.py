@@ -71,7 +71,9 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         # Aggregated in SQL: memory stays flat however many pairs the run holds.
         sections = report_sections(db, run_id, source, bins, names, options.threshold)
         verdicts = verdict_health(db, run_id)
-        missing = missing_by_bucket(db, run_id, source, bins)
+        missing = (
+            missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
+        )
     finally:
         db.close()
     for index, bucket in enumerate(sections["buckets"]):
@@ -108,7 +110,9 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         )
         # From judge_logs, not audit_pairs: the same query serves both reports.
         verdicts = verdict_health(db, run_id)
-        missing = missing_by_bucket(db, run_id, source, bins)
+        missing = (
+            missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
+        )
     finally:
         db.close()
     names = labels_for(

@@ -47,11 +47,12 @@ def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
         " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
     )
     source = f"FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
-    total = db.execute(f"SELECT {sums} {source}", (run_id,)).fetchone()
     by_judge = db.execute(
         f"SELECT p.judge_model, {sums} {source} GROUP BY p.judge_model ORDER BY p.judge_model",
         (run_id,),
     ).fetchall()
+    # The totals are the judges' sums: one pass over judge_logs, not two (10M rows at 5M pairs).
+    total = [sum(int(row[i] or 0) for row in by_judge) for i in range(1, 8)]
     return {
         **_health(tuple(total)),
         "by_judge": [{"judge_model": r[0], **_health(tuple(r[1:]))} for r in by_judge],
