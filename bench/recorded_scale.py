@@ -8,9 +8,9 @@ at N/10, to show memory does not grow with N), ``judgeaudit run`` with ``[judge]
 database). Prints wall and CPU times, peak memory and the ratios. Not asserted anywhere.
 
 ``--report-only OUT`` measures only the report against the groupby on an existing output
-directory (one this benchmark's run left), first building the report index a finished run
-now builds if that older run has none (and timing it), so the report can be re-measured
-without redoing an hour of import and run.
+directory (one this benchmark's run left), first building what a finishing run now builds (the
+report index, the kept verdict counts) if that older run has none, timed, so the report can be
+re-measured without redoing an hour of import and run.
 
 Usage: python bench/recorded_scale.py [--pairs 5000000] [--dir DIR] [--report-only OUT]
 """
@@ -108,9 +108,12 @@ def mib(value: int) -> str:
 INDEX = """
 import sys
 from pathlib import Path
+from judgeaudit.analysis.verdicts import keep_verdict_counts
 from judgeaudit.audit.store import AuditStore
 store = AuditStore(Path(sys.argv[1]))
 store.index_for_report()
+for (run_id,) in store.db.execute("SELECT run_id FROM runs WHERE status = 'finished'").fetchall():
+    keep_verdict_counts(store.db, run_id)
 store.close()
 """
 
@@ -121,9 +124,16 @@ def compare_report(out: Path, work: Path, expected: int | None) -> None:
     names = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(
         "SELECT name FROM sqlite_master WHERE type = 'index'"
     )
-    if "pairs_for_report" not in {row[0] for row in names}:
+    tables = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'"
+    )
+    kept = "verdict_counts" in {row[0] for row in tables}
+    if "pairs_for_report" not in {row[0] for row in names} or not kept:
         wall, rss, _ = measured([sys.executable, "-c", INDEX, str(db)], work / "index.log")
-        print(f"report index built on this older run: {wall:6.1f}s  peak RSS {mib(rss)}")
+        print(
+            f"report index and verdict counts built on this older run (as a finishing run"
+            f" does): {wall:6.1f}s  peak RSS {mib(rss)}"
+        )
     report_s, report_rss, text = measured(
         [sys.executable, "-m", "judgeaudit", "report", str(out), "--format", "json"],
         work / "report.log",

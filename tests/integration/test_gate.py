@@ -234,3 +234,23 @@ def test_dry_run_counts_tasks_once_and_no_call_for_recorded_verdicts(tmp_path: P
     assert plan["roles"] == [], "a recorded run makes no call"
     text = cli("run", str(spec), "--dry-run").stdout
     assert "no model call" in text and f"{len(distinct)} tasks" in text
+
+
+def test_a_finished_run_keeps_its_verdict_counts_and_the_report_equals_a_fresh_count(
+    runs: Path, tmp_path: Path
+) -> None:
+    """The counts kept at the end of a run (so a 5M-pair report does not read judge_logs again)
+    give the same report as counting judge_logs afresh, for a working and a broken judge."""
+    for name in ("base", "broken"):
+        copy = tmp_path / name
+        shutil.copytree(runs / name, copy)
+        with sqlite3.connect(copy / "audit.db") as db:
+            kept = db.execute("SELECT COUNT(*), SUM(orders) FROM verdict_counts").fetchone()
+        assert kept[0] >= 1 and kept[1] > 0, f"{name}: no counts kept when the run finished"
+        with_kept = cli("report", str(copy), "--format", "json")
+        assert with_kept.returncode == 0, with_kept.stderr
+        with sqlite3.connect(copy / "audit.db") as db:
+            db.execute("DROP TABLE verdict_counts")
+        fresh = cli("report", str(copy), "--format", "json")
+        assert fresh.returncode == 0, fresh.stderr
+        assert json.loads(with_kept.stdout) == json.loads(fresh.stdout), name

@@ -40,18 +40,73 @@ def _health(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
-    """The run's totals and one entry per judge model (same keys as the totals)."""
-    sums = (
-        "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
-        " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
-    )
+_SUMS = (
+    "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
+    " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
+)
+
+#: A finished run's counts, kept so a report does not read all of ``judge_logs`` again (10M rows
+#: for 5M pairs, most of a report's time). A new table: the data-contract tables are untouched.
+COUNTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS verdict_counts (run_id TEXT NOT NULL, judge_model TEXT,"
+    " orders INTEGER, missing INTEGER, calls INTEGER, failed INTEGER, pairs INTEGER,"
+    " without INTEGER, decisive_without INTEGER)"
+)
+
+
+def _counted(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
+    """Per judge model: the seven counts of :func:`_health`, read from ``judge_logs``."""
     source = f"FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
-    by_judge = db.execute(
-        f"SELECT p.judge_model, {sums} {source} GROUP BY p.judge_model ORDER BY p.judge_model",
+    return [
+        tuple(row)
+        for row in db.execute(
+            f"SELECT p.judge_model, {_SUMS} {source} GROUP BY p.judge_model ORDER BY p.judge_model",
+            (run_id,),
+        )
+    ]
+
+
+def _kept(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]] | None:
+    """The counts kept when the run finished, or None (an unfinished or older run)."""
+    has_table = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_counts'"
+    ).fetchone()
+    finished = db.execute(
+        "SELECT 1 FROM runs WHERE run_id = ? AND status = 'finished'", (run_id,)
+    ).fetchone()
+    if not (has_table and finished):
+        return None
+    rows = db.execute(
+        "SELECT judge_model, orders, missing, calls, failed, pairs, without, decisive_without"
+        " FROM verdict_counts WHERE run_id = ? ORDER BY judge_model",
         (run_id,),
     ).fetchall()
-    # The totals are the judges' sums: one pass over judge_logs, not two (10M rows at 5M pairs).
+    return [tuple(row) for row in rows] or None
+
+
+def keep_verdict_counts(db: sqlite3.Connection, run_id: str) -> None:
+    """Count a finished run's verdicts once and keep them (called when its files are written)."""
+    rows = _counted(db, run_id)
+    db.execute("BEGIN")
+    try:
+        db.execute(COUNTS_TABLE)
+        db.execute("DELETE FROM verdict_counts WHERE run_id = ?", (run_id,))
+        db.executemany(
+            "INSERT INTO verdict_counts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, *row) for row in rows],
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+    """The run's totals and one entry per judge model (same keys as the totals)."""
+    by_judge = _kept(db, run_id)
+    if by_judge is None:
+        by_judge = _counted(db, run_id)
+    # The totals are the judges' sums: one pass over judge_logs, not two.
     total = [sum(int(row[i] or 0) for row in by_judge) for i in range(1, 8)]
     return {
         **_health(tuple(total)),

@@ -61,10 +61,12 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         for log in store.iter_logs(run_id):
             handle.write(log_json(log) + "\n")
     if final:
+        from judgeaudit.analysis.verdicts import keep_verdict_counts
         from judgeaudit.audit.parquet import PARQUET, write_pairs_parquet
 
         write_pairs_parquet(store.db, run_id, out / PARQUET)
         store.index_for_report()
+        keep_verdict_counts(store.db, run_id)
     manifest = store.manifest(run_id)
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"
