@@ -61,6 +61,10 @@ def test_key_print_imports_no_engine_and_no_heavy_library(no_keyring: dict[str, 
     assert done.returncode == 1  # no keyring here: a clear "not found", not a crash
     assert "judgeaudit.cli.key_cmds" in modules  # the command really ran
     assert heavy_in(modules) == []
+    # Nor the profile model, TOML reading or the validation layer (8 ms of a 40 ms budget).
+    assert not {"judgeaudit.profiles.model", "judgeaudit.validate", "judgeaudit.tomlfile"} & set(
+        modules
+    )
 
 
 @pytest.mark.parametrize("args", [("--version",), ("--help",), ("key", "--help")])

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import secrets
-from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.names import SHELLS, ProfileError
 from judgeaudit.profiles.redact import scrub_keylike
-from judgeaudit.profiles.targets import sdk
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -51,7 +50,7 @@ def register(sub: Sub) -> None:
 
     env = quiet(sub.add_parser("env", help="print shell exports for a profile"))
     env.add_argument("name")
-    env.add_argument("--shell", default="bash", choices=sdk.SHELLS)
+    env.add_argument("--shell", default="bash", choices=SHELLS)
     env.set_defaults(func=cmd_env)
     run = quiet(sub.add_parser("exec", help="run one command with a profile's environment"))
     run.add_argument("name")
@@ -123,12 +122,16 @@ def _profile_env(name: str) -> dict[str, str]:
     store = _store()
     try:
         profile = store.get(name)
+        from judgeaudit.profiles.targets import sdk  # not on the `key print` path
+
         return sdk.variables(profile, secrets.resolve_key(profile))
     except (ProfileError, secrets.SecretError) as exc:
         raise _wrap(exc) from None
 
 
 def cmd_env(args: argparse.Namespace) -> int:
+    from judgeaudit.profiles.targets import sdk
+
     print(sdk.exports(_profile_env(args.name), args.shell))
     return 0
 

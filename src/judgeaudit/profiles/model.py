@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from judgeaudit.errors import InputError
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.filekind import kind_of
-from judgeaudit.profiles.redact import looks_like_key
+from judgeaudit.profiles.names import NAME_RE as NAME_RE
+from judgeaudit.profiles.names import ProfileError as ProfileError
+from judgeaudit.profiles.names import check_name as check_name
 from judgeaudit.tomlfile import read_toml
 
 APPS = ("claude", "codex", "sdk")
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 ENV_PREFIX_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
@@ -43,10 +43,6 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
     },
     "sdk": {"env_prefix": str},
 }
-
-
-class ProfileError(InputError):
-    """A bad profile or a refused action; one line naming the file/field and the fix."""
 
 
 @dataclass(frozen=True)
@@ -95,20 +91,6 @@ class Profile:
                 table[key] = value
             doc["options"] = table
         return tomlkit.dumps(doc)
-
-
-def check_name(name: str, what: str = "profile name") -> str:
-    if looks_like_key(name):  # a key pasted where a name belongs: never echo it
-        raise ProfileError(
-            f"{what}: that looks like an API key itself, not a name; give the name of a "
-            "keyring entry or profile (e.g. taotoken) and store keys with `judgeaudit key set "
-            "NAME`"
-        )
-    if not NAME_RE.match(name):
-        raise ProfileError(
-            f"{what} {name!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
-        )
-    return name
 
 
 def base_url_hint(app: str | None) -> str:

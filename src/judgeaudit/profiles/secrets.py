@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import TYPE_CHECKING
 
 import keyring
 import keyring.errors
 from keyring.backend import KeyringBackend
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles.model import Profile, check_name
+from judgeaudit.profiles.names import check_name
+
+if TYPE_CHECKING:
+    from judgeaudit.profiles.model import Profile
 
 SERVICE = "judgeaudit"
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 from judgeaudit.profiles.model import Profile, ProfileError
-
-SHELLS = ("bash", "zsh", "fish", "powershell")
+from judgeaudit.profiles.names import SHELLS as SHELLS
 
 
 def variables(profile: Profile, key: str) -> dict[str, str]:
