@@ -32,6 +32,22 @@ DECISIVE = "(success_a != success_b)"
 MISSEL = "COALESCE(misselected, 0)"
 
 
+def gap_sql(source: str) -> str:
+    """The SQL expression of a gap source, or one line naming the sources there are."""
+    if source not in GAP_SQL:
+        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
+    return GAP_SQL[source]
+
+
+def bin_arms(gap: str, bins: list[float]) -> tuple[list[str], list[float]]:
+    """``WHEN`` arms giving each bucket's index like ``pd.cut`` (right-closed), and their edges."""
+    arms, edges = [], []
+    for index in range(len(bins) - 1):
+        arms.append(f"WHEN {gap} > ? AND {gap} <= ? THEN {index}")
+        edges += [bins[index], bins[index + 1]]
+    return arms, edges
+
+
 def _rate(k: int, n: int) -> dict[str, Any]:
     low, high = wilson(k, n)
     return {"rate": k / n if n else None, "ci_low": low, "ci_high": high}
@@ -123,17 +139,14 @@ def _by_bucket_and_task(
     (as ``pd.factorize`` orders them in the pandas report), so the seeded resampling gives the
     same interval.
     """
-    if source not in GAP_SQL:
-        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
-    parts, args = ["WHEN g IS NULL THEN -1"], []
-    for index in range(len(bins) - 1):  # right-closed, as pd.cut
-        parts.append(f"WHEN g > ? AND g <= ? THEN {index}")
-        args += [bins[index], bins[index + 1]]
+    gap = gap_sql(source)
+    arms, args = bin_arms("g", bins)
+    parts = ["WHEN g IS NULL THEN -1", *arms]
     groups = (
         f"SELECT CASE {' '.join(parts)} ELSE -2 END AS bucket, task_id, COUNT(*) AS pairs,"
         " SUM(d) AS decisive, SUM(m) AS missel, SUM(d * m) AS missel_decisive,"
         " MIN(CASE WHEN d THEN rid END) AS first_rid"
-        f" FROM (SELECT {GAP_SQL[source]} AS g, task_id, {DECISIVE} AS d, {MISSEL} AS m,"
+        f" FROM (SELECT {gap} AS g, task_id, {DECISIVE} AS d, {MISSEL} AS m,"
         " rowid AS rid FROM audit_pairs WHERE run_id = ? LIMIT -1)"
         " GROUP BY bucket, task_id"
     )

@@ -11,8 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.analysis.aggregate import GAP_SQL
-from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.analysis.aggregate import bin_arms, gap_sql
 
 #: The gate fails a run B when more than this share of its judged orders has no verdict.
 MAX_NO_VERDICT = 0.05
@@ -54,13 +53,16 @@ COUNTS_TABLE = (
 )
 
 
+#: Each judged pair's order counts next to its audit_pairs row.
+_JOINED = f"FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
+
+
 def _counted(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
     """Per judge model: the seven counts of :func:`_health`, read from ``judge_logs``."""
-    source = f"FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
     return [
         tuple(row)
         for row in db.execute(
-            f"SELECT p.judge_model, {_SUMS} {source} GROUP BY p.judge_model ORDER BY p.judge_model",
+            f"SELECT p.judge_model, {_SUMS} {_JOINED} GROUP BY p.judge_model ORDER BY p.judge_model",
             (run_id,),
         )
     ]
@@ -117,14 +119,8 @@ def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
 
 def _bucket_case(source: str, bins: list[float]) -> tuple[str, list[float]]:
     """A CASE giving the bucket index like ``pd.cut``: right-closed, NULL outside the edges."""
-    if source not in GAP_SQL:
-        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
-    gap = GAP_SQL[source]
-    parts, args = [], []
-    for index in range(len(bins) - 1):
-        parts.append(f"WHEN {gap} > ? AND {gap} <= ? THEN {index}")
-        args += [bins[index], bins[index + 1]]
-    return f"CASE {' '.join(parts)} END", args
+    arms, edges = bin_arms(gap_sql(source), bins)
+    return f"CASE {' '.join(arms)} END", edges
 
 
 def missing_by_bucket(
@@ -134,8 +130,7 @@ def missing_by_bucket(
     case, args = _bucket_case(source, bins)
     rows = db.execute(
         f"SELECT {case} AS bucket, COUNT(*), SUM(p.success_a != p.success_b)"
-        f" FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
-        " WHERE v.missing > 0 GROUP BY bucket",
+        f" {_JOINED} WHERE v.missing > 0 GROUP BY bucket",
         (*args, run_id),
     ).fetchall()
     return {int(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows if r[0] is not None}
