@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +23,7 @@ from aiohttp import web
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.simproc import SimProcess
+from bench.simproc import SimProcess, server_process
 
 REPLY = json.dumps(
     {
@@ -70,23 +69,8 @@ async def serve() -> None:
 @contextmanager
 def bare_process() -> Iterator[SimProcess]:
     """The bare provider in a child process, its CPU time readable like the embedded one's."""
-    proc = subprocess.Popen(
-        [sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        if not url.startswith("http://"):
-            raise SystemExit(f"the bare provider did not start: {url!r}")
-        yield SimProcess(url, proc.pid)
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with server_process([sys.executable, __file__], "the bare provider") as bare:
+        yield bare
 
 
 if __name__ == "__main__":

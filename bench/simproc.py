@@ -25,23 +25,30 @@ class SimProcess:
 
 
 @contextmanager
-def sim_process(*extra: str, config: Path | None = None) -> Iterator[SimProcess]:
-    cmd = [sys.executable, "-m", "judgeaudit", "sim", "serve", "--port", "0", "--stop-on-stdin-eof"]
-    cmd += extra
-    if config is not None:
-        cmd += ["--config", str(config)]
+def server_process(cmd: list[str], what: str) -> Iterator[SimProcess]:
+    """A server child that prints its base URL first and exits when its standard input closes."""
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
         if not url.startswith("http://"):
-            raise SystemExit(f"the embedded provider did not start: {url!r}")
+            raise SystemExit(f"{what} did not start: {url!r}")
         yield SimProcess(url, proc.pid)
     finally:
         assert proc.stdin is not None
-        proc.stdin.close()  # the server exits when its standard input closes
+        proc.stdin.close()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def sim_process(*extra: str, config: Path | None = None) -> Iterator[SimProcess]:
+    cmd = [sys.executable, "-m", "judgeaudit", "sim", "serve", "--port", "0", "--stop-on-stdin-eof"]
+    cmd += extra
+    if config is not None:
+        cmd += ["--config", str(config)]
+    with server_process(cmd, "the embedded provider") as sim:
+        yield sim
