@@ -16,16 +16,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.conversation import MAX_TOOL_STEPS, render
-from judgeaudit.audit.domain import TOOL_SCHEMAS
-from judgeaudit.audit.imported import load_imported
 from judgeaudit.audit.inputs import load_inputs
-from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.source import source_pair_units
+from judgeaudit.audit.inputs.imported import load_imported
+from judgeaudit.audit.inputs.source_run import source_pair_units
 from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec.prompts import PromptSet
+from judgeaudit.audit.spec.templates import trajectory_block
 from judgeaudit.audit.tasks import Task, load_tasks
-from judgeaudit.audit.templates import trajectory_block
+from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
 from judgeaudit.audit.units import PairUnit, pair_units
+from judgeaudit.audit.units.conversation import MAX_TOOL_STEPS, render
 from judgeaudit.validate import check_out_dir
 
 SAMPLE = 25

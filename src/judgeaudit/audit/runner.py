@@ -16,29 +16,25 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit import recorded
-from judgeaudit.audit.conversation import CallSink, Side, render
-from judgeaudit.audit.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.export import LiveLog, export_all
-from judgeaudit.audit.imported import ImportedPair, save_imported
 from judgeaudit.audit.inputs import load_inputs
-from judgeaudit.audit.judging import judge_pair
-from judgeaudit.audit.manifest import build_manifest
-from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
-from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.runs import EndpointDown, RunError, choose_run, first_leaf, stored_any
-from judgeaudit.audit.simulate import recheck, simulate
-from judgeaudit.audit.source import (
+from judgeaudit.audit.inputs import recorded_verdicts as recorded
+from judgeaudit.audit.inputs.imported import ImportedPair, save_imported
+from judgeaudit.audit.inputs.simulate import recheck, simulate
+from judgeaudit.audit.inputs.source_run import (
     SourceRun,
     copy_trajectories,
     pending_checks,
     source_pair_units,
     task_to_json,
 )
+from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run, first_leaf, stored_any
 from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, env_key
+from judgeaudit.audit.spec.manifest import build_manifest
+from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
-from judgeaudit.audit.transcript import with_context
 from judgeaudit.audit.units import (
     CheckUnit,
     PairUnit,
@@ -47,7 +43,11 @@ from judgeaudit.audit.units import (
     pair_units,
     trajectory_units,
 )
-from judgeaudit.audit.usage import Usage
+from judgeaudit.audit.units.conversation import CallSink, Side, render
+from judgeaudit.audit.units.judging import judge_pair
+from judgeaudit.audit.units.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
+from judgeaudit.audit.units.transcript import with_context
+from judgeaudit.audit.units.usage import Usage
 from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.llm import LLMError
 from judgeaudit.validate import check_out_dir, integer

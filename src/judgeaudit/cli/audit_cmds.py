@@ -218,7 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
-    from judgeaudit.audit.rejudge import RejudgeRequest, rejudge_spec
+    from judgeaudit.audit.inputs.rejudge import RejudgeRequest, rejudge_spec
 
     spec = rejudge_spec(
         RejudgeRequest(

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit import validate
-from judgeaudit.audit.spec_limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
-from judgeaudit.audit.templates import Template, load_template
+from judgeaudit.audit.spec.limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
+from judgeaudit.audit.spec.templates import Template, load_template
 from judgeaudit.errors import InputError
 from judgeaudit.validate import read_toml
 
 if TYPE_CHECKING:
-    from judgeaudit.audit.source import SourceRun
+    from judgeaudit.audit.inputs.source_run import SourceRun
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
@@ -385,7 +385,7 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         trajectories_from=rejudge,
     )
     if rejudge is not None:
-        from judgeaudit.audit.rejudge import bind_source
+        from judgeaudit.audit.inputs.rejudge import bind_source
 
         spec = bind_source(spec, raw, r.fail)
     judge_template = spec.templates.get("judge")

@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.source import Fail, open_source
+from judgeaudit.audit.inputs.source_run import Fail, open_source
 from judgeaudit.audit.spec import RunSpec, SpecError
+from judgeaudit.audit.spec.templates import Template
 from judgeaudit.audit.tasks import load_tasks, task_set_hash
-from judgeaudit.audit.templates import Template
 
 #: Judge-side [run] keys a re-judge may change; when absent they default to the source's.
 JUDGE_SIDE = ("seed", "language", "swap", "judge_view", "judge_retries")

@@ -6,8 +6,8 @@ import uuid
 from typing import Any
 
 from judgeaudit import __version__
-from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.tasks import Task, task_set_hash
 
 

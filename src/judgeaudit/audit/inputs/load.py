@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from judgeaudit.audit import recorded
-from judgeaudit.audit.imported import ImportedPair, load_imported_with_hash
+from judgeaudit.audit.inputs import recorded_verdicts as recorded
+from judgeaudit.audit.inputs.imported import ImportedPair, load_imported_with_hash
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
 

@@ -1,0 +1,36 @@
+"""What to run: the run spec, its limits, the judge/agent prompt templates, the endpoints a run
+calls and the manifest that records them. Parsing a spec never opens another run (the
+re-judge source is bound by :mod:`judgeaudit.audit.inputs`).
+"""
+
+from judgeaudit.audit.spec.runspec import (
+    EMBEDDED,
+    GAP_SOURCES,
+    JUDGE_VIEWS,
+    RATE_KEYS,
+    SPEED_KEYS,
+    TEMPLATE_ROLES,
+    UNSET_NOT_HASHED,
+    Endpoint,
+    ModelRef,
+    RunSpec,
+    SpecError,
+    load_spec,
+    parse_spec,
+)
+
+__all__ = [
+    "EMBEDDED",
+    "GAP_SOURCES",
+    "JUDGE_VIEWS",
+    "RATE_KEYS",
+    "SPEED_KEYS",
+    "TEMPLATE_ROLES",
+    "UNSET_NOT_HASHED",
+    "Endpoint",
+    "ModelRef",
+    "RunSpec",
+    "SpecError",
+    "load_spec",
+    "parse_spec",
+]
