@@ -29,6 +29,7 @@ echo "== lint and types"
 .venv/bin/ruff check src tests bench scripts
 .venv/bin/ruff format --check src tests bench scripts
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache
 
 echo "== tests (inside a private D-Bus session with gnome-keyring)"
 # pytest exits 5 when it collected no tests; that is a failure here, as any non-zero exit is.
