@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from judgeaudit.audit.inputs.source_run import source_pair_units
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.spec.templates import trajectory_block
+from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
 from judgeaudit.audit.units import PairUnit, pair_units
@@ -201,7 +201,7 @@ def _done(spec: RunSpec, out: Path | None) -> tuple[int, int]:
     if out is None or not (out / "audit.db").is_file():
         return 0, 0
     spec = load_inputs(spec).spec  # the hash the runner uses: it covers a task file's content
-    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    db = open_readonly(out / "audit.db")
     try:
         row = db.execute(
             "SELECT run_id FROM runs WHERE spec_hash = ? ORDER BY created_at DESC LIMIT 1",

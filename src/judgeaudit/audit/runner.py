@@ -29,12 +29,13 @@ from judgeaudit.audit.inputs.source_run import (
     source_pair_units,
     task_to_json,
 )
-from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run, first_leaf, stored_any
+from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run, first_leaf
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.spec.manifest import build_manifest
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.store.bulk import count_pairs, stored_any
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.units import (
     CheckUnit,
@@ -233,9 +234,7 @@ class AuditRunner:
         """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
         assert self.spec.imported is not None
         total = self._recorded
-        done = store.db.execute(
-            "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
-        ).fetchone()[0]
+        done = count_pairs(store, run_id)
         self.emit(
             ev.RunStarted(
                 run_id, str(self.out), resumed, 0, 0, total, done, list(self.spec.warnings)

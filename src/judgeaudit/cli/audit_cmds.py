@@ -260,9 +260,9 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
 
 
 def _holds_spec(out: Path, spec: RunSpec) -> bool:
-    import sqlite3
+    from judgeaudit.audit.store import open_readonly
 
-    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    db = open_readonly(out / "audit.db")
     try:
         row = db.execute("SELECT 1 FROM runs WHERE spec_hash = ?", (spec.spec_hash(),)).fetchone()
     finally:
