@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from pathlib import Path
 
@@ -68,9 +70,27 @@ def _walk(
     return found
 
 
+@contextmanager
+def _columns(width: str) -> Iterator[None]:
+    """argparse wraps help to the terminal's width (``COLUMNS``); pin it, then put it back."""
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = width
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+
+
 def render() -> str:
     """The generated block, markers included."""
-    os.environ["COLUMNS"] = WIDTH  # argparse wraps to the terminal; pin it
+    with _columns(WIDTH):
+        return _render()
+
+
+def _render() -> str:
     lines = [
         BEGIN,
         "<!-- Do not edit by hand: run `.venv/bin/python scripts/gen_cli_docs.py --write`. -->",
