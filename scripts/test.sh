@@ -29,6 +29,7 @@ echo "== lint and types"
 .venv/bin/ruff check src tests bench scripts
 .venv/bin/ruff format --check src tests bench scripts
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache
 
 echo "== docs (mkdocs build --strict)"
 # Built when the docs extra is installed (`make venv-docs`, which .ci/run does); a plain

@@ -21,7 +21,7 @@ from judgeaudit.analysis.frame import DEFAULT_BINS, LABELS_EN, LABELS_ZH, Analys
 from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
-from judgeaudit.audit.outcome import GAP_DECIMALS
+from judgeaudit.audit.units.outcome import GAP_DECIMALS
 
 GAP_SQL = {  # rounded as the engine stores reward_gap, so bin edges are honoured
     "capability": f"ROUND(ABS(capability_a - capability_b), {GAP_DECIMALS})",

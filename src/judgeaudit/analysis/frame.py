@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgeaudit.audit.outcome import GAP_DECIMALS, decisive
+from judgeaudit.audit.units.outcome import GAP_DECIMALS, decisive
 from judgeaudit.errors import InputError
 from judgeaudit.validate import SQLITE_HEADER
 

@@ -12,8 +12,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.outcome import decisive as is_decisive
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
+from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
 
 PAIRS_CSV = "audit_pairs.csv"
@@ -61,8 +61,8 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         for log in store.iter_logs(run_id):
             handle.write(log_json(log) + "\n")
     if final:
-        from judgeaudit.analysis.verdicts import keep_verdict_counts
-        from judgeaudit.audit.parquet import PARQUET, write_pairs_parquet
+        from judgeaudit.audit.store.parquet import PARQUET, write_pairs_parquet
+        from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
 
         write_pairs_parquet(store.db, run_id, out / PARQUET)
         store.index_for_report()

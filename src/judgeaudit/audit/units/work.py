@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from judgeaudit.audit.ids import pair_id, traj_id
-from judgeaudit.audit.imported import ImportedPair
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.tasks import Task
+from judgeaudit.audit.units.ids import pair_id, traj_id
+
+
+@dataclass(frozen=True)
+class ImportedPair:
+    """One row of an imported pairs file, validated: two trajectories of one task and their labels."""
+
+    task: Task
+    agent_a: str
+    agent_b: str
+    events_a: list[dict[str, Any]]
+    events_b: list[dict[str, Any]]
+    success_a: bool
+    success_b: bool
+    reward_a: float | None
+    reward_b: float | None
+    satisfied_a: bool | None
+    satisfied_b: bool | None
+    trial_a: int = 0
+    trial_b: int = 0
+    context: str | None = None
+    where: str = ""
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    judge_model: str | None = None
+    judge_prompt_hash: str | None = None
+    pair_id: str | None = None
 
 
 @dataclass(frozen=True)

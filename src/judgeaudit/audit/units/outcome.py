@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.verdict import verdict_json
+from judgeaudit.audit.units.verdict_parse import verdict_json
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judgeaudit.audit.judging import PairJudgement
     from judgeaudit.audit.spec import RunSpec
     from judgeaudit.audit.units import PairUnit
+    from judgeaudit.audit.units.judging import PairJudgement
 
 #: A stored trajectory as the store returns it (or the same keys in a dict).
 TrajRow = sqlite3.Row | Mapping[str, Any]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.validate import json_type
 
 ORDER_FIELDS = ("order_id", "status", "items", "address", "tracking")

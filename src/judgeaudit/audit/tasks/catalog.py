@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.domain import Environment, State, money
-from judgeaudit.audit.jsonl import read_objects
-from judgeaudit.audit.task_state import check_actions, check_state
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.tasks.domain import Environment, State, money
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.tasks.jsonl import read_objects
+from judgeaudit.audit.tasks.state import check_actions, check_state
 
 TASK_TYPES = (
     "refund",

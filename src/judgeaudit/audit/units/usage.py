@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.conversation import CallSink
 from judgeaudit.audit.spec import ModelRef
+from judgeaudit.audit.units.conversation import CallSink
 from judgeaudit.llm import CallResult
 
 PROGRESS_EVERY_S = 0.25

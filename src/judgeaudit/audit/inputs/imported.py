@@ -23,14 +23,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.ids import traj_id
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.work import ImportedPair
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
@@ -61,29 +61,6 @@ OPTIONAL = (
     "meta",
 )
 MAX_TRIAL = 1_000_000
-
-
-@dataclass(frozen=True)
-class ImportedPair:
-    task: Task
-    agent_a: str
-    agent_b: str
-    events_a: list[dict[str, Any]]
-    events_b: list[dict[str, Any]]
-    success_a: bool
-    success_b: bool
-    reward_a: float | None
-    reward_b: float | None
-    satisfied_a: bool | None
-    satisfied_b: bool | None
-    trial_a: int = 0
-    trial_b: int = 0
-    context: str | None = None
-    where: str = ""
-    verdicts: list[dict[str, Any]] = field(default_factory=list)
-    judge_model: str | None = None
-    judge_prompt_hash: str | None = None
-    pair_id: str | None = None
 
 
 class ImportedSet:

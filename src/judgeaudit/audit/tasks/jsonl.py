@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.validate import iter_jsonl
 
 

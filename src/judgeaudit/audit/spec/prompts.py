@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from judgeaudit.audit.templates import KINDS, Template, builtin, text_hash
+from judgeaudit.audit.spec.templates import KINDS, Template, builtin, text_hash
 
 if TYPE_CHECKING:
     from judgeaudit.audit.spec import RunSpec

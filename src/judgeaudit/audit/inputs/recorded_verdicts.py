@@ -16,14 +16,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.ids import pair_id as make_pair_id
-from judgeaudit.audit.ids import traj_id
-from judgeaudit.audit.imported import ImportedPair, ImportedSet, parse_pair
-from judgeaudit.audit.outcome import is_misselected, reward_gap
-from judgeaudit.audit.source import task_to_json
+from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
+from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units import ImportedPair
+from judgeaudit.audit.units.ids import pair_id as make_pair_id
+from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.outcome import is_misselected, reward_gap
 from judgeaudit.validate import iter_jsonl
 
 BATCH = 5000

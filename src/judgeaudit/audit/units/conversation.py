@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from judgeaudit.audit.domain import TOOL_SCHEMAS, Environment
-from judgeaudit.audit.prompts import PromptSet
+from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.tasks import Task
-from judgeaudit.audit.transcript import render
+from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS, Environment
+from judgeaudit.audit.units.transcript import render
 from judgeaudit.llm import CallResult, LLMClient
 
 FINISHED, BLOCKED = "<finished>", "<blocked>"

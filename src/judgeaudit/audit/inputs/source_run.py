@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.ids import traj_id
 from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
+from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.errors import InputError
 
 Fail = Callable[[str, str], SpecError]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from judgeaudit.audit.conversation import CallSink, Side
-from judgeaudit.audit.templates import Template, messages_hash, trajectory_block
-from judgeaudit.audit.verdict import Verdict, VerdictError, parse_output
+from judgeaudit.audit.spec.templates import Template, messages_hash, trajectory_block
+from judgeaudit.audit.units.conversation import CallSink, Side
+from judgeaudit.audit.units.verdict_parse import Verdict, VerdictError, parse_output
 
 FLIP = {"A": "B", "B": "A", "tie": "tie"}
 

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from judgeaudit.audit.domain import State
 from judgeaudit.audit.tasks import Task
+from judgeaudit.audit.tasks.domain import State
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.conversation import CallSink, Side, converse, render
-from judgeaudit.audit.prompts import PromptSet
 from judgeaudit.audit.spec import ModelRef, RunSpec
-from judgeaudit.audit.success import state_check
+from judgeaudit.audit.spec.prompts import PromptSet
+from judgeaudit.audit.spec.templates import trajectory_block
 from judgeaudit.audit.tasks import Task
-from judgeaudit.audit.templates import trajectory_block
+from judgeaudit.audit.tasks.success import state_check
 from judgeaudit.audit.units import CheckUnit, TrajectoryUnit
-from judgeaudit.audit.verdict import parse_success
+from judgeaudit.audit.units.conversation import CallSink, Side, converse, render
+from judgeaudit.audit.units.verdict_parse import parse_success
 
 #: (scope, sink for ``calls`` rows, role -> model ref) -> a call sink for that unit.
 RecorderFactory = Callable[[str, list[dict[str, Any]], dict[str, ModelRef]], CallSink]
