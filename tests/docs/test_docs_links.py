@@ -4,6 +4,7 @@ anchor resolves, and the site's navigation lists every page."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,50 @@ def test_the_checker_catches_what_it_is_for(tmp_path: Path) -> None:
     assert slugify("The simulated provider: what it is and is not") == (
         "the-simulated-provider-what-it-is-and-is-not"
     )
+
+
+_REPO_PATH = re.compile(
+    r"(?<![\w/.~$-])((?:src|tests|bench|scripts|examples|screenshots|profiles|audit|analysis|cli|tui"
+    r"|llm|sim|bridge|rollouts|data)/[\w./*-]+)"
+)
+PACKAGE = ROOT / "src" / "judgeaudit"
+
+
+def named_paths(path: Path) -> list[tuple[int, str]]:
+    """(line, path) for each repository path a page names (``tests/unit/test_x.py``,
+    ``bench/startup.py``, ``audit/store/``: package paths are relative to src/judgeaudit)."""
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for match in _REPO_PATH.finditer(line):
+            found.append((number, match.group(1).rstrip(".,;:")))
+    return found
+
+
+def _exists(name: str) -> bool:
+    for base in (ROOT, PACKAGE):
+        if any(base.glob(name)) if "*" in name else (base / name).exists():
+            return True
+    return False
+
+
+@pytest.mark.parametrize("path", FRONT + PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_file_the_docs_name_exists(path: Path) -> None:
+    """A renamed test, bench or module must take its mentions along (globs must match)."""
+    missing = [f"{path.name}:{n}: {name}" for n, name in named_paths(path) if not _exists(name)]
+    assert not missing, "the docs name files that do not exist:\n" + "\n".join(missing)
+
+
+def test_named_paths_reads_what_it_should(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(
+        "Run `bench/startup.py` and tests/unit/test_bridge_*.py; see `audit/store/`.\n"
+        "Not these: ~/.config/judgeaudit/profiles, https://h/api/v1, $CODEX_HOME/config.toml.\n",
+        encoding="utf-8",
+    )
+    assert named_paths(page) == [
+        (1, "bench/startup.py"),
+        (1, "tests/unit/test_bridge_*.py"),
+        (1, "audit/store/"),
+    ]
+    assert _exists("audit/store/") and _exists("tests/unit/test_bridge_*.py")
+    assert not _exists("tests/unit/test_no_such_*.py") and not _exists("bench/nope.py")
