@@ -31,6 +31,15 @@ echo "== lint and types"
 .venv/bin/mypy
 .venv/bin/lint-imports --no-cache
 
+echo "== docs (mkdocs build --strict)"
+# Built when the docs extra is installed (`make venv-docs`, which .ci/run does); a plain
+# `make test` on a venv without it says so and goes on.
+if [ -x .venv/bin/mkdocs ]; then
+  NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
+else
+  echo "skipped: mkdocs is not installed (make venv-docs, or make docs, installs it)"
+fi
+
 echo "== tests (inside a private D-Bus session with gnome-keyring)"
 # pytest exits 5 when it collected no tests; that is a failure here, as any non-zero exit is.
 # Its summary line ("1 failed, 130 passed in ...") is repeated as the very last line, after
