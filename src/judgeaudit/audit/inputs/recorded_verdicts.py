@@ -21,6 +21,7 @@ from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units.gap import gap_sql
 from judgeaudit.audit.units.ids import pair_id as make_pair_id
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
@@ -255,9 +256,7 @@ def fill_capability(db: sqlite3.Connection, run_id: str) -> None:
             (run_id,),
         )
         db.execute(
-            "UPDATE audit_pairs SET reward_gap = ROUND(ABS("
-            "(SELECT rate FROM temp.capability WHERE agent = agent_a) -"
-            " (SELECT rate FROM temp.capability WHERE agent = agent_b)), 6)"
+            f"UPDATE audit_pairs SET reward_gap = {gap_sql('capability')}"
             " WHERE run_id = ? AND gap_source = 'capability'",
             (run_id,),
         )
