@@ -101,6 +101,9 @@ def register(sub: Sub) -> None:
     )
     imp.add_argument("file", type=Path)
     imp.set_defaults(func=cmd_import)
+    from judgeaudit.cli import profile_more  # issue 19's additions, kept in their own module
+
+    profile_more.register(psub)
 
 
 def _store() -> ProfileStore:

@@ -3,10 +3,11 @@
 survive byte for byte; only the keys judgeaudit owns are reconciled, and a real parser proves
 that nothing else changed.
 
-Provider ids: ``options.provider_id`` or one id per gateway derived from the base URL's host
+Provider ids: ``options.provider_id``, else the single id the user opted into (``profile
+codex-history shared``), else one id per gateway derived from the base URL's host
 (``taotoken.net`` -> ``taotoken``). Codex files sessions under the provider id and ``codex
 resume`` shows those of the current one, so every profile for the same gateway shares an id and
-changing a model or profile keeps the history visible.
+changing a model or profile keeps the history visible; the single id keeps it across gateways.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from urllib.parse import urlsplit
 
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.ledger import Entry, Reconciler, fingerprint
-from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, Profile, ProfileError
+from judgeaudit.profiles.model import (
+    BUILTIN_CODEX_PROVIDERS,
+    PROVIDER_ID_RE,
+    Profile,
+    ProfileError,
+)
+from judgeaudit.profiles.paths import config_dir
 from judgeaudit.profiles.targets import FilePlan
 from judgeaudit.profiles.tomltext import TomlText
 
@@ -31,6 +38,9 @@ LOOPBACK = ("localhost", "::1")
 #: Codex waits 5 s for an auth command by default; a busy machine can need more than that.
 AUTH_TIMEOUT_MS = 15000
 ROOT_KEYS = ("model", "model_provider")
+#: The key in judgeaudit's state.json holding the opted-in single Codex provider id.
+SHARED_ID_STATE = "codex_shared_provider_id"
+DEFAULT_SHARED_ID = "judgeaudit"
 
 
 def default_provider_id(base_url: str) -> str:
@@ -45,8 +55,21 @@ def default_provider_id(base_url: str) -> str:
     return f"{ident}-api" if ident in BUILTIN_CODEX_PROVIDERS else ident
 
 
+def shared_provider_id() -> str | None:
+    """The one provider id every Codex profile uses when the user opted in (``judgeaudit
+    profile codex-history shared``): ``codex resume --last`` then finds every session, whatever
+    gateway wrote it. ``None``: one id per gateway (the default)."""
+    try:
+        data = json.loads((config_dir() / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get(SHARED_ID_STATE) if isinstance(data, dict) else None
+    return value if isinstance(value, str) and PROVIDER_ID_RE.match(value) else None
+
+
 def provider_id(profile: Profile) -> str:
-    given = profile.option("provider_id")
+    """The profile's own ``provider_id`` option, else the shared id, else one per gateway."""
+    given = profile.option("provider_id") or shared_provider_id()
     ident = str(given) if given else default_provider_id(profile.base_url)
     if ident in BUILTIN_CODEX_PROVIDERS:
         raise ProfileError(f"profile {profile.name!r}: {ident!r} is a built-in Codex provider id")
