@@ -318,6 +318,8 @@ def _report(report: ImportReport, activate: bool = False) -> int:
         print(f"note: {line}")
     for line in report.skipped:
         print(f"skipped {line}")
+    for line in report.plaintext:
+        print(f"plaintext key copy: {line}")
     for app, name in sorted(report.current.items()):
         print(f"current in CC Switch for {app}: {name}")
     for app, label in sorted(report.current_skipped.items()):

@@ -31,7 +31,7 @@ from judgeaudit.profiles.model import (
 )
 from judgeaudit.profiles.paths import config_dir
 from judgeaudit.profiles.targets import FilePlan
-from judgeaudit.profiles.tomltext import TomlText
+from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
 LOOPBACK = ("localhost", "::1")
@@ -124,6 +124,8 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         }
     else:
         table["env_key"] = env_key_name(profile)
+    extra = profile.option("provider") or {}
+    table.update({k: v for k, v in extra.items() if k not in table})  # query_params, headers...
     return table
 
 
@@ -142,8 +144,8 @@ def _ordered(table: dict[str, Any]) -> dict[str, Any]:
 
 
 def _root_line(key: str, raw: str) -> str:
-    """A root key's whole line. Ledgers before 0.x kept only the value (``"gpt-5"``)."""
-    if re.match(rf"\s*{re.escape(key)}\s*=", raw):
+    """A root key's whole line (older ledgers kept only the value, ``"gpt-5"``)."""
+    if re.match(rf"\s*({re.escape(key)}|{re.escape(render_key(key))})\s*=", raw):
         return raw
     return f"{key} = {raw}"
 
@@ -277,6 +279,8 @@ def plan_file(
         if profile.model:
             want["model"] = "model = " + json.dumps(profile.model, ensure_ascii=False)
         want["model_provider"] = "model_provider = " + json.dumps(ident)
+        for key, value in (profile.option("config") or {}).items():  # model_reasoning_effort...
+            want[key] = f"{render_key(key)} = {render_value(value)}"
         want[f"model_providers.{ident}"] = _table_raw(provider_table(profile))
     seps = {d: e.get("sep") for d, e in ledger.items() if d.startswith("model_providers.")}
     doc = ConfigDoc(text, seps)
