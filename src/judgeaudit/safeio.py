@@ -17,7 +17,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import stat
+import tempfile
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -167,6 +169,32 @@ def check_regular(path: Path, what: str, error: ErrorType = InputError) -> None:
     open_regular(path, what, error).close()
 
 
+def refused_write(exc: OSError) -> str | None:
+    """One line for a write the system refused (permissions, an immutable or read-only
+    directory), or ``None`` for any other error. Writes are atomic (temp file, then rename),
+    so a refused one leaves the old file in place."""
+    if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return None
+    where = exc.filename or "a file"
+    return (
+        f"{where}: {exc.strerror or 'not permitted'}; fix its permissions (an immutable or "
+        "read-only directory?) or choose another place (the old file was left as it was)"
+    )
+
+
+def check_writable(folder: Path, flag: str, error: ErrorType = InputError) -> None:
+    """Refuse a directory nothing can be created in, by creating (and removing) a probe file:
+    ``os.access`` says yes to root even where the directory is immutable."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".judgeaudit-probe-")
+    except OSError as exc:
+        raise error(
+            f"{folder}: cannot write there ({exc.strerror}); choose another {flag}"
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 # --- depth ----------------------------------------------------------------------------------
 
 
@@ -199,6 +227,25 @@ def check_depth(value: Any, where: str, what: str, error: ErrorType = InputError
     if depth_of(value) > MAX_DEPTH:
         raise error(too_deep(where, what))
     return value
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'')
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def text_depth(data: bytes) -> int:
+    """How deeply the brackets of a JSON or TOML text nest (strings skipped), without parsing
+    it: checked before a parser that recurses (tomllib, tomlkit, our JSON editor) sees it."""
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return 0  # cannot nest deeper than it has brackets
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(_STRINGS.sub(b"", data)):
+        if match.group() in (b"[", b"{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth = max(0, depth - 1)
+    return deepest
 
 
 class TooDeep(ValueError):
