@@ -33,7 +33,7 @@ MB = 1024 * 1024
 #: Override every cap (in MB) for a legitimately larger file.
 CAP_ENV = "JUDGEAUDIT_MAX_FILE_MB"
 #: Whole-file documents (specs, templates, settings, state, result files read whole).
-DOCUMENT_CAP = 64 * MB
+DOCUMENT_CAP = 256 * MB
 #: One line of a streamed JSONL file.
 LINE_CAP = 64 * MB
 #: Nesting of any parsed JSON/TOML value; real files stay far below it.
@@ -107,7 +107,7 @@ def open_regular(
 def too_large(path: Path | str, what: str, size: int | None, max_bytes: int) -> str:
     shown = f"is {_size(size)}" if size is not None else f"is larger than {_size(max_bytes)}"
     return (
-        f"{path}: {shown}, over the {_size(max_bytes)} limit for a {what}; check the file "
+        f"{path}: {shown}, over the {_size(max_bytes)} limit ({what}); check the file "
         f"(or set {CAP_ENV} to allow more)"
     )
 
