@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import credentials
 from judgeaudit.audit.inputs.source_run import Fail, SourceRun, open_source
 from judgeaudit.audit.spec import RunSpec, SpecError, parse_spec, read_spec
 from judgeaudit.audit.spec.templates import Template
@@ -176,6 +177,12 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
 
 
 def _endpoint_table(value: str, key_env: str | None, fail: Fail) -> dict[str, Any]:
+    if credentials.has_userinfo(value):
+        raise fail(
+            "--judge-endpoint",
+            f"{credentials.shown_url(value)} carries credentials (user:password@); give the "
+            "bare URL and the key through --judge-key-env (nothing was written)",
+        )
     if value == "embedded":
         return {"base_url": "embedded"}
     if value.startswith("profile:"):
