@@ -168,32 +168,33 @@ def _pairs(
     """Every pair of the run in pair_id order, with both trajectories, its human label, its
     bucket index (-1 no gap, -2 outside the bins; the report's own bucketing) and, for the
     complete form, its judge calls (a merge join on pair_id: judge_logs has no pair index)."""
-    arms, edges = bin_arms("g", bins)
+    gap = gap_sql(source)
+    arms, edges = bin_arms(gap, bins)
     traj = "p.run_id || '/' || p.task_id || '/t' || {trial} || '/' || {agent}"
+    # `+p.run_id`: walk the pair_id index in order instead of sorting every joined row.
     query = (
-        f"SELECT p.*, CASE WHEN g IS NULL THEN -1 {' '.join(arms)} ELSE -2 END AS bucket,"
-        " ta.events AS events_a, ta.context AS context_a, ta.ending AS ending_a,"
+        f"SELECT p.*, {gap} AS g, CASE WHEN {gap} IS NULL THEN -1 {' '.join(arms)} ELSE -2"
+        " END AS bucket, ta.events AS events_a, ta.context AS context_a, ta.ending AS ending_a,"
         " tb.events AS events_b, tb.context AS context_b, tb.ending AS ending_b,"
         " h.human_success_a AS human_a, h.human_success_b AS human_b, h.human_pref"
-        f" FROM (SELECT *, {gap_sql(source)} AS g FROM audit_pairs WHERE run_id = ?) p"
-        " LEFT JOIN trajectories ta ON ta.traj_id = "
+        " FROM audit_pairs p LEFT JOIN trajectories ta ON ta.traj_id = "
         + traj.format(trial="p.trial", agent="p.agent_a")
         + " LEFT JOIN trajectories tb ON tb.traj_id = "
         + traj.format(trial="COALESCE(p.trial_b, p.trial)", agent="p.agent_b")
-        + " LEFT JOIN human_labels h ON h.pair_id = p.pair_id ORDER BY p.pair_id"
+        + " LEFT JOIN human_labels h ON h.pair_id = p.pair_id"
+        " WHERE +p.run_id = ? ORDER BY p.pair_id"
     )
     rows = db.execute(query, (*edges, run_id))
     rows.row_factory = sqlite3.Row
-    logs = _logs_by_pair(db, run_id) if with_logs else None
-    pending: tuple[str, list[dict[str, Any]]] | None = None
+    logs = _logs_by_pair(db, run_id) if with_logs else iter(())
+    pending = next(logs, None)
     for row in rows:
         item = dict(row)
-        if logs is not None:
-            while pending is None or pending[0] < item["pair_id"]:
+        if with_logs:
+            while pending is not None and pending[0] < item["pair_id"]:
                 pending = next(logs, None)
-                if pending is None:
-                    pending = ("\U0010ffff", [])
-            item["judge_calls"] = pending[1] if pending[0] == item["pair_id"] else []
+            found = pending is not None and pending[0] == item["pair_id"]
+            item["judge_calls"] = pending[1] if found and pending else []
         yield item
 
 
