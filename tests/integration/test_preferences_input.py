@@ -282,3 +282,22 @@ def test_disk_full_mid_write_leaves_no_half_file(
         err.count("\n") == 1 and "No space left on device" in err and "nothing was written" in err
     )
     assert list((tmp_path / "x").iterdir()) == []
+
+
+def test_failed_forced_export_keeps_the_old_file_and_card(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import judgeaudit.analysis.preferences as prefs
+
+    dest = tmp_path / "p.jsonl"
+    assert main(["export", "preferences", str(small), "--out", str(dest)]) == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert sorted(before) == ["p.card.json", "p.card.md", "p.jsonl"]
+
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prefs, "render_card", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        prefs.export_preferences(prefs.ExportOptions(small, "jsonl", "judge", dest, force=True))
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

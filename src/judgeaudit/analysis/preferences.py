@@ -24,7 +24,7 @@ from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_ca
 from judgeaudit.analysis.pref_messages import openai_shape, to_messages, trl_shape
 from judgeaudit.analysis.report import resolve_buckets
 from judgeaudit.audit.units.outcome import true_winner
-from judgeaudit.fsutil import atomic_write_text, atomic_writer
+from judgeaudit.fsutil import atomic_writer
 
 Format = Literal["trl", "openai", "jsonl"]
 Labels = Literal["state", "judge", "agree"]
@@ -132,10 +132,12 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
                 raise PreferenceError(_nothing_written(options, tally))
             card = tally.card(meta)
             json_text, md_text = render_card(card)
-            atomic_write_text(js, json_text)
-            written.append(js)
-            atomic_write_text(md, md_text)
-            written.append(md)
+            # every byte is written and synced before the first rename: a full disk or an
+            # interrupt leaves the old files (or none), never a file without its card
+            with atomic_writer(js) as card_json, atomic_writer(md) as card_md:
+                card_json.write(json_text)
+                card_md.write(md_text)
+            written += [js, md]
     except OSError as exc:
         _remove(written)
         raise PreferenceError(
