@@ -92,6 +92,7 @@ def _rollouts(path: Path, decisive: bool = True) -> Path:
                 "score_a": 2.0,
                 "score_b": 4.5,
                 "judge_model": "评审-1",
+                "prompt_hash": "评审模板-v1",
             }
         )
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), "utf-8")
@@ -150,6 +151,9 @@ def test_chinese_transcripts_and_tool_calls_round_trip_byte_for_byte(tmp_path: P
     assert row["judge_agrees"] is False and row["task_id"] == "退款-1"
     card = json.loads((tmp_path / "zh.card.json").read_text(encoding="utf-8"))
     assert card["reversed_by_state"] == 1 and card["judge"]["models_on_pairs"] == ["评审-1"]
+    # a recorded judge's prompt is the one stored with its verdicts, not the spec's template
+    assert card["judge"]["source"] == "recorded verdicts"
+    assert card["judge"]["prompt_hash"] == "评审模板-v1"
     # the OpenAI format cannot hold this pair (several assistant turns differ): skipped, counted
     done = cli(
         "export", "preferences", str(out), "--format", "openai", "--out", str(tmp_path / "o.jsonl")

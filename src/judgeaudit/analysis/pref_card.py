@@ -79,22 +79,36 @@ class CardMeta:
         source: str,
         bins: list[float],
         names: list[str],
+        recorded_prompts: list[str] | None = None,
     ) -> CardMeta:
+        """``recorded_prompts``: for a run of recorded verdicts, the prompt hashes stored with
+        them (the spec's template was never sent to that judge)."""
         prompts = manifest.get("prompts", {})
         judge_template = prompts.get("templates", {}).get("judge", {})
+        judge: dict[str, Any] = {
+            "source": "llm",
+            "model": manifest.get("models", {}).get("judge", {}).get("model"),
+            "prompt_hash": prompts.get("hashes", {}).get("judge"),
+            "prompt_source": judge_template.get("source")
+            if isinstance(judge_template, dict)
+            else None,
+        }
+        if recorded_prompts is not None:
+            judge = {
+                "source": "recorded verdicts",
+                "model": None,
+                "prompt_hash": ", ".join(recorded_prompts) or None,
+                "prompt_source": "as recorded with the verdicts"
+                if recorded_prompts
+                else "not recorded with the verdicts",
+            }
         return cls(
             file=str(options.dest),
             fmt=options.fmt,
             labels=options.labels,
             run_id=run_id,
             spec_hash=manifest.get("spec_hash"),
-            judge={
-                "model": manifest.get("models", {}).get("judge", {}).get("model"),
-                "prompt_hash": prompts.get("hashes", {}).get("judge"),
-                "prompt_source": judge_template.get("source")
-                if isinstance(judge_template, dict)
-                else None,
-            },
+            judge=judge,
             task_set=dict(manifest.get("task_set") or {}),
             gap={"source": source, "bins": bins, "labels": names},
         )
@@ -276,8 +290,9 @@ def _markdown(c: dict[str, Any]) -> str:
         "",
         f"- **Format** `{c['format']}`, **labels** `{c['labels']}`: {c['rows']} rows from run "
         f"`{c['run_id']}` (spec `{c['spec_hash']}`, judgeaudit {c['tool_version']}).",
-        f"- **Judge** `{judge['model']}` (on pairs: {', '.join(judge['models_on_pairs']) or '—'}), "
-        f"prompt hash `{judge['prompt_hash']}` ({judge['prompt_source']}).",
+        f"- **Judge** ({judge['source']}) `{judge['model'] or ', '.join(judge['models_on_pairs'])}`"
+        f" (on pairs: {', '.join(judge['models_on_pairs']) or '—'}), prompt hash "
+        f"`{judge['prompt_hash']}` ({judge['prompt_source']}).",
         f"- **Task set** `{tasks.get('source')}`, hash `{tasks.get('hash')}`, {tasks.get('count')} tasks.",
         f"- **Gap** `{gap['source']}`, bins {gap['bins']}.",
         f"- **Reversed by state**: the judge labelled **{c['reversed_by_state']}** of the run's "

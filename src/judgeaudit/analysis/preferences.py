@@ -117,7 +117,17 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             f"run {run_id} has no decisive pair (exactly one side succeeded): no label can be "
             "checked against state; audit agents that differ, or more tasks"
         )
-    meta = CardMeta.from_manifest(options, run_id, manifest, source, bins, names)
+    recorded = None
+    if manifest.get("settings", {}).get("judge_source") == "recorded":
+        recorded = [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT prompt_hash FROM judge_logs WHERE run_id = ?"
+                " AND prompt_hash IS NOT NULL LIMIT 10",
+                (run_id,),
+            )
+        ]
+    meta = CardMeta.from_manifest(options, run_id, manifest, source, bins, names, recorded)
     tally = Tally(names)
     writer = RowWriter(options, manifest, names)
     md, js = card_paths(options.dest)
