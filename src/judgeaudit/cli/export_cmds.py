@@ -41,7 +41,14 @@ def register(sub: Sub) -> None:
         "is one) (default); judge: the judge's order-consistent verdict, ties left out; "
         "agree: only pairs where state and judge agree",
     )
-    prefs.add_argument("--out", dest="dest", type=Path, required=True, metavar="FILE")
+    prefs.add_argument(
+        "--out",
+        dest="dest",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the file to write (JSON lines); its data card goes beside it",
+    )
     prefs.add_argument("--force", action="store_true", help="replace FILE and its card")
     prefs.add_argument("--run", help="the run id (default: the latest run in OUT)")
     prefs.set_defaults(func=cmd_export_preferences)
