@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,28 @@ class ReportOptions:
     threshold: float = 4.0
 
 
+def resolve_buckets(
+    db: sqlite3.Connection,
+    run_id: str,
+    manifest: dict[str, Any],
+    options: ReportOptions = ReportOptions(),
+) -> tuple[str, list[float], list[str]]:
+    """(gap source, bin edges, bucket labels): the options, else the run's declared choice, else
+    the defaults. The report and the preference export's buckets both come from here."""
+    settings = manifest.get("settings", {})
+    source = options.gap_source or settings.get("gap_source", "capability")
+    bins = (
+        options.bins
+        or (settings.get("bins") if source == settings.get("gap_source") else None)
+        or default_bins_sql(db, run_id, source)
+    )
+    names = labels_for(
+        bins,
+        options.labels or (settings.get("labels") if bins == settings.get("bins") else None),
+    )
+    return source, bins, names
+
+
 def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
     db = open_db(out)
     try:
@@ -59,17 +82,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
             db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
-        settings = manifest.get("settings", {})
-        source = options.gap_source or settings.get("gap_source", "capability")
-        bins = (
-            options.bins
-            or (settings.get("bins") if source == settings.get("gap_source") else None)
-            or default_bins_sql(db, run_id, source)
-        )
-        names = labels_for(
-            bins,
-            options.labels or (settings.get("labels") if bins == settings.get("bins") else None),
-        )
+        source, bins, names = resolve_buckets(db, run_id, manifest, options)
         # Aggregated in SQL: memory stays flat however many pairs the run holds.
         sections = report_sections(db, run_id, source, bins, names, options.threshold)
         verdicts = verdict_health(db, run_id)

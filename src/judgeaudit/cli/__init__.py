@@ -41,6 +41,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "import_cmds",
         "turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",
     ),
+    "export": (
+        "export_cmds",
+        "a finished audit's pairs as preference data for reward models and DPO",
+    ),
     "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
     "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),
     "env": ("key_cmds", "print shell exports for a profile"),

@@ -85,6 +85,9 @@ class ResultsScreen(Screen[None]):
         Binding("ctrl+e", "focus_bins", "Bins"),
         Binding("a", "agent_pairs", "Agent pairs"),
         Binding("v", "app.goto('review')", "Review"),
+        # Not in the footer or help yet (their snapshots belong to the TUI rework): the
+        # palette's "Export preferences…" finds it by name.
+        Binding("x", "export_preferences", "", show=False),
     ]
 
     def __init__(self) -> None:
@@ -307,6 +310,15 @@ class ResultsScreen(Screen[None]):
             return
         self.jump_when_loaded = False
         self.action_agent_pairs()
+
+    def action_export_preferences(self) -> None:
+        """The shown run's pairs as preference data with a data card (a dialog)."""
+        from judgeaudit.tui.screens.export_prefs import ExportPreferences
+
+        if self.out is None:
+            self.notify("no output dir yet: run an audit first", severity="warning")
+            return
+        self.app.push_screen(ExportPreferences(self.out, self.report.get("run_id")))
 
     def action_focus_gap(self) -> None:
         self.control_chosen = not self.loaded
