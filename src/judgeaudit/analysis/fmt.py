@@ -46,6 +46,20 @@ def bias(b: dict[str, Any]) -> str:
     )
 
 
+def weighted(part: dict[str, Any]) -> str:
+    """Weighted agreement and kappa with their stratified-bootstrap intervals."""
+    low, high = part.get("weighted_agreement_ci") or (None, None)
+    k_ci = part.get("weighted_kappa_ci")
+    kappa = part.get("weighted_kappa")
+    k_text = "n/a" if kappa is None else f"{kappa:.2f}"
+    if kappa is not None and k_ci:
+        k_text += f" [{k_ci[0]:.2f}, {k_ci[1]:.2f}]"
+    return (
+        f"agreement {pct(part.get('weighted_agreement'))} {ci({'ci_low': low, 'ci_high': high})}, "
+        f"kappa {k_text} (95%: {part.get('interval', '')})"
+    )
+
+
 def review_lines(review: dict[str, Any]) -> list[str]:
     """Human-review agreement as text lines (table and Markdown reports), confusion included."""
     if not review.get("labelled"):
@@ -58,8 +72,10 @@ def review_lines(review: dict[str, Any]) -> list[str]:
         kappa = "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}"
         lines.append(
             f"  {name.replace('_', ' ')}: n={part['n']}, agreement {pct(part['agreement'])}, "
-            f"Cohen's kappa {kappa}"
+            f"Cohen's kappa {kappa} (as labelled, unweighted)"
         )
+        if "weighted_kappa" in part:
+            lines.append(f"    weighted to the audit by stratum: {weighted(part)}")
         table = part["confusion"]
         columns = list(table)
         corner = f"{rows_are} \\ human"

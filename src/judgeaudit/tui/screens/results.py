@@ -254,6 +254,8 @@ class ResultsScreen(Screen[None]):
             cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
             cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
             cells["flag"] = RANKING if p["ranking_misselected"] else ""
+            if p.get("ranking") == "suggestive":
+                cells["flag"] = "opposite (suggestive)"
             agents.append((f"{p['agent_a']}~{p['agent_b']}", cells))
         self.query_one("#agent-pairs-table", FitTable).set_rows(agents)
         tasks = [
