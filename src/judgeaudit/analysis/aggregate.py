@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -22,6 +23,7 @@ from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.review_weights import stratum_of
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
+from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.units import gap as gaps
 
 DECISIVE = "(success_a != success_b)"
@@ -104,7 +106,7 @@ def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any
         return [job(db) for job in jobs]
 
     def own(job: Callable[[sqlite3.Connection], Any]) -> Any:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = open_readonly(Path(path))
         try:
             return job(conn)
         finally:
