@@ -39,9 +39,9 @@ def bias(b: dict[str, Any]) -> str:
     """One judge's position bias: both statistics under their own names, unparsed orders."""
     return (
         f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])}; unparsed orders "
-        f"{b.get('unparsed_orders', 0)} (left out); first position wins "
+        f"{b.get('unparsed_orders', 0)} (left out); of decided orders the first position won "
         f"{tested(b.get('first_position_win_rate'), 'first_position_wins', 'decided_orders')}"
-        " of decided orders; real order disagreements won by the first position "
+        "; of real order disagreements the first position won "
         f"{tested(b.get('flips_won_by_first'), 'won_by_first', 'order_disagreements')}"
     )
 
