@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import ci, pct
+from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.errors import JudgeauditError
@@ -39,7 +40,11 @@ BUCKET_COLUMNS = (
     Col("missel", "missel.", min=5),
     Col("rate", "rate", min=6),
     Col("ci", "95% CI", min=9, drop=1),
+    Col("split", "right/wrong/tie", min=9, drop=6),
+    Col("tie", "tie-aware (95% CI)", min=8, drop=5),
 )
+#: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
+OVERALL = "overall"
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
@@ -64,6 +69,17 @@ BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
 def outside_count(report: dict[str, Any]) -> int:
     """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
     return int(report["outside_bins"]) + int(report["no_gap"])
+
+
+def split_cells(row: dict[str, Any]) -> dict[str, str]:
+    """The three-way split and the tie-aware rate with its interval, as the reports show them."""
+    if "tie_aware_ci" not in row:
+        return {}
+    low, high = row["tie_aware_ci"] or (None, None)
+    return {
+        "split": f"{row['right']}/{row['wrong']}/{row['tie']}",
+        "tie": f"{pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}",
+    }
 
 
 def outside_note(r: dict[str, Any]) -> str:
@@ -230,14 +246,21 @@ class ResultsScreen(Screen[None]):
             cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
             cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
             cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
-            rows.append((str(i), cells))
+            rows.append((str(i), cells | split_cells(b)))
+        if r.get("overall"):
+            o = r["overall"]
+            cells = {"bucket": "all", "decisive": str(o["decisive"]), "missel": str(o["wrong"])}
+            rows.append((OVERALL, cells | {"rate": pct(o["rate"]), "ci": ci(o)} | split_cells(o)))
         outside = outside_count(r)
         if outside:
             rows.append(
                 (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
             )
         self.query_one("#buckets", FitTable).set_rows(rows)
-        self.query_one("#outside", Static).update(outside_note(r))
+        self.query_one("#outside", Static).update(
+            f"{outside_note(r)}\n{model_line(r.get('gap_model')).strip()}\n"
+            f"95% CI: {r.get('intervals', 'Wilson')}; tie-aware = (wrong + tie/2) / decisive"
+        )
 
     def render_sections(self, r: dict[str, Any]) -> None:
         sbf = r["satisfied_but_failed"]
@@ -257,6 +280,8 @@ class ResultsScreen(Screen[None]):
             cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
             cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
             cells["flag"] = RANKING if p["ranking_misselected"] else ""
+            if p.get("ranking") == "suggestive":
+                cells["flag"] = "opposite (suggestive)"
             agents.append((f"{p['agent_a']}~{p['agent_b']}", cells))
         self.query_one("#agent-pairs-table", FitTable).set_rows(agents)
         tasks = [
@@ -329,7 +354,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#bins", Field).focus()
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
-        if event.data_table.id == "buckets":
+        if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:
             self.open_bucket(str(event.row_key.value))
 
     def open_bucket(self, key: str) -> None:
