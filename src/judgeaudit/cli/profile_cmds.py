@@ -85,7 +85,11 @@ def register(sub: Sub) -> None:
     restore.add_argument("id")
     restore.set_defaults(func=cmd_restore)
     test = psub.add_parser("test", help="send one small request through a profile")
-    test.add_argument("name")
+    test.add_argument("name", nargs="?")
+    test.add_argument(
+        "--all", action="store_true", help="time every profile's endpoint (TTFT p50/p95)"
+    )
+    test.add_argument("--calls", type=int, default=3, help="calls per profile with --all (3)")
     test.add_argument(
         "--timeout", type=float, default=15.0, help="seconds to wait for each answer (15)"
     )
@@ -293,6 +297,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    if args.all or args.name is None:
+        from judgeaudit.cli import profile_more
+
+        return profile_more.cmd_test_all(args)
     try:
         profile = _store().get(args.name)
         key = secrets.resolve_key(profile)
