@@ -120,6 +120,15 @@ def _run(words: list[str]) -> int:
         return 130
     except BrokenPipeError:
         raise  # decided in main: a closed stdout is the reader's choice, anything else a bug
+    except OSError as exc:
+        from judgeaudit.safeio import refused_write
+
+        if (line := refused_write(exc)) is None:
+            from judgeaudit.cli import crash
+
+            return crash.handle(exc, words)
+        print(f"judgeaudit: {line}", file=sys.stderr)
+        return 2
     except Exception as exc:  # the safety net: one line naming a log file, never a traceback
         from judgeaudit.cli import crash
 

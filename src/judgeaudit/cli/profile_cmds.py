@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import backups, bridgeopt, doctor, secrets
+from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, secrets
 from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
@@ -123,6 +123,8 @@ def _err(exc: Exception) -> UserError:
 
 def cmd_list(args: argparse.Namespace) -> int:
     store = _store()
+    if removed := importtx.recover(store):
+        print(f"rolled back an interrupted import ({removed} profiles removed)", file=sys.stderr)
     try:
         profiles, broken = store.scan()
         active = store.state()["active"]

@@ -87,10 +87,25 @@ def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
     if text is None:
         return {}, problem
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json)
+    except _NotJson as exc:  # Claude Code's JSON.parse refuses it, so the whole file is skipped
+        return {}, f"unreadable ({exc} is not JSON; Claude Code ignores this file)"
     except ValueError as exc:
         return {}, f"unreadable ({type(exc).__name__})"
     return (data, None) if isinstance(data, dict) else ({}, "not a JSON object")
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_json(name: str) -> Any:
+    raise _NotJson(name)
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether two paths are one file; a symlink loop is simply not the same file."""
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str | None]:
@@ -110,7 +125,7 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     user = claude_settings()
     for name, scope in (("settings.local.json", "project-local"), ("settings.json", "project")):
         path = cwd / ".claude" / name  # the current directory only, as Claude Code reads them
-        if path.exists() and path.resolve() != user.resolve():
+        if path.exists() and not _same(path, user):
             layers.append(Layer(scope, path))
     layers.append(Layer("user", user))
     for layer in layers:
@@ -159,7 +174,7 @@ def codex_layers(cwd: Path | None = None) -> list[Layer]:
     trusted = codex_trusted(cwd, user.data)
     for directory in codex_project_dirs(cwd):
         path = directory / ".codex" / "config.toml"
-        if path.exists() and path.resolve() != (codex_home() / "config.toml").resolve():
+        if path.exists() and not _same(path, codex_home() / "config.toml"):
             layers.append(Layer("project", path, ignored=not trusted))
     for layer in layers:
         assert layer.path is not None
