@@ -28,6 +28,12 @@ DEEP_TOML = b"x = " + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n"
 PROFILE = b'name = "mine"\napp = "sdk"\nbase_url = "https://gw.example/v1"\nmodel = "m1"\n'
 
 
+def sparse_settings(home: Path) -> None:
+    """A settings.json past the 256 MB cap (sparse: no disk used)."""
+    with (home / "claude" / "settings.json").open("wb") as handle:
+        handle.truncate(257 * 1024 * 1024)
+
+
 def state(text: bytes) -> Callable[[Path], None]:
     return write("cfg/state.json", text)
 
@@ -49,7 +55,7 @@ CASES = [
         "use-huge-settings",
         ("profile", "use", "taotoken-claude"),
         "over the",
-        write("claude/settings.json", b" " * (65 * 1024 * 1024)),
+        sparse_settings,
     ),
     Case(
         "state-active-list",
