@@ -11,12 +11,13 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.analysis.aggregate import bin_arms, gap_sql
+from judgeaudit.analysis.aggregate import gap_sql
 from judgeaudit.audit.store.verdict_counts import (
     JOINED,
     count_verdicts,
     kept_verdict_counts,
 )
+from judgeaudit.audit.units.gap import bucket_case
 
 #: The gate fails a run B when more than this share of its judged orders has no verdict.
 MAX_NO_VERDICT = 0.05
@@ -53,8 +54,7 @@ def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
 
 def _bucket_case(source: str, bins: list[float]) -> tuple[str, list[float]]:
     """A CASE giving the bucket index like ``pd.cut``: right-closed, NULL outside the edges."""
-    arms, edges = bin_arms(gap_sql(source), bins)
-    return f"CASE {' '.join(arms)} END", edges
+    return bucket_case(gap_sql(source), bins)
 
 
 def missing_by_bucket(

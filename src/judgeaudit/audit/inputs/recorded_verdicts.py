@@ -23,6 +23,7 @@ from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.store.bulk import count_pairs, fill_capability, insert_batch
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units import ImportedPair
+from judgeaudit.audit.units.gap import gap_sql
 from judgeaudit.audit.units.ids import pair_id as make_pair_id
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
@@ -224,5 +225,5 @@ def store_recorded(
         done += len(pairs)
         flush()
         on_batch(done)
-    fill_capability(store, run_id)
+    fill_capability(store, run_id, gap_sql("capability"))
     return count_pairs(store, run_id)

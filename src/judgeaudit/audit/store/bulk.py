@@ -76,8 +76,10 @@ def finish_exports(store: AuditStore, run_id: str, parquet_path: Any) -> None:
     keep_verdict_counts(store.db, run_id)
 
 
-def fill_capability(store: AuditStore, run_id: str) -> None:
-    """Capability = each agent's success rate over the run's trajectories, gap from it, in SQL."""
+def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
+    """Capability = each agent's success rate over the run's trajectories; ``reward_gap`` from
+    it by ``gap_expr``, the SQL of the one gap definition (:mod:`judgeaudit.audit.units.gap`),
+    passed in so the store stays below the rooms that own the formula."""
     store.flush()
     db = store.db
     db.execute("BEGIN IMMEDIATE")
@@ -97,9 +99,7 @@ def fill_capability(store: AuditStore, run_id: str) -> None:
             (run_id,),
         )
         db.execute(
-            "UPDATE audit_pairs SET reward_gap = ROUND(ABS("
-            "(SELECT rate FROM temp.capability WHERE agent = agent_a) -"
-            " (SELECT rate FROM temp.capability WHERE agent = agent_b)), 6)"
+            f"UPDATE audit_pairs SET reward_gap = {gap_expr}"
             " WHERE run_id = ? AND gap_source = 'capability'",
             (run_id,),
         )

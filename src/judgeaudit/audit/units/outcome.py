@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit.units.gap import gap
 from judgeaudit.audit.units.verdict_parse import verdict_json
 
 if TYPE_CHECKING:
@@ -23,9 +24,6 @@ if TYPE_CHECKING:
 
 #: A stored trajectory as the store returns it (or the same keys in a dict).
 TrajRow = sqlite3.Row | Mapping[str, Any]
-#: Gaps are rounded to this many decimals, so |4.8 - 4.6| is 0.2 exactly and lands in the
-#: same bucket as the original ``pd.cut`` on the stored ``reward_gap`` (scores have 1-3 decimals).
-GAP_DECIMALS = 6
 
 
 @overload
@@ -62,14 +60,13 @@ def reward_gap(
     reward_a: float | None,
     reward_b: float | None,
 ) -> float | None:
-    """The gap under the spec's declared source (capability, judge or external)."""
+    """The gap under the spec's declared source (capability, judge or external), as
+    :mod:`judgeaudit.audit.units.gap` defines it for every reader."""
     if source == "capability":
-        return round(abs(cap_a - cap_b), GAP_DECIMALS)
+        return gap(round(cap_a, 6), round(cap_b, 6))  # the stored capability columns
     if source == "judge":
-        a, b = score_a, score_b
-    else:
-        a, b = reward_a, reward_b
-    return None if a is None or b is None else round(abs(a - b), GAP_DECIMALS)
+        return gap(score_a, score_b)
+    return gap(reward_a, reward_b)
 
 
 def pair_row(
