@@ -9,6 +9,7 @@ parse would all let ``--fail-on-rise`` pass a regression, so each is refused or 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def choose_runs(
                     f"compare: {out_a} holds {len(ids)} run(s) ({', '.join(ids) or 'none'}); "
                     "name the two to compare with --run-a RUN --run-b RUN, or give OUT_B"
                 )
-    if out_a.resolve() == out_b.resolve():
+    if os.path.realpath(out_a) == os.path.realpath(out_b):
         db = open_db(out_a)
         try:
             side_a, side_b = resolve_run(db, run_a), resolve_run(db, run_b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -249,7 +250,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _print_plan(spec, args.out, args.events)
     # Into the source's own directory: add the re-judge as a run there (or resume it).
-    same_dir = args.out.resolve() == source.out and not _holds_spec(args.out, spec)
+    same_dir = Path(os.path.realpath(args.out)) == source.out and not _holds_spec(args.out, spec)
     finished = _run_blocking(
         spec,
         args.out,
@@ -261,7 +262,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
         f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
     )
-    if args.out.resolve() == source.out:
+    if Path(os.path.realpath(args.out)) == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
             f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "

@@ -4,6 +4,7 @@ trajectories, and copying them into the new run (see ``audit/rejudge.py`` for th
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -152,7 +153,7 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
     where = "run.trajectories_from"
     out_text, run_id = split_reference(reference)
     out = Path(out_text).expanduser()
-    out = (out if out.is_absolute() else base_dir / out).resolve()
+    out = Path(os.path.realpath(out if out.is_absolute() else base_dir / out))
     db_path = out / "audit.db"
     if not db_path.is_file():
         raise fail(where, f"{out} holds no audit.db; name the output dir of a finished run")

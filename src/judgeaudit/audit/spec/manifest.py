@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol
 
-from judgeaudit import __version__
+from judgeaudit import __version__, credentials
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.tasks import Task, task_set_hash
@@ -52,7 +52,7 @@ def build_manifest(
             "name": ref.name,
             "model": ref.model,
             "endpoint": ref.endpoint,
-            "base_url": base_url,
+            "base_url": credentials.shown_url(base_url),  # credentials never reach a manifest
             "key_env": endpoint.key_env if endpoint else None,  # a variable's name, never a key
             "temperature": ref.temperature,
         }
