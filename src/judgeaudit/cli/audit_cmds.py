@@ -122,10 +122,20 @@ def register(sub: Sub) -> None:
     comp.add_argument(
         "--fail-on-rise",
         action="store_true",
-        help="exit 3 when a bucket's misselection rose significantly (McNemar exact when the runs "
-        "are paired, Fisher exact otherwise; Holm-adjusted across buckets) or run B's judge gave "
-        "no verdict for over 5%% of orders or significantly more often than A's; exit 4 for an "
-        "unfinished run, 2 when nothing decisive or no task is shared",
+        help="gate run B against run A on the same trajectories (a re-judge): exit 3 when a row "
+        "is worse (one-sided task sign-flip test, Holm across buckets and overall) or run B's "
+        "judge gave no verdict for over 5%% of orders or significantly more often than A's; "
+        "0 when the overall row is not worse (its one-sided 95%% task-clustered upper bound is "
+        "below --margin); 5 when the data cannot tell (the output says how many pairs would); "
+        "2 for runs over different conversations, nothing decisive or no shared task; 4 for an "
+        "unfinished run",
+    )
+    comp.add_argument(
+        "--margin",
+        type=float,
+        default=2.0,
+        metavar="POINTS",
+        help="the rise in misselection (percentage points) that counts as worse (default 2)",
     )
     comp.set_defaults(func=cmd_compare)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from judgeaudit.analysis.drift import compare, render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.gate import choose_runs
 from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
 from judgeaudit.cli.common import UserError
@@ -40,13 +41,25 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.gate import choose_runs, gate_ready
+    """Exit codes with --fail-on-rise: 0 not worse, 3 worse (or run B's judge often gave no
+    verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive), 4
+    unfinished."""
+    import math
 
+    from judgeaudit.analysis.gate import gate_exit, gate_ready, refuse_unpaired
+
+    margin = args.margin
+    if not (math.isfinite(margin) and 0 < margin < 100):
+        raise UserError(
+            f"compare: --margin {margin:g} is not a rise in percentage points between 0 and 100; "
+            "give e.g. --margin 2"
+        )
     try:
         out_a, out_b, run_a, run_b = choose_runs(args.out_a, args.out_b, args.run_a, args.run_b)
-        result = compare(out_a, out_b, run_a, run_b)
+        result = compare(out_a, out_b, run_a, run_b, margin=margin / 100)
         if args.fail_on_rise:
             gate_ready(result)
+            refuse_unpaired(result)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     if args.format == "json":
@@ -57,6 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(render_compare(result))
     if not args.fail_on_rise:
         return 0
+    code = gate_exit(result)
     if result["verdicts"]["failed"]:
         print(
             f"judgeaudit: the judge of run B often gave no verdict: "
@@ -64,21 +78,25 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "understate it (see `judgeaudit report OUT_B`)",
             file=sys.stderr,
         )
-        return 3
-    if result["rises"]:
+    elif result["gate"]["verdict"] == "worse":
         rose = ", ".join(
             f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
             for r in [*result["buckets"], result["overall"]]
-            if r["significant_rise"]
+            if r["verdict"] == "worse"
         )
-        kind = "paired" if result["paired"] else "unpaired"
         print(
-            f"judgeaudit: misselection rose in: {rose}; decided by the {kind} test: "
+            f"judgeaudit: worse: misselection rose in: {rose}; decided by the paired test: "
             f"{result['decided_by']}",
             file=sys.stderr,
         )
-        return 3
-    return 0
+    elif code != 0:
+        print(
+            f"judgeaudit: inconclusive (exit {code}): not worse is not shown within "
+            f"{margin:g} points and no rise is significant; the data cannot tell yet (see the "
+            "'not enough data' line)",
+            file=sys.stderr,
+        )
+    return code
 
 
 def cmd_show(args: argparse.Namespace) -> int:
