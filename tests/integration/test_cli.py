@@ -267,3 +267,69 @@ def test_rejudge_of_the_demo_with_the_same_judge_passes_the_gate_with_no_flips(
     for row in [*result["buckets"], result["overall"]]:
         flips = row["paired"]
         assert flips["flipped_to_misselected"] == 0 and flips["flipped_to_correct"] == 0
+
+
+def test_rejudge_dry_run_states_the_gates_power(
+    demo_out: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    out, _ = demo_out
+    report = json.loads(cli("report", str(out), "--format", "json").stdout)
+    plan = cli("rejudge", str(out), "--judge-model", "judge-strict", "--out", str(out), "--dry-run")
+    assert plan.returncode == 0, plan.stderr
+    line = next(x for x in plan.stdout.splitlines() if "gate power:" in x)
+    assert f"{report['decisive']} decisive pairs over 42 tasks" in line
+    assert "smallest rise detectable at 80% power: ~" in line
+
+
+def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
+    tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
+) -> None:
+    import sqlite3
+
+    import numpy as np
+    import statsmodels.api as sm
+
+    out, _ = demo_out
+    board_dir = tmp_path / "judges"
+    models = ["judge-default", "judge-strict", "judge-default:diligence=0,evidence=0.3,style=0.7"]
+    args = [a for m in models for a in ("--judge-model", m)]
+    done = cli("rejudge", str(out), *args, "--out", str(board_dir), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    assert f"judgeaudit judges {board_dir}" in done.stdout
+    board = json.loads(cli("judges", str(board_dir), "--format", "json").stdout)
+    rows = board["judges"]
+    assert sorted(r["judge_model"] for r in rows) == sorted(models)
+    rates = [r["misselection"]["rate"] for r in rows]
+    assert rates == sorted(rates) and rows[0]["vs_best"] is None
+    assert all(r["vs_best"]["verdict"] in ("worse", "not worse", "inconclusive") for r in rows[1:])
+    weak = next(r for r in rows if r["judge_model"] == models[2])
+    assert weak["vs_best"] is None or weak["vs_best"]["verdict"] != "not worse"
+    assert any(r["frontier"] for r in rows) and board["cost_axis"] == "tokens", "no prices here"
+    for row in rows:
+        report = json.loads(
+            cli("report", str(board_dir), "--run", row["run_id"], "--format", "json").stdout
+        )
+        assert row["misselection"]["rate"] == pytest.approx(
+            report["misselected"] / report["decisive"]
+        )
+        db = sqlite3.connect(board_dir / "audit.db")
+        got = db.execute(
+            "SELECT task_id, COALESCE(misselected, 0) FROM audit_pairs "
+            "WHERE run_id = ? AND success_a != success_b",
+            (row["run_id"],),
+        ).fetchall()
+        db.close()
+        tasks = np.array([t for t, _ in got])
+        y = np.array([float(m) for _, m in got])
+        fit = sm.OLS(y, np.ones((len(y), 1))).fit(
+            cov_type="cluster", cov_kwds={"groups": tasks}, use_t=True
+        )
+        low, high = fit.conf_int(alpha=0.05)[0]
+        assert row["misselection"]["ci_low"] == pytest.approx(max(0.0, low))
+        assert row["misselection"]["ci_high"] == pytest.approx(high)
+        assert row["tokens"] > 0 and row["latency_p95_ms"] >= row["latency_p50_ms"]
+    table = cli("judges", str(board_dir)).stdout
+    assert table.splitlines()[0].startswith("#  judge") and "vs best" in table
+    assert "* no other judge beats it" in table
+    md = cli("judges", str(board_dir), "--format", "md").stdout
+    assert md.startswith("| # | judge |") and md.count("\n| ") >= 4

@@ -64,7 +64,12 @@ def register(sub: Sub) -> None:
     rejudge.add_argument(
         "--run", help="the source run id (default: the latest one there that is not a re-judge)"
     )
-    rejudge.add_argument("--judge-model", help="default: the source run's judge model")
+    rejudge.add_argument(
+        "--judge-model",
+        action="append",
+        help="default: the source run's judge model; repeat it to re-judge with several judges "
+        "(each a run in OUT; rank them with `judgeaudit judges OUT`)",
+    )
     rejudge.add_argument(
         "--judge-prompt", type=Path, help="a judge template file (default: the source's)"
     )
@@ -228,13 +233,27 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
+    models = args.judge_model or [None]
+    if len(set(models)) != len(models):
+        raise UserError("rejudge: --judge-model: the same model is named twice; name each once")
+    if len(models) > 1 and args.dry_run:
+        for model in models:
+            _rejudge_one(args, model)
+        return 0
+    finished = [_rejudge_one(args, model) for model in models]
+    if len(finished) > 1:
+        print(f"rank them: judgeaudit judges {args.out}")
+    return 0
+
+
+def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
     from judgeaudit.audit.inputs.rejudge import RejudgeRequest, rejudge_spec
 
     spec = rejudge_spec(
         RejudgeRequest(
             args.source,
             args.run,
-            args.judge_model,
+            model,
             args.judge_prompt,
             args.judge_endpoint,
             args.judge_key_env,
@@ -243,15 +262,27 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
     )
     assert spec.source is not None
     if args.dry_run:
-        return _print_plan(spec, args.out, args.events)
-    # Into the source's own directory: add the re-judge as a run there (or resume it).
-    same_dir = args.out.resolve() == spec.source.out and not _holds_spec(args.out, spec)
+        from judgeaudit.analysis.gate_power import power_lines, rejudge_power
+
+        _print_plan(spec, args.out, args.events)
+        power = rejudge_power(spec.source.out, spec.source.run_id)
+        if args.events == "jsonl":
+            import json
+
+            print(json.dumps({"event": "gate_power", **power}, ensure_ascii=False))
+        else:
+            print("\n".join(power_lines(power)))
+        return None
+    # Into the source's own directory, or an OUT holding another judge's re-judge: add the
+    # re-judge as a run there (or resume it).
+    existing = (args.out / "audit.db").is_file()
+    new_run = existing and not _holds_spec(args.out, spec)
     finished = _run_blocking(
         spec,
         args.out,
         on_event=_sink(args.events),
         concurrency=args.concurrency,
-        new_run=same_dir,
+        new_run=new_run,
     )
     print(
         f"re-judged {spec.source.run_id} as {finished.run_id}; compare them with: judgeaudit "
@@ -263,7 +294,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
             f"{finished.run_id}; {spec.source.run_id} stays in audit.db (judgeaudit report "
             f"{args.out} --run {spec.source.run_id})"
         )
-    return 0
+    return finished.run_id
 
 
 def _holds_spec(out: Path, spec: RunSpec) -> bool:

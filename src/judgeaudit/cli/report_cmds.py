@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgeaudit.analysis.drift import compare, render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
@@ -13,6 +14,9 @@ from judgeaudit.analysis.gate import choose_runs
 from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
 from judgeaudit.cli.common import UserError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -97,6 +101,37 @@ def cmd_compare(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return code
+
+
+def register(sub: Sub) -> None:
+    """``judgeaudit judges`` (the other reading commands are declared in audit_cmds)."""
+    judges = sub.add_parser(
+        "judges", help="rank the judges of runs that judged the same trajectories"
+    )
+    judges.add_argument("outs", type=Path, nargs="+", metavar="OUT", help="output directories")
+    judges.add_argument("--format", choices=["table", "json", "md"], default="table")
+    judges.add_argument(
+        "--margin", type=float, default=2.0, metavar="POINTS", help="the gate's margin vs the best"
+    )
+    judges.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    judges.set_defaults(func=cmd_judges)
+
+
+def cmd_judges(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
+
+    try:
+        board = leaderboard(args.outs, margin=args.margin / 100)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    text = render_leaderboard(board, args.format)
+    if args.output:
+        from judgeaudit.fsutil import atomic_write_text
+
+        atomic_write_text(args.output, text)
+    else:
+        print(text)
+    return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
