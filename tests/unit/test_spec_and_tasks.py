@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.inputs.imported import load_imported
-from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.tasks import TASK_TYPES, builtin_retail, load_jsonl
 from judgeaudit.audit.tasks.domain import Environment
 from judgeaudit.audit.tasks.errors import TaskError

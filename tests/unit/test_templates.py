@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.audit.inputs import load_spec
+from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.spec.templates import TemplateError, builtin, load_template
 from judgeaudit.audit.units.verdict_parse import VerdictError, parse_output, parse_success
 from tests.audit_helpers import write_spec

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -21,6 +22,7 @@ from judgeaudit.analysis.frame import DEFAULT_BINS, LABELS_EN, LABELS_ZH, Analys
 from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
+from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.units.outcome import GAP_DECIMALS
 
 GAP_SQL = {  # rounded as the engine stores reward_gap, so bin edges are honoured
@@ -112,7 +114,7 @@ def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any
         return [job(db) for job in jobs]
 
     def own(job: Callable[[sqlite3.Connection], Any]) -> Any:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = open_readonly(Path(path))
         try:
             return job(conn)
         finally:

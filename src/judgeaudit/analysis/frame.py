@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.units.outcome import GAP_DECIMALS, decisive
 from judgeaudit.errors import InputError
 from judgeaudit.validate import SQLITE_HEADER
@@ -38,13 +40,16 @@ def open_db(out: Path) -> sqlite3.Connection:
         raise AnalysisError(
             f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
         )
+    check_regular(path)
     with path.open("rb") as handle:
         if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
             raise AnalysisError(
                 f"{path}: not an audit database (not SQLite); give an OUT directory"
             )
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
+    try:
+        db = open_readonly(path)
+    except InputError as exc:
+        raise AnalysisError(str(exc)) from None
     try:
         db.execute("SELECT run_id FROM runs LIMIT 1")
     except sqlite3.DatabaseError:

@@ -41,16 +41,6 @@ def choose_run(store: AuditStore, spec: RunSpec, out: Path, new_run: bool) -> tu
     return run_id, False
 
 
-def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:
-    """Whether the run stored any unit (without loading millions of ids to find out)."""
-    row = store.db.execute(
-        "SELECT (NOT ? AND EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?))"
-        " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
-        (pairs_only, run_id, run_id),
-    ).fetchone()
-    return bool(row[0])
-
-
 def first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     first = group.exceptions[0]
     return first_leaf(first) if isinstance(first, BaseExceptionGroup) else first

@@ -260,12 +260,15 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
             args.judge_temperature,
         )
     )
-    assert spec.source is not None
+    from judgeaudit.audit.inputs import source_of
+
+    source = source_of(spec)
+    assert source is not None
     if args.dry_run:
         from judgeaudit.analysis.gate_power import power_lines, rejudge_power
 
         _print_plan(spec, args.out, args.events)
-        power = rejudge_power(spec.source.out, spec.source.run_id)
+        power = rejudge_power(source.out, source.run_id)
         if args.events == "jsonl":
             import json
 
@@ -285,22 +288,22 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
         new_run=new_run,
     )
     print(
-        f"re-judged {spec.source.run_id} as {finished.run_id}; compare them with: judgeaudit "
-        f"compare {args.source} {args.out} --run-a {spec.source.run_id} --run-b {finished.run_id}"
+        f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
+        f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
     )
-    if args.out.resolve() == spec.source.out:
+    if args.out.resolve() == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
-            f"{finished.run_id}; {spec.source.run_id} stays in audit.db (judgeaudit report "
-            f"{args.out} --run {spec.source.run_id})"
+            f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
+            f"{args.out} --run {source.run_id})"
         )
     return finished.run_id
 
 
 def _holds_spec(out: Path, spec: RunSpec) -> bool:
-    import sqlite3
+    from judgeaudit.audit.store import open_readonly
 
-    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    db = open_readonly(out / "audit.db")
     try:
         row = db.execute("SELECT 1 FROM runs WHERE spec_hash = ?", (spec.spec_hash(),)).fetchone()
     finally:

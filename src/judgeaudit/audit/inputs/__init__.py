@@ -6,8 +6,11 @@ from judgeaudit.audit.inputs.load import (
     Inputs,
     load_inputs,
 )
+from judgeaudit.audit.inputs.rejudge import load_spec, source_of
 
 __all__ = [
     "Inputs",
     "load_inputs",
+    "load_spec",
+    "source_of",
 ]

@@ -12,9 +12,11 @@ import dataclasses
 from dataclasses import dataclass
 
 from judgeaudit.audit.inputs import recorded_verdicts as recorded
-from judgeaudit.audit.inputs.imported import ImportedPair, load_imported_with_hash
+from judgeaudit.audit.inputs.imported import load_imported_with_hash
+from judgeaudit.audit.inputs.rejudge import source_of
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
+from judgeaudit.audit.units import ImportedPair
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,9 @@ class Inputs:
 
 def load_inputs(spec: RunSpec) -> Inputs:
     """Tasks or pairs validated (one-line errors, nothing written); the spec hash covers them."""
-    if spec.source is not None:
-        return Inputs(spec, spec.source.tasks(), None)
+    source = source_of(spec)
+    if source is not None:
+        return Inputs(spec, source.tasks(), None)
     if spec.judge_source == "recorded" and spec.imported:
         count, content = recorded.scan(spec.base_dir() / spec.imported)
         return Inputs(dataclasses.replace(spec, inputs_hash=content), [], None, count)

@@ -16,11 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import ImportedPair, ImportedSet, parse_pair
+from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
 from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
+from judgeaudit.audit.store.bulk import count_pairs, fill_capability, insert_batch
 from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units.ids import pair_id as make_pair_id
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
@@ -178,12 +180,6 @@ def _rows(
     return trajectories, tuple(row[c] for c in STORED_PAIR_COLUMNS), logs
 
 
-def _insert(db: sqlite3.Connection, table: str, columns: tuple[str, ...], rows: list[Any]) -> None:
-    names = ", ".join(f'"{c}"' for c in columns)
-    marks = ", ".join("?" for _ in columns)
-    db.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", rows)
-
-
 def store_recorded(
     store: AuditStore,
     run_id: str,
@@ -192,7 +188,6 @@ def store_recorded(
     on_batch: Callable[[int], None],
 ) -> int:
     """Stream the pairs into the store; returns how many pairs the run holds."""
-    db = store.db
     trajectories: list[tuple[Any, ...]] = []
     pairs: list[tuple[Any, ...]] = []
     logs: list[tuple[Any, ...]] = []
@@ -200,16 +195,15 @@ def store_recorded(
     done = 0
 
     def flush() -> None:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            _insert(db, "trajectories", TRAJ_COLUMNS, trajectories)
-            _insert(db, "audit_pairs", STORED_PAIR_COLUMNS, pairs)
-            _insert(db, "judge_logs", LOG_COLUMNS, logs)
-            _insert(db, "tasks", TASK_COLUMNS, list(tasks.values()))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        insert_batch(
+            store,
+            [
+                ("trajectories", TRAJ_COLUMNS, trajectories),
+                ("audit_pairs", STORED_PAIR_COLUMNS, pairs),
+                ("judge_logs", LOG_COLUMNS, logs),
+                ("tasks", TASK_COLUMNS, list(tasks.values())),
+            ],
+        )
         for batch in (trajectories, pairs, logs):
             batch.clear()
         tasks.clear()
@@ -230,38 +224,5 @@ def store_recorded(
         done += len(pairs)
         flush()
         on_batch(done)
-    fill_capability(db, run_id)
-    return int(
-        db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)).fetchone()[0]
-    )
-
-
-def fill_capability(db: sqlite3.Connection, run_id: str) -> None:
-    """Capability = each agent's success rate over the run's trajectories, gap from it, in SQL."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        db.execute("DROP TABLE IF EXISTS temp.capability")
-        db.execute("CREATE TEMP TABLE capability (agent TEXT PRIMARY KEY, rate REAL)")
-        db.execute(
-            "INSERT INTO temp.capability SELECT agent, AVG(success) FROM trajectories"
-            " WHERE run_id = ? GROUP BY agent",
-            (run_id,),
-        )
-        db.execute(
-            "UPDATE audit_pairs SET"
-            " capability_a = ROUND((SELECT rate FROM temp.capability WHERE agent = agent_a), 6),"
-            " capability_b = ROUND((SELECT rate FROM temp.capability WHERE agent = agent_b), 6)"
-            " WHERE run_id = ?",
-            (run_id,),
-        )
-        db.execute(
-            "UPDATE audit_pairs SET reward_gap = ROUND(ABS("
-            "(SELECT rate FROM temp.capability WHERE agent = agent_a) -"
-            " (SELECT rate FROM temp.capability WHERE agent = agent_b)), 6)"
-            " WHERE run_id = ? AND gap_source = 'capability'",
-            (run_id,),
-        )
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
+    fill_capability(store, run_id)
+    return count_pairs(store, run_id)

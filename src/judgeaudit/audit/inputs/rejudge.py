@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.source_run import Fail, open_source
-from judgeaudit.audit.spec import RunSpec, SpecError
+from judgeaudit.audit.inputs.source_run import Fail, SourceRun, open_source
+from judgeaudit.audit.spec import RunSpec, SpecError, parse_spec, read_spec
 from judgeaudit.audit.spec.templates import Template
 from judgeaudit.audit.tasks import load_tasks, task_set_hash
 
@@ -98,7 +98,7 @@ def bind_source(spec: RunSpec, raw: dict[str, Any], fail: Fail) -> RunSpec:
         pairs=[(a, b) for a, b in src_pairs],
         judge=judge,
         templates=templates,
-        source=source,
+        source_key=source.key,
         **changes,
     )
 
@@ -135,8 +135,6 @@ class RejudgeRequest:
 
 def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     """The spec a rejudge command stands for (paths absolute, so it does not depend on cwd)."""
-    from judgeaudit.audit.spec import parse_spec
-
     where = Path("rejudge")
 
     def fail(key: str, message: str) -> SpecError:
@@ -174,7 +172,7 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
         "endpoints": {endpoint_name: endpoint},
         "judge": judge,
     }
-    return parse_spec(raw, where)
+    return parse_spec(raw, where, bind_source)
 
 
 def _endpoint_table(value: str, key_env: str | None, fail: Fail) -> dict[str, Any]:
@@ -190,3 +188,26 @@ def _endpoint_table(value: str, key_env: str | None, fail: Fail) -> dict[str, An
             )
         return {"base_url": value, "key_env": key_env}
     raise fail("--judge-endpoint", f"{value!r}: use embedded, profile:NAME or an http(s) URL")
+
+
+def load_spec(path: Path) -> RunSpec:
+    """A spec file parsed, with a re-judge's source run bound (checked against its manifest)."""
+    return parse_spec(read_spec(path), path, bind_source)
+
+
+def source_of(spec: RunSpec) -> SourceRun | None:
+    """The run a re-judge spec reads its conversations from, opened from its key; else None."""
+    if spec.trajectories_from is None:
+        return None
+
+    def fail(key: str, message: str) -> SpecError:
+        return SpecError(f"{spec.path}: {key}: {message}")
+
+    source = open_source(spec.trajectories_from, spec.base_dir(), fail)
+    if spec.source_key is not None and source.key != spec.source_key:
+        raise fail(
+            "run.trajectories_from",
+            f"{spec.trajectories_from} now holds another run than the one this spec was bound "
+            "to; load the spec again",
+        )
+    return source

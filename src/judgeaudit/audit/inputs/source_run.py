@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.spec import SpecError
-from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.store import AuditStore, open_readonly
+from judgeaudit.audit.store.bulk import trajectory_tasks
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
 from judgeaudit.audit.units.ids import pair_trial_b, traj_id
@@ -51,9 +52,7 @@ class SourceRun:
         return f"{self.out}#{self.run_id}"
 
     def connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(f"file:{self.db_path}?mode=ro", uri=True)
-        db.row_factory = sqlite3.Row
-        return db
+        return open_readonly(self.db_path)
 
     def tasks(self) -> list[Task]:
         """The source's tasks: stored with the run, or (older runs) rebuilt and hash-checked."""
@@ -171,8 +170,10 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
     db_path = out / "audit.db"
     if not db_path.is_file():
         raise fail(where, f"{out} holds no audit.db; name the output dir of a finished run")
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
+    try:
+        db = open_readonly(db_path)
+    except InputError as exc:
+        raise fail(where, str(exc)) from None
     try:
         runs = db.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
     except sqlite3.DatabaseError as exc:
@@ -251,8 +252,5 @@ def pending_checks(
     """The LLM success checks a re-judge still owes: (all of them, those not yet stored)."""
     by_id = {t.task_id: t for t in tasks}
     checked = store.checked_trajectories(run_id)
-    rows = store.db.execute(
-        "SELECT traj_id, task_id FROM trajectories WHERE run_id = ? ORDER BY traj_id", (run_id,)
-    ).fetchall()
-    units = [CheckUnit(by_id[r[1]], r[0]) for r in rows]
+    units = [CheckUnit(by_id[task_id], traj) for traj, task_id in trajectory_tasks(store, run_id)]
     return len(units), [u for u in units if u.traj_id not in checked]

@@ -11,12 +11,13 @@ from judgeaudit.audit.spec.runspec import (
     SPEED_KEYS,
     TEMPLATE_ROLES,
     UNSET_NOT_HASHED,
+    BindSource,
     Endpoint,
     ModelRef,
     RunSpec,
     SpecError,
-    load_spec,
     parse_spec,
+    read_spec,
 )
 
 __all__ = [
@@ -27,10 +28,11 @@ __all__ = [
     "SPEED_KEYS",
     "TEMPLATE_ROLES",
     "UNSET_NOT_HASHED",
+    "BindSource",
     "Endpoint",
     "ModelRef",
     "RunSpec",
     "SpecError",
-    "load_spec",
     "parse_spec",
+    "read_spec",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Protocol
 
 from judgeaudit import __version__
 from judgeaudit.audit.spec import RunSpec
@@ -11,9 +11,24 @@ from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.tasks import Task, task_set_hash
 
 
+class SourceManifest(Protocol):
+    """What the manifest needs of a re-judge's source run (an ``inputs.SourceRun``)."""
+
+    @property
+    def manifest(self) -> dict[str, Any]: ...
+
+    def lineage(self, reference: str) -> dict[str, Any]: ...
+
+
 def build_manifest(
-    run_id: str, spec: RunSpec, prompts: PromptSet, tasks: list[Task]
+    run_id: str,
+    spec: RunSpec,
+    prompts: PromptSet,
+    tasks: list[Task],
+    source: SourceManifest | None = None,
 ) -> dict[str, Any]:
+    """The run's manifest; ``source`` is a re-judge's source run (its conversations' origin)."""
+
     def model(ref: Any) -> dict[str, Any] | None:
         if ref is None:
             return None
@@ -40,15 +55,15 @@ def build_manifest(
     described = prompts.manifest()
     run_uid = uuid.uuid4().hex
     lineage: dict[str, Any] = {"from": None, "root": run_uid}
-    if spec.source is not None:  # a re-judge: the conversations are the source run's
-        source = spec.source.manifest
-        models["agents"] = source.get("models", {}).get("agents", [])
-        models["user_simulator"] = source.get("models", {}).get("user_simulator")
+    if source is not None:  # a re-judge: the conversations are the source run's
+        lineage = source.lineage(spec.trajectories_from or "")
+        source_manifest = source.manifest
+        models["agents"] = source_manifest.get("models", {}).get("agents", [])
+        models["user_simulator"] = source_manifest.get("models", {}).get("user_simulator")
         for key in ("agent_system", "user_simulator"):
-            inherited = source.get("prompts", {}).get("templates", {}).get(key)
+            inherited = source_manifest.get("prompts", {}).get("templates", {}).get(key)
             described["templates"][key] = inherited
-            described["hashes"][key] = source.get("prompts", {}).get("hashes", {}).get(key)
-        lineage = spec.source.lineage(spec.trajectories_from or "")
+            described["hashes"][key] = source_manifest.get("prompts", {}).get("hashes", {}).get(key)
     return {
         "run_id": run_id,
         "run_uid": run_uid,

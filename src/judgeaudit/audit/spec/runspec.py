@@ -5,19 +5,16 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judgeaudit import validate
 from judgeaudit.audit.spec.limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
 from judgeaudit.audit.spec.templates import Template, load_template
 from judgeaudit.errors import InputError
 from judgeaudit.validate import read_toml
-
-if TYPE_CHECKING:
-    from judgeaudit.audit.inputs.source_run import SourceRun
 
 EMBEDDED = "embedded"
 GAP_SOURCES = ("capability", "judge", "external")
@@ -103,12 +100,14 @@ class RunSpec:
     templates: dict[str, Template] = field(default_factory=dict)
     #: ``OUT_DIR`` or ``OUT_DIR#RUN_ID``: re-judge that run's stored trajectories.
     trajectories_from: str | None = None
-    #: The run ``trajectories_from`` names, once bound (see ``audit/rejudge.py``).
-    source: SourceRun | None = field(default=None, compare=False)
+    #: Which run ``trajectories_from`` names (its uid), set when the source is bound by
+    #: :func:`judgeaudit.audit.inputs.load_spec`: a key, never an open run, so parsing a spec
+    #: touches no other run's database.
+    source_key: str | None = field(default=None, compare=False)
 
     def spec_hash(self) -> str:
-        data = asdict(replace(self, source=None, templates={}))
-        for key in ("path", "warnings", "templates", "source", *SPEED_KEYS):
+        data = asdict(replace(self, templates={}))
+        for key in ("path", "warnings", "templates", "source_key", *SPEED_KEYS):
             data.pop(key, None)
         for key, default in (("inputs_hash", ""), ("judge_source", "llm"), ("judge_context", True)):
             if data.get(key) == default:
@@ -121,8 +120,8 @@ class RunSpec:
                 endpoint.pop(key, None)
         if self.templates:  # the content, not the path: editing the file makes a new run
             data["templates"] = {kind: t.hash for kind, t in sorted(self.templates.items())}
-        if self.source is not None:  # which run, not where it lies
-            data["trajectories_from"] = self.source.key
+        if self.source_key is not None:  # which run, not where it lies
+            data["trajectories_from"] = self.source_key
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def base_dir(self) -> Path:
@@ -213,11 +212,19 @@ def _recorded_judge(r: _Reader, body: dict[str, Any], run: dict[str, Any]) -> Mo
     return ModelRef("judge", str(body.get("name", model)), model, "", None)
 
 
-def load_spec(path: Path) -> RunSpec:
-    return parse_spec(read_toml(path, "spec", SpecError), path)
+#: Binds a re-judge's source run into a parsed spec: (spec, raw TOML, fail) -> bound spec.
+#: Passed in by :mod:`judgeaudit.audit.inputs` (the room that reads other runs), so this module
+#: parses and never opens a run itself.
+BindSource = Callable[["RunSpec", dict[str, Any], Callable[[str, str], "SpecError"]], "RunSpec"]
 
 
-def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
+def read_spec(path: Path) -> dict[str, Any]:
+    """The spec file's TOML, read with the one-line errors every input gets."""
+    return read_toml(path, "spec", SpecError)
+
+
+def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) -> RunSpec:
+    """The spec ``raw`` describes; a re-judge's source is bound only when ``bind`` is given."""
     r = _Reader(path)
     r.table(raw, "", _TOP)
     run = r.table(raw.get("run", {}), "run", _RUN_KEYS, RUN_LIMITS)
@@ -384,10 +391,8 @@ def parse_spec(raw: dict[str, Any], path: Path) -> RunSpec:
         templates=templates,
         trajectories_from=rejudge,
     )
-    if rejudge is not None:
-        from judgeaudit.audit.inputs.rejudge import bind_source
-
-        spec = bind_source(spec, raw, r.fail)
+    if rejudge is not None and bind is not None:
+        spec = bind(spec, raw, r.fail)
     judge_template = spec.templates.get("judge")
     if (
         spec.gap_source == "judge"

@@ -21,121 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-  run_id TEXT PRIMARY KEY, spec_hash TEXT NOT NULL, manifest TEXT NOT NULL,
-  status TEXT NOT NULL DEFAULT 'running', created_at TEXT DEFAULT CURRENT_TIMESTAMP,
-  finished_at TEXT
-);
-CREATE TABLE IF NOT EXISTS trajectories (
-  traj_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_type TEXT,
-  agent TEXT NOT NULL, trial INTEGER NOT NULL, events TEXT NOT NULL, ending TEXT,
-  satisfied INTEGER, success INTEGER NOT NULL, success_source TEXT NOT NULL,
-  success_detail TEXT, llm_success INTEGER, needs_review INTEGER NOT NULL DEFAULT 0,
-  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP, context TEXT
-);
-CREATE TABLE IF NOT EXISTS audit_pairs (
-  pair_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, agent_a TEXT NOT NULL, agent_b TEXT NOT NULL,
-  success_a INTEGER NOT NULL, success_b INTEGER NOT NULL, judge_pref TEXT NOT NULL,
-  judge_score_a REAL, judge_score_b REAL, reward_gap REAL, misselected INTEGER,
-  created_at TEXT DEFAULT CURRENT_TIMESTAMP,
-  run_id TEXT NOT NULL, task_type TEXT, trial INTEGER, pref_ab TEXT, pref_ba TEXT,
-  consistent INTEGER, gap_source TEXT, satisfied_a INTEGER, satisfied_b INTEGER,
-  success_source TEXT, capability_a REAL, capability_b REAL, reward_a REAL, reward_b REAL,
-  judge_model TEXT, trial_b INTEGER
-);
-CREATE TABLE IF NOT EXISTS judge_logs (
-  log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
-  prompt_hash TEXT, raw_output TEXT, parsed_json TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP,
-  run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
-  completion_tokens INTEGER, parse_error TEXT, prompt_template_hash TEXT
-);
-CREATE TABLE IF NOT EXISTS tasks (
-  run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_json TEXT NOT NULL,
-  PRIMARY KEY (run_id, task_id)
-);
-CREATE TABLE IF NOT EXISTS prompts (
-  prompt_hash TEXT PRIMARY KEY, messages_json TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS calls (
-  call_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, scope TEXT NOT NULL,
-  role TEXT NOT NULL, model TEXT NOT NULL, endpoint TEXT, prompt_tokens INTEGER,
-  completion_tokens INTEGER, latency_ms REAL, attempts INTEGER, cost_usd REAL
-);
-CREATE TABLE IF NOT EXISTS human_labels (
-  pair_id TEXT PRIMARY KEY, human_success_a INTEGER, human_success_b INTEGER,
-  human_pref TEXT, note TEXT, labelled_at TEXT DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX IF NOT EXISTS pairs_by_run ON audit_pairs(run_id);
-CREATE INDEX IF NOT EXISTS logs_by_run ON judge_logs(run_id);
-CREATE INDEX IF NOT EXISTS traj_by_run ON trajectories(run_id);
-"""
-
-#: The report's index, built once a run has finished (not kept up while a run inserts): its key
-#: is the report's grouping, so the report reads the pairs in group order with no sort, and it
-#: covers every column the report aggregates, so the report never visits the table's rows.
-REPORT_INDEX = (
-    "CREATE INDEX IF NOT EXISTS pairs_for_report ON audit_pairs(run_id, judge_model, agent_a,"
-    " agent_b, task_type, success_a, success_b, misselected, consistent, judge_pref, pref_ab,"
-    " pref_ba, satisfied_a, satisfied_b, judge_score_a, judge_score_b, capability_a,"
-    " capability_b, reward_a, reward_b, task_id)"
+from judgeaudit.audit.store.schema import (
+    REPORT_INDEX,
+    migrate,
 )
-
-PAIR_COLUMNS = (
-    "pair_id",
-    "task_id",
-    "agent_a",
-    "agent_b",
-    "success_a",
-    "success_b",
-    "judge_pref",
-    "judge_score_a",
-    "judge_score_b",
-    "reward_gap",
-    "misselected",
-    "created_at",
-    "run_id",
-    "task_type",
-    "trial",
-    "pref_ab",
-    "pref_ba",
-    "consistent",
-    "gap_source",
-    "satisfied_a",
-    "satisfied_b",
-    "success_source",
-    "capability_a",
-    "capability_b",
-    "reward_a",
-    "reward_b",
-    "judge_model",
-    "trial_b",
-)
-LOG_COLUMNS = (
-    "log_id",
-    "pair_id",
-    "role",
-    "model",
-    "prompt_hash",
-    "raw_output",
-    "parsed_json",
-    "created_at",
-    "run_id",
-    "order",
-    "attempt",
-    "latency_ms",
-    "prompt_tokens",
-    "completion_tokens",
-    "parse_error",
-    "prompt_template_hash",
-)
-#: Columns added after the first release, with their types: added to an older audit.db on open.
-ADDED_COLUMNS = {
-    "judge_logs": {"prompt_template_hash": "TEXT"},
-    "trajectories": {"copied_from": "TEXT", "context": "TEXT"},
-    "audit_pairs": {"trial_b": "INTEGER"},
-}
-
 
 FLUSH_AT = 64
 FLUSH_EVERY_S = 0.2
@@ -153,8 +42,7 @@ class AuditStore:
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        self._add_missing_columns()
+        migrate(self.db, path)
         self._pending: list[tuple[str, dict[str, Any]]] = []
         self._pending_tables: set[str] = set()
         self._pending_units = 0
@@ -349,13 +237,6 @@ class AuditStore:
         }
 
     # --- helpers -------------------------------------------------------------------------------
-    def _add_missing_columns(self) -> None:
-        for table, columns in ADDED_COLUMNS.items():
-            have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
-            for name, kind in columns.items():
-                if name not in have:
-                    self.db.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
-
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(f'"{c}"' for c in row)
         marks = ", ".join("?" for _ in row)

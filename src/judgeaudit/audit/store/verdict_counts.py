@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from judgeaudit.audit.store.schema import COUNTS_TABLE
+
 PER_PAIR = (
     "SELECT pair_id, COUNT(*) AS orders, SUM(ok = 0) AS missing, SUM(calls) AS calls,"
     " SUM(failed) AS failed FROM (SELECT pair_id, MAX(parse_error IS NULL) AS ok,"
@@ -22,14 +24,6 @@ PER_PAIR = (
 SUMS = (
     "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
     " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
-)
-
-#: A finished run's counts, kept so a report does not read all of ``judge_logs`` again (10M rows
-#: for 5M pairs, most of a report's time). A new table: the data-contract tables are untouched.
-COUNTS_TABLE = (
-    "CREATE TABLE IF NOT EXISTS verdict_counts (run_id TEXT NOT NULL, judge_model TEXT,"
-    " orders INTEGER, missing INTEGER, calls INTEGER, failed INTEGER, pairs INTEGER,"
-    " without INTEGER, decisive_without INTEGER)"
 )
 
 

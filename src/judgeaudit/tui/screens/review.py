@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from judgeaudit.analysis.label_import import import_labels
 from judgeaudit.analysis.queries import (
     ReviewData,
     Side,
@@ -27,7 +28,7 @@ from judgeaudit.analysis.queries import (
     human_labels,
     review_data,
 )
-from judgeaudit.analysis.review import agreement, store_labels
+from judgeaudit.analysis.review import agreement
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.screens.pair import transcript
 
@@ -188,7 +189,7 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exclusive=False, group="review-save")
     def save(self, out: Path, pair_id: str) -> None:
         with self.save_lock:  # saves in key order; each writes the pair's latest labels
-            store_labels(out / "audit.db", [dict(self.pending[pair_id])])
+            import_labels(out, [dict(self.pending[pair_id])])
             labels = human_labels(out)
         self.app.call_from_thread(self.saved, out, labels)
 
