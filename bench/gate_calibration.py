@@ -4,7 +4,9 @@ For each size (the demo's, and one with more trials per task) it makes one sourc
 
 - null re-judges: the same judge with another re-judge seed (``run.seed``), gated against the
   source: "worse" (exit 3) there is a false alarm; "not worse" (exit 0) is the gate passing an
-  unchanged judge; exit 5 is "inconclusive";
+  unchanged judge; exit 5 is "inconclusive". These share the source's own draw, so they are
+  correlated; disjoint pairs of null re-judges (seed 101 vs 102, 103 vs 104, ...) are
+  independent null instances and are reported too;
 - weaker judges (simulated: ``judge-default:diligence=0,evidence=0.3,style=0.7`` and others),
   each with several re-judge seeds: "worse" is power, "not worse" would be a wrong pass;
 - seed replicates of the unchanged spec (only the simulation seed differs), every ordered pair
@@ -111,11 +113,15 @@ def size(
 ) -> dict[str, Any]:
     source = folder / f"src-t{trials}"
     run(source_spec(folder, trials, 7, small), source)
-    null = []
+    null, outs = [], []
     for seed in range(101, 101 + nulls):
         out = folder / f"null-t{trials}-{seed}"
         run(rejudge_spec(folder, source, "judge-default", seed), out)
         null.append(gate(source, out))
+        outs.append(out)
+    # Every comparison above shares the source's own draw, so they are correlated; disjoint
+    # pairs of null re-judges (101 vs 102, 103 vs 104, ...) are independent null instances.
+    disjoint = [gate(outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2)]
     weaker: dict[str, list[dict[str, Any]]] = {}
     for model in weak:
         weaker[model] = []
@@ -129,6 +135,9 @@ def size(
         "null": null,
         "false_alarm": rate(sum(g["exit"] == 3 for g in null), len(null)),
         "null_not_worse": rate(sum(g["exit"] == 0 for g in null), len(null)),
+        "disjoint": disjoint,
+        "disjoint_false_alarm": rate(sum(g["exit"] == 3 for g in disjoint), len(disjoint)),
+        "disjoint_not_worse": rate(sum(g["exit"] == 0 for g in disjoint), len(disjoint)),
         "weaker": {},
     }
     for model, gates in weaker.items():
@@ -180,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"size: trials={part['trials']}, {part['decisive']} decisive pairs")
         print(show("null re-judges: false alarm (worse, exit 3)", part["false_alarm"]))
         print(show("null re-judges: passed (not worse, exit 0)", part["null_not_worse"]))
+        print(show("disjoint null pairs: false alarm (exit 3)", part["disjoint_false_alarm"]))
+        print(show("disjoint null pairs: passed (exit 0)", part["disjoint_not_worse"]))
         for model, w in part["weaker"].items():
             print(show(f"{model}: power (worse, exit 3)", w["power"]))
             print(show(f"{model}: wrongly passed (exit 0)", w["wrong_pass"]))

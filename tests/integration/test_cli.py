@@ -281,6 +281,7 @@ def test_rejudge_dry_run_states_the_gates_power(
     assert "smallest rise detectable at 80% power: ~" in line
 
 
+@pytest.mark.timeout(900)  # three re-judges of the demo on a shared machine
 def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
     tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
 ) -> None:

@@ -202,9 +202,32 @@ def _needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[s
         "discordance": discordance,
         "deff": row.get("deff") or 1.0,
         "tasks": math.ceil(pairs / (n / tasks)) if tasks else None,
-        "trials": math.ceil(scale["trials"] * pairs / n) if scale.get("trials") else None,
+        "trials": _trials_needed(n, tasks, discordance, margin, row.get("deff") or 1.0, scale)
+        if flips
+        else None,
         "cost_usd": None if cost is None else cost * pairs,
     }
+
+
+def _trials_needed(
+    n: int, tasks: int, discordance: float, margin: float, deff: float, scale: dict[str, Any]
+) -> int | None:
+    """Trials per task that would settle it over the same tasks, or None if none would.
+
+    More trials put more pairs in each task, and the design effect 1 + (m - 1) rho grows with
+    the pairs per task m (rho, the within-task correlation, from the observed design effect):
+    n0 (1 + (k m - 1) rho) <= tasks k m needs tasks > n0 rho, with n0 the pairs needed
+    without clustering; below that only more tasks help."""
+    trials = scale.get("trials")
+    if not trials or not tasks:
+        return None
+    m = n / tasks
+    rho = (deff - 1) / (m - 1) if m > 1 else 0.0
+    n0 = ni.pairs_needed(discordance, margin)
+    if tasks <= n0 * rho:
+        return None
+    factor = n0 * (1 - rho) / (m * (tasks - n0 * rho))
+    return max(int(trials), math.ceil(trials * factor))
 
 
 def gate_exit(result: dict[str, Any]) -> int:
@@ -266,6 +289,11 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         where = [f"~{need['tasks']} tasks at this many pairs per task"] if need["tasks"] else []
         if need["trials"]:
             where.append(f"~{need['trials']} trials over these tasks")
+        elif need["tasks"]:
+            where.append(
+                f"more trials over these {overall.get('tasks')} tasks would not do it: pairs of "
+                "one task move together"
+            )
         cost = (
             "judge cost n/a (no prices for run B's judge)"
             if need["cost_usd"] is None
@@ -275,7 +303,7 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
             f"  not enough data: settling a rise of {margin:g} points at the observed discordance "
             f"({need['discordance'] * 100:.1f}% of pairs flip, task design effect "
             f"{need['deff']:.2f}) with {summary['power'] * 100:.0f}% power takes ~{need['pairs']} "
-            f"decisive pairs ({need['more_pairs']} more; {' or '.join(where) or 'more tasks'}; "
+            f"decisive pairs ({need['more_pairs']} more; {'; '.join(where) or 'more tasks'}; "
             f"{cost})"
         )
     return lines

@@ -31,7 +31,8 @@ KEY = ["task_id", "trial", "trial_b", "agent_a", "agent_b"]
 PAIRED_METHOD = {
     "interval": "task-clustered (CR1) t interval of the paired difference, 95%, per row "
     "(not simultaneous)",
-    "test": "exact task-level sign-flip permutation test, one-sided (a rise)",
+    "test": "exact task-level sign-flip permutation test, one-sided (a rise; with one pair per "
+    "task it is McNemar's exact test)",
     "bound": "one-sided 95% upper bound: the larger of the task-clustered t limit and the "
     "exact (Clopper-Pearson) flip-to-misselected bound less the flip-to-correct share",
 }
