@@ -61,7 +61,7 @@ def test_any_worse_row_fails_and_an_undecided_overall_is_inconclusive() -> None:
     # rho = (deff - 1) / (m - 1) with m = 640/42 pairs per task; 42 tasks < n0 * rho, so more
     # trials over these tasks cannot settle it.
     rho = 1.0 / (640 / 42 - 1)
-    assert 42 <= math.ceil(n0) * rho and need["trials"] is None
+    assert math.ceil(n0) * rho >= 42 and need["trials"] is None
     line = next(x for x in gate_lines({**unsure, "gate": summary}) if "not enough data" in x)
     assert f"~{need['pairs']} decisive pairs" in line and "would not do it" in line
 
@@ -73,7 +73,7 @@ def test_more_trials_settle_it_when_there_are_enough_tasks() -> None:
     decide_rows(unsure, 0.02, {"trials": 2})
     need = unsure["overall"]["needed"]
     n0, rho, m = ni.pairs_needed(50 / 640, 0.02), 0.2, 2.0
-    assert 320 > n0 * rho, "enough tasks for more trials to help"
+    assert n0 * rho < 320, "enough tasks for more trials to help"
     k = need["trials"] / 2  # the trials multiplier
     assert n0 * (1 + (k * m - 1) * rho) <= 320 * k * m, "the design effect at k x m still fits"
     smaller = (need["trials"] - 1) / 2

@@ -227,7 +227,7 @@ def _trials_needed(
     if tasks <= n0 * rho:
         return None
     factor = n0 * (1 - rho) / (m * (tasks - n0 * rho))
-    return max(int(trials), math.ceil(trials * factor))
+    return max(int(trials), math.ceil(int(trials) * factor))
 
 
 def gate_exit(result: dict[str, Any]) -> int:
