@@ -65,7 +65,12 @@ def register(sub: Sub) -> None:
     rejudge.add_argument(
         "--run", help="the source run id (default: the latest one there that is not a re-judge)"
     )
-    rejudge.add_argument("--judge-model", help="default: the source run's judge model")
+    rejudge.add_argument(
+        "--judge-model",
+        action="append",
+        help="default: the source run's judge model; repeat it to re-judge with several judges "
+        "(each a run in OUT; rank them with `judgeaudit judges OUT`)",
+    )
     rejudge.add_argument(
         "--judge-prompt", type=Path, help="a judge template file (default: the source's)"
     )
@@ -128,10 +133,20 @@ def register(sub: Sub) -> None:
     comp.add_argument(
         "--fail-on-rise",
         action="store_true",
-        help="exit 3 when a bucket's misselection rose significantly (McNemar exact when the runs "
-        "are paired, Fisher exact otherwise; Holm-adjusted across buckets) or run B's judge gave "
-        "no verdict for over 5%% of orders or significantly more often than A's; exit 4 for an "
-        "unfinished run, 2 when nothing decisive or no task is shared",
+        help="gate run B against run A on the same trajectories (a re-judge): exit 3 when a row "
+        "is worse (one-sided task sign-flip test, Holm across buckets and overall) or run B's "
+        "judge gave no verdict for over 5%% of orders or significantly more often than A's; "
+        "0 when the overall row is not worse (its one-sided 95%% task-clustered upper bound is "
+        "below --margin); 5 when the data cannot tell (the output says how many pairs would); "
+        "2 for runs over different conversations, nothing decisive or no shared task; 4 for an "
+        "unfinished run",
+    )
+    comp.add_argument(
+        "--margin",
+        type=float,
+        default=2.0,
+        metavar="POINTS",
+        help="the rise in misselection (percentage points) that counts as worse (default 2)",
     )
     comp.set_defaults(func=cmd_compare)
 
@@ -230,13 +245,27 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
+    models = args.judge_model or [None]
+    if len(set(models)) != len(models):
+        raise UserError("rejudge: --judge-model: the same model is named twice; name each once")
+    if len(models) > 1 and args.dry_run:
+        for model in models:
+            _rejudge_one(args, model)
+        return 0
+    finished = [_rejudge_one(args, model) for model in models]
+    if len(finished) > 1:
+        print(f"rank them: judgeaudit judges {args.out}")
+    return 0
+
+
+def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
     from judgeaudit.audit.inputs.rejudge import RejudgeRequest, rejudge_spec
 
     spec = rejudge_spec(
         RejudgeRequest(
             args.source,
             args.run,
-            args.judge_model,
+            model,
             args.judge_prompt,
             args.judge_endpoint,
             args.judge_key_env,
@@ -248,15 +277,27 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
     source = source_of(spec)
     assert source is not None
     if args.dry_run:
-        return _print_plan(spec, args.out, args.events)
-    # Into the source's own directory: add the re-judge as a run there (or resume it).
-    same_dir = Path(os.path.realpath(args.out)) == source.out and not _holds_spec(args.out, spec)
+        from judgeaudit.analysis.gate_power import power_lines, rejudge_power
+
+        _print_plan(spec, args.out, args.events)
+        power = rejudge_power(source.out, source.run_id)
+        if args.events == "jsonl":
+            import json
+
+            print(json.dumps({"event": "gate_power", **power}, ensure_ascii=False))
+        else:
+            print("\n".join(power_lines(power)))
+        return None
+    # Into the source's own directory, or an OUT holding another judge's re-judge: add the
+    # re-judge as a run there (or resume it).
+    existing = (args.out / "audit.db").is_file()
+    new_run = existing and not _holds_spec(args.out, spec)
     finished = _run_blocking(
         spec,
         args.out,
         on_event=_sink(args.events),
         concurrency=args.concurrency,
-        new_run=same_dir,
+        new_run=new_run,
     )
     print(
         f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
@@ -268,7 +309,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
             f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
             f"{args.out} --run {source.run_id})"
         )
-    return 0
+    return finished.run_id
 
 
 def _holds_spec(out: Path, spec: RunSpec) -> bool:

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgeaudit.analysis.drift import compare, render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.gate import choose_runs
 from judgeaudit.analysis.label_import import import_labels
 from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, write_sample
 from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 from judgeaudit.cli.common import UserError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -41,13 +47,25 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.gate import choose_runs, gate_ready
+    """Exit codes with --fail-on-rise: 0 not worse, 3 worse (or run B's judge often gave no
+    verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive), 4
+    unfinished."""
+    import math
 
+    from judgeaudit.analysis.gate import gate_exit, gate_ready, refuse_unpaired
+
+    margin = args.margin
+    if not (math.isfinite(margin) and 0 < margin < 100):
+        raise UserError(
+            f"compare: --margin {margin:g} is not a rise in percentage points between 0 and 100; "
+            "give e.g. --margin 2"
+        )
     try:
         out_a, out_b, run_a, run_b = choose_runs(args.out_a, args.out_b, args.run_a, args.run_b)
-        result = compare(out_a, out_b, run_a, run_b)
+        result = compare(out_a, out_b, run_a, run_b, margin=margin / 100)
         if args.fail_on_rise:
             gate_ready(result)
+            refuse_unpaired(result)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     if args.format == "json":
@@ -58,6 +76,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(render_compare(result))
     if not args.fail_on_rise:
         return 0
+    code = gate_exit(result)
     if result["verdicts"]["failed"]:
         print(
             f"judgeaudit: the judge of run B often gave no verdict: "
@@ -65,20 +84,55 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "understate it (see `judgeaudit report OUT_B`)",
             file=sys.stderr,
         )
-        return 3
-    if result["rises"]:
+    elif result["gate"]["verdict"] == "worse":
         rose = ", ".join(
             f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
             for r in [*result["buckets"], result["overall"]]
-            if r["significant_rise"]
+            if r["verdict"] == "worse"
         )
-        kind = "paired" if result["paired"] else "unpaired"
         print(
-            f"judgeaudit: misselection rose in: {rose}; decided by the {kind} test: "
+            f"judgeaudit: worse: misselection rose in: {rose}; decided by the paired test: "
             f"{result['decided_by']}",
             file=sys.stderr,
         )
-        return 3
+    elif code != 0:
+        print(
+            f"judgeaudit: inconclusive (exit {code}): not worse is not shown within "
+            f"{margin:g} points and no rise is significant; the data cannot tell yet (see the "
+            "'not enough data' line)",
+            file=sys.stderr,
+        )
+    return code
+
+
+def register(sub: Sub) -> None:
+    """``judgeaudit judges`` (the other reading commands are declared in audit_cmds)."""
+    judges = sub.add_parser(
+        "judges", help="rank the judges of runs that judged the same trajectories"
+    )
+    judges.add_argument("outs", type=Path, nargs="+", metavar="OUT", help="output directories")
+    judges.add_argument("--format", choices=["table", "json", "md"], default="table")
+    judges.add_argument(
+        "--margin", type=float, default=2.0, metavar="POINTS", help="the gate's margin vs the best"
+    )
+    judges.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    judges.set_defaults(func=cmd_judges)
+
+
+def cmd_judges(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
+
+    try:
+        board = leaderboard(args.outs, margin=args.margin / 100)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    text = render_leaderboard(board, args.format)
+    if args.output:
+        from judgeaudit.fsutil import atomic_write_text
+
+        atomic_write_text(args.output, text)
+    else:
+        print(text)
     return 0
 
 
