@@ -245,12 +245,15 @@ def test_paired_compare_shows_flips_and_opens_them(
     assert opened.out == rejudged  # the pair as run B judged it, and its verdict flipped
     verdicts = [
         sqlite3.connect(out / "audit.db")
-        .execute("SELECT judge_pref, misselected FROM audit_pairs WHERE pair_id LIKE ?",
+        .execute("SELECT judge_pref, misselected, agent_a, agent_b FROM audit_pairs"
+                 " WHERE pair_id LIKE ?",
                  ("%/" + opened.pair_id.split("/", 1)[1],))
         .fetchone()
         for out in (run_copy, rejudged)
     ]  # fmt: skip
-    assert f"judge prefers {verdicts[1][0]} " in detail and verdicts[0][1] != verdicts[1][1]
+    pref, _, agent_a, agent_b = verdicts[1]
+    named = {"A": agent_a, "B": agent_b}.get(pref, pref)  # the agent, not its position
+    assert f"judge prefers {named} " in detail and verdicts[0][1] != verdicts[1][1]
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])

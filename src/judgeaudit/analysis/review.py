@@ -136,6 +136,16 @@ def store_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
     return len(labels)
 
 
+def clear_labels(db_path: Path, pair_id: str) -> None:
+    """Forget a pair's labels (the pair counts as unlabelled again)."""
+    db = sqlite3.connect(db_path)
+    try:
+        with db:
+            db.execute("DELETE FROM human_labels WHERE pair_id = ?", (pair_id,))
+    finally:
+        db.close()
+
+
 def agreement(pairs: pd.DataFrame, labels: pd.DataFrame) -> dict[str, Any]:
     """Judge vs human (preference) and success check vs human (per side)."""
     if labels.empty:

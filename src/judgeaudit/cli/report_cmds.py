@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from judgeaudit.analysis.drift import compare, render_compare
+from judgeaudit.analysis.drift import render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
 from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
@@ -40,15 +40,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.gate import choose_runs, gate_ready
+    from judgeaudit.analysis.compare_entry import compare_runs
+    from judgeaudit.analysis.gate import gate_ready
 
     try:
-        out_a, out_b, run_a, run_b = choose_runs(args.out_a, args.out_b, args.run_a, args.run_b)
-        result = compare(out_a, out_b, run_a, run_b)
+        compared = compare_runs(args.out_a, args.out_b, args.run_a, args.run_b)
         if args.fail_on_rise:
-            gate_ready(result)
+            gate_ready(compared.result)  # a refusal: exit 2 or 4 before anything is printed
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    result = compared.result
     if args.format == "json":
         import json
 
@@ -57,28 +58,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(render_compare(result))
     if not args.fail_on_rise:
         return 0
-    if result["verdicts"]["failed"]:
-        print(
-            f"judgeaudit: the judge of run B often gave no verdict: "
-            f"{'; '.join(result['verdicts']['failed'])}; its misselection figures would "
-            "understate it (see `judgeaudit report OUT_B`)",
-            file=sys.stderr,
-        )
-        return 3
-    if result["rises"]:
-        rose = ", ".join(
-            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
-            for r in [*result["buckets"], result["overall"]]
-            if r["significant_rise"]
-        )
-        kind = "paired" if result["paired"] else "unpaired"
-        print(
-            f"judgeaudit: misselection rose in: {rose}; decided by the {kind} test: "
-            f"{result['decided_by']}",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
+    for reason in compared.gate_reasons:
+        print(f"judgeaudit: {reason}", file=sys.stderr)
+    return compared.gate_exit
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -26,7 +26,8 @@ from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
-from judgeaudit.tui.screens.modals import BackupPicker, ConfirmDiff, KeyEntry, ProfileForm
+from judgeaudit.tui.screens.backups_dialog import BackupPicker
+from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
 
@@ -43,6 +44,15 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 NO_KEY = "judgeaudit-no-key"
 #: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
 PROBLEMS_SHOWN = 4
+
+
+SDK_SWITCH = (
+    "No file changes: an SDK profile is not written into any tool's files.\n"
+    "Switching only marks {name} as the active SDK profile (*), a reminder for you. A program\n"
+    "gets its base URL, model and key (from the keyring) when started with\n"
+    '  judgeaudit exec {name} -- CMD    or    eval "$(judgeaudit env {name})"\n'
+    "Off (o) clears the mark."
+)
 
 
 @dataclass(frozen=True)
@@ -191,7 +201,12 @@ class ProfilesScreen(Screen[None]):
         self.app.call_from_thread(
             self.confirm_switch,
             profile,
-            plan.diff or f"{profile.app}: no file changes",
+            plan.diff
+            or (
+                SDK_SWITCH.format(name=profile.name)
+                if profile.app == "sdk"
+                else f"{profile.app}: no file changes"
+            ),
             plan.warnings,
         )
 
@@ -230,10 +245,12 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
-        if all(p.before == p.after for p in plan.plans):
+        marked = self.store.state()["active"].get(app)
+        if all(p.before == p.after for p in plan.plans) and not (app == "sdk" and marked):
             self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
             return
-        self.app.call_from_thread(self.confirm_off, app, plan.diff, plan.warnings)
+        diff = plan.diff or f"no file changes; {marked} is no longer marked active (*)"
+        self.app.call_from_thread(self.confirm_off, app, diff, plan.warnings)
 
     def confirm_off(self, app: str, diff: str, warnings: list[str]) -> None:
         self.status("")
@@ -349,5 +366,10 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, str(exc), True)
             return
-        self.app.call_from_thread(self.status, f"restored {restored.original} from {backup_id}")
+        aside = (
+            f"; the unreadable file is kept as {restored.set_aside}" if restored.set_aside else ""
+        )
+        self.app.call_from_thread(
+            self.status, f"restored {restored.original} from {backup_id}{aside}"
+        )
         self.app.call_from_thread(self.reload)  # the active markers follow the restored file

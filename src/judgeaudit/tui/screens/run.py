@@ -14,17 +14,18 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
+from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from judgeaudit.audit import events as ev
 from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
 from judgeaudit.tui.eta import EtaClock
+from judgeaudit.tui.judge_log import JudgeLog, LogFilter
 from judgeaudit.tui.messages import OpenResults
+from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
 
 DRAIN_EVERY_S = 0.2
-LOG_LINES = 400
 NO_RUN = "No run yet — F2 Launch (ctrl+g there runs the demo), or ctrl+p → Run demo"
 PAIR_COLUMNS = (
     Col("a", "agent A", min=8),
@@ -59,24 +60,6 @@ def format_rates(p: ev.Progress) -> str:
     return "rate limits: " + ("; ".join(parts) if parts else "none")
 
 
-def format_call(call: ev.JudgeCallDone | ev.TrajectoryDone) -> Text:
-    if isinstance(call, ev.TrajectoryDone):
-        outcome = "success" if call.success else "FAILED"
-        mood = "user satisfied" if call.satisfied else f"user {call.ending}"
-        return Text(f"conversation {call.task_id} {call.agent}: {outcome}, {mood}", style="dim")
-    pair = call.pair_id.split("/", 1)[-1]
-    if call.parse_error:
-        line = Text(
-            f"{pair} {call.order}#{call.attempt} PARSE ERROR {call.parse_error}: ", style="bold red"
-        )
-        line.append(call.raw_output[:120].replace("\n", " "), style="red")
-        return line
-    scores = f"{call.score_a}/{call.score_b}"
-    line = Text(f"{pair} {call.order} → {call.winner} ({scores}) ")
-    line.append(call.reason[:100], style="dim")
-    return line
-
-
 class RunScreen(Screen[None]):
     SUB_TITLE = "Run"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,6 +67,9 @@ class RunScreen(Screen[None]):
         Binding("c", "cancel", "Cancel"),
         Binding("r", "results", "Results"),
         Binding("l", "toggle_log", "Log"),
+        Binding("slash", "filter_log", "Filter"),
+        Binding("m", "misselected_only", "Missel."),
+        Binding("e", "errors_only", "Errors"),
     ]
 
     def __init__(self, bridge: RunBridge | None = None) -> None:
@@ -109,11 +95,13 @@ class RunScreen(Screen[None]):
         yield Static("", id="stats")
         yield Note("", id="rates", classes="hint")
         yield FitTable(PAIR_COLUMNS, id="agent-pairs", cursor_type="none")
-        yield RichLog(max_lines=LOG_LINES, id="judge-log", wrap=False, markup=False)
+        yield Field(placeholder="filter the log: an agent, a pair, a task; Enter", id="log-filter")
+        yield JudgeLog(id="judge-log")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#paused").display = False
+        self.query_one("#log-filter").display = False
         if self.bridge is not None:
             self.attach(self.bridge)
         self.set_interval(DRAIN_EVERY_S, self.drain)
@@ -122,13 +110,14 @@ class RunScreen(Screen[None]):
         """Show a new run on this screen (the previous one has ended)."""
         self.bridge = bridge
         self.reset()
+        self.sub_title = f"Run · {bridge.out_dir}"
         if not self.is_mounted:
             return
         self.query_one(ProgressBar).update(total=1, progress=0)
         self.query_one("#stats", Static).update("starting…")
         self.query_one("#rates", Note).say("")
         self.query_one(FitTable).set_rows([])
-        self.query_one(RichLog).clear()
+        self.query_one(JudgeLog).reset()
         self.show_title()
         self.show_paused()
 
@@ -138,14 +127,14 @@ class RunScreen(Screen[None]):
             self.apply(self.bridge.drain())
 
     def apply(self, batch: Batch) -> None:
-        log = self.query_one(RichLog)
+        log = self.query_one(JudgeLog)
         if batch.started:
             started = batch.started
             self.run_id = started.run_id
             self.pairs_done, self.pairs_total = started.pairs_done, started.pairs_total
             self.resumed = started.resumed
             for warning in started.warnings:
-                log.write(Text(f"warning: {warning}", style="yellow"))
+                log.note(Text(f"warning: {warning}", style="yellow"))
         if batch.progress:
             p = batch.progress
             self.last_progress = p
@@ -154,10 +143,9 @@ class RunScreen(Screen[None]):
                 self.pairs_done, self.pairs_total = p.done, p.total
             self.query_one(ProgressBar).update(total=max(p.total, 1), progress=p.done)
             self.query_one("#rates", Note).say(format_rates(p))
-        for call in batch.judge_calls[-LOG_LINES:]:
-            log.write(format_call(call))
+        log.add(batch.judge_calls)
         for failure in batch.failures:
-            log.write(Text(f"FAILED {failure.unit}: {failure.message}", style="bold red"))
+            log.note(Text(f"FAILED {failure.unit}: {failure.message}", style="bold red"))
         if batch.pair_stats != self.stats:
             self.stats = batch.pair_stats
             self.render_pairs()
@@ -174,7 +162,8 @@ class RunScreen(Screen[None]):
             return
         simulated = " — simulated provider" if self.bridge.simulated else ""
         if not self.run_id:
-            title.update(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: starting…")
+            state = f"not started ({self.outcome})" if self.outcome else "starting…"
+            title.update(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: {state}")
             return
         state = f" {self.outcome}" if self.outcome else (" (resumed)" if self.resumed else "")
         title.update(
@@ -243,13 +232,48 @@ class RunScreen(Screen[None]):
 
     def action_cancel(self) -> None:
         if self.bridge is not None and not self.finished:
+            from judgeaudit.tui.screens.dialogs import ConfirmStop
+
+            self.app.push_screen(ConfirmStop(quitting=False), self.cancel_answered)
+
+    def cancel_answered(self, stop: bool | None) -> None:
+        if stop and self.bridge is not None and not self.finished:
             self.bridge.cancel()
             self.query_one("#stats", Static).update("cancelling… (what is stored stays)")
             self.show_paused()
 
     def action_toggle_log(self) -> None:
-        log = self.query_one(RichLog)
+        log = self.query_one(JudgeLog)
         log.display = not log.display
+
+    # --- the log's filter ----------------------------------------------------------------------
+    def set_log_filter(self, **change: object) -> None:
+        log = self.query_one(JudgeLog)
+        current = log.filter
+        new = LogFilter(
+            str(change.get("text", current.text)),
+            bool(change.get("misselected", current.misselected)),
+            bool(change.get("errors", current.errors)),
+        )
+        log.set_filter(new)
+        log.border_title = f"judge log — {new.describe()}" if new.describe() else None
+
+    def action_filter_log(self) -> None:
+        field = self.query_one("#log-filter", Field)
+        field.display = True
+        field.focus()
+
+    def action_misselected_only(self) -> None:
+        self.set_log_filter(misselected=not self.query_one(JudgeLog).filter.misselected)
+
+    def action_errors_only(self) -> None:
+        self.set_log_filter(errors=not self.query_one(JudgeLog).filter.errors)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "log-filter":
+            self.set_log_filter(text=event.value.strip())
+            event.input.display = bool(event.value.strip())
+            self.query_one(JudgeLog).focus()
 
     def action_results(self) -> None:
         if self.bridge is not None:
