@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import shutil
 import sqlite3
 from pathlib import Path
@@ -218,7 +219,7 @@ def test_paired_compare_shows_flips_and_opens_them(
     test, counts the flips per row, and a flipped pair opens as run B judged it."""
     rejudged = rejudged_copy
 
-    async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen]:
+    async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen, list[str]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f6")
@@ -232,13 +233,16 @@ def test_paired_compare_shows_flips_and_opens_them(
             table.put_cursor(flipped)
             await press(pilot, "enter")
             listing = str(app.screen.query_one(".title", Static).render())
-            await press(pilot, "enter")
+            await press(pilot, "enter")  # both runs' verdicts side by side
+            flip = app.screen
+            both = [str(flip.query_one(f"#flip-{s}", Static).render()) for s in ("a", "b")]
+            await press(pilot, "enter")  # the whole pair, as run B has it
             detail = str(app.screen.query_one("#pair-title", Static).render())
             opened = app.screen
             assert isinstance(opened, PairDetailScreen)
-        return text, rows, listing, detail, opened
+        return text, rows, listing, detail, opened, both
 
-    text, rows, listing, detail, opened = asyncio.run(go())
+    text, rows, listing, detail, opened, both = asyncio.run(go())
     assert "paired: " in text and "McNemar" in text and "decided by: " in text
     assert "overall" in rows and all(r["flips"].startswith("+") for r in rows.values())
     assert "pairs flipped to misselected" in listing
@@ -254,6 +258,9 @@ def test_paired_compare_shows_flips_and_opens_them(
     pref, _, agent_a, agent_b = verdicts[1]
     named = {"A": agent_a, "B": agent_b}.get(pref, pref)  # the agent, not its position
     assert f"judge prefers {named} " in detail and verdicts[0][1] != verdicts[1][1]
+    assert both[0].startswith("run A: ") and both[1].startswith("run B: ")
+    assert "judge judge-default\n" in both[0] and "judge judge-default:" in both[1]
+    assert all("judge prefers " in side and "Judge calls" in side for side in both)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
@@ -278,3 +285,41 @@ def test_results_open_at_the_top(
             return results(app).query_one("#results-body", VerticalScroll).scroll_y
 
     assert asyncio.run(go()) == 0
+
+
+def test_compare_chart_shows_both_rates_with_wilson_intervals(
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    async def go() -> tuple[str, dict[str, Any]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            await press(pilot, "ctrl+t")
+            app.screen.query_one("#run-picker").focus()
+            await press(pilot, "g")
+            chart = str(app.screen.query_one("#drift-chart", Static).render())
+            shown = app.screen.query_one("#drift-chart-pane").display
+            table = app.screen.query_one("#drift").display
+            screen = app.screen
+            assert shown and not table
+            return chart, screen.compared.result  # type: ignore[attr-defined]
+
+    chart, result = asyncio.run(go())
+
+    def wilson(k: int, n: int) -> tuple[float, float]:  # by hand: the score interval, z=1.96
+        z, p = 1.959963984540054, k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return centre - half, centre + half
+
+    lines = chart.splitlines()
+    for row in [*result["buckets"], result["overall"]]:
+        for side, n_key in (("before", "n_before"), ("after", "n_after")):
+            n = row[n_key]
+            line = next(x for x in lines if f"{row['label']}" in x and f" {side} " in x)
+            if not n:
+                assert "no decisive pairs" in line
+                continue
+            low, high = wilson(round(row[side] * n), n)
+            assert f"[{low * 100:.1f}–{high * 100:.1f}] n={n}" in line, line

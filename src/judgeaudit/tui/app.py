@@ -27,6 +27,7 @@ from judgeaudit.tui.commands import MainCommands
 from judgeaudit.tui.crash import crash_message, write_crash_log
 from judgeaudit.tui.messages import OpenResults, StartRun
 from judgeaudit.tui.places import PLACES
+from judgeaudit.tui.recent import remember
 from judgeaudit.tui.screens.dialogs import ConfirmStop, HelpScreen
 from judgeaudit.tui.screens.launch import LaunchScreen
 from judgeaudit.tui.screens.profiles import ProfilesScreen
@@ -94,7 +95,7 @@ class JudgeAuditApp(App[None]):
         self.install_screen(RunScreen(), "run")
         self.install_screen(ResultsScreen(), "results")
         self.install_screen(ReviewScreen(), "review")
-        self.install_screen(RunsScreen(self.out_dir), "runs")
+        self.install_screen(RunsScreen(self.out_dir, self.store.root), "runs")
         for place in PLACES:
             self.add_mode(place.name, place.name)
         self.switch_mode("profiles")
@@ -130,6 +131,7 @@ class JudgeAuditApp(App[None]):
 
     def open_results(self, out: Path, run_id: str | None = None) -> None:
         self.out_dir, self.run_id = out, run_id
+        remember(self.store.root, out)
         self.results_screen().show_output(out, run_id)
         self.show_place("results")
 

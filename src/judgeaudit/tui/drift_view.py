@@ -103,3 +103,46 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
         }
         rows.append((OVERALL if r is overall else str(i), cells))
     return rows
+
+
+def chart_entries(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each bucket's (and the overall) rate before and after, each with its own Wilson 95%
+    interval, as the bar chart's entries (a rate is k/n, so k is recovered exactly)."""
+    from judgeaudit.analysis.stats import wilson
+
+    entries = []
+    for row in [*result["buckets"], result["overall"]]:
+        name = (
+            row["label"]
+            if row.get("alias") in (None, "", row["label"])
+            else (f"{row['label']} {row['alias']}")
+        )
+        for side, rate_key, n_key in (
+            ("before", "before", "n_before"),
+            ("after", "after", "n_after"),
+        ):
+            n, rate = int(row[n_key] or 0), row[rate_key]
+            low, high = wilson(round(rate * n), n) if rate is not None and n else (None, None)
+            entries.append(
+                {
+                    "label": f"{name} {side}",
+                    "alias": f"{name} {side}",
+                    "rate": rate if n else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "decisive": n,
+                }
+            )
+    return entries
+
+
+def chart_text(result: dict[str, Any], width: int) -> Text:
+    from judgeaudit.tui.widgets.bars import bars
+
+    text = Text(
+        f"misselection before ({result['run_a']}) and after ({result['run_b']}), each rate "
+        "with its Wilson 95% interval; the change's own interval and test are in the table (g)\n",
+        style="dim",
+    )
+    text.append_text(bars(chart_entries(result), width))
+    return text

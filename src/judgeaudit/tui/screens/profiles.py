@@ -26,6 +26,7 @@ from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
+from judgeaudit.tui.screens import profile_tools
 from judgeaudit.tui.screens.backups_dialog import BackupPicker
 from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
@@ -102,6 +103,11 @@ class ProfilesScreen(Screen[None]):
         Binding("t", "test", "Test"),
         Binding("o", "turn_off", "Off"),
         Binding("b", "backups", "Backups"),
+        # the less frequent tools: in the help and the palette, not the footer (80 columns)
+        Binding("D", "remove", "Remove profile", show=False),
+        Binding("K", "delete_key", "Delete key", show=False),
+        Binding("I", "import_ccswitch", "Import CC Switch", show=False),
+        Binding("d", "doctor", "Doctor", show=False),
     ]
 
     def __init__(self, store: ProfileStore) -> None:
@@ -350,6 +356,23 @@ class ProfilesScreen(Screen[None]):
         self.app.call_from_thread(
             self.status, f"{profile.name}{note}: " + "; ".join(result.lines), not result.ok
         )
+
+    # --- the less frequent tools (profile_tools) ----------------------------------------------
+    def action_remove(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            profile_tools.remove_profile(self, profile)
+
+    def action_delete_key(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            profile_tools.delete_key(self, profile)
+
+    def action_import_ccswitch(self) -> None:
+        profile_tools.import_ccswitch(self)
+
+    def action_doctor(self) -> None:
+        profile_tools.show_doctor(self)
 
     # --- backups -------------------------------------------------------------------------------
     def action_backups(self) -> None:

@@ -164,7 +164,6 @@ class ResultsScreen(Screen[None]):
         if not same:
             self.fresh = True  # focus the table and start at the top once it is loaded
             self.reset_controls()
-            self.query_one("#results-body", VerticalScroll).scroll_home(animate=False)
         self.out, self.run_id, self.version = out, run_id, version
         self.sub_title = f"Results · {out}"  # which output directory is open, on every view
         self.load(self.options())
@@ -248,6 +247,10 @@ class ResultsScreen(Screen[None]):
         self.query_one("#results-body").loading = False
         if r["status"] == "running":
             self.set_timer(LIVE_EVERY_S, self.poll_running)
+        if first and not self.jump_when_loaded:  # another run starts at the top
+            body = self.query_one("#results-body", VerticalScroll)
+            body.scroll_home(animate=False)
+            self.call_after_refresh(body.scroll_home, animate=False)
         if first and not self.control_chosen:  # a control chosen while loading keeps focus
             # no scroll: while the loading overlay goes the table's place is not final, and a
             # scroll to it could leave the bar chart above the view

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from judgeaudit.audit import events as ev
 from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
-from judgeaudit.tui.eta import EtaClock
+from judgeaudit.tui.eta import WholeRun
 from judgeaudit.tui.judge_log import JudgeLog, LogFilter
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
@@ -26,6 +26,7 @@ from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
 
 DRAIN_EVERY_S = 0.2
+LOG_TITLE = "judge log — / filter · m misselected only · e parse errors only"
 NO_RUN = "No run yet — F2 Launch (ctrl+g there runs the demo), or ctrl+p → Run demo"
 PAIR_COLUMNS = (
     Col("a", "agent A", min=8),
@@ -37,12 +38,25 @@ PAIR_COLUMNS = (
 )
 
 
-def format_progress(p: ev.Progress, eta_s: float | None, paused: bool) -> str:
-    eta = "paused" if paused else ("--" if eta_s is None else f"{eta_s:.0f}s")
+def duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return (
+        f"{hours}h{minutes:02d}m"
+        if hours
+        else (f"{minutes}m{secs:02d}s" if minutes else f"{secs}s")
+    )
+
+
+def format_progress(p: ev.Progress, run: WholeRun, paused: bool) -> str:
+    """The phase's count, then the whole run's with its one ETA; a pause shows no rate."""
+    eta_s = run.clock.eta_s()
+    eta = "paused" if paused else ("--" if eta_s is None else duration(eta_s))
+    rate = "— calls/s" if paused else f"{p.calls_per_s:.0f} calls/s"
     cost = f" · ${p.cost_usd:.4f}" if p.cost_usd else ""
     limits = " ".join(f"{name} {used}/{limit}" for name, (used, limit) in p.limits.items())
     return (
-        f"{p.phase}: {p.done}/{p.total} · ETA {eta} · {p.calls_per_s:.0f} calls/s · "
+        f"{p.phase}: {p.done}/{p.total} · whole run {run.done}/{run.total}, ETA {eta} · {rate} · "
         f"{p.tokens / 1000:.0f}k tokens{cost} · retries {p.retries} · failed {p.failures}"
         f"   limits: {limits}"
     )
@@ -63,13 +77,14 @@ def format_rates(p: ev.Progress) -> str:
 class RunScreen(Screen[None]):
     SUB_TITLE = "Run"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pause", "Pause/resume"),
+        Binding("p", "pause", "Pause"),
         Binding("c", "cancel", "Cancel"),
         Binding("r", "results", "Results"),
         Binding("l", "toggle_log", "Log"),
-        Binding("slash", "filter_log", "Filter"),
-        Binding("m", "misselected_only", "Missel."),
-        Binding("e", "errors_only", "Errors"),
+        Binding("slash", "filter_log", "Filter", key_display="/"),
+        # named on the log's border instead of the footer (80 columns)
+        Binding("m", "misselected_only", "Misselected only", show=False),
+        Binding("e", "errors_only", "Parse errors only", show=False),
     ]
 
     def __init__(self, bridge: RunBridge | None = None) -> None:
@@ -80,7 +95,7 @@ class RunScreen(Screen[None]):
     def reset(self) -> None:
         self.stats: dict[tuple[str, str], PairStats] = {}
         self.finished = False
-        self.clock = EtaClock()
+        self.run = WholeRun()
         self.run_id = ""
         self.pairs_done = self.pairs_total = 0
         self.last_progress: ev.Progress | None = None
@@ -102,6 +117,7 @@ class RunScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#paused").display = False
         self.query_one("#log-filter").display = False
+        self.query_one(JudgeLog).border_title = LOG_TITLE
         if self.bridge is not None:
             self.attach(self.bridge)
         self.set_interval(DRAIN_EVERY_S, self.drain)
@@ -132,16 +148,22 @@ class RunScreen(Screen[None]):
             started = batch.started
             self.run_id = started.run_id
             self.pairs_done, self.pairs_total = started.pairs_done, started.pairs_total
+            self.run.start(
+                started.trajectories_done,
+                started.trajectories_total,
+                started.pairs_done,
+                started.pairs_total,
+            )
             self.resumed = started.resumed
             for warning in started.warnings:
                 log.note(Text(f"warning: {warning}", style="yellow"))
         if batch.progress:
             p = batch.progress
             self.last_progress = p
-            self.clock.update(p.phase, p.done, p.total, time.monotonic())
-            if p.phase == "judging":
+            self.run.update(p.phase, p.done, p.total, time.monotonic())
+            if p.phase in ("judging", "recorded"):
                 self.pairs_done, self.pairs_total = p.done, p.total
-            self.query_one(ProgressBar).update(total=max(p.total, 1), progress=p.done)
+            self.query_one(ProgressBar).update(total=max(self.run.total, 1), progress=self.run.done)
             self.query_one("#rates", Note).say(format_rates(p))
         log.add(batch.judge_calls)
         for failure in batch.failures:
@@ -166,9 +188,11 @@ class RunScreen(Screen[None]):
             title.update(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: {state}")
             return
         state = f" {self.outcome}" if self.outcome else (" (resumed)" if self.resumed else "")
+        convs, conv_total = self.run.get("trajectories")
+        talks = f", {convs}/{conv_total} conversations" if conv_total else ""
         title.update(
             f"Run {self.run_id}{state}: {self.pairs_done}/{self.pairs_total} pairs stored"
-            f"{simulated}"
+            f"{talks}{simulated}"
         )
 
     def show_stats(self) -> None:
@@ -176,7 +200,7 @@ class RunScreen(Screen[None]):
             return
         paused = self.bridge is not None and self.bridge.paused
         self.query_one("#stats", Static).update(
-            format_progress(self.last_progress, self.clock.eta_s(), paused)
+            format_progress(self.last_progress, self.run, paused)
         )
 
     def show_paused(self) -> None:
@@ -224,9 +248,9 @@ class RunScreen(Screen[None]):
             self.notify("no run in progress")
             return
         if self.bridge.toggle_pause():
-            self.clock.pause()
+            self.run.clock.pause()
         else:
-            self.clock.resume()
+            self.run.clock.resume()
         self.show_paused()
         self.show_stats()
 
@@ -256,7 +280,7 @@ class RunScreen(Screen[None]):
             bool(change.get("errors", current.errors)),
         )
         log.set_filter(new)
-        log.border_title = f"judge log — {new.describe()}" if new.describe() else None
+        log.border_title = f"judge log — {new.describe()}" if new.describe() else LOG_TITLE
 
     def action_filter_log(self) -> None:
         field = self.query_one("#log-filter", Field)

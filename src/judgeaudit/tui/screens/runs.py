@@ -22,8 +22,15 @@ from textual.widgets import Footer, Header, Input, Label, Static
 
 from judgeaudit.analysis.compare_entry import Comparison, RunInfo, compare_runs, list_runs
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.tui.drift_view import DRIFT_COLUMNS, OVERALL, changes_text, drift_rows
+from judgeaudit.tui.drift_view import (
+    DRIFT_COLUMNS,
+    OVERALL,
+    changes_text,
+    chart_text,
+    drift_rows,
+)
 from judgeaudit.tui.messages import OpenResults
+from judgeaudit.tui.recent import recent
 from judgeaudit.tui.screens.flipped import FlippedPairs
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
@@ -40,14 +47,16 @@ class RunsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "pick('a')", "Run A"),
         Binding("b", "pick('b')", "Run B"),
-        Binding("x", "clear_picks", "Clear A/B"),
+        Binding("x", "clear_picks", "Clear"),
         Binding("ctrl+o", "open", "Open", priority=True),
         Binding("ctrl+t", "compare", "Compare A→B", priority=True),
+        Binding("g", "chart", "Chart"),
     ]
 
-    def __init__(self, default_out: Path) -> None:
+    def __init__(self, default_out: Path, config: Path | None = None) -> None:
         super().__init__(id="runs")
         self.default_out = default_out
+        self.config = config  # where the recently opened directories are kept
         self.compared: Comparison | None = None
         self.pick_a: Pick | None = None
         self.pick_b: Pick | None = None
@@ -68,10 +77,13 @@ class RunsScreen(Screen[None]):
         with VerticalScroll(id="changes-pane"):
             yield Static("", id="changes")
         yield FitTable(DRIFT_COLUMNS, id="drift", cursor_type="row")
+        with VerticalScroll(id="drift-chart-pane"):
+            yield Static("", id="drift-chart")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#changes-pane").display = False
+        self.query_one("#drift-chart-pane").display = False
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -99,6 +111,13 @@ class RunsScreen(Screen[None]):
                 runs += list_runs(out)
             except JudgeauditError as exc:
                 problems.append(str(exc))
+        shown = {r.out.resolve() for r in runs}
+        for out in recent(self.config) if self.config else []:  # opened before: listed after
+            if out.resolve() not in shown:
+                try:
+                    runs += list_runs(out)
+                except JudgeauditError:
+                    continue
         self.app.call_from_thread(self.show_runs, runs, problems)
 
     def show_runs(self, runs: list[RunInfo], problems: list[str]) -> None:
@@ -195,8 +214,21 @@ class RunsScreen(Screen[None]):
         pane.display = True
         self.query_one("#changes", Static).update(changes_text(compared))
         self.query_one("#drift", FitTable).set_rows(drift_rows(compared.result))
+        self.draw_chart()
         pane.loading = False
         pane.scroll_home(animate=False)
+
+    def draw_chart(self) -> None:
+        if self.compared is not None:
+            width = max(10, min(40, self.size.width - 50))
+            self.query_one("#drift-chart", Static).update(chart_text(self.compared.result, width))
+
+    def action_chart(self) -> None:
+        """The drift table, or both rates of each bucket as bars with their intervals."""
+        chart = self.query_one("#drift-chart-pane")
+        chart.display = not chart.display
+        self.query_one("#drift").display = not chart.display
+        self.draw_chart()
 
     def open_flips(self, key: str) -> None:
         if self.compared is None:
@@ -206,4 +238,5 @@ class RunsScreen(Screen[None]):
         if not row.get("paired"):
             self.notify("unpaired runs: no pair-by-pair flips to list", severity="warning")
             return
-        self.app.push_screen(FlippedPairs(self.compared.out_b, result["run_b"], row))
+        c = self.compared
+        self.app.push_screen(FlippedPairs(c.out_a, result["run_a"], c.out_b, result["run_b"], row))
