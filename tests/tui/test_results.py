@@ -323,3 +323,28 @@ def test_compare_chart_shows_both_rates_with_wilson_intervals(
                 continue
             low, high = wilson(round(row[side] * n), n)
             assert f"[{low * 100:.1f}–{high * 100:.1f}] n={n}" in line, line
+
+
+def test_an_added_agent_is_one_change_not_a_shift_of_every_index(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(run_copy, other)
+
+    def add_agent(manifest: dict[str, Any]) -> None:
+        first = dict(manifest["models"]["agents"][0], name="aaa", model="agent-keen")
+        manifest["models"]["agents"].insert(0, first)
+
+    edit_manifest(other, add_agent)
+
+    async def go() -> str:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(other)
+            await press(pilot, "ctrl+t")
+            return str(app.screen.query_one("#changes", Static).render())
+
+    text = asyncio.run(go())
+    changed = [line.strip().split(":")[0] for line in text.splitlines() if "agents[" in line]
+    assert changed and all(key.startswith("models.agents[aaa].") for key in changed), changed

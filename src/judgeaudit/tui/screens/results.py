@@ -71,7 +71,8 @@ def outside_note(r: dict[str, Any]) -> str:
         return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
     parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
     if r["no_gap"]:
-        parts.append(f"{r['no_gap']} pairs without a {r['gap_source']} gap")
+        article = "an" if str(r["gap_source"])[:1] in "aeiou" else "a"
+        parts.append(f"{r['no_gap']} pairs without {article} {r['gap_source']} gap")
     return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
 
 
