@@ -1,7 +1,7 @@
 """The committed screenshots show the app as it is: `scripts/screenshots.py` renders every
 screen again into a scratch directory and the text of each picture must match the committed one
-(digits masked: run ids, times and rates are not the point; the judge log, whose order depends
-on scheduling, is left out of the two Run pictures)."""
+(digits and hex ids masked: run ids, times and rates are not the point; the judge log, whose
+order depends on scheduling, is left out of the two Run pictures)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "screenshots"
 TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', re.S)
 LIVE = {"run-live", "run"}
+# a re-judge's id ends in a hash of its spec, which names the source run's random uid
+HEX = re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{4,}\b")
 
 
 def svg_lines(path: Path) -> list[str]:
@@ -22,7 +24,7 @@ def svg_lines(path: Path) -> list[str]:
     for x, y, body in TEXT.findall(path.read_text(encoding="utf-8")):
         rows.setdefault(float(y), []).append((float(x), html.unescape(body)))
     lines = ["".join(t for _, t in sorted(parts)).rstrip() for _, parts in sorted(rows.items())]
-    return [re.sub(r"\d+", "9", line.replace("\xa0", " ")) for line in lines]
+    return [re.sub(r"\d+", "9", HEX.sub("#", line.replace("\xa0", " "))) for line in lines]
 
 
 def without_log(lines: list[str]) -> list[str]:

@@ -46,7 +46,9 @@ class HelpScreen(ModalScreen[None]):
                     if keys:
                         text.append(f"    {keys}\n", style="dim")
                 text.append(
-                    "\nctrl+p  command palette: every main action, by name (switch, key, test, "
+                    "\nin every table: / filter · s sort (S reverses) · Home/End · y copy the "
+                    "row's id · Y copy the table\n"
+                    "ctrl+p  command palette: every main action, by name (switch, key, test, "
                     "run, pause, cancel, results, compare, export)\n"
                     "ctrl+q  quit (during a run: asks, then stops it; it can be resumed)\n"
                     "?/F10   this help · Esc closes a dialog or goes back\n"

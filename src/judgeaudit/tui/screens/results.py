@@ -43,11 +43,12 @@ BUCKET_COLUMNS = (
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
-    Col("success", "success", min=9, drop=3),
+    # success against judge wins is what misselection is about: both stay at 80 columns
+    Col("success", "success", min=9, drop=1),
     Col("wins", "judge wins", min=9, drop=2),
     Col("decisive", "decisive", min=5, drop=4),
     Col("rate", "missel.", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
+    Col("ci", "95% CI", min=9, drop=3),
     Col("flag", "ranking", min=19),
 )
 TASK_COLUMNS = (
