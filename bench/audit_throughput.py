@@ -39,9 +39,9 @@ from bench.bare_provider import bare_process
 from bench.simproc import SimProcess, sim_process
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.audit.spec import load_spec
-from judgeaudit.audit.templates import Template, builtin, trajectory_block
+from judgeaudit.audit.spec.templates import Template, builtin, trajectory_block
 
 KEY_ENV = "BENCH_SIM_KEY"
 TRAJ_A = [

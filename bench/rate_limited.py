@@ -28,8 +28,8 @@ from bench.audit_throughput import write_pairs
 from bench.simproc import sim_process
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.audit.spec import load_spec
 
 KEY_ENV = "BENCH_SIM_KEY"
 

@@ -108,7 +108,7 @@ def mib(value: int) -> str:
 INDEX = """
 import sys
 from pathlib import Path
-from judgeaudit.analysis.verdicts import keep_verdict_counts
+from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
 from judgeaudit.audit.store import AuditStore
 store = AuditStore(Path(sys.argv[1]))
 store.index_for_report()

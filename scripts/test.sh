@@ -29,6 +29,16 @@ echo "== lint and types"
 .venv/bin/ruff check src tests bench scripts
 .venv/bin/ruff format --check src tests bench scripts
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache
+
+echo "== docs (mkdocs build --strict)"
+# Built when the docs extra is installed (`make venv-docs`, which .ci/run does); a plain
+# `make test` on a venv without it says so and goes on.
+if [ -x .venv/bin/mkdocs ]; then
+  NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
+else
+  echo "skipped: mkdocs is not installed (make venv-docs, or make docs, installs it)"
+fi
 
 echo "== tests (inside a private D-Bus session with gnome-keyring)"
 # pytest exits 5 when it collected no tests; that is a failure here, as any non-zero exit is.

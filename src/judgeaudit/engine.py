@@ -17,9 +17,10 @@ from typing import Any
 
 from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.endpoints import KeyLookup, env_key
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.audit.spec import RunSpec, load_spec
+from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.spec.endpoints import KeyLookup, env_key
 from judgeaudit.errors import IncompleteRun
 from judgeaudit.fsutil import is_disk_full
 

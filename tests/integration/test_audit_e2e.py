@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner, RunError
-from judgeaudit.audit.spec import load_spec
 from tests.audit_helpers import write_spec
 
 SEED_PAIR_COLUMNS = [

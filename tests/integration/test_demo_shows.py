@@ -63,3 +63,22 @@ def test_every_report_section_is_populated(demo_report: tuple[Path, dict[str, An
     assert report["manifest"]["seed"] == 7
     for name in ("audit_pairs.csv", "judge_logs.jsonl", "manifest.json", "report.html"):
         assert (out / name).stat().st_size > 0, name
+
+
+@pytest.mark.parametrize("source", ["capability", "judge"])
+def test_the_tuis_pairs_lists_hold_exactly_the_reports_bucket_counts(
+    demo_report: tuple[Path, dict[str, Any]], source: str
+) -> None:
+    """What Results counts per bucket, its Pairs drill-down lists (no Pilot: the same query)."""
+    from judgeaudit.analysis.queries import pairs_in_range, pairs_outside
+    from judgeaudit.analysis.report import ReportOptions, build_report
+
+    out, _ = demo_report
+    report = build_report(out, ReportOptions(gap_source=source))
+    listed = [
+        pairs_in_range(out, report["run_id"], source, b["lo"], b["hi"]).total
+        for b in report["buckets"]
+    ]
+    assert listed == [b["pairs"] for b in report["buckets"]]
+    outside = pairs_outside(out, report["run_id"], source, report["bins"]).total
+    assert outside == report["no_gap"] + report["outside_bins"]

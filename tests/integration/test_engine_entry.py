@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.audit.endpoints import Endpoints
 from judgeaudit.audit.runner import AuditRunner
+from judgeaudit.audit.spec.endpoints import Endpoints
 from judgeaudit.engine import RunIncomplete, run_audit
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.client import RetryPolicy

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from judgeaudit.audit.transcript import render, with_context
+from judgeaudit.audit.units.transcript import render, with_context
 from judgeaudit.cli import main
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.audit.templates import load_template
+from judgeaudit.audit.spec.templates import load_template
 from judgeaudit.engine import run_audit
 from tests.audit_helpers import write_spec, write_tasks
 from tests.cli_helpers import cli

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.audit.spec import SpecError
 from judgeaudit.cli.display import ProgressDisplay
 from tests.helpers import sim_server
 

@@ -90,8 +90,8 @@ def test_a_finished_run_gets_the_index_and_the_report_reads_it_without_sorting(
     import sqlite3
 
     from judgeaudit.analysis.grouped import models_and_type_sql
+    from judgeaudit.audit.inputs import load_spec
     from judgeaudit.audit.runner import AuditRunner
-    from judgeaudit.audit.spec import load_spec
     from tests.audit_helpers import write_spec
 
     spec = write_spec(tmp_path / "spec.toml", tasks="builtin:retail")

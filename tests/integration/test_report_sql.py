@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from judgeaudit.analysis.report import ReportOptions, build_report, build_report_pandas
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.audit.spec import load_spec
 from tests.audit_helpers import write_spec
 
 

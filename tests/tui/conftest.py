@@ -12,8 +12,8 @@ from pathlib import Path
 import keyring
 import pytest
 
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.audit.spec import load_spec
 from judgeaudit.profiles.shadowing import CLAUDE_ROUTERS, CLAUDE_TOKENS
 from judgeaudit.profiles.store import ProfileStore
 from tests.audit_helpers import write_spec

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
-from judgeaudit.audit.spec import load_spec
+from judgeaudit.audit.inputs import load_spec
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.launch import FORM_DEFAULTS, SPEC_NAME, write_form_spec
 from judgeaudit.tui.screens.run import RunScreen

@@ -8,7 +8,7 @@ import pandas as pd
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.frame import LABELS_ZH, default_bins, gap_series
 from judgeaudit.analysis.report import bucket_lines
-from judgeaudit.audit.judging import PairJudgement
+from judgeaudit.audit.units.judging import PairJudgement
 
 
 def _frame(**columns: list[object]) -> pd.DataFrame:

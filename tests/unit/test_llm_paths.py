@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.audit.endpoints import Endpoints
-from judgeaudit.audit.spec import SpecError, load_spec
+from judgeaudit.audit.inputs import load_spec
+from judgeaudit.audit.spec import SpecError
+from judgeaudit.audit.spec.endpoints import Endpoints
 from judgeaudit.llm import LLMClient, LLMError
 from judgeaudit.llm.direct import is_local, uses_direct
 from judgeaudit.llm.failure import AttemptFailed, error_message, retry_after

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from judgeaudit.analysis.frame import decisive_mask
-from judgeaudit.audit.outcome import decisive, is_misselected, true_winner
+from judgeaudit.audit.units.outcome import decisive, is_misselected, true_winner
 
 
 def test_decisive_is_exactly_one_success_on_scalars_and_frames() -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from judgeaudit.profiles import backups, secrets
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
+from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
 from tests.memkeyring import MemoryKeyring
@@ -218,6 +219,12 @@ def test_shadowing_layers_warned(env: ProfileStore, tmp_path: Path, monkeypatch)
     assert "sk-shell" not in text and "sk-managed" not in text
     (tmp_path / ".codex").mkdir()
     (tmp_path / ".codex" / "config.toml").write_text('model_provider = "other"\n')
+    # Codex reads a project's .codex/config.toml only when the project is trusted.
+    untrusted = use_profile(env, "taotoken-codex", dry_run=True).warnings
+    assert not any("sets model_provider" in w for w in untrusted)
+    user_config = codex_home() / "config.toml"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[projects."{tmp_path}"]\ntrust_level = "trusted"\n')
     assert any(
         "sets model_provider" in w
         for w in use_profile(env, "taotoken-codex", dry_run=True).warnings

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.audit.domain import Environment
-from judgeaudit.audit.imported import load_imported
-from judgeaudit.audit.spec import SpecError, load_spec
-from judgeaudit.audit.success import state_check
+from judgeaudit.audit.inputs import load_spec
+from judgeaudit.audit.inputs.imported import load_imported
+from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.tasks import TASK_TYPES, builtin_retail, load_jsonl
-from judgeaudit.audit.tasks_errors import TaskError
-from judgeaudit.audit.verdict import VerdictError, parse_verdict
+from judgeaudit.audit.tasks.domain import Environment
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.tasks.success import state_check
+from judgeaudit.audit.units.verdict_parse import VerdictError, parse_verdict
 from tests.audit_helpers import write_spec
 
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.audit.spec import SpecError, load_spec
-from judgeaudit.audit.templates import TemplateError, builtin, load_template
-from judgeaudit.audit.verdict import VerdictError, parse_output, parse_success
+from judgeaudit.audit.inputs import load_spec
+from judgeaudit.audit.spec import SpecError
+from judgeaudit.audit.spec.templates import TemplateError, builtin, load_template
+from judgeaudit.audit.units.verdict_parse import VerdictError, parse_output, parse_success
 from tests.audit_helpers import write_spec
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "prompts"

@@ -13,39 +13,32 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from judgeaudit.analysis.frame import DEFAULT_BINS, LABELS_EN, LABELS_ZH, AnalysisError
+from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, AnalysisError
 from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
-from judgeaudit.audit.outcome import GAP_DECIMALS
+from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.units import gap as gaps
 
-GAP_SQL = {  # rounded as the engine stores reward_gap, so bin edges are honoured
-    "capability": f"ROUND(ABS(capability_a - capability_b), {GAP_DECIMALS})",
-    "judge": f"ROUND(ABS(judge_score_a - judge_score_b), {GAP_DECIMALS})",
-    "external": f"ROUND(ABS(reward_a - reward_b), {GAP_DECIMALS})",
-}
 DECISIVE = "(success_a != success_b)"
 MISSEL = "COALESCE(misselected, 0)"
 
 
 def gap_sql(source: str) -> str:
-    """The SQL expression of a gap source, or one line naming the sources there are."""
-    if source not in GAP_SQL:
-        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
-    return GAP_SQL[source]
+    """The SQL expression of a gap source (:mod:`judgeaudit.audit.units.gap`), or one line
+    naming the sources there are."""
+    try:
+        return gaps.gap_sql(source)
+    except gaps.GapSourceError as exc:
+        raise AnalysisError(str(exc)) from None
 
 
-def bin_arms(gap: str, bins: list[float]) -> tuple[list[str], list[float]]:
-    """``WHEN`` arms giving each bucket's index like ``pd.cut`` (right-closed), and their edges."""
-    arms, edges = [], []
-    for index in range(len(bins) - 1):
-        arms.append(f"WHEN {gap} > ? AND {gap} <= ? THEN {index}")
-        edges += [bins[index], bins[index + 1]]
-    return arms, edges
+bin_arms = gaps.bucket_arms
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
@@ -112,7 +105,7 @@ def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any
         return [job(db) for job in jobs]
 
     def own(job: Callable[[sqlite3.Connection], Any]) -> Any:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = open_readonly(Path(path))
         try:
             return job(conn)
         finally:
@@ -177,18 +170,15 @@ def _by_bucket_and_task(
 
 
 def default_bins(db: sqlite3.Connection, run_id: str, source: str) -> list[float]:
-    """Default edges; external rewards beyond 0-1 get the 0-1 edges scaled to their span."""
-    bins = DEFAULT_BINS[source]
-    if source == "external":
-        low, high = db.execute(
-            "SELECT MIN(r), MAX(r) FROM (SELECT reward_a AS r FROM audit_pairs WHERE run_id = ?"
-            " UNION ALL SELECT reward_b FROM audit_pairs WHERE run_id = ?)",
-            (run_id, run_id),
-        ).fetchone()
-        span = float(high - low) if low is not None else 0.0
-        if span > 1.0:
-            return [bins[0], *(round(edge * span, GAP_DECIMALS) for edge in bins[1:])]
-    return list(bins)
+    """Default edges (:func:`judgeaudit.audit.units.gap.default_bins`) over the run's rewards."""
+    if source != "external":
+        return gaps.default_bins(source)
+    low, high = db.execute(
+        "SELECT MIN(r), MAX(r) FROM (SELECT reward_a AS r FROM audit_pairs WHERE run_id = ?"
+        " UNION ALL SELECT reward_b FROM audit_pairs WHERE run_id = ?)",
+        (run_id, run_id),
+    ).fetchone()
+    return gaps.default_bins(source, low, high)
 
 
 def _buckets(

@@ -16,6 +16,36 @@ def ci(row: dict[str, Any]) -> str:
     return f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
 
 
+def split(row: dict[str, Any]) -> str:
+    """The three-way split of a row's decisive pairs and its tie-aware rate with interval."""
+    if "tie_aware_ci" not in row:
+        return ""
+    low, high = row["tie_aware_ci"] or (None, None)
+    return (
+        f"right {row['right']}, wrong {row['wrong']}, tie {row['tie']}; "
+        f"tie-aware {pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}"
+    )
+
+
+def tested(stat: dict[str, Any] | None, k: str, n: str) -> str:
+    """A rate with its count, interval and p-value against 50% (position bias)."""
+    if not stat or not stat.get(n):
+        return "n/a (none)"
+    p = stat["p_value"]
+    return f"{pct(stat['rate'])} ({stat[k]}/{stat[n]}) {ci(stat)}, p={p:.2g} vs 50%"
+
+
+def bias(b: dict[str, Any]) -> str:
+    """One judge's position bias: both statistics under their own names, unparsed orders."""
+    return (
+        f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])}; unparsed orders "
+        f"{b.get('unparsed_orders', 0)} (left out); first position wins "
+        f"{tested(b.get('first_position_win_rate'), 'first_position_wins', 'decided_orders')}"
+        " of decided orders; real order disagreements won by the first position "
+        f"{tested(b.get('flips_won_by_first'), 'won_by_first', 'order_disagreements')}"
+    )
+
+
 def review_lines(review: dict[str, Any]) -> list[str]:
     """Human-review agreement as text lines (table and Markdown reports), confusion included."""
     if not review.get("labelled"):

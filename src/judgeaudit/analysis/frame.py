@@ -8,16 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgeaudit.audit.outcome import GAP_DECIMALS, decisive
+from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.store.readonly import check_regular
+from judgeaudit.audit.units import gap as gaps
+from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
 from judgeaudit.validate import SQLITE_HEADER
 
-DEFAULT_BINS = {
-    "capability": [-0.01, 0.15, 0.3, 0.5, 1.0],
-    "judge": [-0.01, 0.2, 0.5, 1.0, 5.0],
-    # Rewards on a 0-1 scale (tau-bench style 0/1): a full 0-vs-1 gap is "large", never "medium".
-    "external": [-0.01, 0.15, 0.3, 0.5, 1.0],
-}
 #: What the gap measures, as report headers name it.
 GAP_NAMES = {
     "capability": "capability gap (|success rate A - success rate B|)",
@@ -38,13 +35,16 @@ def open_db(out: Path) -> sqlite3.Connection:
         raise AnalysisError(
             f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
         )
+    check_regular(path)
     with path.open("rb") as handle:
         if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
             raise AnalysisError(
                 f"{path}: not an audit database (not SQLite); give an OUT directory"
             )
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
+    try:
+        db = open_readonly(path)
+    except InputError as exc:
+        raise AnalysisError(str(exc)) from None
     try:
         db.execute("SELECT run_id FROM runs LIMIT 1")
     except sqlite3.DatabaseError:
@@ -72,28 +72,21 @@ def load_pairs(db: sqlite3.Connection, run_id: str) -> pd.DataFrame:
 
 
 def gap_series(pairs: pd.DataFrame, source: str) -> pd.Series:
-    """The gap under a declared source, recomputed from stored inputs exactly as the engine
-    computes ``reward_gap`` (rounded to GAP_DECIMALS, so bin edges are honoured)."""
-    columns = {
-        "capability": ("capability_a", "capability_b"),
-        "judge": ("judge_score_a", "judge_score_b"),
-        "external": ("reward_a", "reward_b"),
-    }
-    if source not in columns:
-        raise AnalysisError(f"--gap-source {source!r}: use capability, judge or external")
-    a, b = columns[source]
-    return (pairs[a].astype(float) - pairs[b].astype(float)).abs().round(GAP_DECIMALS)
+    """The gap under a declared source (:func:`judgeaudit.audit.units.gap.gap_series`)."""
+    try:
+        return gaps.gap_series(pairs, source)
+    except gaps.GapSourceError as exc:
+        raise AnalysisError(str(exc)) from None
 
 
 def default_bins(source: str, pairs: pd.DataFrame) -> list[float]:
-    """Default bin edges; external rewards beyond 0-1 get the 0-1 edges scaled to their span."""
-    bins = DEFAULT_BINS[source]
-    if source == "external" and len(pairs):
-        rewards = pd.concat([pairs["reward_a"], pairs["reward_b"]]).dropna().astype(float)
-        span = float(rewards.max() - rewards.min()) if len(rewards) else 0.0
-        if span > 1.0:
-            return [bins[0], *(round(edge * span, GAP_DECIMALS) for edge in bins[1:])]
-    return list(bins)
+    """Default bin edges (:func:`judgeaudit.audit.units.gap.default_bins`) over the run's rewards."""
+    if source != "external" or not len(pairs):
+        return gaps.default_bins(source)
+    rewards = pd.concat([pairs["reward_a"], pairs["reward_b"]]).dropna().astype(float)
+    if not len(rewards):
+        return gaps.default_bins(source)
+    return gaps.default_bins(source, float(rewards.min()), float(rewards.max()))
 
 
 def decisive_mask(pairs: pd.DataFrame) -> pd.Series:

@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import ci, pct, review_lines
+from judgeaudit.analysis.fmt import ci, pct, review_lines, tested
 from judgeaudit.analysis.verdicts import health_line
 
 STYLE = """
@@ -47,6 +47,25 @@ def _verdicts(health: dict[str, Any]) -> str:
     return f"<p class='{css}'>{escape(health_line(health))}</p>{table}"
 
 
+def _overall(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The overall row under the bucket table (all decisive pairs)."""
+    overall = report.get("overall")
+    if not overall:
+        return None
+    return {"label": "all", "alias": "overall", "lo": None, "hi": None, "pairs": report["pairs"],
+            "misselected": overall["wrong"], **overall}  # fmt: skip
+
+
+def _split_cells(row: dict[str, Any]) -> list[str]:
+    if "tie_aware_ci" not in row:
+        return ["", ""]
+    low, high = row["tie_aware_ci"] or (None, None)
+    return [
+        f"{row['right']} / {row['wrong']} / {row['tie']}",
+        f"{pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}",
+    ]
+
+
 def render_html(report: dict[str, Any], svg: str) -> str:
     buckets = _table(
         [
@@ -57,20 +76,24 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             "misselected",
             "rate",
             "95% CI",
-            "task-clustered 95% CI",
+            "task-clustered bootstrap 95% CI",
+            "right / wrong / tie",
+            "tie-aware rate",
         ],
         [
             [
                 f"{b['label']} ({b['alias']})",
-                f"({b['lo']:g}, {b['hi']:g}]",
+                "" if b["lo"] is None else f"({b['lo']:g}, {b['hi']:g}]",
                 b["pairs"],
                 b["decisive"],
                 b["misselected"],
                 pct(b["rate"]),
                 ci(b),
                 ci({"ci_low": b.get("boot_low"), "ci_high": b.get("boot_high")}),
+                *_split_cells(b),
             ]
-            for b in report["buckets"]
+            for b in [*report["buckets"], _overall(report)]
+            if b
         ],
     )
     agents = _table(
@@ -82,6 +105,8 @@ def render_html(report: dict[str, Any], svg: str) -> str:
             "misselected",
             "rate",
             "95% CI",
+            "right / wrong / tie",
+            "tie-aware rate",
             "ranking",
         ],
         [
@@ -93,6 +118,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 p["misselected"],
                 pct(p["rate"]),
                 ci(p),
+                *_split_cells(p),
                 "MISSELECTED" if p["ranking_misselected"] else "ok",
             ]
             for p in report["agent_pairs"]
@@ -103,14 +129,14 @@ def render_html(report: dict[str, Any], svg: str) -> str:
         ["who was satisfied", "satisfied", "task failed", "P(failed | satisfied)", "95% CI"],
         [
             [
-                f"judge (score ≥ {sbf['threshold']:g})",
+                f"judge (score ≥ {sbf['threshold']:g}), per judged side",
                 sbf["judge"]["satisfied"],
                 sbf["judge"]["failed"],
                 pct(sbf["judge"]["rate"]),
                 ci(sbf["judge"]),
             ],
             [
-                "user simulator (<finished>)",
+                "user simulator (<finished>), per conversation",
                 sbf["user_simulator"]["satisfied"],
                 sbf["user_simulator"]["failed"],
                 pct(sbf["user_simulator"]["rate"]),
@@ -119,13 +145,22 @@ def render_html(report: dict[str, Any], svg: str) -> str:
         ],
     )
     bias = _table(
-        ["judge model", "pairs", "swap-consistent", "first-position win rate (inconsistent)"],
+        [
+            "judge model",
+            "pairs",
+            "swap-consistent",
+            "unparsed orders (left out)",
+            "first position wins, of decided orders",
+            "real order disagreements won by the first position",
+        ],
         [
             [
                 b["judge_model"],
                 b["pairs"],
                 pct(b["consistency_rate"]),
-                pct(b["first_position_win_rate"]),
+                b.get("unparsed_orders", 0),
+                tested(b.get("first_position_win_rate"), "first_position_wins", "decided_orders"),
+                tested(b.get("flips_won_by_first"), "won_by_first", "order_disagreements"),
             ]
             for b in report["position_bias"]
         ],
@@ -176,6 +211,8 @@ Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 {verdicts}
 {svg}
 <h2>Misselection by gap bucket</h2>{buckets}
+<p class='note'>95% CI: {escape(str(report.get("intervals", "Wilson")))}. Tie-aware rate:
+(wrong + tie / 2) / decisive.</p>
 <h2>Agent pairs</h2>{agents}
 <h2>Satisfied but failed</h2>{satisfied}
 <h2>Position bias</h2>{bias}

@@ -9,6 +9,7 @@ import pandas as pd
 
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, decisive_mask, gap_series, nan_to_none
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
+from judgeaudit.audit.units.gap import bucket_series
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
@@ -46,7 +47,7 @@ def buckets(
 ) -> list[dict[str, Any]]:
     """Misselection per gap bucket over decisive pairs; empty buckets are kept."""
     gap = gap_series(pairs, source) if gap is None else gap
-    cut = pd.cut(gap, bins=bins, labels=labels)
+    cut = bucket_series(gap, bins, labels)
     frame = pd.DataFrame(
         {
             "bucket": cut,
@@ -86,7 +87,7 @@ def coverage(
 ) -> dict[str, int]:
     """Pairs the buckets cannot show: no gap (e.g. no judge scores) or a gap outside the bins."""
     gap = gap_series(pairs, source) if gap is None else gap
-    inside = pd.cut(gap, bins=bins).notna()
+    inside = bucket_series(gap, bins, [str(i) for i in range(len(bins) - 1)]).notna()
     return {"no_gap": int(gap.isna().sum()), "outside_bins": int((gap.notna() & ~inside).sum())}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
-from judgeaudit.audit.ids import pair_trial_b
+from judgeaudit.audit.units.ids import pair_trial_b
 
 SHOW_MATCHES = 5
 

@@ -16,13 +16,8 @@ import pandas as pd
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
 from judgeaudit.analysis.pair_detail import pair_detail as show_pair
 from judgeaudit.analysis.review import sample, write_sample
+from judgeaudit.audit.units import gap as gaps
 
-#: the SQL twin of analysis.frame.gap_series (same double arithmetic, so the same buckets)
-GAP_SQL = {
-    "capability": "abs(capability_a - capability_b)",
-    "judge": "abs(judge_score_a - judge_score_b)",
-    "external": "abs(reward_a - reward_b)",
-}
 PAIR_LIST_COLUMNS = (
     "pair_id, task_id, task_type, agent_a, agent_b, success_a, success_b, judge_pref, misselected"
 )
@@ -66,10 +61,11 @@ class ReviewData:
 
 
 def _gap(source: str) -> str:
+    """The report's gap expression (one definition: :mod:`judgeaudit.audit.units.gap`)."""
     try:
-        return GAP_SQL[source]
-    except KeyError:
-        raise AnalysisError(f"gap source {source!r}: use capability, judge or external") from None
+        return gaps.gap_sql(source)
+    except gaps.GapSourceError as exc:
+        raise AnalysisError(str(exc)) from None
 
 
 def _side(agent: str, row: dict[str, Any] | None) -> Side:
@@ -107,16 +103,15 @@ def pairs_in_range(
     only_misselected: bool = False,
 ) -> PairList:
     """Pairs whose gap lies in (lo, hi], misselected first, at most PAIRS_SHOWN of them."""
-    gap = _gap(source)
-    return _pair_list(out, f"{gap} > ? AND {gap} <= ?", (run_id, lo, hi), only_misselected)
+    where = gaps.in_bucket_sql(_gap(source))
+    return _pair_list(out, where, (run_id, lo, hi), only_misselected)
 
 
 def pairs_outside(
     out: Path, run_id: str, source: str, bins: list[float], *, only_misselected: bool = False
 ) -> PairList:
     """Pairs no bin holds: gap at or below the first edge, above the last, or unknown."""
-    gap = _gap(source)
-    where = f"({gap} IS NULL OR {gap} <= ? OR {gap} > ?)"
+    where = gaps.outside_sql(_gap(source))
     return _pair_list(out, where, (run_id, bins[0], bins[-1]), only_misselected)
 
 

@@ -14,7 +14,8 @@ from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
-from judgeaudit.analysis.fmt import review_lines
+from judgeaudit.analysis.fmt import bias as bias_text
+from judgeaudit.analysis.fmt import review_lines, split
 from judgeaudit.analysis.frame import (
     GAP_NAMES,
     decisive_mask,
@@ -27,6 +28,7 @@ from judgeaudit.analysis.frame import (
 )
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
+from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.analysis.verdicts import health_line, missing_by_bucket, verdict_health
 from judgeaudit.fsutil import atomic_write_text
@@ -74,20 +76,22 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         missing = (
             missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
         )
+        for index, bucket in enumerate(sections["buckets"]):
+            bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
+        report = {
+            "run_id": run_id,
+            "status": status,
+            "gap_source": source,
+            "bins": bins,
+            **sections,
+            "verdicts": verdicts,
+            "bootstrap": BOOTSTRAP,
+            "manifest": manifest,
+        }
+        add_figures(report, db, run_id, options.threshold)
     finally:
         db.close()
-    for index, bucket in enumerate(sections["buckets"]):
-        bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
-    return {
-        "run_id": run_id,
-        "status": status,
-        "gap_source": source,
-        "bins": bins,
-        **sections,
-        "verdicts": verdicts,
-        "bootstrap": BOOTSTRAP,
-        "manifest": manifest,
-    }
+    return report
 
 
 def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
@@ -113,8 +117,23 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         missing = (
             missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
         )
+        report = _pandas_report(pairs, labels, options, source, bins, settings, missing)
+        report.update(run_id=run_id, status=status, verdicts=verdicts, manifest=manifest)
+        add_figures(report, db, run_id, options.threshold)
     finally:
         db.close()
+    return report
+
+
+def _pandas_report(
+    pairs: pd.DataFrame,
+    labels: pd.DataFrame,
+    options: ReportOptions,
+    source: str,
+    bins: list[float],
+    settings: dict[str, Any],
+    missing: dict[int, tuple[int, int]],
+) -> dict[str, Any]:
     names = labels_for(
         bins, options.labels or (settings.get("labels") if bins == settings.get("bins") else None)
     )
@@ -124,8 +143,8 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
     for index, bucket in enumerate(buckets):
         bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
     return {
-        "run_id": run_id,
-        "status": status,
+        "run_id": None,
+        "status": None,
         "gap_source": source,
         "bins": bins,
         "pairs": len(pairs),
@@ -139,9 +158,9 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         "by_task_type": metrics.breakdown(pairs, ["task_type"]),
         "by_models": metrics.breakdown(pairs, ["agent_a", "agent_b", "judge_model"]),
         "human_review": agreement(pairs, labels),
-        "verdicts": verdicts,
+        "verdicts": None,
         "bootstrap": BOOTSTRAP,
-        "manifest": manifest,
+        "manifest": None,
     }
 
 
@@ -150,7 +169,7 @@ def _pct(value: float | None) -> str:
 
 
 def _ci(row: dict[str, Any]) -> str:
-    if row["ci_low"] is None:
+    if row.get("ci_low") is None:
         return "—"
     return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
 
@@ -171,11 +190,23 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
             f"  {b['label']:<4} {b['alias']:<7} {edges:<14}"
             f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
         )
+        if b.get("decisive") and "tie_aware_ci" in b:
+            lines.append(f"{'':<29}{split(b)}")
+    overall = report.get("overall")
+    if overall:
+        lines.append(
+            f"  {'all':<12} {'':<14}{_pct(overall['rate'])}  95% CI {_ci(overall):<14}"
+            f"{' ' * len(f'  task-clustered {_boot({}):<14}') if bootstrap else ''}"
+            f" n={overall['decisive']}"
+        )
+        lines.append(f"{'':<29}{split(overall)}")
     if bootstrap:
         boot = report.get("bootstrap", {})
         lines.append(
-            f"  (95% CI: Wilson; task-clustered: {boot.get('resamples')} resamples of whole "
-            f"tasks, seed {boot.get('seed')})"
+            "  (95% CI: Wilson with a design effect for task clustering, per row, not "
+            f"simultaneous; task-clustered: percentile bootstrap, {boot.get('resamples')} "
+            f"resamples of whole tasks, seed {boot.get('seed')}, undercovers with few events; "
+            "tie-aware = (wrong + tie/2) / decisive)"
         )
     left_out = [
         f"{report[key]} pairs {what}"
@@ -187,9 +218,10 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
     sbf = report["satisfied_but_failed"]
     for who in ("judge", "user_simulator"):
         part = sbf[who]
+        unit = {"judge": "judged sides", "user_simulator": "conversations"}[who]
         lines.append(
             f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
-            f"({part['failed']}/{part['satisfied']})"
+            f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}"
         )
     return lines
 
@@ -211,12 +243,15 @@ def render_table(report: dict[str, Any]) -> str:
             f"{p['judge_win_rate_b']:.2f}, misselected {_pct(p['rate'])} {_ci(p)} "
             f"n={p['decisive']}{flag}"
         )
+        if p.get("decisive"):
+            lines.append(f"      {split(p)}")
     lines += ["", "position bias:"]
     for pb in report["position_bias"]:
-        lines.append(
-            f"  {pb['judge_model']}: swap-consistent {_pct(pb['consistency_rate'])}, "
-            f"first position wins {_pct(pb['first_position_win_rate'])} of inconsistent"
-        )
+        lines.append(f"  {bias_text(pb)}")
+    lines.append(
+        "  (orders without a verdict left out; intervals: Wilson with a task design effect; "
+        "p: exact two-sided binomial test against 50% on the design-effect-adjusted counts)"
+    )
     lines += ["", "judge verdicts (an order without a parsable verdict counts as a tie):"]
     for j in report["verdicts"]["by_judge"]:
         lines.append(
@@ -226,7 +261,9 @@ def render_table(report: dict[str, Any]) -> str:
         )
     lines += ["", "by task type:"]
     for t in report["by_task_type"]:
-        lines.append(f"  {t['task_type']:<24} misselected {_pct(t['rate'])} n={t['decisive']}")
+        lines.append(
+            f"  {t['task_type']:<24} misselected {_pct(t['rate'])} {_ci(t)} n={t['decisive']}"
+        )
     lines += ["", *review_lines(report["human_review"])]
     return "\n".join(lines)
 
@@ -240,22 +277,36 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         health_line(report["verdicts"]),
         "",
-        "| bucket | gap | decisive | misselected | rate | 95% CI | decisive without verdict |",
-        "|---|---|---|---|---|---|---|",
+        "| bucket | gap | decisive | right | wrong (misselected) | tie | rate | 95% CI |"
+        " tie-aware rate | 95% CI | decisive without verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for b in report["buckets"]:
+    rows = [(f"{b['label']} ({b['alias']})", f"({b['lo']:g}, {b['hi']:g}]", b)
+            for b in report["buckets"]]  # fmt: skip
+    if report.get("overall"):
+        rows.append(("all", "", {**report["overall"], "no_verdict_decisive": ""}))
+    for label, edges, b in rows:
+        low, high = b.get("tie_aware_ci") or (None, None)
         out.append(
-            f"| {b['label']} ({b['alias']}) | ({b['lo']:g}, {b['hi']:g}] | {b['decisive']} | "
-            f"{b['misselected']} | {_pct(b['rate']).strip()} | {_ci(b)} | "
-            f"{b.get('no_verdict_decisive', 0)} |"
+            f"| {label} | {edges} | {b['decisive']} | {b.get('right', '')} | "
+            f"{b.get('wrong', b.get('misselected'))} | {b.get('tie', '')} | "
+            f"{_pct(b['rate']).strip()} | {_ci(b)} | {_pct(b.get('tie_aware_rate')).strip()} | "
+            f"{_ci({'ci_low': low, 'ci_high': high})} | {b.get('no_verdict_decisive', 0)} |"
         )
     sbf = report["satisfied_but_failed"]
+    judge, user = sbf["judge"], sbf["user_simulator"]
     out += [
         "",
+        f"Intervals: {report.get('intervals', 'Wilson')}. Tie-aware rate: "
+        "(wrong + tie / 2) / decisive.",
+        "",
         f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
-        f"{_pct(sbf['judge']['rate']).strip()} ({sbf['judge']['failed']}/{sbf['judge']['satisfied']})",
-        f"Failed although user simulator satisfied: {_pct(sbf['user_simulator']['rate']).strip()} "
-        f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']})",
+        f"{_pct(judge['rate']).strip()} ({judge['failed']}/{judge['satisfied']} judged sides), "
+        f"95% CI {_ci(judge)}",
+        f"Failed although user simulator satisfied: {_pct(user['rate']).strip()} "
+        f"({user['failed']}/{user['satisfied']} conversations), 95% CI {_ci(user)}",
+        "",
+        *[f"Position bias — {bias_text(pb)}" for pb in report["position_bias"]],
         "",
         "```",
         *review_lines(report["human_review"]),
@@ -266,7 +317,12 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 def render_csv(report: dict[str, Any]) -> str:
     buffer = io.StringIO()
-    pd.DataFrame(report["buckets"]).to_csv(buffer, index=False)
+    rows = []
+    for bucket in report["buckets"]:
+        row = {k: v for k, v in bucket.items() if k != "tie_aware_ci"}
+        low, high = bucket.get("tie_aware_ci") or (None, None)
+        rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high})
+    pd.DataFrame(rows).to_csv(buffer, index=False)
     return buffer.getvalue()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -116,34 +115,6 @@ def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] |
     if any(label[k] is not None for k in ("human_success_a", "human_success_b", "human_pref")):
         return label
     return None
-
-
-def store_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
-    """Upsert labels (re-importing the same file changes nothing); returns rows written."""
-    db = sqlite3.connect(db_path)
-    try:
-        with db:
-            db.executemany(
-                "INSERT INTO human_labels (pair_id, human_success_a, human_success_b, human_pref, note)"
-                " VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
-                " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
-                " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
-                " note = excluded.note",
-                labels,
-            )
-    finally:
-        db.close()
-    return len(labels)
-
-
-def clear_labels(db_path: Path, pair_id: str) -> None:
-    """Forget a pair's labels (the pair counts as unlabelled again)."""
-    db = sqlite3.connect(db_path)
-    try:
-        with db:
-            db.execute("DELETE FROM human_labels WHERE pair_id = ?", (pair_id,))
-    finally:
-        db.close()
 
 
 def agreement(pairs: pd.DataFrame, labels: pd.DataFrame) -> dict[str, Any]:

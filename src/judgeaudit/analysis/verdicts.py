@@ -11,17 +11,16 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.analysis.aggregate import bin_arms, gap_sql
+from judgeaudit.analysis.aggregate import gap_sql
+from judgeaudit.audit.store.verdict_counts import (
+    JOINED,
+    count_verdicts,
+    kept_verdict_counts,
+)
+from judgeaudit.audit.units.gap import bucket_case
 
 #: The gate fails a run B when more than this share of its judged orders has no verdict.
 MAX_NO_VERDICT = 0.05
-
-_PER_PAIR = (
-    "SELECT pair_id, COUNT(*) AS orders, SUM(ok = 0) AS missing, SUM(calls) AS calls,"
-    " SUM(failed) AS failed FROM (SELECT pair_id, MAX(parse_error IS NULL) AS ok,"
-    " COUNT(*) AS calls, SUM(parse_error IS NOT NULL) AS failed FROM judge_logs"
-    ' WHERE run_id = ? GROUP BY pair_id, "order") GROUP BY pair_id'
-)
 
 
 def _health(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -39,75 +38,11 @@ def _health(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-_SUMS = (
-    "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
-    " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
-)
-
-#: A finished run's counts, kept so a report does not read all of ``judge_logs`` again (10M rows
-#: for 5M pairs, most of a report's time). A new table: the data-contract tables are untouched.
-COUNTS_TABLE = (
-    "CREATE TABLE IF NOT EXISTS verdict_counts (run_id TEXT NOT NULL, judge_model TEXT,"
-    " orders INTEGER, missing INTEGER, calls INTEGER, failed INTEGER, pairs INTEGER,"
-    " without INTEGER, decisive_without INTEGER)"
-)
-
-
-#: Each judged pair's order counts next to its audit_pairs row.
-_JOINED = f"FROM ({_PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
-
-
-def _counted(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
-    """Per judge model: the seven counts of :func:`_health`, read from ``judge_logs``."""
-    return [
-        tuple(row)
-        for row in db.execute(
-            f"SELECT p.judge_model, {_SUMS} {_JOINED} GROUP BY p.judge_model ORDER BY p.judge_model",
-            (run_id,),
-        )
-    ]
-
-
-def _kept(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]] | None:
-    """The counts kept when the run finished, or None (an unfinished or older run)."""
-    has_table = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_counts'"
-    ).fetchone()
-    finished = db.execute(
-        "SELECT 1 FROM runs WHERE run_id = ? AND status = 'finished'", (run_id,)
-    ).fetchone()
-    if not (has_table and finished):
-        return None
-    rows = db.execute(
-        "SELECT judge_model, orders, missing, calls, failed, pairs, without, decisive_without"
-        " FROM verdict_counts WHERE run_id = ? ORDER BY judge_model",
-        (run_id,),
-    ).fetchall()
-    return [tuple(row) for row in rows] or None
-
-
-def keep_verdict_counts(db: sqlite3.Connection, run_id: str) -> None:
-    """Count a finished run's verdicts once and keep them (called when its files are written)."""
-    rows = _counted(db, run_id)
-    db.execute("BEGIN")
-    try:
-        db.execute(COUNTS_TABLE)
-        db.execute("DELETE FROM verdict_counts WHERE run_id = ?", (run_id,))
-        db.executemany(
-            "INSERT INTO verdict_counts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, *row) for row in rows],
-        )
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-
-
 def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
     """The run's totals and one entry per judge model (same keys as the totals)."""
-    by_judge = _kept(db, run_id)
+    by_judge = kept_verdict_counts(db, run_id)
     if by_judge is None:
-        by_judge = _counted(db, run_id)
+        by_judge = count_verdicts(db, run_id)
     # The totals are the judges' sums: one pass over judge_logs, not two.
     total = [sum(int(row[i] or 0) for row in by_judge) for i in range(1, 8)]
     return {
@@ -119,8 +54,7 @@ def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
 
 def _bucket_case(source: str, bins: list[float]) -> tuple[str, list[float]]:
     """A CASE giving the bucket index like ``pd.cut``: right-closed, NULL outside the edges."""
-    arms, edges = bin_arms(gap_sql(source), bins)
-    return f"CASE {' '.join(arms)} END", edges
+    return bucket_case(gap_sql(source), bins)
 
 
 def missing_by_bucket(
@@ -130,7 +64,7 @@ def missing_by_bucket(
     case, args = _bucket_case(source, bins)
     rows = db.execute(
         f"SELECT {case} AS bucket, COUNT(*), SUM(p.success_a != p.success_b)"
-        f" {_JOINED} WHERE v.missing > 0 GROUP BY bucket",
+        f" {JOINED} WHERE v.missing > 0 GROUP BY bucket",
         (*args, run_id),
     ).fetchall()
     return {int(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows if r[0] is not None}

@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.conversation import MAX_TOOL_STEPS, render
-from judgeaudit.audit.domain import TOOL_SCHEMAS
-from judgeaudit.audit.imported import load_imported
 from judgeaudit.audit.inputs import load_inputs
-from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.source import source_pair_units
+from judgeaudit.audit.inputs.imported import load_imported
+from judgeaudit.audit.inputs.rejudge import source_of
+from judgeaudit.audit.inputs.source_run import source_pair_units
 from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec.prompts import PromptSet
+from judgeaudit.audit.spec.templates import trajectory_block
+from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.tasks import Task, load_tasks
-from judgeaudit.audit.templates import trajectory_block
+from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
 from judgeaudit.audit.units import PairUnit, pair_units
+from judgeaudit.audit.units.conversation import MAX_TOOL_STEPS, render
 from judgeaudit.validate import check_out_dir
 
 SAMPLE = 25
@@ -55,6 +56,7 @@ class RoleEstimate:
 
 def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
     """The dry-run plan of a spec (into ``out`` if given: what is stored there is not redone)."""
+    source = source_of(spec)
     if out is not None:
         check_out_dir(out)  # the real run would refuse it: say so now, not after the plan
     prompts = PromptSet.for_spec(spec)
@@ -109,7 +111,7 @@ def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
             )
         )
     if spec.success_check is not None:
-        checks = todo_conv if spec.source is None else conversations
+        checks = todo_conv if spec.trajectories_from is None else conversations
         per = _mean(
             estimate_tokens(
                 "".join(
@@ -131,13 +133,13 @@ def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
         "spec": spec.path,
         "run": spec.name,
         "kind": "re-judge"
-        if spec.source
+        if spec.trajectories_from
         else "recorded verdicts"
         if recorded
         else "imported"
         if spec.imported
         else "simulated",
-        "source": spec.source.reference if spec.source else None,
+        "source": source.reference if source else None,
         "tasks": len(tasks),
         "conversations": conversations,
         "conversations_stored": done_t,
@@ -150,9 +152,10 @@ def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
 
 
 def _units(spec: RunSpec) -> tuple[list[Task], list[PairUnit], int]:
-    if spec.source is not None:
-        tasks = spec.source.tasks()
-        return tasks, source_pair_units(spec.source, tasks), len(spec.source.trajectories())
+    source = source_of(spec)
+    if source is not None:
+        tasks = source.tasks()
+        return tasks, source_pair_units(source, tasks), len(source.trajectories())
     if spec.imported:
         imported = load_imported(spec.base_dir() / spec.imported)
         tasks_by_id = {p.task.task_id: p.task for p in imported}  # a task has many pairs
@@ -164,8 +167,9 @@ def _units(spec: RunSpec) -> tuple[list[Task], list[PairUnit], int]:
 def _stored_trajectories(spec: RunSpec) -> dict[tuple[str, str, int], list[Any]]:
     """Transcripts that already exist (a re-judge's source, or imported pairs)."""
     out: dict[tuple[str, str, int], list[Any]] = {}
-    if spec.source is not None:
-        for row in spec.source.trajectories():
+    source = source_of(spec)
+    if source is not None:
+        for row in source.trajectories():
             out[(row["task_id"], row["agent"], int(row["trial"]))] = json.loads(row["events"])
     elif spec.imported:
         for p in load_imported(spec.base_dir() / spec.imported):
@@ -197,7 +201,7 @@ def _done(spec: RunSpec, out: Path | None) -> tuple[int, int]:
     if out is None or not (out / "audit.db").is_file():
         return 0, 0
     spec = load_inputs(spec).spec  # the hash the runner uses: it covers a task file's content
-    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    db = open_readonly(out / "audit.db")
     try:
         row = db.execute(
             "SELECT run_id FROM runs WHERE spec_hash = ? ORDER BY created_at DESC LIMIT 1",
@@ -207,20 +211,21 @@ def _done(spec: RunSpec, out: Path | None) -> tuple[int, int]:
             return 0, 0
         t = db.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ?", row).fetchone()[0]
         p = db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", row).fetchone()[0]
-        return (0 if spec.source or spec.imported else int(t)), int(p)
+        return (0 if spec.trajectories_from or spec.imported else int(t)), int(p)
     finally:
         db.close()
 
 
 def _measured_completions(spec: RunSpec) -> dict[str, float]:
     """Mean completion tokens per call and role, measured in a re-judge's source run."""
-    if spec.source is None:
+    source = source_of(spec)
+    if source is None:
         return {}
-    db = spec.source.connect()
+    db = source.connect()
     try:
         rows = db.execute(
             "SELECT role, AVG(completion_tokens) FROM calls WHERE run_id = ? GROUP BY role",
-            (spec.source.run_id,),
+            (source.run_id,),
         ).fetchall()
     finally:
         db.close()

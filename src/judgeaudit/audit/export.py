@@ -12,8 +12,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.outcome import decisive as is_decisive
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
+from judgeaudit.audit.store.bulk import finish_exports, iter_pairs
+from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
 
 PAIRS_CSV = "audit_pairs.csv"
@@ -45,9 +46,7 @@ class LiveLog:
 
 def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -> dict[str, Any]:
     """Rewrite the derived files for ``run_id``; return a small summary of the run."""
-    rows = store.db.execute(
-        "SELECT * FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,)
-    )
+    rows = iter_pairs(store, run_id)
     pairs = decisive = misselected = 0
     with atomic_writer(out / PAIRS_CSV) as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -61,12 +60,9 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         for log in store.iter_logs(run_id):
             handle.write(log_json(log) + "\n")
     if final:
-        from judgeaudit.analysis.verdicts import keep_verdict_counts
-        from judgeaudit.audit.parquet import PARQUET, write_pairs_parquet
+        from judgeaudit.audit.store.parquet import PARQUET
 
-        write_pairs_parquet(store.db, run_id, out / PARQUET)
-        store.index_for_report()
-        keep_verdict_counts(store.db, run_id)
+        finish_exports(store, run_id, out / PARQUET)
     manifest = store.manifest(run_id)
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"

@@ -16,38 +16,41 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit import recorded
-from judgeaudit.audit.conversation import CallSink, Side, render
-from judgeaudit.audit.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.export import LiveLog, export_all
-from judgeaudit.audit.imported import ImportedPair, save_imported
 from judgeaudit.audit.inputs import load_inputs
-from judgeaudit.audit.judging import judge_pair
-from judgeaudit.audit.manifest import build_manifest
-from judgeaudit.audit.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
-from judgeaudit.audit.prompts import PromptSet
-from judgeaudit.audit.runs import EndpointDown, RunError, choose_run, first_leaf, stored_any
-from judgeaudit.audit.simulate import recheck, simulate
-from judgeaudit.audit.source import (
+from judgeaudit.audit.inputs import recorded_verdicts as recorded
+from judgeaudit.audit.inputs.imported import save_imported
+from judgeaudit.audit.inputs.rejudge import source_of
+from judgeaudit.audit.inputs.simulate import recheck, simulate
+from judgeaudit.audit.inputs.source_run import (
     SourceRun,
     copy_trajectories,
     pending_checks,
     source_pair_units,
     task_to_json,
 )
+from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run, first_leaf
 from judgeaudit.audit.spec import ModelRef, RunSpec
+from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, env_key
+from judgeaudit.audit.spec.manifest import build_manifest
+from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.store.bulk import count_pairs, stored_any
 from judgeaudit.audit.tasks import Task
-from judgeaudit.audit.transcript import with_context
 from judgeaudit.audit.units import (
     CheckUnit,
+    ImportedPair,
     PairUnit,
     TrajectoryUnit,
     Unit,
     pair_units,
     trajectory_units,
 )
-from judgeaudit.audit.usage import Usage
+from judgeaudit.audit.units.conversation import CallSink, Side, render
+from judgeaudit.audit.units.judging import judge_pair
+from judgeaudit.audit.units.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
+from judgeaudit.audit.units.transcript import with_context
+from judgeaudit.audit.units.usage import Usage
 from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.llm import LLMError
 from judgeaudit.validate import check_out_dir, integer
@@ -131,7 +134,7 @@ class AuditRunner:
         """Undo a run this call created that stored no unit; True if OUT now holds no run."""
         run_id = self._created_run
         # A re-judge or an import only copies trajectories: until it judged a pair it did nothing.
-        copies_only = self.spec.source is not None or self.spec.imported is not None
+        copies_only = self.spec.trajectories_from is not None or self.spec.imported is not None
         if run_id is None or stored_any(store, run_id, pairs_only=copies_only):
             return False
         store.discard_run(run_id)
@@ -156,11 +159,11 @@ class AuditRunner:
     async def _run(
         self, store: AuditStore, tasks: list[Task], imported: list[ImportedPair] | None
     ) -> ev.RunFinished:
-        source = self.spec.source
+        source = source_of(self.spec)
         run_id, resumed = choose_run(store, self.spec, self.out, self.new_run)
         self._run_id = run_id
         if not resumed:
-            manifest = build_manifest(run_id, self.spec, self.prompts, tasks)
+            manifest = build_manifest(run_id, self.spec, self.prompts, tasks, source)
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
             store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
             self._created_run = run_id
@@ -236,9 +239,7 @@ class AuditRunner:
         """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
         assert self.spec.imported is not None
         total = self._recorded
-        done = store.db.execute(
-            "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
-        ).fetchone()[0]
+        done = count_pairs(store, run_id)
         self.emit(
             ev.RunStarted(
                 run_id, str(self.out), resumed, 0, 0, total, done, list(self.spec.warnings)

@@ -218,7 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
-    from judgeaudit.audit.rejudge import RejudgeRequest, rejudge_spec
+    from judgeaudit.audit.inputs.rejudge import RejudgeRequest, rejudge_spec
 
     spec = rejudge_spec(
         RejudgeRequest(
@@ -231,11 +231,14 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
             args.judge_temperature,
         )
     )
-    assert spec.source is not None
+    from judgeaudit.audit.inputs import source_of
+
+    source = source_of(spec)
+    assert source is not None
     if args.dry_run:
         return _print_plan(spec, args.out, args.events)
     # Into the source's own directory: add the re-judge as a run there (or resume it).
-    same_dir = args.out.resolve() == spec.source.out and not _holds_spec(args.out, spec)
+    same_dir = args.out.resolve() == source.out and not _holds_spec(args.out, spec)
     finished = _run_blocking(
         spec,
         args.out,
@@ -244,22 +247,22 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         new_run=same_dir,
     )
     print(
-        f"re-judged {spec.source.run_id} as {finished.run_id}; compare them with: judgeaudit "
-        f"compare {args.source} {args.out} --run-a {spec.source.run_id} --run-b {finished.run_id}"
+        f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
+        f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
     )
-    if args.out.resolve() == spec.source.out:
+    if args.out.resolve() == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
-            f"{finished.run_id}; {spec.source.run_id} stays in audit.db (judgeaudit report "
-            f"{args.out} --run {spec.source.run_id})"
+            f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
+            f"{args.out} --run {source.run_id})"
         )
     return 0
 
 
 def _holds_spec(out: Path, spec: RunSpec) -> bool:
-    import sqlite3
+    from judgeaudit.audit.store import open_readonly
 
-    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)
+    db = open_readonly(out / "audit.db")
     try:
         row = db.execute("SELECT 1 FROM runs WHERE spec_hash = ?", (spec.spec_hash(),)).fetchone()
     finally:

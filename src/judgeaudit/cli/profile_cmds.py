@@ -101,6 +101,9 @@ def register(sub: Sub) -> None:
     )
     imp.add_argument("file", type=Path)
     imp.set_defaults(func=cmd_import)
+    from judgeaudit.cli import profile_more  # issue 19's additions, kept in their own module
+
+    profile_more.register(psub)
 
 
 def _store() -> ProfileStore:
@@ -317,6 +320,8 @@ def _report(report: ImportReport, activate: bool = False) -> int:
         print(f"note: {line}")
     for line in report.skipped:
         print(f"skipped {line}")
+    for line in report.plaintext:
+        print(f"plaintext key copy: {line}")
     for app, name in sorted(report.current.items()):
         print(f"current in CC Switch for {app}: {name}")
     for app, label in sorted(report.current_skipped.items()):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from judgeaudit.analysis.drift import render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.label_import import import_labels
 from judgeaudit.analysis.report import ReportOptions, build_report, render
-from judgeaudit.analysis.review import read_labels, sample, store_labels, write_sample
+from judgeaudit.analysis.review import read_labels, sample, write_sample
 from judgeaudit.cli.common import UserError
 
 
@@ -108,29 +108,9 @@ def cmd_review_import(args: argparse.Namespace) -> int:
         labels = read_labels(args.file, known)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    count = store_labels(args.out / "audit.db", labels)
-    refreshed = _refresh_report_html(args.out)
+    count, refreshed = import_labels(args.out, labels)
     print(
         f"stored {count} labelled pairs (re-importing the same file changes nothing)"
         + (f"; {refreshed} shows them" if refreshed else "")
     )
     return 0
-
-
-def _refresh_report_html(out: Path) -> Path | None:
-    """Rewrite OUT/report.html (for the run it shows) so it includes the new labels."""
-    import json
-
-    from judgeaudit.analysis.report import write_report_files
-
-    if not (out / "report.html").is_file():
-        return None
-    try:
-        shown = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("run_id")
-    except (OSError, ValueError):
-        shown = None
-    try:
-        report = build_report(out, ReportOptions(run_id=shown))
-    except AnalysisError:
-        report = build_report(out)
-    return write_report_files(out, report)[0]

@@ -18,14 +18,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.profiles import codexextra
 from judgeaudit.profiles.importers import ImportReport, slug, store_profile
+from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.paths import claude_settings, codex_home
 from judgeaudit.profiles.redact import secret_values
 from judgeaudit.profiles.store import ProfileStore
 
 SUPPORTED = ("claude", "codex")
 PROXY_FORMATS = ("openai_chat", "openai_responses")
 MANAGED_AUTH = ("github_copilot", "codex_oauth")
+#: The env variables of a CC Switch Claude provider that a profile carries (URL, key, models).
+CLAUDE_CARRIED = frozenset(
+    {
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_AUTH_TOKEN",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_MODEL",
+        "ANTHROPIC_SMALL_FAST_MODEL",
+        "ANTHROPIC_DEFAULT_SONNET_MODEL",
+        "ANTHROPIC_DEFAULT_OPUS_MODEL",
+        "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+    }
+)
 
 
 @dataclass
@@ -171,6 +187,13 @@ def _claude(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]
         if isinstance(env.get(variable), str) and env[variable]:
             options[option] = env[variable]
     notes = []
+    left = sorted(k for k in env if k not in CLAUDE_CARRIED)
+    if left:
+        notes.append(
+            f"{name}: not imported from its env: {', '.join(left)} (judgeaudit does not carry "
+            "per-provider Claude Code settings; put the ones you want in the env of "
+            "~/.claude/settings.json yourself)"
+        )
     if fmt == "openai_chat":
         notes.append(_bridge_note(name, "claude", "OpenAI chat completions"))
     elif fmt in PROXY_FORMATS:
@@ -219,15 +242,35 @@ def _codex(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]:
     if not key and isinstance(table.get("env_key"), str):
         data["key_env"] = table["env_key"]
     notes = []
+    options: dict[str, Any] = {}
+    root, root_left = codexextra.split_root(toml)
+    extra, extra_left = codexextra.split_provider(table)
+    if root:
+        options["config"] = root
+    if extra:
+        options["provider"] = extra
+    left = [*root_left, *(f"model_providers.{provider}.{k}" for k in extra_left)]
+    if left:
+        notes.append(
+            f"{name}: not imported from its config.toml: {', '.join(left)} (tables at the top "
+            "level stay in your own config.toml; requires_openai_auth and keys: judgeaudit "
+            "supplies the key)"
+        )
     wire_api = table.get("wire_api", "responses")
-    if wire_api == "chat":
-        data["options"] = {"bridge": "chat"}
-        notes.append(_bridge_note(name, "codex", 'wire_api = "chat"'))
+    fmt = row.meta.get("apiFormat")
+    if wire_api == "chat" or fmt == "openai_chat":
+        # CC Switch stores chat-only vendors (its Kimi preset...) with wire_api = "responses"
+        # and apiFormat = "openai_chat": its proxy converts, as our bridge does.
+        options["bridge"] = "chat"
+        speaks = 'wire_api = "chat"' if wire_api == "chat" else "OpenAI chat completions only"
+        notes.append(_bridge_note(name, "codex", speaks))
     elif wire_api != "responses":
         notes.append(
             f"{name}: wire_api = {wire_api!r}; current Codex only speaks the Responses API; "
             f"`judgeaudit profile test {name}` tells whether it answers /v1/responses"
         )
+    if options:
+        data["options"] = options
     return data, key if isinstance(key, str) and key else None, notes
 
 
@@ -257,6 +300,7 @@ def import_ccswitch(
     else:
         raise ProfileError(f"no CC Switch data at {db_path} or {config_json}; pass --db PATH")
     report = ImportReport()
+    report.plaintext = plaintext_copies(db_path if db_path.is_file() else config_json, rows)
     names = profile_names(rows)
     for row in rows:
         name = names[(row.app, row.id)]
@@ -292,3 +336,58 @@ def _import_row(store: ProfileStore, report: ImportReport, row: Row, name: str, 
     report.labels[name] = label
     report.flagged += notes
     return True
+
+
+def _has_key(data: Any) -> bool:
+    return any(len(v) >= 8 for v in secret_values(data))
+
+
+def plaintext_copies(source: Path, rows: list[Row]) -> list[str]:
+    """Where keys still sit in plain text after the import (paths and counts, never a key):
+    CC Switch's own store and its backups, and the live files it wrote."""
+    out = []
+    with_keys = [r for r in rows if _has_key(r.config) or _has_key(r.meta)]
+    if with_keys:
+        out.append(
+            f"{source}: CC Switch keeps {len(with_keys)} provider key(s) there in plain text; "
+            "delete the providers in CC Switch (or the file) once you no longer need it"
+        )
+    backups = source.parent / "backups"
+    if backups.is_dir() and any(p.is_file() for p in backups.iterdir()):
+        out.append(f"{backups}: CC Switch's backups hold the same keys in plain text")
+    auth = codex_home() / "auth.json"
+    data, _ = _json(_read(auth))
+    if _has_key(data) or any(isinstance(v, str) and v for k, v in data.items() if "KEY" in k):
+        out.append(
+            f"{auth}: holds OPENAI_API_KEY in plain text (CC Switch writes it there; Codex only "
+            "reads it for its own login): remove it with `codex logout` or delete the file"
+        )
+    toml_path = codex_home() / "config.toml"
+    try:
+        toml = tomllib.loads(_read(toml_path))
+    except tomllib.TOMLDecodeError:
+        toml = {}
+    tables = toml.get("model_providers")
+    if isinstance(tables, dict) and any(
+        isinstance(t, dict) and t.get("experimental_bearer_token") for t in tables.values()
+    ):
+        out.append(f"{toml_path}: an experimental_bearer_token holds a key in plain text")
+    settings = claude_settings()
+    data, _ = _json(_read(settings))
+    env = data.get("env")
+    if isinstance(env, dict) and any(
+        env.get(v) for v in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
+    ):
+        out.append(
+            f"{settings}: env holds a key in plain text (a `judgeaudit profile use` of a "
+            "Claude profile moves it to the keyring)"
+        )
+    return out
+
+
+def _read(path: Path) -> str:
+    try:
+        raw = read_live(path)
+    except ProfileError:
+        return ""
+    return raw.decode("utf-8", "replace").removeprefix("\ufeff") if raw else ""

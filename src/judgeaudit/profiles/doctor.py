@@ -9,19 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles import secrets, shadowing
-from judgeaudit.profiles.model import APPS
+from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.redact import mask, scrub_keylike
 from judgeaudit.profiles.targets import claude
 
 CLAUDE_DEFAULT_BASE = "https://api.anthropic.com"
 
 
-def _winner(layers: list[shadowing.Layer], variable: str) -> tuple[Any, str | None, list[str]]:
-    """The value of an env variable, the layer it comes from, and the layers it overrides."""
+def _winner(
+    layers: list[shadowing.Layer], variable: str, *, empty_unset: bool = False
+) -> tuple[Any, str | None, list[str]]:
+    """The value of an env variable, the layer it comes from, and the layers it overrides.
+    ``empty_unset``: an empty value counts as unset (Claude Code's rule for its keys)."""
     found = [
         (layer, shadowing._env(layer)[variable])
         for layer in layers
         if variable in shadowing._env(layer)
+        and not (empty_unset and not shadowing._env(layer)[variable])
     ]
     if not found:
         return None, None, []
@@ -41,7 +45,73 @@ def _key_text(value: Any) -> str:
     return f"set ({mask(str(value))})" if value else "set but empty"
 
 
-def claude_report(cwd: Path | None = None) -> list[str]:
+def _claude_keys(layers: list[shadowing.Layer], base: str) -> list[str]:
+    """Which key goes in which header (observed with Claude Code 2.1.332): a set
+    ANTHROPIC_AUTH_TOKEN is the bearer token instead of the helper's key; a set
+    ANTHROPIC_API_KEY goes as x-api-key *beside* it; empty ones count as unset."""
+    out = []
+    helper = next(
+        (
+            (layer.label, layer.data["apiKeyHelper"])
+            for layer in layers
+            if "apiKeyHelper" in layer.data
+        ),
+        None,
+    )
+    token, token_src, token_over = _winner(layers, "ANTHROPIC_AUTH_TOKEN", empty_unset=True)
+    api_key, key_src, key_over = _winner(layers, "ANTHROPIC_API_KEY", empty_unset=True)
+    if token_src:
+        out.append(_line("key", f"ANTHROPIC_AUTH_TOKEN {_key_text(token)}", token_src, token_over))
+        if helper:
+            out.append("            (sent as the bearer token instead of apiKeyHelper's key)")
+    elif helper:
+        out.append(_line("key", f"apiKeyHelper `{scrub_keylike(str(helper[1]))}`", helper[0], []))
+    if api_key is not None and key_src:
+        out.append(_line("key", f"ANTHROPIC_API_KEY {_key_text(api_key)}", key_src, key_over))
+        if token_src or helper:
+            out.append(
+                f"  warning: ANTHROPIC_API_KEY from {key_src} is sent as x-api-key beside the "
+                f"profile's key to {base}: if it is a real Anthropic key, this third-party "
+                "gateway receives it; unset it (`unset ANTHROPIC_API_KEY`) or remove it there"
+            )
+    if not (token_src or helper or key_src):
+        out.append(_line("key", "Claude Code's own login (claude.ai / keychain)", None, []))
+    for variable in shadowing.CLAUDE_TOKENS:
+        _, source, _ = _winner(layers, variable)
+        if source and not _winner(layers, variable, empty_unset=True)[1]:
+            out.append(
+                f"            ({variable} is set but empty in {source}: Claude Code ignores it)"
+            )
+    return out
+
+
+def _claude_tiers(layers: list[shadowing.Layer], active: Profile | None) -> list[str]:
+    """Model tier variables that send ``--model haiku`` or background calls elsewhere than the
+    active profile's model."""
+    out = []
+    wanted = {active.model} if active and active.model else set()
+    if active:
+        wanted |= {str(v) for k, v in active.options.items() if k in claude.ENV_FOR_OPTION}
+    for variable in shadowing.CLAUDE_TIERS:
+        value, source, _ = _winner(layers, variable, empty_unset=True)
+        if source and str(value) not in wanted:
+            whose = f"profile {active.name}'s" if active else "the active"
+            out.append(
+                f"  tier: {variable} = {value} from {source}: `claude --model "
+                f"{_tier_word(variable)}` and Claude Code's background calls send it, not "
+                f"{whose} model"
+            )
+    return out
+
+
+def _tier_word(variable: str) -> str:
+    for word in ("haiku", "sonnet", "opus"):
+        if word.upper() in variable:
+            return word
+    return "haiku"  # ANTHROPIC_SMALL_FAST_MODEL: the small model of background calls
+
+
+def claude_report(cwd: Path | None = None, active: Profile | None = None) -> list[str]:
     layers = shadowing.claude_layers(cwd)
     out = ["claude (Claude Code): layers, highest first"]
     for layer in layers:
@@ -54,27 +124,8 @@ def claude_report(cwd: Path | None = None) -> list[str]:
     model, source, over = _winner(layers, "ANTHROPIC_MODEL")
     setting_model = next((layer.data["model"] for layer in layers if "model" in layer.data), None)
     out.append(_line("model", model or setting_model or "Claude Code's default", source, over))
-    for variable in shadowing.CLAUDE_TOKENS:
-        value, source, over = _winner(layers, variable)
-        if source:
-            out.append(_line("key", f"{variable} {_key_text(value)}", source, over))
-            out.append("            (it outranks apiKeyHelper: a profile's helper is not used)")
-            break
-    else:
-        helper = next(
-            (
-                (layer.label, layer.data["apiKeyHelper"])
-                for layer in layers
-                if "apiKeyHelper" in layer.data
-            ),
-            None,
-        )
-        if helper:
-            out.append(
-                _line("key", f"apiKeyHelper `{scrub_keylike(str(helper[1]))}`", helper[0], [])
-            )
-        else:
-            out.append(_line("key", "Claude Code's own login (claude.ai / keychain)", None, []))
+    out += _claude_keys(layers, base or CLAUDE_DEFAULT_BASE)
+    out += _claude_tiers(layers, active)
     for variable in shadowing.CLAUDE_ROUTERS:
         value, source, _ = _winner(layers, variable)
         if claude.truthy(value):
@@ -90,8 +141,17 @@ def codex_report(cwd: Path | None = None) -> list[str]:
     out = ["codex (Codex CLI): layers, highest first"]
     for layer in layers:
         state = layer.problem or ("present" if layer.path and layer.path.exists() else "absent")
-        note = " (read only when the project is trusted)" if layer.scope == "project" else ""
+        note = ""
+        if layer.scope == "project":
+            note = (
+                " (ignored: the project is not trusted; Codex reads it once "
+                f'[projects."{shadowing.git_root(cwd or Path.cwd()) or cwd or Path.cwd()}"] '
+                'trust_level = "trusted" is in the user file)'
+                if layer.ignored
+                else " (read: the project is trusted)"
+            )
         out.append(f"  - {layer.label}: {state}{note}")
+    layers = [layer for layer in layers if not layer.ignored]
 
     def pick(key: str) -> tuple[Any, str | None, list[str]]:
         found = [(layer, layer.data[key]) for layer in layers if key in layer.data]
@@ -196,6 +256,18 @@ def sdk_report(active: str | None) -> list[str]:
     return out
 
 
+def _profile(name: str | None, removed: frozenset[str] | set[str], app: str) -> Profile | None:
+    """The active profile of ``app``, if it still loads."""
+    if not name or app in removed:
+        return None
+    from judgeaudit.profiles.store import ProfileStore
+
+    try:
+        return ProfileStore.default().get(name)
+    except ProfileError:
+        return None
+
+
 def report(
     app: str | None,
     active: dict[str, str],
@@ -207,7 +279,7 @@ def report(
     lines: list[str] = []
     for name in apps:
         if name == "claude":
-            lines += claude_report(cwd)
+            lines += claude_report(cwd, _profile(active.get("claude"), removed, "claude"))
             lines += [f"  warning: {w}" for w in shadowing.claude_warnings(None, cwd)]
         elif name == "codex":
             lines += codex_report(cwd)

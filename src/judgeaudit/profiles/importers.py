@@ -29,6 +29,7 @@ class ImportReport:
     flagged: list[str] = field(default_factory=list)  # imported, but needs something to work
     current: dict[str, str] = field(default_factory=dict)  # app -> profile CC Switch has current
     current_skipped: dict[str, str] = field(default_factory=dict)  # app -> its provider's name
+    plaintext: list[str] = field(default_factory=list)  # where keys still sit in plain text
 
 
 def slug(text: str) -> str:

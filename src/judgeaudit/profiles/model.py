@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from judgeaudit.profiles import bridgeopt
+from judgeaudit.profiles import bridgeopt, codexextra
 from judgeaudit.profiles.filekind import kind_of
 from judgeaudit.profiles.names import NAME_RE as NAME_RE
 from judgeaudit.profiles.names import ProfileError as ProfileError
@@ -39,6 +39,8 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
         "key_mode": ("command", "env_key"),
         "provider_id": str,
         "env_key": str,
+        "config": dict,  # more root keys of config.toml (profiles.codexextra)
+        "provider": dict,  # more keys of the provider table
         **BRIDGE_OPTIONS,
     },
     "sdk": {"env_prefix": str},
@@ -240,6 +242,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             )
         if "env_key" in options and not ENV_RE.match(options["env_key"]):
             raise ProfileError(f"{where}: options.env_key: not an environment variable name")
+        codexextra.check(options, where)
     if "bridge_port" in options and (
         problem := bridgeopt.check_port(options["bridge_port"], f"{where}: options.bridge_port")
     ):

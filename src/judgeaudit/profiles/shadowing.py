@@ -1,10 +1,17 @@
 """What would make a tool ignore a switch: the settings layers above the file judgeaudit edits.
 
-Claude Code merges managed settings > ``--settings`` > project ``.claude/settings.local.json`` >
-``.claude/settings.json`` > the user file, and a settings ``env`` outranks the shell; an
-``ANTHROPIC_AUTH_TOKEN`` / ``ANTHROPIC_API_KEY`` anywhere outranks ``apiKeyHelper``. Codex layers
-managed config > trusted project ``.codex/config.toml`` > the user file (+ ``-p`` profile). The
-layers judgeaudit does not own are reported with file and key, never edited.
+As observed with Claude Code 2.1.332 against the embedded server: it merges managed settings >
+``--settings`` > ``<cwd>/.claude/settings.local.json`` > ``<cwd>/.claude/settings.json`` > the
+user file (``$CLAUDE_CONFIG_DIR/settings.json``, else ``~/.claude/settings.json``); project
+files are read from the current directory only (not its parents, not the git root), so with
+``CLAUDE_CONFIG_DIR`` set, ``~/.claude/settings.json`` is a project file in ``~``. A settings
+``env`` outranks the shell. An empty ``ANTHROPIC_AUTH_TOKEN`` / ``ANTHROPIC_API_KEY`` counts as
+unset; a set ``ANTHROPIC_AUTH_TOKEN`` replaces ``apiKeyHelper``'s key as the bearer token, and a
+set ``ANTHROPIC_API_KEY`` is sent as ``x-api-key`` beside the helper's bearer token.
+Codex 0.171 reads ``.codex/config.toml`` from the current directory up to the git root (the
+current directory only outside a repository), and only when the project is trusted
+(``[projects."<root>"] trust_level = "trusted"`` in the user file); above it the managed
+config. The layers judgeaudit does not own are reported with file and key, never edited.
 """
 
 from __future__ import annotations
@@ -23,11 +30,22 @@ from judgeaudit.profiles.paths import (
     claude_settings,
     codex_home,
     codex_managed_config,
-    project_dirs,
 )
 from judgeaudit.profiles.targets import claude
 
-CLAUDE_VARS = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
+CLAUDE_TIERS = (
+    "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+    "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+)
+CLAUDE_VARS = (
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_API_KEY",
+    *CLAUDE_TIERS,
+)
 CLAUDE_TOKENS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 CLAUDE_ROUTERS = claude.ROUTER_VARS
 CODEX_KEYS = ("model", "model_provider", "model_providers", "profile")
@@ -39,6 +57,7 @@ class Layer:
     path: Path | None
     data: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None  # unreadable: what is wrong
+    ignored: bool = False  # the tool does not read it (an untrusted Codex project)
 
     @property
     def label(self) -> str:
@@ -86,11 +105,10 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     cwd = cwd or Path.cwd()
     layers = [Layer("managed", claude_managed_settings())]
     user = claude_settings()
-    for directory in project_dirs(cwd):
-        for name, scope in (("settings.local.json", "project-local"), ("settings.json", "project")):
-            path = directory / ".claude" / name
-            if path.exists() and path.resolve() != user.resolve():
-                layers.append(Layer(scope, path))
+    for name, scope in (("settings.local.json", "project-local"), ("settings.json", "project")):
+        path = cwd / ".claude" / name  # the current directory only, as Claude Code reads them
+        if path.exists() and path.resolve() != user.resolve():
+            layers.append(Layer(scope, path))
     layers.append(Layer("user", user))
     for layer in layers:
         assert layer.path is not None
@@ -100,17 +118,50 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     return layers
 
 
+def git_root(cwd: Path) -> Path | None:
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def codex_project_dirs(cwd: Path) -> list[Path]:
+    """Where Codex looks for ``.codex/config.toml``: the current directory up to the git root,
+    nearest first (the current directory alone outside a repository)."""
+    root = git_root(cwd)
+    if root is None:
+        return [cwd]
+    return [cwd, *[d for d in cwd.parents if d == root or root in d.parents]]
+
+
+def codex_trusted(cwd: Path, user: dict[str, Any]) -> bool:
+    """Whether Codex trusts the project (its root, or a directory on the way there)."""
+    projects = user.get("projects")
+    if not isinstance(projects, dict):
+        return False
+    for directory in codex_project_dirs(cwd):
+        entry = projects.get(str(directory))
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
+            return True
+    return False
+
+
 def codex_layers(cwd: Path | None = None) -> list[Layer]:
+    """Highest precedence first; a project layer of an untrusted project keeps its data but
+    has ``ignored`` set (Codex does not read it)."""
     cwd = cwd or Path.cwd()
     layers = [Layer("managed", codex_managed_config())]
-    for directory in project_dirs(cwd):
+    user = Layer("user", codex_home() / "config.toml")
+    user.data, user.problem = _read_toml(codex_home() / "config.toml")
+    trusted = codex_trusted(cwd, user.data)
+    for directory in codex_project_dirs(cwd):
         path = directory / ".codex" / "config.toml"
         if path.exists() and path.resolve() != (codex_home() / "config.toml").resolve():
-            layers.append(Layer("project", path))
-    layers.append(Layer("user", codex_home() / "config.toml"))
+            layers.append(Layer("project", path, ignored=not trusted))
     for layer in layers:
         assert layer.path is not None
         layer.data, layer.problem = _read_toml(layer.path)
+    layers.append(user)
     return layers
 
 
@@ -141,10 +192,18 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
                     f"ignores ANTHROPIC_BASE_URL ({fix})"
                 )
         for variable in CLAUDE_TOKENS:
-            if variable in env and not (inline and layer.scope == "shell"):
+            if not env.get(variable) or (inline and layer.scope == "shell"):
+                continue  # empty: Claude Code treats it as unset
+            if variable == "ANTHROPIC_API_KEY":
                 out.append(
-                    f"{where}{variable} is set: Claude Code ranks it above apiKeyHelper and "
-                    f"will send that key instead of the profile's ({fix})"
+                    f"{where}{variable} is set: Claude Code sends it as x-api-key beside the "
+                    "profile's key, so that key (a real Anthropic key?) goes to the profile's "
+                    f"gateway ({fix})"
+                )
+            else:
+                out.append(
+                    f"{where}{variable} is set: Claude Code sends it as the bearer token "
+                    f"instead of the profile's key ({fix})"
                 )
         if layer.scope == "shell":
             continue
@@ -162,17 +221,19 @@ def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> 
 def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:
     out = []
     for layer in codex_layers(cwd):
+        if layer.ignored:
+            continue  # an untrusted project: Codex does not read it
         tables = layer.data.get("profiles")
         if profile is not None and isinstance(tables, dict) and profile.name in tables:
             out.append(
                 f"{layer.path}: has a legacy [profiles.{profile.name}] table: `codex -p "
                 f"{profile.name}` refuses to start while it is there (remove that table)"
             )
-        if layer.scope == "user":
-            continue  # a legacy `profile = ...` line there: the switch itself says so
+        if layer.scope == "user" or layer.ignored:
+            continue  # user: the switch itself says so; untrusted: Codex does not read it
         keys = [k for k in CODEX_KEYS if k in layer.data]
         if keys:
-            trust = " (when the project is trusted)" if layer.scope == "project" else ""
+            trust = " (the project is trusted)" if layer.scope == "project" else ""
             out.append(
                 f"{layer.path}: sets {', '.join(keys)}, which override config.toml{trust}; the "
                 "switch will not apply there"

@@ -14,8 +14,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.imported import ImportedSet, parse_pair
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
+from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, dumps
 from judgeaudit.rollouts.messages import RolloutError

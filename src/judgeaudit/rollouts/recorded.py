@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.imported import ImportedSet, parse_pair, parse_verdicts
-from judgeaudit.audit.tasks_errors import TaskError
+from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair, parse_verdicts
+from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError

@@ -80,6 +80,9 @@ class SimServer:
             "status": status,
             "key_sha256": hashlib.sha256(given.encode()).hexdigest()[:16] if given else None,
         }
+        if header and request.headers.get("x-api-key"):  # a client that sends both (doctor)
+            other = request.headers["x-api-key"]
+            line["x_api_key_sha256"] = hashlib.sha256(other.encode()).hexdigest()[:16]
         if sim_request is not None:
             line["model"] = sim_request.model
             line["roles"] = [m.role for m in sim_request.messages]

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.outcome import decisive
 from judgeaudit.audit.runner import AuditRunner
+from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.engine import RunIncomplete, run_audit
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.judge_log import LogEvent

@@ -1,10 +1,13 @@
-"""Codex ``config.toml`` (and ``<name>.config.toml`` for ``codex -p``), edited with tomlkit so
-comments, formatting and unrelated tables survive; only the keys judgeaudit owns are reconciled.
+"""Codex ``config.toml`` (and ``<name>.config.toml`` for ``codex -p``), edited as text
+(:mod:`judgeaudit.profiles.tomltext`) so comments, line ends, blank lines and unrelated tables
+survive byte for byte; only the keys judgeaudit owns are reconciled, and a real parser proves
+that nothing else changed.
 
-Provider ids: ``options.provider_id`` or one id per gateway derived from the base URL's host
+Provider ids: ``options.provider_id``, else the single id the user opted into (``profile
+codex-history shared``), else one id per gateway derived from the base URL's host
 (``taotoken.net`` -> ``taotoken``). Codex files sessions under the provider id and ``codex
 resume`` shows those of the current one, so every profile for the same gateway shares an id and
-changing a model or profile keeps the history visible.
+changing a model or profile keeps the history visible; the single id keeps it across gateways.
 """
 
 from __future__ import annotations
@@ -12,25 +15,32 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import tomlkit
-from tomlkit.exceptions import ParseError
-from tomlkit.items import InlineTable, Table
-from tomlkit.toml_document import TOMLDocument
-
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.ledger import Entry, Reconciler, fingerprint
-from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, Profile, ProfileError
+from judgeaudit.profiles.model import (
+    BUILTIN_CODEX_PROVIDERS,
+    PROVIDER_ID_RE,
+    Profile,
+    ProfileError,
+)
+from judgeaudit.profiles.paths import config_dir
 from judgeaudit.profiles.targets import FilePlan
+from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
 LOOPBACK = ("localhost", "::1")
 #: Codex waits 5 s for an auth command by default; a busy machine can need more than that.
 AUTH_TIMEOUT_MS = 15000
+ROOT_KEYS = ("model", "model_provider")
+#: The key in judgeaudit's state.json holding the opted-in single Codex provider id.
+SHARED_ID_STATE = "codex_shared_provider_id"
+DEFAULT_SHARED_ID = "judgeaudit"
 
 
 def default_provider_id(base_url: str) -> str:
@@ -45,8 +55,21 @@ def default_provider_id(base_url: str) -> str:
     return f"{ident}-api" if ident in BUILTIN_CODEX_PROVIDERS else ident
 
 
+def shared_provider_id() -> str | None:
+    """The one provider id every Codex profile uses when the user opted in (``judgeaudit
+    profile codex-history shared``): ``codex resume --last`` then finds every session, whatever
+    gateway wrote it. ``None``: one id per gateway (the default)."""
+    try:
+        data = json.loads((config_dir() / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get(SHARED_ID_STATE) if isinstance(data, dict) else None
+    return value if isinstance(value, str) and PROVIDER_ID_RE.match(value) else None
+
+
 def provider_id(profile: Profile) -> str:
-    given = profile.option("provider_id")
+    """The profile's own ``provider_id`` option, else the shared id, else one per gateway."""
+    given = profile.option("provider_id") or shared_provider_id()
     ident = str(given) if given else default_provider_id(profile.base_url)
     if ident in BUILTIN_CODEX_PROVIDERS:
         raise ProfileError(f"profile {profile.name!r}: {ident!r} is a built-in Codex provider id")
@@ -60,15 +83,20 @@ def env_key_name(profile: Profile) -> str:
     return re.sub(r"[^A-Z0-9]", "_", f"JUDGEAUDIT_{profile.name.upper()}_KEY")
 
 
-def parse(path: Path, raw: bytes) -> TOMLDocument:
+def parse(path: Path, raw: bytes) -> dict[str, Any]:
+    """The file's data, or one line naming the file, line and column of what is wrong."""
     try:
-        return tomlkit.parse(raw.decode("utf-8"))
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+        return tomllib.loads(text)
     except UnicodeDecodeError:
         raise ProfileError(f"{path}: not UTF-8 text; nothing was changed") from None
-    except ParseError as exc:
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        lines = text.rstrip().splitlines() or [""]
+        at = f":{where.group(1)}:{where.group(2)}" if where else f":{len(lines)}:{len(lines[-1])}"
+        msg = str(exc).split(" (at ")[0]
         raise ProfileError(
-            f"{path}:{exc.line}:{exc.col}: invalid TOML ({str(exc).split(' at line')[0]}); fix it or "
-            "move it aside, nothing was changed"
+            f"{path}{at}: invalid TOML ({msg}); fix it or move it aside, nothing was changed"
         ) from None
 
 
@@ -96,13 +124,8 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         }
     else:
         table["env_key"] = env_key_name(profile)
-    return table
-
-
-def _inline(value: dict[str, Any]) -> InlineTable:
-    table = tomlkit.inline_table()
-    for key, item in value.items():
-        table[key] = _inline(item) if isinstance(item, dict) else item
+    extra = profile.option("provider") or {}
+    table.update({k: v for k, v in extra.items() if k not in table})  # query_params, headers...
     return table
 
 
@@ -111,85 +134,124 @@ def _table_raw(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+#: The order a provider table's keys are written in (the rest follow, sorted).
+TABLE_ORDER = ("name", "base_url", "wire_api", "env_key", "auth")
+
+
+def _ordered(table: dict[str, Any]) -> dict[str, Any]:
+    first = {k: table[k] for k in TABLE_ORDER if k in table}
+    return {**first, **{k: table[k] for k in sorted(table) if k not in first}}
+
+
+def _root_line(key: str, raw: str) -> str:
+    """A root key's whole line (older ledgers kept only the value, ``"gpt-5"``)."""
+    if re.match(rf"\s*({re.escape(key)}|{re.escape(render_key(key))})\s*=", raw):
+        return raw
+    return f"{key} = {raw}"
+
+
 class ConfigDoc:
-    """The :class:`~judgeaudit.profiles.ledger.Editable` view of a Codex config."""
+    """The :class:`~judgeaudit.profiles.ledger.Editable` view of a Codex config.
 
-    def __init__(self, doc: TOMLDocument) -> None:
-        self.doc = doc
+    Root keys are owned as whole lines (the user's own line, comment included, is what comes
+    back at ``off``; their comment never annotates our value); provider tables as data.
+    ``seps`` is what was put before each table judgeaudit added, so removing it is exact."""
 
-    def _providers(self) -> Any:
-        return self.doc.get("model_providers")
+    def __init__(self, text: TomlText, seps: dict[str, str | None]) -> None:
+        self.text = text
+        self.seps = seps
+
+    def _data(self) -> dict[str, Any]:
+        try:
+            return tomllib.loads(self.text.text.removeprefix("\ufeff"))
+        except tomllib.TOMLDecodeError:
+            return {}
+
+    @staticmethod
+    def _table(dotted: str) -> tuple[str, ...]:
+        return ("model_providers", dotted.split(".", 1)[1])
 
     def current_raw(self, dotted: str) -> str | None:
         if dotted.startswith("model_providers."):
-            providers = self._providers()
+            providers = self._data().get("model_providers")
             ident = dotted.split(".", 1)[1]
             if not isinstance(providers, dict) or ident not in providers:
                 return None
-            return _table_raw(providers[ident].unwrap())
-        if dotted not in self.doc:
-            return None
-        item: Any = self.doc.item(dotted)
-        return str(item.as_string()).strip()
+            return _table_raw(providers[ident])
+        found = self.text.root_key(dotted)
+        return None if found is None else self.text.line_of(found)
 
     def put_raw(self, dotted: str, raw: str, index: int | None = None) -> None:
         if dotted.startswith("model_providers."):
-            table = tomlkit.table()
-            for key, value in json.loads(raw).items():
-                table[key] = _inline(value) if isinstance(value, dict) else value
-            self._providers()[dotted.split(".", 1)[1]] = table
+            sep = self.text.set_table(self._table(dotted), _ordered(json.loads(raw)))
+            if sep is not None:
+                self.seps[dotted] = sep
             return
-        new: Any = tomlkit.parse(f"v = {raw}").item("v")
-        if dotted in self.doc:  # keep the line's comment and spacing
-            old: Any = self.doc.item(dotted)
-            for part in ("indent", "comment_ws", "comment", "trail"):
-                setattr(new.trivia, part, getattr(old.trivia, part))
-            self.doc[dotted] = new
-        else:  # a plain value gets tomlkit's own placement and line end
-            self.doc[dotted] = new.unwrap()
+        self.text.set_root(dotted, _root_line(dotted, raw))
 
     def remove(self, dotted: str) -> None:
         if dotted.startswith("model_providers."):
-            providers = self._providers()
-            if isinstance(providers, dict):
-                providers.pop(dotted.split(".", 1)[1], None)
-        elif dotted in self.doc:
-            del self.doc[dotted]
+            self.text.remove_table(self._table(dotted), self.seps.pop(dotted, None))
+        elif dotted != "model_providers":
+            self.text.remove_root(dotted)
 
     def index_of(self, dotted: str) -> int | None:
-        return None  # tomlkit keeps positions of values it replaces
+        return None  # values are replaced where they are
 
     def ensure_container(self, dotted: str) -> bool:
-        if dotted in self.doc:
-            if not isinstance(self.doc[dotted], Table | dict):
-                raise ProfileError(f"config.toml: {dotted} must be a table; nothing was changed")
-            return False
-        self.doc[dotted] = tomlkit.table(is_super_table=True)
-        return True
+        value = self._data().get(dotted)
+        if value is not None and not isinstance(value, dict):
+            raise ProfileError(f"config.toml: {dotted} must be a table; nothing was changed")
+        return False  # [model_providers.<id>] headers need no [model_providers] of their own
 
     def container_empty(self, dotted: str) -> bool:
-        value = self.doc.get(dotted)
-        return isinstance(value, dict) and not value
+        return False
 
 
 def _adopt_or_refuse(
-    path: Path, doc: TOMLDocument, ident: str, ledger: dict[str, Entry], profile_name: str
+    path: Path, data: dict[str, Any], ident: str, ledger: dict[str, Entry], profile_name: str
 ) -> None:
     """Refuse to replace a provider table someone else wrote (issue: data loss)."""
     dotted = f"model_providers.{ident}"
-    providers = doc.get("model_providers")
+    providers = data.get("model_providers")
     if dotted in ledger or not isinstance(providers, dict) or ident not in providers:
         return
     table = providers[ident]
     name = table.get("name", "") if isinstance(table, dict) else ""
     if isinstance(name, str) and name.endswith(OURS_SUFFIX):  # an earlier judgeaudit wrote it
-        ledger[dotted] = {"had": False, "wrote": fingerprint(_table_raw(table.unwrap()))}
+        ledger[dotted] = {"had": False, "wrote": fingerprint(_table_raw(table))}
         return
     raise ProfileError(
         f"{path}: [model_providers.{ident}] was not written by judgeaudit and a switch would "
         f"replace it; give this profile another id (`judgeaudit profile edit {profile_name} --option "
         f"provider_id=OTHER`) or remove that table yourself; nothing was changed"
     )
+
+
+def _migrate(ledger: dict[str, Entry], text: TomlText) -> None:
+    """Ledgers written before root keys were owned as whole lines kept only the value."""
+    for key in ROOT_KEYS:
+        entry = ledger.get(key)
+        found = text.root_key(key)
+        if not entry or "wrote" not in entry or found is None:
+            continue
+        line = text.line_of(found)
+        value = line.split("=", 1)[1].split("#", 1)[0].strip() if "=" in line else ""
+        if entry["wrote"] == fingerprint(value):
+            entry["wrote"] = fingerprint(line)
+
+
+def _others(data: dict[str, Any], owned: set[str]) -> dict[str, Any]:
+    """The document without what judgeaudit owns (to prove an edit touched nothing else)."""
+    out = {k: v for k, v in data.items() if k not in owned}
+    providers = data.get("model_providers")
+    if isinstance(providers, dict):
+        kept = {k: v for k, v in providers.items() if f"model_providers.{k}" not in owned}
+        if kept:
+            out["model_providers"] = kept
+        else:
+            out.pop("model_providers", None)
+    return out
 
 
 def plan_file(
@@ -203,50 +265,52 @@ def plan_file(
     created: bool = False,
 ) -> FilePlan:
     """Plan ``config.toml`` (kind ``codex``) or ``<name>.config.toml`` (``codex-profile``)."""
-    doc = parse(path, raw) if raw is not None else tomlkit.document()
+    data_before = parse(path, raw) if raw is not None else {}
+    source = raw.decode("utf-8") if raw is not None else ""
     if raw is None and profile is not None and kind == "codex-profile":
-        doc.add(
-            tomlkit.comment(
-                f"judgeaudit profile {profile.name}: use with `codex -p {profile.name}`"
-            )
-        )
+        source = f"# judgeaudit profile {profile.name}: use with `codex -p {profile.name}`\n\n"
+    text = TomlText(source)
     ledger = {k: dict(v) for k, v in ledger.items()}
+    _migrate(ledger, text)
     want: dict[str, str] = {}
     if profile is not None:
         ident = provider_id(profile)
-        _adopt_or_refuse(path, doc, ident, ledger, profile.name)
+        _adopt_or_refuse(path, data_before, ident, ledger, profile.name)
         if profile.model:
-            want["model"] = json.dumps(profile.model, ensure_ascii=False)
-        want["model_provider"] = json.dumps(ident)
+            want["model"] = "model = " + json.dumps(profile.model, ensure_ascii=False)
+        want["model_provider"] = "model_provider = " + json.dumps(ident)
+        for key, value in (profile.option("config") or {}).items():  # model_reasoning_effort...
+            want[key] = f"{render_key(key)} = {render_value(value)}"
         want[f"model_providers.{ident}"] = _table_raw(provider_table(profile))
-    text_before = tomlkit.dumps(doc)
-    trail = text_before[len(text_before.rstrip()) :]
+    seps = {d: e.get("sep") for d, e in ledger.items() if d.startswith("model_providers.")}
+    doc = ConfigDoc(text, seps)
     reconciler = Reconciler(
-        ConfigDoc(doc),
-        str(path),
-        frozenset(),
-        load_secret,
-        containers=frozenset({"model_providers"}),
+        doc, str(path), frozenset(), load_secret, containers=frozenset({"model_providers"})
     )
     outcome = reconciler.reconcile(want, ledger, [])
-    text = tomlkit.dumps(doc)
     for dotted, entry in outcome.ledger.items():
-        if dotted.startswith("model_providers.") and "trail" not in entry:
-            entry["trail"] = trail  # what the file ended with before this table was added
-    removed_tables = [
-        e for d, e in ledger.items() if d.startswith("model_providers.") and d not in outcome.ledger
-    ]
-    if removed_tables and "trail" in removed_tables[0]:
-        text = text.rstrip() + removed_tables[0]["trail"]
+        if dotted in doc.seps:
+            entry["sep"] = doc.seps[dotted]
+        entry.pop("trail", None)  # the tomlkit-era record of the file's end
+    owned = set(ledger) | set(outcome.ledger) | set(want)
+    try:
+        data_after = tomllib.loads(text.text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as exc:
+        data_after = {"#invalid": str(exc)}
+    if _others(data_after, owned) != _others(data_before, owned):
+        raise ProfileError(
+            f"{path}: judgeaudit cannot edit this file's layout safely (model_providers written "
+            "inline or as dotted keys?); write [model_providers.<id>] tables, nothing was changed"
+        )
     warnings = []
-    if profile is not None and kind == "codex" and "profile" in doc:
+    if profile is not None and kind == "codex" and "profile" in data_before:
         warnings.append(
             f"{path} has a legacy `profile = ...` line: Codex refuses to start while it is "
             "there, whatever the switch writes; judgeaudit leaves it, delete it by hand "
             "(`judgeaudit profile doctor codex` says how)"
         )
-    after: bytes | None = text.encode("utf-8")
-    if profile is None and created and not tomlkit.parse(text).unwrap():
+    after: bytes | None = text.text.encode("utf-8")
+    if profile is None and created and not data_after:
         after = None  # judgeaudit created this file and nothing of the user's is in it
     if raw is None and profile is None:
         after = None
@@ -262,12 +326,12 @@ def plan_file(
 
 
 def validate(path: Path, written: bytes, plan_: FilePlan) -> None:
-    doc = parse(path, written)
+    data = parse(path, written)
     if written != plan_.after:
         raise ProfileError(f"{path}: read-back differs from what was written")
-    provider = doc.get("model_provider")
+    provider = data.get("model_provider")
     if provider is None and not any(d.startswith("model_providers.") for d in plan_.ledger):
         return  # judgeaudit off: nothing of ours left to check
-    providers: Any = doc.get("model_providers", {})
+    providers: Any = data.get("model_providers", {})
     if provider not in providers or providers[provider].get("wire_api") != "responses":
         raise ProfileError(f"{path}: read-back lacks the provider table it should have")

@@ -180,7 +180,7 @@ class LaunchScreen(Screen[None]):
             self.post_message(StartRun(self.demo_spec, out))
 
     def action_run_spec(self) -> None:
-        from judgeaudit.audit.spec import load_spec
+        from judgeaudit.audit.inputs import load_spec
 
         spec, out = Path(self.value("spec")), self.out()
         if not spec.is_file():

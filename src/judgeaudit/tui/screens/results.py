@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 
+from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import ci, pct, review_lines
 from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
@@ -290,15 +291,12 @@ class ResultsScreen(Screen[None]):
         sbf = r["satisfied_but_failed"]
         self.query_one("#satisfied", Static).update(
             f"Satisfied but failed: judge (score ≥ {sbf['threshold']:g}) {pct(sbf['judge']['rate'])} "
-            f"({sbf['judge']['failed']}/{sbf['judge']['satisfied']}) · user simulator "
-            f"{pct(sbf['user_simulator']['rate'])} ({sbf['user_simulator']['failed']}/"
-            f"{sbf['user_simulator']['satisfied']})"
+            f"({sbf['judge']['failed']}/{sbf['judge']['satisfied']} judged sides) {ci(sbf['judge'])}"
+            f" · user simulator {pct(sbf['user_simulator']['rate'])} "
+            f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']} "
+            f"conversations) {ci(sbf['user_simulator'])}"
         )
-        bias = "; ".join(
-            f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])}, first position "
-            f"wins {pct(b['first_position_win_rate'])} of inconsistent"
-            for b in r["position_bias"]
-        )
+        bias = "; ".join(bias_text(b) for b in r["position_bias"])
         self.query_one("#bias", Static).update(f"Position bias: {bias or 'swap off'}")
         self.query_one("#health", Static).update(health_text(r))
         self.query_one("#human", Static).update("\n".join(review_lines(r["human_review"])))

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from judgeaudit.analysis.label_import import clear_label, import_labels
 from judgeaudit.analysis.queries import (
     ReviewData,
     Side,
@@ -27,7 +28,7 @@ from judgeaudit.analysis.queries import (
     human_labels,
     review_data,
 )
-from judgeaudit.analysis.review import agreement, clear_labels, store_labels
+from judgeaudit.analysis.review import agreement
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.screens.pair import transcript
 
@@ -245,9 +246,9 @@ class ReviewScreen(Screen[None]):
         with self.save_lock:  # saves in key order; each writes the pair's latest labels
             label = dict(self.pending[pair_id])
             if all(label[k] is None for k in EMPTY_LABEL):
-                clear_labels(out / "audit.db", pair_id)
+                clear_label(out, pair_id)
             else:
-                store_labels(out / "audit.db", [label])
+                import_labels(out, [label])
             labels = human_labels(out)
         self.app.call_from_thread(self.saved, out, labels)
 

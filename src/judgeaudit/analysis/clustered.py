@@ -1,0 +1,125 @@
+"""Rates whose interval accounts for task clustering and stays valid with few events.
+
+Pairs of one task share its conversations, so they are not independent. Every rate the report
+prints gets the *design-effect-adjusted Wilson* interval: the cluster-robust (ratio estimator)
+variance over tasks is compared with the binomial variance, their ratio (the design effect,
+never below 1) shrinks n to an effective n, and Wilson's score interval is taken at that n.
+With no or few events it is Wilson's interval (which never collapses to zero width), with
+clustered events it widens as the clustered variance says. A task-clustered percentile
+bootstrap undercovers at a true rate of 2% over ~33 tasks (73%); this covers >= 93% (test).
+
+The sums come from SQL (per group, then per task inside it), so only one row per group reaches
+Python however many pairs the run holds.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from judgeaudit.analysis.stats import Z95
+
+METHOD = (
+    "Wilson score interval with a design effect for task clustering (effective n = n / deff, "
+    "deff = max(1, cluster-robust variance / binomial variance)); intervals are per row, "
+    "not simultaneous"
+)
+
+
+@dataclass(frozen=True)
+class Sums:
+    """Per-task totals of a ratio's numerator and denominator, summed over the tasks."""
+
+    k: float  # sum of numerators
+    n: float  # sum of denominators
+    kk: float  # sum over tasks of numerator squared
+    kn: float  # ... numerator x denominator
+    nn: float  # ... denominator squared
+    clusters: int  # tasks with a non-zero denominator
+
+    @staticmethod
+    def of(per_task: list[tuple[float, float]]) -> Sums:
+        """From (numerator, denominator) per task (tests and small Python-side rates)."""
+        kept = [(k, n) for k, n in per_task if n]
+        return Sums(
+            sum(k for k, _ in kept),
+            sum(n for _, n in kept),
+            sum(k * k for k, _ in kept),
+            sum(k * n for k, n in kept),
+            sum(n * n for _, n in kept),
+            len(kept),
+        )
+
+
+def design_effect(s: Sums) -> float:
+    """Cluster-robust variance of k/n over the binomial variance r(1-r)/(n-1), at least 1.
+
+    One cluster carries no information on its own spread: then all n count as one (deff = n).
+    """
+    if s.n <= 1:
+        return 1.0
+    r = s.k / s.n
+    # Each variance with its own small-sample factor (n/(n-1) and G/(G-1)): with one pair per
+    # task the two are equal and deff is exactly 1 (statsmodels: clustered / plain OLS variance).
+    binomial = r * (1 - r) / (s.n - 1)
+    if s.clusters <= 1:
+        return max(1.0, s.n)
+    if binomial <= 0:
+        return 1.0
+    residual = max(0.0, s.kk - 2 * r * s.kn + r * r * s.nn)
+    robust = residual / s.n**2 * s.clusters / (s.clusters - 1)
+    return max(1.0, robust / binomial)
+
+
+def wilson_float(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's score interval at a proportion p over a (possibly fractional) n."""
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def interval(s: Sums) -> dict[str, Any]:
+    """``rate``, ``ci_low``, ``ci_high`` and the ``design_effect`` of one clustered rate."""
+    if s.n <= 0:
+        return {"rate": None, "ci_low": None, "ci_high": None, "design_effect": None}
+    deff = design_effect(s)
+    low, high = wilson_float(s.k / s.n, s.n / deff)
+    return {"rate": s.k / s.n, "ci_low": low, "ci_high": high, "design_effect": deff}
+
+
+def grouped_sums(
+    db: sqlite3.Connection,
+    keys: list[str],
+    nums: list[str],
+    den: str,
+    source: str,
+    args: tuple[Any, ...] = (),
+) -> dict[tuple[Any, ...], list[Sums]]:
+    """Per group of ``keys`` (SQL over ``source``, a FROM clause with a ``task_id`` column), the
+    task-clustered sums of each ``SUM(num) / SUM(den)``, one :class:`Sums` per num. ``args``
+    are the statement's parameters in textual order (keys, nums, den, then source)."""
+    named = [f"{key} AS k{i}" for i, key in enumerate(keys)]
+    outer = [f"k{i}" for i in range(len(keys))]
+    group = ", ".join([*outer, "task_id"])
+    sums = [f"SUM({num}) AS n{i}" for i, num in enumerate(nums)]
+    inner = f"SELECT {', '.join([*named, 'task_id', *sums])}, SUM({den}) AS d FROM {source}"
+    per = []
+    for i in range(len(nums)):
+        per += [f"SUM(n{i})", f"SUM(n{i} * n{i})", f"SUM(n{i} * d)"]
+    select = ", ".join([*outer, "SUM(d)", "SUM(d * d)", "COUNT(*)", *per])
+    by = f" GROUP BY {', '.join(outer)}" if outer else ""
+    statement = f"SELECT {select} FROM ({inner} GROUP BY {group}) WHERE d > 0{by}"
+    out: dict[tuple[Any, ...], list[Sums]] = {}
+    for row in db.execute(statement, args):
+        n, nn, clusters = row[len(keys) : len(keys) + 3]
+        if n is None or not clusters:
+            continue
+        rest = [float(v or 0) for v in row[len(keys) + 3 :]]
+        out[tuple(row[: len(keys)])] = [
+            Sums(rest[3 * i], float(n), rest[3 * i + 1], rest[3 * i + 2], float(nn), int(clusters))
+            for i in range(len(nums))
+        ]
+    return out

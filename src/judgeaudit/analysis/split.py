@@ -1,0 +1,189 @@
+"""The report's figures in their right units, each with a task-clustered interval.
+
+- **Three-way split** wherever a misselection rate appears: of the decisive pairs, the judge was
+  ``right``, ``wrong`` (the seed's ``misselected``) or gave a ``tie`` (its two orders disagreed
+  or a verdict was missing). A judge can lower its misselection rate by being inconsistent, so
+  the *tie-aware rate* ``(wrong + tie / 2) / decisive`` (a tie scored as half a loss, as Arena
+  scores it) is reported beside it.
+- **Position bias** over orders with a verdict only: the first-position win rate over decided
+  orders, and the share of real order disagreements (both orders decided, opposite sides) the
+  first position won; each with an interval and an exact binomial test against 50%.
+- **Satisfied-but-failed** per conversation for the user simulator (a conversation is in many
+  pairs but was satisfied once) and per judged conversation side for the judge.
+
+Every rate's interval is :mod:`judgeaudit.analysis.clustered`'s design-effect Wilson.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from judgeaudit.analysis.clustered import METHOD, Sums, grouped_sums, interval
+from judgeaudit.analysis.stats import mcnemar_exact
+from judgeaudit.audit.units import gap as gaps
+
+DEC = "(success_a != success_b)"
+WRONG = f"({DEC} AND COALESCE(misselected, 0) = 1)"
+RIGHT = f"({DEC} AND NOT {WRONG} AND judge_pref = CASE WHEN success_a THEN 'A' ELSE 'B' END)"
+#: per decisive pair: 1 wrong, 0 right, 1/2 a tie
+TIE_SCORE = f"(CASE WHEN NOT {DEC} THEN 0 WHEN {WRONG} THEN 1.0 WHEN {RIGHT} THEN 0.0 ELSE 0.5 END)"
+PAIRS = "audit_pairs WHERE run_id = ?"
+
+
+def three_way(sums: list[Sums] | None) -> dict[str, Any]:
+    """``right``, ``wrong``, ``tie``, the misselection rate and the tie-aware rate, intervals."""
+    if not sums:
+        empty = {"rate": None, "ci_low": None, "ci_high": None, "design_effect": None}
+        return {"right": 0, "wrong": 0, "tie": 0, **empty, "tie_aware_rate": None,
+                "tie_aware_ci": None}  # fmt: skip
+    wrong, right, score = sums
+    decisive = int(wrong.n)
+    tie_aware = interval(score)
+    return {
+        "right": int(right.k),
+        "wrong": int(wrong.k),
+        "tie": decisive - int(right.k) - int(wrong.k),
+        **interval(wrong),
+        "tie_aware_rate": tie_aware["rate"],
+        "tie_aware_ci": [tie_aware["ci_low"], tie_aware["ci_high"]],
+    }
+
+
+def _split_by(db: sqlite3.Connection, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Any]:
+    sums = grouped_sums(db, keys, [WRONG, RIGHT, TIE_SCORE], DEC, PAIRS, (run_id,))
+    return {key: three_way(value) for key, value in sums.items()}
+
+
+def bucket_splits(
+    db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
+) -> dict[int, dict[str, Any]]:
+    """Bucket index -> its three-way split (buckets without a decisive pair are absent)."""
+    case, edges = gaps.bucket_case("g", bins)
+    source_sql = f"(SELECT *, {gaps.gap_sql(source)} AS g FROM {PAIRS} LIMIT -1)"
+    sums = grouped_sums(db, [case], [WRONG, RIGHT, TIE_SCORE], DEC, source_sql, (*edges, run_id))
+    return {int(k[0]): three_way(v) for k, v in sums.items() if k[0] is not None}
+
+
+def report_splits(db: sqlite3.Connection, run_id: str) -> dict[str, dict[tuple[Any, ...], Any]]:
+    """The split overall, per agent pair, per task type and per (agent pair, judge model)."""
+    return {
+        "overall": _split_by(db, run_id, []),
+        "agent_pairs": _split_by(db, run_id, ["agent_a", "agent_b"]),
+        "by_task_type": _split_by(db, run_id, ["task_type"]),
+        "by_models": _split_by(db, run_id, ["agent_a", "agent_b", "judge_model"]),
+    }
+
+
+#: Both sides of every pair as conversations: (task, agent, trial) names one conversation.
+SIDES = (
+    "(SELECT task_id, agent_a AS agent, trial, judge_score_a AS score, satisfied_a AS sat,"
+    " success_a AS success FROM audit_pairs WHERE run_id = ? UNION ALL"
+    " SELECT task_id, agent_b, COALESCE(trial_b, trial), judge_score_b, satisfied_b, success_b"
+    " FROM audit_pairs WHERE run_id = ?)"
+)
+
+
+def satisfied_but_failed(db: sqlite3.Connection, run_id: str, threshold: float) -> dict[str, Any]:
+    """P(failed | satisfied): per judged side for the judge, per conversation for the user."""
+    judge = grouped_sums(
+        db, [], ["(score >= ? AND success = 0)"], "(score >= ?)", SIDES,
+        (threshold, threshold, run_id, run_id),
+    ).get(())  # fmt: skip
+    conversations = f"(SELECT DISTINCT task_id, agent, trial, sat, success FROM {SIDES})"
+    user = grouped_sums(
+        db, [], ["(COALESCE(sat, 0) = 1 AND success = 0)"], "(COALESCE(sat, 0) = 1)",
+        conversations, (run_id, run_id),
+    ).get(())  # fmt: skip
+
+    def part(sums: list[Sums] | None, unit: str) -> dict[str, Any]:
+        s = sums[0] if sums else Sums(0, 0, 0, 0, 0, 0)
+        return {"unit": unit, "satisfied": int(s.n), "failed": int(s.k), **interval(s)}
+
+    return {
+        "judge": part(judge, "judged conversation side (a side of a pair)"),
+        "user_simulator": part(user, "conversation (task, agent, trial), counted once"),
+    }
+
+
+def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
+    """A rate against 50%: exact two-sided binomial test on the design-effect-adjusted counts."""
+    if s is None or s.n <= 0:
+        return {k_name: 0, n_name: 0, "rate": None, "ci_low": None, "ci_high": None,
+                "design_effect": None, "p_value": None}  # fmt: skip
+    found = interval(s)
+    deff = found["design_effect"]
+    n_eff = max(1, round(s.n / deff))
+    k_eff = round(s.k / s.n * n_eff)
+    return {k_name: int(s.k), n_name: int(s.n), **found,
+            "p_value": mcnemar_exact(k_eff, n_eff - k_eff)}  # fmt: skip
+
+
+#: Each order of a swapped pair: did the side shown first win, and did the order decide?
+ORDERS = (
+    "(SELECT task_id, judge_model, pref_ab = 'A' AS first, pref_ab IN ('A', 'B') AS decided"
+    " FROM audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL UNION ALL"
+    " SELECT task_id, judge_model, pref_ba = 'B', pref_ba IN ('A', 'B')"
+    " FROM audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL)"
+)
+FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
+
+
+def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sums | None:
+    found = sums.get(key)
+    return found[0] if found else None
+
+
+def position_bias(db: sqlite3.Connection, run_id: str) -> dict[Any, dict[str, Any]]:
+    """Per judge model: first-position win rate over decided orders, and of the real order
+    disagreements the share the first position won (an order without a verdict is neither)."""
+    orders = grouped_sums(db, ["judge_model"], ["first"], "decided", ORDERS, (run_id, run_id))
+    flips = grouped_sums(
+        db, ["judge_model"], [f"({FLIP} AND pref_ab = 'A')"], FLIP, PAIRS, (run_id,)
+    )
+    out: dict[Any, dict[str, Any]] = {}
+    for model in sorted({*orders, *flips}, key=lambda k: (k[0] is not None, k[0])):
+        out[model[0]] = {
+            "first_position_win_rate": _tested(
+                _first(orders, model), "first_position_wins", "decided_orders"
+            ),
+            "flips_won_by_first": _tested(
+                _first(flips, model), "won_by_first", "order_disagreements"
+            ),
+        }
+    return out
+
+
+def add_figures(
+    report: dict[str, Any], db: sqlite3.Connection, run_id: str, threshold: float
+) -> None:
+    """The split, the clustered intervals, per-conversation satisfied-but-failed and the
+    position-bias statistics, into a report built by either builder (one owner for both)."""
+    source, bins = report["gap_source"], report["bins"]
+    for index, split in bucket_splits(db, run_id, source, bins).items():
+        report["buckets"][index].update(split)
+    for bucket in report["buckets"]:
+        if "tie_aware_ci" not in bucket:
+            bucket.update(three_way(None))
+    splits = report_splits(db, run_id)
+    report["overall"] = {
+        "decisive": report["decisive"],
+        **splits["overall"].get((), three_way(None)),
+    }
+    for name, keys in (
+        ("agent_pairs", ("agent_a", "agent_b")),
+        ("by_task_type", ("task_type",)),
+        ("by_models", ("agent_a", "agent_b", "judge_model")),
+    ):
+        for row in report[name]:
+            row.update(splits[name].get(tuple(row[k] for k in keys), three_way(None)))
+    sbf = satisfied_but_failed(db, run_id, threshold)
+    report["satisfied_but_failed"].update(sbf)
+    unparsed = {j["judge_model"]: j["no_verdict_orders"] for j in report["verdicts"]["by_judge"]}
+    bias = position_bias(db, run_id)
+    for row in report["position_bias"]:
+        for old in ("first_position_wins", "decided_in_inconsistent", "first_position_win_rate"):
+            row.pop(old, None)
+        row["unparsed_orders"] = unparsed.get(row["judge_model"], 0)
+        row.update(bias.get(row["judge_model"], {}))
+    report["intervals"] = METHOD

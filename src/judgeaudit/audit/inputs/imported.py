@@ -1,0 +1,373 @@
+"""Judge-only audits on imported trajectories (for engineers who already have rollouts).
+
+One JSON object per line::
+
+    {"task_id": "t1", "task": "goal text", "task_type": "refund", "context": "policy...",
+     "agent_a": "model-x", "agent_b": "model-y", "trial": 0,
+     "trajectory_a": [{"role": "user", "content": "..."}, {"role": "agent", "content": "..."}],
+     "trajectory_b": "user: ...\\nagent: ...",
+     "success_a": 1, "success_b": 0,
+     "reward_a": 0.7, "reward_b": 0.2, "satisfied_a": true, "satisfied_b": false}
+
+``task_type`` is free-form; ``context`` (a system prompt or policy), ``trial`` (or ``trial_a`` /
+``trial_b`` for two trials of one agent), ``reward_*`` and ``satisfied_*`` are optional. Tool events
+are ``{"role": "tool_call", "name": ..., "arguments": "..." or {...}}`` and
+``{"role": "tool_result", "name": ..., "result": <any JSON value>}``.
+
+Validation is strict because a silently reused row is a wrong result: a (task, agent, trial) seen
+twice must carry the same trajectory and labels, a task id the same task, and a pair appears once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.tasks import Task
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.work import ImportedPair
+from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
+
+ROLES = ("user", "agent", "tool_call", "tool_result")
+REQUIRED = (
+    "task_id",
+    "task",
+    "agent_a",
+    "agent_b",
+    "trajectory_a",
+    "trajectory_b",
+    "success_a",
+    "success_b",
+)
+OPTIONAL = (
+    "pair_id",
+    "task_type",
+    "context",
+    "trial",
+    "trial_a",
+    "trial_b",
+    "reward_a",
+    "reward_b",
+    "satisfied_a",
+    "satisfied_b",
+    "verdicts",
+    "judge_model",
+    "judge_prompt_hash",
+    "meta",
+)
+MAX_TRIAL = 1_000_000
+
+
+class ImportedSet:
+    """Cross-row checks over one pairs file, streaming: duplicates and conflicting content.
+
+    Keeps one digest per trajectory, task and pair (not the rows), and a running hash of the
+    content, so the task-set hash covers trajectories and labels and a changed file is a new spec.
+    """
+
+    def __init__(self, db: sqlite3.Connection | None = None) -> None:
+        self.db = db  # a scratch database for files too large to remember in memory
+        self.seen: dict[str, tuple[str, str]] = {}
+        if db is not None:
+            db.execute("PRAGMA cache_size = -65536")  # 64 MiB of pages: bounded, and fewer reads
+            # Integer keys (63 bits of the digest): a rowid table, the cheapest random insert.
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS seen (key INTEGER PRIMARY KEY, digest INTEGER, at TEXT)"
+            )
+        self.content = hashlib.sha256()
+        self.count = 0
+
+    def _remember(self, key: str, digest: str, where: str) -> tuple[str, str]:
+        """The (digest, where) first stored under ``key``; stores this one if it is new."""
+        if self.db is None:
+            return self.seen.setdefault(key, (digest, where))
+        number = int(key[:16], 16) >> 1
+        value = int(digest[:16], 16) >> 1 if digest else 0
+        inserted = self.db.execute(
+            "INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (number, value, where)
+        ).rowcount
+        if inserted:
+            return digest, where
+        found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (number,)).fetchone()
+        return (digest if found[0] == value else f"other:{found[0]}"), str(found[1])
+
+    def add(self, pair: ImportedPair, row: dict[str, Any]) -> None:
+        where = pair.where
+        task = pair.task
+        task_digest = _digest([task.task_type, task.instruction, pair.context])
+        seen_task = self._remember(_digest(["task", task.task_id]), task_digest, where)
+        if seen_task[0] != task_digest:
+            raise TaskError(
+                f"{where}: task: task_id {task.task_id!r} has a different task, task_type or "
+                f"context than on {seen_task[1]}; give each task id one task"
+            )
+        key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
+        mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
+        first = self._remember(_digest(["pair", *sorted([key, mirror])]), "", where)
+        if first[1] != where:
+            raise TaskError(
+                f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
+                f"{task.task_id!r} trial {pair.trial_a} is already on {first[1]}; "
+                "list each pair once"
+            )
+        for side, agent, trial, events, success, reward, satisfied in (
+            (
+                "a",
+                pair.agent_a,
+                pair.trial_a,
+                pair.events_a,
+                pair.success_a,
+                pair.reward_a,
+                pair.satisfied_a,
+            ),
+            (
+                "b",
+                pair.agent_b,
+                pair.trial_b,
+                pair.events_b,
+                pair.success_b,
+                pair.reward_b,
+                pair.satisfied_b,
+            ),
+        ):
+            digest = _digest([events, success, reward, satisfied])
+            seen = self._remember(_digest(["side", task.task_id, agent, trial]), digest, where)
+            if seen[0] != digest:
+                raise TaskError(
+                    f"{where}: trajectory_{side}: agent {agent!r} on task {task.task_id!r} trial "
+                    f"{trial} has a different trajectory or label than on {seen[1]}; give "
+                    f"each (task, agent, trial) one trajectory, or set trial_{side}"
+                )
+        self.content.update(_digest(row).encode())
+        self.count += 1
+
+    def hash(self) -> str:
+        return self.content.hexdigest()[:16]
+
+
+def _digest(value: Any) -> str:
+    blob = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]  # 128 bits: short keys, no collisions
+
+
+def load_imported(path: Path) -> list[ImportedPair]:
+    """Every pair of the file, validated row by row and across rows (see :class:`ImportedSet`)."""
+    out, _ = load_imported_with_hash(path)
+    return out
+
+
+def load_imported_with_hash(path: Path) -> tuple[list[ImportedPair], str]:
+    checks = ImportedSet()
+    out: list[ImportedPair] = []
+    for where, _line, row in iter_jsonl(path, "pair", TaskError):
+        pair = parse_pair(row, where)
+        checks.add(pair, row)
+        out.append(pair)
+    return out, checks.hash()
+
+
+def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
+    """One row of a pairs file; every problem is one line naming ``file:line: field``."""
+    for name in REQUIRED:
+        if name not in row:
+            raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
+    for name in row:
+        if name not in REQUIRED and name not in OPTIONAL:
+            raise TaskError(
+                f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
+            )
+    task_id = _ident(row["task_id"], f"{where}: task_id")
+    agent_a = _agent(row["agent_a"], f"{where}: agent_a")
+    agent_b = _agent(row["agent_b"], f"{where}: agent_b")
+    if "trial" in row and ("trial_a" in row or "trial_b" in row):
+        raise TaskError(f"{where}: trial: give trial, or trial_a and trial_b, not both")
+    trial = _trial(row.get("trial", 0), f"{where}: trial")
+    trial_a = _trial(row.get("trial_a", trial), f"{where}: trial_a")
+    trial_b = _trial(row.get("trial_b", trial), f"{where}: trial_b")
+    if agent_a == agent_b and trial_a == trial_b:
+        raise TaskError(
+            f"{where}: agent_b: same agent and trial as agent_a; pair two agents, or two "
+            "trials of one agent with trial_a/trial_b"
+        )
+    task_type = string(row.get("task_type", "imported"), f"{where}: task_type", TaskError)
+    context = row.get("context")
+    if context is not None:
+        context = string(context, f"{where}: context", TaskError, empty=True)
+    goal = string(row["task"], f"{where}: task", TaskError)
+    task = Task(task_id, task_type, {"en": goal}, {}, {})
+    return ImportedPair(
+        task=task,
+        agent_a=agent_a,
+        agent_b=agent_b,
+        events_a=_events(row["trajectory_a"], f"{where}: trajectory_a"),
+        events_b=_events(row["trajectory_b"], f"{where}: trajectory_b"),
+        success_a=flag(row["success_a"], f"{where}: success_a", TaskError),
+        success_b=flag(row["success_b"], f"{where}: success_b", TaskError),
+        reward_a=_number(row.get("reward_a"), f"{where}: reward_a"),
+        reward_b=_number(row.get("reward_b"), f"{where}: reward_b"),
+        satisfied_a=_maybe_flag(row.get("satisfied_a"), f"{where}: satisfied_a"),
+        satisfied_b=_maybe_flag(row.get("satisfied_b"), f"{where}: satisfied_b"),
+        trial_a=trial_a,
+        trial_b=trial_b,
+        context=context or None,
+        where=where,
+        verdicts=parse_verdicts(row.get("verdicts"), f"{where}: verdicts"),
+        judge_model=_maybe_text(row.get("judge_model"), f"{where}: judge_model"),
+        judge_prompt_hash=_maybe_text(row.get("judge_prompt_hash"), f"{where}: judge_prompt_hash"),
+        pair_id=_maybe_text(row.get("pair_id"), f"{where}: pair_id"),
+    )
+
+
+def _ident(value: Any, where: str) -> str:
+    """A task or agent id: a non-empty string, or an integer (τ-bench task ids are numbers)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    name = string(value, where, TaskError)
+    if any(ch in name for ch in "\n\r\t\0"):
+        raise TaskError(f"{where}: holds a control character; use a one-line id")
+    return name
+
+
+def _agent(value: Any, where: str) -> str:
+    """An agent name is a string: a number is a mistyped field (task ids may be numbers)."""
+    if not isinstance(value, str):
+        raise TaskError(f"{where}: must be a string, got {json_type(value)}; name the agent")
+    return _ident(value, where)
+
+
+def _trial(value: Any, where: str) -> int:
+    return integer(value, where, 0, MAX_TRIAL, TaskError)
+
+
+def _maybe_flag(value: Any, where: str) -> bool | None:
+    return None if value is None else flag(value, where, TaskError)
+
+
+def _maybe_text(value: Any, where: str) -> str | None:
+    return None if value is None else string(value, where, TaskError)
+
+
+VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
+
+
+def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
+    """Recorded judge verdicts: one per order, winner in the order's own A/B terms."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise TaskError(f"{where}: must be a list of {{order, winner, score_a, score_b}}")
+    out: list[dict[str, Any]] = []
+    orders: set[str] = set()
+    for index, item in enumerate(raw):
+        at = f"{where}[{index}]"
+        if not isinstance(item, dict):
+            raise TaskError(f"{at}: must be an object, got {json_type(item)}")
+        for key in item:
+            if key not in VERDICT_KEYS:
+                raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
+        order = item.get("order")
+        if order not in ("AB", "BA"):
+            raise TaskError(f'{at}.order: must be "AB" or "BA", got {json.dumps(order)}')
+        if order in orders:
+            raise TaskError(f"{at}.order: {order} given twice; one verdict per order")
+        orders.add(order)
+        winner = item.get("winner")
+        if winner not in ("A", "B", "tie"):
+            raise TaskError(f'{at}.winner: must be "A", "B" or "tie"')
+        verdict: dict[str, Any] = {"order": order, "winner": winner}
+        for key in ("score_a", "score_b"):
+            value = item.get(key)
+            verdict[key] = None if value is None else number(value, f"{at}.{key}", 0, 5, TaskError)
+        raw_output = item.get("raw_output")
+        verdict["raw_output"] = (
+            None
+            if raw_output is None
+            else string(raw_output, f"{at}.raw_output", TaskError, empty=True)
+        )
+        reasons = item.get("reasons")
+        if reasons is not None and not (
+            isinstance(reasons, list) and all(isinstance(r, str) for r in reasons)
+        ):
+            raise TaskError(f"{at}.reasons: must be a list of strings")
+        verdict["reasons"] = reasons or []
+        out.append(verdict)
+    return out
+
+
+def _events(raw: Any, where: str) -> list[dict[str, Any]]:
+    if isinstance(raw, str):
+        events = []
+        for line in raw.splitlines():
+            role, sep, text = line.partition(":")
+            if sep and role.strip() in ("user", "agent"):
+                events.append({"role": role.strip(), "content": text.strip()})
+            elif line.strip():
+                raise TaskError(f"{where}: line {line[:40]!r} must start with 'user:' or 'agent:'")
+        return events
+    if not isinstance(raw, list):
+        raise TaskError(f"{where}: give a list of events or a 'user: ...' transcript string")
+    for index, event in enumerate(raw):
+        at = f"{where}[{index}]"
+        if not isinstance(event, dict) or event.get("role") not in ROLES:
+            raise TaskError(f"{at}.role: must be one of {', '.join(ROLES)}")
+        role = event["role"]
+        if role in ("user", "agent"):
+            string(event.get("content"), f"{at}.content", TaskError, empty=True)
+        elif role == "tool_call":
+            string(event.get("name"), f"{at}.name", TaskError)
+            arguments = event.get("arguments", "")
+            if not isinstance(arguments, str | dict):
+                raise TaskError(
+                    f"{at}.arguments: must be a JSON string or an object, got {json_type(arguments)}"
+                )
+        else:
+            if "result" not in event:
+                raise TaskError(
+                    f"{at}.result: missing; a tool_result carries the tool's output "
+                    "(any JSON value)"
+                )
+            if event.get("name") is not None:
+                string(event["name"], f"{at}.name", TaskError)
+    return list(raw)
+
+
+def _number(value: Any, where: str) -> float | None:
+    return None if value is None else number(value, where, -1e12, 1e12, TaskError)
+
+
+def save_imported(
+    store: AuditStore, run_id: str, pairs: list[ImportedPair], done: set[str]
+) -> None:
+    """Store both sides of every imported pair as trajectories (skipping those already stored)."""
+    for p in pairs:
+        for agent, trial, events, success, reward, satisfied in (
+            (p.agent_a, p.trial_a, p.events_a, p.success_a, p.reward_a, p.satisfied_a),
+            (p.agent_b, p.trial_b, p.events_b, p.success_b, p.reward_b, p.satisfied_b),
+        ):
+            key = traj_id(run_id, p.task.task_id, agent, trial)
+            if key in done:
+                continue
+            done.add(key)
+            store.save_trajectory(
+                {
+                    "traj_id": key,
+                    "run_id": run_id,
+                    "task_id": p.task.task_id,
+                    "task_type": p.task.task_type,
+                    "agent": agent,
+                    "trial": trial,
+                    "events": json.dumps(events, ensure_ascii=False),
+                    "ending": "imported",
+                    "satisfied": None if satisfied is None else int(satisfied),
+                    "success": int(success),
+                    "success_source": "import",
+                    "external_reward": reward,
+                    "context": p.context,
+                },
+                [],
+            )

@@ -1,0 +1,46 @@
+"""A run's inputs, loaded and validated once, with their content hash bound into the spec.
+
+The spec hash decides whether ``OUT`` holds this run (resume) or another (refuse without
+``--new-run``); an edited task or pairs file must count as another spec, so the hash of what
+the file holds becomes part of it. The runner and ``--dry-run`` both go through here, so they
+agree on which stored run is "this one".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from judgeaudit.audit.inputs import recorded_verdicts as recorded
+from judgeaudit.audit.inputs.imported import load_imported_with_hash
+from judgeaudit.audit.inputs.rejudge import source_of
+from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
+from judgeaudit.audit.units import ImportedPair
+
+
+@dataclass(frozen=True)
+class Inputs:
+    spec: RunSpec  # with ``inputs_hash`` set (empty for the built-in task set)
+    tasks: list[Task]
+    imported: list[ImportedPair] | None
+    recorded_pairs: int = 0  # pairs in a recorded-verdicts file (counted by its validation)
+
+
+def load_inputs(spec: RunSpec) -> Inputs:
+    """Tasks or pairs validated (one-line errors, nothing written); the spec hash covers them."""
+    source = source_of(spec)
+    if source is not None:
+        return Inputs(spec, source.tasks(), None)
+    if spec.judge_source == "recorded" and spec.imported:
+        count, content = recorded.scan(spec.base_dir() / spec.imported)
+        return Inputs(dataclasses.replace(spec, inputs_hash=content), [], None, count)
+    if spec.imported:
+        imported, content = load_imported_with_hash(spec.base_dir() / spec.imported)
+        unique = {p.task.task_id: p.task for p in imported}  # one per task, in file order
+        bound = dataclasses.replace(spec, inputs_hash=content)
+        return Inputs(bound, list(unique.values()), imported)
+    tasks = load_tasks(spec.tasks, spec.base_dir())
+    if spec.tasks.startswith("builtin:"):
+        return Inputs(spec, tasks, None)
+    return Inputs(dataclasses.replace(spec, inputs_hash=task_set_hash(tasks)), tasks, None)

@@ -1,0 +1,229 @@
+"""Auditing recorded verdicts (``[judge] source = "recorded"``): the judge already spoke, so not a
+single model call is made, and nothing is held in memory but one batch.
+
+Pass 1 (:func:`scan`) validates the whole pairs file before anything is written, with the
+cross-row checks in a scratch SQLite file. Pass 2 (:func:`store_recorded`) streams it into the
+audit store in batches with ``INSERT OR IGNORE`` on the deterministic ids, so a killed run resumes
+without a duplicate; capability gaps are filled in SQL once every trajectory is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
+from judgeaudit.audit.inputs.source_run import task_to_json
+from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
+from judgeaudit.audit.store.bulk import count_pairs, fill_capability, insert_batch
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units import ImportedPair
+from judgeaudit.audit.units.gap import gap_sql
+from judgeaudit.audit.units.ids import pair_id as make_pair_id
+from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.outcome import is_misselected, reward_gap
+from judgeaudit.validate import iter_jsonl
+
+BATCH = 5000
+FLIP = {"A": "B", "B": "A", "tie": "tie"}
+TRAJ_COLUMNS = (
+    "traj_id", "run_id", "task_id", "task_type", "agent", "trial", "events", "ending",
+    "satisfied", "success", "success_source", "external_reward", "context",
+)  # fmt: skip
+LOG_COLUMNS = (
+    "log_id", "pair_id", "role", "model", "prompt_hash", "raw_output", "parsed_json", "run_id",
+    "order", "attempt", "parse_error",
+)  # fmt: skip
+TASK_COLUMNS = ("run_id", "task_id", "task_json")
+STORED_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c != "created_at")
+
+
+def scan(path: Path) -> tuple[int, str]:
+    """Validate every pair (each must carry verdicts); return (pairs, content hash)."""
+    with tempfile.TemporaryDirectory(prefix="judgeaudit-scan-") as scratch:
+        db = sqlite3.connect(Path(scratch) / "seen.db", isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=OFF")
+            db.execute("BEGIN")
+            checks = ImportedSet(db)
+            for where, _line, row in iter_jsonl(path, "pair", TaskError):
+                pair = parse_pair(row, where)
+                if not pair.verdicts:
+                    raise TaskError(
+                        f'{where}: verdicts: missing; [judge] source = "recorded" audits the '
+                        "verdicts stored with each pair (or use an LLM judge)"
+                    )
+                checks.add(pair, row)
+            db.execute("COMMIT")
+        finally:
+            db.close()
+    return checks.count, checks.hash()
+
+
+def outcome(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Preferences per order (pair terms), the swap rule, mean scores: as a live judge gives."""
+    by_order = {v["order"]: v for v in verdicts}
+    pref_ab = by_order["AB"]["winner"] if "AB" in by_order else None
+    pref_ba = by_order["BA"]["winner"] if "BA" in by_order else None
+    if pref_ab is not None and pref_ba is not None:
+        judge_pref = pref_ab if pref_ab == pref_ba else "tie"
+    else:
+        judge_pref = pref_ab or pref_ba or "tie"
+
+    def mean(key: str) -> float | None:
+        values = [v[key] for v in verdicts if v.get(key) is not None]
+        return round(sum(values) / len(values), 3) if values else None
+
+    return {
+        "pref_ab": pref_ab if pref_ab is not None else pref_ba,
+        "pref_ba": pref_ba if pref_ab is not None else None,
+        "judge_pref": judge_pref,
+        "judge_score_a": mean("score_a"),
+        "judge_score_b": mean("score_b"),
+        "consistent": None if pref_ab is None or pref_ba is None else int(pref_ab == pref_ba),
+    }
+
+
+def _rows(
+    p: ImportedPair, run_id: str, spec: RunSpec
+) -> tuple[list[tuple[Any, ...]], tuple[Any, ...], list[tuple[Any, ...]]]:
+    trajectories = []
+    for agent, trial, events, success, reward, satisfied in (
+        (p.agent_a, p.trial_a, p.events_a, p.success_a, p.reward_a, p.satisfied_a),
+        (p.agent_b, p.trial_b, p.events_b, p.success_b, p.reward_b, p.satisfied_b),
+    ):
+        trajectories.append(
+            (
+                traj_id(run_id, p.task.task_id, agent, trial),
+                run_id,
+                p.task.task_id,
+                p.task.task_type,
+                agent,
+                trial,
+                json.dumps(events, ensure_ascii=False),
+                "imported",
+                None if satisfied is None else int(satisfied),
+                int(success),
+                "import",
+                reward,
+                p.context,
+            )
+        )
+    pid = make_pair_id(run_id, p.task.task_id, p.trial_a, p.agent_a, p.agent_b, p.trial_b)
+    judged = outcome(p.verdicts)
+    model = p.judge_model or spec.judge.model
+    gap = None
+    if spec.gap_source != "capability":
+        gap = reward_gap(
+            spec.gap_source, 0.0, 0.0, judged["judge_score_a"], judged["judge_score_b"],
+            p.reward_a, p.reward_b,
+        )  # fmt: skip
+    row = {
+        "pair_id": pid,
+        "task_id": p.task.task_id,
+        "agent_a": p.agent_a,
+        "agent_b": p.agent_b,
+        "success_a": int(p.success_a),
+        "success_b": int(p.success_b),
+        "judge_pref": judged["judge_pref"],
+        "judge_score_a": judged["judge_score_a"],
+        "judge_score_b": judged["judge_score_b"],
+        "reward_gap": gap,
+        "misselected": int(is_misselected(p.success_a, p.success_b, judged["judge_pref"])),
+        "run_id": run_id,
+        "task_type": p.task.task_type,
+        "trial": p.trial_a,
+        "pref_ab": judged["pref_ab"],
+        "pref_ba": judged["pref_ba"],
+        "consistent": judged["consistent"],
+        "gap_source": spec.gap_source,
+        "satisfied_a": None if p.satisfied_a is None else int(p.satisfied_a),
+        "satisfied_b": None if p.satisfied_b is None else int(p.satisfied_b),
+        "success_source": "import",
+        "capability_a": None,  # filled in SQL once every trajectory is stored
+        "capability_b": None,
+        "reward_a": p.reward_a,
+        "reward_b": p.reward_b,
+        "judge_model": model,
+        "trial_b": p.trial_b,
+    }
+    logs = []
+    for v in p.verdicts:
+        flipped = v["order"] == "BA"  # the log keeps the verdict in the order it was shown
+        first, second = ("score_b", "score_a") if flipped else ("score_a", "score_b")
+        parsed = {
+            "winner": FLIP[v["winner"]] if flipped else v["winner"],
+            "score_a": v.get(first),
+            "score_b": v.get(second),
+            "reasons": v.get("reasons") or [],
+        }
+        raw = v.get("raw_output")
+        logs.append(
+            (
+                f"{pid}/{v['order']}/recorded",
+                pid,
+                "judge",
+                model,
+                p.judge_prompt_hash,
+                raw if raw is not None else json.dumps(parsed, ensure_ascii=False),
+                json.dumps(parsed, ensure_ascii=False),
+                run_id,
+                v["order"],
+                0,
+                None,
+            )
+        )
+    return trajectories, tuple(row[c] for c in STORED_PAIR_COLUMNS), logs
+
+
+def store_recorded(
+    store: AuditStore,
+    run_id: str,
+    spec: RunSpec,
+    path: Path,
+    on_batch: Callable[[int], None],
+) -> int:
+    """Stream the pairs into the store; returns how many pairs the run holds."""
+    trajectories: list[tuple[Any, ...]] = []
+    pairs: list[tuple[Any, ...]] = []
+    logs: list[tuple[Any, ...]] = []
+    tasks: dict[str, tuple[str, str, str]] = {}  # kept, so a live judge can re-judge the run
+    done = 0
+
+    def flush() -> None:
+        insert_batch(
+            store,
+            [
+                ("trajectories", TRAJ_COLUMNS, trajectories),
+                ("audit_pairs", STORED_PAIR_COLUMNS, pairs),
+                ("judge_logs", LOG_COLUMNS, logs),
+                ("tasks", TASK_COLUMNS, list(tasks.values())),
+            ],
+        )
+        for batch in (trajectories, pairs, logs):
+            batch.clear()
+        tasks.clear()
+
+    for where, _line, row in iter_jsonl(path, "pair", TaskError):
+        pair = parse_pair(row, where)
+        if pair.task.task_id not in tasks:
+            tasks[pair.task.task_id] = (run_id, pair.task.task_id, task_to_json(pair.task))
+        t, p, v = _rows(pair, run_id, spec)
+        trajectories.extend(t)
+        pairs.append(p)
+        logs.extend(v)
+        if len(pairs) >= BATCH:
+            flush()
+            done += BATCH
+            on_batch(done)
+    if pairs:
+        done += len(pairs)
+        flush()
+        on_batch(done)
+    fill_capability(store, run_id, gap_sql("capability"))
+    return count_pairs(store, run_id)

@@ -1,0 +1,46 @@
+"""Which run a spec writes to in an output directory, and the run-level errors and checks the
+runner shares (kept apart so the runner stays about orchestration)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgeaudit.audit.spec import RunSpec
+from judgeaudit.audit.store import AuditStore
+from judgeaudit.errors import JudgeauditError
+
+
+class RunError(JudgeauditError, RuntimeError):
+    """The run cannot go on (bad key, refused output dir); one line for the user."""
+
+
+class EndpointDown(RunError):
+    """An endpoint refused the connection: the run stops at once instead of failing every unit."""
+
+
+def choose_run(store: AuditStore, spec: RunSpec, out: Path, new_run: bool) -> tuple[str, bool]:
+    """The run this spec resumes in ``out``, or the id of a new one: (run_id, resumed)."""
+    spec_hash = spec.spec_hash()
+    runs = store.runs()
+    same = [r for r in runs if r["spec_hash"] == spec_hash]
+    if runs and not same and not new_run:
+        other = runs[-1]
+        raise RunError(
+            f"{out} holds run {other['run_id']} from a different spec "
+            f"(hash {other['spec_hash']} != {spec_hash}); pass --new-run to add a run "
+            "to this directory, or choose another --out"
+        )
+    base = f"{spec.name}-{spec_hash[:8]}"
+    if same and not new_run:
+        return same[-1]["run_id"], True
+    taken = {r["run_id"] for r in runs}
+    run_id, n = base, 1
+    while run_id in taken:
+        n += 1
+        run_id = f"{base}-{n}"
+    return run_id, False
+
+
+def first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    first = group.exceptions[0]
+    return first_leaf(first) if isinstance(first, BaseExceptionGroup) else first

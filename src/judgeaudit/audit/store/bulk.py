@@ -1,0 +1,109 @@
+"""Bulk writes and small reads for the paths that go around the unit-at-a-time writer: a
+recorded-verdicts import streams millions of rows in batches, exports scan a run's pairs.
+Kept in the store so nothing outside it holds SQL against ``audit.db``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from judgeaudit.audit.store.db import AuditStore
+
+#: (table, columns, rows) written together by :func:`insert_batch`.
+Batch = tuple[str, Sequence[str], Sequence[Sequence[Any]]]
+
+
+def insert_batch(store: AuditStore, batches: list[Batch]) -> None:
+    """Insert every table's rows in one transaction (rows already stored are left alone)."""
+    store.flush()
+    db = store.db
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for table, columns, rows in batches:
+            names = ", ".join(f'"{c}"' for c in columns)
+            marks = ", ".join("?" for _ in columns)
+            db.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", rows)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def count_pairs(store: AuditStore, run_id: str) -> int:
+    store.flush("audit_pairs")
+    row = store.db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,))
+    return int(row.fetchone()[0])
+
+
+def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:
+    """Whether the run stored any unit (without loading millions of ids to find out)."""
+    store.flush()
+    row = store.db.execute(
+        "SELECT (NOT ? AND EXISTS (SELECT 1 FROM trajectories WHERE run_id = ?))"
+        " OR EXISTS (SELECT 1 FROM audit_pairs WHERE run_id = ?)",
+        (pairs_only, run_id, run_id),
+    ).fetchone()
+    return bool(row[0])
+
+
+def iter_pairs(store: AuditStore, run_id: str) -> Iterator[sqlite3.Row]:
+    """The run's ``audit_pairs`` rows in pair-id order (streamed, for the derived files)."""
+    store.flush("audit_pairs")
+    yield from store.db.execute(
+        "SELECT * FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,)
+    )
+
+
+def trajectory_tasks(store: AuditStore, run_id: str) -> list[tuple[str, str]]:
+    """(traj_id, task_id) of every trajectory of the run, in traj-id order."""
+    store.flush("trajectories")
+    rows = store.db.execute(
+        "SELECT traj_id, task_id FROM trajectories WHERE run_id = ? ORDER BY traj_id", (run_id,)
+    )
+    return [(str(r[0]), str(r[1])) for r in rows]
+
+
+def finish_exports(store: AuditStore, run_id: str, parquet_path: Any) -> None:
+    """What a finished run keeps for fast reports: the Parquet copy, the index, verdict counts."""
+    from judgeaudit.audit.store.parquet import write_pairs_parquet
+    from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
+
+    store.flush()
+    write_pairs_parquet(store.db, run_id, parquet_path)
+    store.index_for_report()
+    keep_verdict_counts(store.db, run_id)
+
+
+def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
+    """Capability = each agent's success rate over the run's trajectories; ``reward_gap`` from
+    it by ``gap_expr``, the SQL of the one gap definition (:mod:`judgeaudit.audit.units.gap`),
+    passed in so the store stays below the rooms that own the formula."""
+    store.flush()
+    db = store.db
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("DROP TABLE IF EXISTS temp.capability")
+        db.execute("CREATE TEMP TABLE capability (agent TEXT PRIMARY KEY, rate REAL)")
+        db.execute(
+            "INSERT INTO temp.capability SELECT agent, AVG(success) FROM trajectories"
+            " WHERE run_id = ? GROUP BY agent",
+            (run_id,),
+        )
+        db.execute(
+            "UPDATE audit_pairs SET"
+            " capability_a = ROUND((SELECT rate FROM temp.capability WHERE agent = agent_a), 6),"
+            " capability_b = ROUND((SELECT rate FROM temp.capability WHERE agent = agent_b), 6)"
+            " WHERE run_id = ?",
+            (run_id,),
+        )
+        db.execute(
+            f"UPDATE audit_pairs SET reward_gap = {gap_expr}"
+            " WHERE run_id = ? AND gap_source = 'capability'",
+            (run_id,),
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

@@ -1,0 +1,266 @@
+"""The audit store: ``OUT/audit.db`` (SQLite, WAL). One writer; a unit is never split across
+transactions.
+
+Units are written behind, in batches (one transaction per FLUSH_AT units or FLUSH_EVERY_S,
+whichever comes first): a commit per unit cost as much CPU as the model call itself. Reads
+flush what they depend on first, so the runner never sees a stale table; a crash loses at most
+the last batch, which a rerun simply does again (nothing is half-written or duplicated).
+
+``audit_pairs`` and ``judge_logs`` keep the seed's column names and meanings; everything after
+``created_at`` is an addition documented in the README.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.store.schema import (
+    REPORT_INDEX,
+    migrate,
+)
+
+FLUSH_AT = 64
+FLUSH_EVERY_S = 0.2
+#: Tables whose rows are keyed by content (the same rendered prompt from many calls).
+STORED_ONCE = ("prompts",)
+
+
+class AuditStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        with contextlib.suppress(FileExistsError):  # created private, like its derived files
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        migrate(self.db, path)
+        self._pending: list[tuple[str, dict[str, Any]]] = []
+        self._pending_tables: set[str] = set()
+        self._pending_units = 0
+        self._last_flush = time.monotonic()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.db.close()
+
+    def flush(self, *tables: str) -> None:
+        """Write the pending units (only if one of ``tables`` is pending, when given)."""
+        if not self._pending or (tables and self._pending_tables.isdisjoint(tables)):
+            return
+        with self._txn():
+            for (table, columns), rows in _grouped(self._pending):
+                names = ", ".join(f'"{c}"' for c in columns)
+                marks = ", ".join("?" for _ in columns)
+                verb = "INSERT OR IGNORE" if table in STORED_ONCE else "INSERT"
+                self.db.executemany(f"{verb} INTO {table} ({names}) VALUES ({marks})", rows)
+        self._pending.clear()
+        self._pending_tables.clear()
+        self._pending_units = 0
+        self._last_flush = time.monotonic()
+
+    def _queue(self, rows: list[tuple[str, dict[str, Any]]]) -> None:
+        self._pending.extend(rows)
+        self._pending_tables.update(table for table, _ in rows)
+        self._pending_units += 1
+        if self._pending_units >= FLUSH_AT or time.monotonic() - self._last_flush >= FLUSH_EVERY_S:
+            self.flush()
+
+    # --- runs ----------------------------------------------------------------------------------
+    def runs(self) -> list[sqlite3.Row]:
+        self.flush()
+        return self.db.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
+
+    def run(self, run_id: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(
+            "SELECT * FROM runs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return row
+
+    def create_run(
+        self,
+        run_id: str,
+        spec_hash: str,
+        manifest: dict[str, Any],
+        tasks: dict[str, str] | None = None,
+    ) -> None:
+        """The run and its tasks (task_id -> JSON, so a re-judge can read them back)."""
+        self.flush()
+        with self._txn():
+            self.db.execute(
+                "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
+                (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+            )
+            self.db.executemany(
+                "INSERT OR IGNORE INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
+                [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
+            )
+
+    def discard_run(self, run_id: str) -> None:
+        """Remove a run that stored nothing (a run refused at its first call)."""
+        with self._txn():
+            for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "tasks", "runs"):
+                self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+
+    def set_status(self, run_id: str, status: str) -> None:
+        self.flush()
+        finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
+        self.db.execute(
+            f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
+            (status, run_id),
+        )
+
+    def manifest(self, run_id: str) -> dict[str, Any]:
+        row = self.run(run_id)
+        return json.loads(row["manifest"]) if row else {}
+
+    # --- trajectories --------------------------------------------------------------------------
+    def done_trajectories(self, run_id: str) -> set[str]:
+        self.flush("trajectories")
+        rows = self.db.execute("SELECT traj_id FROM trajectories WHERE run_id = ?", (run_id,))
+        return {r[0] for r in rows}
+
+    def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
+        self._queue([("trajectories", row), *(("calls", call) for call in calls)])
+
+    def save_trajectories(self, rows: list[dict[str, Any]]) -> None:
+        """Many trajectories in one transaction (a re-judge copying its source's)."""
+        self.flush()
+        with self._txn():
+            for row in rows:
+                self._insert("trajectories", row)
+
+    def checked_trajectories(self, run_id: str) -> set[str]:
+        """Trajectories that already had their LLM success check (its call is stored)."""
+        self.flush()
+        rows = self.db.execute(
+            "SELECT DISTINCT scope FROM calls WHERE run_id = ? AND role = 'success_check'",
+            (run_id,),
+        )
+        return {r[0] for r in rows}
+
+    def save_llm_label(
+        self, traj_id: str, llm_success: int | None, calls: list[dict[str, Any]]
+    ) -> None:
+        """A stored trajectory's LLM candidate label (flagged for review when it disagrees)."""
+        self.flush()
+        with self._txn():
+            self.db.execute(
+                "UPDATE trajectories SET llm_success = ?1, needs_review ="
+                " (?1 IS NOT NULL AND ?1 != success) WHERE traj_id = ?2",
+                (llm_success, traj_id),
+            )
+            for call in calls:
+                self._insert("calls", call)
+
+    def trajectory(self, traj_id: str) -> sqlite3.Row:
+        self.flush("trajectories")
+        row: sqlite3.Row = self.db.execute(
+            "SELECT * FROM trajectories WHERE traj_id = ?", (traj_id,)
+        ).fetchone()
+        return row
+
+    def agent_stats(self, run_id: str) -> dict[str, tuple[float, float | None]]:
+        """Per agent: success rate and mean external reward over the run's trajectories."""
+        self.flush("trajectories")
+        rows = self.db.execute(
+            "SELECT agent, AVG(success), AVG(external_reward) FROM trajectories WHERE run_id = ?"
+            " GROUP BY agent",
+            (run_id,),
+        )
+        return {r[0]: (float(r[1]), r[2]) for r in rows}
+
+    # --- pairs ---------------------------------------------------------------------------------
+    def done_pairs(self, run_id: str) -> set[str]:
+        self.flush("audit_pairs")
+        rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
+        return {r[0] for r in rows}
+
+    def save_pair(
+        self,
+        pair: dict[str, Any],
+        logs: list[dict[str, Any]],
+        calls: list[dict[str, Any]],
+        prompts: dict[str, str] | None = None,
+    ) -> None:
+        """One judged pair, written with its logs and calls (never split across transactions);
+        ``prompts`` maps prompt_hash -> messages_json (rendered prompts are stored once, however
+        many calls share them)."""
+        self._queue(
+            [
+                ("audit_pairs", pair),
+                *(("judge_logs", log) for log in logs),
+                *(("calls", call) for call in calls),
+                *(
+                    ("prompts", {"prompt_hash": h, "messages_json": m})
+                    for h, m in (prompts or {}).items()
+                ),
+            ]
+        )
+
+    def index_for_report(self) -> None:
+        """Build the report's index (a no-op once built; later inserts keep it current)."""
+        self.flush()
+        self.db.execute(REPORT_INDEX)
+
+    def iter_logs(self, run_id: str | None = None) -> Iterator[sqlite3.Row]:
+        self.flush()
+        query = "SELECT * FROM judge_logs"
+        args: tuple[Any, ...] = ()
+        if run_id:
+            query, args = query + " WHERE run_id = ?", (run_id,)
+        yield from self.db.execute(query + ' ORDER BY pair_id, "order", attempt', args)
+
+    def usage(self, run_id: str) -> dict[str, float]:
+        self.flush()
+        row = self.db.execute(
+            "SELECT COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd),"
+            " SUM(attempts) - COUNT(*) FROM calls WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        return {
+            "calls": row[0] or 0,
+            "prompt_tokens": row[1] or 0,
+            "completion_tokens": row[2] or 0,
+            "cost_usd": row[3] or 0.0,
+            "retries": row[4] or 0,
+        }
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        columns = ", ".join(f'"{c}"' for c in row)
+        marks = ", ".join("?" for _ in row)
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(row.values()))
+
+    class _Txn:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> None:
+            self.db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, kind: object, *_: object) -> None:
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+    def _txn(self) -> AuditStore._Txn:
+        return AuditStore._Txn(self.db)
+
+
+def _grouped(
+    rows: list[tuple[str, dict[str, Any]]],
+) -> list[tuple[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]]]:
+    """Rows by (table, columns), in first-seen order, as value tuples for executemany."""
+    groups: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] = {}
+    for table, row in rows:
+        groups.setdefault((table, tuple(row)), []).append(tuple(row.values()))
+    return list(groups.items())

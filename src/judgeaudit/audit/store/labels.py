@@ -1,0 +1,48 @@
+"""Human review labels in ``human_labels``: the one writer (the CLI's ``review import`` and the
+app's Review screen both reach it through :func:`judgeaudit.analysis.label_import.import_labels`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.store.readonly import check_regular
+from judgeaudit.audit.store.schema import migrate
+
+
+def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
+    """Upsert labels (re-importing the same file changes nothing); returns rows written."""
+    check_regular(db_path)
+    db = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        migrate(db, db_path)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany(
+                "INSERT INTO human_labels (pair_id, human_success_a, human_success_b, human_pref, note)"
+                " VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
+                " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
+                " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
+                " note = excluded.note",
+                labels,
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    finally:
+        db.close()
+    return len(labels)
+
+
+def clear_human_labels(db_path: Path, pair_id: str) -> None:
+    """Forget one pair's labels (the app's "clear"): the pair counts as unlabelled again."""
+    check_regular(db_path)
+    db = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        migrate(db, db_path)
+        db.execute("DELETE FROM human_labels WHERE pair_id = ?", (pair_id,))
+    finally:
+        db.close()

@@ -1,0 +1,62 @@
+"""The one way analysis, the CLI and the app open ``audit.db``: read-only, version-checked.
+
+An older file is migrated first (one short write transaction by :class:`AuditStore`) when its
+directory is writable, so every reader sees the current schema; a file from a newer release is
+refused in one line. Nothing but :mod:`judgeaudit.audit.store` writes the database.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+from judgeaudit.audit.store.schema import SCHEMA_VERSION, SchemaError, check_readable, migrate
+from judgeaudit.errors import InputError
+
+
+def check_regular(path: Path) -> None:
+    """Refuse what is not a regular file before anything reads it (a FIFO would block)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open the audit database ({exc.strerror})") from exc
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: not a regular file; point at an output directory's audit.db")
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection to ``path`` (an ``audit.db``), rows as :class:`sqlite3.Row`."""
+    check_regular(path)
+    try:
+        _migrate_if_older(path)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db.row_factory = sqlite3.Row
+        try:
+            check_readable(db, path)
+        except BaseException:
+            db.close()
+            raise
+    except SchemaError:
+        raise
+    except sqlite3.DatabaseError as exc:
+        raise InputError(
+            f"{path}: not a readable audit database ({exc}); give an OUT directory"
+        ) from None
+    return db
+
+
+def _migrate_if_older(path: Path) -> None:
+    probe = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        found = check_readable(probe, path)
+    finally:
+        probe.close()
+    if found >= SCHEMA_VERSION or not os.access(path.parent, os.W_OK):
+        return  # current, or a read-only copy: read it as it is
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        migrate(writer, path)
+    finally:
+        writer.close()

@@ -1,0 +1,221 @@
+"""``OUT/audit.db``'s schema, its version and the numbered migrations that lead to it.
+
+The one place a table, column or index of ``audit.db`` is defined. ``PRAGMA user_version``
+holds the version; :func:`migrate` brings an older file (an unversioned one from before wave 3
+included) up to :data:`SCHEMA_VERSION` in one transaction, and refuses a newer one. Add a
+change as the next numbered migration, never by editing an earlier one; ``docs/schema.md`` is
+generated from this module (``scripts/gen_schema_docs.py``).
+
+``audit_pairs`` and ``judge_logs`` keep the seed's column names and meanings; everything after
+``created_at`` is an addition.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgeaudit.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, spec_hash TEXT NOT NULL, manifest TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'running', created_at TEXT DEFAULT CURRENT_TIMESTAMP,
+  finished_at TEXT
+);
+CREATE TABLE IF NOT EXISTS trajectories (
+  traj_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_type TEXT,
+  agent TEXT NOT NULL, trial INTEGER NOT NULL, events TEXT NOT NULL, ending TEXT,
+  satisfied INTEGER, success INTEGER NOT NULL, success_source TEXT NOT NULL,
+  success_detail TEXT, llm_success INTEGER, needs_review INTEGER NOT NULL DEFAULT 0,
+  external_reward REAL, created_at TEXT DEFAULT CURRENT_TIMESTAMP, context TEXT
+);
+CREATE TABLE IF NOT EXISTS audit_pairs (
+  pair_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, agent_a TEXT NOT NULL, agent_b TEXT NOT NULL,
+  success_a INTEGER NOT NULL, success_b INTEGER NOT NULL, judge_pref TEXT NOT NULL,
+  judge_score_a REAL, judge_score_b REAL, reward_gap REAL, misselected INTEGER,
+  created_at TEXT DEFAULT CURRENT_TIMESTAMP,
+  run_id TEXT NOT NULL, task_type TEXT, trial INTEGER, pref_ab TEXT, pref_ba TEXT,
+  consistent INTEGER, gap_source TEXT, satisfied_a INTEGER, satisfied_b INTEGER,
+  success_source TEXT, capability_a REAL, capability_b REAL, reward_a REAL, reward_b REAL,
+  judge_model TEXT, trial_b INTEGER
+);
+CREATE TABLE IF NOT EXISTS judge_logs (
+  log_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, role TEXT NOT NULL, model TEXT NOT NULL,
+  prompt_hash TEXT, raw_output TEXT, parsed_json TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP,
+  run_id TEXT NOT NULL, "order" TEXT, attempt INTEGER, latency_ms REAL, prompt_tokens INTEGER,
+  completion_tokens INTEGER, parse_error TEXT, prompt_template_hash TEXT
+);
+CREATE TABLE IF NOT EXISTS tasks (
+  run_id TEXT NOT NULL, task_id TEXT NOT NULL, task_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, task_id)
+);
+CREATE TABLE IF NOT EXISTS prompts (
+  prompt_hash TEXT PRIMARY KEY, messages_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS calls (
+  call_id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, scope TEXT NOT NULL,
+  role TEXT NOT NULL, model TEXT NOT NULL, endpoint TEXT, prompt_tokens INTEGER,
+  completion_tokens INTEGER, latency_ms REAL, attempts INTEGER, cost_usd REAL
+);
+CREATE TABLE IF NOT EXISTS human_labels (
+  pair_id TEXT PRIMARY KEY, human_success_a INTEGER, human_success_b INTEGER,
+  human_pref TEXT, note TEXT, labelled_at TEXT DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX IF NOT EXISTS pairs_by_run ON audit_pairs(run_id);
+CREATE INDEX IF NOT EXISTS logs_by_run ON judge_logs(run_id);
+CREATE INDEX IF NOT EXISTS traj_by_run ON trajectories(run_id);
+"""
+
+#: The report's index, built once a run has finished (not kept up while a run inserts): its key
+#: is the report's grouping, so the report reads the pairs in group order with no sort, and it
+#: covers every column the report aggregates, so the report never visits the table's rows.
+REPORT_INDEX = (
+    "CREATE INDEX IF NOT EXISTS pairs_for_report ON audit_pairs(run_id, judge_model, agent_a,"
+    " agent_b, task_type, success_a, success_b, misselected, consistent, judge_pref, pref_ab,"
+    " pref_ba, satisfied_a, satisfied_b, judge_score_a, judge_score_b, capability_a,"
+    " capability_b, reward_a, reward_b, task_id)"
+)
+
+PAIR_COLUMNS = (
+    "pair_id",
+    "task_id",
+    "agent_a",
+    "agent_b",
+    "success_a",
+    "success_b",
+    "judge_pref",
+    "judge_score_a",
+    "judge_score_b",
+    "reward_gap",
+    "misselected",
+    "created_at",
+    "run_id",
+    "task_type",
+    "trial",
+    "pref_ab",
+    "pref_ba",
+    "consistent",
+    "gap_source",
+    "satisfied_a",
+    "satisfied_b",
+    "success_source",
+    "capability_a",
+    "capability_b",
+    "reward_a",
+    "reward_b",
+    "judge_model",
+    "trial_b",
+)
+LOG_COLUMNS = (
+    "log_id",
+    "pair_id",
+    "role",
+    "model",
+    "prompt_hash",
+    "raw_output",
+    "parsed_json",
+    "created_at",
+    "run_id",
+    "order",
+    "attempt",
+    "latency_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "parse_error",
+    "prompt_template_hash",
+)
+#: Columns added after the first release (migration 2 adds them to an older audit.db).
+ADDED_COLUMNS = {
+    "judge_logs": {"prompt_template_hash": "TEXT"},
+    "trajectories": {"copied_from": "TEXT", "context": "TEXT"},
+    "audit_pairs": {"trial_b": "INTEGER"},
+}
+
+
+#: A finished run's verdict counts (see :mod:`judgeaudit.audit.store.verdict_counts`).
+COUNTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS verdict_counts (run_id TEXT NOT NULL, judge_model TEXT,"
+    " orders INTEGER, missing INTEGER, calls INTEGER, failed INTEGER, pairs INTEGER,"
+    " without INTEGER, decisive_without INTEGER)"
+)
+
+
+class SchemaError(InputError):
+    """An ``audit.db`` this version cannot read (written by a newer judgeaudit)."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    title: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _base(db: sqlite3.Connection) -> None:
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _added_columns(db: sqlite3.Connection) -> None:
+    for table, columns in ADDED_COLUMNS.items():
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        for name, kind in columns.items():
+            if name not in have:
+                db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
+def _verdict_counts(db: sqlite3.Connection) -> None:
+    db.execute(COUNTS_TABLE)
+
+
+#: Numbered, in order; each is idempotent, so an unversioned file of any earlier release
+#: (which may hold some of these already) is brought up by running all of them.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "the wave-1 tables and their indexes", _base),
+    Migration(
+        2,
+        "columns added in wave 2: "
+        + ", ".join(f"{t}.{c}" for t, cols in ADDED_COLUMNS.items() for c in cols),
+        _added_columns,
+    ),
+    Migration(3, "verdict_counts: a finished run's verdict counts", _verdict_counts),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+def version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_readable(db: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version; a newer one than this release knows is refused in one line."""
+    found = version(db)
+    if found > SCHEMA_VERSION:
+        raise SchemaError(
+            f"{path}: written by a newer judgeaudit (audit.db schema {found}; this one reads up "
+            f"to {SCHEMA_VERSION}); upgrade judgeaudit to read it"
+        )
+    return found
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> int:
+    """Bring ``db`` (autocommit connection) to :data:`SCHEMA_VERSION`; returns the old version."""
+    found = check_readable(db, path)
+    if found == SCHEMA_VERSION:
+        return found
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        found = check_readable(db, path)  # another process may have migrated it meanwhile
+        for migration in MIGRATIONS:
+            if migration.version > found:
+                migration.apply(db)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return found

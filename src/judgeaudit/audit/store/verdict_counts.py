@@ -1,0 +1,77 @@
+"""The verdict counts of a finished run, kept in ``verdict_counts`` so a report does not read all
+of ``judge_logs`` again (10M rows for 5M pairs, most of a report's time). The store writes them;
+the analysis reads them through :func:`kept_verdict_counts` or counts live with
+:func:`count_verdicts` (an unfinished or older run), with the same result.
+
+An *order* (AB or BA) of a pair has no verdict when none of its attempts parsed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from judgeaudit.audit.store.schema import COUNTS_TABLE
+
+PER_PAIR = (
+    "SELECT pair_id, COUNT(*) AS orders, SUM(ok = 0) AS missing, SUM(calls) AS calls,"
+    " SUM(failed) AS failed FROM (SELECT pair_id, MAX(parse_error IS NULL) AS ok,"
+    " COUNT(*) AS calls, SUM(parse_error IS NOT NULL) AS failed FROM judge_logs"
+    ' WHERE run_id = ? GROUP BY pair_id, "order") GROUP BY pair_id'
+)
+
+
+SUMS = (
+    "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
+    " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
+)
+
+
+#: Each judged pair's order counts next to its audit_pairs row.
+JOINED = f"FROM ({PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
+
+
+def count_verdicts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
+    """Per judge model: the seven counts (orders, missing, calls, failed, pairs, without, decisive_without), read from ``judge_logs``."""
+    return [
+        tuple(row)
+        for row in db.execute(
+            f"SELECT p.judge_model, {SUMS} {JOINED} GROUP BY p.judge_model ORDER BY p.judge_model",
+            (run_id,),
+        )
+    ]
+
+
+def kept_verdict_counts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]] | None:
+    """The counts kept when the run finished, or None (an unfinished or older run)."""
+    has_table = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_counts'"
+    ).fetchone()
+    finished = db.execute(
+        "SELECT 1 FROM runs WHERE run_id = ? AND status = 'finished'", (run_id,)
+    ).fetchone()
+    if not (has_table and finished):
+        return None
+    rows = db.execute(
+        "SELECT judge_model, orders, missing, calls, failed, pairs, without, decisive_without"
+        " FROM verdict_counts WHERE run_id = ? ORDER BY judge_model",
+        (run_id,),
+    ).fetchall()
+    return [tuple(row) for row in rows] or None
+
+
+def keep_verdict_counts(db: sqlite3.Connection, run_id: str) -> None:
+    """Count a finished run's verdicts once and keep them (called when its files are written)."""
+    rows = count_verdicts(db, run_id)
+    db.execute("BEGIN")
+    try:
+        db.execute(COUNTS_TABLE)
+        db.execute("DELETE FROM verdict_counts WHERE run_id = ?", (run_id,))
+        db.executemany(
+            "INSERT INTO verdict_counts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(run_id, *row) for row in rows],
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

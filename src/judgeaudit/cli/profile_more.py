@@ -1,0 +1,67 @@
+"""``judgeaudit profile codex-history`` and ``profile test --all``: the parts of ``profile`` that
+issue 19 added, kept apart from :mod:`.profile_cmds` (registered by it)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from judgeaudit.cli.common import UserError
+from judgeaudit.profiles.livefile import switch_lock
+from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE, ProfileError
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.targets import codex
+
+
+def register(psub: Any) -> None:
+    history = psub.add_parser(
+        "codex-history",
+        help="one Codex provider id for every gateway (codex resume finds every session), "
+        "or one per gateway (the default)",
+    )
+    history.add_argument("mode", nargs="?", choices=("shared", "per-gateway"))
+    history.add_argument(
+        "--id",
+        default=codex.DEFAULT_SHARED_ID,
+        help=f"the shared provider id ({codex.DEFAULT_SHARED_ID})",
+    )
+    history.set_defaults(func=cmd_codex_history)
+
+
+def cmd_codex_history(args: argparse.Namespace) -> int:
+    store = ProfileStore.default()
+    if args.mode is None:
+        ident = codex.shared_provider_id()
+        print(
+            f"codex history: shared, every profile uses provider id {ident!r}"
+            if ident
+            else "codex history: per gateway (one provider id per gateway host)"
+        )
+        return 0
+    bad_id = not PROVIDER_ID_RE.match(args.id) or args.id in BUILTIN_CODEX_PROVIDERS
+    if args.mode == "shared" and bad_id:
+        raise UserError(
+            f"--id {args.id!r}: use letters, digits, '-' or '_', not a built-in Codex "
+            f"provider ({', '.join(BUILTIN_CODEX_PROVIDERS)})"
+        )
+    try:
+        with switch_lock(store.root):
+            state = store.state()
+            if args.mode == "shared":
+                state[codex.SHARED_ID_STATE] = args.id
+            else:
+                state.pop(codex.SHARED_ID_STATE, None)
+            store.save_state(state)
+    except ProfileError as exc:
+        raise UserError(str(exc)) from None
+    active = store.state()["active"].get("codex")
+    what = (
+        f"every Codex profile now uses provider id {args.id!r}: `codex resume --last` finds "
+        "sessions of every gateway (a resumed session's history goes to the gateway in use)"
+        if args.mode == "shared"
+        else "each gateway gets its own Codex provider id again"
+    )
+    print(what)
+    if active:
+        print(f"takes effect at the next switch: `judgeaudit profile use {active}`")
+    return 0

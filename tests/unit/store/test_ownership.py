@@ -1,0 +1,57 @@
+"""Only the store package writes audit.db or reaches through a store's connection."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SRC = Path(__file__).parents[3] / "src" / "judgeaudit"
+STORE = SRC / "audit" / "store"
+#: Modules with SQLite files of their own (never audit.db), and why.
+OTHER_DATABASES = {
+    "llm/cache.py": "the response cache's own file",
+    "audit/inputs/imported.py": "a scratch file of seen digests while validating a big import",
+    "audit/inputs/recorded_verdicts.py": "the same scratch file for recorded verdicts",
+    "rollouts/recorded.py": "a scratch file for converting a recorded log",
+    "profiles/ccswitch.py": "CC Switch's database, read-only",
+}
+WRITE_SQL = re.compile(
+    r"INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+    r"CREATE\s+(?:TEMP\s+|UNIQUE\s+)?(?:TABLE|INDEX)|ALTER\s+TABLE|DROP\s+(?:TABLE|INDEX)"
+)
+REACH_THROUGH = re.compile(r"\bstore\.db\b|\bself\.store\.db\b")
+CONNECT = re.compile(r"sqlite3\.connect\(")
+
+
+def _modules() -> list[tuple[str, str]]:
+    found = []
+    for path in SRC.rglob("*.py"):
+        if STORE in path.parents:
+            continue
+        found.append((path.relative_to(SRC).as_posix(), path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_no_write_sql_outside_the_store() -> None:
+    offenders = [
+        name for name, text in _modules() if WRITE_SQL.search(text) and name not in OTHER_DATABASES
+    ]
+    assert offenders == []
+
+
+def test_nothing_reaches_through_a_store_connection() -> None:
+    assert [name for name, text in _modules() if REACH_THROUGH.search(text)] == []
+
+
+def test_audit_db_is_opened_only_by_the_store() -> None:
+    offenders = [
+        name for name, text in _modules() if CONNECT.search(text) and name not in OTHER_DATABASES
+    ]
+    assert offenders == []
+
+
+def test_the_allow_list_is_not_stale() -> None:
+    texts = dict(_modules())
+    assert all(
+        CONNECT.search(texts[name]) or WRITE_SQL.search(texts[name]) for name in OTHER_DATABASES
+    )
