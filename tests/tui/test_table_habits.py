@@ -61,6 +61,9 @@ def test_pairs_table_filters_sorts_jumps_and_copies(isolated: ProfileStore, run_
             seen["pair"] = detail.pair_id
             await press(pilot, "y")
             seen["pair_copied"] = app.clipboard
+            await press(pilot, "c")
+            seen["transcript"] = app.clipboard
+            seen["shown_a"] = str(detail.query_one("#side-a", Static).render()).replace("\n", "")
         return seen
 
     seen = asyncio.run(go())
@@ -84,6 +87,11 @@ def test_pairs_table_filters_sorts_jumps_and_copies(isolated: ProfileStore, run_
     assert str(seen["title"]).startswith(f"{task} {trial} ")
     assert f"A {agent_a} vs B {agent_b}" in str(seen["title"])
     assert seen["pair_copied"] == pair
+    transcript = str(seen["transcript"])
+    assert transcript.startswith("user: ") and "agent: " in transcript
+    results = [x[5:] for x in transcript.splitlines() if x.startswith("  <- ")]
+    if any(len(r) > 160 for r in results):  # cut on screen, and the cut says so; whole in the copy
+        assert "…" in str(seen["shown_a"])
     db = sqlite3.connect(Path(run_copy) / "audit.db")
     assert db.execute("SELECT 1 FROM audit_pairs WHERE pair_id = ?", (pair,)).fetchone()
     db.close()

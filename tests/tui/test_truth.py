@@ -157,7 +157,7 @@ def test_the_judge_log_names_the_preferred_agent(isolated: ProfileStore, tmp_pat
     spec = write_spec(tmp_path / "spec.toml")
     out = tmp_path / "out"
 
-    async def go() -> tuple[list[str], list[str]]:
+    async def go() -> tuple[list[str], list[str], list[str], list[str]]:
         app = make_app(isolated, out, demo_spec=spec)
         async with app.run_test(size=SIZE) as pilot:
             app.start_run(spec, out)
@@ -168,9 +168,17 @@ def test_the_judge_log_names_the_preferred_agent(isolated: ProfileStore, tmp_pat
             lines = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
             await press(pilot, "m")
             missel = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
-            return lines, missel
+            await press(pilot, "m", "slash")  # misselected off; filter by an agent
+            await pilot.press(*"weak")
+            await press(pilot, "enter")
+            weak = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
+            await press(pilot, "e")
+            errors = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
+            return lines, missel, weak, errors
 
-    lines, missel = asyncio.run(go())
+    lines, missel, weak, errors = asyncio.run(go())
+    assert weak and len(weak) < len(lines) and all("weak" in line for line in weak)
+    assert all("PARSE ERROR" in line for line in errors)
     calls = [line for line in lines if " → " in line]
     assert calls
     for line in calls:
