@@ -37,9 +37,13 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(data, list) and not data:
         return {}  # an empty list shows as its former entries going, not as a value of its own
     if isinstance(data, list) and all(isinstance(x, dict) for x in data):
+        names = [x.get("name") for x in data]
+        # by name when each entry has its own (agents): adding one agent is one change, not a
+        # shift of every later entry's index
+        keyed = all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
         out = {}
         for index, value in enumerate(data):
-            out.update(_flatten(value, f"{prefix}[{index}]"))
+            out.update(_flatten(value, f"{prefix}[{names[index] if keyed else index}]"))
         return out
     return {prefix: data}
 

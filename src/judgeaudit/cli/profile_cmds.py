@@ -309,6 +309,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
             print(f"removed {b.original} (that switch created it) [{b.id}]")
         else:
             print(f"restored {b.original} from {b.id}")
+        if b.set_aside:
+            print(f"  the unreadable file it replaced is kept as {b.set_aside}")
     return 0
 
 

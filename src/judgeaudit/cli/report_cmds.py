@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgeaudit.analysis.drift import compare, render_compare
+from judgeaudit.analysis.drift import render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-from judgeaudit.analysis.gate import choose_runs
 from judgeaudit.analysis.label_import import import_labels
 from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, write_sample
@@ -52,7 +51,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     unfinished."""
     import math
 
-    from judgeaudit.analysis.gate import gate_exit, gate_ready, refuse_unpaired
+    from judgeaudit.analysis.compare_entry import compare_runs
+    from judgeaudit.analysis.gate import gate_ready, refuse_unpaired
 
     margin = args.margin
     if not (math.isfinite(margin) and 0 < margin < 100):
@@ -61,13 +61,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "give e.g. --margin 2"
         )
     try:
-        out_a, out_b, run_a, run_b = choose_runs(args.out_a, args.out_b, args.run_a, args.run_b)
-        result = compare(out_a, out_b, run_a, run_b, margin=margin / 100)
-        if args.fail_on_rise:
-            gate_ready(result)
-            refuse_unpaired(result)
+        compared = compare_runs(args.out_a, args.out_b, args.run_a, args.run_b, margin=margin / 100)
+        if args.fail_on_rise:  # a refusal: exit 2 or 4 before anything is printed
+            gate_ready(compared.result)
+            refuse_unpaired(compared.result)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    result = compared.result
     if args.format == "json":
         import json
 
@@ -76,33 +76,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(render_compare(result))
     if not args.fail_on_rise:
         return 0
-    code = gate_exit(result)
-    if result["verdicts"]["failed"]:
-        print(
-            f"judgeaudit: the judge of run B often gave no verdict: "
-            f"{'; '.join(result['verdicts']['failed'])}; its misselection figures would "
-            "understate it (see `judgeaudit report OUT_B`)",
-            file=sys.stderr,
-        )
-    elif result["gate"]["verdict"] == "worse":
-        rose = ", ".join(
-            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
-            for r in [*result["buckets"], result["overall"]]
-            if r["verdict"] == "worse"
-        )
-        print(
-            f"judgeaudit: worse: misselection rose in: {rose}; decided by the paired test: "
-            f"{result['decided_by']}",
-            file=sys.stderr,
-        )
-    elif code != 0:
-        print(
-            f"judgeaudit: inconclusive (exit {code}): not worse is not shown within "
-            f"{margin:g} points and no rise is significant; the data cannot tell yet (see the "
-            "'not enough data' line)",
-            file=sys.stderr,
-        )
-    return code
+    for reason in compared.gate_reasons:
+        print(f"judgeaudit: {reason}", file=sys.stderr)
+    return compared.gate_exit
 
 
 def register(sub: Sub) -> None:

@@ -251,6 +251,7 @@ def _transaction(
     warnings = [w for p in plans for w in p.warnings]
     if profile is not None:
         warnings += shadowing.warnings_for(app, profile, project_dir)
+        warnings += helper_warnings(app, profile)
     result = SwitchResult(name, app, plans, render_diff(plans), False, warnings=warnings)
     if dry_run:
         return result
@@ -276,6 +277,23 @@ def _transaction(
         _apply(store, app, plans, label, active, result, project_dir)
     result.applied = True
     return result
+
+
+def helper_warnings(app: str, profile: Profile) -> list[str]:
+    """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
+    without a key: say so in the preview and in ``--dry-run``, before it is written."""
+    if app != "claude" or profile.option("key_mode", "helper") != "helper" or not profile.key:
+        return []
+    command = f"apiKeyHelper runs `judgeaudit key print {profile.key}`"
+    ok, message = secrets.backend_usable()
+    if not ok:
+        return [f"{command}, but there is {message}; Claude Code would get no key"]
+    if secrets.get_key(profile.key) is None:
+        return [
+            f"{command}, but the keyring has no key {profile.key!r} yet: set it first (k on "
+            f"F1, or `judgeaudit key set {profile.key}`), else Claude Code gets no key"
+        ]
+    return []
 
 
 def use_profile(

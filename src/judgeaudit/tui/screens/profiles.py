@@ -26,7 +26,9 @@ from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
-from judgeaudit.tui.screens.modals import BackupPicker, ConfirmDiff, KeyEntry, ProfileForm
+from judgeaudit.tui.screens import profile_tools
+from judgeaudit.tui.screens.backups_dialog import BackupPicker
+from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
 
@@ -44,6 +46,15 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 NO_KEY = "judgeaudit-no-key"
 #: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
 PROBLEMS_SHOWN = 4
+
+
+SDK_SWITCH = (
+    "No file changes: an SDK profile is not written into any tool's files.\n"
+    "Switching only marks {name} as the active SDK profile (*), a reminder for you. A program\n"
+    "gets its base URL, model and key (from the keyring) when started with\n"
+    '  judgeaudit exec {name} -- CMD    or    eval "$(judgeaudit env {name})"\n'
+    "Off (o) clears the mark."
+)
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,11 @@ class ProfilesScreen(Screen[None]):
         Binding("t", "test", "Test"),
         Binding("o", "turn_off", "Off"),
         Binding("b", "backups", "Backups"),
+        # the less frequent tools: in the help and the palette, not the footer (80 columns)
+        Binding("D", "remove", "Remove profile", show=False),
+        Binding("K", "delete_key", "Delete key", show=False),
+        Binding("I", "import_ccswitch", "Import CC Switch", show=False),
+        Binding("d", "doctor", "Doctor", show=False),
     ]
 
     def __init__(self, store: ProfileStore) -> None:
@@ -195,7 +211,12 @@ class ProfilesScreen(Screen[None]):
         self.app.call_from_thread(
             self.confirm_switch,
             profile,
-            plan.diff or f"{profile.app}: no file changes",
+            plan.diff
+            or (
+                SDK_SWITCH.format(name=profile.name)
+                if profile.app == "sdk"
+                else f"{profile.app}: no file changes"
+            ),
             plan.warnings,
         )
 
@@ -234,10 +255,12 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
-        if all(p.before == p.after for p in plan.plans):
+        marked = self.store.state()["active"].get(app)
+        if all(p.before == p.after for p in plan.plans) and not (app == "sdk" and marked):
             self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
             return
-        self.app.call_from_thread(self.confirm_off, app, plan.diff, plan.warnings)
+        diff = plan.diff or f"no file changes; {marked} is no longer marked active (*)"
+        self.app.call_from_thread(self.confirm_off, app, diff, plan.warnings)
 
     def confirm_off(self, app: str, diff: str, warnings: list[str]) -> None:
         self.status("")
@@ -338,6 +361,23 @@ class ProfilesScreen(Screen[None]):
             self.status, f"{profile.name}{note}: " + "; ".join(result.lines), not result.ok
         )
 
+    # --- the less frequent tools (profile_tools) ----------------------------------------------
+    def action_remove(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            profile_tools.remove_profile(self, profile)
+
+    def action_delete_key(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            profile_tools.delete_key(self, profile)
+
+    def action_import_ccswitch(self) -> None:
+        profile_tools.import_ccswitch(self)
+
+    def action_doctor(self) -> None:
+        profile_tools.show_doctor(self)
+
     # --- backups -------------------------------------------------------------------------------
     def action_backups(self) -> None:
         self.app.push_screen(BackupPicker(self.store), self.picked_backup)
@@ -353,5 +393,10 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, str(exc), True)
             return
-        self.app.call_from_thread(self.status, f"restored {restored.original} from {backup_id}")
+        aside = (
+            f"; the unreadable file is kept as {restored.set_aside}" if restored.set_aside else ""
+        )
+        self.app.call_from_thread(
+            self.status, f"restored {restored.original} from {backup_id}{aside}"
+        )
         self.app.call_from_thread(self.reload)  # the active markers follow the restored file

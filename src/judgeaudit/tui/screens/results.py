@@ -20,10 +20,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
-from judgeaudit.analysis.fmt import ci, pct
+from judgeaudit.analysis.fmt import ci, pct, review_lines
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
@@ -48,11 +49,12 @@ OVERALL = "overall"
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
-    Col("success", "success", min=9, drop=3),
+    # success against judge wins is what misselection is about: both stay at 80 columns
+    Col("success", "success", min=9, drop=1),
     Col("wins", "judge wins", min=9, drop=2),
     Col("decisive", "decisive", min=5, drop=4),
     Col("rate", "missel.", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
+    Col("ci", "95% CI", min=9, drop=3),
     Col("flag", "ranking", min=19),
 )
 TASK_COLUMNS = (
@@ -87,11 +89,27 @@ def outside_note(r: dict[str, Any]) -> str:
         return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
     parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
     if r["no_gap"]:
-        parts.append(f"{r['no_gap']} pairs without a {r['gap_source']} gap")
+        article = "an" if str(r["gap_source"])[:1] in "aeiou" else "a"
+        parts.append(f"{r['no_gap']} pairs without {article} {r['gap_source']} gap")
     return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
 
 
 JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
+LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
+
+
+def health_text(r: dict[str, Any]) -> Text:
+    """The report's verdict health (its own line) and, per judge, the no-verdict share."""
+    line = health_line(r["verdicts"])
+    text = Text(line + "\n", style="bold red" if "WARNING" in line else "")
+    for j in r["verdicts"].get("by_judge", []):
+        text.append(
+            f"  {j['judge_model']}: no verdict {pct(j['no_verdict_rate'])} of orders "
+            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
+            f"{j['parse_failures']}/{j['judge_calls']} calls\n",
+            style="dim",
+        )
+    return text
 
 
 class ResultsScreen(Screen[None]):
@@ -109,12 +127,14 @@ class ResultsScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="results")
         self.out: Path | None = None
+        self.run_id: str | None = None  # None: the directory's latest run
         self.version: tuple[int, int, int] | None = None
         self.report: dict[str, Any] = {}
         self.loaded = False
         self.mounted = False
         self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
         self.control_chosen = False  # g / ctrl+e (or the palette) while the report was loading
+        self.fresh = True  # the next report shown is another run's
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -136,6 +156,10 @@ class ResultsScreen(Screen[None]):
             yield Static("", id="outside", classes="-muted")
             yield Static("", id="satisfied")
             yield Static("", id="bias")
+            yield Static("Judge verdicts", classes="section")
+            yield Static("", id="health")
+            yield Static("Human review (success check and judge vs your labels)", classes="section")
+            yield Static("", id="human")
             yield Static("Agent pairs", classes="section")
             yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="none")
             yield Static("By task type", classes="section")
@@ -147,19 +171,23 @@ class ResultsScreen(Screen[None]):
         self.mounted = True
         if self.out is not None:
             out, self.out = self.out, None
-            self.show_output(out)
+            self.show_output(out, self.run_id)
 
-    def show_output(self, out: Path) -> None:
-        """Show `out`: reload when it is another dir or a run wrote to it since the last load."""
+    def show_output(self, out: Path, run_id: str | None = None) -> None:
+        """Show run `run_id` (None: the latest) of `out`: reload when it is another run or a
+        run wrote to it since the last load; another run opens at the top."""
         if not self.mounted:
-            self.out = out  # loaded once the screen is composed
+            self.out, self.run_id = out, run_id  # loaded once the screen is composed
             return
         version = db_version(out)
-        if out == self.out and version == self.version and self.loaded:
+        same = (out, run_id) == (self.out, self.run_id)
+        if same and version == self.version and self.loaded:
             return
-        if out != self.out:
+        if not same:
+            self.fresh = True  # focus the table and start at the top once it is loaded
             self.reset_controls()
-        self.out, self.version = out, version
+        self.out, self.run_id, self.version = out, run_id, version
+        self.sub_title = f"Results · {out}"  # which output directory is open, on every view
         self.load(self.options())
 
     def reset_controls(self) -> None:
@@ -173,18 +201,34 @@ class ResultsScreen(Screen[None]):
         source = self.query_one("#gap-source", Select).value
         bins = parse_bins(self.query_one("#bins", Field).value)
         return ReportOptions(
+            run_id=self.run_id,
             gap_source=None if source is Select.NULL else str(source),
             bins=bins,
             labels=distinct_labels(bins) if bins else None,
         )
 
-    def load(self, options: ReportOptions) -> None:
+    def load(self, options: ReportOptions, live: bool = False) -> None:
+        """Build the report; ``live`` (a running run's refresh) keeps the old one on screen."""
         assert self.out is not None
         self.loaded = False
-        self.query_one("#results-body").loading = True
+        if not live:
+            self.query_one("#results-body").loading = True
+            self.query_one("#results-title", Static).update(f"Results — loading {self.out}…")
         self.query_one("#results-error", Note).say("")
-        self.query_one("#results-title", Static).update(f"Results — loading {self.out}…")
         self.build(self.out, options)
+
+    def poll_running(self) -> None:
+        """While the shown run is running: reload when it stored more (as the CLI report would
+        show now), without a loading overlay or a scroll jump."""
+        if self.out is None or self.report.get("status") != "running":
+            return
+        if self.app.screen is self and self.loaded:
+            version = db_version(self.out)
+            if version != self.version:
+                self.version = version
+                self.load(self.options(), live=True)
+                return
+        self.set_timer(LIVE_EVERY_S, self.poll_running)
 
     @work(thread=True, exclusive=True, group="results")
     def build(self, out: Path, options: ReportOptions) -> None:
@@ -207,12 +251,13 @@ class ResultsScreen(Screen[None]):
     def show_report(self, out: Path, report: dict[str, Any]) -> None:
         if out != self.out:
             return  # a newer request is on its way
+        first, self.fresh = self.fresh, False
         self.report, self.loaded = report, True
         r = report
         simulated = r["manifest"].get("models", {}).get("judge", {}).get("base_url") == "embedded"
         tag = " — simulated provider" if simulated else ""
         self.query_one("#results-title", Static).update(
-            f"Results — run {r['run_id']} ({r['status']}): {r['pairs']} pairs, "
+            f"Results — {out}: run {r['run_id']} ({r['status']}), {r['pairs']} pairs, "
             f"{r['decisive']} decisive{tag}"
         )
         select = self.query_one("#gap-source", Select)
@@ -222,7 +267,13 @@ class ResultsScreen(Screen[None]):
         self.render_buckets(r)
         self.render_sections(r)
         self.query_one("#results-body").loading = False
-        if not self.control_chosen:  # a control chosen while loading keeps the focus
+        if r["status"] == "running":
+            self.set_timer(LIVE_EVERY_S, self.poll_running)
+        if first and not self.jump_when_loaded:  # another run starts at the top
+            body = self.query_one("#results-body", VerticalScroll)
+            body.scroll_home(animate=False)
+            self.call_after_refresh(body.scroll_home, animate=False)
+        if first and not self.control_chosen:  # a control chosen while loading keeps focus
             # no scroll: while the loading overlay goes the table's place is not final, and a
             # scroll to it could leave the bar chart above the view
             self.query_one("#buckets", FitTable).focus(scroll_visible=False)
@@ -273,6 +324,8 @@ class ResultsScreen(Screen[None]):
         )
         bias = "; ".join(bias_text(b) for b in r["position_bias"])
         self.query_one("#bias", Static).update(f"Position bias: {bias or 'swap off'}")
+        self.query_one("#health", Static).update(health_text(r))
+        self.query_one("#human", Static).update("\n".join(review_lines(r["human_review"])))
         agents = []
         for p in r["agent_pairs"]:
             cells = {"a": p["agent_a"], "b": p["agent_b"]}
@@ -306,7 +359,7 @@ class ResultsScreen(Screen[None]):
         if event.value is Select.NULL or event.value == self.report.get("gap_source"):
             return
         self.query_one("#bins", Field).value = ""  # another source has its own default bins
-        self.load(ReportOptions(gap_source=str(event.value)))
+        self.load(ReportOptions(run_id=self.run_id, gap_source=str(event.value)))
 
     def on_input_submitted(self, event: Field.Submitted) -> None:
         if event.input.id != "bins" or self.out is None:
