@@ -63,19 +63,19 @@ def test_exec_points_claude_at_the_bridge_with_a_token_instead_of_the_key() -> N
 
 
 @pytest.mark.parametrize(
-    ("app", "options", "command"),
+    ("app", "options", "tool"),
     [
-        ("codex", {}, ["codex", "exec", "hi"]),  # no bridge option
-        ("codex", {"bridge": "off"}, ["codex"]),
-        ("codex", {"bridge": "chat"}, ["python", "x.py"]),  # not the profile's tool
-        ("claude", {"bridge": "chat"}, ["/usr/bin/codex"]),
+        ("codex", {}, "codex"),  # no bridge option
+        ("codex", {"bridge": "off"}, "codex"),
+        ("codex", {"bridge": "chat"}, None),  # not the profile's tool
+        ("claude", {"bridge": "chat"}, "codex"),
     ],
 )
 def test_exec_starts_no_bridge_unless_the_profile_wants_one_for_its_tool(
-    app: str, options: dict[str, object], command: list[str]
+    app: str, options: dict[str, object], tool: str | None
 ) -> None:
     original = profile(app, **options)
-    with bridged(original, "sk-real", command) as (seen, key):
+    with bridged(original, "sk-real", tool) as (seen, key):
         assert (seen, key) == (original, "sk-real")
 
 

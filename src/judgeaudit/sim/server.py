@@ -69,21 +69,31 @@ class SimServer:
         body = chat_wire.error(404, message, "invalid_request_error")
         return web.json_response(body, status=404)
 
-    def _record(self, request: web.Request, sim_request: Any, status: int) -> None:
+    def _record(
+        self, request: web.Request, sim_request: Any, status: int, stream: bool | None = None
+    ) -> None:
         """One request-log line: the API, model and a fingerprint of the key, never the key."""
         if self.config.request_log is None:
             return
         header = request.headers.get("Authorization", "")
         given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        presented = [header[7:] if header.startswith("Bearer ") else header]
+        presented.append(request.headers.get("x-api-key", ""))
         line = {
             "path": request.path,
             "status": status,
             "key_sha256": hashlib.sha256(given.encode()).hexdigest()[:16] if given else None,
+            # every credential the request carried (a client may send two), fingerprinted
+            "keys_sha256": sorted(
+                {hashlib.sha256(k.encode()).hexdigest()[:16] for k in presented if k}
+            ),
         }
         if sim_request is not None:
             line["model"] = sim_request.model
             line["roles"] = [m.role for m in sim_request.messages]
             line["tools"] = len(sim_request.tools)
+        if stream is not None:
+            line["stream"] = stream
         with self.config.request_log.open("a", encoding="utf-8") as log:
             log.write(json.dumps(line, ensure_ascii=False) + "\n")
 
@@ -175,7 +185,7 @@ class SimServer:
             except (WireError, ModelSpecError) as exc:
                 self._record(request, None, 400)
                 return _invalid(wire, exc)
-            self._record(request, sim_request, 200)
+            self._record(request, sim_request, 200, stream=bool(body.get("stream")))
             if (wait := self.limits.take(spec.model_id, spec.faults)) is not None:
                 return _too_many(wire, wait, "Rate limit reached: too many requests per second.")
             decision = self._decide(spec, sim_request.model, sim_request.canonical)
