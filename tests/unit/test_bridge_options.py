@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judgeaudit.bridge.execlink import TOKEN_VAR, bridged, through
@@ -91,3 +93,14 @@ def test_the_upstream_proxy_comes_from_the_environment_once(
     assert env_proxy("https://gw.example/v1/chat/completions") == "http://proxy.internal:3128"
     monkeypatch.setenv("NO_PROXY", "gw.example")
     assert env_proxy("https://gw.example/v1/chat/completions") is None
+
+
+def test_the_bridge_model_list_also_decodes_as_a_codex_catalog() -> None:
+    from judgeaudit.bridge.server import codex_catalog
+
+    openai_list = b'{"object": "list", "data": [{"id": "m", "object": "model"}]}'
+    body = json.loads(codex_catalog(openai_list))
+    assert body["models"] == [] and body["data"] == [{"id": "m", "object": "model"}]
+    catalog = b'{"models": [{"slug": "x"}]}'
+    assert codex_catalog(catalog) == catalog  # already one: untouched
+    assert codex_catalog(b"not json") == b"not json"

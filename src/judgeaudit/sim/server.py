@@ -102,12 +102,17 @@ class SimServer:
 
     async def models(self, request: web.Request) -> web.Response:
         if (denied := self._auth(request, chat_wire)) is not None:
+            self._record(request, None, 401)
             return denied
+        self._record(request, None, 200)
         data = [
             {"id": name, "object": "model", "created": 0, "owned_by": "judgeaudit-sim"}
             for name in self.config.model_ids()
         ]
-        return web.json_response({"object": "list", "data": data})
+        # `data` is the OpenAI list; `models` the catalog Codex decodes when its provider has a
+        # key command (`auth = {command}`): empty, so Codex keeps its bundled model metadata,
+        # caches the answer, and neither refetches three times nor logs an ERROR per start.
+        return web.json_response({"object": "list", "data": data, "models": []})
 
     async def count_tokens(self, request: web.Request) -> web.Response:
         if (denied := self._auth(request, anthropic_wire)) is not None:
