@@ -78,7 +78,9 @@ def cmd_key_set(args: argparse.Namespace) -> int:
         secrets.set_key(args.name, value)
     except (secrets.SecretError, ProfileError) as exc:
         raise _wrap(exc) from None
-    print(f"stored key {args.name} ({secrets.mask(value.strip())}) in the OS keyring")
+    print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
+    if (warning := secrets.plaintext_warning()) is not None:
+        print(warning, file=sys.stderr)
     return 0
 
 
