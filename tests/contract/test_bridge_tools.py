@@ -108,9 +108,10 @@ def run_tool_fully(
 
 def assert_round_trip_reached_upstream(world: World, before: int) -> None:
     """Two chat completions: the tool call, then one carrying its result; both with the
-    keyring key and the profile's model."""
+    keyring key and the profile's model, streamed as the tool streams."""
     seen = world.chat_requests()[before:]
     assert len(seen) >= 2, seen
+    assert all(r["stream"] for r in seen), seen
     assert {r["key_sha256"] for r in seen} == {key_fingerprint(world.secret)}
     assert {r["model"] for r in seen} == {MODEL}
     assert any("tool" in r["roles"] for r in seen)  # type: ignore[operator]
