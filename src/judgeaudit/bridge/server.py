@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
