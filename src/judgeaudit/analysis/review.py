@@ -31,24 +31,42 @@ REVIEW_COLUMNS = (
 STRATA = ("satisfied_but_failed", "inconsistent", "misselected", "control")
 
 
-def sample(pairs: pd.DataFrame, n: int, seed: int = 0, threshold: float = 4.0) -> pd.DataFrame:
-    """About n pairs: equal shares of each stratum, random controls filling what is short."""
+def sample(
+    pairs: pd.DataFrame,
+    n: int,
+    seed: int = 0,
+    threshold: float = 4.0,
+    explained: tuple[str, set[str]] | None = None,
+) -> pd.DataFrame:
+    """About n pairs: equal shares of each stratum, random controls filling what is short.
+
+    ``explained`` (a name and pair ids, from ``review export --explained-by``) over-samples the
+    misselected pairs the style model attributes to that feature: up to half of the sample is
+    drawn from them first, as the stratum ``explained_by_NAME``."""
+    taken: list[pd.DataFrame] = []
+    used: set[str] = set()
+    total = n
+    if explained is not None:
+        name, ids = explained
+        pool = pairs[pairs["pair_id"].isin(ids)]
+        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=seed)
+        used |= set(pick["pair_id"])
+        taken.append(pick.assign(stratum=f"explained_by_{name}"))
+        n = max(0, n - len(pick))
     masks = {
         "satisfied_but_failed": ((pairs["judge_score_a"] >= threshold) & (pairs["success_a"] == 0))
         | ((pairs["judge_score_b"] >= threshold) & (pairs["success_b"] == 0)),
         "inconsistent": pairs["consistent"].fillna(1).astype(int) == 0,
         "misselected": pairs["misselected"].fillna(0).astype(int) == 1,
     }
-    share = max(1, n // len(STRATA))
-    taken: list[pd.DataFrame] = []
-    used: set[str] = set()
+    share = max(1, n // len(STRATA)) if n else 0
     for stratum, mask in masks.items():
         pool = pairs[mask & ~pairs["pair_id"].isin(used)]
         pick = pool.sample(n=min(share, len(pool)), random_state=seed)
         used |= set(pick["pair_id"])
         taken.append(pick.assign(stratum=stratum))
     rest = pairs[~pairs["pair_id"].isin(used)]
-    remaining = max(0, n - sum(len(t) for t in taken))
+    remaining = max(0, total - sum(len(t) for t in taken))
     taken.append(
         rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
     )

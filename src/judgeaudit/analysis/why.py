@@ -27,29 +27,10 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.analysis.clustered import Sums, interval
-from judgeaudit.analysis.features import CONTINUOUS, FEATURES
+from judgeaudit.analysis.features import CONTINUOUS, FEATURES, KIND, STYLE
 from judgeaudit.analysis.stats import Z95
 from judgeaudit.analysis.why_data import OrderRow, RunData, differences, load_run
 
-#: What each term is. ``style`` terms (presentation: how much and how politely the agent wrote)
-#: carry no evidence of completion and are zeroed for the style-controlled rate; ``process`` and
-#: ``claim`` terms are how a transcript reports completion (a judge that cannot see the state
-#: must read them), so they are reported, not zeroed; ``claimed_but_failed`` is the undeserved
-#: part of a claim. Measured on the demo (docs/why.md): zeroing process and claim terms too
-#: leaves a transcript judge almost blind, not unbiased.
-KIND = {
-    "position": "position",
-    "success": "success",
-    "length": "style",
-    "turns": "style",
-    "courtesy": "style",
-    "asks_confirmation": "process",
-    "cites_ids": "process",
-    "tool_calls": "process",
-    "claimed_done": "claim",
-    "claimed_but_failed": "claim",
-}
-STYLE = tuple(name for name in FEATURES if KIND[name] == "style")
 #: The terms whose odds ratio the leaderboard and the headline name (all but success, position).
 ATTRIBUTED = FEATURES
 MIN_ORDERS = 40

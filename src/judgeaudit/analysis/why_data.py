@@ -80,6 +80,25 @@ def side_features(db: sqlite3.Connection, run_id: str) -> dict[SideKey, Features
     return out
 
 
+def one_side(
+    db: sqlite3.Connection, row: sqlite3.Row, extension: dict[str, list[str]] | None
+) -> Features:
+    """One stored trajectory's features (``show PAIR``): tokens from its agent calls if any."""
+    scope = row["copied_from"] or row["traj_id"]
+    total = db.execute(
+        "SELECT SUM(completion_tokens) FROM calls WHERE scope = ? AND role = 'agent'"
+        " AND completion_tokens > 0",
+        (scope,),
+    ).fetchone()[0]
+    events = json.loads(row["events"]) if isinstance(row["events"], str) else row["events"]
+    return features(
+        events if isinstance(events, list) else [],
+        bool(row["success"]),
+        lexicon(extension),
+        int(total) if total is not None else None,
+    )
+
+
 def _row(pair: sqlite3.Row, order: str, pref: str, a: Features, b: Features) -> OrderRow:
     sa, sb = int(pair["success_a"]), int(pair["success_b"])
     first_is_a = order == "AB"

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.analysis.features import STYLE
 from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
@@ -145,6 +146,12 @@ def register(sub: Sub) -> None:
     rexp.add_argument("--run")
     rexp.add_argument("--seed", type=int, default=0)
     rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")
+    rexp.add_argument(
+        "--explained-by",
+        choices=["style", *STYLE],
+        help="over-sample (up to half of --n) the misselected pairs the style model attributes "
+        "to this feature (docs/why.md); style: to any style term",
+    )
     rexp.set_defaults(func=cmd_review_export)
     rimp = rsub.add_parser("import", help="store labels from a filled-in sample")
     rimp.add_argument("out", type=Path)
