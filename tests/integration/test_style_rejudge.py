@@ -81,3 +81,38 @@ def test_without_style_weight_the_controlled_rate_is_the_raw_one(source: Path) -
     assert controlled["rate"] <= raw["rate"] + 0.01
     assert abs(controlled["rate"] - raw["rate"]) < 0.03
     assert controlled["ci_low"] <= raw["rate"] <= controlled["ci_high"]
+
+
+def test_review_export_over_samples_the_pairs_length_explains(source: Path) -> None:
+    judge = "judge-default:style=0.9,evidence=0.1"
+    style = style_of(source, judge)
+    assert style["explained_by"].get("length", 0) >= 1
+    out = source.parent / judge.replace(":", "_").replace(",", "_").replace("=", "")
+    sample = out / "sample.csv"
+    done = cli("review", "export", str(out), "--n", "20", "--explained-by", "length",
+               "--file", str(sample))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    import csv
+    import sqlite3
+
+    rows = list(csv.DictReader(sample.open(encoding="utf-8")))
+    picked = [r["pair_id"] for r in rows if r["stratum"] == "explained_by_length"]
+    assert len(picked) == min(10, style["explained_by"]["length"])
+    db = sqlite3.connect(out / "audit.db")
+    flags = {pid: m for pid, m in db.execute("SELECT pair_id, misselected FROM audit_pairs")}
+    db.close()
+    assert all(flags[p] == 1 for p in picked)
+    assert len(rows) == 20
+
+
+def test_the_leaderboard_hook_names_the_largest_feature_odds_ratio(source: Path) -> None:
+    from judgeaudit.analysis.why import largest_style_term
+
+    judge = "judge-default:style=0.9,evidence=0.1"
+    style = style_of(source, judge)
+    out = source.parent / judge.replace(":", "_").replace(",", "_").replace("=", "")
+    found = largest_style_term(out, None)
+    assert found is not None
+    features = [t for t in style["terms"] if t["kind"] not in ("success", "position")]
+    top = max(features, key=lambda t: t["odds_ratio"])
+    assert found[0] == top["feature"] and found[1] == pytest.approx(top["odds_ratio"])
