@@ -118,6 +118,11 @@ def _row(pair: sqlite3.Row, order: str, pref: str, a: Features, b: Features) -> 
 def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
     sides = side_features(db, run_id)
     rows: list[OrderRow] = []
+    if not sides:  # nothing to read: the pairs are counted, not scanned
+        (pairs,) = db.execute(
+            "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        return RunData(rows=rows, sides=sides, pairs=int(pairs), stored=0)
     pairs = 0
     for pair in db.execute(
         "SELECT pair_id, task_id, agent_a, agent_b, trial, COALESCE(trial_b, trial) AS trial_b,"
