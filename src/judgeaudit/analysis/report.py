@@ -33,6 +33,8 @@ from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.analysis.verdicts import health_line, missing_by_bucket, verdict_health
+from judgeaudit.analysis.why import style_section
+from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.fsutil import atomic_write_text
 
 BOOTSTRAP = {
@@ -104,6 +106,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
             "manifest": manifest,
         }
         add_figures(report, db, run_id, options.threshold)
+        report["style"] = style_section(db, run_id)
     finally:
         db.close()
     return report
@@ -136,6 +139,7 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         report = _pandas_report(pairs, labels, options, source, bins, settings, missing)
         report.update(run_id=run_id, status=status, verdicts=verdicts, manifest=manifest)
         add_figures(report, db, run_id, options.threshold)
+        report["style"] = style_section(db, run_id)
     finally:
         db.close()
     return report
@@ -287,6 +291,8 @@ def render_table(report: dict[str, Any]) -> str:
         lines.append(
             f"  {t['task_type']:<24} misselected {_pct(t['rate'])} {_ci(t)} n={t['decisive']}"
         )
+    if "style" in report:
+        lines += ["", *style_lines(report["style"])]
     lines += ["", *review_lines(report["human_review"])]
     return "\n".join(lines)
 
@@ -333,6 +339,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         model_line(report.get("gap_model")).strip(),
         "",
+        *(style_markdown(report["style"]) if "style" in report else []),
         "```",
         *review_lines(report["human_review"]),
         "```",

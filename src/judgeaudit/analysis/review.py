@@ -31,19 +31,40 @@ REVIEW_COLUMNS = (
 )
 
 
-def sample(pairs: pd.DataFrame, n: int, seed: int = 0, threshold: float = 4.0) -> pd.DataFrame:
+def sample(
+    pairs: pd.DataFrame,
+    n: int,
+    seed: int = 0,
+    threshold: float = 4.0,
+    explained: tuple[str, set[str]] | None = None,
+) -> pd.DataFrame:
     """About n pairs: equal shares of each stratum (a partition of the run, so every pair has
-    one known sampling probability), random controls filling what is short."""
+    one known sampling probability), random controls filling what is short.
+
+    ``explained`` (a name and pair ids, from ``review export --explained-by``) over-samples the
+    misselected pairs the style model attributes to that feature: up to half of the sample is
+    drawn from them first, as the stratum ``explained_by_NAME``. Such a sample is for looking
+    at those cases: within their stratum they are over-represented, so the weighted agreement
+    figures of a review built on it lean towards them (docs/why.md says so)."""
     strata = stratum_of(pairs, threshold)
-    share = max(1, n // len(STRATA))
     taken: list[pd.DataFrame] = []
+    used = pd.Series(False, index=pairs.index)
+    total = n
+    if explained is not None:
+        name, ids = explained
+        pool = pairs[pairs["pair_id"].isin(ids)]
+        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=seed)
+        used |= pairs["pair_id"].isin(set(pick["pair_id"]))
+        taken.append(pick.assign(stratum=f"explained_by_{name}"))
+        n = max(0, n - len(pick))
+    share = max(1, n // len(STRATA)) if n else 0
     for stratum in STRATA[:-1]:
-        pool = pairs[strata == stratum]
+        pool = pairs[(strata == stratum) & ~used]
         taken.append(
             pool.sample(n=min(share, len(pool)), random_state=seed).assign(stratum=stratum)
         )
-    rest = pairs[strata == "control"]
-    remaining = max(0, n - sum(len(t) for t in taken))
+    rest = pairs[(strata == "control") & ~used]
+    remaining = max(0, total - sum(len(t) for t in taken))
     taken.append(
         rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
     )

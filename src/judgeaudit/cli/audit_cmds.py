@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.analysis.features import STYLE
 from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
@@ -171,6 +172,12 @@ def register(sub: Sub) -> None:
         type=float,
         default=0.2,
         help="target width of the weighted agreement's 95%% interval, for the suggested --n",
+    )
+    rexp.add_argument(
+        "--explained-by",
+        choices=["style", *STYLE],
+        help="over-sample (up to half of --n) the misselected pairs the style model attributes "
+        "to this feature (docs/why.md); style: to any style term",
     )
     rexp.set_defaults(func=cmd_review_export)
     rimp = rsub.add_parser("import", help="store labels from a filled-in sample")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.analysis.drift import render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
@@ -125,11 +125,34 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]] | None:
+    """``--explained-by``: the misselected pairs the style model attributes to ``feature``."""
+    if feature is None:
+        return None
+    from judgeaudit.analysis.why import fit_style
+    from judgeaudit.analysis.why_data import load_run
+
+    style = fit_style(load_run(db, run_id))
+    if style["status"] != "ok":
+        db.close()
+        raise UserError(f"review export: --explained-by {feature}: {style['note']}")
+    reasons: dict[str, str] = style["explained_pairs"]
+    ids = {p for p, why in reasons.items() if feature in ("style", why)}
+    if not ids:
+        print(
+            f"review export: no misselected pair is explained by {feature} in run {run_id} "
+            f"(explained: {style['explained_by'] or 'none'}); sampling as usual",
+            file=sys.stderr,
+        )
+    return feature, ids
+
+
 def cmd_review_export(args: argparse.Namespace) -> int:
     try:
         db = open_db(args.out)
         run_id = resolve_run(db, args.run)
         pairs = load_pairs(db, run_id)
+        explained = _explained(db, run_id, args.explained_by)
         db.close()
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
@@ -142,7 +165,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
     if not 0 < args.width < 1:
         raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
-    frame = sample(pairs, args.n, args.seed)
+    frame = sample(pairs, args.n, args.seed, explained=explained)
     write_sample(frame, path)
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "

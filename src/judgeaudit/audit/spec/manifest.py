@@ -98,6 +98,7 @@ def build_manifest(
             "gap_source": spec.gap_source,
             "bins": spec.bins,
             "labels": spec.labels,
+            **({"lexicon": spec.lexicon} if spec.lexicon else {}),
         },
         "prompts": described,
         "models": models,

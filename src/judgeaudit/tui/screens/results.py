@@ -28,6 +28,7 @@ from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
+from judgeaudit.tui.screens.why import WhyScreen
 from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
@@ -119,9 +120,8 @@ class ResultsScreen(Screen[None]):
         Binding("ctrl+e", "focus_bins", "Bins"),
         Binding("a", "agent_pairs", "Agent pairs"),
         Binding("v", "app.goto('review')", "Review"),
-        # Not in the footer or help yet (their snapshots belong to the TUI rework): the
-        # palette's "Export preferences…" finds it by name.
-        Binding("x", "export_preferences", "", show=False),
+        Binding("x", "export_preferences", "Export"),
+        Binding("w", "why", "Why"),
     ]
 
     def __init__(self) -> None:
@@ -416,3 +416,8 @@ class ResultsScreen(Screen[None]):
         r = self.report
         bucket = None if key == OUTSIDE else r["buckets"][int(key)]
         self.app.push_screen(PairsScreen(self.out, r["run_id"], r["gap_source"], r["bins"], bucket))
+
+    def action_why(self) -> None:
+        """What moves this judge: the report's style model, drawn in the terminal."""
+        if self.loaded:
+            self.app.push_screen(WhyScreen(self.report.get("style"), self.report.get("run_id")))
