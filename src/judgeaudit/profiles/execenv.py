@@ -125,11 +125,11 @@ def plan_launch(
         # A Bedrock/Vertex/... flag in the user's settings would send this process to a cloud:
         # the layer outranks that file, and an empty value is false to Claude Code.
         layer_env.update(dict.fromkeys(claude.ROUTER_VARS, ""))
-        if profile.model:
-            layer_env["ANTHROPIC_MODEL"] = profile.model
-        for option, variable in claude.ENV_FOR_OPTION.items():
-            if profile.option(option):
-                layer_env[variable] = str(profile.option(option))
+        layer_env.update({path[4:]: value for path, value in claude.model_values(profile).items()})
+        # Tiers the profile does not set are blanked (empty is unset to Claude Code): a tier a
+        # CC Switch preset left in the user's file would go to this profile's gateway.
+        for variable in claude.TIER_VARS:
+            layer_env.setdefault(variable, "")
         settings: dict[str, object] = {"env": layer_env}
         if profile.key:
             layer_env["ANTHROPIC_AUTH_TOKEN"] = ""  # a leftover token must not outrank it
