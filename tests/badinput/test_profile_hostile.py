@@ -211,8 +211,13 @@ def claude_row(
 def keyring_names() -> set[str]:
     import keyring
 
-    backend = keyring.get_keyring()
-    collection = backend.get_preferred_collection()  # type: ignore[attr-defined]
+    chained = keyring.get_keyring()
+    backend = next(  # keyring may chain the Secret Service with other backends
+        b
+        for b in getattr(chained, "backends", None) or [chained]
+        if hasattr(b, "get_preferred_collection")
+    )
+    collection = backend.get_preferred_collection()
     with contextlib.closing(collection.connection):
         return {
             item.get_attributes().get("username", "")
