@@ -172,14 +172,12 @@ def _by_bucket_and_task(
 
 def check_source(db: sqlite3.Connection, run_id: str, source: str) -> None:
     """Refuse a gap source that would invert the claim on this run's data (one line, exit 2)."""
-    rewards, binary = db.execute(
-        "SELECT COUNT(r), SUM(r IN (0, 1)) FROM (SELECT reward_a AS r FROM audit_pairs"
-        " WHERE run_id = ? UNION ALL SELECT reward_b FROM audit_pairs WHERE run_id = ?)",
-        (run_id, run_id),
+    pairs, same, rewards, binary = db.execute(
+        "SELECT COUNT(*), SUM(agent_a = agent_b), COUNT(reward_a) + COUNT(reward_b),"
+        " SUM(reward_a IN (0, 1)) + SUM(reward_b IN (0, 1)) FROM audit_pairs WHERE run_id = ?",
+        (run_id,),
     ).fetchone()
-    pairs, same = db.execute(
-        "SELECT COUNT(*), SUM(agent_a = agent_b) FROM audit_pairs WHERE run_id = ?", (run_id,)
-    ).fetchone()
+    rewards, binary = rewards or 0, binary or 0
     reason = gaps.unfit(
         source,
         binary_rewards=rewards > 0 and binary == rewards,

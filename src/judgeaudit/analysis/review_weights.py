@@ -11,6 +11,8 @@ several pairs counts once (its first label).
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from typing import Any
 
@@ -57,7 +59,22 @@ def weighted_kappa(x: list[Any], y: list[Any], w: np.ndarray) -> tuple[float | N
 def weighted_figures(
     x: list[Any], y: list[Any], strata: list[str], population: dict[str, int]
 ) -> dict[str, Any]:
-    """Weighted agreement and kappa, each with a stratified-bootstrap 95% interval."""
+    """Weighted agreement and kappa, each with a stratified-bootstrap 95% interval.
+
+    Cached on its inputs: the Review screen recomputes the figures on every item it shows,
+    and the labels change only when one is edited (the bootstrap takes ~0.5 s)."""
+    found = _weighted(tuple(x), tuple(y), tuple(strata), tuple(sorted(population.items())))
+    return copy.deepcopy(found)
+
+
+@functools.lru_cache(maxsize=32)
+def _weighted(
+    x_in: tuple[Any, ...],
+    y_in: tuple[Any, ...],
+    strata_in: tuple[str, ...],
+    population_in: tuple[tuple[str, int], ...],
+) -> dict[str, Any]:
+    x, y, strata, population = list(x_in), list(y_in), list(strata_in), dict(population_in)
     labelled = {s: strata.count(s) for s in sorted(set(strata))}
     weight = {s: population.get(s, 0) / n for s, n in labelled.items()}
     w = np.array([weight[s] for s in strata], dtype=float)

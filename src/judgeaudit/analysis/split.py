@@ -78,18 +78,22 @@ def report_splits(db: sqlite3.Connection, run_id: str) -> dict[str, dict[tuple[A
 
 #: Both sides of every pair as conversations: (task, agent, trial) names one conversation.
 SIDES = (
-    "(SELECT task_id, agent_a AS agent, trial, judge_score_a AS score, satisfied_a AS sat,"
-    " success_a AS success FROM audit_pairs WHERE run_id = ? UNION ALL"
-    " SELECT task_id, agent_b, COALESCE(trial_b, trial), judge_score_b, satisfied_b, success_b"
+    "(SELECT task_id, agent_a AS agent, trial, satisfied_a AS sat, success_a AS success"
+    " FROM audit_pairs WHERE run_id = ? UNION ALL"
+    " SELECT task_id, agent_b, COALESCE(trial_b, trial), satisfied_b, success_b"
     " FROM audit_pairs WHERE run_id = ?)"
 )
 
 
 def satisfied_but_failed(db: sqlite3.Connection, run_id: str, threshold: float) -> dict[str, Any]:
     """P(failed | satisfied): per judged side for the judge, per conversation for the user."""
-    judge = grouped_sums(
-        db, [], ["(score >= ? AND success = 0)"], "(score >= ?)", SIDES,
-        (threshold, threshold, run_id, run_id),
+    t = float(threshold)
+    judge = grouped_sums(  # both sides of a pair in one row: the same per-task sums, one scan
+        db, [],
+        ["(COALESCE(judge_score_a >= ? AND success_a = 0, 0)"
+         " + COALESCE(judge_score_b >= ? AND success_b = 0, 0))"],
+        "(COALESCE(judge_score_a >= ?, 0) + COALESCE(judge_score_b >= ?, 0))",
+        PAIRS, (t, t, t, t, run_id),
     ).get(())  # fmt: skip
     conversations = f"(SELECT DISTINCT task_id, agent, trial, sat, success FROM {SIDES})"
     user = grouped_sums(
@@ -120,13 +124,11 @@ def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
             "p_value": mcnemar_exact(k_eff, n_eff - k_eff)}  # fmt: skip
 
 
-#: Each order of a swapped pair: did the side shown first win, and did the order decide?
-ORDERS = (
-    "(SELECT task_id, judge_model, pref_ab = 'A' AS first, pref_ab IN ('A', 'B') AS decided"
-    " FROM audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL UNION ALL"
-    " SELECT task_id, judge_model, pref_ba = 'B', pref_ba IN ('A', 'B')"
-    " FROM audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL)"
-)
+#: Per swapped pair, its two orders: first-position wins (A in AB, B in BA; pref_ba is mapped
+#: back) and orders that decided (named a side); an order without a verdict decided nothing.
+SWAPPED = "CASE WHEN pref_ba IS NULL THEN 0 ELSE"
+FIRST_WINS = f"({SWAPPED} COALESCE(pref_ab = 'A', 0) + COALESCE(pref_ba = 'B', 0) END)"
+DECIDED = f"({SWAPPED} COALESCE(pref_ab IN ('A', 'B'), 0) + COALESCE(pref_ba IN ('A', 'B'), 0) END)"
 FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
 
 
@@ -138,7 +140,7 @@ def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sum
 def position_bias(db: sqlite3.Connection, run_id: str) -> dict[Any, dict[str, Any]]:
     """Per judge model: first-position win rate over decided orders, and of the real order
     disagreements the share the first position won (an order without a verdict is neither)."""
-    orders = grouped_sums(db, ["judge_model"], ["first"], "decided", ORDERS, (run_id, run_id))
+    orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
     flips = grouped_sums(
         db, ["judge_model"], [f"({FLIP} AND pref_ab = 'A')"], FLIP, PAIRS, (run_id,)
     )
