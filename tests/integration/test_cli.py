@@ -266,7 +266,7 @@ def test_rejudge_of_the_demo_with_the_same_judge_passes_the_gate_with_no_flips(
     assert gated.returncode == 0, gated.stdout + gated.stderr
     assert "manifest changes: none" in gated.stdout
     assert "gate (margin 2 points): NOT WORSE" in gated.stdout
-    assert "too few pairs to tell" in gated.stdout and "do not block on their own" in gated.stdout
+    assert "too few pairs to tell" in gated.stdout and "does not block on its own" in gated.stdout
     result = json.loads(cli("compare", str(out), str(same), "--format", "json").stdout)
     assert result["paired"] and not result["rises"]
     for row in [*result["buckets"], result["overall"]]:
