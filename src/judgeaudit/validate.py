@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import safeio
 from judgeaudit.errors import InputError
 
 ErrorType = type[InputError]
@@ -37,12 +38,7 @@ class ValidationError(InputError):
 
 def read_bytes(path: Path, what: str, error: ErrorType = ValidationError) -> bytes:
     """The file's bytes, or one line saying why it cannot be read (missing, a directory...)."""
-    try:
-        return path.read_bytes()
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory; give the {what} file") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    return safeio.read_bytes(path, what, error)
 
 
 def decode_utf8(
@@ -73,7 +69,9 @@ def read_toml(path: Path, what: str, error: ErrorType = ValidationError) -> dict
     """A TOML file, refused with one line if unreadable, not UTF-8, invalid, or holding nan/inf."""
     source = read_text(path, what, error)
     try:
-        data = tomllib.loads(source)
+        data = safeio.parse_toml(source)
+    except safeio.TooDeep:
+        raise error(safeio.too_deep(str(path), what)) from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
     for key, value in _walk(data, ""):
@@ -130,9 +128,11 @@ def loads_json(
     it ``text`` is one line of a JSONL file.
     """
     try:
-        return json.loads(
+        return safeio.parse_json(
             text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int
         )
+    except safeio.TooDeep:
+        raise error(safeio.too_deep(where, what)) from None
     except _JsonValueError as exc:
         raise error(f"{where}: {exc}") from None
     except json.JSONDecodeError as exc:
@@ -144,24 +144,17 @@ def loads_json(
         raise error(
             f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); one {what} object per line"
         ) from None
-    except RecursionError:
-        raise error(f"{where}: nested too deeply to read; flatten the {what}") from None
 
 
 def iter_jsonl(
     path: Path, what: str, error: ErrorType = ValidationError, *, allow_empty: bool = False
 ) -> Iterator[tuple[str, int, dict[str, Any]]]:
     """Yield ``(file:line, line, object)`` per non-blank line, streaming (constant memory)."""
-    try:
-        handle = path.open("rb")
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory; give the {what} file") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    handle = safeio.open_regular(path, what, error)
     found = False
     offset = 0
     with handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(safeio.iter_lines(handle, path, what, error), start=1):
             data = raw.removeprefix(BOM) if number == 1 else raw
             skipped = len(raw) - len(data)
             try:
@@ -325,15 +318,18 @@ def check_out_dir(out: Path, flag_name: str = "--out") -> None:
         raise ValidationError(f"{existing}: is a file, so {out} cannot be created; fix {flag_name}")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValidationError(f"{existing}: not writable; choose another {flag_name}")
+    safeio.check_writable(existing, flag_name, ValidationError)  # root, immutable directories
     if not out.is_dir():
         return
     db = out / "audit.db"
     if db.exists() or db.is_symlink():
-        if not db.is_file():
+        try:
+            handle = safeio.open_regular(db, "audit database", ValidationError)
+        except ValidationError:
             raise ValidationError(
                 f"{db}: is not a regular file; move it aside or choose another {flag_name}"
-            )
-        with db.open("rb") as handle:
+            ) from None
+        with handle:
             head = handle.read(len(SQLITE_HEADER))
         if head and head != SQLITE_HEADER:
             raise ValidationError(

@@ -95,7 +95,12 @@ def test_review_round_trip(
 ) -> None:
     out, _ = demo_out
     sample = tmp_path / "sample.csv"
-    assert cli("review", "export", str(out), "--n", "12", "--file", str(sample)).returncode == 0
+    exported = cli("review", "export", str(out), "--n", "12", "--file", str(sample))
+    assert exported.returncode == 0
+    # the sample size a 20-point-wide interval on the weighted agreement needs, suggested
+    assert (
+        "suggested --n " in exported.stdout and "--n 12 gives a wider interval" in exported.stdout
+    )
     rows = list(csv.DictReader(sample.open()))
     assert len(rows) == 12
     assert {"satisfied_but_failed", "inconsistent", "misselected"} & {r["stratum"] for r in rows}

@@ -244,8 +244,8 @@ def test_an_imported_judge_only_run_can_be_rejudged_too(tmp_path: Path) -> None:
             "agent: All done: your request has been processed!",
             "success_a": 1,
             "success_b": i % 2,
-            "reward_a": 1.0,
-            "reward_b": float(i % 2),
+            "reward_a": 0.9,  # graded: an external gap on 0/1 rewards is refused
+            "reward_b": 0.1 + 0.8 * (i % 2),
         }
         for i in range(6)
     ]

@@ -8,6 +8,8 @@ parse would all let ``--fail-on-rise`` pass a regression, so each is refused or 
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,7 @@ def choose_runs(
                     f"compare: {out_a} holds {len(ids)} run(s) ({', '.join(ids) or 'none'}); "
                     "name the two to compare with --run-a RUN --run-b RUN, or give OUT_B"
                 )
-    if out_a.resolve() == out_b.resolve():
+    if os.path.realpath(out_a) == os.path.realpath(out_b):
         db = open_db(out_a)
         try:
             side_a, side_b = resolve_run(db, run_a), resolve_run(db, run_b)
@@ -57,7 +59,34 @@ def choose_runs(
                 f"compare: run A and run B are both {side_a} in {out_a}; a run compared with "
                 "itself cannot change: name two different runs with --run-a/--run-b"
             )
+    else:
+        side_a, key_a = _identity(out_a, run_a)
+        side_b, key_b = _identity(out_b, run_b)
+        if key_a == key_b:
+            raise AnalysisError(
+                f"compare: {out_a} and {out_b} hold the same run {side_a} (one is a copy of the "
+                "other); a run compared with itself cannot change: compare it with another run"
+            )
     return out_a, out_b, run_a, run_b
+
+
+def _identity(out: Path, run_id: str | None) -> tuple[str, str]:
+    """A run's id and what makes it that run wherever its directory was copied: its uid, or
+    (older runs) its id, spec hash and start time."""
+    db = open_db(out)
+    try:
+        run = resolve_run(db, run_id)
+        row = db.execute(
+            "SELECT spec_hash, created_at, manifest FROM runs WHERE run_id = ?", (run,)
+        ).fetchone()
+    finally:
+        db.close()
+    try:
+        manifest = json.loads(row[2]) if row and row[2] else {}
+    except ValueError:
+        manifest = {}
+    uid = manifest.get("run_uid") if isinstance(manifest, dict) else None
+    return run, str(uid) if uid else f"{run}:{row[0] if row else ''}:{row[1] if row else ''}"
 
 
 def verdict_check(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

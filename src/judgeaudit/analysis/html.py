@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from judgeaudit.analysis.fmt import ci, pct, review_lines, tested
+from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.verdicts import health_line
 
 STYLE = """
@@ -119,7 +120,9 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 pct(p["rate"]),
                 ci(p),
                 *_split_cells(p),
-                "MISSELECTED" if p["ranking_misselected"] else "ok",
+                {"misselected": "MISSELECTED", "suggestive": "opposite (suggestive)"}.get(
+                    p.get("ranking") or "", "ok"
+                ),
             ]
             for p in report["agent_pairs"]
         ],
@@ -211,6 +214,7 @@ Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 {verdicts}
 {svg}
 <h2>Misselection by gap bucket</h2>{buckets}
+<p>{escape(model_line(report.get("gap_model")).strip())}</p>
 <p class='note'>95% CI: {escape(str(report.get("intervals", "Wilson")))}. Tie-aware rate:
 (wrong + tie / 2) / decisive.</p>
 <h2>Agent pairs</h2>{agents}

@@ -51,16 +51,25 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
     }
 
 
+#: No pair id is longer (run, task and two agent names are each capped far below it).
+MAX_PAIR_ID = 2000
+
+
 def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sqlite3.Row:
+    if len(pair_id) > MAX_PAIR_ID:
+        raise AnalysisError(
+            f"pair id {pair_id[:40]!r}... is {len(pair_id)} characters long, longer than any "
+            "pair id; ids look like RUN/TASK/tTRIAL/A~B (see audit_pairs.csv)"
+        )
     row: sqlite3.Row | None = db.execute(
         "SELECT * FROM audit_pairs WHERE pair_id = ?", (pair_id,)
     ).fetchone()
     if row is not None:
         return row
-    like = pair_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    matches = db.execute(
-        "SELECT * FROM audit_pairs WHERE pair_id LIKE ? ESCAPE '\\' ORDER BY pair_id LIMIT ?",
-        (f"%{like}", SHOW_MATCHES + 1),
+    matches = db.execute(  # a tail match without LIKE: no pattern for SQLite to choke on
+        "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1)) = ?1 ORDER BY pair_id "
+        "LIMIT ?2",
+        (pair_id, SHOW_MATCHES + 1),
     ).fetchall()
     if len(matches) == 1:
         only: sqlite3.Row = matches[0]  # a unique tail such as "T-001/t0/ace~weak" is enough

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import metrics
+from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
-from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import review_lines, split
@@ -26,6 +27,7 @@ from judgeaudit.analysis.frame import (
     open_db,
     resolve_run,
 )
+from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.split import add_figures
@@ -51,6 +53,29 @@ class ReportOptions:
     threshold: float = 4.0
 
 
+def resolve_buckets(
+    db: sqlite3.Connection,
+    run_id: str,
+    manifest: dict[str, Any],
+    options: ReportOptions = ReportOptions(),
+) -> tuple[str, list[float], list[str]]:
+    """(gap source, bin edges, bucket labels): the options, else the run's declared choice, else
+    the defaults. The report and the preference export's buckets both come from here."""
+    settings = manifest.get("settings", {})
+    source = options.gap_source or settings.get("gap_source", "capability")
+    check_source(db, run_id, source)  # a gap source that would invert the claim is refused
+    bins = (
+        options.bins
+        or (settings.get("bins") if source == settings.get("gap_source") else None)
+        or default_bins_sql(db, run_id, source)
+    )
+    names = labels_for(
+        bins,
+        options.labels or (settings.get("labels") if bins == settings.get("bins") else None),
+    )
+    return source, bins, names
+
+
 def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
     db = open_db(out)
     try:
@@ -59,17 +84,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
             db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
-        settings = manifest.get("settings", {})
-        source = options.gap_source or settings.get("gap_source", "capability")
-        bins = (
-            options.bins
-            or (settings.get("bins") if source == settings.get("gap_source") else None)
-            or default_bins_sql(db, run_id, source)
-        )
-        names = labels_for(
-            bins,
-            options.labels or (settings.get("labels") if bins == settings.get("bins") else None),
-        )
+        source, bins, names = resolve_buckets(db, run_id, manifest, options)
         # Aggregated in SQL: memory stays flat however many pairs the run holds.
         sections = report_sections(db, run_id, source, bins, names, options.threshold)
         verdicts = verdict_health(db, run_id)
@@ -107,6 +122,7 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         labels = pd.read_sql_query("SELECT * FROM human_labels", db)
         settings = manifest.get("settings", {})
         source = options.gap_source or settings.get("gap_source", "capability")
+        check_source(db, run_id, source)
         bins = (
             options.bins
             or (settings.get("bins") if source == settings.get("gap_source") else None)
@@ -200,6 +216,8 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
             f" n={overall['decisive']}"
         )
         lines.append(f"{'':<29}{split(overall)}")
+    if report.get("gap_model"):
+        lines.append(model_line(report["gap_model"]))
     if bootstrap:
         boot = report.get("bootstrap", {})
         lines.append(
@@ -236,7 +254,12 @@ def render_table(report: dict[str, Any]) -> str:
     lines += bucket_lines(report, bootstrap=True)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
-        flag = "  RANKING MISSELECTED" if p["ranking_misselected"] else ""
+        flag = {
+            "misselected": "  RANKING MISSELECTED",
+            "suggestive": "  ranking opposite "
+            f"(suggestive: success p={p.get('success_p_value', 1):.2g}, judge sign-test "
+            f"p={p.get('judge_sign_p_value', 1):.2g})",
+        }.get(p.get("ranking") or "", "")
         lines.append(
             f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
             f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
@@ -307,6 +330,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"({user['failed']}/{user['satisfied']} conversations), 95% CI {_ci(user)}",
         "",
         *[f"Position bias — {bias_text(pb)}" for pb in report["position_bias"]],
+        "",
+        model_line(report.get("gap_model")).strip(),
         "",
         "```",
         *review_lines(report["human_review"]),

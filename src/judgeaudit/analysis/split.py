@@ -20,6 +20,7 @@ import sqlite3
 from typing import Any
 
 from judgeaudit.analysis.clustered import METHOD, Sums, grouped_sums, interval
+from judgeaudit.analysis.gap_model import gap_model
 from judgeaudit.analysis.stats import mcnemar_exact
 from judgeaudit.audit.units import gap as gaps
 
@@ -154,6 +155,39 @@ def position_bias(db: sqlite3.Connection, run_id: str) -> dict[Any, dict[str, An
     return out
 
 
+ALPHA = 0.05
+
+
+def ranking(row: dict[str, Any]) -> dict[str, Any]:
+    """Does the judge rank this agent pair opposite to the success check, significantly?
+
+    The success difference is tested paired over the pair's shared tasks (exact McNemar on the
+    decisive pairs: A alone succeeded vs B alone), the judge's preference by a sign test on its
+    A and B wins (ties left out). ``misselected`` needs both below ALPHA in opposite
+    directions; opposite directions short of that are ``suggestive``.
+    """
+    pairs, decisive = row["pairs"], row["decisive"]
+    gap = round((row["success_rate_a"] - row["success_rate_b"]) * pairs)
+    a_only, b_only = (decisive + gap) // 2, (decisive - gap) // 2
+    a_wins = round(row["judge_win_rate_a"] * pairs)
+    b_wins = round(row["judge_win_rate_b"] * pairs)
+    truth = (a_only > b_only) - (a_only < b_only)
+    judge = (a_wins > b_wins) - (a_wins < b_wins)
+    success_p, judge_p = mcnemar_exact(a_only, b_only), mcnemar_exact(a_wins, b_wins)
+    opposite = truth != 0 and judge != 0 and truth != judge
+    verdict = None
+    if opposite:
+        verdict = "misselected" if success_p < ALPHA and judge_p < ALPHA else "suggestive"
+    return {
+        "ranking_misselected": verdict == "misselected",
+        "ranking": verdict,
+        "success_only_a": a_only,
+        "success_only_b": b_only,
+        "success_p_value": success_p,
+        "judge_sign_p_value": judge_p,
+    }
+
+
 def add_figures(
     report: dict[str, Any], db: sqlite3.Connection, run_id: str, threshold: float
 ) -> None:
@@ -177,6 +211,9 @@ def add_figures(
     ):
         for row in report[name]:
             row.update(splits[name].get(tuple(row[k] for k in keys), three_way(None)))
+    for row in report["agent_pairs"]:
+        row.update(ranking(row))
+    report["gap_model"] = gap_model(db, run_id, source)
     sbf = satisfied_but_failed(db, run_id, threshold)
     report["satisfied_but_failed"].update(sbf)
     unparsed = {j["judge_model"]: j["no_verdict_orders"] for j in report["verdicts"]["by_judge"]}

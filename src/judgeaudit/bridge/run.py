@@ -27,6 +27,7 @@ def config_for(
     connect_timeout_s: float = 10.0,
     read_timeout_s: float = 300.0,
     queue_timeout_s: float = 60.0,
+    idle_timeout_s: float = 30.0,
     log: Callable[[str], None] | None = None,
 ) -> BridgeConfig:
     """A bridge in front of the profile's upstream; callers must present the profile's key
@@ -45,6 +46,7 @@ def config_for(
         default_model=profile.model,
         accepted_keys=(key,),
         log=log,
+        idle_timeout_s=idle_timeout_s,
     )
 
 

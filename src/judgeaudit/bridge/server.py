@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from judgeaudit.bridge import errors, messages_in, messages_out, responses_in, responses_out
+from judgeaudit.bridge import errors, guard, messages_in, messages_out, responses_in, responses_out
 from judgeaudit.bridge.chat import ChatOutcome, ChatStreamReader, Delta, parse_completion
 from judgeaudit.bridge.errors import BridgeError
 from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
@@ -63,6 +62,7 @@ class BridgeConfig:
     default_model: str | None = None  # used when a request names no model
     accepted_keys: tuple[str, ...] = ()  # what callers may present; empty: any caller
     log: Callable[[str], None] | None = None  # one line per request (never a key)
+    idle_timeout_s: float = 30.0  # an idle or half-open connection is closed after this
 
 
 class BridgeServer:
@@ -72,7 +72,7 @@ class BridgeServer:
 
     def app(self) -> web.Application:
         middlewares = [self._log_request] if self.config.log is not None else []
-        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=middlewares)
+        app = web.Application(client_max_size=guard.MAX_BODY, middlewares=middlewares)
         app.router.add_get("/", self.root)  # also answers HEAD (Claude Code's first probe)
         app.router.add_get("/v1/models", self.models)
         for path in ("/v1/responses", "/responses"):
@@ -135,16 +135,20 @@ class BridgeServer:
         body = await self._body(request, MESSAGES)
         if isinstance(body, web.Response):
             return body
+        try:
+            guard.check_messages(body)
+        except BridgeError as error:
+            return self._error(MESSAGES, error)
         return web.json_response({"input_tokens": messages_in.estimate_tokens(body)})
 
     async def _body(self, request: web.Request, front: FrontEnd) -> dict[str, Any] | web.Response:
         try:
-            body = json.loads(await request.read())
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return self._error(front, BridgeError(400, f"the request body is not JSON: {exc}"))
-        if not isinstance(body, dict):
-            return self._error(front, BridgeError(400, "the request body must be a JSON object"))
-        return body
+            return guard.parse_body(await guard.read_body(request, self.config.idle_timeout_s))
+        except BridgeError as error:
+            response = self._error(front, error)
+            if isinstance(error, guard.CutOff):
+                response.force_close()  # the rest of the stream cannot be trusted
+            return response
 
     @web.middleware
     async def _log_request(
@@ -179,6 +183,7 @@ class BridgeServer:
         if isinstance(body, web.Response):
             return body
         try:
+            (guard.check_messages if front is MESSAGES else guard.check_responses)(body)
             chat, context = front.to_chat(body, self.config.default_model)
             wants_stream = bool(chat.get("stream"))
             request[WHAT] = f"{chat['model']}{' stream' if wants_stream else ''} "
@@ -188,7 +193,7 @@ class BridgeServer:
                         return await self._relay(request, front, context, reply)
                     outcome = await _collect(reply)
                 else:
-                    outcome = parse_completion(await reply.json())
+                    outcome = parse_completion(guard.check_completion(await reply.json()))
         except BridgeError as error:
             return self._error(front, error)
         if wants_stream:  # the upstream ignored stream=true: replay its whole answer as a stream
@@ -250,7 +255,13 @@ async def start(
     config: BridgeConfig, host: str = "127.0.0.1", port: int = 0
 ) -> tuple[web.AppRunner, str]:
     """Start the bridge; return the runner (to clean up) and its base URL (no path)."""
-    runner = web.AppRunner(BridgeServer(config).app(), access_log=None, shutdown_timeout=5.0)
+    runner = web.AppRunner(
+        BridgeServer(config).app(),
+        access_log=None,
+        shutdown_timeout=5.0,
+        keepalive_timeout=config.idle_timeout_s,  # also closes a connection that never sends
+        lingering_time=min(2.0, config.idle_timeout_s),  # unread body drained this long at most
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=1024)
     try:

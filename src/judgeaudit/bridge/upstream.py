@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
-from judgeaudit import __version__
+from judgeaudit import __version__, safeio
+from judgeaudit.bridge import guard
 from judgeaudit.bridge.errors import BridgeError, from_upstream, scrub
 from judgeaudit.bridge.sse import SSEDecoder
 
@@ -33,6 +34,9 @@ class UpstreamConfig:
     queue_timeout_s: float = 60.0
 
 
+MB = guard.MB
+
+
 class Reply:
     """An upstream 2xx answer: a whole JSON body, or a stream of chunk objects."""
 
@@ -42,10 +46,12 @@ class Reply:
         self.streaming = response.content_type == "text/event-stream"
 
     async def json(self) -> dict[str, Any]:
-        raw = await self._upstream._read(self._response.content.read())
+        raw = await self._upstream._capped(self._response, guard.MAX_UPSTREAM_BODY)
         try:
-            body = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            body = safeio.parse_json(raw)
+        except safeio.TooDeep:
+            raise BridgeError(502, "upstream sent JSON nested too deeply") from None
+        except ValueError:  # not UTF-8, not JSON, an integer too long to parse
             raise BridgeError(502, "upstream sent a body that is not JSON") from None
         if not isinstance(body, dict):
             raise BridgeError(502, "upstream sent JSON that is not an object")
@@ -57,8 +63,15 @@ class Reply:
         object the upstream sends mid-stream is raised."""
         decoder = SSEDecoder()
         content = self._response.content
+        total = 0
         while True:
             raw = await self._upstream._read(content.readany())
+            total += len(raw)
+            if total > guard.MAX_UPSTREAM_STREAM:
+                raise BridgeError(
+                    502,
+                    f"the upstream stream is over the {guard.MAX_UPSTREAM_STREAM // MB} MB limit",
+                )
             batch: list[dict[str, Any]] = []
             done = not raw
             for payload in decoder.feed(raw) if raw else decoder.close():
@@ -66,13 +79,15 @@ class Reply:
                     done = True
                     break
                 try:
-                    chunk = json.loads(payload)
-                except json.JSONDecodeError:
+                    chunk = safeio.parse_json(payload)
+                except safeio.TooDeep:
+                    raise BridgeError(502, "upstream sent JSON nested too deeply") from None
+                except ValueError:
                     continue  # keep-alive noise some gateways send
                 if isinstance(chunk, dict) and chunk.get("error"):
                     raise from_upstream(502, payload.encode(), {}, self._upstream.secrets)
                 if isinstance(chunk, dict):
-                    batch.append(chunk)
+                    batch.append(guard.check_chunk(chunk))
             if batch:
                 yield batch
             if done:
@@ -126,6 +141,25 @@ class Upstream:
             ) from None
         return data
 
+    async def _capped(
+        self, response: aiohttp.ClientResponse, limit: int, *, cut: bool = False
+    ) -> bytes:
+        """At most ``limit`` bytes of the (decompressed) body: a 300 MB reply or a gzip bomb is
+        never held whole. Past the limit: a 502, or with ``cut`` the first ``limit`` bytes."""
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := await self._read(response.content.readany()):
+            size += len(chunk)
+            if size > limit:
+                if cut:
+                    chunks.append(chunk[: limit - size + len(chunk)])
+                    break
+                raise BridgeError(
+                    502, f"the upstream reply is over the {limit // MB} MB limit; not relayed"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     async def models(self) -> bytes:
         """``GET /models`` passed through (some tools list models before they start)."""
         assert self._session is not None, "start() first"
@@ -134,7 +168,7 @@ class Upstream:
             async with self._session.get(
                 url, headers={"Authorization": f"Bearer {self.config.key}"}, proxy=self.proxy
             ) as response:
-                raw = await self._read(response.content.read())
+                raw = await self._capped(response, guard.MAX_UPSTREAM_BODY)
                 if response.status >= 300:
                     raise from_upstream(response.status, raw, dict(response.headers), self.secrets)
                 return raw
@@ -180,7 +214,7 @@ class Upstream:
                 raise BridgeError(502, f"cannot reach the upstream {self.url}: {reason}") from None
             async with response:
                 if response.status >= 300:
-                    raw = await self._read(response.content.read())
+                    raw = await self._capped(response, guard.MAX_UPSTREAM_ERROR, cut=True)
                     raise from_upstream(response.status, raw, dict(response.headers), self.secrets)
                 yield Reply(response, self)
         finally:

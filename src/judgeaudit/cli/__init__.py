@@ -41,6 +41,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "import_cmds",
         "turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",
     ),
+    "export": (
+        "export_cmds",
+        "a finished audit's pairs as preference data for reward models and DPO",
+    ),
     "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
     "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),
     "env": ("key_cmds", "print shell exports for a profile"),
@@ -120,6 +124,15 @@ def _run(words: list[str]) -> int:
         return 130
     except BrokenPipeError:
         raise  # decided in main: a closed stdout is the reader's choice, anything else a bug
+    except OSError as exc:
+        from judgeaudit.safeio import refused_write
+
+        if (line := refused_write(exc)) is None:
+            from judgeaudit.cli import crash
+
+            return crash.handle(exc, words)
+        print(f"judgeaudit: {line}", file=sys.stderr)
+        return 2
     except Exception as exc:  # the safety net: one line naming a log file, never a traceback
         from judgeaudit.cli import crash
 

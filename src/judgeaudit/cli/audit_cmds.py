@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -85,6 +86,11 @@ def register(sub: Sub) -> None:
     demo.add_argument("--out", type=Path, default=Path("out/demo"))
     demo.add_argument("--no-tui", action="store_true", help="print progress and a summary instead")
     demo.add_argument("--events", choices=["jsonl", "progress"])
+    demo.add_argument(
+        "--seeds",
+        type=int,
+        help="run the demo for seeds 1..N (OUT/seed-K) and print each figure's spread",
+    )
     demo.set_defaults(func=cmd_demo)
 
     tui = sub.add_parser("tui", help="open the terminal app (also: judgeaudit with no arguments)")
@@ -145,6 +151,12 @@ def register(sub: Sub) -> None:
     rexp.add_argument("--run")
     rexp.add_argument("--seed", type=int, default=0)
     rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")
+    rexp.add_argument(
+        "--width",
+        type=float,
+        default=0.2,
+        help="target width of the weighted agreement's 95%% interval, for the suggested --n",
+    )
     rexp.set_defaults(func=cmd_review_export)
     rimp = rsub.add_parser("import", help="store labels from a filled-in sample")
     rimp.add_argument("out", type=Path)
@@ -238,7 +250,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
     if args.dry_run:
         return _print_plan(spec, args.out, args.events)
     # Into the source's own directory: add the re-judge as a run there (or resume it).
-    same_dir = args.out.resolve() == source.out and not _holds_spec(args.out, spec)
+    same_dir = Path(os.path.realpath(args.out)) == source.out and not _holds_spec(args.out, spec)
     finished = _run_blocking(
         spec,
         args.out,
@@ -250,7 +262,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
         f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
     )
-    if args.out.resolve() == source.out:
+    if Path(os.path.realpath(args.out)) == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
             f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
@@ -291,6 +303,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    if args.seeds is not None:
+        return _demo_seeds(args)
     if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
         from judgeaudit.tui.launch import run_app
 
@@ -307,4 +321,31 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
         f"judge log: {args.out / 'judge_logs.jsonl'}"
     )
+    return 0
+
+
+def _demo_seeds(args: argparse.Namespace) -> int:
+    """The demo once per seed 1..N, then every headline figure's spread (OUT/seeds.json)."""
+    import json
+    import re
+
+    from judgeaudit.analysis.seeds import spread, spread_lines
+    from judgeaudit.fsutil import atomic_write_text
+
+    if args.seeds < 2:
+        raise UserError(f"demo: --seeds {args.seeds}: give 2 or more seeds for a spread")
+    text = demo_spec().read_text(encoding="utf-8")
+    reports = {}
+    for seed in range(1, args.seeds + 1):
+        out = args.out / f"seed-{seed}"
+        out.mkdir(parents=True, exist_ok=True)
+        spec = out / "demo.toml"
+        spec.write_text(re.sub(r"(?m)^seed = \d+", f"seed = {seed}", text), encoding="utf-8")
+        print(f"seed {seed}/{args.seeds}: {out}", file=sys.stderr)
+        finished = _run_blocking(spec, out, on_event=_sink(args.events))
+        reports[seed] = build_report(out, ReportOptions(run_id=finished.run_id))
+    summary = spread(reports)
+    atomic_write_text(args.out / "seeds.json", json.dumps(summary, indent=2))
+    print("\n".join(spread_lines(summary)))
+    print(f"per seed: {args.out}/seed-K/report.html; all figures: {args.out / 'seeds.json'}")
     return 0

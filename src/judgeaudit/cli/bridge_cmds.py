@@ -53,6 +53,13 @@ def register(sub: Sub) -> None:
         default=60.0,
         help="seconds a request waits for a free upstream slot before a 503 (60)",
     )
+    bridge.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a connection may sit idle, or a request body may stall, before it is "
+        "closed (30)",
+    )
     bridge.add_argument("--quiet", action="store_true", help="no per-request lines on stderr")
     bridge.set_defaults(func=cmd_bridge)
 
@@ -72,6 +79,7 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         ("--connect-timeout", args.connect_timeout),
         ("--read-timeout", args.read_timeout),
         ("--queue-timeout", args.queue_timeout),
+        ("--idle-timeout", args.idle_timeout),
     ):
         if value <= 0:
             raise UserError(f"{flag}: must be greater than 0")
@@ -92,6 +100,7 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         connect_timeout_s=args.connect_timeout,
         read_timeout_s=args.read_timeout,
         queue_timeout_s=args.queue_timeout,
+        idle_timeout_s=args.idle_timeout,
         log=None if args.quiet else _log,
     )
 

@@ -11,6 +11,7 @@ from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolv
 from judgeaudit.analysis.label_import import import_labels
 from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, write_sample
+from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 from judgeaudit.cli.common import UserError
 
 
@@ -91,11 +92,21 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         )
     if args.n < 1:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
+    if not 0 < args.width < 1:
+        raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
     frame = sample(pairs, args.n, args.seed)
     write_sample(frame, path)
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
+    )
+    population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
+    need = suggested_n(population, args.width)
+    print(
+        f"suggested --n {need}: labelled pairs for a 95% interval {args.width * 100:g} points "
+        f"wide on the weighted agreement (worst case 50%, Kish design effect "
+        f"{kish_design_effect(population):.2f} of the stratum weights)"
+        + ("" if args.n >= need else f"; --n {args.n} gives a wider interval")
     )
     return 0
 

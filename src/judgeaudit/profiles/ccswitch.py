@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.profiles import codexextra
-from judgeaudit.profiles.importers import ImportReport, slug, store_profile
+from judgeaudit import safeio
+from judgeaudit.profiles import codexextra, importtx
+from judgeaudit.profiles.importers import Batch, ImportReport, slug, store_profile
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.redact import secret_values
+from judgeaudit.profiles.redact import looks_like_key, secret_values
 from judgeaudit.profiles.store import ProfileStore
 
 SUPPORTED = ("claude", "codex")
@@ -60,7 +61,9 @@ def _json(value: Any, column: str = "") -> tuple[dict[str, Any], str | None]:
     if isinstance(value, dict):
         return value, None
     try:
-        data = json.loads(value) if isinstance(value, str) and value.strip() else {}
+        data = safeio.parse_json(value) if isinstance(value, str) and value.strip() else {}
+    except safeio.TooDeep:
+        return {}, f"{column} is nested too deeply; fix it in CC Switch"
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         return {}, f"{column} is not valid JSON ({exc.msg} at {where}); fix it in CC Switch"
@@ -84,6 +87,7 @@ def _row(ident: Any, app: Any, name: Any, config: Any, meta: Any, current: Any) 
 
 
 def read_db(db_path: Path) -> list[Row]:
+    safeio.check_regular(db_path, "CC Switch database", ProfileError)
     try:
         db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         try:
@@ -107,8 +111,10 @@ def read_db(db_path: Path) -> list[Row]:
 
 def read_config_json(path: Path) -> list[Row]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = safeio.parse_json(safeio.read_bytes(path, "CC Switch config", ProfileError).decode())
+    except safeio.TooDeep:
+        raise ProfileError(safeio.too_deep(str(path), "CC Switch config")) from None
+    except UnicodeDecodeError as exc:
         raise ProfileError(f"{path}: cannot read ({type(exc).__name__})") from None
     except json.JSONDecodeError as exc:
         raise ProfileError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})") from None
@@ -217,7 +223,9 @@ def _claude(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]
 def _codex(row: Row, name: str) -> tuple[dict[str, Any], str | None, list[str]]:
     raw = row.config.get("config") or ""
     try:
-        toml = tomllib.loads(raw) if isinstance(raw, str) else dict(raw)
+        toml = safeio.parse_toml(raw) if isinstance(raw, str) else dict(raw)
+    except safeio.TooDeep:
+        raise ProfileError("its config.toml text is nested too deeply") from None
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"its config.toml text does not parse ({exc})") from None
     provider = toml.get("model_provider")
@@ -300,20 +308,51 @@ def import_ccswitch(
     else:
         raise ProfileError(f"no CC Switch data at {db_path} or {config_json}; pass --db PATH")
     report = ImportReport()
+    rows = _distinct(rows, report)
     report.plaintext = plaintext_copies(db_path if db_path.is_file() else config_json, rows)
     names = profile_names(rows)
+    existing = {p.stem for p in store.user_dir.glob("*.toml")} if store.user_dir.is_dir() else set()
+    existing |= {p.stem for p in store.presets.glob("*.toml")} if store.presets.is_dir() else set()
+    importtx.recover(store)
+    batch = Batch(existing=set(existing))
+    importtx.begin(store, names.values(), existing)
     for row in rows:
         name = names[(row.app, row.id)]
         label = row.name or row.id
-        if _import_row(store, report, row, name, label) or store.exists(name):
+        if _import_row(store, report, row, name, label, batch) or name in existing:
             if row.current:
                 report.current[row.app] = name
         elif row.current:
             report.current_skipped[row.app] = label
+    importtx.write_keys(batch.keys)
+    importtx.commit(store)
     return report
 
 
-def _import_row(store: ProfileStore, report: ImportReport, row: Row, name: str, label: str) -> bool:
+def _distinct(rows: list[Row], report: ImportReport) -> list[Row]:
+    """Rows with a provider name that looks like a key get their id shown instead (the name
+    is never printed or stored); a second row with an id already seen is skipped."""
+    seen: set[tuple[str, str]] = set()
+    out: list[Row] = []
+    for row in rows:
+        if looks_like_key(row.name):
+            row.name = ""
+        if looks_like_key(row.id):
+            row.id = f"row-{len(out) + 1}"
+        if (row.app, row.id) in seen:
+            report.skipped.append(
+                f"{row.name or row.id}: a second {row.app} provider with id {row.id!r}; only the "
+                "first was imported (fix the duplicate in CC Switch)"
+            )
+            continue
+        seen.add((row.app, row.id))
+        out.append(row)
+    return out
+
+
+def _import_row(
+    store: ProfileStore, report: ImportReport, row: Row, name: str, label: str, batch: Batch
+) -> bool:
     """Import one row as profile ``name``; False (with a skipped line) when it cannot be."""
     if row.app not in SUPPORTED:
         report.skipped.append(f"{name} ({label}): app {row.app!r} is not claude or codex")
@@ -330,7 +369,7 @@ def _import_row(store: ProfileStore, report: ImportReport, row: Row, name: str, 
     if row.name and row.name != name:
         data["description"] = f"CC Switch: {row.name}"
     if not store_profile(
-        store, report, data, key, f"CC Switch provider {label!r}", hide | {key or ""}
+        store, report, data, key, f"CC Switch provider {label!r}", hide | {key or ""}, batch
     ):
         return False
     report.labels[name] = label

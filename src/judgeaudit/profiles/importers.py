@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import safeio
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import Profile, ProfileError, profile_from_dict
-from judgeaudit.profiles.redact import redact
+from judgeaudit.profiles.redact import looks_like_key, redact
 from judgeaudit.profiles.store import ProfileStore
 
 APP_ALIASES = {"claude": "claude", "codex": "codex", "terminal": "sdk", "sdk": "sdk"}
@@ -32,6 +33,15 @@ class ImportReport:
     plaintext: list[str] = field(default_factory=list)  # where keys still sit in plain text
 
 
+@dataclass
+class Batch:
+    """An import in progress: the names that exist, and the keys to write at the end."""
+
+    existing: set[str]
+    keys: list[tuple[str, str]] = field(default_factory=list)
+    entries: dict[str, str] = field(default_factory=dict)  # key -> the entry holding it
+
+
 def slug(text: str) -> str:
     """Lowercase ASCII letters, digits, '-', '_' (empty for a name with none, e.g. "智谱")."""
     return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-_")[:63]
@@ -44,11 +54,15 @@ def store_profile(
     key: str | None,
     where: str,
     scrub: set[str] | None = None,
+    batch: Batch | None = None,
 ) -> bool:
-    """Validate and save one imported profile (its key to the keyring); report, never echo keys."""
+    """Validate and save one imported profile (its key to the keyring); report, never echo keys.
+
+    With a ``batch``, existence is looked up in its snapshot and keys are queued for one write
+    at the end (see :mod:`.importtx`)."""
     name = data["name"]
     hide = {key, *(scrub or set())}
-    if store.exists(name):
+    if (name in batch.existing) if batch is not None else store.exists(name):
         report.skipped.append(f"{name}: a profile with this name exists (remove it to re-import)")
         return False
     try:
@@ -58,9 +72,18 @@ def store_profile(
     except ProfileError as exc:
         report.skipped.append(redact(f"{name}: {exc}", hide))
         return False
-    if key:
+    if key and batch is not None:
+        entry = batch.entries.setdefault(key.strip(), name)  # one entry per distinct key
+        if entry != name:
+            profile = replace(profile, key=entry)
+        else:
+            batch.keys.append((name, key))
+        report.keys_stored.append(name)
+    elif key:
         secrets.set_key(name, key)
         report.keys_stored.append(name)
+    if batch is not None:
+        batch.existing.add(name)
     store.save(profile)
     report.imported.append(name)
     return True
@@ -68,9 +91,9 @@ def store_profile(
 
 def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
+        data = safeio.parse_json(safeio.read_bytes(path, "profile list", ProfileError).decode())
+    except safeio.TooDeep:
+        raise ProfileError(safeio.too_deep(str(path), "profile list")) from None
     except UnicodeDecodeError:
         raise ProfileError(f"{path}: not UTF-8 text; nothing was imported") from None
     except json.JSONDecodeError as exc:
@@ -89,6 +112,9 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
             report.skipped.append(
                 f"{item['name']}: app {item.get('app')!r} is not claude, codex or terminal/sdk"
             )
+            continue
+        if looks_like_key(str(item["name"])):
+            report.skipped.append(f"{where}: name looks like an API key; not imported or shown")
             continue
         entry = {
             "name": slug(str(item["name"])) or f"imported-{index + 1}",

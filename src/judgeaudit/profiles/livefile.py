@@ -16,6 +16,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_bytes
 from judgeaudit.profiles.filekind import kind_of
 from judgeaudit.profiles.model import ProfileError
@@ -37,7 +38,9 @@ def real_path(path: Path) -> Path:
 
 
 def read_live(path: Path) -> bytes | None:
-    """The file's bytes, ``None`` if it does not exist, or a refusal if it is not a regular file."""
+    """The file's bytes, ``None`` if it does not exist, or a refusal if it is not a regular file,
+    is too large, or nests too deeply for the tools' parsers (the bounded reader of
+    :mod:`judgeaudit.safeio`)."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -46,18 +49,21 @@ def read_live(path: Path) -> bytes | None:
         raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise _not_regular(path, info.st_mode)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
+        data = safeio.read_bytes(path, "settings file", ProfileError)
+    except ProfileError:
+        if not os.path.lexists(path):
+            return None
+        mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):  # swapped between stat and open
-            raise _not_regular(path, mode)
-        return handle.read()
+            raise _not_regular(path, mode) from None
+        raise
+    if safeio.text_depth(data) > safeio.MAX_DEPTH:
+        raise ProfileError(
+            f"{path}: nested more than {safeio.MAX_DEPTH} levels deep, which no tool reads; "
+            "fix or move the file aside (nothing was changed)"
+        )
+    return data
 
 
 def mode_of(path: Path) -> int | None:

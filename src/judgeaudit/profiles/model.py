@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from judgeaudit import credentials
 from judgeaudit.profiles import bridgeopt, codexextra
 from judgeaudit.profiles.filekind import kind_of
 from judgeaudit.profiles.names import NAME_RE as NAME_RE
@@ -144,6 +145,7 @@ def _check_model(value: Any, where: str) -> str | None:
             f"{where}: model: empty; give a model id, or leave the model out (no `model` line "
             "in a file, no --model on the command line)"
         )
+    credentials.check_name(value, f"{where}: model", ProfileError)
     if value != value.strip() or any(not c.isprintable() for c in value):
         raise ProfileError(
             f"{where}: model: a model id is one line without leading or trailing spaces or "
@@ -185,6 +187,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     if data.get("key") is not None:
         check_name(data["key"], "key name")
     key_env = data.get("key_env")
+    if key_env is not None:
+        credentials.check_name(key_env, f"{where}: key_env", ProfileError)
     if key_env is not None and not ENV_RE.match(key_env):
         raise ProfileError(f"{where}: key_env: {key_env!r} is not an environment variable name")
     prices = {}
@@ -251,6 +255,9 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
         options["anthropic_base_url"] = check_base_url(
             options["anthropic_base_url"], f"{where}: options.anthropic_base_url", "claude"
         )
+    for option, value in options.items():
+        if isinstance(value, str) and option.endswith("model"):
+            credentials.check_name(value, f"{where}: options.{option}", ProfileError)
     description = data.get("description")
     if description is not None and (not isinstance(description, str) or "\n" in description):
         raise ProfileError(f"{where}: description: must be a one-line string")

@@ -49,6 +49,8 @@ CLAUDE_VARS = (
 CLAUDE_TOKENS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 CLAUDE_ROUTERS = claude.ROUTER_VARS
 CODEX_KEYS = ("model", "model_provider", "model_providers", "profile")
+#: Keys Codex reads from the user file only (it ignores them in a project's config.toml).
+CODEX_USER_ONLY = ("model_provider", "model_providers")
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Layer:
     data: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None  # unreadable: what is wrong
     ignored: bool = False  # the tool does not read it (an untrusted Codex project)
+    unsupported: list[str] = field(default_factory=list)  # keys the tool ignores in this layer
 
     @property
     def label(self) -> str:
@@ -84,10 +87,25 @@ def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
     if text is None:
         return {}, problem
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json)
+    except _NotJson as exc:  # Claude Code's JSON.parse refuses it, so the whole file is skipped
+        return {}, f"unreadable ({exc} is not JSON; Claude Code ignores this file)"
     except ValueError as exc:
         return {}, f"unreadable ({type(exc).__name__})"
     return (data, None) if isinstance(data, dict) else ({}, "not a JSON object")
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_json(name: str) -> Any:
+    raise _NotJson(name)
+
+
+def _same(a: Path, b: Path) -> bool:
+    """Whether two paths are one file; a symlink loop is simply not the same file."""
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _read_toml(path: Path) -> tuple[dict[str, Any], str | None]:
@@ -107,7 +125,7 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     user = claude_settings()
     for name, scope in (("settings.local.json", "project-local"), ("settings.json", "project")):
         path = cwd / ".claude" / name  # the current directory only, as Claude Code reads them
-        if path.exists() and path.resolve() != user.resolve():
+        if path.exists() and not _same(path, user):
             layers.append(Layer(scope, path))
     layers.append(Layer("user", user))
     for layer in layers:
@@ -156,11 +174,13 @@ def codex_layers(cwd: Path | None = None) -> list[Layer]:
     trusted = codex_trusted(cwd, user.data)
     for directory in codex_project_dirs(cwd):
         path = directory / ".codex" / "config.toml"
-        if path.exists() and path.resolve() != (codex_home() / "config.toml").resolve():
+        if path.exists() and not _same(path, codex_home() / "config.toml"):
             layers.append(Layer("project", path, ignored=not trusted))
     for layer in layers:
         assert layer.path is not None
         layer.data, layer.problem = _read_toml(layer.path)
+        if layer.scope == "project":  # Codex 0.171: "Ignored unsupported project-local keys"
+            layer.unsupported = [k for k in CODEX_USER_ONLY if layer.data.pop(k, None) is not None]
     layers.append(user)
     return layers
 
@@ -170,12 +190,17 @@ def _env(layer: Layer) -> dict[str, Any]:
     return env if isinstance(env, dict) else {}
 
 
-def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:
+def claude_warnings(
+    profile: Profile | None = None, cwd: Path | None = None, *, project_switch: bool = False
+) -> list[str]:
+    """``project_switch``: the switch writes ``<cwd>/.claude/settings.local.json``, so only the
+    layers above it (managed, the shell) can override it."""
     out = []
     inline = profile is not None and profile.option("key_mode") == "inline"
+    below = ("user", "project-local", "project") if project_switch else ("user",)
     for layer in claude_layers(cwd):
-        if layer.scope == "user":
-            continue  # the file judgeaudit edits: conflicts there are handled by the switch
+        if layer.scope in below:
+            continue  # the file judgeaudit edits (conflicts there are the switch's) or below it
         env = _env(layer)
         where = f"{layer.path}: env." if layer.path else "in this terminal's environment, "
         fix = (
@@ -241,9 +266,9 @@ def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> l
     return out
 
 
-def warnings_for(app: str, profile: Profile | None) -> list[str]:
+def warnings_for(app: str, profile: Profile | None, project_dir: Path | None = None) -> list[str]:
     if app == "claude":
-        return claude_warnings(profile)
+        return claude_warnings(profile, project_dir, project_switch=project_dir is not None)
     if app == "codex":
         return codex_warnings(profile)
     return []

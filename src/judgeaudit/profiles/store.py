@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
 from judgeaudit.profiles.paths import config_dir, presets_dir
@@ -78,11 +79,12 @@ class ProfileStore:
         return self.root / "state.json"
 
     def state(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        raw = safeio.read_optional(self.state_path, "state file", ProfileError)
+        if raw is None:
             return {"active": {}, "owned": {}, "created": []}
-        except (OSError, json.JSONDecodeError) as exc:
+        try:
+            data = safeio.parse_json(raw)
+        except ValueError as exc:
             raise ProfileError(
                 f"{self.state_path}: unreadable state ({exc}); move it aside"
             ) from None
@@ -93,6 +95,22 @@ class ProfileStore:
         data.setdefault("active", {})
         data.setdefault("owned", {})
         data.setdefault("created", [])
+        for field, kind, what in (
+            ("active", dict, "an object"),
+            ("owned", dict, "an object"),
+            ("created", list, "a list"),
+        ):
+            if not isinstance(data[field], kind):
+                raise ProfileError(
+                    f"{self.state_path}: unreadable state ({field} must be {what}); move it aside"
+                )
+        bad = [k for k, v in data["active"].items() if not isinstance(v, str)]
+        bad += [k for k, v in data["owned"].items() if not isinstance(v, dict | list)]
+        if bad:
+            raise ProfileError(
+                f"{self.state_path}: unreadable state (the entry for {bad[0]!r} has the wrong "
+                "type); move it aside"
+            )
         for path, owned in list(data["owned"].items()):
             if isinstance(owned, list):  # before ledgers: the keys we wrote, values unknown
                 data["owned"][path] = {key: {"had": False} for key in owned}

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.rollouts.messages import RolloutError, convert
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, loads_json, number, read_text
 
@@ -90,6 +91,8 @@ def agent_name(value: Any, where: str) -> str:
         raise RolloutError(f"{where}: must be a string, got {json_type(value)}; name the agent")
     if not value.strip() or any(ch in value for ch in "\n\r\t\0"):
         raise RolloutError(f"{where}: {value!r} is not a usable name; give a one-line name")
+    if (problem := agent_name_problem(value)) is not None:
+        raise RolloutError(f"{where}: {problem}")
     return value
 
 

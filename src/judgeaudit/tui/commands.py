@@ -53,6 +53,11 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ),
     ("Compare…", "Runs: compare two output dirs (type B, then ctrl+t)", "focus_field('runs', 'b')"),
     (
+        "Export preferences…",
+        "Results: the run's pairs as TRL / OpenAI / JSONL preference data with a data card",
+        "place_do('results', 'export_preferences')",
+    ),
+    (
         "Export review…",
         "Write a stratified sample to label: OUT/review_sample.csv",
         "export_review",

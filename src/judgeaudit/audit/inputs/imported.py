@@ -26,6 +26,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.tasks.errors import TaskError
@@ -237,6 +238,8 @@ def _agent(value: Any, where: str) -> str:
     """An agent name is a string: a number is a mistyped field (task ids may be numbers)."""
     if not isinstance(value, str):
         raise TaskError(f"{where}: must be a string, got {json_type(value)}; name the agent")
+    if (problem := agent_name_problem(value)) is not None:
+        raise TaskError(f"{where}: {problem}")
     return _ident(value, where)
 
 

@@ -9,10 +9,12 @@ same verdicts and a changed one is compared with it pair by pair on identical in
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import credentials
 from judgeaudit.audit.inputs.source_run import Fail, SourceRun, open_source
 from judgeaudit.audit.spec import RunSpec, SpecError, parse_spec, read_spec
 from judgeaudit.audit.spec.templates import Template
@@ -140,7 +142,7 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     def fail(key: str, message: str) -> SpecError:
         return SpecError(f"rejudge: {key}: {message}")
 
-    reference = str(request.source.resolve()) + (f"#{request.run_id}" if request.run_id else "")
+    reference = os.path.realpath(request.source) + (f"#{request.run_id}" if request.run_id else "")
     source = open_source(reference, Path.cwd(), fail)
     src_judge = source.manifest.get("models", {}).get("judge") or {}
     recorded = source.manifest.get("settings", {}).get("judge_source") == "recorded"
@@ -176,6 +178,12 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
 
 
 def _endpoint_table(value: str, key_env: str | None, fail: Fail) -> dict[str, Any]:
+    if credentials.has_userinfo(value):
+        raise fail(
+            "--judge-endpoint",
+            f"{credentials.shown_url(value)} carries credentials (user:password@); give the "
+            "bare URL and the key through --judge-key-env (nothing was written)",
+        )
     if value == "embedded":
         return {"base_url": "embedded"}
     if value.startswith("profile:"):

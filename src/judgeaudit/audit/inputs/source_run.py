@@ -4,12 +4,14 @@ trajectories, and copying them into the new run (see ``audit/rejudge.py`` for th
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.inputs.source_check import check_source, manifest_of
 from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.store import AuditStore, open_readonly
 from judgeaudit.audit.store.bulk import trajectory_tasks
@@ -151,7 +153,7 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
     where = "run.trajectories_from"
     out_text, run_id = split_reference(reference)
     out = Path(out_text).expanduser()
-    out = (out if out.is_absolute() else base_dir / out).resolve()
+    out = Path(os.path.realpath(out if out.is_absolute() else base_dir / out))
     db_path = out / "audit.db"
     if not db_path.is_file():
         raise fail(where, f"{out} holds no audit.db; name the output dir of a finished run")
@@ -168,9 +170,7 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
     if not runs:
         raise fail(where, f"{out} holds no runs")
     if run_id is None:  # the latest run that made its own conversations (not a re-judge)
-        own = [
-            r for r in runs if not (json.loads(r["manifest"]).get("trajectories") or {}).get("from")
-        ]
+        own = [r for r in runs if not (_manifest(r, fail).get("trajectories") or {}).get("from")]
         chosen = (own or runs)[-1]
     else:
         chosen = next((r for r in runs if r["run_id"] == run_id), None)
@@ -183,13 +183,26 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
             f"run {chosen['run_id']} in {out} is {chosen['status']}; finish it first (rerun its "
             "spec on the same --out), then re-judge",
         )
+    if (problem := check_source(db_path, chosen["run_id"])) is not None:
+        raise fail(
+            where,
+            f"run {chosen['run_id']} in {out} is damaged or was edited: {problem}; re-judge an "
+            "intact copy (nothing was written)",
+        )
     return SourceRun(
         out,
         chosen["run_id"],
         chosen["spec_hash"],
         str(chosen["created_at"]),
-        json.loads(chosen["manifest"]),
+        _manifest(chosen, fail),
     )
+
+
+def _manifest(row: sqlite3.Row, fail: Fail) -> dict[str, Any]:
+    def error(message: str) -> SpecError:
+        return fail("run.trajectories_from", message)
+
+    return manifest_of(row["manifest"], f"run {row['run_id']}", error)
 
 
 def _table_exists(db: sqlite3.Connection, name: str) -> bool:

@@ -10,7 +10,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from judgeaudit import validate
+from judgeaudit import credentials, validate
+from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.spec.limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
 from judgeaudit.audit.spec.templates import Template, load_template
 from judgeaudit.errors import InputError
@@ -253,6 +254,7 @@ def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) 
                 f"endpoints.{name}.base_url", f"missing; a URL, {EMBEDDED!r} or profile = NAME"
             )
         url = body["base_url"]
+        credentials.check_url(url, f"{path}: endpoints.{name}.base_url", SpecError)
         if url != EMBEDDED and not url.startswith(("http://", "https://")):
             raise r.fail(
                 f"endpoints.{name}.base_url",
@@ -297,6 +299,9 @@ def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) 
 
     agents = [model_ref(a, f"agents[{i}]", "agent") for i, a in enumerate(raw.get("agents", []))]
     names = [a.name for a in agents]
+    for i, name in enumerate(names):
+        if (problem := agent_name_problem(name)) is not None:
+            raise r.fail(f"agents[{i}].name", problem)
     if len(set(names)) != len(names):
         raise r.fail("agents", "agent names must be unique; set name = ... on each")
     imported = run.get("imported")

@@ -174,11 +174,13 @@ def parse_template(raw: dict[str, Any], kind: str, source: str) -> Template:
                     f"{source}: {key}: unknown placeholder {{{name}}}; known: {listed} "
                     "(write a literal brace as {{ or }})"
                 )
-            seen.add(name)
+            if key != "retry":  # the re-ask is only sent after an unparsable first reply
+                seen.add(name)
     for name in rules.required:
         if name not in seen:
             raise TemplateError(
-                f"{source}: no {{{name}}} placeholder; {rules.why} "
+                f"{source}: no {{{name}}} placeholder in system or user (a retry is only sent "
+                f"after an unparsable reply); {rules.why} "
                 f"({', '.join('{' + k + '}' for k in rules.required)})"
             )
     return Template(

@@ -9,7 +9,7 @@ switch, a broken file) is what the screen says, with the doctor's warnings under
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 from urllib.parse import urlparse
 
@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles import backups, secrets, shadowing
+from judgeaudit.profiles import backups, latency, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
@@ -39,6 +39,7 @@ COLUMNS = (
     Col("base_url", "base URL", min=12, drop=2),
     Col("model", "model", min=6, drop=1),
     Col("key", "key", min=12),
+    Col("ttft", "TTFT p50/p95", min=7, drop=3),  # the last `profile test --all`
 )
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
@@ -65,6 +66,7 @@ class Listing:
     keyring_note: str
     problems: list[str]  # profile files that do not load (the others are listed anyway)
     warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
+    ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
 
 
 def read_listing(store: ProfileStore) -> Listing:
@@ -75,7 +77,8 @@ def read_listing(store: ProfileStore) -> Listing:
     names = sorted({p.key for p in listed if p.key})
     keys = {n: secrets.mask(secrets.get_key(n)) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
-    return Listing(listed, active, keys, usable, note, problems, warnings)
+    ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft)
 
 
 def problem_lines(listing: Listing) -> list[str]:
@@ -170,6 +173,7 @@ class ProfilesScreen(Screen[None]):
                             "base_url": p.base_url,
                             "model": p.model or "-",
                             "key": key,
+                            "ttft": listing.ttft.get(p.name, "-"),
                         },
                     )
                 )

@@ -21,11 +21,12 @@ from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import ci, pct, review_lines
+from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
-from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
+from judgeaudit.tui.health import health_text
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
 from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
 from judgeaudit.tui.widgets.field import Field
@@ -40,7 +41,11 @@ BUCKET_COLUMNS = (
     Col("missel", "missel.", min=5),
     Col("rate", "rate", min=6),
     Col("ci", "95% CI", min=9, drop=1),
+    Col("split", "right/wrong/tie", min=9, drop=6),
+    Col("tie", "tie-aware (95% CI)", min=8, drop=5),
 )
+#: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
+OVERALL = "overall"
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
@@ -68,6 +73,17 @@ def outside_count(report: dict[str, Any]) -> int:
     return int(report["outside_bins"]) + int(report["no_gap"])
 
 
+def split_cells(row: dict[str, Any]) -> dict[str, str]:
+    """The three-way split and the tie-aware rate with its interval, as the reports show them."""
+    if "tie_aware_ci" not in row:
+        return {}
+    low, high = row["tie_aware_ci"] or (None, None)
+    return {
+        "split": f"{row['right']}/{row['wrong']}/{row['tie']}",
+        "tie": f"{pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}",
+    }
+
+
 def outside_note(r: dict[str, Any]) -> str:
     if not outside_count(r):
         return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
@@ -82,20 +98,6 @@ JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
 LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
 
 
-def health_text(r: dict[str, Any]) -> Text:
-    """The report's verdict health (its own line) and, per judge, the no-verdict share."""
-    line = health_line(r["verdicts"])
-    text = Text(line + "\n", style="bold red" if "WARNING" in line else "")
-    for j in r["verdicts"].get("by_judge", []):
-        text.append(
-            f"  {j['judge_model']}: no verdict {pct(j['no_verdict_rate'])} of orders "
-            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
-            f"{j['parse_failures']}/{j['judge_calls']} calls\n",
-            style="dim",
-        )
-    return text
-
-
 class ResultsScreen(Screen[None]):
     SUB_TITLE = "Results"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -103,6 +105,9 @@ class ResultsScreen(Screen[None]):
         Binding("ctrl+e", "focus_bins", "Bins"),
         Binding("a", "agent_pairs", "Agent pairs"),
         Binding("v", "app.goto('review')", "Review"),
+        # Not in the footer or help yet (their snapshots belong to the TUI rework): the
+        # palette's "Export preferences…" finds it by name.
+        Binding("x", "export_preferences", "", show=False),
     ]
 
     def __init__(self) -> None:
@@ -278,14 +283,21 @@ class ResultsScreen(Screen[None]):
             cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
             cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
             cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
-            rows.append((str(i), cells))
+            rows.append((str(i), cells | split_cells(b)))
+        if r.get("overall"):
+            o = r["overall"]
+            cells = {"bucket": "all", "decisive": str(o["decisive"]), "missel": str(o["wrong"])}
+            rows.append((OVERALL, cells | {"rate": pct(o["rate"]), "ci": ci(o)} | split_cells(o)))
         outside = outside_count(r)
         if outside:
             rows.append(
                 (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
             )
         self.query_one("#buckets", FitTable).set_rows(rows)
-        self.query_one("#outside", Static).update(outside_note(r))
+        self.query_one("#outside", Static).update(
+            f"{outside_note(r)}\n{model_line(r.get('gap_model')).strip()}\n"
+            f"95% CI: {r.get('intervals', 'Wilson')}; tie-aware = (wrong + tie/2) / decisive"
+        )
 
     def render_sections(self, r: dict[str, Any]) -> None:
         sbf = r["satisfied_but_failed"]
@@ -307,6 +319,8 @@ class ResultsScreen(Screen[None]):
             cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
             cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
             cells["flag"] = RANKING if p["ranking_misselected"] else ""
+            if p.get("ranking") == "suggestive":
+                cells["flag"] = "opposite (suggestive)"
             agents.append((f"{p['agent_a']}~{p['agent_b']}", cells))
         self.query_one("#agent-pairs-table", FitTable).set_rows(agents)
         tasks = [
@@ -361,6 +375,15 @@ class ResultsScreen(Screen[None]):
         self.jump_when_loaded = False
         self.action_agent_pairs()
 
+    def action_export_preferences(self) -> None:
+        """The shown run's pairs as preference data with a data card (a dialog)."""
+        from judgeaudit.tui.screens.export_prefs import ExportPreferences
+
+        if self.out is None:
+            self.notify("no output dir yet: run an audit first", severity="warning")
+            return
+        self.app.push_screen(ExportPreferences(self.out, self.report.get("run_id")))
+
     def action_focus_gap(self) -> None:
         self.control_chosen = not self.loaded
         self.query_one("#gap-source", Select).focus()
@@ -370,7 +393,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#bins", Field).focus()
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
-        if event.data_table.id == "buckets":
+        if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:
             self.open_bucket(str(event.row_key.value))
 
     def open_bucket(self, key: str) -> None:

@@ -1,0 +1,347 @@
+"""The data card of a preference export: what is in the file, which labels the judge would have
+reversed, how noisy its labels are per gap bucket, and what was left out and why.
+
+Counted while the rows stream (counters only, never the rows), then written beside the file as
+JSON and Markdown. ``reversed_by_state`` counts, over all of the run's decisive pairs, the judge
+verdicts that state reverses: exactly the report's ``misselected``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgeaudit import __version__
+from judgeaudit.analysis.stats import wilson
+
+if TYPE_CHECKING:
+    from judgeaudit.analysis.preferences import ExportOptions
+
+NO_BUCKET = "(no bucket)"
+NOISE_METHOD = (
+    "Wilson score interval, 95% (judgeaudit.analysis.stats.wilson, the report's interval); "
+    "pairs counted as independent (pairs of one task share its trajectories, so the report's "
+    "task-clustered bootstrap interval is the wider, safer one)"
+)
+NOISE_DEFINITION = (
+    "of the decisive pairs (exactly one side succeeded by state) on which the judge gave a "
+    "label (A or B; an order-inconsistent verdict is a tie and gives none), the share it gave "
+    "backwards"
+)
+STYLE_NOT_COMPUTED = {
+    "computed": False,
+    "reason": 'not computed: this build has no style attribution ("why") analysis to run',
+}
+SKIP_MEANING = {
+    "no_transcript": "the store keeps no trajectory for a side (recorded verdicts without one)",
+    "no_user_message": "a side has no user message to start the prompt",
+    "prompt_differs": "the two sides start differently (system or first user message)",
+    "empty_completion": "a side has no message after the prompt",
+    "diverge_before_last_assistant_turn": "the sides differ before their last assistant "
+    "message; OpenAI's format holds one assistant message per output (not cut to fit)",
+    "identical_outputs": "both sides are the same conversation",
+}
+LEFT_OUT_MEANING = {
+    "not_decisive": "both sides succeeded or both failed: state names no winner",
+    "human_label_not_decisive": "decisive by state, but a human label says both or neither "
+    "succeeded",
+    "judge_tie": "the judge's verdict is a tie (or inconsistent across the two orders)",
+    "judge_disagrees": "the judge preferred the other side (--labels agree keeps agreement only)",
+}
+
+
+def card_paths(dest: Path) -> tuple[Path, Path]:
+    """``prefs.jsonl`` → ``prefs.card.md``, ``prefs.card.json`` (beside the file)."""
+    stem = dest.with_suffix("") if dest.suffix else dest
+    return stem.with_name(stem.name + ".card.md"), stem.with_name(stem.name + ".card.json")
+
+
+@dataclass(frozen=True)
+class CardMeta:
+    file: str
+    fmt: str
+    labels: str
+    run_id: str
+    spec_hash: Any
+    judge: dict[str, Any]
+    task_set: dict[str, Any]
+    gap: dict[str, Any]
+
+    @classmethod
+    def from_manifest(
+        cls,
+        options: ExportOptions,
+        run_id: str,
+        manifest: dict[str, Any],
+        source: str,
+        bins: list[float],
+        names: list[str],
+        recorded_prompts: list[str] | None = None,
+    ) -> CardMeta:
+        """``recorded_prompts``: for a run of recorded verdicts, the prompt hashes stored with
+        them (the spec's template was never sent to that judge)."""
+        prompts = manifest.get("prompts", {})
+        judge_template = prompts.get("templates", {}).get("judge", {})
+        judge: dict[str, Any] = {
+            "source": "llm",
+            "model": manifest.get("models", {}).get("judge", {}).get("model"),
+            "prompt_hash": prompts.get("hashes", {}).get("judge"),
+            "prompt_source": judge_template.get("source")
+            if isinstance(judge_template, dict)
+            else None,
+        }
+        if recorded_prompts is not None:
+            judge = {
+                "source": "recorded verdicts",
+                "model": None,
+                "prompt_hash": ", ".join(recorded_prompts) or None,
+                "prompt_source": "as recorded with the verdicts"
+                if recorded_prompts
+                else "not recorded with the verdicts",
+            }
+        return cls(
+            file=str(options.dest),
+            fmt=options.fmt,
+            labels=options.labels,
+            run_id=run_id,
+            spec_hash=manifest.get("spec_hash"),
+            judge=judge,
+            task_set=dict(manifest.get("task_set") or {}),
+            gap={"source": source, "bins": bins, "labels": names},
+        )
+
+
+@dataclass
+class _Bucket:
+    decisive: int = 0
+    labelled: int = 0
+    reversed: int = 0
+    ties: int = 0
+
+
+@dataclass
+class Tally:
+    """Counters filled while the rows stream; ``card`` turns them into the data card."""
+
+    names: list[str]
+    pairs: int = 0
+    decisive: int = 0
+    reversed_by_state: int = 0
+    rows: int = 0
+    against_judge: int = 0
+    against_truth: int = 0
+    trailing_user_dropped: int = 0
+    buckets: dict[str, _Bucket] = field(default_factory=dict)
+    rows_by: Counter[tuple[str, str]] = field(default_factory=Counter)
+    label_sources: Counter[str] = field(default_factory=Counter)
+    left_out: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    judge_models: set[str] = field(default_factory=set)
+
+    def see_pair(
+        self, row: dict[str, Any], bucket: str | None, state: str | None, judge: str | None
+    ) -> None:
+        """Every pair of the run, written or not: the judge's label noise against state."""
+        self.pairs += 1
+        if row["judge_model"]:
+            self.judge_models.add(str(row["judge_model"]))
+        if state is None:
+            return
+        self.decisive += 1
+        b = self.buckets.setdefault(bucket or NO_BUCKET, _Bucket())
+        b.decisive += 1
+        if judge is None:
+            b.ties += 1
+            return
+        b.labelled += 1
+        if judge != state:
+            b.reversed += 1
+            self.reversed_by_state += 1
+
+    def see_row(
+        self,
+        task_type: str | None,
+        bucket: str | None,
+        label_source: str,
+        *,
+        against_judge: bool,
+        against_truth: bool,
+    ) -> None:
+        self.rows += 1
+        self.rows_by[(bucket or NO_BUCKET, str(task_type))] += 1
+        self.label_sources[label_source] += 1
+        self.against_judge += against_judge
+        self.against_truth += against_truth
+
+    def leave_out(self, reason: str) -> None:
+        self.left_out[reason] += 1
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] += 1
+
+    def card(self, meta: CardMeta) -> dict[str, Any]:
+        order = [*self.names, NO_BUCKET]
+        by_bucket: Counter[str] = Counter()
+        by_type: Counter[str] = Counter()
+        for (bucket, task_type), n in self.rows_by.items():
+            by_bucket[bucket] += n
+            by_type[task_type] += n
+        noise = [_noise(name, self.buckets[name]) for name in order if name in self.buckets]
+        total = _Bucket()
+        for b in self.buckets.values():
+            total.decisive += b.decisive
+            total.labelled += b.labelled
+            total.reversed += b.reversed
+            total.ties += b.ties
+        return {
+            "card": "judgeaudit preference data card, version 1",
+            "file": meta.file,
+            "format": meta.fmt,
+            "labels": meta.labels,
+            "rows": self.rows,
+            "run_id": meta.run_id,
+            "spec_hash": meta.spec_hash,
+            "tool_version": __version__,
+            "judge": {**meta.judge, "models_on_pairs": sorted(self.judge_models)},
+            "task_set": meta.task_set,
+            "gap": meta.gap,
+            "pairs": self.pairs,
+            "decisive_pairs": self.decisive,
+            "reversed_by_state": self.reversed_by_state,
+            "rows_labelled_against_judge": self.against_judge,
+            "rows_labelled_against_state": self.against_truth,
+            "rows_by_bucket": {b: by_bucket[b] for b in order if by_bucket[b]},
+            "rows_by_task_type": dict(sorted(by_type.items())),
+            "rows_by_bucket_and_task_type": [
+                {"bucket": b, "task_type": t, "rows": n}
+                for (b, t), n in sorted(
+                    self.rows_by.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])
+                )
+            ],
+            "label_sources": dict(sorted(self.label_sources.items())),
+            "label_noise": {
+                "method": NOISE_METHOD,
+                "definition": NOISE_DEFINITION,
+                "by_bucket": noise,
+                "overall": _noise("all", total),
+            },
+            "left_out": {
+                k: {"pairs": n, "why": LEFT_OUT_MEANING.get(k, k)}
+                for k, n in sorted(self.left_out.items())
+            },
+            "skipped": {
+                k: {"pairs": n, "why": SKIP_MEANING.get(k, k)}
+                for k, n in sorted(self.skipped.items())
+            },
+            "transformations": _transformations(meta.fmt, self.trailing_user_dropped),
+            "style_features": STYLE_NOT_COMPUTED,
+        }
+
+
+def _noise(name: str, b: _Bucket) -> dict[str, Any]:
+    low, high = wilson(b.reversed, b.labelled)
+    return {
+        "bucket": name,
+        "decisive": b.decisive,
+        "judge_ties": b.ties,
+        "judge_labelled": b.labelled,
+        "reversed": b.reversed,
+        "rate": b.reversed / b.labelled if b.labelled else None,
+        "ci_low": low,
+        "ci_high": high,
+    }
+
+
+def _transformations(fmt: str, dropped: int) -> list[str]:
+    if fmt == "jsonl":
+        return ["none: trajectories as stored (events), every pair column, every judge call"]
+    out = [
+        "stored events turned into OpenAI chat messages (text, tool arguments and tool results "
+        "verbatim); tool-call ids numbered call_0, call_1… per trajectory (the store keeps none)",
+        "system message: the trajectory's own context (imported), else the run's agent system "
+        "prompt (simulated)",
+    ]
+    if fmt == "trl":
+        out.append(
+            f"{dropped} closing user turns after the agent's last message dropped from "
+            "chosen/rejected (the user simulator's sign-off is not policy output)"
+        )
+    else:
+        out.append("closing user turns after the agent's last message dropped before comparing")
+    return out
+
+
+def render_card(card: dict[str, Any]) -> tuple[str, str]:
+    """(JSON text, Markdown text) of a data card."""
+    return json.dumps(card, ensure_ascii=False, indent=2) + "\n", _markdown(card)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
+
+
+def _markdown(c: dict[str, Any]) -> str:
+    judge, tasks, gap = c["judge"], c["task_set"], c["gap"]
+    lines = [
+        f"# Data card: {Path(c['file']).name}",
+        "",
+        f"- **Format** `{c['format']}`, **labels** `{c['labels']}`: {c['rows']} rows from run "
+        f"`{c['run_id']}` (spec `{c['spec_hash']}`, judgeaudit {c['tool_version']}).",
+        f"- **Judge** ({judge['source']}) `{judge['model'] or ', '.join(judge['models_on_pairs'])}`"
+        f" (on pairs: {', '.join(judge['models_on_pairs']) or '—'}), prompt hash "
+        f"`{judge['prompt_hash']}` ({judge['prompt_source']}).",
+        f"- **Task set** `{tasks.get('source')}`, hash `{tasks.get('hash')}`, {tasks.get('count')} tasks.",
+        f"- **Gap** `{gap['source']}`, bins {gap['bins']}.",
+        f"- **Reversed by state**: the judge labelled **{c['reversed_by_state']}** of the run's "
+        f"{c['decisive_pairs']} decisive pairs backwards (the report's misselected count).",
+        f"- Rows whose label the judge contradicts: {c['rows_labelled_against_judge']}; rows "
+        f"whose label state (or a human) contradicts: {c['rows_labelled_against_state']}.",
+        f"- Label sources: {', '.join(f'{k} {v}' for k, v in c['label_sources'].items())}.",
+        "",
+        "## Rows by bucket and task type",
+        "",
+    ]
+    types = list(c["rows_by_task_type"])
+    lines += ["| bucket | " + " | ".join(types) + " | all |", "|---" * (len(types) + 2) + "|"]
+    cells = {(r["bucket"], r["task_type"]): r["rows"] for r in c["rows_by_bucket_and_task_type"]}
+    for bucket, n in c["rows_by_bucket"].items():
+        row = " | ".join(str(cells.get((bucket, t), 0)) for t in types)
+        lines.append(f"| {bucket} | {row} | {n} |")
+    noise = c["label_noise"]
+    lines += [
+        "",
+        "## Judge label noise by bucket",
+        "",
+        f"Noise: {noise['definition']}. Interval: {noise['method']}.",
+        "",
+        "| bucket | decisive | judge ties | judge labelled | reversed | noise | 95% CI |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for b in [*noise["by_bucket"], noise["overall"]]:
+        ci = "—" if b["ci_low"] is None else f"[{_pct(b['ci_low'])}, {_pct(b['ci_high'])}]"
+        lines.append(
+            f"| {b['bucket']} | {b['decisive']} | {b['judge_ties']} | {b['judge_labelled']} | "
+            f"{b['reversed']} | {_pct(b['rate'])} | {ci} |"
+        )
+    lines += ["", "## Left out and skipped", ""]
+    for title, key in (
+        ("Left out by the label mode", "left_out"),
+        ("Skipped by the format", "skipped"),
+    ):
+        entries = c[key]
+        if not entries:
+            lines.append(f"- {title}: none.")
+        for reason, item in entries.items():
+            lines.append(f"- {title}: {item['pairs']} `{reason}` — {item['why']}.")
+    lines += ["", "## Transformations", "", *(f"- {t}" for t in c["transformations"])]
+    lines += [
+        "",
+        "## Style features behind reversed labels",
+        "",
+        f"{c['style_features']['reason']}.",
+        "",
+    ]
+    return "\n".join(lines)

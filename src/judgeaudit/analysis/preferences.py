@@ -1,0 +1,408 @@
+"""Preference data for reward models and DPO from one finished audit run, with its data card.
+
+``judgeaudit export preferences OUT --format trl|openai|jsonl --labels state|judge|agree``.
+Labels come from the verifiable state (or a human label where one exists), from the judge, or
+only where both agree; every row says which, and whether the judge agreed. The pairs stream from
+SQLite in one ordered scan (trajectories and human labels joined by primary key), each row is
+written as it comes, and only counters are kept, so a run of millions of pairs exports in
+bounded memory. The file and its card are written atomically: on any error, nothing is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from judgeaudit.analysis.aggregate import bin_arms, gap_sql
+from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
+from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card
+from judgeaudit.analysis.pref_messages import openai_shape, to_messages, trl_shape
+from judgeaudit.analysis.report import resolve_buckets
+from judgeaudit.audit.units.outcome import true_winner
+from judgeaudit.fsutil import atomic_writer
+
+Format = Literal["trl", "openai", "jsonl"]
+Labels = Literal["state", "judge", "agree"]
+FORMATS: tuple[str, ...] = get_args(Format)
+LABELS: tuple[str, ...] = get_args(Labels)
+OTHER = {"A": "B", "B": "A"}
+
+
+class PreferenceError(AnalysisError):
+    """An export that cannot be made; nothing was written (exit 2)."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    out: Path  # the audit's output directory
+    fmt: str
+    labels: str
+    dest: Path
+    force: bool = False
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    dest: Path
+    card_md: Path
+    card_json: Path
+    rows: int
+    card: dict[str, Any]
+
+
+def check_options(options: ExportOptions) -> None:
+    """Format, label mode and destination, before the database is opened."""
+    if options.fmt not in FORMATS:
+        raise PreferenceError(f"--format {options.fmt!r}: use {', '.join(FORMATS)}")
+    if options.labels not in LABELS:
+        raise PreferenceError(f"--labels {options.labels!r}: use {', '.join(LABELS)}")
+    dest = options.dest
+    md, js = card_paths(dest)
+    if dest in (md, js):
+        raise PreferenceError(f"--out {dest}: that name is the data card's; name the file .jsonl")
+    if dest.is_dir():
+        raise PreferenceError(
+            f"--out {dest}: is a directory; give a file path such as {dest}/prefs.jsonl"
+        )
+    if not options.force:
+        for path in (dest, md, js):
+            if path.exists() or path.is_symlink():
+                raise PreferenceError(f"--out: {path} exists; pass --force to replace it")
+    parent = _existing_parent(dest)
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise PreferenceError(
+            f"--out {dest}: {parent} is not a writable directory; choose another path"
+        )
+
+
+def _existing_parent(path: Path) -> Path:
+    parent = path.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return parent
+
+
+def export_preferences(options: ExportOptions) -> ExportResult:
+    check_options(options)
+    db = open_db(options.out)
+    try:
+        return _export(db, options)
+    finally:
+        db.close()
+
+
+def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
+    run_id = resolve_run(db, options.run_id)
+    status, manifest_text = db.execute(
+        "SELECT status, manifest FROM runs WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    if status != "finished":
+        raise PreferenceError(
+            f"run {run_id} is {status}, not finished: its pairs are incomplete; rerun the same "
+            "`judgeaudit run` to finish it, then export"
+        )
+    manifest = json.loads(manifest_text)
+    source, bins, names = resolve_buckets(db, run_id, manifest)
+    decisive = db.execute(
+        "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ? AND success_a != success_b", (run_id,)
+    ).fetchone()[0]
+    if not decisive:
+        raise PreferenceError(
+            f"run {run_id} has no decisive pair (exactly one side succeeded): no label can be "
+            "checked against state; audit agents that differ, or more tasks"
+        )
+    recorded = None
+    if manifest.get("settings", {}).get("judge_source") == "recorded":
+        recorded = [
+            r[0]
+            for r in db.execute(
+                "SELECT DISTINCT prompt_hash FROM judge_logs WHERE run_id = ?"
+                " AND prompt_hash IS NOT NULL LIMIT 10",
+                (run_id,),
+            )
+        ]
+    meta = CardMeta.from_manifest(options, run_id, manifest, source, bins, names, recorded)
+    tally = Tally(names)
+    writer = RowWriter(options, manifest, names)
+    md, js = card_paths(options.dest)
+    written: list[Path] = []
+    try:
+        with atomic_writer(options.dest) as handle:
+            for row in _pairs(db, run_id, source, bins, with_logs=options.fmt == "jsonl"):
+                line = writer.line(row, tally)
+                if line is not None:
+                    handle.write(line)
+            if not tally.rows:
+                raise PreferenceError(_nothing_written(options, tally))
+            card = tally.card(meta)
+            json_text, md_text = render_card(card)
+            # every byte is written and synced before the first rename: a full disk or an
+            # interrupt leaves the old files (or none), never a file without its card
+            with atomic_writer(js) as card_json, atomic_writer(md) as card_md:
+                card_json.write(json_text)
+                card_md.write(md_text)
+            written += [js, md]
+    except OSError as exc:
+        _remove(written)
+        raise PreferenceError(
+            f"--out {options.dest}: cannot write ({exc.strerror or exc}); nothing was written"
+        ) from None
+    except BaseException:
+        _remove(written)
+        raise
+    return ExportResult(options.dest, md, js, tally.rows, card)
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def _nothing_written(options: ExportOptions, tally: Tally) -> str:
+    why = ", ".join(f"{n} {reason}" for reason, n in sorted(tally.skipped.items()))
+    left = ", ".join(f"{n} {reason}" for reason, n in sorted(tally.left_out.items()))
+    hint = "; try --format trl or jsonl" if options.fmt == "openai" else ""
+    return (
+        f"no pair could be written as {options.fmt} with --labels {options.labels} "
+        f"(skipped: {why or 'none'}; left out by the label mode: {left or 'none'}){hint}"
+    )
+
+
+def _pairs(
+    db: sqlite3.Connection, run_id: str, source: str, bins: list[float], with_logs: bool
+) -> Iterator[dict[str, Any]]:
+    """Every pair of the run in pair_id order, with both trajectories, its human label, its
+    bucket index (-1 no gap, -2 outside the bins; the report's own bucketing) and, for the
+    complete form, its judge calls (a merge join on pair_id: judge_logs has no pair index)."""
+    gap = gap_sql(source)
+    arms, edges = bin_arms(gap, bins)
+    traj = "p.run_id || '/' || p.task_id || '/t' || {trial} || '/' || {agent}"
+    # `+p.run_id`: walk the pair_id index in order instead of sorting every joined row.
+    query = (
+        f"SELECT p.*, {gap} AS g, CASE WHEN {gap} IS NULL THEN -1 {' '.join(arms)} ELSE -2"
+        " END AS bucket, ta.events AS events_a, ta.context AS context_a, ta.ending AS ending_a,"
+        " tb.events AS events_b, tb.context AS context_b, tb.ending AS ending_b,"
+        " h.human_success_a AS human_a, h.human_success_b AS human_b, h.human_pref"
+        " FROM audit_pairs p LEFT JOIN trajectories ta ON ta.traj_id = "
+        + traj.format(trial="p.trial", agent="p.agent_a")
+        + " LEFT JOIN trajectories tb ON tb.traj_id = "
+        + traj.format(trial="COALESCE(p.trial_b, p.trial)", agent="p.agent_b")
+        + " LEFT JOIN human_labels h ON h.pair_id = p.pair_id"
+        " WHERE +p.run_id = ? ORDER BY p.pair_id"
+    )
+    rows = db.execute(query, (*edges, run_id))
+    rows.row_factory = sqlite3.Row
+    logs = _logs_by_pair(db, run_id) if with_logs else iter(())
+    pending = next(logs, None)
+    for row in rows:
+        item = dict(row)
+        if with_logs:
+            while pending is not None and pending[0] < item["pair_id"]:
+                pending = next(logs, None)
+            found = pending is not None and pending[0] == item["pair_id"]
+            item["judge_calls"] = pending[1] if found and pending else []
+        yield item
+
+
+def _logs_by_pair(
+    db: sqlite3.Connection, run_id: str
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    rows = db.execute(
+        'SELECT pair_id, "order", attempt, model, prompt_hash, raw_output, parsed_json,'
+        ' parse_error FROM judge_logs WHERE run_id = ? ORDER BY pair_id, "order", attempt',
+        (run_id,),
+    )
+    current: str | None = None
+    calls: list[dict[str, Any]] = []
+    for pair_id, order, attempt, model, prompt_hash, raw, parsed, error in rows:
+        if pair_id != current:
+            if current is not None:
+                yield current, calls
+            current, calls = pair_id, []
+        calls.append(
+            {
+                "order": order,
+                "attempt": attempt,
+                "model": model,
+                "prompt_hash": prompt_hash,
+                "parsed_as_shown": json.loads(parsed) if parsed else None,
+                "raw_output": raw,
+                "parse_error": error,
+            }
+        )
+    if current is not None:
+        yield current, calls
+
+
+class RowWriter:
+    """One pair → one line of the chosen format (or a counted skip)."""
+
+    def __init__(self, options: ExportOptions, manifest: dict[str, Any], names: list[str]):
+        self.fmt = options.fmt
+        self.labels = options.labels
+        self.names = names
+        agent_system = manifest.get("prompts", {}).get("templates", {}).get("agent_system")
+        self.agent_system = agent_system if isinstance(agent_system, str) else None
+        self._tools: list[dict[str, Any]] | None = None
+
+    def tools(self) -> list[dict[str, Any]]:
+        if self._tools is None:
+            from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
+
+            self._tools = list(TOOL_SCHEMAS)
+        return self._tools
+
+    def line(self, row: dict[str, Any], tally: Tally) -> str | None:
+        bucket = self.names[row["bucket"]] if row["bucket"] >= 0 else None
+        state = true_winner(bool(row["success_a"]), bool(row["success_b"]))
+        truth, truth_source = state, str(row["success_source"] or "state")
+        human = row["human_a"] is not None and row["human_b"] is not None
+        if human:
+            truth, truth_source = true_winner(bool(row["human_a"]), bool(row["human_b"])), "human"
+        judge = row["judge_pref"] if row["judge_pref"] in OTHER else None
+        tally.see_pair(row, bucket, state, judge)
+        side, label_source = self._choose(truth, truth_source, judge, state, human, tally)
+        if side is None:
+            return None
+        agrees = None if truth is None else row["judge_pref"] == truth
+        record = _common(row, bucket, side, label_source, agrees)
+        body = self._body(row, side, tally)
+        if body is None:
+            return None
+        tally.see_row(
+            row["task_type"],
+            bucket,
+            label_source,
+            against_judge=judge is not None and judge != side,
+            against_truth=truth is not None and truth != side,
+        )
+        return json.dumps({**body, **record}, ensure_ascii=False) + "\n"
+
+    def _choose(
+        self,
+        truth: str | None,
+        source: str,
+        judge: str | None,
+        state: str | None,
+        human: bool,
+        tally: Tally,
+    ) -> tuple[str | None, str]:
+        if self.labels == "judge":
+            if judge is None:
+                tally.leave_out("judge_tie")
+                return None, ""
+            return judge, "judge"
+        if truth is None:
+            tally.leave_out("human_label_not_decisive" if human and state else "not_decisive")
+            return None, ""
+        if self.labels == "agree" and judge != truth:
+            tally.leave_out("judge_tie" if judge is None else "judge_disagrees")
+            return None, ""
+        return truth, source
+
+    def _body(self, row: dict[str, Any], side: str, tally: Tally) -> dict[str, Any] | None:
+        if self.fmt == "jsonl":
+            return _complete(row)
+        if row["events_a"] is None or row["events_b"] is None:
+            tally.skip("no_transcript")
+            return None
+        msgs = {s: self._messages(row, s.lower()) for s in ("A", "B")}
+        chosen, rejected = msgs[side], msgs[OTHER[side]]
+        if self.fmt == "trl":
+            shaped, why, dropped = trl_shape(chosen, rejected)
+            tally.trailing_user_dropped += dropped
+        else:
+            simulated = row["ending_a"] != "imported"
+            shaped, why = openai_shape(chosen, rejected, self.tools() if simulated else None)
+        if shaped is None:
+            tally.skip(why or "unknown")
+        return shaped
+
+    def _messages(self, row: dict[str, Any], s: str) -> list[dict[str, Any]]:
+        system = row[f"context_{s}"]
+        if system is None and row[f"ending_{s}"] != "imported":
+            system = self.agent_system  # what a simulated agent was told
+        return to_messages(json.loads(row[f"events_{s}"]), system)
+
+
+SCORE_COLUMNS = ("judge_score_a", "judge_score_b", "reward_a", "reward_b")
+
+
+def _common(
+    row: dict[str, Any], bucket: str | None, side: str, source: str, agrees: bool | None
+) -> dict[str, Any]:
+    """The fields every row carries, whatever the format."""
+    chosen, rejected = (
+        (row["agent_a"], row["agent_b"]) if side == "A" else (row["agent_b"], row["agent_a"])
+    )
+    return {
+        "pair_id": row["pair_id"],
+        "task_id": row["task_id"],
+        "task_type": row["task_type"],
+        "gap_bucket": bucket,
+        "label_source": source,
+        "chosen_side": side,
+        "chosen_agent": chosen,
+        "rejected_agent": rejected,
+        "judge_pref": row["judge_pref"],
+        "judge_agrees": agrees,
+        "scores": {
+            "judge_a": _float(row["judge_score_a"]),
+            "judge_b": _float(row["judge_score_b"]),
+            "reward_a": _float(row["reward_a"]),
+            "reward_b": _float(row["reward_b"]),
+            "gap": _float(row["g"]),
+        },
+    }
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _complete(row: dict[str, Any]) -> dict[str, Any]:
+    """Our complete form: both trajectories as stored, both orders' verdicts, every column."""
+    skip = {
+        "g",
+        "bucket",
+        "events_a",
+        "events_b",
+        "judge_calls",
+        "human_a",
+        "human_b",
+        "human_pref",
+    }
+    pair = {
+        k: v for k, v in row.items() if k not in skip and not k.startswith(("context_", "ending_"))
+    }
+    human = None
+    if row["human_a"] is not None or row["human_b"] is not None or row["human_pref"] is not None:
+        human = {
+            "success_a": row["human_a"],
+            "success_b": row["human_b"],
+            "pref": row["human_pref"],
+        }
+    return {
+        "pair": pair,
+        "human_label": human,
+        "trajectory_a": _side(row, "a"),
+        "trajectory_b": _side(row, "b"),
+        "judge_calls": row.get("judge_calls", []),
+    }
+
+
+def _side(row: dict[str, Any], s: str) -> dict[str, Any] | None:
+    if row[f"events_{s}"] is None:
+        return None
+    return {
+        "agent": row[f"agent_{s}"],
+        "context": row[f"context_{s}"],
+        "ending": row[f"ending_{s}"],
+        "events": json.loads(row[f"events_{s}"]),
+    }

@@ -1,0 +1,74 @@
+"""``judgeaudit export preferences OUT --format trl|openai|jsonl --labels state|judge|agree
+--out FILE``: a finished audit's pairs as training preferences, with a data card beside them."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgeaudit.cli.common import UserError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
+
+
+def register(sub: Sub) -> None:
+    export = sub.add_parser(
+        "export", help="a finished audit's pairs as preference data for reward models and DPO"
+    )
+    kinds = export.add_subparsers(dest="what", metavar="WHAT", required=True)
+    prefs = kinds.add_parser(
+        "preferences",
+        help="preference pairs (TRL, OpenAI or our JSONL) with a data card",
+        description="Writes FILE and, beside it, FILE's data card (.card.md and .card.json): rows "
+        "by bucket and task type, the judge labels state reverses, label noise per bucket.",
+    )
+    prefs.add_argument("out", type=Path, help="the audit's output directory")
+    prefs.add_argument(
+        "--format",
+        default="trl",
+        metavar="trl|openai|jsonl",
+        help="trl: prompt/chosen/rejected message lists (default); openai: preference "
+        "fine-tuning (pairs that differ before the last assistant message are skipped and "
+        "counted); jsonl: both trajectories, both orders' verdicts, every column",
+    )
+    prefs.add_argument(
+        "--labels",
+        default="state",
+        metavar="state|judge|agree",
+        help="state: decisive pairs, the side that succeeded (a human label wins where there "
+        "is one) (default); judge: the judge's order-consistent verdict, ties left out; "
+        "agree: only pairs where state and judge agree",
+    )
+    prefs.add_argument(
+        "--out",
+        dest="dest",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the file to write (JSON lines); its data card goes beside it",
+    )
+    prefs.add_argument("--force", action="store_true", help="replace FILE and its card")
+    prefs.add_argument("--run", help="the run id (default: the latest run in OUT)")
+    prefs.set_defaults(func=cmd_export_preferences)
+
+
+def cmd_export_preferences(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.analysis.preferences import ExportOptions, export_preferences
+
+    options = ExportOptions(args.out, args.format, args.labels, args.dest, args.force, args.run)
+    try:
+        result = export_preferences(options)
+    except AnalysisError as exc:
+        raise UserError(f"export preferences: {exc}") from None
+    card = result.card
+    skipped = sum(item["pairs"] for item in card["skipped"].values())
+    print(
+        f"wrote {result.rows} {card['format']} rows ({card['labels']} labels) to {result.dest}; "
+        f"the judge labelled {card['reversed_by_state']} of {card['decisive_pairs']} decisive "
+        f"pairs backwards; {skipped} skipped by the format"
+    )
+    print(f"data card: {result.card_md} and {result.card_json}")
+    return 0

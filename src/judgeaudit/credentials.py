@@ -1,0 +1,67 @@
+"""The one scrubber for credentials: where a URL or a name is accepted, and what is written.
+
+Keys live in the keyring (or an environment variable a profile names); they must never be
+carried by a URL (``http://user:KEY@host/v1`` ends up in manifests, databases and logs), nor
+typed where a name goes (a model, an agent, an environment variable's name, a provider name):
+such a value is refused with one line that never repeats it. Text bound for a manifest, a
+database, a log, an export or a reply goes through :func:`scrub`.
+
+The key-likeness rule itself (known prefixes, long random runs) is owned by
+:mod:`judgeaudit.profiles.redact`; this module applies it at every entry point.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from judgeaudit.errors import InputError
+from judgeaudit.profiles.redact import keylike_words, looks_like_key, redact, scrub_keylike
+
+ErrorType = type[InputError]
+
+#: ``scheme://user:password@`` (or ``user@``) inside any text.
+USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s@?#]+)@")
+
+
+def has_userinfo(url: str) -> bool:
+    """Whether ``url`` carries a user name or password before its host."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return "@" in url.split("/", 3)[2] if url.count("/") >= 2 else False
+    return bool(parts.username or parts.password or "@" in parts.netloc)
+
+
+def shown_url(url: str) -> str:
+    """``url`` with any credentials replaced by ``***`` (safe to print)."""
+    return USERINFO_RE.sub(r"\1***@", url)
+
+
+def check_url(url: str, where: str, error: ErrorType = InputError) -> str:
+    """Refuse a URL with credentials in it; the message shows it with them masked."""
+    if has_userinfo(url):
+        raise error(
+            f"{where}: {shown_url(url)} carries credentials (user:password@); remove them and "
+            "give the key through the keyring or an environment variable (nothing was written)"
+        )
+    return url
+
+
+def check_name(value: str, where: str, error: ErrorType = InputError) -> str:
+    """Refuse a key typed where a name goes (never echoing it)."""
+    if looks_like_key(value) or keylike_words(value):
+        raise error(
+            f"{where}: looks like an API key, not a name; give the name here and store the key "
+            "with `judgeaudit key set` (the value was not saved or shown)"
+        )
+    return value
+
+
+def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with the given secrets, URL credentials and key-like words masked."""
+    return scrub_keylike(USERINFO_RE.sub(r"\1***@", redact(text, secrets)))
+
+
+__all__ = ["check_name", "check_url", "has_userinfo", "looks_like_key", "scrub", "shown_url"]

@@ -1,0 +1,323 @@
+"""Hostile input to the profile commands (issue 27), one row each in the profile table's style:
+exit code, one stderr line holding ``expect``, no traceback, nothing written, no key echoed.
+Then the cases that are not a refusal: doctor reading what Claude Code would ignore, and the
+CC Switch import (key-like names, duplicate ids, 5,000 rows, a kill in the middle)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_profile_bad_input import Case, cli, snapshot, world_env, write
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+
+KEYLIKE = "sk-" + "hostile-" + "a1b2c3d4"  # a key's shape (sk- prefix), not a real-looking key
+DEEP_JSON = b'{"a":' * 5000 + b"1" + b"}" * 5000
+DEEP_TOML = b"x = " + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n"
+PROFILE = b'name = "mine"\napp = "sdk"\nbase_url = "https://gw.example/v1"\nmodel = "m1"\n'
+
+
+def sparse_settings(home: Path) -> None:
+    """A settings.json past the 256 MB cap (sparse: no disk used)."""
+    with (home / "claude" / "settings.json").open("wb") as handle:
+        handle.truncate(257 * 1024 * 1024)
+
+
+def state(text: bytes) -> Callable[[Path], None]:
+    return write("cfg/state.json", text)
+
+
+CASES = [
+    Case(
+        "doctor-off-deep-settings",
+        ("profile", "off", "claude"),
+        "nested more than 64",
+        write("claude/settings.json", DEEP_JSON),
+    ),
+    Case(
+        "off-deep-local-settings",
+        ("profile", "off", "codex"),
+        "nested more than 64",
+        write("codex/config.toml", DEEP_TOML),
+    ),
+    Case(
+        "use-huge-settings",
+        ("profile", "use", "taotoken-claude"),
+        "over the",
+        sparse_settings,
+    ),
+    Case(
+        "state-active-list",
+        ("profile", "off", "claude"),
+        "active must be an object",
+        state(b'{"active": [], "owned": {}}'),
+    ),
+    Case(
+        "state-owned-number",
+        ("profile", "off", "claude"),
+        "has the wrong type",
+        state(b'{"active": {}, "owned": {"/x": 3}}'),
+    ),
+    Case(
+        "state-deep",
+        ("profile", "off", "claude"),
+        "nested",
+        state(b'{"active":' + b"[" * 5000 + b"]" * 5000 + b"}"),
+    ),
+    Case(
+        "edit-model-key",
+        ("profile", "edit", "mine", "--model", KEYLIKE),
+        "looks like an API key",
+        write("cfg/profiles/mine.toml", PROFILE),
+    ),
+    Case(
+        "add-key-env-key",
+        (
+            "profile",
+            "add",
+            "x",
+            "--app",
+            "sdk",
+            "--base-url",
+            "https://gw.example/v1",
+            "--key-env",
+            "gsk_" + "a1b2c3d4e5f6g7h8i9j0",
+        ),
+        "looks like an API key",
+    ),
+    Case(
+        "add-base-url-userinfo",
+        ("profile", "add", "x", "--app", "sdk", "--base-url", f"https://u:{KEYLIKE}@gw.example/v1"),
+        "carries credentials",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_refused_with_one_line_and_nothing_written(tmp_path: Path, case: Case) -> None:
+    for name in ("cfg", "claude", "codex", "home"):
+        (tmp_path / name).mkdir(exist_ok=True)
+    if case.setup:
+        case.setup(tmp_path)
+    before = snapshot(tmp_path)
+    done = cli(tmp_path, *[a.replace("{home}", str(tmp_path)) for a in case.args])
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == case.code, done.stderr
+    assert "Traceback" not in done.stderr
+    assert KEYLIKE not in done.stderr + done.stdout and "a1b2c3d4e5f6" not in done.stderr
+    assert len(lines) == 1 and case.expect in lines[0], done.stderr
+    assert snapshot(tmp_path) == before
+
+
+def home(tmp: Path) -> Path:
+    for name in ("cfg", "claude", "codex", "home"):
+        (tmp / name).mkdir(exist_ok=True)
+    return tmp
+
+
+def test_doctor_says_claude_code_ignores_a_settings_file_holding_nan(tmp_path: Path) -> None:
+    home(tmp_path)
+    (tmp_path / "claude" / "settings.json").write_text('{"env": {"X": NaN}}')
+    done = cli(tmp_path, "profile", "doctor")
+    assert "Traceback" not in done.stderr
+    assert "NaN is not JSON; Claude Code ignores this file" in done.stdout + done.stderr
+
+
+def test_doctor_and_off_survive_deep_nesting_and_a_symlink_loop(tmp_path: Path) -> None:
+    home(tmp_path)
+    project = tmp_path / "home" / "proj"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".git").mkdir()
+    (project / ".claude" / "settings.local.json").write_bytes(DEEP_JSON)
+    (tmp_path / "claude" / "settings.json").symlink_to("settings.json")  # a loop
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "profile", "doctor"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project,
+        env={**os.environ, **world_env(tmp_path)},
+    )
+    out = done.stdout + done.stderr
+    assert "Traceback" not in out and "unexpected error" not in out, out
+    assert "settings.local.json: nested more than 64 levels deep" in out
+    assert "symbolic links" in out
+
+
+@contextlib.contextmanager
+def immutable(path: Path) -> Iterator[None]:
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not permitted here")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_off_into_an_immutable_directory_is_one_line(tmp_path: Path) -> None:
+    home(tmp_path)
+    (tmp_path / "claude" / "settings.json").write_text('{"theme": "dark"}\n')
+    assert cli(tmp_path, "profile", "use", "taotoken-claude").returncode == 0
+    before = snapshot(tmp_path)
+    with immutable(tmp_path / "claude"):
+        done = cli(tmp_path, "profile", "off", "claude")
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Operation not permitted" in lines[0], done.stderr
+    assert "unexpected error" not in done.stderr
+    assert {k: v for k, v in snapshot(tmp_path).items() if "/claude/" in k} == {
+        k: v for k, v in before.items() if "/claude/" in k
+    }
+
+
+# --- CC Switch ------------------------------------------------------------------------------
+
+SCHEMA = (
+    "CREATE TABLE providers (id TEXT NOT NULL, app_type TEXT NOT NULL, name TEXT NOT NULL, "
+    "settings_config TEXT NOT NULL, meta TEXT NOT NULL DEFAULT '{}', is_current BOOLEAN NOT "
+    "NULL DEFAULT 0)"  # no primary key: a hand-edited or older database can hold duplicates
+)
+
+
+def ccdb(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
+    db = sqlite3.connect(path)
+    db.execute(SCHEMA)
+    db.executemany(
+        "INSERT INTO providers (id, app_type, name, settings_config) VALUES (?,?,?,?)", rows
+    )
+    db.commit()
+    db.close()
+    return path
+
+
+def claude_row(
+    ident: str, name: str, key: str, base: str = "https://gw.example/api"
+) -> tuple[str, str, str, str]:
+    config = {"env": {"ANTHROPIC_BASE_URL": base, "ANTHROPIC_AUTH_TOKEN": key}}
+    return (ident, "claude", name, json.dumps(config))
+
+
+def keyring_names() -> set[str]:
+    import keyring
+
+    backend = keyring.get_keyring()
+    collection = backend.get_preferred_collection()  # type: ignore[attr-defined]
+    with contextlib.closing(collection.connection):
+        return {
+            item.get_attributes().get("username", "")
+            for item in collection.search_items({"service": "judgeaudit"})
+        }
+
+
+def test_ccswitch_key_like_names_and_duplicate_ids(tmp_path: Path) -> None:
+    home(tmp_path)
+    db = ccdb(
+        tmp_path / "cc.db",
+        [
+            claude_row("p1", KEYLIKE, "fake-key-one-1111"),
+            claude_row("dup", "First", "fake-key-first-2222"),
+            claude_row("dup", "Second", "fake-key-second-3333", "https://other.example/api"),
+            ("deep", "codex", "Deep", json.dumps({"config": DEEP_TOML.decode()})),
+            ("deepjson", "claude", "DeepJson", DEEP_JSON.decode()),
+        ],
+    )
+    done = cli(tmp_path, "profile", "import-ccswitch", "--db", str(db))
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert KEYLIKE not in out and "fake-key" not in out
+    assert "imported ccswitch-claude-first" in out
+    assert "a second claude provider with id 'dup'; only the first was imported" in out
+    assert "skipped ccswitch-codex-deep (Deep): its config.toml text is nested too deeply" in out
+    assert "skipped ccswitch-claude-deepjson (DeepJson): settings_config is nested too" in out
+    for path in (tmp_path / "cfg").rglob("*"):
+        if path.is_file():
+            assert KEYLIKE.encode() not in path.read_bytes()
+    first = (tmp_path / "cfg" / "profiles" / "ccswitch-claude-first.toml").read_text()
+    assert "gw.example" in first and "other.example" not in first
+    for name in ("ccswitch-claude-first", "ccswitch-claude-p1"):
+        cli(tmp_path, "key", "delete", name)
+
+
+def test_profile_import_never_prints_a_key_given_as_api_key_env(tmp_path: Path) -> None:
+    home(tmp_path)
+    key = "gsk_" + "a1b2c3d4e5f6g7h8i9j0"
+    (tmp_path / "p.json").write_text(
+        json.dumps(
+            {
+                "profiles": [
+                    {
+                        "name": "x",
+                        "app": "sdk",
+                        "base_url": "https://g.example/v1",
+                        "api_key_env": key,
+                    },
+                    {"name": KEYLIKE, "app": "sdk", "base_url": "https://g.example/v1"},
+                ]
+            }
+        )
+    )
+    done = cli(tmp_path, "profile", "import", str(tmp_path / "p.json"))
+    out = done.stdout + done.stderr
+    assert key not in out and KEYLIKE not in out and "a1b2c3d4" not in out, out
+    assert "0 imported, 2 skipped" in out
+    assert not (tmp_path / "cfg" / "profiles").exists() or not any(
+        (tmp_path / "cfg" / "profiles").iterdir()
+    )
+
+
+def many_rows(n: int) -> list[tuple[str, str, str, str]]:
+    return [claude_row(f"id{i:05d}", f"Provider {i}", f"fake-key-{i % 7}") for i in range(n)]
+
+
+def test_5000_rows_import_in_reasonable_time(tmp_path: Path) -> None:
+    home(tmp_path)
+    db = ccdb(tmp_path / "cc.db", many_rows(5000))
+    started = time.monotonic()
+    done = cli(tmp_path, "profile", "import-ccswitch", "--db", str(db))
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "5000 imported, 0 skipped" in done.stdout
+    assert took < 120, f"{took:.0f} s"
+    last = (tmp_path / "cfg" / "profiles" / "ccswitch-claude-provider-4999.toml").read_text()
+    assert 'key = "ccswitch-claude-provider-1"' in last  # 4999 % 7 == 1: one entry per key
+    shown = cli(tmp_path, "key", "print", "ccswitch-claude-provider-1").stdout.strip()
+    assert shown == "fake-key-1"
+    for name in {f"ccswitch-claude-provider-{i}" for i in range(7)}:
+        cli(tmp_path, "key", "delete", name)
+
+
+def test_a_killed_import_leaves_no_key_without_a_profile(tmp_path: Path) -> None:
+    home(tmp_path)
+    rows = [claude_row(f"id{i:05d}", f"Kill {i}", f"fake-key-kill-{i}") for i in range(3000)]
+    db = ccdb(tmp_path / "cc.db", rows)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "judgeaudit", "profile", "import-ccswitch", "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **world_env(tmp_path)},
+    )
+    profiles = tmp_path / "cfg" / "profiles"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (
+        profiles.is_dir() and len(list(profiles.iterdir())) > 200
+    ):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = cli(tmp_path, "profile", "list")
+    assert done.returncode == 0, done.stderr
+    names = {p.stem for p in profiles.glob("*.toml")}
+    orphans = {n for n in keyring_names() if n.startswith("ccswitch-kill")} - names
+    assert not orphans, f"{len(orphans)} keyring entries without a profile"
+    assert not names, "the interrupted import was not rolled back"

@@ -1,0 +1,200 @@
+"""`judgeaudit export preferences` on the real demo audit, read back by the tools a trainer uses:
+Hugging Face `datasets` for the TRL file, a JSON schema of OpenAI's documented format, and the
+audit database itself (independent SQL) for which pairs and labels must be there."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tests.cli_helpers import cli
+
+SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "preferences"
+SCHEMA /= "openai_preference.schema.json"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("prefs") / "demo"
+    done = cli("demo", "--no-tui", "--events", "jsonl", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    return out
+
+
+def export(out: Path, dest: Path, *args: str) -> dict[str, Any]:
+    done = cli("export", "preferences", str(out), "--out", str(dest), *args)
+    assert done.returncode == 0, done.stderr
+    assert "data card" in done.stdout
+    card: dict[str, Any] = json.loads(dest.with_suffix(".card.json").read_text(encoding="utf-8"))
+    return card
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def decisive_truth(out: Path) -> dict[str, tuple[str, str]]:
+    """pair_id -> (the side that succeeded, the judge's verdict), straight from audit.db."""
+    db = sqlite3.connect(out / "audit.db")
+    rows = db.execute(
+        "SELECT pair_id, success_a, judge_pref FROM audit_pairs WHERE success_a != success_b"
+    ).fetchall()
+    db.close()
+    return {pid: ("A" if sa else "B", pref) for pid, sa, pref in rows}
+
+
+def test_demo_as_trl_loads_with_datasets_every_decisive_pair_once(
+    demo: Path, tmp_path: Path
+) -> None:
+    dest = tmp_path / "dpo.jsonl"
+    card = export(demo, dest, "--format", "trl", "--labels", "state")
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    os.environ["HF_HOME"] = str(tmp_path / "hf")
+    from datasets import load_dataset
+
+    ds = load_dataset("json", data_files=str(dest), split="train")
+    truth = decisive_truth(demo)
+    assert ds.num_rows == len(truth) == card["rows"] == card["decisive_pairs"]
+    assert sorted(ds["pair_id"]) == sorted(truth)  # every decisive pair, exactly once
+    for row in ds:
+        assert row["chosen_side"] == truth[row["pair_id"]][0]
+        assert row["label_source"] == "state"
+        for column in ("prompt", "chosen", "rejected"):
+            messages = row[column]
+            assert isinstance(messages, list) and messages
+            assert all(m["role"] in ("system", "user", "assistant", "tool") for m in messages)
+        assert [m["role"] for m in row["prompt"]] == ["system", "user"]
+        assert row["chosen"][0]["role"] == "assistant" and row["chosen"][-1]["role"] != "user"
+        assert row["chosen"] != row["rejected"]
+    calls = [m for row in ds for m in row["chosen"] + row["rejected"] if m.get("tool_calls")]
+    assert calls, "the demo's agents call tools; the calls must be in the messages"
+    results = [m for row in ds for m in row["chosen"] if m["role"] == "tool"]
+    assert results and all(isinstance(m["content"], str) and m["tool_call_id"] for m in results)
+    # Chunked reading (a large file) gives the same rows: the message schema is stable.
+    chunked = load_dataset("json", data_files=str(dest), split="train", chunksize=8192)
+    assert chunked["pair_id"] == ds["pair_id"]
+
+
+def test_reversed_count_equals_the_reports_misselected(demo: Path, tmp_path: Path) -> None:
+    card = export(demo, tmp_path / "p.jsonl", "--format", "trl")
+    report = json.loads(cli("report", str(demo), "--format", "json").stdout)
+    assert report["misselected"] > 0
+    assert card["reversed_by_state"] == report["misselected"]
+    rows = lines(tmp_path / "p.jsonl")
+    backwards = [r for r in rows if r["judge_pref"] in "AB" and r["judge_pref"] != r["chosen_side"]]
+    assert len(backwards) == report["misselected"] == card["rows_labelled_against_judge"]
+    assert all(r["judge_agrees"] is False for r in backwards)
+    # per bucket: the card's reversed labels are the report's misselected pairs in that bucket
+    by_label = {b["bucket"]: b for b in card["label_noise"]["by_bucket"]}
+    for bucket in report["buckets"]:
+        assert by_label[bucket["label"]]["reversed"] == bucket["misselected"]
+        assert by_label[bucket["label"]]["decisive"] == bucket["decisive"]
+    assert sum(card["rows_by_bucket"].values()) == card["rows"]
+
+
+def test_label_noise_interval_matches_wilson_computed_by_hand(demo: Path, tmp_path: Path) -> None:
+    """The card's interval against the Wilson formula computed here by hand (independent)."""
+    import math
+
+    card = export(demo, tmp_path / "p.jsonl")
+    z = 1.959963984540054
+    for b in card["label_noise"]["by_bucket"]:
+        k, n = b["reversed"], b["judge_labelled"]
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        assert b["ci_low"] == pytest.approx(max(0.0, centre - half), abs=1e-12)
+        assert b["ci_high"] == pytest.approx(min(1.0, centre + half), abs=1e-12)
+    assert "Wilson" in card["label_noise"]["method"]
+
+
+def test_judge_and_agree_labels(demo: Path, tmp_path: Path) -> None:
+    db = sqlite3.connect(demo / "audit.db")
+    labelled = dict(
+        db.execute("SELECT pair_id, judge_pref FROM audit_pairs WHERE judge_pref IN ('A', 'B')")
+    )
+    db.close()
+    export(demo, tmp_path / "judge.jsonl", "--labels", "judge")
+    rows = lines(tmp_path / "judge.jsonl")
+    assert {r["pair_id"]: r["chosen_side"] for r in rows} == labelled  # ties left out
+    assert {r["label_source"] for r in rows} == {"judge"}
+    truth = decisive_truth(demo)
+    wrong = [
+        r for r in rows if r["pair_id"] in truth and truth[r["pair_id"]][0] != r["chosen_side"]
+    ]
+    assert all(r["judge_agrees"] is False for r in wrong)
+    assert all(r["judge_agrees"] is None for r in rows if r["pair_id"] not in truth)
+
+    card = export(demo, tmp_path / "agree.jsonl", "--labels", "agree")
+    agree = lines(tmp_path / "agree.jsonl")
+    expected = {p for p, (side, pref) in truth.items() if side == pref}
+    assert {r["pair_id"] for r in agree} == expected
+    assert all(r["judge_agrees"] is True for r in agree)
+    assert card["left_out"]["judge_disagrees"]["pairs"] == card["reversed_by_state"]
+
+
+def test_openai_rows_validate_against_the_documented_schema(demo: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "openai.jsonl"
+    card = export(demo, dest, "--format", "openai", "--labels", "state")
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    rows = lines(dest)
+    assert rows
+    for row in rows:
+        jsonschema.validate(row, schema)
+        assert row["input"]["messages"][-1]["role"] in ("user", "tool")  # outputs answer it
+    # nothing truncated silently: every decisive pair is a row or a counted skip
+    skipped = sum(s["pairs"] for s in card["skipped"].values())
+    assert len(rows) + skipped == card["decisive_pairs"]
+    assert card["skipped"]["diverge_before_last_assistant_turn"]["pairs"] > 0
+    # and a row is the whole conversation: its input plus its output is one side's trajectory
+    truth = decisive_truth(demo)
+    for row in rows:
+        assert row["chosen_side"] == truth[row["pair_id"]][0]
+
+
+def test_jsonl_is_the_complete_form(demo: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "all.jsonl"
+    export(demo, dest, "--format", "jsonl")
+    rows = lines(dest)
+    db = sqlite3.connect(demo / "audit.db")
+    db.row_factory = sqlite3.Row
+    first = rows[0]
+    pair = dict(
+        db.execute("SELECT * FROM audit_pairs WHERE pair_id = ?", (first["pair_id"],)).fetchone()
+    )
+    traj = db.execute(
+        "SELECT events FROM trajectories WHERE run_id = ? AND task_id = ? AND agent = ? AND trial = ?",
+        (pair["run_id"], pair["task_id"], pair["agent_a"], pair["trial"]),
+    ).fetchone()
+    orders = db.execute(
+        'SELECT "order" FROM judge_logs WHERE pair_id = ? ORDER BY "order", attempt',
+        (first["pair_id"],),
+    ).fetchall()
+    db.close()
+    assert first["pair"] == pair
+    assert first["trajectory_a"]["events"] == json.loads(traj[0])
+    assert [c["order"] for c in first["judge_calls"]] == [o[0] for o in orders]
+    assert {"AB", "BA"} <= {c["order"] for c in first["judge_calls"]}
+    assert all(len(r["judge_calls"]) >= 2 for r in rows)
+
+
+def test_card_markdown_names_what_a_trainer_needs(demo: Path, tmp_path: Path) -> None:
+    card = export(demo, tmp_path / "p.jsonl", "--format", "openai")
+    text = (tmp_path / "p.card.md").read_text(encoding="utf-8")
+    manifest = json.loads((demo / "manifest.json").read_text(encoding="utf-8"))
+    assert (
+        manifest["task_set"]["hash"] in text
+        and card["task_set"]["hash"] == manifest["task_set"]["hash"]
+    )
+    assert manifest["prompts"]["hashes"]["judge"] in text
+    assert manifest["models"]["judge"]["model"] in text
+    assert f"**{card['reversed_by_state']}**" in text
+    assert "diverge_before_last_assistant_turn" in text
+    assert "Wilson" in text
+    assert "not computed" in text and card["style_features"]["computed"] is False
