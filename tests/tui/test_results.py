@@ -168,6 +168,7 @@ def test_compare_lists_every_manifest_change(
     changed = [f"settings.extra_{i:02d}" for i in range(14)]
 
     def drift(manifest: dict[str, Any]) -> None:
+        manifest["run_uid"] = "another-run"  # another run of a changed spec, not a copy
         for key in changed:
             manifest["settings"][key.split(".")[1]] = 1
         manifest["models"]["judge"]["model"] = "judge-strict"
@@ -333,6 +334,7 @@ def test_an_added_agent_is_one_change_not_a_shift_of_every_index(
     shutil.copytree(run_copy, other)
 
     def add_agent(manifest: dict[str, Any]) -> None:
+        manifest["run_uid"] = "another-run"  # another run, not a copy
         first = dict(manifest["models"]["agents"][0], name="aaa", model="agent-keen")
         manifest["models"]["agents"].insert(0, first)
 

@@ -86,10 +86,10 @@ def test_runs_compares_a_same_directory_rejudge_as_the_cli_does(
 
 
 def test_runs_shows_the_clis_warnings_and_gate_refusal(
-    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path, tmp_path: Path
 ) -> None:
-    partial = tmp_path / "partial"
-    shutil.copytree(run_copy, partial)
+    partial = tmp_path / "partial"  # a re-judge of run_copy (a copy of it is refused as itself)
+    shutil.copytree(rejudged_copy, partial)
     db = sqlite3.connect(partial / "audit.db")
     with db:  # what a cancelled run leaves: some pairs not stored
         db.execute("UPDATE runs SET status = 'cancelled', finished_at = NULL")

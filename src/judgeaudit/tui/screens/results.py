@@ -24,9 +24,9 @@ from judgeaudit.analysis.fmt import ci, pct, review_lines
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
-from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
+from judgeaudit.tui.health import health_text
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
 from judgeaudit.tui.screens.why import WhyScreen
 from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
@@ -97,20 +97,6 @@ def outside_note(r: dict[str, Any]) -> str:
 
 JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
 LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
-
-
-def health_text(r: dict[str, Any]) -> Text:
-    """The report's verdict health (its own line) and, per judge, the no-verdict share."""
-    line = health_line(r["verdicts"])
-    text = Text(line + "\n", style="bold red" if "WARNING" in line else "")
-    for j in r["verdicts"].get("by_judge", []):
-        text.append(
-            f"  {j['judge_model']}: no verdict {pct(j['no_verdict_rate'])} of orders "
-            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
-            f"{j['parse_failures']}/{j['judge_calls']} calls\n",
-            style="dim",
-        )
-    return text
 
 
 class ResultsScreen(Screen[None]):

@@ -76,6 +76,7 @@ def format_rates(p: ev.Progress) -> str:
 
 class RunScreen(Screen[None]):
     SUB_TITLE = "Run"
+    AUTO_FOCUS = "#judge-log"  # its keys (/, m, e) are the screen's; a table's / is its own
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "pause", "Pause"),
         Binding("c", "cancel", "Cancel"),

@@ -60,6 +60,7 @@ class RunsScreen(Screen[None]):
         self.compared: Comparison | None = None
         self.pick_a: Pick | None = None
         self.pick_b: Pick | None = None
+        self.to_top = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -96,6 +97,7 @@ class RunsScreen(Screen[None]):
         return Path(a), (Path(b) if b else None)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.to_top = True  # the cursor goes to the first run of the directory just typed
         self.refresh_runs()
         self.query_one(RunPicker).focus()
 
@@ -124,7 +126,8 @@ class RunsScreen(Screen[None]):
         known = {(r.out, r.run_id) for r in runs}
         self.pick_a = self.pick_a if self.pick_a in known else None
         self.pick_b = self.pick_b if self.pick_b in known else None
-        self.query_one(RunPicker).show_runs(runs, self.pick_a, self.pick_b)
+        self.query_one(RunPicker).show_runs(runs, self.pick_a, self.pick_b, top=self.to_top)
+        self.to_top = False
         if problems:
             self.say(Text("; ".join(problems), style="red"))
 

@@ -53,9 +53,13 @@ class RunPicker(FitTable):
         super().__init__(PICKER_COLUMNS, cursor_type="row", **kwargs)
         self.runs: list[RunInfo] = []
 
-    def show_runs(self, runs: Sequence[RunInfo], a: Pick | None, b: Pick | None) -> None:
+    def show_runs(
+        self, runs: Sequence[RunInfo], a: Pick | None, b: Pick | None, top: bool = False
+    ) -> None:
+        """``top``: the cursor goes to the first run (another directory was opened)."""
         self.runs = list(runs)
-        self.set_rows(picker_rows(runs, a, b))
+        first = run_key(runs[0]) if top and runs else None
+        self.set_rows(picker_rows(runs, a, b), cursor=first)
 
     def copy_text(self, key: str, row: Mapping[str, Cell]) -> str:
         return key.split("\t")[-1]  # the run id
