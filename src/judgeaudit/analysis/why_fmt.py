@@ -115,7 +115,7 @@ def forest_svg(style: dict[str, Any], title: str) -> str:
         return left + (v - lo) / (hi - lo) * width
 
     parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{left + width + 90}' height='{height}' "
+        f"<svg width='{left + width + 90}' height='{height}' "
         f"role='img' aria-label='{escape(title)}'>",
         f"<text x='4' y='16' font-size='13' font-weight='bold'>{escape(title)}</text>",
         f"<line x1='{px(1):.1f}' y1='26' x2='{px(1):.1f}' y2='{height - 14}' stroke='#888' "
