@@ -17,6 +17,8 @@ ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
 SPEC = """[run]
 name = "tau"
 imported = "pairs.jsonl"
+[gap]
+source = "judge"  # one agent's trial pairs: the capability gap is 0 by construction (refused)
 [endpoints.sim]
 base_url = "embedded"
 [judge]

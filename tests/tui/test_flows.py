@@ -99,7 +99,8 @@ def test_set_key_is_masked(isolated: ProfileStore) -> None:
             await press(pilot, "enter")
             table = app.screen.query_one(DataTable)
             row = table.get_row("taotoken-sdk")
-            return status_text(app), str(row[-1])
+            labels = [str(column.label) for column in table.columns.values()]
+            return status_text(app), str(row[labels.index("key")])
 
     status, cell = asyncio.run(go())
     assert secrets.get_key("taotoken") == "sk-tui-secret-4321"
