@@ -38,7 +38,7 @@ COLUMNS = (
     Col("name", "name", min=12),
     Col("base_url", "base URL", min=12, drop=2),
     Col("model", "model", min=6, drop=1),
-    Col("key", "key", min=12),
+    Col("key", "key", min=16),  # "taotoken missing" whole at 80 columns
     Col("ttft", "TTFT p50/p95", min=7, drop=3),  # the last `profile test --all`
 )
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
