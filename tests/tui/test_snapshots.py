@@ -165,10 +165,6 @@ def test_review_screen(
 
 
 @SIZES
-@pytest.mark.skip(
-    reason="not deterministic since the wave-3 merges (the same code renders it differently from "
-    "run to run); open defect named in the closing note, to be fixed before re-enabling"
-)
 def test_runs_screen_compare(
     snap_compare: Any, isolated: ProfileStore, run_copy: Path, size: tuple[int, int]
 ) -> None:
