@@ -84,12 +84,7 @@ async def _call_stream(
     try:
         async with session.post(url, headers=headers, json=body) as response:
             if "text/event-stream" not in response.headers.get("Content-Type", ""):
-                text = await response.text(errors="replace")
-                try:
-                    parsed: Any = json.loads(text)
-                except ValueError:
-                    parsed = text
-                return Answer(response.status, parsed, (time.perf_counter() - started) * 1000)
+                return await _whole(response, started)
             try:
                 async for raw in response.content:
                     line = raw.decode("utf-8", "replace").strip()
@@ -105,21 +100,8 @@ async def _call_stream(
                 pass  # cut mid-stream: judged by the events seen
             total = (time.perf_counter() - started) * 1000
             return Answer(response.status, None, total, ttft_ms=ttft, events=events)
-    except TimeoutError:
-        waited = session.timeout.total
-        problem = f"no answer within {waited:g} s" if waited else "no answer"
-        if events:
-            problem = f"the stream stopped after {len(events)} event(s) ({problem})"
-        return Answer(None, None, 0, problem, events=events or None)
-    except aiohttp.ClientConnectorError as exc:
-        return Answer(
-            None,
-            None,
-            0,
-            f"cannot connect to {exc.host}:{exc.port} ({exc.os_error.strerror or exc.os_error})",
-        )
-    except aiohttp.ClientError as exc:
-        return Answer(None, None, 0, f"connection failed ({type(exc).__name__})")
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        return _failed(exc, session, events)
 
 
 def _stream_verdict(answer: Answer, kind: str) -> str | None:
@@ -143,24 +125,33 @@ async def _call(
     started = time.perf_counter()
     try:
         async with session.request(method, url, headers=headers, json=body) as response:
-            text = await response.text(errors="replace")
-            try:
-                parsed: Any = json.loads(text)
-            except ValueError:
-                parsed = text
-            return Answer(response.status, parsed, (time.perf_counter() - started) * 1000)
-    except TimeoutError:
+            return await _whole(response, started)
+    except (TimeoutError, aiohttp.ClientError) as exc:
+        return _failed(exc, session, [])
+
+
+async def _whole(response: aiohttp.ClientResponse, started: float) -> Answer:
+    """A whole (not streamed) answer: its body as JSON when it parses, else as text."""
+    text = await response.text(errors="replace")
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = text
+    return Answer(response.status, parsed, (time.perf_counter() - started) * 1000)
+
+
+def _failed(exc: BaseException, session: aiohttp.ClientSession, events: list[str]) -> Answer:
+    """No (complete) answer: the timeout, refused connection or transport error, in words."""
+    if isinstance(exc, TimeoutError):
         waited = session.timeout.total
-        return Answer(None, None, 0, f"no answer within {waited:g} s" if waited else "no answer")
-    except aiohttp.ClientConnectorError as exc:
-        return Answer(
-            None,
-            None,
-            0,
-            f"cannot connect to {exc.host}:{exc.port} ({exc.os_error.strerror or exc.os_error})",
-        )
-    except aiohttp.ClientError as exc:
-        return Answer(None, None, 0, f"connection failed ({type(exc).__name__})")
+        problem = f"no answer within {waited:g} s" if waited else "no answer"
+        if events:
+            problem = f"the stream stopped after {len(events)} event(s) ({problem})"
+        return Answer(None, None, 0, problem, events=events or None)
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        reason = exc.os_error.strerror or exc.os_error
+        return Answer(None, None, 0, f"cannot connect to {exc.host}:{exc.port} ({reason})")
+    return Answer(None, None, 0, f"connection failed ({type(exc).__name__})")
 
 
 def _reason(answer: Answer, what: str, profile: Profile) -> str:
