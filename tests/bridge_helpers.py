@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from subprocess import PIPE, Popen, TimeoutExpired
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 
@@ -106,17 +106,65 @@ def key_fingerprint(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-class HeldUpstream:
+class LoopbackServer:
+    """An aiohttp server on a free loopback port, in its own thread and event loop, for the
+    tests' fake upstreams and proxies: subclasses give ``_handle`` (or ``routes``); ``url`` is
+    the base URL a client is given (with ``SUFFIX``)."""
+
+    SUFFIX = "/v1"
+
+    def __init__(self) -> None:
+        self.url = ""
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        raise NotImplementedError
+
+    def routes(self, app: web.Application) -> None:
+        """By default a chat-completions upstream."""
+        app.router.add_post("/v1/chat/completions", self._handle)
+
+    def on_loop(self) -> None:
+        """Called in the server's loop before it serves (for loop-bound state)."""
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self.on_loop()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        self.routes(app)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        self._loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}{self.SUFFIX}"
+        self._started.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(runner.cleanup())
+        self._loop.close()
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        self._started.wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+
+
+class HeldUpstream(LoopbackServer):
     """A real chat upstream on loopback that holds every request until the test releases it,
     so tests about busy or silent upstreams wait for states, not for clocks."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.arrived = threading.Semaphore(0)
-        self.url = ""
-        self._loop = asyncio.new_event_loop()
         self._release: asyncio.Event | None = None
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def on_loop(self) -> None:
+        self._release = asyncio.Event()
 
     async def _handle(self, request: web.Request) -> web.Response:
         assert self._release is not None
@@ -133,48 +181,21 @@ class HeldUpstream:
         }
         return web.json_response(body)
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        self._release = asyncio.Event()
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._handle)
-        runner = web.AppRunner(app, shutdown_timeout=0.1)
-        self._loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
-        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-        self._started.set()
-        self._loop.run_forever()
-        self._loop.run_until_complete(runner.cleanup())
-        self._loop.close()
-
-    def __enter__(self) -> HeldUpstream:
-        self._thread.start()
-        self._started.wait()
-        return self
-
     def release(self) -> None:
         assert self._release is not None
         self._loop.call_soon_threadsafe(self._release.set)
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
+        super().__exit__(*exc)
 
 
-class ReasoningUpstream:
+class ReasoningUpstream(LoopbackServer):
     """A real chat upstream on loopback that streams like DeepSeek or Qwen: ``reasoning_content``
     deltas first, then the answer, then usage in a last chunk without choices."""
 
     THOUGHT = "Weighing the request first."
     ANSWER = "REASONED ANSWER 42"
-
-    def __init__(self) -> None:
-        self.url = ""
-        self._loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
@@ -198,44 +219,19 @@ class ReasoningUpstream:
         await response.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())
         return response
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_post("/v1/chat/completions", self._handle)
-        runner = web.AppRunner(app, shutdown_timeout=0.1)
-        self._loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
-        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-        self._started.set()
-        self._loop.run_forever()
-        self._loop.run_until_complete(runner.cleanup())
-        self._loop.close()
 
-    def __enter__(self) -> ReasoningUpstream:
-        self._thread.start()
-        self._started.wait()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
-
-
-class Recorder:
+class Recorder(LoopbackServer):
     """A loopback proxy that keeps every request a real client sends (method, path, the
     headers that are not credentials, the JSON body) and forwards it to ``upstream``, streaming
     the answer back: how the fixtures of each tested client release are recorded."""
 
     DROP = frozenset({"authorization", "x-api-key", "host", "content-length", "cookie"})
+    SUFFIX = ""
 
     def __init__(self, upstream: str) -> None:
+        super().__init__()
         self.upstream = upstream.rstrip("/")
-        self.url = ""
         self.seen: list[dict[str, Any]] = []
-        self._loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         import aiohttp
@@ -272,25 +268,5 @@ class Recorder:
             await response.write_eof()
             return response
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+    def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        runner = web.AppRunner(app, shutdown_timeout=0.1)
-        self._loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
-        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
-        self._started.set()
-        self._loop.run_forever()
-        self._loop.run_until_complete(runner.cleanup())
-        self._loop.close()
-
-    def __enter__(self) -> Recorder:
-        self._thread.start()
-        self._started.wait()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()

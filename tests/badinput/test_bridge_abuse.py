@@ -5,7 +5,6 @@ own error format (never a 500), lying and idle connections are closed, and a gzi
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 import os
@@ -14,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import zlib
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ import pytest
 from aiohttp import web
 
 from tests.badinput.bridge_cases import CASES, MESSAGES, BridgeCase
+from tests.bridge_helpers import LoopbackServer
 
 KEY = "sk-bridge-abuse-test-key"  # not a real-looking key
 MB = 1024 * 1024
@@ -43,16 +42,13 @@ def bomb() -> bytes:
     return b"".join(out)
 
 
-class HostileUpstream:
+class HostileUpstream(LoopbackServer):
     """A chat upstream on loopback that answers by model name: no choices, a string choice,
     deep JSON, a 300 MB body (sent in 1 MB writes) or a gzip bomb."""
 
     def __init__(self) -> None:
-        self.url = ""
+        super().__init__()
         self.bomb = bomb()
-        self._loop = asyncio.new_event_loop()
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         model = (await request.json())["model"]
@@ -80,29 +76,6 @@ class HostileUpstream:
             return response
         choice = {"index": 0, "message": {"role": "assistant", "content": "ok"}}
         return web.json_response({"id": "x", "choices": [{**choice, "finish_reason": "stop"}]})
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        app = web.Application(client_max_size=64 * MB)
-        app.router.add_post("/v1/chat/completions", self._handle)
-        runner = web.AppRunner(app, shutdown_timeout=0.1)
-        self._loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
-        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
-        self._started.set()
-        self._loop.run_forever()
-        self._loop.run_until_complete(runner.cleanup())
-        self._loop.close()
-
-    def __enter__(self) -> HostileUpstream:
-        self._thread.start()
-        self._started.wait()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
 
 
 def vm_size(pid: int) -> int:
