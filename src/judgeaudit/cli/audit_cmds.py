@@ -193,12 +193,17 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
     from judgeaudit.engine import run_audit_blocking
 
     try:
-        return run_audit_blocking(spec, out, **options)
+        finished = run_audit_blocking(spec, out, **options)
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
             "command to resume"
         ) from None
+    if finished.summary.get("parquet") is False:
+        from judgeaudit.audit.store.parquet import INSTALL_HINT, PARQUET
+
+        print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
+    return finished
 
 
 def cmd_run(args: argparse.Namespace) -> int:
