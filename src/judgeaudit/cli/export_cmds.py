@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 def register(sub: Sub) -> None:
     export = sub.add_parser(
-        "export", help="a finished audit's pairs as preference data for reward models and DPO, or as Parquet"
+        "export",
+        help="a finished audit's pairs as preference data for reward models and DPO, or as Parquet",
     )
     kinds = export.add_subparsers(dest="what", metavar="WHAT", required=True)
     prefs = kinds.add_parser(

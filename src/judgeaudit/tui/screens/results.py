@@ -8,7 +8,7 @@ source and bins change in place, and pairs no bin holds are counted and can be o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -21,8 +21,6 @@ from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import ci, pct
-from judgeaudit.analysis.queries import db_version
-from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
@@ -30,6 +28,9 @@ from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
+
+if TYPE_CHECKING:  # loaded when first used, not before the first paint
+    from judgeaudit.analysis.report import ReportOptions
 
 BUCKET_COLUMNS = (
     Col("bucket", "bucket", min=8),
@@ -138,6 +139,8 @@ class ResultsScreen(Screen[None]):
         if not self.mounted:
             self.out = out  # loaded once the screen is composed
             return
+        from judgeaudit.analysis.queries import db_version  # pandas: after the first paint
+
         version = db_version(out)
         if out == self.out and version == self.version and self.loaded:
             return
@@ -155,6 +158,8 @@ class ResultsScreen(Screen[None]):
     def options(self) -> ReportOptions:
         """What the controls say; an empty control means the run's declared choice."""
         source = self.query_one("#gap-source", Select).value
+        from judgeaudit.analysis.report import ReportOptions
+
         bins = parse_bins(self.query_one("#bins", Field).value)
         return ReportOptions(
             gap_source=None if source is Select.NULL else str(source),
@@ -172,6 +177,8 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="results")
     def build(self, out: Path, options: ReportOptions) -> None:
+        from judgeaudit.analysis.report import build_report
+
         try:
             report = build_report(out, options)
         except JudgeauditError as exc:
@@ -281,6 +288,8 @@ class ResultsScreen(Screen[None]):
         if event.value is Select.NULL or event.value == self.report.get("gap_source"):
             return
         self.query_one("#bins", Field).value = ""  # another source has its own default bins
+        from judgeaudit.analysis.report import ReportOptions
+
         self.load(ReportOptions(gap_source=str(event.value)))
 
     def on_input_submitted(self, event: Field.Submitted) -> None:

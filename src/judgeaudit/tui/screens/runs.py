@@ -19,7 +19,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Static
 
-from judgeaudit.analysis.drift import compare
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
@@ -197,6 +196,8 @@ class RunsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="compare")
     def run_compare(self, a: Path, b: Path) -> None:
+        from judgeaudit.analysis.drift import compare  # pandas: loaded on the first compare
+
         try:
             result = compare(a, b)
         except JudgeauditError as exc:
