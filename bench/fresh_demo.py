@@ -65,16 +65,37 @@ def main() -> None:
         ).stdout.split()
         (root / "req.txt").write_text("\n".join(freeze) + "\n", encoding="utf-8")
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels)]
-            + ["-r", str(root / "req.txt")],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "-d",
+                str(wheels),
+                "-r",
+                str(root / "req.txt"),
+            ],
             check=True,
             env={**os.environ, **caches},
         )
         floor_venv = root / "floor-venv"
         install = timed([sys.executable, "-m", "venv", str(floor_venv)], root, env)
         install += timed(
-            [str(floor_venv / "bin/python"), "-m", "pip", "install", "-q", "--no-index"]
-            + ["--no-deps", "--find-links", str(wheels), "-r", str(root / "req.txt")],
+            [
+                str(floor_venv / "bin/python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--no-index",
+                "--no-deps",
+                "--find-links",
+                str(wheels),
+                "-r",
+                str(root / "req.txt"),
+            ],
             root,
             env,
         )
