@@ -5,7 +5,8 @@ Measured in one run, side by side:
 - ``make demo`` from the clone (venv, install of the runtime, one audit), with an empty installer
   cache (``--cold``) and with a warm one (the caches the cold run filled);
 - the install floor: ``python -m venv`` plus ``pip install --no-index`` of the same wheels from a
-  local directory (no resolver, no index; what any installer must at least do);
+  local directory (no resolver, no index; what pip must at least do; uv's copy from its cache can
+  beat it, so a ratio below 1 is possible);
 - the run floor: the demo's own audit in the venv the clone made (``judgeaudit demo --no-tui``).
 
 Prints each wall time and its ratio to the sum of the floors. The machine is shared: the load
@@ -58,7 +59,8 @@ def main() -> None:
         # The floors: the same wheels, installed with no resolver and no index; the audit alone.
         wheels = root / "wheels"
         freeze = subprocess.run(
-            [str(clone / ".venv/bin/python"), "-m", "pip", "freeze", "--exclude-editable"],
+            [sys.executable, "-m", "pip", "--python", str(clone / ".venv/bin/python"), "freeze"]
+            + ["--exclude-editable"],
             capture_output=True,
             text=True,
             check=True,
