@@ -59,8 +59,15 @@ def main() -> None:
         # The floors: the same wheels, installed with no resolver and no index; the audit alone.
         wheels = root / "wheels"
         freeze = subprocess.run(
-            [sys.executable, "-m", "pip", "--python", str(clone / ".venv/bin/python"), "freeze"]
-            + ["--exclude-editable"],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--python",
+                str(clone / ".venv/bin/python"),
+                "freeze",
+                "--exclude-editable",
+            ],
             capture_output=True,
             text=True,
             check=True,
