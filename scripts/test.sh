@@ -46,16 +46,16 @@ echo "== benchmarks, small configurations (each runs so none rots; figures print
 # JUDGEAUDIT_SKIP_BENCH=1 skips the step (e.g. when re-running one test file by hand).
 if [ -z "${JUDGEAUDIT_SKIP_BENCH:-}" ]; then
   B=".venv/bin/python bench"
-  timeout 60 $B/startup.py --rounds 1
-  timeout 60 $B/llm_throughput.py --seconds 0.5 --latencies 20
-  timeout 60 $B/audit_throughput.py --pairs 60 --latencies 20
-  timeout 60 $B/report_scale.py --rows 2000
-  timeout 60 $B/recorded_scale.py --pairs 2000
-  timeout 90 $B/tui_load.py --presses 3
-  timeout 60 $B/tui_results.py --rows 2000 --presses 3
-  timeout 60 $B/rate_limited.py --pairs 40
-  timeout 60 $B/bridge_overhead.py --n 20 --rounds 1
-  timeout 60 $B/export_preferences.py --pairs 2000
+  timeout 180 $B/startup.py --rounds 1
+  timeout 180 $B/llm_throughput.py --seconds 0.5 --latencies 20
+  timeout 180 $B/audit_throughput.py --pairs 60 --latencies 20
+  timeout 180 $B/report_scale.py --rows 2000
+  timeout 180 $B/recorded_scale.py --pairs 2000
+  timeout 180 $B/tui_load.py --presses 3
+  timeout 180 $B/tui_results.py --rows 2000 --presses 3
+  timeout 180 $B/rate_limited.py --pairs 40
+  timeout 180 $B/bridge_overhead.py --n 20 --rounds 1
+  timeout 180 $B/export_preferences.py --pairs 2000
   .venv/bin/python -m py_compile bench/fresh_demo.py && $B/fresh_demo.py --help >/dev/null
 else
   echo "skipped: JUDGEAUDIT_SKIP_BENCH is set"
