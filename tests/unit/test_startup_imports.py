@@ -111,6 +111,7 @@ def test_help_lists_every_command_with_the_help_its_module_registers() -> None:
 FIRST_PAINT = (
     "import asyncio, json, sys\n"
     "from pathlib import Path\n"
+    "import judgeaudit.cli.audit_cmds  # the module `judgeaudit tui` runs from\n"
     "from judgeaudit.tui.app import JudgeAuditApp\n"
     "async def main():\n"
     "    app = JudgeAuditApp(demo_spec=Path(sys.argv[1]), out_dir=Path(sys.argv[2]))\n"

@@ -8,7 +8,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
@@ -306,6 +305,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events))
+    from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
+
     report = build_report(args.out, ReportOptions(run_id=finished.run_id))
     print("\n".join(bucket_lines(report)))
     print(

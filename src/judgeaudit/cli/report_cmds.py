@@ -6,16 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from judgeaudit.analysis.drift import compare, render_compare
-from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-from judgeaudit.analysis.label_import import import_labels
-from judgeaudit.analysis.report import ReportOptions, build_report, render
-from judgeaudit.analysis.review import read_labels, sample, write_sample
 from judgeaudit.cli.common import UserError
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     import math
+
+    from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.analysis.report import ReportOptions, build_report, render
 
     if not (math.isfinite(args.threshold) and 0 <= args.threshold <= 5):
         raise UserError(
@@ -40,6 +38,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.drift import compare, render_compare
+    from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.gate import choose_runs, gate_ready
 
     try:
@@ -95,6 +95,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_review_export(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+    from judgeaudit.analysis.review import sample, write_sample
+
     try:
         db = open_db(args.out)
         run_id = resolve_run(db, args.run)
@@ -119,6 +122,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
 
 def cmd_review_import(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError, open_db
+    from judgeaudit.analysis.label_import import import_labels
+    from judgeaudit.analysis.review import read_labels
+
     try:
         db = open_db(args.out)
         known = {r[0] for r in db.execute("SELECT pair_id FROM audit_pairs")}
