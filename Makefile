@@ -76,6 +76,7 @@ bench: $(STAMP)  # the quick ones; bench/recorded_scale.py --pairs 5000000 takes
 	$(BIN)/python bench/tui_load.py
 	$(BIN)/python bench/rate_limited.py
 	$(BIN)/python bench/bridge_overhead.py
+	$(BIN)/python bench/fresh_demo.py  # git clone + make demo in a temp dir (a minute or two)
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
