@@ -4,8 +4,11 @@ Uses a throwaway config dir and no keyring, so nothing of yours shows up. The SV
 CJK-capable monospace font after Fira Code (CJK_FONTS), so the 近同/小差/中差/大差 bucket
 labels render in a browser that has one of them (Noto Sans Mono CJK ships with most Linux
 desktops; Sarasa Mono and WenQuanYi Zen Hei Mono are alternatives).
-The last two show the paired compare of the demo with a `judgeaudit rejudge` of it.
-Usage: python scripts/screenshots.py
+The Runs shots compare the demo with a `judgeaudit rejudge` of it written into the same
+output directory (the docs' workflow): the run picker, the paired compare, its chart, the
+flipped pairs and one flipped pair as both runs judged it. The keyring is an in-memory one, so
+the Profiles screen shows what a user with a working keyring sees.
+Usage: python scripts/screenshots.py [OUT_DIR]   (default: screenshots/)
 """
 
 from __future__ import annotations
@@ -50,7 +53,35 @@ async def until(pilot: Any, ready: Any) -> None:
     await settle(pilot)
 
 
-async def main() -> None:
+class ShotKeyring:
+    """A keyring that works and holds nothing (built lazily: keyring is imported in main)."""
+
+    @staticmethod
+    def make() -> Any:
+        from keyring.backend import KeyringBackend
+        from keyring.errors import PasswordDeleteError
+
+        class Memory(KeyringBackend):
+            priority = 1  # type: ignore[assignment]
+
+            def __init__(self) -> None:
+                super().__init__()
+                self.items: dict[tuple[str, str], str] = {}
+
+            def get_password(self, service: str, username: str) -> str | None:
+                return self.items.get((service, username))
+
+            def set_password(self, service: str, username: str, password: str) -> None:
+                self.items[(service, username)] = password
+
+            def delete_password(self, service: str, username: str) -> None:
+                if self.items.pop((service, username), None) is None:
+                    raise PasswordDeleteError(username)
+
+        return Memory()
+
+
+async def main(out_dir: Path) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="judgeaudit-shots-"))
     for name in ("cfg", "claude", "codex"):
         (scratch / name).mkdir()
@@ -59,20 +90,22 @@ async def main() -> None:
             "JUDGEAUDIT_CONFIG_DIR": str(scratch / "cfg"),
             "CLAUDE_CONFIG_DIR": str(scratch / "claude"),
             "CODEX_HOME": str(scratch / "codex"),
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring",
         }
     )
+    import keyring
+
+    keyring.set_keyring(ShotKeyring.make())
     os.chdir(scratch)
     shutil.copytree(REPO / "examples", scratch / "examples")
-    from textual.widgets import Input
 
     from judgeaudit.tui.app import JudgeAuditApp
+    from judgeaudit.tui.drift_view import OVERALL
     from judgeaudit.tui.screens.run import RunScreen
-    from judgeaudit.tui.screens.runs import OVERALL, RunsScreen
+    from judgeaudit.tui.screens.runs import RunsScreen
     from judgeaudit.tui.widgets.fit_table import FitTable
+    from judgeaudit.tui.widgets.run_picker import RunPicker
 
-    out_dir = REPO / "screenshots"
-    out_dir.mkdir(exist_ok=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
     app = JudgeAuditApp(demo_spec=Path("examples/demo.toml"), out_dir=Path("out/demo"), steady=True)
 
     async with app.run_test(size=SIZE) as pilot:
@@ -82,7 +115,7 @@ async def main() -> None:
                 await pilot.press(key)
                 await settle(pilot)
             (out_dir / f"{name}.svg").write_text(with_cjk_font(app.export_screenshot()))
-            print(f"wrote screenshots/{name}.svg", file=sys.stderr)
+            print(f"wrote {out_dir / name}.svg", file=sys.stderr)
 
         run = app.get_screen("run")
         assert isinstance(run, RunScreen)
@@ -100,21 +133,26 @@ async def main() -> None:
         await shot("pairs", "enter", "m")
         await shot("pair", "enter")
         await shot("review", "f5")
-        await shot("runs", "f6", "ctrl+t")
-        # the paired compare: the same conversations judged again by a judge that weighs style
+        # a re-judge written into the same directory: the same conversations, judged again by
+        # a judge that weighs style; blank B compares the directory's two runs (older as A)
         rejudge = [sys.executable, "-m", "judgeaudit", "rejudge", "out/demo", "--out",
-                   "out/demo-rejudged", "--judge-model", REJUDGE_MODEL, "--events", "jsonl"]  # fmt: skip
+                   "out/demo", "--judge-model", REJUDGE_MODEL, "--events", "jsonl"]  # fmt: skip
         await asyncio.to_thread(subprocess.run, rejudge, check=True, stdout=subprocess.DEVNULL)
+        await pilot.press("f6")
         runs = app.get_screen("runs")
         assert isinstance(runs, RunsScreen)
-        runs.query_one("#r-b", Input).value = "out/demo-rejudged"
-        await shot("runs-paired", "ctrl+t")
+        picker = runs.query_one(RunPicker)
+        await until(pilot, lambda: picker.row_count == 2)
+        await shot("runs", "ctrl+t")
+        await shot("runs-paired", "g")
+        await pilot.press("g")
         table = runs.query_one("#drift", FitTable)
         table.focus()
         table.put_cursor(OVERALL)
         await shot("flipped-pairs", "enter")
+        await shot("flip", "enter")
     shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else REPO / "screenshots"))

@@ -220,3 +220,77 @@ class ReasoningUpstream:
     def __exit__(self, *exc: object) -> None:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
+
+
+class Recorder:
+    """A loopback proxy that keeps every request a real client sends (method, path, the
+    headers that are not credentials, the JSON body) and forwards it to ``upstream``, streaming
+    the answer back: how the fixtures of each tested client release are recorded."""
+
+    DROP = frozenset({"authorization", "x-api-key", "host", "content-length", "cookie"})
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.url = ""
+        self.seen: list[dict[str, Any]] = []
+        self._loop = asyncio.new_event_loop()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        import aiohttp
+
+        raw = await request.read()
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        self.seen.append(
+            {
+                "method": request.method,
+                "path": request.path_qs,
+                "headers": {k: v for k, v in sorted(headers.items()) if k not in self.DROP},
+                "body": body,
+            }
+        )
+        forward = {k: v for k, v in request.headers.items() if k.lower() not in ("host",)}
+        forward.pop("Content-Length", None)
+        async with (
+            aiohttp.ClientSession(auto_decompress=False) as session,
+            session.request(
+                request.method, self.upstream + request.path_qs, data=raw, headers=forward
+            ) as upstream,
+        ):
+            response = web.StreamResponse(status=upstream.status)
+            for key in ("Content-Type", "Content-Encoding"):
+                if key in upstream.headers:
+                    response.headers[key] = upstream.headers[key]
+            await response.prepare(request)
+            async for chunk in upstream.content.iter_any():
+                await response.write(chunk)
+            await response.write_eof()
+            return response
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        self._loop.run_until_complete(runner.setup())
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        self.url = f"http://127.0.0.1:{runner.addresses[0][1]}"
+        self._started.set()
+        self._loop.run_forever()
+        self._loop.run_until_complete(runner.cleanup())
+        self._loop.close()
+
+    def __enter__(self) -> Recorder:
+        self._thread.start()
+        self._started.wait()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()

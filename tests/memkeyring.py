@@ -8,6 +8,7 @@ from keyring.errors import PasswordDeleteError
 
 class MemoryKeyring(KeyringBackend):
     priority = 1  # type: ignore[assignment]
+    judgeaudit_trusted = True  # in memory, never on disk: judgeaudit's allow-list takes it
 
     def __init__(self) -> None:
         super().__init__()

@@ -220,7 +220,7 @@ def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
 
 
 def too_deep(where: str, what: str) -> str:
-    return f"{where}: nested more than {MAX_DEPTH} levels deep; flatten the {what}"
+    return f"{where}: nested too deeply (more than {MAX_DEPTH} levels); flatten the {what}"
 
 
 def check_depth(value: Any, where: str, what: str, error: ErrorType = InputError) -> Any:

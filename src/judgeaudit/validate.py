@@ -318,6 +318,7 @@ def check_out_dir(out: Path, flag_name: str = "--out") -> None:
         raise ValidationError(f"{existing}: is a file, so {out} cannot be created; fix {flag_name}")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValidationError(f"{existing}: not writable; choose another {flag_name}")
+    safeio.check_writable(existing, flag_name, ValidationError)  # root, immutable directories
     if not out.is_dir():
         return
     db = out / "audit.db"

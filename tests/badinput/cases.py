@@ -442,7 +442,7 @@ CASES: list[Case] = [
         "report-empty-sqlite",
         ("report", "{tmp}/o"),
         2,
-        ("{tmp}/o/audit.db", "no runs table"),
+        ("{tmp}/o/audit.db", "not a readable audit database"),
         {"o/audit.db": b"SQLite format 3\x00" + bytes(84)},
     ),
     # --- import --------------------------------------------------------------------------------

@@ -14,16 +14,24 @@ import pytest
 from judgeaudit.cli import main
 from tests.badinput.cases import CASES as BASE_CASES
 from tests.badinput.cases import Case
+from tests.badinput.hostile_cases import FIFO, HOSTILE_CASES, KEYLIKE, SPARSE, SPARSE_SIZE
 from tests.badinput.import_cases import IMPORT_CASES
 
-CASES = [*BASE_CASES, *IMPORT_CASES]
+CASES = [*BASE_CASES, *IMPORT_CASES, *HOSTILE_CASES]
 
 
 def tree(root: Path) -> dict[str, str]:
     out = {}
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
-        out[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+        if path.is_dir():
+            out[rel] = "dir"
+        elif not path.is_file():
+            out[rel] = "special"  # a FIFO: reading it would block
+        elif path.stat().st_size >= SPARSE_SIZE:
+            out[rel] = f"sparse {path.stat().st_size} {path.stat().st_mtime_ns}"
+        else:
+            out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 
 
@@ -31,7 +39,12 @@ def setup(case: Case, tmp: Path) -> None:
     for name, content in case.files.items():
         path = tmp / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
+        if content == FIFO:
+            os.mkfifo(path)
+        elif content == SPARSE:
+            with path.open("wb") as handle:
+                handle.truncate(SPARSE_SIZE)
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
             path.write_text(content.replace("{tmp}", str(tmp)), encoding="utf-8")
@@ -41,6 +54,7 @@ def check(case: Case, tmp: Path, code: int, stderr: str, before: dict[str, str])
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert code == case.code, stderr
     assert "Traceback" not in stderr
+    assert KEYLIKE not in stderr, "a key was echoed"
     assert len(lines) == 1, f"one line expected, got: {stderr!r}"
     for needle in case.needles:
         assert needle.replace("{tmp}", str(tmp)) in lines[0], lines[0]
@@ -64,7 +78,15 @@ def test_refused_with_one_line_and_nothing_written(
 
 
 @pytest.mark.parametrize(
-    "case_id", ["concurrency-0", "tasks-not-utf8", "pairs-agent-twice-different", "out-is-a-file"]
+    "case_id",
+    [
+        "concurrency-0",
+        "tasks-not-utf8",
+        "pairs-agent-twice-different",
+        "out-is-a-file",
+        "import-fifo-tau-bench",
+        "report-db-fifo",
+    ],
 )
 def test_same_through_the_installed_command(case_id: str, tmp_path: Path) -> None:
     """A few rows again as a user runs them: a real process, its real exit code and stderr."""

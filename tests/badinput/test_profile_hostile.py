@@ -28,6 +28,12 @@ DEEP_TOML = b"x = " + b"{a=" * 3000 + b"1" + b"}" * 3000 + b"\n"
 PROFILE = b'name = "mine"\napp = "sdk"\nbase_url = "https://gw.example/v1"\nmodel = "m1"\n'
 
 
+def sparse_settings(home: Path) -> None:
+    """A settings.json past the 256 MB cap (sparse: no disk used)."""
+    with (home / "claude" / "settings.json").open("wb") as handle:
+        handle.truncate(257 * 1024 * 1024)
+
+
 def state(text: bytes) -> Callable[[Path], None]:
     return write("cfg/state.json", text)
 
@@ -49,7 +55,7 @@ CASES = [
         "use-huge-settings",
         ("profile", "use", "taotoken-claude"),
         "over the",
-        write("claude/settings.json", b" " * (65 * 1024 * 1024)),
+        sparse_settings,
     ),
     Case(
         "state-active-list",
@@ -205,8 +211,13 @@ def claude_row(
 def keyring_names() -> set[str]:
     import keyring
 
-    backend = keyring.get_keyring()
-    collection = backend.get_preferred_collection()  # type: ignore[attr-defined]
+    chained = keyring.get_keyring()
+    backend = next(  # keyring may chain the Secret Service with other backends
+        b
+        for b in getattr(chained, "backends", None) or [chained]
+        if hasattr(b, "get_preferred_collection")
+    )
+    collection = backend.get_preferred_collection()
     with contextlib.closing(collection.connection):
         return {
             item.get_attributes().get("username", "")
@@ -222,6 +233,8 @@ def test_ccswitch_key_like_names_and_duplicate_ids(tmp_path: Path) -> None:
             claude_row("p1", KEYLIKE, "fake-key-one-1111"),
             claude_row("dup", "First", "fake-key-first-2222"),
             claude_row("dup", "Second", "fake-key-second-3333", "https://other.example/api"),
+            ("deep", "codex", "Deep", json.dumps({"config": DEEP_TOML.decode()})),
+            ("deepjson", "claude", "DeepJson", DEEP_JSON.decode()),
         ],
     )
     done = cli(tmp_path, "profile", "import-ccswitch", "--db", str(db))
@@ -230,6 +243,8 @@ def test_ccswitch_key_like_names_and_duplicate_ids(tmp_path: Path) -> None:
     assert KEYLIKE not in out and "fake-key" not in out
     assert "imported ccswitch-claude-first" in out
     assert "a second claude provider with id 'dup'; only the first was imported" in out
+    assert "skipped ccswitch-codex-deep (Deep): its config.toml text is nested too deeply" in out
+    assert "skipped ccswitch-claude-deepjson (DeepJson): settings_config is nested too" in out
     for path in (tmp_path / "cfg").rglob("*"):
         if path.is_file():
             assert KEYLIKE.encode() not in path.read_bytes()

@@ -108,13 +108,18 @@ def run_tool_fully(
 
 def assert_round_trip_reached_upstream(world: World, before: int) -> None:
     """Two chat completions: the tool call, then one carrying its result; both with the
-    keyring key and the profile's model."""
+    keyring key and the profile's model, streamed as the tool streams."""
     seen = world.chat_requests()[before:]
     assert len(seen) >= 2, seen
+    assert all(r["stream"] for r in seen), seen
     assert {r["key_sha256"] for r in seen} == {key_fingerprint(world.secret)}
     assert {r["model"] for r in seen} == {MODEL}
     assert any("tool" in r["roles"] for r in seen)  # type: ignore[operator]
-    assert not [r for r in request_log(world.log) if r["path"] != "/v1/chat/completions"]
+    # Besides chat completions only Codex's model-list refresh reaches upstream (the sim logs
+    # /v1/models since Codex's key-command refetch was fixed), with the same key.
+    others = [r for r in request_log(world.log) if r["path"] != "/v1/chat/completions"]
+    assert {r["path"] for r in others} <= {"/v1/models"}, others
+    assert {r["key_sha256"] for r in others} <= {key_fingerprint(world.secret)}, others
 
 
 def test_codex_exec_through_a_standalone_bridge(world: World) -> None:

@@ -49,7 +49,7 @@ def test_exec_bridge_lives_for_the_block_and_takes_only_its_token(
         "options": {"bridge": "chat"},
     }
     profile = profile_from_dict(data, "test")
-    with bridged(profile, KEY, ["codex", "exec", "hi"]) as (seen, token):
+    with bridged(profile, KEY, "codex") as (seen, token):
         assert token != KEY and KEY not in json.dumps(seen.options)
         base = seen.base_url
         status, _, raw = post(base + "/responses", {"model": "sim-chat", "input": "hello"}, token)

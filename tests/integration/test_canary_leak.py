@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -134,13 +135,50 @@ ROWS = [
     Row("import", ("profile", "import", "{root_dir}/list.json")),
     Row("run", ("run", "{root_dir}/spec.toml", "--out", "{root_dir}/out", "--events", "jsonl")),
     Row("report", ("report", "{root_dir}/out", "--format", "json")),
+    # Issue 27: re-judge, compare, exports and imports see the key too (or are handed it).
+    Row("rejudge", ("rejudge", "{root_dir}/out", "--out", "{root_dir}/rj", "--events", "jsonl")),
+    Row(
+        "rejudge-url-with-key",
+        (
+            "rejudge",
+            "{root_dir}/out",
+            "--out",
+            "{root_dir}/rj-refused",
+            "--judge-endpoint",
+            "http://me:" + CANARY + "@127.0.0.1:9/v1",
+            "--judge-key-env",
+            "SIMKEY",
+        ),
+    ),
+    Row("compare", ("compare", "{root_dir}/out", "{root_dir}/rj", "--format", "json")),
+    Row("report-csv", ("report", "{root_dir}/rj", "--format", "csv")),
+    Row("report-html", ("report", "{root_dir}/rj", "--format", "html")),
+    Row("review-export", ("review", "export", "{root_dir}/out", "--file", "{root_dir}/rv.csv")),
+    Row(
+        "import-rollouts",
+        ("import", "tau-bench", "{root_dir}/tau.json", "--out", "{root_dir}/p.jsonl"),
+    ),
+    Row(
+        "import-agent-key",
+        (
+            "import",
+            "tau-bench",
+            "{root_dir}/tau.json",
+            "--agent",
+            CANARY,
+            "--out",
+            "{root_dir}/p2.jsonl",
+        ),
+    ),
     Row("off-claude", ("profile", "off", "claude"), users_file=True),
     Row("off-codex", ("profile", "off", "codex"), users_file=True),
 ]
 
 
+@pytest.mark.timeout(900)  # ~45 real commands, several against the keyring daemon
 def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
     from tests.audit_helpers import write_spec
+    from tests.badinput.import_cases import tau, tau_file
 
     for name in ("cfg", "claude", "codex", "home", "work"):
         (tmp_path / name).mkdir()
@@ -148,6 +186,7 @@ def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
     (tmp_path / "list.json").write_text(
         '{"profiles": [{"name": "bad", "app": "sdk", "base_url": "' + CANARY + '"}]}'
     )
+    (tmp_path / "tau.json").write_text(tau_file(tau(0, 0), tau(0, 1)))
     env = {
         **os.environ,
         "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
@@ -201,6 +240,7 @@ def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
                     leaks.append(f"{row.id}: {path.relative_to(tmp_path)}")
                 if LEFTOVER.encode() in path.read_bytes() and not (is_settings and users_own):
                     leaks.append(f"{row.id}: {path.relative_to(tmp_path)} (leftover)")
+        leaks += bridge_leaks(env)
     assert LEFTOVER in (tmp_path / "claude" / "settings.json").read_text()  # off gave it back
     subprocess.run([sys.executable, "-m", "judgeaudit", "key", "delete", KEY], env=env)
     assert leaks == []
@@ -215,3 +255,30 @@ def last_backup(env: dict[str, str]) -> str:
         env=env,
     ).stdout.split()
     return next((w for w in reversed(listed) if w.startswith("claude-")), "none")
+
+
+def bridge_leaks(env: dict[str, str]) -> list[str]:
+    """The bridge in front of the canary profile: good and refused requests in both formats;
+    no reply and no log line may hold the key (which is the profile's and the client's)."""
+    from tests.bridge_helpers import post, served
+
+    leaks = []
+    good = {"model": "sim-chat", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]}
+    bad_block = {**good, "messages": [{"role": "user", "content": [{"type": "image"}]}]}
+    with served("bridge", "can-sdk", env=env) as (url, proc):
+        replies = [
+            post(url + "/v1/messages", good, CANARY),
+            post(url + "/v1/messages", bad_block, CANARY),
+            post(url + "/v1/responses", {"model": "sim-chat", "input": "hi"}, CANARY),
+            post(url + "/v1/responses", {"model": "sim-chat", "tools": 5}, CANARY),
+            post(url + "/v1/responses", {"model": "sim-chat", "input": "hi"}, "wrong-key"),
+        ]
+        assert replies[0][0] == 200 and replies[1][0] == 400, replies[:2]
+        for index, (_status, headers, raw) in enumerate(replies):
+            if CANARY in raw.decode("utf-8", "replace") + str(headers):
+                leaks.append(f"bridge reply {index}")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        if CANARY in out + err:
+            leaks.append("bridge log")
+    return leaks

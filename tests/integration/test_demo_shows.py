@@ -1,6 +1,7 @@
 """What the demo shows survives making it fast (fewer units, cheaper calls): a real `judgeaudit
-demo` run whose report keeps near-equal agents misselected clearly more often than far-apart
-ones (non-overlapping 95% intervals) and has every section populated. Not timed: the time is
+demo` run whose report keeps near-equal agents misselected more often than far-apart ones
+(the rate and the gap model's whole interval; see test_demo_seeds.py for more seeds) and has
+every section populated. Not timed: the time is
 the benchmark's business (README, "Benchmarks")."""
 
 from __future__ import annotations
@@ -36,14 +37,17 @@ def demo_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     return out, json.loads(report.stdout)
 
 
-def test_near_equal_interval_lies_above_the_large_gap_interval(
+def test_near_equal_agents_are_misselected_more_than_far_apart_ones(
     demo_report: tuple[Path, dict[str, Any]],
 ) -> None:
+    """The claims that hold in all of seeds 1..10 (test_demo_seeds.py runs several seeds); the
+    non-overlap of the near and large intervals holds for this seed (7) but only in 5 of 10."""
     _, report = demo_report
     buckets = {b["alias"]: b for b in report["buckets"]}
     near, large = buckets["near"], buckets["large"]
     assert near["decisive"] > 0 and large["decisive"] > 0
-    assert near["ci_low"] > large["ci_high"], (near, large)
+    assert near["rate"] > large["rate"], (near, large)
+    assert report["gap_model"]["ci"][1] < 1
 
 
 def test_every_report_section_is_populated(demo_report: tuple[Path, dict[str, Any]]) -> None:
@@ -52,7 +56,9 @@ def test_every_report_section_is_populated(demo_report: tuple[Path, dict[str, An
     assert [b["alias"] for b in report["buckets"]] == ["near", "small", "medium", "large"]
     assert all(b["decisive"] > 0 and b["rate"] is not None for b in report["buckets"])
     assert len(report["agent_pairs"]) == 15
-    assert any(p["ranking_misselected"] for p in report["agent_pairs"])
+    # the demo's opposite rankings are one-conversation differences: suggestive, not flagged
+    assert any(p["ranking"] == "suggestive" for p in report["agent_pairs"])
+    assert report["gap_model"]["odds_ratio_per_0_1"] < 1
     for who in ("judge", "user_simulator"):
         part = report["satisfied_but_failed"][who]
         assert part["satisfied"] > 0 and 0 < part["rate"] < 1

@@ -195,7 +195,7 @@ def test_review_labels_show_in_the_table_md_and_refreshed_report_html(
         (["review", "export", "{out}", "--n", "-5"], "--n -5"),
         (["report", "{out}", "--threshold", "-1"], "0-5 score range"),
         (["report", "{out}", "--threshold", "6"], "0-5 score range"),
-        (["run", "{spec}", "--out", "/proc/judgeaudit-forbidden"], "cannot be created"),
+        (["run", "{spec}", "--out", "/proc/judgeaudit-forbidden"], "cannot write there"),
         (["run", "{spec}", "--dry-run", "--out", "{tmp}/afile"], "--out is a file"),
     ],
 )

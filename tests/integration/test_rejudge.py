@@ -70,8 +70,21 @@ def test_same_judge_rejudge_calls_only_the_judge_and_reproduces_every_verdict(
         "the source's own judge template is kept when the spec names none"
     )
     compared = cli("compare", str(base / "base"), str(out), "--fail-on-rise", "--format", "json")
+    assert compared.returncode == 5, "too few pairs to rule out a 2-point rise: inconclusive"
+    assert json.loads(compared.stdout)["overall"]["verdict"] == "too few pairs to tell"
+    compared = cli(
+        "compare",
+        str(base / "base"),
+        str(out),
+        "--fail-on-rise",
+        "--format",
+        "json",
+        "--margin",
+        "20",
+    )
     assert compared.returncode == 0, compared.stderr
     result = json.loads(compared.stdout)
+    assert result["gate"]["verdict"] == "not worse"
     assert result["paired"] and result["pairing"]["only_in_a"] == 0
     for row in [*result["buckets"], result["overall"]]:
         assert row["paired"]["flipped_to_misselected"] == 0
@@ -97,7 +110,7 @@ def test_cli_rejudge_with_another_judge_is_paired_and_lists_flipped_pairs(
     assert set(calls_by_role(out)) == {"judge"}
     result = json.loads(cli("compare", str(base / "base"), str(out), "--format", "json").stdout)
     assert result["paired"] and "re-judges" in result["pairing"]["basis"]
-    assert result["method"]["test"].startswith("McNemar exact")
+    assert result["method"]["test"].startswith("exact task-level sign-flip")
     overall = result["overall"]["paired"]
     flipped = overall["flipped_to_misselected_ids"] + overall["flipped_to_correct_ids"]
     assert flipped, "a stricter judge changes some verdicts on these conversations"
@@ -106,7 +119,7 @@ def test_cli_rejudge_with_another_judge_is_paired_and_lists_flipped_pairs(
         shown = cli("show", str(out), key)
         assert shown.returncode == 0, shown.stderr
     text = cli("compare", str(base / "base"), str(out)).stdout
-    assert "paired:" in text and "decided by: McNemar exact" in text
+    assert "paired:" in text and "decided by: exact task-level sign-flip" in text
     assert "models.judge.model: 'judge-default' -> 'judge-strict'" in text
 
 
@@ -244,8 +257,8 @@ def test_an_imported_judge_only_run_can_be_rejudged_too(tmp_path: Path) -> None:
             "agent: All done: your request has been processed!",
             "success_a": 1,
             "success_b": i % 2,
-            "reward_a": 1.0,
-            "reward_b": float(i % 2),
+            "reward_a": 0.9,  # graded: an external gap on 0/1 rewards is refused
+            "reward_b": 0.1 + 0.8 * (i % 2),
         }
         for i in range(6)
     ]

@@ -125,6 +125,12 @@ def test_ctrl_c_says_how_to_resume_and_the_csv_shows_the_stored_pairs(
     assert "interrupted" in last and "rerun the same command to resume" in last
     db = sqlite3.connect(out / "audit.db")
     stored = db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0]
+    status = db.execute("SELECT status FROM runs").fetchone()[0]
     db.close()
     rows = (out / "audit_pairs.csv").read_text(encoding="utf-8").splitlines()
     assert stored >= 1 and len(rows) == 1 + stored, "header plus every stored pair"
+    assert status == "cancelled", "a stopped run is not left 'running'"
+    report = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "report", str(out)], capture_output=True, text=True
+    )
+    assert "(cancelled)" in report.stdout

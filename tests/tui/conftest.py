@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import keyring
@@ -44,7 +46,23 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("tui-run")
     spec = write_spec(base / "spec.toml")
     asyncio.run(AuditRunner(load_spec(spec), base / "out").run())
+    pin_clock(base / "out")
     return base / "out"
+
+
+#: every run of the fixtures says it was made at this time, so pictures of the run list are the
+#: same from one test session to the next
+PINNED_CREATED = "2026-01-02 03:04:05"
+
+
+def pin_clock(out: Path) -> None:
+    """Write fixed creation times over the clock's in the directory's audit.db, one second
+    apart in the order the runs were made (so "the other run" stays the same one)."""
+    with closing(sqlite3.connect(out / "audit.db")) as db, db:
+        runs = db.execute("SELECT run_id FROM runs ORDER BY created_at, rowid").fetchall()
+        for second, (run_id,) in enumerate(runs):
+            stamp = PINNED_CREATED[:-2] + f"{5 + second:02d}"
+            db.execute("UPDATE runs SET created_at = ? WHERE run_id = ?", (stamp, run_id))
 
 
 @pytest.fixture
@@ -69,6 +87,7 @@ def small_rejudged(small_run: Path) -> Path:
         capture_output=True, text=True, timeout=600, cwd=REPO,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    pin_clock(out)
     return out
 
 

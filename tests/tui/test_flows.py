@@ -99,7 +99,8 @@ def test_set_key_is_masked(isolated: ProfileStore) -> None:
             await press(pilot, "enter")
             table = app.screen.query_one(DataTable)
             row = table.get_row("taotoken-sdk")
-            return status_text(app), str(row[-1])
+            labels = [str(column.label) for column in table.columns.values()]
+            return status_text(app), str(row[labels.index("key")])
 
     status, cell = asyncio.run(go())
     assert secrets.get_key("taotoken") == "sk-tui-secret-4321"
@@ -159,7 +160,7 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             app.start_run(spec, out)
             await wait_until(pilot, lambda: shows_conversations_done(app), "conversations done")
-            await press(pilot, "c")
+            await press(pilot, "c", "y")
             screen = app.screen
             assert isinstance(screen, RunScreen)
             await wait_until(pilot, lambda: screen.finished, "the cancelled run to end")
@@ -270,4 +271,4 @@ def test_review_head_shows_the_stratum_and_unset_labels_plainly(
     stratum, before, after = asyncio.run(go())
     assert before.startswith(f"[{stratum}] ") and "None" not in before
     assert "your labels: A -, B -, prefer -" in before
-    assert "your labels: A 0, B -, prefer -" in after
+    assert "your labels: A fail, B -, prefer -" in after

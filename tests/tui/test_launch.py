@@ -75,8 +75,64 @@ def test_form_run_starts_from_the_written_spec(isolated: ProfileStore, tmp_path:
             await press(pilot, "ctrl+b")
             screen = app.screen
             assert isinstance(screen, RunScreen) and screen.bridge is not None
-            screen.action_cancel()
+            screen.cancel_answered(True)  # `c` asks first; this is its "yes"
             await settle(pilot)
             return screen.bridge.spec_path
 
     assert asyncio.run(go()) == out / SPEC_NAME
+
+
+def test_form_endpoint_is_a_profile_or_a_url(tmp_path: Path) -> None:
+    for value, key, expected in (
+        ("taotoken-sdk", "profile", "taotoken-sdk"),
+        ("http://127.0.0.1:9/v1", "base_url", "http://127.0.0.1:9/v1"),
+        ("embedded", "base_url", "embedded"),
+    ):
+        path = write_form_spec(form(endpoint=value), True, tmp_path)
+        assert tomllib.loads(path.read_text())["endpoints"]["sim"] == {key: expected}
+        assert load_spec(path).endpoints["sim"].embedded == (value == "embedded")
+
+
+def test_unknown_model_is_named_before_it_runs(isolated: ProfileStore, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+
+    async def go() -> tuple[str, bool, bool]:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f2")
+            app.screen.query_one("#l-agents", Input).value = "agent-ace, agent-xyz"
+            await press(pilot, "ctrl+b")
+            said = str(app.screen.query_one("#launch-status", Static).render())
+            first = isinstance(app.screen, RunScreen)
+            await press(pilot, "ctrl+b")  # named once: a second ctrl+b runs it anyway
+            screen = app.screen
+            second = isinstance(screen, RunScreen)
+            if isinstance(screen, RunScreen):
+                screen.cancel_answered(True)
+                await settle(pilot)
+            return said, first, second
+
+    said, first, second = asyncio.run(go())
+    assert (
+        "agent-xyz" in said
+        and "plain chat model" in said
+        and "agent-ace" not in said.split("known")[0]
+    )
+    assert not first and second
+
+
+def test_a_bad_spec_file_is_refused_on_launch(isolated: ProfileStore, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[run]\nname = "x"\nconcurrency = "many"\n')
+
+    async def go() -> tuple[str, bool]:
+        app = make_app(isolated, tmp_path / "out")
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f2")
+            app.screen.query_one("#l-spec", Input).value = str(bad)
+            await press(pilot, "ctrl+r")
+            said = str(app.screen.query_one("#launch-status", Static).render())
+            return said, isinstance(app.screen, RunScreen)
+
+    said, started = asyncio.run(go())
+    assert said.startswith("not started: ") and str(bad) in said and not started

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import shutil
 import sqlite3
 from pathlib import Path
@@ -150,7 +151,8 @@ def test_agent_pair_table_flags_ranking_misselection(
         async with app.run_test(size=(80, 24)) as pilot:
             await press(pilot, "f4", "a")
             table = results(app).query_one("#agent-pairs-table", FitTable)
-            assert "flag" in [c.key.value for c in table.columns.values()]  # kept at 80 columns
+            kept = [c.key.value for c in table.columns.values()]
+            assert "flag" in kept and "success" in kept and "wins" in kept  # kept at 80 columns
             return {key: str(row["flag"]) for key, row in table.rows_data}
 
     flags = asyncio.run(go())
@@ -166,6 +168,7 @@ def test_compare_lists_every_manifest_change(
     changed = [f"settings.extra_{i:02d}" for i in range(14)]
 
     def drift(manifest: dict[str, Any]) -> None:
+        manifest["run_uid"] = "another-run"  # another run of a changed spec, not a copy
         for key in changed:
             manifest["settings"][key.split(".")[1]] = 1
         manifest["models"]["judge"]["model"] = "judge-strict"
@@ -218,7 +221,7 @@ def test_paired_compare_shows_flips_and_opens_them(
     test, counts the flips per row, and a flipped pair opens as run B judged it."""
     rejudged = rejudged_copy
 
-    async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen]:
+    async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen, list[str]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f6")
@@ -232,25 +235,34 @@ def test_paired_compare_shows_flips_and_opens_them(
             table.put_cursor(flipped)
             await press(pilot, "enter")
             listing = str(app.screen.query_one(".title", Static).render())
-            await press(pilot, "enter")
+            await press(pilot, "enter")  # both runs' verdicts side by side
+            flip = app.screen
+            both = [str(flip.query_one(f"#flip-{s}", Static).render()) for s in ("a", "b")]
+            await press(pilot, "enter")  # the whole pair, as run B has it
             detail = str(app.screen.query_one("#pair-title", Static).render())
             opened = app.screen
             assert isinstance(opened, PairDetailScreen)
-        return text, rows, listing, detail, opened
+        return text, rows, listing, detail, opened, both
 
-    text, rows, listing, detail, opened = asyncio.run(go())
+    text, rows, listing, detail, opened, both = asyncio.run(go())
     assert "paired: " in text and "McNemar" in text and "decided by: " in text
     assert "overall" in rows and all(r["flips"].startswith("+") for r in rows.values())
     assert "pairs flipped to misselected" in listing
     assert opened.out == rejudged  # the pair as run B judged it, and its verdict flipped
     verdicts = [
         sqlite3.connect(out / "audit.db")
-        .execute("SELECT judge_pref, misselected FROM audit_pairs WHERE pair_id LIKE ?",
+        .execute("SELECT judge_pref, misselected, agent_a, agent_b FROM audit_pairs"
+                 " WHERE pair_id LIKE ?",
                  ("%/" + opened.pair_id.split("/", 1)[1],))
         .fetchone()
         for out in (run_copy, rejudged)
     ]  # fmt: skip
-    assert f"judge prefers {verdicts[1][0]} " in detail and verdicts[0][1] != verdicts[1][1]
+    pref, _, agent_a, agent_b = verdicts[1]
+    named = {"A": agent_a, "B": agent_b}.get(pref, pref)  # the agent, not its position
+    assert f"judge prefers {named} " in detail and verdicts[0][1] != verdicts[1][1]
+    assert both[0].startswith("run A: ") and both[1].startswith("run B: ")
+    assert "judge judge-default\n" in both[0] and "judge judge-default:" in both[1]
+    assert all("judge prefers " in side and "Judge calls" in side for side in both)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
@@ -275,3 +287,67 @@ def test_results_open_at_the_top(
             return results(app).query_one("#results-body", VerticalScroll).scroll_y
 
     assert asyncio.run(go()) == 0
+
+
+def test_compare_chart_shows_both_rates_with_wilson_intervals(
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    async def go() -> tuple[str, dict[str, Any]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            await press(pilot, "ctrl+t")
+            app.screen.query_one("#run-picker").focus()
+            await press(pilot, "g")
+            chart = str(app.screen.query_one("#drift-chart", Static).render())
+            shown = app.screen.query_one("#drift-chart-pane").display
+            table = app.screen.query_one("#drift").display
+            screen = app.screen
+            assert shown and not table
+            return chart, screen.compared.result  # type: ignore[attr-defined]
+
+    chart, result = asyncio.run(go())
+
+    def wilson(k: int, n: int) -> tuple[float, float]:  # by hand: the score interval, z=1.96
+        z, p = 1.959963984540054, k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return centre - half, centre + half
+
+    lines = chart.splitlines()
+    for row in [*result["buckets"], result["overall"]]:
+        for side, n_key in (("before", "n_before"), ("after", "n_after")):
+            n = row[n_key]
+            line = next(x for x in lines if f"{row['label']}" in x and f" {side} " in x)
+            if not n:
+                assert "no decisive pairs" in line
+                continue
+            low, high = wilson(round(row[side] * n), n)
+            assert f"[{low * 100:.1f}–{high * 100:.1f}] n={n}" in line, line
+
+
+def test_an_added_agent_is_one_change_not_a_shift_of_every_index(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(run_copy, other)
+
+    def add_agent(manifest: dict[str, Any]) -> None:
+        manifest["run_uid"] = "another-run"  # another run, not a copy
+        first = dict(manifest["models"]["agents"][0], name="aaa", model="agent-keen")
+        manifest["models"]["agents"].insert(0, first)
+
+    edit_manifest(other, add_agent)
+
+    async def go() -> str:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(other)
+            await press(pilot, "ctrl+t")
+            return str(app.screen.query_one("#changes", Static).render())
+
+    text = asyncio.run(go())
+    changed = [line.strip().split(":")[0] for line in text.splitlines() if "agents[" in line]
+    assert changed and all(key.startswith("models.agents[aaa].") for key in changed), changed

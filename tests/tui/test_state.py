@@ -17,8 +17,9 @@ from judgeaudit.profiles.backups import Backup
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
+from judgeaudit.tui.screens.backups_dialog import BackupPicker
 from judgeaudit.tui.screens.dialogs import HelpScreen
-from judgeaudit.tui.screens.modals import BackupPicker, KeyEntry
+from judgeaudit.tui.screens.modals import KeyEntry
 from judgeaudit.tui.screens.profiles import ProfilesScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.widgets.fit_table import FitTable
@@ -72,7 +73,7 @@ def test_restore_moves_the_active_marker_back(isolated: ProfileStore) -> None:
             assert isinstance(picker, BackupPicker)
             newest = picker.query_one(FitTable).rows_data[0]  # taken before deepseek-claude
             assert str(newest[1]["profile"]) == "deepseek-claude"
-            await press(pilot, "enter")
+            await press(pilot, "enter", "y")  # Enter asks first
             after = marked(app)
         return before, after, isolated.state()["active"]
 

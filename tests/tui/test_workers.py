@@ -76,7 +76,7 @@ def test_results_report_builds_in_a_worker(
 
     loading, title = asyncio.run(go())
     assert loading and gate.on_ui_thread == [False]
-    assert title.startswith("Results — run t-")
+    assert title.startswith(f"Results — {run_copy}: run t-"), "names the directory it shows"
 
 
 def test_pairs_and_pair_detail_read_in_workers(
@@ -138,10 +138,10 @@ def test_review_reads_in_a_worker(
 def test_runs_compare_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.analysis.drift as runs  # the screen imports it on the first compare
+    import judgeaudit.analysis.compare_entry as runs  # the screen imports it on the first compare
 
-    gate = Gate(runs.compare)
-    monkeypatch.setattr(runs, "compare", gate)
+    gate = Gate(runs.compare_runs)
+    monkeypatch.setattr(runs, "compare_runs", gate)
 
     async def go() -> bool:
         app = make_app(isolated, run_copy)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judgeaudit.bridge.execlink import TOKEN_VAR, bridged, through
@@ -63,19 +65,19 @@ def test_exec_points_claude_at_the_bridge_with_a_token_instead_of_the_key() -> N
 
 
 @pytest.mark.parametrize(
-    ("app", "options", "command"),
+    ("app", "options", "tool"),
     [
-        ("codex", {}, ["codex", "exec", "hi"]),  # no bridge option
-        ("codex", {"bridge": "off"}, ["codex"]),
-        ("codex", {"bridge": "chat"}, ["python", "x.py"]),  # not the profile's tool
-        ("claude", {"bridge": "chat"}, ["/usr/bin/codex"]),
+        ("codex", {}, "codex"),  # no bridge option
+        ("codex", {"bridge": "off"}, "codex"),
+        ("codex", {"bridge": "chat"}, None),  # not the profile's tool
+        ("claude", {"bridge": "chat"}, "codex"),
     ],
 )
 def test_exec_starts_no_bridge_unless_the_profile_wants_one_for_its_tool(
-    app: str, options: dict[str, object], command: list[str]
+    app: str, options: dict[str, object], tool: str | None
 ) -> None:
     original = profile(app, **options)
-    with bridged(original, "sk-real", command) as (seen, key):
+    with bridged(original, "sk-real", tool) as (seen, key):
         assert (seen, key) == (original, "sk-real")
 
 
@@ -91,3 +93,14 @@ def test_the_upstream_proxy_comes_from_the_environment_once(
     assert env_proxy("https://gw.example/v1/chat/completions") == "http://proxy.internal:3128"
     monkeypatch.setenv("NO_PROXY", "gw.example")
     assert env_proxy("https://gw.example/v1/chat/completions") is None
+
+
+def test_the_bridge_model_list_also_decodes_as_a_codex_catalog() -> None:
+    from judgeaudit.bridge.server import codex_catalog
+
+    openai_list = b'{"object": "list", "data": [{"id": "m", "object": "model"}]}'
+    body = json.loads(codex_catalog(openai_list))
+    assert body["models"] == [] and body["data"] == [{"id": "m", "object": "model"}]
+    catalog = b'{"models": [{"slug": "x"}]}'
+    assert codex_catalog(catalog) == catalog  # already one: untouched
+    assert codex_catalog(b"not json") == b"not json"

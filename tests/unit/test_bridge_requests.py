@@ -15,15 +15,17 @@ def test_codex_request_with_a_tool_result_becomes_one_chat_request() -> None:
     body = fixture("codex_tool_round_trip.json")
     chat, context = responses_in.to_chat(body)
     messages = chat["messages"]
-    # The two leading developer messages merge into one system message, first.
-    assert [m["role"] for m in messages] == ["system", "user", "user", "assistant", "tool"]
+    # The two leading developer messages merge into one system message, first; the two user
+    # messages (environment context, then the prompt) into one: strict chat templates refuse
+    # two user messages in a row.
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool"]
     assert "You are a coding agent" in messages[0]["content"]
     assert "<permissions instructions>" in messages[0]["content"]
-    assert messages[2]["content"].startswith("please do it")
-    call = messages[3]["tool_calls"][0]
+    assert "\n\nplease do it" in messages[1]["content"]
+    call = messages[2]["tool_calls"][0]
     assert call["function"] == {"name": "exec_command", "arguments": '{"cmd": "cat note.txt"}'}
-    assert messages[4]["tool_call_id"] == call["id"] == "call_81e746fd6fd540e50312"
-    assert "file content XYZ" in messages[4]["content"]
+    assert messages[3]["tool_call_id"] == call["id"] == "call_81e746fd6fd540e50312"
+    assert "file content XYZ" in messages[3]["content"]
     names = [t["function"]["name"] for t in chat["tools"]]
     # Function tools pass, namespaced ones are flattened, the hosted web_search is dropped.
     assert names[:2] == ["exec_command", "view_image"]
@@ -231,7 +233,7 @@ def test_anthropic_tool_choice_server_tools_and_stops() -> None:
     ("body", "needle"),
     [
         ({"model": "m", "max_tokens": 1}, "messages"),
-        ({"model": "m", "messages": [{"role": "system", "content": "x"}]}, "messages.0.role"),
+        ({"model": "m", "messages": [{"role": "tool", "content": "x"}]}, "messages.0.role"),
         ({"model": "m", "messages": [{"role": "user", "content": 3}]}, "messages.0"),
         ({"messages": [{"role": "user", "content": "x"}]}, "model"),
     ],

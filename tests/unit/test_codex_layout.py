@@ -145,3 +145,30 @@ def test_scanner_keeps_multiline_values_whole() -> None:
         "model": "x",
         "t": {"c": 1},
     }
+
+
+def test_a_ledger_from_before_whole_lines_still_gives_the_users_line_back(
+    store: ProfileStore, tmp_path: Path
+) -> None:
+    """Older ledgers kept only the value judgeaudit wrote (``"tao-model"``) and the user's old
+    value; ``off`` after upgrading still puts the user's value back, not ours."""
+    import json
+
+    from judgeaudit.profiles.ledger import fingerprint
+
+    path = tmp_path / "codex" / "config.toml"
+    path.write_text('model = "tao-model"   # my model\nmodel_provider = "taotoken"\n')
+    state = {
+        "active": {"codex": "tao"},
+        "created": [],
+        "owned": {
+            str(path): {
+                "model": {"had": True, "raw": '"gpt-5#1"', "wrote": fingerprint('"tao-model"')},
+                "model_provider": {"had": False, "wrote": fingerprint('"taotoken"')},
+            }
+        },
+    }
+    store.save_state(state)
+    turn_off(store, "codex")
+    assert path.read_text() == 'model = "gpt-5#1"\n'
+    assert json.loads(store.state_path.read_text())["owned"] == {}

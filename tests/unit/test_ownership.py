@@ -218,17 +218,17 @@ def test_shadowing_layers_warned(env: ProfileStore, tmp_path: Path, monkeypatch)
     assert "managed.json: env.ANTHROPIC_AUTH_TOKEN is set" in text
     assert "sk-shell" not in text and "sk-managed" not in text
     (tmp_path / ".codex").mkdir()
-    (tmp_path / ".codex" / "config.toml").write_text('model_provider = "other"\n')
+    (tmp_path / ".codex" / "config.toml").write_text('model = "other"\nmodel_provider = "x"\n')
     # Codex reads a project's .codex/config.toml only when the project is trusted.
     untrusted = use_profile(env, "taotoken-codex", dry_run=True).warnings
-    assert not any("sets model_provider" in w for w in untrusted)
+    assert not any("sets model" in w for w in untrusted)
     user_config = codex_home() / "config.toml"
     user_config.parent.mkdir(parents=True, exist_ok=True)
     user_config.write_text(f'[projects."{tmp_path}"]\ntrust_level = "trusted"\n')
-    assert any(
-        "sets model_provider" in w
-        for w in use_profile(env, "taotoken-codex", dry_run=True).warnings
-    )
+    trusted = use_profile(env, "taotoken-codex", dry_run=True).warnings
+    assert any("sets model, which override" in w for w in trusted)
+    # Even trusted, Codex 0.171 ignores model_provider there (tests/contract/test_project_binding)
+    assert not any("model_provider" in w for w in trusted)
 
 
 keys = st.sampled_from(["ANTHROPIC_MODEL", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "OTHER"])

@@ -21,6 +21,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, AnalysisError
 from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
+from judgeaudit.analysis.review_weights import stratum_of
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
 from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.units import gap as gaps
@@ -167,6 +168,23 @@ def _by_bucket_and_task(
                 dec.append(int(decisive))
                 mis.append(int(missel_decisive))
     return counts, no_gap, outside, per_bucket
+
+
+def check_source(db: sqlite3.Connection, run_id: str, source: str) -> None:
+    """Refuse a gap source that would invert the claim on this run's data (one line, exit 2)."""
+    pairs, same, rewards, binary = db.execute(
+        "SELECT COUNT(*), SUM(agent_a = agent_b), COUNT(reward_a) + COUNT(reward_b),"
+        " SUM(reward_a IN (0, 1)) + SUM(reward_b IN (0, 1)) FROM audit_pairs WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    rewards, binary = rewards or 0, binary or 0
+    reason = gaps.unfit(
+        source,
+        binary_rewards=rewards > 0 and binary == rewards,
+        one_agent=pairs > 0 and same == pairs,
+    )
+    if reason:
+        raise AnalysisError(f"--gap-source {source}: {reason}")
 
 
 def default_bins(db: sqlite3.Connection, run_id: str, source: str) -> list[float]:
@@ -327,4 +345,15 @@ def human_review(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
         db,
         params=(run_id,),
     )
-    return agreement(pairs, labels)
+    return agreement(pairs, labels, review_population(db, run_id))
+
+
+def review_population(db: sqlite3.Connection, run_id: str) -> dict[str, int]:
+    """Pairs per review stratum in the run (only the columns the stratum rule reads)."""
+    columns = pd.read_sql_query(
+        "SELECT judge_score_a, judge_score_b, success_a, success_b, consistent, misselected"
+        " FROM audit_pairs WHERE run_id = ?",
+        db,
+        params=(run_id,),
+    )
+    return {str(k): int(v) for k, v in stratum_of(columns).value_counts().items()}

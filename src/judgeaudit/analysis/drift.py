@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
-from judgeaudit.analysis.gate import coverage_lines, verdict_check
+from judgeaudit.analysis.gate import (
+    coverage_lines,
+    decide_rows,
+    gate_lines,
+    verdict_check,
+    verdict_text,
+)
+from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.paired import (
     ALPHA,
     PAIRED_METHOD,
@@ -30,9 +37,13 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     if isinstance(data, list) and not data:
         return {}  # an empty list shows as its former entries going, not as a value of its own
     if isinstance(data, list) and all(isinstance(x, dict) for x in data):
+        names = [x.get("name") for x in data]
+        # by name when each entry has its own (agents): adding one agent is one change, not a
+        # shift of every later entry's index
+        keyed = all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names)
         out = {}
         for index, value in enumerate(data):
-            out.update(_flatten(value, f"{prefix}[{index}]"))
+            out.update(_flatten(value, f"{prefix}[{names[index] if keyed else index}]"))
         return out
     return {prefix: data}
 
@@ -66,7 +77,41 @@ def run_lineage(out: Path, run_id: str | None) -> dict[str, Any]:
         "root": trajectories.get("root") or key,
         "source_run_id": trajectories.get("source_run_id"),
         "pairs": pairs,
+        "own_agents": bool((manifest.get("models") or {}).get("agents")),
+        "same_conversations": False,
     }
+
+
+def same_conversations(out_a: Path, a: dict[str, Any], out_b: Path, b: dict[str, Any]) -> bool:
+    """Whether two runs of different lineage judged the very same stored conversations: two
+    runs over one imported pairs file (live and recorded verdicts, two judges' specs) or a
+    re-judge of one against the other. Only runs that made no conversations of their own
+    (imports, re-judges) are fingerprinted, so simulated runs are never read twice."""
+    if a["own_agents"] or b["own_agents"]:
+        return False
+    same = _fingerprint(out_a, a["run_id"]) == _fingerprint(out_b, b["run_id"])
+    a["same_conversations"] = b["same_conversations"] = same
+    return same
+
+
+def _fingerprint(out: Path, run_id: str) -> str:
+    """A digest of a run's conversations (task, agent, trial, events), not of its ids."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    db = open_db(out)
+    try:
+        rows = db.execute(
+            "SELECT task_id, agent, trial, events FROM trajectories WHERE run_id = ? "
+            "ORDER BY task_id, agent, trial",
+            (run_id,),
+        )
+        for task_id, agent, trial, events in rows:
+            digest.update(f"{task_id}\x1f{agent}\x1f{trial}\x1f".encode())
+            digest.update(hashlib.sha256(str(events).encode()).digest())
+    finally:
+        db.close()
+    return digest.hexdigest()
 
 
 def compare(
@@ -75,9 +120,12 @@ def compare(
     run_a: str | None = None,
     run_b: str | None = None,
     options: ReportOptions | None = None,
+    margin: float = DEFAULT_MARGIN,
 ) -> dict[str, Any]:
     """Drift from run A to run B: manifest changes, and misselection per bucket, paired when
-    B and A judged the same stored trajectories (see ``analysis/paired.py``)."""
+    B and A judged the same stored trajectories (see ``analysis/paired.py``). Paired results
+    carry the gate's three-way verdict per row (``verdict``) and overall (``gate``), the same
+    entry for the CLI and the TUI; unpaired ones carry ``gate: None``."""
     options = options or ReportOptions()
     base = build_report(
         out_a, ReportOptions(run_a, options.gap_source, options.bins, options.labels)
@@ -89,7 +137,7 @@ def compare(
         ),
     )
     a, b = run_lineage(out_a, base["run_id"]), run_lineage(out_b, new["run_id"])
-    paired = a["root"] == b["root"]
+    paired = a["root"] == b["root"] or same_conversations(out_a, a, out_b, b)
     labels = [x["label"] for x in base["buckets"]]
     pairing: dict[str, Any] | None = None
     method: dict[str, Any]
@@ -110,9 +158,10 @@ def compare(
     decided_by = (
         f"{method['test']}, Holm-adjusted across the {family} tests with data (buckets and "
         f"overall), alpha {ALPHA}"
+        + ("" if paired else "; for information only, unpaired runs are not gated")
     )
     shared = set(a["pairs"]["task_id"]) & set(b["pairs"]["task_id"])
-    return {
+    result = {
         "run_a": base["run_id"],
         "run_b": new["run_id"],
         "status_a": base["status"],
@@ -129,10 +178,38 @@ def compare(
         "buckets": rows,
         "overall": overall,
         "rises": [r["label"] for r in [*rows, overall] if r["significant_rise"]],
+        "gate": None,
     }
+    if paired:
+        scale = {
+            # more trials only add pairs when run A simulated its own conversations
+            "trials": (base["manifest"].get("settings") or {}).get("trials")
+            if a["own_agents"]
+            else None,
+            "cost_per_decisive": _cost_per_decisive(out_b, new["run_id"], overall["n_after"]),
+        }
+        result["gate"] = decide_rows(result, margin, scale)
+    return result
+
+
+def _cost_per_decisive(out: Path, run_id: str, decisive: int) -> float | None:
+    """Run B's judge cost per decisive pair (None without prices or pairs)."""
+    db = open_db(out)
+    try:
+        row = db.execute(
+            "SELECT SUM(cost_usd), COUNT(cost_usd) FROM calls WHERE run_id = ? AND role = 'judge'",
+            (run_id,),
+        ).fetchone()
+    finally:
+        db.close()
+    if not decisive or row is None or not row[1]:
+        return None
+    return float(row[0]) / decisive
 
 
 def _basis(a: dict[str, Any], b: dict[str, Any]) -> str:
+    if a["same_conversations"]:
+        return "both judged the same stored conversations (the same imported pairs)"
     if a["key"] == b["key"]:
         return "the same run"
     if b["source_run_id"] == a["run_id"]:
@@ -170,7 +247,7 @@ def render_compare(result: dict[str, Any]) -> str:
     method = result["method"]
     lines.append(
         f"misselection per bucket: change in points, interval {method['interval']}; "
-        f"test {method['test']}"
+        f"test {method['test']}" + (f"; bound {method['bound']}" if method.get("bound") else "")
     )
     for r in [*result["buckets"], result["overall"]]:
         flag = "  RISE" if r["significant_rise"] else "  fall" if r["significant_fall"] else ""
@@ -180,16 +257,22 @@ def render_compare(result: dict[str, Any]) -> str:
             p = "no flips"
         if r["p_adjusted"] is not None:
             p += f" (Holm {r['p_adjusted']:.3g})"
+        tasks = f", {r['tasks']} tasks" if r.get("tasks") else ""
         line = (
-            f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}) -> "
-            f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}  {p}"
+            f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "
+            f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}"
         )
+        if r.get("upper") is not None:
+            line += f" bound {pts(r['upper'])}"
+        line += f"  {p}"
         if r["paired"] is not None:
             flips = r["paired"]
             line += (
                 f"  flipped {flips['flipped_to_misselected']} to misselected, "
                 f"{flips['flipped_to_correct']} to correct"
             )
-        lines.append(line + flag)
+        verdict = verdict_text(r)
+        lines.append(line + flag + (f"  -> {verdict}" if verdict else ""))
     lines.append(f"decided by: {result['decided_by']}")
+    lines += gate_lines(result)
     return "\n".join(lines)

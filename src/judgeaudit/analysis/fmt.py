@@ -39,10 +39,24 @@ def bias(b: dict[str, Any]) -> str:
     """One judge's position bias: both statistics under their own names, unparsed orders."""
     return (
         f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])}; unparsed orders "
-        f"{b.get('unparsed_orders', 0)} (left out); first position wins "
+        f"{b.get('unparsed_orders', 0)} (left out); of decided orders the first position won "
         f"{tested(b.get('first_position_win_rate'), 'first_position_wins', 'decided_orders')}"
-        " of decided orders; real order disagreements won by the first position "
+        "; of real order disagreements the first position won "
         f"{tested(b.get('flips_won_by_first'), 'won_by_first', 'order_disagreements')}"
+    )
+
+
+def weighted(part: dict[str, Any]) -> str:
+    """Weighted agreement and kappa with their stratified-bootstrap intervals."""
+    low, high = part.get("weighted_agreement_ci") or (None, None)
+    k_ci = part.get("weighted_kappa_ci")
+    kappa = part.get("weighted_kappa")
+    k_text = "n/a" if kappa is None else f"{kappa:.2f}"
+    if kappa is not None and k_ci:
+        k_text += f" [{k_ci[0]:.2f}, {k_ci[1]:.2f}]"
+    return (
+        f"agreement {pct(part.get('weighted_agreement'))} {ci({'ci_low': low, 'ci_high': high})}, "
+        f"kappa {k_text} (95%: {part.get('interval', '')})"
     )
 
 
@@ -58,8 +72,10 @@ def review_lines(review: dict[str, Any]) -> list[str]:
         kappa = "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}"
         lines.append(
             f"  {name.replace('_', ' ')}: n={part['n']}, agreement {pct(part['agreement'])}, "
-            f"Cohen's kappa {kappa}"
+            f"Cohen's kappa {kappa} (as labelled, unweighted)"
         )
+        if "weighted_kappa" in part:
+            lines.append(f"    weighted to the audit by stratum: {weighted(part)}")
         table = part["confusion"]
         columns = list(table)
         corner = f"{rows_are} \\ human"

@@ -9,9 +9,12 @@ parse would all let ``--fail-on-rise`` pass a regression, so each is refused or 
 from __future__ import annotations
 
 import json
+import math
+import os
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
 from judgeaudit.analysis.paired import ALPHA
 from judgeaudit.analysis.stats import fisher_exact
@@ -47,7 +50,7 @@ def choose_runs(
                     f"compare: {out_a} holds {len(ids)} run(s) ({', '.join(ids) or 'none'}); "
                     "name the two to compare with --run-a RUN --run-b RUN, or give OUT_B"
                 )
-    if out_a.resolve() == out_b.resolve():
+    if os.path.realpath(out_a) == os.path.realpath(out_b):
         db = open_db(out_a)
         try:
             side_a, side_b = resolve_run(db, run_a), resolve_run(db, run_b)
@@ -174,4 +177,162 @@ def coverage_lines(result: dict[str, Any]) -> list[str]:
 
     lines.append(f"no verdict (orders): {share(a)} -> {share(b)}")
     lines += [f"WARNING: {reason}" for reason in check["failed"]]
+    return lines
+
+
+#: ``compare --fail-on-rise`` exit codes (0 is "not worse"; 2 and 4 are refusals, above).
+EXIT_WORSE = 3
+EXIT_INCONCLUSIVE = 5
+
+
+def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:
+    """Each paired row's three-way verdict against the margin and, where the data cannot tell,
+    what would: ``scale`` holds run A's trials and run B's judge cost (None without prices).
+    Returns the gate's summary; the rows get ``verdict`` and ``needed``."""
+    rows = [*result["buckets"], result["overall"]]
+    for row in rows:
+        n = row["n_before"] or 0
+        row["verdict"] = ni.decide(row["significant_rise"], n, row.get("upper"), margin)
+        row["needed"] = None
+        if row["verdict"] in ("inconclusive", "too few pairs to tell"):
+            row["needed"] = _needed(row, margin, scale)
+    overall = result["overall"]["verdict"]
+    worse = [r["label"] for r in rows if r["verdict"] == "worse"]
+    if worse:
+        verdict, code = "worse", EXIT_WORSE
+    elif overall == "not worse":
+        verdict, code = "not worse", 0
+    else:
+        verdict, code = "inconclusive", EXIT_INCONCLUSIVE
+    return {
+        "margin": margin,
+        "verdict": verdict,
+        "exit_code": code,
+        "worse": worse,
+        "min_pairs": ni.min_pairs(margin),
+        "alpha": ni.ALPHA,
+        "power": ni.POWER,
+    }
+
+
+def _needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:
+    n, tasks = row["n_before"], row.get("tasks") or 0
+    flips = row["paired"]["flipped_to_misselected"] + row["paired"]["flipped_to_correct"]
+    discordance = flips / n
+    pairs = (
+        ni.pairs_needed(discordance, margin, row.get("deff") or 1.0)
+        if flips
+        else ni.min_pairs(margin)
+    )
+    cost = scale.get("cost_per_decisive")
+    return {
+        "pairs": pairs,
+        "more_pairs": max(0, pairs - n),
+        "discordance": discordance,
+        "deff": row.get("deff") or 1.0,
+        "tasks": math.ceil(pairs / (n / tasks)) if tasks else None,
+        "trials": _trials_needed(n, tasks, discordance, margin, row.get("deff") or 1.0, scale)
+        if flips
+        else None,
+        "cost_usd": None if cost is None else cost * pairs,
+    }
+
+
+def _trials_needed(
+    n: int, tasks: int, discordance: float, margin: float, deff: float, scale: dict[str, Any]
+) -> int | None:
+    """Trials per task that would settle it over the same tasks, or None if none would.
+
+    More trials put more pairs in each task, and the design effect 1 + (m - 1) rho grows with
+    the pairs per task m (rho, the within-task correlation, from the observed design effect):
+    n0 (1 + (k m - 1) rho) <= tasks k m needs tasks > n0 rho, with n0 the pairs needed
+    without clustering; below that only more tasks help."""
+    trials = scale.get("trials")
+    if not trials or not tasks:
+        return None
+    m = n / tasks
+    rho = (deff - 1) / (m - 1) if m > 1 else 0.0
+    n0 = ni.pairs_needed(discordance, margin)
+    if tasks <= n0 * rho:
+        return None
+    factor = n0 * (1 - rho) / (m * (tasks - n0 * rho))
+    return max(int(trials), math.ceil(int(trials) * factor))
+
+
+def gate_exit(result: dict[str, Any]) -> int:
+    """The exit code ``compare --fail-on-rise`` returns for a gated result (3 also when run B's
+    judge often gave no verdict)."""
+    if result["verdicts"]["failed"]:
+        return EXIT_WORSE
+    return int(result["gate"]["exit_code"])
+
+
+def refuse_unpaired(result: dict[str, Any]) -> None:
+    """Two runs over different conversations differ by far more than binomial noise from seed to
+    seed (the conversations themselves change), so they are not gated."""
+    if not result["paired"]:
+        raise AnalysisError(
+            f"compare --fail-on-rise: {result['run_a']} and {result['run_b']} judged different "
+            "conversations, so their difference is mostly seed-to-seed noise, not the judge; "
+            f"re-judge the same trajectories (judgeaudit rejudge OUT_A --judge-model MODEL --out "
+            "OUT_B) and gate on that"
+        )
+
+
+def verdict_text(row: dict[str, Any]) -> str:
+    """A row's verdict as the text output and the TUI print it."""
+    verdict = row.get("verdict")
+    if verdict is None or verdict == "no data":
+        return ""
+    if verdict == "too few pairs to tell":
+        return f"too few pairs to tell (needs {row['needed']['pairs']})"
+    return str(verdict).upper() if verdict == "worse" else str(verdict)
+
+
+def gate_lines(result: dict[str, Any]) -> list[str]:
+    """What the gate decided and, if the data cannot tell, how much more it takes."""
+    summary = result.get("gate")
+    if not summary or summary.get("verdict") is None:
+        return []
+    margin = summary["margin"] * 100
+    lines = [
+        f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
+        + (f" in {', '.join(summary['worse'])}" if summary["worse"] else ""),
+        f"  worse = a rise significant by the one-sided task sign-flip test, Holm-adjusted across "
+        f"the rows with flips (alpha {summary['alpha']}); not worse = the row's own one-sided 95% "
+        f"upper bound below {margin:g} points (intersection-union: no multiplicity adjustment "
+        "needed); the printed intervals are 95% task-clustered and per row, not simultaneous",
+    ]
+    overall = result["overall"]
+    few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]
+    if overall.get("verdict") == "too few pairs to tell":
+        few.append("overall (so the gate cannot pass)")
+    if few:
+        lines.append(
+            f"  too few pairs to tell: {', '.join(few)}: under {summary['min_pairs']} decisive "
+            f"pairs even zero flips cannot bound a rise below {margin:g} points; a bucket with "
+            "too few pairs does not block on its own"
+        )
+    if summary["verdict"] == "inconclusive" and overall.get("needed"):
+        need = overall["needed"]
+        where = [f"~{need['tasks']} tasks at this many pairs per task"] if need["tasks"] else []
+        if need["trials"]:
+            where.append(f"~{need['trials']} trials over these tasks")
+        elif need["tasks"]:
+            where.append(
+                f"more trials over these {overall.get('tasks')} tasks would not do it: pairs of "
+                "one task move together"
+            )
+        cost = (
+            "judge cost n/a (no prices for run B's judge)"
+            if need["cost_usd"] is None
+            else f"judge cost ~${need['cost_usd']:.2f} at run B's cost per decisive pair"
+        )
+        lines.append(
+            f"  not enough data: settling a rise of {margin:g} points at the observed discordance "
+            f"({need['discordance'] * 100:.1f}% of pairs flip, task design effect "
+            f"{need['deff']:.2f}) with {summary['power'] * 100:.0f}% power takes ~{need['pairs']} "
+            f"decisive pairs ({need['more_pairs']} more; {'; '.join(where) or 'more tasks'}; "
+            f"{cost})"
+        )
     return lines

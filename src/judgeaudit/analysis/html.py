@@ -7,7 +7,9 @@ from html import escape
 from typing import Any
 
 from judgeaudit.analysis.fmt import ci, pct, review_lines, tested
+from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.verdicts import health_line
+from judgeaudit.analysis.why_fmt import forest_svg, headline, style_lines
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
@@ -119,7 +121,9 @@ def render_html(report: dict[str, Any], svg: str) -> str:
                 pct(p["rate"]),
                 ci(p),
                 *_split_cells(p),
-                "MISSELECTED" if p["ranking_misselected"] else "ok",
+                {"misselected": "MISSELECTED", "suggestive": "opposite (suggestive)"}.get(
+                    p.get("ranking") or "", "ok"
+                ),
             ]
             for p in report["agent_pairs"]
         ],
@@ -201,6 +205,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
         if simulated
         else ""
     )
+    why = _why(report)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>judgeaudit — {escape(report["run_id"])}</title>
 <style>{STYLE}</style></head><body>
@@ -211,13 +216,31 @@ Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 {verdicts}
 {svg}
 <h2>Misselection by gap bucket</h2>{buckets}
+<p>{escape(model_line(report.get("gap_model")).strip())}</p>
 <p class='note'>95% CI: {escape(str(report.get("intervals", "Wilson")))}. Tie-aware rate:
 (wrong + tie / 2) / decisive.</p>
 <h2>Agent pairs</h2>{agents}
 <h2>Satisfied but failed</h2>{satisfied}
 <h2>Position bias</h2>{bias}
 <h2>By task type</h2>{tasks}
+{why}
 <h2>Human review</h2>{review_html}
 <h2>Manifest</h2><pre>{manifest}</pre>
 </body></html>
 """
+
+
+def _why(report: dict[str, Any]) -> str:
+    """What moves this judge: the forest plot of the style model's odds ratios and its lines."""
+    style = report.get("style")
+    if not style:
+        return ""
+    if style.get("status") != "ok":
+        return f"<h2>What moves this judge</h2><p class='note'>{escape(headline(style))}</p>"
+    plot = forest_svg(
+        style, f"Odds ratio of being preferred (95% CI, task-clustered) — {report['run_id']}"
+    )
+    return (
+        f"<h2>What moves this judge</h2><p>{escape(headline(style))}</p>{plot}"
+        f"<pre>{escape(chr(10).join(style_lines(style)[2:]))}</pre>"
+    )

@@ -11,13 +11,19 @@ from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError
 from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
-from judgeaudit.audit.store.labels import save_human_labels
+from judgeaudit.audit.store.labels import clear_human_labels, save_human_labels
 
 
 def import_labels(out: Path, labels: list[dict[str, Any]]) -> tuple[int, Path | None]:
     """Store ``labels`` for the run in ``out``; returns (rows written, the refreshed report)."""
     count = save_human_labels(out / "audit.db", labels)
     return count, refresh_report_html(out)
+
+
+def clear_label(out: Path, pair_id: str) -> Path | None:
+    """Forget one pair's labels; returns the refreshed report, if OUT has one."""
+    clear_human_labels(out / "audit.db", pair_id)
+    return refresh_report_html(out)
 
 
 def refresh_report_html(out: Path) -> Path | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.analysis.why_data import one_side, run_lexicon
 from judgeaudit.audit.units.ids import pair_trial_b
 
 SHOW_MATCHES = 5
@@ -42,11 +43,14 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
         logs = db.execute(
             join + ' WHERE l.pair_id = ? ORDER BY l."order", l.attempt', (pair["pair_id"],)
         ).fetchall()
+        extension = run_lexicon(db, pair["run_id"])
+        feats = [None if row is None else one_side(db, row, extension).as_dict() for row in sides]
     finally:
         db.close()
     return {
         "pair": dict(pair),
         "sides": [_side(row) for row in sides],
+        "features": feats,
         "judge_calls": [_call(row) for row in logs],
     }
 
@@ -139,6 +143,7 @@ def render_detail(detail: dict[str, Any]) -> str:
             lines.append(f"   state: {problem}")
         for fact in side["success_detail"].get("missing_facts", []):
             lines.append(f"   never told the user: {fact}")
+    lines += feature_lines(detail.get("features") or [])
     shown = 0
     for call in detail["judge_calls"]:
         first = pair["agent_a"] if call["order"] == "AB" else pair["agent_b"]
@@ -166,3 +171,18 @@ def render_detail(detail: dict[str, Any]) -> str:
         if call["parse_error"]:
             lines.append(f"-- PARSE ERROR: {call['parse_error']}")
     return "\n".join(lines)
+
+
+def feature_lines(feats: list[dict[str, Any] | None]) -> list[str]:
+    """The two sides' style features side by side (definitions: docs/why.md)."""
+    a, b = [*feats, None, None][:2]
+    if a is None or b is None:
+        return []
+    lines = ["", f"features (docs/why.md)      {'A':>8} {'B':>8}"]
+    for name in a:
+        if name == "tokens" and a[name] is None and b[name] is None:
+            continue
+        shown = ["n/a" if v is None else str(v) for v in (a[name], b[name])]
+        mark = "  (differs)" if a[name] != b[name] else ""
+        lines.append(f"  {name:<25} {shown[0]:>8} {shown[1]:>8}{mark}")
+    return lines

@@ -1,10 +1,11 @@
 """Per-bucket misselection change between two runs: paired when they judged the same
-trajectory pairs (a re-judge), independent samples otherwise; the gate is Holm-adjusted.
+trajectory pairs (a re-judge), independent samples otherwise.
 
-Paired: each decisive pair is misselected or not in each run, so the change is the difference
-of two correlated proportions: Newcombe's (1998) paired method 10 interval, McNemar's exact
-test on the pairs that flipped, and a task-clustered bootstrap interval beside them.
-Unpaired: Newcombe's hybrid score interval and Fisher's exact test, as independent samples.
+Paired: each decisive pair is misselected or not in each run; pairs of one task share its
+trajectories, so the interval, the test and the non-inferiority bound are task-clustered (see
+``analysis/noninferiority.py``); McNemar's exact p and Newcombe's interval stay in the JSON for
+reference. Unpaired: Newcombe's hybrid score interval and Fisher's exact test, for information
+only: seed-to-seed variation dwarfs their binomial error, so the gate refuses them.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.frame import decisive_mask, gap_series
 from judgeaudit.analysis.stats import (
-    cluster_bootstrap,
     fisher_exact,
     holm,
     mcnemar_exact,
@@ -23,27 +24,41 @@ from judgeaudit.analysis.stats import (
     newcombe_paired,
 )
 
-ALPHA = 0.05
+ALPHA = ni.ALPHA
 FLIPPED_SHOWN = 200
-KEY = ["task_id", "trial", "agent_a", "agent_b"]
+#: A pair's identity across runs: side B's trial too (a trial-paired import pairs t0~t1, t0~t2, ...).
+KEY = ["task_id", "trial", "trial_b", "agent_a", "agent_b"]
 PAIRED_METHOD = {
-    "interval": "Newcombe (1998) paired method 10, 95%",
-    "test": "McNemar exact, two-sided",
-    "bootstrap": "task-clustered Poisson bootstrap (percentile) of the paired difference, 95%",
+    "interval": "task-clustered (CR1) t interval of the paired difference, 95%, per row "
+    "(not simultaneous)",
+    "test": "exact task-level sign-flip permutation test, one-sided (a rise; with one pair per "
+    "task it is McNemar's exact test)",
+    "bound": "one-sided 95% upper bound: the larger of the task-clustered t limit and the "
+    "exact (Clopper-Pearson) flip-to-misselected bound less the flip-to-correct share",
 }
 UNPAIRED_METHOD = {
     "interval": "Newcombe (1998) hybrid score (method 10), 95%, independent samples",
-    "test": "Fisher exact, two-sided",
-    "bootstrap": None,
+    "test": "Fisher exact, two-sided (for information: unpaired runs are not gated)",
+    "bound": None,
 }
 
 
+def with_trials(frame: pd.DataFrame) -> pd.DataFrame:
+    """``trial`` and ``trial_b`` as ints, side B's trial being side A's where not stored."""
+    trial = frame["trial"].fillna(0).astype(int)
+    trial_b = frame["trial_b"] if "trial_b" in frame else pd.Series(None, index=frame.index)
+    return frame.assign(trial=trial, trial_b=trial_b.fillna(trial).astype(int))
+
+
 def pair_key(frame: pd.DataFrame) -> pd.Series:
-    """TASK/tTRIAL/A~B: a pair's id without its run, the same in both runs."""
+    """TASK/tTRIAL/A~B (TASK/tN~tM/A~A for two trials of one agent): a pair's id without its
+    run, the same in both runs (the tail of its pair id, which ``show`` accepts)."""
+    trial, trial_b = frame["trial"].astype(str), frame["trial_b"].astype(str)
+    trials = ("t" + trial).where(trial == trial_b, "t" + trial + "~t" + trial_b)
     return (
         frame["task_id"].astype(str)
-        + "/t"
-        + frame["trial"].fillna(0).astype(int).astype(str)
+        + "/"
+        + trials
         + "/"
         + frame["agent_a"].astype(str)
         + "~"
@@ -60,6 +75,7 @@ def paired_rows(
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
     """Bucket rows, the overall row and how the pairs matched. Buckets follow the base run's
     gap, so a pair is counted in the same bucket in both runs."""
+    base, new = with_trials(base), with_trials(new)
     left = base.assign(
         bucket=pd.cut(gap_series(base, source), bins=bins, labels=labels),
         decisive=decisive_mask(base),
@@ -94,32 +110,37 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
     both, to_correct = int((before & after).sum()), int((before & ~after).sum())
     to_missel, neither = int((~before & after).sum()), int((~before & ~after).sum())
     n = len(part)
-    diff, low, high = newcombe_paired(both, to_correct, to_missel, neither)
     per_task = (
         part.assign(d=part["missel_after"] - part["missel_before"], one=1)
         .groupby("task_id")[["d", "one"]]
         .sum()
     )
-    boot_low, boot_high = (
-        cluster_bootstrap(per_task["d"].tolist(), per_task["one"].tolist()) if n else (None, None)
-    )
+    sums, counts = per_task["d"].astype(int).tolist(), per_task["one"].astype(int).tolist()
+    spread = ni.clustered(sums, counts)
+    newcombe = newcombe_paired(both, to_correct, to_missel, neither)
     return {
         "before": (both + to_correct) / n if n else None,
         "n_before": n,
         "after": (both + to_missel) / n if n else None,
         "n_after": n,
-        "change": diff,
-        "ci_low": low,
-        "ci_high": high,
-        "p_value": mcnemar_exact(to_correct, to_missel),
+        "change": spread.change if n else None,
+        "ci_low": spread.low,
+        "ci_high": spread.high,
+        "p_value": ni.signflip_p(sums),
         "testable": to_correct + to_missel > 0,
+        "tasks": spread.tasks,
+        "se": spread.se,
+        "upper": ni.ni_bound(spread, to_missel, to_correct),
+        "upper_t": spread.upper,
+        "deff": ni.design_effect(spread, to_correct + to_missel),
         "paired": {
             "both_misselected": both,
             "neither": neither,
             "flipped_to_misselected": to_missel,
             "flipped_to_correct": to_correct,
-            "boot_low": boot_low,
-            "boot_high": boot_high,
+            "mcnemar_p": mcnemar_exact(to_correct, to_missel),
+            "newcombe_low": newcombe[1],
+            "newcombe_high": newcombe[2],
             "flipped_to_misselected_ids": part.loc[~before & after, "key"]
             .head(FLIPPED_SHOWN)
             .tolist(),
@@ -164,9 +185,9 @@ def _unpaired(b: dict[str, Any], a: dict[str, Any]) -> dict[str, Any]:
 
 
 def gate(rows: list[dict[str, Any]], overall: dict[str, Any]) -> int:
-    """Holm-adjust the p-values of the buckets and the overall row together (the testable ones
-    form the family, so the gate's family-wise error stays at ALPHA) and flag rises and falls;
-    returns the family size."""
+    """Holm-adjust the one-sided p-values of the buckets and the overall row together (the
+    testable ones form the family, so "worse" keeps its family-wise error at ALPHA) and flag
+    rises (Holm-significant) and falls (the per-row interval below 0); returns the family size."""
     family = [r for r in [*rows, overall] if r["testable"]]
     for row, adjusted in zip(family, holm([r["p_value"] for r in family]), strict=True):
         row["p_adjusted"] = adjusted
@@ -175,5 +196,5 @@ def gate(rows: list[dict[str, Any]], overall: dict[str, Any]) -> int:
         significant = row["p_adjusted"] is not None and row["p_adjusted"] < ALPHA
         change = row["change"] or 0.0
         row["significant_rise"] = bool(significant and change > 0)
-        row["significant_fall"] = bool(significant and change < 0)
+        row["significant_fall"] = bool(row["ci_high"] is not None and row["ci_high"] < 0)
     return len(family)

@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import metrics
+from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
-from judgeaudit.analysis.aggregate import report_sections
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import review_lines, split
@@ -27,11 +27,14 @@ from judgeaudit.analysis.frame import (
     open_db,
     resolve_run,
 )
+from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.analysis.verdicts import health_line, missing_by_bucket, verdict_health
+from judgeaudit.analysis.why import style_section
+from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.fsutil import atomic_write_text
 
 BOOTSTRAP = {
@@ -62,6 +65,7 @@ def resolve_buckets(
     the defaults. The report and the preference export's buckets both come from here."""
     settings = manifest.get("settings", {})
     source = options.gap_source or settings.get("gap_source", "capability")
+    check_source(db, run_id, source)  # a gap source that would invert the claim is refused
     bins = (
         options.bins
         or (settings.get("bins") if source == settings.get("gap_source") else None)
@@ -102,6 +106,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
             "manifest": manifest,
         }
         add_figures(report, db, run_id, options.threshold)
+        report["style"] = style_section(db, run_id)
     finally:
         db.close()
     return report
@@ -120,6 +125,7 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         labels = pd.read_sql_query("SELECT * FROM human_labels", db)
         settings = manifest.get("settings", {})
         source = options.gap_source or settings.get("gap_source", "capability")
+        check_source(db, run_id, source)
         bins = (
             options.bins
             or (settings.get("bins") if source == settings.get("gap_source") else None)
@@ -133,6 +139,7 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         report = _pandas_report(pairs, labels, options, source, bins, settings, missing)
         report.update(run_id=run_id, status=status, verdicts=verdicts, manifest=manifest)
         add_figures(report, db, run_id, options.threshold)
+        report["style"] = style_section(db, run_id)
     finally:
         db.close()
     return report
@@ -213,6 +220,8 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
             f" n={overall['decisive']}"
         )
         lines.append(f"{'':<29}{split(overall)}")
+    if report.get("gap_model"):
+        lines.append(model_line(report["gap_model"]))
     if bootstrap:
         boot = report.get("bootstrap", {})
         lines.append(
@@ -249,7 +258,12 @@ def render_table(report: dict[str, Any]) -> str:
     lines += bucket_lines(report, bootstrap=True)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
-        flag = "  RANKING MISSELECTED" if p["ranking_misselected"] else ""
+        flag = {
+            "misselected": "  RANKING MISSELECTED",
+            "suggestive": "  ranking opposite "
+            f"(suggestive: success p={p.get('success_p_value', 1):.2g}, judge sign-test "
+            f"p={p.get('judge_sign_p_value', 1):.2g})",
+        }.get(p.get("ranking") or "", "")
         lines.append(
             f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
             f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
@@ -277,6 +291,8 @@ def render_table(report: dict[str, Any]) -> str:
         lines.append(
             f"  {t['task_type']:<24} misselected {_pct(t['rate'])} {_ci(t)} n={t['decisive']}"
         )
+    if "style" in report:
+        lines += ["", *style_lines(report["style"])]
     lines += ["", *review_lines(report["human_review"])]
     return "\n".join(lines)
 
@@ -321,6 +337,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         *[f"Position bias — {bias_text(pb)}" for pb in report["position_bias"]],
         "",
+        model_line(report.get("gap_model")).strip(),
+        "",
+        *(style_markdown(report["style"]) if "style" in report else []),
         "```",
         *review_lines(report["human_review"]),
         "```",

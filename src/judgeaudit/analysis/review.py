@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask
+from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import cohen_kappa, confusion
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.validate import read_text
@@ -28,27 +29,42 @@ REVIEW_COLUMNS = (
     "human_pref",
     "note",
 )
-STRATA = ("satisfied_but_failed", "inconsistent", "misselected", "control")
 
 
-def sample(pairs: pd.DataFrame, n: int, seed: int = 0, threshold: float = 4.0) -> pd.DataFrame:
-    """About n pairs: equal shares of each stratum, random controls filling what is short."""
-    masks = {
-        "satisfied_but_failed": ((pairs["judge_score_a"] >= threshold) & (pairs["success_a"] == 0))
-        | ((pairs["judge_score_b"] >= threshold) & (pairs["success_b"] == 0)),
-        "inconsistent": pairs["consistent"].fillna(1).astype(int) == 0,
-        "misselected": pairs["misselected"].fillna(0).astype(int) == 1,
-    }
-    share = max(1, n // len(STRATA))
+def sample(
+    pairs: pd.DataFrame,
+    n: int,
+    seed: int = 0,
+    threshold: float = 4.0,
+    explained: tuple[str, set[str]] | None = None,
+) -> pd.DataFrame:
+    """About n pairs: equal shares of each stratum (a partition of the run, so every pair has
+    one known sampling probability), random controls filling what is short.
+
+    ``explained`` (a name and pair ids, from ``review export --explained-by``) over-samples the
+    misselected pairs the style model attributes to that feature: up to half of the sample is
+    drawn from them first, as the stratum ``explained_by_NAME``. Such a sample is for looking
+    at those cases: within their stratum they are over-represented, so the weighted agreement
+    figures of a review built on it lean towards them (docs/why.md says so)."""
+    strata = stratum_of(pairs, threshold)
     taken: list[pd.DataFrame] = []
-    used: set[str] = set()
-    for stratum, mask in masks.items():
-        pool = pairs[mask & ~pairs["pair_id"].isin(used)]
-        pick = pool.sample(n=min(share, len(pool)), random_state=seed)
-        used |= set(pick["pair_id"])
-        taken.append(pick.assign(stratum=stratum))
-    rest = pairs[~pairs["pair_id"].isin(used)]
-    remaining = max(0, n - sum(len(t) for t in taken))
+    used = pd.Series(False, index=pairs.index)
+    total = n
+    if explained is not None:
+        name, ids = explained
+        pool = pairs[pairs["pair_id"].isin(ids)]
+        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=seed)
+        used |= pairs["pair_id"].isin(set(pick["pair_id"]))
+        taken.append(pick.assign(stratum=f"explained_by_{name}"))
+        n = max(0, n - len(pick))
+    share = max(1, n // len(STRATA)) if n else 0
+    for stratum in STRATA[:-1]:
+        pool = pairs[(strata == stratum) & ~used]
+        taken.append(
+            pool.sample(n=min(share, len(pool)), random_state=seed).assign(stratum=stratum)
+        )
+    rest = pairs[(strata == "control") & ~used]
+    remaining = max(0, total - sum(len(t) for t in taken))
     taken.append(
         rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
     )
@@ -117,34 +133,59 @@ def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] |
     return None
 
 
-def agreement(pairs: pd.DataFrame, labels: pd.DataFrame) -> dict[str, Any]:
-    """Judge vs human (preference) and success check vs human (per side)."""
+def agreement(
+    pairs: pd.DataFrame,
+    labels: pd.DataFrame,
+    population: dict[str, int] | None = None,
+    threshold: float = 4.0,
+) -> dict[str, Any]:
+    """Judge vs human (per pair) and success check vs human (per conversation, once each),
+    unweighted as labelled and weighted back to the audit by stratum (``population``: pairs
+    per stratum in the run; by default counted from ``pairs``)."""
     if labels.empty:
         return {"labelled": 0}
+    if population is None:
+        population = {
+            str(k): int(v) for k, v in stratum_of(pairs, threshold).value_counts().items()
+        }
     joined = pairs.merge(labels, on="pair_id")
+    joined = joined.assign(stratum=stratum_of(joined, threshold))
     out: dict[str, Any] = {"labelled": len(joined)}
     pref = joined[joined["human_pref"].notna()]
     if len(pref):
         judge, human = pref["judge_pref"].tolist(), pref["human_pref"].tolist()
-        out["judge_vs_human"] = {
-            "n": len(pref),
-            "agreement": sum(x == y for x, y in zip(judge, human, strict=True)) / len(pref),
-            "kappa": cohen_kappa(judge, human),
-            "confusion": confusion(judge, human),
-        }
-    check, human_s = [], []
-    for side in ("a", "b"):
-        part = joined[joined[f"human_success_{side}"].notna()]
-        check += part[f"success_{side}"].astype(int).tolist()
-        human_s += part[f"human_success_{side}"].astype(int).tolist()
+        out["judge_vs_human"] = _compared(judge, human, pref["stratum"].tolist(), population)
+    check, human_s, strata, seen = [], [], [], set()
+    for _, row in joined.iterrows():
+        for side, agent, trial in (
+            ("a", row["agent_a"], row.get("trial")),
+            ("b", row["agent_b"], row.get("trial_b", row.get("trial"))),
+        ):
+            key = (row["task_id"], agent, trial)
+            if pd.isna(row[f"human_success_{side}"]) or key in seen:
+                continue
+            seen.add(key)
+            check.append(int(row[f"success_{side}"]))
+            human_s.append(int(row[f"human_success_{side}"]))
+            strata.append(row["stratum"])
     if check:
         out["success_check_vs_human"] = {
-            "n": len(check),
-            "agreement": sum(x == y for x, y in zip(check, human_s, strict=True)) / len(check),
-            "kappa": cohen_kappa(check, human_s),
-            "confusion": confusion(check, human_s),
+            **_compared(check, human_s, strata, population),
+            "unit": "conversation (task, agent, trial), counted once",
         }
     return out
+
+
+def _compared(
+    x: list[Any], y: list[Any], strata: list[str], population: dict[str, int]
+) -> dict[str, Any]:
+    return {
+        "n": len(x),
+        "agreement": sum(a == b for a, b in zip(x, y, strict=True)) / len(x),
+        "kappa": cohen_kappa(x, y),
+        "confusion": confusion(x, y),
+        **weighted_figures(x, y, strata, population),
+    }
 
 
 def decisive_share(pairs: pd.DataFrame) -> float:

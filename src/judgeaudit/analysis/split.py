@@ -20,6 +20,7 @@ import sqlite3
 from typing import Any
 
 from judgeaudit.analysis.clustered import METHOD, Sums, grouped_sums, interval
+from judgeaudit.analysis.gap_model import gap_model
 from judgeaudit.analysis.stats import mcnemar_exact
 from judgeaudit.audit.units import gap as gaps
 
@@ -77,18 +78,22 @@ def report_splits(db: sqlite3.Connection, run_id: str) -> dict[str, dict[tuple[A
 
 #: Both sides of every pair as conversations: (task, agent, trial) names one conversation.
 SIDES = (
-    "(SELECT task_id, agent_a AS agent, trial, judge_score_a AS score, satisfied_a AS sat,"
-    " success_a AS success FROM audit_pairs WHERE run_id = ? UNION ALL"
-    " SELECT task_id, agent_b, COALESCE(trial_b, trial), judge_score_b, satisfied_b, success_b"
+    "(SELECT task_id, agent_a AS agent, trial, satisfied_a AS sat, success_a AS success"
+    " FROM audit_pairs WHERE run_id = ? UNION ALL"
+    " SELECT task_id, agent_b, COALESCE(trial_b, trial), satisfied_b, success_b"
     " FROM audit_pairs WHERE run_id = ?)"
 )
 
 
 def satisfied_but_failed(db: sqlite3.Connection, run_id: str, threshold: float) -> dict[str, Any]:
     """P(failed | satisfied): per judged side for the judge, per conversation for the user."""
-    judge = grouped_sums(
-        db, [], ["(score >= ? AND success = 0)"], "(score >= ?)", SIDES,
-        (threshold, threshold, run_id, run_id),
+    t = float(threshold)
+    judge = grouped_sums(  # both sides of a pair in one row: the same per-task sums, one scan
+        db, [],
+        ["(COALESCE(judge_score_a >= ? AND success_a = 0, 0)"
+         " + COALESCE(judge_score_b >= ? AND success_b = 0, 0))"],
+        "(COALESCE(judge_score_a >= ?, 0) + COALESCE(judge_score_b >= ?, 0))",
+        PAIRS, (t, t, t, t, run_id),
     ).get(())  # fmt: skip
     conversations = f"(SELECT DISTINCT task_id, agent, trial, sat, success FROM {SIDES})"
     user = grouped_sums(
@@ -119,13 +124,11 @@ def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
             "p_value": mcnemar_exact(k_eff, n_eff - k_eff)}  # fmt: skip
 
 
-#: Each order of a swapped pair: did the side shown first win, and did the order decide?
-ORDERS = (
-    "(SELECT task_id, judge_model, pref_ab = 'A' AS first, pref_ab IN ('A', 'B') AS decided"
-    " FROM audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL UNION ALL"
-    " SELECT task_id, judge_model, pref_ba = 'B', pref_ba IN ('A', 'B')"
-    " FROM audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL)"
-)
+#: Per swapped pair, its two orders: first-position wins (A in AB, B in BA; pref_ba is mapped
+#: back) and orders that decided (named a side); an order without a verdict decided nothing.
+SWAPPED = "CASE WHEN pref_ba IS NULL THEN 0 ELSE"
+FIRST_WINS = f"({SWAPPED} COALESCE(pref_ab = 'A', 0) + COALESCE(pref_ba = 'B', 0) END)"
+DECIDED = f"({SWAPPED} COALESCE(pref_ab IN ('A', 'B'), 0) + COALESCE(pref_ba IN ('A', 'B'), 0) END)"
 FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
 
 
@@ -137,7 +140,7 @@ def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sum
 def position_bias(db: sqlite3.Connection, run_id: str) -> dict[Any, dict[str, Any]]:
     """Per judge model: first-position win rate over decided orders, and of the real order
     disagreements the share the first position won (an order without a verdict is neither)."""
-    orders = grouped_sums(db, ["judge_model"], ["first"], "decided", ORDERS, (run_id, run_id))
+    orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
     flips = grouped_sums(
         db, ["judge_model"], [f"({FLIP} AND pref_ab = 'A')"], FLIP, PAIRS, (run_id,)
     )
@@ -152,6 +155,39 @@ def position_bias(db: sqlite3.Connection, run_id: str) -> dict[Any, dict[str, An
             ),
         }
     return out
+
+
+ALPHA = 0.05
+
+
+def ranking(row: dict[str, Any]) -> dict[str, Any]:
+    """Does the judge rank this agent pair opposite to the success check, significantly?
+
+    The success difference is tested paired over the pair's shared tasks (exact McNemar on the
+    decisive pairs: A alone succeeded vs B alone), the judge's preference by a sign test on its
+    A and B wins (ties left out). ``misselected`` needs both below ALPHA in opposite
+    directions; opposite directions short of that are ``suggestive``.
+    """
+    pairs, decisive = row["pairs"], row["decisive"]
+    gap = round((row["success_rate_a"] - row["success_rate_b"]) * pairs)
+    a_only, b_only = (decisive + gap) // 2, (decisive - gap) // 2
+    a_wins = round(row["judge_win_rate_a"] * pairs)
+    b_wins = round(row["judge_win_rate_b"] * pairs)
+    truth = (a_only > b_only) - (a_only < b_only)
+    judge = (a_wins > b_wins) - (a_wins < b_wins)
+    success_p, judge_p = mcnemar_exact(a_only, b_only), mcnemar_exact(a_wins, b_wins)
+    opposite = truth != 0 and judge != 0 and truth != judge
+    verdict = None
+    if opposite:
+        verdict = "misselected" if success_p < ALPHA and judge_p < ALPHA else "suggestive"
+    return {
+        "ranking_misselected": verdict == "misselected",
+        "ranking": verdict,
+        "success_only_a": a_only,
+        "success_only_b": b_only,
+        "success_p_value": success_p,
+        "judge_sign_p_value": judge_p,
+    }
 
 
 def add_figures(
@@ -177,6 +213,9 @@ def add_figures(
     ):
         for row in report[name]:
             row.update(splits[name].get(tuple(row[k] for k in keys), three_way(None)))
+    for row in report["agent_pairs"]:
+        row.update(ranking(row))
+    report["gap_model"] = gap_model(db, run_id, source)
     sbf = satisfied_but_failed(db, run_id, threshold)
     report["satisfied_but_failed"].update(sbf)
     unparsed = {j["judge_model"]: j["no_verdict_orders"] for j in report["verdicts"]["by_judge"]}

@@ -108,22 +108,25 @@ class AuditRunner:
             if self._discard_empty_run(store) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
-            elif isinstance(exc, EndpointDown) and self._stopped_files(store):
+            elif isinstance(exc, EndpointDown) and self._stopped_files(store, "incomplete"):
                 raise IncompleteRun(
                     f"run {self._run_id} stopped: {exc}; the units it finished are kept, rerun "
                     "the same command once the endpoint answers"
                 ) from None
             raise
         except (KeyboardInterrupt, asyncio.CancelledError):
-            self._stopped_files(store)  # the CSV and logs show what was stored, not nothing
+            # the CSV and logs show what was stored, and runs.status says it stopped
+            self._stopped_files(store, "cancelled")
             raise
         finally:
             store.close()
 
-    def _stopped_files(self, store: AuditStore) -> bool:
-        """Export what a stopped run stored; False if the run is gone (undone) or never began."""
+    def _stopped_files(self, store: AuditStore, status: str) -> bool:
+        """Mark a stopped run (no longer 'running') and export what it stored; False if the
+        run is gone (undone) or never began."""
         if self._run_id is None or store.run(self._run_id) is None:
             return False
+        store.set_status(self._run_id, status)
         export_all(store, self._run_id, self.out)
         return True
 
@@ -164,6 +167,8 @@ class AuditRunner:
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
             store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
             self._created_run = run_id
+        else:
+            store.set_status(run_id, "running")  # a resumed cancelled run runs again
         export_all(store, run_id, self.out)  # reconcile files with the database first
         if self.spec.judge_source == "recorded":
             return self._run_recorded(store, run_id, resumed)

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from judgeaudit.credentials import shown_url
+
 #: Anthropic error types by HTTP status (https://docs.anthropic.com/en/api/errors).
 ANTHROPIC_TYPES = {
     400: "invalid_request_error",
@@ -69,7 +71,7 @@ def scrub(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, "[key]")
-    return text
+    return shown_url(text)  # and any user:password@ an upstream echoed back
 
 
 def from_upstream(

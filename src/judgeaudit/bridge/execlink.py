@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from judgeaudit.bridge.run import BackgroundBridge, config_for
-from judgeaudit.profiles import execenv
 from judgeaudit.profiles.bridgeopt import uses_bridge
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import codex
@@ -38,10 +37,11 @@ def through(profile: Profile, url: str) -> Profile:
 
 
 @contextmanager
-def bridged(profile: Profile, key: str, command: list[str]) -> Iterator[tuple[Profile, str]]:
+def bridged(profile: Profile, key: str, app: str | None) -> Iterator[tuple[Profile, str]]:
     """Yield the (profile, key) to launch the command with: through a bridge started here when
-    the profile wants one and the command is its tool, else the profile itself."""
-    if not uses_bridge(profile) or not command or execenv.tool_of(command) != profile.app:
+    the profile wants one and the command is its tool (``app``, as exec recognised it), else
+    the profile itself."""
+    if not uses_bridge(profile) or app != profile.app:
         yield profile, key
         return
     try:

@@ -18,6 +18,7 @@ from aiohttp import web
 
 from judgeaudit import safeio
 from judgeaudit.bridge.errors import BridgeError
+from judgeaudit.validate import json_type
 
 MB = 1024 * 1024
 MAX_BODY = 64 * MB  # a Claude Code request with many images stays well below
@@ -113,42 +114,30 @@ async def read_body(request: web.Request, idle_s: float = BODY_IDLE_S) -> bytes:
 # --- field shapes ---------------------------------------------------------------------------
 
 
-def _type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object"
-
-
 def _str(value: Any, where: str, *, optional: bool = False) -> None:
     if optional and value is None:
         return
     if not isinstance(value, str):
-        raise bad(f"{where}: must be a string, got {_type(value)}")
+        raise bad(f"{where}: must be a string, got {json_type(value)}")
 
 
 def _obj(value: Any, where: str, *, optional: bool = False) -> dict[str, Any]:
     if optional and value is None:
         return {}
     if not isinstance(value, dict):
-        raise bad(f"{where}: must be an object, got {_type(value)}")
+        raise bad(f"{where}: must be an object, got {json_type(value)}")
     return value
 
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise bad(f"{where}: must be a list, got {_type(value)}")
+        raise bad(f"{where}: must be a list, got {json_type(value)}")
     return value
 
 
 def _bool(value: Any, where: str) -> None:
     if value is not None and not isinstance(value, bool):
-        raise bad(f"{where}: must be a boolean, got {_type(value)}")
+        raise bad(f"{where}: must be a boolean, got {json_type(value)}")
 
 
 def _num(value: Any, where: str, lo: float, hi: float) -> None:

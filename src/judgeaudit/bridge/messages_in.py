@@ -7,6 +7,12 @@ documents, custom tools, ``tool_choice`` (``auto``/``any``/``tool``/``none``,
 ``disable_parallel_tool_use``), ``max_tokens``, ``stop_sequences``, ``temperature``, ``top_p``,
 ``stream``.
 
+A ``system`` item inside ``messages`` (current Claude Code sends its environment that way, beta
+``mid-conversation-system``) becomes a ``<system-reminder>`` text in a user message at the same
+place, merged into the neighbouring user message: many local chat templates reject a system
+message that is not first, or two user messages in a row, and folding it into the leading system
+message would move it out of its turn and change the prompt prefix a gateway caches.
+
 Dropped, on purpose: ``thinking`` / ``redacted_thinking`` blocks (signed for the provider that
 made them), server tools (``web_search_…``, ``bash_…``, ``text_editor_…``: a chat upstream
 cannot run them), ``cache_control``, ``metadata`` (Claude Code puts a device id there; it stays
@@ -19,6 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from judgeaudit.bridge.chatshape import merge_adjacent_users, reminder
 from judgeaudit.bridge.errors import BridgeError
 
 ERROR_MARK = "[tool error] "
@@ -130,6 +137,52 @@ def _assistant(blocks: list[dict[str, Any]], out: list[dict[str, Any]]) -> None:
     out.append(message)
 
 
+def _reminder(blocks: list[dict[str, Any]]) -> str:
+    text = "\n".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
+    return reminder(text) if text.strip() else ""
+
+
+def _add_text(message: dict[str, Any], text: str) -> None:
+    """Append a text to a chat user message (string or parts)."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content.append({"type": "text", "text": text})
+    else:
+        message["content"] = f"{content}\n\n{text}" if content else text
+
+
+def _system_item(
+    blocks: list[dict[str, Any]], out: list[dict[str, Any]], pending: list[str]
+) -> None:
+    """A mid-conversation system item: onto the user message just before it, else held for
+    the next user message (after any tool results, which must follow their calls)."""
+    text = _reminder(blocks)
+    if not text:
+        return
+    if out and out[-1]["role"] == "user" and not pending:
+        _add_text(out[-1], text)
+    else:
+        pending.append(text)
+
+
+def _flush(out: list[dict[str, Any]], pending: list[str], start: int) -> None:
+    """Put held reminders in front of the first user message emitted from ``start`` on, or in
+    a user message of their own at the end."""
+    if not pending:
+        return
+    text = "\n\n".join(pending)
+    pending.clear()
+    for message in out[start:]:
+        if message["role"] == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                content.insert(0, {"type": "text", "text": text})
+            else:
+                message["content"] = f"{text}\n\n{content}" if content else text
+            return
+    out.append({"role": "user", "content": text})
+
+
 def _tools(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
@@ -189,12 +242,28 @@ def to_chat(
     messages: list[dict[str, Any]] = []
     if system := _system(body.get("system")):
         messages.append({"role": "system", "content": system})
+    if all(isinstance(r, dict) and r.get("role") == "system" for r in raw_messages):
+        raise _bad("messages: at least one user or assistant message is required")
+    pending: list[str] = []  # system items waiting for the next user message
     for position, raw in enumerate(raw_messages):
-        if not isinstance(raw, dict) or raw.get("role") not in ("user", "assistant"):
-            raise _bad(f"messages.{position}.role: must be 'user' or 'assistant'")
+        if not isinstance(raw, dict) or raw.get("role") not in ("user", "assistant", "system"):
+            raise _bad(f"messages.{position}.role: must be 'user', 'assistant' or 'system'")
         blocks = _blocks(raw.get("content", ""), f"messages.{position}")
-        (_user if raw["role"] == "user" else _assistant)(blocks, messages)
-    chat: dict[str, Any] = {"model": model, "messages": messages}
+        if raw["role"] == "system":
+            _system_item(blocks, messages, pending)
+        elif raw["role"] == "user":
+            start = len(messages)
+            _user(blocks, messages)
+            _flush(messages, pending, start)
+        else:
+            _flush(messages, pending, len(messages))
+            _assistant(blocks, messages)
+    if not any(m["role"] != "system" for m in messages) and not any(
+        isinstance(r, dict) and r.get("role") != "system" for r in raw_messages
+    ):
+        raise _bad("messages: at least one user or assistant message is required")
+    _flush(messages, pending, len(messages))
+    chat: dict[str, Any] = {"model": model, "messages": merge_adjacent_users(messages)}
     if isinstance(body.get("max_tokens"), int):
         chat["max_tokens"] = body["max_tokens"]
     tools = _tools(body.get("tools"))

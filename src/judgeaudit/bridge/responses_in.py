@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from judgeaudit.bridge.chatshape import merge_adjacent_users, reminder
 from judgeaudit.bridge.errors import BridgeError
 
 SEPARATOR = "__"  # namespace__tool: chat function names allow [A-Za-z0-9_-]
@@ -155,10 +156,12 @@ class _Messages:
         self.items: list[dict[str, Any]] = []
 
     def system(self, text: str) -> None:
-        if self.items and all(m["role"] == "system" for m in self.items):
-            self.items[-1]["content"] += "\n\n" + text
-        else:
+        if not self.items:
             self.items.append({"role": "system", "content": text})
+        elif all(m["role"] == "system" for m in self.items):
+            self.items[-1]["content"] += "\n\n" + text
+        else:  # a developer message mid-conversation: at its place, as a user reminder
+            self.items.append({"role": "user", "content": reminder(text)})
 
     def add(self, role: str, content: Any) -> None:
         self.items.append({"role": role, "content": content})
@@ -232,7 +235,7 @@ def to_chat(
     _input(body.get("input", []), context, messages)
     if not messages.items:
         raise _bad("input: no message to send")
-    chat: dict[str, Any] = {"model": model, "messages": messages.items}
+    chat: dict[str, Any] = {"model": model, "messages": merge_adjacent_users(messages.items)}
     if tools:
         chat["tools"] = tools
         choice = _tool_choice(body.get("tool_choice"), context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,19 @@ from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
 
 WHAT = web.RequestKey("bridge_what", str)  # model and stream flag, for the request log line
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+
+
+def codex_catalog(raw: bytes) -> bytes:
+    """An upstream's OpenAI model list with an empty ``models`` catalog added: Codex, when its
+    provider has a key command, decodes ``/models`` as ``{"models": [...]}`` and otherwise logs
+    an ERROR and refetches on every lookup; empty, it keeps its bundled model metadata."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return raw
+    if not isinstance(body, dict) or "models" in body:
+        return raw
+    return json.dumps({**body, "models": []}).encode()
 
 
 class Stream(Protocol):
@@ -127,7 +141,7 @@ class BridgeServer:
             raw = await self.upstream.models()
         except BridgeError as error:
             return self._error(RESPONSES, error)
-        return web.Response(body=raw, content_type="application/json")
+        return web.Response(body=codex_catalog(raw), content_type="application/json")
 
     async def count_tokens(self, request: web.Request) -> web.Response:
         if (denied := self._denied(request, MESSAGES)) is not None:

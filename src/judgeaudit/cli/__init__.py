@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "one pair: outcomes, and each judge call's rendered prompt and raw output",
     ),
     "review": ("audit_cmds", "human review sample export/import"),
+    "judges": ("report_cmds", "rank the judges of runs that judged the same trajectories"),
     "import": (
         "import_cmds",
         "turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.analysis.features import STYLE
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
@@ -63,7 +65,12 @@ def register(sub: Sub) -> None:
     rejudge.add_argument(
         "--run", help="the source run id (default: the latest one there that is not a re-judge)"
     )
-    rejudge.add_argument("--judge-model", help="default: the source run's judge model")
+    rejudge.add_argument(
+        "--judge-model",
+        action="append",
+        help="default: the source run's judge model; repeat it to re-judge with several judges "
+        "(each a run in OUT; rank them with `judgeaudit judges OUT`)",
+    )
     rejudge.add_argument(
         "--judge-prompt", type=Path, help="a judge template file (default: the source's)"
     )
@@ -84,6 +91,11 @@ def register(sub: Sub) -> None:
     demo.add_argument("--out", type=Path, default=Path("out/demo"))
     demo.add_argument("--no-tui", action="store_true", help="print progress and a summary instead")
     demo.add_argument("--events", choices=["jsonl", "progress"])
+    demo.add_argument(
+        "--seeds",
+        type=int,
+        help="run the demo for seeds 1..N (OUT/seed-K) and print each figure's spread",
+    )
     demo.set_defaults(func=cmd_demo)
 
     tui = sub.add_parser("tui", help="open the terminal app (also: judgeaudit with no arguments)")
@@ -121,10 +133,20 @@ def register(sub: Sub) -> None:
     comp.add_argument(
         "--fail-on-rise",
         action="store_true",
-        help="exit 3 when a bucket's misselection rose significantly (McNemar exact when the runs "
-        "are paired, Fisher exact otherwise; Holm-adjusted across buckets) or run B's judge gave "
-        "no verdict for over 5%% of orders or significantly more often than A's; exit 4 for an "
-        "unfinished run, 2 when nothing decisive or no task is shared",
+        help="gate run B against run A on the same trajectories (a re-judge): exit 3 when a row "
+        "is worse (one-sided task sign-flip test, Holm across buckets and overall) or run B's "
+        "judge gave no verdict for over 5%% of orders or significantly more often than A's; "
+        "0 when the overall row is not worse (its one-sided 95%% task-clustered upper bound is "
+        "below --margin); 5 when the data cannot tell (the output says how many pairs would); "
+        "2 for runs over different conversations, nothing decisive or no shared task; 4 for an "
+        "unfinished run",
+    )
+    comp.add_argument(
+        "--margin",
+        type=float,
+        default=2.0,
+        metavar="POINTS",
+        help="the rise in misselection (percentage points) that counts as worse (default 2)",
     )
     comp.set_defaults(func=cmd_compare)
 
@@ -144,6 +166,18 @@ def register(sub: Sub) -> None:
     rexp.add_argument("--run")
     rexp.add_argument("--seed", type=int, default=0)
     rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")
+    rexp.add_argument(
+        "--width",
+        type=float,
+        default=0.2,
+        help="target width of the weighted agreement's 95%% interval, for the suggested --n",
+    )
+    rexp.add_argument(
+        "--explained-by",
+        choices=["style", *STYLE],
+        help="over-sample (up to half of --n) the misselected pairs the style model attributes "
+        "to this feature (docs/why.md); style: to any style term",
+    )
     rexp.set_defaults(func=cmd_review_export)
     rimp = rsub.add_parser("import", help="store labels from a filled-in sample")
     rimp.add_argument("out", type=Path)
@@ -222,13 +256,27 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
+    models = args.judge_model or [None]
+    if len(set(models)) != len(models):
+        raise UserError("rejudge: --judge-model: the same model is named twice; name each once")
+    if len(models) > 1 and args.dry_run:
+        for model in models:
+            _rejudge_one(args, model)
+        return 0
+    finished = [_rejudge_one(args, model) for model in models]
+    if len(finished) > 1:
+        print(f"rank them: judgeaudit judges {args.out}")
+    return 0
+
+
+def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
     from judgeaudit.audit.inputs.rejudge import RejudgeRequest, rejudge_spec
 
     spec = rejudge_spec(
         RejudgeRequest(
             args.source,
             args.run,
-            args.judge_model,
+            model,
             args.judge_prompt,
             args.judge_endpoint,
             args.judge_key_env,
@@ -240,27 +288,39 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
     source = source_of(spec)
     assert source is not None
     if args.dry_run:
-        return _print_plan(spec, args.out, args.events)
-    # Into the source's own directory: add the re-judge as a run there (or resume it).
-    same_dir = args.out.resolve() == source.out and not _holds_spec(args.out, spec)
+        from judgeaudit.analysis.gate_power import power_lines, rejudge_power
+
+        _print_plan(spec, args.out, args.events)
+        power = rejudge_power(source.out, source.run_id)
+        if args.events == "jsonl":
+            import json
+
+            print(json.dumps({"event": "gate_power", **power}, ensure_ascii=False))
+        else:
+            print("\n".join(power_lines(power)))
+        return None
+    # Into the source's own directory, or an OUT holding another judge's re-judge: add the
+    # re-judge as a run there (or resume it).
+    existing = (args.out / "audit.db").is_file()
+    new_run = existing and not _holds_spec(args.out, spec)
     finished = _run_blocking(
         spec,
         args.out,
         on_event=_sink(args.events),
         concurrency=args.concurrency,
-        new_run=same_dir,
+        new_run=new_run,
     )
     print(
         f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
         f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
     )
-    if args.out.resolve() == source.out:
+    if Path(os.path.realpath(args.out)) == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
             f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
             f"{args.out} --run {source.run_id})"
         )
-    return 0
+    return finished.run_id
 
 
 def _holds_spec(out: Path, spec: RunSpec) -> bool:
@@ -295,6 +355,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    if args.seeds is not None:
+        return _demo_seeds(args)
     if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
         from judgeaudit.tui.launch import run_app
 
@@ -313,4 +375,32 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
         f"judge log: {args.out / 'judge_logs.jsonl'}"
     )
+    return 0
+
+
+def _demo_seeds(args: argparse.Namespace) -> int:
+    """The demo once per seed 1..N, then every headline figure's spread (OUT/seeds.json)."""
+    import json
+    import re
+
+    from judgeaudit.analysis.report import ReportOptions, build_report
+    from judgeaudit.analysis.seeds import spread, spread_lines
+    from judgeaudit.fsutil import atomic_write_text
+
+    if args.seeds < 2:
+        raise UserError(f"demo: --seeds {args.seeds}: give 2 or more seeds for a spread")
+    text = demo_spec().read_text(encoding="utf-8")
+    reports = {}
+    for seed in range(1, args.seeds + 1):
+        out = args.out / f"seed-{seed}"
+        out.mkdir(parents=True, exist_ok=True)
+        spec = out / "demo.toml"
+        spec.write_text(re.sub(r"(?m)^seed = \d+", f"seed = {seed}", text), encoding="utf-8")
+        print(f"seed {seed}/{args.seeds}: {out}", file=sys.stderr)
+        finished = _run_blocking(spec, out, on_event=_sink(args.events))
+        reports[seed] = build_report(out, ReportOptions(run_id=finished.run_id))
+    summary = spread(reports)
+    atomic_write_text(args.out / "seeds.json", json.dumps(summary, indent=2))
+    print("\n".join(spread_lines(summary)))
+    print(f"per seed: {args.out}/seed-K/report.html; all figures: {args.out / 'seeds.json'}")
     return 0

@@ -54,6 +54,13 @@ def register(sub: Sub) -> None:
     env.set_defaults(func=cmd_env)
     run = quiet(sub.add_parser("exec", help="run one command with a profile's environment"))
     run.add_argument("name")
+    run.add_argument(
+        "--as",
+        dest="as_",
+        choices=("claude", "codex", "plain"),
+        help="what CMD is when exec cannot tell (a wrapper of Claude Code: claude; no client: "
+        "plain)",
+    )
     run.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     run.set_defaults(func=cmd_exec)
 
@@ -71,7 +78,9 @@ def cmd_key_set(args: argparse.Namespace) -> int:
         secrets.set_key(args.name, value)
     except (secrets.SecretError, ProfileError) as exc:
         raise _wrap(exc) from None
-    print(f"stored key {args.name} ({secrets.mask(value.strip())}) in the OS keyring")
+    print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
+    if (warning := secrets.plaintext_warning()) is not None:
+        print(warning, file=sys.stderr)
     return 0
 
 
@@ -136,8 +145,21 @@ def cmd_env(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
+    """``--as KIND`` before or after the profile name (argparse gives everything after the
+    name to the command), and the command after ``--``."""
+    rest, as_ = list(args.command), args.as_
+    while rest[:1] == ["--as"] or (rest and rest[0].startswith("--as=")):
+        value = rest[1] if rest[0] == "--as" and len(rest) > 1 else rest[0][5:]
+        rest = rest[2:] if rest[0] == "--as" else rest[1:]
+        if value not in ("claude", "codex", "plain"):
+            raise UserError(f"exec: --as {value!r}: use claude, codex or plain", code=2)
+        as_ = value
+    return as_, rest[1:] if rest[:1] == ["--"] else rest
+
+
 def cmd_exec(args: argparse.Namespace) -> int:
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    as_, command = _exec_as(args)
     if not command:
         raise UserError("exec: give a command after --, e.g. judgeaudit exec NAME -- python app.py")
     # The launcher pulls in the Claude/Codex targets: not on the `key print` path.
@@ -145,13 +167,15 @@ def cmd_exec(args: argparse.Namespace) -> int:
 
     profile = _store().get(args.name)
     key = secrets.resolve_key(profile)
+    base_env = dict(os.environ)
+    tool = execenv.tool_for(command, base_env, as_)
     with contextlib.ExitStack() as stack:
-        if bridgeopt.uses_bridge(profile) and execenv.tool_of(command) == profile.app:
-            from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
-
-            profile, key = stack.enter_context(bridged(profile, key, command))
-        launch = execenv.plan_launch(profile, key, command, dict(os.environ))
         try:
+            if bridgeopt.uses_bridge(profile) and tool.app == profile.app:
+                from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
+
+                profile, key = stack.enter_context(bridged(profile, key, tool.app))
+            launch = execenv.plan_launch(profile, key, command, base_env, tool)
             return execenv.run(launch)
         except ProfileError as exc:
             code = 127 if "not found" in str(exc) else 126

@@ -21,6 +21,7 @@ from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
 
+PROJECT_HELP = "only in this project (DIR, default the current directory): its own settings file"
 FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_out")
 
 
@@ -31,6 +32,7 @@ def register(sub: Sub) -> None:
     off = psub.add_parser("off", help="undo judgeaudit in an app's files: your own settings back")
     off.add_argument("app", choices=APPS)
     off.add_argument("--dry-run", action="store_true")
+    off.add_argument("--project", nargs="?", const=".", metavar="DIR", help=PROJECT_HELP)
     off.set_defaults(func=cmd_off)
     doctor = psub.add_parser(
         "doctor", help="what each tool will actually use, and what overrides it"
@@ -73,6 +75,7 @@ def register(sub: Sub) -> None:
         parser.add_argument("name")
         if verb == "use":
             parser.add_argument("--dry-run", action="store_true")
+        parser.add_argument("--project", nargs="?", const=".", metavar="DIR", help=PROJECT_HELP)
         parser.add_argument(
             "--keep-conflicts",
             action="store_true",
@@ -85,7 +88,11 @@ def register(sub: Sub) -> None:
     restore.add_argument("id")
     restore.set_defaults(func=cmd_restore)
     test = psub.add_parser("test", help="send one small request through a profile")
-    test.add_argument("name")
+    test.add_argument("name", nargs="?")
+    test.add_argument(
+        "--all", action="store_true", help="time every profile's endpoint (TTFT p50/p95)"
+    )
+    test.add_argument("--calls", type=int, default=3, help="calls per profile with --all (3)")
     test.add_argument(
         "--timeout", type=float, default=15.0, help="seconds to wait for each answer (15)"
     )
@@ -237,18 +244,29 @@ def _print_switch(result: SwitchResult) -> None:
 
 def cmd_use(args: argparse.Namespace) -> int:
     dry = args.diff_only or getattr(args, "dry_run", False)
-    result = use_profile(_store(), args.name, dry_run=dry, keep_conflicts=args.keep_conflicts)
+    where = _project(args)
+    result = use_profile(
+        _store(), args.name, dry_run=dry, keep_conflicts=args.keep_conflicts, project_dir=where
+    )
     _print_switch(result)
     if result.applied:
-        print(f"active {result.app} profile: {result.profile}")
+        print(f"active {result.app} profile: {result.profile}" + (f" in {where}" if where else ""))
     return 0
 
 
+def _project(args: argparse.Namespace) -> Path | None:
+    from judgeaudit.profiles import project
+
+    return None if args.project is None else project.directory(Path(args.project))
+
+
 def cmd_off(args: argparse.Namespace) -> int:
-    result = turn_off(_store(), args.app, dry_run=args.dry_run)
+    where = _project(args)
+    result = turn_off(_store(), args.app, dry_run=args.dry_run, project_dir=where)
     _print_switch(result)
     if result.applied:
-        print(f"judgeaudit is off for {args.app}: its keys removed, your values back")
+        scope = f" in {where}" if where else ""
+        print(f"judgeaudit is off for {args.app}{scope}: its keys removed, your values back")
     return 0
 
 
@@ -291,10 +309,16 @@ def cmd_restore(args: argparse.Namespace) -> int:
             print(f"removed {b.original} (that switch created it) [{b.id}]")
         else:
             print(f"restored {b.original} from {b.id}")
+        if b.set_aside:
+            print(f"  the unreadable file it replaced is kept as {b.set_aside}")
     return 0
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    if args.all or args.name is None:
+        from judgeaudit.cli import profile_more
+
+        return profile_more.cmd_test_all(args)
     try:
         profile = _store().get(args.name)
         key = secrets.resolve_key(profile)

@@ -4,6 +4,7 @@ issue 19 added, kept apart from :mod:`.profile_cmds` (registered by it)."""
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from judgeaudit.cli.common import UserError
@@ -65,3 +66,42 @@ def cmd_codex_history(args: argparse.Namespace) -> int:
     if active:
         print(f"takes effect at the next switch: `judgeaudit profile use {active}`")
     return 0
+
+
+def cmd_test_all(args: argparse.Namespace) -> int:
+    """``profile test --all``: TTFT p50/p95 of every profile, saved for the Profiles screen."""
+    from judgeaudit.profiles import latency
+
+    if not args.all:
+        raise UserError("profile test: give a profile NAME, or --all to time every profile")
+    if args.name is not None:
+        raise UserError("profile test: give a profile NAME or --all, not both")
+    if not 1 <= args.calls <= 50:
+        raise UserError(f"--calls {args.calls}: give 1 to 50 calls per profile")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise UserError(f"--timeout {args.timeout}: give a number of seconds above 0")
+    store = ProfileStore.default()
+    timings = latency.time_all(store, args.calls, args.timeout)
+    if not any(not t.skipped for t in timings):
+        print("no profile has a key to time it with; `judgeaudit key set NAME` stores one")
+        return 0
+    width = max(len(t.profile) for t in timings)
+    print(f"{'profile':<{width}}  app     TTFT p50   p95      ok  endpoint")
+    skipped = [t for t in timings if t.skipped]
+    timings = [t for t in timings if not t.skipped]
+    for t in timings:
+        p50 = f"{t.p50:.0f} ms" if t.p50 is not None else "-"
+        p95 = f"{t.p95:.0f} ms" if t.p95 is not None else "-"
+        ok = f"{len(t.ttft_ms)}/{len(t.ttft_ms) + len(t.problems)}"
+        print(f"{t.profile:<{width}}  {t.app:<6}  {p50:>8}  {p95:>8}  {ok:>4}  {t.endpoint}")
+        for problem in dict.fromkeys(t.problems):
+            print(f"{'':<{width}}  ! {problem}")
+    if skipped:
+        names = ", ".join(t.profile for t in skipped)
+        print(f"not timed (no key stored or exported): {names}")
+    latency.save(store.root, [*timings, *skipped])
+    print(
+        f"time to first token over {args.calls} streamed call(s) per profile; p95 by linear "
+        "interpolation (with few calls it is close to the slowest)"
+    )
+    return 0 if all(not t.problems for t in timings) else 1

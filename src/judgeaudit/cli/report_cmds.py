@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli.common import UserError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -38,17 +43,30 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.drift import compare, render_compare
-    from judgeaudit.analysis.frame import AnalysisError
-    from judgeaudit.analysis.gate import choose_runs, gate_ready
+    """Exit codes with --fail-on-rise: 0 not worse, 3 worse (or run B's judge often gave no
+    verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive), 4
+    unfinished."""
+    import math
 
+    from judgeaudit.analysis.compare_entry import compare_runs
+    from judgeaudit.analysis.drift import render_compare
+    from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.analysis.gate import gate_ready, refuse_unpaired
+
+    margin = args.margin
+    if not (math.isfinite(margin) and 0 < margin < 100):
+        raise UserError(
+            f"compare: --margin {margin:g} is not a rise in percentage points between 0 and 100; "
+            "give e.g. --margin 2"
+        )
     try:
-        out_a, out_b, run_a, run_b = choose_runs(args.out_a, args.out_b, args.run_a, args.run_b)
-        result = compare(out_a, out_b, run_a, run_b)
-        if args.fail_on_rise:
-            gate_ready(result)
+        compared = compare_runs(args.out_a, args.out_b, args.run_a, args.run_b, margin=margin / 100)
+        if args.fail_on_rise:  # a refusal: exit 2 or 4 before anything is printed
+            gate_ready(compared.result)
+            refuse_unpaired(compared.result)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    result = compared.result
     if args.format == "json":
         import json
 
@@ -57,27 +75,40 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(render_compare(result))
     if not args.fail_on_rise:
         return 0
-    if result["verdicts"]["failed"]:
-        print(
-            f"judgeaudit: the judge of run B often gave no verdict: "
-            f"{'; '.join(result['verdicts']['failed'])}; its misselection figures would "
-            "understate it (see `judgeaudit report OUT_B`)",
-            file=sys.stderr,
-        )
-        return 3
-    if result["rises"]:
-        rose = ", ".join(
-            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
-            for r in [*result["buckets"], result["overall"]]
-            if r["significant_rise"]
-        )
-        kind = "paired" if result["paired"] else "unpaired"
-        print(
-            f"judgeaudit: misselection rose in: {rose}; decided by the {kind} test: "
-            f"{result['decided_by']}",
-            file=sys.stderr,
-        )
-        return 3
+    for reason in compared.gate_reasons:
+        print(f"judgeaudit: {reason}", file=sys.stderr)
+    return compared.gate_exit
+
+
+def register(sub: Sub) -> None:
+    """``judgeaudit judges`` (the other reading commands are declared in audit_cmds)."""
+    judges = sub.add_parser(
+        "judges", help="rank the judges of runs that judged the same trajectories"
+    )
+    judges.add_argument("outs", type=Path, nargs="+", metavar="OUT", help="output directories")
+    judges.add_argument("--format", choices=["table", "json", "md"], default="table")
+    judges.add_argument(
+        "--margin", type=float, default=2.0, metavar="POINTS", help="the gate's margin vs the best"
+    )
+    judges.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    judges.set_defaults(func=cmd_judges)
+
+
+def cmd_judges(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
+
+    try:
+        board = leaderboard(args.outs, margin=args.margin / 100)
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
+    text = render_leaderboard(board, args.format)
+    if args.output:
+        from judgeaudit.fsutil import atomic_write_text
+
+        atomic_write_text(args.output, text)
+    else:
+        print(text)
     return 0
 
 
@@ -94,14 +125,38 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]] | None:
+    """``--explained-by``: the misselected pairs the style model attributes to ``feature``."""
+    if feature is None:
+        return None
+    from judgeaudit.analysis.why import fit_style
+    from judgeaudit.analysis.why_data import load_run
+
+    style = fit_style(load_run(db, run_id))
+    if style["status"] != "ok":
+        db.close()
+        raise UserError(f"review export: --explained-by {feature}: {style['note']}")
+    reasons: dict[str, str] = style["explained_pairs"]
+    ids = {p for p, why in reasons.items() if feature in ("style", why)}
+    if not ids:
+        print(
+            f"review export: no misselected pair is explained by {feature} in run {run_id} "
+            f"(explained: {style['explained_by'] or 'none'}); sampling as usual",
+            file=sys.stderr,
+        )
+    return feature, ids
+
+
 def cmd_review_export(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
     from judgeaudit.analysis.review import sample, write_sample
+    from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
     try:
         db = open_db(args.out)
         run_id = resolve_run(db, args.run)
         pairs = load_pairs(db, run_id)
+        explained = _explained(db, run_id, args.explained_by)
         db.close()
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
@@ -112,11 +167,21 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         )
     if args.n < 1:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
-    frame = sample(pairs, args.n, args.seed)
+    if not 0 < args.width < 1:
+        raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
+    frame = sample(pairs, args.n, args.seed, explained=explained)
     write_sample(frame, path)
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
+    )
+    population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
+    need = suggested_n(population, args.width)
+    print(
+        f"suggested --n {need}: labelled pairs for a 95% interval {args.width * 100:g} points "
+        f"wide on the weighted agreement (worst case 50%, Kish design effect "
+        f"{kish_design_effect(population):.2f} of the stratum weights)"
+        + ("" if args.n >= need else f"; --n {args.n} gives a wider interval")
     )
     return 0
 

@@ -44,6 +44,7 @@ class Backup:
     txn: str = ""  # the switch that took it; "" (older backups): the backup's own id
     mode: int | None = None  # the file's permission bits when it was backed up
     absent: bool = False  # the file did not exist: restoring the switch removes it
+    set_aside: str | None = None  # a restore over an unreadable file kept that file here
 
     @property
     def switch(self) -> str:

@@ -150,6 +150,8 @@ def codex_report(cwd: Path | None = None) -> list[str]:
                 if layer.ignored
                 else " (read: the project is trusted)"
             )
+            if layer.unsupported:
+                note += f" (Codex ignores {', '.join(layer.unsupported)} in a project file)"
         out.append(f"  - {layer.label}: {state}{note}")
     layers = [layer for layer in layers if not layer.ignored]
 
@@ -268,6 +270,16 @@ def _profile(name: str | None, removed: frozenset[str] | set[str], app: str) -> 
         return None
 
 
+def _bound_here(cwd: Path | None) -> dict[str, str]:
+    from judgeaudit.profiles import project
+    from judgeaudit.profiles.store import ProfileStore
+
+    try:
+        return project.bound(ProfileStore.default().state(), cwd or Path.cwd())
+    except ProfileError:
+        return {}
+
+
 def report(
     app: str | None,
     active: dict[str, str],
@@ -285,6 +297,12 @@ def report(
             lines += codex_report(cwd)
         else:
             lines += sdk_report(None if "sdk" in removed else active.get("sdk"))
+        here = _bound_here(cwd).get(name)
+        if here:
+            lines.append(
+                f"  judgeaudit profile bound to this directory: {here} (in its "
+                "settings.local.json; `judgeaudit profile off claude --project` removes it)"
+            )
         if name in active and name != "sdk":
             gone = (
                 f" (removed since; `judgeaudit profile off {name}` gives you your own values back)"

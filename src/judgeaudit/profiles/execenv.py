@@ -28,6 +28,7 @@ from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.targets import claude, codex, sdk
+from judgeaudit.profiles.toolid import APPS, Tool, identify
 
 #: An auth command that prints the key from the variable named by its argument (exec sets it).
 PRINT_ENV = "import os, sys; sys.stdout.write(os.environ[sys.argv[1]])"
@@ -41,11 +42,56 @@ class Launch:
     notes: list[str] = field(default_factory=list)
 
 
-def tool_of(command: list[str]) -> str:
-    name = Path(command[0]).name.lower()
-    for suffix in (".exe", ".cmd", ".js"):
-        name = name.removesuffix(suffix)
-    return name
+AS_CHOICES = ("claude", "codex", "plain")
+#: Settings-file env variables that would send this process, and our key, somewhere else.
+REDIRECT_VARS = ("ANTHROPIC_BASE_URL", *claude.TOKEN_VARS)
+LAYER_PREFIX = "judgeaudit-claude-"
+
+
+def tool_for(
+    command: list[str], env: dict[str, str], as_: str | None = None, cwd: Path | None = None
+) -> Tool:
+    """What exec treats ``command`` as: what the user said (``--as``), else what it is."""
+    if as_ == "plain":
+        return Tool(None, 1, "--as plain")
+    named = next((app for app in APPS if app == as_), None)
+    if named is not None:
+        return Tool(named, 1, f"--as {named}")
+    return identify(command, env, cwd)
+
+
+def claude_redirects(cwd: Path | None = None) -> list[str]:
+    """``FILE sets env.X`` for each Claude Code settings layer whose ``env`` outranks the
+    process environment with another endpoint, token or cloud."""
+    from judgeaudit.profiles.shadowing import claude_layers  # reads files: only when needed
+
+    out = []
+    for layer in claude_layers(cwd):
+        env = layer.data.get("env")
+        if layer.path is None or not isinstance(env, dict):
+            continue
+        for variable in REDIRECT_VARS:
+            if env.get(variable):
+                out.append(f"{layer.path} sets env.{variable}")
+        for variable in claude.ROUTER_VARS:
+            if claude.truthy(env.get(variable)):
+                out.append(f"{layer.path} sets env.{variable}")
+    return out
+
+
+def _refuse_unrecognised(profile: Profile, command: list[str], tool: Tool) -> None:
+    """A Claude profile's key goes to an unrecognised command only where no settings file
+    could send it elsewhere (or when the user said ``--as plain``)."""
+    if profile.app != "claude" or tool.app is not None or tool.how == "--as plain":
+        return
+    redirects = claude_redirects()
+    if redirects:
+        raise ProfileError(
+            f"exec: cannot tell that {command[0]} is Claude Code, and {redirects[0]}, which "
+            f"Claude Code would put before this profile's URL with this profile's key; nothing "
+            f"was run: say `judgeaudit exec {profile.name} --as claude -- ...` (Claude Code or "
+            f"a wrapper passing its arguments on) or `--as plain` (no Claude Code inside)"
+        )
 
 
 def _toml_inline(value: object) -> str:
@@ -56,12 +102,19 @@ def _toml_inline(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def plan_launch(profile: Profile, key: str, command: list[str], base_env: dict[str, str]) -> Launch:
+def plan_launch(
+    profile: Profile,
+    key: str,
+    command: list[str],
+    base_env: dict[str, str],
+    tool: Tool | None = None,
+) -> Launch:
     """What to run: argv, environment and (Claude) the private settings layer."""
-    tool = tool_of(command)
+    tool = tool or tool_for(command, base_env)
+    head, tail = command[: tool.insert_at], command[tool.insert_at :]
     env = dict(base_env)
-    if profile.app == "claude" and tool == "claude":
-        if "--settings" in command[1:]:
+    if profile.app == "claude" and tool.app == "claude":
+        if "--settings" in tail or any(arg.startswith("--settings=") for arg in tail):
             raise ProfileError(
                 "exec: the command already passes --settings; exec adds its own layer (drop "
                 "yours, or run claude without exec)"
@@ -72,19 +125,19 @@ def plan_launch(profile: Profile, key: str, command: list[str], base_env: dict[s
         # A Bedrock/Vertex/... flag in the user's settings would send this process to a cloud:
         # the layer outranks that file, and an empty value is false to Claude Code.
         layer_env.update(dict.fromkeys(claude.ROUTER_VARS, ""))
-        if profile.model:
-            layer_env["ANTHROPIC_MODEL"] = profile.model
-        for option, variable in claude.ENV_FOR_OPTION.items():
-            if profile.option(option):
-                layer_env[variable] = str(profile.option(option))
+        layer_env.update({path[4:]: value for path, value in claude.model_values(profile).items()})
+        # Tiers the profile does not set are blanked (empty is unset to Claude Code): a tier a
+        # CC Switch preset left in the user's file would go to this profile's gateway.
+        for variable in claude.TIER_VARS:
+            layer_env.setdefault(variable, "")
         settings: dict[str, object] = {"env": layer_env}
         if profile.key:
             layer_env["ANTHROPIC_AUTH_TOKEN"] = ""  # a leftover token must not outrank it
             settings["apiKeyHelper"] = claude.helper_command(profile.key)
         else:  # key_env only: the key goes into the 0600 layer, removed when claude exits
             layer_env["ANTHROPIC_AUTH_TOKEN"] = key
-        return Launch([command[0], "--settings", "<layer>", *command[1:]], env, settings)
-    if profile.app == "codex" and tool == "codex":
+        return Launch([*head, "--settings", "<layer>", *tail], env, settings)
+    if profile.app == "codex" and tool.app == "codex":
         ident = codex.provider_id(profile)
         table, key_variable = _matching_auth(codex.provider_table(profile), ident, profile)
         table["name"] = f"{profile.name} (judgeaudit exec)"
@@ -98,7 +151,8 @@ def plan_launch(profile: Profile, key: str, command: list[str], base_env: dict[s
             overrides += ["-c", f"model={json.dumps(profile.model, ensure_ascii=False)}"]
         if key_variable:
             env[key_variable] = key
-        return Launch([command[0], *overrides, *command[1:]], env)
+        return Launch([*head, *overrides, *tail], env)
+    _refuse_unrecognised(profile, command, tool)
     env.update(sdk.variables(profile, key))
     return Launch(list(command), env)
 
@@ -139,9 +193,44 @@ def _matching_auth(
     return table, table.get("env_key")
 
 
+def _layer_owner(path: Path) -> int | None:
+    """The pid of the exec that wrote this layer (``judgeaudit-claude-PID-XXXX.json``)."""
+    pid = path.name.removeprefix(LAYER_PREFIX).split("-", 1)[0]
+    return int(pid) if pid.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
+def sweep_layers(directory: Path | None = None) -> list[Path]:
+    """Remove the settings layers of execs that died without cleaning up (``kill -9``, a power
+    cut): ours, and their writer's pid no longer runs. Returns what was removed."""
+    removed = []
+    for path in Path(directory or tempfile.gettempdir()).glob(f"{LAYER_PREFIX}*.json"):
+        pid = _layer_owner(path)
+        try:
+            mine = path.lstat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if pid is None or not mine or pid == os.getpid() or _alive(pid):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
 @contextlib.contextmanager
 def _settings_file(settings: dict[str, object]) -> Iterator[str]:
-    fd, name = tempfile.mkstemp(prefix="judgeaudit-claude-", suffix=".json")  # mode 0600
+    # mode 0600; the pid in the name lets a later exec remove it if this one is killed -9
+    fd, name = tempfile.mkstemp(prefix=f"{LAYER_PREFIX}{os.getpid()}-", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(settings, handle, indent=2)
@@ -158,32 +247,46 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+FORWARDED = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, name)
+)
+
+
 def run(launch: Launch) -> int:
     """Run the command to its end (signals forwarded) and return its exit status as a shell
-    would; the settings layer is always removed."""
-    with contextlib.ExitStack() as stack:
-        argv = list(launch.argv)
-        if launch.settings is not None:
-            argv[argv.index("<layer>")] = stack.enter_context(_settings_file(launch.settings))
-        try:
-            child = subprocess.Popen(argv, env=launch.env)
-        except FileNotFoundError:
-            raise ProfileError(f"exec: command not found: {argv[0]}") from None
-        except PermissionError:
-            raise ProfileError(f"exec: not executable: {argv[0]}") from None
+    would; the settings layer is always removed, also when a closed terminal (SIGHUP) or a
+    kill ends the command: we outlive the child and clean up after it."""
+    sweep_layers()
+    child: subprocess.Popen[bytes] | None = None
+    caught: list[int] = []
 
-        def forward(signum: int, _frame: FrameType | None) -> None:
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        caught.append(signum)
+        if child is not None:
             with contextlib.suppress(ProcessLookupError):
                 child.send_signal(signum)
 
-        previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGTERM,)}
-        try:
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+    try:
+        with contextlib.ExitStack() as stack:
+            argv = list(launch.argv)
+            if launch.settings is not None:
+                argv[argv.index("<layer>")] = stack.enter_context(_settings_file(launch.settings))
+            if caught:  # told to stop before the command started: do not start it
+                return 128 + caught[0]
+            try:
+                child = subprocess.Popen(argv, env=launch.env)
+            except FileNotFoundError:
+                raise ProfileError(f"exec: command not found: {argv[0]}") from None
+            except PermissionError:
+                raise ProfileError(f"exec: not executable: {argv[0]}") from None
+            if caught:  # arrived while it was starting
+                forward(caught[-1], None)
             while True:
                 try:
                     return exit_status(child.wait())
                 except KeyboardInterrupt:  # the terminal sent SIGINT to the child too
                     continue
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-    return 0  # not reached
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import keyring
 import keyring.errors
@@ -67,6 +68,14 @@ def recover(store: ProfileStore) -> int:
     return removed
 
 
+def _secret_service(backend: Any) -> Any:
+    """The Secret Service backend itself, also when keyring chains it with others."""
+    for each in getattr(backend, "backends", None) or [backend]:
+        if hasattr(each, "get_preferred_collection"):
+            return each
+    return backend
+
+
 def write_keys(pending: list[tuple[str, str]]) -> None:
     """Store ``(entry, key)`` pairs; over one Secret Service connection when that is the
     keyring (one connection instead of one per key), else one call each."""
@@ -75,7 +84,7 @@ def write_keys(pending: list[tuple[str, str]]) -> None:
     ok, message = secrets.backend_usable()
     if not ok:
         raise secrets.SecretError(message)
-    backend = secrets.backend()
+    backend = _secret_service(secrets.backend())
     collection_of = getattr(backend, "get_preferred_collection", None)
     query = getattr(backend, "_query", None)
     if collection_of is None or query is None:

@@ -175,6 +175,18 @@ class Reconciler:
             entry = ledger[dotted]
             if entry.get("removed") and dotted in conflicts:
                 continue  # still shadowing: stays removed
+            if dotted in conflicts and entry.get("had"):
+                # The user's value would shadow this switch: it stays kept, not put back (and
+                # keeps its first place and order, so `off` restores the file byte for byte).
+                self.doc.remove(dotted)
+                entry["removed"] = True
+                entry.pop("wrote", None)
+                shown = self._shown(dotted, str(entry.get("raw", "")), entry)
+                out.notes.append(
+                    f"keeps your value {dotted} = {shown} out (it would override this switch); "
+                    "`judgeaudit profile off` puts it back"
+                )
+                continue
             self._put_back(dotted, entry, out)
             del ledger[dotted]
         for dotted, raw in want.items():

@@ -1,9 +1,13 @@
 """``profile test``: one small request of the kind the tool itself sends, with a clear verdict.
 
-Claude profiles send one Anthropic Messages request (``/v1/messages`` under the Anthropic base,
-with the headers Claude Code sends), Codex profiles one Responses request, SDK profiles one chat
-completion (after listing models). Each reports latency or the precise reason: a rejected key,
-a wrong path (with the ``/v1`` variant that answers), no such API, a timeout, no connection.
+Claude profiles send one streamed Anthropic Messages request (``/v1/messages`` under the
+Anthropic base, with the headers Claude Code sends), Codex profiles one streamed Responses
+request, bridged profiles the streamed chat completion the bridge sends, SDK profiles one chat
+completion (after listing models). Claude Code, Codex and the bridge stream every request, so
+the stream's first events are parsed (a gateway that only streams is judged right; one that
+answers a stream request with a whole body, or cuts the stream, is not). Each reports the time
+to the first token or the precise reason: a rejected key, a wrong path (with the ``/v1``
+variant that answers), no such API, a timeout, no connection.
 """
 
 from __future__ import annotations
@@ -37,6 +41,100 @@ class Answer:
     body: Any
     latency_ms: float
     problem: str = ""
+    ttft_ms: float | None = None  # streamed: until the first token
+    events: list[str] | None = None  # streamed: the event types seen, in order
+
+
+#: Per API: the event that carries a token, and the one that ends a complete stream.
+STREAM_EVENTS = {
+    "messages": ("content_block_delta", "message_stop"),
+    "responses": ("response.output_text.delta", "response.completed"),
+    "chat": ("chat.completion.chunk", "[DONE]"),
+}
+
+
+def _event_type(data: str) -> str:
+    if data.strip() == "[DONE]":
+        return "[DONE]"
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return "?"
+    if not isinstance(parsed, dict):
+        return "?"
+    if parsed.get("object") == "chat.completion.chunk":
+        choices = parsed.get("choices") or [{}]
+        delta = choices[0].get("delta") or {} if isinstance(choices[0], dict) else {}
+        return (
+            "chat.completion.chunk" if delta.get("content") or delta.get("tool_calls") else "chunk"
+        )
+    if "error" in parsed and parsed.get("type") in (None, "error"):
+        return "error"
+    return str(parsed.get("type", "?"))
+
+
+async def _call_stream(
+    session: aiohttp.ClientSession, url: str, headers: dict[str, str], body: Any, kind: str
+) -> Answer:
+    """POST a streamed request; read server-sent events until the stream ends."""
+    token_event, last_event = STREAM_EVENTS[kind]
+    started = time.perf_counter()
+    events: list[str] = []
+    ttft = None
+    try:
+        async with session.post(url, headers=headers, json=body) as response:
+            if "text/event-stream" not in response.headers.get("Content-Type", ""):
+                text = await response.text(errors="replace")
+                try:
+                    parsed: Any = json.loads(text)
+                except ValueError:
+                    parsed = text
+                return Answer(response.status, parsed, (time.perf_counter() - started) * 1000)
+            try:
+                async for raw in response.content:
+                    line = raw.decode("utf-8", "replace").strip()
+                    if not line.startswith("data:"):
+                        continue
+                    kind_seen = _event_type(line[5:].strip())
+                    events.append(kind_seen)
+                    if kind_seen == token_event and ttft is None:
+                        ttft = (time.perf_counter() - started) * 1000
+                    if kind_seen in (last_event, "error"):
+                        break
+            except aiohttp.ClientPayloadError:
+                pass  # cut mid-stream: judged by the events seen
+            total = (time.perf_counter() - started) * 1000
+            return Answer(response.status, None, total, ttft_ms=ttft, events=events)
+    except TimeoutError:
+        waited = session.timeout.total
+        problem = f"no answer within {waited:g} s" if waited else "no answer"
+        if events:
+            problem = f"the stream stopped after {len(events)} event(s) ({problem})"
+        return Answer(None, None, 0, problem, events=events or None)
+    except aiohttp.ClientConnectorError as exc:
+        return Answer(
+            None,
+            None,
+            0,
+            f"cannot connect to {exc.host}:{exc.port} ({exc.os_error.strerror or exc.os_error})",
+        )
+    except aiohttp.ClientError as exc:
+        return Answer(None, None, 0, f"connection failed ({type(exc).__name__})")
+
+
+def _stream_verdict(answer: Answer, kind: str) -> str | None:
+    """None when the stream is what the tool needs, else what is wrong with it."""
+    token_event, last_event = STREAM_EVENTS[kind]
+    events = answer.events
+    if events is None:
+        return "answered a streamed request with a whole body (the tool streams every request)"
+    if "error" in events:
+        return "the stream carried an error event"
+    if token_event not in events:
+        return f"the stream ended without a token ({len(events)} event(s))"
+    if last_event not in events:
+        return f"the stream was cut before {last_event} ({len(events)} event(s))"
+    return None
 
 
 async def _call(
@@ -106,8 +204,23 @@ async def _try(
     alternatives: list[str],
     profile: Profile,
 ) -> tuple[bool, str]:
-    answer = await _call(session, "POST", base + path, headers, body)
+    stream = isinstance(body, dict) and body.get("stream") is True
+    if stream:
+        answer = await _call_stream(session, base + path, headers, body, kind)
+        if answer.status == 200 and answer.events is not None:
+            wrong = _stream_verdict(answer, kind)
+            if wrong:
+                return False, f"{what}: {wrong} ({base}{path})"
+            first = f"first token in {answer.ttft_ms:.0f} ms, " if answer.ttft_ms else ""
+            return (
+                True,
+                f"{what}: ok, streamed, {first}done in {answer.latency_ms:.0f} ms ({base}{path})",
+            )
+    else:
+        answer = await _call(session, "POST", base + path, headers, body)
     if answer.status == 200 and _looks_like(kind, answer.body):
+        if stream:
+            return False, f"{what}: {_stream_verdict(answer, kind)} ({base}{path})"
         return True, f"{what}: ok in {answer.latency_ms:.0f} ms ({base}{path})"
     if answer.status == 200:
         return (
@@ -138,7 +251,7 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
     timeout = aiohttp.ClientTimeout(total=timeout_s)
     async with aiohttp.ClientSession(timeout=timeout) as session:
         if bridgeopt.uses_bridge(profile):
-            ok, chat_lines = await _chat_probe(session, profile, auth)
+            ok, chat_lines = await _chat_probe(session, profile, auth, stream=True)
             head = f"bridge = chat: probing the chat completions the bridge sends to {profile.base_url}"
             return ProbeResult(ok, [redact(x, [key]) for x in [head, *chat_lines]])
         if profile.app == "claude":
@@ -152,6 +265,7 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
             body = {
                 "model": model,
                 "max_tokens": 8,
+                "stream": True,  # Claude Code streams every request
                 "messages": [{"role": "user", "content": "ping"}],
             }
             ok, line = await _try(
@@ -170,7 +284,12 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
             return ProbeResult(ok, [redact(x, [key]) for x in [*lines, line]])
         base = profile.base_url.rstrip("/")
         if profile.app == "codex":
-            body = {"model": profile.model or "ping", "input": "ping", "max_output_tokens": 16}
+            body = {
+                "model": profile.model or "ping",
+                "input": "ping",
+                "max_output_tokens": 16,
+                "stream": True,  # Codex streams every request
+            }
             ok, line = await _try(
                 session,
                 base,
@@ -192,7 +311,7 @@ async def _probe(profile: Profile, key: str, timeout_s: float) -> ProbeResult:
 
 
 async def _chat_probe(
-    session: aiohttp.ClientSession, profile: Profile, auth: dict[str, str]
+    session: aiohttp.ClientSession, profile: Profile, auth: dict[str, str], stream: bool = False
 ) -> tuple[bool, list[str]]:
     """Models and one chat completion at the profile's base URL (SDK profiles, and what the
     bridge sends for a ``bridge = "chat"`` profile)."""
@@ -213,11 +332,13 @@ async def _chat_probe(
             "to send a chat completion"
         )
         return listed.status == 200, lines
-    body = {
+    body: dict[str, Any] = {
         "model": profile.model,
         "max_tokens": 8,
         "messages": [{"role": "user", "content": "ping"}],
     }
+    if stream:  # the bridge streams upstream whenever the tool streams, which is always
+        body["stream"] = True
     ok, line = await _try(
         session,
         base,

@@ -11,12 +11,16 @@ keyring or nothing is written, and a failure puts every file back as it was.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.fsutil import atomic_write_bytes
 from judgeaudit.profiles import backupkeys, backups
 from judgeaudit.profiles.livefile import mode_of, read_live, switch_lock, write_live
+from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.targets import claude
 
 MAIN_FILES = ("settings.json", "config.toml")  # the file a tool reads (not a -p profile file)
 
@@ -35,11 +39,16 @@ def restore_backups(
         txn = backups.new_transaction(named.app)
         label = f"before restore of {named.id}"
         previous = {}
+        aside: dict[str, str] = {}
         for b in group:
             target = Path(b.original)
             current = read_live(target)
             previous[b.id] = (current, mode_of(target))
-            if current != contents[b.id]:
+            if current == contents[b.id]:
+                continue
+            if current is not None and not _readable(b.app, target, current):
+                aside[b.id] = str(_set_aside(target, current, txn))
+            else:
                 backupkeys.take(store, state, b.app, target, current, label, txn)
         written: list[backups.Backup] = []
         try:
@@ -58,7 +67,26 @@ def restore_backups(
         store.save_state(state)
         backups.prune(store, named.app)
         backupkeys.forget_unreferenced_secrets(store, state)
-    return group
+    return [dataclasses.replace(b, set_aside=aside.get(b.id)) for b in group]
+
+
+def _readable(app: str, target: Path, current: bytes) -> bool:
+    """Whether the current file can be backed up (a Claude file is parsed to take keys out)."""
+    if app != "claude":
+        return True
+    try:
+        claude.parse(target, current)
+    except ProfileError:
+        return False
+    return True
+
+
+def _set_aside(target: Path, current: bytes, txn: str) -> Path:
+    """An unreadable file cannot have its keys taken out into a backup: it is kept as it is,
+    beside itself (0600), and the restore goes on — restoring is the way out of a broken file."""
+    aside = target.with_name(f"{target.name}.unreadable-{txn}")
+    atomic_write_bytes(aside, current, mode=0o600)
+    return aside
 
 
 def _restore_ownership(state: dict[str, Any], found: backups.Backup) -> None:

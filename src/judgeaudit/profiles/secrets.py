@@ -1,6 +1,10 @@
 """API keys: only in the OS keyring (service ``judgeaudit``), or an explicit environment variable.
 
 Never a plaintext file, never argv, never a log line. What is shown is masked to the last four.
+"The OS keyring" means an encrypted store on an allow-list (Secret Service, KWallet, macOS
+Keychain, Windows Credential Locker): ``keyrings.alt``'s PlaintextKeyring, the usual headless
+"fix", keeps keys base64'd in a file, and an unknown backend may too; both are refused unless the
+user opts in with ``JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING=1``, and then every store says so loudly.
 """
 
 from __future__ import annotations
@@ -20,6 +24,16 @@ if TYPE_CHECKING:
     from judgeaudit.profiles.model import Profile
 
 SERVICE = "judgeaudit"
+OPT_IN_ENV = "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING"
+#: Backends that keep secrets encrypted at rest, by class (module.name) -> what to call them.
+ENCRYPTED_BACKENDS = {
+    "keyring.backends.SecretService.Keyring": "Secret Service",
+    "keyring.backends.libsecret.Keyring": "Secret Service (libsecret)",
+    "keyring.backends.kwallet.DBusKeyring": "KWallet",
+    "keyring.backends.kwallet.DBusKeyringKWallet4": "KWallet",
+    "keyring.backends.macOS.Keyring": "macOS Keychain",
+    "keyring.backends.Windows.WinVaultKeyring": "Windows Credential Locker",
+}
 
 
 class SecretError(JudgeauditError, RuntimeError):
@@ -32,20 +46,67 @@ def mask(secret: str | None) -> str:
     return "…" + secret[-4:] if len(secret) > 8 else "…" + "*" * min(len(secret), 4)
 
 
+def qualname(store: KeyringBackend) -> str:
+    return f"{type(store).__module__}.{type(store).__name__}"
+
+
+def encrypted(store: KeyringBackend) -> bool:
+    """On the allow-list (or a backend that declares itself trusted: the tests' in-memory one)."""
+    return qualname(store) in ENCRYPTED_BACKENDS or getattr(store, "judgeaudit_trusted", False)
+
+
 def backend() -> KeyringBackend:
-    return keyring.get_keyring()
+    """The backend keys go to and come from: for keyring's chainer (several backends found),
+    its first encrypted one, so a PlaintextKeyring installed beside Secret Service is never
+    read or written; else the chainer's first (what it would write to), else the one found."""
+    current = keyring.get_keyring()
+    chained = getattr(current, "backends", None)
+    if isinstance(chained, list) and chained:
+        first: KeyringBackend = next((b for b in chained if encrypted(b)), chained[0])
+        return first
+    return current
+
+
+def opted_in() -> bool:
+    return os.environ.get(OPT_IN_ENV, "") not in ("", "0")
 
 
 def backend_usable() -> tuple[bool, str]:
     current = backend()
-    name = f"{type(current).__module__}.{type(current).__name__}"
+    name = qualname(current)
     if "fail" in name.lower() or "null" in name.lower() or current.priority <= 0:
         return False, (
             f"no usable OS keyring ({name}); install and unlock one (Linux: gnome-keyring or "
             "KWallet with a D-Bus session), or set the profile's key_env to an environment "
             "variable that holds the key"
         )
+    if not encrypted(current) and not opted_in():
+        return False, (
+            f"the keyring backend {name} is not an encrypted one (it may keep keys in a plain "
+            "file); use Secret Service (gnome-keyring with a D-Bus session), KWallet, macOS "
+            f"Keychain or Windows, or set the profile's key_env; {OPT_IN_ENV}=1 accepts it"
+        )
     return True, name
+
+
+def storage_label() -> str:
+    """Where ``key set`` says the key went: never "the OS keyring" for a plaintext store."""
+    current = backend()
+    if encrypted(current):
+        kind = ENCRYPTED_BACKENDS.get(qualname(current), qualname(current))
+        return f"the OS keyring ({kind})"
+    return f"a NOT ENCRYPTED keyring ({qualname(current)}, accepted by {OPT_IN_ENV}=1)"
+
+
+def plaintext_warning() -> str | None:
+    """The loud line every store prints while the user has opted into a plaintext backend."""
+    current = backend()
+    if encrypted(current):
+        return None
+    return (
+        f"WARNING: {qualname(current)} does not encrypt keys: anyone who can read your files "
+        f"can read them ({OPT_IN_ENV}=1 accepted it); prefer an encrypted keyring or key_env"
+    )
 
 
 def set_key(name: str, value: str) -> None:
@@ -57,7 +118,7 @@ def set_key(name: str, value: str) -> None:
     if not ok:
         raise SecretError(message)
     try:
-        keyring.set_password(SERVICE, name, value)
+        backend().set_password(SERVICE, name, value)
     except keyring.errors.KeyringError as exc:
         raise SecretError(f"the keyring refused to store {name!r}: {type(exc).__name__}") from None
 
@@ -68,7 +129,7 @@ def get_key(name: str) -> str | None:
     if not ok:
         return None
     try:
-        return keyring.get_password(SERVICE, name)
+        return backend().get_password(SERVICE, name)
     except keyring.errors.KeyringError:
         return None
 
@@ -76,7 +137,7 @@ def get_key(name: str) -> str | None:
 def delete_key(name: str) -> bool:
     check_name(name, "key name")
     try:
-        keyring.delete_password(SERVICE, name)
+        backend().delete_password(SERVICE, name)
     except keyring.errors.PasswordDeleteError:
         return False
     return True
@@ -108,7 +169,7 @@ def set_saved(ref: str, raw: str) -> None:
             "(pass --keep-conflicts to leave it in place)"
         )
     try:
-        keyring.set_password(SERVICE, ref, raw)
+        backend().set_password(SERVICE, ref, raw)
     except keyring.errors.KeyringError as exc:
         raise SecretError(f"the keyring refused to store {ref!r}: {type(exc).__name__}") from None
 
@@ -116,4 +177,4 @@ def set_saved(ref: str, raw: str) -> None:
 def delete_saved(ref: str) -> None:
     """Forget a kept user value nothing refers to any more (a missing entry is fine)."""
     with contextlib.suppress(keyring.errors.KeyringError):
-        keyring.delete_password(SERVICE, ref)
+        backend().delete_password(SERVICE, ref)

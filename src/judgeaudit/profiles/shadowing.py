@@ -49,6 +49,8 @@ CLAUDE_VARS = (
 CLAUDE_TOKENS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 CLAUDE_ROUTERS = claude.ROUTER_VARS
 CODEX_KEYS = ("model", "model_provider", "model_providers", "profile")
+#: Keys Codex reads from the user file only (it ignores them in a project's config.toml).
+CODEX_USER_ONLY = ("model_provider", "model_providers")
 
 
 @dataclass
@@ -58,6 +60,7 @@ class Layer:
     data: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None  # unreadable: what is wrong
     ignored: bool = False  # the tool does not read it (an untrusted Codex project)
+    unsupported: list[str] = field(default_factory=list)  # keys the tool ignores in this layer
 
     @property
     def label(self) -> str:
@@ -176,6 +179,8 @@ def codex_layers(cwd: Path | None = None) -> list[Layer]:
     for layer in layers:
         assert layer.path is not None
         layer.data, layer.problem = _read_toml(layer.path)
+        if layer.scope == "project":  # Codex 0.171: "Ignored unsupported project-local keys"
+            layer.unsupported = [k for k in CODEX_USER_ONLY if layer.data.pop(k, None) is not None]
     layers.append(user)
     return layers
 
@@ -185,12 +190,17 @@ def _env(layer: Layer) -> dict[str, Any]:
     return env if isinstance(env, dict) else {}
 
 
-def claude_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:
+def claude_warnings(
+    profile: Profile | None = None, cwd: Path | None = None, *, project_switch: bool = False
+) -> list[str]:
+    """``project_switch``: the switch writes ``<cwd>/.claude/settings.local.json``, so only the
+    layers above it (managed, the shell) can override it."""
     out = []
     inline = profile is not None and profile.option("key_mode") == "inline"
+    below = ("user", "project-local", "project") if project_switch else ("user",)
     for layer in claude_layers(cwd):
-        if layer.scope == "user":
-            continue  # the file judgeaudit edits: conflicts there are handled by the switch
+        if layer.scope in below:
+            continue  # the file judgeaudit edits (conflicts there are the switch's) or below it
         env = _env(layer)
         where = f"{layer.path}: env." if layer.path else "in this terminal's environment, "
         fix = (
@@ -256,9 +266,9 @@ def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> l
     return out
 
 
-def warnings_for(app: str, profile: Profile | None) -> list[str]:
+def warnings_for(app: str, profile: Profile | None, project_dir: Path | None = None) -> list[str]:
     if app == "claude":
-        return claude_warnings(profile)
+        return claude_warnings(profile, project_dir, project_switch=project_dir is not None)
     if app == "codex":
         return codex_warnings(profile)
     return []

@@ -21,7 +21,7 @@ from typing import Any
 
 import tomlkit
 
-from judgeaudit.profiles import backupkeys, backups, bridgeopt, secrets, shadowing
+from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets, shadowing
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
@@ -46,7 +46,11 @@ def _load_secret(ref: str) -> str | None:
     return secrets.get_key(ref)
 
 
-def _files(app: str, profile: Profile | None, state: dict[str, Any]) -> list[tuple[Path, str]]:
+def _files(
+    app: str, profile: Profile | None, state: dict[str, Any], project_dir: Path | None = None
+) -> list[tuple[Path, str]]:
+    if project_dir is not None:  # per-project binding (profiles.project)
+        return [(project.settings_file(app, project_dir), app)]
     if app == "claude":
         return [(claude_settings(), "claude")]
     if app == "codex":
@@ -67,13 +71,18 @@ def _files(app: str, profile: Profile | None, state: dict[str, Any]) -> list[tup
 
 
 def plan_app(
-    store: ProfileStore, app: str, profile: Profile | None, *, keep_conflicts: bool = False
+    store: ProfileStore,
+    app: str,
+    profile: Profile | None,
+    *,
+    keep_conflicts: bool = False,
+    project_dir: Path | None = None,
 ) -> list[FilePlan]:
     """Plans for every file of ``app`` (``profile`` None: judgeaudit off)."""
     state = store.state()
     created = set(state["created"])
     plans = []
-    for path, kind in _files(app, profile, state):
+    for path, kind in _files(app, profile, state, project_dir):
         raw = read_live(path)
         ledger = state["owned"].get(str(path), {})
         if kind == "claude":
@@ -154,6 +163,7 @@ def _apply(
     label: str,
     active: str | None,
     result: SwitchResult,
+    project_dir: Path | None = None,
 ) -> None:
     """Write ``plans`` as one transaction (the caller holds the switch lock)."""
     state = store.state()
@@ -189,7 +199,9 @@ def _apply(
             state["created"].append(key)
         if plan.after is None and key in state["created"]:
             state["created"].remove(key)
-    if active is None:
+    if project_dir is not None:
+        project.record(state, project_dir, app, active)
+    elif active is None:
         state["active"].pop(app, None)
     else:
         state["active"][app] = active
@@ -230,12 +242,16 @@ def _transaction(
     dry_run: bool,
     keep_conflicts: bool,
     before_write: Callable[[], None] | None,
+    project_dir: Path | None = None,
 ) -> SwitchResult:
-    plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts)
+    if profile is not None and project_dir is not None:
+        project.check(profile, project_dir)
+    plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts, project_dir=project_dir)
     name = profile.name if profile else "off"
     warnings = [w for p in plans for w in p.warnings]
     if profile is not None:
-        warnings += shadowing.warnings_for(app, profile)
+        warnings += shadowing.warnings_for(app, profile, project_dir)
+        warnings += helper_warnings(app, profile)
     result = SwitchResult(name, app, plans, render_diff(plans), False, warnings=warnings)
     if dry_run:
         return result
@@ -247,12 +263,37 @@ def _transaction(
         backups.remove_leftover_temps(backups.backup_dir(store), app)
         backups.remove_leftover_temps(store.root, "state.json")
         # Plan again under the lock: the files or the ledger may have changed since the preview.
-        plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts)
+        plans = plan_app(
+            store, app, profile, keep_conflicts=keep_conflicts, project_dir=project_dir
+        )
         result.plans, result.diff = plans, render_diff(plans)
         label = profile.name if profile else "judgeaudit off"
-        _apply(store, app, plans, label, profile.name if profile else None, result)
+        if project_dir is not None:
+            label = f"{label} (project {project_dir})"
+            for plan in plans:
+                if plan.after is not None:
+                    plan.path.parent.mkdir(exist_ok=True)  # <project>/.claude
+        active = profile.name if profile else None
+        _apply(store, app, plans, label, active, result, project_dir)
     result.applied = True
     return result
+
+
+def helper_warnings(app: str, profile: Profile) -> list[str]:
+    """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
+    without a key: say so in the preview and in ``--dry-run``, before it is written."""
+    if app != "claude" or profile.option("key_mode", "helper") != "helper" or not profile.key:
+        return []
+    command = f"apiKeyHelper runs `judgeaudit key print {profile.key}`"
+    ok, message = secrets.backend_usable()
+    if not ok:
+        return [f"{command}, but there is {message}; Claude Code would get no key"]
+    if secrets.get_key(profile.key) is None:
+        return [
+            f"{command}, but the keyring has no key {profile.key!r} yet: set it first (k on "
+            f"F1, or `judgeaudit key set {profile.key}`), else Claude Code gets no key"
+        ]
+    return []
 
 
 def use_profile(
@@ -262,8 +303,10 @@ def use_profile(
     dry_run: bool = False,
     keep_conflicts: bool = False,
     before_write: Callable[[], None] | None = None,
+    project_dir: Path | None = None,
 ) -> SwitchResult:
-    """Switch ``name`` in; ``before_write`` is a test hook that runs after planning."""
+    """Switch ``name`` in (in ``project_dir``'s own settings when given); ``before_write`` is a
+    test hook that runs after planning."""
     profile = store.get(name)
     return _transaction(
         store,
@@ -272,11 +315,22 @@ def use_profile(
         dry_run=dry_run,
         keep_conflicts=keep_conflicts,
         before_write=before_write,
+        project_dir=project_dir,
     )
 
 
-def turn_off(store: ProfileStore, app: str, *, dry_run: bool = False) -> SwitchResult:
-    """Undo judgeaudit in ``app``'s files: the user's own settings back."""
+def turn_off(
+    store: ProfileStore, app: str, *, dry_run: bool = False, project_dir: Path | None = None
+) -> SwitchResult:
+    """Undo judgeaudit in ``app``'s files (or ``project_dir``'s): the user's own settings back."""
     if app not in APPS:
         raise ProfileError(f"app {app!r}: use one of {', '.join(APPS)}")
-    return _transaction(store, app, None, dry_run=dry_run, keep_conflicts=False, before_write=None)
+    return _transaction(
+        store,
+        app,
+        None,
+        dry_run=dry_run,
+        keep_conflicts=False,
+        before_write=None,
+        project_dir=project_dir,
+    )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from judgeaudit import safeio
 from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, agent_name, read_openai_jsonl
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import Collector, ImportSummary, pair_rows, write_pairs
@@ -19,8 +21,10 @@ def check_out(out: Path, inputs: list[Path]) -> None:
     """The output must be a file path that is not one of the inputs."""
     if out.is_dir():
         raise RolloutError(f"{out}: --out is a directory; give a file name such as pairs.jsonl")
+    if out.parent.is_dir():  # a missing parent is created later; an immutable one refused now
+        safeio.check_writable(out.parent, "--out", RolloutError)
     for path in inputs:
-        if path.exists() and out.exists() and path.resolve() == out.resolve():
+        if path.exists() and out.exists() and os.path.realpath(path) == os.path.realpath(out):
             raise RolloutError(f"{out}: --out is also an input file; choose another name")
 
 
@@ -31,7 +35,7 @@ def check_distinct(files: list[Path]) -> None:
     for number, path in enumerate(files, start=1):
         if not path.is_file():
             continue  # the reader names a missing file or a directory
-        first = by_path.setdefault(path.resolve(), number)
+        first = by_path.setdefault(Path(os.path.realpath(path)), number)
         if first != number:
             raise RolloutError(
                 f"{path}: given twice (FILE {first} and {number}); give each results file once"

@@ -40,9 +40,14 @@ class _Trajectory:
 def _parse(block: str) -> _Trajectory:
     traj = _Trajectory()
     pending: tuple[str, dict[str, Any]] | None = None
+    last: list[str] | None = None
     for line in block.splitlines():
+        if line.startswith("  ") and last:  # a message's later line (transcript.CONTINUATION)
+            last[-1] += " " + line.strip()
+            continue
         role, _, text = line.partition(":")
         text = text.strip()
+        last = {"user": traj.user, "agent": traj.agent}.get(role)
         if role == "user":
             traj.user.append(text)
         elif role == "agent":

@@ -69,16 +69,24 @@ class SimServer:
         body = chat_wire.error(404, message, "invalid_request_error")
         return web.json_response(body, status=404)
 
-    def _record(self, request: web.Request, sim_request: Any, status: int) -> None:
+    def _record(
+        self, request: web.Request, sim_request: Any, status: int, stream: bool | None = None
+    ) -> None:
         """One request-log line: the API, model and a fingerprint of the key, never the key."""
         if self.config.request_log is None:
             return
         header = request.headers.get("Authorization", "")
         given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
+        presented = [header[7:] if header.startswith("Bearer ") else header]
+        presented.append(request.headers.get("x-api-key", ""))
         line = {
             "path": request.path,
             "status": status,
             "key_sha256": hashlib.sha256(given.encode()).hexdigest()[:16] if given else None,
+            # every credential the request carried (a client may send two), fingerprinted
+            "keys_sha256": sorted(
+                {hashlib.sha256(k.encode()).hexdigest()[:16] for k in presented if k}
+            ),
         }
         if header and request.headers.get("x-api-key"):  # a client that sends both (doctor)
             other = request.headers["x-api-key"]
@@ -87,6 +95,8 @@ class SimServer:
             line["model"] = sim_request.model
             line["roles"] = [m.role for m in sim_request.messages]
             line["tools"] = len(sim_request.tools)
+        if stream is not None:
+            line["stream"] = stream
         with self.config.request_log.open("a", encoding="utf-8") as log:
             log.write(json.dumps(line, ensure_ascii=False) + "\n")
 
@@ -95,12 +105,17 @@ class SimServer:
 
     async def models(self, request: web.Request) -> web.Response:
         if (denied := self._auth(request, chat_wire)) is not None:
+            self._record(request, None, 401)
             return denied
+        self._record(request, None, 200)
         data = [
             {"id": name, "object": "model", "created": 0, "owned_by": "judgeaudit-sim"}
             for name in self.config.model_ids()
         ]
-        return web.json_response({"object": "list", "data": data})
+        # `data` is the OpenAI list; `models` the catalog Codex decodes when its provider has a
+        # key command (`auth = {command}`): empty, so Codex keeps its bundled model metadata,
+        # caches the answer, and neither refetches three times nor logs an ERROR per start.
+        return web.json_response({"object": "list", "data": data, "models": []})
 
     async def count_tokens(self, request: web.Request) -> web.Response:
         if (denied := self._auth(request, anthropic_wire)) is not None:
@@ -178,7 +193,7 @@ class SimServer:
             except (WireError, ModelSpecError) as exc:
                 self._record(request, None, 400)
                 return _invalid(wire, exc)
-            self._record(request, sim_request, 200)
+            self._record(request, sim_request, 200, stream=bool(body.get("stream")))
             if (wait := self.limits.take(spec.model_id, spec.faults)) is not None:
                 return _too_many(wire, wait, "Rate limit reached: too many requests per second.")
             decision = self._decide(spec, sim_request.model, sim_request.canonical)

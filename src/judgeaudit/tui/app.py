@@ -25,6 +25,7 @@ from judgeaudit.tui.commands import MainCommands
 from judgeaudit.tui.crash import crash_message, write_crash_log
 from judgeaudit.tui.messages import OpenResults, StartRun
 from judgeaudit.tui.places import PLACES
+from judgeaudit.tui.recent import remember
 from judgeaudit.tui.screens.dialogs import ConfirmStop, HelpScreen
 from judgeaudit.tui.screens.launch import LaunchScreen
 from judgeaudit.tui.screens.profiles import ProfilesScreen
@@ -71,6 +72,7 @@ class JudgeAuditApp(App[None]):
         self.store = store or ProfileStore.default()
         self.demo_spec = demo_spec or Path("examples/demo.toml")
         self.out_dir = out_dir
+        self.run_id: str | None = None  # the run Results shows (None: out_dir's latest)
         self.start_demo = start_demo
         self.bridge: RunBridge | None = None
         self.crash_log: Path | None = None
@@ -94,7 +96,7 @@ class JudgeAuditApp(App[None]):
         self.install_screen(RunScreen(), "run")
         self.install_screen(ResultsScreen(), "results")
         self.install_screen(ReviewScreen(), "review")
-        self.install_screen(RunsScreen(self.out_dir), "runs")
+        self.install_screen(RunsScreen(self.out_dir, self.store.root), "runs")
         for place in PLACES:
             self.add_mode(place.name, place.name)
         self.switch_mode("profiles")
@@ -104,7 +106,7 @@ class JudgeAuditApp(App[None]):
     # --- navigation ----------------------------------------------------------------------------
     def action_goto(self, name: str) -> None:
         if name == "results":
-            self.open_results(self.out_dir)
+            self.open_results(self.out_dir, self.run_id)
             return
         if name == "review":
             self.get_results_like("review").show_output(self.out_dir)
@@ -123,13 +125,19 @@ class JudgeAuditApp(App[None]):
         assert isinstance(screen, ResultsScreen | ReviewScreen)
         return screen
 
-    def open_results(self, out: Path) -> None:
-        self.out_dir = out
-        self.get_results_like("results").show_output(out)
+    def results_screen(self) -> ResultsScreen:
+        screen = self.get_screen("results")
+        assert isinstance(screen, ResultsScreen)
+        return screen
+
+    def open_results(self, out: Path, run_id: str | None = None) -> None:
+        self.out_dir, self.run_id = out, run_id
+        remember(self.store.root, out)
+        self.results_screen().show_output(out, run_id)
         self.show_place("results")
 
     def on_open_results(self, message: OpenResults) -> None:
-        self.open_results(message.out)
+        self.open_results(message.out, message.run_id)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -160,7 +168,7 @@ class JudgeAuditApp(App[None]):
     async def action_place_do(self, place: str, action: str) -> None:
         """A screen's own key, run from the palette: show that screen, then act on it."""
         if place == "results":
-            self.get_results_like("results").show_output(self.out_dir)
+            self.results_screen().show_output(self.out_dir, self.run_id)
         mounted = self.show_place(place)
         if mounted is not None:
             await mounted
@@ -219,9 +227,9 @@ class JudgeAuditApp(App[None]):
             )
             self.show_place("run")
             return
+        self.out_dir, self.run_id = out, None
         from judgeaudit.tui.bridge import RunBridge
 
-        self.out_dir = out
         self.bridge = RunBridge(spec, out)
         run_screen = self.get_screen("run")
         assert isinstance(run_screen, RunScreen)

@@ -15,6 +15,7 @@ from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.engine import RunIncomplete, run_audit
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.judge_log import LogEvent
 
 LOG_BACKLOG = 2000
 
@@ -32,7 +33,7 @@ class Batch:
 
     started: ev.RunStarted | None = None
     progress: ev.Progress | None = None
-    judge_calls: list[ev.JudgeCallDone | ev.TrajectoryDone] = field(default_factory=list)
+    judge_calls: list[LogEvent] = field(default_factory=list)
     failures: list[ev.UnitFailed] = field(default_factory=list)
     pair_stats: dict[tuple[str, str], PairStats] = field(default_factory=dict)
     finished: ev.RunFinished | None = None
@@ -51,7 +52,7 @@ class RunBridge:
         self._lock = threading.Lock()
         self._started: ev.RunStarted | None = None
         self._progress: ev.Progress | None = None
-        self._calls: deque[ev.JudgeCallDone | ev.TrajectoryDone] = deque(maxlen=LOG_BACKLOG)
+        self._calls: deque[LogEvent] = deque(maxlen=LOG_BACKLOG)
         self._failures: list[ev.UnitFailed] = []
         self._stats: dict[tuple[str, str], PairStats] = {}
         self._finished: ev.RunFinished | None = None
@@ -72,6 +73,7 @@ class RunBridge:
             elif isinstance(event, ev.JudgeCallDone | ev.TrajectoryDone):
                 self._calls.append(event)
             elif isinstance(event, ev.PairDone):
+                self._calls.append(event)  # the log's verdict line, and its misselected filter
                 stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
                 stats.pairs += 1
                 stats.decisive += decisive(event.success_a, event.success_b)

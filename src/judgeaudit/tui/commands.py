@@ -76,6 +76,12 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
         )
         for app in APPS
     ),
+    (
+        "Import from CC Switch",
+        "Profiles: import CC Switch's providers (keys to the keyring)",
+        "profiles_do('import_ccswitch')",
+    ),
+    ("Doctor", "Profiles: what Claude Code and Codex will actually use", "profiles_do('doctor')"),
     ("Help", "Every screen and its keys", "help"),
     ("Quit", "Quit (during a run: asks first)", "quit"),
 )
@@ -84,6 +90,8 @@ PER_PROFILE = (
     ("Set key", "set_key", "Store the key {key} for {name} in the OS keyring"),
     ("Test profile", "test", "List models and send one request with {name}"),
     ("Edit profile", "edit", "Edit {name} in a validated form"),
+    ("Remove profile", "remove", "Delete {name}'s file (asks first; its key stays)"),
+    ("Delete key", "delete_key", "Delete the key {key} from the OS keyring (asks first)"),
 )
 
 
@@ -101,7 +109,7 @@ class MainCommands(Provider):
             yield name, help_text, partial(app.run_action, action)
         for profile in app.known_profiles():
             for label, action, help_text in PER_PROFILE:
-                if action == "set_key" and not profile.key:
+                if action in ("set_key", "delete_key") and not profile.key:
                     continue
                 text = help_text.format(app=profile.app, name=profile.name, key=profile.key)
                 yield (

@@ -46,3 +46,35 @@ class EtaClock:
         if d1 >= self.total:
             return 0.0
         return (self.total - d1) / ((d1 - d0) / (t1 - t0))
+
+
+class WholeRun:
+    """The run as one bar and one ETA across its phases (conversations, success checks,
+    judging): each phase's done/total is kept, the bar shows their sums, and one clock over the
+    summed count gives the ETA (it is never reset by a phase change)."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, tuple[int, int]] = {}
+        self.clock = EtaClock()
+
+    def start(self, traj_done: int, traj_total: int, pairs_done: int, pairs_total: int) -> None:
+        self.phases = {
+            "trajectories": (traj_done, traj_total),
+            "judging": (pairs_done, pairs_total),
+        }
+        self.clock = EtaClock()
+
+    def update(self, phase: str, done: int, total: int, now: float) -> None:
+        self.phases[phase] = (done, total)
+        self.clock.update("run", self.done, self.total, now)
+
+    @property
+    def done(self) -> int:
+        return sum(d for d, _ in self.phases.values())
+
+    @property
+    def total(self) -> int:
+        return sum(t for _, t in self.phases.values())
+
+    def get(self, phase: str) -> tuple[int, int]:
+        return self.phases.get(phase, (0, 0))

@@ -14,6 +14,8 @@ class StartRun(Message):
 
 
 class OpenResults(Message):
-    def __init__(self, out: Path) -> None:
+    """Show a run in Results: ``run_id`` None means the directory's latest run."""
+
+    def __init__(self, out: Path, run_id: str | None = None) -> None:
         super().__init__()
-        self.out = out
+        self.out, self.run_id = out, run_id

@@ -17,6 +17,7 @@ from judgeaudit.audit.inputs.rejudge import source_of
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
 from judgeaudit.audit.units import ImportedPair
+from judgeaudit.audit.units import gap as gaps
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,14 @@ def load_inputs(spec: RunSpec) -> Inputs:
         return Inputs(dataclasses.replace(spec, inputs_hash=content), [], None, count)
     if spec.imported:
         imported, content = load_imported_with_hash(spec.base_dir() / spec.imported)
+        rewards = {r for p in imported for r in (p.reward_a, p.reward_b) if r is not None}
+        reason = gaps.unfit(
+            spec.gap_source,
+            binary_rewards=bool(rewards) and rewards <= {0.0, 1.0},
+            one_agent=all(p.agent_a == p.agent_b for p in imported),
+        )
+        if reason:
+            raise gaps.GapSourceError(f"{spec.path}: gap.source = {spec.gap_source!r}: {reason}")
         unique = {p.task.task_id: p.task for p in imported}  # one per task, in file order
         bound = dataclasses.replace(spec, inputs_hash=content)
         return Inputs(bound, list(unique.values()), imported)

@@ -9,6 +9,7 @@ same verdicts and a changed one is compared with it pair by pair on identical in
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,7 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     def fail(key: str, message: str) -> SpecError:
         return SpecError(f"rejudge: {key}: {message}")
 
-    reference = str(request.source.resolve()) + (f"#{request.run_id}" if request.run_id else "")
+    reference = os.path.realpath(request.source) + (f"#{request.run_id}" if request.run_id else "")
     source = open_source(reference, Path.cwd(), fail)
     src_judge = source.manifest.get("models", {}).get("judge") or {}
     recorded = source.manifest.get("settings", {}).get("judge_source") == "recorded"

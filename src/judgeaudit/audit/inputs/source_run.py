@@ -4,6 +4,7 @@ trajectories, and copying them into the new run (see ``audit/rejudge.py`` for th
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from judgeaudit.audit.store import AuditStore, open_readonly
 from judgeaudit.audit.store.bulk import trajectory_tasks
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
-from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.ids import pair_trial_b, traj_id
 from judgeaudit.errors import InputError
 
 Fail = Callable[[str, str], SpecError]
@@ -97,6 +98,21 @@ class SourceRun:
             db.close()
         return [(r[0], int(r[1] or 0), r[2], r[3]) for r in rows]
 
+    def pair_trials(self) -> list[tuple[str, int, int, str, str]]:
+        """(task_id, trial, trial_b, agent_a, agent_b) of every judged pair: side B's trial
+        differs from side A's in a trial-paired import (one agent, two of its trials)."""
+        db = self.connect()
+        try:
+            rows = db.execute(
+                "SELECT * FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (self.run_id,)
+            ).fetchall()
+        finally:
+            db.close()
+        return [
+            (r["task_id"], int(r["trial"] or 0), pair_trial_b(r), r["agent_a"], r["agent_b"])
+            for r in rows
+        ]
+
     def trajectories(self) -> list[dict[str, Any]]:
         db = self.connect()
         try:
@@ -152,7 +168,7 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
     where = "run.trajectories_from"
     out_text, run_id = split_reference(reference)
     out = Path(out_text).expanduser()
-    out = (out if out.is_absolute() else base_dir / out).resolve()
+    out = Path(os.path.realpath(out if out.is_absolute() else base_dir / out))
     db_path = out / "audit.db"
     if not db_path.is_file():
         raise fail(where, f"{out} holds no audit.db; name the output dir of a finished run")
@@ -214,7 +230,10 @@ def _table_exists(db: sqlite3.Connection, name: str) -> bool:
 def source_pair_units(source: SourceRun, tasks: list[Task]) -> list[PairUnit]:
     """Exactly the pairs the source judged, so the two runs pair up one to one."""
     by_id = {t.task_id: t for t in tasks}
-    return [PairUnit(by_id[tid], trial, a, b) for tid, trial, a, b in source.pair_keys()]
+    return [
+        PairUnit(by_id[tid], trial, a, b, trial_b=None if trial_b == trial else trial_b)
+        for tid, trial, trial_b, a, b in source.pair_trials()
+    ]
 
 
 def copy_trajectories(

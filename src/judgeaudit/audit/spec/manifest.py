@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import uuid
+from pathlib import Path
 from typing import Any, Protocol
 
-from judgeaudit import __version__
+from judgeaudit import __version__, credentials
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.tasks import Task, task_set_hash
+
+
+def relative_source(source: str, spec: RunSpec) -> str:
+    """A template file's path relative to the spec's directory (``builtin:...`` as is), so a
+    manifest does not depend on where the project was checked out and two runs compare."""
+    if not source or source.startswith("builtin:"):
+        return source
+    path = Path(source).resolve()  # a relative source was read relative to the working dir
+    return Path(os.path.relpath(path, spec.base_dir().resolve())).as_posix()
 
 
 class SourceManifest(Protocol):
@@ -41,7 +52,7 @@ def build_manifest(
             "name": ref.name,
             "model": ref.model,
             "endpoint": ref.endpoint,
-            "base_url": base_url,
+            "base_url": credentials.shown_url(base_url),  # credentials never reach a manifest
             "key_env": endpoint.key_env if endpoint else None,  # a variable's name, never a key
             "temperature": ref.temperature,
         }
@@ -53,6 +64,9 @@ def build_manifest(
         "success_check": model(spec.success_check),
     }
     described = prompts.manifest()
+    for template in described["templates"].values():
+        if isinstance(template, dict):
+            template["source"] = relative_source(str(template.get("source", "")), spec)
     run_uid = uuid.uuid4().hex
     lineage: dict[str, Any] = {"from": None, "root": run_uid}
     if source is not None:  # a re-judge: the conversations are the source run's
@@ -84,6 +98,7 @@ def build_manifest(
             "gap_source": spec.gap_source,
             "bins": spec.bins,
             "labels": spec.labels,
+            **({"lexicon": spec.lexicon} if spec.lexicon else {}),
         },
         "prompts": described,
         "models": models,

@@ -12,6 +12,7 @@ from typing import Any
 
 from judgeaudit import credentials, validate
 from judgeaudit.agentnames import agent_name_problem
+from judgeaudit.audit.spec.lexicon import LexiconError, read_extension
 from judgeaudit.audit.spec.limits import ENDPOINT_LIMITS, MODEL_LIMITS, RUN_LIMITS, check_value
 from judgeaudit.audit.spec.templates import Template, load_template
 from judgeaudit.errors import InputError
@@ -26,7 +27,7 @@ SPEED_KEYS = ("concurrency", "timeout_s", "rpm", "tpm", "fast_path")
 RATE_KEYS = {"rpm": (1, 1e9), "tpm": (1, 1e12)}
 #: Optional keys added after the first release: left out of the hash while unset, so a spec
 #: that does not use them keeps its run id (and resumes) across versions.
-UNSET_NOT_HASHED = ("trajectories_from",)
+UNSET_NOT_HASHED = ("trajectories_from", "lexicon")
 #: Roles whose prompt template the spec may name (``prompt = "FILE"``, relative to the spec).
 TEMPLATE_ROLES = {"judge": "judge", "user": "user_simulator", "success_check": "success_check"}
 
@@ -105,6 +106,9 @@ class RunSpec:
     #: :func:`judgeaudit.audit.inputs.load_spec`: a key, never an open run, so parsing a spec
     #: touches no other run's database.
     source_key: str | None = field(default=None, compare=False)
+    #: ``[run] lexicon``: the content of the marker file the spec names (added to the built-in
+    #: English and Chinese lexicons for the style features; the manifest keeps it).
+    lexicon: dict[str, list[str]] | None = None
 
     def spec_hash(self) -> str:
         data = asdict(replace(self, templates={}))
@@ -144,6 +148,7 @@ _RUN_KEYS = {
     "judge_context": bool,
     "pairs": (str, list),
     "trajectories_from": str,
+    "lexicon": str,
 }
 _ENDPOINT_KEYS = {
     "base_url": str,
@@ -395,6 +400,7 @@ def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) 
         judge_context=run.get("judge_context", True),
         templates=templates,
         trajectories_from=rejudge,
+        lexicon=_lexicon(r, path, run.get("lexicon")),
     )
     if rejudge is not None and bind is not None:
         spec = bind(spec, raw, r.fail)
@@ -420,3 +426,12 @@ def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) 
             "use a different model or temperature for one of them"
         )
     return spec
+
+
+def _lexicon(r: _Reader, path: Path, name: str | None) -> dict[str, list[str]] | None:
+    if name is None:
+        return None
+    try:
+        return read_extension(path.parent / name)
+    except LexiconError as exc:
+        raise r.fail("run.lexicon", f"{exc}; fix the file or drop run.lexicon") from None

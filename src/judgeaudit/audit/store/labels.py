@@ -35,3 +35,14 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
     finally:
         db.close()
     return len(labels)
+
+
+def clear_human_labels(db_path: Path, pair_id: str) -> None:
+    """Forget one pair's labels (the app's "clear"): the pair counts as unlabelled again."""
+    check_regular(db_path)
+    db = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        migrate(db, db_path)
+        db.execute("DELETE FROM human_labels WHERE pair_id = ?", (pair_id,))
+    finally:
+        db.close()

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Literal
 
+from judgeaudit.errors import InputError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -48,8 +50,28 @@ def default_bins(source: str, low: float | None = None, high: float | None = Non
     return list(bins)
 
 
-class GapSourceError(ValueError):
-    """An unknown gap source; the message names the ones there are."""
+class GapSourceError(InputError):
+    """An unknown gap source, or one that cannot measure a gap on this data (exit 2)."""
+
+
+def unfit(source: str, binary_rewards: bool, one_agent: bool) -> str | None:
+    """Why a gap source would invert the claim on this data (and which source fits), or None.
+
+    ``external`` on 0/1 rewards buckets by the outcome itself: every decisive pair is "large".
+    ``capability`` on pairs of one agent's trials is 0 by construction: every pair "near".
+    """
+    if source == "external" and binary_rewards:
+        fits = "judge" if one_agent else "capability (agents' success rates) or judge"
+        return (
+            "the rewards are 0/1, so the external gap is the outcome itself (every decisive "
+            f"pair would be 'large'); use {fits}"
+        )
+    if source == "capability" and one_agent:
+        return (
+            "every pair is two trials of one agent, so the capability gap is 0 by construction "
+            "(every pair would be 'near'); use judge, or external with graded rewards"
+        )
+    return None
 
 
 def columns(source: str) -> tuple[str, str]:

@@ -55,12 +55,18 @@ def with_context(goal: str, context: str | None, language: str) -> str:
     return f"{goal}\n\n{CONTEXT_HEADING.get(language, CONTEXT_HEADING['en'])}\n{context}"
 
 
+#: Indent of a message's second and later lines: a line at column 0 always starts a turn, so a
+#: message cannot fake another role by containing a newline and ``user:``.
+CONTINUATION = "  "
+
+
 def render(events: list[dict[str, Any]], with_tools: bool) -> str:
-    """A transcript as the judge sees it: one ``role: text`` line per event."""
+    """A transcript as the judge sees it: ``role: text`` per event, each message's white space
+    kept as written (line breaks, indentation, blank lines; later lines indented by
+    CONTINUATION), so a list or a code block reaches the judge as the user saw it."""
     text = []
     for kind, body in lines(events, with_tools):
-        if kind in ("user", "agent"):
-            text.append(f"{kind}: {' '.join(body.split())}")
-        else:
-            text.append(f"{'tool_result' if kind == 'tool_error' else kind}: {body}")
+        first, *rest = body.split("\n")
+        text.append(f"{'tool_result' if kind == 'tool_error' else kind}: {first}")
+        text += [f"{CONTINUATION}{line}" for line in rest]
     return "\n".join(text)

@@ -23,6 +23,13 @@ ENV_FOR_OPTION = {
     "default_opus_model": "ANTHROPIC_DEFAULT_OPUS_MODEL",
     "default_haiku_model": "ANTHROPIC_DEFAULT_HAIKU_MODEL",
 }
+#: The model tiers Claude Code sends beside ``ANTHROPIC_MODEL`` (``--model haiku``, background
+#: calls). CC Switch presets write them; left in place after a switch they send the previous
+#: provider's model ids to the new gateway, so a switch owns all of them: what the profile does
+#: not set is removed (kept for ``off``), like a leftover token. (``ANTHROPIC_MODEL`` keeps its
+#: rule: a user's own value comes back when a profile sets no model.)
+TIER_VARS = tuple(ENV_FOR_OPTION.values())
+TIER_PATHS = tuple(f"env.{v}" for v in TIER_VARS)
 TOKEN_VARS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
 TOKEN_PATHS = tuple(f"env.{v}" for v in TOKEN_VARS)  # outrank apiKeyHelper in Claude Code
 #: Any of these set to a true value sends Claude Code to a cloud and ignores ANTHROPIC_BASE_URL.
@@ -113,9 +120,9 @@ def anthropic_base(profile: Profile) -> str:
     return profile.base_url.removesuffix("/v1")
 
 
-def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
-    """The owned keys this profile sets, as dotted paths to plain values."""
-    want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile)}
+def model_values(profile: Profile) -> dict[str, str]:
+    """The model ids this profile sets (main, tiers), as dotted paths to values."""
+    want = {}
     if profile.model:
         want["env.ANTHROPIC_MODEL"] = profile.model
     for option, variable in ENV_FOR_OPTION.items():
@@ -126,6 +133,12 @@ def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
         # a Claude model id, so they default to the profile's model.
         for option in ("small_fast_model", "default_haiku_model"):
             want.setdefault(f"env.{ENV_FOR_OPTION[option]}", profile.model)
+    return want
+
+
+def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
+    """The owned keys this profile sets, as dotted paths to plain values."""
+    want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
     mode = profile.option("key_mode", "helper")
     if mode == "helper":
         if not profile.key:
@@ -184,6 +197,11 @@ def plan(
                     f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code then talks "
                     "to that cloud and ignores this profile's base URL"
                 )
+        for variable in stale_tiers(env, profile):
+            warnings.append(
+                f"{path}: env.{variable} = {env[variable]!r} is kept (--keep-conflicts); Claude "
+                "Code sends that model id to this profile's gateway"
+            )
     secret = "env.ANTHROPIC_AUTH_TOKEN" in want
     if secret:
         warnings.append(
@@ -217,9 +235,17 @@ def plan(
     )
 
 
+def stale_tiers(env: dict[str, Any], profile: Profile) -> list[str]:
+    """Tier variables a settings ``env`` sets that this profile does not: each sends a model id
+    of whoever wrote it (another provider, a CC Switch preset) to this profile's gateway."""
+    wanted = {p[4:] for p in model_values(profile)}
+    return [v for v in TIER_VARS if v in env and v not in wanted]
+
+
 def _conflicts(doc: JsonDoc, ledger: dict[str, Entry]) -> list[str]:
-    """What someone else wrote that would override the switch: leftover tokens, and a true
-    Bedrock/Vertex/... flag (still a conflict once removed, so it stays removed)."""
+    """What someone else wrote that would override the switch: leftover tokens, model tiers the
+    profile does not set, and a true Bedrock/Vertex/... flag (still a conflict once
+    removed, so it stays removed). The reconcile skips those the profile sets."""
     view = SettingsDoc(doc)
     routers = []
     for dotted in ROUTER_PATHS:
@@ -227,7 +253,7 @@ def _conflicts(doc: JsonDoc, ledger: dict[str, Entry]) -> list[str]:
         removed = bool(ledger.get(dotted, {}).get("removed"))
         if removed or (raw is not None and truthy(json.loads(raw))):
             routers.append(dotted)
-    return [*TOKEN_PATHS, *routers]
+    return [*TOKEN_PATHS, *TIER_PATHS, *routers]
 
 
 def validate(path: Path, written: bytes, plan_: FilePlan) -> None:

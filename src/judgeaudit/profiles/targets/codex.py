@@ -236,8 +236,11 @@ def _migrate(ledger: dict[str, Entry], text: TomlText) -> None:
         if not entry or "wrote" not in entry or found is None:
             continue
         line = text.line_of(found)
-        value = line.split("=", 1)[1].split("#", 1)[0].strip() if "=" in line else ""
-        if entry["wrote"] == fingerprint(value):
+        try:
+            value = json.dumps(tomllib.loads(line).get(key), ensure_ascii=False)
+        except tomllib.TOMLDecodeError:
+            continue
+        if entry["wrote"] == fingerprint(value):  # what judgeaudit wrote then: still ours
             entry["wrote"] = fingerprint(line)
 
 

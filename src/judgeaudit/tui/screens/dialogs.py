@@ -46,7 +46,9 @@ class HelpScreen(ModalScreen[None]):
                     if keys:
                         text.append(f"    {keys}\n", style="dim")
                 text.append(
-                    "\nctrl+p  command palette: every main action, by name (switch, key, test, "
+                    "\nin every table: / filter · s sort (S reverses) · Home/End · y copy the "
+                    "row's id · Y copy the table\n"
+                    "ctrl+p  command palette: every main action, by name (switch, key, test, "
                     "run, pause, cancel, results, compare, export)\n"
                     "ctrl+q  quit (during a run: asks, then stops it; it can be resumed)\n"
                     "?/F10   this help · Esc closes a dialog or goes back\n"
@@ -63,15 +65,17 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmStop(ModalScreen[bool]):
-    """Asked when quitting during a run."""
+    """Asked when quitting during a run, and before `c` cancels one (a key that is easy to hit
+    must not end an hour-long run)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Stop and quit"),
+        Binding("y", "answer(True)", "Stop"),
         Binding("n,escape", "answer(False)", "Keep running"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, quitting: bool = True) -> None:
         super().__init__(classes="modal")
+        self.quitting = quitting
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="confirm-stop"):
@@ -81,7 +85,8 @@ class ConfirmStop(ModalScreen[bool]):
                 "(Launch, or `judgeaudit run`) continues where it stopped."
             )
             with Horizontal(classes="buttons"):
-                yield Button("Stop and quit (y)", id="yes", variant="error", compact=True)
+                yes = "Stop and quit (y)" if self.quitting else "Cancel the run (y)"
+                yield Button(yes, id="yes", variant="error", compact=True)
                 yield Button("Keep running (n)", id="no", compact=True)
 
     def action_answer(self, value: bool) -> None:

@@ -25,6 +25,7 @@ from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
 
 FORM_DEFAULTS = {
+    "endpoint": "embedded",
     "tasks": "builtin:retail",
     "agents": "agent-ace, agent-pro, agent-solid, agent-weak",
     "user": "user-default",
@@ -46,6 +47,30 @@ def whole_number(values: dict[str, str], field: str) -> int:
         raise FormError(f"{field}: {values[field]!r} is not a whole number") from None
 
 
+def endpoint_table(value: str) -> Table:
+    """``embedded`` (the simulated provider), a URL, or a judgeaudit profile's name (its base URL
+    and keyring key)."""
+    table = tomlkit.table()
+    if value in ("", "embedded") or value.startswith(("http://", "https://")):
+        table["base_url"] = value or "embedded"
+    else:
+        table["profile"] = value
+    return table
+
+
+def unknown_models(values: dict[str, str]) -> list[str]:
+    """Model ids the embedded provider does not know: it would answer them as a plain chat
+    model (no agent, judge or user behaviour), which is rarely what was meant."""
+    from judgeaudit.sim.modelspec import SimConfig
+
+    if values["endpoint"] not in ("", "embedded"):
+        return []
+    config = SimConfig()
+    wanted = [a.strip() for a in values["agents"].split(",") if a.strip()]
+    wanted += [values["user"], values["judge"]]
+    return [m for m in wanted if config.resolve(m).kind == "chat"]
+
+
 def model_table(model: str, temperature: float | None = None, name: str | None = None) -> Table:
     table = tomlkit.table()
     if name is not None:
@@ -58,7 +83,7 @@ def model_table(model: str, temperature: float | None = None, name: str | None =
 
 
 def spec_document(values: dict[str, str], swap: bool) -> tomlkit.TOMLDocument:
-    """A run spec on the embedded provider from the form's fields."""
+    """A run spec from the form's fields (the embedded provider unless an endpoint is given)."""
     doc = tomlkit.document()
     doc.add(tomlkit.comment("built by the judgeaudit Launch screen"))
     run = tomlkit.table()
@@ -71,9 +96,7 @@ def spec_document(values: dict[str, str], swap: bool) -> tomlkit.TOMLDocument:
     run["swap"] = swap
     doc["run"] = run
     endpoints = tomlkit.table(is_super_table=True)
-    sim = tomlkit.table()
-    sim["base_url"] = "embedded"
-    endpoints["sim"] = sim
+    endpoints["sim"] = endpoint_table(values.get("endpoint", "embedded"))
     doc["endpoints"] = endpoints
     agents = tomlkit.aot()
     for model in (a.strip() for a in values["agents"].split(",")):
@@ -106,6 +129,7 @@ class LaunchScreen(Screen[None]):
     def __init__(self, demo_spec: Path, out_dir: Path) -> None:
         super().__init__(id="launch")
         self.demo_spec, self.out_dir = demo_spec, out_dir
+        self.warned: tuple[str, ...] = ()  # unknown models already named: a second ctrl+b runs
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -124,6 +148,10 @@ class LaunchScreen(Screen[None]):
             yield Static(
                 "or build a spec (ctrl+b runs it; an existing output dir resumes):",
                 classes="section",
+            )
+            yield Static(
+                "endpoint: embedded (simulated), a URL, or a profile's name (F1 lists them)",
+                classes="hint",
             )
             for field, value in FORM_DEFAULTS.items():
                 with Horizontal():
@@ -152,9 +180,16 @@ class LaunchScreen(Screen[None]):
             self.post_message(StartRun(self.demo_spec, out))
 
     def action_run_spec(self) -> None:
+        from judgeaudit.audit.inputs import load_spec
+
         spec, out = Path(self.value("spec")), self.out()
         if not spec.is_file():
             self.status(f"{spec}: no such spec file")
+            return
+        try:
+            load_spec(spec)  # a spec error is said here, not under a Run title
+        except JudgeauditError as exc:
+            self.status(f"not started: {exc}")
             return
         if out is not None:
             self.post_message(StartRun(spec, out))
@@ -164,6 +199,15 @@ class LaunchScreen(Screen[None]):
         if out is None:
             return
         values = {field: self.value(field) for field in FORM_DEFAULTS}
+        unknown = tuple(unknown_models(values))
+        if unknown and unknown != self.warned:
+            self.warned = unknown
+            self.status(
+                f"not started: the embedded provider does not know {', '.join(unknown)} and "
+                "would answer as a plain chat model; known: agent-ace, agent-pro, agent-solid, "
+                "agent-weak, judge-default, user-default… — fix it, or ctrl+b again to run anyway"
+            )
+            return
         try:
             spec = write_form_spec(values, self.query_one("#l-swap", Checkbox).value, out)
         except JudgeauditError as exc:

@@ -1,4 +1,4 @@
-"""Profile dialogs: confirm a diff, enter a key, edit a profile, pick a backup.
+"""Profile dialogs: confirm a diff, enter a key, edit a profile (backups: backups_dialog).
 
 Every dialog keeps its buttons outside the part that scrolls, so at 80×24 each button and field
 is reachable however long the diff or the warnings are."""
@@ -7,18 +7,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select, Static
 
-from judgeaudit.profiles import backups
 from judgeaudit.profiles.model import APPS, Profile, ProfileError, profile_from_dict
-from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.field import Field
-from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
 
 
 class ConfirmDiff(ModalScreen[bool]):
@@ -161,61 +157,3 @@ class ProfileForm(ModalScreen[Profile | None]):
             self.action_save()
         else:
             self.dismiss(None)
-
-
-BACKUP_COLUMNS = (
-    Col("id", "id", min=10),
-    Col("taken", "taken", min=10, drop=2),
-    Col("file", "file", min=12, drop=1),
-    Col("profile", "before switching to", min=10),
-)
-
-
-class BackupPicker(ModalScreen[str | None]):
-    """Lists backups (read in a worker); Enter restores the highlighted one."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Close")]
-
-    def __init__(self, store: ProfileStore) -> None:
-        super().__init__(classes="modal")
-        self.store = store
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="backup-picker"):
-            yield Static(
-                "Backups — Enter restores (the current file is backed up first)", classes="title"
-            )
-            yield FitTable(BACKUP_COLUMNS, cursor_type="row", id="backups", classes="dialog-body")
-            yield Static("", id="backups-empty", classes="-muted")
-            with Horizontal(classes="buttons"):
-                yield Button("Restore (Enter)", id="restore", variant="primary", compact=True)
-                yield Button("Close (Esc)", id="close", compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one(FitTable).loading = True
-        self.load()
-
-    @work(thread=True, exclusive=True, group="backups")
-    def load(self) -> None:
-        found = backups.list_backups(self.store)
-        self.app.call_from_thread(self.show, found)
-
-    def show(self, found: list[backups.Backup]) -> None:
-        table = self.query_one(FitTable)
-        rows: list[Row] = [
-            (b.id, {"id": b.id, "taken": b.taken_at, "file": b.original, "profile": b.profile})
-            for b in reversed(found)
-        ]
-        table.set_rows(rows)
-        table.loading = False
-        self.query_one("#backups-empty", Static).update("" if found else "no backups yet")
-
-    def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
-        self.dismiss(str(event.row_key.value))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        key = self.query_one(FitTable).selected_key() if event.button.id == "restore" else None
-        self.dismiss(key)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

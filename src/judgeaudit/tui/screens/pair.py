@@ -21,6 +21,8 @@ from judgeaudit.errors import JudgeauditError
 if TYPE_CHECKING:  # pandas and the analysis load when first used, not before the first paint
     from judgeaudit.analysis.queries import PairDetail, Side
 
+TOOL_SHOWN = 160  # characters of a tool result; the cut ends in "…" (`c`/`C` copy it whole)
+
 
 def transcript(events: list[dict[str, Any]]) -> Text:
     """Both columns' transcript; tool results of any JSON type (the engine formats them)."""
@@ -32,8 +34,15 @@ def transcript(events: list[dict[str, Any]]) -> Text:
         elif kind == "tool_call":
             out.append(f"  → {body}\n", style="magenta")
         else:
-            out.append(f"  ← {body[:160]}\n", style="red" if kind == "tool_error" else "dim")
+            shown = body if len(body) <= TOOL_SHOWN else body[: TOOL_SHOWN - 1] + "…"
+            out.append(f"  ← {shown}\n", style="red" if kind == "tool_error" else "dim")
     return out
+
+
+def transcript_text(events: list[dict[str, Any]]) -> str:
+    """A conversation as plain text, nothing cut: what `c`/`C` copy."""
+    marks = {"user": "user: ", "agent": "agent: ", "tool_call": "  -> "}
+    return "".join(f"{marks.get(kind, '  <- ')}{body}\n" for kind, body in transcript_lines(events))
 
 
 def verdict(side: Side) -> Text:
@@ -82,13 +91,47 @@ def judge_outputs(calls: list[dict[str, Any]]) -> Text:
     return text
 
 
+def pair_title(pair_id: str, pair: dict[str, Any]) -> str:
+    """Task, trial and agents (what `show` needs), then the verdict in agents' names."""
+    agents = {"A": pair["agent_a"], "B": pair["agent_b"]}
+
+    def named(pref: Any) -> str:
+        return str(agents.get(str(pref), pref))
+
+    trial = pair_id.split("/")[-2]
+    flag = "  MISSELECTED" if pair["misselected"] else ""
+    return (
+        f"{pair['task_id']} {trial} ({pair['task_type']}) · A {pair['agent_a']} vs B "
+        f"{pair['agent_b']} · judge prefers {named(pair['judge_pref'])} (AB: "
+        f"{named(pair['pref_ab'])}, BA: {named(pair['pref_ba'])}) · scores "
+        f"{pair['judge_score_a']}/{pair['judge_score_b']}{flag}"
+    )
+
+
 class PairDetailScreen(Screen[None]):
     SUB_TITLE = "Pair"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("y", "copy_id", "Copy id"),
+        Binding("c", "copy_transcript(0)", "Copy A"),
+        Binding("C", "copy_transcript(1)", "Copy B"),
+    ]
 
     def __init__(self, out: Path, pair_id: str) -> None:
         super().__init__()
         self.out, self.pair_id = out, pair_id
+        self.detail: PairDetail | None = None
+
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.pair_id)
+        self.notify(f"copied {self.pair_id}", timeout=3)
+
+    def action_copy_transcript(self, side: int) -> None:
+        if self.detail is None:
+            return
+        chosen = self.detail.sides[side]
+        self.app.copy_to_clipboard(transcript_text(chosen.events))
+        self.notify(f"copied {chosen.agent}'s conversation (whole, as text)", timeout=3)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -121,13 +164,8 @@ class PairDetailScreen(Screen[None]):
         self.query_one("#pair-title", Static).update(message)
 
     def show(self, detail: PairDetail) -> None:
-        pair = detail.pair
-        flag = "  MISSELECTED" if pair["misselected"] else ""
-        self.query_one("#pair-title", Static).update(
-            f"{pair['task_id']} ({pair['task_type']}) · judge prefers {pair['judge_pref']} "
-            f"(AB: {pair['pref_ab']}, BA: {pair['pref_ba']}) · scores {pair['judge_score_a']}/"
-            f"{pair['judge_score_b']}{flag}"
-        )
+        self.detail = detail
+        self.query_one("#pair-title", Static).update(pair_title(self.pair_id, detail.pair))
         for label, side in zip(("a", "b"), detail.sides, strict=True):
             text = Text(f"{label.upper()}: {side.agent}\n", style="bold")
             text.append_text(verdict(side))

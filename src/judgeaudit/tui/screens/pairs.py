@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pandas and the analysis load when first used, not before th
 OUTSIDE = "outside"
 COLUMNS = (
     Col("task", "task", min=10),
+    Col("trial", "trial", min=5, drop=2),
     Col("type", "type", min=6, drop=1),
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
@@ -99,6 +100,7 @@ class PairsScreen(Screen[None]):
                 str(r["pair_id"]),
                 {
                     "task": str(r["task_id"]),
+                    "trial": str(r["pair_id"]).split("/")[-2],
                     "type": str(r["task_type"]),
                     "a": str(r["agent_a"]),
                     "b": str(r["agent_b"]),

@@ -9,7 +9,7 @@ switch, a broken file) is what the screen says, with the doctor's warnings under
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 from urllib.parse import urlparse
 
@@ -21,11 +21,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles import backups, secrets, shadowing
+from judgeaudit.profiles import backups, latency, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
-from judgeaudit.tui.screens.modals import BackupPicker, ConfirmDiff, KeyEntry, ProfileForm
+from judgeaudit.tui.screens import profile_tools
+from judgeaudit.tui.screens.backups_dialog import BackupPicker
+from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
 
@@ -35,13 +37,23 @@ COLUMNS = (
     Col("name", "name", min=12),
     Col("base_url", "base URL", min=12, drop=2),
     Col("model", "model", min=6, drop=1),
-    Col("key", "key", min=12),
+    Col("key", "key", min=16),  # "taotoken missing" whole at 80 columns
+    Col("ttft", "TTFT p50/p95", min=7, drop=3),  # the last `profile test --all`
 )
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
 #: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
 PROBLEMS_SHOWN = 4
+
+
+SDK_SWITCH = (
+    "No file changes: an SDK profile is not written into any tool's files.\n"
+    "Switching only marks {name} as the active SDK profile (*), a reminder for you. A program\n"
+    "gets its base URL, model and key (from the keyring) when started with\n"
+    '  judgeaudit exec {name} -- CMD    or    eval "$(judgeaudit env {name})"\n'
+    "Off (o) clears the mark."
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,7 @@ class Listing:
     keyring_note: str
     problems: list[str]  # profile files that do not load (the others are listed anyway)
     warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
+    ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
 
 
 def read_listing(store: ProfileStore) -> Listing:
@@ -63,7 +76,8 @@ def read_listing(store: ProfileStore) -> Listing:
     names = sorted({p.key for p in listed if p.key})
     keys = {n: secrets.mask(secrets.get_key(n)) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
-    return Listing(listed, active, keys, usable, note, problems, warnings)
+    ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft)
 
 
 def problem_lines(listing: Listing) -> list[str]:
@@ -91,6 +105,11 @@ class ProfilesScreen(Screen[None]):
         Binding("t", "test", "Test"),
         Binding("o", "turn_off", "Off"),
         Binding("b", "backups", "Backups"),
+        # the less frequent tools: in the help and the palette, not the footer (80 columns)
+        Binding("D", "remove", "Remove profile", show=False),
+        Binding("K", "delete_key", "Delete key", show=False),
+        Binding("I", "import_ccswitch", "Import CC Switch", show=False),
+        Binding("d", "doctor", "Doctor", show=False),
     ]
 
     def __init__(self, store: ProfileStore) -> None:
@@ -153,6 +172,7 @@ class ProfilesScreen(Screen[None]):
                             "base_url": p.base_url,
                             "model": p.model or "-",
                             "key": key,
+                            "ttft": listing.ttft.get(p.name, "-"),
                         },
                     )
                 )
@@ -190,7 +210,12 @@ class ProfilesScreen(Screen[None]):
         self.app.call_from_thread(
             self.confirm_switch,
             profile,
-            plan.diff or f"{profile.app}: no file changes",
+            plan.diff
+            or (
+                SDK_SWITCH.format(name=profile.name)
+                if profile.app == "sdk"
+                else f"{profile.app}: no file changes"
+            ),
             plan.warnings,
         )
 
@@ -229,10 +254,12 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
-        if all(p.before == p.after for p in plan.plans):
+        marked = self.store.state()["active"].get(app)
+        if all(p.before == p.after for p in plan.plans) and not (app == "sdk" and marked):
             self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
             return
-        self.app.call_from_thread(self.confirm_off, app, plan.diff, plan.warnings)
+        diff = plan.diff or f"no file changes; {marked} is no longer marked active (*)"
+        self.app.call_from_thread(self.confirm_off, app, diff, plan.warnings)
 
     def confirm_off(self, app: str, diff: str, warnings: list[str]) -> None:
         self.status("")
@@ -335,6 +362,23 @@ class ProfilesScreen(Screen[None]):
             self.status, f"{profile.name}{note}: " + "; ".join(result.lines), not result.ok
         )
 
+    # --- the less frequent tools (profile_tools) ----------------------------------------------
+    def action_remove(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            profile_tools.remove_profile(self, profile)
+
+    def action_delete_key(self) -> None:
+        profile = self.selected()
+        if profile is not None:
+            profile_tools.delete_key(self, profile)
+
+    def action_import_ccswitch(self) -> None:
+        profile_tools.import_ccswitch(self)
+
+    def action_doctor(self) -> None:
+        profile_tools.show_doctor(self)
+
     # --- backups -------------------------------------------------------------------------------
     def action_backups(self) -> None:
         self.app.push_screen(BackupPicker(self.store), self.picked_backup)
@@ -350,5 +394,10 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, str(exc), True)
             return
-        self.app.call_from_thread(self.status, f"restored {restored.original} from {backup_id}")
+        aside = (
+            f"; the unreadable file is kept as {restored.set_aside}" if restored.set_aside else ""
+        )
+        self.app.call_from_thread(
+            self.status, f"restored {restored.original} from {backup_id}{aside}"
+        )
         self.app.call_from_thread(self.reload)  # the active markers follow the restored file

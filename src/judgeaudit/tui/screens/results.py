@@ -20,10 +20,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
-from judgeaudit.analysis.fmt import ci, pct
+from judgeaudit.analysis.fmt import ci, pct, review_lines
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
+from judgeaudit.tui.health import health_text
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
+from judgeaudit.tui.screens.why import WhyScreen
 from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
@@ -40,15 +42,20 @@ BUCKET_COLUMNS = (
     Col("missel", "missel.", min=5),
     Col("rate", "rate", min=6),
     Col("ci", "95% CI", min=9, drop=1),
+    Col("split", "right/wrong/tie", min=9, drop=6),
+    Col("tie", "tie-aware (95% CI)", min=8, drop=5),
 )
+#: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
+OVERALL = "overall"
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
-    Col("success", "success", min=9, drop=3),
+    # success against judge wins is what misselection is about: both stay at 80 columns
+    Col("success", "success", min=9, drop=1),
     Col("wins", "judge wins", min=9, drop=2),
     Col("decisive", "decisive", min=5, drop=4),
     Col("rate", "missel.", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
+    Col("ci", "95% CI", min=9, drop=3),
     Col("flag", "ranking", min=19),
 )
 TASK_COLUMNS = (
@@ -67,16 +74,29 @@ def outside_count(report: dict[str, Any]) -> int:
     return int(report["outside_bins"]) + int(report["no_gap"])
 
 
+def split_cells(row: dict[str, Any]) -> dict[str, str]:
+    """The three-way split and the tie-aware rate with its interval, as the reports show them."""
+    if "tie_aware_ci" not in row:
+        return {}
+    low, high = row["tie_aware_ci"] or (None, None)
+    return {
+        "split": f"{row['right']}/{row['wrong']}/{row['tie']}",
+        "tie": f"{pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}",
+    }
+
+
 def outside_note(r: dict[str, Any]) -> str:
     if not outside_count(r):
         return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
     parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
     if r["no_gap"]:
-        parts.append(f"{r['no_gap']} pairs without a {r['gap_source']} gap")
+        article = "an" if str(r["gap_source"])[:1] in "aeiou" else "a"
+        parts.append(f"{r['no_gap']} pairs without {article} {r['gap_source']} gap")
     return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
 
 
 JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
+LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
 
 
 class ResultsScreen(Screen[None]):
@@ -86,20 +106,21 @@ class ResultsScreen(Screen[None]):
         Binding("ctrl+e", "focus_bins", "Bins"),
         Binding("a", "agent_pairs", "Agent pairs"),
         Binding("v", "app.goto('review')", "Review"),
-        # Not in the footer or help yet (their snapshots belong to the TUI rework): the
-        # palette's "Export preferences…" finds it by name.
-        Binding("x", "export_preferences", "", show=False),
+        Binding("x", "export_preferences", "Export"),
+        Binding("w", "why", "Why"),
     ]
 
     def __init__(self) -> None:
         super().__init__(id="results")
         self.out: Path | None = None
+        self.run_id: str | None = None  # None: the directory's latest run
         self.version: tuple[int, int, int] | None = None
         self.report: dict[str, Any] = {}
         self.loaded = False
         self.mounted = False
         self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
         self.control_chosen = False  # g / ctrl+e (or the palette) while the report was loading
+        self.fresh = True  # the next report shown is another run's
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -121,6 +142,10 @@ class ResultsScreen(Screen[None]):
             yield Static("", id="outside", classes="-muted")
             yield Static("", id="satisfied")
             yield Static("", id="bias")
+            yield Static("Judge verdicts", classes="section")
+            yield Static("", id="health")
+            yield Static("Human review (success check and judge vs your labels)", classes="section")
+            yield Static("", id="human")
             yield Static("Agent pairs", classes="section")
             yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="none")
             yield Static("By task type", classes="section")
@@ -132,21 +157,25 @@ class ResultsScreen(Screen[None]):
         self.mounted = True
         if self.out is not None:
             out, self.out = self.out, None
-            self.show_output(out)
+            self.show_output(out, self.run_id)
 
-    def show_output(self, out: Path) -> None:
-        """Show `out`: reload when it is another dir or a run wrote to it since the last load."""
+    def show_output(self, out: Path, run_id: str | None = None) -> None:
+        """Show run `run_id` (None: the latest) of `out`: reload when it is another run or a
+        run wrote to it since the last load; another run opens at the top."""
         if not self.mounted:
-            self.out = out  # loaded once the screen is composed
+            self.out, self.run_id = out, run_id  # loaded once the screen is composed
             return
         from judgeaudit.analysis.queries import db_version  # pandas: after the first paint
 
         version = db_version(out)
-        if out == self.out and version == self.version and self.loaded:
+        same = (out, run_id) == (self.out, self.run_id)
+        if same and version == self.version and self.loaded:
             return
-        if out != self.out:
+        if not same:
+            self.fresh = True  # focus the table and start at the top once it is loaded
             self.reset_controls()
-        self.out, self.version = out, version
+        self.out, self.run_id, self.version = out, run_id, version
+        self.sub_title = f"Results · {out}"  # which output directory is open, on every view
         self.load(self.options())
 
     def reset_controls(self) -> None:
@@ -158,22 +187,40 @@ class ResultsScreen(Screen[None]):
     def options(self) -> ReportOptions:
         """What the controls say; an empty control means the run's declared choice."""
         source = self.query_one("#gap-source", Select).value
+        bins = parse_bins(self.query_one("#bins", Field).value)
         from judgeaudit.analysis.report import ReportOptions
 
-        bins = parse_bins(self.query_one("#bins", Field).value)
         return ReportOptions(
+            run_id=self.run_id,
             gap_source=None if source is Select.NULL else str(source),
             bins=bins,
             labels=distinct_labels(bins) if bins else None,
         )
 
-    def load(self, options: ReportOptions) -> None:
+    def load(self, options: ReportOptions, live: bool = False) -> None:
+        """Build the report; ``live`` (a running run's refresh) keeps the old one on screen."""
         assert self.out is not None
         self.loaded = False
-        self.query_one("#results-body").loading = True
+        if not live:
+            self.query_one("#results-body").loading = True
+            self.query_one("#results-title", Static).update(f"Results — loading {self.out}…")
         self.query_one("#results-error", Note).say("")
-        self.query_one("#results-title", Static).update(f"Results — loading {self.out}…")
         self.build(self.out, options)
+
+    def poll_running(self) -> None:
+        """While the shown run is running: reload when it stored more (as the CLI report would
+        show now), without a loading overlay or a scroll jump."""
+        if self.out is None or self.report.get("status") != "running":
+            return
+        if self.app.screen is self and self.loaded:
+            from judgeaudit.analysis.queries import db_version
+
+            version = db_version(self.out)
+            if version != self.version:
+                self.version = version
+                self.load(self.options(), live=True)
+                return
+        self.set_timer(LIVE_EVERY_S, self.poll_running)
 
     @work(thread=True, exclusive=True, group="results")
     def build(self, out: Path, options: ReportOptions) -> None:
@@ -198,12 +245,13 @@ class ResultsScreen(Screen[None]):
     def show_report(self, out: Path, report: dict[str, Any]) -> None:
         if out != self.out:
             return  # a newer request is on its way
+        first, self.fresh = self.fresh, False
         self.report, self.loaded = report, True
         r = report
         simulated = r["manifest"].get("models", {}).get("judge", {}).get("base_url") == "embedded"
         tag = " — simulated provider" if simulated else ""
         self.query_one("#results-title", Static).update(
-            f"Results — run {r['run_id']} ({r['status']}): {r['pairs']} pairs, "
+            f"Results — {out}: run {r['run_id']} ({r['status']}), {r['pairs']} pairs, "
             f"{r['decisive']} decisive{tag}"
         )
         select = self.query_one("#gap-source", Select)
@@ -213,7 +261,13 @@ class ResultsScreen(Screen[None]):
         self.render_buckets(r)
         self.render_sections(r)
         self.query_one("#results-body").loading = False
-        if not self.control_chosen:  # a control chosen while loading keeps the focus
+        if r["status"] == "running":
+            self.set_timer(LIVE_EVERY_S, self.poll_running)
+        if first and not self.jump_when_loaded:  # another run starts at the top
+            body = self.query_one("#results-body", VerticalScroll)
+            body.scroll_home(animate=False)
+            self.call_after_refresh(body.scroll_home, animate=False)
+        if first and not self.control_chosen:  # a control chosen while loading keeps focus
             # no scroll: while the loading overlay goes the table's place is not final, and a
             # scroll to it could leave the bar chart above the view
             self.query_one("#buckets", FitTable).focus(scroll_visible=False)
@@ -237,14 +291,23 @@ class ResultsScreen(Screen[None]):
             cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
             cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
             cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
-            rows.append((str(i), cells))
+            rows.append((str(i), cells | split_cells(b)))
+        if r.get("overall"):
+            o = r["overall"]
+            cells = {"bucket": "all", "decisive": str(o["decisive"]), "missel": str(o["wrong"])}
+            rows.append((OVERALL, cells | {"rate": pct(o["rate"]), "ci": ci(o)} | split_cells(o)))
         outside = outside_count(r)
         if outside:
             rows.append(
                 (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
             )
         self.query_one("#buckets", FitTable).set_rows(rows)
-        self.query_one("#outside", Static).update(outside_note(r))
+        from judgeaudit.analysis.gap_model import model_line  # numpy: after the first paint
+
+        self.query_one("#outside", Static).update(
+            f"{outside_note(r)}\n{model_line(r.get('gap_model')).strip()}\n"
+            f"95% CI: {r.get('intervals', 'Wilson')}; tie-aware = (wrong + tie/2) / decisive"
+        )
 
     def render_sections(self, r: dict[str, Any]) -> None:
         sbf = r["satisfied_but_failed"]
@@ -257,6 +320,8 @@ class ResultsScreen(Screen[None]):
         )
         bias = "; ".join(bias_text(b) for b in r["position_bias"])
         self.query_one("#bias", Static).update(f"Position bias: {bias or 'swap off'}")
+        self.query_one("#health", Static).update(health_text(r))
+        self.query_one("#human", Static).update("\n".join(review_lines(r["human_review"])))
         agents = []
         for p in r["agent_pairs"]:
             cells = {"a": p["agent_a"], "b": p["agent_b"]}
@@ -264,6 +329,8 @@ class ResultsScreen(Screen[None]):
             cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
             cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
             cells["flag"] = RANKING if p["ranking_misselected"] else ""
+            if p.get("ranking") == "suggestive":
+                cells["flag"] = "opposite (suggestive)"
             agents.append((f"{p['agent_a']}~{p['agent_b']}", cells))
         self.query_one("#agent-pairs-table", FitTable).set_rows(agents)
         tasks = [
@@ -290,7 +357,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#bins", Field).value = ""  # another source has its own default bins
         from judgeaudit.analysis.report import ReportOptions
 
-        self.load(ReportOptions(gap_source=str(event.value)))
+        self.load(ReportOptions(run_id=self.run_id, gap_source=str(event.value)))
 
     def on_input_submitted(self, event: Field.Submitted) -> None:
         if event.input.id != "bins" or self.out is None:
@@ -338,7 +405,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#bins", Field).focus()
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
-        if event.data_table.id == "buckets":
+        if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:
             self.open_bucket(str(event.row_key.value))
 
     def open_bucket(self, key: str) -> None:
@@ -347,3 +414,8 @@ class ResultsScreen(Screen[None]):
         r = self.report
         bucket = None if key == OUTSIDE else r["buckets"][int(key)]
         self.app.push_screen(PairsScreen(self.out, r["run_id"], r["gap_source"], r["bins"], bucket))
+
+    def action_why(self) -> None:
+        """What moves this judge: the report's style model, drawn in the terminal."""
+        if self.loaded:
+            self.app.push_screen(WhyScreen(self.report.get("style"), self.report.get("run_id")))

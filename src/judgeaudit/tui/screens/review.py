@@ -27,26 +27,39 @@ if TYPE_CHECKING:  # pandas and the analysis load when the screen is first used,
     from judgeaudit.analysis.queries import ReviewData, Side
 
 SAMPLE_SIZE = 40
-# grouped in the footer so every key fits in 80 columns
-SIDE_A = Binding.Group("A ok/fail", compact=True)
-SIDE_B = Binding.Group("B ok/fail", compact=True)
-PREFER = Binding.Group("prefer", compact=True)
-MOVE = Binding.Group("next/prev", compact=True)
 EMPTY_LABEL = ("human_success_a", "human_success_b", "human_pref", "note")
+
+
+def success_label(value: object) -> str:
+    """A stored 0/1 (an int, or 0.0/1.0 once pandas has read a column with gaps) as words."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    return "ok" if int(float(str(value))) else "fail"
+
+
+def pref_label(value: object, item: dict[str, Any]) -> str:
+    if value is None or value == "":
+        return "-"
+    agent = {"A": item.get("agent_a"), "B": item.get("agent_b")}.get(str(value))
+    return f"{value} ({agent})" if agent else str(value)
 
 
 class ReviewScreen(Screen[None]):
     SUB_TITLE = "Review"
+    # one footer entry per pair of keys (the others are in the help), so it reads at 80 columns
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "label('human_success_a', 1)", "A ok", group=SIDE_A),
-        Binding("2", "label('human_success_a', 0)", "A failed", group=SIDE_A),
-        Binding("3", "label('human_success_b', 1)", "B ok", group=SIDE_B),
-        Binding("4", "label('human_success_b', 0)", "B failed", group=SIDE_B),
-        Binding("a", "label('human_pref', 'A')", "prefer A", group=PREFER),
-        Binding("b", "label('human_pref', 'B')", "prefer B", group=PREFER),
-        Binding("t", "label('human_pref', 'tie')", "tie", group=PREFER),
-        Binding("n,right", "move(1)", "next", key_display="n", group=MOVE),
-        Binding("p,left", "move(-1)", "previous", key_display="p", group=MOVE),
+        Binding("1", "label('human_success_a', 1)", "A ok/fail", key_display="1/2"),
+        Binding("2", "label('human_success_a', 0)", "A failed", show=False),
+        Binding("3", "label('human_success_b', 1)", "B ok/fail", key_display="3/4"),
+        Binding("4", "label('human_success_b', 0)", "B failed", show=False),
+        Binding("a", "label('human_pref', 'A')", "prefer", key_display="a/b/t"),
+        Binding("b", "label('human_pref', 'B')", "prefer B", show=False),
+        Binding("t", "label('human_pref', 'tie')", "tie", show=False),
+        Binding("x", "clear", "Clear"),
+        Binding("e", "note", "Note"),
+        Binding("j", "blind", "Judge"),
+        Binding("n,right", "move(1)", "Next", key_display="n/p"),
+        Binding("p,left", "move(-1)", "previous", show=False),
     ]
 
     def __init__(self, seed: int = 0) -> None:
@@ -60,6 +73,7 @@ class ReviewScreen(Screen[None]):
         self.pending: dict[str, dict[str, Any]] = {}
         self.save_lock = threading.Lock()
         self.mounted = False
+        self.blind = True  # the judge's choice and the success check stay hidden: no anchoring
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -88,7 +102,10 @@ class ReviewScreen(Screen[None]):
         version = db_version(out)
         if out == self.out and self.data is not None and version == self.version:
             return
+        if out != self.out:
+            self.blind = True  # a new sample starts blind
         self.out, self.version, self.data, self.index = out, version, None, 0
+        self.sub_title = f"Review · {out}"
         self.pending = {}
         self.query_one("#review-item").loading = True
         self.query_one("#agreement", Static).update(f"Review — loading {out}…")
@@ -138,7 +155,10 @@ class ReviewScreen(Screen[None]):
 
         figures = agreement(data.pairs, data.labels)
         judge = figures.get("judge_vs_human")
-        line = f"Review {self.index + 1}/{len(data.items)} · labelled {figures.get('labelled', 0)}"
+        line = (
+            f"Review {self.index + 1}/{len(data.items)} of run {data.run_id} · labelled "
+            f"{figures.get('labelled', 0)}"
+        )
         if judge:
             kappa = "n/a" if judge["kappa"] is None else f"{judge['kappa']:.2f}"
             line += f" · judge vs human agreement {judge['agreement']:.0%}, kappa {kappa}"
@@ -149,13 +169,20 @@ class ReviewScreen(Screen[None]):
             return
         item = data.items[self.index]
         label = self.current_label(item["pair_id"])
-        given = {k: "-" if label[k] is None else label[k] for k in EMPTY_LABEL}
+        if self.blind:
+            seen = "judge and success check hidden (j shows them)"
+        else:
+            seen = (
+                f"judge prefers {pref_label(item['judge_pref'], item)} · success check "
+                f"{success_label(item['success_a'])}/{success_label(item['success_b'])}"
+            )
+        note = f" · note: {label['note']}" if label.get("note") else ""
         self.query_one("#review-head", Static).update(
             Text(  # plain text: "[stratum]" is no markup tag
-                f"[{item['stratum']}] {item['task_id']} · judge prefers {item['judge_pref']} · "
-                f"success check {item['success_a']}/{item['success_b']} · your labels: "
-                f"A {given['human_success_a']}, B {given['human_success_b']}, "
-                f"prefer {given['human_pref']}"
+                f"[{item['stratum']}] {item['task_id']} · {seen} · your labels: "
+                f"A {success_label(label['human_success_a'])}, "
+                f"B {success_label(label['human_success_b'])}, "
+                f"prefer {pref_label(label['human_pref'], item)}{note}"
             )
         )
         if reload_item:
@@ -190,13 +217,45 @@ class ReviewScreen(Screen[None]):
         self.show()
         self.save(self.out, pair_id)
 
+    def action_clear(self) -> None:
+        """Forget this pair's labels (and its note): it counts as unlabelled again."""
+        if self.data is None or not self.data.items or self.out is None:
+            return
+        pair_id = self.data.items[self.index]["pair_id"]
+        self.pending[pair_id] = {"pair_id": pair_id, **dict.fromkeys(EMPTY_LABEL)}
+        self.show()
+        self.save(self.out, pair_id)
+
+    def action_note(self) -> None:
+        if self.data is None or not self.data.items:
+            return
+        from judgeaudit.tui.widgets.table_prompt import TextPrompt
+
+        pair_id = self.data.items[self.index]["pair_id"]
+        current = str(self.current_label(pair_id).get("note") or "")
+
+        def written(text: str | None) -> None:
+            if text is not None:
+                self.action_label("note", text or None)
+
+        hint = "Note for this pair (why you labelled it so; empty removes it) — Enter, Esc"
+        self.app.push_screen(TextPrompt(current, hint), written)
+
+    def action_blind(self) -> None:
+        self.blind = not self.blind
+        self.show()
+
     @work(thread=True, exclusive=False, group="review-save")
     def save(self, out: Path, pair_id: str) -> None:
-        from judgeaudit.analysis.label_import import import_labels
+        from judgeaudit.analysis.label_import import clear_label, import_labels
         from judgeaudit.analysis.queries import human_labels
 
         with self.save_lock:  # saves in key order; each writes the pair's latest labels
-            import_labels(out, [dict(self.pending[pair_id])])
+            label = dict(self.pending[pair_id])
+            if all(label[k] is None for k in EMPTY_LABEL):
+                clear_label(out, pair_id)
+            else:
+                import_labels(out, [label])
             labels = human_labels(out)
         self.app.call_from_thread(self.saved, out, labels)
 

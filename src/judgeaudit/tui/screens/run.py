@@ -14,11 +14,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
+from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from judgeaudit.audit import events as ev
-from judgeaudit.tui.eta import EtaClock
+from judgeaudit.tui.eta import WholeRun
+from judgeaudit.tui.judge_log import JudgeLog, LogFilter
 from judgeaudit.tui.messages import OpenResults
+from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:  # the engine loads with the first run, not before the first p
     from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
 
 DRAIN_EVERY_S = 0.2
-LOG_LINES = 400
+LOG_TITLE = "judge log — / filter · m misselected only · e parse errors only"
 NO_RUN = "No run yet — F2 Launch (ctrl+g there runs the demo), or ctrl+p → Run demo"
 PAIR_COLUMNS = (
     Col("a", "agent A", min=8),
@@ -38,12 +40,25 @@ PAIR_COLUMNS = (
 )
 
 
-def format_progress(p: ev.Progress, eta_s: float | None, paused: bool) -> str:
-    eta = "paused" if paused else ("--" if eta_s is None else f"{eta_s:.0f}s")
+def duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return (
+        f"{hours}h{minutes:02d}m"
+        if hours
+        else (f"{minutes}m{secs:02d}s" if minutes else f"{secs}s")
+    )
+
+
+def format_progress(p: ev.Progress, run: WholeRun, paused: bool) -> str:
+    """The phase's count, then the whole run's with its one ETA; a pause shows no rate."""
+    eta_s = run.clock.eta_s()
+    eta = "paused" if paused else ("--" if eta_s is None else duration(eta_s))
+    rate = "— calls/s" if paused else f"{p.calls_per_s:.0f} calls/s"
     cost = f" · ${p.cost_usd:.4f}" if p.cost_usd else ""
     limits = " ".join(f"{name} {used}/{limit}" for name, (used, limit) in p.limits.items())
     return (
-        f"{p.phase}: {p.done}/{p.total} · ETA {eta} · {p.calls_per_s:.0f} calls/s · "
+        f"{p.phase}: {p.done}/{p.total} · whole run {run.done}/{run.total}, ETA {eta} · {rate} · "
         f"{p.tokens / 1000:.0f}k tokens{cost} · retries {p.retries} · failed {p.failures}"
         f"   limits: {limits}"
     )
@@ -61,31 +76,18 @@ def format_rates(p: ev.Progress) -> str:
     return "rate limits: " + ("; ".join(parts) if parts else "none")
 
 
-def format_call(call: ev.JudgeCallDone | ev.TrajectoryDone) -> Text:
-    if isinstance(call, ev.TrajectoryDone):
-        outcome = "success" if call.success else "FAILED"
-        mood = "user satisfied" if call.satisfied else f"user {call.ending}"
-        return Text(f"conversation {call.task_id} {call.agent}: {outcome}, {mood}", style="dim")
-    pair = call.pair_id.split("/", 1)[-1]
-    if call.parse_error:
-        line = Text(
-            f"{pair} {call.order}#{call.attempt} PARSE ERROR {call.parse_error}: ", style="bold red"
-        )
-        line.append(call.raw_output[:120].replace("\n", " "), style="red")
-        return line
-    scores = f"{call.score_a}/{call.score_b}"
-    line = Text(f"{pair} {call.order} → {call.winner} ({scores}) ")
-    line.append(call.reason[:100], style="dim")
-    return line
-
-
 class RunScreen(Screen[None]):
     SUB_TITLE = "Run"
+    AUTO_FOCUS = "#judge-log"  # its keys (/, m, e) are the screen's; a table's / is its own
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pause", "Pause/resume"),
+        Binding("p", "pause", "Pause"),
         Binding("c", "cancel", "Cancel"),
         Binding("r", "results", "Results"),
         Binding("l", "toggle_log", "Log"),
+        Binding("slash", "filter_log", "Filter", key_display="/"),
+        # named on the log's border instead of the footer (80 columns)
+        Binding("m", "misselected_only", "Misselected only", show=False),
+        Binding("e", "errors_only", "Parse errors only", show=False),
     ]
 
     def __init__(self, bridge: RunBridge | None = None) -> None:
@@ -96,7 +98,7 @@ class RunScreen(Screen[None]):
     def reset(self) -> None:
         self.stats: dict[tuple[str, str], PairStats] = {}
         self.finished = False
-        self.clock = EtaClock()
+        self.run = WholeRun()
         self.run_id = ""
         self.pairs_done = self.pairs_total = 0
         self.last_progress: ev.Progress | None = None
@@ -111,11 +113,14 @@ class RunScreen(Screen[None]):
         yield Static("", id="stats")
         yield Note("", id="rates", classes="hint")
         yield FitTable(PAIR_COLUMNS, id="agent-pairs", cursor_type="none")
-        yield RichLog(max_lines=LOG_LINES, id="judge-log", wrap=False, markup=False)
+        yield Field(placeholder="filter the log: an agent, a pair, a task; Enter", id="log-filter")
+        yield JudgeLog(id="judge-log")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#paused").display = False
+        self.query_one("#log-filter").display = False
+        self.query_one(JudgeLog).border_title = LOG_TITLE
         if self.bridge is not None:
             self.attach(self.bridge)
         self.set_interval(DRAIN_EVERY_S, self.drain)
@@ -124,13 +129,14 @@ class RunScreen(Screen[None]):
         """Show a new run on this screen (the previous one has ended)."""
         self.bridge = bridge
         self.reset()
+        self.sub_title = f"Run · {bridge.out_dir}"
         if not self.is_mounted:
             return
         self.query_one(ProgressBar).update(total=1, progress=0)
         self.query_one("#stats", Static).update("starting…")
         self.query_one("#rates", Note).say("")
         self.query_one(FitTable).set_rows([])
-        self.query_one(RichLog).clear()
+        self.query_one(JudgeLog).reset()
         self.show_title()
         self.show_paused()
 
@@ -140,26 +146,31 @@ class RunScreen(Screen[None]):
             self.apply(self.bridge.drain())
 
     def apply(self, batch: Batch) -> None:
-        log = self.query_one(RichLog)
+        log = self.query_one(JudgeLog)
         if batch.started:
             started = batch.started
             self.run_id = started.run_id
             self.pairs_done, self.pairs_total = started.pairs_done, started.pairs_total
+            self.run.start(
+                started.trajectories_done,
+                started.trajectories_total,
+                started.pairs_done,
+                started.pairs_total,
+            )
             self.resumed = started.resumed
             for warning in started.warnings:
-                log.write(Text(f"warning: {warning}", style="yellow"))
+                log.note(Text(f"warning: {warning}", style="yellow"))
         if batch.progress:
             p = batch.progress
             self.last_progress = p
-            self.clock.update(p.phase, p.done, p.total, time.monotonic())
-            if p.phase == "judging":
+            self.run.update(p.phase, p.done, p.total, time.monotonic())
+            if p.phase in ("judging", "recorded"):
                 self.pairs_done, self.pairs_total = p.done, p.total
-            self.query_one(ProgressBar).update(total=max(p.total, 1), progress=p.done)
+            self.query_one(ProgressBar).update(total=max(self.run.total, 1), progress=self.run.done)
             self.query_one("#rates", Note).say(format_rates(p))
-        for call in batch.judge_calls[-LOG_LINES:]:
-            log.write(format_call(call))
+        log.add(batch.judge_calls)
         for failure in batch.failures:
-            log.write(Text(f"FAILED {failure.unit}: {failure.message}", style="bold red"))
+            log.note(Text(f"FAILED {failure.unit}: {failure.message}", style="bold red"))
         if batch.pair_stats != self.stats:
             self.stats = batch.pair_stats
             self.render_pairs()
@@ -176,12 +187,15 @@ class RunScreen(Screen[None]):
             return
         simulated = " — simulated provider" if self.bridge.simulated else ""
         if not self.run_id:
-            title.update(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: starting…")
+            state = f"not started ({self.outcome})" if self.outcome else "starting…"
+            title.update(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: {state}")
             return
         state = f" {self.outcome}" if self.outcome else (" (resumed)" if self.resumed else "")
+        convs, conv_total = self.run.get("trajectories")
+        talks = f", {convs}/{conv_total} conversations" if conv_total else ""
         title.update(
             f"Run {self.run_id}{state}: {self.pairs_done}/{self.pairs_total} pairs stored"
-            f"{simulated}"
+            f"{talks}{simulated}"
         )
 
     def show_stats(self) -> None:
@@ -189,7 +203,7 @@ class RunScreen(Screen[None]):
             return
         paused = self.bridge is not None and self.bridge.paused
         self.query_one("#stats", Static).update(
-            format_progress(self.last_progress, self.clock.eta_s(), paused)
+            format_progress(self.last_progress, self.run, paused)
         )
 
     def show_paused(self) -> None:
@@ -237,21 +251,56 @@ class RunScreen(Screen[None]):
             self.notify("no run in progress")
             return
         if self.bridge.toggle_pause():
-            self.clock.pause()
+            self.run.clock.pause()
         else:
-            self.clock.resume()
+            self.run.clock.resume()
         self.show_paused()
         self.show_stats()
 
     def action_cancel(self) -> None:
         if self.bridge is not None and not self.finished:
+            from judgeaudit.tui.screens.dialogs import ConfirmStop
+
+            self.app.push_screen(ConfirmStop(quitting=False), self.cancel_answered)
+
+    def cancel_answered(self, stop: bool | None) -> None:
+        if stop and self.bridge is not None and not self.finished:
             self.bridge.cancel()
             self.query_one("#stats", Static).update("cancelling… (what is stored stays)")
             self.show_paused()
 
     def action_toggle_log(self) -> None:
-        log = self.query_one(RichLog)
+        log = self.query_one(JudgeLog)
         log.display = not log.display
+
+    # --- the log's filter ----------------------------------------------------------------------
+    def set_log_filter(self, **change: object) -> None:
+        log = self.query_one(JudgeLog)
+        current = log.filter
+        new = LogFilter(
+            str(change.get("text", current.text)),
+            bool(change.get("misselected", current.misselected)),
+            bool(change.get("errors", current.errors)),
+        )
+        log.set_filter(new)
+        log.border_title = f"judge log — {new.describe()}" if new.describe() else LOG_TITLE
+
+    def action_filter_log(self) -> None:
+        field = self.query_one("#log-filter", Field)
+        field.display = True
+        field.focus()
+
+    def action_misselected_only(self) -> None:
+        self.set_log_filter(misselected=not self.query_one(JudgeLog).filter.misselected)
+
+    def action_errors_only(self) -> None:
+        self.set_log_filter(errors=not self.query_one(JudgeLog).filter.errors)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "log-filter":
+            self.set_log_filter(text=event.value.strip())
+            event.input.display = bool(event.value.strip())
+            self.query_one(JudgeLog).focus()
 
     def action_results(self) -> None:
         if self.bridge is not None:

@@ -1,15 +1,16 @@
-"""Runs: open any past output directory, or compare two (the drift view).
+"""Runs: every run of one or two output directories, opened or compared (the drift view).
 
-The comparison runs in a worker and shows what `judgeaudit compare --format json` holds: paired
-(the runs judged the same stored conversations) or not, the test and interval used, every
-manifest change (none is cut off) in a scrollable pane, then per bucket and overall the change
-with its interval, the Holm-adjusted p-value and, paired, how many pairs flipped each way. Enter
-on a row lists the flipped pairs; Enter on one opens it as run B judged it."""
+The compare is `judgeaudit compare`'s own entry (:func:`compare_runs`): the same choice of runs
+(a blank B means "the other run of directory A", as the CLI's missing OUT_B), the same refusal of
+a run against itself, the same warnings and what its gate would do. `a` / `b` on a run of the
+picker make it run A / run B; ctrl+t compares; Enter opens the run in Results. The comparison
+shows paired or not, the test and interval, every manifest change in a focusable scrolling pane,
+then per bucket the change with its interval, the Holm-adjusted p-value and the flips."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -17,211 +18,234 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Label, Static
+from textual.widgets import Footer, Header, Input, Label, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.tui.messages import OpenResults
-from judgeaudit.tui.widgets.field import Field
-from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
-from judgeaudit.tui.widgets.note import Note
-
-# minimum widths that keep each value whole: at 80 columns whole columns go (the rates first,
-# their change stays) instead of every column being cut short
-DRIFT_COLUMNS = (
-    Col("bucket", "bucket", min=9),
-    Col("before", "before", min=14, drop=5),
-    Col("after", "after", min=14, drop=4),
-    Col("change", "change", min=6),
-    Col("ci", "95% CI", min=14, drop=1),
-    Col("p", "p (Holm)", min=14, drop=2),
-    Col("flips", "flipped +/−", min=9, drop=3),
-    Col("flag", "", min=4),
+from judgeaudit.tui.drift_view import (
+    DRIFT_COLUMNS,
+    OVERALL,
+    changes_text,
+    chart_text,
+    drift_rows,
 )
-OVERALL = "overall"
+from judgeaudit.tui.messages import OpenResults
+from judgeaudit.tui.recent import recent
+from judgeaudit.tui.screens.flipped import FlippedPairs
+from judgeaudit.tui.widgets.field import Field
+from judgeaudit.tui.widgets.fit_table import FitTable
+from judgeaudit.tui.widgets.note import Note
+from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
 
+if TYPE_CHECKING:  # pandas and the analysis load with the first list or compare
+    from judgeaudit.analysis.compare_entry import Comparison, RunInfo
 
-def pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{v * 100:.1f}%"
-
-
-def pts(v: float | None) -> str:
-    return "n/a" if v is None else f"{v * 100:+.1f}"
-
-
-def changes_text(result: dict[str, Any]) -> Text:
-    changes = result["manifest_changes"]
-    text = Text(f"{result['run_a']} → {result['run_b']} ({result['gap_source']} gap)\n", "bold")
-    pairing = result.get("pairing")
-    if result.get("paired") and pairing:
-        text.append(
-            f"paired: {pairing['basis']}; {pairing['matched']} pairs matched, "
-            f"{pairing['decisive']} decisive in both\n",
-            style="green",
-        )
-    else:
-        text.append("unpaired: the runs judged different conversations\n", style="yellow")
-    method = result.get("method")
-    if method:
-        text.append(f"interval {method['interval']}; test {method['test']}\n", style="dim")
-    text.append(f"manifest changes: {len(changes) or 'none'}\n")
-    for c in changes:
-        text.append(f"  {c['key']}: ", style="bold")
-        text.append(f"{c['before']!r} → {c['after']!r}\n")
-    if result.get("decided_by"):
-        text.append(f"decided by: {result['decided_by']}", style="dim")
-    return text
-
-
-def p_text(row: dict[str, Any]) -> str:
-    if row.get("p_adjusted") is None:
-        return "no flips" if row.get("paired") and row["n_before"] else "n/a"
-    return f"{row['p_value']:.3g} ({row['p_adjusted']:.3g})"
-
-
-def drift_rows(result: dict[str, Any]) -> list[Row]:
-    rows: list[Row] = []
-    overall = result.get("overall")
-    for i, r in enumerate([*result["buckets"], *([overall] if overall else [])]):
-        interval = "n/a" if r["ci_low"] is None else f"[{pts(r['ci_low'])}, {pts(r['ci_high'])}]"
-        flag: Text | str = ""
-        if r["significant_rise"]:
-            flag = Text("RISE", style="bold red")
-        elif r["significant_fall"]:
-            flag = Text("fall", style="green")
-        name = (
-            r["label"] if r.get("alias") in (None, "", r["label"]) else f"{r['label']} {r['alias']}"
-        )
-        flips = r.get("paired")
-        cells: dict[str, Text | str] = {
-            "bucket": name,
-            "before": f"{pct(r['before'])} (n={r['n_before']})",
-            "after": f"{pct(r['after'])} (n={r['n_after']})",
-            "change": pts(r["change"]),
-            "ci": interval,
-            "p": p_text(r),
-            "flips": f"+{flips['flipped_to_misselected']}/−{flips['flipped_to_correct']}"
-            if flips
-            else "",
-            "flag": flag,
-        }
-        rows.append((OVERALL if r is overall else str(i), cells))
-    return rows
-
-
-class FlippedPairs(Screen[None]):
-    """The pairs of one row whose verdict flipped between the runs; Enter opens one (run B)."""
-
-    SUB_TITLE = "Flipped pairs"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
-    COLUMNS = (Col("pair", "pair", min=20), Col("way", "flipped", min=10))
-
-    def __init__(self, out_b: Path, run_b: str, row: dict[str, Any]) -> None:
-        super().__init__()
-        self.out_b, self.run_b, self.row = out_b, run_b, row
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        flips = self.row["paired"]
-        yield Static(
-            f"{self.row['label']}: {flips['flipped_to_misselected']} pairs flipped to "
-            f"misselected, {flips['flipped_to_correct']} to correct (first 200 of each)",
-            classes="title",
-        )
-        yield FitTable(self.COLUMNS, cursor_type="row", id="flips")
-        yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        flips = self.row["paired"]
-        rows: list[Row] = [
-            (pair, {"pair": pair, "way": Text("to misselected", style="red")})
-            for pair in flips["flipped_to_misselected_ids"]
-        ]
-        rows += [
-            (pair, {"pair": pair, "way": Text("to correct", style="green")})
-            for pair in flips["flipped_to_correct_ids"]
-        ]
-        self.query_one(FitTable).set_rows(rows)
-
-    def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
-        from judgeaudit.tui.screens.pair import PairDetailScreen
-
-        pair_id = f"{self.run_b}/{event.row_key.value}"
-        self.app.push_screen(PairDetailScreen(self.out_b, pair_id))
+#: what the CLI's refusal names as flags, said in the app's keys
+APP_HINT = " — here: press a and b on two runs of the list, then ctrl+t"
 
 
 class RunsScreen(Screen[None]):
     SUB_TITLE = "Runs"
-    AUTO_FOCUS = "#r-a"
+    AUTO_FOCUS = "#run-picker"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+o", "open", "Open A", priority=True),
+        Binding("a", "pick('a')", "Run A"),
+        Binding("b", "pick('b')", "Run B"),
+        Binding("x", "clear_picks", "Clear"),
+        Binding("ctrl+o", "open", "Open", priority=True),
         Binding("ctrl+t", "compare", "Compare A→B", priority=True),
+        Binding("g", "chart", "Chart"),
     ]
 
-    def __init__(self, default_out: Path) -> None:
+    def __init__(self, default_out: Path, config: Path | None = None) -> None:
         super().__init__(id="runs")
         self.default_out = default_out
-        self.result: dict[str, Any] | None = None
-        self.compared: tuple[Path, Path] | None = None
+        self.config = config  # where the recently opened directories are kept
+        self.compared: Comparison | None = None
+        self.pick_a: Pick | None = None
+        self.pick_b: Pick | None = None
+        self.to_top = False
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Runs — open an output directory, or compare two (drift)", classes="title")
-        with Vertical(classes="form"):
+        yield Static(
+            "Runs — a / b pick run A / B, ctrl+t compares (B blank: the other run of A's dir)",
+            classes="title",
+        )
+        with Vertical(classes="form", id="runs-form"):
             for field, value in (("a", str(self.default_out)), ("b", "")):
                 with Horizontal():
                     yield Label(f"output dir {field.upper()}")
                     yield Field(value=value, id=f"r-{field}", compact=True)
+        yield RunPicker(id="run-picker")
         yield Note("", id="runs-status", classes="hint")
-        with VerticalScroll(id="changes-pane", can_focus=False):
+        with VerticalScroll(id="changes-pane"):
             yield Static("", id="changes")
         yield FitTable(DRIFT_COLUMNS, id="drift", cursor_type="row")
+        with VerticalScroll(id="drift-chart-pane"):
+            yield Static("", id="drift-chart")
         yield Footer(compact=True)
 
-    def dirs(self) -> tuple[Path, Path]:
+    def on_mount(self) -> None:
+        self.query_one("#changes-pane").display = False
+        self.query_one("#drift-chart-pane").display = False
+        self.refresh_runs()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_runs()  # a run may have been added or finished since
+
+    # --- the run list --------------------------------------------------------------------------
+    def dirs(self) -> tuple[Path, Path | None]:
         a = self.query_one("#r-a", Field).value.strip()
         b = self.query_one("#r-b", Field).value.strip()
-        return Path(a), Path(b or a)
+        return Path(a), (Path(b) if b else None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.to_top = True  # the cursor goes to the first run of the directory just typed
+        self.refresh_runs()
+        self.query_one(RunPicker).focus()
+
+    def refresh_runs(self) -> None:
+        self.load_runs(self.dirs())
+
+    @work(thread=True, exclusive=True, group="run-list")
+    def load_runs(self, dirs: tuple[Path, Path | None]) -> None:
+        from judgeaudit.analysis.compare_entry import list_runs
+
+        runs: list[RunInfo] = []
+        problems: list[str] = []
+        for out in dict.fromkeys(d for d in dirs if d is not None):
+            try:
+                runs += list_runs(out)
+            except JudgeauditError as exc:
+                problems.append(str(exc))
+        shown = {r.out.resolve() for r in runs}
+        for out in recent(self.config) if self.config else []:  # opened before: listed after
+            if out.resolve() not in shown:
+                try:
+                    runs += list_runs(out)
+                except JudgeauditError:
+                    continue
+        self.app.call_from_thread(self.show_runs, runs, problems)
+
+    def show_runs(self, runs: list[RunInfo], problems: list[str]) -> None:
+        known = {(r.out, r.run_id) for r in runs}
+        self.pick_a = self.pick_a if self.pick_a in known else None
+        self.pick_b = self.pick_b if self.pick_b in known else None
+        self.query_one(RunPicker).show_runs(runs, self.pick_a, self.pick_b, top=self.to_top)
+        self.to_top = False
+        if problems:
+            self.say(Text("; ".join(problems), style="red"))
+
+    def say(self, text: str | Text) -> None:
+        self.query_one("#runs-status", Note).say(text)
+
+    def action_pick(self, side: str) -> None:
+        picker = self.query_one(RunPicker)
+        run = picker.highlighted()
+        if run is None:
+            self.notify("no run to pick: open a directory that holds one", severity="warning")
+            return
+        if side == "a":
+            self.pick_a = (run.out, run.run_id)
+        else:
+            self.pick_b = (run.out, run.run_id)
+        picker.show_runs(picker.runs, self.pick_a, self.pick_b)
+
+    def action_clear_picks(self) -> None:
+        self.pick_a = self.pick_b = None
+        picker = self.query_one(RunPicker)
+        picker.show_runs(picker.runs, None, None)
 
     def focus_field(self, field: str) -> None:
         self.query_one(f"#r-{field}", Field).focus()
 
     def action_open(self) -> None:
-        self.post_message(OpenResults(self.dirs()[0]))
-
-    def action_compare(self) -> None:
-        a, b = self.dirs()
-        self.query_one("#runs-status", Note).say(f"comparing {a} → {b}…")
-        self.query_one("#changes-pane").loading = True
-        self.run_compare(a, b)
-
-    @work(thread=True, exclusive=True, group="compare")
-    def run_compare(self, a: Path, b: Path) -> None:
-        from judgeaudit.analysis.drift import compare  # pandas: loaded on the first compare
-
-        try:
-            result = compare(a, b)
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.failed, str(exc))
-            return
-        self.app.call_from_thread(self.show, (a, b), result)
-
-    def failed(self, message: str) -> None:
-        self.query_one("#changes-pane").loading = False
-        self.query_one("#runs-status", Note).say(Text(message, style="red"))
-
-    def show(self, dirs: tuple[Path, Path], result: dict[str, Any]) -> None:
-        self.result, self.compared = result, dirs
-        self.query_one("#runs-status", Note).say("")
-        self.query_one("#changes", Static).update(changes_text(result))
-        self.query_one("#drift", FitTable).set_rows(drift_rows(result))
-        self.query_one("#changes-pane").loading = False
+        run = self.query_one(RunPicker).highlighted()
+        if run is not None:
+            self.post_message(OpenResults(run.out, run.run_id))
+        else:
+            self.post_message(OpenResults(self.dirs()[0]))
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
-        if self.result is None or self.compared is None:
+        if event.data_table.id == "run-picker":
+            self.action_open()
+        elif event.data_table.id == "drift":
+            self.open_flips(str(event.row_key.value))
+
+    # --- the compare ---------------------------------------------------------------------------
+    def request(self) -> tuple[Path, Path | None, str | None, str | None]:
+        """The CLI's arguments: picked runs name their dirs and ids; else the two fields."""
+        out_a, out_b = self.dirs()
+        run_a = run_b = None
+        if self.pick_a is not None:
+            out_a, run_a = self.pick_a
+        if self.pick_b is not None:
+            out_b, run_b = self.pick_b
+        if self.pick_a is not None and self.pick_b is not None and out_a == out_b:
+            out_b = out_a  # both in one dir: compare's own one-directory rule checks them
+        return out_a, out_b, run_a, run_b
+
+    def action_compare(self) -> None:
+        out_a, out_b, run_a, run_b = self.request()
+        self.say(f"comparing {run_a or out_a} → {run_b or out_b or 'the other run'}…")
+        pane = self.query_one("#changes-pane")
+        pane.display = True
+        pane.loading = True
+        self.run_compare(out_a, out_b, run_a, run_b)
+
+    @work(thread=True, exclusive=True, group="compare")
+    def run_compare(
+        self, out_a: Path, out_b: Path | None, run_a: str | None, run_b: str | None
+    ) -> None:
+        from judgeaudit.analysis.compare_entry import compare_runs
+
+        try:
+            compared = compare_runs(out_a, out_b, run_a, run_b)
+        except JudgeauditError as exc:
+            message = str(exc)
+            if "--run-a" in message:
+                message += APP_HINT
+            self.app.call_from_thread(self.failed, message)
             return
-        key = str(event.row_key.value)
-        row = self.result["overall"] if key == OVERALL else self.result["buckets"][int(key)]
+        self.app.call_from_thread(self.show, compared)
+
+    def failed(self, message: str) -> None:
+        self.compared = None
+        pane = self.query_one("#changes-pane")
+        pane.loading = False
+        pane.display = False
+        self.query_one("#drift", FitTable).set_rows([])
+        self.say(Text(f"refused: {message}", style="bold red"))
+
+    def show(self, compared: Comparison) -> None:
+        self.compared = compared
+        self.say("")
+        pane = self.query_one("#changes-pane")
+        pane.display = True
+        self.query_one("#changes", Static).update(changes_text(compared))
+        self.query_one("#drift", FitTable).set_rows(drift_rows(compared.result))
+        self.draw_chart()
+        pane.loading = False
+        pane.scroll_home(animate=False)
+
+    def draw_chart(self) -> None:
+        if self.compared is not None:
+            width = max(10, min(40, self.size.width - 50))
+            self.query_one("#drift-chart", Static).update(chart_text(self.compared.result, width))
+
+    def action_chart(self) -> None:
+        """The drift table, or both rates of each bucket as bars with their intervals."""
+        chart = self.query_one("#drift-chart-pane")
+        chart.display = not chart.display
+        self.query_one("#drift").display = not chart.display
+        self.draw_chart()
+
+    def open_flips(self, key: str) -> None:
+        if self.compared is None:
+            return
+        result = self.compared.result
+        row = result["overall"] if key == OVERALL else result["buckets"][int(key)]
         if not row.get("paired"):
             self.notify("unpaired runs: no pair-by-pair flips to list", severity="warning")
             return
-        self.app.push_screen(FlippedPairs(self.compared[1], self.result["run_b"], row))
+        c = self.compared
+        self.app.push_screen(FlippedPairs(c.out_a, result["run_a"], c.out_b, result["run_b"], row))

@@ -1,0 +1,208 @@
+"""Calibrate ``compare --fail-on-rise`` the way a statistician would, on the embedded provider.
+
+For each size (the demo's, and one with more trials per task) it makes one source run, then:
+
+- null re-judges: the same judge with another re-judge seed (``run.seed``), gated against the
+  source: "worse" (exit 3) there is a false alarm; "not worse" (exit 0) is the gate passing an
+  unchanged judge; exit 5 is "inconclusive". These share the source's own draw, so they are
+  correlated; disjoint pairs of null re-judges (seed 101 vs 102, 103 vs 104, ...) are
+  independent null instances and are reported too;
+- weaker judges (simulated: ``judge-default:diligence=0,evidence=0.3,style=0.7`` and others),
+  each with several re-judge seeds: "worse" is power, "not worse" would be a wrong pass;
+- seed replicates of the unchanged spec (only the simulation seed differs), every ordered pair
+  gated: the gate refuses these unpaired comparisons (exit 2), so its false-alarm rate there is
+  zero by construction; the bench checks that it does refuse.
+
+Every rate is printed with its 95% Wilson interval. ``--small`` is the CI configuration (about a
+minute: a small spec, two null seeds, one weaker judge); its figures are not asserted.
+
+    python bench/gate_calibration.py [--small] [--nulls 10] [--weak-seeds 3] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.analysis.stats import wilson
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "src" / "judgeaudit" / "data" / "demo.toml"
+WEAKER = [
+    "judge-default:diligence=0,evidence=0.3,style=0.7",
+    "judge-default:diligence=0,evidence=0.2,style=0.8",
+    "judge-default:noise=3,position=0",
+]
+SMALL_AGENTS = ("ace", "solid", "shaky", "weak")
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args], capture_output=True, text=True, check=False
+    )
+
+
+def source_spec(folder: Path, trials: int, seed: int, small: bool) -> Path:
+    text = DEMO.read_text(encoding="utf-8").replace("trials = 2", f"trials = {trials}")
+    text = text.replace("seed = 7", f"seed = {seed}")
+    if small:  # fewer agents: a quarter of the demo's pairs
+        blocks = text.split("[[agents]]")
+        kept = [b for b in blocks[1:] if any(f'name = "{a}"' in b for a in SMALL_AGENTS)]
+        tail = blocks[-1][blocks[-1].index("[user_simulator]") :]
+        kept[-1] = kept[-1] if "[user_simulator]" in kept[-1] else kept[-1] + tail
+        text = blocks[0] + "".join("[[agents]]" + b for b in kept)
+    path = folder / f"source-t{trials}-s{seed}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def rejudge_spec(folder: Path, source: Path, model: str, seed: int) -> Path:
+    path = folder / f"rj-{abs(hash((model, seed))) % 10**8}.toml"
+    path.write_text(
+        f'[run]\nname = "calib"\ntrajectories_from = "{source}"\nseed = {seed}\n\n'
+        '[endpoints.sim]\nbase_url = "embedded"\n\n'
+        f'[judge]\nmodel = "{model}"\nendpoint = "sim"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def run(spec: Path, out: Path) -> None:
+    done = cli("run", str(spec), "--out", str(out), "--events", "jsonl")
+    if done.returncode != 0:
+        raise SystemExit(f"gate_calibration: {spec} failed: {done.stderr.strip()[-300:]}")
+
+
+def gate(a: Path, b: Path) -> dict[str, Any]:
+    done = cli("compare", str(a), str(b), "--fail-on-rise", "--format", "json")
+    result = json.loads(done.stdout) if done.stdout.strip() else {}
+    overall = result.get("overall") or {}
+    return {
+        "exit": done.returncode,
+        "verdict": (result.get("gate") or {}).get("verdict"),
+        "change": overall.get("change"),
+        "upper": overall.get("upper"),
+        "flips": (overall.get("paired") or {}).get("flipped_to_misselected", 0)
+        + (overall.get("paired") or {}).get("flipped_to_correct", 0),
+        "decisive": overall.get("n_before"),
+    }
+
+
+def rate(k: int, n: int) -> dict[str, Any]:
+    low, high = wilson(k, n)
+    return {"k": k, "n": n, "rate": k / n if n else None, "ci_low": low, "ci_high": high}
+
+
+def show(name: str, r: dict[str, Any]) -> str:
+    if not r["n"]:
+        return f"  {name}: n/a"
+    return (
+        f"  {name}: {r['k']}/{r['n']} = {r['rate'] * 100:.1f}% "
+        f"[{r['ci_low'] * 100:.1f}, {r['ci_high'] * 100:.1f}] (Wilson 95%)"
+    )
+
+
+def size(
+    folder: Path, trials: int, nulls: int, weak: list[str], weak_seeds: int, small: bool
+) -> dict[str, Any]:
+    source = folder / f"src-t{trials}"
+    run(source_spec(folder, trials, 7, small), source)
+    null, outs = [], []
+    for seed in range(101, 101 + nulls):
+        out = folder / f"null-t{trials}-{seed}"
+        run(rejudge_spec(folder, source, "judge-default", seed), out)
+        null.append(gate(source, out))
+        outs.append(out)
+    # Every comparison above shares the source's own draw, so they are correlated; disjoint
+    # pairs of null re-judges (101 vs 102, 103 vs 104, ...) are independent null instances.
+    disjoint = [gate(outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2)]
+    weaker: dict[str, list[dict[str, Any]]] = {}
+    for model in weak:
+        weaker[model] = []
+        for seed in range(201, 201 + weak_seeds):
+            out = folder / f"weak-t{trials}-{abs(hash(model)) % 10**6}-{seed}"
+            run(rejudge_spec(folder, source, model, seed), out)
+            weaker[model].append(gate(source, out))
+    result: dict[str, Any] = {
+        "trials": trials,
+        "decisive": null[0]["decisive"] if null else None,
+        "null": null,
+        "false_alarm": rate(sum(g["exit"] == 3 for g in null), len(null)),
+        "null_not_worse": rate(sum(g["exit"] == 0 for g in null), len(null)),
+        "disjoint": disjoint,
+        "disjoint_false_alarm": rate(sum(g["exit"] == 3 for g in disjoint), len(disjoint)),
+        "disjoint_not_worse": rate(sum(g["exit"] == 0 for g in disjoint), len(disjoint)),
+        "weaker": {},
+    }
+    for model, gates in weaker.items():
+        result["weaker"][model] = {
+            "gates": gates,
+            "power": rate(sum(g["exit"] == 3 for g in gates), len(gates)),
+            "wrong_pass": rate(sum(g["exit"] == 0 for g in gates), len(gates)),
+        }
+    return result
+
+
+def replicates(folder: Path, seeds: int, small: bool) -> dict[str, Any]:
+    outs = []
+    for seed in range(1, seeds + 1):
+        out = folder / f"rep-{seed}"
+        run(source_spec(folder, 2, seed, small), out)
+        outs.append(out)
+    codes = [gate(a, b)["exit"] for a in outs for b in outs if a != b]
+    return {
+        "comparisons": len(codes),
+        "refused": rate(sum(c == 2 for c in codes), len(codes)),
+        "false_alarm": rate(sum(c == 3 for c in codes), len(codes)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true", help="the CI configuration (~1 min)")
+    parser.add_argument("--nulls", type=int, default=10, help="null re-judge seeds per size")
+    parser.add_argument("--weak-seeds", type=int, default=3, help="seeds per weaker judge")
+    parser.add_argument("--replicates", type=int, default=3, help="seed replicates of the spec")
+    parser.add_argument("--sizes", default="2,6", help="trials per size (default: demo's 2, 6)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.small:
+        args.nulls, args.weak_seeds, args.replicates, args.sizes = 2, 1, 2, "1"
+    weak = WEAKER[:1] if args.small else WEAKER
+    started = time.monotonic()
+    figures: dict[str, Any] = {"sizes": [], "small": args.small}
+    with tempfile.TemporaryDirectory(prefix="gate-calib-") as tmp:
+        folder = Path(tmp)
+        for trials in (int(x) for x in args.sizes.split(",")):
+            figures["sizes"].append(
+                size(folder, trials, args.nulls, weak, args.weak_seeds, args.small)
+            )
+        figures["replicates"] = replicates(folder, args.replicates, args.small)
+    figures["elapsed_s"] = round(time.monotonic() - started, 1)
+    for part in figures["sizes"]:
+        print(f"size: trials={part['trials']}, {part['decisive']} decisive pairs")
+        print(show("null re-judges: false alarm (worse, exit 3)", part["false_alarm"]))
+        print(show("null re-judges: passed (not worse, exit 0)", part["null_not_worse"]))
+        print(show("disjoint null pairs: false alarm (exit 3)", part["disjoint_false_alarm"]))
+        print(show("disjoint null pairs: passed (exit 0)", part["disjoint_not_worse"]))
+        for model, w in part["weaker"].items():
+            print(show(f"{model}: power (worse, exit 3)", w["power"]))
+            print(show(f"{model}: wrongly passed (exit 0)", w["wrong_pass"]))
+    rep = figures["replicates"]
+    print(f"seed replicates: {rep['comparisons']} ordered comparisons of unchanged-spec runs")
+    print(show("refused as unpaired (exit 2)", rep["refused"]))
+    print(show("false alarm (exit 3)", rep["false_alarm"]))
+    print(f"elapsed {figures['elapsed_s']} s")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,145 @@
+"""The one entry for comparing two runs: ``judgeaudit compare`` and the app's Runs screen both
+call :func:`compare_runs`, so both pick the same two runs, refuse the same things (a run against
+itself, an ambiguous directory) and show the same warnings and gate outcome.
+
+The choice of runs is :func:`judgeaudit.analysis.gate.choose_runs`, the warnings
+:func:`~judgeaudit.analysis.gate.coverage_lines` and the gate's refusals
+:func:`~judgeaudit.analysis.gate.gate_ready`; this module only puts them in one order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from judgeaudit.analysis.drift import compare
+from judgeaudit.analysis.frame import open_db
+from judgeaudit.analysis.gate import (
+    choose_runs,
+    coverage_lines,
+    gate_exit,
+    gate_ready,
+    refuse_unpaired,
+)
+from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
+from judgeaudit.analysis.report import ReportOptions
+from judgeaudit.errors import JudgeauditError
+
+GateOutcome = Literal["refused", "failed", "inconclusive", "passed"]
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run of an output directory, as a picker lists it."""
+
+    out: Path
+    run_id: str
+    created_at: str
+    judge: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``compare``'s result with the two directories it read, the warnings it prints above the
+    buckets and what ``--fail-on-rise`` would do with it (and why)."""
+
+    result: dict[str, Any]
+    out_a: Path
+    out_b: Path
+    warnings: list[str]
+    gate: GateOutcome
+    gate_reasons: list[str]
+    gate_exit: int  # `compare --fail-on-rise`: 0 passed, 3 failed, 5 inconclusive, 2/4 refused
+
+
+def list_runs(out: Path) -> list[RunInfo]:
+    """Every run in ``out``, oldest first (the order ``compare`` calls A and B)."""
+    db = open_db(out)
+    try:
+        rows = db.execute(
+            "SELECT run_id, created_at, status, manifest FROM runs ORDER BY created_at, run_id"
+        ).fetchall()
+    finally:
+        db.close()
+    runs = []
+    for row in rows:
+        try:
+            judge = json.loads(row["manifest"]).get("models", {}).get("judge") or {}
+        except ValueError:
+            judge = {}
+        runs.append(
+            RunInfo(
+                out,
+                str(row["run_id"]),
+                str(row["created_at"] or ""),
+                str(judge.get("model") or judge.get("name") or "?"),
+                str(row["status"]),
+            )
+        )
+    return runs
+
+
+def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
+    """What ``--fail-on-rise`` does with a comparison, as the CLI does it: refuse (an unfinished
+    or empty run, nothing shared, different conversations), fail (worse in a row, or run B's
+    judge gave too few verdicts), inconclusive (the data cannot tell yet) or pass (not worse)."""
+    try:
+        gate_ready(result)
+        refuse_unpaired(result)
+    except JudgeauditError as exc:
+        return "refused", [str(exc)], exc.exit_code
+    code = gate_exit(result)
+    if result["verdicts"]["failed"]:
+        return (
+            "failed",
+            [
+                f"the judge of run B often gave no verdict: "
+                f"{'; '.join(result['verdicts']['failed'])}; its misselection figures would "
+                "understate it (see `judgeaudit report OUT_B`)"
+            ],
+            code,
+        )
+    verdict = result["gate"]["verdict"]
+    if verdict == "worse":
+        rose = ", ".join(
+            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
+            for r in [*result["buckets"], result["overall"]]
+            if r.get("verdict") == "worse"
+        )
+        return (
+            "failed",
+            [
+                f"worse: misselection rose in: {rose}; decided by the paired test: {result['decided_by']}"
+            ],
+            code,
+        )
+    if code != 0:
+        margin = result["gate"]["margin"] * 100
+        return (
+            "inconclusive",
+            [
+                f"inconclusive (exit {code}): not worse is not shown within {margin:g} points and "
+                "no rise is significant; the data cannot tell yet (see the 'not enough data' line)"
+            ],
+            code,
+        )
+    return "passed", [], 0
+
+
+def compare_runs(
+    out_a: Path,
+    out_b: Path | None = None,
+    run_a: str | None = None,
+    run_b: str | None = None,
+    options: ReportOptions | None = None,
+    margin: float = DEFAULT_MARGIN,
+) -> Comparison:
+    """Choose the two runs as ``compare`` does (refusing a run against itself), compare them
+    and say what a gate would do. Raises AnalysisError on a refused choice."""
+    out_a, chosen_b, run_a, run_b = choose_runs(out_a, out_b, run_a, run_b)
+    result = compare(out_a, chosen_b, run_a, run_b, options, margin=margin)
+    gate, reasons, code = gate_verdict(result)
+    return Comparison(result, out_a, chosen_b, coverage_lines(result), gate, reasons, code)

@@ -1,0 +1,114 @@
+"""Misselection against the gap as one continuous model, under the bucket table.
+
+Four buckets of a few agent pairs each speak for little; a logistic regression of "the judge
+picked the failed side" on the gap (over decisive pairs) uses every pair and gives one number:
+the odds ratio per 0.1 of gap (below 1: a wider gap, fewer misselections). Its standard error
+is cluster-robust by task (the sandwich, with statsmodels' small-sample factor
+G/(G-1) * (N-1)/(N-K)), so pairs sharing a task's conversations are not counted as independent;
+the interval is Wald's on the log odds. Fitted by Newton-Raphson on the (task, gap) groups,
+so a run of millions of pairs never reaches Python row by row.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import Any
+
+import numpy as np
+
+from judgeaudit.analysis.stats import Z95
+from judgeaudit.audit.units import gap as gaps
+
+METHOD = (
+    "logistic regression of misselection on the gap (per 0.1) over decisive pairs, "
+    "task-clustered sandwich standard error, Wald 95% interval"
+)
+STEP = 0.1
+MAX_ITER = 50
+
+
+def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[str, Any] | None:
+    """Binomial logit of k successes in n at covariate x, clustered by ``task`` (ints)."""
+    X = np.column_stack([np.ones_like(x), x])
+    beta = np.zeros(2)
+    for _ in range(MAX_ITER):
+        p = 1 / (1 + np.exp(-(X @ beta)))
+        score = X.T @ (k - n * p)
+        info = (X * (n * p * (1 - p))[:, None]).T @ X
+        try:
+            step = np.linalg.solve(info, score)
+        except np.linalg.LinAlgError:
+            return None
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    else:
+        return None
+    p = 1 / (1 + np.exp(-(X @ beta)))
+    info = (X * (n * p * (1 - p))[:, None]).T @ X
+    bread = np.linalg.inv(info)
+    scores = X * (k - n * p)[:, None]
+    clusters = np.unique(task)
+    per_task = np.zeros((len(clusters), 2))
+    np.add.at(per_task, np.searchsorted(clusters, task), scores)
+    meat = per_task.T @ per_task
+    g, nobs = len(clusters), float(n.sum())
+    correction = g / (g - 1) * (nobs - 1) / (nobs - 2)
+    cov = bread @ meat @ bread * correction
+    se = math.sqrt(cov[1, 1])
+    return {"beta": float(beta[1]), "se": se, "tasks": g, "n": int(nobs)}
+
+
+def gap_model(db: sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:
+    """Odds ratio of misselection per 0.1 of gap, with a task-clustered interval."""
+    rows = db.execute(
+        f"SELECT task_id, g, COUNT(*), SUM(m) FROM (SELECT task_id, {gaps.gap_sql(source)} AS g,"
+        " COALESCE(misselected, 0) AS m FROM audit_pairs WHERE run_id = ?"
+        " AND success_a != success_b LIMIT -1) WHERE g IS NOT NULL GROUP BY task_id, g",
+        (run_id,),
+    ).fetchall()
+    empty = {"odds_ratio_per_0_1": None, "ci": None, "p_value": None, "method": METHOD}
+    if not rows:
+        return {**empty, "n": 0, "tasks": 0, "why_not": "no decisive pair with a gap"}
+    names = {t: i for i, t in enumerate(sorted({r[0] for r in rows}))}
+    task = np.array([names[r[0]] for r in rows])
+    x = np.array([float(r[1]) for r in rows]) / STEP
+    n = np.array([float(r[2]) for r in rows])
+    k = np.array([float(r[3] or 0) for r in rows])
+    total, events = int(n.sum()), int(k.sum())
+    why = None
+    if len(names) < 2:
+        why = "fewer than 2 tasks"
+    elif events in (0, total):
+        why = "no misselection" if events == 0 else "every decisive pair misselected"
+    elif np.ptp(x) == 0:
+        why = "every pair has the same gap"
+    fitted = None if why else fit(x, k, n, task)
+    if fitted is None:
+        return {**empty, "n": total, "tasks": len(names), "why_not": why or "did not converge"}
+    beta, se = fitted["beta"], fitted["se"]
+    z = beta / se if se > 0 else math.inf
+    return {
+        "odds_ratio_per_0_1": math.exp(beta),
+        "ci": [math.exp(beta - Z95 * se), math.exp(beta + Z95 * se)],
+        "p_value": math.erfc(abs(z) / math.sqrt(2)),
+        "n": total,
+        "tasks": len(names),
+        "method": METHOD,
+        "why_not": None,
+    }
+
+
+def model_line(model: dict[str, Any] | None) -> str:
+    """The model as one line under the bucket table."""
+    if not model:
+        return ""
+    if model["odds_ratio_per_0_1"] is None:
+        return f"  misselection vs gap (logistic, per 0.1): not fitted ({model['why_not']})"
+    low, high = model["ci"]
+    return (
+        f"  misselection vs gap: odds ratio {model['odds_ratio_per_0_1']:.3f} per 0.1 of gap, "
+        f"95% CI [{low:.3f}, {high:.3f}], p={model['p_value']:.2g} "
+        f"(logistic, task-clustered SE; {model['n']} decisive pairs, {model['tasks']} tasks)"
+    )

@@ -1,0 +1,251 @@
+"""Choosing a judge: every run that judged the same trajectories, ranked by misselection, with
+the paired three-way gate verdict against the best and the judges no other beats on both cost
+and misselection.
+
+One entry for the CLI (``judgeaudit judges``) and the TUI: :func:`leaderboard` returns the
+rows; :func:`render_leaderboard` prints them as a table, JSON or Markdown. Misselection
+intervals are task-clustered (CR1 t, the gate's own; see ``analysis/noninferiority.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.drift import compare, run_lineage, same_conversations
+from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
+from judgeaudit.analysis.report import ReportOptions, build_report
+
+
+def runs_in(outs: list[Path]) -> list[tuple[Path, str]]:
+    """Every run in the given output directories, oldest first in each."""
+    found = []
+    for out in outs:
+        db = open_db(out)
+        try:
+            ids = [str(r[0]) for r in db.execute("SELECT run_id FROM runs ORDER BY created_at")]
+        finally:
+            db.close()
+        found += [(out, run_id) for run_id in ids]
+    return found
+
+
+def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str, Any]:
+    """Rank the runs in ``outs`` that judged the conversations most of them judged."""
+    candidates = runs_in(outs)
+    if not candidates:
+        raise AnalysisError("judges: no runs in the given directories")
+    lineages = {(out, run): run_lineage(out, run) for out, run in candidates}
+    root = Counter(x["root"] for x in lineages.values()).most_common(1)[0][0]
+    anchor = next((k for k, x in lineages.items() if x["root"] == root))
+    chosen: list[tuple[Path, str]] = []
+    left_out: list[tuple[Path, str]] = []
+    for key, lineage in lineages.items():
+        same = lineage["root"] == root or same_conversations(
+            anchor[0], lineages[anchor], key[0], lineage
+        )
+        (chosen if same else left_out).append(key)
+    if len(chosen) < 2:
+        raise AnalysisError(
+            "judges: fewer than two runs judged the same trajectories; re-judge one run with "
+            "several judges: judgeaudit rejudge OUT --judge-model M1 --judge-model M2 --out DIR"
+        )
+    rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
+    rows.sort(key=lambda r: (r["misselection"]["rate"], r["run_id"]))
+    best = rows[0]
+    for row in rows:
+        row["rank"] = rows.index(row) + 1
+        row["vs_best"] = None if row is best else _vs_best(best, row, margin)
+    axis = "cost_usd" if all(r["cost_usd"] is not None for r in rows) else "tokens"
+    for row in rows:
+        row["frontier"] = not any(_beats(other, row, axis) for other in rows if other is not row)
+    return {
+        "margin": margin,
+        "cost_axis": axis,
+        "judges": rows,
+        "left_out": [{"out": str(o), "run_id": r} for o, r in left_out],
+        "method": {
+            "interval": "task-clustered (CR1) t interval, 95%, per row",
+            "vs_best": "the paired gate of `compare --fail-on-rise` (best as run A)",
+            "frontier": f"no other judge has lower-or-equal misselection and {axis} with one "
+            "strictly lower",
+        },
+    }
+
+
+def _beats(a: dict[str, Any], b: dict[str, Any], axis: str) -> bool:
+    ma, mb = a["misselection"]["rate"], b["misselection"]["rate"]
+    ca, cb = a[axis] or 0.0, b[axis] or 0.0
+    return ma <= mb and ca <= cb and (ma < mb or ca < cb)
+
+
+def _rate(part: pd.DataFrame) -> dict[str, Any]:
+    per_task = part.groupby("task_id")["missel"].agg(["sum", "count"])
+    spread = ni.clustered(per_task["sum"].astype(int).tolist(), per_task["count"].tolist())
+    return {
+        "rate": spread.change if spread.n else None,
+        "n": spread.n,
+        "tasks": spread.tasks,
+        "ci_low": None if spread.low is None else max(0.0, spread.low),
+        "ci_high": None if spread.high is None else min(1.0, spread.high),
+    }
+
+
+def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any]:
+    report = build_report(out, ReportOptions(run_id))
+    pairs = lineage["pairs"]
+    decisive = pairs[decisive_mask(pairs)].assign(
+        missel=lambda f: f["misselected"].fillna(0).astype(int)
+    )
+    first = report["buckets"][0]
+    near = decisive[
+        pd.cut(gap_series(decisive, report["gap_source"]), report["bins"], labels=False).eq(0)
+    ]
+    manifest = report["manifest"]
+    consistency = report["position_bias"][0] if report["position_bias"] else {}
+    verdicts = report["verdicts"]
+    usage = _usage(out, run_id)
+    given = verdicts["orders"] - verdicts["no_verdict_orders"]
+    return {
+        "out": str(out),
+        "run_id": run_id,
+        "judge_model": (manifest.get("models", {}).get("judge") or {}).get("model"),
+        "prompt_hash": (manifest.get("prompts", {}).get("hashes") or {}).get("judge"),
+        "misselection": _rate(decisive),
+        "near": {"label": first["label"], "alias": first.get("alias"), **_rate(near)},
+        "tie_share": float((pairs["judge_pref"] == "tie").mean()) if len(pairs) else None,
+        "position_consistency": consistency.get("consistency_rate"),
+        "no_verdict_rate": verdicts["no_verdict_rate"],
+        "satisfied_but_failed": report["satisfied_but_failed"]["judge"]["rate"],
+        "tokens": usage["tokens"],
+        "cost_usd": usage["cost_usd"],
+        "cost_per_1000_verdicts": None
+        if usage["cost_usd"] is None or not given
+        else usage["cost_usd"] / given * 1000,
+        "latency_p50_ms": usage["p50"],
+        "latency_p95_ms": usage["p95"],
+    }
+
+
+def _usage(out: Path, run_id: str) -> dict[str, Any]:
+    db = open_db(out)
+    try:
+        calls = pd.read_sql_query(
+            "SELECT prompt_tokens, completion_tokens, latency_ms, cost_usd FROM calls "
+            "WHERE run_id = ? AND role = 'judge'",
+            db,
+            params=(run_id,),
+        )
+    finally:
+        db.close()
+    latency = calls["latency_ms"].dropna()
+    priced = calls["cost_usd"].notna().any()
+    return {
+        "tokens": int(
+            calls["prompt_tokens"].fillna(0).sum() + calls["completion_tokens"].fillna(0).sum()
+        ),
+        "cost_usd": float(calls["cost_usd"].fillna(0).sum()) if priced else None,
+        "p50": float(latency.quantile(0.5)) if len(latency) else None,
+        "p95": float(latency.quantile(0.95)) if len(latency) else None,
+    }
+
+
+def _vs_best(best: dict[str, Any], row: dict[str, Any], margin: float) -> dict[str, Any]:
+    result = compare(
+        Path(best["out"]), Path(row["out"]), best["run_id"], row["run_id"], margin=margin
+    )
+    overall = result["overall"]
+    return {
+        "verdict": result["gate"]["verdict"] if result["gate"] else None,
+        "change": overall["change"],
+        "ci_low": overall["ci_low"],
+        "ci_high": overall["ci_high"],
+        "upper": overall.get("upper"),
+        "needed_pairs": (overall.get("needed") or {}).get("pairs"),
+    }
+
+
+def _pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v * 100:.1f}%"
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    m, near = row["misselection"], row["near"]
+
+    def rate(x: dict[str, Any]) -> str:
+        if x["rate"] is None:
+            return "n/a"
+        if x["ci_low"] is None:
+            return _pct(x["rate"])
+        return f"{_pct(x['rate'])} [{x['ci_low'] * 100:.1f}, {x['ci_high'] * 100:.1f}]"
+
+    vs = row["vs_best"]
+    versus = "best" if vs is None else f"{vs['verdict']} ({vs['change'] * 100:+.1f} pts)"
+    cost = row["cost_per_1000_verdicts"]
+    lat = row["latency_p50_ms"], row["latency_p95_ms"]
+    return [
+        str(row["rank"]),
+        str(row["judge_model"]) + (" *" if row["frontier"] else ""),
+        str(row["prompt_hash"] or "")[:8],
+        rate(m),
+        rate(near),
+        _pct(row["tie_share"]),
+        _pct(row["position_consistency"]),
+        _pct(row["no_verdict_rate"]),
+        _pct(row["satisfied_but_failed"]),
+        str(row["tokens"]),
+        "n/a" if cost is None else f"${cost:.4f}",
+        "n/a" if lat[0] is None else f"{lat[0]:.0f}/{lat[1]:.0f}",
+        versus,
+        row["run_id"],
+    ]
+
+
+HEADERS = [
+    "#",
+    "judge",
+    "prompt",
+    "misselection [95% CI]",
+    "near [95% CI]",
+    "ties",
+    "consistent",
+    "no verdict",
+    "sat.-but-failed",
+    "tokens",
+    "$/1k verdicts",
+    "p50/p95 ms",
+    "vs best",
+    "run",
+]
+
+
+def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
+    if fmt == "json":
+        return json.dumps(board, ensure_ascii=False, indent=2, default=str)
+    rows = [_cells(r) for r in board["judges"]]
+    notes = [
+        f"misselection over decisive pairs; intervals {board['method']['interval']}; "
+        f"vs best: {board['method']['vs_best']}, margin {board['margin'] * 100:g} points",
+        f"* no other judge beats it on both misselection and {board['cost_axis']} "
+        f"({board['method']['frontier']})",
+    ]
+    if board["left_out"]:
+        notes.append(
+            "left out (judged other conversations): "
+            + ", ".join(f"{x['out']}#{x['run_id']}" for x in board["left_out"])
+        )
+    if fmt == "md":
+        lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        return "\n".join([*lines, "", *notes])
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
+    table = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in [HEADERS, *rows]
+    ]
+    return "\n".join([*table, *notes])

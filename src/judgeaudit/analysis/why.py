@@ -1,0 +1,325 @@
+"""What moves this judge: a logistic regression of "the judge preferred the trajectory shown
+first" on the success difference, the style-feature differences and a position term, over every
+judged order, with odds ratios and 95% intervals clustered by task.
+
+- **Terms**: continuous features (length, turns, tool calls, courtesy) per standard deviation of
+  the feature over the run's trajectories, so their odds ratios compare with the 0/1 ones; the
+  position term is the intercept. Sorted by effect (|log odds ratio|).
+- **Style-controlled misselection rate** (AlpacaEval's length control, generalised): per judged
+  order of a decisive pair, the probability the fitted model gives the failed side with every
+  style difference set to zero, averaged; its interval is the delta method with task-clustered
+  influence functions (the fit's sandwich and the average's own spread together). The raw rate
+  beside it is the same quantity observed: the share of those orders that picked the failed side.
+- **Explained pairs**: a misselected pair is explained by style when, with its style differences
+  zeroed, the model gives the failed side less than even odds averaged over its orders; the term
+  that pushed most toward the failed side names it (``review export --explained-by``).
+
+statsmodels (a runtime dependency) is imported here, on the report path only.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from judgeaudit.analysis.clustered import Sums, interval
+from judgeaudit.analysis.features import CONTINUOUS, FEATURES, KIND, STYLE
+from judgeaudit.analysis.stats import Z95
+from judgeaudit.analysis.why_data import OrderRow, RunData, differences, load_run
+
+#: The terms whose odds ratio the leaderboard and the headline name (all but success, position).
+ATTRIBUTED = FEATURES
+MIN_ORDERS = 40
+MIN_TASKS = 5
+METHOD = (
+    "logistic regression (statsmodels GLM, binomial) of 'first shown preferred' over judged "
+    "orders; 95% intervals from the task-clustered sandwich covariance"
+)
+CONTROLLED_METHOD = (
+    "mean predicted probability of preferring the failed side with style differences zeroed; "
+    "95% interval: delta method on the logit scale with task-clustered influence functions"
+)
+
+
+def _skip(note: str, data: RunData | None = None) -> dict[str, Any]:
+    counts = {"orders": len(data.rows), "pairs": data.pairs} if data else {}
+    return {"status": "skipped", "note": note, "terms": [], "controlled_rate": None,
+            "raw_rate": None, **counts}  # fmt: skip
+
+
+def _design(
+    data: RunData,
+) -> tuple[np.ndarray, list[str], dict[str, float], list[dict[str, str]]]:
+    """The regressors (intercept first), their names, each continuous feature's scale and the
+    terms dropped (no variance, or a copy of others)."""
+    raw = [differences(r) for r in data.rows]
+    scales: dict[str, float] = {}
+    for name in CONTINUOUS:
+        values = np.array([getattr(f, name) for f in data.sides.values()], dtype=float)
+        sd = float(values.std(ddof=1)) if len(values) > 1 else 0.0
+        scales[name] = sd if sd > 0 else 1.0
+    columns = [np.ones(len(raw))]
+    names = ["position"]
+    dropped: list[dict[str, str]] = []
+    for name in ("success", *FEATURES):
+        column = np.array([d[name] for d in raw]) / scales.get(name, 1.0)
+        if np.ptp(column) == 0:
+            dropped.append({"feature": name, "reason": "no variance in this run"})
+            continue
+        trial = np.column_stack([*columns, column])
+        if np.linalg.matrix_rank(trial) < trial.shape[1]:
+            dropped.append({"feature": name, "reason": "a combination of the terms before it"})
+            continue
+        columns.append(column)
+        names.append(name)
+    return np.column_stack(columns), names, scales, dropped
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
+    return out
+
+
+def fit_style(data: RunData) -> dict[str, Any]:
+    """The model, the controlled rate and the explained pairs, or one line why there are none."""
+    if data.stored == 0:
+        return _skip("style attribution: no stored trajectories in this run (nothing to read)")
+    rows = data.rows
+    tasks = sorted({r.task_id for r in rows})
+    if len(rows) < MIN_ORDERS or len(tasks) < MIN_TASKS:
+        return _skip(
+            f"style attribution: too few judged orders ({len(rows)} over {len(tasks)} tasks; "
+            f"needs {MIN_ORDERS} over {MIN_TASKS})",
+            data,
+        )
+    y = np.array([r.y for r in rows], dtype=float)
+    if y.min() == y.max():
+        return _skip("style attribution: the judge preferred the same position every time", data)
+    x, names, scales, dropped = _design(data)
+    groups = np.array([tasks.index(r.task_id) for r in rows])
+    fitted = _fit(x, y, groups, names, dropped)
+    if isinstance(fitted, str):
+        return _skip(fitted, data)
+    beta, cov, pvalues, x, names = fitted
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    terms: list[dict[str, Any]] = [
+        {
+            "feature": name,
+            "odds_ratio": math.exp(b),
+            "ci_low": math.exp(b - Z95 * s),
+            "ci_high": math.exp(b + Z95 * s),
+            "p_value": float(p),
+            "coef": float(b),
+            "kind": KIND[name],
+            "unit": _unit(name, scales),
+        }
+        for name, b, s, p in zip(names, beta, se, pvalues, strict=True)
+    ]
+    terms.sort(key=lambda t: -abs(t["coef"]))
+    rates = _rates(rows, x, y, names, beta, groups, len(tasks))
+    return {
+        "status": "ok",
+        "method": METHOD,
+        "orders": len(rows),
+        "pairs": data.pairs,
+        "tasks": len(tasks),
+        "terms": terms,
+        "dropped": dropped,
+        "zeroed": [n for n in names if n in STYLE],
+        **rates,
+    }
+
+
+#: |log odds ratio| beyond which a term is taken as separating the verdicts (odds ratio > 22000).
+SEPARATES = 10.0
+
+
+def _fit(
+    x: np.ndarray,
+    y: np.ndarray,
+    groups: np.ndarray,
+    names: list[str],
+    dropped: list[dict[str, str]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[str]] | str:
+    """The GLM with task-clustered covariance. A term that separates the verdicts (whenever the
+    two sides differ in it, the same side wins) has no finite odds ratio: it is left out, named
+    in ``dropped``, and the rest refitted."""
+    import warnings
+
+    import statsmodels.api as sm  # the report path only: heavy, and no other reader needs it
+
+    while True:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = sm.GLM(y, x, family=sm.families.Binomial()).fit(
+                    cov_type="cluster", cov_kwds={"groups": groups}
+                )
+        except (np.linalg.LinAlgError, ValueError) as exc:
+            return f"style attribution: the model cannot be fitted ({exc})"
+        beta = np.asarray(result.params, dtype=float)
+        if not np.all(np.isfinite(beta)):
+            return "style attribution: the model cannot be fitted (no finite estimate)"
+        worst = int(np.argmax(np.abs(beta[1:]))) + 1 if len(beta) > 1 else 0
+        if worst == 0 or abs(beta[worst]) <= SEPARATES:
+            cov = np.asarray(result.cov_params(), dtype=float)
+            return beta, cov, np.asarray(result.pvalues, dtype=float), x, names
+        side = "more" if beta[worst] > 0 else "less"
+        dropped.append({"feature": names[worst], "reason": (
+            f"separates the verdicts: when the sides differ in it, the one with {side} of it "
+            "wins (odds ratio unbounded)")})  # fmt: skip
+        x = np.delete(x, worst, axis=1)
+        names = [n for i, n in enumerate(names) if i != worst]
+
+
+def _unit(name: str, scales: dict[str, float]) -> str:
+    if name == "position":
+        return "shown first, all else equal"
+    if name in scales:
+        what = {"length": "characters", "courtesy": "markers"}.get(name, name.replace("_", " "))
+        return f"per SD ({scales[name]:.3g} {what}), first minus second"
+    return "yes minus no, first minus second"
+
+
+def _rates(
+    rows: list[OrderRow],
+    x: np.ndarray,
+    y: np.ndarray,
+    names: list[str],
+    beta: np.ndarray,
+    groups: np.ndarray,
+    n_tasks: int,
+) -> dict[str, Any]:
+    """Raw and style-controlled per-order misselection rates, and the explained pairs."""
+    style_cols = [i for i, n in enumerate(names) if n in STYLE]
+    x0 = x.copy()
+    x0[:, style_cols] = 0.0
+    p = _sigmoid(x @ beta)
+    p0 = _sigmoid(x0 @ beta)
+    decisive = np.array([r.first_success != r.second_success for r in rows])
+    first_failed = np.array([r.first_success < r.second_success for r in rows])
+    # P(the failed side preferred): p when it was shown first, 1 - p otherwise.
+    wrong = np.where(first_failed, y, 1 - y)
+    q0 = np.where(first_failed, p0, 1 - p0)
+    if not decisive.any():
+        return {"raw_rate": None, "controlled_rate": None, "misselected": 0, "explained": 0,
+                "explained_by": {}, "explained_pairs": {}}  # fmt: skip
+    per_task: dict[int, tuple[float, float]] = {}
+    for g, w, d in zip(groups, wrong, decisive, strict=True):
+        if d:
+            k, n = per_task.get(int(g), (0.0, 0.0))
+            per_task[int(g)] = (k + float(w), n + 1.0)
+    raw = {**interval(Sums.of(list(per_task.values()))), "orders": int(decisive.sum()),
+           "wrong": int(wrong[decisive].sum()),
+           "method": "share of judged orders of decisive pairs that preferred the failed side; "
+           "Wilson with a task design effect"}  # fmt: skip
+    controlled = _controlled(x, x0, y, p, q0, decisive, first_failed, groups, n_tasks)
+    # The fit's own rate (style kept): the controlled rate's counterpart inside the model.
+    controlled["model_rate"] = float(np.where(first_failed, p, 1 - p)[decisive].mean())
+    explained = _explained(rows, x, x0, beta, names, style_cols)
+    misselected = len({r.pair_id for r in rows if r.misselected})
+    return {
+        "raw_rate": raw,
+        "controlled_rate": controlled,
+        "misselected": misselected,
+        "explained": len(explained),
+        "explained_by": dict(Counter(explained.values()).most_common()),
+        "explained_pairs": explained,
+    }
+
+
+def _controlled(
+    x: np.ndarray,
+    x0: np.ndarray,
+    y: np.ndarray,
+    p: np.ndarray,
+    q0: np.ndarray,
+    decisive: np.ndarray,
+    first_failed: np.ndarray,
+    groups: np.ndarray,
+    n_tasks: int,
+) -> dict[str, Any]:
+    """Mean of q0 over decisive orders, with a delta-method interval from per-task influence."""
+    n = int(decisive.sum())
+    rate = float(q0[decisive].mean())
+    p0 = np.where(first_failed, q0, 1 - q0)
+    sign = np.where(first_failed, 1.0, -1.0)
+    # d rate / d beta, and the fit's influence H^-1 s_t per task (s_t: the task's score).
+    grad = ((sign * p0 * (1 - p0))[decisive, None] * x0[decisive]).sum(axis=0) / n
+    hessian = (x * (p * (1 - p))[:, None]).T @ x
+    h_inv = np.linalg.pinv(hessian)
+    score = x * (y - p)[:, None]
+    psi = np.zeros(n_tasks)
+    for g in range(n_tasks):
+        mine = groups == g
+        psi[g] = float(grad @ h_inv @ score[mine].sum(axis=0))
+        psi[g] += float((q0[mine & decisive] - rate).sum()) / n
+    var = float((psi**2).sum()) * n_tasks / max(1, n_tasks - 1)
+    se = math.sqrt(var)
+    low, high = _logit_interval(rate, se)
+    return {"rate": rate, "ci_low": low, "ci_high": high, "orders": n,
+            "method": CONTROLLED_METHOD}  # fmt: skip
+
+
+def _logit_interval(rate: float, se: float) -> tuple[float, float]:
+    if rate <= 0 or rate >= 1:
+        return rate, rate
+    logit = math.log(rate / (1 - rate))
+    half = Z95 * se / (rate * (1 - rate))
+    return 1 / (1 + math.exp(-(logit - half))), 1 / (1 + math.exp(-(logit + half)))
+
+
+def _explained(
+    rows: list[OrderRow],
+    x: np.ndarray,
+    x0: np.ndarray,
+    beta: np.ndarray,
+    names: list[str],
+    style_cols: list[int],
+) -> dict[str, str]:
+    """Misselected pair -> the style term that pushed most toward the failed side, for the pairs
+    whose verdict the fitted model reproduces (the failed side at better than even odds, averaged
+    over the pair's orders) and reverses once their style differences are zeroed."""
+    by_pair: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        if r.misselected and r.first_success != r.second_success:
+            by_pair.setdefault(r.pair_id, []).append(i)
+    out: dict[str, str] = {}
+    for pair_id, index in by_pair.items():
+        toward_failed = np.array([1.0 if rows[i].first_success == 0 else -1.0 for i in index])
+        q = _sigmoid(toward_failed * (x[index] @ beta))
+        q0 = _sigmoid(toward_failed * (x0[index] @ beta))
+        if not style_cols or float(q.mean()) < 0.5 or float(q0.mean()) >= 0.5:
+            continue  # the model does not reproduce the verdict, or style does not carry it
+        push = (toward_failed[:, None] * x[index][:, style_cols] * beta[style_cols]).mean(axis=0)
+        out[pair_id] = names[style_cols[int(np.argmax(push))]]
+    return out
+
+
+def style_section(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+    """The report's ``style`` section for one run (the per-pair explanations left out: they are
+    ``review export --explained-by``'s)."""
+    section = fit_style(load_run(db, run_id))
+    section.pop("explained_pairs", None)
+    return section
+
+
+def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None:
+    """For the judge leaderboard: the feature term (style, process or claim) with the largest
+    odds ratio, and that odds ratio; None when the run has no fitted model."""
+    from judgeaudit.analysis.frame import open_db, resolve_run
+
+    db = open_db(out)
+    try:
+        section = style_section(db, resolve_run(db, run_id))
+    finally:
+        db.close()
+    style = [t for t in section.get("terms", []) if t["feature"] in ATTRIBUTED]
+    if not style:
+        return None
+    top = max(style, key=lambda t: t["odds_ratio"])
+    return str(top["feature"]), float(top["odds_ratio"])

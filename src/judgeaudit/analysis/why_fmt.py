@@ -1,0 +1,165 @@
+"""The ``style`` section as text lines, Markdown, an SVG forest plot and a terminal forest plot
+(one renderer per form; the report, ``show`` and the app's Why view all call these)."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+LABELS = {
+    "position": "position (shown first)",
+    "success": "success (state check)",
+    "length": "length",
+    "turns": "agent turns",
+    "tool_calls": "tool calls",
+    "claimed_done": "claimed done",
+    "claimed_but_failed": "claimed but failed",
+    "courtesy": "courtesy markers",
+    "asks_confirmation": "asks confirmation",
+    "cites_ids": "cites order/item ids",
+}
+
+
+COLOURS = {"style": "#b03030", "process": "#b07020", "claim": "#8030a0"}
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.1f}%"
+
+
+def _rate(rate: dict[str, Any] | None) -> str:
+    if not rate:
+        return "n/a"
+    return f"{_pct(rate['rate'])} [{_pct(rate['ci_low'])}, {_pct(rate['ci_high'])}]"
+
+
+def headline(style: dict[str, Any]) -> str:
+    """One sentence: misselected rate raw and controlled, and how many pairs style explains."""
+    if style.get("status") != "ok":
+        return str(style.get("note", "style attribution: not computed"))
+    top = [
+        t for t in style["terms"] if t["kind"] not in ("success", "position") and t["ci_low"] > 1
+    ]
+    moves = ", ".join(LABELS.get(t["feature"], t["feature"]) for t in top[:3]) or "no style term"
+    return (
+        f"rewards {moves} (odds ratio > 1, interval excluding 1); per judged order it picks the "
+        f"failed side {_rate(style['raw_rate'])}, controlled for style "
+        f"({', '.join(style['zeroed'])}) {_rate(style['controlled_rate'])}; "
+        f"style explains {style['explained']} of {style['misselected']} misselected pairs"
+    )
+
+
+def style_lines(style: dict[str, Any]) -> list[str]:
+    """The text report's "what moves this judge" block."""
+    lines = ["what moves this judge (style attribution):"]
+    if style.get("status") != "ok":
+        return [*lines, f"  {style.get('note')}"]
+    lines.append(f"  {headline(style)}")
+    for t in style["terms"]:
+        lines.append(
+            f"  {LABELS.get(t['feature'], t['feature']):<26} OR {t['odds_ratio']:7.3g} "
+            f"95% CI [{t['ci_low']:.3g}, {t['ci_high']:.3g}]  {t['kind']:<8} {t['unit']}"
+        )
+    for d in style.get("dropped", []):
+        lines.append(f"  {d['feature']}: left out ({d['reason']})")
+    by = ", ".join(f"{k} {v}" for k, v in style["explained_by"].items()) or "none"
+    lines += [
+        f"  explained by style: {style['explained']}/{style['misselected']} misselected pairs "
+        f"(largest push: {by})",
+        f"  raw {_rate(style['raw_rate'])} vs style-controlled {_rate(style['controlled_rate'])}"
+        f" of {style['raw_rate']['orders']} judged orders of decisive pairs (the model with style "
+        f"kept: {_pct(style['controlled_rate']['model_rate'])})",
+        f"  ({style['method']}; {style['orders']} orders over {style['tasks']} tasks; "
+        f"controlled: {style['controlled_rate']['method']})",
+    ]
+    return lines
+
+
+def style_markdown(style: dict[str, Any]) -> list[str]:
+    out = ["## What moves this judge", ""]
+    if style.get("status") != "ok":
+        return [*out, str(style.get("note")), ""]
+    out += [headline(style) + ".", "", "| term | odds ratio | 95% CI | unit |", "|---|---|---|---|"]
+    for t in style["terms"]:
+        out.append(
+            f"| {LABELS.get(t['feature'], t['feature'])} | {t['odds_ratio']:.3g} | "
+            f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}] | {t['unit']} |"
+        )
+    out += [
+        "",
+        f"Model: {style['method']}. Controlled rate: {style['controlled_rate']['method']}.",
+        "",
+    ]
+    return out
+
+
+def _axis(terms: list[dict[str, Any]]) -> tuple[float, float]:
+    values = [v for t in terms for v in (t["ci_low"], t["ci_high"]) if v > 0]
+    low = min([0.5, *values])
+    high = max([2.0, *values])
+    return math.log(max(low, 1e-3)), math.log(min(high, 1e3))
+
+
+def forest_svg(style: dict[str, Any], title: str) -> str:
+    """Odds ratios with their 95% intervals on a log axis, the line at 1 marked."""
+    terms = style.get("terms") or []
+    if style.get("status") != "ok" or not terms:
+        return ""
+    lo, hi = _axis(terms)
+    left, width, row = 190, 420, 22
+    height = 50 + row * len(terms)
+
+    def px(value: float) -> float:
+        v = min(max(math.log(max(value, 1e-9)), lo), hi)
+        return left + (v - lo) / (hi - lo) * width
+
+    parts = [
+        f"<svg width='{left + width + 90}' height='{height}' "
+        f"role='img' aria-label='{escape(title)}'>",
+        f"<text x='4' y='16' font-size='13' font-weight='bold'>{escape(title)}</text>",
+        f"<line x1='{px(1):.1f}' y1='26' x2='{px(1):.1f}' y2='{height - 14}' stroke='#888' "
+        "stroke-dasharray='3,3'/>",
+    ]
+    for i, t in enumerate(terms):
+        y = 38 + i * row
+        colour = COLOURS.get(t["kind"], "#305080")
+        parts += [
+            f"<text x='4' y='{y + 4}' font-size='12'>{escape(LABELS.get(t['feature'], t['feature']))}</text>",
+            f"<line x1='{px(t['ci_low']):.1f}' y1='{y}' x2='{px(t['ci_high']):.1f}' y2='{y}' "
+            f"stroke='{colour}' stroke-width='2'/>",
+            f"<circle cx='{px(t['odds_ratio']):.1f}' cy='{y}' r='4' fill='{colour}'/>",
+            f"<text x='{left + width + 6}' y='{y + 4}' font-size='11'>{t['odds_ratio']:.3g}</text>",
+        ]
+    for tick in (0.25, 0.5, 1, 2, 4, 10):
+        if lo <= math.log(tick) <= hi:
+            parts.append(
+                f"<text x='{px(tick):.1f}' y='{height - 2}' font-size='10' "
+                f"text-anchor='middle'>{tick:g}</text>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def forest_text(style: dict[str, Any], width: int = 40) -> list[str]:
+    """The same forest plot in characters: ``─`` the interval, ``●`` the odds ratio, ``│`` 1."""
+    terms = style.get("terms") or []
+    if style.get("status") != "ok" or not terms:
+        return [str(style.get("note", "style attribution: not computed"))]
+    lo, hi = _axis(terms)
+
+    def col(value: float) -> int:
+        v = min(max(math.log(max(value, 1e-9)), lo), hi)
+        return round((v - lo) / (hi - lo) * (width - 1))
+
+    lines = []
+    for t in terms:
+        cells = [" "] * width
+        for c in range(col(t["ci_low"]), col(t["ci_high"]) + 1):
+            cells[c] = "─"
+        cells[col(1.0)] = "│" if cells[col(1.0)] == " " else "┼"
+        cells[col(t["odds_ratio"])] = "●"
+        label = LABELS.get(t["feature"], t["feature"])
+        lines.append(f"{label:<24} {''.join(cells)} {t['odds_ratio']:.3g}")
+    lines.append(f"{'':<24} {math.exp(lo):<{width // 2}.2g}{math.exp(hi):>{width - width // 2}.2g}")
+    return lines

@@ -1,0 +1,75 @@
+"""Per-project binding: ``profile use NAME --project [DIR]`` writes the project's own settings
+layer with the same transaction, ledger and backups as a global switch.
+
+Claude Code reads ``<cwd>/.claude/settings.local.json`` above the user file (from the current
+directory only, as observed with 2.1.332; see :mod:`.shadowing`), so the profile applies to
+every ``claude`` started in DIR, and ``settings.local.json`` is the file Claude Code keeps out
+of git. Codex cannot be bound this way: 0.171 ignores ``model_provider`` and
+``model_providers`` in a project's ``.codex/config.toml`` ("Ignored unsupported project-local
+config keys"), so a Codex binding is refused with what works instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.profiles.model import Profile, ProfileError
+
+STATE_KEY = "projects"  # state.json: {project dir: {app: profile}}
+
+
+def directory(given: Path) -> Path:
+    """The project directory, absolute, or one line saying why it cannot be one."""
+    path = given.expanduser().resolve()
+    if not path.is_dir():
+        why = "is not a directory" if path.exists() else "does not exist"
+        raise ProfileError(f"--project {given}: {why}; nothing was changed")
+    return path
+
+
+def settings_file(app: str, project: Path) -> Path:
+    if app == "claude":
+        return project / ".claude" / "settings.local.json"
+    if app == "codex":
+        raise ProfileError(
+            "--project: Codex ignores model_provider and model_providers in a project's "
+            ".codex/config.toml (it says so at start-up), so a project cannot pick a Codex "
+            "gateway; use `judgeaudit exec NAME -- codex` in that terminal, or `codex -p NAME` "
+            "after a global `judgeaudit profile use NAME`; nothing was changed"
+        )
+    raise ProfileError(
+        f"--project: {app} profiles live in the environment; use `judgeaudit exec NAME -- ...`"
+    )
+
+
+def check(profile: Profile, project: Path) -> Path:
+    """The file a project switch of ``profile`` writes, or a refusal."""
+    target = settings_file(profile.app, project)
+    if profile.option("key_mode") == "inline":
+        raise ProfileError(
+            f"profile {profile.name!r}: key_mode inline would put the key in {target}, inside a "
+            "project that may be shared or committed; use key_mode helper (the default) for a "
+            "project binding; nothing was changed"
+        )
+    return target
+
+
+def record(state: dict[str, Any], project: Path, app: str, name: str | None) -> None:
+    projects: dict[str, dict[str, str]] = state.setdefault(STATE_KEY, {})
+    apps = projects.setdefault(str(project), {})
+    if name is None:
+        apps.pop(app, None)
+    else:
+        apps[app] = name
+    if not apps:
+        projects.pop(str(project), None)
+
+
+def bound(state: dict[str, Any], cwd: Path) -> dict[str, str]:
+    """The apps bound in ``cwd`` (the directory Claude Code reads project settings from)."""
+    projects = state.get(STATE_KEY)
+    if not isinstance(projects, dict):
+        return {}
+    apps = projects.get(str(cwd.resolve()))
+    return dict(apps) if isinstance(apps, dict) else {}

@@ -1,0 +1,155 @@
+"""The drift view's text and rows: what `judgeaudit compare` prints, for the Runs screen.
+
+The warnings and the gate's outcome come from the same :class:`Comparison` the CLI prints, so
+the screen cannot show a compare the CLI would flag without the flag."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from judgeaudit.tui.widgets.fit_table import Col, Row
+
+if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
+    from judgeaudit.analysis.compare_entry import Comparison
+
+# minimum widths that keep each value whole: at 80 columns whole columns go (the rates first,
+# their change stays) instead of every column being cut short
+DRIFT_COLUMNS = (
+    Col("bucket", "bucket", min=9),
+    Col("before", "before", min=14, drop=5),
+    Col("after", "after", min=14, drop=4),
+    Col("change", "change", min=6),
+    Col("ci", "95% CI", min=14, drop=1),
+    Col("p", "p (Holm)", min=14, drop=2),
+    Col("flips", "flipped +/−", min=9, drop=3),
+    Col("flag", "", min=4),
+)
+OVERALL = "overall"
+
+
+def pct(v: float | None) -> str:
+    return "n/a" if v is None else f"{v * 100:.1f}%"
+
+
+def pts(v: float | None) -> str:
+    return "n/a" if v is None else f"{v * 100:+.1f}"
+
+
+GATE_STYLE = {
+    "passed": "green",
+    "failed": "bold red",
+    "inconclusive": "bold yellow",
+    "refused": "bold yellow",
+}
+
+
+def changes_text(compared: Comparison) -> Text:
+    result = compared.result
+    changes = result["manifest_changes"]
+    text = Text(f"{result['run_a']} → {result['run_b']} ({result['gap_source']} gap)\n", "bold")
+    text.append(f"A: {compared.out_a}  B: {compared.out_b}\n", style="dim")
+    pairing = result.get("pairing")
+    if result.get("paired") and pairing:
+        text.append(
+            f"paired: {pairing['basis']}; {pairing['matched']} pairs matched, "
+            f"{pairing['decisive']} decisive in both\n",
+            style="green",
+        )
+    else:
+        text.append("unpaired: the runs judged different conversations\n", style="yellow")
+    for line in compared.warnings:
+        text.append(f"{line}\n", style="yellow" if line.startswith("WARNING") else "")
+    reasons = "; ".join(compared.gate_reasons)
+    text.append(f"gate (--fail-on-rise): {compared.gate.upper()}", style=GATE_STYLE[compared.gate])
+    text.append(f" — {reasons}\n" if reasons else "\n", style=GATE_STYLE[compared.gate])
+    method = result.get("method")
+    if method:
+        text.append(f"interval {method['interval']}; test {method['test']}\n", style="dim")
+    text.append(f"manifest changes: {len(changes) or 'none'}\n")
+    for c in changes:
+        text.append(f"  {c['key']}: ", style="bold")
+        text.append(f"{c['before']!r} → {c['after']!r}\n")
+    if result.get("decided_by"):
+        text.append(f"decided by: {result['decided_by']}", style="dim")
+    return text
+
+
+def p_text(row: dict[str, Any]) -> str:
+    if row.get("p_adjusted") is None:
+        return "no flips" if row.get("paired") and row["n_before"] else "n/a"
+    return f"{row['p_value']:.3g} ({row['p_adjusted']:.3g})"
+
+
+def drift_rows(result: dict[str, Any]) -> list[Row]:
+    rows: list[Row] = []
+    overall = result.get("overall")
+    for i, r in enumerate([*result["buckets"], *([overall] if overall else [])]):
+        interval = "n/a" if r["ci_low"] is None else f"[{pts(r['ci_low'])}, {pts(r['ci_high'])}]"
+        flag: Text | str = ""
+        if r["significant_rise"]:
+            flag = Text("RISE", style="bold red")
+        elif r["significant_fall"]:
+            flag = Text("fall", style="green")
+        name = (
+            r["label"] if r.get("alias") in (None, "", r["label"]) else f"{r['label']} {r['alias']}"
+        )
+        flips = r.get("paired")
+        cells: dict[str, Text | str] = {
+            "bucket": name,
+            "before": f"{pct(r['before'])} (n={r['n_before']})",
+            "after": f"{pct(r['after'])} (n={r['n_after']})",
+            "change": pts(r["change"]),
+            "ci": interval,
+            "p": p_text(r),
+            "flips": f"+{flips['flipped_to_misselected']}/−{flips['flipped_to_correct']}"
+            if flips
+            else "",
+            "flag": flag,
+        }
+        rows.append((OVERALL if r is overall else str(i), cells))
+    return rows
+
+
+def chart_entries(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each bucket's (and the overall) rate before and after, each with its own Wilson 95%
+    interval, as the bar chart's entries (a rate is k/n, so k is recovered exactly)."""
+    from judgeaudit.analysis.stats import wilson
+
+    entries = []
+    for row in [*result["buckets"], result["overall"]]:
+        name = (
+            row["label"]
+            if row.get("alias") in (None, "", row["label"])
+            else (f"{row['label']} {row['alias']}")
+        )
+        for side, rate_key, n_key in (
+            ("before", "before", "n_before"),
+            ("after", "after", "n_after"),
+        ):
+            n, rate = int(row[n_key] or 0), row[rate_key]
+            low, high = wilson(round(rate * n), n) if rate is not None and n else (None, None)
+            entries.append(
+                {
+                    "label": f"{name} {side}",
+                    "alias": f"{name} {side}",
+                    "rate": rate if n else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "decisive": n,
+                }
+            )
+    return entries
+
+
+def chart_text(result: dict[str, Any], width: int) -> Text:
+    from judgeaudit.tui.widgets.bars import bars
+
+    text = Text(
+        f"misselection before ({result['run_a']}) and after ({result['run_b']}), each rate "
+        "with its Wilson 95% interval; the change's own interval and test are in the table (g)\n",
+        style="dim",
+    )
+    text.append_text(bars(chart_entries(result), width))
+    return text

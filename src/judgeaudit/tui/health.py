@@ -1,0 +1,25 @@
+"""Results' verdict-health text: the report's own no-verdict line, then per judge its share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from judgeaudit.analysis.fmt import pct
+
+
+def health_text(r: dict[str, Any]) -> Text:
+    """The report's verdict health (its own line) and, per judge, the no-verdict share."""
+    from judgeaudit.analysis.verdicts import health_line  # pandas: not before the first paint
+
+    line = health_line(r["verdicts"])
+    text = Text(line + "\n", style="bold red" if "WARNING" in line else "")
+    for j in r["verdicts"].get("by_judge", []):
+        text.append(
+            f"  {j['judge_model']}: no verdict {pct(j['no_verdict_rate'])} of orders "
+            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
+            f"{j['parse_failures']}/{j['judge_calls']} calls\n",
+            style="dim",
+        )
+    return text

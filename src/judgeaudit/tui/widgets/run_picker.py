@@ -1,0 +1,71 @@
+"""The run picker: every run of the open output directories (id, time, judge, status), with
+which one is run A and which run B of the next compare."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
+
+if TYPE_CHECKING:  # the analysis (pandas) loads when the runs are listed
+    from judgeaudit.analysis.compare_entry import RunInfo
+
+PICKER_COLUMNS = (
+    Col("side", "", min=3),
+    Col("run", "run", min=14),
+    Col("time", "created (UTC)", min=16, drop=2),
+    Col("judge", "judge", min=10, drop=3),
+    Col("status", "status", min=9),
+    Col("dir", "dir", min=6, drop=1),
+)
+STATUS_STYLE = {"finished": "green", "running": "yellow", "cancelled": "yellow"}
+
+Pick = tuple[Path, str]  # (output dir, run id)
+
+
+def run_key(run: RunInfo) -> str:
+    return f"{run.out}\t{run.run_id}"
+
+
+def picker_rows(runs: Sequence[RunInfo], a: Pick | None, b: Pick | None) -> list[Row]:
+    rows: list[Row] = []
+    for run in runs:
+        pick = (run.out, run.run_id)
+        side = " ".join(s for s, p in (("A", a), ("B", b)) if p == pick)
+        cells: dict[str, Text | str] = {
+            "side": Text(side, style="bold reverse") if side else "",
+            "run": run.run_id,
+            "time": run.created_at,
+            "judge": run.judge,
+            "status": Text(run.status, style=STATUS_STYLE.get(run.status, "red")),
+            "dir": str(run.out),
+        }
+        rows.append((run_key(run), cells))
+    return rows
+
+
+class RunPicker(FitTable):
+    """A FitTable of runs; the screen owns the picks and re-renders on a change."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(PICKER_COLUMNS, cursor_type="row", **kwargs)
+        self.runs: list[RunInfo] = []
+
+    def show_runs(
+        self, runs: Sequence[RunInfo], a: Pick | None, b: Pick | None, top: bool = False
+    ) -> None:
+        """``top``: the cursor goes to the first run (another directory was opened)."""
+        self.runs = list(runs)
+        first = run_key(runs[0]) if top and runs else None
+        self.set_rows(picker_rows(runs, a, b), cursor=first)
+
+    def copy_text(self, key: str, row: Mapping[str, Cell]) -> str:
+        return key.split("\t")[-1]  # the run id
+
+    def highlighted(self) -> RunInfo | None:
+        key = self.selected_key()
+        return next((r for r in self.runs if run_key(r) == key), None)

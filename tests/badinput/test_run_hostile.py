@@ -1,0 +1,166 @@
+"""Hostile input that needs a finished run (re-judge of a damaged source, ``show`` of a huge pair
+id, ``compare`` with a byte copy), an immutable output directory, and the 2 GB sparse file
+under a capped address space (``ulimit -v``): each is one line, exit 2, and leaves nothing
+behind (no ``running`` run, no OUT)."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.audit_helpers import write_spec, write_tasks
+from tests.badinput.hostile_cases import FORMATS, KEYLIKE, SPARSE_SIZE
+from tests.badinput.import_cases import tau, tau_file
+from tests.cli_helpers import cli
+
+MB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hostile-run")
+    write_tasks(folder / "tasks.jsonl", 3)
+    spec = write_spec(folder / "spec.toml", tasks="tasks.jsonl")
+    done = cli("run", str(spec), "--out", str(folder / "base"))
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def one_line(done: subprocess.CompletedProcess[str], *needles: str) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def damaged(base: Path, tmp: Path, sql: str) -> Path:
+    copy = tmp / "src"
+    shutil.copytree(base / "base", copy)
+    db = sqlite3.connect(copy / "audit.db")
+    db.execute(sql)
+    db.commit()
+    db.close()
+    return copy
+
+
+@pytest.mark.parametrize(
+    ("sql", "needle"),
+    [
+        ("UPDATE trajectories SET events = 'not json' WHERE rowid = 1", "events are not JSON"),
+        ("UPDATE trajectories SET events = '[{\"role\": 5}]'", ".role: must be one of"),
+        ("UPDATE runs SET manifest = '[1, 2]'", "manifest is not a JSON object"),
+        ("UPDATE tasks SET task_json = '{}' WHERE rowid = 1", "lacks task_id"),
+    ],
+    ids=["garbage-events", "tampered-events", "manifest-list", "task-emptied"],
+)
+def test_rejudge_of_a_damaged_source_writes_nothing(
+    base: Path, tmp_path: Path, sql: str, needle: str
+) -> None:
+    source = damaged(base, tmp_path, sql)
+    done = cli("rejudge", str(source), "--out", str(tmp_path / "again"))
+    one_line(done, "damaged or", needle) if "manifest" not in needle else one_line(done, needle)
+    assert not (tmp_path / "again").exists(), "a refused re-judge left an OUT (a running run)"
+
+
+def test_rejudge_endpoint_with_credentials_is_refused_masked(base: Path, tmp_path: Path) -> None:
+    url = f"http://me:{KEYLIKE}@127.0.0.1:9/v1"
+    done = cli(
+        "rejudge",
+        str(base / "base"),
+        "--out",
+        str(tmp_path / "again"),
+        "--judge-endpoint",
+        url,
+        "--judge-key-env",
+        "HOSTILE_KEY",
+    )
+    line = one_line(done, "--judge-endpoint", "carries credentials", "http://***@127.0.0.1:9/v1")
+    assert KEYLIKE not in line + done.stdout
+    assert not (tmp_path / "again").exists()
+
+
+def test_show_with_a_huge_pair_id_is_one_line(base: Path) -> None:
+    done = cli("show", str(base / "base"), "x" + "9" * 100_000)
+    line = one_line(done, "100001 characters long")
+    assert len(line) < 400
+
+
+def test_show_still_finds_a_pair_by_its_tail(base: Path) -> None:
+    db = sqlite3.connect(base / "base" / "audit.db")
+    pair_id = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()[0]
+    db.close()
+    done = cli("show", str(base / "base"), pair_id.split("/", 1)[1])
+    assert done.returncode == 0 and f"pair {pair_id}" in done.stdout, done.stderr
+
+
+def test_compare_with_a_byte_copy_of_the_same_run_is_refused(base: Path, tmp_path: Path) -> None:
+    shutil.copytree(base / "base", tmp_path / "copy")
+    done = cli("compare", str(base / "base"), str(tmp_path / "copy"))
+    one_line(done, "hold the same run", "a copy of the other")
+
+
+@contextlib.contextmanager
+def immutable(path: Path) -> Iterator[None]:
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not permitted here")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_import_out_into_an_immutable_directory_is_one_line(tmp_path: Path) -> None:
+    results = tmp_path / "r.json"
+    results.write_text(tau_file(tau(0, 0), tau(0, 1)))
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    with immutable(locked):
+        done = cli("import", "tau-bench", str(results), "--out", str(locked / "p.jsonl"))
+    one_line(done, str(locked))
+    assert "unexpected error" not in done.stderr
+    assert list(locked.iterdir()) == []
+
+
+def capped(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_a_2gb_sparse_file_is_refused_within_a_capped_address_space(
+    fmt: str, tmp_path: Path
+) -> None:
+    """``ulimit -v`` of what ``judgeaudit --help`` needs plus 300 MB: reading the file whole
+    (2 GB) would raise MemoryError, so only the size check can pass."""
+    sparse = tmp_path / FORMATS[fmt]
+    with sparse.open("wb") as handle:
+        handle.truncate(SPARSE_SIZE)
+    limit = 1200 * MB  # numpy/pandas imports reserve address space; 2 GB would not fit
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "judgeaudit",
+            "import",
+            fmt,
+            str(sparse),
+            "--out",
+            str(tmp_path / "p.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: capped(limit),
+    )
+    one_line(done, str(sparse))
+    assert "MemoryError" not in done.stderr
+    assert not (tmp_path / "p.jsonl").exists()

@@ -1,0 +1,89 @@
+"""Only encrypted keyring backends hold keys: the real keyrings.alt PlaintextKeyring (the usual
+headless "fix") is refused with one line naming the fix, accepted only with the explicit opt-in
+and then loudly; beside the real Secret Service it is never written to."""
+
+from __future__ import annotations
+
+import os
+import secrets as pysecrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLAINTEXT = "keyrings.alt.file.PlaintextKeyring"
+
+
+def run(
+    env: dict[str, str], *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        input=stdin, capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k != "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING"}
+    return {
+        **base,
+        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),  # where PlaintextKeyring writes its file
+        "HOME": str(tmp_path / "home"),
+    }
+
+
+def _files_text(root: Path) -> str:
+    return "".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file())
+
+
+def test_a_plaintext_keyring_is_refused_with_the_fix_named(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    env = {**env, "PYTHON_KEYRING_BACKEND": PLAINTEXT}
+    secret = "sk-plain-" + pysecrets.token_hex(6)
+    done = run(env, "key", "set", "plain", stdin=secret)
+    assert done.returncode != 0 and "stored" not in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert PLAINTEXT in lines[0] and "not an encrypted one" in lines[0]
+    assert "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING=1" in lines[0] and "Secret Service" in lines[0]
+    assert not (tmp_path / "data").exists() or secret not in _files_text(tmp_path / "data")
+    assert run(env, "key", "status").returncode != 0
+
+
+def test_the_opt_in_is_loud_and_never_called_the_os_keyring(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    env = {**env, "PYTHON_KEYRING_BACKEND": PLAINTEXT, "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING": "1"}
+    secret = "sk-plain-" + pysecrets.token_hex(6)
+    done = run(env, "key", "set", "plain", stdin=secret)
+    assert done.returncode == 0, done.stderr
+    assert "OS keyring" not in done.stdout and "NOT ENCRYPTED" in done.stdout
+    assert done.stderr.startswith("WARNING: ") and "does not encrypt" in done.stderr
+    assert secret not in done.stdout + done.stderr
+    assert run(env, "key", "print", "plain").stdout == secret + "\n"
+    assert (tmp_path / "data" / "python_keyring").exists()  # where it really went
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_beside_secret_service_the_plaintext_file_is_never_written(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    name = "beside-" + pysecrets.token_hex(4)
+    secret = "sk-ss-" + pysecrets.token_hex(6)
+    # keyrings.alt installed: keyring chains Secret Service and PlaintextKeyring.
+    probe = "import keyring; print(type(keyring.get_keyring()).__name__)"
+    chained = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert chained.stdout.strip() == "ChainerBackend", chained.stderr
+    done = run(env, "key", "set", name, stdin=secret)
+    try:
+        assert done.returncode == 0, done.stderr
+        assert "in the OS keyring (Secret Service)" in done.stdout and not done.stderr
+        assert run(env, "key", "print", name).stdout == secret + "\n"
+        data = tmp_path / "data"
+        assert not data.exists() or secret not in _files_text(data)
+    finally:
+        run(env, "key", "delete", name)

@@ -1,0 +1,82 @@
+"""One bar and one ETA for the whole run (conversations, then judging), a bar as wide as the
+screen, and a pause that shows no frozen rate."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import ProgressBar, Static
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.screens.run import RunScreen
+from tests.audit_helpers import write_spec
+from tests.tui.helpers import make_app, press, settle, until
+
+
+def test_the_bar_runs_once_across_phases(isolated: ProfileStore, tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path / "spec.toml",
+        ace="agent-ace:latency_ms=20",
+        weak="agent-weak:latency_ms=20",
+        pro="agent-pro:latency_ms=20",
+        judge="judge-default:latency_ms=40",
+    )
+    out = tmp_path / "out"
+
+    async def go() -> dict[str, object]:
+        seen: dict[str, object] = {"samples": [], "phases": set()}
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=(160, 40)) as pilot:
+            app.start_run(spec, out)
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            await until(pilot, lambda: bool(screen.query(ProgressBar)), "the Run screen")
+            bar = screen.query_one(ProgressBar)
+            stats = screen.query_one("#stats", Static)
+
+            def sample() -> bool:
+                if screen.last_progress is not None:
+                    seen["samples"].append((bar.progress, bar.total))  # type: ignore[union-attr]
+                    seen["phases"].add(screen.last_progress.phase)  # type: ignore[union-attr]
+                    if not screen.finished:
+                        seen["stats"] = str(stats.render())
+                return screen.finished
+
+            await until(pilot, sample, "the run to end")
+            await settle(pilot)
+            seen["bar_width"] = bar.query_one("Bar").size.width
+            seen["run"] = (screen.run.get("trajectories"), screen.run.get("judging"))
+        return seen
+
+    seen = asyncio.run(go())
+    samples = seen["samples"]
+    assert isinstance(samples, list) and samples
+    assert {"trajectories", "judging"} <= seen["phases"]  # type: ignore[operator]
+    progress = [p for p, _ in samples]
+    assert progress == sorted(progress), "the bar never restarts at 0% for a new phase"
+    (_traj_done, traj_total), (_pairs_done, pairs_total) = seen["run"]  # type: ignore[misc]
+    assert {t for _, t in samples} == {traj_total + pairs_total}, "one total for the run"
+    assert "whole run " in str(seen["stats"]) and ", ETA " in str(seen["stats"])
+    assert int(seen["bar_width"]) > 100, "the bar uses the width it has"  # type: ignore[call-overload]
+
+
+def test_a_pause_shows_no_frozen_rate(isolated: ProfileStore, tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "spec.toml", judge="judge-default:latency_ms=600000")
+    out = tmp_path / "out"
+
+    async def go() -> str:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=(100, 32)) as pilot:
+            app.start_run(spec, out)
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            await until(pilot, lambda: screen.last_progress is not None, "progress")
+            await press(pilot, "p")
+            paused = str(screen.query_one("#stats", Static).render())
+            screen.cancel_answered(True)
+            await until(pilot, lambda: screen.finished, "the run to end")
+            return paused
+
+    paused = asyncio.run(go())
+    assert "ETA paused" in paused and "— calls/s" in paused

@@ -1,0 +1,89 @@
+"""The continuous gap model's odds ratio against statsmodels' cluster-robust logit, and
+`RANKING MISSELECTED` only when both the success difference and the judge's opposite
+preference are significant (exact McNemar and sign test, against scipy)."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import Any
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy.stats import binomtest
+
+from judgeaudit.analysis.gap_model import gap_model
+from judgeaudit.analysis.split import ranking
+
+
+def _db(rows: list[tuple[str, float, int]]) -> sqlite3.Connection:
+    """An audit_pairs table of decisive pairs: (task, capability gap, misselected)."""
+    db = sqlite3.connect(":memory:")
+    db.execute(
+        "CREATE TABLE audit_pairs (run_id, task_id, success_a, success_b, misselected,"
+        " capability_a, capability_b)"
+    )
+    db.executemany(
+        "INSERT INTO audit_pairs VALUES ('r', ?, 1, 0, ?, ?, 0.0)",
+        [(task, m, gap) for task, gap, m in rows],
+    )
+    return db
+
+
+def test_odds_ratio_per_tenth_of_gap_matches_statsmodels_clustered_logit() -> None:
+    rng = np.random.default_rng(4)
+    rows, ys, xs, groups = [], [], [], []
+    for t in range(40):
+        effect = rng.normal(0, 0.6)
+        for _ in range(rng.integers(2, 8)):
+            gap = round(float(rng.choice([0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9])), 2)
+            p = 1 / (1 + math.exp(-(-0.5 - 3.0 * gap + effect)))
+            y = int(rng.random() < p)
+            rows.append((f"t{t}", gap, y))
+            ys.append(y), xs.append(gap / 0.1), groups.append(t)
+    model = gap_model(_db(rows), "r", "capability")
+    X = sm.add_constant(np.array(xs))
+    ref = sm.Logit(np.array(ys), X).fit(
+        disp=0, cov_type="cluster", cov_kwds={"groups": np.array(groups)}
+    )
+    assert model["odds_ratio_per_0_1"] == pytest.approx(math.exp(ref.params[1]), rel=1e-6)
+    low, high = np.exp(ref.conf_int()[1])
+    assert model["ci"] == pytest.approx([low, high], rel=1e-6)
+    assert model["p_value"] == pytest.approx(ref.pvalues[1], rel=1e-5)
+    assert model["tasks"] == 40 and model["n"] == len(rows)
+
+
+def test_no_misselection_is_reported_not_fitted() -> None:
+    model = gap_model(_db([("t1", 0.1, 0), ("t2", 0.5, 0)]), "r", "capability")
+    assert model["odds_ratio_per_0_1"] is None and model["why_not"] == "no misselection"
+
+
+def _pair(a_only: int, b_only: int, both: int, a_wins: int, b_wins: int) -> dict[str, Any]:
+    pairs = a_only + b_only + both
+    return {
+        "pairs": pairs,
+        "decisive": a_only + b_only,
+        "success_rate_a": (a_only + both) / pairs,
+        "success_rate_b": (b_only + both) / pairs,
+        "judge_win_rate_a": a_wins / pairs,
+        "judge_win_rate_b": b_wins / pairs,
+    }
+
+
+def test_one_conversation_of_difference_is_not_a_ranking_misselection() -> None:
+    # A succeeded alone once more than B (McNemar p = 1): the old flag fired on this.
+    found = ranking(_pair(a_only=2, b_only=1, both=8, a_wins=1, b_wins=9))
+    assert found["ranking"] == "suggestive" and not found["ranking_misselected"]
+    assert found["success_p_value"] == pytest.approx(binomtest(1, 3).pvalue)
+    assert found["judge_sign_p_value"] == pytest.approx(binomtest(1, 10).pvalue)
+
+
+def test_significant_opposite_ranking_is_flagged() -> None:
+    found = ranking(_pair(a_only=20, b_only=3, both=5, a_wins=4, b_wins=22))
+    assert found["success_p_value"] == pytest.approx(binomtest(3, 23).pvalue)
+    assert found["judge_sign_p_value"] == pytest.approx(binomtest(4, 26).pvalue)
+    assert max(found["success_p_value"], found["judge_sign_p_value"]) < 0.05
+    assert found["ranking"] == "misselected" and found["ranking_misselected"]
+    # the same success difference with a judge that agrees: no flag at all
+    assert ranking(_pair(20, 3, 5, 22, 4))["ranking"] is None

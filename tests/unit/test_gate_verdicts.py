@@ -1,0 +1,80 @@
+"""The gate's decision over rows (exit codes, the non-blocking small buckets) and its
+sample-size line, on fixed rows computed by hand."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from scipy import stats
+
+from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.gate import decide_rows, gate_lines
+
+
+def _row(
+    label: str, n: int, tasks: int, up: int, down: int, rise: bool, upper: float
+) -> dict[str, Any]:
+    return {
+        "label": label,
+        "n_before": n,
+        "tasks": tasks,
+        "deff": 2.0,
+        "upper": upper,
+        "significant_rise": rise,
+        "paired": {"flipped_to_misselected": up, "flipped_to_correct": down},
+    }
+
+
+def _result(buckets: list[dict[str, Any]], overall: dict[str, Any]) -> dict[str, Any]:
+    return {"buckets": buckets, "overall": overall, "pairing": {}}
+
+
+def test_a_small_bucket_does_not_block_and_overall_not_worse_passes() -> None:
+    result = _result(
+        [_row("near", 40, 20, 0, 0, False, 0.07), _row("large", 600, 42, 3, 3, False, 0.01)],
+        _row("overall", 640, 42, 3, 3, False, 0.012),
+    )
+    summary = decide_rows(result, 0.02, {"trials": 2, "cost_per_decisive": None})
+    assert [r["verdict"] for r in result["buckets"]] == ["too few pairs to tell", "not worse"]
+    assert summary["verdict"] == "not worse" and summary["exit_code"] == 0
+    assert result["buckets"][0]["needed"]["pairs"] == ni.min_pairs(0.02) == 149
+    text = "\n".join(gate_lines({**result, "gate": summary}))
+    assert "does not block on its own" in text and "NOT WORSE" in text
+
+
+def test_any_worse_row_fails_and_an_undecided_overall_is_inconclusive() -> None:
+    worse = _result(
+        [_row("near", 200, 30, 20, 2, True, 0.2)], _row("overall", 640, 42, 30, 20, False, 0.05)
+    )
+    assert decide_rows(worse, 0.02, {})["exit_code"] == 3
+    unsure = _result([], _row("overall", 640, 42, 30, 20, False, 0.05))
+    summary = decide_rows(unsure, 0.02, {"trials": 2, "cost_per_decisive": 0.001})
+    assert summary["verdict"] == "inconclusive" and summary["exit_code"] == 5
+    need = unsure["overall"]["needed"]
+    psi = 50 / 640
+    z_a, z_b = stats.norm.ppf(0.95), stats.norm.ppf(0.8)
+    n0 = (z_a * math.sqrt(psi) + z_b * math.sqrt(psi - 0.02**2)) ** 2 / 0.02**2
+    assert need["pairs"] == math.ceil(n0 * 2.0)
+    assert need["tasks"] == math.ceil(need["pairs"] / (640 / 42))
+    assert need["cost_usd"] == need["pairs"] * 0.001
+    # rho = (deff - 1) / (m - 1) with m = 640/42 pairs per task; 42 tasks < n0 * rho, so more
+    # trials over these tasks cannot settle it.
+    rho = 1.0 / (640 / 42 - 1)
+    assert math.ceil(n0) * rho >= 42 and need["trials"] is None
+    line = next(x for x in gate_lines({**unsure, "gate": summary}) if "not enough data" in x)
+    assert f"~{need['pairs']} decisive pairs" in line and "would not do it" in line
+
+
+def test_more_trials_settle_it_when_there_are_enough_tasks() -> None:
+    row = _row("overall", 640, 320, 30, 20, False, 0.05)  # 2 pairs per task
+    row["deff"] = 1.2  # rho = (1.2 - 1) / (2 - 1) = 0.2
+    unsure = _result([], row)
+    decide_rows(unsure, 0.02, {"trials": 2})
+    need = unsure["overall"]["needed"]
+    n0, rho, m = ni.pairs_needed(50 / 640, 0.02), 0.2, 2.0
+    assert n0 * rho < 320, "enough tasks for more trials to help"
+    k = need["trials"] / 2  # the trials multiplier
+    assert n0 * (1 + (k * m - 1) * rho) <= 320 * k * m, "the design effect at k x m still fits"
+    smaller = (need["trials"] - 1) / 2
+    assert n0 * (1 + (smaller * m - 1) * rho) > 320 * smaller * m, "and one trial fewer does not"

@@ -1,0 +1,103 @@
+"""Human review weighted back to the audit: sklearn's sample-weighted kappa, a hand-built
+stratified bootstrap, the success check counted once per conversation, and the sample size
+`review export` suggests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from judgeaudit.analysis.review import agreement, sample
+from judgeaudit.analysis.review_weights import STRATA, stratum_of, suggested_n
+
+
+def _run(n_sbf: int, n_control: int) -> pd.DataFrame:
+    """A run: n_sbf satisfied-but-failed pairs (judge scored a failed side 5), n_control
+    controls; every pair its own task and conversations."""
+    n = n_sbf + n_control
+    sbf = np.arange(n) < n_sbf
+    return pd.DataFrame(
+        {
+            "pair_id": [f"p{i}" for i in range(n)],
+            "task_id": [f"t{i}" for i in range(n)],
+            "agent_a": "x",
+            "agent_b": "y",
+            "trial": 0,
+            "trial_b": 0,
+            "success_a": np.where(sbf, 0, 1),
+            "success_b": 0,
+            "judge_score_a": np.where(sbf, 5.0, 3.0),
+            "judge_score_b": 1.0,
+            "judge_pref": "A",
+            "consistent": 1,
+            "misselected": 0,
+        }
+    )
+
+
+def test_weighted_kappa_is_sklearns_with_inverse_sampling_weights() -> None:
+    pairs = _run(n_sbf=50, n_control=950)
+    drawn = sample(pairs, 20, seed=3)
+    assert set(drawn["stratum"]) == {"satisfied_but_failed", "control"}
+    rng = np.random.default_rng(0)
+    # A reviewer who disagrees with the judge on most satisfied-but-failed pairs, rarely else.
+    prefs = [
+        ("B" if rng.random() < 0.8 else "A") if s == "satisfied_but_failed" else
+        ("A" if rng.random() < 0.9 else "B")
+        for s in drawn["stratum"]
+    ]  # fmt: skip
+    labels = pd.DataFrame(
+        {
+            "pair_id": drawn["pair_id"],
+            "human_success_a": None,
+            "human_success_b": None,
+            "human_pref": prefs,
+        }
+    )
+    got = agreement(pairs, labels)["judge_vs_human"]
+    joined = pairs.merge(labels, on="pair_id")
+    strata = stratum_of(joined)
+    sizes, taken = stratum_of(pairs).value_counts(), strata.value_counts()
+    weights = strata.map(lambda s: sizes[s] / taken[s]).to_numpy()
+    expected = cohen_kappa_score(joined["judge_pref"], joined["human_pref"], sample_weight=weights)
+    assert got["weighted_kappa"] == pytest.approx(expected)
+    agree = (joined["judge_pref"] == joined["human_pref"]).to_numpy()
+    assert got["weighted_agreement"] == pytest.approx(np.average(agree, weights=weights))
+    assert got["agreement"] == pytest.approx(agree.mean())  # unweighted, as before
+    # A hand-built stratified bootstrap (its own generator and seed) gives the same interval
+    # up to Monte-Carlo error.
+    boot_rng, values = np.random.default_rng(12345), []
+    groups = [np.flatnonzero(strata.to_numpy() == s) for s in STRATA if (strata == s).any()]
+    for _ in range(4000):
+        pick = np.concatenate([boot_rng.choice(g, size=len(g)) for g in groups])
+        values.append(np.average(agree[pick], weights=weights[pick]))
+    low, high = np.percentile(values, [2.5, 97.5])
+    assert got["weighted_agreement_ci"] == pytest.approx([low, high], abs=0.04)
+    assert got["weighted_kappa_ci"][0] <= got["weighted_kappa"] <= got["weighted_kappa_ci"][1]
+
+
+def test_success_check_agreement_counts_each_conversation_once() -> None:
+    pairs = _run(n_sbf=0, n_control=4).assign(task_id="t0", agent_a="x", trial=0)
+    pairs["agent_b"] = ["y1", "y2", "y3", "y4"]
+    # the same conversation (t0, x, trial 0) is side A of all four pairs
+    labels = pd.DataFrame(
+        {
+            "pair_id": pairs["pair_id"],
+            "human_success_a": [0, 0, 0, 0],
+            "human_success_b": [0, 0, 0, 0],
+            "human_pref": None,
+        }
+    )
+    got = agreement(pairs, labels)["success_check_vs_human"]
+    assert got["n"] == 5  # one A conversation + four B conversations (was 8 sides)
+    assert got["agreement"] == pytest.approx(4 / 5)
+
+
+def test_suggested_review_size_by_hand() -> None:
+    # four equal strata: no design effect, the binomial n at 50% for +-10 points
+    assert suggested_n(dict.fromkeys(STRATA, 100), 0.2) == 97  # 1.96^2 * 0.25 / 0.1^2 = 96.04
+    # one big stratum among four: Kish deff = 4 * (97^2 + 3 * 1^2) / 100^2 = 3.7648
+    assert suggested_n({"control": 97, "misselected": 1, "inconsistent": 1,
+                        "satisfied_but_failed": 1}, 0.2) == 362  # fmt: skip

@@ -1,0 +1,147 @@
+"""The style model on fixed data against independent computations: sklearn's unpenalised logistic
+regression for the odds ratios, a hand-coded task-clustered sandwich for their intervals, and
+the controlled rate's behaviour when style is known to push toward the failed side."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from judgeaudit.analysis.features import CONTINUOUS, FEATURES, Features
+from judgeaudit.analysis.why import fit_style
+from judgeaudit.analysis.why_data import OrderRow, RunData
+
+Z = 1.959963984540054
+
+
+def _side(rng: random.Random, success: int, verbose: float) -> Features:
+    claimed = int(rng.random() < 0.7)
+    return Features(
+        length=int(rng.gauss(300 + 250 * verbose, 80)),
+        turns=rng.randint(1, 4),
+        tool_calls=rng.randint(0, 3),
+        claimed_done=claimed,
+        claimed_but_failed=claimed * (1 - success),
+        courtesy=rng.randint(0, 3),
+        asks_confirmation=int(rng.random() < 0.4),
+        cites_ids=int(rng.random() < 0.6),
+    )
+
+
+def synthetic(n_tasks: int = 60, length_weight: float = 1.2, seed: int = 5) -> RunData:
+    """Pairs whose failed side is the verbose one, judged by a model that rewards length."""
+    rng = random.Random(seed)
+    sides: dict[tuple[str, str, int], Features] = {}
+    rows: list[OrderRow] = []
+    for t in range(n_tasks):
+        task = f"t{t}"
+        for k in range(4):
+            sa, sb = rng.randint(0, 1), rng.randint(0, 1)
+            a = _side(rng, sa, 1.0 - sa)
+            b = _side(rng, sb, 1.0 - sb)
+            sides[(task, f"a{k}", 0)], sides[(task, f"b{k}", 0)] = a, b
+            prefs = {}
+            for order, (fs, ss, ff, sf) in (("AB", (sa, sb, a, b)), ("BA", (sb, sa, b, a))):
+                z = 0.3 + 1.5 * (fs - ss) + length_weight * (ff.length - sf.length) / 200
+                z += 0.4 * (ff.courtesy - sf.courtesy)
+                prefs[order] = int(rng.random() < 1 / (1 + math.exp(-z)))
+            first_a, first_b = prefs["AB"], prefs["BA"]
+            pref = "A" if first_a and not first_b else "B" if first_b and not first_a else "tie"
+            missel = sa != sb and ((sa and pref == "B") or (sb and pref == "A"))
+            for order, y, fs, ss, ff, sf in (
+                ("AB", first_a, sa, sb, a, b),
+                ("BA", first_b, sb, sa, b, a),
+            ):
+                rows.append(OrderRow(f"{task}/{k}", task, order, y, fs, ss, ff, sf, missel))
+    return RunData(rows=rows, sides=sides, pairs=n_tasks * 4, stored=len(sides))
+
+
+def design(data: RunData) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Built here from the documented definition: first minus second, continuous features per
+    SD of the feature over the run's trajectories, an intercept for position."""
+    sd = {
+        n: float(np.std([getattr(f, n) for f in data.sides.values()], ddof=1)) for n in CONTINUOUS
+    }
+    names = ["position", "success", *FEATURES]
+    x = np.array(
+        [
+            [1.0, r.first_success - r.second_success]
+            + [(getattr(r.first, n) - getattr(r.second, n)) / sd.get(n, 1.0) for n in FEATURES]
+            for r in data.rows
+        ]
+    )
+    y = np.array([r.y for r in data.rows], dtype=float)
+    groups = np.array([int(r.task_id[1:]) for r in data.rows])
+    return x, y, groups, names
+
+
+def test_odds_ratios_and_clustered_intervals_match_an_independent_fit() -> None:
+    data = synthetic()
+    style = fit_style(data)
+    assert style["status"] == "ok"
+    x, y, groups, names = design(data)
+    ref = LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-10, max_iter=10_000)
+    beta = ref.fit(x, y).coef_[0]
+    # the task-clustered sandwich by hand, with the small-sample factors statsmodels documents
+    p = 1 / (1 + np.exp(-(x @ beta)))
+    bread = np.linalg.inv((x * (p * (1 - p))[:, None]).T @ x)
+    meat = np.zeros((len(names), len(names)))
+    for g in np.unique(groups):
+        s = (x[groups == g] * (y - p)[groups == g][:, None]).sum(axis=0)
+        meat += np.outer(s, s)
+    n, k, clusters = len(y), len(names), len(np.unique(groups))
+    cov = bread @ meat @ bread * clusters / (clusters - 1) * (n - 1) / (n - k)
+    se = np.sqrt(np.diag(cov))
+    got = {t["feature"]: t for t in style["terms"]}
+    assert set(got) == set(names)
+    for i, name in enumerate(names):
+        assert got[name]["odds_ratio"] == pytest.approx(math.exp(beta[i]), rel=1e-4)
+        assert got[name]["ci_low"] == pytest.approx(math.exp(beta[i] - Z * se[i]), rel=1e-3)
+        assert got[name]["ci_high"] == pytest.approx(math.exp(beta[i] + Z * se[i]), rel=1e-3)
+    effects = [abs(math.log(t["odds_ratio"])) for t in style["terms"]]
+    assert effects == sorted(effects, reverse=True)  # sorted by effect
+
+
+def test_when_style_pushes_toward_the_failed_side_controlling_for_it_lowers_the_rate() -> None:
+    style = fit_style(synthetic(length_weight=1.2))
+    raw, controlled = style["raw_rate"], style["controlled_rate"]
+    assert controlled["rate"] < raw["rate"]
+    assert controlled["ci_low"] < controlled["rate"] < controlled["ci_high"]
+    assert style["explained"] > 0 and next(iter(style["explained_by"])) == "length"
+    none = fit_style(synthetic(length_weight=0.0))
+    gap = abs(none["controlled_rate"]["rate"] - none["raw_rate"]["rate"])
+    assert gap < raw["rate"] - controlled["rate"]
+
+
+def test_too_few_orders_is_one_line_not_an_error() -> None:
+    data = synthetic(n_tasks=4)
+    style = fit_style(data)
+    assert style["status"] == "skipped" and style["terms"] == []
+    assert "too few judged orders" in style["note"] and "\n" not in style["note"]
+
+
+def test_a_feature_without_variance_is_named_and_left_out() -> None:
+    data = synthetic()
+    flat = {key: Features(**{**f.as_dict(), "courtesy": 0}) for key, f in data.sides.items()}
+    rows = [
+        OrderRow(
+            r.pair_id,
+            r.task_id,
+            r.order,
+            r.y,
+            r.first_success,
+            r.second_success,
+            Features(**{**r.first.as_dict(), "courtesy": 0}),
+            Features(**{**r.second.as_dict(), "courtesy": 0}),
+            r.misselected,
+        )
+        for r in data.rows
+    ]
+    style = fit_style(RunData(rows=rows, sides=flat, pairs=data.pairs, stored=data.stored))
+    assert style["status"] == "ok"
+    assert {"feature": "courtesy", "reason": "no variance in this run"} in style["dropped"]
+    assert "courtesy" not in {t["feature"] for t in style["terms"]}
