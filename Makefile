@@ -4,26 +4,54 @@ PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+# uv (from the package index) installs in a fraction of pip's time; pip is the fallback when uv
+# cannot be had. `make demo` installs the runtime only; `make test` adds the dev extra.
+UV_OFF ?=
 DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: demo test lint typecheck docs venv-docs bench screenshots clean venv
+.PHONY: demo venv-run test lint typecheck docs venv-docs bench screenshots clean venv
+
+# The venv has no pip of its own (creating one with pip takes ~7 s of a newcomer's wait; without,
+# 0.3 s): uv goes in with the system pip (`pip --python`, pip >= 22.3), then installs the rest;
+# pip installs it all when uv cannot be had, fails, or UV_OFF=1.
+define install
+	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
+	@if [ -z "$(UV_OFF)" ] && { test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python install --quiet uv; }; then \
+	  echo "installing $(1) with uv"; \
+	  $(BIN)/uv pip install --quiet --python $(BIN)/python -e '$(1)' \
+	  || { echo "uv failed; installing $(1) with pip"; $(PYTHON) -m pip --python $(BIN)/python install --quiet -e '$(1)'; }; \
+	else \
+	  echo "installing $(1) with pip"; \
+	  $(PYTHON) -m pip --python $(BIN)/python install --quiet -e '$(1)'; \
+	fi
+endef
+
+# The runtime only: what `make demo` needs.
+$(RUN_STAMP): pyproject.toml
+	$(call install,.)
+	@touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	$(call install,.[dev])
+	@touch $(RUN_STAMP) $(STAMP)
 
 venv: $(STAMP)
 
+venv-run: $(RUN_STAMP)
+
 # The docs extra (mkdocs, mkdocs-material) on top of dev; .ci/run installs it so CI builds the docs.
 $(DOCS_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
+	$(call install,.[dev,docs])
 	@touch $(DOCS_STAMP)
 
 venv-docs: $(DOCS_STAMP)
 
-demo: $(STAMP)
+# Each `make demo` runs a fresh audit into out/demo (the docs' examples read it there); the
+# previous one is kept as out/demo.previous, so a second `make demo` never just reprints a run.
+demo: $(RUN_STAMP)
+	@if [ -e out/demo ]; then rm -rf out/demo.previous && mv out/demo out/demo.previous && \
+	  echo "make demo: the previous demo run is now out/demo.previous; running a fresh audit"; fi
 	$(BIN)/judgeaudit demo --no-tui --events progress --out out/demo
 
 test: $(STAMP)
@@ -48,6 +76,7 @@ bench: $(STAMP)  # the quick ones; bench/recorded_scale.py --pairs 5000000 takes
 	$(BIN)/python bench/tui_load.py
 	$(BIN)/python bench/rate_limited.py
 	$(BIN)/python bench/bridge_overhead.py
+	$(BIN)/python bench/fresh_demo.py  # git clone + make demo in a temp dir (a minute or two)
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

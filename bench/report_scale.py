@@ -1,26 +1,27 @@
-"""The full JSON report on 1,000,000 synthetic audit_pairs rows in a real audit DB, next to the
-original single groupby snippet on the same data, as a ratio, with peak memory.
+"""The full JSON report on 1,000,000 synthetic audit_pairs rows in a real audit DB, next to one
+pandas cut+groupby of the same rows, as ratios of wall and CPU time, with each process's peak RSS.
 
-Usage: python bench/report_scale.py [--rows 1000000]
+The peer and the measurement are `bench/recorded_scale.py`'s (:func:`compare_report`: the same
+two-column snippet, each side in its own child process, RSS from the kernel by wait4, so SQLite's
+memory counts; tracemalloc could not see it). Usage: python bench/report_scale.py [--rows 1000000]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import random
 import sqlite3
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pandas as pd
+from recorded_scale import compare_report
 
-from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.audit.store import AuditStore
 
 
@@ -83,46 +84,18 @@ def build_db(path: Path, rows: int) -> None:
     db.close()
 
 
-def original_snippet(path: Path) -> pd.DataFrame:
-    db = sqlite3.connect(path)
-    pairs = pd.read_sql_query("SELECT * FROM audit_pairs", db)
-    db.close()
-    pairs["gap_bucket"] = pd.cut(
-        pairs["reward_gap"],
-        bins=[-0.01, 0.2, 0.5, 1.0, 5.0],
-        labels=["近同", "小差", "中差", "大差"],
-    )
-    stats = pairs.groupby("gap_bucket", observed=True)["misselected"].agg(["mean", "count", "sum"])
-    return stats.reset_index()
-
-
-def timed(fn):  # type: ignore[no-untyped-def]
-    """Wall time of a clean run, then peak Python heap from a second, traced run."""
-    started = time.perf_counter()
-    result = fn()
-    wall = time.perf_counter() - started
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return result, wall, peak
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        db_path = Path(tmp) / "audit.db"
+        out = Path(tmp) / "out"
+        out.mkdir()
         started = time.perf_counter()
-        build_db(db_path, args.rows)
+        build_db(out / "audit.db", args.rows)
         print(f"built {args.rows:,} rows in {time.perf_counter() - started:.1f}s")
-        _, base_s, base_mem = timed(lambda: original_snippet(db_path))
-        report, full_s, full_mem = timed(lambda: build_report(Path(tmp), ReportOptions()))
-        json.dumps(report, default=str)
-    print(f"original groupby snippet: {base_s:.2f}s, peak {base_mem / 2**20:.0f} MiB (Python heap)")
-    print(f"full json report:         {full_s:.2f}s, peak {full_mem / 2**20:.0f} MiB (Python heap)")
-    print(f"ratio full/snippet: {full_s / base_s:.2f} (aim <= 3)")
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        compare_report(out, Path(tmp), args.rows)
 
 
 if __name__ == "__main__":

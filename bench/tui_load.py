@@ -1,5 +1,5 @@
 """How long a key press takes to show on screen while a run streams into the Run screen, next to
-the idle app, as a ratio (p50 and p95).
+the idle app and a minimal Textual app (the floor), as ratios (p50 and p95).
 
 The run: the demo spec at concurrency 64 on the embedded provider with zero latency, in the
 app's worker thread (the provider is its own process). The key: `l` toggles the judge log.
@@ -68,6 +68,33 @@ async def press_and_wait_for_paint(app, log) -> float:  # type: ignore[no-untype
     return (await done - started) * 1000
 
 
+async def measure_floor(presses: int) -> list[float]:
+    """The floor: the same key, the same wait for paint, in a minimal Textual app (one widget
+    the key shows and hides), so the ratio to idle says what the app itself adds."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class Minimal(App[None]):
+        BINDINGS = [("l", "toggle", "toggle")]  # noqa: RUF012
+
+        def compose(self) -> ComposeResult:
+            yield Static("judge log", id="judge-log")
+
+        def action_toggle(self) -> None:
+            widget = self.query_one("#judge-log")
+            widget.display = not widget.display
+
+    app = Minimal()
+    timings: list[float] = []
+    async with app.run_test(size=(110, 34)) as pilot:
+        await pilot.pause()
+        log = app.query_one("#judge-log")
+        for _ in range(presses):
+            timings.append(await press_and_wait_for_paint(app, log))
+            await asyncio.sleep(0.05)
+    return timings
+
+
 def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q) - 1]
 
@@ -77,12 +104,19 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=40)
     args = parser.parse_args()
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
+    floor = asyncio.run(measure_floor(args.presses))
     with tempfile.TemporaryDirectory() as tmp:
         idle = asyncio.run(measure(args.presses, False, Path(tmp) / "idle"))
         busy = asyncio.run(measure(args.presses, True, Path(tmp) / "busy"))
     for name, q in (("p50", 50), ("p95", 95)):
         i, b = pct(idle, q), pct(busy, q)
-        print(f"{name}: idle {i:.1f} ms, while streaming a run {b:.1f} ms, ratio {b / i:.2f}")
+        f = pct(floor, q)
+        print(
+            f"{name}: floor (a minimal Textual app) {f:.1f} ms, idle {i:.1f} ms "
+            f"({i / f:.2f}x floor), while streaming a run {b:.1f} ms, ratio to idle {b / i:.2f}"
+            f" ({b / f:.2f}x floor)"
+        )
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,6 @@ def test_unexpected_error_is_one_line_naming_a_log_with_the_traceback(
         raise RuntimeError("a bug nobody planned for")
 
     monkeypatch.setattr("judgeaudit.analysis.report.build_report", broken)
-    monkeypatch.setattr("judgeaudit.cli.report_cmds.build_report", broken)
     (tmp_path / "o").mkdir()
     code = main(["report", str(tmp_path / "o")])
     err = capsys.readouterr().err

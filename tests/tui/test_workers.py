@@ -58,7 +58,7 @@ async def responsive_while_held(pilot: Any, app: JudgeAuditApp, gate: Gate, load
 def test_results_report_builds_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.results as results
+    import judgeaudit.analysis.report as results  # the screen imports it when it first builds
 
     gate = Gate(results.build_report)
     monkeypatch.setattr(results, "build_report", gate)
@@ -82,8 +82,8 @@ def test_results_report_builds_in_a_worker(
 def test_pairs_and_pair_detail_read_in_workers(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.pair as pair
-    import judgeaudit.tui.screens.pairs as pairs
+    import judgeaudit.analysis.queries as pair  # the screens import it when they first load
+    import judgeaudit.analysis.queries as pairs
 
     list_gate, detail_gate = Gate(pairs.pairs_in_range), Gate(pair.pair_detail)
     monkeypatch.setattr(pairs, "pairs_in_range", list_gate)
@@ -115,7 +115,7 @@ def test_pairs_and_pair_detail_read_in_workers(
 def test_review_reads_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.review as review
+    import judgeaudit.analysis.queries as review  # the screen imports it when it first loads
 
     gate = Gate(review.review_data)
     monkeypatch.setattr(review, "review_data", gate)
@@ -138,7 +138,7 @@ def test_review_reads_in_a_worker(
 def test_runs_compare_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.runs as runs
+    import judgeaudit.analysis.compare_entry as runs  # the screen imports it on the first compare
 
     gate = Gate(runs.compare_runs)
     monkeypatch.setattr(runs, "compare_runs", gate)

@@ -59,10 +59,11 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
     with atomic_writer(out / LOGS_JSONL) as handle:
         for log in store.iter_logs(run_id):
             handle.write(log_json(log) + "\n")
+    parquet: bool | None = None  # None: not a final export; False: pyarrow is not installed
     if final:
         from judgeaudit.audit.store.parquet import PARQUET
 
-        finish_exports(store, run_id, out / PARQUET)
+        parquet = finish_exports(store, run_id, out / PARQUET)
     manifest = store.manifest(run_id)
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"
@@ -73,4 +74,5 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         "decisive": decisive,
         "misselected": misselected,
         "usage": manifest["usage"],
+        "parquet": parquet,
     }

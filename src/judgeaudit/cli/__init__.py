@@ -44,7 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "export": (
         "export_cmds",
-        "a finished audit's pairs as preference data for reward models and DPO",
+        "a finished audit's pairs as preference data for reward models and DPO, or as Parquet",
     ),
     "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
     "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),

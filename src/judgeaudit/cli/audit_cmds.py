@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.analysis.features import STYLE
-from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
@@ -227,12 +226,17 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
     from judgeaudit.engine import run_audit_blocking
 
     try:
-        return run_audit_blocking(spec, out, **options)
+        finished = run_audit_blocking(spec, out, **options)
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
             "command to resume"
         ) from None
+    if finished.summary.get("parquet") is False:
+        from judgeaudit.audit.store.parquet import INSTALL_HINT, PARQUET
+
+        print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
+    return finished
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -363,6 +367,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events))
+    from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
+
     report = build_report(args.out, ReportOptions(run_id=finished.run_id))
     print("\n".join(bucket_lines(report)))
     print(
@@ -377,6 +383,7 @@ def _demo_seeds(args: argparse.Namespace) -> int:
     import json
     import re
 
+    from judgeaudit.analysis.report import ReportOptions, build_report
     from judgeaudit.analysis.seeds import spread, spread_lines
     from judgeaudit.fsutil import atomic_write_text
 

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 def register(sub: Sub) -> None:
     export = sub.add_parser(
-        "export", help="a finished audit's pairs as preference data for reward models and DPO"
+        "export",
+        help="a finished audit's pairs as preference data for reward models and DPO, or as Parquet",
     )
     kinds = export.add_subparsers(dest="what", metavar="WHAT", required=True)
     prefs = kinds.add_parser(
@@ -52,6 +53,16 @@ def register(sub: Sub) -> None:
     prefs.add_argument("--force", action="store_true", help="replace FILE and its card")
     prefs.add_argument("--run", help="the run id (default: the latest run in OUT)")
     prefs.set_defaults(func=cmd_export_preferences)
+    parquet = kinds.add_parser(
+        "parquet",
+        help="OUT/audit_pairs.parquet for DuckDB, Spark, polars or pandas (needs pyarrow)",
+        description="Writes the run's pairs table as OUT/audit_pairs.parquet. A run writes it "
+        "itself when pyarrow is installed (pip install 'judgeaudit[parquet]'); this writes it "
+        "afterwards, e.g. for a run made without pyarrow.",
+    )
+    parquet.add_argument("out", type=Path, help="the audit's output directory")
+    parquet.add_argument("--run", help="the run id (default: the latest run in OUT)")
+    parquet.set_defaults(func=cmd_export_parquet)
 
 
 def cmd_export_preferences(args: argparse.Namespace) -> int:
@@ -71,4 +82,28 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
         f"pairs backwards; {skipped} skipped by the format"
     )
     print(f"data card: {result.card_md} and {result.card_json}")
+    return 0
+
+
+def cmd_export_parquet(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
+    from judgeaudit.audit.store.parquet import (
+        INSTALL_HINT,
+        PARQUET,
+        parquet_available,
+        write_pairs_parquet,
+    )
+
+    if not parquet_available():
+        raise UserError(f"export parquet: pyarrow is not installed; {INSTALL_HINT}")
+    try:
+        db = open_db(args.out)
+        try:
+            run_id = resolve_run(db, args.run)
+            count = write_pairs_parquet(db, run_id, args.out / PARQUET)
+        finally:
+            db.close()
+    except AnalysisError as exc:
+        raise UserError(f"export parquet: {exc}") from None
+    print(f"wrote {count} pairs of run {run_id} to {args.out / PARQUET}")
     return 0

@@ -8,12 +8,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgeaudit.analysis.drift import render_compare
-from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-from judgeaudit.analysis.label_import import import_labels
-from judgeaudit.analysis.report import ReportOptions, build_report, render
-from judgeaudit.analysis.review import read_labels, sample, write_sample
-from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
@@ -22,6 +16,9 @@ if TYPE_CHECKING:
 
 def cmd_report(args: argparse.Namespace) -> int:
     import math
+
+    from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.analysis.report import ReportOptions, build_report, render
 
     if not (math.isfinite(args.threshold) and 0 <= args.threshold <= 5):
         raise UserError(
@@ -52,6 +49,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import math
 
     from judgeaudit.analysis.compare_entry import compare_runs
+    from judgeaudit.analysis.drift import render_compare
+    from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.gate import gate_ready, refuse_unpaired
 
     margin = args.margin
@@ -96,6 +95,7 @@ def register(sub: Sub) -> None:
 
 
 def cmd_judges(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
 
     try:
@@ -148,6 +148,10 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 
 def cmd_review_export(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+    from judgeaudit.analysis.review import sample, write_sample
+    from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
+
     try:
         db = open_db(args.out)
         run_id = resolve_run(db, args.run)
@@ -183,6 +187,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
 
 def cmd_review_import(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError, open_db
+    from judgeaudit.analysis.label_import import import_labels
+    from judgeaudit.analysis.review import read_labels
+
     try:
         db = open_db(args.out)
         known = {r[0] for r in db.execute("SELECT pair_id FROM audit_pairs")}

@@ -16,23 +16,15 @@ import math
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import aiohttp
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.fsutil import atomic_write_text
-from judgeaudit.profiles import bridgeopt, secrets
-from judgeaudit.profiles.model import Profile, ProfileError
-from judgeaudit.profiles.probe import (
-    ANTHROPIC_VERSION,
-    CLAUDE_PROBE_MODEL,
-    _call_stream,
-    _reason,
-    _stream_verdict,
-)
-from judgeaudit.profiles.redact import redact
-from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.targets.claude import anthropic_base
+from judgeaudit.profiles import secrets
+from judgeaudit.profiles.model import ProfileError
+
+if TYPE_CHECKING:  # the HTTP side (aiohttp, the probe) loads with a speed test, not with the
+    from judgeaudit.profiles.model import Profile  # Profiles screen that only reads the column
+    from judgeaudit.profiles.store import ProfileStore
 
 FILE = "latency.json"
 
@@ -77,6 +69,10 @@ def percentile(values: list[float], q: float) -> float | None:
 
 def stream_request(profile: Profile, key: str) -> tuple[str, dict[str, str], dict[str, Any], str]:
     """URL, headers, body and API kind of one streamed request as the profile's tool sends it."""
+    from judgeaudit.profiles import bridgeopt
+    from judgeaudit.profiles.probe import ANTHROPIC_VERSION, CLAUDE_PROBE_MODEL
+    from judgeaudit.profiles.targets.claude import anthropic_base
+
     auth = {"authorization": f"Bearer {key}", "content-type": "application/json"}
     ping = [{"role": "user", "content": "ping"}]
     if bridgeopt.uses_bridge(profile) or profile.app == "sdk":
@@ -92,6 +88,11 @@ def stream_request(profile: Profile, key: str) -> tuple[str, dict[str, str], dic
 
 
 async def _time_one(profile: Profile, key: str, calls: int, timeout_s: float) -> Timing:
+    import aiohttp
+
+    from judgeaudit.profiles.probe import _call_stream, _reason, _stream_verdict
+    from judgeaudit.profiles.redact import redact
+
     url, headers, body, kind = stream_request(profile, key)
     timing = Timing(profile.name, profile.app, url, at=time.time())
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s)) as session:

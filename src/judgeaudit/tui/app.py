@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
@@ -18,11 +18,9 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.widget import AwaitMount
 
-from judgeaudit.analysis.queries import export_review
 from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.tui.bridge import RunBridge
 from judgeaudit.tui.commands import MainCommands
 from judgeaudit.tui.crash import crash_message, write_crash_log
 from judgeaudit.tui.messages import OpenResults, StartRun
@@ -35,6 +33,9 @@ from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.screens.runs import RunsScreen
+
+if TYPE_CHECKING:  # the run and the analysis load when first used, not before the first paint
+    from judgeaudit.tui.bridge import RunBridge
 
 STEADY_TOAST_S = 3600.0
 #: how long a quit waits for a cancelled run to wind down before it exits anyway
@@ -194,6 +195,8 @@ class JudgeAuditApp(App[None]):
 
     @work(thread=True, exclusive=True, group="export")
     def export_review(self, out: Path) -> None:
+        from judgeaudit.analysis.queries import export_review
+
         path = out / "review_sample.csv"
         try:
             count = export_review(out, REVIEW_EXPORT_N, 0, path)
@@ -225,6 +228,8 @@ class JudgeAuditApp(App[None]):
             self.show_place("run")
             return
         self.out_dir, self.run_id = out, None
+        from judgeaudit.tui.bridge import RunBridge
+
         self.bridge = RunBridge(spec, out)
         run_screen = self.get_screen("run")
         assert isinstance(run_screen, RunScreen)

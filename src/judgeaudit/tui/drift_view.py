@@ -5,12 +5,14 @@ the screen cannot show a compare the CLI would flag without the flag."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.compare_entry import Comparison
 from judgeaudit.tui.widgets.fit_table import Col, Row
+
+if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
+    from judgeaudit.analysis.compare_entry import Comparison
 
 # minimum widths that keep each value whole: at 80 columns whole columns go (the rates first,
 # their change stays) instead of every column being cut short

@@ -7,11 +7,12 @@ from typing import Any
 from rich.text import Text
 
 from judgeaudit.analysis.fmt import pct
-from judgeaudit.analysis.verdicts import health_line
 
 
 def health_text(r: dict[str, Any]) -> Text:
     """The report's verdict health (its own line) and, per judge, the no-verdict share."""
+    from judgeaudit.analysis.verdicts import health_line  # pandas: not before the first paint
+
     line = health_line(r["verdicts"])
     text = Text(line + "\n", style="bold red" if "WARNING" in line else "")
     for j in r["verdicts"].get("by_judge", []):

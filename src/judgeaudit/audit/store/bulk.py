@@ -65,15 +65,19 @@ def trajectory_tasks(store: AuditStore, run_id: str) -> list[tuple[str, str]]:
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
-def finish_exports(store: AuditStore, run_id: str, parquet_path: Any) -> None:
-    """What a finished run keeps for fast reports: the Parquet copy, the index, verdict counts."""
-    from judgeaudit.audit.store.parquet import write_pairs_parquet
+def finish_exports(store: AuditStore, run_id: str, parquet_path: Any) -> bool:
+    """What a finished run keeps for fast reports: the Parquet copy (when pyarrow is installed;
+    returns whether it was written), the index, verdict counts."""
+    from judgeaudit.audit.store.parquet import parquet_available, write_pairs_parquet
     from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
 
     store.flush()
-    write_pairs_parquet(store.db, run_id, parquet_path)
+    wrote = parquet_available()
+    if wrote:
+        write_pairs_parquet(store.db, run_id, parquet_path)
     store.index_for_report()
     keep_verdict_counts(store.db, run_id)
+    return wrote
 
 
 def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:

@@ -3,6 +3,10 @@
 Written from SQLite in batches through a streaming Parquet writer, so exporting millions of
 pairs holds one batch in memory. The schema is fixed (not inferred from the first batch), so a
 column that is empty in the first rows still gets its real type.
+
+pyarrow is the ``parquet`` extra (and in ``dev``), not a runtime dependency: 170 MiB installed,
+and pandas loads it in every process once it is installed. A run writes the file when pyarrow
+is there; otherwise it says so, and ``judgeaudit export parquet OUT`` writes it later.
 """
 
 from __future__ import annotations
@@ -16,11 +20,21 @@ from pathlib import Path
 from judgeaudit.audit.store import PAIR_COLUMNS
 
 PARQUET = "audit_pairs.parquet"
+INSTALL_HINT = (
+    "pip install 'judgeaudit[parquet]' (pyarrow), then `judgeaudit export parquet OUT` writes it"
+)
 BATCH = 10_000
 TEXT = {"pair_id", "task_id", "agent_a", "agent_b", "judge_pref", "created_at", "run_id",
         "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model"}  # fmt: skip
 REAL = {"judge_score_a", "judge_score_b", "reward_gap", "capability_a", "capability_b",
         "reward_a", "reward_b"}  # fmt: skip
+
+
+def parquet_available() -> bool:
+    """Whether pyarrow is installed (found without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None
 
 
 def write_pairs_parquet(db: sqlite3.Connection, run_id: str, path: Path) -> int:

@@ -5,7 +5,7 @@ worker, shown when loaded)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -15,9 +15,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.queries import PairDetail, Side, pair_detail
 from judgeaudit.audit.units.transcript import lines as transcript_lines
 from judgeaudit.errors import JudgeauditError
+
+if TYPE_CHECKING:  # pandas and the analysis load when first used, not before the first paint
+    from judgeaudit.analysis.queries import PairDetail, Side
 
 TOOL_SHOWN = 160  # characters of a tool result; the cut ends in "…" (`c`/`C` copy it whole)
 
@@ -148,6 +150,8 @@ class PairDetailScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="pair")
     def load(self) -> None:
+        from judgeaudit.analysis.queries import pair_detail
+
         try:
             detail = pair_detail(self.out, self.pair_id)
         except JudgeauditError as exc:

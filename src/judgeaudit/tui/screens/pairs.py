@@ -6,7 +6,7 @@ of a million-row audit opens as fast as a small one)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -15,10 +15,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.queries import PAIRS_SHOWN, PairList, pairs_in_range, pairs_outside
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.widgets.bars import bucket_name
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
+
+if TYPE_CHECKING:  # pandas and the analysis load when first used, not before the first paint
+    from judgeaudit.analysis.queries import PairList
 
 OUTSIDE = "outside"
 COLUMNS = (
@@ -75,6 +77,8 @@ class PairsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="pairs")
     def load(self, only_missel: bool) -> None:
+        from judgeaudit.analysis.queries import pairs_in_range, pairs_outside
+
         try:
             if self.bucket is None:
                 found = pairs_outside(
@@ -110,6 +114,8 @@ class PairsScreen(Screen[None]):
         table = self.query_one(FitTable)
         table.set_rows(rows)
         table.loading = False
+        from judgeaudit.analysis.queries import PAIRS_SHOWN
+
         shown = f"showing {PAIRS_SHOWN} of {found.total}" if found.total > len(rows) else ""
         only = "misselected only · " if self.only_missel else ""
         self.query_one("#pairs-title", Static).update(

@@ -23,7 +23,6 @@ from textual.widgets import Footer, Header, Static
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.profiles import backups, latency, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile
-from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.tui.screens import profile_tools
@@ -356,6 +355,8 @@ class ProfilesScreen(Screen[None]):
                 self.app.call_from_thread(self.status, f"{exc}{fix}", True)
                 return
             key, note = NO_KEY, " (no key stored: tried without one, as a local server allows)"
+        from judgeaudit.profiles.probe import probe  # aiohttp: loaded on the first probe
+
         result = probe(profile, key)
         self.app.call_from_thread(
             self.status, f"{profile.name}{note}: " + "; ".join(result.lines), not result.ok

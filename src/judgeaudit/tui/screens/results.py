@@ -8,7 +8,7 @@ source and bins change in place, and pairs no bin holds are counted and can be o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -21,9 +21,6 @@ from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import ci, pct, review_lines
-from judgeaudit.analysis.gap_model import model_line
-from judgeaudit.analysis.queries import db_version
-from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.health import health_text
@@ -33,6 +30,9 @@ from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
+
+if TYPE_CHECKING:  # loaded when first used, not before the first paint
+    from judgeaudit.analysis.report import ReportOptions
 
 BUCKET_COLUMNS = (
     Col("bucket", "bucket", min=8),
@@ -165,6 +165,8 @@ class ResultsScreen(Screen[None]):
         if not self.mounted:
             self.out, self.run_id = out, run_id  # loaded once the screen is composed
             return
+        from judgeaudit.analysis.queries import db_version  # pandas: after the first paint
+
         version = db_version(out)
         same = (out, run_id) == (self.out, self.run_id)
         if same and version == self.version and self.loaded:
@@ -186,6 +188,8 @@ class ResultsScreen(Screen[None]):
         """What the controls say; an empty control means the run's declared choice."""
         source = self.query_one("#gap-source", Select).value
         bins = parse_bins(self.query_one("#bins", Field).value)
+        from judgeaudit.analysis.report import ReportOptions
+
         return ReportOptions(
             run_id=self.run_id,
             gap_source=None if source is Select.NULL else str(source),
@@ -209,6 +213,8 @@ class ResultsScreen(Screen[None]):
         if self.out is None or self.report.get("status") != "running":
             return
         if self.app.screen is self and self.loaded:
+            from judgeaudit.analysis.queries import db_version
+
             version = db_version(self.out)
             if version != self.version:
                 self.version = version
@@ -218,6 +224,8 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="results")
     def build(self, out: Path, options: ReportOptions) -> None:
+        from judgeaudit.analysis.report import build_report
+
         try:
             report = build_report(out, options)
         except JudgeauditError as exc:
@@ -294,6 +302,8 @@ class ResultsScreen(Screen[None]):
                 (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
             )
         self.query_one("#buckets", FitTable).set_rows(rows)
+        from judgeaudit.analysis.gap_model import model_line  # numpy: after the first paint
+
         self.query_one("#outside", Static).update(
             f"{outside_note(r)}\n{model_line(r.get('gap_model')).strip()}\n"
             f"95% CI: {r.get('intervals', 'Wilson')}; tie-aware = (wrong + tie/2) / decisive"
@@ -345,6 +355,8 @@ class ResultsScreen(Screen[None]):
         if event.value is Select.NULL or event.value == self.report.get("gap_source"):
             return
         self.query_one("#bins", Field).value = ""  # another source has its own default bins
+        from judgeaudit.analysis.report import ReportOptions
+
         self.load(ReportOptions(run_id=self.run_id, gap_source=str(event.value)))
 
     def on_input_submitted(self, event: Field.Submitted) -> None:

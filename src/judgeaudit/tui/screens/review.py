@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -19,18 +18,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.label_import import clear_label, import_labels
-from judgeaudit.analysis.queries import (
-    ReviewData,
-    Side,
-    conversations,
-    db_version,
-    human_labels,
-    review_data,
-)
-from judgeaudit.analysis.review import agreement
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.screens.pair import transcript
+
+if TYPE_CHECKING:  # pandas and the analysis load when the screen is first used, not before
+    import pandas as pd  # the first paint
+
+    from judgeaudit.analysis.queries import ReviewData, Side
 
 SAMPLE_SIZE = 40
 EMPTY_LABEL = ("human_success_a", "human_success_b", "human_pref", "note")
@@ -103,6 +97,8 @@ class ReviewScreen(Screen[None]):
         if not self.mounted:
             self.out = out  # loaded once the screen is composed
             return
+        from judgeaudit.analysis.queries import db_version
+
         version = db_version(out)
         if out == self.out and self.data is not None and version == self.version:
             return
@@ -117,6 +113,8 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="review")
     def load(self, out: Path) -> None:
+        from judgeaudit.analysis.queries import review_data
+
         try:
             data = review_data(out, SAMPLE_SIZE, self.seed)
         except JudgeauditError as exc:
@@ -137,6 +135,8 @@ class ReviewScreen(Screen[None]):
 
     # --- rendering -----------------------------------------------------------------------------
     def current_label(self, pair_id: str) -> dict[str, Any]:
+        import pandas as pd
+
         assert self.data is not None
         if pair_id in self.pending:
             return dict(self.pending[pair_id])
@@ -151,6 +151,8 @@ class ReviewScreen(Screen[None]):
         data = self.data
         if data is None:
             return
+        from judgeaudit.analysis.review import agreement
+
         figures = agreement(data.pairs, data.labels)
         judge = figures.get("judge_vs_human")
         line = (
@@ -189,6 +191,8 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="review-item")
     def load_item(self, pair_id: str) -> None:
+        from judgeaudit.analysis.queries import conversations
+
         assert self.out is not None
         sides = conversations(self.out, pair_id)
         self.app.call_from_thread(self.show_item, pair_id, sides)
@@ -243,6 +247,9 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=False, group="review-save")
     def save(self, out: Path, pair_id: str) -> None:
+        from judgeaudit.analysis.label_import import clear_label, import_labels
+        from judgeaudit.analysis.queries import human_labels
+
         with self.save_lock:  # saves in key order; each writes the pair's latest labels
             label = dict(self.pending[pair_id])
             if all(label[k] is None for k in EMPTY_LABEL):
@@ -253,6 +260,8 @@ class ReviewScreen(Screen[None]):
         self.app.call_from_thread(self.saved, out, labels)
 
     def saved(self, out: Path, labels: pd.DataFrame) -> None:
+        from judgeaudit.analysis.queries import ReviewData, db_version
+
         if out == self.out and self.data is not None:
             self.data = ReviewData(self.data.run_id, self.data.pairs, self.data.items, labels)
             self.version = db_version(out)

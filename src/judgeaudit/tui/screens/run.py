@@ -8,7 +8,7 @@ until it is resumed. The app has one Run screen: a new run is attached to it."""
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,13 +17,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from judgeaudit.audit import events as ev
-from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
 from judgeaudit.tui.eta import WholeRun
 from judgeaudit.tui.judge_log import JudgeLog, LogFilter
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
+
+if TYPE_CHECKING:  # the engine loads with the first run, not before the first paint
+    from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
 
 DRAIN_EVERY_S = 0.2
 LOG_TITLE = "judge log — / filter · m misselected only · e parse errors only"

@@ -10,7 +10,7 @@ then per bucket the change with its interval, the Holm-adjusted p-value and the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -20,7 +20,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 
-from judgeaudit.analysis.compare_entry import Comparison, RunInfo, compare_runs, list_runs
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.drift_view import (
     DRIFT_COLUMNS,
@@ -36,6 +35,9 @@ from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
+
+if TYPE_CHECKING:  # pandas and the analysis load with the first list or compare
+    from judgeaudit.analysis.compare_entry import Comparison, RunInfo
 
 #: what the CLI's refusal names as flags, said in the app's keys
 APP_HINT = " — here: press a and b on two runs of the list, then ctrl+t"
@@ -106,6 +108,8 @@ class RunsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="run-list")
     def load_runs(self, dirs: tuple[Path, Path | None]) -> None:
+        from judgeaudit.analysis.compare_entry import list_runs
+
         runs: list[RunInfo] = []
         problems: list[str] = []
         for out in dict.fromkeys(d for d in dirs if d is not None):
@@ -192,6 +196,8 @@ class RunsScreen(Screen[None]):
     def run_compare(
         self, out_a: Path, out_b: Path | None, run_a: str | None, run_b: str | None
     ) -> None:
+        from judgeaudit.analysis.compare_entry import compare_runs
+
         try:
             compared = compare_runs(out_a, out_b, run_a, run_b)
         except JudgeauditError as exc:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.compare_entry import RunInfo
 from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
+
+if TYPE_CHECKING:  # the analysis (pandas) loads when the runs are listed
+    from judgeaudit.analysis.compare_entry import RunInfo
 
 PICKER_COLUMNS = (
     Col("side", "", min=3),
