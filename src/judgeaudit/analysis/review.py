@@ -12,6 +12,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import cohen_kappa, confusion
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.validate import read_text
 
@@ -77,7 +78,7 @@ def sample(
 def write_sample(frame: pd.DataFrame, path: Path) -> None:
     buffer = io.StringIO()
     frame.to_csv(buffer, index=False)
-    atomic_write_text(path, buffer.getvalue())
+    atomic_write_text(path, scrub_content(buffer.getvalue()))
 
 
 def _flag(value: str, where: str) -> int | None:

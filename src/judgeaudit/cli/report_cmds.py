@@ -15,6 +15,7 @@ from judgeaudit.analysis.report import ReportOptions, build_report, render
 from judgeaudit.analysis.review import read_labels, sample, write_sample
 from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 from judgeaudit.cli.common import UserError
+from judgeaudit.credentials import scrub_content
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -35,7 +36,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
-    text = render(report, args.format)
+    text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
         from judgeaudit.fsutil import atomic_write_text
 
@@ -71,9 +72,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+        print(scrub_content(json.dumps(result, ensure_ascii=False, indent=2, default=str)))
     else:
-        print(render_compare(result))
+        print(scrub_content(render_compare(result)))
     if not args.fail_on_rise:
         return 0
     for reason in compared.gate_reasons:
@@ -102,7 +103,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
         board = leaderboard(args.outs, margin=args.margin / 100)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    text = render_leaderboard(board, args.format)
+    text = scrub_content(render_leaderboard(board, args.format))
     if args.output:
         from judgeaudit.fsutil import atomic_write_text
 
