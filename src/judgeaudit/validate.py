@@ -240,8 +240,10 @@ def flag(value: Any, where: str, error: ErrorType = ValidationError) -> bool:
 
 def short(value: Any) -> str:
     """A value as a message shows it: JSON, cut at 40 characters (a 100,000-character argument
-    is still one readable line)."""
-    shown = json.dumps(value, ensure_ascii=False, default=str)
+    is still one readable line; a key pasted there is masked before it is cut)."""
+    from judgeaudit.credentials import scrub
+
+    shown = scrub(json.dumps(value, ensure_ascii=False, default=str))
     if len(shown) > 40:
         shown = shown[:37] + "..."
     return shown

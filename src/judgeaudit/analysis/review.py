@@ -75,10 +75,15 @@ def sample(
     return out[list(REVIEW_COLUMNS)]
 
 
-def write_sample(frame: pd.DataFrame, path: Path) -> None:
+def sample_csv(frame: pd.DataFrame) -> str:
+    """The sample as the CSV a reviewer fills in (key shapes in its content masked)."""
     buffer = io.StringIO()
     frame.to_csv(buffer, index=False)
-    atomic_write_text(path, scrub_content(buffer.getvalue()))
+    return scrub_content(buffer.getvalue())
+
+
+def write_sample(frame: pd.DataFrame, path: Path) -> None:
+    atomic_write_text(path, sample_csv(frame))
 
 
 def _flag(value: str, where: str) -> int | None:

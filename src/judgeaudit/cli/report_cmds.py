@@ -12,9 +12,9 @@ from judgeaudit.analysis.drift import render_compare
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
 from judgeaudit.analysis.label_import import import_labels
 from judgeaudit.analysis.report import ReportOptions, build_report, render
-from judgeaudit.analysis.review import read_labels, sample, write_sample
+from judgeaudit.analysis.review import read_labels, sample, sample_csv
 from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
-from judgeaudit.cli.common import UserError
+from judgeaudit.cli.common import UserError, write_output
 from judgeaudit.credentials import scrub_content
 
 if TYPE_CHECKING:
@@ -38,9 +38,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
-        from judgeaudit.fsutil import atomic_write_text
-
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, "--output")
     else:
         print(text)
     return 0
@@ -105,9 +103,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     text = scrub_content(render_leaderboard(board, args.format))
     if args.output:
-        from judgeaudit.fsutil import atomic_write_text
-
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, "--output")
     else:
         print(text)
     return 0
@@ -167,7 +163,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     if not 0 < args.width < 1:
         raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
     frame = sample(pairs, args.n, args.seed, explained=explained)
-    write_sample(frame, path)
+    write_output(path, sample_csv(frame), "review export: --file")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
