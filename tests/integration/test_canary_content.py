@@ -136,12 +136,33 @@ def test_keys_in_conversations_and_provider_errors_reach_no_written_file(tmp_pat
             if args[0] in ("import", "run"):
                 assert done.returncode == 0, done.stderr
             (work / f"{args[0]}-{len(outputs)}.out").write_text(done.stdout + done.stderr)
+        # A reviewer's note quoting the key, imported, then shown by the report.
+        labels = (work / "review.csv").read_text(encoding="utf-8").splitlines()
+        first = labels[1].split(",")
+        first[-4:] = ["1", "0", "A", f"saw {IN_CONVERSATION} here"]
+        (inputs / "labels.csv").write_text("\n".join([labels[0], ",".join(first)]) + "\n")
+        for args in (
+            ("review", "import", f"{w}/out", str(inputs / "labels.csv")),
+            ("report", f"{w}/out", "--format", "html", "--output", f"{w}/labelled.html"),
+        ):
+            done = subprocess.run(
+                [sys.executable, "-m", "judgeaudit", *args],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env=env,
+                cwd=work,
+            )
+            assert done.returncode == 0, done.stderr
+            (work / f"{args[0]}-{len(outputs)}.out").write_text(done.stdout + done.stderr)
+            outputs.append((args[0], done))
     by_name = dict(outputs)
     assert by_name["import"].returncode == 0, by_name["import"].stderr
     assert outputs[1][1].returncode == 0, outputs[1][1].stderr  # the run
     assert (work / "prefs.jsonl").stat().st_size > 0 and (work / "review.csv").exists()
     # The refused re-judge really met the provider's error (and said so).
-    assert outputs[-1][1].returncode != 0 and "400" in outputs[-1][1].stdout + outputs[-1][1].stderr
+    refused = outputs[-3][1]
+    assert refused.returncode != 0 and "400" in refused.stdout + refused.stderr
     # The content really carried the key this far: the judge saw it, masked.
     stored = (work / "pairs.jsonl").read_text(encoding="utf-8")
     assert "My old key was …e5f6" in stored and "Authorization: Bearer …7x6w" in stored

@@ -48,17 +48,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Exit codes with --fail-on-rise: 0 not worse, 3 worse (or run B's judge often gave no
     verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive), 4
     unfinished."""
-    import math
-
     from judgeaudit.analysis.compare_entry import compare_runs
     from judgeaudit.analysis.gate import gate_ready, refuse_unpaired
 
-    margin = args.margin
-    if not (math.isfinite(margin) and 0 < margin < 100):
-        raise UserError(
-            f"compare: --margin {margin:g} is not a rise in percentage points between 0 and 100; "
-            "give e.g. --margin 2"
-        )
+    margin = checked_margin(args.margin, "compare")
     try:
         compared = compare_runs(args.out_a, args.out_b, args.run_a, args.run_b, margin=margin / 100)
         if args.fail_on_rise:  # a refusal: exit 2 or 4 before anything is printed
@@ -94,11 +87,24 @@ def register(sub: Sub) -> None:
     judges.set_defaults(func=cmd_judges)
 
 
+def checked_margin(margin: float, command: str) -> float:
+    """The gate's margin in points, for ``compare`` and ``judges`` alike (NaN, inf, 0 or
+    negative are refused in one line)."""
+    import math
+
+    if not (math.isfinite(margin) and 0 < margin < 100):
+        raise UserError(
+            f"{command}: --margin {margin:g} is not a rise in percentage points between 0 and "
+            "100; give e.g. --margin 2"
+        )
+    return margin
+
+
 def cmd_judges(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
 
     try:
-        board = leaderboard(args.outs, margin=args.margin / 100)
+        board = leaderboard(args.outs, margin=checked_margin(args.margin, "judges") / 100)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     text = scrub_content(render_leaderboard(board, args.format))
