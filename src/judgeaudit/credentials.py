@@ -17,7 +17,13 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from judgeaudit.errors import InputError
-from judgeaudit.profiles.redact import keylike_words, looks_like_key, redact, scrub_keylike
+from judgeaudit.profiles.redact import (
+    keylike_words,
+    looks_like_key,
+    mask_key_shapes,
+    redact,
+    scrub_keylike,
+)
 
 ErrorType = type[InputError]
 
@@ -61,7 +67,25 @@ def check_name(value: str, where: str, error: ErrorType = InputError) -> str:
 
 def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
     """``text`` with the given secrets, URL credentials and key-like words masked."""
-    return scrub_keylike(USERINFO_RE.sub(r"\1***@", redact(text, secrets)))
+    return scrub_keylike(scrub_content(redact(text, secrets)))
 
 
-__all__ = ["check_name", "check_url", "has_userinfo", "looks_like_key", "scrub", "shown_url"]
+def scrub_content(text: str) -> str:
+    """Content on its way to a file (a conversation, a tool result, a judge's reply, a provider's
+    error): URL credentials and key-shaped words masked, the rest left as it was. Every log,
+    database and export writer calls this; it is narrower than :func:`scrub` (names and messages)
+    so that hashes and ids in conversations survive."""
+    if len(text) < 11:  # shorter than any key shape: the common case, kept cheap
+        return text
+    return mask_key_shapes(USERINFO_RE.sub(r"\1***@", text))
+
+
+__all__ = [
+    "check_name",
+    "check_url",
+    "has_userinfo",
+    "looks_like_key",
+    "scrub",
+    "scrub_content",
+    "shown_url",
+]

@@ -14,8 +14,11 @@ from typing import IO, TextIO
 
 
 @contextlib.contextmanager
-def _atomic(path: Path, mode: int | None, text: bool) -> Iterator[IO[bytes] | IO[str]]:
-    """Yield a handle on a temp file that replaces ``path`` only if the block succeeds."""
+def _atomic(
+    path: Path, mode: int | None, text: bool, durable: bool = True
+) -> Iterator[IO[bytes] | IO[str]]:
+    """Yield a handle on a temp file that replaces ``path`` only if the block succeeds.
+    ``durable=False`` skips the syncs, for a batch whose caller syncs once at its end."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -24,7 +27,8 @@ def _atomic(path: Path, mode: int | None, text: bool) -> Iterator[IO[bytes] | IO
         with handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -32,7 +36,8 @@ def _atomic(path: Path, mode: int | None, text: bool) -> Iterator[IO[bytes] | IO
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -51,14 +56,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(dir_fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write_bytes(
+    path: Path, data: bytes, mode: int | None = None, durable: bool = True
+) -> None:
     """Replace ``path`` with ``data`` so readers see the old or the new file, never half."""
-    with _atomic(path, mode, text=False) as handle:
+    with _atomic(path, mode, text=False, durable=durable) as handle:
         handle.write(data)  # type: ignore[arg-type]
 
 
-def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"), mode)
+def atomic_write_text(path: Path, text: str, mode: int | None = None, durable: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), mode, durable)
 
 
 @contextlib.contextmanager

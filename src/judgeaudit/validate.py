@@ -203,7 +203,7 @@ def integer(value: Any, where: str, lo: int, hi: int, error: ErrorType = Validat
     if isinstance(value, bool) or not isinstance(value, int):
         raise error(f"{where}: must be an integer, got {json_type(value)}")
     if not lo <= value <= hi:
-        raise error(f"{where}: {_short(value)} is out of range; use {lo} to {hi}")
+        raise error(f"{where}: {short(value)} is out of range; use {lo} to {hi}")
     return value
 
 
@@ -216,7 +216,7 @@ def number(
     if isinstance(value, float) and not math.isfinite(value):
         raise error(f"{where}: {value} is not a usable number; write a finite number")
     if not lo <= value <= hi:
-        raise error(f"{where}: {_short(value)} is out of range; use {lo:g} to {hi:g}")
+        raise error(f"{where}: {short(value)} is out of range; use {lo:g} to {hi:g}")
     return float(value)
 
 
@@ -235,11 +235,15 @@ def flag(value: Any, where: str, error: ErrorType = ValidationError) -> bool:
     """0/1 or true/false (the two spellings pair files use)."""
     if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
         return bool(value)
-    raise error(f"{where}: must be 0/1 or true/false, got {_short(value)}")
+    raise error(f"{where}: must be 0/1 or true/false, got {short(value)}")
 
 
-def _short(value: Any) -> str:
-    shown = json.dumps(value, ensure_ascii=False, default=str)
+def short(value: Any) -> str:
+    """A value as a message shows it: JSON, cut at 40 characters (a 100,000-character argument
+    is still one readable line; a key pasted there is masked before it is cut)."""
+    from judgeaudit.credentials import scrub
+
+    shown = scrub(json.dumps(value, ensure_ascii=False, default=str))
     if len(shown) > 40:
         shown = shown[:37] + "..."
     return shown
@@ -282,7 +286,7 @@ def duplicates(items: Iterable[Any], where: str, error: ErrorType = ValidationEr
     seen: set[Any] = set()
     for index, item in enumerate(items):
         if item in seen:
-            raise error(f"{where}[{index}]: {_short(item)} appears twice; list each once")
+            raise error(f"{where}[{index}]: {short(item)} appears twice; list each once")
         seen.add(item)
 
 

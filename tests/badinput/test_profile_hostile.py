@@ -209,7 +209,10 @@ def claude_row(
 
 
 def keyring_names() -> set[str]:
+    """Every key name the keyring holds: its own items, and the import bundle's names."""
     import keyring
+
+    from judgeaudit.profiles import secrets
 
     chained = keyring.get_keyring()
     backend = next(  # keyring may chain the Secret Service with other backends
@@ -219,10 +222,11 @@ def keyring_names() -> set[str]:
     )
     collection = backend.get_preferred_collection()
     with contextlib.closing(collection.connection):
-        return {
+        own = {
             item.get_attributes().get("username", "")
             for item in collection.search_items({"service": "judgeaudit"})
         }
+    return (own - {secrets.BUNDLE_ENTRY}) | set(secrets.bundled())
 
 
 def test_ccswitch_key_like_names_and_duplicate_ids(tmp_path: Path) -> None:
@@ -281,23 +285,51 @@ def test_profile_import_never_prints_a_key_given_as_api_key_env(tmp_path: Path) 
     )
 
 
-def many_rows(n: int) -> list[tuple[str, str, str, str]]:
-    return [claude_row(f"id{i:05d}", f"Provider {i}", f"fake-key-{i % 7}") for i in range(n)]
+def many_rows(n: int, distinct: int) -> list[tuple[str, str, str, str]]:
+    return [claude_row(f"id{i:05d}", f"Provider {i}", f"fake-key-{i % distinct}") for i in range(n)]
 
 
-def test_5000_rows_import_in_reasonable_time(tmp_path: Path) -> None:
+def test_5000_rows_with_distinct_keys_import_well_inside_the_bound(tmp_path: Path) -> None:
+    """Issue 27: 5,000 rows did not finish in 10 minutes (one keyring write per row; with 5,000
+    distinct keys the old way measured 49 ms an item, over 4 minutes for the keys alone, and
+    profile files synced twice each). Now: one keyring write and one sync, every key readable."""
     home(tmp_path)
-    db = ccdb(tmp_path / "cc.db", many_rows(5000))
+    db = ccdb(tmp_path / "cc.db", many_rows(5000, 5000))
     started = time.monotonic()
     done = cli(tmp_path, "profile", "import-ccswitch", "--db", str(db))
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-500:]
     assert "5000 imported, 0 skipped" in done.stdout
-    assert took < 120, f"{took:.0f} s"
-    last = (tmp_path / "cfg" / "profiles" / "ccswitch-claude-provider-4999.toml").read_text()
-    assert 'key = "ccswitch-claude-provider-1"' in last  # 4999 % 7 == 1: one entry per key
-    shown = cli(tmp_path, "key", "print", "ccswitch-claude-provider-1").stdout.strip()
-    assert shown == "fake-key-1"
+    assert took < 120, f"{took:.0f} s (measured 41 s at load 10 on this 2-core machine)"
+    for i in (0, 2718, 4999):
+        shown = cli(tmp_path, "key", "print", f"ccswitch-claude-provider-{i}").stdout.strip()
+        assert shown == f"fake-key-{i}"
+    assert len(keyring_names() & {f"ccswitch-claude-provider-{i}" for i in range(5000)}) == 5000
+    cli(tmp_path, "key", "delete", "ccswitch-claude-provider-2718")
+    gone = cli(tmp_path, "key", "print", "ccswitch-claude-provider-2718")
+    assert gone.returncode != 0 and "fake-key" not in gone.stdout
+    assert cli(tmp_path, "key", "print", "ccswitch-claude-provider-2719").stdout.strip() == (
+        "fake-key-2719"
+    )
+    from judgeaudit.profiles import secrets
+
+    secrets.delete_keys([f"ccswitch-claude-provider-{i}" for i in range(5000)])
+
+
+def test_rows_sharing_7_keys_store_each_key_once(tmp_path: Path) -> None:
+    home(tmp_path)
+    db = ccdb(tmp_path / "cc.db", many_rows(700, 7))
+    done = cli(tmp_path, "profile", "import-ccswitch", "--db", str(db))
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "700 imported, 0 skipped" in done.stdout
+    last = (tmp_path / "cfg" / "profiles" / "ccswitch-claude-provider-699.toml").read_text()
+    assert 'key = "ccswitch-claude-provider-6"' in last  # 699 % 7 == 6: one entry per key
+    from judgeaudit.profiles import secrets
+
+    held = {n for n in secrets.bundled() if n.startswith("ccswitch-claude-provider-")}
+    assert held == {f"ccswitch-claude-provider-{i}" for i in range(7)}
+    shown = cli(tmp_path, "key", "print", "ccswitch-claude-provider-6").stdout.strip()
+    assert shown == "fake-key-6"
     for name in {f"ccswitch-claude-provider-{i}" for i in range(7)}:
         cli(tmp_path, "key", "delete", name)
 

@@ -164,3 +164,46 @@ def test_a_2gb_sparse_file_is_refused_within_a_capped_address_space(
     one_line(done, str(sparse))
     assert "MemoryError" not in done.stderr
     assert not (tmp_path / "p.jsonl").exists()
+
+
+HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 100,000 chars
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (("report", "{out}", "--format", "json", "--output", "{tmp}/fifo.csv"), ("FIFO",)),
+        (("report", "{out}", "--format", "json", "--output", "{tmp}"), ("is a directory",)),
+        (("report", "{out}", "--output", "/proc/self/no/r.json"), ("cannot write",)),
+        (("review", "export", "{out}", "--file", "{tmp}/fifo.csv"), ("FIFO",)),
+        (("review", "export", "{out}", "--file", "/proc/self/no/r.csv"), ("cannot write",)),
+        (("review", "export", "{out}", "--file", "{tmp}/r.csv", "--run", HUGE_KEYLIKE_RUN), ()),
+        (
+            ("export", "preferences", "{out}", "--out", "{tmp}/p.jsonl", "--run", HUGE_KEYLIKE_RUN),
+            (),
+        ),
+    ],
+    ids=[
+        "report-output-fifo",
+        "report-output-dir",
+        "report-output-unwritable",
+        "review-file-fifo",
+        "review-file-unwritable",
+        "review-huge-keylike-run",
+        "prefs-huge-keylike-run",
+    ],
+)
+def test_output_paths_and_run_ids_are_one_short_line(
+    base: Path, tmp_path: Path, argv: tuple[str, ...], needles: tuple[str, ...]
+) -> None:
+    """Issue 27 on the newer surfaces: an output that is a FIFO, a directory or unwritable was
+    a crash (exit 70) or replaced the FIFO; a bad run id was echoed whole (100 KB, key and all)."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo.csv")
+    args = [a.replace("{out}", str(base / "base")).replace("{tmp}", str(tmp_path)) for a in argv]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    line = one_line(cli(*args), *needles)
+    assert len(line) < 400 and "x1x1x1x1x1x1x1x1" not in line and "sk-x1" not in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+    assert (tmp_path / "fifo.csv").is_fifo()

@@ -24,6 +24,7 @@ from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_ca
 from judgeaudit.analysis.pref_messages import openai_shape, to_messages, trl_shape
 from judgeaudit.analysis.report import resolve_buckets
 from judgeaudit.audit.units.outcome import true_winner
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
 
 Format = Literal["trl", "openai", "jsonl"]
@@ -137,7 +138,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             for row in _pairs(db, run_id, source, bins, with_logs=options.fmt == "jsonl"):
                 line = writer.line(row, tally)
                 if line is not None:
-                    handle.write(line)
+                    handle.write(scrub_content(line))  # see docs/security.md
             if not tally.rows:
                 raise PreferenceError(_nothing_written(options, tally))
             card = tally.card(meta)
@@ -145,8 +146,8 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             # every byte is written and synced before the first rename: a full disk or an
             # interrupt leaves the old files (or none), never a file without its card
             with atomic_writer(js) as card_json, atomic_writer(md) as card_md:
-                card_json.write(json_text)
-                card_md.write(md_text)
+                card_json.write(scrub_content(json_text))
+                card_md.write(scrub_content(md_text))
             written += [js, md]
     except OSError as exc:
         _remove(written)

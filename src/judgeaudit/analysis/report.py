@@ -35,6 +35,7 @@ from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SE
 from judgeaudit.analysis.verdicts import health_line, missing_by_bucket, verdict_health
 from judgeaudit.analysis.why import style_section
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 
 BOOTSTRAP = {
@@ -378,5 +379,5 @@ def write_report_files(out: Path, report: dict[str, Any]) -> list[Path]:
     """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically."""
     svg = bucket_svg(report["buckets"], _chart_title(report))
     atomic_write_text(out / "misselection.svg", svg)
-    atomic_write_text(out / "report.html", render_html(report, svg))
+    atomic_write_text(out / "report.html", scrub_content(render_html(report, svg)))
     return [out / "report.html", out / "misselection.svg"]

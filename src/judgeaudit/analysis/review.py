@@ -12,6 +12,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import cohen_kappa, confusion
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.validate import read_text
 
@@ -74,10 +75,15 @@ def sample(
     return out[list(REVIEW_COLUMNS)]
 
 
-def write_sample(frame: pd.DataFrame, path: Path) -> None:
+def sample_csv(frame: pd.DataFrame) -> str:
+    """The sample as the CSV a reviewer fills in (key shapes in its content masked)."""
     buffer = io.StringIO()
     frame.to_csv(buffer, index=False)
-    atomic_write_text(path, buffer.getvalue())
+    return scrub_content(buffer.getvalue())
+
+
+def write_sample(frame: pd.DataFrame, path: Path) -> None:
+    atomic_write_text(path, sample_csv(frame))
 
 
 def _flag(value: str, where: str) -> int | None:

@@ -15,6 +15,7 @@ from typing import Any
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.store.bulk import finish_exports, iter_pairs
 from judgeaudit.audit.units.outcome import decisive as is_decisive
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
 
 PAIRS_CSV = "audit_pairs.csv"
@@ -27,7 +28,7 @@ def log_json(row: sqlite3.Row | dict[str, Any]) -> str:
     source = dict(row)  # sqlite3.Row's `in` tests values, not column names
     data: dict[str, Any] = {name: source.get(name) for name in LOG_COLUMNS}
     data["parsed_json"] = json.loads(source["parsed_json"]) if source.get("parsed_json") else None
-    return json.dumps(data, ensure_ascii=False)
+    return scrub_content(json.dumps(data, ensure_ascii=False))  # the live log's rows too
 
 
 class LiveLog:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgeaudit.errors import JudgeauditError
@@ -18,3 +19,21 @@ class UserError(JudgeauditError):
         super().__init__(message)
         self.code = code
         self.exit_code = code
+
+
+def write_output(path: Path, text: str, flag: str) -> None:
+    """Write a command's output file atomically; a path that cannot take it (a directory, a FIFO
+    or device, a missing or read-only directory) is one line, exit 2, and nothing is written."""
+    from judgeaudit.fsutil import atomic_write_text, is_disk_full
+
+    if path.is_dir():
+        raise UserError(f"{flag} {path}: is a directory; give a file path")
+    if path.exists() and not path.is_file():
+        raise UserError(f"{flag} {path}: is not a regular file (a FIFO or a device); give a file")
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise  # the crash handler's own line for a full disk (exit 75)
+        why = exc.strerror or type(exc).__name__
+        raise UserError(f"{flag} {path}: cannot write ({why}); nothing was written") from None

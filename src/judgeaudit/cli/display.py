@@ -7,6 +7,7 @@ import sys
 from typing import TextIO
 
 from judgeaudit.audit import events as ev
+from judgeaudit.credentials import scrub_content
 
 
 class JsonLinesDisplay:
@@ -16,7 +17,8 @@ class JsonLinesDisplay:
         self.stream = stream or sys.stdout  # looked up now, not when the module was imported
 
     def __call__(self, event: ev.Event) -> None:
-        self.stream.write(json.dumps(ev.event_json(event), ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(ev.event_json(event), ensure_ascii=False, default=str)
+        self.stream.write(scrub_content(line) + "\n")  # judge replies quote what they were shown
         self.stream.flush()
 
 

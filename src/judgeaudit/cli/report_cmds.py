@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgeaudit.cli.common import UserError
+from judgeaudit.cli.common import UserError, write_output
+from judgeaudit.credentials import scrub_content
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -32,11 +33,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
-    text = render(report, args.format)
+    text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
-        from judgeaudit.fsutil import atomic_write_text
-
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, "--output")
     else:
         print(text)
     return 0
@@ -46,19 +45,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Exit codes with --fail-on-rise: 0 not worse, 3 worse (or run B's judge often gave no
     verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive), 4
     unfinished."""
-    import math
-
     from judgeaudit.analysis.compare_entry import compare_runs
     from judgeaudit.analysis.drift import render_compare
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.gate import gate_ready, refuse_unpaired
 
-    margin = args.margin
-    if not (math.isfinite(margin) and 0 < margin < 100):
-        raise UserError(
-            f"compare: --margin {margin:g} is not a rise in percentage points between 0 and 100; "
-            "give e.g. --margin 2"
-        )
+    margin = checked_margin(args.margin, "compare")
     try:
         compared = compare_runs(args.out_a, args.out_b, args.run_a, args.run_b, margin=margin / 100)
         if args.fail_on_rise:  # a refusal: exit 2 or 4 before anything is printed
@@ -70,9 +62,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+        print(scrub_content(json.dumps(result, ensure_ascii=False, indent=2, default=str)))
     else:
-        print(render_compare(result))
+        print(scrub_content(render_compare(result)))
     if not args.fail_on_rise:
         return 0
     for reason in compared.gate_reasons:
@@ -94,19 +86,30 @@ def register(sub: Sub) -> None:
     judges.set_defaults(func=cmd_judges)
 
 
+def checked_margin(margin: float, command: str) -> float:
+    """The gate's margin in points, for ``compare`` and ``judges`` alike (NaN, inf, 0 or
+    negative are refused in one line)."""
+    import math
+
+    if not (math.isfinite(margin) and 0 < margin < 100):
+        raise UserError(
+            f"{command}: --margin {margin:g} is not a rise in percentage points between 0 and "
+            "100; give e.g. --margin 2"
+        )
+    return margin
+
+
 def cmd_judges(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
 
     try:
-        board = leaderboard(args.outs, margin=args.margin / 100)
+        board = leaderboard(args.outs, margin=checked_margin(args.margin, "judges") / 100)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    text = render_leaderboard(board, args.format)
+    text = scrub_content(render_leaderboard(board, args.format))
     if args.output:
-        from judgeaudit.fsutil import atomic_write_text
-
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, "--output")
     else:
         print(text)
     return 0
@@ -149,7 +152,7 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 def cmd_review_export(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-    from judgeaudit.analysis.review import sample, write_sample
+    from judgeaudit.analysis.review import sample, sample_csv
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
     try:
@@ -170,7 +173,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     if not 0 < args.width < 1:
         raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
     frame = sample(pairs, args.n, args.seed, explained=explained)
-    write_sample(frame, path)
+    write_output(path, sample_csv(frame), "review export: --file")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: judgeaudit review import {args.out} {path}"

@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.credentials import scrub_content
+
 
 class ResponseCache:
     """SQLite-backed; one row per request hash. Never stores keys (they are not in the hash)."""
@@ -30,7 +32,7 @@ class ResponseCache:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, body) VALUES (?, ?)",
-                (key, json.dumps(body, ensure_ascii=False)),
+                (key, scrub_content(json.dumps(body, ensure_ascii=False))),
             )
 
     def close(self) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import yarl
 
 import judgeaudit
+from judgeaudit.credentials import scrub_content
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.llm.cache import ResponseCache
 from judgeaudit.llm.direct import DirectTransport, uses_direct
@@ -146,10 +147,11 @@ class LLMClient:
             self._cache.close()
 
     def scrub(self, text: str) -> str:
-        """Remove the key (and any bearer header echo) from a message before it leaves."""
+        """Remove the key (and any key-shaped word: a provider's error may quote the key it was
+        sent, or another) from a message before it leaves."""
         if self._key and len(self._key) >= 4:
             text = text.replace(self._key, "***")
-        return text
+        return scrub_content(text)
 
     async def list_models(self) -> list[str]:
         try:

@@ -84,7 +84,7 @@ def store_profile(
         report.keys_stored.append(name)
     if batch is not None:
         batch.existing.add(name)
-    store.save(profile)
+    store.save(profile, durable=batch is None)  # a batch syncs once (importtx.commit)
     report.imported.append(name)
     return True
 

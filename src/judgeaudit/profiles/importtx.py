@@ -6,8 +6,10 @@ that no profile refers to. A journal listing the names the import may create is 
 anything else; it is removed once every profile and key is written. The next import (or
 ``profile list``) finding a journal rolls the interrupted one back: its profiles and keys go.
 
-Keys are written in one batch at the end over one keyring connection, and a key shared by
-several rows is stored once (the profiles refer to the same entry).
+Keys are written at the end as one keyring entry (the import bundle: one daemon write, however
+many rows), and a key shared by several rows is stored once (the profiles refer to the same
+entry). Profile files are written without a sync each; one sync precedes the journal's removal,
+so a crash at any point leaves either the journal (rolled back) or every file on disk.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import keyring
 import keyring.errors
@@ -40,6 +41,9 @@ def begin(store: ProfileStore, names: Iterable[str], existing: set[str]) -> None
 
 
 def commit(store: ProfileStore) -> None:
+    """Make the import's files durable, then drop the journal."""
+    if hasattr(os, "sync"):
+        os.sync()
     journal_path(store).unlink(missing_ok=True)
 
 
@@ -54,6 +58,7 @@ def recover(store: ProfileStore) -> int:
     except (ProfileError, ValueError, KeyError, TypeError):
         names = []  # unreadable: nothing we can safely remove
     removed = 0
+    valid: list[str] = []
     for name in names:
         try:
             profile = store.user_dir / f"{check_name(name)}.toml"
@@ -62,43 +67,24 @@ def recover(store: ProfileStore) -> int:
         if profile.is_file():
             profile.unlink()
             removed += 1
-        with contextlib.suppress(ProfileError, keyring.errors.KeyringError):
-            secrets.delete_key(name)
+        valid.append(name)
+    with contextlib.suppress(ProfileError, keyring.errors.KeyringError):
+        secrets.delete_keys(valid)
     path.unlink(missing_ok=True)
     return removed
 
 
-def _secret_service(backend: Any) -> Any:
-    """The Secret Service backend itself, also when keyring chains it with others."""
-    for each in getattr(backend, "backends", None) or [backend]:
-        if hasattr(each, "get_preferred_collection"):
-            return each
-    return backend
-
-
 def write_keys(pending: list[tuple[str, str]]) -> None:
-    """Store ``(entry, key)`` pairs; over one Secret Service connection when that is the
-    keyring (one connection instead of one per key), else one call each."""
+    """Store ``(entry, key)`` pairs: in one keyring write (the import bundle, see
+    :data:`secrets.BUNDLE_ENTRY`), or one call each where a credential's size is capped
+    (Windows' Credential Locker holds 2,560 bytes)."""
     if not pending:
         return
     ok, message = secrets.backend_usable()
     if not ok:
         raise secrets.SecretError(message)
-    backend = _secret_service(secrets.backend())
-    collection_of = getattr(backend, "get_preferred_collection", None)
-    query = getattr(backend, "_query", None)
-    if collection_of is None or query is None:
+    if "Windows" in secrets.qualname(secrets.backend()):
         for name, key in pending:
             secrets.set_key(name, key)
         return
-    try:
-        collection = collection_of()
-        with contextlib.closing(collection.connection):
-            for name, key in pending:
-                attributes = query(secrets.SERVICE, name, application=getattr(backend, "appid", ""))
-                label = f"Password for '{name}' on '{secrets.SERVICE}'"
-                collection.create_item(label, attributes, key.strip(), replace=True)
-    except Exception as exc:  # secretstorage/jeepney errors: report, never the key
-        raise secrets.SecretError(
-            f"the keyring refused to store the imported keys ({type(exc).__name__})"
-        ) from None
+    secrets.set_bundled(dict(pending))

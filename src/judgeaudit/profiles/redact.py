@@ -51,6 +51,73 @@ def scrub_keylike(text: str) -> str:
     return TOKEN_RE.sub(lambda m: mask(m.group(0)) if m.group(0) in words else m.group(0), text)
 
 
+#: A word that may be a key (any shape below is at least 11 characters long).
+_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{10,}")
+#: Key shapes that may appear inside any text (a conversation quoting a key, a tool result, a
+#: provider's error): the known providers' prefixes, a JWT, an AWS access key id, Google's
+#: ``AIza``, and a long random run mixing upper case, lower case and digits. Hex digests, ids
+#: with dashes and ordinary words do not match, so content stays readable.
+KEY_SHAPE_RE = re.compile(
+    r"(?:sk|gsk|xai|ghp|gho|ghs|ghu|github_pat|glpat|hf|pplx|nvapi|r8|fw)[-_][A-Za-z0-9][A-Za-z0-9_.-]{7,}"
+    r"|AIza[A-Za-z0-9_-]{20,}"
+    r"|AKIA[0-9A-Z]{16}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+)
+_RUN_RE = re.compile(r"[A-Za-z0-9]{32,}")
+#: ``Bearer X`` / ``Authorization: X`` / ``api_key=X`` / ``x-api-key: X``: X is masked when it
+#: holds a digit or is 20+ characters (so "the bearer of news" stays).
+LABELLED_RE = re.compile(
+    r"(?i)(\bbearer\s+|\b(?:authorization|x-api-key|api[_-]?key)[\"']?\s*[:=]\s*[\"']?"
+    r"(?:bearer\s+)?)([A-Za-z0-9._~+/=-]{8,})"
+)
+
+
+def _labelled(match: re.Match[str]) -> str:
+    value = match.group(2)
+    letters = any(c.isalpha() for c in value)  # never a bare number (a JSON value stays valid)
+    if letters and (any(c.isdigit() for c in value) or len(value) >= 20):
+        return match.group(1) + mask(value)
+    return match.group(0)
+
+
+def _random_run(word: str) -> bool:
+    return any(
+        any(c.isupper() for c in run)
+        and any(c.islower() for c in run)
+        and any(c.isdigit() for c in run)
+        for run in _RUN_RE.findall(word)
+    )
+
+
+def is_key_shaped(word: str) -> bool:
+    """Whether one word has a key's shape (see :data:`KEY_SHAPE_RE`)."""
+    word = word.rstrip("._-")
+    return bool(KEY_SHAPE_RE.fullmatch(word)) or _random_run(word)
+
+
+def mask_key_shapes(text: str) -> str:
+    """``text`` with every key-shaped word masked: the one rule for content bound for a log, a
+    database, a report or an export. A word right after a JSON escape (``\\n``, ``\\u201c``)
+    is looked at without the escape's letters, so stored JSON text is covered too."""
+
+    def one(match: re.Match[str]) -> str:
+        word, start = match.group(0), match.start()
+        keep = ""
+        if start and text[start - 1] == "\\":
+            cut = 5 if word[0] == "u" and re.match(r"u[0-9a-fA-F]{4}", word) else 1
+            keep, word = word[:cut], word[cut:]
+        tail = word[len(word.rstrip("._-")) :]
+        return (
+            keep + mask(word[: len(word) - len(tail)]) + tail
+            if is_key_shaped(word)
+            else match.group(0)
+        )
+
+    if not text:
+        return text
+    return _WORD_RE.sub(one, LABELLED_RE.sub(_labelled, text))
+
+
 def secret_values(data: Any, *, under_secret_name: bool = False) -> set[str]:
     """Every string stored under a key whose name looks like a credential, at any depth."""
     found: set[str] = set()

@@ -10,6 +10,7 @@ user opts in with ``JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING=1``, and then every store
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
     from judgeaudit.profiles.model import Profile
 
 SERVICE = "judgeaudit"
+#: The one entry an import stores all its keys in (a JSON object: key name -> key). Why: the
+#: Secret Service daemon rewrites and syncs its whole file on every item written, so 5,000
+#: imported keys as 5,000 items took many minutes; as one item it is one write. Not a valid key
+#: name (':'), so no profile or ``key set`` can collide with it; an entry of its own name wins.
+BUNDLE_ENTRY = "judgeaudit:imported-keys"
 OPT_IN_ENV = "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING"
 #: Backends that keep secrets encrypted at rest, by class (module.name) -> what to call them.
 ENCRYPTED_BACKENDS = {
@@ -129,18 +135,66 @@ def get_key(name: str) -> str | None:
     if not ok:
         return None
     try:
-        return backend().get_password(SERVICE, name)
+        return backend().get_password(SERVICE, name) or bundled().get(name)
     except keyring.errors.KeyringError:
         return None
 
 
 def delete_key(name: str) -> bool:
     check_name(name, "key name")
+    return bool(delete_keys([name]))
+
+
+def delete_keys(names: list[str]) -> list[str]:
+    """Delete entries (their own and their place in the import bundle, rewritten once); the
+    names that were there."""
+    gone = []
+    for name in names:
+        try:
+            backend().delete_password(SERVICE, name)
+            gone.append(name)
+        except keyring.errors.PasswordDeleteError:
+            pass
+    held = bundled()
+    if any(name in held for name in names):
+        gone += [n for n in names if n in held and n not in gone]
+        _write_bundle({k: v for k, v in held.items() if k not in set(names)})
+    return gone
+
+
+def bundled() -> dict[str, str]:
+    """The import bundle's keys by name (empty when there is none or it does not parse)."""
     try:
-        backend().delete_password(SERVICE, name)
-    except keyring.errors.PasswordDeleteError:
-        return False
-    return True
+        raw = backend().get_password(SERVICE, BUNDLE_ENTRY)
+        data = json.loads(raw) if raw else {}
+    except (keyring.errors.KeyringError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def set_bundled(keys: dict[str, str]) -> None:
+    """Add imported keys to the bundle in one keyring write (see :data:`BUNDLE_ENTRY`)."""
+    for name in keys:
+        check_name(name, "key name")
+    ok, message = backend_usable()
+    if not ok:
+        raise SecretError(message)
+    _write_bundle({**bundled(), **{k: v.strip() for k, v in keys.items()}})
+
+
+def _write_bundle(keys: dict[str, str]) -> None:
+    try:
+        if keys:
+            backend().set_password(SERVICE, BUNDLE_ENTRY, json.dumps(keys, sort_keys=True))
+        else:
+            with contextlib.suppress(keyring.errors.PasswordDeleteError):
+                backend().delete_password(SERVICE, BUNDLE_ENTRY)
+    except keyring.errors.KeyringError as exc:
+        raise SecretError(
+            f"the keyring refused to store the imported keys: {type(exc).__name__}"
+        ) from None
 
 
 def resolve_key(profile: Profile) -> str:

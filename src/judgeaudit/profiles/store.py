@@ -58,9 +58,10 @@ class ProfileStore:
     def exists(self, name: str) -> bool:
         return name in self._files()
 
-    def save(self, profile: Profile) -> Path:
+    def save(self, profile: Profile, durable: bool = True) -> Path:
+        """Write the profile's file (``durable=False``: unsynced, for an import that syncs once)."""
         path = self.user_dir / f"{check_name(profile.name)}.toml"
-        atomic_write_text(path, profile.to_toml(), mode=0o600)
+        atomic_write_text(path, profile.to_toml(), mode=0o600, durable=durable)
         return path
 
     def remove(self, name: str) -> None:

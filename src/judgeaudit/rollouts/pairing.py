@@ -16,6 +16,7 @@ from typing import Any
 
 from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
 from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, dumps
 from judgeaudit.rollouts.messages import RolloutError
@@ -232,4 +233,4 @@ def write_pairs(rows: list[tuple[dict[str, Any], str]], out: Path) -> None:
             raise RolloutError(f"cannot write a valid pair to {out} ({exc})") from None
     with atomic_writer(out) as handle:
         for row, _ in rows:
-            handle.write(dumps(row) + "\n")
+            handle.write(scrub_content(dumps(row)) + "\n")  # a conversation may quote a key

@@ -20,6 +20,7 @@ from typing import Any
 
 from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair, parse_verdicts
 from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
@@ -223,7 +224,7 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
                 row["judge_model"] = models.pop()
             if hashes:
                 row["judge_prompt_hash"] = hashes.pop()
-            handle.write(dumps(row) + "\n")
+            handle.write(scrub_content(dumps(row)) + "\n")
             written += 1
             summary.verdicts += len(verdicts)
     summary.pairs_agents = written

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from judgeaudit.audit import events as ev
+from judgeaudit.credentials import scrub_content
 
 KEPT = 2000
 LogEvent = ev.JudgeCallDone | ev.TrajectoryDone | ev.PairDone
@@ -60,13 +61,13 @@ def call_line(call: ev.JudgeCallDone) -> Text:
     if call.parse_error:
         line = Text(f"{where} {a} vs {b} [{shown}] #{call.attempt} PARSE ERROR ", "bold red")
         line.append(f"{call.parse_error}: ", style="bold red")
-        line.append(call.raw_output[:120].replace("\n", " "), style="red")
+        line.append(scrub_content(call.raw_output).replace("\n", " ")[:120], style="red")
         return line
     winner = {"A": first, "B": second}.get(call.winner or "", call.winner or "no verdict")
     line = Text(f"{where} {a} vs {b} → ")
     line.append(winner, style="bold")
     line.append(f" ({first} {score(call.score_a)}, {second} {score(call.score_b)}) ")
-    line.append(f"[{shown}] {call.reason[:100]}", style="dim")
+    line.append(f"[{shown}] {scrub_content(call.reason)[:100]}", style="dim")
     return line
 
 

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from judgeaudit.audit.store.db import AuditStore
+from judgeaudit.audit.store.db import AuditStore, scrubbed_rows
 
 #: (table, columns, rows) written together by :func:`insert_batch`.
 Batch = tuple[str, Sequence[str], Sequence[Sequence[Any]]]
@@ -24,6 +24,7 @@ def insert_batch(store: AuditStore, batches: list[Batch]) -> None:
         for table, columns, rows in batches:
             names = ", ".join(f'"{c}"' for c in columns)
             marks = ", ".join("?" for _ in columns)
+            rows = scrubbed_rows(table, columns, rows)
             db.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", rows)
         db.execute("COMMIT")
     except BaseException:

@@ -17,14 +17,16 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.store.schema import (
+    CONTENT_COLUMNS,
     REPORT_INDEX,
     migrate,
 )
+from judgeaudit.credentials import scrub_content
 
 FLUSH_AT = 64
 FLUSH_EVERY_S = 0.2
@@ -99,11 +101,11 @@ class AuditStore:
         with self._txn():
             self.db.execute(
                 "INSERT INTO runs (run_id, spec_hash, manifest) VALUES (?, ?, ?)",
-                (run_id, spec_hash, json.dumps(manifest, ensure_ascii=False)),
+                (run_id, spec_hash, scrub_content(json.dumps(manifest, ensure_ascii=False))),
             )
             self.db.executemany(
                 "INSERT OR IGNORE INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
-                [(run_id, task_id, text) for task_id, text in (tasks or {}).items()],
+                [(run_id, task_id, scrub_content(text)) for task_id, text in (tasks or {}).items()],
             )
 
     def discard_run(self, run_id: str) -> None:
@@ -240,7 +242,8 @@ class AuditStore:
     def _insert(self, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(f'"{c}"' for c in row)
         marks = ", ".join("?" for _ in row)
-        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(row.values()))
+        values = scrubbed_rows(table, tuple(row), [tuple(row.values())])[0]
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", values)
 
     class _Txn:
         def __init__(self, db: sqlite3.Connection) -> None:
@@ -263,4 +266,22 @@ def _grouped(
     groups: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] = {}
     for table, row in rows:
         groups.setdefault((table, tuple(row)), []).append(tuple(row.values()))
-    return list(groups.items())
+    return [(key, scrubbed_rows(key[0], key[1], values)) for key, values in groups.items()]
+
+
+def scrubbed_rows(
+    table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> list[tuple[Any, ...]]:
+    """``rows`` with their content columns (:data:`CONTENT_COLUMNS`) scrubbed of key shapes."""
+    content = CONTENT_COLUMNS.get(table, frozenset())
+    at = [i for i, column in enumerate(columns) if column in content]
+    if not at:
+        return [tuple(row) for row in rows]
+    out = []
+    for row in rows:
+        values = list(row)
+        for i in at:
+            if isinstance(values[i], str):
+                values[i] = scrub_content(values[i])
+        out.append(tuple(values))
+    return out

@@ -10,6 +10,7 @@ from typing import Any
 
 from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.store.schema import migrate
+from judgeaudit.credentials import scrub_content
 
 
 def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
@@ -26,7 +27,7 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
                 " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
                 " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
                 " note = excluded.note",
-                labels,
+                [{**label, "note": _note(label.get("note"))} for label in labels],
             )
             db.execute("COMMIT")
         except BaseException:
@@ -35,6 +36,11 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
     finally:
         db.close()
     return len(labels)
+
+
+def _note(note: Any) -> Any:
+    """A reviewer's note is content like any other: key shapes in it are masked."""
+    return scrub_content(note) if isinstance(note, str) else note
 
 
 def clear_human_labels(db_path: Path, pair_id: str) -> None:

@@ -127,6 +127,17 @@ LOG_COLUMNS = (
     "parse_error",
     "prompt_template_hash",
 )
+#: The columns that hold content (conversations, tool results, judge replies, errors, notes):
+#: every write passes them through :func:`judgeaudit.credentials.scrub_content`, so a key quoted
+#: in a conversation or a provider's error never reaches ``audit.db`` or anything derived from it.
+CONTENT_COLUMNS = {
+    "runs": frozenset({"manifest"}),
+    "trajectories": frozenset({"events", "success_detail", "context"}),
+    "judge_logs": frozenset({"raw_output", "parsed_json", "parse_error"}),
+    "tasks": frozenset({"task_json"}),
+    "prompts": frozenset({"messages_json"}),
+    "human_labels": frozenset({"note"}),
+}
 #: Columns added after the first release (migration 2 adds them to an older audit.db).
 ADDED_COLUMNS = {
     "judge_logs": {"prompt_template_hash": "TEXT"},

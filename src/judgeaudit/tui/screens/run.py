@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from judgeaudit.audit import events as ev
+from judgeaudit.credentials import scrub_content
 from judgeaudit.tui.eta import WholeRun
 from judgeaudit.tui.judge_log import JudgeLog, LogFilter
 from judgeaudit.tui.messages import OpenResults
@@ -170,7 +171,9 @@ class RunScreen(Screen[None]):
             self.query_one("#rates", Note).say(format_rates(p))
         log.add(batch.judge_calls)
         for failure in batch.failures:
-            log.note(Text(f"FAILED {failure.unit}: {failure.message}", style="bold red"))
+            log.note(
+                Text(f"FAILED {failure.unit}: {scrub_content(failure.message)}", style="bold red")
+            )
         if batch.pair_stats != self.stats:
             self.stats = batch.pair_stats
             self.render_pairs()

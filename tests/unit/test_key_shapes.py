@@ -1,0 +1,50 @@
+"""The content scrubber's rule (issue 27): key shapes are masked wherever they sit in text,
+ordinary content (hashes, ids, words, numbers) is left alone, and JSON text stays valid."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judgeaudit.credentials import scrub_content
+
+MASKED = [
+    ("my key is sk-CANARY-" + "7f3e9a1c. ok", "my key is …9a1c. ok"),
+    ("Authorization: Bearer abcd1234efgh", "Authorization: Bearer …efgh"),
+    ("x-api-key: " + "tok" + "1234abcd", "x-api-key: …abcd"),
+    ("gsk_" + "abcdef123456 and xai-" + "abcdef123456", "…3456 and …3456"),
+    ("AKIA" + "IOSFODNN7EXAMPLE", "…MPLE"),
+    ("AIza" + "SyA1234567890abcdefghij", "…ghij"),
+    ("eyJhbGciOi" + "JIUzI1NiJ9.eyJzdWIiOiIx.sig_abc", "…_abc"),
+    ("random Ab" + "CdEfGhIjKlMnOpQrStUvWxYz0123456789", "random …6789"),
+    ("http://me:" + "hunter2@host/v1", "http://***@host/v1"),
+]
+KEPT = [
+    "the bearer of news",
+    "task-based desk-top sk-learn",
+    "sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "id 550e8400-e29b-41d4-a716-446655440000",
+    "internationalization ask-questions-carefully",
+    '{"authorization": 123456789012}',
+]
+
+
+@pytest.mark.parametrize(("text", "masked"), MASKED)
+def test_key_shapes_are_masked(text: str, masked: str) -> None:
+    assert scrub_content(text) == masked
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_ordinary_content_is_kept(text: str) -> None:
+    assert scrub_content(text) == text
+
+
+def test_json_text_stays_valid_and_escapes_do_not_hide_a_key() -> None:
+    key = "sk-CANARY-" + "7f3e9a1c"
+    text = json.dumps({"m": [f"line\n{key}", f"\u201c{key}\u201d", {"api_key": key}]})
+    out = scrub_content(text)
+    assert key not in out and "CANARY" not in out
+    assert json.loads(out)["m"][0] == "line\n…9a1c"
+    ascii_out = scrub_content(json.dumps(f"\u201c{key}\u201d"))  # ensure_ascii: \u201csk-...
+    assert "CANARY" not in ascii_out and json.loads(ascii_out) == "\u201c…9a1c\u201d"
