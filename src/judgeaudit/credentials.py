@@ -7,7 +7,7 @@ such a value is refused with one line that never repeats it. Text bound for a ma
 database, a log, an export or a reply goes through :func:`scrub`.
 
 The key-likeness rule itself (known prefixes, long random runs) is owned by
-:mod:`judgeaudit.profiles.redact`; this module applies it at every entry point.
+:mod:`judgeaudit.redact`; this module applies it at every entry point.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from judgeaudit.errors import InputError
-from judgeaudit.profiles.redact import (
+from judgeaudit.redact import (
     keylike_words,
     looks_like_key,
     mask_key_shapes,

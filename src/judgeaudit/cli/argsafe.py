@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles.redact import scrub_keylike
+from judgeaudit.redact import scrub_keylike
 
 GENERIC_HINT = "one may be a key"
 

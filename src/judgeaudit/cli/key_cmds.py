@@ -13,7 +13,7 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.names import SHELLS, ProfileError
-from judgeaudit.profiles.redact import scrub_keylike
+from judgeaudit.redact import scrub_keylike
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub

@@ -14,9 +14,9 @@ from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, secrets
 from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
-from judgeaudit.profiles.redact import scrub_keylike
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
+from judgeaudit.redact import scrub_keylike
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub

@@ -19,9 +19,9 @@ from judgeaudit.profiles.jsonedit import dump_value
 from judgeaudit.profiles.ledger import Entry, fingerprint, referenced_secrets, secret_ref
 from judgeaudit.profiles.livefile import mode_of
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.redact import keylike_words
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import claude
+from judgeaudit.redact import keylike_words
 
 Marker = dict[str, Any]  # path, key (the keyring entry), raw (True: it holds the JSON text)
 

@@ -24,8 +24,8 @@ from judgeaudit.profiles.importers import Batch, ImportReport, slug, store_profi
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.redact import looks_like_key, secret_values
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.redact import looks_like_key, secret_values
 
 SUPPORTED = ("claude", "codex")
 PROXY_FORMATS = ("openai_chat", "openai_responses")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from judgeaudit.profiles.names import ProfileError
-from judgeaudit.profiles.redact import looks_like_key, secret_values
+from judgeaudit.redact import looks_like_key, secret_values
 
 OWNED_ROOT = frozenset({"model", "model_provider", "model_providers", "profile", "profiles"})
 #: Provider-table keys the switch writes (or replaces: judgeaudit supplies the key itself).

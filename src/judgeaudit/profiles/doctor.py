@@ -10,8 +10,8 @@ from typing import Any
 
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
-from judgeaudit.profiles.redact import mask, scrub_keylike
 from judgeaudit.profiles.targets import claude
+from judgeaudit.redact import mask, scrub_keylike
 
 CLAUDE_DEFAULT_BASE = "https://api.anthropic.com"
 

@@ -15,8 +15,8 @@ from typing import Any
 from judgeaudit import safeio
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import Profile, ProfileError, profile_from_dict
-from judgeaudit.profiles.redact import looks_like_key, redact
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.redact import looks_like_key, redact
 
 APP_ALIASES = {"claude": "claude", "codex": "codex", "terminal": "sdk", "sdk": "sdk"}
 

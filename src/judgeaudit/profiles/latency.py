@@ -91,7 +91,7 @@ async def _time_one(profile: Profile, key: str, calls: int, timeout_s: float) ->
     import aiohttp
 
     from judgeaudit.profiles.probe import _call_stream, _reason, _stream_verdict
-    from judgeaudit.profiles.redact import redact
+    from judgeaudit.redact import redact
 
     url, headers, body, kind = stream_request(profile, key)
     timing = Timing(profile.name, profile.app, url, at=time.time())

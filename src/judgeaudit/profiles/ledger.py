@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.redact import scrub_keylike
+from judgeaudit.redact import scrub_keylike
 
 Entry = dict[str, Any]  # had, raw | ref, index, wrote, removed, seq, container
 #: Not a key but facts about the file judgeaudit must give back at ``off``: its mode before an

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from judgeaudit.errors import InputError
-from judgeaudit.profiles.redact import looks_like_key
+from judgeaudit.redact import looks_like_key
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 

@@ -22,8 +22,8 @@ import aiohttp
 
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import Profile
-from judgeaudit.profiles.redact import redact
 from judgeaudit.profiles.targets.claude import anthropic_base
+from judgeaudit.redact import redact
 
 CLAUDE_PROBE_MODEL = "claude-sonnet-4-5"
 ANTHROPIC_VERSION = "2023-06-01"

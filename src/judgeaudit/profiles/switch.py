@@ -26,9 +26,9 @@ from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.redact import keylike_words, redact, secret_values
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import FilePlan, claude, codex
+from judgeaudit.redact import keylike_words, redact, secret_values
 
 
 @dataclass
