@@ -18,7 +18,7 @@ import keyring
 import pytest
 
 from judgeaudit.profiles import secrets
-from judgeaudit.profiles.importers import import_ccswitch
+from judgeaudit.profiles.ccswitch import import_ccswitch
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
 from tests.memkeyring import MemoryKeyring

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.profiles import backups, secrets
+from judgeaudit.profiles import backups, restore, secrets
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.store import ProfileStore
@@ -74,7 +74,7 @@ def test_restore_brings_back_the_ownership_state(env: ProfileStore, tmp_path: Pa
     use_profile(env, "taotoken-claude")
     # Restore the file as it was while "a" was active: judgeaudit owns its keys again.
     after_a = next(b for b in backups.list_backups(env) if b.profile == "taotoken-claude")
-    backups.restore(env, after_a.id)
+    restore.restore(env, after_a.id)
     assert json.loads(settings_file(tmp_path).read_text())["env"]["ANTHROPIC_MODEL"] == "m-a"
     assert env.state()["active"]["claude"] == "a"
     turn_off(env, "claude")  # and still knows the user's own value behind it
@@ -84,7 +84,7 @@ def test_restore_brings_back_the_ownership_state(env: ProfileStore, tmp_path: Pa
 def test_restore_of_the_users_own_file_forgets_ownership(env: ProfileStore, tmp_path: Path) -> None:
     settings_file(tmp_path).write_text('{"env": {"ANTHROPIC_MODEL": "mine"}}\n')
     use_profile(env, "deepseek-claude")
-    backups.restore(env, backups.list_backups(env)[0].id)
+    restore.restore(env, backups.list_backups(env)[0].id)
     use_profile(env, "taotoken-claude")  # must not delete the restored user value
     assert (
         "replaces your value env.ANTHROPIC_MODEL"
@@ -165,7 +165,7 @@ def test_inline_key_never_in_diff_or_backups(env: ProfileStore, tmp_path: Path) 
     for path in (env.root / "backups").iterdir():
         assert b"sk-inline-canary-5511" not in path.read_bytes(), path
     inline_backup = next(b for b in backups.list_backups(env) if b.redacted)
-    backups.restore(env, inline_backup.id)  # the key comes back from the keyring
+    restore.restore(env, inline_backup.id)  # the key comes back from the keyring
     data = json.loads(settings_file(tmp_path).read_text())
     assert data["env"]["ANTHROPIC_AUTH_TOKEN"] == "sk-inline-canary-5511"
     assert (settings_file(tmp_path).stat().st_mode & 0o777) == 0o600
@@ -259,7 +259,7 @@ def test_any_sequence_ends_with_the_users_values(
         elif step == "restore":
             found = backups.list_backups(env)
             if found:
-                backups.restore(env, found[len(found) // 2].id)
+                restore.restore(env, found[len(found) // 2].id)
         else:
             use_profile(env, step)
     turn_off(env, "claude")

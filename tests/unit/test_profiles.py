@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.profiles import backups, secrets
-from judgeaudit.profiles.importers import import_ccswitch, import_json_list
+from judgeaudit.profiles import backups, restore, secrets
+from judgeaudit.profiles.ccswitch import import_ccswitch
+from judgeaudit.profiles.importers import import_json_list
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
@@ -175,7 +176,7 @@ def test_switch_switch_back_and_restore(env: ProfileStore, tmp_path: Path) -> No
     use_profile(env, "taotoken-claude")
     assert claude_file(tmp_path).read_bytes() == first
     oldest = backups.list_backups(env)[0]
-    backups.restore(env, oldest.id)
+    restore.restore(env, oldest.id)
     assert claude_file(tmp_path).read_bytes() == original
 
 
@@ -411,5 +412,5 @@ def test_switching_back_restores_content(
     use_profile(env, "deepseek-claude")
     use_profile(env, "taotoken-claude")
     assert claude_file(tmp_path).read_bytes() == first
-    backups.restore(env, backups.list_backups(env)[0].id)
+    restore.restore(env, backups.list_backups(env)[0].id)
     assert claude_file(tmp_path).read_bytes() == original

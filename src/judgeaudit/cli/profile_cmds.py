@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, secrets
-from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
+from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
+from judgeaudit.profiles.importers import ImportReport, import_json_list
 from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.redact import scrub_keylike
@@ -301,7 +301,7 @@ def cmd_backups(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     try:
-        restored = backups.restore_switch(_store(), args.id)
+        restored = restore.restore_switch(_store(), args.id)
     except ProfileError as exc:
         raise _err(exc) from None
     for b in restored:
@@ -360,6 +360,8 @@ def _report(report: ImportReport, activate: bool = False) -> int:
 def cmd_import_ccswitch(args: argparse.Namespace) -> int:
     store = _store()
     try:
+        from judgeaudit.profiles.ccswitch import import_ccswitch  # sqlite3 only for this command
+
         report = import_ccswitch(store, args.db)
     except ProfileError as exc:
         raise _err(exc) from None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.targets import registry
 
 STATE_KEY = "projects"  # state.json: {project dir: {app: profile}}
 
@@ -29,18 +30,8 @@ def directory(given: Path) -> Path:
 
 
 def settings_file(app: str, project: Path) -> Path:
-    if app == "claude":
-        return project / ".claude" / "settings.local.json"
-    if app == "codex":
-        raise ProfileError(
-            "--project: Codex ignores model_provider and model_providers in a project's "
-            ".codex/config.toml (it says so at start-up), so a project cannot pick a Codex "
-            "gateway; use `judgeaudit exec NAME -- codex` in that terminal, or `codex -p NAME` "
-            "after a global `judgeaudit profile use NAME`; nothing was changed"
-        )
-    raise ProfileError(
-        f"--project: {app} profiles live in the environment; use `judgeaudit exec NAME -- ...`"
-    )
+    """The file a project binding of ``app`` writes (the target says, or refuses)."""
+    return registry.for_app(app).project_file(project)
 
 
 def check(profile: Profile, project: Path) -> Path:

@@ -70,6 +70,19 @@ def restore_backups(
     return [dataclasses.replace(b, set_aside=aside.get(b.id)) for b in group]
 
 
+def restore_switch(store: ProfileStore, backup_id: str) -> list[backups.Backup]:
+    """Put back every file of the switch that took ``backup_id``, with its ownership state and
+    active profile (the current files are backed up first, as one switch)."""
+    found = backups.find(store, backup_id)
+    return restore_backups(store, found, backups.switch_of(store, found))
+
+
+def restore(store: ProfileStore, backup_id: str) -> backups.Backup:
+    """:func:`restore_switch`, returning the backup that was named."""
+    restored = restore_switch(store, backup_id)
+    return next(b for b in restored if b.id == backup_id)
+
+
 def _readable(app: str, target: Path, current: bytes) -> bool:
     """Whether the current file can be backed up (a Claude file is parsed to take keys out)."""
     if app != "claude":

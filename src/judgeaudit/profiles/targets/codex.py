@@ -30,7 +30,7 @@ from judgeaudit.profiles.model import (
     ProfileError,
 )
 from judgeaudit.profiles.paths import config_dir
-from judgeaudit.profiles.targets import FilePlan
+from judgeaudit.profiles.targets import FileKind, FilePlan
 from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
@@ -264,7 +264,7 @@ def plan_file(
     ledger: dict[str, Entry],
     load_secret: Callable[[str], str | None],
     *,
-    kind: str = "codex",
+    kind: FileKind = "codex",
     created: bool = False,
 ) -> FilePlan:
     """Plan ``config.toml`` (kind ``codex``) or ``<name>.config.toml`` (``codex-profile``)."""
