@@ -286,7 +286,7 @@ def upstream_db(path: Path) -> None:
         " PRIMARY KEY (id, app_type))"
     )
 
-    def claude(base, key):
+    def claude(base: str, key: str) -> str:
         return json.dumps({"env": {"ANTHROPIC_BASE_URL": base, "ANTHROPIC_AUTH_TOKEN": key}})
 
     rows = [

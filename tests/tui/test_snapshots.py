@@ -15,8 +15,9 @@ from judgeaudit.audit import events as ev
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.bridge import RunBridge
+from judgeaudit.tui.drift_view import OVERALL
 from judgeaudit.tui.screens.run import RunScreen
-from judgeaudit.tui.screens.runs import OVERALL, RunsScreen
+from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable
 from tests.tui.helpers import SIZE, SMALL, make_app, settle, snapshot
 

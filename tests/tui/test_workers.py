@@ -58,10 +58,10 @@ async def responsive_while_held(pilot: Any, app: JudgeAuditApp, gate: Gate, load
 def test_results_report_builds_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.results as results
+    from judgeaudit.analysis.report import build_report
 
-    gate = Gate(results.build_report)
-    monkeypatch.setattr(results, "build_report", gate)
+    gate = Gate(build_report)  # patched where the Results screen looks it up
+    monkeypatch.setattr("judgeaudit.tui.screens.results.build_report", gate)
 
     async def go() -> tuple[bool, str]:
         app = make_app(isolated, run_copy)
@@ -82,12 +82,11 @@ def test_results_report_builds_in_a_worker(
 def test_pairs_and_pair_detail_read_in_workers(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.pair as pair
-    import judgeaudit.tui.screens.pairs as pairs
+    from judgeaudit.analysis.queries import pair_detail, pairs_in_range
 
-    list_gate, detail_gate = Gate(pairs.pairs_in_range), Gate(pair.pair_detail)
-    monkeypatch.setattr(pairs, "pairs_in_range", list_gate)
-    monkeypatch.setattr(pair, "pair_detail", detail_gate)
+    list_gate, detail_gate = Gate(pairs_in_range), Gate(pair_detail)
+    monkeypatch.setattr("judgeaudit.tui.screens.pairs.pairs_in_range", list_gate)
+    monkeypatch.setattr("judgeaudit.tui.screens.pair.pair_detail", detail_gate)
 
     async def go() -> tuple[bool, bool, str]:
         app = make_app(isolated, run_copy)
@@ -115,10 +114,10 @@ def test_pairs_and_pair_detail_read_in_workers(
 def test_review_reads_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.review as review
+    from judgeaudit.analysis.queries import review_data
 
-    gate = Gate(review.review_data)
-    monkeypatch.setattr(review, "review_data", gate)
+    gate = Gate(review_data)
+    monkeypatch.setattr("judgeaudit.tui.screens.review.review_data", gate)
 
     async def go() -> tuple[bool, str]:
         app = make_app(isolated, run_copy)
@@ -138,10 +137,10 @@ def test_review_reads_in_a_worker(
 def test_runs_compare_in_a_worker(
     isolated: ProfileStore, run_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import judgeaudit.tui.screens.runs as runs
+    from judgeaudit.analysis.compare_entry import compare_runs
 
-    gate = Gate(runs.compare_runs)
-    monkeypatch.setattr(runs, "compare_runs", gate)
+    gate = Gate(compare_runs)
+    monkeypatch.setattr("judgeaudit.tui.screens.runs.compare_runs", gate)
 
     async def go() -> bool:
         app = make_app(isolated, run_copy)

@@ -4,6 +4,7 @@ ownership state, formatting kept per indentation style, leftover tokens removed 
 from __future__ import annotations
 
 import json
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +47,7 @@ def settings_file(tmp_path: Path) -> Path:
 
 
 def add(store: ProfileStore, **data: object) -> None:
-    store.save(profile_from_dict({"key": "k1", **data}, "test"))  # type: ignore[arg-type]
+    store.save(profile_from_dict({"key": "k1", **data}, "test"))
 
 
 def test_user_model_replaced_is_kept_and_put_back(env: ProfileStore, tmp_path: Path) -> None:
@@ -316,8 +317,11 @@ def test_backups_taken_across_a_second_boundary_keep_their_order(
     """The clock ticks over to the next second while a backup is being saved: that backup must
     still sort before the next one (else prune drops a newer switch and keeps an older one)."""
     ticks = iter([0, 0, 0, 1, 1, 1, 1, 1, 1, 1])
-    real_gmtime = backups.time.gmtime
-    monkeypatch.setattr(backups.time, "gmtime", lambda *_: real_gmtime(1_800_000_000 + next(ticks)))
+    real_gmtime = time.gmtime
+    monkeypatch.setattr(
+        "judgeaudit.profiles.backups.time.gmtime",
+        lambda *_: real_gmtime(1_800_000_000 + next(ticks)),
+    )
     target = settings_file(tmp_path)
     taken = [
         backups.save(env, "claude", target, f"{i}".encode(), "p", txn=f"t{i}") for i in range(3)
@@ -332,8 +336,10 @@ def test_a_backup_after_a_prune_in_the_same_second_is_the_newest(
 ) -> None:
     """Prune frees ``…-1`` while the clock still shows the same second: the next backup must not
     take that id (it would sort oldest and be pruned at once, leaving its switch no backup)."""
-    real_gmtime = backups.time.gmtime
-    monkeypatch.setattr(backups.time, "gmtime", lambda *_: real_gmtime(1_800_000_000))
+    real_gmtime = time.gmtime
+    monkeypatch.setattr(
+        "judgeaudit.profiles.backups.time.gmtime", lambda *_: real_gmtime(1_800_000_000)
+    )
     target = settings_file(tmp_path)
     for i in range(3):
         backups.save(env, "claude", target, f"{i}".encode(), "p", txn=f"t{i}")

@@ -46,7 +46,7 @@ def claude_file(tmp_path: Path) -> Path:
 
 
 def add(store: ProfileStore, **data: object) -> None:
-    store.save(profile_from_dict({"key": "k1", **data}, "test"))  # type: ignore[arg-type]
+    store.save(profile_from_dict({"key": "k1", **data}, "test"))
 
 
 def test_claude_merge_keeps_every_other_key_and_order(env: ProfileStore, tmp_path: Path) -> None:

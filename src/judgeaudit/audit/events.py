@@ -109,7 +109,7 @@ Event = (
 
 
 class EventSink(Protocol):
-    def __call__(self, event: Event) -> None: ...
+    def __call__(self, event: Event, /) -> None: ...  # positional: list.append fits
 
 
 def event_json(event: Event) -> dict[str, Any]:
