@@ -15,7 +15,7 @@ import keyring
 import pytest
 
 from judgeaudit.profiles.model import profile_from_dict
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.profiles.tomltext import TomlText, scan
 from tests.memkeyring import MemoryKeyring
@@ -158,7 +158,7 @@ def test_a_ledger_from_before_whole_lines_still_gives_the_users_line_back(
 
     path = tmp_path / "codex" / "config.toml"
     path.write_text('model = "tao-model"   # my model\nmodel_provider = "taotoken"\n')
-    state = {
+    state: SwitchState = {
         "active": {"codex": "tao"},
         "created": [],
         "owned": {

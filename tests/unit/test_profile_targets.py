@@ -9,11 +9,11 @@ from typing import get_args
 import pytest
 
 from judgeaudit.profiles import project
-from judgeaudit.profiles.model import APPS, ProfileError
+from judgeaudit.profiles.model import APPS, App, ProfileError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off
 from judgeaudit.profiles.targets import FileKind
-from judgeaudit.profiles.targets.registry import TARGETS, App, for_app, for_kind
+from judgeaudit.profiles.targets.registry import TARGETS, for_app, for_kind
 
 
 def test_one_target_per_app_and_one_owner_per_file_kind() -> None:

@@ -404,7 +404,7 @@ def test_switching_back_restores_content(
     for leftover in backups.list_backups(env):  # hypothesis reuses the fixture's directory
         leftover.path.unlink()
         leftover.path.with_suffix(".json").unlink()
-    env.save_state({"active": {}, "owned": {}})
+    env.save_state({"active": {}, "owned": {}, "created": []})
     original = json.dumps({**extra, "env": user_env}).encode()
     claude_file(tmp_path).write_bytes(original)
     use_profile(env, "taotoken-claude")

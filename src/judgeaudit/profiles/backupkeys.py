@@ -20,7 +20,7 @@ from judgeaudit.profiles.ledger import Entry, fingerprint, referenced_secrets, s
 from judgeaudit.profiles.livefile import mode_of
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.redact import keylike_words
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import claude
 
 Marker = dict[str, Any]  # path, key (the keyring entry), raw (True: it holds the JSON text)
@@ -83,7 +83,7 @@ def put_keys_back(found: backups.Backup, content: bytes) -> bytes:
 
 def take(
     store: ProfileStore,
-    state: dict[str, Any],
+    state: SwitchState,
     app: str,
     path: Path,
     before: bytes | None,
@@ -117,7 +117,7 @@ def take(
     )
 
 
-def forget_unreferenced_secrets(store: ProfileStore, state: dict[str, Any]) -> None:
+def forget_unreferenced_secrets(store: ProfileStore, state: SwitchState) -> None:
     """Delete kept user values that no ledger and no remaining backup can put back any more,
     so the keyring does not fill up with ``saved-…`` entries over hundreds of switches."""
     saved: list[str] = state.get("saved", [])

@@ -12,12 +12,13 @@ config keys"), so a Codex binding is refused with what works instead.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Final
 
 from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.store import SwitchState
 from judgeaudit.profiles.targets import registry
 
-STATE_KEY = "projects"  # state.json: {project dir: {app: profile}}
+STATE_KEY: Final = "projects"  # state.json: {project dir: {app: profile}}
 
 
 def directory(given: Path) -> Path:
@@ -46,7 +47,7 @@ def check(profile: Profile, project: Path) -> Path:
     return target
 
 
-def record(state: dict[str, Any], project: Path, app: str, name: str | None) -> None:
+def record(state: SwitchState, project: Path, app: str, name: str | None) -> None:
     projects: dict[str, dict[str, str]] = state.setdefault(STATE_KEY, {})
     apps = projects.setdefault(str(project), {})
     if name is None:
@@ -57,7 +58,7 @@ def record(state: dict[str, Any], project: Path, app: str, name: str | None) -> 
         projects.pop(str(project), None)
 
 
-def bound(state: dict[str, Any], cwd: Path) -> dict[str, str]:
+def bound(state: SwitchState, cwd: Path) -> dict[str, str]:
     """The apps bound in ``cwd`` (the directory Claude Code reads project settings from)."""
     projects = state.get(STATE_KEY)
     if not isinstance(projects, dict):

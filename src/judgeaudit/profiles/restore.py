@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 from judgeaudit.fsutil import atomic_write_bytes
 from judgeaudit.profiles import backupkeys, backups
 from judgeaudit.profiles.livefile import mode_of, read_live, switch_lock, write_live
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import claude
 
 MAIN_FILES = ("settings.json", "config.toml")  # the file a tool reads (not a -p profile file)
@@ -102,7 +101,7 @@ def _set_aside(target: Path, current: bytes, txn: str) -> Path:
     return aside
 
 
-def _restore_ownership(state: dict[str, Any], found: backups.Backup) -> None:
+def _restore_ownership(state: SwitchState, found: backups.Backup) -> None:
     key = found.original
     if found.absent or (found.ledger is not None and not found.ledger):
         state["owned"].pop(key, None)
@@ -117,7 +116,7 @@ def _restore_ownership(state: dict[str, Any], found: backups.Backup) -> None:
         state["created"].remove(key)  # the file was the user's before that switch
 
 
-def _restore_active(state: dict[str, Any], app: str, group: list[backups.Backup]) -> None:
+def _restore_active(state: SwitchState, app: str, group: list[backups.Backup]) -> None:
     """The profile that was active before that switch (none, if judgeaudit owned nothing)."""
     active = next((b.active for b in group if b.active), None)
     if active:

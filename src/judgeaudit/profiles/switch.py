@@ -16,14 +16,13 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.redact import keylike_words, redact
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
 
 
@@ -43,7 +42,7 @@ def _load_secret(ref: str) -> str | None:
 
 
 def _files(
-    app: str, profile: Profile | None, state: dict[str, Any], project_dir: Path | None = None
+    app: str, profile: Profile | None, state: SwitchState, project_dir: Path | None = None
 ) -> list[tuple[Path, FileKind]]:
     target = registry.for_app(app)
     if project_dir is not None:  # per-project binding (profiles.project)

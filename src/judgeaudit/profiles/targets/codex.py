@@ -18,7 +18,7 @@ import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from judgeaudit.profiles import bridgeopt
@@ -39,7 +39,7 @@ LOOPBACK = ("localhost", "::1")
 AUTH_TIMEOUT_MS = 15000
 ROOT_KEYS = ("model", "model_provider")
 #: The key in judgeaudit's state.json holding the opted-in single Codex provider id.
-SHARED_ID_STATE = "codex_shared_provider_id"
+SHARED_ID_STATE: Final = "codex_shared_provider_id"
 DEFAULT_SHARED_ID = "judgeaudit"
 
 

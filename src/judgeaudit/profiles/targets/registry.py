@@ -12,18 +12,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 import tomlkit
 
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.ledger import Entry
-from judgeaudit.profiles.model import APPS, Profile, ProfileError
+from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
 from judgeaudit.profiles.redact import keylike_words, secret_values
 from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex
 
-App = Literal["claude", "codex", "sdk"]
 SecretLoader = Callable[[str], str | None]
 
 
