@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_profile_bad_input import snapshot, world_env
+from tests.cli_helpers import world_env
+from tests.integration.test_profile_bad_input import snapshot
 from tests.new_user_helpers import add, cli, home, one_line, unique
 
 pytestmark = pytest.mark.usefixtures("secret_service")

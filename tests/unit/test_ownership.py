@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -25,21 +24,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    monkeypatch.setenv("JUDGEAUDIT_CLAUDE_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
-    monkeypatch.setenv("JUDGEAUDIT_CODEX_MANAGED_CONFIG", str(tmp_path / "managed.toml"))
-    for name in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    (tmp_path / "claude").mkdir()
-    (tmp_path / "codex").mkdir()
-    yield ProfileStore.default()
-    keyring.set_keyring(previous)
+def env(isolated: ProfileStore) -> ProfileStore:
+    return isolated
 
 
 def settings_file(tmp_path: Path) -> Path:

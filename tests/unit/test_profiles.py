@@ -7,10 +7,8 @@ import os
 import sqlite3
 import stat
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,23 +20,14 @@ from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
 from judgeaudit.profiles.targets import sdk
-from tests.memkeyring import MemoryKeyring
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REPO_PRESETS = Path(__file__).resolve().parents[2] / "profiles"
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    (tmp_path / "claude").mkdir()
-    (tmp_path / "codex").mkdir()
-    yield ProfileStore.default()
-    keyring.set_keyring(previous)
+def env(isolated: ProfileStore) -> ProfileStore:
+    return isolated
 
 
 def claude_file(tmp_path: Path) -> Path:
