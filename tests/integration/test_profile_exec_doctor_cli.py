@@ -1,6 +1,6 @@
 """The defects a new-user tester found in profiles, exec, doctor, import and the bridge, each
 as the user met it: through the CLI, with the real Secret Service keyring. The cases that
-involve Codex or Claude Code themselves are in ``tests/contract/test_new_user_tools.py``."""
+involve Codex or Claude Code themselves are in ``tests/contract/test_tools_beside_a_switch.py``."""
 
 from __future__ import annotations
 
