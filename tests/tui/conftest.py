@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import pytest
 from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
 from tests.audit_helpers import write_spec
+from tests.cli_helpers import cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -60,10 +59,9 @@ REJUDGE_MODEL = "judge-default:diligence=0,evidence=0.2,style=0.8"
 def small_rejudged(small_run: Path) -> Path:
     """`judgeaudit rejudge` of the small run with another judge: a paired comparison."""
     out = small_run.parent / "rejudged"
-    done = subprocess.run(
-        [sys.executable, "-m", "judgeaudit", "rejudge", str(small_run), "--out", str(out),
-         "--judge-model", REJUDGE_MODEL, "--events", "jsonl"],
-        capture_output=True, text=True, timeout=600, cwd=REPO,
+    done = cli(
+        "rejudge", str(small_run), "--out", str(out), "--judge-model", REJUDGE_MODEL,
+        "--events", "jsonl", cwd=REPO,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     pin_clock(out)
