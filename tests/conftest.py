@@ -2,10 +2,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
+import keyring
 import pytest
 
+from judgeaudit.profiles.shadowing import CLAUDE_ROUTERS, CLAUDE_TOKENS
+from judgeaudit.profiles.store import ProfileStore
+from tests.cli_helpers import make_world, world_env
 from tests.helpers import sim_server
+from tests.memkeyring import MemoryKeyring
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +34,20 @@ def secret_service() -> None:
         if os.environ.get("CI"):
             pytest.fail("CI must run the suite through scripts/with-keyring.sh (Secret Service)")
         pytest.skip("needs scripts/with-keyring.sh (a private D-Bus session with gnome-keyring)")
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
+    """The one isolation fixture: the world of :func:`tests.cli_helpers.world_env` under
+    ``tmp_path`` (config, Claude and Codex homes, managed settings, HOME, XDG), no Claude token
+    or router variables from the machine, an in-memory keyring, and ``tmp_path`` as cwd."""
+    make_world(tmp_path)
+    for name, value in world_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    for variable in (*CLAUDE_TOKENS, *CLAUDE_ROUTERS, "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    monkeypatch.chdir(tmp_path)
+    yield ProfileStore.default()
+    keyring.set_keyring(previous)

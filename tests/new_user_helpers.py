@@ -3,36 +3,26 @@ in it as a user's shell would (with the real Secret Service keyring)."""
 
 from __future__ import annotations
 
-import os
 import secrets as pysecrets
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.integration.test_profile_bad_input import world_env
+from tests.cli_helpers import cli as run_cli
+from tests.cli_helpers import make_world, world_env
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    for name in ("cfg", "claude", "codex", "home", "work"):
-        (tmp_path / name).mkdir()
-    return tmp_path
+    return make_world(tmp_path)
 
 
 def cli(
     home: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=home / "work",
-        env={**os.environ, **world_env(home), **(env or {})},
-    )
+    env = {**world_env(home), **(env or {})}
+    return run_cli(*args, env=env, cwd=home / "work", stdin=stdin, timeout=120)
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> str:

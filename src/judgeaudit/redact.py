@@ -15,7 +15,7 @@ MIN_SECRET_LEN = 6
 #: How provider keys commonly start (OpenAI/Anthropic/DeepSeek/TaoToken ``sk-``, Groq, xAI, ...).
 KEY_PREFIXES = ("sk-", "sk_", "gsk_", "xai-", "ghp_", "github_pat_", "glpat-", "aiza")
 RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9]{20,}")
-TOKEN_RE = re.compile(r"[^\s'\"=:,()\[\]{}]+")
+TOKEN_RE = re.compile(r"[^\s'\"`=:,()\[\]{}]+")
 
 
 def mask(secret: str) -> str:

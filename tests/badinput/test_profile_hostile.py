@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_profile_bad_input import Case, cli, snapshot, world_env, write
+from tests.cli_helpers import world_env
+from tests.integration.test_profile_bad_input import Case, cli, snapshot, write
 
 pytestmark = pytest.mark.usefixtures("secret_service")
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from judgeaudit.audit import events as ev
 from judgeaudit.audit.inputs import load_spec
-from judgeaudit.audit.runner import AuditRunner, RunError
+from judgeaudit.audit.run_choice import RunError
+from judgeaudit.audit.runner import AuditRunner
 from tests.audit_helpers import write_spec
 
 SEED_PAIR_COLUMNS = [
@@ -41,12 +43,12 @@ SEED_LOG_FIELDS = [
 ]
 
 
-def run_audit(spec_path: Path, out: Path, **kwargs: object):  # type: ignore[no-untyped-def]
-    events: list[object] = []
-    finished = asyncio.run(
-        AuditRunner(load_spec(spec_path), out, on_event=events.append, **kwargs).run()
-    )  # type: ignore[arg-type]
-    return finished, events
+def run_audit(
+    spec_path: Path, out: Path, *, new_run: bool = False
+) -> tuple[ev.RunFinished, list[ev.Event]]:
+    events: list[ev.Event] = []
+    runner = AuditRunner(load_spec(spec_path), out, on_event=events.append, new_run=new_run)
+    return asyncio.run(runner.run()), events
 
 
 @pytest.fixture(scope="module")
@@ -81,19 +83,9 @@ def test_audit_pairs_contract(audited: Path) -> None:
 
 def test_misselected_recomputed_from_inputs(audited: Path) -> None:
     pairs = pd.read_csv(audited / "audit_pairs.csv")
-    winner = pairs.apply(
-        lambda r: (
-            "A"
-            if r.success_a and not r.success_b
-            else "B"
-            if r.success_b and not r.success_a
-            else None
-        ),
-        axis=1,
-    )
-    expected = ((winner == "A") & (pairs.judge_pref == "B")) | (
-        (winner == "B") & (pairs.judge_pref == "A")
-    )
+    success_a, success_b = pairs.success_a.astype(bool), pairs.success_b.astype(bool)
+    a_won, b_won = success_a & ~success_b, success_b & ~success_a
+    expected = (a_won & (pairs.judge_pref == "B")) | (b_won & (pairs.judge_pref == "A"))
     assert (pairs.misselected == expected.astype(int)).all()
     assert pairs.misselected.sum() > 0, "the default judge misselects some decisive pairs"
     gap = (pairs.capability_a - pairs.capability_b).abs().round(6)
@@ -173,7 +165,7 @@ def test_run_completes_under_fault_injection(tmp_path: Path, transport: str) -> 
         'base_url = "embedded"', f'base_url = "embedded"\nfast_path = {fast_path}'
     )
     spec.write_text(text)
-    events: list[object] = []
+    events: list[ev.Event] = []
     runner = AuditRunner(load_spec(spec), tmp_path / "out", on_event=events.append)
     finished = asyncio.run(runner.run())
     assert finished.complete
@@ -277,8 +269,8 @@ def test_llm_success_check_is_only_a_candidate_and_costs_are_counted(tmp_path: P
     assert cost == pytest.approx((tokens_in * 2.0 + tokens_out * 8.0) / 1e6)
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["usage"]["cost_usd"] == pytest.approx(cost)
-    progress = [e for e in events if type(e).__name__ == "Progress"]
-    assert progress[-1].cost_usd > 0  # type: ignore[attr-defined]
+    progress = [e for e in events if isinstance(e, ev.Progress)]
+    assert progress[-1].cost_usd > 0
 
 
 def test_conversation_failing_for_good_leaves_run_incomplete_then_rerun_completes(
@@ -300,7 +292,7 @@ def test_conversation_failing_for_good_leaves_run_incomplete_then_rerun_complete
             yield endpoints
 
     runner._endpoints = tight  # type: ignore[method-assign]
-    events: list[object] = []
+    events: list[ev.Event] = []
     runner.emit = events.append
     first = asyncio.run(runner.run())
     assert not first.complete

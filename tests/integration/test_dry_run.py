@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,18 +16,18 @@ from tests.cli_helpers import cli
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.toml"
 
 
-def plan_of(*args: str) -> dict[str, object]:
+def plan_of(*args: str) -> dict[str, Any]:  # parsed JSON
     done = cli(*args, "--dry-run", "--events", "jsonl")
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     # a re-judge's dry run adds a gate_power event after the plan
     assert [e["event"] for e in events][1:] in ([], ["gate_power"])
-    data: dict[str, object] = events[0]
+    data: dict[str, Any] = events[0]
     assert data.pop("event") == "dry_run" and data["written"] is False
     return data
 
 
-def roles(plan: dict[str, object]) -> dict[str, dict[str, object]]:
+def roles(plan: dict[str, Any]) -> dict[str, dict[str, Any]]:
     rows = plan["roles"]
     assert isinstance(rows, list)
     return {f"{r['role']}:{r['model']}": r for r in rows}
@@ -80,7 +81,7 @@ def test_rejudge_dry_run_renders_the_stored_transcripts(tmp_path: Path) -> None:
     )
     assert not (tmp_path / "o").exists()
     assert plan["kind"] == "re-judge" and plan["pairs"] == 18
-    (judge,) = plan["roles"]  # type: ignore[misc]
+    (judge,) = plan["roles"]
     assert judge["calls_min"] == 36 and judge["basis"] == "rendered judge prompts"
     assert judge["completion_tokens_per_call"] is not None, "measured in the source run"
     db = sqlite3.connect(base / "audit.db")

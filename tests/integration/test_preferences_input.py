@@ -17,7 +17,7 @@ from tests.cli_helpers import cli
 
 SYSTEM = {"role": "system", "content": "你是网店客服。退款前先向顾客确认；告诉顾客退款金额。"}
 ASK = {"role": "user", "content": "我想退订单 #W1001 里的马克杯，能退多少钱？"}
-GOOD = [
+GOOD: list[dict[str, Any]] = [
     SYSTEM,
     ASK,
     {

@@ -15,28 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import cli as run_cli
+from tests.cli_helpers import world_env
+
 pytestmark = pytest.mark.usefixtures("secret_service")
 
 
 def cli(home: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **world_env(home)},
-    )
-
-
-def world_env(home: Path) -> dict[str, str]:
-    return {
-        "JUDGEAUDIT_CONFIG_DIR": str(home / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(home / "claude"),
-        "CODEX_HOME": str(home / "codex"),
-        "JUDGEAUDIT_CLAUDE_MANAGED_SETTINGS": str(home / "managed.json"),
-        "HOME": str(home / "home"),
-    }
+    """The CLI in the isolated world under ``home``."""
+    return run_cli(*args, env=world_env(home), stdin=stdin, timeout=120)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -286,7 +273,7 @@ def upstream_db(path: Path) -> None:
         " PRIMARY KEY (id, app_type))"
     )
 
-    def claude(base, key):
+    def claude(base: str, key: str) -> str:
         return json.dumps({"env": {"ANTHROPIC_BASE_URL": base, "ANTHROPIC_AUTH_TOKEN": key}})
 
     rows = [

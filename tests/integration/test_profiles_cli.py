@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import cli as run_cli
+from tests.cli_helpers import make_world, world_env
 from tests.helpers import sim_server
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -19,26 +21,13 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
-    for name in ("cfg", "claude", "codex", "home"):
-        (tmp_path / name).mkdir()
-    return {
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-    }
+    return world_env(make_world(tmp_path))
 
 
 def cli(
     env: dict[str, str], *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **env},
-    )
+    return run_cli(*args, env=env, stdin=stdin, timeout=120)
 
 
 def unique_key(prefix: str) -> str:

@@ -203,8 +203,9 @@ def test_800_half_open_connections_are_closed_and_the_server_keeps_serving() -> 
             started = time.monotonic()
             while open_sockets and time.monotonic() - started < deadline:
                 for key, _ in selector.select(timeout=1.0):
-                    sock = key.fileobj
-                    assert isinstance(sock, socket.socket)
+                    ready = key.fileobj
+                    assert isinstance(ready, socket.socket)
+                    sock = ready
                     try:
                         data = sock.recv(65536)  # a 400 for the half-sent body, then EOF
                     except ConnectionResetError:

@@ -9,12 +9,13 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import openai
 import pytest
 
-from judgeaudit.llm import LLMClient, LLMError
+from judgeaudit.llm import CallResult, LLMClient, LLMError
 from judgeaudit.llm.client import RetryPolicy
 from tests.helpers import sim_server
 
@@ -29,13 +30,15 @@ TOOLS = [
     }
     for name in ("get_order", "refund_item")
 ]
-REFUND = [
+T = TypeVar("T")
+
+REFUND: list[dict[str, Any]] = [
     {"role": "system", "content": "You are a retail support agent."},
     {"role": "user", "content": "I'd like a refund for item SKU-104 in order O-1007."},
 ]
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
@@ -51,11 +54,11 @@ def make_client(url: str, key: str, transport: str, **options: Any) -> LLMClient
 
 
 def test_tool_call_round_trip(sim_url: str, transport: str) -> None:
-    async def go() -> tuple[object, object]:
+    async def go() -> tuple[CallResult, CallResult]:
         client = make_client(sim_url, "k", transport)
         first = await client.chat("agent:skill=1", REFUND, tools=TOOLS, seed=1)
         call = first.tool_calls[0]
-        follow = [
+        follow: list[dict[str, Any]] = [
             *REFUND,
             {
                 "role": "assistant",
@@ -79,16 +82,16 @@ def test_tool_call_round_trip(sim_url: str, transport: str) -> None:
         return first, second
 
     first, second = run(go())
-    assert first.finish_reason == "tool_calls"  # type: ignore[attr-defined]
-    assert first.tool_calls[0]["name"] == "get_order"  # type: ignore[attr-defined]
-    assert json.loads(first.tool_calls[0]["arguments"]) == {"order_id": "O-1007"}  # type: ignore[attr-defined]
+    assert first.finish_reason == "tool_calls"
+    assert first.tool_calls[0]["name"] == "get_order"
+    assert json.loads(first.tool_calls[0]["arguments"]) == {"order_id": "O-1007"}
     # Having seen the order, a skilled agent asks for confirmation before writing.
-    assert "Shall I proceed?" in second.text  # type: ignore[attr-defined]
-    assert first.prompt_tokens > 0 and first.completion_tokens > 0  # type: ignore[attr-defined]
+    assert "Shall I proceed?" in second.text
+    assert first.prompt_tokens > 0 and first.completion_tokens > 0
 
 
 def test_streaming_matches_non_streaming(sim_url: str, transport: str) -> None:
-    async def go() -> tuple[object, object, object, object]:
+    async def go() -> tuple[CallResult, CallResult, CallResult, CallResult]:
         client = make_client(sim_url, "k", transport)
         plain = await client.chat("sim-chat", [{"role": "user", "content": "stream me"}])
         streamed = await client.chat(
@@ -100,9 +103,9 @@ def test_streaming_matches_non_streaming(sim_url: str, transport: str) -> None:
         return plain, streamed, tool_plain, tool_streamed
 
     plain, streamed, tool_plain, tool_streamed = run(go())
-    assert streamed.text == plain.text and "stream me" in plain.text  # type: ignore[attr-defined]
-    assert streamed.completion_tokens == plain.completion_tokens  # type: ignore[attr-defined]
-    assert tool_streamed.tool_calls == tool_plain.tool_calls  # type: ignore[attr-defined]
+    assert streamed.text == plain.text and "stream me" in plain.text
+    assert streamed.completion_tokens == plain.completion_tokens
+    assert tool_streamed.tool_calls == tool_plain.tool_calls
 
 
 def test_same_request_same_bytes(sim_url: str) -> None:

@@ -42,7 +42,7 @@ def style_of(source: Path, judge: str) -> dict[str, Any]:
 
 
 def term(style: dict[str, Any], feature: str) -> dict[str, Any]:
-    found = [t for t in style["terms"] if t["feature"] == feature]
+    found: list[dict[str, Any]] = [t for t in style["terms"] if t["feature"] == feature]
     assert found, f"{feature} not fitted: {style.get('dropped')}"
     return found[0]
 

@@ -1,43 +1,21 @@
-"""TUI test fixtures: an isolated config, an in-memory keyring, and one small real audit run."""
+"""TUI test fixtures: one small real audit run (the isolation fixture is tests/conftest.py's)."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
 import sqlite3
-import subprocess
-import sys
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
-import keyring
 import pytest
 
 from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
-from judgeaudit.profiles.shadowing import CLAUDE_ROUTERS, CLAUDE_TOKENS
-from judgeaudit.profiles.store import ProfileStore
 from tests.audit_helpers import write_spec
-from tests.memkeyring import MemoryKeyring
+from tests.cli_helpers import cli
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    for name in ("cfg", "claude", "codex"):
-        (tmp_path / name).mkdir()
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    for variable in (*CLAUDE_TOKENS, *CLAUDE_ROUTERS):  # the doctor would warn of them on screen
-        monkeypatch.delenv(variable, raising=False)
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    monkeypatch.chdir(tmp_path)
-    yield ProfileStore.default()
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture(scope="session")
@@ -81,10 +59,9 @@ REJUDGE_MODEL = "judge-default:diligence=0,evidence=0.2,style=0.8"
 def small_rejudged(small_run: Path) -> Path:
     """`judgeaudit rejudge` of the small run with another judge: a paired comparison."""
     out = small_run.parent / "rejudged"
-    done = subprocess.run(
-        [sys.executable, "-m", "judgeaudit", "rejudge", str(small_run), "--out", str(out),
-         "--judge-model", REJUDGE_MODEL, "--events", "jsonl"],
-        capture_output=True, text=True, timeout=600, cwd=REPO,
+    done = cli(
+        "rejudge", str(small_run), "--out", str(out), "--judge-model", REJUDGE_MODEL,
+        "--events", "jsonl", cwd=REPO,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     pin_clock(out)

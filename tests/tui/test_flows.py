@@ -18,8 +18,9 @@ from judgeaudit.profiles import secrets
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.screens.pair import PairDetailScreen
+from judgeaudit.tui.screens.pairs import PairsScreen
 from judgeaudit.tui.screens.profiles import ProfilesScreen
-from judgeaudit.tui.screens.results import PairsScreen, ResultsScreen
+from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.run import RunScreen
 from tests.audit_helpers import write_spec
@@ -176,6 +177,7 @@ def test_cancel_then_resume(isolated: ProfileStore, tmp_path: Path) -> None:
 
             await wait_until(pilot, lambda: "(resumed)" in title(), "the resumed title")
             resumed = title()
+            assert rerun.bridge is not None
             rerun.bridge.cancel()
             await wait_until(pilot, lambda: rerun.finished, "the second run to end")
             return cancelled, resumed

@@ -51,7 +51,7 @@ def test_another_directory_opens_at_the_top_and_is_named(
             assert isinstance(screen, ResultsScreen)
             await settle(pilot)
             title = text(screen.query_one("#results-title", Static))
-            return scrolled, body.scroll_y, title, screen.sub_title, str(app.out_dir)
+            return scrolled, body.scroll_y, title, screen.sub_title or "", str(app.out_dir)
 
     scrolled, top, title, header, out = asyncio.run(go())
     assert scrolled > 0 and top == 0

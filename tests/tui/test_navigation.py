@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
@@ -21,6 +22,11 @@ from tests.tui.helpers import SIZE, make_app, palette, press, settle, wait_until
 def run_finished(app: JudgeAuditApp) -> bool:
     screen = app.screen
     return isinstance(screen, RunScreen) and screen.finished
+
+
+def top(app: JudgeAuditApp) -> Screen[object]:
+    """The screen on top now (a call, so an earlier isinstance check does not stick to it)."""
+    return app.screen
 
 
 def run_screen(app: JudgeAuditApp) -> RunScreen:
@@ -73,7 +79,7 @@ def test_second_run_after_results_does_not_crash(
                 await press(pilot, second_run)
             await wait_until(pilot, lambda: run_screen(app).bridge is not first, "a second run")
             title = str(run_screen(app).query_one("#run-title", Static).render())
-            same_screen = app.screen is run_screen(app)
+            same_screen = top(app) is run_screen(app)
             run_screen(app).action_cancel()
             await wait_until(pilot, lambda: run_screen(app).finished, "the second run to stop")
             return app.return_code, title, same_screen

@@ -4,6 +4,7 @@ screen, and a pause that shows no frozen rate."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.widgets import ProgressBar, Static
@@ -12,6 +13,17 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.run import RunScreen
 from tests.audit_helpers import write_spec
 from tests.tui.helpers import make_app, press, settle, until
+
+
+@dataclass
+class Seen:
+    """What the test saw of the Run screen while the run went on."""
+
+    samples: list[tuple[float, float | None]] = field(default_factory=list)  # (progress, total)
+    phases: set[str] = field(default_factory=set)
+    stats: str = ""
+    bar_width: int = 0
+    run: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))  # (done, total) per phase
 
 
 def test_the_bar_runs_once_across_phases(isolated: ProfileStore, tmp_path: Path) -> None:
@@ -24,8 +36,8 @@ def test_the_bar_runs_once_across_phases(isolated: ProfileStore, tmp_path: Path)
     )
     out = tmp_path / "out"
 
-    async def go() -> dict[str, object]:
-        seen: dict[str, object] = {"samples": [], "phases": set()}
+    async def go() -> Seen:
+        seen = Seen()
         app = make_app(isolated, out, demo_spec=spec)
         async with app.run_test(size=(160, 40)) as pilot:
             app.start_run(spec, out)
@@ -37,28 +49,28 @@ def test_the_bar_runs_once_across_phases(isolated: ProfileStore, tmp_path: Path)
 
             def sample() -> bool:
                 if screen.last_progress is not None:
-                    seen["samples"].append((bar.progress, bar.total))  # type: ignore[union-attr]
-                    seen["phases"].add(screen.last_progress.phase)  # type: ignore[union-attr]
+                    seen.samples.append((bar.progress, bar.total))
+                    seen.phases.add(screen.last_progress.phase)
                     if not screen.finished:
-                        seen["stats"] = str(stats.render())
+                        seen.stats = str(stats.render())
                 return screen.finished
 
             await until(pilot, sample, "the run to end")
             await settle(pilot)
-            seen["bar_width"] = bar.query_one("Bar").size.width
-            seen["run"] = (screen.run.get("trajectories"), screen.run.get("judging"))
+            seen.bar_width = bar.query_one("Bar").size.width
+            seen.run = (screen.run.get("trajectories"), screen.run.get("judging"))
         return seen
 
     seen = asyncio.run(go())
-    samples = seen["samples"]
-    assert isinstance(samples, list) and samples
-    assert {"trajectories", "judging"} <= seen["phases"]  # type: ignore[operator]
+    samples = seen.samples
+    assert samples
+    assert {"trajectories", "judging"} <= seen.phases
     progress = [p for p, _ in samples]
     assert progress == sorted(progress), "the bar never restarts at 0% for a new phase"
-    (_traj_done, traj_total), (_pairs_done, pairs_total) = seen["run"]  # type: ignore[misc]
+    (_traj_done, traj_total), (_pairs_done, pairs_total) = seen.run
     assert {t for _, t in samples} == {traj_total + pairs_total}, "one total for the run"
-    assert "whole run " in str(seen["stats"]) and ", ETA " in str(seen["stats"])
-    assert int(seen["bar_width"]) > 100, "the bar uses the width it has"  # type: ignore[call-overload]
+    assert "whole run " in seen.stats and ", ETA " in seen.stats
+    assert seen.bar_width > 100, "the bar uses the width it has"
 
 
 def test_a_pause_shows_no_frozen_rate(isolated: ProfileStore, tmp_path: Path) -> None:

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.binding import Binding
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select
+from textual.widgets._footer import FooterKey  # not exported by textual.widgets
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
@@ -110,11 +112,12 @@ def test_footer_shows_every_key_of_the_screen(
             await press(pilot, next(p.key for p in PLACES if p.name == place))
             screen = app.screen
             # each binding by its alternative keys; help is `?`, or F10 while typing in a field
-            wanted = [set(b.key.split(",")) for b in screen.BINDINGS if getattr(b, "show", False)]
+            wanted = [
+                set(b.key.split(",")) for b in screen.BINDINGS if isinstance(b, Binding) and b.show
+            ]
             wanted.append({"question_mark", "f10"})
-            shown = {
-                str(key.key) for key in screen.query("Footer FooterKey") if on_screen(app, key)
-            }
+            footer_keys = screen.query("Footer FooterKey").results(FooterKey)
+            shown = {str(key.key) for key in footer_keys if on_screen(app, key)}
             return wanted, shown
 
     wanted, shown = asyncio.run(go())

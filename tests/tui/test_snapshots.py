@@ -12,11 +12,13 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit.units.verdict_parse import Pref
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.bridge import RunBridge
+from judgeaudit.tui.drift_view import OVERALL
 from judgeaudit.tui.screens.run import RunScreen
-from judgeaudit.tui.screens.runs import OVERALL, RunsScreen
+from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable
 from tests.tui.helpers import SIZE, SMALL, make_app, settle, snapshot
 
@@ -39,14 +41,13 @@ def stream_into_the_run_screen(app: JudgeAuditApp, paused: bool = False) -> RunS
     assert isinstance(screen, RunScreen)
     screen.attach(bridge)
     bridge.on_event(ev.RunStarted("demo-96771371", "out/demo", False, 756, 756, 1890, 0, []))
-    for i, (a, b, sa, sb, pref) in enumerate(
-        [
-            ("ace", "pro", True, False, "B"),
-            ("ace", "weak", True, False, "A"),
-            ("pro", "weak", True, True, "A"),
-            ("ace", "pro", True, True, "tie"),
-        ]
-    ):
+    finished: list[tuple[str, str, bool, bool, Pref]] = [
+        ("ace", "pro", True, False, "B"),
+        ("ace", "weak", True, False, "A"),
+        ("pro", "weak", True, True, "A"),
+        ("ace", "pro", True, True, "tie"),
+    ]
+    for i, (a, b, sa, sb, pref) in enumerate(finished):
         pair_id = f"demo/retail-00{i}/t0/{a}~{b}"
         missel = sa != sb and pref == ("B" if sa else "A")
         bridge.on_event(ev.PairDone(pair_id, a, b, sa, sb, pref, missel))

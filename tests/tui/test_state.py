@@ -155,7 +155,8 @@ def test_run_title_follows_the_counters_to_the_end(isolated: ProfileStore, tmp_p
 
 
 def test_unusable_keyring_is_said_once_with_the_fix(isolated: ProfileStore) -> None:
-    keyring.set_keyring(fail.Keyring())  # the isolated fixture puts the previous one back
+    # keyring's fail backend has an untyped __init__; the isolated fixture puts the old one back
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
 
     async def go() -> tuple[str, list[str], str, bool]:
         app = make_app(isolated)

@@ -113,7 +113,7 @@ def test_reasoning_and_text_stream_as_responses_items() -> None:
     assert final["usage"]["output_tokens_details"]["reasoning_tokens"] == 2
     # Every delta names the item that was added before it.
     added = {d["item"]["id"] for n, d in out if n == "response.output_item.added"}
-    assert {d["item_id"] for n, d in out if n.endswith(".delta")} <= added
+    assert {d["item_id"] for n, d in out if n is not None and n.endswith(".delta")} <= added
 
 
 def test_reasoning_and_text_stream_as_anthropic_blocks() -> None:
@@ -167,7 +167,7 @@ def test_interleaved_tool_call_fragments_are_assembled() -> None:
 
 
 def test_whole_replies_map_finish_reasons() -> None:
-    body = {
+    body: dict[str, Any] = {
         "id": "x",
         "choices": [
             {

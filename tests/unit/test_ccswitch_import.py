@@ -11,17 +11,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 
 from judgeaudit.profiles import secrets
-from judgeaudit.profiles.importers import import_ccswitch
+from judgeaudit.profiles.ccswitch import import_ccswitch
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
-from tests.memkeyring import MemoryKeyring
 
 SCHEMA = """
 CREATE TABLE providers (
@@ -94,12 +91,8 @@ def _db(path: Path) -> None:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    for name in ("claude", "codex", "cc-switch/backups"):
-        (tmp_path / name).mkdir(parents=True)
+def home(isolated: ProfileStore, tmp_path: Path) -> ProfileStore:
+    (tmp_path / "cc-switch" / "backups").mkdir(parents=True)
     _db(tmp_path / "cc-switch" / "cc-switch.db")
     (tmp_path / "cc-switch" / "backups" / "db_backup_20261201.db").write_bytes(b"x")
     # What CC Switch left live: the current providers with their keys.
@@ -107,10 +100,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileSto
     (tmp_path / "codex" / "config.toml").write_text(KIMI_CODEX_CONFIG)
     settings = {"env": {"ANTHROPIC_AUTH_TOKEN": KIMI_CLAUDE_KEY}}
     (tmp_path / "claude" / "settings.json").write_text(json.dumps(settings))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    yield ProfileStore.default()
-    keyring.set_keyring(previous)
+    return isolated
 
 
 def test_openai_chat_codex_row_imports_with_the_bridge_and_keeps_its_settings(

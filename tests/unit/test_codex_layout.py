@@ -8,17 +8,14 @@ inline comment never annotates our value, and ``off`` gives the file back byte f
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 
 from judgeaudit.profiles.model import profile_from_dict
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.profiles.tomltext import TomlText, scan
-from tests.memkeyring import MemoryKeyring
 
 # What CC Switch writes for a custom provider, then hand edits: a comment heading the MCP
 # tables, an inline comment on the model line, a multi-line array, a trust table.
@@ -55,19 +52,11 @@ command = "docs-mcp"
 
 
 @pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    (tmp_path / "codex").mkdir()
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    store = ProfileStore.default()
+def store(isolated: ProfileStore) -> ProfileStore:
     for name, host in (("tao", "taotoken.net/api"), ("deep", "api.deepseek.com")):
         data = {"name": name, "app": "codex", "base_url": f"https://{host}/v1", "key": "k1"}
-        store.save(profile_from_dict({**data, "model": f"{name}-model"}, "test"))
-    yield store
-    keyring.set_keyring(previous)
+        isolated.save(profile_from_dict({**data, "model": f"{name}-model"}, "test"))
+    return isolated
 
 
 def _after_line(text: str, line: str) -> str:
@@ -158,7 +147,7 @@ def test_a_ledger_from_before_whole_lines_still_gives_the_users_line_back(
 
     path = tmp_path / "codex" / "config.toml"
     path.write_text('model = "tao-model"   # my model\nmodel_provider = "taotoken"\n')
-    state = {
+    state: SwitchState = {
         "active": {"codex": "tao"},
         "created": [],
         "owned": {

@@ -41,7 +41,9 @@ def test_odds_ratio_per_tenth_of_gap_matches_statsmodels_clustered_logit() -> No
             p = 1 / (1 + math.exp(-(-0.5 - 3.0 * gap + effect)))
             y = int(rng.random() < p)
             rows.append((f"t{t}", gap, y))
-            ys.append(y), xs.append(gap / 0.1), groups.append(t)
+            ys.append(y)
+            xs.append(gap / 0.1)
+            groups.append(t)
     model = gap_model(_db(rows), "r", "capability")
     X = sm.add_constant(np.array(xs))
     ref = sm.Logit(np.array(ys), X).fit(

@@ -4,8 +4,8 @@ ownership state, formatting kept per indentation style, leftover tokens removed 
 from __future__ import annotations
 
 import json
+import time
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.profiles import backups, secrets
+from judgeaudit.profiles import backups, restore, secrets
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.store import ProfileStore
@@ -24,21 +24,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    monkeypatch.setenv("JUDGEAUDIT_CLAUDE_MANAGED_SETTINGS", str(tmp_path / "managed.json"))
-    monkeypatch.setenv("JUDGEAUDIT_CODEX_MANAGED_CONFIG", str(tmp_path / "managed.toml"))
-    for name in ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    (tmp_path / "claude").mkdir()
-    (tmp_path / "codex").mkdir()
-    yield ProfileStore.default()
-    keyring.set_keyring(previous)
+def env(isolated: ProfileStore) -> ProfileStore:
+    return isolated
 
 
 def settings_file(tmp_path: Path) -> Path:
@@ -46,7 +33,7 @@ def settings_file(tmp_path: Path) -> Path:
 
 
 def add(store: ProfileStore, **data: object) -> None:
-    store.save(profile_from_dict({"key": "k1", **data}, "test"))  # type: ignore[arg-type]
+    store.save(profile_from_dict({"key": "k1", **data}, "test"))
 
 
 def test_user_model_replaced_is_kept_and_put_back(env: ProfileStore, tmp_path: Path) -> None:
@@ -74,7 +61,7 @@ def test_restore_brings_back_the_ownership_state(env: ProfileStore, tmp_path: Pa
     use_profile(env, "taotoken-claude")
     # Restore the file as it was while "a" was active: judgeaudit owns its keys again.
     after_a = next(b for b in backups.list_backups(env) if b.profile == "taotoken-claude")
-    backups.restore(env, after_a.id)
+    restore.restore(env, after_a.id)
     assert json.loads(settings_file(tmp_path).read_text())["env"]["ANTHROPIC_MODEL"] == "m-a"
     assert env.state()["active"]["claude"] == "a"
     turn_off(env, "claude")  # and still knows the user's own value behind it
@@ -84,7 +71,7 @@ def test_restore_brings_back_the_ownership_state(env: ProfileStore, tmp_path: Pa
 def test_restore_of_the_users_own_file_forgets_ownership(env: ProfileStore, tmp_path: Path) -> None:
     settings_file(tmp_path).write_text('{"env": {"ANTHROPIC_MODEL": "mine"}}\n')
     use_profile(env, "deepseek-claude")
-    backups.restore(env, backups.list_backups(env)[0].id)
+    restore.restore(env, backups.list_backups(env)[0].id)
     use_profile(env, "taotoken-claude")  # must not delete the restored user value
     assert (
         "replaces your value env.ANTHROPIC_MODEL"
@@ -165,7 +152,7 @@ def test_inline_key_never_in_diff_or_backups(env: ProfileStore, tmp_path: Path) 
     for path in (env.root / "backups").iterdir():
         assert b"sk-inline-canary-5511" not in path.read_bytes(), path
     inline_backup = next(b for b in backups.list_backups(env) if b.redacted)
-    backups.restore(env, inline_backup.id)  # the key comes back from the keyring
+    restore.restore(env, inline_backup.id)  # the key comes back from the keyring
     data = json.loads(settings_file(tmp_path).read_text())
     assert data["env"]["ANTHROPIC_AUTH_TOKEN"] == "sk-inline-canary-5511"
     assert (settings_file(tmp_path).stat().st_mode & 0o777) == 0o600
@@ -259,7 +246,7 @@ def test_any_sequence_ends_with_the_users_values(
         elif step == "restore":
             found = backups.list_backups(env)
             if found:
-                backups.restore(env, found[len(found) // 2].id)
+                restore.restore(env, found[len(found) // 2].id)
         else:
             use_profile(env, step)
     turn_off(env, "claude")
@@ -316,8 +303,11 @@ def test_backups_taken_across_a_second_boundary_keep_their_order(
     """The clock ticks over to the next second while a backup is being saved: that backup must
     still sort before the next one (else prune drops a newer switch and keeps an older one)."""
     ticks = iter([0, 0, 0, 1, 1, 1, 1, 1, 1, 1])
-    real_gmtime = backups.time.gmtime
-    monkeypatch.setattr(backups.time, "gmtime", lambda *_: real_gmtime(1_800_000_000 + next(ticks)))
+    real_gmtime = time.gmtime
+    monkeypatch.setattr(
+        "judgeaudit.profiles.backups.time.gmtime",
+        lambda *_: real_gmtime(1_800_000_000 + next(ticks)),
+    )
     target = settings_file(tmp_path)
     taken = [
         backups.save(env, "claude", target, f"{i}".encode(), "p", txn=f"t{i}") for i in range(3)
@@ -332,8 +322,10 @@ def test_a_backup_after_a_prune_in_the_same_second_is_the_newest(
 ) -> None:
     """Prune frees ``…-1`` while the clock still shows the same second: the next backup must not
     take that id (it would sort oldest and be pruned at once, leaving its switch no backup)."""
-    real_gmtime = backups.time.gmtime
-    monkeypatch.setattr(backups.time, "gmtime", lambda *_: real_gmtime(1_800_000_000))
+    real_gmtime = time.gmtime
+    monkeypatch.setattr(
+        "judgeaudit.profiles.backups.time.gmtime", lambda *_: real_gmtime(1_800_000_000)
+    )
     target = settings_file(tmp_path)
     for i in range(3):
         backups.save(env, "claude", target, f"{i}".encode(), "p", txn=f"t{i}")

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from judgeaudit.llm import limits
 from judgeaudit.llm.limits import Pacer, RateLimit
 
 
@@ -29,7 +28,7 @@ class FakeTime:
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     clock = FakeTime()
-    monkeypatch.setattr(limits.asyncio, "sleep", clock.sleep)
+    monkeypatch.setattr("judgeaudit.llm.limits.asyncio.sleep", clock.sleep)
     return clock
 
 

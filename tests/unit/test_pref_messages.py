@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from judgeaudit.analysis.pref_messages import openai_shape, to_messages, trl_shape
 
 
@@ -10,7 +12,7 @@ def call(i: int, name: str, args: str) -> dict[str, object]:
 
 
 def test_parallel_calls_text_with_calls_and_results_by_tool() -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {"role": "user", "content": "退货"},
         {"role": "agent", "content": "查一下。"},
         {"role": "tool_call", "name": "get", "arguments": {"id": "订单-1"}},  # an object

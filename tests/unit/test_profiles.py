@@ -7,37 +7,27 @@ import os
 import sqlite3
 import stat
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.profiles import backups, secrets
-from judgeaudit.profiles.importers import import_ccswitch, import_json_list
+from judgeaudit.profiles import backups, restore, secrets
+from judgeaudit.profiles.ccswitch import import_ccswitch
+from judgeaudit.profiles.importers import import_json_list
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
 from judgeaudit.profiles.targets import sdk
-from tests.memkeyring import MemoryKeyring
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REPO_PRESETS = Path(__file__).resolve().parents[2] / "profiles"
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ProfileStore]:
-    monkeypatch.setenv("JUDGEAUDIT_CONFIG_DIR", str(tmp_path / "cfg"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
-    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    (tmp_path / "claude").mkdir()
-    (tmp_path / "codex").mkdir()
-    yield ProfileStore.default()
-    keyring.set_keyring(previous)
+def env(isolated: ProfileStore) -> ProfileStore:
+    return isolated
 
 
 def claude_file(tmp_path: Path) -> Path:
@@ -45,7 +35,7 @@ def claude_file(tmp_path: Path) -> Path:
 
 
 def add(store: ProfileStore, **data: object) -> None:
-    store.save(profile_from_dict({"key": "k1", **data}, "test"))  # type: ignore[arg-type]
+    store.save(profile_from_dict({"key": "k1", **data}, "test"))
 
 
 def test_claude_merge_keeps_every_other_key_and_order(env: ProfileStore, tmp_path: Path) -> None:
@@ -175,7 +165,7 @@ def test_switch_switch_back_and_restore(env: ProfileStore, tmp_path: Path) -> No
     use_profile(env, "taotoken-claude")
     assert claude_file(tmp_path).read_bytes() == first
     oldest = backups.list_backups(env)[0]
-    backups.restore(env, oldest.id)
+    restore.restore(env, oldest.id)
     assert claude_file(tmp_path).read_bytes() == original
 
 
@@ -403,7 +393,7 @@ def test_switching_back_restores_content(
     for leftover in backups.list_backups(env):  # hypothesis reuses the fixture's directory
         leftover.path.unlink()
         leftover.path.with_suffix(".json").unlink()
-    env.save_state({"active": {}, "owned": {}})
+    env.save_state({"active": {}, "owned": {}, "created": []})
     original = json.dumps({**extra, "env": user_env}).encode()
     claude_file(tmp_path).write_bytes(original)
     use_profile(env, "taotoken-claude")
@@ -411,5 +401,5 @@ def test_switching_back_restores_content(
     use_profile(env, "deepseek-claude")
     use_profile(env, "taotoken-claude")
     assert claude_file(tmp_path).read_bytes() == first
-    backups.restore(env, backups.list_backups(env)[0].id)
+    restore.restore(env, backups.list_backups(env)[0].id)
     assert claude_file(tmp_path).read_bytes() == original

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,7 +109,7 @@ def test_spec_hash_ignores_speed_settings(tmp_path: Path) -> None:
 
 def test_task_file_errors_name_file_line_field(tmp_path: Path) -> None:
     good = builtin_retail()[0]
-    row = {
+    row: dict[str, Any] = {
         "task_id": "x1",
         "task_type": "refund",
         "instruction": "Opening request: hi",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,8 @@ def _pair(i: int, task: str, sa: int, sb: int, pref: str, **extra: Any) -> dict[
 
 
 def _db(
-    out: Path, rows: list[dict[str, Any]], logs: list[tuple[str, str, str | None]] = ()
-) -> Path:  # type: ignore[assignment]
+    out: Path, rows: list[dict[str, Any]], logs: Sequence[tuple[str, str, str | None]] = ()
+) -> Path:
     AuditStore(out / "audit.db").close()
     db = sqlite3.connect(out / "audit.db")
     with db:

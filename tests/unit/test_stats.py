@@ -53,13 +53,9 @@ def _pairs(rows: list[tuple[int, int, str, float, float]]) -> pd.DataFrame:
     frame = pd.DataFrame(
         rows, columns=["success_a", "success_b", "judge_pref", "capability_a", "capability_b"]
     )
-    winner = frame.apply(
-        lambda r: "A" if r.success_a > r.success_b else "B" if r.success_b > r.success_a else None,
-        axis=1,
-    )
+    a_won, b_won = frame.success_a > frame.success_b, frame.success_b > frame.success_a
     frame["misselected"] = (
-        ((winner == "A") & (frame.judge_pref == "B"))
-        | ((winner == "B") & (frame.judge_pref == "A"))
+        (a_won & (frame.judge_pref == "B")) | (b_won & (frame.judge_pref == "A"))
     ).astype(int)
     frame["pair_id"] = [f"p{i}" for i in range(len(frame))]
     return frame
@@ -161,6 +157,7 @@ def test_newcombe_paired_hand_computed() -> None:
     assert low == pytest.approx(-0.22649, abs=2e-4) and high == pytest.approx(-0.01148, abs=2e-4)
     # No discordant pairs: the change is 0 and the interval is symmetric around it.
     diff, low, high = newcombe_paired(5, 0, 0, 5)
+    assert high is not None
     assert diff == 0 and low == pytest.approx(-high)
     assert newcombe_paired(0, 0, 0, 0) == (None, None, None)
 

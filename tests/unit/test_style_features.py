@@ -4,6 +4,7 @@ spec key that names the file."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from judgeaudit.audit.spec import SpecError, parse_spec, read_spec
 from judgeaudit.audit.spec.lexicon import lexicon
 from tests.audit_helpers import write_spec
 
-EN = [
+EN: list[dict[str, Any]] = [
     {"role": "user", "content": "Please refund SKU-104 in order O-1007."},
     {
         "role": "agent",
@@ -23,7 +24,7 @@ EN = [
     {"role": "tool_result", "name": "refund_item", "result": {"ok": True}},
     {"role": "agent", "content": "Happy to help: the refund has been issued. Thank you!"},
 ]
-ZH = [
+ZH: list[dict[str, Any]] = [
     {"role": "user", "content": "请为订单 O-1007 中的商品 SKU-104 办理退款。"},
     {"role": "agent", "content": "感谢您的耐心等待！确认一下：我将办理退款。是否继续？"},
     {"role": "user", "content": "好的，请继续。"},

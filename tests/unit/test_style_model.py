@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -51,7 +52,7 @@ def synthetic(n_tasks: int = 60, length_weight: float = 1.2, seed: int = 5) -> R
                 prefs[order] = int(rng.random() < 1 / (1 + math.exp(-z)))
             first_a, first_b = prefs["AB"], prefs["BA"]
             pref = "A" if first_a and not first_b else "B" if first_b and not first_a else "tie"
-            missel = sa != sb and ((sa and pref == "B") or (sb and pref == "A"))
+            missel = sa != sb and bool((sa and pref == "B") or (sb and pref == "A"))
             for order, y, fs, ss, ff, sf in (
                 ("AB", first_a, sa, sb, a, b),
                 ("BA", first_b, sb, sa, b, a),
@@ -126,7 +127,7 @@ def test_too_few_orders_is_one_line_not_an_error() -> None:
 
 def test_a_feature_without_variance_is_named_and_left_out() -> None:
     data = synthetic()
-    flat = {key: Features(**{**f.as_dict(), "courtesy": 0}) for key, f in data.sides.items()}
+    flat = {key: replace(f, courtesy=0) for key, f in data.sides.items()}
     rows = [
         OrderRow(
             r.pair_id,
@@ -135,8 +136,8 @@ def test_a_feature_without_variance_is_named_and_left_out() -> None:
             r.y,
             r.first_success,
             r.second_success,
-            Features(**{**r.first.as_dict(), "courtesy": 0}),
-            Features(**{**r.second.as_dict(), "courtesy": 0}),
+            replace(r.first, courtesy=0),
+            replace(r.second, courtesy=0),
             r.misselected,
         )
         for r in data.rows

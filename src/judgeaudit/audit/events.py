@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from judgeaudit.audit.units.verdict_parse import Order, Pref
+
 
 @dataclass(frozen=True)
 class RunStarted:
@@ -21,7 +23,7 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class PhaseStarted:
-    phase: str  # trajectories | judging
+    phase: str  # trajectories | judging | recorded
     total: int
     done: int
 
@@ -39,9 +41,9 @@ class TrajectoryDone:
 @dataclass(frozen=True)
 class JudgeCallDone:
     pair_id: str
-    order: str
+    order: Order
     attempt: int
-    winner: str | None
+    winner: Pref | None
     score_a: float | None
     score_b: float | None
     reason: str
@@ -56,7 +58,7 @@ class PairDone:
     agent_b: str
     success_a: bool
     success_b: bool
-    judge_pref: str
+    judge_pref: Pref
     misselected: bool
 
 
@@ -109,7 +111,7 @@ Event = (
 
 
 class EventSink(Protocol):
-    def __call__(self, event: Event) -> None: ...
+    def __call__(self, event: Event, /) -> None: ...  # positional: list.append fits
 
 
 def event_json(event: Event) -> dict[str, Any]:

@@ -98,15 +98,18 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    words = list(sys.argv[1:] if argv is None else argv)
-    try:
-        return _run(words)
-    except BrokenPipeError as exc:
-        if not _stdout_reader_gone():
-            from judgeaudit.cli import crash
+    from judgeaudit.cli.scrubbed import scrubbed_stderr  # keys masked in all stderr, once
 
-            return crash.handle(exc, words)
-        return _quiet_after_closed_pipe()
+    words = list(sys.argv[1:] if argv is None else argv)
+    with scrubbed_stderr():
+        try:
+            return _run(words)
+        except BrokenPipeError as exc:
+            if not _stdout_reader_gone():
+                from judgeaudit.cli import crash
+
+                return crash.handle(exc, words)
+            return _quiet_after_closed_pipe()
 
 
 def _run(words: list[str]) -> int:

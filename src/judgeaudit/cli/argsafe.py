@@ -1,7 +1,7 @@
 """argparse for the commands that handle keys (``profile``, ``key``, ``env``, ``exec``,
 ``bridge``): argv is where users paste keys by mistake (``judgeaudit key set NAME sk-...``), so
-extra arguments are refused without being echoed, and parse errors are one line with anything
-that looks like a key masked. The command never runs, so nothing is stored or written."""
+extra arguments are refused without being echoed, and parse errors are one line (anything
+that looks like a key is masked in every stderr line by :mod:`judgeaudit.cli.scrubbed`). The command never runs, so nothing is stored or written."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from judgeaudit.cli.common import UserError
-from judgeaudit.redact import scrub_keylike
 
 GENERIC_HINT = "one may be a key"
 
@@ -36,7 +35,7 @@ class QuietParser(argparse.ArgumentParser):
         return parsed, []
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {scrub_keylike(message)}; see `{self.prog} --help`", file=sys.stderr)
+        print(f"{self.prog}: {message}; see `{self.prog} --help`", file=sys.stderr)  # scrubbed
         raise SystemExit(2)
 
 

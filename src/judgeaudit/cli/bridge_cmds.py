@@ -71,7 +71,6 @@ def _log(line: str) -> None:
 def cmd_bridge(args: argparse.Namespace) -> int:
     from judgeaudit.bridge.run import config_for, serve_forever
     from judgeaudit.profiles import bridgeopt, secrets
-    from judgeaudit.profiles.model import ProfileError
     from judgeaudit.profiles.store import ProfileStore
 
     for flag, value in (
@@ -83,11 +82,8 @@ def cmd_bridge(args: argparse.Namespace) -> int:
     ):
         if value <= 0:
             raise UserError(f"{flag}: must be greater than 0")
-    try:
-        profile = ProfileStore.default().get(args.profile)
-        key = secrets.resolve_key(profile)
-    except (ProfileError, secrets.SecretError) as exc:
-        raise UserError(str(exc)) from None
+    profile = ProfileStore.default().get(args.profile)
+    key = secrets.resolve_key(profile)
     port = args.port
     if port is None:
         port = bridgeopt.bridge_port(profile) if bridgeopt.uses_bridge(profile) else 0

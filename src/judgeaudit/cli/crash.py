@@ -14,7 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
-from judgeaudit.credentials import scrub_content
+from judgeaudit.cli.scrubbed import shown
 from judgeaudit.errors import IncompleteRun
 from judgeaudit.fsutil import atomic_write_text, is_disk_full
 
@@ -49,7 +49,7 @@ def handle(exc: BaseException, argv: list[str]) -> int:
         traceback.format_exception(type(exc), exc, exc.__traceback__)
     )
     try:
-        atomic_write_text(path, scrub_content(text), mode=0o600)
+        atomic_write_text(path, shown(text), mode=0o600)  # an exception may quote a key
     except OSError as log_exc:
         print(
             f"judgeaudit: unexpected error ({type(exc).__name__}); could not write a crash log "

@@ -13,7 +13,6 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.names import SHELLS, ProfileError
-from judgeaudit.redact import scrub_keylike
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -65,19 +64,12 @@ def register(sub: Sub) -> None:
     run.set_defaults(func=cmd_exec)
 
 
-def _wrap(exc: Exception) -> UserError:
-    return UserError(scrub_keylike(str(exc)))  # it may quote an argument: never a key
-
-
 def cmd_key_set(args: argparse.Namespace) -> int:
     if sys.stdin.isatty():
         value = getpass.getpass(f"key for {args.name} (input hidden): ")
     else:
         value = sys.stdin.readline()
-    try:
-        secrets.set_key(args.name, value)
-    except (secrets.SecretError, ProfileError) as exc:
-        raise _wrap(exc) from None
+    secrets.set_key(args.name, value)
     print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
     if (warning := secrets.plaintext_warning()) is not None:
         print(warning, file=sys.stderr)
@@ -102,19 +94,13 @@ def cmd_key_status(args: argparse.Namespace) -> int:
 
 
 def cmd_key_delete(args: argparse.Namespace) -> int:
-    try:
-        deleted = secrets.delete_key(args.name)
-    except ProfileError as exc:
-        raise _wrap(exc) from None
+    deleted = secrets.delete_key(args.name)
     print(f"deleted key {args.name}" if deleted else f"no stored key {args.name}")
     return 0 if deleted else 1
 
 
 def cmd_key_print(args: argparse.Namespace) -> int:
-    try:
-        value = secrets.get_key(args.name)
-    except ProfileError as exc:
-        raise _wrap(exc) from None
+    value = secrets.get_key(args.name)
     if not value:
         ok, message = secrets.backend_usable()
         raise UserError(
@@ -129,13 +115,10 @@ def cmd_key_print(args: argparse.Namespace) -> int:
 
 def _profile_env(name: str) -> dict[str, str]:
     store = _store()
-    try:
-        profile = store.get(name)
-        from judgeaudit.profiles.targets import sdk  # not on the `key print` path
+    profile = store.get(name)
+    from judgeaudit.profiles.targets import sdk  # not on the `key print` path
 
-        return sdk.variables(profile, secrets.resolve_key(profile))
-    except (ProfileError, secrets.SecretError) as exc:
-        raise _wrap(exc) from None
+    return sdk.variables(profile, secrets.resolve_key(profile))
 
 
 def cmd_env(args: argparse.Namespace) -> int:
@@ -179,5 +162,5 @@ def cmd_exec(args: argparse.Namespace) -> int:
             return execenv.run(launch)
         except ProfileError as exc:
             code = 127 if "not found" in str(exc) else 126
-            raise UserError(scrub_keylike(str(exc)), code=code) from None
+            raise UserError(str(exc), code=code) from None
     return 0  # not reached

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, secrets
-from judgeaudit.profiles.importers import ImportReport, import_ccswitch, import_json_list
-from judgeaudit.profiles.model import APP_OPTIONS, APPS, ProfileError, profile_from_dict
+from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
+from judgeaudit.profiles.importers import ImportReport, import_json_list
+from judgeaudit.profiles.model import APP_OPTIONS, APPS, profile_from_dict
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
-from judgeaudit.redact import scrub_keylike
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -117,19 +116,12 @@ def _store() -> ProfileStore:
     return ProfileStore.default()
 
 
-def _err(exc: Exception) -> UserError:
-    return UserError(scrub_keylike(str(exc)))  # it may quote an argument: never a key
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     store = _store()
     if removed := importtx.recover(store):
         print(f"rolled back an interrupted import ({removed} profiles removed)", file=sys.stderr)
-    try:
-        profiles, broken = store.scan()
-        active = store.state()["active"]
-    except ProfileError as exc:
-        raise _err(exc) from None
+    profiles, broken = store.scan()
+    active = store.state()["active"]
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
     for app in APPS:
@@ -152,10 +144,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    try:
-        profile = _store().get(args.name)
-    except ProfileError as exc:
-        raise _err(exc) from None
+    profile = _store().get(args.name)
     print(profile.to_toml().rstrip())
     if profile.key:
         print(f"# key {profile.key}: {secrets.mask(secrets.get_key(profile.key))}")
@@ -168,7 +157,7 @@ def _options(pairs: list[str], app: str) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise UserError(
-                f"--option {scrub_keylike(pair)!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
+                f"--option {pair!r}: use KEY=VALUE (options for {app}: {', '.join(APP_OPTIONS[app])})"
             )
         out[key.strip()] = value.strip()
     return out
@@ -181,10 +170,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     data = {f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None}
     data["name"] = args.name
     data["options"] = _options(args.option, args.app)
-    try:
-        profile = profile_from_dict(data, "profile add")
-    except ProfileError as exc:
-        raise _err(exc) from None
+    profile = profile_from_dict(data, "profile add")
     if not profile.key and not profile.key_env:
         raise UserError(
             "profile add: give --key NAME (the keyring entry holding the key; store it with "
@@ -200,28 +186,22 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_edit(args: argparse.Namespace) -> int:
     store = _store()
-    try:
-        current = store.get(args.name)
-        data: dict[str, Any] = {f: getattr(current, f) for f in ("name", *FIELD_FLAGS)}
-        data["options"] = dict(current.options)
-        data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
-        data["options"].update(_options(args.option, data["app"]))
-        if args.model == "":  # `--model ''` clears the model
-            data["model"] = None
-        data = {k: v for k, v in data.items() if v is not None}
-        path = store.save(profile_from_dict(data, "profile edit"))
-    except ProfileError as exc:
-        raise _err(exc) from None
+    current = store.get(args.name)
+    data: dict[str, Any] = {f: getattr(current, f) for f in ("name", *FIELD_FLAGS)}
+    data["options"] = dict(current.options)
+    data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
+    data["options"].update(_options(args.option, data["app"]))
+    if args.model == "":  # `--model ''` clears the model
+        data["model"] = None
+    data = {k: v for k, v in data.items() if v is not None}
+    path = store.save(profile_from_dict(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
     return 0
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
     store = _store()
-    try:
-        store.remove(args.name)
-    except ProfileError as exc:
-        raise _err(exc) from None
+    store.remove(args.name)
     print(f"removed {args.name}")
     for app, name in store.state()["active"].items():
         if name == args.name and app != "sdk":  # its values are still in the app's files
@@ -300,10 +280,7 @@ def cmd_backups(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    try:
-        restored = backups.restore_switch(_store(), args.id)
-    except ProfileError as exc:
-        raise _err(exc) from None
+    restored = restore.restore_switch(_store(), args.id)
     for b in restored:
         if b.absent:
             print(f"removed {b.original} (that switch created it) [{b.id}]")
@@ -319,11 +296,8 @@ def cmd_test(args: argparse.Namespace) -> int:
         from judgeaudit.cli import profile_more
 
         return profile_more.cmd_test_all(args)
-    try:
-        profile = _store().get(args.name)
-        key = secrets.resolve_key(profile)
-    except (ProfileError, secrets.SecretError) as exc:
-        raise _err(exc) from None
+    profile = _store().get(args.name)
+    key = secrets.resolve_key(profile)
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UserError(f"--timeout {args.timeout}: give a number of seconds above 0")
     result = probe(profile, key, timeout_s=args.timeout)
@@ -359,10 +333,9 @@ def _report(report: ImportReport, activate: bool = False) -> int:
 
 def cmd_import_ccswitch(args: argparse.Namespace) -> int:
     store = _store()
-    try:
-        report = import_ccswitch(store, args.db)
-    except ProfileError as exc:
-        raise _err(exc) from None
+    from judgeaudit.profiles.ccswitch import import_ccswitch  # sqlite3 only for this command
+
+    report = import_ccswitch(store, args.db)
     _report(report, args.activate)
     if not args.activate:
         return 0
@@ -374,7 +347,4 @@ def cmd_import_ccswitch(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    try:
-        return _report(import_json_list(_store(), args.file))
-    except (ProfileError, secrets.SecretError) as exc:
-        raise _err(exc) from None
+    return _report(import_json_list(_store(), args.file))

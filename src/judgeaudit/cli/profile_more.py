@@ -9,7 +9,7 @@ from typing import Any
 
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles.livefile import switch_lock
-from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE, ProfileError
+from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import codex
 
@@ -45,16 +45,13 @@ def cmd_codex_history(args: argparse.Namespace) -> int:
             f"--id {args.id!r}: use letters, digits, '-' or '_', not a built-in Codex "
             f"provider ({', '.join(BUILTIN_CODEX_PROVIDERS)})"
         )
-    try:
-        with switch_lock(store.root):
-            state = store.state()
-            if args.mode == "shared":
-                state[codex.SHARED_ID_STATE] = args.id
-            else:
-                state.pop(codex.SHARED_ID_STATE, None)
-            store.save_state(state)
-    except ProfileError as exc:
-        raise UserError(str(exc)) from None
+    with switch_lock(store.root):
+        state = store.state()
+        if args.mode == "shared":
+            state[codex.SHARED_ID_STATE] = args.id
+        else:
+            state.pop(codex.SHARED_ID_STATE, None)
+        store.save_state(state)
     active = store.state()["active"].get("codex")
     what = (
         f"every Codex profile now uses provider id {args.id!r}: `codex resume --last` finds "

@@ -22,7 +22,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import yarl
 
@@ -35,12 +35,15 @@ from judgeaudit.llm.failure import RATE_LIMITED, AttemptFailed
 from judgeaudit.llm.limits import Pacer, RateLimit
 from judgeaudit.llm.reply import CallResult
 
+#: Why a call failed for good (the runner stops a run on auth/not_found/request/unreachable).
+ErrorKind = Literal["auth", "request", "not_found", "unreachable", "exhausted"]
+
 
 class LLMError(JudgeauditError, RuntimeError):
     """A call that failed for good; ``kind`` is auth | request | not_found | unreachable |
     exhausted (unreachable: every attempt was refused at connect)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
 

@@ -19,7 +19,7 @@ from judgeaudit.profiles.jsonedit import dump_value
 from judgeaudit.profiles.ledger import Entry, fingerprint, referenced_secrets, secret_ref
 from judgeaudit.profiles.livefile import mode_of
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import claude
 from judgeaudit.redact import keylike_words
 
@@ -83,7 +83,7 @@ def put_keys_back(found: backups.Backup, content: bytes) -> bytes:
 
 def take(
     store: ProfileStore,
-    state: dict[str, Any],
+    state: SwitchState,
     app: str,
     path: Path,
     before: bytes | None,
@@ -117,7 +117,7 @@ def take(
     )
 
 
-def forget_unreferenced_secrets(store: ProfileStore, state: dict[str, Any]) -> None:
+def forget_unreferenced_secrets(store: ProfileStore, state: SwitchState) -> None:
     """Delete kept user values that no ledger and no remaining backup can put back any more,
     so the keyring does not fill up with ``saved-…`` entries over hundreds of switches."""
     saved: list[str] = state.get("saved", [])

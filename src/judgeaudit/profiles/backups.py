@@ -197,18 +197,3 @@ def remove_leftover_temps(folder: Path, name_prefix: str) -> int:
             leftover.unlink()
             removed += 1
     return removed
-
-
-def restore_switch(store: ProfileStore, backup_id: str) -> list[Backup]:
-    """Put back every file of the switch that took ``backup_id``, with its ownership state and
-    active profile (the current files are backed up first, as one switch)."""
-    from judgeaudit.profiles.restore import restore_backups
-
-    found = find(store, backup_id)
-    return restore_backups(store, found, switch_of(store, found))
-
-
-def restore(store: ProfileStore, backup_id: str) -> Backup:
-    """:func:`restore_switch`, returning the backup that was named."""
-    restored = restore_switch(store, backup_id)
-    return next(b for b in restored if b.id == backup_id)

@@ -129,11 +129,3 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
 
 def imported_profiles(store: ProfileStore, report: ImportReport) -> list[Profile]:
     return [store.get(name) for name in report.imported]
-
-
-def import_ccswitch(
-    store: ProfileStore, db_path: Path | None = None, config_json: Path | None = None
-) -> ImportReport:
-    from judgeaudit.profiles.ccswitch import import_ccswitch as run
-
-    return run(store, db_path, config_json)

@@ -8,7 +8,7 @@ import re
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from judgeaudit import credentials
@@ -19,7 +19,9 @@ from judgeaudit.profiles.names import ProfileError as ProfileError
 from judgeaudit.profiles.names import check_name as check_name
 from judgeaudit.tomlfile import read_toml
 
-APPS = ("claude", "codex", "sdk")
+#: The apps a profile can be for (each has a switch target: ``targets/registry.py``).
+App = Literal["claude", "codex", "sdk"]
+APPS: tuple[App, ...] = ("claude", "codex", "sdk")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 ENV_PREFIX_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")

@@ -12,11 +12,13 @@ config keys"), so a Codex binding is refused with what works instead.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Final
 
 from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.store import SwitchState
+from judgeaudit.profiles.targets import registry
 
-STATE_KEY = "projects"  # state.json: {project dir: {app: profile}}
+STATE_KEY: Final = "projects"  # state.json: {project dir: {app: profile}}
 
 
 def directory(given: Path) -> Path:
@@ -29,18 +31,8 @@ def directory(given: Path) -> Path:
 
 
 def settings_file(app: str, project: Path) -> Path:
-    if app == "claude":
-        return project / ".claude" / "settings.local.json"
-    if app == "codex":
-        raise ProfileError(
-            "--project: Codex ignores model_provider and model_providers in a project's "
-            ".codex/config.toml (it says so at start-up), so a project cannot pick a Codex "
-            "gateway; use `judgeaudit exec NAME -- codex` in that terminal, or `codex -p NAME` "
-            "after a global `judgeaudit profile use NAME`; nothing was changed"
-        )
-    raise ProfileError(
-        f"--project: {app} profiles live in the environment; use `judgeaudit exec NAME -- ...`"
-    )
+    """The file a project binding of ``app`` writes (the target says, or refuses)."""
+    return registry.for_app(app).project_file(project)
 
 
 def check(profile: Profile, project: Path) -> Path:
@@ -55,7 +47,7 @@ def check(profile: Profile, project: Path) -> Path:
     return target
 
 
-def record(state: dict[str, Any], project: Path, app: str, name: str | None) -> None:
+def record(state: SwitchState, project: Path, app: str, name: str | None) -> None:
     projects: dict[str, dict[str, str]] = state.setdefault(STATE_KEY, {})
     apps = projects.setdefault(str(project), {})
     if name is None:
@@ -66,7 +58,7 @@ def record(state: dict[str, Any], project: Path, app: str, name: str | None) -> 
         projects.pop(str(project), None)
 
 
-def bound(state: dict[str, Any], cwd: Path) -> dict[str, str]:
+def bound(state: SwitchState, cwd: Path) -> dict[str, str]:
     """The apps bound in ``cwd`` (the directory Claude Code reads project settings from)."""
     projects = state.get(STATE_KEY)
     if not isinstance(projects, dict):

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 from judgeaudit.fsutil import atomic_write_bytes
 from judgeaudit.profiles import backupkeys, backups
 from judgeaudit.profiles.livefile import mode_of, read_live, switch_lock, write_live
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import claude
 
 MAIN_FILES = ("settings.json", "config.toml")  # the file a tool reads (not a -p profile file)
@@ -70,6 +69,19 @@ def restore_backups(
     return [dataclasses.replace(b, set_aside=aside.get(b.id)) for b in group]
 
 
+def restore_switch(store: ProfileStore, backup_id: str) -> list[backups.Backup]:
+    """Put back every file of the switch that took ``backup_id``, with its ownership state and
+    active profile (the current files are backed up first, as one switch)."""
+    found = backups.find(store, backup_id)
+    return restore_backups(store, found, backups.switch_of(store, found))
+
+
+def restore(store: ProfileStore, backup_id: str) -> backups.Backup:
+    """:func:`restore_switch`, returning the backup that was named."""
+    restored = restore_switch(store, backup_id)
+    return next(b for b in restored if b.id == backup_id)
+
+
 def _readable(app: str, target: Path, current: bytes) -> bool:
     """Whether the current file can be backed up (a Claude file is parsed to take keys out)."""
     if app != "claude":
@@ -89,7 +101,7 @@ def _set_aside(target: Path, current: bytes, txn: str) -> Path:
     return aside
 
 
-def _restore_ownership(state: dict[str, Any], found: backups.Backup) -> None:
+def _restore_ownership(state: SwitchState, found: backups.Backup) -> None:
     key = found.original
     if found.absent or (found.ledger is not None and not found.ledger):
         state["owned"].pop(key, None)
@@ -104,7 +116,7 @@ def _restore_ownership(state: dict[str, Any], found: backups.Backup) -> None:
         state["created"].remove(key)  # the file was the user's before that switch
 
 
-def _restore_active(state: dict[str, Any], app: str, group: list[backups.Backup]) -> None:
+def _restore_active(state: SwitchState, app: str, group: list[backups.Backup]) -> None:
     """The profile that was active before that switch (none, if judgeaudit owned nothing)."""
     active = next((b.active for b in group if b.active), None)
     if active:

@@ -264,11 +264,3 @@ def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> l
                 "switch will not apply there"
             )
     return out
-
-
-def warnings_for(app: str, profile: Profile | None, project_dir: Path | None = None) -> list[str]:
-    if app == "claude":
-        return claude_warnings(profile, project_dir, project_switch=project_dir is not None)
-    if app == "codex":
-        return codex_warnings(profile)
-    return []

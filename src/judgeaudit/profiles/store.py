@@ -5,12 +5,25 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
+from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
 from judgeaudit.profiles.paths import config_dir, presets_dir
+
+
+class SwitchState(TypedDict):
+    """``state.json``: what the switch wrote and owns. Every switch, restore, import and doctor
+    reads it; only the switch transaction, restore and ``codex-history`` write it."""
+
+    active: dict[str, str]  # app -> its active profile
+    owned: dict[str, dict[str, Entry]]  # live file -> its ledger (dotted key -> entry)
+    created: list[str]  # live files the switch created (removed again by ``off``)
+    saved: NotRequired[list[str]]  # keyring entries holding the user's replaced secrets
+    projects: NotRequired[dict[str, dict[str, str]]]  # project dir -> {app: profile}
+    codex_shared_provider_id: NotRequired[str]  # ``profile codex-history shared --id``
 
 
 @dataclass
@@ -79,7 +92,7 @@ class ProfileStore:
     def state_path(self) -> Path:
         return self.root / "state.json"
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> SwitchState:
         raw = safeio.read_optional(self.state_path, "state file", ProfileError)
         if raw is None:
             return {"active": {}, "owned": {}, "created": []}
@@ -115,9 +128,9 @@ class ProfileStore:
         for path, owned in list(data["owned"].items()):
             if isinstance(owned, list):  # before ledgers: the keys we wrote, values unknown
                 data["owned"][path] = {key: {"had": False} for key in owned}
-        return dict(data)
+        return cast(SwitchState, dict(data))  # the three required fields were checked above
 
-    def save_state(self, state: dict[str, Any]) -> None:
+    def save_state(self, state: SwitchState) -> None:
         atomic_write_text(
             self.state_path, json.dumps(state, indent=2, sort_keys=True) + "\n", mode=0o600
         )

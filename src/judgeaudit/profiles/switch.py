@@ -13,22 +13,17 @@ every user value it replaced put back. ``profile restore`` lives in :mod:`.resto
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import tomlkit
-
-from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets, shadowing
+from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
-from judgeaudit.profiles.model import APPS, Profile, ProfileError
-from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.targets import FilePlan, claude, codex
-from judgeaudit.redact import keylike_words, redact, secret_values
+from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.store import ProfileStore, SwitchState
+from judgeaudit.profiles.targets import FileKind, FilePlan, registry
+from judgeaudit.redact import keylike_words, redact
 
 
 @dataclass
@@ -47,27 +42,12 @@ def _load_secret(ref: str) -> str | None:
 
 
 def _files(
-    app: str, profile: Profile | None, state: dict[str, Any], project_dir: Path | None = None
-) -> list[tuple[Path, str]]:
+    app: str, profile: Profile | None, state: SwitchState, project_dir: Path | None = None
+) -> list[tuple[Path, FileKind]]:
+    target = registry.for_app(app)
     if project_dir is not None:  # per-project binding (profiles.project)
-        return [(project.settings_file(app, project_dir), app)]
-    if app == "claude":
-        return [(claude_settings(), "claude")]
-    if app == "codex":
-        home = codex_home()
-        files = [(home / "config.toml", "codex")]
-        if profile is not None:
-            files.append((home / f"{profile.name}.config.toml", "codex-profile"))
-        else:  # off: every per-profile file judgeaudit wrote
-            files += [
-                (Path(p), "codex-profile")
-                for p in state["owned"]
-                if Path(p).parent == home
-                and p.endswith(".config.toml")
-                and Path(p).name != "config.toml"
-            ]
-        return files
-    return []
+        return [(target.project_file(project_dir), target.kinds[0])]
+    return target.files(profile, state["owned"])
 
 
 def plan_app(
@@ -85,24 +65,16 @@ def plan_app(
     for path, kind in _files(app, profile, state, project_dir):
         raw = read_live(path)
         ledger = state["owned"].get(str(path), {})
-        if kind == "claude":
-            inline = None
-            if profile is not None and profile.option("key_mode") == "inline":
-                inline = secrets.resolve_key(profile)
-            plan = claude.plan(
-                path,
-                raw,
-                profile,
-                ledger,
-                _load_secret,
-                inline_key=inline,
-                keep_conflicts=keep_conflicts,
-                created=str(path) in created,
-            )
-        else:
-            plan = codex.plan_file(
-                path, raw, profile, ledger, _load_secret, kind=kind, created=str(path) in created
-            )
+        plan = registry.for_kind(kind).plan(
+            path,
+            raw,
+            kind,
+            profile,
+            ledger,
+            _load_secret,
+            keep_conflicts=keep_conflicts,
+            created=str(path) in created,
+        )
         _settle_mode(plan, profile is None)
         plans.append(plan)
     if profile is not None and bridgeopt.uses_bridge(profile) and plans:
@@ -111,23 +83,19 @@ def plan_app(
 
 
 def _secrets_in(plan: FilePlan) -> set[str]:
+    target = registry.for_kind(plan.kind)
     found: set[str] = set()
     for content in (plan.before, plan.after):
         if not content:
             continue
         try:
-            text = content.decode("utf-8").removeprefix("\ufeff")
-            data = json.loads(text) if plan.kind == "claude" else tomlkit.parse(text).unwrap()
-        except (ValueError, UnicodeDecodeError, tomlkit.exceptions.ParseError):
+            found |= target.secrets_in(content.decode("utf-8").removeprefix("\ufeff"))
+        except ValueError:  # UnicodeDecodeError too: a file that does not parse has no values
             continue
-        found |= secret_values(data)
-        if plan.kind == "claude" and isinstance(data, dict):
-            for dotted in claude.COMMAND_KEYS:  # a key inside a helper command
-                found |= keylike_words(str(data.get(dotted) or ""))
     commands = {
         entry["ref"]
         for dotted, entry in plan.ledger.items()
-        if plan.kind == "claude" and dotted in claude.COMMAND_KEYS and "ref" in entry
+        if dotted in target.command_keys and "ref" in entry
     }
     for ref, raw in plan.save_secrets.items():
         text = raw.strip('"')
@@ -227,11 +195,7 @@ def _settle_mode(plan: FilePlan, turning_off: bool) -> None:
 
 
 def _validate(plan: FilePlan) -> None:
-    written = real_path(plan.path).read_bytes()
-    if plan.kind == "claude":
-        claude.validate(plan.path, written, plan)
-    else:
-        codex.validate(plan.path, written, plan)
+    registry.for_kind(plan.kind).validate(plan, real_path(plan.path).read_bytes())
 
 
 def _transaction(
@@ -250,8 +214,7 @@ def _transaction(
     name = profile.name if profile else "off"
     warnings = [w for p in plans for w in p.warnings]
     if profile is not None:
-        warnings += shadowing.warnings_for(app, profile, project_dir)
-        warnings += helper_warnings(app, profile)
+        warnings += registry.for_app(app).warnings(profile, project_dir)
     result = SwitchResult(name, app, plans, render_diff(plans), False, warnings=warnings)
     if dry_run:
         return result
@@ -277,23 +240,6 @@ def _transaction(
         _apply(store, app, plans, label, active, result, project_dir)
     result.applied = True
     return result
-
-
-def helper_warnings(app: str, profile: Profile) -> list[str]:
-    """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
-    without a key: say so in the preview and in ``--dry-run``, before it is written."""
-    if app != "claude" or profile.option("key_mode", "helper") != "helper" or not profile.key:
-        return []
-    command = f"apiKeyHelper runs `judgeaudit key print {profile.key}`"
-    ok, message = secrets.backend_usable()
-    if not ok:
-        return [f"{command}, but there is {message}; Claude Code would get no key"]
-    if secrets.get_key(profile.key) is None:
-        return [
-            f"{command}, but the keyring has no key {profile.key!r} yet: set it first (k on "
-            f"F1, or `judgeaudit key set {profile.key}`), else Claude Code gets no key"
-        ]
-    return []
 
 
 def use_profile(
@@ -323,8 +269,7 @@ def turn_off(
     store: ProfileStore, app: str, *, dry_run: bool = False, project_dir: Path | None = None
 ) -> SwitchResult:
     """Undo judgeaudit in ``app``'s files (or ``project_dir``'s): the user's own settings back."""
-    if app not in APPS:
-        raise ProfileError(f"app {app!r}: use one of {', '.join(APPS)}")
+    registry.for_app(app)  # refuses an unknown app in one line
     return _transaction(
         store,
         app,

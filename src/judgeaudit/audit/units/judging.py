@@ -7,9 +7,9 @@ from typing import Any
 
 from judgeaudit.audit.spec.templates import Template, messages_hash, trajectory_block
 from judgeaudit.audit.units.conversation import CallSink, Side
-from judgeaudit.audit.units.verdict_parse import Verdict, VerdictError, parse_output
+from judgeaudit.audit.units.verdict_parse import Order, Pref, Verdict, VerdictError, parse_output
 
-FLIP = {"A": "B", "B": "A", "tie": "tie"}
+FLIP: dict[Pref, Pref] = {"A": "B", "B": "A", "tie": "tie"}
 
 
 @dataclass
@@ -18,7 +18,7 @@ class JudgeLog:
 
     log_id: str
     pair_id: str
-    order: str
+    order: Order
     attempt: int
     model: str
     prompt_hash: str  # of the exact rendered messages (kept in the ``prompts`` table)
@@ -34,9 +34,9 @@ class JudgeLog:
 
 @dataclass
 class PairJudgement:
-    pref_ab: str
-    pref_ba: str | None
-    judge_pref: str
+    pref_ab: Pref
+    pref_ba: Pref | None
+    judge_pref: Pref
     score_a: float | None
     score_b: float | None
     logs: list[JudgeLog] = field(default_factory=list)
@@ -87,7 +87,7 @@ async def judge_pair(
     )
 
 
-def _mapped(verdict: Verdict | None, flipped: bool) -> tuple[str, float | None, float | None]:
+def _mapped(verdict: Verdict | None, flipped: bool) -> tuple[Pref, float | None, float | None]:
     if verdict is None:
         return "tie", None, None
     if flipped:
@@ -114,7 +114,7 @@ class _Asker:
     on_call: CallSink
     logs: list[JudgeLog]
 
-    async def __call__(self, order: str, first: str, second: str) -> Verdict | None:
+    async def __call__(self, order: Order, first: str, second: str) -> Verdict | None:
         values = {
             "task": self.goal,
             "trajectory_a": trajectory_block(first, "A"),

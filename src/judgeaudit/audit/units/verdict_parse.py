@@ -7,17 +7,22 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-WINNERS = ("A", "B", "tie")
+#: A judge's preference (which side it picked); a pair's ``judge_pref`` combines both orders.
+Pref = Literal["A", "B", "tie"]
+#: The order the two sides were shown in (AB: agent A first).
+Order = Literal["AB", "BA"]
+WINNERS: tuple[Pref, ...] = ("A", "B", "tie")
+WINNER_WORDS: dict[str, Pref] = {w.lower(): w for w in WINNERS}  # any case
 BARE_WINNER_RE = re.compile(r"^\W*(?:winner\W*)?(A|B|tie)\W*$", re.IGNORECASE)
 LABELLED_SCORE_RE = re.compile(r"score_([ab])\W+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    winner: str
+    winner: Pref
     score_a: float | None
     score_b: float | None
     reasons: list[str]
@@ -92,7 +97,7 @@ def _from_scores(a: Any, b: Any, reasons: Any) -> Verdict:
         raise VerdictError(str(exc)) from None
     if score_a is None or score_b is None:
         raise VerdictError("score_a and score_b must both be numbers")
-    winner = "A" if score_a > score_b else "B" if score_b > score_a else "tie"
+    winner: Pref = "A" if score_a > score_b else "B" if score_b > score_a else "tie"
     return Verdict(winner, score_a, score_b, _reasons(reasons))
 
 
@@ -113,10 +118,8 @@ def _parse_winner(raw: str) -> Verdict:
     raise VerdictError("no winner (A, B or tie) found")
 
 
-def _winner(value: Any) -> str | None:
-    text = str(value).strip()
-    winner = {"a": "A", "b": "B", "tie": "tie"}.get(text.lower(), text)
-    return winner if winner in WINNERS else None
+def _winner(value: Any) -> Pref | None:
+    return WINNER_WORDS.get(str(value).strip().lower())
 
 
 def _reasons(value: Any) -> list[str]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+#: The kinds of settings file a switch writes (a plan's ``kind``; see ``registry.for_kind``).
+FileKind = Literal["claude", "codex", "codex-profile"]
 
 
 @dataclass
@@ -14,7 +17,7 @@ class FilePlan:
     path: Path
     before: bytes | None  # None: the file does not exist yet
     after: bytes | None  # None: the file is (or stays) absent
-    kind: str = "claude"  # claude | codex | codex-profile
+    kind: FileKind = "claude"
     secret: bool = False  # holds a key inline: written 0600
     mode: int | None = None  # the permission bits to write; None keeps the file's own
     ledger: dict[str, dict[str, Any]] = field(default_factory=dict)  # what judgeaudit owns

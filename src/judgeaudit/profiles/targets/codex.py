@@ -18,7 +18,7 @@ import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from judgeaudit.profiles import bridgeopt
@@ -30,7 +30,7 @@ from judgeaudit.profiles.model import (
     ProfileError,
 )
 from judgeaudit.profiles.paths import config_dir
-from judgeaudit.profiles.targets import FilePlan
+from judgeaudit.profiles.targets import FileKind, FilePlan
 from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
@@ -39,7 +39,7 @@ LOOPBACK = ("localhost", "::1")
 AUTH_TIMEOUT_MS = 15000
 ROOT_KEYS = ("model", "model_provider")
 #: The key in judgeaudit's state.json holding the opted-in single Codex provider id.
-SHARED_ID_STATE = "codex_shared_provider_id"
+SHARED_ID_STATE: Final = "codex_shared_provider_id"
 DEFAULT_SHARED_ID = "judgeaudit"
 
 
@@ -264,7 +264,7 @@ def plan_file(
     ledger: dict[str, Entry],
     load_secret: Callable[[str], str | None],
     *,
-    kind: str = "codex",
+    kind: FileKind = "codex",
     created: bool = False,
 ) -> FilePlan:
     """Plan ``config.toml`` (kind ``codex``) or ``<name>.config.toml`` (``codex-profile``)."""

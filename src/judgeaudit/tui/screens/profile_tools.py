@@ -100,7 +100,7 @@ def delete_key(screen: ProfilesScreen, profile: Profile) -> None:
 
 
 def import_ccswitch(screen: ProfilesScreen) -> None:
-    from judgeaudit.profiles.importers import import_ccswitch as run_import
+    from judgeaudit.profiles.ccswitch import import_ccswitch as run_import
 
     def work(path: Path) -> None:
         try:

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles import backups, latency, secrets, shadowing
+from judgeaudit.profiles import latency, restore, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
@@ -390,7 +390,7 @@ class ProfilesScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="profiles-io")
     def restore_backup(self, backup_id: str) -> None:
         try:
-            restored = backups.restore(self.store, backup_id)
+            restored = restore.restore(self.store, backup_id)
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, str(exc), True)
             return

@@ -1,6 +1,6 @@
 """The defects a new-user tester found in profiles, exec, doctor, import and the bridge, each
 as the user met it: through the CLI, with the real Secret Service keyring. The cases that
-involve Codex or Claude Code themselves are in ``tests/contract/test_new_user_tools.py``."""
+involve Codex or Claude Code themselves are in ``tests/contract/test_tools_beside_a_switch.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_profile_bad_input import snapshot, world_env
+from tests.cli_helpers import world_env
+from tests.integration.test_profile_bad_input import snapshot
 from tests.new_user_helpers import add, cli, home, one_line, unique
 
 pytestmark = pytest.mark.usefixtures("secret_service")

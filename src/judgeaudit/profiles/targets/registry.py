@@ -1,0 +1,249 @@
+"""The table of switch targets: one entry per app, each answering the same few questions.
+
+A switch asks which files an app keeps its settings in, how each is planned, read for secrets
+and checked after writing, and what would shadow it. Those answers used to be ``if app ==
+"claude"`` chains repeated through the switch, the project binding and the shadowing check;
+here each app answers them once, and the switch loops over :data:`TARGETS`. A new client is a
+new entry (and its own module under ``targets/``), not a new branch in every caller.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Protocol
+
+import tomlkit
+
+from judgeaudit.profiles import secrets, shadowing
+from judgeaudit.profiles.ledger import Entry
+from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
+from judgeaudit.profiles.paths import claude_settings, codex_home
+from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex
+from judgeaudit.redact import keylike_words, secret_values
+
+SecretLoader = Callable[[str], str | None]
+
+
+class Target(Protocol):
+    """What the switch needs to know about one app."""
+
+    app: App
+    kinds: tuple[FileKind, ...]  # the kinds of file it writes (a plan's ``kind``)
+    command_keys: frozenset[str]  # settings that hold a command (shown with keys masked)
+
+    def files(self, profile: Profile | None, owned: Iterable[str]) -> list[tuple[Path, FileKind]]:
+        """The files a switch to ``profile`` (``None``: off; ``owned``: files in the ledger)
+        writes, each with its kind."""
+        ...
+
+    def project_file(self, project_dir: Path) -> Path:
+        """The file a per-project binding writes, or a refusal saying why there is none."""
+        ...
+
+    def plan(
+        self,
+        path: Path,
+        raw: bytes | None,
+        kind: FileKind,
+        profile: Profile | None,
+        ledger: dict[str, Entry],
+        load_secret: SecretLoader,
+        *,
+        keep_conflicts: bool,
+        created: bool,
+    ) -> FilePlan: ...
+
+    def secrets_in(self, text: str) -> set[str]:
+        """Values in a file's text that are secrets (raises ValueError if it does not parse)."""
+        ...
+
+    def validate(self, plan: FilePlan, written: bytes) -> None: ...
+
+    def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
+        """What would keep the switch from taking effect (shown in the preview)."""
+        ...
+
+
+class ClaudeTarget:
+    app: App = "claude"
+    kinds: tuple[FileKind, ...] = ("claude",)
+    command_keys: frozenset[str] = claude.COMMAND_KEYS
+
+    def files(self, profile: Profile | None, owned: Iterable[str]) -> list[tuple[Path, FileKind]]:
+        return [(claude_settings(), "claude")]
+
+    def project_file(self, project_dir: Path) -> Path:
+        return project_dir / ".claude" / "settings.local.json"
+
+    def plan(
+        self,
+        path: Path,
+        raw: bytes | None,
+        kind: FileKind,
+        profile: Profile | None,
+        ledger: dict[str, Entry],
+        load_secret: SecretLoader,
+        *,
+        keep_conflicts: bool,
+        created: bool,
+    ) -> FilePlan:
+        inline = None
+        if profile is not None and profile.option("key_mode") == "inline":
+            inline = secrets.resolve_key(profile)
+        return claude.plan(
+            path,
+            raw,
+            profile,
+            ledger,
+            load_secret,
+            inline_key=inline,
+            keep_conflicts=keep_conflicts,
+            created=created,
+        )
+
+    def secrets_in(self, text: str) -> set[str]:
+        data = json.loads(text)
+        found = secret_values(data)
+        if isinstance(data, dict):
+            for dotted in self.command_keys:  # a key inside a helper command
+                found |= keylike_words(str(data.get(dotted) or ""))
+        return found
+
+    def validate(self, plan: FilePlan, written: bytes) -> None:
+        claude.validate(plan.path, written, plan)
+
+    def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
+        out = shadowing.claude_warnings(
+            profile, project_dir, project_switch=project_dir is not None
+        )
+        return out + helper_warnings(profile)
+
+
+class CodexTarget:
+    app: App = "codex"
+    kinds: tuple[FileKind, ...] = ("codex", "codex-profile")
+    command_keys: frozenset[str] = frozenset()
+
+    def files(self, profile: Profile | None, owned: Iterable[str]) -> list[tuple[Path, FileKind]]:
+        home = codex_home()
+        files: list[tuple[Path, FileKind]] = [(home / "config.toml", "codex")]
+        if profile is not None:
+            files.append((home / f"{profile.name}.config.toml", "codex-profile"))
+        else:  # off: every per-profile file judgeaudit wrote
+            files += [
+                (Path(p), "codex-profile")
+                for p in owned
+                if Path(p).parent == home
+                and p.endswith(".config.toml")
+                and Path(p).name != "config.toml"
+            ]
+        return files
+
+    def project_file(self, project_dir: Path) -> Path:
+        raise ProfileError(
+            "--project: Codex ignores model_provider and model_providers in a project's "
+            ".codex/config.toml (it says so at start-up), so a project cannot pick a Codex "
+            "gateway; use `judgeaudit exec NAME -- codex` in that terminal, or `codex -p NAME` "
+            "after a global `judgeaudit profile use NAME`; nothing was changed"
+        )
+
+    def plan(
+        self,
+        path: Path,
+        raw: bytes | None,
+        kind: FileKind,
+        profile: Profile | None,
+        ledger: dict[str, Entry],
+        load_secret: SecretLoader,
+        *,
+        keep_conflicts: bool,
+        created: bool,
+    ) -> FilePlan:
+        return codex.plan_file(path, raw, profile, ledger, load_secret, kind=kind, created=created)
+
+    def secrets_in(self, text: str) -> set[str]:
+        try:
+            return secret_values(tomlkit.parse(text).unwrap())
+        except tomlkit.exceptions.ParseError as exc:
+            raise ValueError(str(exc)) from None
+
+    def validate(self, plan: FilePlan, written: bytes) -> None:
+        codex.validate(plan.path, written, plan)
+
+    def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
+        return shadowing.codex_warnings(profile)
+
+
+class SdkTarget:
+    """SDK profiles live in the environment (``env``/``exec``): a switch writes no file."""
+
+    app: App = "sdk"
+    kinds: tuple[FileKind, ...] = ()
+    command_keys: frozenset[str] = frozenset()
+
+    def files(self, profile: Profile | None, owned: Iterable[str]) -> list[tuple[Path, FileKind]]:
+        return []
+
+    def project_file(self, project_dir: Path) -> Path:
+        raise ProfileError(
+            "--project: sdk profiles live in the environment; use `judgeaudit exec NAME -- ...`"
+        )
+
+    def plan(
+        self,
+        path: Path,
+        raw: bytes | None,
+        kind: FileKind,
+        profile: Profile | None,
+        ledger: dict[str, Entry],
+        load_secret: SecretLoader,
+        *,
+        keep_conflicts: bool,
+        created: bool,
+    ) -> FilePlan:
+        raise ProfileError(f"{path}: sdk profiles write no settings file")
+
+    def secrets_in(self, text: str) -> set[str]:
+        return set()
+
+    def validate(self, plan: FilePlan, written: bytes) -> None:
+        return None
+
+    def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
+        return []
+
+
+#: Every app a profile can be for, in the order of :data:`~judgeaudit.profiles.model.APPS`.
+TARGETS: dict[str, Target] = {t.app: t for t in (ClaudeTarget(), CodexTarget(), SdkTarget())}
+
+
+def for_app(app: str) -> Target:
+    """The target of ``app``, or one line naming the apps there are."""
+    try:
+        return TARGETS[app]
+    except KeyError:
+        raise ProfileError(f"app {app!r}: use one of {', '.join(APPS)}") from None
+
+
+def for_kind(kind: str) -> Target:
+    """The target that writes files of ``kind`` (a :class:`FilePlan`'s ``kind``)."""
+    return next(t for t in TARGETS.values() if kind in t.kinds)
+
+
+def helper_warnings(profile: Profile) -> list[str]:
+    """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
+    without a key: say so in the preview and in ``--dry-run``, before it is written."""
+    if profile.option("key_mode", "helper") != "helper" or not profile.key:
+        return []
+    command = f"apiKeyHelper runs `judgeaudit key print {profile.key}`"
+    ok, message = secrets.backend_usable()
+    if not ok:
+        return [f"{command}, but there is {message}; Claude Code would get no key"]
+    if secrets.get_key(profile.key) is None:
+        return [
+            f"{command}, but the keyring has no key {profile.key!r} yet: set it first (k on "
+            f"F1, or `judgeaudit key set {profile.key}`), else Claude Code gets no key"
+        ]
+    return []
