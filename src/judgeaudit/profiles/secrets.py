@@ -140,6 +140,26 @@ def get_key(name: str) -> str | None:
         return None
 
 
+def get_keys(names: list[str]) -> dict[str, str | None]:
+    """Several keys at once (a screen listing every profile): each own entry read once and the
+    import bundle at most once, instead of once per missing key."""
+    for name in names:
+        check_name(name, "key name")
+    ok, _ = backend_usable()
+    if not ok:
+        return dict.fromkeys(names)
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = backend().get_password(SERVICE, name) or None
+        except keyring.errors.KeyringError:
+            found[name] = None
+    if any(value is None for value in found.values()):
+        held = bundled()
+        found = {n: v if v is not None else held.get(n) for n, v in found.items()}
+    return found
+
+
 def delete_key(name: str) -> bool:
     check_name(name, "key name")
     return bool(delete_keys([name]))

@@ -74,7 +74,8 @@ def read_listing(store: ProfileStore) -> Listing:
     active = dict(store.state()["active"])
     usable, note = secrets.backend_usable()
     names = sorted({p.key for p in listed if p.key})
-    keys = {n: secrets.mask(secrets.get_key(n)) if usable else "n/a" for n in names}
+    stored = secrets.get_keys(sorted(names)) if usable else {}
+    keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
     ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
     return Listing(listed, active, keys, usable, note, problems, warnings, ttft)
