@@ -48,8 +48,10 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def source_spec(folder: Path, trials: int, seed: int, small: bool) -> Path:
+def source_spec(folder: Path, trials: int, seed: int, small: bool, copies: int = 1) -> Path:
     text = DEMO.read_text(encoding="utf-8").replace("trials = 2", f"trials = {trials}")
+    if copies > 1:  # the grown built-in task set: the 42 templates over fresh orders, N times
+        text = text.replace('"builtin:retail"', f'"builtin:retail-x{copies}"')
     text = text.replace("seed = 7", f"seed = {seed}")
     if small:  # fewer agents: a quarter of the demo's pairs
         blocks = text.split("[[agents]]")
@@ -57,7 +59,7 @@ def source_spec(folder: Path, trials: int, seed: int, small: bool) -> Path:
         tail = blocks[-1][blocks[-1].index("[user_simulator]") :]
         kept[-1] = kept[-1] if "[user_simulator]" in kept[-1] else kept[-1] + tail
         text = blocks[0] + "".join("[[agents]]" + b for b in kept)
-    path = folder / f"source-t{trials}-s{seed}.toml"
+    path = folder / f"source-t{trials}-x{copies}-s{seed}.toml"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -109,13 +111,20 @@ def show(name: str, r: dict[str, Any]) -> str:
 
 
 def size(
-    folder: Path, trials: int, nulls: int, weak: list[str], weak_seeds: int, small: bool
+    folder: Path,
+    trials: int,
+    nulls: int,
+    weak: list[str],
+    weak_seeds: int,
+    small: bool,
+    copies: int = 1,
 ) -> dict[str, Any]:
-    source = folder / f"src-t{trials}"
-    run(source_spec(folder, trials, 7, small), source)
+    tag = f"t{trials}-x{copies}"
+    source = folder / f"src-{tag}"
+    run(source_spec(folder, trials, 7, small, copies), source)
     null, outs = [], []
     for seed in range(101, 101 + nulls):
-        out = folder / f"null-t{trials}-{seed}"
+        out = folder / f"null-{tag}-{seed}"
         run(rejudge_spec(folder, source, "judge-default", seed), out)
         null.append(gate(source, out))
         outs.append(out)
@@ -126,11 +135,12 @@ def size(
     for model in weak:
         weaker[model] = []
         for seed in range(201, 201 + weak_seeds):
-            out = folder / f"weak-t{trials}-{abs(hash(model)) % 10**6}-{seed}"
+            out = folder / f"weak-{tag}-{abs(hash(model)) % 10**6}-{seed}"
             run(rejudge_spec(folder, source, model, seed), out)
             weaker[model].append(gate(source, out))
     result: dict[str, Any] = {
         "trials": trials,
+        "tasks": 42 * copies,
         "decisive": null[0]["decisive"] if null else None,
         "null": null,
         "false_alarm": rate(sum(g["exit"] == 3 for g in null), len(null)),
@@ -169,7 +179,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nulls", type=int, default=10, help="null re-judge seeds per size")
     parser.add_argument("--weak-seeds", type=int, default=3, help="seeds per weaker judge")
     parser.add_argument("--replicates", type=int, default=3, help="seed replicates of the spec")
-    parser.add_argument("--sizes", default="2,6", help="trials per size (default: demo's 2, 6)")
+    parser.add_argument(
+        "--sizes",
+        default="2,2@8",
+        help="sizes: TRIALS or TRIALS@COPIES (builtin:retail-xCOPIES, 42 tasks a copy); "
+        "default: the demo (2 trials, 42 tasks) and 2 trials over 336 tasks",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.small:
@@ -179,14 +194,26 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, Any] = {"sizes": [], "small": args.small}
     with tempfile.TemporaryDirectory(prefix="gate-calib-") as tmp:
         folder = Path(tmp)
-        for trials in (int(x) for x in args.sizes.split(",")):
+        for item in args.sizes.split(","):
+            trials, _, copies = item.partition("@")
             figures["sizes"].append(
-                size(folder, trials, args.nulls, weak, args.weak_seeds, args.small)
+                size(
+                    folder,
+                    int(trials),
+                    args.nulls,
+                    weak,
+                    args.weak_seeds,
+                    args.small,
+                    int(copies or 1),
+                )
             )
         figures["replicates"] = replicates(folder, args.replicates, args.small)
     figures["elapsed_s"] = round(time.monotonic() - started, 1)
     for part in figures["sizes"]:
-        print(f"size: trials={part['trials']}, {part['decisive']} decisive pairs")
+        print(
+            f"size: trials={part['trials']}, tasks={part['tasks']}, "
+            f"{part['decisive']} decisive pairs"
+        )
         print(show("null re-judges: false alarm (worse, exit 3)", part["false_alarm"]))
         print(show("null re-judges: passed (not worse, exit 0)", part["null_not_worse"]))
         print(show("disjoint null pairs: false alarm (exit 3)", part["disjoint_false_alarm"]))

@@ -311,6 +311,7 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
     weak = next(r for r in rows if r["judge_model"] == models[2])
     assert weak["vs_best"] is None or weak["vs_best"]["verdict"] != "not worse"
     assert any(r["frontier"] for r in rows) and board["cost_axis"] == "tokens", "no prices here"
+    cells: list[str] = []
     for row in rows:
         report = json.loads(
             cli("report", str(board_dir), "--run", row["run_id"], "--format", "json").stdout
@@ -318,6 +319,12 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
         assert row["misselection"]["rate"] == pytest.approx(
             report["misselected"] / report["decisive"]
         )
+        # the style column: the report's largest feature odds ratio (issue 24), in every format
+        features = [t for t in report["style"]["terms"] if t["kind"] not in ("success", "position")]
+        top = max(features, key=lambda t: t["odds_ratio"])
+        assert row["style"]["feature"] == top["feature"]
+        assert row["style"]["odds_ratio"] == pytest.approx(top["odds_ratio"])
+        cells.append(f"{top['feature']} {top['odds_ratio']:.3g}")
         db = sqlite3.connect(board_dir / "audit.db")
         got = db.execute(
             "SELECT task_id, COALESCE(misselected, 0) FROM audit_pairs "
@@ -337,6 +344,8 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
     table = cli("judges", str(board_dir)).stdout
     assert table.splitlines()[0].startswith("#  judge") and "vs best" in table
     assert "* no other judge beats it" in table
+    assert "top style OR" in table.splitlines()[0] and all(c in table for c in cells)
     md = cli("judges", str(board_dir), "--format", "md").stdout
+    assert "| top style OR |" in md and all(f"| {c} |" in md for c in cells)
     assert md.startswith("| # | judge |")
     assert sum(line.startswith("| ") for line in md.splitlines()) == 4, "header and three judges"

@@ -33,8 +33,12 @@ def _side(rng: random.Random, success: int, verbose: float) -> Features:
     )
 
 
-def synthetic(n_tasks: int = 60, length_weight: float = 1.2, seed: int = 5) -> RunData:
-    """Pairs whose failed side is the verbose one, judged by a model that rewards length."""
+def synthetic(
+    n_tasks: int = 60, length_weight: float = 1.2, seed: int = 5, verbose_succeeds: bool = False
+) -> RunData:
+    """Pairs whose failed side is the verbose one (or, ``verbose_succeeds``, the successful
+    one: style confounded with capability, as in the demo), judged by a model that rewards
+    length."""
     rng = random.Random(seed)
     sides: dict[tuple[str, str, int], Features] = {}
     rows: list[OrderRow] = []
@@ -42,8 +46,8 @@ def synthetic(n_tasks: int = 60, length_weight: float = 1.2, seed: int = 5) -> R
         task = f"t{t}"
         for k in range(4):
             sa, sb = rng.randint(0, 1), rng.randint(0, 1)
-            a = _side(rng, sa, 1.0 - sa)
-            b = _side(rng, sb, 1.0 - sb)
+            a = _side(rng, sa, float(sa) if verbose_succeeds else 1.0 - sa)
+            b = _side(rng, sb, float(sb) if verbose_succeeds else 1.0 - sb)
             sides[(task, f"a{k}", 0)], sides[(task, f"b{k}", 0)] = a, b
             prefs = {}
             for order, (fs, ss, ff, sf) in (("AB", (sa, sb, a, b)), ("BA", (sb, sa, b, a))):
@@ -116,6 +120,34 @@ def test_when_style_pushes_toward_the_failed_side_controlling_for_it_lowers_the_
     none = fit_style(synthetic(length_weight=0.0))
     gap = abs(none["controlled_rate"]["rate"] - none["raw_rate"]["rate"])
     assert gap < raw["rate"] - controlled["rate"]
+
+
+def test_when_the_successful_side_is_the_verbose_one_controlling_for_style_raises_the_rate() -> (
+    None
+):
+    """The estimand, pinned against an independent computation: with style differences zeroed,
+    a judge that rewards length loses the cue that led it to the successful side, so the
+    controlled rate is *above* the raw one (the demo's style-weighted re-judge, docs/why.md).
+    "Controlled <= raw" holds only when style points toward the failed side."""
+    data = synthetic(length_weight=1.2, verbose_succeeds=True)
+    style = fit_style(data)
+    raw, controlled = style["raw_rate"], style["controlled_rate"]
+    x, y, _, names = design(data)
+    beta = LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-10, max_iter=10_000).fit(x, y)
+    x0 = x.copy()
+    x0[:, [names.index(n) for n in ("length", "turns", "courtesy")]] = 0.0
+    p0 = 1 / (1 + np.exp(-(x0 @ beta.coef_[0])))
+    decisive = [r.first_success != r.second_success for r in data.rows]
+    first_failed = np.array([r.first_success < r.second_success for r in data.rows])
+    wanted = float(np.where(first_failed, p0, 1 - p0)[decisive].mean())
+    observed = float(np.where(first_failed, y, 1 - y)[decisive].mean())
+    assert controlled["rate"] == pytest.approx(wanted, rel=1e-4)
+    assert raw["rate"] == pytest.approx(observed)
+    assert controlled["rate"] > raw["rate"] + 0.02
+    # same data, a judge blind to length: the two agree, so the rise above is the confounding
+    blind = fit_style(synthetic(length_weight=0.0, verbose_succeeds=True))
+    gap = abs(blind["controlled_rate"]["rate"] - blind["raw_rate"]["rate"])
+    assert gap < (controlled["rate"] - raw["rate"]) / 3
 
 
 def test_too_few_orders_is_one_line_not_an_error() -> None:

@@ -20,6 +20,7 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.drift import compare, run_lineage, same_conversations
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.why import top_style_term
 
 
 def runs_in(outs: list[Path]) -> list[tuple[Path, str]]:
@@ -129,7 +130,16 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         else usage["cost_usd"] / given * 1000,
         "latency_p50_ms": usage["p50"],
         "latency_p95_ms": usage["p95"],
+        "style": _style(report["style"]),
     }
+
+
+def _style(section: dict[str, Any]) -> dict[str, Any] | None:
+    """The largest feature odds ratio of the report's style model (docs/why.md), or None."""
+    top = top_style_term(section)
+    if top is None:
+        return None
+    return {k: top[k] for k in ("feature", "odds_ratio", "ci_low", "ci_high", "kind")}
 
 
 def _usage(out: Path, run_id: str) -> dict[str, Any]:
@@ -174,6 +184,11 @@ def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{v * 100:.1f}%"
 
 
+def cells(row: dict[str, Any]) -> dict[str, str]:
+    """One judge's printed cells by header (the CLI's table and Markdown, and the app's table)."""
+    return dict(zip(HEADERS, _cells(row), strict=True))
+
+
 def _cells(row: dict[str, Any]) -> list[str]:
     m, near = row["misselection"], row["near"]
 
@@ -201,9 +216,18 @@ def _cells(row: dict[str, Any]) -> list[str]:
         str(row["tokens"]),
         "n/a" if cost is None else f"${cost:.4f}",
         "n/a" if lat[0] is None else f"{lat[0]:.0f}/{lat[1]:.0f}",
+        style_cell(row["style"]),
         versus,
         row["run_id"],
     ]
+
+
+def style_cell(style: dict[str, Any] | None) -> str:
+    """The largest feature odds ratio and its feature: ``length 4.81``; ``n/a`` without a model."""
+    if style is None:
+        return "n/a"
+    value = style["odds_ratio"]
+    return f"{style['feature']} {value:.3g}" if value < 1e4 else f"{style['feature']} {value:.2e}"
 
 
 HEADERS = [
@@ -219,6 +243,7 @@ HEADERS = [
     "tokens",
     "$/1k verdicts",
     "p50/p95 ms",
+    "top style OR",
     "vs best",
     "run",
 ]
@@ -231,6 +256,8 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
     notes = [
         f"misselection over decisive pairs; intervals {board['method']['interval']}; "
         f"vs best: {board['method']['vs_best']}, margin {board['margin'] * 100:g} points",
+        "top style OR: the largest odds ratio of a transcript feature in the run's style model "
+        "(docs/why.md), and the feature",
         f"* no other judge beats it on both misselection and {board['cost_axis']} "
         f"({board['method']['frontier']})",
     ]

@@ -318,8 +318,15 @@ def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None
         section = style_section(db, resolve_run(db, run_id))
     finally:
         db.close()
+    top = top_style_term(section)
+    return None if top is None else (str(top["feature"]), float(top["odds_ratio"]))
+
+
+def top_style_term(section: dict[str, Any]) -> dict[str, Any] | None:
+    """The feature term with the largest odds ratio in a fitted ``style`` section (the report's
+    own, so a reader that has the report does not fit the model twice); None without a model."""
     style = [t for t in section.get("terms", []) if t["feature"] in ATTRIBUTED]
     if not style:
         return None
-    top = max(style, key=lambda t: t["odds_ratio"])
-    return str(top["feature"]), float(top["odds_ratio"])
+    top: dict[str, Any] = max(style, key=lambda t: t["odds_ratio"])
+    return top

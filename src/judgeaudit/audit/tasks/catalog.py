@@ -132,8 +132,16 @@ ZH = {
 }
 
 
-def _base_state() -> State:
-    rng = random.Random(20240611)  # fixed: the task set is data, identical on every machine
+#: ``builtin:retail-xN``: N copies of the 42 task templates, each over its own orders (at most
+#: this many: order ids keep four digits)
+MAX_COPIES = 150
+ORDERS_PER_COPY = 48
+
+
+def _base_state(copy: int = 0) -> State:
+    """The shared state of one copy of the task set (copy 0: the demo's, unchanged)."""
+    # fixed: the task set is data, identical on every machine
+    rng = random.Random(20240611 if copy == 0 else f"retail-state-{copy}")
     catalog = {
         f"SKU-{101 + i}": {"name": name, "price": rng.randrange(899, 12999)}
         for i, name in enumerate(_PRODUCTS)
@@ -142,7 +150,7 @@ def _base_state() -> State:
     statuses = ["delivered"] * 20 + ["pending"] * 8 + ["processing"] * 8 + ["shipped"] * 12
     orders = {}
     for index, status in enumerate(statuses):
-        order_id = f"O-{1001 + index}"
+        order_id = f"O-{1001 + copy * ORDERS_PER_COPY + index}"
         orders[order_id] = {
             "order_id": order_id,
             "customer": f"C-{201 + index % 17}",
@@ -163,17 +171,27 @@ def _lines(lang: dict[str, str], opening: str, on_confirm: str | None, needs: st
     return "\n".join(out)
 
 
-def builtin_retail() -> list[Task]:
-    """42 tasks over five task types, each on its own order of one shared catalog state."""
-    state = _base_state()
+def builtin_retail(copies: int = 1) -> list[Task]:
+    """42 tasks over five task types, each on its own order of one shared catalog state; with
+    ``copies`` > 1 (``builtin:retail-xN``) the same templates again over fresh orders, prices,
+    addresses and items per copy, so a gate has more independent tasks. The first 42 are always
+    ``builtin:retail``'s, identical."""
+    tasks: list[Task] = []
+    for copy in range(copies):
+        _retail_copy(copy, tasks)
+    return tasks
+
+
+def _retail_copy(copy: int, tasks: list[Task]) -> None:
+    """Append one copy's 42 tasks (ids continue from ``tasks``)."""
+    state = _base_state(copy)
     orders = state["orders"]
     by_status: dict[str, list[str]] = {}
     for oid, order in orders.items():
         by_status.setdefault(order["status"], []).append(oid)
     delivered, shipped = by_status["delivered"], by_status["shipped"]
     unshipped = by_status["pending"] + by_status["processing"]
-    rng = random.Random(7)
-    tasks: list[Task] = []
+    rng = random.Random(7 if copy == 0 else f"retail-tasks-{copy}")
 
     def add(
         kind: str,
@@ -319,7 +337,6 @@ def builtin_retail() -> list[Task]:
             {"order": o},
             needs="need_info",
         )
-    return tasks
 
 
 # --- JSONL task files ---------------------------------------------------------------------------
@@ -331,12 +348,27 @@ def load_tasks(source: str, base_dir: Path | None = None) -> list[Task]:
     """``builtin:retail`` or a JSONL path (relative to the spec's directory)."""
     if source == "builtin:retail":
         return builtin_retail()
+    copies = _copies(source)
+    if copies is not None:
+        return builtin_retail(copies)
     if source.startswith("builtin:"):
-        raise TaskError(f"tasks: unknown built-in task set {source!r} (known: builtin:retail)")
+        raise TaskError(
+            f"tasks: unknown built-in task set {source!r} (known: builtin:retail, and "
+            f"builtin:retail-xN for N copies of its 42 templates over fresh orders, N 1-{MAX_COPIES})"
+        )
     path = Path(source)
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
     return load_jsonl(path)
+
+
+def _copies(source: str) -> int | None:
+    """N of ``builtin:retail-xN`` when N is in range; None for any other name."""
+    head, _, count = source.partition("-x")
+    if head != "builtin:retail" or not count.isdigit() or count != str(int(count)):
+        return None
+    copies = int(count)
+    return copies if 1 <= copies <= MAX_COPIES else None
 
 
 def load_jsonl(path: Path) -> list[Task]:

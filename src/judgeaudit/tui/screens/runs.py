@@ -5,12 +5,14 @@ The compare is `judgeaudit compare`'s own entry (:func:`compare_runs`): the same
 a run against itself, the same warnings and what its gate would do. `a` / `b` on a run of the
 picker make it run A / run B; ctrl+t compares; Enter opens the run in Results. The comparison
 shows paired or not, the test and interval, every manifest change in a focusable scrolling pane,
-then per bucket the change with its interval, the Holm-adjusted p-value and the flips."""
+then per bucket the change with its interval, the Holm-adjusted p-value and the flips. `j` shows
+the judge leaderboard (`judgeaudit judges`) of the runs in the directories named and picked that
+judged the same conversations; Enter on a judge opens its run."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -33,6 +35,7 @@ from judgeaudit.tui.recent import recent
 from judgeaudit.tui.screens.flipped import FlippedPairs
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
+from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
 from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
 
@@ -53,6 +56,7 @@ class RunsScreen(Screen[None]):
         Binding("ctrl+o", "open", "Open", priority=True),
         Binding("ctrl+t", "compare", "Compare A→B", priority=True),
         Binding("g", "chart", "Chart"),
+        Binding("j", "judges", "Judges"),
     ]
 
     def __init__(self, default_out: Path, config: Path | None = None) -> None:
@@ -82,11 +86,13 @@ class RunsScreen(Screen[None]):
         yield FitTable(DRIFT_COLUMNS, id="drift", cursor_type="row")
         with VerticalScroll(id="drift-chart-pane"):
             yield Static("", id="drift-chart")
+        yield JudgesTable(id="judges")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#changes-pane").display = False
         self.query_one("#drift-chart-pane").display = False
+        self.query_one("#judges").display = False
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -170,6 +176,10 @@ class RunsScreen(Screen[None]):
             self.action_open()
         elif event.data_table.id == "drift":
             self.open_flips(str(event.row_key.value))
+        elif event.data_table.id == "judges":
+            run = self.query_one(JudgesTable).run_of(str(event.row_key.value))
+            if run is not None:
+                self.post_message(OpenResults(*run))
 
     # --- the compare ---------------------------------------------------------------------------
     def request(self) -> tuple[Path, Path | None, str | None, str | None]:
@@ -185,6 +195,7 @@ class RunsScreen(Screen[None]):
         return out_a, out_b, run_a, run_b
 
     def action_compare(self) -> None:
+        self.show_judges(False)
         out_a, out_b, run_a, run_b = self.request()
         self.say(f"comparing {run_a or out_a} → {run_b or out_b or 'the other run'}…")
         pane = self.query_one("#changes-pane")
@@ -234,6 +245,7 @@ class RunsScreen(Screen[None]):
 
     def action_chart(self) -> None:
         """The drift table, or both rates of each bucket as bars with their intervals."""
+        self.show_judges(False)
         chart = self.query_one("#drift-chart-pane")
         chart.display = not chart.display
         self.query_one("#drift").display = not chart.display
@@ -249,3 +261,54 @@ class RunsScreen(Screen[None]):
             return
         c = self.compared
         self.app.push_screen(FlippedPairs(c.out_a, result["run_a"], c.out_b, result["run_b"], row))
+
+    # --- the judge leaderboard -----------------------------------------------------------------
+    def judge_dirs(self) -> list[Path]:
+        """Directories A and B and those of the picked runs, each once."""
+        a, b = self.dirs()
+        picked = [p[0] for p in (self.pick_a, self.pick_b) if p is not None]
+        return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
+
+    def show_judges(self, shown: bool) -> None:
+        self.query_one("#judges").display = shown
+        self.query_one("#drift").display = not shown
+        if shown:
+            self.query_one("#drift-chart-pane").display = False
+            self.query_one("#changes-pane").display = False
+
+    def action_judges(self) -> None:
+        """The leaderboard in place of the drift table (again: back to it)."""
+        table = self.query_one(JudgesTable)
+        if table.display:
+            self.show_judges(False)
+            self.say("")
+            return
+        self.show_judges(True)
+        table.set_rows([])
+        table.loading = True
+        self.say("ranking the judges of the same conversations…")
+        self.load_judges(self.judge_dirs())
+
+    @work(thread=True, exclusive=True, group="judges")
+    def load_judges(self, dirs: list[Path]) -> None:
+        from judgeaudit.analysis.leaderboard import leaderboard  # pandas: on the first ranking
+
+        try:
+            board = leaderboard(dirs)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.judges_failed, str(exc))
+            return
+        self.app.call_from_thread(self.judges_shown, board)
+
+    def judges_shown(self, board: dict[str, Any]) -> None:
+        table = self.query_one(JudgesTable)
+        table.loading = False
+        table.show_board(board)
+        table.focus()
+        self.say(judges_note(board))
+
+    def judges_failed(self, message: str) -> None:
+        table = self.query_one(JudgesTable)
+        table.loading = False
+        self.show_judges(False)
+        self.say(Text(f"judges: {message}", style="bold red"))

@@ -1,0 +1,81 @@
+"""The judge leaderboard in the app: `judgeaudit judges`' own rows (analysis.leaderboard), fitted
+to the terminal. The cells are the CLI's; latency is left out here (it is measured per call and
+differs from one run of the same judge to the next, so it reads as noise beside the figures that
+decide; `judgeaudit judges` prints it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from judgeaudit.analysis.leaderboard import cells
+from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
+
+#: leaderboard header -> (column key, shown label, narrowest width, drop order: the highest goes
+#: first when the terminal is narrow, 0 never goes). At 80 columns: judge, misselection, the
+#: largest style odds ratio and the verdict against the best stay.
+SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
+    ("#", "rank", "#", 1, 0),
+    ("judge", "judge", "judge", 20, 0),
+    ("misselection [95% CI]", "missel", "missel. [95% CI]", 15, 0),
+    ("near [95% CI]", "near", "near [95% CI]", 15, 4),
+    ("ties", "ties", "ties", 5, 5),
+    ("sat.-but-failed", "sbf", "sat.-but-failed", 6, 6),
+    ("tokens", "tokens", "tokens", 7, 7),
+    ("$/1k verdicts", "cost", "$/1k verdicts", 6, 8),
+    ("top style OR", "style", "top style OR", 12, 3),
+    ("vs best", "vs", "vs best", 12, 0),
+    ("run", "run", "run", 8, 9),
+)
+JUDGES_COLUMNS = tuple(
+    Col(key, label, min=width, drop=drop) for _, key, label, width, drop in SHOWN
+)
+
+
+def judge_key(row: dict[str, Any]) -> str:
+    return f"{row['out']}#{row['run_id']}"
+
+
+def judges_rows(board: dict[str, Any]) -> list[Row]:
+    """One table row per judge, keyed ``OUT#RUN`` (Enter opens that run)."""
+    rows: list[Row] = []
+    for judge in board["judges"]:
+        printed = cells(judge)
+        row: dict[str, Cell] = {key: printed[header] for header, key, *_ in SHOWN}
+        vs = judge["vs_best"]
+        if vs is not None and vs["verdict"] == "worse":
+            row["vs"] = Text(printed["vs best"], style="bold red")
+        elif vs is not None and vs["verdict"] == "not worse":
+            row["vs"] = Text(printed["vs best"], style="green")
+        rows.append((judge_key(judge), row))
+    return rows
+
+
+def judges_note(board: dict[str, Any]) -> str:
+    """What the table holds, in one line under it (the CLI prints the same notes)."""
+    left = len(board["left_out"])
+    tail = f"; {left} run(s) judged other conversations, left out" if left else ""
+    return (
+        f"{len(board['judges'])} judges of the same conversations, best first (95% "
+        f"task-clustered CIs; vs best: the paired gate, margin {board['margin'] * 100:g} pts; "
+        f"* unbeaten on misselection and {board['cost_axis']}{tail}) — Enter opens a judge's run"
+    )
+
+
+class JudgesTable(FitTable):
+    """The leaderboard's rows; remembers which run each row is."""
+
+    DEFAULT_CSS = "JudgesTable { height: 1fr; max-height: 100%; }"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(JUDGES_COLUMNS, cursor_type="row", **kwargs)
+        self.runs: dict[str, tuple[Path, str]] = {}
+
+    def show_board(self, board: dict[str, Any]) -> None:
+        self.runs = {judge_key(j): (Path(j["out"]), str(j["run_id"])) for j in board["judges"]}
+        self.set_rows(judges_rows(board), cursor=next(iter(self.runs), None))
+
+    def run_of(self, key: str) -> tuple[Path, str] | None:
+        return self.runs.get(key)
