@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.leaderboard import cells
 from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 
 #: leaderboard header -> (column key, shown label, narrowest width, drop order: the highest goes
@@ -40,6 +39,8 @@ def judge_key(row: dict[str, Any]) -> str:
 
 def judges_rows(board: dict[str, Any]) -> list[Row]:
     """One table row per judge, keyed ``OUT#RUN`` (Enter opens that run)."""
+    from judgeaudit.analysis.leaderboard import cells  # pandas: not before the first paint
+
     rows: list[Row] = []
     for judge in board["judges"]:
         printed = cells(judge)
