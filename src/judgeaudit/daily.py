@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
 from judgeaudit.analysis.trend_fmt import render
 from judgeaudit.audit.units.period import period_of_name
 from judgeaudit.engine import run_audit_blocking
+from judgeaudit.errors import JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.rollouts.run import import_rollouts
 
@@ -61,9 +63,14 @@ def audit_daily(files: list[Path], work: Path, gap_source: str | None = None) ->
         if kept.is_file() and kept.read_text().strip() == digest and (out / "audit.db").exists():
             outs.append(out)
             continue
-        out.mkdir(parents=True, exist_ok=True)
-        import_rollouts("recorded-jsonl", [path], out / "pairs.jsonl", None, None,
-                        period_of_name(path.stem))  # fmt: skip
+        fresh = not out.exists()
+        try:
+            import_rollouts("recorded-jsonl", [path], out / "pairs.jsonl", None, None,
+                            period_of_name(path.stem))  # fmt: skip
+        except JudgeauditError:
+            if fresh:  # a shard that does not read leaves nothing behind
+                shutil.rmtree(out, ignore_errors=True)
+            raise
         spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
         if gap_source:
             spec += f'[gap]\nsource = "{gap_source}"\n'
@@ -105,14 +112,14 @@ def trend_with_alerts(
 
 
 def monitor_demo(
-    out: Path, days: int = 30, change_day: int = 20, tasks: int = 40
+    out: Path, days: int = 30, change_day: int = 20, tasks: int = 40, baseline: int = BASELINE
 ) -> dict[str, Any]:
     """A month of the embedded judge's recorded verdicts (the judge changes on ``change_day``),
     audited into ``out/runs`` and trended: ``out/trend.html`` and ``out/trend.json``."""
     from judgeaudit.sim.stream import write_stream
 
     write_stream(out / "logs", days=days, change_day=change_day, tasks=tasks)
-    trend = trend_with_alerts([str(out / "logs")], work=out / "runs")
+    trend = trend_with_alerts([str(out / "logs")], baseline=baseline, work=out / "runs")
     atomic_write_text(out / "trend.html", render(trend, "html"))
     atomic_write_text(out / "trend.json", render(trend, "json"))
     return trend
