@@ -73,7 +73,9 @@ def baseline_counts(points: list[Point]) -> tuple[int, int, float]:
     return k, n, (weighted / n if n else 1.0)
 
 
-def tests(metric: str, points: list[Point], baseline: int = BASELINE) -> list[dict[str, Any]]:
+def period_tests(
+    metric: str, points: list[Point], baseline: int = BASELINE
+) -> list[dict[str, Any]]:
     """Every testable period after the baseline: its rise, interval and raw p value."""
     k0, n0, deff0 = baseline_counts(points[:baseline])
     e_k0, e_n0 = _effective(k0, n0, deff0)
@@ -107,7 +109,7 @@ def detect(
     series: dict[str, list[Point]], baseline: int = BASELINE, alpha: float = ALPHA
 ) -> tuple[list[dict[str, Any]], int]:
     """(the tests Holm rejects, in period order; how many tests were made)."""
-    made = [t for metric, points in series.items() for t in tests(metric, points, baseline)]
+    made = [t for metric, points in series.items() for t in period_tests(metric, points, baseline)]
     adjusted = holm([t["p_value"] for t in made])
     fired = []
     for test, p_adj in zip(made, adjusted, strict=True):
