@@ -60,11 +60,11 @@ class TrendsScreen(Screen[None]):
             yield VerticalScroll(id="trend-charts")
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         table = self.query_one("#trend-periods", DataTable)
         table.add_columns("period", "missel.", "!")
         if self.trend is not None:
-            self.show_trend(self.trend)
+            await self.show_trend(self.trend)
 
     def action_compute(self) -> None:
         targets = self.query_one("#trend-targets", Field).value.split()
@@ -83,12 +83,15 @@ class TrendsScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
-        self.app.call_from_thread(self.show_trend, trend)
+        self.app.call_from_thread(self._computed, trend)
+
+    def _computed(self, trend: dict[str, Any]) -> None:
+        self.call_later(self.show_trend, trend)
 
     def _failed(self, message: str) -> None:
         self.query_one("#trend-status", Note).say(message, bad=True)
 
-    def show_trend(self, trend: dict[str, Any]) -> None:
+    async def show_trend(self, trend: dict[str, Any]) -> None:
         self.trend = trend
         periods = trend["periods"]
         alerted = {a["period"] for a in trend.get("alerts", [])}
@@ -105,11 +108,12 @@ class TrendsScreen(Screen[None]):
             else f"{len(periods)} periods; no alert"
         )
         self.query_one("#trend-status", Note).say(status, bad=bool(first))
-        self._charts(trend)
+        await self._charts(trend)
 
-    def _charts(self, trend: dict[str, Any]) -> None:
+    async def _charts(self, trend: dict[str, Any]) -> None:
+        """Mounted first, then drawn: a PlotWidget takes data once it is composed."""
         pane = self.query_one("#trend-charts", VerticalScroll)
-        pane.remove_children()
+        await pane.remove_children()
         names = [p["period"] for p in trend["periods"]]
         at = {name: i for i, name in enumerate(names)}
         alerts: dict[str, set[str]] = {}
@@ -126,7 +130,7 @@ class TrendsScreen(Screen[None]):
             scale = 1.0 if metric.startswith("odds") else 100.0
             plot = PlotWidget(allow_pan_and_zoom=False, classes="trend-chart")
             widgets.append((metric, plot, points, scale))
-        pane.mount_all(
+        await pane.mount_all(
             [w for metric, plot, _, _ in widgets for w in (Label(metric, classes="hint"), plot)]
         )
         for metric, plot, points, scale in widgets:
