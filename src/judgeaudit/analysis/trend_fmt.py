@@ -78,7 +78,15 @@ def render_table(trend: dict[str, Any]) -> str:
         f"{det.get('tests', 0)} tests",
     ]
     alerts = trend.get("alerts", [])
-    lines += [alert_line(a) for a in alerts] or ["no alert"]
+    lines += [alert_line(a) for a in alerts if a.get("first")] or ["no alert"]
+    later: dict[str, list[str]] = {}
+    for a in alerts:
+        if not a.get("first"):
+            later.setdefault(a["period"], []).append(str(a["bucket"]))
+    if later:
+        lines.append(
+            "also alerted: " + ", ".join(f"{p} ({', '.join(b)})" for p, b in later.items())
+        )
     if alerts:
         lines.append(f"action: {alerts[0]['action']}")
     return "\n".join(lines)
