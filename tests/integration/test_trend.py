@@ -151,11 +151,14 @@ def test_bad_input_one_line_exit_2(tmp_path: Path, monitor: Path) -> None:
     spec.write_text(spec.read_text() + '[gap]\nsource = "judge"\n')
     assert cli("run", str(spec), "--out", str(other), "--new-run").returncode == 0
     _one_line(cli("trend", str(runs[0]), str(other)), "gap sources", "--gap-source")
-    # a simulated run and recorded runs in one series: refused
-    demo = tmp_path / "demo"
-    spec = tmp_path / "tiny.toml"
-    from tests.audit_helpers import write_spec
+    # simulated runs over different task sets: refused; a simulated run among recorded ones too
+    from tests.audit_helpers import write_spec, write_tasks
 
-    write_spec(spec)
-    assert cli("run", str(spec), "--out", str(demo)).returncode == 0
-    _one_line(cli("trend", str(runs[0]), str(demo)), "one kind of run")
+    sims = []
+    for count in (3, 4):
+        write_tasks(tmp_path / f"t{count}.jsonl", count)
+        spec = write_spec(tmp_path / f"s{count}.toml", tasks=f"t{count}.jsonl", name=f"s{count}")
+        assert cli("run", str(spec), "--out", str(tmp_path / f"sim{count}")).returncode == 0
+        sims.append(str(tmp_path / f"sim{count}"))
+    _one_line(cli("trend", *sims), "different task sets", "trend them apart")
+    _one_line(cli("trend", str(runs[0]), sims[0]), "one kind of run")

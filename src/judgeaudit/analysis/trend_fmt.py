@@ -78,6 +78,8 @@ def render_table(trend: dict[str, Any]) -> str:
         f"{det.get('tests', 0)} tests",
     ]
     alerts = trend.get("alerts", [])
+    if det.get("note"):
+        lines.append(f"alerts not tested: {det['note']} (--baseline)")
     lines += [alert_line(a) for a in alerts if a.get("first")] or ["no alert"]
     later: dict[str, list[str]] = {}
     for a in alerts:
