@@ -108,29 +108,41 @@ def mcnemar_exact(only_first: int, only_second: int) -> float:
     return min(1.0, 2 * tail)
 
 
+def _log_hypergeom(x: int, total: int, n1: int, n2: int) -> float:
+    """log P(x of the ``total`` successes fall in group 1 of n1), groups of n1 and n2."""
+    n = n1 + n2
+    return (
+        math.lgamma(total + 1)
+        - math.lgamma(x + 1)
+        - math.lgamma(total - x + 1)
+        + math.lgamma(n - total + 1)
+        - math.lgamma(n1 - x + 1)
+        - math.lgamma(n - total - n1 + x + 1)
+        - math.lgamma(n + 1)
+        + math.lgamma(n1 + 1)
+        + math.lgamma(n2 + 1)
+    )
+
+
 def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided Fisher exact p-value for k1/n1 vs k2/n2 (tables as or less likely)."""
     if n1 <= 0 or n2 <= 0:
         return 1.0
-    total, n = k1 + k2, n1 + n2
-
-    def log_p(x: int) -> float:  # hypergeometric: x of the `total` successes in group 1
-        return (
-            math.lgamma(total + 1)
-            - math.lgamma(x + 1)
-            - math.lgamma(total - x + 1)
-            + math.lgamma(n - total + 1)
-            - math.lgamma(n1 - x + 1)
-            - math.lgamma(n - total - n1 + x + 1)
-            - math.lgamma(n + 1)
-            + math.lgamma(n1 + 1)
-            + math.lgamma(n2 + 1)
-        )
-
+    total = k1 + k2
     low, high = max(0, total - n2), min(total, n1)
-    observed = log_p(k1)
-    probs = [log_p(x) for x in range(low, high + 1)]
+    observed = _log_hypergeom(k1, total, n1, n2)
+    probs = [_log_hypergeom(x, total, n1, n2) for x in range(low, high + 1)]
     return min(1.0, math.fsum(math.exp(v) for v in probs if v <= observed + 1e-7))
+
+
+def fisher_greater(k1: int, n1: int, k2: int, n2: int) -> float:
+    """One-sided Fisher exact p-value that k1/n1 is above k2/n2: P(X >= k1) given the margins."""
+    if n1 <= 0 or n2 <= 0:
+        return 1.0
+    total = k1 + k2
+    high = min(total, n1)
+    tail = math.fsum(math.exp(_log_hypergeom(x, total, n1, n2)) for x in range(k1, high + 1))
+    return min(1.0, tail)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -37,6 +37,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "one pair: outcomes, and each judge call's rendered prompt and raw output",
     ),
     "review": ("audit_cmds", "human review sample export/import"),
+    "trend": (
+        "trend_cmds",
+        "figures over many runs or daily recorded logs, with alerts on rising misselection",
+    ),
     "judges": ("report_cmds", "rank the judges of runs that judged the same trajectories"),
     "import": (
         "import_cmds",

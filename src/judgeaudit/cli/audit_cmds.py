@@ -96,6 +96,12 @@ def register(sub: Sub) -> None:
         type=int,
         help="run the demo for seeds 1..N (OUT/seed-K) and print each figure's spread",
     )
+    demo.add_argument(
+        "--monitor",
+        action="store_true",
+        help="a deterministic 30-day stream of recorded verdicts (the judge changes on day 21), "
+        "audited and trended with alerts: OUT/trend.html (default OUT: out/monitor)",
+    )
     demo.set_defaults(func=cmd_demo)
 
     tui = sub.add_parser("tui", help="open the terminal app (also: judgeaudit with no arguments)")
@@ -355,6 +361,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    if args.monitor:
+        return _demo_monitor(args)
     if args.seeds is not None:
         return _demo_seeds(args)
     if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
@@ -375,6 +383,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
         f"judge log: {args.out / 'judge_logs.jsonl'}"
     )
+    return 0
+
+
+def _demo_monitor(args: argparse.Namespace) -> int:
+    """A month of judge logs with a judge change, trended: the terminal app's Trends screen
+    (with a TTY and without --no-tui), else the table and OUT/trend.html."""
+    from judgeaudit.analysis.trend_fmt import render
+    from judgeaudit.cli.trend_cmds import run_monitor
+
+    if args.seeds is not None:
+        raise UserError("demo: --monitor and --seeds: give one of them")
+    out = Path("out/monitor") if args.out == Path("out/demo") else args.out
+    trend = run_monitor(out)
+    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
+        from judgeaudit.tui.launch import run_app
+
+        return run_app(out / "runs", demo_spec(), trend=trend)
+    print(render(trend, "table"))
+    print(f"trend: {out / 'trend.html'}  (json: {out / 'trend.json'})")
     return 0
 
 

@@ -38,6 +38,12 @@ def register(sub: Sub) -> None:
         metavar="NAME",
         help="agent name per FILE, in order (default: the file's model or file name)",
     )
+    imp.add_argument(
+        "--period",
+        help="recorded-jsonl: the day/week/month these verdicts were logged (ISO: 2026-11-03, "
+        "2026-11, 2026-W45), stamped on every pair line without a period; the audit keeps it "
+        "as the run's point on `judgeaudit trend`",
+    )
     imp.set_defaults(func=cmd_import)
 
 
@@ -51,7 +57,17 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"--agent: given {len(agents)} time(s) for {len(files)} file(s); give one --agent "
             "per FILE, in order, or none"
         )
-    summary = import_rollouts(args.format, files, args.out, args.pairing, agents)
+    period: str | None = args.period
+    if period is not None:
+        from judgeaudit.audit.units.period import PeriodError, parse_period
+
+        if args.format != "recorded-jsonl":
+            raise UserError("--period: only for recorded-jsonl (a period is a day of logs)")
+        try:
+            period = parse_period(period)
+        except PeriodError as exc:
+            raise UserError(f"--period: {exc}") from None
+    summary = import_rollouts(args.format, files, args.out, args.pairing, agents, period)
     agents_seen = ", ".join(f"{name} {count}" for name, count in summary.agents.items())
     print(
         f"read {summary.read} {summary.unit} from {len(files)} file(s) "

@@ -34,7 +34,8 @@ VERDICT_FIELDS = (
 BATCH = 20_000
 
 
-def import_recorded(files: list[Path], out: Path) -> ImportSummary:
+def import_recorded(files: list[Path], out: Path, period: str | None = None) -> ImportSummary:
+    """``period`` (``--period``) stamps every pair line that names none."""
     summary = ImportSummary(unit="pairs")
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, scratch = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".join.db")
@@ -51,7 +52,7 @@ def import_recorded(files: list[Path], out: Path) -> ImportSummary:
             "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT,"
             " at TEXT, PRIMARY KEY (pair_id, ord))"
         )
-        _load(db, files, summary)
+        _load(db, files, summary, period)
         orphans = db.execute(
             "SELECT COUNT(*), MIN(at) FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs)"
         ).fetchone()
@@ -70,13 +71,17 @@ def import_recorded(files: list[Path], out: Path) -> ImportSummary:
     return summary
 
 
-def _load(db: sqlite3.Connection, files: list[Path], summary: ImportSummary) -> None:
+def _load(
+    db: sqlite3.Connection, files: list[Path], summary: ImportSummary, period: str | None
+) -> None:
     checks = ImportedSet(db)  # cross-row checks now, in the scratch database
     pending = 0
     db.execute("BEGIN")
     for path in files:
         for where, _line, row in iter_jsonl(path, "recorded line", RolloutError):
             kind = row.get("type") or ("verdict" if "order" in row else "pair")
+            if kind == "pair" and period is not None:
+                row.setdefault("period", period)
             if kind == "verdict":
                 _verdict(db, row, where)
             elif kind == "pair":

@@ -66,7 +66,12 @@ def _digest(path: Path) -> str:
 
 
 def import_rollouts(
-    fmt: str, files: list[Path], out: Path, pairing: str | None, agents: list[str] | None
+    fmt: str,
+    files: list[Path],
+    out: Path,
+    pairing: str | None,
+    agents: list[str] | None,
+    period: str | None = None,
 ) -> ImportSummary:
     check_out(out, files)
     check_distinct(files)
@@ -75,7 +80,7 @@ def import_rollouts(
     if fmt == "recorded-jsonl":
         from judgeaudit.rollouts.recorded import import_recorded
 
-        return import_recorded(files, out)
+        return import_recorded(files, out, period)
     summary = ImportSummary()
     collector = Collector()
     for index, path in enumerate(files):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -33,6 +33,7 @@ from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.screens.runs import RunsScreen
+from judgeaudit.tui.screens.trends import TrendsScreen
 
 if TYPE_CHECKING:  # the run and the analysis load when first used, not before the first paint
     from judgeaudit.tui.bridge import RunBridge
@@ -62,6 +63,7 @@ class JudgeAuditApp(App[None]):
         out_dir: Path = Path("out/tui"),
         start_demo: bool = False,
         steady: bool = False,
+        trend: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         # steady: a steady cursor, no animations, toasts that stay, so tests and screenshots see
@@ -76,6 +78,7 @@ class JudgeAuditApp(App[None]):
         self.start_demo = start_demo
         self.bridge: RunBridge | None = None
         self.crash_log: Path | None = None
+        self.trend = trend  # a series to show on Trends (demo --monitor), else computed there
 
     def notify(
         self,
@@ -97,9 +100,10 @@ class JudgeAuditApp(App[None]):
         self.install_screen(ResultsScreen(), "results")
         self.install_screen(ReviewScreen(), "review")
         self.install_screen(RunsScreen(self.out_dir, self.store.root), "runs")
+        self.install_screen(TrendsScreen(str(self.out_dir), self.trend), "trends")
         for place in PLACES:
             self.add_mode(place.name, place.name)
-        self.switch_mode("profiles")
+        self.switch_mode("trends" if self.trend is not None else "profiles")
         if self.start_demo:
             self.start_run(self.demo_spec, self.out_dir)
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from judgeaudit.tui.app import JudgeAuditApp
 
 
-def run_app(out_dir: Path, demo_spec: Path, start_demo: bool = False) -> int:
-    app = JudgeAuditApp(demo_spec=demo_spec, out_dir=out_dir, start_demo=start_demo)
+def run_app(
+    out_dir: Path, demo_spec: Path, start_demo: bool = False, trend: dict[str, Any] | None = None
+) -> int:
+    app = JudgeAuditApp(demo_spec=demo_spec, out_dir=out_dir, start_demo=start_demo, trend=trend)
     app.run()
     code = app.return_code or 0
     if app.bridge is not None and not app.bridge.done:

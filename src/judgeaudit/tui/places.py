@@ -20,5 +20,6 @@ PLACES = (
     Place("results", "f4", "Results", "misselection by gap bucket, agent pairs, bias"),
     Place("review", "f5", "Review", "label a stratified sample with single keys"),
     Place("runs", "f6", "Runs", "open a past output dir or compare two runs"),
+    Place("trends", "f7", "Trends", "figures over many runs or daily logs, with alerts"),
 )
 BY_NAME = {p.name: p for p in PLACES}

@@ -31,6 +31,7 @@ from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.period import PeriodError, parse_period
 from judgeaudit.audit.units.work import ImportedPair
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
 
@@ -60,6 +61,7 @@ OPTIONAL = (
     "judge_model",
     "judge_prompt_hash",
     "meta",
+    "period",
 )
 MAX_TRIAL = 1_000_000
 
@@ -221,7 +223,17 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
         judge_model=_maybe_text(row.get("judge_model"), f"{where}: judge_model"),
         judge_prompt_hash=_maybe_text(row.get("judge_prompt_hash"), f"{where}: judge_prompt_hash"),
         pair_id=_maybe_text(row.get("pair_id"), f"{where}: pair_id"),
+        period=_period(row.get("period"), f"{where}: period"),
     )
+
+
+def _period(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return parse_period(value)
+    except PeriodError as exc:
+        raise TaskError(f"{where}: {exc}") from None
 
 
 def _ident(value: Any, where: str) -> str:

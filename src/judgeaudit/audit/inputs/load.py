@@ -16,8 +16,10 @@ from judgeaudit.audit.inputs.imported import load_imported_with_hash
 from judgeaudit.audit.inputs.rejudge import source_of
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.tasks import Task, load_tasks, task_set_hash
+from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units import gap as gaps
+from judgeaudit.audit.units.period import OnePeriod
 
 
 @dataclass(frozen=True)
@@ -34,8 +36,9 @@ def load_inputs(spec: RunSpec) -> Inputs:
     if source is not None:
         return Inputs(spec, source.tasks(), None)
     if spec.judge_source == "recorded" and spec.imported:
-        count, content = recorded.scan(spec.base_dir() / spec.imported)
-        return Inputs(dataclasses.replace(spec, inputs_hash=content), [], None, count)
+        count, content, period = recorded.scan(spec.base_dir() / spec.imported)
+        bound = dataclasses.replace(spec, inputs_hash=content, period=period or "")
+        return Inputs(bound, [], None, count)
     if spec.imported:
         imported, content = load_imported_with_hash(spec.base_dir() / spec.imported)
         rewards = {r for p in imported for r in (p.reward_a, p.reward_b) if r is not None}
@@ -47,7 +50,12 @@ def load_inputs(spec: RunSpec) -> Inputs:
         if reason:
             raise gaps.GapSourceError(f"{spec.path}: gap.source = {spec.gap_source!r}: {reason}")
         unique = {p.task.task_id: p.task for p in imported}  # one per task, in file order
-        bound = dataclasses.replace(spec, inputs_hash=content)
+        periods = OnePeriod()
+        for p in imported:
+            problem = periods.add(p.period, p.where)
+            if problem:
+                raise TaskError(problem)
+        bound = dataclasses.replace(spec, inputs_hash=content, period=periods.period or "")
         return Inputs(bound, list(unique.values()), imported)
     tasks = load_tasks(spec.tasks, spec.base_dir())
     if spec.tasks.startswith("builtin:"):

@@ -27,6 +27,7 @@ from judgeaudit.audit.units.gap import gap_sql
 from judgeaudit.audit.units.ids import pair_id as make_pair_id
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
+from judgeaudit.audit.units.period import OnePeriod
 from judgeaudit.validate import iter_jsonl
 
 BATCH = 5000
@@ -43,8 +44,9 @@ TASK_COLUMNS = ("run_id", "task_id", "task_json")
 STORED_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c != "created_at")
 
 
-def scan(path: Path) -> tuple[int, str]:
-    """Validate every pair (each must carry verdicts); return (pairs, content hash)."""
+def scan(path: Path) -> tuple[int, str, str | None]:
+    """Validate every pair (each must carry verdicts); return (pairs, content hash, period)."""
+    period = OnePeriod()
     with tempfile.TemporaryDirectory(prefix="judgeaudit-scan-") as scratch:
         db = sqlite3.connect(Path(scratch) / "seen.db", isolation_level=None)
         try:
@@ -58,11 +60,14 @@ def scan(path: Path) -> tuple[int, str]:
                         f'{where}: verdicts: missing; [judge] source = "recorded" audits the '
                         "verdicts stored with each pair (or use an LLM judge)"
                     )
+                problem = period.add(pair.period, where)
+                if problem:
+                    raise TaskError(problem)
                 checks.add(pair, row)
             db.execute("COMMIT")
         finally:
             db.close()
-    return checks.count, checks.hash()
+    return checks.count, checks.hash(), period.period
 
 
 def outcome(verdicts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -104,6 +104,7 @@ def build_manifest(
         "models": models,
         "pairs": [list(p) for p in spec.pairs],
         "trajectories": lineage,
+        **({"period": spec.period} if spec.period else {}),  # older manifests stay as they were
         "task_set": {
             "source": spec.imported or spec.tasks,
             "hash": spec.inputs_hash or task_set_hash(tasks),

@@ -109,12 +109,20 @@ class RunSpec:
     #: ``[run] lexicon``: the content of the marker file the spec names (added to the built-in
     #: English and Chinese lexicons for the style features; the manifest keeps it).
     lexicon: dict[str, list[str]] | None = None
+    #: The period every imported pair names (``audit/units/period.py``), set when the run loads
+    #: its pairs; the manifest keeps it as the run's point on the trend's x axis.
+    period: str = ""
 
     def spec_hash(self) -> str:
         data = asdict(replace(self, templates={}))
         for key in ("path", "warnings", "templates", "source_key", *SPEED_KEYS):
             data.pop(key, None)
-        for key, default in (("inputs_hash", ""), ("judge_source", "llm"), ("judge_context", True)):
+        for key, default in (
+            ("inputs_hash", ""),
+            ("judge_source", "llm"),
+            ("judge_context", True),
+            ("period", ""),
+        ):
             if data.get(key) == default:
                 data.pop(key, None)  # keys added later leave older run ids unchanged
         for key in UNSET_NOT_HASHED:

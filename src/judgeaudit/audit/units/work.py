@@ -33,6 +33,7 @@ class ImportedPair:
     judge_model: str | None = None
     judge_prompt_hash: str | None = None
     pair_id: str | None = None
+    period: str | None = None  # the day/week/month the verdicts were logged (units/period.py)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,332 @@
+"""The trend: one point per run, ordered by period, each figure with its interval.
+
+Every figure of a period is the report's own for that run (:func:`build_report`, the one owner
+of each formula and interval); this module only picks the runs, orders them, keeps one set of
+buckets across the series and lays the figures out as series. The change detector is
+:mod:`judgeaudit.analysis.trend_alerts`; the renderings are :mod:`judgeaudit.analysis.trend_fmt`.
+
+A series is one kind of run over one gap source (and, for simulated or imported runs, one task
+set): runs that mix them are refused with one line naming both, because their rates measure
+different things (recorded logs change content every day by design, so their task set is not
+compared; a change of it is still listed in an alert).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from judgeaudit.analysis.clustered import METHOD, grouped_sums, interval
+from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.stats import wilson
+
+Kind = Literal["recorded", "imported", "simulated", "rejudge"]
+GLOB_CHARS = set("*?[")
+
+
+@dataclass(frozen=True)
+class RunRef:
+    """One run of the series and what identifies its judge and inputs."""
+
+    out: Path
+    run_id: str
+    period: str
+    period_from: Literal["period", "created_at"]
+    created_at: str
+    kind: Kind
+    gap_source: str
+    task_set: str
+    judge_models: tuple[str, ...]
+    prompt_hashes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TrendOptions:
+    gap_source: str | None = None
+    bins: list[float] | None = None
+    labels: list[str] | None = None
+    threshold: float = 4.0
+
+
+def expand(targets: list[str]) -> list[Path]:
+    """Output directories from directories (an OUT, or a folder of OUTs) and globs."""
+    outs: list[Path] = []
+    for target in targets:
+        if GLOB_CHARS & set(target):
+            matched = sorted(glob.glob(target))
+            if not matched:
+                raise AnalysisError(
+                    f"trend: {target}: the pattern matches nothing; give output directories "
+                    "(or quote a glob that matches some)"
+                )
+            paths = [Path(m) for m in matched]
+        else:
+            paths = [Path(target)]
+        for path in paths:
+            outs += _outs_in(path)
+    if not outs:
+        raise AnalysisError(f"trend: {' '.join(targets)}: no audit output directory found")
+    return list(dict.fromkeys(outs))
+
+
+def _outs_in(path: Path) -> list[Path]:
+    if (path / "audit.db").exists() or path.name == "audit.db":
+        return [path if path.is_dir() else path.parent]
+    if path.is_dir():
+        found = sorted(p.parent for p in path.glob("*/audit.db"))
+        if found:
+            return found
+    raise AnalysisError(
+        f"trend: {path}: no audit.db here or in its subdirectories; give the output "
+        "directories of finished runs (or a directory of daily recorded-verdict files)"
+    )
+
+
+def _kind(manifest: dict[str, Any]) -> Kind:
+    settings = manifest.get("settings", {})
+    if settings.get("judge_source") == "recorded":
+        return "recorded"
+    if (manifest.get("trajectories") or {}).get("from"):
+        return "rejudge"
+    source = str((manifest.get("task_set") or {}).get("source") or "")
+    return "simulated" if source.startswith("builtin:") or source.endswith(".toml") else "imported"
+
+
+def _judges(db: sqlite3.Connection, run_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The judge models and prompt hashes that actually gave the verdicts (recorded logs name
+    their own, which the spec's judge does not)."""
+    models = [r[0] for r in db.execute(
+        "SELECT DISTINCT judge_model FROM audit_pairs WHERE run_id = ? AND judge_model IS NOT NULL"
+        " ORDER BY 1", (run_id,))]  # fmt: skip
+    hashes = [r[0] for r in db.execute(
+        "SELECT DISTINCT prompt_hash FROM judge_logs WHERE run_id = ? AND role = 'judge' AND"
+        " prompt_hash IS NOT NULL ORDER BY 1", (run_id,))]  # fmt: skip
+    return tuple(str(m) for m in models), tuple(str(h) for h in hashes)
+
+
+def runs_of(outs: list[Path]) -> list[RunRef]:
+    """Every finished run in ``outs``, ordered by period (else creation time)."""
+    refs: list[RunRef] = []
+    for out in outs:
+        db = open_db(out)
+        try:
+            rows = db.execute(
+                "SELECT run_id, created_at, manifest FROM runs WHERE status = 'finished'"
+                " ORDER BY created_at"
+            ).fetchall()
+            for run_id, created, text in rows:
+                manifest = json.loads(text)
+                settings = manifest.get("settings", {})
+                models, hashes = _judges(db, run_id)
+                period = manifest.get("period")
+                refs.append(
+                    RunRef(
+                        out=out,
+                        run_id=str(run_id),
+                        period=str(period or created),
+                        period_from="period" if period else "created_at",
+                        created_at=str(created),
+                        kind=_kind(manifest),
+                        gap_source=str(settings.get("gap_source", "capability")),
+                        task_set=str((manifest.get("task_set") or {}).get("hash") or ""),
+                        judge_models=models,
+                        prompt_hashes=hashes or _spec_hash(manifest),
+                    )
+                )
+        finally:
+            db.close()
+    if not refs:
+        raise AnalysisError("trend: no finished run in the given directories")
+    refs.sort(key=lambda r: (r.period, r.created_at))
+    return refs
+
+
+def _spec_hash(manifest: dict[str, Any]) -> tuple[str, ...]:
+    found = ((manifest.get("prompts") or {}).get("hashes") or {}).get("judge")
+    return (str(found),) if found else ()
+
+
+def check_series(refs: list[RunRef], gap_source: str | None) -> None:
+    """Refuse a series that mixes what cannot be compared (one line, exit 2)."""
+    first = refs[0]
+    for ref in refs[1:]:
+        where = f"{ref.out}#{ref.run_id} and {first.out}#{first.run_id}"
+        if ref.kind != first.kind:
+            raise AnalysisError(
+                f"trend: {where}: a {ref.kind} run and a {first.kind} run in one series; "
+                "trend one kind of run at a time"
+            )
+        if gap_source is None and ref.gap_source != first.gap_source:
+            raise AnalysisError(
+                f"trend: {where}: gap sources {ref.gap_source!r} and {first.gap_source!r} differ; "
+                "give --gap-source to put every run on one, or trend them apart"
+            )
+        if ref.kind != "recorded" and ref.task_set != first.task_set:
+            raise AnalysisError(
+                f"trend: {where}: different task sets ({ref.task_set[:12]} vs "
+                f"{first.task_set[:12]}); a series compares one task set: trend them apart"
+            )
+        if ref.period_from == "period" and ref.period == first.period and ref is not first:
+            raise AnalysisError(
+                f"trend: {where}: both are period {ref.period}; give one run per period"
+            )
+    periods = [r.period for r in refs]
+    if len(set(periods)) != len(periods):
+        twice = next(p for p in periods if periods.count(p) > 1)
+        raise AnalysisError(f"trend: period {twice} has two runs; give one run per period")
+
+
+def _consistency(out: Path, run_id: str) -> dict[str, Any]:
+    """Both orders agreed, over pairs judged in both orders, with the report's clustered interval."""
+    db = open_db(out)
+    try:
+        sums = grouped_sums(
+            db, [], ["consistent"], "(consistent IS NOT NULL)",
+            "audit_pairs WHERE run_id = ?", (run_id,),
+        ).get(())  # fmt: skip
+    finally:
+        db.close()
+    if not sums:
+        return {**_none(), "pairs": 0}
+    return {**interval(sums[0]), "pairs": int(sums[0].n)}
+
+
+def _none() -> dict[str, Any]:
+    return {"rate": None, "ci_low": None, "ci_high": None}
+
+
+def _rate(part: dict[str, Any]) -> dict[str, Any]:
+    return {k: part.get(k) for k in ("rate", "ci_low", "ci_high", "design_effect")}
+
+
+def period_figures(report: dict[str, Any], consistency: dict[str, Any]) -> dict[str, Any]:
+    """The trend's figures of one run, taken from its report (never recomputed)."""
+    split = ("right", "wrong", "tie", "decisive", "tie_aware_rate", "tie_aware_ci")
+    overall = report.get("overall") or {}
+    buckets = [
+        {"label": b["label"], "alias": b.get("alias"), "lo": b["lo"], "hi": b["hi"],
+         **_rate(b), **{k: b.get(k) for k in split}}
+        for b in report["buckets"]
+    ]  # fmt: skip
+    sbf = report["satisfied_but_failed"]
+    verdicts = report["verdicts"]
+    low, high = wilson(verdicts["no_verdict_orders"], verdicts["orders"])
+    review = (report.get("human_review") or {}).get("judge_vs_human") or {}
+    disagreement = None
+    if review.get("weighted_agreement") is not None:
+        a_low, a_high = review.get("weighted_agreement_ci") or (None, None)
+        disagreement = {
+            "rate": 1 - review["weighted_agreement"],
+            "ci_low": None if a_high is None else 1 - a_high,
+            "ci_high": None if a_low is None else 1 - a_low,
+            "labelled": review.get("n"),
+        }
+    style = report.get("style") or {}
+    odds = [
+        {k: t.get(k) for k in ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")}
+        for t in style.get("terms", [])
+        if t.get("feature") != "position"
+    ]
+    return {
+        "pairs": report["pairs"],
+        "misselection": {**_rate(overall), **{k: overall.get(k) for k in split}},
+        "buckets": buckets,
+        "judge_satisfied_but_failed": {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]},
+        "user_satisfied_but_failed": {
+            **_rate(sbf["user_simulator"]), "satisfied": sbf["user_simulator"]["satisfied"]
+        },
+        "no_verdict": {
+            "rate": verdicts["no_verdict_rate"], "ci_low": low, "ci_high": high,
+            "orders": verdicts["orders"], "no_verdict_orders": verdicts["no_verdict_orders"],
+        },
+        "position_consistency": consistency,
+        "human_disagreement": disagreement,
+        "style_odds_ratios": odds,
+    }  # fmt: skip
+
+
+INTERVALS = {
+    "misselection, buckets, satisfied-but-failed, position consistency": METHOD,
+    "no verdict": "Wilson score interval over judged orders",
+    "human disagreement": "1 - weighted agreement; stratified bootstrap interval (the report's)",
+    "style odds ratios": "task-clustered GLM, Wald interval (the report's)",
+}
+
+
+def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> dict[str, Any]:
+    """The series over every finished run the targets name (without alerts)."""
+    refs = runs_of(expand(targets))
+    check_series(refs, options.gap_source)
+    points: list[dict[str, Any]] = []
+    bins, labels = options.bins, options.labels
+    source = options.gap_source
+    for ref in refs:
+        report = build_report(
+            ref.out,
+            ReportOptions(ref.run_id, source or ref.gap_source, bins, labels, options.threshold),
+        )
+        # Every period on the first period's buckets: default edges can follow the data
+        # (external rewards), and a bucket must mean the same thing along the series.
+        bins = bins or report["bins"]
+        labels = labels or [b["label"] for b in report["buckets"]]
+        source = source or report["gap_source"]
+        points.append(
+            {
+                "period": ref.period,
+                "period_from": ref.period_from,
+                "out": str(ref.out),
+                "run_id": ref.run_id,
+                "created_at": ref.created_at,
+                "judge_models": list(ref.judge_models),
+                "prompt_hashes": list(ref.prompt_hashes),
+                "task_set": ref.task_set,
+                **period_figures(report, _consistency(ref.out, ref.run_id)),
+            }
+        )
+    return {
+        "kind": refs[0].kind,
+        "gap_source": source,
+        "bins": bins,
+        "labels": labels,
+        "threshold": options.threshold,
+        "periods": points,
+        "intervals": INTERVALS,
+    }
+
+
+def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """metric name -> one {period, rate, ci_low, ci_high, n} per period (charts, TUI, CSV)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+
+    def add(name: str, period: str, part: dict[str, Any] | None, n: Any = None) -> None:
+        part = part or {}
+        out.setdefault(name, []).append(
+            {"period": period, **{k: part.get(k) for k in ("rate", "ci_low", "ci_high")}, "n": n}
+        )
+
+    for p in trend["periods"]:
+        period = p["period"]
+        add("misselection", period, p["misselection"], p["misselection"].get("decisive"))
+        for b in p["buckets"]:
+            add(f"misselection {b['label']}", period, b, b.get("decisive"))
+        add("tie-aware misselection", period, _tie_aware(p["misselection"]))
+        add("judge satisfied but failed", period, p["judge_satisfied_but_failed"])
+        add("user satisfied but failed", period, p["user_satisfied_but_failed"])
+        add("no verdict", period, p["no_verdict"], p["no_verdict"]["orders"])
+        add("position consistency", period, p["position_consistency"])
+        if any(q["human_disagreement"] for q in trend["periods"]):
+            add("human disagreement", period, p["human_disagreement"])
+        for term in p["style_odds_ratios"]:
+            add(f"odds ratio {term['feature']}", period,
+                {"rate": term["odds_ratio"], "ci_low": term["ci_low"], "ci_high": term["ci_high"]})  # fmt: skip
+    return out
+
+
+def _tie_aware(part: dict[str, Any]) -> dict[str, Any]:
+    low, high = part.get("tie_aware_ci") or (None, None)
+    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high}

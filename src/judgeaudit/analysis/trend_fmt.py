@@ -1,0 +1,223 @@
+"""The trend as a table, JSON, CSV, or a self-contained HTML page of line charts (inline SVG,
+the report page's style: no script, no network)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from html import escape
+from typing import Any
+
+from judgeaudit.analysis.html import STYLE
+from judgeaudit.analysis.trend import series
+
+
+def _pct(v: Any) -> str:
+    return "n/a" if v is None else f"{v * 100:.1f}%"
+
+
+def _with_ci(part: dict[str, Any] | None) -> str:
+    if not part or part.get("rate") is None:
+        return "n/a"
+    if part.get("ci_low") is None:
+        return _pct(part["rate"])
+    return f"{_pct(part['rate'])} [{part['ci_low'] * 100:.1f}, {part['ci_high'] * 100:.1f}]"
+
+
+def alert_line(a: dict[str, Any]) -> str:
+    low, high = a["rise_ci"]
+    changed = "; ".join(
+        f"{k.replace('_', ' ')}: {', '.join(map(str, v['baseline'])) or '-'} -> "
+        f"{v['now'] if isinstance(v['now'], str) else ', '.join(map(str, v['now'])) or '-'}"
+        for k, v in a["changes"].items()
+    )
+    return (
+        f"ALERT {a['period']}: misselection ({a['bucket']}) {_pct(a['rate'])} vs baseline "
+        f"{_pct(a['baseline_rate'])}: +{a['rise'] * 100:.1f} pts, 95% CI "
+        f"[{low * 100:+.1f}, {high * 100:+.1f}], Holm p={a['p_adjusted']:.2g}"
+        + (f"; changed since baseline: {changed}" if changed else "; manifest unchanged")
+    )
+
+
+def render_table(trend: dict[str, Any]) -> str:
+    periods = trend["periods"]
+    near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
+    headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties", "judge sbf",
+               "user sbf", "no verdict", "consistent", "human disagr.", "judge"]  # fmt: skip
+    alerted = {(a["period"]) for a in trend.get("alerts", [])}
+    rows = []
+    for p in periods:
+        m = p["misselection"]
+        rows.append(
+            [
+                p["period"] + (" !" if p["period"] in alerted else ""),
+                _with_ci(m),
+                _with_ci(p["buckets"][0] if p["buckets"] else None),
+                str(m.get("tie") if m.get("tie") is not None else "n/a"),
+                _with_ci(p["judge_satisfied_but_failed"]),
+                _with_ci(p["user_satisfied_but_failed"]),
+                _with_ci(p["no_verdict"]),
+                _with_ci(p["position_consistency"]),
+                _with_ci(p["human_disagreement"]),
+                ",".join(p["judge_models"]) or "?",
+            ]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in [headers, *rows]
+    ]
+    det = trend.get("detector", {})
+    lines += [
+        "",
+        f"{len(periods)} periods ({trend['kind']} runs, gap source {trend['gap_source']}); "
+        "intervals: " + "; ".join(f"{k}: {v}" for k, v in trend["intervals"].items()),
+        f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
+        f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
+        f"{det.get('tests', 0)} tests",
+    ]
+    alerts = trend.get("alerts", [])
+    if det.get("note"):
+        lines.append(f"alerts not tested: {det['note']} (--baseline)")
+    lines += [alert_line(a) for a in alerts if a.get("first")] or ["no alert"]
+    later: dict[str, list[str]] = {}
+    for a in alerts:
+        if not a.get("first"):
+            later.setdefault(a["period"], []).append(str(a["bucket"]))
+    if later:
+        lines.append(
+            "also alerted: " + ", ".join(f"{p} ({', '.join(b)})" for p, b in later.items())
+        )
+    if alerts:
+        lines.append(f"action: {alerts[0]['action']}")
+    return "\n".join(lines)
+
+
+CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert"]
+
+
+def render_csv(trend: dict[str, Any]) -> str:
+    """One row per (period, metric): the long form a spreadsheet pivots."""
+    alerts = {(a["period"], a["bucket"]) for a in trend.get("alerts", [])}
+    near = trend["labels"][0] if trend.get("labels") else None
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for metric, points in series(trend).items():
+        for p in points:
+            bucket = "all" if metric == "misselection" else (
+                near if metric == f"misselection {near}" else None)  # fmt: skip
+            writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts)})
+    return buffer.getvalue()
+
+
+def line_svg(
+    title: str, points: list[dict[str, Any]], periods: list[str], alerts: set[str], pct: bool
+) -> str:
+    """One metric over the periods: the line, its 95% band, red markers on alerted periods."""
+    width, height, left, right, top, bottom = 640, 220, 56, 16, 28, 44
+    plot_w, plot_h = width - left - right, height - top - bottom
+    values = [v for p in points for v in (p["rate"], p["ci_low"], p["ci_high"]) if v is not None]
+    high = 1.0 if pct else max(values or [1.0]) * 1.1
+    if pct:
+        high = min(1.0, max(0.1, max(values or [0.1]) * 1.15))
+    at = {p: i for i, p in enumerate(periods)}
+    step = plot_w / max(1, len(periods) - 1)
+
+    def xy(period: str, value: float) -> tuple[float, float]:
+        return left + at[period] * step, top + plot_h * (1 - min(value, high) / high)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        '<rect width="100%" height="100%" fill="white"/>',
+        f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
+    ]
+    for i in range(5):
+        value = high * i / 4
+        y = top + plot_h * (1 - i / 4)
+        label = f"{value * 100:.0f}%" if pct else f"{value:.2g}"
+        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" '
+                     'stroke="#ddd"/>')  # fmt: skip
+        parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+    every = max(1, len(periods) // 8)
+    for i, period in enumerate(periods):
+        if i % every == 0 or i == len(periods) - 1:
+            x = left + i * step
+            parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                         f"{escape(period[:10])}</text>")  # fmt: skip
+    banded = [p for p in points if p["ci_low"] is not None and p["ci_high"] is not None]
+    if banded:
+        upper = [xy(p["period"], p["ci_high"]) for p in banded]
+        lower = [xy(p["period"], p["ci_low"]) for p in reversed(banded)]
+        poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in upper + lower)
+        parts.append(f'<polygon points="{poly}" fill="#c0504d" fill-opacity="0.18"/>')
+    line = [xy(p["period"], p["rate"]) for p in points if p["rate"] is not None]
+    if line:
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in line)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="#c0504d" stroke-width="2"/>')
+    for p in points:
+        if p["rate"] is None:
+            continue
+        x, y = xy(p["period"], p["rate"])
+        hit = p["period"] in alerts
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{5 if hit else 2.5}" '
+            f'fill="{"#d00" if hit else "#c0504d"}"><title>{escape(p["period"])}: '
+            f"{p['rate'] * 100 if pct else p['rate']:.3g}{'%' if pct else ''}</title></circle>"
+        )
+    parts.append(
+        f'<text x="{left}" y="{height - 6}" fill="#555">shaded: 95% interval; '
+        "large red dots: alerts</text></svg>"
+    )
+    return "\n".join(parts)
+
+
+def render_html(trend: dict[str, Any]) -> str:
+    periods = [p["period"] for p in trend["periods"]]
+    by_bucket: dict[str, set[str]] = {}
+    for a in trend.get("alerts", []):
+        by_bucket.setdefault(a["bucket"], set()).add(a["period"])
+    near = trend["labels"][0] if trend.get("labels") else None
+    charts = []
+    for metric, points in series(trend).items():
+        alerts = by_bucket.get("all", set()) if metric == "misselection" else (
+            by_bucket.get(str(near), set()) if metric == f"misselection {near}" else set())  # fmt: skip
+        charts.append(line_svg(metric, points, periods, alerts, not metric.startswith("odds")))
+    alerts = trend.get("alerts", [])
+    alert_html = "".join(f"<li class='warn'>{escape(alert_line(a))}</li>" for a in alerts)
+    det = trend.get("detector", {})
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>judgeaudit trend</title>"
+        f"<style>{STYLE}</style></head><body><h1>judgeaudit trend</h1>"
+        f"<p>{len(periods)} periods, {escape(periods[0] if periods else '')} to "
+        f"{escape(periods[-1] if periods else '')}; {escape(trend['kind'])} runs, gap source "
+        f"{escape(str(trend['gap_source']))}.</p><h2>Alerts</h2>"
+        + (
+            f"<ul>{alert_html}</ul><p>{escape(alerts[0]['action'])}</p>"
+            if alerts
+            else "<p>no alert</p>"
+        )
+        + f"<p class='note'>{escape(str(det.get('test', '')))}; "
+        f"{escape(str(det.get('multiplicity', '')))}; baseline: first "
+        f"{escape(str(det.get('baseline_periods')))} periods.</p>"
+        "<h2>Series</h2>"
+        + "".join(f"<div>{c}</div>" for c in charts)
+        + "<h2>Table</h2><pre>"
+        + escape(render_table(trend))
+        + "</pre>"
+        + "<p class='note'>Intervals: "
+        + escape("; ".join(f"{k}: {v}" for k, v in trend["intervals"].items()))
+        + "</p></body></html>\n"
+    )
+
+
+def render(trend: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(trend, ensure_ascii=False, indent=2, default=str)
+    if fmt == "csv":
+        return render_csv(trend)
+    if fmt == "html":
+        return render_html(trend)
+    return render_table(trend)

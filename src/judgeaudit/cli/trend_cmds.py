@@ -1,0 +1,106 @@
+"""``judgeaudit trend OUT...``: misselection and the judge's other figures over many runs, with
+alerts on a rise (``--fail-on-alert`` exits 3)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgeaudit.cli.common import UserError
+
+if TYPE_CHECKING:
+    from judgeaudit.cli.common import Sub
+
+
+def register(sub: Sub) -> None:
+    from judgeaudit.analysis.trend_alerts import ALERT_EXIT, ALPHA, BASELINE
+
+    trend = sub.add_parser(
+        "trend",
+        help="figures over many runs or daily recorded logs, with alerts on rising misselection",
+        description="Orders the finished runs by period (the `period` of recorded imports, else "
+        "the run's creation time) and reports each period's figures with intervals; alerts "
+        "when overall or near-bucket misselection rises above the baseline window.",
+    )
+    trend.add_argument(
+        "targets",
+        nargs="+",
+        metavar="OUT",
+        help="output directories, a folder of them, a quoted glob, or a folder of daily "
+        "recorded-verdict files (each audited once, into --work)",
+    )
+    trend.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
+    trend.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    trend.add_argument("--gap-source", choices=["capability", "judge", "external"])
+    trend.add_argument(
+        "--baseline",
+        type=int,
+        default=BASELINE,
+        metavar="N",
+        help=f"the first N periods are the baseline window (default {BASELINE})",
+    )
+    trend.add_argument(
+        "--alpha",
+        type=float,
+        default=ALPHA,
+        help=f"family-wise false-alert rate over the series (Holm; default {ALPHA})",
+    )
+    trend.add_argument(
+        "--fail-on-alert",
+        action="store_true",
+        help=f"exit {ALERT_EXIT} when any alert is raised (for cron and CI)",
+    )
+    trend.add_argument(
+        "--work",
+        type=Path,
+        help="where daily files are audited (default: FOLDER/.judgeaudit-trend)",
+    )
+    trend.set_defaults(func=cmd_trend)
+
+
+def build(
+    targets: list[str],
+    gap_source: str | None = None,
+    baseline: int = 7,
+    alpha: float = 0.05,
+    work: Path | None = None,
+) -> dict[str, Any]:
+    """The trend with its alerts; one-line errors as UserError (exit 2)."""
+    from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.daily import trend_with_alerts
+
+    try:
+        return trend_with_alerts(targets, gap_source, baseline, alpha, work)
+    except (AnalysisError, KeyError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def cmd_trend(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.trend_alerts import ALERT_EXIT
+    from judgeaudit.analysis.trend_fmt import render
+
+    trend = build(args.targets, args.gap_source, args.baseline, args.alpha, args.work)
+    text = render(trend, args.format)
+    if args.output:
+        from judgeaudit.fsutil import atomic_write_text
+
+        atomic_write_text(args.output, text)
+    else:
+        print(text)
+    return ALERT_EXIT if args.fail_on_alert and trend["alerts"] else 0
+
+
+def run_monitor(out: Path) -> dict[str, Any]:
+    """``demo --monitor``: a month of daily recorded verdicts, audited, trended; OUT/trend.html."""
+    import sys
+
+    from judgeaudit.daily import monitor_demo
+    from judgeaudit.sim.stream import CHANGED_JUDGE
+
+    print(
+        f"judgeaudit demo --monitor: 30 days of recorded verdicts from the embedded judge, the "
+        f"judge replaced by {CHANGED_JUDGE} on day 21 -> {out / 'logs'}",
+        file=sys.stderr,
+    )
+    return monitor_demo(out)

@@ -1,0 +1,164 @@
+"""Trends: `judgeaudit trend` in the app. One line chart per metric (textual-plot's PlotWidget:
+the rate, its 95% interval as two dim band edges, alerts as red markers), period on the x axis;
+the period list beside it opens a period's run in Results with Enter.
+
+The series is `judgeaudit trend`'s own (:func:`judgeaudit.daily.trend_with_alerts`), computed in
+a thread worker so the app stays responsive while daily files are audited."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual_plot import HiResMode, PlotWidget
+
+from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.messages import OpenResults
+from judgeaudit.tui.widgets.field import Field
+from judgeaudit.tui.widgets.note import Note
+
+#: metrics charted first (the watched ones); the rest follow in the trend's order
+FIRST = ("misselection",)
+
+
+def _pct(value: Any) -> str:
+    return "  n/a" if value is None else f"{value * 100:5.1f}%"
+
+
+class TrendsScreen(Screen[None]):
+    SUB_TITLE = "Trends"
+    AUTO_FOCUS = "#trend-periods"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "compute", "Trend", priority=True),
+        Binding("enter", "open_period", "Open period", show=False),
+    ]
+
+    def __init__(self, default_targets: str, trend: dict[str, Any] | None = None) -> None:
+        super().__init__(id="trends")
+        self.default_targets = default_targets
+        self.trend = trend
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(
+            "Trends — Enter on a period opens it in Results; ctrl+r trends the dirs below",
+            classes="title",
+        )
+        with Horizontal(classes="form"):
+            yield Label("output dirs")
+            yield Field(value=self.default_targets, id="trend-targets", compact=True)
+        yield Note("", id="trend-status", classes="hint")
+        with Horizontal(id="trend-body"):
+            yield DataTable(id="trend-periods", cursor_type="row")
+            yield VerticalScroll(id="trend-charts")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        table = self.query_one("#trend-periods", DataTable)
+        table.add_columns("period", "missel.", "!")
+        if self.trend is not None:
+            await self.show_trend(self.trend)
+
+    def action_compute(self) -> None:
+        targets = self.query_one("#trend-targets", Field).value.split()
+        if not targets:
+            self.query_one("#trend-status", Note).say("give one or more output dirs", bad=True)
+            return
+        self.query_one("#trend-status", Note).say("computing the trend…")
+        self._compute(targets)
+
+    @work(thread=True, exclusive=True, group="trend")
+    def _compute(self, targets: list[str]) -> None:
+        from judgeaudit.daily import trend_with_alerts
+
+        try:
+            trend = trend_with_alerts(targets)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        self.app.call_from_thread(self._computed, trend)
+
+    def _computed(self, trend: dict[str, Any]) -> None:
+        self.call_later(self.show_trend, trend)
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#trend-status", Note).say(message, bad=True)
+
+    async def show_trend(self, trend: dict[str, Any]) -> None:
+        self.trend = trend
+        periods = trend["periods"]
+        alerted = {a["period"] for a in trend.get("alerts", [])}
+        table = self.query_one("#trend-periods", DataTable)
+        table.clear()
+        for p in periods:
+            mark = "!" if p["period"] in alerted else ""
+            table.add_row(p["period"][:10], _pct(p["misselection"]["rate"]), mark, key=p["run_id"])
+        first = next((a for a in trend.get("alerts", []) if a.get("first")), None)
+        status = (
+            f"{len(periods)} periods; {len(trend.get('alerts', []))} alerts, first "
+            f"{first['period']} ({first['bucket']}: +{first['rise'] * 100:.1f} pts)"
+            if first
+            else f"{len(periods)} periods; no alert"
+        )
+        self.query_one("#trend-status", Note).say(status, bad=bool(first))
+        await self._charts(trend)
+
+    async def _charts(self, trend: dict[str, Any]) -> None:
+        """Mounted first, then drawn: a PlotWidget takes data once it is composed."""
+        pane = self.query_one("#trend-charts", VerticalScroll)
+        await pane.remove_children()
+        names = [p["period"] for p in trend["periods"]]
+        at = {name: i for i, name in enumerate(names)}
+        alerts: dict[str, set[str]] = {}
+        for a in trend.get("alerts", []):
+            alerts.setdefault(a["bucket"], set()).add(a["period"])
+        near = trend["labels"][0] if trend.get("labels") else None
+        from judgeaudit.analysis.trend import series  # pandas: when a trend is first drawn
+
+        found = series(trend)
+        order = [m for m in FIRST if m in found] + [m for m in found if m not in FIRST]
+        widgets = []
+        for metric in order:
+            points = [p for p in found[metric] if p["rate"] is not None]
+            if not points:
+                continue
+            scale = 1.0 if metric.startswith("odds") else 100.0
+            plot = PlotWidget(allow_pan_and_zoom=False, classes="trend-chart")
+            widgets.append((metric, plot, points, scale))
+        await pane.mount_all(
+            [w for metric, plot, _, _ in widgets for w in (Label(metric, classes="hint"), plot)]
+        )
+        for metric, plot, points, scale in widgets:
+            xs = [at[p["period"]] for p in points]
+            banded = [p for p in points if p["ci_low"] is not None]
+            bx = [at[p["period"]] for p in banded]
+            plot.plot(bx, [p["ci_high"] * scale for p in banded], line_style="grey50")
+            plot.plot(bx, [p["ci_low"] * scale for p in banded], line_style="grey50")
+            plot.plot(xs, [p["rate"] * scale for p in points], line_style="bold white",
+                      hires_mode=HiResMode.BRAILLE)  # fmt: skip
+            bucket = "all" if metric == "misselection" else (
+                near if metric == f"misselection {near}" else None)  # fmt: skip
+            hits = [p for p in points if bucket and p["period"] in alerts.get(str(bucket), set())]
+            if hits:
+                plot.scatter([at[p["period"]] for p in hits],
+                             [p["rate"] * scale for p in hits], marker="!", marker_style="bold red")  # fmt: skip
+            plot.set_xlimits(0, max(1, len(names) - 1))
+            plot.set_xlabel("period (0 = " + names[0][:10] + ")")
+            plot.set_ylabel("%" if scale == 100.0 else "odds ratio")
+
+    def action_open_period(self) -> None:
+        table = self.query_one("#trend-periods", DataTable)
+        if self.trend is None or not table.row_count:
+            return
+        point = self.trend["periods"][table.cursor_row]
+        self.post_message(OpenResults(Path(point["out"]), point["run_id"]))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_period()

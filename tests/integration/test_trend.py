@@ -1,0 +1,164 @@
+"""`judgeaudit trend` and `demo --monitor` end to end: a 30-day recorded series with the judge
+changed on day 20 (0-based) alerts on that day and never before; each period's figures are the
+report's own; the formats; the period on recorded imports; the refusals (one line, exit 2)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def monitor(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("monitor") / "m"
+    done = cli("demo", "--monitor", "--no-tui", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "ALERT 2026-11-21" in done.stdout and (out / "trend.html").is_file()
+    return out
+
+
+def _trend(monitor: Path, *extra: str) -> tuple[int, str, str]:
+    done = cli("trend", str(monitor / "logs"), "--work", str(monitor / "runs"), *extra)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_the_rise_on_day_20_alerts_that_day_and_none_before(monitor: Path) -> None:
+    code, out, err = _trend(monitor, "--format", "json", "--fail-on-alert")
+    assert code == 3, err  # --fail-on-alert: a drift gate tripped
+    trend = json.loads(out)
+    periods = [p["period"] for p in trend["periods"]]
+    assert len(periods) == 30 and periods == sorted(periods)
+    change = periods[20]
+    assert change == "2026-11-21"
+    alerts = trend["alerts"]
+    assert alerts and all(a["period"] >= change for a in alerts), "an alert before the change"
+    first = {a["bucket"]: a for a in alerts if a["first"]}
+    assert first["all"]["period"] == change  # overall misselection: the day it happened
+    near = trend["labels"][0]
+    # the near bucket (a third of the pairs) within the stated delay of one period
+    assert first[near]["period"] in periods[20:22]
+    for a in alerts:
+        assert {"period", "metric", "bucket", "rise", "rise_ci", "changes", "action"} <= set(a)
+        low, high = a["rise_ci"]
+        assert low > 0 and low < a["rise"] < high
+        assert a["changes"]["judge_models"]["now"] == [
+            "judge-default:diligence=0,evidence=0.3,style=0.7"
+        ]
+        assert a["changes"]["prompt_hashes"] == {"baseline": ["prompt-v1"], "now": ["prompt-v2"]}
+        assert "lower the judge's weight" in a["action"]
+    # without --fail-on-alert the same trend exits 0
+    assert _trend(monitor, "--format", "json")[0] == 0
+
+
+def test_each_period_is_its_reports_figures(monitor: Path) -> None:
+    trend = json.loads(_trend(monitor, "--format", "json")[1])
+    for point in (trend["periods"][3], trend["periods"][25]):
+        report = json.loads(
+            cli("report", point["out"], "--run", point["run_id"], "--format", "json").stdout
+        )
+        overall = report["overall"]
+        for key in ("rate", "ci_low", "ci_high", "wrong", "tie", "right", "tie_aware_rate"):
+            assert point["misselection"][key] == overall[key], key
+        assert point["buckets"][0]["rate"] == report["buckets"][0]["rate"]
+        assert point["buckets"][0]["ci_high"] == report["buckets"][0]["ci_high"]
+        sbf = report["satisfied_but_failed"]["judge"]
+        assert point["judge_satisfied_but_failed"]["ci_low"] == sbf["ci_low"]
+        assert point["no_verdict"]["orders"] == report["verdicts"]["orders"]
+        with sqlite3.connect(Path(point["out"]) / "audit.db") as db:
+            consistent, judged = db.execute(
+                "SELECT SUM(consistent), COUNT(consistent) FROM audit_pairs WHERE run_id = ?",
+                (point["run_id"],),
+            ).fetchone()
+        assert point["position_consistency"]["rate"] == pytest.approx(consistent / judged)
+        manifest = report["manifest"]
+        assert manifest["period"] == point["period"]  # the import's period, kept in the manifest
+
+
+def test_table_csv_and_html(monitor: Path) -> None:
+    code, table, _ = _trend(monitor)
+    assert code == 0
+    assert "2026-11-21 !" in table and "ALERT 2026-11-21: misselection (all)" in table
+    assert "Holm" in table and "design effect" in table
+    rows = list(csv.DictReader(io.StringIO(_trend(monitor, "--format", "csv")[1])))
+    metrics = {r["metric"] for r in rows}
+    assert {"misselection", "no verdict", "position consistency"} <= metrics
+    flagged = {r["period"] for r in rows if r["alert"] == "1" and r["metric"] == "misselection"}
+    assert min(flagged) == "2026-11-21"
+    html = (monitor / "trend.html").read_text()
+    assert html.count("<svg") >= len(metrics) and "<script" not in html
+    assert 'r="5" fill="#d00"' in html  # an alert marker on the chart
+
+
+def test_a_period_on_recorded_imports(tmp_path: Path, monitor: Path) -> None:
+    day = monitor / "logs" / "2026-11-02.jsonl"
+    bad = cli("import", "recorded-jsonl", str(day), "--out", str(tmp_path / "p.jsonl"),
+              "--period", "last tuesday")  # fmt: skip
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "--period" in bad.stderr and "2026-11-03" in bad.stderr
+    assert not (tmp_path / "p.jsonl").exists()
+    # two periods in one run: refused at the audit, naming the line
+    mixed = tmp_path / "mixed.jsonl"
+    lines = day.read_text().splitlines()
+    first_pair = next(i for i, line in enumerate(lines) if '"order"' not in line)
+    lines[first_pair] = lines[first_pair].replace('"2026-11-02"', '"2026-11-05"')
+    mixed.write_text("\n".join(lines) + "\n")
+    assert (
+        cli("import", "recorded-jsonl", str(mixed), "--out", str(tmp_path / "m.jsonl")).returncode
+        == 0
+    )
+    spec = tmp_path / "s.toml"
+    spec.write_text('[run]\nname = "x"\nimported = "m.jsonl"\n[judge]\nsource = "recorded"\n')
+    done = cli("run", str(spec), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "period" in done.stderr and "one run holds one period" in done.stderr
+    assert not (tmp_path / "out" / "audit.db").exists()
+
+
+def _one_line(done: subprocess.CompletedProcess[str], *says: str) -> None:
+    assert done.returncode == 2, done.stderr
+    err = done.stderr.strip().splitlines()
+    assert len(err) == 1, err
+    for text in says:
+        assert text in err[0], err[0]
+
+
+def test_bad_input_one_line_exit_2(tmp_path: Path, monitor: Path) -> None:
+    _one_line(cli("trend", str(tmp_path / "nothing-*")), "matches nothing")
+    # a shard with another schema: a day whose lines carry an unknown field
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(monitor / "logs" / "2026-11-01.jsonl", logs)
+    (logs / "2026-11-02.jsonl").write_text('{"pair_id": "p", "order": "AB", "winner": "A", '
+                                           '"verdict_v2": 1}\n')  # fmt: skip
+    _one_line(cli("trend", str(logs)), "2026-11-02.jsonl:1", "verdict_v2", "unknown field")
+    assert not (logs / ".judgeaudit-trend" / "2026-11-02").exists()
+    # two gap sources in one series: refused (give --gap-source to put them on one)
+    runs = sorted((monitor / "runs").iterdir())
+    other = tmp_path / "judge-gap"
+    shutil.copytree(runs[1], other)
+    spec = other / "spec.toml"
+    spec.write_text(spec.read_text() + '[gap]\nsource = "judge"\n')
+    assert cli("run", str(spec), "--out", str(other), "--new-run").returncode == 0
+    _one_line(cli("trend", str(runs[0]), str(other)), "gap sources", "--gap-source")
+    # simulated runs over different task sets: refused; a simulated run among recorded ones too
+    from tests.audit_helpers import write_spec, write_tasks
+
+    sims = []
+    for count in (3, 4):
+        write_tasks(tmp_path / f"t{count}.jsonl", count)
+        spec = write_spec(tmp_path / f"s{count}.toml", tasks=f"t{count}.jsonl", name=f"s{count}")
+        assert cli("run", str(spec), "--out", str(tmp_path / f"sim{count}")).returncode == 0
+        sims.append(str(tmp_path / f"sim{count}"))
+    _one_line(cli("trend", *sims), "different task sets", "trend them apart")
+    _one_line(cli("trend", str(runs[0]), sims[0]), "one kind of run")

@@ -1,0 +1,88 @@
+"""The Trends screen: a real monitored series (10 days of the embedded judge's recorded
+verdicts, the judge changed on day 6), one textual-plot chart per metric, the alert marked,
+Enter on a period opening its run in Results; computed from the output dirs with ctrl+r; an
+80×24 snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable
+from textual_plot import PlotWidget
+
+from judgeaudit.analysis.trend import series
+from judgeaudit.daily import monitor_demo
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.screens.trends import TrendsScreen
+from judgeaudit.tui.widgets.field import Field
+from tests.tui.helpers import SMALL, make_app, press, settle, snapshot, wait_until
+
+
+@pytest.fixture(scope="session")
+def monitored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("trends") / "m"
+    trend = monitor_demo(out, days=10, change_day=6, tasks=30, baseline=4)
+    return out, trend
+
+
+def _rows(app: Any) -> list[list[str]]:
+    table = app.screen.query_one("#trend-periods", DataTable)
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def test_trends_charts_alerts_and_enter_opens_the_period(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    out, trend = monitored
+    alerted = {a["period"] for a in trend["alerts"]}
+    assert alerted and min(alerted) >= "2026-11-07"  # the change (day 6), nothing before
+
+    async def go() -> tuple[list[list[str]], int, str, str | None, Path]:
+        app = make_app(isolated, out / "runs", trend=trend)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, TrendsScreen)
+            rows = _rows(app)
+            charts = len(app.screen.query(PlotWidget))
+            await press(pilot, *["down"] * 7, "enter")
+            return rows, charts, app.current_mode, app.run_id, app.out_dir
+
+    rows, charts, mode, run_id, opened = asyncio.run(go())
+    assert [r[0] for r in rows] == [p["period"] for p in trend["periods"]]
+    assert {r[0] for r in rows if r[2] == "!"} == alerted
+    assert rows[0][1].strip() == f"{trend['periods'][0]['misselection']['rate'] * 100:.1f}%"
+    drawn = [m for m, points in series(trend).items() if any(p["rate"] is not None for p in points)]
+    assert charts == len(drawn) >= 6  # one chart per metric with data
+    assert mode == "results"
+    assert run_id == trend["periods"][7]["run_id"]
+    assert opened == Path(trend["periods"][7]["out"])
+
+
+def test_f7_and_ctrl_r_trend_the_output_dirs(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    out, trend = monitored
+
+    async def go() -> list[list[str]]:
+        app = make_app(isolated, out / "runs")
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            assert isinstance(app.screen, TrendsScreen)
+            assert app.screen.query_one("#trend-targets", Field).value == str(out / "runs")
+            await press(pilot, "ctrl+r")
+            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+            return _rows(app)
+
+    rows = asyncio.run(go())
+    assert [r[0] for r in rows] == [p["period"] for p in trend["periods"]]
+
+
+def test_trends_snapshot_80x24(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]], snap_compare: Any
+) -> None:
+    _out, trend = monitored
+    assert snapshot(snap_compare, make_app(isolated, "out/tui", trend=trend), size=SMALL)
