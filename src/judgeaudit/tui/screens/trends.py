@@ -16,7 +16,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
-from textual_plot import HiResMode, PlotWidget
 
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.messages import OpenResults
@@ -119,7 +118,9 @@ class TrendsScreen(Screen[None]):
         for a in trend.get("alerts", []):
             alerts.setdefault(a["bucket"], set()).add(a["period"])
         near = trend["labels"][0] if trend.get("labels") else None
-        from judgeaudit.analysis.trend import series  # pandas: when a trend is first drawn
+        from textual_plot import HiResMode, PlotWidget  # numpy: when a trend is first drawn
+
+        from judgeaudit.analysis.trend import series
 
         found = series(trend)
         order = [m for m in FIRST if m in found] + [m for m in found if m not in FIRST]
