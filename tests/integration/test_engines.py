@@ -90,10 +90,12 @@ def _same_on(engine: str, runs: dict[str, Path]) -> None:
     assert answered >= 10, "most run/source combinations give a report"
 
 
+@pytest.mark.timeout(900)
 def test_duckdb_gives_every_figure_the_sqlite_report_gives(runs: dict[str, Path]) -> None:
     _same_on("duckdb", runs)
 
 
+@pytest.mark.timeout(2400)  # Spark starts a JVM and runs ~20 small jobs per report
 def test_spark_in_local_mode_gives_every_figure_the_sqlite_report_gives(
     runs: dict[str, Path],
 ) -> None:

@@ -90,8 +90,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
             db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
-        # The pairs' figures on the chosen engine (one SQL text); judge logs, labels and
-        # trajectories are read from audit.db.
+        # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
         pairs = open_pairs(options.engine, db, out, options.parquet)
         try:
             report = _from_pairs(db, pairs, run_id, manifest, options)
@@ -105,16 +104,12 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
 
 
 def _from_pairs(
-    db: sqlite3.Connection,
-    pairs: Pairs,
-    run_id: str,
-    manifest: dict[str, Any],
-    options: ReportOptions,
+    db: sqlite3.Connection, pairs: Pairs, run_id: str, manifest: dict[str, Any], opts: ReportOptions
 ) -> dict[str, Any]:
     """Every figure over the pairs, with audit.db's verdict counts and labels."""
-    source, bins, names = resolve_buckets(pairs, run_id, manifest, options)
+    source, bins, names = resolve_buckets(pairs, run_id, manifest, opts)
     # Aggregated in SQL: memory stays flat however many pairs the run holds.
-    sections = report_sections(pairs, run_id, source, bins, names, options.threshold, db)
+    sections = report_sections(pairs, run_id, source, bins, names, opts.threshold, db)
     verdicts = verdict_health(db, run_id)
     missing = (
         missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
@@ -131,7 +126,7 @@ def _from_pairs(
         "bootstrap": BOOTSTRAP,
         "manifest": None,
     }
-    add_figures(report, pairs, run_id, options.threshold)
+    add_figures(report, pairs, run_id, opts.threshold)
     return report
 
 
