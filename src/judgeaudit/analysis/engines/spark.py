@@ -26,7 +26,7 @@ def session() -> Any:
         .appName("judgeaudit")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.ansi.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.shuffle.partitions", "1")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .getOrCreate()
@@ -68,7 +68,8 @@ class SparkPairs:
             from pyspark.sql import functions
 
             frame = frame.withColumn("seq", functions.monotonically_increasing_id())
-        frame.createOrReplaceTempView("audit_pairs")
+        # The report scans the table ~15 times: read the Parquet once (spills to disk if large).
+        frame.cache().createOrReplaceTempView("audit_pairs")
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         rows = self.spark.sql(sql, args=list(params)).collect()
@@ -77,3 +78,4 @@ class SparkPairs:
     def close(self) -> None:
         """The session is kept for the process (starting one takes seconds); the view goes."""
         self.spark.catalog.dropTempView("audit_pairs")
+        self.spark.catalog.clearCache()
