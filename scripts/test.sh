@@ -11,6 +11,13 @@ if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq --no-install-recommends gnome-keyring dbus procps >/dev/null
 fi
+# Java for the Spark engine's local-mode test (tests/integration/test_engines.py; never skipped).
+if ! command -v java >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null
+fi
 
 echo "== real Codex CLI and Claude Code from npm (contract tests)"
 NPM_DIR=.cache/npm

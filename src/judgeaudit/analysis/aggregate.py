@@ -18,23 +18,24 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs, as_pairs
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, AnalysisError
 from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.review_weights import stratum_of
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
-from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.store import PAIR_COLUMNS, open_readonly
 from judgeaudit.audit.units import gap as gaps
 
-DECISIVE = "(success_a != success_b)"
+DECISIVE = "CAST(success_a != success_b AS INTEGER)"
 MISSEL = "COALESCE(misselected, 0)"
 
 
-def gap_sql(source: str) -> str:
+def gap_sql(source: str, floor: bool = False) -> str:
     """The SQL expression of a gap source (:mod:`judgeaudit.audit.units.gap`), or one line
     naming the sources there are."""
     try:
-        return gaps.gap_sql(source)
+        return gaps.gap_sql(source, floor=floor)
     except gaps.GapSourceError as exc:
         raise AnalysisError(str(exc)) from None
 
@@ -52,20 +53,27 @@ def _int(value: Any) -> int:
 
 
 def report_sections(
-    db: sqlite3.Connection,
+    db: Pairs | sqlite3.Connection,
     run_id: str,
     source: str,
     bins: list[float],
     labels: list[str],
     threshold: float,
+    meta: sqlite3.Connection | None = None,
 ) -> dict[str, Any]:
     """Totals, buckets, agent pairs, satisfied-but-failed, position bias and breakdowns.
 
     Two scans of the run's rows: one grouped by (judge model, agent pair, task type) and the
     stored flags (:mod:`judgeaudit.analysis.grouped`), which the report index hands over in
     order, and one grouped by (bucket, task), the only key that needs a row's gap; every
-    section is summed in Python from those grouped rows.
+    section is summed in Python from those grouped rows. ``db`` is the engine holding the
+    pairs; ``meta`` the audit.db with the human labels (``db`` itself when it is SQLite).
     """
+    if isinstance(db, sqlite3.Connection):
+        meta = meta or db
+    if meta is None:
+        raise ValueError("report_sections: give the audit.db connection as meta")
+    db = as_pairs(db)
     grouped, by_bucket_task = _scans(
         db,
         [
@@ -90,7 +98,7 @@ def report_sections(
         "position_bias": _position_bias(judges),
         "by_task_type": _breakdown(by_type, ["task_type"], key_at=[1], counts_at=2),
         "by_models": _breakdown(by_models, ["agent_a", "agent_b", "judge_model"], [0, 1, 2], 3),
-        "human_review": human_review(db, run_id),
+        "human_review": human_review(meta, run_id, db),
     }
 
 
@@ -99,16 +107,19 @@ def report_sections(
 PARALLEL_FROM = 200_000
 
 
-def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any]]) -> list[Any]:
+def _scans(db: Pairs, jobs: list[Callable[[Pairs], Any]]) -> list[Any]:
+    """SQLite's scans in two threads on a large run; DuckDB and Spark parallelise themselves."""
+    if not isinstance(db, SqlitePairs):
+        return [job(db) for job in jobs]
     path = db.execute("PRAGMA database_list").fetchone()[2]
     rows = db.execute("SELECT MAX(rowid) FROM audit_pairs").fetchone()[0] or 0
     if not path or rows < PARALLEL_FROM:
         return [job(db) for job in jobs]
 
-    def own(job: Callable[[sqlite3.Connection], Any]) -> Any:
+    def own(job: Callable[[Pairs], Any]) -> Any:
         conn = open_readonly(Path(path))
         try:
-            return job(conn)
+            return job(SqlitePairs(conn))
         finally:
             conn.close()
 
@@ -121,9 +132,7 @@ def _scans(db: sqlite3.Connection, jobs: list[Callable[[sqlite3.Connection], Any
 BucketSums = tuple[dict[int, list[int]], int, int, dict[int, tuple[list[int], list[int]]]]
 
 
-def _by_bucket_and_task(
-    db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
-) -> BucketSums:
+def _by_bucket_and_task(db: Pairs, run_id: str, source: str, bins: list[float]) -> BucketSums:
     """Bucket sums and clusters from (bucket, task) groups, streamed: a run whose every pair
     has its own task (production logs) is millions of groups, never a list in memory.
 
@@ -133,21 +142,21 @@ def _by_bucket_and_task(
     (as ``pd.factorize`` orders them in the pandas report), so the seeded resampling gives the
     same interval.
     """
-    gap = gap_sql(source)
+    dialect = db.dialect
     arms, args = bin_arms("g", bins)
     parts = ["WHEN g IS NULL THEN -1", *arms]
     groups = (
         f"SELECT CASE {' '.join(parts)} ELSE -2 END AS bucket, task_id, COUNT(*) AS pairs,"
         " SUM(d) AS decisive, SUM(m) AS missel, SUM(d * m) AS missel_decisive,"
-        " MIN(CASE WHEN d THEN rid END) AS first_rid"
-        f" FROM (SELECT {gap} AS g, task_id, {DECISIVE} AS d, {MISSEL} AS m,"
-        " rowid AS rid FROM audit_pairs WHERE run_id = ? LIMIT -1)"
-        " GROUP BY bucket, task_id"
+        " MIN(CASE WHEN d = 1 THEN rid END) AS first_rid"
+        f" FROM (SELECT {gap_sql(source, dialect.floor_gap)} AS g, task_id, {DECISIVE} AS d,"
+        f" {MISSEL} AS m, {dialect.seq} AS rid FROM audit_pairs WHERE run_id = ?"
+        f"{dialect.no_flatten}) AS r GROUP BY bucket, task_id"
     )
     rows = db.execute(
         "SELECT bucket, pairs, decisive, missel, missel_decisive FROM (SELECT *,"
-        " MIN(CASE WHEN bucket >= 0 THEN first_rid END) OVER (PARTITION BY task_id) AS first"
-        f" FROM ({groups})) ORDER BY bucket, first",
+        " MIN(CASE WHEN bucket >= 0 THEN first_rid END) OVER (PARTITION BY task_id)"
+        f" AS task_first FROM ({groups}) AS g) AS o ORDER BY bucket, task_first",
         (*args, run_id),
     )
     counts: dict[int, list[int]] = {}
@@ -170,13 +179,18 @@ def _by_bucket_and_task(
     return counts, no_gap, outside, per_bucket
 
 
-def check_source(db: sqlite3.Connection, run_id: str, source: str) -> None:
+def check_source(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> None:
     """Refuse a gap source that would invert the claim on this run's data (one line, exit 2)."""
-    pairs, same, rewards, binary = db.execute(
-        "SELECT COUNT(*), SUM(agent_a = agent_b), COUNT(reward_a) + COUNT(reward_b),"
-        " SUM(reward_a IN (0, 1)) + SUM(reward_b IN (0, 1)) FROM audit_pairs WHERE run_id = ?",
-        (run_id,),
-    ).fetchone()
+    pairs, same, rewards, binary = (
+        as_pairs(db)
+        .execute(
+            "SELECT COUNT(*), SUM(CAST(agent_a = agent_b AS INTEGER)),"
+            " COUNT(reward_a) + COUNT(reward_b), SUM(CAST(reward_a IN (0, 1) AS INTEGER))"
+            " + SUM(CAST(reward_b IN (0, 1) AS INTEGER)) FROM audit_pairs WHERE run_id = ?",
+            (run_id,),
+        )
+        .fetchone()
+    )
     rewards, binary = rewards or 0, binary or 0
     reason = gaps.unfit(
         source,
@@ -187,15 +201,19 @@ def check_source(db: sqlite3.Connection, run_id: str, source: str) -> None:
         raise AnalysisError(f"--gap-source {source}: {reason}")
 
 
-def default_bins(db: sqlite3.Connection, run_id: str, source: str) -> list[float]:
+def default_bins(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> list[float]:
     """Default edges (:func:`judgeaudit.audit.units.gap.default_bins`) over the run's rewards."""
     if source != "external":
         return gaps.default_bins(source)
-    low, high = db.execute(
-        "SELECT MIN(r), MAX(r) FROM (SELECT reward_a AS r FROM audit_pairs WHERE run_id = ?"
-        " UNION ALL SELECT reward_b FROM audit_pairs WHERE run_id = ?)",
-        (run_id, run_id),
-    ).fetchone()
+    low, high = (
+        as_pairs(db)
+        .execute(
+            "SELECT MIN(r), MAX(r) FROM (SELECT reward_a AS r FROM audit_pairs WHERE run_id = ?"
+            " UNION ALL SELECT reward_b FROM audit_pairs WHERE run_id = ?) AS s",
+            (run_id, run_id),
+        )
+        .fetchone()
+    )
     return gaps.default_bins(source, low, high)
 
 
@@ -263,7 +281,7 @@ def _agent_pairs(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
 
 
 def _satisfied_but_failed(
-    db: sqlite3.Connection, run_id: str, threshold: float, rows: list[tuple[Any, ...]]
+    db: Pairs, run_id: str, threshold: float, rows: list[tuple[Any, ...]]
 ) -> dict[str, Any]:
     judge_n, judge_k, user_n, user_k, crosstab = (
         sum(_int(r[i]) for r in rows) for i in range(1, 6)
@@ -273,7 +291,8 @@ def _satisfied_but_failed(
         r[0]
         for r in db.execute(
             "SELECT pair_id FROM audit_pairs WHERE run_id = ? AND ((judge_score_a >= ? AND"
-            " success_a = 0) OR (judge_score_b >= ? AND success_b = 0)) ORDER BY rowid LIMIT 200",
+            f" success_a = 0) OR (judge_score_b >= ? AND success_b = 0)) ORDER BY {db.dialect.seq}"
+            " LIMIT 200",
             (run_id, t, t),
         )
     ]
@@ -334,26 +353,34 @@ def _breakdown(
     return out
 
 
-def human_review(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
-    """Agreement with human labels: only the labelled pairs are loaded (a small frame)."""
+def human_review(
+    db: sqlite3.Connection, run_id: str, pairs_in: Pairs | None = None
+) -> dict[str, Any]:
+    """Agreement with human labels (audit.db's ``db``) over the labelled pairs of ``pairs_in``
+    (audit.db's table by default): only those pairs are loaded (a small frame)."""
+    engine = pairs_in or SqlitePairs(db)
     labels = pd.read_sql_query("SELECT * FROM human_labels", db)
     if labels.empty:
         return agreement(labels, labels)
-    pairs = pd.read_sql_query(
-        "SELECT p.* FROM audit_pairs p JOIN human_labels h ON h.pair_id = p.pair_id"
-        " WHERE p.run_id = ?",
-        db,
-        params=(run_id,),
-    )
-    return agreement(pairs, labels, review_population(db, run_id))
+    ids = sorted(set(labels["pair_id"].astype(str)))
+    found: list[Any] = []
+    for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters
+        chunk = ids[start : start + 500]
+        found += engine.execute(
+            f"SELECT {', '.join(PAIR_COLUMNS)} FROM audit_pairs WHERE run_id = ?"
+            f" AND pair_id IN ({', '.join('?' * len(chunk))}) ORDER BY {engine.dialect.seq}",
+            (run_id, *chunk),
+        ).fetchall()
+    pairs = pd.DataFrame.from_records([tuple(r) for r in found], columns=list(PAIR_COLUMNS))
+    return agreement(pairs, labels, review_population(engine, run_id))
 
 
-def review_population(db: sqlite3.Connection, run_id: str) -> dict[str, int]:
+def review_population(db: Pairs | sqlite3.Connection, run_id: str) -> dict[str, int]:
     """Pairs per review stratum in the run (only the columns the stratum rule reads)."""
-    columns = pd.read_sql_query(
-        "SELECT judge_score_a, judge_score_b, success_a, success_b, consistent, misselected"
-        " FROM audit_pairs WHERE run_id = ?",
-        db,
-        params=(run_id,),
+    names = ["judge_score_a", "judge_score_b", "success_a", "success_b", "consistent",
+             "misselected"]  # fmt: skip
+    rows = as_pairs(db).execute(
+        f"SELECT {', '.join(names)} FROM audit_pairs WHERE run_id = ?", (run_id,)
     )
+    columns = pd.DataFrame.from_records([tuple(r) for r in rows], columns=names)
     return {str(k): int(v) for k, v in stratum_of(columns).value_counts().items()}

@@ -19,6 +19,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.stats import Z95
 
 METHOD = (
@@ -90,8 +91,13 @@ def interval(s: Sums) -> dict[str, Any]:
     return {"rate": s.k / s.n, "ci_low": low, "ci_high": high, "design_effect": deff}
 
 
+def as_int(condition: str) -> str:
+    """A condition counted as 0/1 (NULL stays NULL) in SQL every engine reads alike."""
+    return f"CAST(({condition}) AS INTEGER)"
+
+
 def grouped_sums(
-    db: sqlite3.Connection,
+    db: Pairs | sqlite3.Connection,
     keys: list[str],
     nums: list[str],
     den: str,
@@ -111,9 +117,9 @@ def grouped_sums(
         per += [f"SUM(n{i})", f"SUM(n{i} * n{i})", f"SUM(n{i} * d)"]
     select = ", ".join([*outer, "SUM(d)", "SUM(d * d)", "COUNT(*)", *per])
     by = f" GROUP BY {', '.join(outer)}" if outer else ""
-    statement = f"SELECT {select} FROM ({inner} GROUP BY {group}) WHERE d > 0{by}"
+    statement = f"SELECT {select} FROM ({inner} GROUP BY {group}) AS t WHERE d > 0{by}"
     out: dict[tuple[Any, ...], list[Sums]] = {}
-    for row in db.execute(statement, args):
+    for row in as_pairs(db).execute(statement, args):
         n, nn, clusters = row[len(keys) : len(keys) + 3]
         if n is None or not clusters:
             continue

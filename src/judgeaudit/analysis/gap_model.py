@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.stats import Z95
-from judgeaudit.audit.units import gap as gaps
 
 METHOD = (
     "logistic regression of misselection on the gap (per 0.1) over decisive pairs, "
@@ -60,14 +60,19 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
     return {"beta": float(beta[1]), "se": se, "tasks": g, "n": int(nobs)}
 
 
-def gap_model(db: sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:
+def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:
     """Odds ratio of misselection per 0.1 of gap, with a task-clustered interval."""
-    rows = db.execute(
-        f"SELECT task_id, g, COUNT(*), SUM(m) FROM (SELECT task_id, {gaps.gap_sql(source)} AS g,"
+    pairs = as_pairs(db)
+    gap, no_flatten = pairs.dialect.gap(source), pairs.dialect.no_flatten
+    rows = pairs.execute(
+        f"SELECT task_id, g, COUNT(*), SUM(m) FROM (SELECT task_id, {gap} AS g,"
         " COALESCE(misselected, 0) AS m FROM audit_pairs WHERE run_id = ?"
-        " AND success_a != success_b LIMIT -1) WHERE g IS NOT NULL GROUP BY task_id, g",
+        f" AND success_a != success_b{no_flatten}) AS d WHERE g IS NOT NULL GROUP BY task_id, g",
         (run_id,),
     ).fetchall()
+    # SQLite hands the groups over sorted; other engines in any order, and the fit's last
+    # digits depend on the order of its rows.
+    rows = sorted((tuple(r) for r in rows), key=lambda r: (r[0], r[1]))
     empty = {"odds_ratio_per_0_1": None, "ci": None, "p_value": None, "method": METHOD}
     if not rows:
         return {**empty, "n": 0, "tasks": 0, "why_not": "no decisive pair with a gap"}

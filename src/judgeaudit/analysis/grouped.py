@@ -11,8 +11,9 @@ so the figures are those the per-row SQL sums gave.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
+
+from judgeaudit.analysis.engines.dialect import Pairs
 
 #: The grouping; the report index (``audit.store.REPORT_INDEX``) starts with the same columns.
 KEYS = (
@@ -24,7 +25,8 @@ KEYS = (
 def models_and_type_sql(run_id: str, t: float) -> tuple[str, tuple[Any, ...]]:
     """The grouped scan's statement (a test reads its plan: no sort where the index exists)."""
     return (
-        f"SELECT {KEYS}, COUNT(*), SUM(judge_score_a >= ?), SUM(judge_score_b >= ?),"
+        f"SELECT {KEYS}, COUNT(*), SUM(CAST(judge_score_a >= ? AS INTEGER)),"
+        " SUM(CAST(judge_score_b >= ? AS INTEGER)),"
         " SUM(CASE WHEN judge_score_a > judge_score_b THEN 1 ELSE 0 END),"
         " MIN(capability_a), MIN(capability_b)"
         f" FROM audit_pairs WHERE run_id = ? GROUP BY {KEYS}",
@@ -32,7 +34,7 @@ def models_and_type_sql(run_id: str, t: float) -> tuple[str, tuple[Any, ...]]:
     )
 
 
-def by_models_and_type(db: sqlite3.Connection, run_id: str, t: float) -> list[tuple[Any, ...]]:
+def by_models_and_type(db: Pairs, run_id: str, t: float) -> list[tuple[Any, ...]]:
     """Per group of :data:`KEYS`, the sums the report adds up, as per-row SQL would give them:
     0-3 judge model, agent a, agent b, task type; 4 pairs, 5 decisive, 6 missel, 7 sum
     consistent, 8 n consistent, 9 sum success_a, 10 sum success_b, 11 min capability_a, 12 min

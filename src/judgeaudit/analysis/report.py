@@ -15,6 +15,7 @@ from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.chart import bucket_svg
+from judgeaudit.analysis.engines import Pairs, open_pairs
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import review_lines, split
 from judgeaudit.analysis.frame import (
@@ -54,10 +55,13 @@ class ReportOptions:
     bins: list[float] | None = None
     labels: list[str] | None = None
     threshold: float = 4.0
+    #: where the pairs are aggregated: audit.db (sqlite), or Parquet on duckdb or spark
+    engine: str = "sqlite"
+    parquet: str | None = None  # a file, glob or directory (default OUT/audit_pairs.parquet)
 
 
 def resolve_buckets(
-    db: sqlite3.Connection,
+    db: Pairs | sqlite3.Connection,
     run_id: str,
     manifest: dict[str, Any],
     options: ReportOptions = ReportOptions(),
@@ -87,29 +91,43 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
             db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
-        source, bins, names = resolve_buckets(db, run_id, manifest, options)
-        # Aggregated in SQL: memory stays flat however many pairs the run holds.
-        sections = report_sections(db, run_id, source, bins, names, options.threshold)
-        verdicts = verdict_health(db, run_id)
-        missing = (
-            missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
-        )
-        for index, bucket in enumerate(sections["buckets"]):
-            bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
-        report = {
-            "run_id": run_id,
-            "status": status,
-            "gap_source": source,
-            "bins": bins,
-            **sections,
-            "verdicts": verdicts,
-            "bootstrap": BOOTSTRAP,
-            "manifest": manifest,
-        }
-        add_figures(report, db, run_id, options.threshold)
+        # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
+        pairs = open_pairs(options.engine, db, out, options.parquet)
+        try:
+            report = _from_pairs(db, pairs, run_id, manifest, options)
+        finally:
+            pairs.close()
+        report.update(status=status, manifest=manifest)
         report["style"] = style_section(db, run_id)
     finally:
         db.close()
+    return report
+
+
+def _from_pairs(
+    db: sqlite3.Connection, pairs: Pairs, run_id: str, manifest: dict[str, Any], opts: ReportOptions
+) -> dict[str, Any]:
+    """Every figure over the pairs, with audit.db's verdict counts and labels."""
+    source, bins, names = resolve_buckets(pairs, run_id, manifest, opts)
+    # Aggregated in SQL: memory stays flat however many pairs the run holds.
+    sections = report_sections(pairs, run_id, source, bins, names, opts.threshold, db)
+    verdicts = verdict_health(db, run_id)
+    missing = (
+        missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
+    )
+    for index, bucket in enumerate(sections["buckets"]):
+        bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
+    report = {
+        "run_id": run_id,
+        "status": None,
+        "gap_source": source,
+        "bins": bins,
+        **sections,
+        "verdicts": verdicts,
+        "bootstrap": BOOTSTRAP,
+        "manifest": None,
+    }
+    add_figures(report, pairs, run_id, opts.threshold)
     return report
 
 

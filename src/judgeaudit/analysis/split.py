@@ -19,16 +19,24 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.analysis.clustered import METHOD, Sums, grouped_sums, interval
+from judgeaudit.analysis.clustered import METHOD, Sums, as_int, grouped_sums, interval
+from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
 from judgeaudit.analysis.stats import mcnemar_exact
 from judgeaudit.audit.units import gap as gaps
 
-DEC = "(success_a != success_b)"
-WRONG = f"({DEC} AND COALESCE(misselected, 0) = 1)"
-RIGHT = f"({DEC} AND NOT {WRONG} AND judge_pref = CASE WHEN success_a THEN 'A' ELSE 'B' END)"
+#: Conditions, then the 0/1 counts summed (``CAST``: the SQL text every engine reads alike).
+IS_DEC = "(success_a != success_b)"
+IS_WRONG = f"({IS_DEC} AND COALESCE(misselected, 0) = 1)"
+IS_RIGHT = (
+    f"({IS_DEC} AND NOT {IS_WRONG} AND judge_pref = CASE WHEN success_a = 1 THEN 'A' ELSE 'B' END)"
+)
+DEC, WRONG, RIGHT = (as_int(c) for c in (IS_DEC, IS_WRONG, IS_RIGHT))
 #: per decisive pair: 1 wrong, 0 right, 1/2 a tie
-TIE_SCORE = f"(CASE WHEN NOT {DEC} THEN 0 WHEN {WRONG} THEN 1.0 WHEN {RIGHT} THEN 0.0 ELSE 0.5 END)"
+TIE_SCORE = (
+    f"CAST(CASE WHEN NOT {IS_DEC} THEN 0 WHEN {IS_WRONG} THEN 1.0 WHEN {IS_RIGHT} THEN 0.0"
+    " ELSE 0.5 END AS DOUBLE)"
+)
 PAIRS = "audit_pairs WHERE run_id = ?"
 
 
@@ -51,22 +59,23 @@ def three_way(sums: list[Sums] | None) -> dict[str, Any]:
     }
 
 
-def _split_by(db: sqlite3.Connection, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Any]:
+def _split_by(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Any]:
     sums = grouped_sums(db, keys, [WRONG, RIGHT, TIE_SCORE], DEC, PAIRS, (run_id,))
     return {key: three_way(value) for key, value in sums.items()}
 
 
 def bucket_splits(
-    db: sqlite3.Connection, run_id: str, source: str, bins: list[float]
+    db: Pairs, run_id: str, source: str, bins: list[float]
 ) -> dict[int, dict[str, Any]]:
     """Bucket index -> its three-way split (buckets without a decisive pair are absent)."""
     case, edges = gaps.bucket_case("g", bins)
-    source_sql = f"(SELECT *, {gaps.gap_sql(source)} AS g FROM {PAIRS} LIMIT -1)"
+    gap = db.dialect.gap(source)
+    source_sql = f"(SELECT *, {gap} AS g FROM {PAIRS}{db.dialect.no_flatten}) AS b"
     sums = grouped_sums(db, [case], [WRONG, RIGHT, TIE_SCORE], DEC, source_sql, (*edges, run_id))
     return {int(k[0]): three_way(v) for k, v in sums.items() if k[0] is not None}
 
 
-def report_splits(db: sqlite3.Connection, run_id: str) -> dict[str, dict[tuple[Any, ...], Any]]:
+def report_splits(db: Pairs, run_id: str) -> dict[str, dict[tuple[Any, ...], Any]]:
     """The split overall, per agent pair, per task type and per (agent pair, judge model)."""
     return {
         "overall": _split_by(db, run_id, []),
@@ -81,23 +90,24 @@ SIDES = (
     "(SELECT task_id, agent_a AS agent, trial, satisfied_a AS sat, success_a AS success"
     " FROM audit_pairs WHERE run_id = ? UNION ALL"
     " SELECT task_id, agent_b, COALESCE(trial_b, trial), satisfied_b, success_b"
-    " FROM audit_pairs WHERE run_id = ?)"
+    " FROM audit_pairs WHERE run_id = ?) AS s"
 )
 
 
-def satisfied_but_failed(db: sqlite3.Connection, run_id: str, threshold: float) -> dict[str, Any]:
+def satisfied_but_failed(db: Pairs, run_id: str, threshold: float) -> dict[str, Any]:
     """P(failed | satisfied): per judged side for the judge, per conversation for the user."""
     t = float(threshold)
     judge = grouped_sums(  # both sides of a pair in one row: the same per-task sums, one scan
         db, [],
-        ["(COALESCE(judge_score_a >= ? AND success_a = 0, 0)"
-         " + COALESCE(judge_score_b >= ? AND success_b = 0, 0))"],
-        "(COALESCE(judge_score_a >= ?, 0) + COALESCE(judge_score_b >= ?, 0))",
+        ["(COALESCE(CAST(judge_score_a >= ? AND success_a = 0 AS INTEGER), 0)"
+         " + COALESCE(CAST(judge_score_b >= ? AND success_b = 0 AS INTEGER), 0))"],
+        "(COALESCE(CAST(judge_score_a >= ? AS INTEGER), 0)"
+        " + COALESCE(CAST(judge_score_b >= ? AS INTEGER), 0))",
         PAIRS, (t, t, t, t, run_id),
     ).get(())  # fmt: skip
-    conversations = f"(SELECT DISTINCT task_id, agent, trial, sat, success FROM {SIDES})"
+    conversations = f"(SELECT DISTINCT task_id, agent, trial, sat, success FROM {SIDES}) AS c"
     user = grouped_sums(
-        db, [], ["(COALESCE(sat, 0) = 1 AND success = 0)"], "(COALESCE(sat, 0) = 1)",
+        db, [], [as_int("COALESCE(sat, 0) = 1 AND success = 0")], as_int("COALESCE(sat, 0) = 1"),
         conversations, (run_id, run_id),
     ).get(())  # fmt: skip
 
@@ -127,8 +137,10 @@ def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
 #: Per swapped pair, its two orders: first-position wins (A in AB, B in BA; pref_ba is mapped
 #: back) and orders that decided (named a side); an order without a verdict decided nothing.
 SWAPPED = "CASE WHEN pref_ba IS NULL THEN 0 ELSE"
-FIRST_WINS = f"({SWAPPED} COALESCE(pref_ab = 'A', 0) + COALESCE(pref_ba = 'B', 0) END)"
-DECIDED = f"({SWAPPED} COALESCE(pref_ab IN ('A', 'B'), 0) + COALESCE(pref_ba IN ('A', 'B'), 0) END)"
+_AB_A, _BA_B = as_int("pref_ab = 'A'"), as_int("pref_ba = 'B'")
+_AB_DEC, _BA_DEC = as_int("pref_ab IN ('A', 'B')"), as_int("pref_ba IN ('A', 'B')")
+FIRST_WINS = f"({SWAPPED} COALESCE({_AB_A}, 0) + COALESCE({_BA_B}, 0) END)"
+DECIDED = f"({SWAPPED} COALESCE({_AB_DEC}, 0) + COALESCE({_BA_DEC}, 0) END)"
 FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
 
 
@@ -137,12 +149,12 @@ def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sum
     return found[0] if found else None
 
 
-def position_bias(db: sqlite3.Connection, run_id: str) -> dict[Any, dict[str, Any]]:
+def position_bias(db: Pairs, run_id: str) -> dict[Any, dict[str, Any]]:
     """Per judge model: first-position win rate over decided orders, and of the real order
     disagreements the share the first position won (an order without a verdict is neither)."""
     orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
     flips = grouped_sums(
-        db, ["judge_model"], [f"({FLIP} AND pref_ab = 'A')"], FLIP, PAIRS, (run_id,)
+        db, ["judge_model"], [as_int(f"{FLIP} AND pref_ab = 'A'")], as_int(FLIP), PAIRS, (run_id,)
     )
     out: dict[Any, dict[str, Any]] = {}
     for model in sorted({*orders, *flips}, key=lambda k: (k[0] is not None, k[0])):
@@ -191,10 +203,11 @@ def ranking(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def add_figures(
-    report: dict[str, Any], db: sqlite3.Connection, run_id: str, threshold: float
+    report: dict[str, Any], db: Pairs | sqlite3.Connection, run_id: str, threshold: float
 ) -> None:
     """The split, the clustered intervals, per-conversation satisfied-but-failed and the
     position-bias statistics, into a report built by either builder (one owner for both)."""
+    db = as_pairs(db)
     source, bins = report["gap_source"], report["bins"]
     for index, split in bucket_splits(db, run_id, source, bins).items():
         report["buckets"][index].update(split)

@@ -121,6 +121,19 @@ def register(sub: Sub) -> None:
         "--threshold", type=float, default=4.0, help="judge score that counts as satisfied"
     )
     report.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    report.add_argument(
+        "--engine",
+        choices=["sqlite", "duckdb", "spark"],
+        default="sqlite",
+        help="where the pairs are aggregated: audit.db (default), or Parquet on DuckDB or on "
+        "Spark (extras duckdb, spark); the same figures",
+    )
+    report.add_argument(
+        "--parquet",
+        metavar="PATH|GLOB|DIR",
+        help="the pairs for --engine duckdb/spark: a file, a glob, or a directory of "
+        "period=…/ shards (default OUT/audit_pairs.parquet, see `export parquet`)",
+    )
     report.set_defaults(func=cmd_report)
 
     comp = sub.add_parser(

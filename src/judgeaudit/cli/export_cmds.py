@@ -55,13 +55,26 @@ def register(sub: Sub) -> None:
     prefs.set_defaults(func=cmd_export_preferences)
     parquet = kinds.add_parser(
         "parquet",
-        help="OUT/audit_pairs.parquet for DuckDB, Spark, polars or pandas (needs pyarrow)",
-        description="Writes the run's pairs table as OUT/audit_pairs.parquet. A run writes it "
-        "itself when pyarrow is installed (pip install 'judgeaudit[parquet]'); this writes it "
-        "afterwards, e.g. for a run made without pyarrow.",
+        help="the run's pairs as Parquet for `report --engine duckdb|spark` (written by DuckDB)",
+        description="Writes the run's pairs table (every audit_pairs column, plus seq, the row "
+        "order) as OUT/audit_pairs.parquet, or with --to into DIR: with --partition as "
+        "hive-partitioned shards DIR/period=…/ (a month of daily runs exported into one DIR "
+        "is read by `report --engine duckdb --parquet DIR`). Needs DuckDB (extra duckdb).",
     )
     parquet.add_argument("out", type=Path, help="the audit's output directory")
     parquet.add_argument("--run", help="the run id (default: the latest run in OUT)")
+    parquet.add_argument(
+        "--to",
+        type=Path,
+        metavar="DIR",
+        help="write into DIR (DIR/audit_pairs.parquet, or shards with --partition)",
+    )
+    parquet.add_argument(
+        "--partition",
+        choices=["period", "day"],
+        help="shards by the run's period (a recorded import's, else the day the run began) or "
+        "by each pair's day; needs --to",
+    )
     parquet.set_defaults(func=cmd_export_parquet)
 
 
@@ -86,24 +99,23 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
 
 
 def cmd_export_parquet(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.engines import PARQUET
     from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-    from judgeaudit.audit.store.parquet import (
-        INSTALL_HINT,
-        PARQUET,
-        parquet_available,
-        write_pairs_parquet,
-    )
+    from judgeaudit.audit.store.parquet_out import write_pairs
 
-    if not parquet_available():
-        raise UserError(f"export parquet: pyarrow is not installed; {INSTALL_HINT}")
+    if args.partition and args.to is None:
+        raise UserError("export parquet: --partition writes shards into a directory; add --to DIR")
+    if args.to is not None and args.to.exists() and not args.to.is_dir():
+        raise UserError(f"export parquet: --to {args.to} is a file; give a directory")
     try:
         db = open_db(args.out)
         try:
             run_id = resolve_run(db, args.run)
-            count = write_pairs_parquet(db, run_id, args.out / PARQUET)
+            dest = args.to if args.partition else (args.to or args.out) / PARQUET
+            count = write_pairs(db, run_id, dest, args.partition)
         finally:
             db.close()
     except AnalysisError as exc:
         raise UserError(f"export parquet: {exc}") from None
-    print(f"wrote {count} pairs of run {run_id} to {args.out / PARQUET}")
+    print(f"wrote {count} pairs of run {run_id} to {dest}")
     return 0

@@ -29,7 +29,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         report = build_report(
             args.out,
-            ReportOptions(args.run, args.gap_source, args.bins, args.labels, args.threshold),
+            ReportOptions(
+                args.run,
+                args.gap_source,
+                args.bins,
+                args.labels,
+                args.threshold,
+                args.engine,
+                args.parquet,
+            ),
         )
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None

@@ -90,10 +90,18 @@ def gap(a: float | None, b: float | None) -> float | None:
     return math.floor(abs(a - b) * _SCALE + 0.5) / _SCALE
 
 
-def gap_sql(source: str, prefix: str = "") -> str:
-    """The same gap as a SQL expression over ``audit_pairs`` (NULL when either column is)."""
+def gap_sql(source: str, prefix: str = "", *, floor: bool = False) -> str:
+    """The same gap as a SQL expression over ``audit_pairs`` (NULL when either column is).
+
+    SQLite truncates with ``CAST(... AS INTEGER)``; ``floor=True`` writes ``FLOOR`` for DuckDB
+    (whose integer cast rounds) and Spark, with double literals (``1000000.0`` is a DECIMAL
+    there). The argument is never negative, so both are the floor of the same double."""
     a, b = columns(source)
-    return f"(CAST(ABS({prefix}{a} - {prefix}{b}) * {_SCALE!r} + 0.5 AS INTEGER) / {_SCALE!r})"
+    diff = f"ABS({prefix}{a} - {prefix}{b})"
+    if floor:
+        scale = f"1e{GAP_DECIMALS}"
+        return f"(FLOOR({diff} * {scale} + 0.5) / {scale})"
+    return f"(CAST({diff} * {_SCALE!r} + 0.5 AS INTEGER) / {_SCALE!r})"
 
 
 def gap_series(frame: pd.DataFrame, source: str) -> pd.Series:

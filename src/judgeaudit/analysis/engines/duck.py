@@ -1,0 +1,62 @@
+"""The pairs table as DuckDB reads it from Parquet: one file, a glob, or hive-partitioned shards."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from judgeaudit.analysis.engines.dialect import DUCKDB, ListRows, Rows
+from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_schema
+
+INSTALL = "pip install 'judgeaudit[duckdb]'"
+
+
+def connect() -> Any:
+    try:
+        import duckdb
+    except ImportError:
+        raise EngineError(f"--engine duckdb: DuckDB is not installed; {INSTALL}") from None
+    return duckdb.connect(":memory:")
+
+
+def read_sql(parquet: ParquetInput) -> str:
+    """``read_parquet`` over the files (their list is inlined: DuckDB binds no list to a view)."""
+    files = ", ".join("'" + f.replace("'", "''") + "'" for f in parquet.files)
+    hive = "true" if parquet.root is not None else "false"
+    return f"read_parquet([{files}], hive_partitioning = {hive})"
+
+
+def shard_columns(con: Any, parquet: ParquetInput) -> dict[str, dict[str, str]]:
+    """Each file's columns and their Parquet types (hive partition columns come from paths)."""
+    files = ", ".join("'" + f.replace("'", "''") + "'" for f in parquet.files)
+    out: dict[str, dict[str, str]] = {f: {} for f in parquet.files}
+    for file, name, kind in con.execute(
+        f"SELECT file_name, name, type FROM parquet_schema([{files}])"
+        " WHERE num_children IS NULL OR num_children = 0"
+    ).fetchall():
+        out[file][name] = str(kind)
+    return out
+
+
+class DuckPairs:
+    """A view ``audit_pairs`` over the Parquet; ``seq`` is the file order where it is absent."""
+
+    dialect = DUCKDB
+
+    def __init__(self, parquet: ParquetInput) -> None:
+        self.con = connect()
+        try:
+            columns = shard_columns(self.con, parquet)
+        except Exception as exc:  # duckdb.Error: a file that is not Parquet
+            raise EngineError(f"--parquet: {str(exc).splitlines()[0]}") from None
+        check_schema(columns)
+        source = read_sql(parquet)
+        has_seq = "seq" in next(iter(columns.values()))
+        seq = "" if has_seq else ", row_number() OVER () AS seq"
+        self.con.execute(f"CREATE VIEW audit_pairs AS SELECT *{seq} FROM {source}")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        return ListRows(self.con.execute(sql, list(params)).fetchall())
+
+    def close(self) -> None:
+        self.con.close()

@@ -1,0 +1,130 @@
+"""A run's pairs as Parquet written by DuckDB (no pyarrow): one file, or hive-partitioned shards.
+
+The columns are ``audit_pairs``'s (typed from the schema, not guessed from the first rows), plus
+``seq`` (the row's SQLite rowid: the engines order tasks by it, as the SQLite report does) and,
+for partitioned output, ``period`` (the run's period, else its day; or each pair's day). Rows go
+from SQLite to DuckDB in batches through pandas frames, so memory holds one batch; DuckDB keeps
+its table in a temporary file beside the output, so a run of any size fits on disk, not in RAM.
+Nothing half-written: the file (or the directory of shards) appears when it is complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from judgeaudit.audit.store.schema import PAIR_COLUMNS
+from judgeaudit.errors import InputError
+
+Partition = Literal["period", "day"]
+BATCH = 100_000
+TEXT = {"pair_id", "task_id", "agent_a", "agent_b", "judge_pref", "created_at", "run_id",
+        "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model"}  # fmt: skip
+REAL = {"judge_score_a", "judge_score_b", "reward_gap", "capability_a", "capability_b",
+        "reward_a", "reward_b"}  # fmt: skip
+INSTALL = "pip install 'judgeaudit[duckdb]'"
+
+
+def duck_type(column: str) -> str:
+    if column in TEXT:
+        return "VARCHAR"
+    return "DOUBLE" if column in REAL else "BIGINT"
+
+
+def _pandas_type(column: str) -> str:
+    return {"VARCHAR": "object", "DOUBLE": "Float64", "BIGINT": "Int64"}[duck_type(column)]
+
+
+def run_period(db: sqlite3.Connection, run_id: str) -> str:
+    """The run's period (its manifest's, set by a recorded import), else the day it was made."""
+    manifest, created = db.execute(
+        "SELECT manifest, created_at FROM runs WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    period = json.loads(manifest).get("period")
+    return str(period) if period else str(created or "")[:10] or "unknown"
+
+
+def write_pairs(
+    db: sqlite3.Connection, run_id: str, dest: Path, partition: Partition | None = None
+) -> int:
+    """Write the run's pairs to ``dest``: a ``.parquet`` file, or with ``partition`` a directory
+    of ``period=…/`` shards (added to: a run's shard replaces only its own file). Returns rows."""
+    try:
+        import duckdb
+    except ImportError:
+        raise InputError(f"export parquet: DuckDB writes the Parquet; {INSTALL}") from None
+    import pandas as pd
+
+    names = ", ".join(f'"{c}"' for c in PAIR_COLUMNS)
+    period = run_period(db, run_id) if partition == "period" else None
+    day = "substr(created_at, 1, 10)"
+    extra = f", {day} AS period" if partition == "day" else ", ? AS period" if period else ""
+    args: tuple[Any, ...] = (period, run_id) if period else (run_id,)
+    columns = [*PAIR_COLUMNS, "seq", *(["period"] if partition else [])]
+    dtypes = {c: _pandas_type(c) for c in PAIR_COLUMNS} | {"seq": "Int64", "period": "object"}
+    target = dest if partition else dest.parent
+    target.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=target, prefix=".export-"))
+    count = 0
+    try:
+        con = duckdb.connect(str(work / "rows.duckdb"))
+        typed = [f'"{c}" {duck_type(c)}' for c in PAIR_COLUMNS]
+        typed += ["seq BIGINT", *(["period VARCHAR"] if partition else [])]
+        con.execute(f"CREATE TABLE pairs ({', '.join(typed)})")
+        cursor = db.execute(
+            f"SELECT {names}, rowid{extra} FROM audit_pairs WHERE run_id = ? ORDER BY rowid", args
+        )
+        while rows := cursor.fetchmany(BATCH):
+            frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=columns)
+            frame = frame.astype({c: dtypes[c] for c in columns})
+            con.register("batch", frame)
+            con.execute("INSERT INTO pairs SELECT * FROM batch")
+            con.unregister("batch")
+            count += len(rows)
+        if partition:
+            con.execute(
+                f"COPY (SELECT * FROM pairs ORDER BY seq) TO '{_quote(work / 'out')}'"
+                f" (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (period),"
+                f" FILENAME_PATTERN '{_quote(_safe(run_id))}_{{i}}')"
+            )
+            con.close()
+            _move_shards(work / "out", dest, _safe(run_id))
+        else:
+            tmp = work / "out.parquet"
+            con.execute(
+                f"COPY (SELECT * FROM pairs ORDER BY seq) TO '{_quote(tmp)}'"
+                " (FORMAT parquet, COMPRESSION zstd)"
+            )
+            con.close()
+            os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return count
+
+
+def _quote(path: Path | str) -> str:
+    return str(path).replace("'", "''")
+
+
+def _safe(run_id: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in run_id)
+
+
+def _move_shards(built: Path, dest: Path, run: str) -> None:
+    """Each ``period=…/`` shard into ``dest``, replacing this run's earlier shard there."""
+    if not built.exists():  # a run without pairs writes no shard
+        return
+    for part in sorted(p for p in built.iterdir() if p.is_dir()):
+        into = dest / part.name
+        into.mkdir(exist_ok=True)
+        for old in into.glob(f"{run}_*.parquet"):
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
+        for shard in sorted(part.glob("*.parquet")):
+            os.replace(shard, into / shard.name)
