@@ -1,8 +1,10 @@
 """How long a key press takes to show on screen while a run streams into the Run screen, next to
 the idle app and a minimal Textual app (the floor), as ratios (p50 and p95).
 
-The run: the demo spec at concurrency 64 on the embedded provider with zero latency, in the
-app's worker thread (the provider is its own process). The key: `l` toggles the judge log.
+The run: the demo spec at concurrency 64 on the embedded provider with zero latency, measured
+twice: in the app's own process (a worker thread, ``JUDGEAUDIT_RUN_IN=thread``) and in a child
+process with its events over a pipe (the app's default since issue 23, goal 2: p50 <= 1.3x idle).
+The key: `l` toggles the judge log.
 Usage: python bench/tui_load.py [--presses 40]
 """
 
@@ -21,15 +23,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-async def measure(presses: int, loaded: bool, out: Path) -> list[float]:
+async def measure(presses: int, loaded: bool, out: Path, mode: str = "process") -> list[float]:
     from judgeaudit.tui.app import JudgeAuditApp
     from judgeaudit.tui.bridge import RunBridge
+    from judgeaudit.tui.run_process import ProcessRunBridge
     from judgeaudit.tui.screens.run import RunScreen
 
     app = JudgeAuditApp(demo_spec=REPO / "examples" / "demo.toml", out_dir=out, steady=True)
     timings: list[float] = []
     async with app.run_test(size=(110, 34)) as pilot:
-        bridge = RunBridge(REPO / "examples" / "demo.toml", out, concurrency=64)
+        kind = ProcessRunBridge if mode == "process" else RunBridge
+        bridge = kind(REPO / "examples" / "demo.toml", out, concurrency=64)
         app.bridge = bridge
         app.show_place("run")
         await pilot.pause()
@@ -38,7 +42,7 @@ async def measure(presses: int, loaded: bool, out: Path) -> list[float]:
         run_screen.attach(bridge)
         if loaded:
             app.run_worker(bridge.run_blocking, thread=True, exit_on_error=False, group="audit")
-            while bridge.drain().progress is None:  # wait until judging is streaming
+            while bridge.drain().progress is None:  # wait until the run is streaming
                 await pilot.pause(0.2)
         log = app.screen.query_one("#judge-log")
         for _ in range(presses):
@@ -107,15 +111,21 @@ def main() -> None:
     floor = asyncio.run(measure_floor(args.presses))
     with tempfile.TemporaryDirectory() as tmp:
         idle = asyncio.run(measure(args.presses, False, Path(tmp) / "idle"))
-        busy = asyncio.run(measure(args.presses, True, Path(tmp) / "busy"))
+        busy = {
+            mode: asyncio.run(measure(args.presses, True, Path(tmp) / mode, mode))
+            for mode in ("thread", "process")
+        }
     for name, q in (("p50", 50), ("p95", 95)):
-        i, b = pct(idle, q), pct(busy, q)
-        f = pct(floor, q)
+        i, f = pct(idle, q), pct(floor, q)
+        runs = ", ".join(
+            f"run in {mode} {pct(t, q):.1f} ms = {pct(t, q) / i:.2f}x idle"
+            for mode, t in busy.items()
+        )
         print(
             f"{name}: floor (a minimal Textual app) {f:.1f} ms, idle {i:.1f} ms "
-            f"({i / f:.2f}x floor), while streaming a run {b:.1f} ms, ratio to idle {b / i:.2f}"
-            f" ({b / f:.2f}x floor)"
+            f"({i / f:.2f}x floor); while a run streams: {runs}"
         )
+    print("goal: key-to-paint p50 while a run streams <= 1.3x idle (the run in a process)")
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

@@ -115,6 +115,29 @@ class EventSink(Protocol):
 
 
 def event_json(event: Event) -> dict[str, Any]:
-    name = type(event).__name__
-    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
-    return {"event": snake, **asdict(event)}
+    return {"event": _snake(type(event).__name__), **asdict(event)}
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
+
+
+EVENT_TYPES: tuple[type[Any], ...] = (
+    RunStarted,
+    PhaseStarted,
+    TrajectoryDone,
+    JudgeCallDone,
+    PairDone,
+    Progress,
+    UnitFailed,
+    RunFinished,
+)
+_BY_NAME = {_snake(cls.__name__): cls for cls in EVENT_TYPES}
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    """The event :func:`event_json` wrote (the app reads a run in another process this way)."""
+    fields = dict(data)
+    kind = _BY_NAME[str(fields.pop("event"))]
+    event: Event = kind(**fields)
+    return event

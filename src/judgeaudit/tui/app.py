@@ -232,9 +232,9 @@ class JudgeAuditApp(App[None]):
             self.show_place("run")
             return
         self.out_dir, self.run_id = out, None
-        from judgeaudit.tui.bridge import RunBridge
+        from judgeaudit.tui.run_process import bridge_for
 
-        self.bridge = RunBridge(spec, out)
+        self.bridge = bridge_for(spec, out)
         run_screen = self.get_screen("run")
         assert isinstance(run_screen, RunScreen)
         run_screen.attach(self.bridge)  # the one Run screen shows the new run

@@ -1,0 +1,145 @@
+"""The app's run in a child process (:mod:`judgeaudit.run_pipe`): events come over a pipe into
+the same :class:`RunBridge` state the UI drains, and pause, resume and cancel go back as lines.
+
+With the audit in the app's own process its CPU shared the UI's GIL and a key took 2.8-5.4x as
+long to show as on an idle app; in its own process the UI thread only parses the event lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from judgeaudit.audit import events as ev
+from judgeaudit.run_pipe import END, RUNNER
+from judgeaudit.tui.bridge import RunBridge
+
+
+class ProcessRunBridge(RunBridge):
+    """:class:`RunBridge` with the audit in ``python -m judgeaudit.run_pipe``."""
+
+    def __init__(self, spec_path: Path, out_dir: Path, concurrency: int | None = None) -> None:
+        super().__init__(spec_path, out_dir, concurrency)
+        self._proc: subprocess.Popen[str] | None = None
+        self._ready = False  # the child has its runner: pause and resume reach it
+
+    def command(self) -> list[str]:
+        extra = [str(self.concurrency)] if self.concurrency is not None else []
+        return [
+            sys.executable,
+            "-m",
+            "judgeaudit.run_pipe",
+            str(self.spec_path),
+            str(self.out_dir),
+            *extra,
+        ]
+
+    def run_blocking(self) -> None:
+        """The worker body: start the child, turn its lines into events until it ends."""
+        error: str | None = None
+        cancelled = False
+        try:
+            with tempfile.TemporaryFile("w+", encoding="utf-8") as stderr:
+                with self._lock:
+                    if self._cancel_requested:  # cancelled before the worker got here
+                        raise _Cancelled
+                    self._proc = subprocess.Popen(
+                        self.command(),
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=stderr,
+                        text=True,
+                        encoding="utf-8",
+                        bufsize=1,
+                    )
+                assert self._proc.stdout is not None
+                end = self._read(self._proc.stdout)
+                code = self._proc.wait()
+                if end is None:
+                    error = _died(code, stderr)
+                else:
+                    said = end.get("error")
+                    error = None if said is None else str(said)
+                    cancelled = bool(end.get("cancelled"))
+        except _Cancelled:
+            cancelled = True
+        except OSError as exc:
+            error = f"could not start the run's process: {exc}"
+        finally:
+            with self._lock:
+                self._error, self._cancelled, self._done = error, cancelled, True
+                self._ready = False
+            self._ended.set()
+
+    def _read(self, lines: IO[str]) -> dict[str, Any] | None:
+        for line in lines:
+            try:
+                message = json.loads(line)
+                kind = message.get("event")
+            except (ValueError, AttributeError):
+                continue  # not one of ours (a library printing): the child sends only objects
+            if kind == END:
+                return dict(message)
+            if kind == RUNNER:
+                with self._lock:
+                    self.simulated = bool(message.get("simulated"))
+                    self._ready = True
+                continue
+            self.on_event(ev.event_from_json(message))
+        return None
+
+    def _send(self, word: str) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            return
+        try:
+            proc.stdin.write(word + "\n")
+            proc.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the child has ended: its end line says how
+
+    # --- called from the UI thread -----------------------------------------------------------
+    def toggle_pause(self) -> bool:
+        with self._lock:
+            if not self._ready or self._cancel_requested or self._done:
+                return self.paused
+            self.paused = not self.paused
+            word = "pause" if self.paused else "resume"
+        self._send(word)
+        return self.paused
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancel_requested = True
+            self.paused = False
+            started = self._proc is not None and not self._done
+        if started:
+            self._send("cancel")  # the child resumes a paused run, then stops it
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _died(code: int, stderr: IO[str]) -> str:
+    """Why the child ended without its end line (killed, out of memory, a crash)."""
+    stderr.seek(0)
+    last = [ln for ln in stderr.read().splitlines() if ln.strip()][-1:]
+    said = f": {last[0]}" if last else ""
+    return (
+        f"the run's process ended with exit code {code}{said}; the units stored so far are "
+        "kept: start the run again to resume"
+    )
+
+
+def bridge_for(spec_path: Path, out_dir: Path, concurrency: int | None = None) -> RunBridge:
+    """The app's run: in a child process, or in a thread of the app when
+    ``JUDGEAUDIT_RUN_IN=thread`` (the earlier way, kept to compare and to debug the engine)."""
+    if os.environ.get("JUDGEAUDIT_RUN_IN", "process") == "thread":
+        return RunBridge(spec_path, out_dir, concurrency)
+    return ProcessRunBridge(spec_path, out_dir, concurrency)

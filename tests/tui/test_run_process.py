@@ -1,0 +1,161 @@
+"""The app's run in its own process (issue 23, goal 2): the audit's CPU no longer shares the UI's
+GIL, and pause, resume, cancel, quit and resume-after-crash still work. The other Pilot tests
+that start a run (test_flows, test_run_progress, test_navigation) run it this way too."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from textual.widgets import Static
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.run_process import ProcessRunBridge
+from judgeaudit.tui.screens.run import RunScreen
+from tests.audit_helpers import write_spec
+from tests.tui.helpers import SIZE, make_app, press, until
+
+
+def trajectories(out: Path) -> int:
+    try:
+        db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True, timeout=5)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        db.close()
+
+
+def slow_spec(tmp_path: Path) -> Path:
+    """Conversations that take a while and judge calls that never answer (cancel ends them)."""
+    return write_spec(
+        tmp_path / "spec.toml",
+        ace="agent-ace:latency_ms=40",
+        weak="agent-weak:latency_ms=40",
+        pro="agent-pro:latency_ms=40",
+        judge="judge-default:latency_ms=600000",
+    )
+
+
+def test_the_run_is_a_child_process_and_pause_stops_it_there(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    spec, out = slow_spec(tmp_path), tmp_path / "out"
+
+    async def go() -> tuple[int, int, int, int, bool, str]:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_run(spec, out)
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            bridge = screen.bridge
+            assert isinstance(bridge, ProcessRunBridge)
+            await until(pilot, lambda: trajectories(out) >= 3, "stored conversations")
+            assert bridge._proc is not None
+            child = bridge._proc.pid
+            await press(pilot, "p")
+            assert bridge.paused
+            await asyncio.sleep(1.5)  # the conversations in flight when paused end
+            held = trajectories(out)
+            await asyncio.sleep(2.0)  # nothing new starts while paused
+            still = trajectories(out)
+            await press(pilot, "p")
+            await until(pilot, lambda: trajectories(out) > still, "the resumed run storing more")
+            after = trajectories(out)
+            screen.cancel_answered(True)
+            await until(pilot, lambda: screen.finished, "the run to end")
+            stats = str(screen.query_one("#stats", Static).render())
+            gone = bridge._proc.poll() is not None
+        return child, held, still, after, gone, stats
+
+    child, held, still, after, gone, stats = asyncio.run(go())
+    assert child != os.getpid()
+    assert held == still, "a paused run stores nothing new"
+    assert after > still, "resume continues it"
+    assert gone and "cancelled" in stats
+
+
+def test_a_crashed_run_process_is_named_and_the_run_resumes(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    spec, out = slow_spec(tmp_path), tmp_path / "out"
+
+    async def go() -> tuple[str, str]:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_run(spec, out)
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen) and isinstance(screen.bridge, ProcessRunBridge)
+            await until(pilot, lambda: trajectories(out) >= 3, "stored conversations")
+            assert screen.bridge._proc is not None
+            os.kill(screen.bridge._proc.pid, signal.SIGKILL)  # as the OOM killer would
+            await until(pilot, lambda: screen.finished, "the app to see the run end")
+            crashed = str(screen.query_one("#stats", Static).render())
+            app.start_run(spec, out)
+
+            def title() -> str:
+                return str(screen.query_one("#run-title", Static).render())
+
+            await until(pilot, lambda: "(resumed)" in title(), "the resumed title")
+            resumed = title()
+            screen.bridge.cancel()
+            await until(pilot, lambda: screen.finished, "the second run to end")
+        return crashed, resumed
+
+    crashed, resumed = asyncio.run(go())
+    assert "run failed" in crashed and "exit code -9" in crashed and "resume" in crashed
+    assert "(resumed)" in resumed
+
+
+def test_quitting_during_a_run_ends_its_process(isolated: ProfileStore, tmp_path: Path) -> None:
+    spec, out = slow_spec(tmp_path), tmp_path / "out"
+
+    async def go() -> tuple[int | None, subprocess.Popen[str]]:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_run(spec, out)
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen) and isinstance(screen.bridge, ProcessRunBridge)
+            await until(pilot, lambda: trajectories(out) >= 1, "a stored conversation")
+            proc = screen.bridge._proc
+            assert proc is not None
+            await press(pilot, "ctrl+q", "y")
+        return app.return_code, proc
+
+    code, proc = asyncio.run(go())
+    assert code == 4  # stopped, resumable
+    deadline = time.monotonic() + 10
+    while proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert proc.poll() is not None, "no audit keeps running after the app quit"
+
+
+def test_the_child_cancels_when_the_app_goes_away(tmp_path: Path) -> None:
+    """The app killed (no quit, no cancel): the end of the child's stdin stops the run, the
+    stored units are kept and its last line says it was cancelled."""
+    spec, out = slow_spec(tmp_path), tmp_path / "out"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "judgeaudit.run_pipe", str(spec), str(out)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    for line in child.stdout:
+        if '"trajectory_done"' in line:
+            break
+    child.stdin.close()
+    rest = child.stdout.read().splitlines()
+    assert child.wait(timeout=60) == 0
+    assert rest[-1] == '{"event": "end", "cancelled": true}'
+    assert trajectories(out) >= 1
