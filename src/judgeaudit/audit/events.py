@@ -4,9 +4,12 @@ the same stream; the runner never knows who is watching."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from judgeaudit.audit.units.verdict_parse import Order, Pref
+
+#: The phases a run goes through (a recorded-verdicts import has only "recorded").
+Phase = Literal["trajectories", "success checks", "judging", "recorded"]
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class PhaseStarted:
-    phase: str  # trajectories | judging | recorded
+    phase: Phase
     total: int
     done: int
 
@@ -64,7 +67,7 @@ class PairDone:
 
 @dataclass(frozen=True)
 class Progress:
-    phase: str
+    phase: Phase
     done: int
     total: int
     calls: int

@@ -300,7 +300,7 @@ class AuditRunner:
     # --- phases and the worker pool ------------------------------------------------------------
     async def _phase(
         self,
-        name: str,
+        name: ev.Phase,
         total: int,
         todo: Sequence[U],
         work: Callable[[U], Awaitable[None]],

@@ -24,7 +24,7 @@ class Counters:
     failures: int = 0
     done: int = 0
     total: int = 0
-    phase: str = ""
+    phase: ev.Phase = "trajectories"  # set by start_phase before any call is counted
     started: float = field(default_factory=time.monotonic)
     phase_started: float = field(default_factory=time.monotonic)
     last_emit: float = 0.0
@@ -43,7 +43,7 @@ class Usage:
     def __init__(self) -> None:
         self.counters = Counters()
 
-    def start_phase(self, name: str, total: int, done: int) -> None:
+    def start_phase(self, name: ev.Phase, total: int, done: int) -> None:
         c = self.counters
         c.phase, c.total, c.done, c.phase_started = name, total, done, time.monotonic()
 
