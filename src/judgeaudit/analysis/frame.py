@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +55,25 @@ def open_db(out: Path) -> sqlite3.Connection:
             f"{path}: not an audit database (no runs table); give an OUT directory"
         ) from None
     return db
+
+
+def stored_json(text: Any, what: str) -> Any:
+    """A JSON column of ``audit.db`` parsed; a value damaged or edited by hand is one line
+    (report, judges, exports and ``show`` read the same columns)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        raise AnalysisError(
+            f"audit.db: {what} is not valid JSON (the database was damaged or edited by hand); "
+            "rerun the audit into a fresh --out"
+        ) from None
+
+
+def stored_manifest(text: Any, run_id: str) -> dict[str, Any]:
+    """A run's stored manifest as an object (the same check a re-judge makes of its source)."""
+    from judgeaudit.audit.inputs.source_check import manifest_of
+
+    return manifest_of(text, f"audit.db: run {run_id}", AnalysisError)
 
 
 def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:

@@ -26,6 +26,7 @@ from judgeaudit.analysis.frame import (
     load_pairs,
     open_db,
     resolve_run,
+    stored_manifest,
 )
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import render_html
@@ -83,8 +84,9 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
-        manifest = json.loads(
-            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        manifest = stored_manifest(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0],
+            run_id,
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         source, bins, names = resolve_buckets(db, run_id, manifest, options)
@@ -118,8 +120,9 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
-        manifest = json.loads(
-            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        manifest = stored_manifest(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0],
+            run_id,
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         pairs = load_pairs(db, run_id)
