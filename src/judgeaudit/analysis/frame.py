@@ -15,7 +15,7 @@ from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
-from judgeaudit.validate import SQLITE_HEADER, short
+from judgeaudit.validate import SQLITE_HEADER, shown_name
 
 #: What the gap measures, as report headers name it.
 GAP_NAMES = {
@@ -84,7 +84,7 @@ def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:
     if run_id is None:
         return str(ids[-1])
     if run_id not in ids:
-        raise AnalysisError(f"run {short(run_id)} not found; runs here: {', '.join(ids)}")
+        raise AnalysisError(f"run {shown_name(run_id)} not found; runs here: {', '.join(ids)}")
     return run_id
 
 
