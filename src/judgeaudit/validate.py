@@ -249,6 +249,15 @@ def short(value: Any) -> str:
     return shown
 
 
+def shown_name(text: str) -> str:
+    """A name or id the user typed, quoted as ``repr`` does, masked if it looks like a key and
+    cut to 40 characters (a run id in a message stays one readable line)."""
+    from judgeaudit.credentials import scrub
+
+    text = scrub(text)
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
 def bin_edges(
     bins: Any, labels: Any, where: str, error: ErrorType = ValidationError
 ) -> tuple[list[float], list[str] | None]:

@@ -182,6 +182,8 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
             ("export", "preferences", "{out}", "--out", "{tmp}/p.jsonl", "--run", HUGE_KEYLIKE_RUN),
             (),
         ),
+        (("judges", "{out}", "--margin", "nan", "--output", "{tmp}/j.txt"), ("--margin nan",)),
+        (("judges", "{out}", "--margin", "-5"), ("--margin -5",)),
     ],
     ids=[
         "report-output-fifo",
@@ -191,6 +193,8 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
         "review-file-unwritable",
         "review-huge-keylike-run",
         "prefs-huge-keylike-run",
+        "judges-margin-nan",
+        "judges-margin-negative",
     ],
 )
 def test_output_paths_and_run_ids_are_one_short_line(
@@ -207,3 +211,28 @@ def test_output_paths_and_run_ids_are_one_short_line(
     assert len(line) < 400 and "x1x1x1x1x1x1x1x1" not in line and "sk-x1" not in line, line
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
     assert (tmp_path / "fifo.csv").is_fifo()
+
+
+@pytest.mark.parametrize(
+    ("sql", "needle"),
+    [
+        ("UPDATE trajectories SET events = 'not json'", "events is not valid JSON"),
+        ("UPDATE runs SET manifest = '[1, 2]'", "manifest is not a JSON object"),
+        ("UPDATE judge_logs SET parsed_json = '[1'", "parsed_json is not valid JSON"),
+    ],
+    ids=["garbage-events", "manifest-list", "garbage-parsed-json"],
+)
+def test_readers_of_a_damaged_database_answer_in_one_line(
+    base: Path, tmp_path: Path, sql: str, needle: str
+) -> None:
+    """Issue 27's tampered source run, on the readers: report, judges and the preference export
+    crashed (exit 70: JSONDecodeError, AttributeError) on an audit.db edited by hand."""
+    copy = damaged(base, tmp_path, sql)
+    commands = [
+        ("export", "preferences", str(copy), "--format", "jsonl", "--out", f"{tmp_path}/p.jsonl"),
+    ]
+    if "parsed_json" not in sql:  # report and judges do not read the judge's parsed replies
+        commands += [("report", str(copy)), ("judges", str(copy), str(base / "base"))]
+    for args in commands:
+        one_line(cli(*args), needle)
+    assert not (tmp_path / "p.jsonl").exists()

@@ -48,3 +48,20 @@ def test_json_text_stays_valid_and_escapes_do_not_hide_a_key() -> None:
     assert json.loads(out)["m"][0] == "line\n…9a1c"
     ascii_out = scrub_content(json.dumps(f"\u201c{key}\u201d"))  # ensure_ascii: \u201csk-...
     assert "CANARY" not in ascii_out and json.loads(ascii_out) == "\u201c…9a1c\u201d"
+
+
+def test_the_tui_judge_log_pane_masks_a_key_in_a_reply() -> None:
+    from judgeaudit.audit import events as ev
+    from judgeaudit.tui.judge_log import call_line
+
+    key = "sk-CANARY-" + "7f3e9a1c"
+    base = {"pair_id": "r/t1/t0/a~b", "order": "AB", "attempt": 0, "score_a": 1.0}
+    failed = ev.JudgeCallDone(
+        **base, winner=None, score_b=None, reason="", parse_error="x", raw_output=f"use {key}"
+    )
+    shown = ev.JudgeCallDone(
+        **base, winner="A", score_b=0.0, reason=f"A quoted {key}", parse_error=None, raw_output=""
+    )
+    for event in (failed, shown):
+        text = call_line(event).plain
+        assert key not in text and "…9a1c" in text, text

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
+from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run, stored_manifest
 from judgeaudit.analysis.gate import (
     coverage_lines,
     decide_rows,
@@ -68,7 +67,7 @@ def run_lineage(out: Path, run_id: str | None) -> dict[str, Any]:
         pairs = load_pairs(db, chosen)
     finally:
         db.close()
-    manifest = json.loads(row["manifest"])
+    manifest = stored_manifest(row["manifest"], str(row["run_id"]))
     key = manifest.get("run_uid") or f"{row['run_id']}:{row['spec_hash']}:{row['created_at']}"
     trajectories = manifest.get("trajectories") or {}
     return {

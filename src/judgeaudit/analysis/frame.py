@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +15,7 @@ from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
-from judgeaudit.validate import SQLITE_HEADER, short
+from judgeaudit.validate import SQLITE_HEADER, shown_name
 
 #: What the gap measures, as report headers name it.
 GAP_NAMES = {
@@ -55,6 +57,25 @@ def open_db(out: Path) -> sqlite3.Connection:
     return db
 
 
+def stored_json(text: Any, what: str) -> Any:
+    """A JSON column of ``audit.db`` parsed; a value damaged or edited by hand is one line
+    (report, judges, exports and ``show`` read the same columns)."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        raise AnalysisError(
+            f"audit.db: {what} is not valid JSON (the database was damaged or edited by hand); "
+            "rerun the audit into a fresh --out"
+        ) from None
+
+
+def stored_manifest(text: Any, run_id: str) -> dict[str, Any]:
+    """A run's stored manifest as an object (the same check a re-judge makes of its source)."""
+    from judgeaudit.audit.inputs.source_check import manifest_of
+
+    return manifest_of(text, f"audit.db: run {run_id}", AnalysisError)
+
+
 def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:
     rows = db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()
     if not rows:
@@ -63,7 +84,7 @@ def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:
     if run_id is None:
         return str(ids[-1])
     if run_id not in ids:
-        raise AnalysisError(f"run {short(run_id)} not found; runs here: {', '.join(ids)}")
+        raise AnalysisError(f"run {shown_name(run_id)} not found; runs here: {', '.join(ids)}")
     return run_id
 
 

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from judgeaudit.analysis.aggregate import bin_arms, gap_sql
-from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
+from judgeaudit.analysis.frame import (
+    AnalysisError,
+    open_db,
+    resolve_run,
+    stored_json,
+    stored_manifest,
+)
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card
 from judgeaudit.analysis.pref_messages import openai_shape, to_messages, trl_shape
 from judgeaudit.analysis.report import resolve_buckets
@@ -108,7 +114,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             f"run {run_id} is {status}, not finished: its pairs are incomplete; rerun the same "
             "`judgeaudit run` to finish it, then export"
         )
-    manifest = json.loads(manifest_text)
+    manifest = stored_manifest(manifest_text, run_id)
     source, bins, names = resolve_buckets(db, run_id, manifest)
     decisive = db.execute(
         "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ? AND success_a != success_b", (run_id,)
@@ -232,7 +238,9 @@ def _logs_by_pair(
                 "attempt": attempt,
                 "model": model,
                 "prompt_hash": prompt_hash,
-                "parsed_as_shown": json.loads(parsed) if parsed else None,
+                "parsed_as_shown": stored_json(parsed, "a judge log's parsed_json")
+                if parsed
+                else None,
                 "raw_output": raw,
                 "parse_error": error,
             }
@@ -329,7 +337,7 @@ class RowWriter:
         system = row[f"context_{s}"]
         if system is None and row[f"ending_{s}"] != "imported":
             system = self.agent_system  # what a simulated agent was told
-        return to_messages(json.loads(row[f"events_{s}"]), system)
+        return to_messages(stored_json(row[f"events_{s}"], "a trajectory's events"), system)
 
 
 SCORE_COLUMNS = ("judge_score_a", "judge_score_b", "reward_a", "reward_b")
@@ -405,5 +413,5 @@ def _side(row: dict[str, Any], s: str) -> dict[str, Any] | None:
         "agent": row[f"agent_{s}"],
         "context": row[f"context_{s}"],
         "ending": row[f"ending_{s}"],
-        "events": json.loads(row[f"events_{s}"]),
+        "events": stored_json(row[f"events_{s}"], "a trajectory's events"),
     }

@@ -27,6 +27,7 @@ from judgeaudit.analysis.frame import (
     load_pairs,
     open_db,
     resolve_run,
+    stored_manifest,
 )
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import render_html
@@ -87,8 +88,9 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
-        manifest = json.loads(
-            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        manifest = stored_manifest(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0],
+            run_id,
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
@@ -136,8 +138,9 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
-        manifest = json.loads(
-            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        manifest = stored_manifest(
+            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0],
+            run_id,
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         pairs = load_pairs(db, run_id)

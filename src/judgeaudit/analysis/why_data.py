@@ -10,12 +10,12 @@ preference for the first position when the two are otherwise equal) are the regr
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.analysis.features import FEATURES, Features, features
+from judgeaudit.analysis.frame import stored_json, stored_manifest
 from judgeaudit.audit.spec.lexicon import lexicon
 
 #: (task, agent, trial) names one conversation of a run.
@@ -46,7 +46,7 @@ class RunData:
 def run_lexicon(db: sqlite3.Connection, run_id: str) -> dict[str, list[str]] | None:
     """The extension the run's spec named (kept in its manifest), if any."""
     row = db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-    found = json.loads(row[0]).get("settings", {}).get("lexicon") if row else None
+    found = stored_manifest(row[0], run_id).get("settings", {}).get("lexicon") if row else None
     return found if isinstance(found, dict) else None
 
 
@@ -69,7 +69,7 @@ def side_features(db: sqlite3.Connection, run_id: str) -> dict[SideKey, Features
         " WHERE run_id = ?",
         (run_id,),
     ):
-        events = json.loads(row["events"])
+        events = stored_json(row["events"], "a trajectory's events")
         scope = row["copied_from"] or row["traj_id"]
         out[(row["task_id"], row["agent"], int(row["trial"]))] = features(
             events if isinstance(events, list) else [],
@@ -90,7 +90,8 @@ def one_side(
         " AND completion_tokens > 0",
         (scope,),
     ).fetchone()[0]
-    events = json.loads(row["events"]) if isinstance(row["events"], str) else row["events"]
+    events = row["events"]
+    events = stored_json(events, "a trajectory's events") if isinstance(events, str) else events
     return features(
         events if isinstance(events, list) else [],
         bool(row["success"]),

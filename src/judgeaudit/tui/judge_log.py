@@ -60,7 +60,7 @@ def call_line(call: ev.JudgeCallDone) -> Text:
     shown = f"{call.order}: A={first} B={second}"
     if call.parse_error:
         line = Text(f"{where} {a} vs {b} [{shown}] #{call.attempt} PARSE ERROR ", "bold red")
-        line.append(f"{call.parse_error}: ", style="bold red")
+        line.append(f"{scrub_content(call.parse_error)}: ", style="bold red")
         line.append(scrub_content(call.raw_output).replace("\n", " ")[:120], style="red")
         return line
     winner = {"A": first, "B": second}.get(call.winner or "", call.winner or "no verdict")

@@ -19,7 +19,7 @@ from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
 from judgeaudit.audit.units.ids import pair_trial_b, traj_id
 from judgeaudit.errors import InputError
-from judgeaudit.validate import short
+from judgeaudit.validate import shown_name
 
 Fail = Callable[[str, str], SpecError]
 
@@ -192,7 +192,7 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
         chosen = next((r for r in runs if r["run_id"] == run_id), None)
     if chosen is None:
         known = ", ".join(r["run_id"] for r in runs)
-        raise fail(where, f"run {short(run_id)} is not in {out}; runs there: {known}")
+        raise fail(where, f"run {shown_name(str(run_id))} is not in {out}; runs there: {known}")
     if chosen["status"] != "finished":
         raise fail(
             where,
