@@ -228,7 +228,7 @@ def test_readers_of_a_damaged_database_answer_in_one_line(
     """Issue 27's tampered source run, on the readers: report, judges and the preference export
     crashed (exit 70: JSONDecodeError, AttributeError) on an audit.db edited by hand."""
     copy = damaged(base, tmp_path, sql)
-    commands = [
+    commands: list[tuple[str, ...]] = [
         ("export", "preferences", str(copy), "--format", "jsonl", "--out", f"{tmp_path}/p.jsonl"),
     ]
     if "parsed_json" not in sql:  # report and judges do not read the judge's parsed replies

@@ -55,13 +55,9 @@ def test_the_tui_judge_log_pane_masks_a_key_in_a_reply() -> None:
     from judgeaudit.tui.judge_log import call_line
 
     key = "sk-CANARY-" + "7f3e9a1c"
-    base = {"pair_id": "r/t1/t0/a~b", "order": "AB", "attempt": 0, "score_a": 1.0}
-    failed = ev.JudgeCallDone(
-        **base, winner=None, score_b=None, reason="", parse_error="x", raw_output=f"use {key}"
-    )
-    shown = ev.JudgeCallDone(
-        **base, winner="A", score_b=0.0, reason=f"A quoted {key}", parse_error=None, raw_output=""
-    )
+    pair = "r/t1/t0/a~b"
+    failed = ev.JudgeCallDone(pair, "AB", 0, None, 1.0, None, "", "x", f"use {key}")
+    shown = ev.JudgeCallDone(pair, "AB", 0, "A", 1.0, 0.0, f"A quoted {key}", None, "")
     for event in (failed, shown):
         text = call_line(event).plain
         assert key not in text and "…9a1c" in text, text
