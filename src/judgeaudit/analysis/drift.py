@@ -24,6 +24,7 @@ from judgeaudit.analysis.paired import (
     unpaired_rows,
 )
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.split import run_figures
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -179,6 +180,8 @@ def compare(
         "overall": overall,
         "rises": [r["label"] for r in [*rows, overall] if r["significant_rise"]],
         "gate": None,
+        # each run's own report figures (split, tie-aware rate, position bias), as `report` has them
+        "figures": {"a": run_figures(base), "b": run_figures(new)},
     }
     if paired:
         scale = {

@@ -26,6 +26,7 @@ from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
+from judgeaudit.tui.figures import split_cells
 from judgeaudit.tui.health import health_text
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
 from judgeaudit.tui.screens.why import WhyScreen
@@ -72,17 +73,6 @@ BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
 def outside_count(report: dict[str, Any]) -> int:
     """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
     return int(report["outside_bins"]) + int(report["no_gap"])
-
-
-def split_cells(row: dict[str, Any]) -> dict[str, str]:
-    """The three-way split and the tie-aware rate with its interval, as the reports show them."""
-    if "tie_aware_ci" not in row:
-        return {}
-    low, high = row["tie_aware_ci"] or (None, None)
-    return {
-        "split": f"{row['right']}/{row['wrong']}/{row['tie']}",
-        "tie": f"{pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}",
-    }
 
 
 def outside_note(r: dict[str, Any]) -> str:

@@ -35,6 +35,7 @@ from judgeaudit.tui.screens.flipped import FlippedPairs
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
+from judgeaudit.tui.widgets.run_figures import RunFigures
 from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
 
 #: what the CLI's refusal names as flags, said in the app's keys
@@ -49,8 +50,9 @@ class RunsScreen(Screen[None]):
         Binding("b", "pick('b')", "Run B"),
         Binding("x", "clear_picks", "Clear"),
         Binding("ctrl+o", "open", "Open", priority=True),
-        Binding("ctrl+t", "compare", "Compare A→B", priority=True),
+        Binding("ctrl+t", "compare", "Compare", priority=True),
         Binding("g", "chart", "Chart"),
+        Binding("f", "figures", "Figures"),
     ]
 
     def __init__(self, default_out: Path, config: Path | None = None) -> None:
@@ -80,11 +82,13 @@ class RunsScreen(Screen[None]):
         yield FitTable(DRIFT_COLUMNS, id="drift", cursor_type="row")
         with VerticalScroll(id="drift-chart-pane"):
             yield Static("", id="drift-chart")
+        yield RunFigures(id="run-figures")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#changes-pane").display = False
         self.query_one("#drift-chart-pane").display = False
+        self.query_one(RunFigures).display = False
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -208,6 +212,7 @@ class RunsScreen(Screen[None]):
         pane.loading = False
         pane.display = False
         self.query_one("#drift", FitTable).set_rows([])
+        self.query_one(RunFigures).show(None)
         self.say(Text(f"refused: {message}", style="bold red"))
 
     def show(self, compared: Comparison) -> None:
@@ -217,6 +222,7 @@ class RunsScreen(Screen[None]):
         pane.display = True
         self.query_one("#changes", Static).update(changes_text(compared))
         self.query_one("#drift", FitTable).set_rows(drift_rows(compared.result))
+        self.query_one(RunFigures).show(compared.result.get("figures"))
         self.draw_chart()
         pane.loading = False
         pane.scroll_home(animate=False)
@@ -228,10 +234,18 @@ class RunsScreen(Screen[None]):
 
     def action_chart(self) -> None:
         """The drift table, or both rates of each bucket as bars with their intervals."""
-        chart = self.query_one("#drift-chart-pane")
-        chart.display = not chart.display
-        self.query_one("#drift").display = not chart.display
+        self.show_view(
+            "#drift" if self.query_one("#drift-chart-pane").display else "#drift-chart-pane"
+        )
         self.draw_chart()
+
+    def action_figures(self) -> None:
+        """The drift table, or each run's split, tie-aware rate and position bias (its report)."""
+        self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
+
+    def show_view(self, shown: str) -> None:
+        for view in ("#drift", "#drift-chart-pane", "#run-figures"):
+            self.query_one(view).display = view == shown
 
     def open_flips(self, key: str) -> None:
         if self.compared is None:
