@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis.fmt import bucket_columns
 from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run
 from judgeaudit.analysis.gate import (
     coverage_lines,
@@ -262,7 +263,7 @@ def render_compare(result: dict[str, Any]) -> str:
             p += f" (Holm {r['p_adjusted']:.3g})"
         tasks = f", {r['tasks']} tasks" if r.get("tasks") else ""
         line = (
-            f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "
+            f"  {bucket_columns(r)} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "
             f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}"
         )
         if r.get("upper") is not None:

@@ -9,8 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import bias, ci, pct
-from judgeaudit.tui.widgets.bars import bucket_name
+from judgeaudit.analysis.fmt import bias, bucket_name, ci, pct
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 

@@ -15,9 +15,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from judgeaudit.analysis.fmt import bucket_name
 from judgeaudit.analysis.queries import PAIRS_SHOWN, PairList, pairs_in_range, pairs_outside
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.tui.widgets.bars import bucket_name
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 
 OUTSIDE = "outside"

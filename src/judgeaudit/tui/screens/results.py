@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
-from judgeaudit.analysis.fmt import ci, pct, review_lines
+from judgeaudit.analysis.fmt import bucket_name, ci, pct, review_lines, simulated
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.queries import db_version
 from judgeaudit.analysis.report import ReportOptions, build_report
@@ -30,7 +30,7 @@ from judgeaudit.tui.figures import split_cells
 from judgeaudit.tui.health import health_text
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
 from judgeaudit.tui.screens.why import WhyScreen
-from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
+from judgeaudit.tui.widgets.bars import WIDTH, BucketBars
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 from judgeaudit.tui.widgets.note import Note
@@ -230,8 +230,7 @@ class ResultsScreen(Screen[None]):
         first, self.fresh = self.fresh, False
         self.report, self.loaded = report, True
         r = report
-        simulated = r["manifest"].get("models", {}).get("judge", {}).get("base_url") == "embedded"
-        tag = " — simulated provider" if simulated else ""
+        tag = " — simulated provider" if simulated(r) else ""
         self.query_one("#results-title", Static).update(
             f"Results — {out}: run {r['run_id']} ({r['status']}), {r['pairs']} pairs, "
             f"{r['decisive']} decisive{tag}"
