@@ -137,7 +137,7 @@ class ResultsScreen(Screen[None]):
             yield Static("Human review (success check and judge vs your labels)", classes="section")
             yield Static("", id="human")
             yield Static("Agent pairs", classes="section")
-            yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="none")
+            yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="row")
             yield Static("By task type", classes="section")
             yield FitTable(TASK_COLUMNS, id="task-types", cursor_type="none")
         yield Footer(compact=True)
@@ -352,6 +352,7 @@ class ResultsScreen(Screen[None]):
             self.jump_when_loaded = True
             return
         table = self.query_one("#agent-pairs-table", FitTable)
+        table.focus(scroll_visible=False)  # Enter opens the highlighted agent pair's pairs
         self.query_one("#results-body", VerticalScroll).scroll_to_widget(table, top=True)
 
     def jump_once_laid_out(self, refreshes_left: int) -> None:
@@ -384,6 +385,17 @@ class ResultsScreen(Screen[None]):
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
         if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:
             self.open_bucket(str(event.row_key.value))
+        elif event.data_table.id == "agent-pairs-table":
+            self.open_agent_pair(str(event.row_key.value))
+
+    def open_agent_pair(self, key: str) -> None:
+        """Enter on an agent pair: its pairs, misselected first (as a bucket's)."""
+        r = self.report
+        found = [p for p in r.get("agent_pairs", []) if f"{p['agent_a']}~{p['agent_b']}" == key]
+        if found and self.out is not None:
+            agents = (str(found[0]["agent_a"]), str(found[0]["agent_b"]))
+            screen = PairsScreen(self.out, r["run_id"], r["gap_source"], r["bins"], None, agents)
+            self.app.push_screen(screen)
 
     def open_bucket(self, key: str) -> None:
         if not self.report or self.out is None:
