@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+from textual.worker import get_current_worker
 
 from judgeaudit.analysis.label_import import clear_label, import_labels
 from judgeaudit.analysis.queries import (
@@ -155,7 +156,7 @@ class ReviewScreen(Screen[None]):
         data = self.data
         if data is None:
             return
-        labelled = self.figures.agreement.get("labelled", 0) if self.figures else 0
+        labelled = int(data.labels["pair_id"].isin(data.pairs["pair_id"]).sum())
         self.query_one("#agreement", Static).update(
             f"Review {self.index + 1}/{len(data.items)} of run {data.run_id} · labelled {labelled}"
         )
@@ -249,15 +250,26 @@ class ReviewScreen(Screen[None]):
             else:
                 import_labels(out, [label])
             labels = human_labels(out)
-            data = self.data  # the figures in save order too (the bootstrap takes a moment)
-            figures = review_figures(data.pairs, labels) if data is not None else None
-        self.app.call_from_thread(self.saved, out, labels, figures)
+        self.app.call_from_thread(self.saved, out, labels)
 
-    def saved(self, out: Path, labels: pd.DataFrame, figures: ReviewFigures | None) -> None:
+    def saved(self, out: Path, labels: pd.DataFrame) -> None:
         if out == self.out and self.data is not None:
             self.data = ReviewData(self.data.run_id, self.data.pairs, self.data.items, labels)
-            self.figures = figures
+            self.refigure(out, self.data)
             self.version = db_version(out)
+            self.show()
+
+    @work(thread=True, exclusive=True, group="review-figures")
+    def refigure(self, out: Path, data: ReviewData) -> None:
+        """The agreement figures for the labels just saved, apart from the save (the bootstrap
+        takes a moment; a newer label makes this one's figures moot)."""
+        figures = review_figures(data.pairs, data.labels)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.figured, out, figures)
+
+    def figured(self, out: Path, figures: ReviewFigures) -> None:
+        if out == self.out:
+            self.figures = figures
             self.show()
 
     def action_move(self, step: int) -> None:
