@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable, plain
+from judgeaudit.tui.widgets.run_figures import RunFigures
 from tests.tui.helpers import SIZE, make_app, press
 
 
@@ -56,6 +57,9 @@ def test_runs_compare_shows_each_runs_split_tie_aware_rate_and_position_bias(
             await press(pilot, "f6")
             screen = app.screen
             assert isinstance(screen, RunsScreen)
+            await press(pilot, "f")  # nothing compared yet: the drift table stays, a note says why
+            assert not screen.query_one(RunFigures).display
+            assert any("ctrl+t compares" in n.message for n in app._notifications)
             screen.query_one("#r-b", Input).value = str(rejudged_copy)
             await press(pilot, "ctrl+t")
             summary = str(screen.query_one("#changes", Static).render())

@@ -69,8 +69,8 @@ def test_review_shows_weighted_agreement_and_kappa_with_intervals(
 
     shown = asyncio.run(go())
     agree, kappa, need = reference(run_copy)
-    line = next(x for x in shown.splitlines() if x.startswith("judge vs you: "))
-    assert line.startswith("judge vs you: 8 pairs, as labelled ")
+    line = next(x for x in shown.splitlines() if x.startswith("judge vs human: "))
+    assert line.startswith("judge vs human: 8 pairs, as labelled ")
     weighted = line.split("weighted to the audit: ")[1]
     assert weighted.startswith(f"agreement {agree * 100:.1f}% ")
     assert f"kappa {kappa:.2f} [" in weighted  # with its interval
@@ -78,6 +78,6 @@ def test_review_shows_weighted_agreement_and_kappa_with_intervals(
         float(v) for v in weighted.split("kappa ")[1].split("[")[1].rstrip("]").split(", ")
     )
     assert low <= round(kappa, 2) <= high
-    assert "success check vs you: " in shown and "conversations" in shown
+    assert "success check vs human: " in shown and "conversations" in shown
     assert "stratified bootstrap, 1000 resamples within strata" in shown
     assert f"needs ~{need} labelled pairs" in shown

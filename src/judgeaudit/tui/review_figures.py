@@ -34,8 +34,8 @@ def review_figures(pairs: pd.DataFrame, labels: pd.DataFrame) -> ReviewFigures:
 
 
 PARTS = (
-    ("judge_vs_human", "judge vs you", "pairs"),
-    ("success_check_vs_human", "success check vs you", "conversations"),
+    ("judge_vs_human", "judge vs human", "pairs"),
+    ("success_check_vs_human", "success check vs human", "conversations"),
 )
 
 

@@ -241,6 +241,9 @@ class RunsScreen(Screen[None]):
 
     def action_figures(self) -> None:
         """The drift table, or each run's split, tie-aware rate and position bias (its report)."""
+        if self.compared is None and not self.query_one(RunFigures).display:
+            self.notify("no comparison yet: ctrl+t compares run A with run B", severity="warning")
+            return
         self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
 
     def show_view(self, shown: str) -> None:
