@@ -64,6 +64,21 @@ class Case:
 
 
 CASES = [
+    Case(  # issue 22: the line said "name: missing or not a string", not what to write
+        "show-profile-file-without-name",
+        ("profile", "show", "mine"),
+        'mine.toml: name: missing; add a line name = "mine"',
+        write("cfg/profiles/mine.toml", b'app = "sdk"\nbase_url = "https://gw.example/v1"\n'),
+    ),
+    Case(
+        "use-profile-file-name-not-text",
+        ("profile", "use", "num"),
+        'num.toml: name: a number (3), not text; give a name of letters, digits, "-" and "_" '
+        'in quotes, e.g. name = "num"',
+        write(
+            "cfg/profiles/num.toml", b'name = 3\napp = "sdk"\nbase_url = "https://gw.example/v1"\n'
+        ),
+    ),
     Case("use-fifo", ("profile", "use", "taotoken-claude"), "is a FIFO", fifo),
     Case(
         "use-device",

@@ -194,7 +194,8 @@ def test_review_label_saved_at_once(isolated: ProfileStore, run_copy: Path) -> N
             await press(pilot, "f5")
             assert isinstance(app.screen, ReviewScreen)
             await press(pilot, "1", "4", "a")
-            return str(app.screen.query_one("#agreement", Static).render())
+            title = str(app.screen.query_one("#agreement", Static).render())
+            return title + "\n" + str(app.screen.query_one("#review-figures", Static).render())
 
     agreement = asyncio.run(go())
     db = sqlite3.connect(run_copy / "audit.db")
@@ -202,7 +203,7 @@ def test_review_label_saved_at_once(isolated: ProfileStore, run_copy: Path) -> N
         "SELECT human_success_a, human_success_b, human_pref FROM human_labels"
     ).fetchall()
     assert rows == [(1, 0, "A")]
-    assert "labelled 1" in agreement and "judge vs human agreement" in agreement
+    assert "labelled 1" in agreement and "judge vs human: 1 pairs, as labelled " in agreement
 
 
 def test_results_gap_source_changes_in_place(isolated: ProfileStore, run_copy: Path) -> None:

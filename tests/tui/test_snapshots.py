@@ -4,6 +4,8 @@ the app has settled (helpers)."""
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +198,34 @@ def test_runs_paired_compare_and_flipped_pairs(
 
     app = make_app(isolated, "run")
     assert snapshot(snap_compare, app, ["enter"], size=size, before=compare)
+
+
+def pin_run_id(out: Path, run_id: str) -> None:
+    """Rename the directory's one run in every table that names it."""
+    with closing(sqlite3.connect(out / "audit.db")) as db, db:
+        (old,) = db.execute("SELECT run_id FROM runs").fetchone()
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            columns = [c[1] for c in db.execute(f"PRAGMA table_info({table})")]
+            if "run_id" in columns:
+                db.execute(f"UPDATE {table} SET run_id = ? WHERE run_id = ?", (run_id, old))
+        db.execute("UPDATE runs SET manifest = replace(manifest, ?, ?)", (old, run_id))
+
+
+def test_runs_each_runs_figures(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    """Runs on a re-judge, `f`: each run's split, tie-aware rate and position bias (the
+    re-judge's id, made from its spec and so from the session's temporary path, pinned)."""
+    pin_run_id(rejudged_copy, "t-rejudge-pinned")
+
+    async def compare(pilot: Pilot[None]) -> None:
+        pilot.app.action_goto("runs")  # type: ignore[attr-defined]
+        await settle(pilot)
+        pilot.app.get_screen("runs").query_one("#r-b", Input).value = "rejudged"
+        await pilot.press("ctrl+t")
+
+    app = make_app(isolated, "run")
+    assert snapshot(snap_compare, app, ["f"], size=SMALL, before=compare)
 
 
 def pin_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis.fmt import bucket_columns
 from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run, stored_manifest
 from judgeaudit.analysis.gate import (
     coverage_lines,
@@ -23,6 +24,7 @@ from judgeaudit.analysis.paired import (
     unpaired_rows,
 )
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.split import run_figures
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -178,6 +180,8 @@ def compare(
         "overall": overall,
         "rises": [r["label"] for r in [*rows, overall] if r["significant_rise"]],
         "gate": None,
+        # each run's own report figures (split, tie-aware rate, position bias), as `report` has them
+        "figures": {"a": run_figures(base), "b": run_figures(new)},
     }
     if paired:
         scale = {
@@ -258,7 +262,7 @@ def render_compare(result: dict[str, Any]) -> str:
             p += f" (Holm {r['p_adjusted']:.3g})"
         tasks = f", {r['tasks']} tasks" if r.get("tasks") else ""
         line = (
-            f"  {r['label']} {r['alias']:<7} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "
+            f"  {bucket_columns(r)} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "
             f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}"
         )
         if r.get("upper") is not None:

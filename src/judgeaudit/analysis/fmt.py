@@ -4,6 +4,34 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the warning every format of a simulated run's report carries (text, Markdown, HTML, app)
+SIMULATED = (
+    "Simulated provider: these figures come from the embedded simulation, not from real models."
+)
+
+
+def simulated(report: dict[str, Any]) -> bool:
+    """Whether the run's judge was the embedded simulated provider."""
+    judge = ((report.get("manifest") or {}).get("models") or {}).get("judge") or {}
+    return judge.get("base_url") == "embedded"
+
+
+def bucket_name(bucket: dict[str, Any], paren: bool = False) -> str:
+    """`近同 near` (`近同 (near)` with ``paren``), or the label alone when its alias is the same
+    word (`--labels en`, custom bins): never `near near`."""
+    label, alias = str(bucket["label"]), str(bucket.get("alias") or "")
+    if alias in ("", label):
+        return label
+    return f"{label} ({alias})" if paren else f"{label} {alias}"
+
+
+def bucket_columns(bucket: dict[str, Any]) -> str:
+    """The label and its alias in two text columns, or the label across both when they are the
+    same word (the text report and `compare`)."""
+    if bucket_name(bucket) == str(bucket["label"]):
+        return f"{bucket['label']:<12}"
+    return f"{bucket['label']:<4} {bucket['alias']:<7}"
+
 
 def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:.1f}%"

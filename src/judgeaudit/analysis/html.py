@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import ci, pct, review_lines, tested
+from judgeaudit.analysis.fmt import SIMULATED, bucket_name, ci, pct, review_lines, simulated, tested
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.analysis.why_fmt import forest_svg, headline, style_lines
@@ -84,7 +84,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
         ],
         [
             [
-                f"{b['label']} ({b['alias']})",
+                bucket_name(b, paren=True),
                 "" if b["lo"] is None else f"({b['lo']:g}, {b['hi']:g}]",
                 b["pairs"],
                 b["decisive"],
@@ -193,18 +193,7 @@ def render_html(report: dict[str, Any], svg: str) -> str:
         review_html = _table(["comparison", "n", "agreement", "Cohen's kappa"], rows)
         review_html += f"<pre>{escape(chr(10).join(review_lines(review)[1:]))}</pre>"
     manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
-    simulated = any(
-        m and m.get("base_url") == "embedded"
-        for m in [report["manifest"].get("models", {}).get("judge")]
-    )
-    banner = (
-        (
-            "<p class='warn'>Simulated provider: these figures come from the embedded simulation, "
-            "not from real models.</p>"
-        )
-        if simulated
-        else ""
-    )
+    banner = f"<p class='warn'>{escape(SIMULATED)}</p>" if simulated(report) else ""
     why = _why(report)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>judgeaudit — {escape(report["run_id"])}</title>

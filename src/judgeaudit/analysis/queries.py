@@ -115,6 +115,15 @@ def pairs_outside(
     return _pair_list(out, where, (run_id, bins[0], bins[-1]), only_misselected)
 
 
+def pairs_of_agents(
+    out: Path, run_id: str, agent_a: str, agent_b: str, *, only_misselected: bool = False
+) -> PairList:
+    """The pairs of one agent pair (A and B as the report's agent-pair row names them)."""
+    return _pair_list(
+        out, "agent_a = ? AND agent_b = ?", (run_id, agent_a, agent_b), only_misselected
+    )
+
+
 def _pair_list(out: Path, where: str, params: tuple[Any, ...], only_misselected: bool) -> PairList:
     condition = f"run_id = ? AND {where}" + (" AND misselected = 1" if only_misselected else "")
     db = open_db(out)

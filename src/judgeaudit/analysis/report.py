@@ -16,8 +16,15 @@ from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.engines import Pairs, open_pairs
+from judgeaudit.analysis.fmt import (
+    SIMULATED,
+    bucket_columns,
+    bucket_name,
+    review_lines,
+    simulated,
+    split,
+)
 from judgeaudit.analysis.fmt import bias as bias_text
-from judgeaudit.analysis.fmt import review_lines, split
 from judgeaudit.analysis.frame import (
     GAP_NAMES,
     decisive_mask,
@@ -229,7 +236,7 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
         boot = f"  task-clustered {_boot(b):<14}" if bootstrap else ""
         edges = f"({b['lo']:g}, {b['hi']:g}]"
         lines.append(
-            f"  {b['label']:<4} {b['alias']:<7} {edges:<14}"
+            f"  {bucket_columns(b)} {edges:<14}"
             f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
         )
         if b.get("decisive") and "tie_aware_ci" in b:
@@ -277,6 +284,8 @@ def render_table(report: dict[str, Any]) -> str:
         health_line(report["verdicts"]),
         "",
     ]
+    if simulated(report):
+        lines[1:1] = [SIMULATED]
     lines += bucket_lines(report, bootstrap=True)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
@@ -325,6 +334,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         f"Gap source: `{report['gap_source']}`; {report['pairs']} pairs, "
         f"{report['decisive']} decisive.",
+        *(["", f"> **{SIMULATED}**"] if simulated(report) else []),
         "",
         health_line(report["verdicts"]),
         "",
@@ -332,7 +342,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         " tie-aware rate | 95% CI | decisive without verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    rows = [(f"{b['label']} ({b['alias']})", f"({b['lo']:g}, {b['hi']:g}]", b)
+    rows = [(bucket_name(b, paren=True), f"({b['lo']:g}, {b['hi']:g}]", b)
             for b in report["buckets"]]  # fmt: skip
     if report.get("overall"):
         rows.append(("all", "", {**report["overall"], "no_verdict_decisive": ""}))

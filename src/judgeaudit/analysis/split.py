@@ -169,6 +169,26 @@ def position_bias(db: Pairs, run_id: str) -> dict[Any, dict[str, Any]]:
     return out
 
 
+#: the keys of a row's three-way split, its rate and both intervals (what a report row adds)
+SPLIT_KEYS = ("decisive", "right", "wrong", "tie", "rate", "ci_low", "ci_high",
+              "tie_aware_rate", "tie_aware_ci")  # fmt: skip
+
+
+def run_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """One run's split per bucket and overall and its position bias, from its report: what
+    ``compare`` carries for each side, so the app's compare shows the report's own figures."""
+    return {
+        "run_id": report["run_id"],
+        "buckets": [
+            {"label": b["label"], "alias": b["alias"], **{k: b.get(k) for k in SPLIT_KEYS}}
+            for b in report["buckets"]
+        ],
+        "overall": {k: (report.get("overall") or {}).get(k) for k in SPLIT_KEYS},
+        "position_bias": report["position_bias"],
+        "intervals": report.get("intervals"),
+    }
+
+
 ALPHA = 0.05
 
 

@@ -18,6 +18,7 @@ from judgeaudit.profiles.names import NAME_RE as NAME_RE
 from judgeaudit.profiles.names import ProfileError as ProfileError
 from judgeaudit.profiles.names import check_name as check_name
 from judgeaudit.tomlfile import read_toml
+from judgeaudit.validate import json_type
 
 #: The apps a profile can be for (each has a switch target: ``targets/registry.py``).
 App = Literal["claude", "codex", "sdk"]
@@ -156,6 +157,33 @@ def _check_model(value: Any, where: str) -> str | None:
     return value
 
 
+#: what to give for each required field, said when it is missing, empty or not text
+REQUIRED = {
+    "name": 'a name of letters, digits, "-" and "_"',
+    "app": f"one of {', '.join(APPS)} (the tool the profile switches)",
+    "base_url": "the API's base URL",
+}
+
+
+def _check_required(value: Any, key: str, where: str) -> None:
+    """A required field: one line naming the file (or form) and the field, what is wrong and
+    what to write instead (in a profile file, the very line)."""
+    example = {"name": Path(where).stem, "app": "sdk", "base_url": "https://api.example.com/v1"}
+    line = f'{key} = "{example[key]}"'
+    fix = f"give {REQUIRED[key]}"
+    if where.endswith(".toml"):
+        fix = f"add a line {line} ({REQUIRED[key]})"
+    if value is None:
+        raise ProfileError(f"{where}: {key}: missing; {fix}")
+    if not isinstance(value, str):
+        raise ProfileError(
+            f"{where}: {key}: {json_type(value)} ({value!r}), not text; give {REQUIRED[key]} "
+            f"in quotes, e.g. {line}"
+        )
+    if not value.strip():
+        raise ProfileError(f"{where}: {key}: empty; give {REQUIRED[key]}")
+
+
 def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") -> Profile:
     allowed = {
         "name",
@@ -177,8 +205,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
                 f"{where}: {key}: unknown field (allowed: {', '.join(sorted(allowed))})"
             )
     for key in ("name", "app", "base_url"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise ProfileError(f"{where}: {key}: missing or not a string")
+        _check_required(data.get(key), key, where)
     app = data["app"]
     if app not in APPS:
         raise ProfileError(f"{where}: app: {app!r} is not one of {', '.join(APPS)}")

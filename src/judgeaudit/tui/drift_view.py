@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from judgeaudit.analysis.compare_entry import Comparison
+from judgeaudit.analysis.gate import gate_lines
+from judgeaudit.tui.figures import headline
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
@@ -64,6 +67,10 @@ def changes_text(compared: Comparison) -> Text:
     reasons = "; ".join(compared.gate_reasons)
     text.append(f"gate (--fail-on-rise): {compared.gate.upper()}", style=GATE_STYLE[compared.gate])
     text.append(f" — {reasons}\n" if reasons else "\n", style=GATE_STYLE[compared.gate])
+    for line in gate_lines(result)[2:]:  # too few pairs / not enough data, as the CLI says them
+        text.append(f"{line.strip()}\n", style="yellow")
+    if result.get("figures"):
+        text.append(f"{headline(result['figures'])}\n")
     method = result.get("method")
     if method:
         text.append(f"interval {method['interval']}; test {method['test']}\n", style="dim")

@@ -1,4 +1,5 @@
-"""The pairs in one bucket (or outside every bucket), misselected first; Enter opens a pair.
+"""The pairs in one bucket (or outside every bucket, or of one agent pair), misselected first;
+Enter opens a pair.
 
 The list is a query on the audit DB run in a worker (filtered and limited in SQLite, so a bucket
 of a million-row audit opens as fast as a small one)."""
@@ -15,8 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from judgeaudit.analysis.fmt import bucket_name
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.tui.widgets.bars import bucket_name
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 
 if TYPE_CHECKING:  # pandas and the analysis load when first used, not before the first paint
@@ -50,21 +51,28 @@ class PairsScreen(Screen[None]):
         source: str,
         bins: list[float],
         bucket: dict[str, Any] | None,
+        agents: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()
         self.out, self.run_id, self.source, self.bins = out, run_id, source, bins
         self.bucket = bucket  # None: the pairs outside every bin
+        self.agents = agents  # an agent pair's pairs instead of a bucket's
         self.only_missel = False
 
     def where(self) -> str:
         b = self.bucket
+        if self.agents is not None:
+            return f"of {self.agents[0]} vs {self.agents[1]}"
         if b is None:
             return f"outside the bins {self.bins}"
         return f"{bucket_name(b)} ({b['lo']:g}, {b['hi']:g}]"
 
+    def gap(self) -> str:
+        return "" if self.agents is not None else f" — {self.source} gap"
+
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Pairs {self.where()} — {self.source} gap", id="pairs-title", classes="title")
+        yield Static(f"Pairs {self.where()}{self.gap()}", id="pairs-title", classes="title")
         yield FitTable(COLUMNS, id="pairs-table", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True)
 
@@ -77,10 +85,14 @@ class PairsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="pairs")
     def load(self, only_missel: bool) -> None:
-        from judgeaudit.analysis.queries import pairs_in_range, pairs_outside
+        from judgeaudit.analysis.queries import pairs_in_range, pairs_of_agents, pairs_outside
 
         try:
-            if self.bucket is None:
+            if self.agents is not None:
+                found = pairs_of_agents(
+                    self.out, self.run_id, *self.agents, only_misselected=only_missel
+                )
+            elif self.bucket is None:
                 found = pairs_outside(
                     self.out, self.run_id, self.source, self.bins, only_misselected=only_missel
                 )
@@ -119,7 +131,7 @@ class PairsScreen(Screen[None]):
         shown = f"showing {PAIRS_SHOWN} of {found.total}" if found.total > len(rows) else ""
         only = "misselected only · " if self.only_missel else ""
         self.query_one("#pairs-title", Static).update(
-            f"Pairs {self.where()} — {self.source} gap: {only}{found.total} pairs {shown}".strip()
+            f"Pairs {self.where()}{self.gap()}: {only}{found.total} pairs {shown}".strip()
         )
 
     def action_only_missel(self) -> None:

@@ -9,11 +9,9 @@ switch, a broken file) is what the screen says, with the doctor's warnings under
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 from urllib.parse import urlparse
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,31 +19,27 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles import latency, restore, secrets, shadowing
-from judgeaudit.profiles.model import APPS, Profile
+from judgeaudit.profiles import restore, secrets
+from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
+from judgeaudit.tui.profile_listing import (
+    COLUMNS,
+    Listing,
+    listing_rows,
+    problem_lines,
+    read_listing,
+)
 from judgeaudit.tui.screens import profile_tools
 from judgeaudit.tui.screens.backups_dialog import BackupPicker
 from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
-from judgeaudit.tui.widgets.fit_table import Col, FitTable
+from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
 
-COLUMNS = (
-    Col("app", "app", min=3),
-    Col("active", " ", min=1),
-    Col("name", "name", min=12),
-    Col("base_url", "base URL", min=12, drop=2),
-    Col("model", "model", min=6, drop=1),
-    Col("key", "key", min=16),  # "taotoken missing" whole at 80 columns
-    Col("ttft", "TTFT p50/p95", min=7, drop=3),  # the last `profile test --all`
-)
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
-#: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
-PROBLEMS_SHOWN = 4
-
 
 SDK_SWITCH = (
     "No file changes: an SDK profile is not written into any tool's files.\n"
@@ -54,41 +48,6 @@ SDK_SWITCH = (
     '  judgeaudit exec {name} -- CMD    or    eval "$(judgeaudit env {name})"\n'
     "Off (o) clears the mark."
 )
-
-
-@dataclass(frozen=True)
-class Listing:
-    profiles: list[Profile]
-    active: dict[str, str]
-    keys: dict[str, str]  # key name -> masked status
-    keyring_ok: bool
-    keyring_note: str
-    problems: list[str]  # profile files that do not load (the others are listed anyway)
-    warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
-    ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
-
-
-def read_listing(store: ProfileStore) -> Listing:
-    """Profiles, active ones and key status, reading each keyring entry once."""
-    listed, problems = store.scan()
-    active = dict(store.state()["active"])
-    usable, note = secrets.backend_usable()
-    names = sorted({p.key for p in listed if p.key})
-    stored = secrets.get_keys(sorted(names)) if usable else {}
-    keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
-    warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
-    ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
-    return Listing(listed, active, keys, usable, note, problems, warnings, ttft)
-
-
-def problem_lines(listing: Listing) -> list[str]:
-    """Keyring first (it blocks every key), then broken files, then the doctor's warnings."""
-    lines = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
-    lines += listing.problems + [f"doctor: {w}" for w in listing.warnings]
-    if len(lines) > PROBLEMS_SHOWN:
-        rest = len(lines) - PROBLEMS_SHOWN + 1
-        lines = [*lines[: PROBLEMS_SHOWN - 1], f"… {rest} more: run `judgeaudit profile doctor`"]
-    return lines
 
 
 def is_loopback(url: str) -> bool:
@@ -155,29 +114,7 @@ class ProfilesScreen(Screen[None]):
         self.listing = listing
         self.profiles = {p.name: p for p in listing.profiles}
         self.query_one("#keyring-status", Note).say("\n".join(problem_lines(listing)))
-        rows = []
-        for app in APPS:
-            for p in (p for p in listing.profiles if p.app == app):
-                if p.key:
-                    key = f"{p.key} {listing.keys[p.key]}"
-                else:
-                    key = f"env {p.key_env}" if p.key_env else "-"
-                marker = Text("*", style="bold") if listing.active.get(app) == p.name else ""
-                rows.append(
-                    (
-                        p.name,
-                        {
-                            "app": app,
-                            "active": marker,
-                            "name": p.name,
-                            "base_url": p.base_url,
-                            "model": p.model or "-",
-                            "key": key,
-                            "ttft": listing.ttft.get(p.name, "-"),
-                        },
-                    )
-                )
-        self.table.set_rows(rows, cursor=select)
+        self.table.set_rows(listing_rows(listing), cursor=select)
         self.table.loading = False
 
     def status(self, text: str, bad: bool = False) -> None:
@@ -356,7 +293,6 @@ class ProfilesScreen(Screen[None]):
                 self.app.call_from_thread(self.status, f"{exc}{fix}", True)
                 return
             key, note = NO_KEY, " (no key stored: tried without one, as a local server allows)"
-        from judgeaudit.profiles.probe import probe  # aiohttp: loaded on the first probe
 
         result = probe(profile, key)
         self.app.call_from_thread(

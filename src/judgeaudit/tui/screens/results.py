@@ -8,10 +8,9 @@ source and bins change in place, and pairs no bin holds are counted and can be o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.cells import cell_len
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,80 +19,31 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
-from judgeaudit.analysis.fmt import ci, pct, review_lines
+from judgeaudit.analysis.fmt import bucket_name, review_lines, simulated
+from judgeaudit.analysis.gap_model import model_line
+from judgeaudit.analysis.queries import db_version
+from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.health import health_text
+from judgeaudit.tui.results_tables import (
+    AGENT_COLUMNS,
+    BAR_TAIL,
+    BUCKET_COLUMNS,
+    OVERALL,
+    TASK_COLUMNS,
+    agent_rows,
+    bucket_rows,
+    outside_note,
+    satisfied_text,
+    task_rows,
+)
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
 from judgeaudit.tui.screens.why import WhyScreen
-from judgeaudit.tui.widgets.bars import WIDTH, BucketBars, bucket_name
+from judgeaudit.tui.widgets.bars import WIDTH, BucketBars
 from judgeaudit.tui.widgets.field import Field
-from judgeaudit.tui.widgets.fit_table import Col, FitTable
+from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
-
-if TYPE_CHECKING:  # loaded when first used, not before the first paint
-    from judgeaudit.analysis.report import ReportOptions
-
-BUCKET_COLUMNS = (
-    Col("bucket", "bucket", min=8),
-    Col("gap", "gap", min=8, drop=3),
-    Col("pairs", "pairs", min=5, drop=2),
-    Col("decisive", "decisive", min=5),
-    Col("missel", "missel.", min=5),
-    Col("rate", "rate", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
-    Col("split", "right/wrong/tie", min=9, drop=6),
-    Col("tie", "tie-aware (95% CI)", min=8, drop=5),
-)
-#: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
-OVERALL = "overall"
-AGENT_COLUMNS = (
-    Col("a", "agent A", min=8),
-    Col("b", "agent B", min=8),
-    # success against judge wins is what misselection is about: both stay at 80 columns
-    Col("success", "success", min=9, drop=1),
-    Col("wins", "judge wins", min=9, drop=2),
-    Col("decisive", "decisive", min=5, drop=4),
-    Col("rate", "missel.", min=6),
-    Col("ci", "95% CI", min=9, drop=3),
-    Col("flag", "ranking", min=19),
-)
-TASK_COLUMNS = (
-    Col("type", "task type", min=10),
-    Col("decisive", "decisive", min=5),
-    Col("missel", "missel.", min=5),
-    Col("rate", "rate", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
-)
-RANKING = Text("RANKING MISSELECTED", style="bold red")
-BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
-
-
-def outside_count(report: dict[str, Any]) -> int:
-    """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
-    return int(report["outside_bins"]) + int(report["no_gap"])
-
-
-def split_cells(row: dict[str, Any]) -> dict[str, str]:
-    """The three-way split and the tie-aware rate with its interval, as the reports show them."""
-    if "tie_aware_ci" not in row:
-        return {}
-    low, high = row["tie_aware_ci"] or (None, None)
-    return {
-        "split": f"{row['right']}/{row['wrong']}/{row['tie']}",
-        "tie": f"{pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}",
-    }
-
-
-def outside_note(r: dict[str, Any]) -> str:
-    if not outside_count(r):
-        return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
-    parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
-    if r["no_gap"]:
-        article = "an" if str(r["gap_source"])[:1] in "aeiou" else "a"
-        parts.append(f"{r['no_gap']} pairs without {article} {r['gap_source']} gap")
-    return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
-
 
 JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
 LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
@@ -147,7 +97,7 @@ class ResultsScreen(Screen[None]):
             yield Static("Human review (success check and judge vs your labels)", classes="section")
             yield Static("", id="human")
             yield Static("Agent pairs", classes="section")
-            yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="none")
+            yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="row")
             yield Static("By task type", classes="section")
             yield FitTable(TASK_COLUMNS, id="task-types", cursor_type="none")
         yield Footer(compact=True)
@@ -165,7 +115,6 @@ class ResultsScreen(Screen[None]):
         if not self.mounted:
             self.out, self.run_id = out, run_id  # loaded once the screen is composed
             return
-        from judgeaudit.analysis.queries import db_version  # pandas: after the first paint
 
         version = db_version(out)
         same = (out, run_id) == (self.out, self.run_id)
@@ -224,7 +173,6 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="results")
     def build(self, out: Path, options: ReportOptions) -> None:
-        from judgeaudit.analysis.report import build_report
 
         try:
             report = build_report(out, options)
@@ -248,8 +196,7 @@ class ResultsScreen(Screen[None]):
         first, self.fresh = self.fresh, False
         self.report, self.loaded = report, True
         r = report
-        simulated = r["manifest"].get("models", {}).get("judge", {}).get("base_url") == "embedded"
-        tag = " — simulated provider" if simulated else ""
+        tag = " — simulated provider" if simulated(r) else ""
         self.query_one("#results-title", Static).update(
             f"Results — {out}: run {r['run_id']} ({r['status']}), {r['pairs']} pairs, "
             f"{r['decisive']} decisive{tag}"
@@ -286,67 +233,20 @@ class ResultsScreen(Screen[None]):
 
     def render_buckets(self, r: dict[str, Any]) -> None:
         self.query_one(BucketBars).show(r["buckets"], self.bar_width())
-        rows: list[tuple[str, dict[str, Any]]] = []
-        for i, b in enumerate(r["buckets"]):
-            cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
-            cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
-            cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
-            rows.append((str(i), cells | split_cells(b)))
-        if r.get("overall"):
-            o = r["overall"]
-            cells = {"bucket": "all", "decisive": str(o["decisive"]), "missel": str(o["wrong"])}
-            rows.append((OVERALL, cells | {"rate": pct(o["rate"]), "ci": ci(o)} | split_cells(o)))
-        outside = outside_count(r)
-        if outside:
-            rows.append(
-                (OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)})
-            )
-        self.query_one("#buckets", FitTable).set_rows(rows)
-        from judgeaudit.analysis.gap_model import model_line  # numpy: after the first paint
-
+        self.query_one("#buckets", FitTable).set_rows(bucket_rows(r))
         self.query_one("#outside", Static).update(
             f"{outside_note(r)}\n{model_line(r.get('gap_model')).strip()}\n"
             f"95% CI: {r.get('intervals', 'Wilson')}; tie-aware = (wrong + tie/2) / decisive"
         )
 
     def render_sections(self, r: dict[str, Any]) -> None:
-        sbf = r["satisfied_but_failed"]
-        self.query_one("#satisfied", Static).update(
-            f"Satisfied but failed: judge (score ≥ {sbf['threshold']:g}) {pct(sbf['judge']['rate'])} "
-            f"({sbf['judge']['failed']}/{sbf['judge']['satisfied']} judged sides) {ci(sbf['judge'])}"
-            f" · user simulator {pct(sbf['user_simulator']['rate'])} "
-            f"({sbf['user_simulator']['failed']}/{sbf['user_simulator']['satisfied']} "
-            f"conversations) {ci(sbf['user_simulator'])}"
-        )
+        self.query_one("#satisfied", Static).update(satisfied_text(r))
         bias = "; ".join(bias_text(b) for b in r["position_bias"])
         self.query_one("#bias", Static).update(f"Position bias: {bias or 'swap off'}")
         self.query_one("#health", Static).update(health_text(r))
         self.query_one("#human", Static).update("\n".join(review_lines(r["human_review"])))
-        agents = []
-        for p in r["agent_pairs"]:
-            cells = {"a": p["agent_a"], "b": p["agent_b"]}
-            cells["success"] = f"{p['success_rate_a']:.2f}/{p['success_rate_b']:.2f}"
-            cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
-            cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
-            cells["flag"] = RANKING if p["ranking_misselected"] else ""
-            if p.get("ranking") == "suggestive":
-                cells["flag"] = "opposite (suggestive)"
-            agents.append((f"{p['agent_a']}~{p['agent_b']}", cells))
-        self.query_one("#agent-pairs-table", FitTable).set_rows(agents)
-        tasks = [
-            (
-                str(t["task_type"]),
-                {
-                    "type": str(t["task_type"]),
-                    "decisive": str(t["decisive"]),
-                    "missel": str(t["misselected"]),
-                    "rate": pct(t["rate"]),
-                    "ci": ci(t),
-                },
-            )
-            for t in r["by_task_type"]
-        ]
-        self.query_one("#task-types", FitTable).set_rows(tasks)
+        self.query_one("#agent-pairs-table", FitTable).set_rows(agent_rows(r))
+        self.query_one("#task-types", FitTable).set_rows(task_rows(r))
 
     # --- controls ------------------------------------------------------------------------------
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -375,6 +275,7 @@ class ResultsScreen(Screen[None]):
             self.jump_when_loaded = True
             return
         table = self.query_one("#agent-pairs-table", FitTable)
+        table.focus(scroll_visible=False)  # Enter opens the highlighted agent pair's pairs
         self.query_one("#results-body", VerticalScroll).scroll_to_widget(table, top=True)
 
     def jump_once_laid_out(self, refreshes_left: int) -> None:
@@ -407,6 +308,17 @@ class ResultsScreen(Screen[None]):
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
         if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:
             self.open_bucket(str(event.row_key.value))
+        elif event.data_table.id == "agent-pairs-table":
+            self.open_agent_pair(str(event.row_key.value))
+
+    def open_agent_pair(self, key: str) -> None:
+        """Enter on an agent pair: its pairs, misselected first (as a bucket's)."""
+        r = self.report
+        found = [p for p in r.get("agent_pairs", []) if f"{p['agent_a']}~{p['agent_b']}" == key]
+        if found and self.out is not None:
+            agents = (str(found[0]["agent_a"]), str(found[0]["agent_b"]))
+            screen = PairsScreen(self.out, r["run_id"], r["gap_source"], r["bins"], None, agents)
+            self.app.push_screen(screen)
 
     def open_bucket(self, key: str) -> None:
         if not self.report or self.out is None:

@@ -17,8 +17,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
+from textual.worker import get_current_worker
 
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.review_figures import ReviewFigures, figures_text, review_figures
 from judgeaudit.tui.screens.pair import transcript
 
 if TYPE_CHECKING:  # pandas and the analysis load when the screen is first used, not before
@@ -48,9 +50,9 @@ class ReviewScreen(Screen[None]):
     SUB_TITLE = "Review"
     # one footer entry per pair of keys (the others are in the help), so it reads at 80 columns
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "label('human_success_a', 1)", "A ok/fail", key_display="1/2"),
+        Binding("1", "label('human_success_a', 1)", "A/B ok/fail", key_display="1-4"),
         Binding("2", "label('human_success_a', 0)", "A failed", show=False),
-        Binding("3", "label('human_success_b', 1)", "B ok/fail", key_display="3/4"),
+        Binding("3", "label('human_success_b', 1)", "B ok", show=False),
         Binding("4", "label('human_success_b', 0)", "B failed", show=False),
         Binding("a", "label('human_pref', 'A')", "prefer", key_display="a/b/t"),
         Binding("b", "label('human_pref', 'B')", "prefer B", show=False),
@@ -68,6 +70,7 @@ class ReviewScreen(Screen[None]):
         self.out: Path | None = None
         self.version: tuple[int, int, int] | None = None
         self.data: ReviewData | None = None
+        self.figures: ReviewFigures | None = None  # agreement so far, computed in the workers
         self.index = 0
         # labels typed on this screen, ahead of the database while their save is in flight
         self.pending: dict[str, dict[str, Any]] = {}
@@ -78,6 +81,7 @@ class ReviewScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Review — no output dir yet", id="agreement", classes="title")
+        yield Static("", id="review-figures")
         yield Static("", id="review-head")
         with Horizontal(classes="columns", id="review-item"):
             with VerticalScroll(classes="column"):
@@ -105,6 +109,7 @@ class ReviewScreen(Screen[None]):
         if out != self.out:
             self.blind = True  # a new sample starts blind
         self.out, self.version, self.data, self.index = out, version, None, 0
+        self.figures = None
         self.sub_title = f"Review · {out}"
         self.pending = {}
         self.query_one("#review-item").loading = True
@@ -120,7 +125,8 @@ class ReviewScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.failed, out, str(exc))
             return
-        self.app.call_from_thread(self.loaded, out, data)
+        figures = review_figures(data.pairs, data.labels)
+        self.app.call_from_thread(self.loaded, out, data, figures)
 
     def failed(self, out: Path, message: str) -> None:
         if out == self.out:
@@ -128,9 +134,9 @@ class ReviewScreen(Screen[None]):
             self.query_one("#agreement", Static).update(f"Review — {message}")
             self.query_one("#review-head", Static).update("")
 
-    def loaded(self, out: Path, data: ReviewData) -> None:
+    def loaded(self, out: Path, data: ReviewData, figures: ReviewFigures) -> None:
         if out == self.out:
-            self.data = data
+            self.data, self.figures = data, figures
             self.show(reload_item=True)
 
     # --- rendering -----------------------------------------------------------------------------
@@ -151,18 +157,11 @@ class ReviewScreen(Screen[None]):
         data = self.data
         if data is None:
             return
-        from judgeaudit.analysis.review import agreement
-
-        figures = agreement(data.pairs, data.labels)
-        judge = figures.get("judge_vs_human")
-        line = (
-            f"Review {self.index + 1}/{len(data.items)} of run {data.run_id} · labelled "
-            f"{figures.get('labelled', 0)}"
+        labelled = int(data.labels["pair_id"].isin(data.pairs["pair_id"]).sum())
+        self.query_one("#agreement", Static).update(
+            f"Review {self.index + 1}/{len(data.items)} of run {data.run_id} · labelled {labelled}"
         )
-        if judge:
-            kappa = "n/a" if judge["kappa"] is None else f"{judge['kappa']:.2f}"
-            line += f" · judge vs human agreement {judge['agreement']:.0%}, kappa {kappa}"
-        self.query_one("#agreement", Static).update(line)
+        self.query_one("#review-figures", Static).update(figures_text(self.figures))
         if not data.items:
             self.query_one("#review-head", Static).update("nothing to review")
             self.query_one("#review-item").loading = False
@@ -264,7 +263,21 @@ class ReviewScreen(Screen[None]):
 
         if out == self.out and self.data is not None:
             self.data = ReviewData(self.data.run_id, self.data.pairs, self.data.items, labels)
+            self.refigure(out, self.data)
             self.version = db_version(out)
+            self.show()
+
+    @work(thread=True, exclusive=True, group="review-figures")
+    def refigure(self, out: Path, data: ReviewData) -> None:
+        """The agreement figures for the labels just saved, apart from the save (the bootstrap
+        takes a moment; a newer label makes this one's figures moot)."""
+        figures = review_figures(data.pairs, data.labels)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.figured, out, figures)
+
+    def figured(self, out: Path, figures: ReviewFigures) -> None:
+        if out == self.out:
+            self.figures = figures
             self.show()
 
     def action_move(self, step: int) -> None:

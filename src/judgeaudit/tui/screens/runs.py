@@ -37,6 +37,7 @@ from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
 from judgeaudit.tui.widgets.note import Note
+from judgeaudit.tui.widgets.run_figures import RunFigures
 from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
 
 if TYPE_CHECKING:  # pandas and the analysis load with the first list or compare
@@ -54,9 +55,10 @@ class RunsScreen(Screen[None]):
         Binding("b", "pick('b')", "Run B"),
         Binding("x", "clear_picks", "Clear"),
         Binding("ctrl+o", "open", "Open", priority=True),
-        Binding("ctrl+t", "compare", "Compare A→B", priority=True),
+        Binding("ctrl+t", "compare", "Compare", priority=True),
         Binding("g", "chart", "Chart"),
         Binding("j", "judges", "Judges"),
+        Binding("f", "figures", "Figures"),
     ]
 
     def __init__(self, default_out: Path, config: Path | None = None) -> None:
@@ -87,12 +89,14 @@ class RunsScreen(Screen[None]):
         with VerticalScroll(id="drift-chart-pane"):
             yield Static("", id="drift-chart")
         yield JudgesTable(id="judges")
+        yield RunFigures(id="run-figures")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#changes-pane").display = False
         self.query_one("#drift-chart-pane").display = False
         self.query_one("#judges").display = False
+        self.query_one(RunFigures).display = False
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -225,6 +229,7 @@ class RunsScreen(Screen[None]):
         pane.loading = False
         pane.display = False
         self.query_one("#drift", FitTable).set_rows([])
+        self.query_one(RunFigures).show(None)
         self.say(Text(f"refused: {message}", style="bold red"))
 
     def show(self, compared: Comparison) -> None:
@@ -234,6 +239,7 @@ class RunsScreen(Screen[None]):
         pane.display = True
         self.query_one("#changes", Static).update(changes_text(compared))
         self.query_one("#drift", FitTable).set_rows(drift_rows(compared.result))
+        self.query_one(RunFigures).show(compared.result.get("figures"))
         self.draw_chart()
         pane.loading = False
         pane.scroll_home(animate=False)
@@ -245,11 +251,21 @@ class RunsScreen(Screen[None]):
 
     def action_chart(self) -> None:
         """The drift table, or both rates of each bucket as bars with their intervals."""
-        self.show_judges(False)
-        chart = self.query_one("#drift-chart-pane")
-        chart.display = not chart.display
-        self.query_one("#drift").display = not chart.display
+        self.show_view(
+            "#drift" if self.query_one("#drift-chart-pane").display else "#drift-chart-pane"
+        )
         self.draw_chart()
+
+    def action_figures(self) -> None:
+        """The drift table, or each run's split, tie-aware rate and position bias (its report)."""
+        if self.compared is None and not self.query_one(RunFigures).display:
+            self.notify("no comparison yet: ctrl+t compares run A with run B", severity="warning")
+            return
+        self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
+
+    def show_view(self, shown: str) -> None:
+        for view in ("#drift", "#drift-chart-pane", "#run-figures", "#judges"):
+            self.query_one(view).display = view == shown
 
     def open_flips(self, key: str) -> None:
         if self.compared is None:
@@ -270,10 +286,8 @@ class RunsScreen(Screen[None]):
         return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
 
     def show_judges(self, shown: bool) -> None:
-        self.query_one("#judges").display = shown
-        self.query_one("#drift").display = not shown
+        self.show_view("#judges" if shown else "#drift")
         if shown:
-            self.query_one("#drift-chart-pane").display = False
             self.query_one("#changes-pane").display = False
 
     def action_judges(self) -> None:

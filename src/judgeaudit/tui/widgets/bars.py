@@ -11,13 +11,9 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
+from judgeaudit.analysis.fmt import bucket_name
+
 WIDTH = 40
-
-
-def bucket_name(bucket: dict[str, Any]) -> str:
-    """`近同 near`, or the label alone when it has no separate alias (custom bins)."""
-    label, alias = str(bucket["label"]), str(bucket["alias"])
-    return label if alias == label else f"{label} {alias}"
 
 
 def pad(text: str, cells: int) -> str:

@@ -1,0 +1,89 @@
+"""The Profiles screen's listing: profiles by app, the active one marked, each key's masked
+status read once per refresh, the speed-test cell, and the problem lines above the table (the
+keyring, broken files, the doctor's warnings). Read in the screen's worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+
+from judgeaudit.profiles import latency, secrets, shadowing
+from judgeaudit.profiles.model import APPS, Profile
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.widgets.fit_table import Col, Row
+
+COLUMNS = (
+    Col("app", "app", min=3),
+    Col("active", " ", min=1),
+    Col("name", "name", min=12),
+    Col("base_url", "base URL", min=12, drop=2),
+    Col("model", "model", min=6, drop=1),
+    Col("key", "key", min=16),  # "taotoken missing" whole at 80 columns
+    Col("ttft", "TTFT p50/p95", min=7, drop=3),  # the last `profile test --all`
+)
+#: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
+PROBLEMS_SHOWN = 4
+
+
+@dataclass(frozen=True)
+class Listing:
+    profiles: list[Profile]
+    active: dict[str, str]
+    keys: dict[str, str]  # key name -> masked status
+    keyring_ok: bool
+    keyring_note: str
+    problems: list[str]  # profile files that do not load (the others are listed anyway)
+    warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
+    ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
+
+
+def read_listing(store: ProfileStore) -> Listing:
+    """Profiles, active ones and key status, reading each keyring entry once."""
+    listed, problems = store.scan()
+    active = dict(store.state()["active"])
+    usable, note = secrets.backend_usable()
+    names = sorted({p.key for p in listed if p.key})
+    stored = secrets.get_keys(sorted(names)) if usable else {}
+    keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
+    warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
+    ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft)
+
+
+def problem_lines(listing: Listing) -> list[str]:
+    """Keyring first (it blocks every key), then broken files, then the doctor's warnings."""
+    lines = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
+    lines += listing.problems + [f"doctor: {w}" for w in listing.warnings]
+    if len(lines) > PROBLEMS_SHOWN:
+        rest = len(lines) - PROBLEMS_SHOWN + 1
+        lines = [*lines[: PROBLEMS_SHOWN - 1], f"… {rest} more: run `judgeaudit profile doctor`"]
+    return lines
+
+
+def listing_rows(listing: Listing) -> list[Row]:
+    """One table row per profile, grouped by app in APPS order; the key column is the key's
+    name and masked status (or the variable it is read from)."""
+    rows: list[Row] = []
+    for app in APPS:
+        for p in (p for p in listing.profiles if p.app == app):
+            if p.key:
+                key = f"{p.key} {listing.keys[p.key]}"
+            else:
+                key = f"env {p.key_env}" if p.key_env else "-"
+            marker = Text("*", style="bold") if listing.active.get(app) == p.name else ""
+            rows.append(
+                (
+                    p.name,
+                    {
+                        "app": app,
+                        "active": marker,
+                        "name": p.name,
+                        "base_url": p.base_url,
+                        "model": p.model or "-",
+                        "key": key,
+                        "ttft": listing.ttft.get(p.name, "-"),
+                    },
+                )
+            )
+    return rows

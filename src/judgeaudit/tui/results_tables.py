@@ -1,0 +1,123 @@
+"""What the Results screen's tables and lines hold, from a report: the buckets (with the split,
+the overall row and the pairs outside every bin), the agent pairs with their ranking flag, the
+task types and satisfied-but-failed. Plain functions of the report; the screen lays them out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from judgeaudit.analysis.fmt import bucket_name, ci, pct
+from judgeaudit.tui.figures import split_cells
+from judgeaudit.tui.screens.pairs import OUTSIDE
+from judgeaudit.tui.widgets.fit_table import Col, Row
+
+BUCKET_COLUMNS = (
+    Col("bucket", "bucket", min=8),
+    Col("gap", "gap", min=8, drop=3),
+    Col("pairs", "pairs", min=5, drop=2),
+    Col("decisive", "decisive", min=5),
+    Col("missel", "missel.", min=5),
+    Col("rate", "rate", min=6),
+    Col("ci", "95% CI", min=9, drop=1),
+    Col("split", "right/wrong/tie", min=9, drop=6),
+    Col("tie", "tie-aware (95% CI)", min=8, drop=5),
+)
+#: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
+OVERALL = "overall"
+AGENT_COLUMNS = (
+    Col("a", "agent A", min=8),
+    Col("b", "agent B", min=8),
+    # success against judge wins is what misselection is about: both stay at 80 columns
+    Col("success", "success", min=9, drop=1),
+    Col("wins", "judge wins", min=9, drop=2),
+    Col("decisive", "decisive", min=5, drop=4),
+    Col("rate", "missel.", min=6),
+    Col("ci", "95% CI", min=9, drop=3),
+    Col("flag", "ranking", min=19),
+)
+TASK_COLUMNS = (
+    Col("type", "task type", min=10),
+    Col("decisive", "decisive", min=5),
+    Col("missel", "missel.", min=5),
+    Col("rate", "rate", min=6),
+    Col("ci", "95% CI", min=9, drop=1),
+)
+RANKING = Text("RANKING MISSELECTED", style="bold red")
+BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
+
+
+def outside_count(report: dict[str, Any]) -> int:
+    """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
+    return int(report["outside_bins"]) + int(report["no_gap"])
+
+
+def outside_note(r: dict[str, Any]) -> str:
+    if not outside_count(r):
+        return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
+    parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
+    if r["no_gap"]:
+        article = "an" if str(r["gap_source"])[:1] in "aeiou" else "a"
+        parts.append(f"{r['no_gap']} pairs without {article} {r['gap_source']} gap")
+    return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
+
+
+def bucket_rows(r: dict[str, Any]) -> list[Row]:
+    """Each bucket, then every decisive pair (`all`), then the pairs no bin holds."""
+    rows: list[Row] = []
+    for i, b in enumerate(r["buckets"]):
+        cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
+        cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
+        cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
+        rows.append((str(i), cells | split_cells(b)))
+    if r.get("overall"):
+        o = r["overall"]
+        cells = {"bucket": "all", "decisive": str(o["decisive"]), "missel": str(o["wrong"])}
+        rows.append((OVERALL, cells | {"rate": pct(o["rate"]), "ci": ci(o)} | split_cells(o)))
+    outside = outside_count(r)
+    if outside:
+        rows.append((OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)}))
+    return rows
+
+
+def satisfied_text(r: dict[str, Any]) -> str:
+    sbf = r["satisfied_but_failed"]
+    judge, user = sbf["judge"], sbf["user_simulator"]
+    return (
+        f"Satisfied but failed: judge (score ≥ {sbf['threshold']:g}) {pct(judge['rate'])} "
+        f"({judge['failed']}/{judge['satisfied']} judged sides) {ci(judge)}"
+        f" · user simulator {pct(user['rate'])} "
+        f"({user['failed']}/{user['satisfied']} conversations) {ci(user)}"
+    )
+
+
+def agent_rows(r: dict[str, Any]) -> list[Row]:
+    """One row per agent pair, keyed `A~B` (Enter opens its pairs)."""
+    rows: list[Row] = []
+    for p in r["agent_pairs"]:
+        cells: dict[str, str | Text] = {"a": p["agent_a"], "b": p["agent_b"]}
+        cells["success"] = f"{p['success_rate_a']:.2f}/{p['success_rate_b']:.2f}"
+        cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
+        cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
+        cells["flag"] = RANKING if p["ranking_misselected"] else ""
+        if p.get("ranking") == "suggestive":
+            cells["flag"] = "opposite (suggestive)"
+        rows.append((f"{p['agent_a']}~{p['agent_b']}", cells))
+    return rows
+
+
+def task_rows(r: dict[str, Any]) -> list[Row]:
+    return [
+        (
+            str(t["task_type"]),
+            {
+                "type": str(t["task_type"]),
+                "decisive": str(t["decisive"]),
+                "missel": str(t["misselected"]),
+                "rate": pct(t["rate"]),
+                "ci": ci(t),
+            },
+        )
+        for t in r["by_task_type"]
+    ]

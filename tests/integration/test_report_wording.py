@@ -1,0 +1,47 @@
+"""The text report's wording (issue 22 polish): it says when the provider was simulated, as the
+app and the HTML report do, and `--labels en` names each bucket once (not "near near")."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.audit.inputs import load_spec
+from judgeaudit.audit.runner import AuditRunner
+from tests.audit_helpers import write_spec
+from tests.cli_helpers import cli
+
+WARNING = "Simulated provider: these figures come from the embedded simulation"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("wording")
+    asyncio.run(AuditRunner(load_spec(write_spec(base / "spec.toml")), base / "out").run())
+    return base / "out"
+
+
+def test_text_and_markdown_reports_say_the_provider_was_simulated(run: Path) -> None:
+    text = cli("report", str(run)).stdout.splitlines()
+    assert text[1].startswith(WARNING)
+    assert WARNING in cli("report", str(run), "--format", "md").stdout
+    with closing(sqlite3.connect(run / "audit.db")) as db, db:  # as if a real judge ran
+        db.execute(
+            "UPDATE runs SET manifest = json_set(manifest, '$.models.judge.base_url', "
+            "'https://api.example.test/v1')"
+        )
+    assert "Simulated provider" not in cli("report", str(run)).stdout
+
+
+def test_english_labels_name_each_bucket_once(run: Path) -> None:
+    text = cli("report", str(run), "--labels", "en").stdout
+    assert not re.search(r"\b(near|small|medium|large) \1\b", text), text
+    lines = [x for x in text.splitlines() if x.startswith(("  near ", "  large "))]
+    assert len(lines) == 2
+    md = cli("report", str(run), "--labels", "en", "--format", "md").stdout
+    assert "near (near)" not in md and "| near |" in md
