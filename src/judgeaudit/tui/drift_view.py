@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.compare_entry import Comparison
-from judgeaudit.analysis.gate import gate_lines
 from judgeaudit.tui.figures import headline
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
@@ -67,6 +65,8 @@ def changes_text(compared: Comparison) -> Text:
     reasons = "; ".join(compared.gate_reasons)
     text.append(f"gate (--fail-on-rise): {compared.gate.upper()}", style=GATE_STYLE[compared.gate])
     text.append(f" — {reasons}\n" if reasons else "\n", style=GATE_STYLE[compared.gate])
+    from judgeaudit.analysis.gate import gate_lines  # pandas: loaded with the first compare
+
     for line in gate_lines(result)[2:]:  # too few pairs / not enough data, as the CLI says them
         text.append(f"{line.strip()}\n", style="yellow")
     if result.get("figures"):

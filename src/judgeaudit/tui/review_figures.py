@@ -9,14 +9,14 @@ key press."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from rich.text import Text
 
 from judgeaudit.analysis.fmt import pct, weighted
-from judgeaudit.analysis.review import agreement
-from judgeaudit.analysis.review_weights import stratum_of, suggested_n
+
+if TYPE_CHECKING:  # pandas loads when the figures are first computed
+    import pandas as pd
 
 #: `review export --width`'s default: the interval width the suggested sample size aims at
 WIDTH = 0.2
@@ -29,6 +29,9 @@ class ReviewFigures:
 
 
 def review_figures(pairs: pd.DataFrame, labels: pd.DataFrame) -> ReviewFigures:
+    from judgeaudit.analysis.review import agreement  # pandas: when the figures are computed
+    from judgeaudit.analysis.review_weights import stratum_of, suggested_n
+
     population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
     return ReviewFigures(agreement(pairs, labels, population), suggested_n(population, WIDTH))
 

@@ -21,7 +21,6 @@ from textual.widgets import Footer, Header, Static
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.profiles import restore, secrets
 from judgeaudit.profiles.model import Profile
-from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.tui.profile_listing import (
@@ -293,6 +292,8 @@ class ProfilesScreen(Screen[None]):
                 self.app.call_from_thread(self.status, f"{exc}{fix}", True)
                 return
             key, note = NO_KEY, " (no key stored: tried without one, as a local server allows)"
+
+        from judgeaudit.profiles.probe import probe  # aiohttp: on the first test
 
         result = probe(profile, key)
         self.app.call_from_thread(

@@ -8,7 +8,7 @@ source and bins change in place, and pairs no bin holds are counted and can be o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from textual import work
@@ -20,9 +20,6 @@ from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import bucket_name, review_lines, simulated
-from judgeaudit.analysis.gap_model import model_line
-from judgeaudit.analysis.queries import db_version
-from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.health import health_text
@@ -44,6 +41,9 @@ from judgeaudit.tui.widgets.bars import WIDTH, BucketBars
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
+
+if TYPE_CHECKING:  # loaded when first used, not before the first paint
+    from judgeaudit.analysis.report import ReportOptions
 
 JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
 LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
@@ -116,6 +116,8 @@ class ResultsScreen(Screen[None]):
             self.out, self.run_id = out, run_id  # loaded once the screen is composed
             return
 
+        from judgeaudit.analysis.queries import db_version  # pandas: after the first paint
+
         version = db_version(out)
         same = (out, run_id) == (self.out, self.run_id)
         if same and version == self.version and self.loaded:
@@ -173,6 +175,7 @@ class ResultsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="results")
     def build(self, out: Path, options: ReportOptions) -> None:
+        from judgeaudit.analysis.report import build_report
 
         try:
             report = build_report(out, options)
@@ -232,6 +235,8 @@ class ResultsScreen(Screen[None]):
             self.query_one(BucketBars).show(self.report["buckets"], self.bar_width())
 
     def render_buckets(self, r: dict[str, Any]) -> None:
+        from judgeaudit.analysis.gap_model import model_line  # numpy: after the first paint
+
         self.query_one(BucketBars).show(r["buckets"], self.bar_width())
         self.query_one("#buckets", FitTable).set_rows(bucket_rows(r))
         self.query_one("#outside", Static).update(
