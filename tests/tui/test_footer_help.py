@@ -19,7 +19,7 @@ def test_help_key_is_whole_and_apart_on_every_screen_at_80_columns(
         app = make_app(isolated, run_copy)
         seen: dict[str, list[str]] = {}
         async with app.run_test(size=SMALL) as pilot:
-            for key in ("f1", "f2", "f3", "f4", "f5", "f6"):
+            for key in ("f1", "f2", "f3", "f4", "f5", "f6", "f7"):
                 await press(pilot, key)
                 footer = app.screen.query_one(Footer)
                 palette = [k for k in footer.children if "palette" in str(k.render())]

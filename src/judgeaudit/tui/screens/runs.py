@@ -53,10 +53,11 @@ class RunsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "pick('a')", "Run A"),
         Binding("b", "pick('b')", "Run B"),
-        Binding("x", "clear_picks", "Clear"),
+        Binding("x", "clear_picks", "Clear", show=False),  # in help and the palette: the
+        # footer keeps "? Help" whole at 80 columns
         Binding("ctrl+o", "open", "Open", priority=True),
         Binding("ctrl+t", "compare", "Compare", priority=True),
-        Binding("g", "chart", "Chart"),
+        Binding("g", "chart", "Chart", show=False),
         Binding("j", "judges", "Judges"),
         Binding("f", "figures", "Figures"),
     ]
