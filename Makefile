@@ -15,6 +15,9 @@ DOCS_STAMP := $(VENV)/.installed-docs
 # The venv has no pip of its own (creating one with pip takes ~7 s of a newcomer's wait; without,
 # 0.3 s): uv goes in with the system pip (`pip --python`, pip >= 22.3), then installs the rest;
 # pip installs it all when uv cannot be had, fails, or UV_OFF=1.
+# a bare comma inside $(call install,...) would split its argument in two
+comma := ,
+
 define install
 	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV)
 	@if [ -z "$(UV_OFF)" ] && { test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python install --quiet uv; }; then \
@@ -42,7 +45,7 @@ venv-run: $(RUN_STAMP)
 
 # The docs extra (mkdocs, mkdocs-material) on top of dev; .ci/run installs it so CI builds the docs.
 $(DOCS_STAMP): $(STAMP)
-	$(call install,.[dev,docs])
+	$(call install,.[dev$(comma)docs])
 	@touch $(DOCS_STAMP)
 
 venv-docs: $(DOCS_STAMP)
