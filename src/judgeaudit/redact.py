@@ -39,7 +39,9 @@ def keylike_words(text: str) -> set[str]:
     is not a secret)."""
     found = set()
     for word in TOKEN_RE.findall(text):
-        long_mixed = len(word) >= 32 and any(c.isdigit() for c in word)
+        # a dotted field path (`initial_state.catalog.SKU-103.price`) is a name, not a key; a
+        # dotted token (a JWT) is caught by mask_key_shapes' own rule
+        long_mixed = len(word) >= 32 and "." not in word and any(c.isdigit() for c in word)
         if "/" not in word and (looks_like_key(word) or long_mixed):
             found.add(word)
     return found

@@ -38,7 +38,7 @@ def test_a_key_quoted_by_an_unexpected_error_never_reaches_the_crash_log(
     def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError(f"gateway said: invalid key {KEY}")
 
-    monkeypatch.setattr("judgeaudit.cli.report_cmds.build_report", broken)
+    monkeypatch.setattr("judgeaudit.analysis.report.build_report", broken)  # imported on use
     (tmp_path / "o").mkdir()
     assert main(["report", str(tmp_path / "o")]) == 70
     assert KEY not in capsys.readouterr().err
