@@ -23,12 +23,9 @@ def test_run_without_pyarrow_says_so_and_export_parquet_writes_it_later(
         assert not (out / "audit_pairs.parquet").exists()
         assert f"{out / 'audit_pairs.parquet'}: not written" in err
         assert "pip install 'judgeaudit[parquet]'" in err
-        assert main(["export", "parquet", str(out)]) == 2
-        assert "export parquet: pyarrow is not installed" in capsys.readouterr().err
-        assert not (out / "audit_pairs.parquet").exists()
-
-    assert main(["export", "parquet", str(out)]) == 0
-    assert "pairs of run" in capsys.readouterr().out
+        # the export writes it all the same: DuckDB writes the Parquet, pyarrow is not needed
+        assert main(["export", "parquet", str(out)]) == 0
+        assert "pairs of run" in capsys.readouterr().out
     import pyarrow.parquet as pq
 
     table = pq.read_table(out / "audit_pairs.parquet")
