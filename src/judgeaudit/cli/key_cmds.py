@@ -85,9 +85,11 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
     names = {args.name} if args.name else {p.key for p in profiles if p.key}
-    for name in sorted(n for n in names if n):
+    listed = sorted(n for n in names if n)
+    stored = secrets.get_keys(listed)
+    for name in listed:
         users = [p.name for p in profiles if p.key == name]
-        value = secrets.get_key(name)
+        value = stored[name]
         state = f"stored {secrets.mask(value)}" if value else "missing"
         print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")
     return 0

@@ -124,6 +124,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     active = store.state()["active"]
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
+    stored = secrets.get_keys(sorted({p.key for p in profiles if p.key}))
     for app in APPS:
         mine = [p for p in profiles if p.app == app]
         if not mine:
@@ -132,7 +133,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         for p in mine:
             mark = "*" if active.get(app) == p.name else " "
             key = (
-                secrets.mask(secrets.get_key(p.key))
+                secrets.mask(stored[p.key])
                 if p.key
                 else ("env " + p.key_env if p.key_env else "no key")
             )
