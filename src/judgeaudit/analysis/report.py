@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -31,13 +31,14 @@ from judgeaudit.analysis.report_render import (
     render_table,
     write_report_files,
 )
+from judgeaudit.analysis.report_types import Bootstrap, Report
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.analysis.verdicts import missing_by_bucket, verdict_health
 from judgeaudit.analysis.why import style_section
 
-BOOTSTRAP = {
+BOOTSTRAP: Bootstrap = {
     "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
     f"trajectories); above {BOOT_MAX_CLUSTERS} tasks the cluster-robust normal interval",
     "resamples": BOOT_RESAMPLES,
@@ -81,7 +82,7 @@ def resolve_buckets(
     return source, bins, names
 
 
-def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
@@ -93,10 +94,9 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
         pairs = open_pairs(options.engine, db, out, options.parquet)
         try:
-            report = _from_pairs(db, pairs, run_id, manifest, options)
+            report = _from_pairs(db, pairs, run_id, status, manifest, options)
         finally:
             pairs.close()
-        report.update(status=status, manifest=manifest)
         report["style"] = style_section(db, run_id)
     finally:
         db.close()
@@ -104,8 +104,13 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
 
 
 def _from_pairs(
-    db: sqlite3.Connection, pairs: Pairs, run_id: str, manifest: dict[str, Any], opts: ReportOptions
-) -> dict[str, Any]:
+    db: sqlite3.Connection,
+    pairs: Pairs,
+    run_id: str,
+    status: str,
+    manifest: dict[str, Any],
+    opts: ReportOptions,
+) -> Report:
     """Every figure over the pairs, with audit.db's verdict counts and labels."""
     source, bins, names = resolve_buckets(pairs, run_id, manifest, opts)
     # Aggregated in SQL: memory stays flat however many pairs the run holds.
@@ -116,21 +121,33 @@ def _from_pairs(
     )
     for index, bucket in enumerate(sections["buckets"]):
         bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
-    report = {
+    report: Report = {
         "run_id": run_id,
-        "status": None,
+        "status": status,
         "gap_source": source,
         "bins": bins,
-        **sections,
+        # the sections one by one: the JSON keeps this order
+        "pairs": sections["pairs"],
+        "decisive": sections["decisive"],
+        "misselected": sections["misselected"],
+        "buckets": sections["buckets"],
+        "no_gap": sections["no_gap"],
+        "outside_bins": sections["outside_bins"],
+        "agent_pairs": sections["agent_pairs"],
+        "satisfied_but_failed": sections["satisfied_but_failed"],
+        "position_bias": sections["position_bias"],
+        "by_task_type": sections["by_task_type"],
+        "by_models": sections["by_models"],
+        "human_review": sections["human_review"],
         "verdicts": verdicts,
         "bootstrap": BOOTSTRAP,
-        "manifest": None,
+        "manifest": manifest,
     }
     add_figures(report, pairs, run_id, opts.threshold)
     return report
 
 
-def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> Report:
     """The same report from the whole frame in pandas (kept as the reference the SQL matches)."""
     db = open_db(out)
     try:
@@ -155,8 +172,12 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         missing = (
             missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
         )
-        report = _pandas_report(pairs, labels, options, source, bins, settings, missing)
-        report.update(run_id=run_id, status=status, verdicts=verdicts, manifest=manifest)
+        # plain dicts from the pandas metrics, in the report's shape (a test holds the two equal)
+        report = cast(
+            Report, _pandas_report(pairs, labels, options, source, bins, settings, missing)
+        )
+        report["run_id"], report["status"] = run_id, status
+        report["verdicts"], report["manifest"] = verdicts, manifest
         add_figures(report, db, run_id, options.threshold)
         report["style"] = style_section(db, run_id)
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.frame import GAP_NAMES
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import render_html
+from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.credentials import scrub_content
@@ -32,19 +34,19 @@ def _pct(value: float | None) -> str:
     return "   n/a" if value is None else f"{value * 100:5.1f}%"
 
 
-def _ci(row: dict[str, Any]) -> str:
+def _ci(row: Mapping[str, Any]) -> str:
     if row.get("ci_low") is None:
         return "—"
     return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
 
 
-def _boot(row: dict[str, Any]) -> str:
+def _boot(row: Mapping[str, Any]) -> str:
     if row.get("boot_low") is None:
         return "—"
     return f"[{row['boot_low'] * 100:.1f}, {row['boot_high'] * 100:.1f}]"
 
 
-def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
+def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
     """The short summary `judgeaudit demo` ends with (the report table adds the bootstrap)."""
     lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
@@ -67,17 +69,20 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
     if report.get("gap_model"):
         lines.append(model_line(report["gap_model"]))
     if bootstrap:
-        boot = report.get("bootstrap", {})
+        method: Mapping[str, Any] = report.get("bootstrap", {})
         lines.append(
             "  (95% CI: Wilson with a design effect for task clustering, per row, not "
-            f"simultaneous; task-clustered: percentile bootstrap, {boot.get('resamples')} "
-            f"resamples of whole tasks, seed {boot.get('seed')}, undercovers with few events; "
+            f"simultaneous; task-clustered: percentile bootstrap, {method.get('resamples')} "
+            f"resamples of whole tasks, seed {method.get('seed')}, undercovers with few events; "
             "tie-aware = (wrong + tie/2) / decisive)"
         )
     left_out = [
-        f"{report[key]} pairs {what}"
-        for key, what in (("outside_bins", "outside the bins"), ("no_gap", "without a gap"))
-        if report.get(key)
+        f"{count} pairs {what}"
+        for count, what in (
+            (report.get("outside_bins"), "outside the bins"),
+            (report.get("no_gap"), "without a gap"),
+        )
+        if count
     ]
     if left_out:
         lines.append(f"  not in any bucket: {', '.join(left_out)}")
@@ -92,7 +97,7 @@ def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
     return lines
 
 
-def render_table(report: dict[str, Any]) -> str:
+def render_table(report: Report) -> str:
     lines = [
         f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
         f"{report['decisive']} decisive, {report['misselected']} misselected",
@@ -143,7 +148,7 @@ def render_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: Report) -> str:
     out = [
         f"# judgeaudit report — {report['run_id']}",
         "",
@@ -157,8 +162,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         " tie-aware rate | 95% CI | decisive without verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    rows = [(bucket_name(b, paren=True), f"({b['lo']:g}, {b['hi']:g}]", b)
-            for b in report["buckets"]]  # fmt: skip
+    rows: list[tuple[str, str, Mapping[str, Any]]] = [
+        (bucket_name(b, paren=True), f"({b['lo']:g}, {b['hi']:g}]", b) for b in report["buckets"]
+    ]
     if report.get("overall"):
         rows.append(("all", "", {**report["overall"], "no_verdict_decisive": ""}))
     for label, edges, b in rows:
@@ -194,7 +200,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_csv(report: dict[str, Any]) -> str:
+def render_csv(report: Report) -> str:
     buffer = io.StringIO()
     rows = []
     for bucket in report["buckets"]:
@@ -205,7 +211,7 @@ def render_csv(report: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
-def render(report: dict[str, Any], fmt: str) -> str:
+def render(report: Report, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(report, ensure_ascii=False, indent=2, default=str)
     if fmt == "csv":
@@ -217,11 +223,11 @@ def render(report: dict[str, Any], fmt: str) -> str:
     return render_table(report)
 
 
-def _chart_title(report: dict[str, Any]) -> str:
+def _chart_title(report: Report) -> str:
     return f"Misselection by {report['gap_source']} gap (95% Wilson CI) — {report['run_id']}"
 
 
-def write_report_files(out: Path, report: dict[str, Any]) -> list[Path]:
+def write_report_files(out: Path, report: Report) -> list[Path]:
     """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically."""
     svg = bucket_svg(report["buckets"], _chart_title(report))
     atomic_write_text(out / "misselection.svg", svg)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import glob
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +24,7 @@ from typing import Any, Literal
 from judgeaudit.analysis.clustered import METHOD, grouped_sums, interval
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.stats import wilson
 
 Kind = Literal["recorded", "imported", "simulated", "rejudge"]
@@ -200,14 +202,14 @@ def _none() -> dict[str, Any]:
     return {"rate": None, "ci_low": None, "ci_high": None}
 
 
-def _rate(part: dict[str, Any]) -> dict[str, Any]:
+def _rate(part: Mapping[str, Any]) -> dict[str, Any]:
     return {k: part.get(k) for k in ("rate", "ci_low", "ci_high", "design_effect")}
 
 
-def period_figures(report: dict[str, Any], consistency: dict[str, Any]) -> dict[str, Any]:
+def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any]:
     """The trend's figures of one run, taken from its report (never recomputed)."""
     split = ("right", "wrong", "tie", "decisive", "tie_aware_rate", "tie_aware_ci")
-    overall = report.get("overall") or {}
+    overall: Mapping[str, Any] = report.get("overall") or {}
     buckets = [
         {"label": b["label"], "alias": b.get("alias"), "lo": b["lo"], "hi": b["hi"],
          **_rate(b), **{k: b.get(k) for k in split}}
