@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -175,4 +176,137 @@ def test_keys_in_conversations_and_provider_errors_reach_no_written_file(tmp_pat
         for canary in CANARIES:
             if canary.encode() in data or canary[:-4].encode() in data:
                 leaks.append(f"{path.relative_to(tmp_path)}: {canary[:12]}")
+    assert leaks == []
+
+
+IN_RAW = "sk-RAW-canary-" + "0a9b8c7d6e5f"  # a judge's logged reply quoting a key
+IN_NOTE = "sk-NOTE-canary-" + "5e6f7a8b9c0d"  # a reviewer's note
+DAILY = ("2026-11-01", "2026-11-02", "2026-11-03")
+
+
+def quoting_daily_logs(logs: Path) -> None:
+    """Three days of the example recorded-verdict log, each conversation quoting a key, each
+    tool result a bearer token and each logged judge reply a key."""
+    logs.mkdir()
+    lines = (ROLLOUTS / "recorded-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    for record in records:
+        if record["type"] == "pair":
+            for side in ("trajectory_a", "trajectory_b"):
+                record[side] = [
+                    {"role": "user", "content": f"help, my key {IN_CONVERSATION} stopped working"},
+                    {
+                        "role": "tool_result",
+                        "result": f"GET /v1 -H 'Authorization: Bearer {IN_TOOL}'",
+                    },
+                    *record[side],
+                ]
+        else:
+            record["raw_output"] = f'{{"winner": "{record["winner"]}"}} (key was {IN_RAW})'
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    for day in DAILY:
+        (logs / f"{day}.jsonl").write_text(text, encoding="utf-8")
+
+
+def test_keys_in_daily_logs_reach_no_trend_engine_or_judges_output(tmp_path: Path) -> None:
+    """Issue 27's sweep on this wave's commands: trend in every format (its --work runs and the
+    default work dir), the report on DuckDB (and on Spark), Parquet shards, the leaderboard."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    quoting_daily_logs(inputs / "logs")
+    w = tmp_path / "w"
+    w.mkdir()
+    runs = w / "runs"
+    env = {
+        **os.environ,
+        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
+        "JUDGEAUDIT_LOG_DIR": str(tmp_path / "logs"),
+        "HOME": str(tmp_path / "home"),
+    }
+    first = runs / DAILY[0]
+    logs = str(inputs / "logs")
+    commands: list[tuple[str, ...]] = [
+        ("trend", logs, "--work", str(runs)),
+        ("trend", logs, "--work", str(runs), "--format", "json", "--output", f"{w}/t.json"),
+        ("trend", logs, "--work", str(runs), "--format", "csv", "--output", f"{w}/t.csv"),
+        ("trend", logs, "--work", str(runs), "--format", "html", "--output", f"{w}/t.html"),
+        ("trend", logs, "--format", "json"),  # the default work dir, inside the logs folder
+        ("review", "export", str(first), "--file", f"{w}/review.csv"),
+    ]
+    for day in DAILY:
+        commands.append(
+            ("export", "parquet", str(runs / day), "--to", f"{w}/pq", "--partition", "period")
+        )
+    commands += [
+        ("report", str(first), "--engine", "duckdb", "--format", "json"),
+        ("report", str(first), "--engine", "duckdb", "--format", "html", "--output", f"{w}/d.html"),
+        ("report", str(first), "--engine", "duckdb", "--parquet", f"{w}/pq", "--format", "csv"),
+        ("rejudge", str(first), "--out", f"{w}/rj", "--judge-endpoint", "embedded"),
+        ("judges", str(first), f"{w}/rj"),
+        ("judges", str(first), f"{w}/rj", "--format", "md", "--output", f"{w}/judges.md"),
+        ("judges", str(first), f"{w}/rj", "--format", "json"),
+    ]
+    outputs = [run_cli(args, env, w) for args in commands]
+    # A reviewer's note quoting a key, imported into a day, then the trend and reports again.
+    rows = (w / "review.csv").read_text(encoding="utf-8").splitlines()
+    labelled = rows[1].split(",")
+    labelled[-4:] = ["1", "0", "A", f"saw {IN_NOTE} in it"]
+    (inputs / "labels.csv").write_text("\n".join([rows[0], ",".join(labelled)]) + "\n")
+    again: list[tuple[str, ...]] = [
+        ("review", "import", str(first), str(inputs / "labels.csv")),
+        ("trend", logs, "--work", str(runs), "--format", "html", "--output", f"{w}/t2.html"),
+        ("report", str(first), "--engine", "duckdb", "--format", "json"),
+    ]
+    outputs += [run_cli(args, env, w) for args in again]
+    for args, done in outputs:
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+    # The canaries really went in, and were masked where they are stored.
+    db = sqlite3.connect(first / "audit.db")
+    events = "".join(r[0] for r in db.execute("SELECT events FROM trajectories"))
+    raw = "".join(r[0] for r in db.execute("SELECT raw_output FROM judge_logs"))
+    notes = [r[0] for r in db.execute("SELECT note FROM human_labels")]
+    db.close()
+    assert "my key …e5f6 stopped" in events and "Bearer …7x6w" in events
+    assert "(key was …6e5f)" in raw and notes == ["saw …9c0d in it"]
+    assert json.loads(outputs[-1][1].stdout)["pairs"] == 40
+    assert len(list((w / "pq").glob("period=*/*.parquet"))) == 3
+    assert "2026-11-03" in outputs[0][1].stdout
+    sweep(tmp_path, inputs, outputs, (IN_CONVERSATION, IN_TOOL, IN_RAW, IN_NOTE))
+
+
+def run_cli(
+    args: tuple[str, ...], env: dict[str, str], cwd: Path
+) -> tuple[tuple[str, ...], subprocess.CompletedProcess[str]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=cwd,
+    )
+    assert "Traceback" not in done.stderr, (args, done.stderr[-2000:])
+    return args, done
+
+
+def sweep(
+    root: Path,
+    inputs: Path,
+    outputs: list[tuple[tuple[str, ...], subprocess.CompletedProcess[str]]],
+    canaries: tuple[str, ...],
+) -> None:
+    """No canary (nor its first part) in any file written under ``root`` (the given inputs
+    aside, but not what was written beside them) or in any command's stdout/stderr."""
+    given = {p for p in inputs.rglob("*") if p.suffix in (".jsonl", ".csv")}
+    written = [p for p in root.rglob("*") if p.is_file() and p not in given]
+    assert len(written) > 20, written
+    leaks = []
+    for path in written:
+        data = path.read_bytes()
+        leaks += [
+            f"{path.relative_to(root)}: {c[:12]}" for c in canaries if c[:-4].encode() in data
+        ]
+    for args, done in outputs:
+        text = done.stdout + done.stderr
+        leaks += [f"{' '.join(args[:2])}: output: {c[:12]}" for c in canaries if c[:-4] in text]
     assert leaks == []

@@ -1,4 +1,5 @@
-"""The one way analysis, the CLI and the app open ``audit.db``: read-only, version-checked.
+"""The one way analysis, the CLI and the app open ``audit.db``: read-only, version-checked,
+every column checked against the schema (:mod:`judgeaudit.audit.store.column_check`).
 
 An older file is migrated first (one short write transaction by :class:`AuditStore`) when its
 directory is writable, so every reader sees the current schema; a file from a newer release is
@@ -12,6 +13,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from judgeaudit.audit.store.column_check import check_columns
 from judgeaudit.audit.store.schema import SCHEMA_VERSION, SchemaError, check_readable, migrate
 from judgeaudit.errors import InputError
 
@@ -35,6 +37,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
         db.row_factory = sqlite3.Row
         try:
             check_readable(db, path)
+            check_columns(db, path)
         except BaseException:
             db.close()
             raise

@@ -138,6 +138,24 @@ CONTENT_COLUMNS = {
     "prompts": frozenset({"messages_json"}),
     "human_labels": frozenset({"note"}),
 }
+#: A judge's (and a reviewer's) preference, as stored; ``verdict_parse.Pref`` is the same three.
+PREFS = ("A", "B", "tie")
+#: The values a column may hold beyond its declared type: flags are 0 or 1 (readers sum them),
+#: preferences are :data:`PREFS`, an order is AB or BA. Checked with the declared types and NOT
+#: NULLs by :mod:`judgeaudit.audit.store.column_check` before anything reads ``audit.db``.
+FLAG = (0, 1)
+DOMAINS: dict[str, dict[str, tuple[object, ...]]] = {
+    "audit_pairs": {
+        **dict.fromkeys(
+            ("success_a", "success_b", "misselected", "consistent", "satisfied_a", "satisfied_b"),
+            FLAG,
+        ),
+        **dict.fromkeys(("judge_pref", "pref_ab", "pref_ba"), PREFS),
+    },
+    "trajectories": dict.fromkeys(("satisfied", "success", "llm_success", "needs_review"), FLAG),
+    "judge_logs": {"order": ("AB", "BA")},
+    "human_labels": {"human_success_a": FLAG, "human_success_b": FLAG, "human_pref": PREFS},
+}
 #: Columns added after the first release (migration 2 adds them to an older audit.db).
 ADDED_COLUMNS = {
     "judge_logs": {"prompt_template_hash": "TEXT"},
