@@ -16,6 +16,7 @@ from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.engines import Pairs, open_pairs
+from judgeaudit.analysis.engines.history import kept_style
 from judgeaudit.analysis.fmt import (
     SIMULATED,
     bucket_columns,
@@ -107,7 +108,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         finally:
             pairs.close()
         report.update(status=status, manifest=manifest)
-        report["style"] = style_section(db, run_id)
+        report["style"] = kept_style(db, run_id) or style_section(db, run_id)
     finally:
         db.close()
     return report
