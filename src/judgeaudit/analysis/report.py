@@ -13,6 +13,7 @@ from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
 from judgeaudit.analysis.engines import Pairs, open_pairs
+from judgeaudit.analysis.engines.history import kept_style
 from judgeaudit.analysis.frame import (
     decisive_mask,
     default_bins,
@@ -97,7 +98,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
             report = _from_pairs(db, pairs, run_id, status, manifest, options)
         finally:
             pairs.close()
-        report["style"] = style_section(db, run_id)
+        report["style"] = kept_style(db, run_id) or style_section(db, run_id)
     finally:
         db.close()
     return report

@@ -58,7 +58,7 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
             "command to resume"
         ) from None
     if finished.summary.get("parquet") is False:
-        from judgeaudit.audit.store.parquet import INSTALL_HINT, PARQUET
+        from judgeaudit.audit.store.parquet_out import INSTALL_HINT, PARQUET
 
         print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
     return finished
