@@ -17,13 +17,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.store.schema import migrate
+from judgeaudit.audit.store.history_db import KEPT, RecordRow
+from judgeaudit.audit.store.history_db import records_db as store_records_db
 from judgeaudit.errors import InputError
 from judgeaudit.fsutil import atomic_write_text
 
 RUN_SUFFIX = ".run.json"
 FORMAT = "judgeaudit-history/1"
-KEPT = "history_kept"  # the records db's table of what has no audit.db table (judges, style)
 
 
 @dataclass(frozen=True)
@@ -82,25 +82,21 @@ def history_runs(path: Path) -> list[RunRecords]:
 
 def records_db(path: Path) -> sqlite3.Connection:
     """The history's run records as an in-memory audit.db without pairs (read-only use)."""
-    db = sqlite3.connect(":memory:", isolation_level=None)
-    db.row_factory = sqlite3.Row
-    migrate(db, path)
-    db.execute(f"CREATE TABLE {KEPT} (run_id TEXT PRIMARY KEY, judges TEXT, style TEXT)")
-    for run in history_runs(path):
-        db.execute(
-            "INSERT INTO runs (run_id, spec_hash, manifest, status, created_at)"
-            " VALUES (?, ?, ?, 'finished', ?)",
-            (run.run_id, run.spec_hash, json.dumps(run.manifest), run.created_at),
-        )
-        db.executemany(
-            "INSERT INTO verdict_counts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run.run_id, *row) for row in run.verdict_counts],
-        )
-        db.execute(
-            f"INSERT INTO {KEPT} VALUES (?, ?, ?)",
-            (run.run_id, json.dumps([run.judge_models, run.prompt_hashes]), json.dumps(run.style)),
-        )
-    return db
+    return store_records_db(
+        path,
+        (
+            RecordRow(
+                run.run_id,
+                run.spec_hash,
+                json.dumps(run.manifest),
+                run.created_at,
+                run.verdict_counts,
+                json.dumps([run.judge_models, run.prompt_hashes]),
+                json.dumps(run.style),
+            )
+            for run in history_runs(path)
+        ),
+    )
 
 
 def _kept(db: sqlite3.Connection, run_id: str, column: str) -> Any:
