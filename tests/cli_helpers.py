@@ -9,8 +9,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypedDict, Unpack
 
+#: How a test starts judgeaudit: this interpreter, the installed package (never a PATH lookup).
+JUDGEAUDIT = (sys.executable, "-m", "judgeaudit")
 #: The directories of an isolated world, under its root.
 WORLD_DIRS = ("cfg", "claude", "codex", "home", "work")
 
@@ -43,18 +48,80 @@ def make_world(root: Path) -> Path:
 
 def cli(
     *args: str,
-    env: dict[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     stdin: str | None = None,
     timeout: float = 600,
+    whole_env: bool = False,
+    no_stdin: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """``python -m judgeaudit ARGS`` with this environment plus ``env``; output captured as text."""
+    """``python -m judgeaudit ARGS`` with this environment plus ``env`` (``whole_env``: ``env``
+    alone, for a world that leaves variables out); output captured as text. ``no_stdin``: stdin
+    is /dev/null (a tool judgeaudit starts must not wait on the terminal)."""
     return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
+        [*JUDGEAUDIT, *args],
         input=stdin,
+        stdin=subprocess.DEVNULL if no_stdin and stdin is None else None,
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**os.environ, **(env or {})},
+        env=dict(env or {}) if whole_env else {**os.environ, **(env or {})},
         cwd=cwd,
+    )
+
+
+class CliOptions(TypedDict, total=False):
+    """The options of :func:`cli`, for :func:`cli_ok`."""
+
+    env: Mapping[str, str] | None
+    cwd: Path | None
+    stdin: str | None
+    timeout: float
+    whole_env: bool
+    no_stdin: bool
+
+
+def cli_ok(*args: str, **options: Unpack[CliOptions]) -> subprocess.CompletedProcess[str]:
+    """:func:`cli` (same options), asserting exit 0 with stdout and stderr as the message."""
+    done = cli(*args, **options)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done
+
+
+def tool_env(root: Path, *, leave_out: tuple[str, ...] = (), **extra: str) -> dict[str, str]:
+    """The whole environment of a contract test's child processes: this process's, without the
+    variables starting with ``leave_out`` (say, the machine's own ``ANTHROPIC_``), plus an
+    isolated world under ``root`` (created) and ``extra``."""
+    make_world(root)
+    kept = {k: v for k, v in os.environ.items() if not (leave_out and k.startswith(leave_out))}
+    return {**kept, **world_env(root), **extra}
+
+
+@contextmanager
+def stored_keys(env: Mapping[str, str], keys: Mapping[str, str]) -> Iterator[None]:
+    """``key set NAME`` (the secret on stdin) for each name -> secret for the block, and
+    ``key delete`` after it, whatever happened in it."""
+    try:
+        for name, secret in keys.items():
+            cli_ok("key", "set", name, env=env, stdin=secret, whole_env=True, timeout=120)
+        yield
+    finally:
+        for name in keys:
+            cli("key", "delete", name, env=env, whole_env=True, timeout=120)
+
+
+def tool(
+    argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """Another program (Claude Code, Codex, or ``judgeaudit exec`` around one: start it with
+    :data:`JUDGEAUDIT`) run to its end in ``cwd`` with the whole environment ``env``, stdin
+    closed (a tool must not wait on the terminal), output captured as text."""
+    return subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )

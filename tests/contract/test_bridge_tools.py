@@ -6,11 +6,9 @@ keyring key and the profile's model."""
 from __future__ import annotations
 
 import json
-import os
 import secrets as pysecrets
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.bridge_helpers import ReasoningUpstream, key_fingerprint, request_log, served
+from tests.cli_helpers import JUDGEAUDIT, cli_ok, stored_keys, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -35,15 +34,16 @@ class World:
     upstream: str
 
     def judgeaudit(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "judgeaudit", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return done
+        return cli_ok(*args, env=self.env, whole_env=True, timeout=120)
+
+    def add_bridged(
+        self, name: str, app: str, *extra: str, base_url: str = "", model: str = MODEL
+    ) -> None:
+        """A profile that reaches the upstream through the bridge (Chat Completions)."""
+        self.judgeaudit(
+            "profile", "add", name, "--app", app, "--base-url", base_url or self.upstream,
+            "--model", model, "--key", self.key_name, "--option", "bridge=chat", *extra,
+        )  # fmt: skip
 
     def chat_requests(self) -> list[dict[str, object]]:
         return [r for r in request_log(self.log) if r["path"] == "/v1/chat/completions"]
@@ -53,35 +53,15 @@ class World:
 def world(tmp_path: Path) -> Iterator[World]:
     secret = "sk-bridge-contract-" + pysecrets.token_hex(10)
     key_name = "bridge-" + pysecrets.token_hex(6)
-    for name in ("cfg", "claude", "codex", "home", "work"):
-        (tmp_path / name).mkdir()
+    env = tool_env(tmp_path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     (tmp_path / "work" / "note.txt").write_text(MARKER + "\n", encoding="utf-8")
-    env = {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "HOME": str(tmp_path / "home"),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
     log = tmp_path / "requests.jsonl"
     sim_args = ("sim", "serve", "--port", "0", "--apis", "chat", "--require-key-env", "SIMKEY")
-    with served(*sim_args, "--request-log", str(log), env={"SIMKEY": secret}) as (url, _):
-        world = World(env, tmp_path, secret, key_name, log, url)
-        subprocess.run(
-            [sys.executable, "-m", "judgeaudit", "key", "set", key_name],
-            input=secret,
-            text=True,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        yield world
-        subprocess.run(
-            [sys.executable, "-m", "judgeaudit", "key", "delete", key_name],
-            env=env,
-            capture_output=True,
-        )
+    with (
+        served(*sim_args, "--request-log", str(log), env={"SIMKEY": secret}) as (url, _),
+        stored_keys(env, {key_name: secret}),
+    ):
+        yield World(env, tmp_path, secret, key_name, log, url)
 
 
 def run_tool(world: World, argv: list[str], extra_env: dict[str, str] | None = None) -> str:
@@ -92,15 +72,7 @@ def run_tool(world: World, argv: list[str], extra_env: dict[str, str] | None = N
 def run_tool_fully(
     world: World, argv: list[str], extra_env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        argv,
-        cwd=world.tmp / "work",
-        env={**world.env, **(extra_env or {})},
-        capture_output=True,
-        text=True,
-        timeout=240,
-        stdin=subprocess.DEVNULL,
-    )
+    done = tool(argv, env={**world.env, **(extra_env or {})}, cwd=world.tmp / "work", timeout=240)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert world.secret not in done.stdout + done.stderr
     return done
@@ -123,28 +95,14 @@ def assert_round_trip_reached_upstream(world: World, before: int) -> None:
 
 
 def test_codex_exec_through_a_standalone_bridge(world: World) -> None:
-    world.judgeaudit(
-        "profile",
-        "add",
-        "gw-codex",
-        "--app",
-        "codex",
-        "--base-url",
-        world.upstream,
-        "--model",
-        MODEL,
-        "--key",
-        world.key_name,
-        "--option",
-        "bridge=chat",
-    )
+    world.add_bridged("gw-codex", "codex")
     with served("bridge", "gw-codex", "--port", "0", env=world.env) as (bridge, proc):
         provider = (
             '{name = "gw", base_url = "'
             + bridge
             + '/v1", wire_api = "responses", env_key = "GWKEY"}'
         )
-        prompt = 'show the note\nsim-tool: exec_command {"cmd": "cat note.txt"}'
+        prompt = _codex_prompt()
         before = len(world.chat_requests())
         out = run_tool(
             world,
@@ -169,24 +127,9 @@ def test_codex_exec_through_a_standalone_bridge(world: World) -> None:
 
 
 def test_claude_p_through_a_standalone_bridge(world: World) -> None:
-    world.judgeaudit(
-        "profile",
-        "add",
-        "gw-claude",
-        "--app",
-        "claude",
-        "--base-url",
-        world.upstream,
-        "--model",
-        MODEL,
-        "--key",
-        world.key_name,
-        "--option",
-        "bridge=chat",
-    )
+    world.add_bridged("gw-claude", "claude")
     with served("bridge", "gw-claude", "--port", "0", env=world.env) as (bridge, _):
-        note = world.tmp / "work" / "note.txt"
-        prompt = f'read the note\nsim-tool: Read {{"file_path": "{note}"}}'
+        prompt = _claude_prompt(world)
         before = len(world.chat_requests())
         out = run_tool(
             world,
@@ -216,29 +159,13 @@ def _tool_files(world: World) -> dict[str, bytes | None]:
 
 
 def test_exec_runs_codex_through_its_own_bridge(world: World) -> None:
-    world.judgeaudit(
-        "profile",
-        "add",
-        "gw-codex",
-        "--app",
-        "codex",
-        "--base-url",
-        world.upstream,
-        "--model",
-        MODEL,
-        "--key",
-        world.key_name,
-        "--option",
-        "bridge=chat",
-    )
+    world.add_bridged("gw-codex", "codex")
     files = _tool_files(world)
     before = len(world.chat_requests())
     out = run_tool(
         world,
         [
-            sys.executable,
-            "-m",
-            "judgeaudit",
+            *JUDGEAUDIT,
             "exec",
             "gw-codex",
             "--",
@@ -255,29 +182,13 @@ def test_exec_runs_codex_through_its_own_bridge(world: World) -> None:
 
 
 def test_exec_runs_claude_through_its_own_bridge(world: World) -> None:
-    world.judgeaudit(
-        "profile",
-        "add",
-        "gw-claude",
-        "--app",
-        "claude",
-        "--base-url",
-        world.upstream,
-        "--model",
-        MODEL,
-        "--key",
-        world.key_name,
-        "--option",
-        "bridge=chat",
-    )
+    world.add_bridged("gw-claude", "claude")
     files = _tool_files(world)
     before = len(world.chat_requests())
     out = run_tool(
         world,
         [
-            sys.executable,
-            "-m",
-            "judgeaudit",
+            *JUDGEAUDIT,
             "exec",
             "gw-claude",
             "--",
@@ -301,23 +212,7 @@ def _free_port() -> int:
 def test_a_global_switch_goes_through_the_running_bridge(world: World, app: str) -> None:
     port = _free_port()
     name = f"gw-{app}"
-    world.judgeaudit(
-        "profile",
-        "add",
-        name,
-        "--app",
-        app,
-        "--base-url",
-        world.upstream,
-        "--model",
-        MODEL,
-        "--key",
-        world.key_name,
-        "--option",
-        "bridge=chat",
-        "--option",
-        f"bridge_port={port}",
-    )
+    world.add_bridged(name, app, "--option", f"bridge_port={port}")
     switched = world.judgeaudit("profile", "use", name)
     assert f"keep `judgeaudit bridge {name}` running" in switched.stdout + switched.stderr
     before = len(world.chat_requests())
@@ -343,22 +238,8 @@ def test_upstream_reasoning_reaches_both_tools(world: World) -> None:
     (Codex prints it) and an Anthropic thinking block (Claude Code accepts it)."""
     with ReasoningUpstream() as upstream:
         for app in ("codex", "claude"):
-            world.judgeaudit(
-                "profile",
-                "add",
-                f"think-{app}",
-                "--app",
-                app,
-                "--base-url",
-                upstream.url,
-                "--model",
-                "thinker",
-                "--key",
-                world.key_name,
-                "--option",
-                "bridge=chat",
-            )
-        exec_ = [sys.executable, "-m", "judgeaudit", "exec"]
+            world.add_bridged(f"think-{app}", app, base_url=upstream.url, model="thinker")
+        exec_ = [*JUDGEAUDIT, "exec"]
         done = run_tool_fully(
             world,
             [

@@ -8,25 +8,19 @@ same id and the resumed session carries its history to the new gateway.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import cli_ok, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
 from tests.helpers import sim_server
 
 
 def _ja(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args], env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return cli_ok(*args, env=env, whole_env=True).stdout
 
 
 KEY_FLAGS = ("--model", "sim-chat", "--key-env", "HISTORY_TEST_KEY", "--option", "key_mode=env_key")
@@ -34,16 +28,7 @@ KEY_FLAGS = ("--model", "sim-chat", "--key-env", "HISTORY_TEST_KEY", "--option",
 
 @pytest.fixture
 def two_gateways(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
-    env = {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "HOME": str(tmp_path / "home"),
-        "HISTORY_TEST_KEY": "fake-history-key",
-    }
-    for name in ("cfg", "claude", "codex", "home", "work"):
-        (tmp_path / name).mkdir()
+    env = tool_env(tmp_path, HISTORY_TEST_KEY="fake-history-key")
     with ExitStack() as stack:
         for name in ("g1", "g2"):
             url = stack.enter_context(sim_server("--request-log", str(tmp_path / f"{name}.log")))
@@ -52,14 +37,11 @@ def two_gateways(tmp_path: Path) -> Iterator[tuple[dict[str, str], Path]]:
 
 
 def _codex(env: dict[str, str], tmp: Path, *args: str) -> None:
-    done = subprocess.run(
+    done = tool(
         [npm_bin("codex"), "exec", "--skip-git-repo-check", *args],
-        cwd=tmp / "work",
         env=env,
-        capture_output=True,
-        text=True,
+        cwd=tmp / "work",
         timeout=180,
-        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 

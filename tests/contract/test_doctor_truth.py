@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import cli_ok, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
 from tests.helpers import sim_server
 
@@ -42,58 +41,29 @@ class World:
 
     def claude(self, cwd: Path, *args: str, **extra: str) -> dict[str, object]:
         env = {**self.env, "ANTHROPIC_BASE_URL": self.url.removesuffix("/v1"), **extra}
-        done = subprocess.run(
-            [npm_bin("claude"), "-p", "hi", *args],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            stdin=subprocess.DEVNULL,
-        )
+        done = tool([npm_bin("claude"), "-p", "hi", *args], env=env, cwd=cwd, timeout=180)
         assert "simulated reply" in done.stdout, done.stdout[-1500:] + done.stderr[-1500:]
         return self.last()
 
     def codex(self, cwd: Path) -> dict[str, object]:
-        done = subprocess.run(
+        done = tool(
             [npm_bin("codex"), "exec", "--skip-git-repo-check", "hi"],
-            cwd=cwd,
             env=self.env,
-            capture_output=True,
-            text=True,
+            cwd=cwd,
             timeout=180,
-            stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
         return self.last()
 
     def doctor(self, cwd: Path, app: str, **extra: str) -> str:
         env = {**self.env, "ANTHROPIC_BASE_URL": self.url.removesuffix("/v1"), **extra}
-        done = subprocess.run(
-            [sys.executable, "-m", "judgeaudit", "profile", "doctor", app],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
+        return cli_ok("profile", "doctor", app, cwd=cwd, env=env, whole_env=True).stdout
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env.update(
-        HOME=str(tmp_path / "home"),
-        JUDGEAUDIT_CONFIG_DIR=str(tmp_path / "cfg"),
-        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
-        CODEX_HOME=str(tmp_path / "codex"),
-        JUDGEAUDIT_CLAUDE_MANAGED_SETTINGS=str(tmp_path / "managed.json"),
-        JUDGEAUDIT_CODEX_MANAGED_CONFIG=str(tmp_path / "managed.toml"),
-        SIMK="fake-simk",
-    )
-    for name in ("home", "cfg", "claude", "codex", "repo/a"):
-        (tmp_path / name).mkdir(parents=True)
+    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"), SIMK="fake-simk")
+    (tmp_path / "repo" / "a").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
     user = {"apiKeyHelper": f"echo {HELPER_KEY}", "env": {"ANTHROPIC_MODEL": "m-user"}}
     (tmp_path / "claude" / "settings.json").write_text(json.dumps(user))

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.bridge_helpers import key_fingerprint, request_log, served
+from tests.cli_helpers import cli, stored_keys, tool_env
 from tests.contract.test_real_tools import npm_bin
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -36,15 +37,7 @@ class Gateways:
     secret_b: str
 
     def judgeaudit(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "judgeaudit", *args],
-            env=self.env,
-            cwd=self.work,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            stdin=subprocess.DEVNULL,
-        )
+        return cli(*args, env=self.env, cwd=self.work, timeout=240, whole_env=True, no_stdin=True)
 
     def a_never_saw_b(self) -> None:
         b = key_fingerprint(self.secret_b)
@@ -63,30 +56,19 @@ class Gateways:
 def gateways(tmp_path: Path) -> Iterator[Gateways]:
     secret_a = "sk-ex-a-" + pysecrets.token_hex(8)
     secret_b = "sk-ex-b-" + pysecrets.token_hex(8)
-    for name in ("cfg", "claude", "codex", "home", "work", "tmp"):
-        (tmp_path / name).mkdir()
-    env = {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "HOME": str(tmp_path / "home"),
-        "TMPDIR": str(tmp_path / "tmp"),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
+    (tmp_path / "tmp").mkdir()
+    env = tool_env(
+        tmp_path, TMPDIR=str(tmp_path / "tmp"), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1"
+    )
     log_a, log_b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     sim = ("sim", "serve", "--port", "0", "--require-key-env", "SIMKEY", "--request-log")
+    names = ("ex-a-" + pysecrets.token_hex(4), "ex-b-" + pysecrets.token_hex(4))
     with (
         served(*sim, str(log_a), env={"SIMKEY": secret_a}) as (url_a, _),
         served(*sim, str(log_b), env={"SIMKEY": secret_b}) as (url_b, _),
+        stored_keys(env, dict(zip(names, (secret_a, secret_b), strict=True))),
     ):
         world = Gateways(env, tmp_path, tmp_path / "work", log_a, log_b, secret_a, secret_b)
-        names = ("ex-a-" + pysecrets.token_hex(4), "ex-b-" + pysecrets.token_hex(4))
-        for name, secret in zip(names, (secret_a, secret_b), strict=True):
-            subprocess.run(
-                [sys.executable, "-m", "judgeaudit", "key", "set", name],
-                input=secret, text=True, env=env, check=True, capture_output=True,
-            )  # fmt: skip
         for profile, url, model, key in (
             ("a-claude", url_a, MODEL_A, names[0]),
             ("b-claude", url_b, MODEL_B, names[1]),
@@ -99,11 +81,6 @@ def gateways(tmp_path: Path) -> Iterator[Gateways]:
         used = world.judgeaudit("profile", "use", "a-claude")  # A is on globally
         assert used.returncode == 0, used.stderr
         yield world
-        for name in names:
-            subprocess.run(
-                [sys.executable, "-m", "judgeaudit", "key", "delete", name],
-                env=env, capture_output=True,
-            )  # fmt: skip
 
 
 def _claude_real() -> Path:

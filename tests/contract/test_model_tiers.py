@@ -6,15 +6,14 @@ model id it is asked for."""
 from __future__ import annotations
 
 import json
-import os
 import secrets as pysecrets
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.bridge_helpers import request_log, served
+from tests.cli_helpers import cli, stored_keys, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -33,58 +32,40 @@ STALE = {
 def test_a_cc_switch_presets_tiers_never_reach_the_new_gateway(tmp_path: Path, how: str) -> None:
     secret = "sk-tiers-" + pysecrets.token_hex(8)
     key = "tiers-" + pysecrets.token_hex(4)
-    for name in ("cfg", "claude", "home", "work"):
-        (tmp_path / name).mkdir()
-    env = {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "HOME": str(tmp_path / "home"),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
+    env = tool_env(tmp_path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     settings = tmp_path / "claude" / "settings.json"
     cc_switch = {"env": {"ANTHROPIC_BASE_URL": "https://open.bigmodel.cn/api/anthropic", **STALE}}
     settings.write_text(json.dumps(cc_switch, indent=2) + "\n")
     log = tmp_path / "requests.jsonl"
 
-    def ja(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "judgeaudit", *args], env=env, input=stdin,
-            capture_output=True, text=True, timeout=240, cwd=tmp_path / "work",
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-        )  # fmt: skip
+    def ja(*args: str) -> subprocess.CompletedProcess[str]:
+        return cli(*args, env=env, timeout=240, cwd=tmp_path / "work", whole_env=True,
+                   no_stdin=True)  # fmt: skip
 
     sim = ("sim", "serve", "--port", "0", "--require-key-env", "SIMKEY", "--request-log", str(log))
-    with served(*sim, env={"SIMKEY": secret}) as (url, _):
-        assert ja("key", "set", key, stdin=secret).returncode == 0
-        try:
-            added = ja("profile", "add", "t", "--app", "claude", "--base-url",
-                       url.removesuffix("/v1"), "--model", MODEL, "--key", key,
-                       "--option", f"default_haiku_model={HAIKU}")  # fmt: skip
-            assert added.returncode == 0, added.stderr
-            runs = [
-                ("-p", "hello"),
-                ("--model", "haiku", "-p", "hi"),
-                ("--model", "sonnet", "-p", "hi"),
-            ]
+    with served(*sim, env={"SIMKEY": secret}) as (url, _), stored_keys(env, {key: secret}):
+        added = ja("profile", "add", "t", "--app", "claude", "--base-url",
+                   url.removesuffix("/v1"), "--model", MODEL, "--key", key,
+                   "--option", f"default_haiku_model={HAIKU}")  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        runs = [
+            ("-p", "hello"),
+            ("--model", "haiku", "-p", "hi"),
+            ("--model", "sonnet", "-p", "hi"),
+        ]
+        if how == "use":
+            preview = ja("profile", "use", "t", "--dry-run").stdout
+            for variable, value in STALE.items():
+                set_ = variable in ("ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL")
+                verb = "replaces your value" if set_ else "removes"
+                assert f'{verb} env.{variable} = "{value}"' in preview, preview
+            assert ja("profile", "use", "t").returncode == 0
+        for args in runs:
             if how == "use":
-                preview = ja("profile", "use", "t", "--dry-run").stdout
-                for variable, value in STALE.items():
-                    set_ = variable in ("ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL")
-                    verb = "replaces your value" if set_ else "removes"
-                    assert f'{verb} env.{variable} = "{value}"' in preview, preview
-                assert ja("profile", "use", "t").returncode == 0
-            for args in runs:
-                if how == "use":
-                    done = subprocess.run(
-                        [npm_bin("claude"), *args], env=env, cwd=tmp_path / "work",
-                        capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
-                    )  # fmt: skip
-                else:
-                    done = ja("exec", "t", "--", npm_bin("claude"), *args)
-                assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
-        finally:
-            ja("key", "delete", key)
+                done = tool([npm_bin("claude"), *args], env=env, cwd=tmp_path / "work", timeout=240)
+            else:
+                done = ja("exec", "t", "--", npm_bin("claude"), *args)
+            assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
     asked = {r.get("model") for r in request_log(log) if r.get("model")}
     assert {MODEL, HAIKU} <= asked  # the profile's model and its haiku tier
     assert any(str(m).startswith("claude-sonnet") for m in asked), asked  # Claude's own default

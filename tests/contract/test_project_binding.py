@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import cli, stored_keys, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
 from tests.helpers import sim_server
 
@@ -23,26 +22,12 @@ pytestmark = pytest.mark.usefixtures("secret_service")
 def _ja(
     env: dict[str, str], *args: str, stdin: str | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-    )
+    return cli(*args, env=env, stdin=stdin, cwd=cwd, whole_env=True)
 
 
 def test_claude_project_binding(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env.update(
-        HOME=str(tmp_path / "home"),
-        JUDGEAUDIT_CONFIG_DIR=str(tmp_path / "cfg"),
-        CLAUDE_CONFIG_DIR=str(tmp_path / "claude"),
-        CODEX_HOME=str(tmp_path / "codex"),
-    )
-    for name in ("home", "cfg", "claude", "codex", "proj/.claude"):
-        (tmp_path / name).mkdir(parents=True)
+    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
+    (tmp_path / "proj" / ".claude").mkdir(parents=True)
     project = tmp_path / "proj"
     own = {"permissions": {"allow": ["Bash(make test)"]}}
     local = project / ".claude" / "settings.local.json"
@@ -50,9 +35,8 @@ def test_claude_project_binding(tmp_path: Path) -> None:
     original = local.read_bytes()
     log = tmp_path / "requests.log"
     keys = {"pb-global": "fake-global-key-1", "pb-project": "fake-project-key-2"}
-    with sim_server("--request-log", str(log)) as url:
+    with sim_server("--request-log", str(log)) as url, stored_keys(env, keys):
         for name, model in (("pb-global", "m-global"), ("pb-project", "m-project")):
-            assert _ja(env, "key", "set", name, stdin=keys[name]).returncode == 0
             done = _ja(
                 env,
                 "profile",
@@ -75,15 +59,7 @@ def test_claude_project_binding(tmp_path: Path) -> None:
         assert json.loads(local.read_text())["permissions"] == own["permissions"]
 
         def claude(cwd: Path) -> dict[str, object]:
-            done = subprocess.run(
-                [npm_bin("claude"), "-p", "hi"],
-                cwd=cwd,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=180,
-                stdin=subprocess.DEVNULL,
-            )
+            done = tool([npm_bin("claude"), "-p", "hi"], env=env, cwd=cwd, timeout=180)
             assert "simulated reply" in done.stdout, done.stdout[-1500:] + done.stderr[-1500:]
             line: dict[str, object] = json.loads(log.read_text().splitlines()[-1])
             return line
@@ -101,19 +77,11 @@ def test_claude_project_binding(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert local.read_bytes() == original
         assert claude(project)["model"] == "m-global"
-        for name in keys:
-            _ja(env, "key", "delete", name)
 
 
 def test_codex_project_binding_is_refused_with_codexs_own_reason(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "HOME": str(tmp_path / "home"),
-    }
-    for name in ("cfg", "codex", "home", "proj"):
-        (tmp_path / name).mkdir()
+    env = tool_env(tmp_path)
+    (tmp_path / "proj").mkdir()
     assert (
         _ja(
             env,
@@ -142,14 +110,11 @@ def test_codex_project_binding_is_refused_with_codexs_own_reason(tmp_path: Path)
     trust = f'[projects."{project}"]\ntrust_level = "trusted"\n'
     (tmp_path / "codex" / "config.toml").write_text(trust)
     try:  # Codex then retries the built-in provider until the timeout: its warning comes first
-        seen = subprocess.run(
+        seen = tool(
             [npm_bin("codex"), "exec", "--skip-git-repo-check", "hi"],
-            cwd=project,
             env=env,
-            capture_output=True,
-            text=True,
+            cwd=project,
             timeout=40,
-            stdin=subprocess.DEVNULL,
         )
         said = seen.stdout + seen.stderr
     except subprocess.TimeoutExpired as exc:

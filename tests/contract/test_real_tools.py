@@ -7,11 +7,11 @@ import json
 import os
 import secrets as pysecrets
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import JUDGEAUDIT, cli_ok, stored_keys, tool_env
 from tests.helpers import sim_server
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -34,37 +34,16 @@ def npm_bin(tool: str) -> str:
 def world(tmp_path: Path):  # type: ignore[no-untyped-def]
     secret = "sk-contract-" + pysecrets.token_hex(10)
     key_name = "contract-" + pysecrets.token_hex(6)
-    env = {
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "HOME": str(tmp_path / "home"),
-    }
-    for name in ("cfg", "claude", "codex", "home", "work"):
-        (tmp_path / name).mkdir()
-    with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": secret}) as url:
-        full = {**os.environ, **env}
-        subprocess.run(
-            [sys.executable, "-m", "judgeaudit", "key", "set", key_name],
-            input=secret,
-            text=True,
-            env=full,
-            check=True,
-            capture_output=True,
-        )
-        yield url, key_name, full, tmp_path, secret
-        subprocess.run(
-            [sys.executable, "-m", "judgeaudit", "key", "delete", key_name],
-            env=full,
-            capture_output=True,
-        )
+    env = tool_env(tmp_path)
+    with (
+        sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": secret}) as url,
+        stored_keys(env, {key_name: secret}),
+    ):
+        yield url, key_name, env, tmp_path, secret
 
 
 def judgeaudit(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args], env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stderr
+    cli_ok(*args, env=env, whole_env=True)
 
 
 def test_codex_exec_uses_profile_model_and_keyring_key(world) -> None:  # type: ignore[no-untyped-def]
@@ -192,15 +171,10 @@ def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -
     config = tmp / "codex" / "config.toml"
     config.write_text('# mine\nmodel = "gpt-5"\n')
     before = (settings.read_bytes(), config.read_bytes())
-    subprocess.run(
-        [sys.executable, "-m", "judgeaudit", "key", "set", other_key],
-        input=other_secret,
-        text=True,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    with sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": other_secret}) as url_b:
+    with (
+        stored_keys(env, {other_key: other_secret}),
+        sim_server("--require-key-env", "SIMKEY", env={"SIMKEY": other_secret}) as url_b,
+    ):
         for app in ("claude", "codex"):
             for tag, base, key in (("a", url, key_name), ("b", url_b, other_key)):
                 judgeaudit(
@@ -220,9 +194,7 @@ def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -
         procs = {
             ("claude", tag): run_tool(
                 [
-                    sys.executable,
-                    "-m",
-                    "judgeaudit",
+                    *JUDGEAUDIT,
                     "exec",
                     f"x-claude-{tag}",
                     "--",
@@ -238,9 +210,7 @@ def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -
         procs |= {
             ("codex", tag): run_tool(
                 [
-                    sys.executable,
-                    "-m",
-                    "judgeaudit",
+                    *JUDGEAUDIT,
                     "exec",
                     f"x-codex-{tag}",
                     "--",
@@ -260,8 +230,3 @@ def test_two_concurrent_execs_reach_their_own_endpoints(world, tmp_path: Path) -
             assert f"simulated reply from sim-chat:latency_ms={ord(tag)}" in out, (app, tag)
     assert (settings.read_bytes(), config.read_bytes()) == before
     assert not list(private_tmp.glob("judgeaudit-claude-*.json"))
-    subprocess.run(
-        [sys.executable, "-m", "judgeaudit", "key", "delete", other_key],
-        env=env,
-        capture_output=True,
-    )

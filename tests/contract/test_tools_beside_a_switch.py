@@ -6,10 +6,8 @@ doctor` says about a legacy Codex `profile = ...` line (13)."""
 from __future__ import annotations
 
 import json
-import os
 import secrets as pysecrets
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.bridge_helpers import served
+from tests.cli_helpers import JUDGEAUDIT, cli, stored_keys, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -34,70 +33,31 @@ class World:
     key_b: str
 
     def judgeaudit(self, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "judgeaudit", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=self.tmp / "work",
-        )
+        done = cli(*args, env=self.env, timeout=120, cwd=self.tmp / "work", whole_env=True)
         assert done.returncode == code, done.stdout + done.stderr
         return done
 
     def tool(self, *argv: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
         """A real tool (or judgeaudit exec around one) run to its end."""
-        return subprocess.run(
-            list(argv),
-            cwd=self.tmp / "work",
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
+        return tool(list(argv), env=self.env, cwd=self.tmp / "work", timeout=timeout)
 
     def exec_(self, profile: str, *argv: str) -> subprocess.CompletedProcess[str]:
-        return self.tool(sys.executable, "-m", "judgeaudit", "exec", profile, "--", *argv)
+        return self.tool(*JUDGEAUDIT, "exec", profile, "--", *argv)
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     secret_a = "sk-nu-a-" + pysecrets.token_hex(8)
     secret_b = "sk-nu-b-" + pysecrets.token_hex(8)
-    for name in ("cfg", "claude", "codex", "home", "work"):
-        (tmp_path / name).mkdir()
-    env = {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "HOME": str(tmp_path / "home"),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
+    env = tool_env(tmp_path, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1")
     sim = ("sim", "serve", "--port", "0", "--require-key-env", "SIMKEY")
+    key_a, key_b = "nu-a-" + pysecrets.token_hex(4), "nu-b-" + pysecrets.token_hex(4)
     with (
         served(*sim, env={"SIMKEY": secret_a}) as (full, _),
         served(*sim, "--apis", "chat", env={"SIMKEY": secret_b}) as (chat_only, _),
+        stored_keys(env, {key_a: secret_a, key_b: secret_b}),
     ):
-        key_a, key_b = "nu-a-" + pysecrets.token_hex(4), "nu-b-" + pysecrets.token_hex(4)
-        world = World(env, tmp_path, full, chat_only, key_a, key_b)
-        for name, secret in ((key_a, secret_a), (key_b, secret_b)):
-            subprocess.run(
-                [sys.executable, "-m", "judgeaudit", "key", "set", name],
-                input=secret,
-                text=True,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
-        yield world
-        for name in (key_a, key_b):
-            subprocess.run(
-                [sys.executable, "-m", "judgeaudit", "key", "delete", name],
-                env=env,
-                capture_output=True,
-            )
+        yield World(env, tmp_path, full, chat_only, key_a, key_b)
 
 
 def add(world: World, name: str, app: str, base_url: str, key: str, *extra: str) -> None:

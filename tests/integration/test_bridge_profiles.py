@@ -4,16 +4,16 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.bridge_helpers import served
+from tests.cli_helpers import cli as run_cli
+from tests.cli_helpers import make_world, world_env
 
 KEY = "sk-bridge-profiles-0123456789"
 
@@ -26,25 +26,11 @@ def chat_only() -> Iterator[str]:
 
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
-    for name in ("cfg", "claude", "codex"):
-        (tmp_path / name).mkdir()
-    return {
-        **os.environ,
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "GWKEY": KEY,
-    }
+    return {**world_env(make_world(tmp_path)), "GWKEY": KEY}
 
 
 def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "judgeaudit", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_cli(*args, env=env, timeout=120)
 
 
 def add(env: dict[str, str], name: str, app: str, url: str, *options: str) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from aiohttp import web
 
-from tests.cli_helpers import cli
+from tests.cli_helpers import cli, make_world, world_env
 from tests.helpers import sim_server
 
 
@@ -86,14 +86,7 @@ def _proxy(upstream: str, stream_only: bool) -> Iterator[str]:
 
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
-    for name in ("cfg", "claude", "codex"):
-        (tmp_path / name).mkdir()
-    return {
-        "JUDGEAUDIT_CONFIG_DIR": str(tmp_path / "cfg"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "CODEX_HOME": str(tmp_path / "codex"),
-        "GWKEY": "fake-gateway-key",
-    }
+    return {**world_env(make_world(tmp_path)), "GWKEY": "fake-gateway-key"}
 
 
 def add(env: dict[str, str], name: str, app: str, url: str, model: str, *options: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from typing import TYPE_CHECKING
 
 import keyring
@@ -183,29 +182,18 @@ def delete_keys(names: list[str]) -> list[str]:
     return gone
 
 
-#: The bundle as last read, and when: a screen listing 5,000 imported profiles looks up 5,000
-#: keys, which must not fetch and decrypt the whole bundle 5,000 times. Kept for a moment only,
-#: so another process's ``key delete`` shows at the next refresh.
-_BUNDLE_CACHE: list[tuple[float, KeyringBackend, dict[str, str]]] = []  # (when, where, keys)
-BUNDLE_CACHE_S = 2.0
-
-
 def bundled() -> dict[str, str]:
-    """The import bundle's keys by name (empty when there is none or it does not parse)."""
-    store = backend()
-    cached = _BUNDLE_CACHE[0] if _BUNDLE_CACHE else None
-    if cached and cached[1] is store and time.monotonic() - cached[0] < BUNDLE_CACHE_S:
-        return dict(cached[2])
+    """The import bundle's keys by name (empty when there is none or it does not parse), read
+    afresh each call, so another process's ``key delete`` shows at once. Many keys at once (a
+    screen listing 5,000 imported profiles) go through :func:`get_keys`, which reads it once."""
     try:
-        raw = store.get_password(SERVICE, BUNDLE_ENTRY)
+        raw = backend().get_password(SERVICE, BUNDLE_ENTRY)
         data = json.loads(raw) if raw else {}
     except (keyring.errors.KeyringError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}
-    found = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
-    _BUNDLE_CACHE[:] = [(time.monotonic(), store, found)]
-    return dict(found)
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def set_bundled(keys: dict[str, str]) -> None:
@@ -219,7 +207,6 @@ def set_bundled(keys: dict[str, str]) -> None:
 
 
 def _write_bundle(keys: dict[str, str]) -> None:
-    _BUNDLE_CACHE.clear()
     try:
         if keys:
             backend().set_password(SERVICE, BUNDLE_ENTRY, json.dumps(keys, sort_keys=True))
