@@ -30,7 +30,7 @@ def one_pair(path: Path) -> None:
 
 
 def test_the_stored_preferences_are_the_judges_literal() -> None:
-    assert PREFS == get_args(Pref)
+    assert get_args(Pref) == PREFS
 
 
 def test_every_pair_column_has_a_rule_from_the_schema() -> None:
