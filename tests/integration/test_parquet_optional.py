@@ -1,5 +1,6 @@
-"""pyarrow is the ``parquet`` extra: a run without it says the Parquet file was not written and how
-to get it; ``judgeaudit export parquet OUT`` writes the same rows the CSV holds."""
+"""DuckDB is the one Parquet writer: a finishing run writes ``OUT/audit_pairs.parquet`` without
+pyarrow, with the rows the CSV holds; without DuckDB the run says the file was not written and
+how to get it."""
 
 from __future__ import annotations
 
@@ -7,30 +8,49 @@ import csv
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from judgeaudit.cli import main
 from tests.integration.test_preferences_input import _audit
 
 
-def test_run_without_pyarrow_says_so_and_export_parquet_writes_it_later(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_run_writes_the_parquet_with_duckdb_and_no_pyarrow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with monkeypatch.context() as hidden:
         hidden.setitem(sys.modules, "pyarrow", None)  # import pyarrow now fails, as uninstalled
         out = _audit(tmp_path)
+        assert (out / "audit_pairs.parquet").is_file()
+    con = duckdb.connect()
+    path = str(out / "audit_pairs.parquet").replace("'", "''")
+    ids = [r[0] for r in con.execute(f"SELECT pair_id FROM '{path}' ORDER BY seq").fetchall()]
+    kinds = dict(con.execute(f"SELECT name, type FROM parquet_schema('{path}')").fetchall())
+    with (out / "audit_pairs.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(ids) == len(rows) > 0
+    assert sorted(ids) == sorted(r["pair_id"] for r in rows)
+    assert kinds["reward_gap"] == "DOUBLE" and kinds["seq"] == "INT64"
+
+
+def test_a_run_without_duckdb_says_so_and_export_refuses_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def no_duckdb(name: str, *args: object, **kwargs: object) -> object:
+        return None if name == "duckdb" else real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as hidden:
+        hidden.setitem(sys.modules, "duckdb", None)
+        hidden.setattr(importlib.util, "find_spec", no_duckdb)
+        out = _audit(tmp_path)
         err = capsys.readouterr().err
         assert not (out / "audit_pairs.parquet").exists()
         assert f"{out / 'audit_pairs.parquet'}: not written" in err
-        assert "pip install 'judgeaudit[parquet]'" in err
-        # the export writes it all the same: DuckDB writes the Parquet, pyarrow is not needed
-        assert main(["export", "parquet", str(out)]) == 0
-        assert "pairs of run" in capsys.readouterr().out
-    import pyarrow.parquet as pq
-
-    table = pq.read_table(out / "audit_pairs.parquet")
-    with (out / "audit_pairs.csv").open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    assert table.num_rows == len(rows) > 0
-    assert sorted(table.column("pair_id").to_pylist()) == sorted(r["pair_id"] for r in rows)
-    assert table.schema.field("reward_gap").type == "double"
+        assert "pip install 'judgeaudit[duckdb]'" in err
+        assert main(["export", "parquet", str(out)]) == 2
+        assert "pip install 'judgeaudit[duckdb]'" in capsys.readouterr().err
+        assert not (out / "audit_pairs.parquet").exists()

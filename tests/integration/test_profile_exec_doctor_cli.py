@@ -133,6 +133,22 @@ def test_14_edit_with_an_empty_model_clears_it(home: Path) -> None:
     assert "model" not in cli(home, "profile", "show", "x").stdout
 
 
+def test_edit_keeps_the_fields_it_has_no_flag_for(home: Path) -> None:
+    """`profile edit` used to rebuild the profile from its flags only, dropping a hand-written
+    description and the rpm/tpm limits an audit paces itself by."""
+    (home / "cfg" / "profiles").mkdir()
+    (home / "cfg" / "profiles" / "d.toml").write_text(
+        'name = "d"\napp = "sdk"\ndescription = "火山方舟 gateway"\nbase_url = "https://a.example/v1"'
+        '\nkey = "k"\nrpm = 60.0\ntpm = 9000.0\n',
+        encoding="utf-8",
+    )
+    done = cli(home, "profile", "edit", "d", "--model", "m2")
+    assert done.returncode == 0, done.stderr
+    shown = cli(home, "profile", "show", "d").stdout
+    assert 'description = "火山方舟 gateway"' in shown
+    assert "rpm = 60.0" in shown and "tpm = 9000.0" in shown and 'model = "m2"' in shown
+
+
 # --- 18: minor input handling ------------------------------------------------------------------
 
 

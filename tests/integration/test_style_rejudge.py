@@ -5,6 +5,7 @@ report's model (docs/why.md). The demo spec with one trial keeps it to a few min
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from tests.cli_helpers import cli
 
 pytestmark = pytest.mark.slow
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.toml"
+SMOOTH = Path(__file__).resolve().parents[2] / "examples" / "smooth_talkers.toml"
+HEAVY = "judge-default:style=0.9,evidence=0.1"
 
 
 @pytest.fixture(scope="module")
@@ -26,19 +29,51 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "demo"
 
 
-_CACHE: dict[str, dict[str, Any]] = {}
+@pytest.fixture(scope="module")
+def smooth(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/smooth_talkers.toml as shipped: style goes with failure there."""
+    folder = tmp_path_factory.mktemp("smooth")
+    done = cli("run", str(SMOOTH), "--out", str(folder / "smooth"), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    return folder / "smooth"
+
+
+_CACHE: dict[tuple[Path, str], dict[str, Any]] = {}
 
 
 def style_of(source: Path, judge: str) -> dict[str, Any]:
     """The report's ``style`` section for a re-judge of ``source`` by ``judge``."""
-    if judge not in _CACHE:
+    if (source, judge) not in _CACHE:
         out = source.parent / judge.replace(":", "_").replace(",", "_").replace("=", "")
         done = cli("rejudge", str(source), "--out", str(out), "--judge-model", judge)
         assert done.returncode == 0, done.stderr
         report = cli("report", str(out), "--format", "json")
         assert report.returncode == 0, report.stderr
-        _CACHE[judge] = json.loads(report.stdout)["style"]
-    return _CACHE[judge]
+        _CACHE[(source, judge)] = json.loads(report.stdout)["style"]
+    return _CACHE[(source, judge)]
+
+
+def longer_side_share(out: Path) -> float:
+    """Share of decisive pairs whose *successful* side wrote more characters, counted by hand
+    from audit.db (the agent's messages, stripped), not through the feature code."""
+    db = sqlite3.connect(out / "audit.db")
+    chars: dict[tuple[str, str, int], int] = {}
+    for task, agent, trial, events in db.execute(
+        "SELECT task_id, agent, trial, events FROM trajectories"
+    ):
+        said = [e.get("content") or "" for e in json.loads(events) if e.get("role") == "agent"]
+        chars[(task, agent, int(trial))] = sum(len(str(m).strip()) for m in said)
+    wins = total = 0
+    for task, a, b, trial, trial_b, ok_a in db.execute(
+        "SELECT task_id, agent_a, agent_b, trial, COALESCE(trial_b, trial), success_a"
+        " FROM audit_pairs WHERE success_a != success_b"
+    ):
+        len_a, len_b = chars[(task, a, int(trial))], chars[(task, b, int(trial_b))]
+        if len_a != len_b:
+            total += 1
+            wins += (len_a > len_b) == bool(ok_a)
+    db.close()
+    return wins / total
 
 
 def term(style: dict[str, Any], feature: str) -> dict[str, Any]:
@@ -50,7 +85,7 @@ def term(style: dict[str, Any], feature: str) -> dict[str, Any]:
 def test_a_judge_that_weighs_style_shows_a_style_term_that_an_evidence_judge_does_not(
     source: Path,
 ) -> None:
-    heavy = style_of(source, "judge-default:style=0.9,evidence=0.1")
+    heavy = style_of(source, HEAVY)
     light = style_of(source, "judge-default:style=0.1,evidence=0.9")
     assert heavy["status"] == "ok" and light["status"] == "ok"
     for t in heavy["terms"]:
@@ -84,7 +119,7 @@ def test_without_style_weight_the_controlled_rate_is_the_raw_one(source: Path) -
 
 
 def test_review_export_over_samples_the_pairs_length_explains(source: Path) -> None:
-    judge = "judge-default:style=0.9,evidence=0.1"
+    judge = HEAVY
     style = style_of(source, judge)
     assert style["explained_by"].get("length", 0) >= 1
     out = source.parent / judge.replace(":", "_").replace(",", "_").replace("=", "")
@@ -108,7 +143,7 @@ def test_review_export_over_samples_the_pairs_length_explains(source: Path) -> N
 def test_the_leaderboard_hook_names_the_largest_feature_odds_ratio(source: Path) -> None:
     from judgeaudit.analysis.why import largest_style_term
 
-    judge = "judge-default:style=0.9,evidence=0.1"
+    judge = HEAVY
     style = style_of(source, judge)
     out = source.parent / judge.replace(":", "_").replace(",", "_").replace("=", "")
     found = largest_style_term(out, None)
@@ -116,3 +151,25 @@ def test_the_leaderboard_hook_names_the_largest_feature_odds_ratio(source: Path)
     features = [t for t in style["terms"] if t["kind"] not in ("success", "position")]
     top = max(features, key=lambda t: t["odds_ratio"])
     assert found[0] == top["feature"] and found[1] == pytest.approx(top["odds_ratio"])
+
+
+def test_where_style_goes_with_failure_controlling_for_it_lowers_the_rate(smooth: Path) -> None:
+    """The issue's proof line, on the data it presumes: the failed side is the wordier one."""
+    assert longer_side_share(smooth) < 0.5
+    heavy = style_of(smooth, HEAVY)
+    assert heavy["status"] == "ok"
+    raw, controlled = heavy["raw_rate"], heavy["controlled_rate"]
+    assert controlled["rate"] < raw["rate"]
+    assert any(term(heavy, f)["ci_low"] > 1 for f in ("length", "courtesy", "turns")
+               if any(t["feature"] == f for t in heavy["terms"]))  # fmt: skip
+    blind = style_of(smooth, "judge-default:style=0")
+    assert abs(blind["controlled_rate"]["rate"] - blind["raw_rate"]["rate"]) < 0.03
+    assert blind["controlled_rate"]["ci_low"] <= blind["raw_rate"]["rate"]
+    assert blind["raw_rate"]["rate"] <= blind["controlled_rate"]["ci_high"]
+
+
+def test_where_style_goes_with_success_controlling_for_it_raises_the_rate(source: Path) -> None:
+    """The demo: the successful side is usually the longer, so style helps this judge."""
+    assert longer_side_share(source) > 0.5
+    heavy = style_of(source, HEAVY)
+    assert heavy["controlled_rate"]["rate"] > heavy["raw_rate"]["rate"]

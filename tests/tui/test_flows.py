@@ -216,6 +216,7 @@ def test_results_gap_source_changes_in_place(isolated: ProfileStore, run_copy: P
             screen.query_one("#bins", Input).value = "-0.01,0.5,5"
             screen.query_one("#bins", Input).focus()
             await press(pilot, "enter")
+            assert screen.report is not None
             return [b["label"] for b in screen.report["buckets"]]
 
     assert asyncio.run(go()) == ["(-0.01, 0.5]", "(0.5, 5]"]

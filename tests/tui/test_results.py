@@ -72,6 +72,7 @@ def test_opens_with_the_gap_source_the_run_declares(isolated: ProfileStore, run_
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f4")
             screen = results(app)
+            assert screen.report is not None
             return screen.query_one("#gap-source", Select).value, screen.report["bins"]
 
     source, bins = asyncio.run(go())
@@ -115,7 +116,9 @@ def test_five_bins_have_distinct_labels_and_aligned_bars(
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f4")
             await type_bins(pilot, app, "-0.01,0.1,0.2,0.3,0.5,1")
-            labels = [b["label"] for b in results(app).report["buckets"]]
+            shown = results(app).report
+            assert shown is not None
+            labels = [b["label"] for b in shown["buckets"]]
             chart = str(results(app).query_one(BucketBars).render())
         return labels, chart
 

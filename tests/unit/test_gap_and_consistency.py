@@ -3,11 +3,14 @@ the table header, and two unparsable orders never counting as swap-consistent.""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.frame import LABELS_ZH, default_bins, gap_series
 from judgeaudit.analysis.report import bucket_lines
+from judgeaudit.analysis.report_types import Report
 from judgeaudit.audit.units.judging import PairJudgement
 
 
@@ -74,7 +77,7 @@ def test_table_header_names_the_declared_gap_source() -> None:
             "user_simulator": {"rate": None, "failed": 0, "satisfied": 0},
         },
     }
-    header = bucket_lines(report)[0]
+    header = bucket_lines(cast(Report, report))[0]  # only what the header reads
     assert header.startswith("misselection by judge-score gap") and "capability" not in header
 
 

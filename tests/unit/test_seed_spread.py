@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.seeds import spread, spread_lines
 
 
-def _report(near: float, large: float, near_low: float, large_high: float) -> dict[str, Any]:
+def _report(near: float, large: float, near_low: float, large_high: float) -> Report:
     def bucket(alias: str, rate: float, low: float, high: float) -> dict[str, Any]:
         return {"alias": alias, "rate": rate, "tie_aware_rate": rate, "decisive": 10,
                 "ci_low": low, "ci_high": high}  # fmt: skip
 
-    return {
-        "buckets": [bucket("near", near, near_low, 0.5), bucket("large", large, 0.0, large_high)],
-        "overall": {"rate": 0.1, "tie_aware_rate": 0.2, "tie": 2, "decisive": 20},
-        "gap_model": {"odds_ratio_per_0_1": 0.8, "ci": [0.7, 0.95]},
-        "satisfied_but_failed": {"judge": {"rate": 0.1}, "user_simulator": {"rate": 0.3}},
-        "position_bias": [],
-    }
+    # only the figures the spread reads
+    return cast(
+        Report,
+        {
+            "buckets": [
+                bucket("near", near, near_low, 0.5),
+                bucket("large", large, 0.0, large_high),
+            ],
+            "overall": {"rate": 0.1, "tie_aware_rate": 0.2, "tie": 2, "decisive": 20},
+            "gap_model": {"odds_ratio_per_0_1": 0.8, "ci": [0.7, 0.95]},
+            "satisfied_but_failed": {"judge": {"rate": 0.1}, "user_simulator": {"rate": 0.3}},
+            "position_bias": [],
+        },
+    )
 
 
 def test_spread_and_claims_over_seeds() -> None:

@@ -13,17 +13,36 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs, as_pairs
-from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, AnalysisError
-from judgeaudit.analysis.grouped import by_judge, by_models_and_type, merged
+from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.analysis.grouped import (
+    GroupSums,
+    by_judge,
+    by_models,
+    by_models_and_type,
+    by_task_type,
+)
+from judgeaudit.analysis.report_types import (
+    Sections,
+)
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.review_weights import stratum_of
-from judgeaudit.analysis.stats import cluster_bootstrap, wilson
+from judgeaudit.analysis.sections import (
+    BucketCount,
+    as_count,
+    sum_agent_pairs,
+    sum_breakdown,
+    sum_buckets,
+    sum_position_bias,
+    sum_satisfied_but_failed,
+)
+from judgeaudit.analysis.stats import cluster_bootstrap
 from judgeaudit.audit.store import PAIR_COLUMNS, open_readonly
 from judgeaudit.audit.units import gap as gaps
 
@@ -43,15 +62,6 @@ def gap_sql(source: str, floor: bool = False) -> str:
 bin_arms = gaps.bucket_arms
 
 
-def _rate(k: int, n: int) -> dict[str, Any]:
-    low, high = wilson(k, n)
-    return {"rate": k / n if n else None, "ci_low": low, "ci_high": high}
-
-
-def _int(value: Any) -> int:
-    return int(value or 0)
-
-
 def report_sections(
     db: Pairs | sqlite3.Connection,
     run_id: str,
@@ -60,7 +70,7 @@ def report_sections(
     labels: list[str],
     threshold: float,
     meta: sqlite3.Connection | None = None,
-) -> dict[str, Any]:
+) -> Sections:
     """Totals, buckets, agent pairs, satisfied-but-failed, position bias and breakdowns.
 
     Two scans of the run's rows: one grouped by (judge model, agent pair, task type) and the
@@ -74,30 +84,30 @@ def report_sections(
     if meta is None:
         raise ValueError("report_sections: give the audit.db connection as meta")
     db = as_pairs(db)
-    grouped, by_bucket_task = _scans(
+    grouped_any, by_bucket_task_any = _scans(
         db,
         [
             lambda c: by_models_and_type(c, run_id, threshold),
             lambda c: _by_bucket_and_task(c, run_id, source, bins),
         ],
     )
-    by_models = merged(grouped, key_at=[1, 2, 0], mins_at=(11, 12), upto=15)
+    grouped = cast(list[GroupSums], grouped_any)
+    sums = cast(BucketSums, by_bucket_task_any)
+    models = by_models(grouped)
     judges = by_judge(grouped)
-    by_type = [(None, *row) for row in merged(grouped, key_at=[3], upto=9)]
-    counts, no_gap, outside, per_bucket = by_bucket_task
-    boots = {b: cluster_bootstrap(mis, dec) for b, (dec, mis) in per_bucket.items()}
+    boots = {b: cluster_bootstrap(mis, dec) for b, (dec, mis) in sums.clusters.items()}
     return {
-        "pairs": sum(_int(r[4]) for r in grouped),
-        "decisive": sum(_int(r[5]) for r in grouped),
-        "misselected": sum(_int(r[6]) for r in grouped),
-        "buckets": _buckets(counts, bins, labels, boots),
-        "no_gap": no_gap,
-        "outside_bins": outside,
-        "agent_pairs": _agent_pairs(by_models),
-        "satisfied_but_failed": _satisfied_but_failed(db, run_id, threshold, judges),
-        "position_bias": _position_bias(judges),
-        "by_task_type": _breakdown(by_type, ["task_type"], key_at=[1], counts_at=2),
-        "by_models": _breakdown(by_models, ["agent_a", "agent_b", "judge_model"], [0, 1, 2], 3),
+        "pairs": sum(as_count(r.pairs) for r in grouped),
+        "decisive": sum(as_count(r.decisive) for r in grouped),
+        "misselected": sum(as_count(r.missel) for r in grouped),
+        "buckets": sum_buckets(sums.counts, bins, labels, boots),
+        "no_gap": sums.no_gap,
+        "outside_bins": sums.outside,
+        "agent_pairs": sum_agent_pairs(models),
+        "satisfied_but_failed": sum_satisfied_but_failed(db, run_id, threshold, judges),
+        "position_bias": sum_position_bias(judges),
+        "by_task_type": sum_breakdown(by_task_type(grouped), ("task_type",)),
+        "by_models": sum_breakdown(models, ("agent_a", "agent_b", "judge_model")),
         "human_review": human_review(meta, run_id, db),
     }
 
@@ -127,9 +137,16 @@ def _scans(db: Pairs, jobs: list[Callable[[Pairs], Any]]) -> list[Any]:
         return list(pool.map(own, jobs))
 
 
-#: Per bucket (pairs, decisive, missel); pairs without a gap; pairs outside the bins; per
-#: bucket the task-clustered (decisive, missel) lists the bootstrap resamples.
-BucketSums = tuple[dict[int, list[int]], int, int, dict[int, tuple[list[int], list[int]]]]
+@dataclass
+class BucketSums:
+    """The (bucket, task) scan summed: per bucket its counts; the pairs without a gap and
+    outside the bins; per bucket the task-clustered (decisive, missel) lists the bootstrap
+    resamples."""
+
+    counts: dict[int, BucketCount] = field(default_factory=dict)
+    no_gap: int = 0
+    outside: int = 0
+    clusters: dict[int, tuple[list[int], list[int]]] = field(default_factory=dict)
 
 
 def _by_bucket_and_task(db: Pairs, run_id: str, source: str, bins: list[float]) -> BucketSums:
@@ -159,24 +176,22 @@ def _by_bucket_and_task(db: Pairs, run_id: str, source: str, bins: list[float]) 
         f" AS task_first FROM ({groups}) AS g) AS o ORDER BY bucket, task_first",
         (*args, run_id),
     )
-    counts: dict[int, list[int]] = {}
-    per_bucket: dict[int, tuple[list[int], list[int]]] = {}
-    no_gap = outside = 0
+    sums = BucketSums()
     for bucket, pairs, decisive, missel, missel_decisive in rows:
         if bucket == -1:
-            no_gap += pairs
+            sums.no_gap += pairs
         elif bucket == -2:
-            outside += pairs
+            sums.outside += pairs
         else:
-            into = counts.setdefault(bucket, [0, 0, 0])
-            into[0] += pairs
-            into[1] += _int(decisive)
-            into[2] += _int(missel)
-            if _int(decisive) > 0:
-                dec, mis = per_bucket.setdefault(bucket, ([], []))
+            into = sums.counts.setdefault(bucket, BucketCount())
+            into.pairs += pairs
+            into.decisive += as_count(decisive)
+            into.missel += as_count(missel)
+            if as_count(decisive) > 0:
+                dec, mis = sums.clusters.setdefault(bucket, ([], []))
                 dec.append(int(decisive))
                 mis.append(int(missel_decisive))
-    return counts, no_gap, outside, per_bucket
+    return sums
 
 
 def check_source(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> None:
@@ -215,142 +230,6 @@ def default_bins(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> li
         .fetchone()
     )
     return gaps.default_bins(source, low, high)
-
-
-def _buckets(
-    counts: dict[int, list[int]],
-    bins: list[float],
-    labels: list[str],
-    boots: dict[int, tuple[Any, Any]],
-) -> list[dict[str, Any]]:
-    out = []
-    for index, label in enumerate(labels):
-        pairs, n, k = counts.get(index, [0, 0, 0])
-        alias = LABELS_EN[LABELS_ZH.index(label)] if label in LABELS_ZH else label
-        out.append(
-            {
-                "label": label,
-                "alias": alias,
-                "lo": bins[index],
-                "hi": bins[index + 1],
-                "pairs": pairs,
-                "decisive": n,
-                "misselected": k,
-                **_rate(k, n),
-                "boot_low": boots.get(index, (None, None))[0],
-                "boot_high": boots.get(index, (None, None))[1],
-            }
-        )
-    return out
-
-
-def _agent_pairs(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], list[Any]] = {}
-    for a, b, _model, pairs, dec, missel, _sc, _nc, sa, sb, cap_a, cap_b, aw, bw in rows:
-        g = groups.setdefault((a, b), [0, 0, 0, 0, 0, None, None, 0, 0])
-        for i, value in enumerate((pairs, dec, missel, sa, sb)):
-            g[i] += _int(value)
-        g[5] = cap_a if g[5] is None or (cap_a is not None and cap_a < g[5]) else g[5]
-        g[6] = cap_b if g[6] is None or (cap_b is not None and cap_b < g[6]) else g[6]
-        g[7] += _int(aw)
-        g[8] += _int(bw)
-    out = []
-    for (a, b), (pairs, decisive, missel, sa, sb, cap_a, cap_b, a_wins, b_wins) in sorted(
-        groups.items()
-    ):
-        judge_says = (a_wins > b_wins) - (a_wins < b_wins)
-        known = cap_a is not None and cap_b is not None
-        truth = (cap_a > cap_b) - (cap_a < cap_b) if known else 0
-        out.append(
-            {
-                "agent_a": a,
-                "agent_b": b,
-                "pairs": pairs,
-                "success_rate_a": sa / pairs,
-                "success_rate_b": sb / pairs,
-                "capability_gap": abs(cap_a - cap_b) if known else None,
-                "judge_win_rate_a": a_wins / pairs,
-                "judge_win_rate_b": b_wins / pairs,
-                "decisive": decisive,
-                "misselected": missel,
-                **_rate(missel, decisive),
-                "ranking_misselected": bool(judge_says != 0 and truth != 0 and judge_says != truth),
-            }
-        )
-    return out
-
-
-def _satisfied_but_failed(
-    db: Pairs, run_id: str, threshold: float, rows: list[tuple[Any, ...]]
-) -> dict[str, Any]:
-    judge_n, judge_k, user_n, user_k, crosstab = (
-        sum(_int(r[i]) for r in rows) for i in range(1, 6)
-    )
-    t = float(threshold)
-    examples = [
-        r[0]
-        for r in db.execute(
-            "SELECT pair_id FROM audit_pairs WHERE run_id = ? AND ((judge_score_a >= ? AND"
-            f" success_a = 0) OR (judge_score_b >= ? AND success_b = 0)) ORDER BY {db.dialect.seq}"
-            " LIMIT 200",
-            (run_id, t, t),
-        )
-    ]
-    return {
-        "threshold": threshold,
-        "judge": {"satisfied": judge_n, "failed": judge_k, **_rate(judge_k, judge_n)},
-        "user_simulator": {"satisfied": user_n, "failed": user_k, **_rate(user_k, user_n)},
-        "judge_prefers_a_unsupported": crosstab,
-        "pairs": examples,
-    }
-
-
-def _position_bias(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
-    out = []
-    for row in rows:
-        model, n, consistent, inconsistent, first_wins, decided = row[0], *map(_int, row[6:])
-        if model is None or n == 0:
-            continue
-        out.append(
-            {
-                "judge_model": model,
-                "pairs": n,
-                "consistent": consistent,
-                "consistency_rate": consistent / n,
-                "inconsistent": inconsistent,
-                "first_position_wins": first_wins,
-                "decided_in_inconsistent": decided,
-                "first_position_win_rate": first_wins / decided if decided else None,
-            }
-        )
-    return out
-
-
-def _breakdown(
-    rows: list[tuple[Any, ...]], keys: list[str], key_at: list[int], counts_at: int
-) -> list[dict[str, Any]]:
-    """Group the pre-grouped rows by ``keys`` (rows with a NULL key are left out, as pandas does)."""
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for row in rows:
-        key = tuple(row[i] for i in key_at)
-        if any(k is None for k in key):
-            continue
-        g = groups.setdefault(key, [0, 0, 0, 0, 0])
-        for i in range(5):
-            g[i] += _int(row[counts_at + i])
-    out = []
-    for key, (pairs, decisive, missel, sum_consistent, n_consistent) in sorted(groups.items()):
-        out.append(
-            {
-                **dict(zip(keys, key, strict=True)),
-                "pairs": pairs,
-                "decisive": decisive,
-                "misselected": missel,
-                "consistency_rate": sum_consistent / n_consistent if n_consistent else None,
-                **_rate(missel, decisive),
-            }
-        )
-    return out
 
 
 def human_review(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
 
-def bucket_svg(buckets: list[dict[str, Any]], title: str) -> str:
+def bucket_svg(buckets: Sequence[Mapping[str, Any]], title: str) -> str:
     width, height, left, bottom, top = 560, 300, 56, 48, 36
     plot_w, plot_h = width - left - 20, height - bottom - top
     slot = plot_w / max(len(buckets), 1)

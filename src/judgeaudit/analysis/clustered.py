@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
+from judgeaudit.analysis.report_types import Clustered
 from judgeaudit.analysis.stats import Z95
 
 METHOD = (
@@ -82,7 +83,7 @@ def wilson_float(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def interval(s: Sums) -> dict[str, Any]:
+def interval(s: Sums) -> Clustered:
     """``rate``, ``ci_low``, ``ci_high`` and the ``design_effect`` of one clustered rate."""
     if s.n <= 0:
         return {"rate": None, "ci_low": None, "ci_high": None, "design_effect": None}

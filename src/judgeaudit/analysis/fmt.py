@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 #: the warning every format of a simulated run's report carries (text, Markdown, HTML, app)
@@ -10,13 +11,13 @@ SIMULATED = (
 )
 
 
-def simulated(report: dict[str, Any]) -> bool:
+def simulated(report: Mapping[str, Any]) -> bool:
     """Whether the run's judge was the embedded simulated provider."""
     judge = ((report.get("manifest") or {}).get("models") or {}).get("judge") or {}
     return judge.get("base_url") == "embedded"
 
 
-def bucket_name(bucket: dict[str, Any], paren: bool = False) -> str:
+def bucket_name(bucket: Mapping[str, Any], paren: bool = False) -> str:
     """`近同 near` (`近同 (near)` with ``paren``), or the label alone when its alias is the same
     word (`--labels en`, custom bins): never `near near`."""
     label, alias = str(bucket["label"]), str(bucket.get("alias") or "")
@@ -25,7 +26,7 @@ def bucket_name(bucket: dict[str, Any], paren: bool = False) -> str:
     return f"{label} ({alias})" if paren else f"{label} {alias}"
 
 
-def bucket_columns(bucket: dict[str, Any]) -> str:
+def bucket_columns(bucket: Mapping[str, Any]) -> str:
     """The label and its alias in two text columns, or the label across both when they are the
     same word (the text report and `compare`)."""
     if bucket_name(bucket) == str(bucket["label"]):
@@ -37,14 +38,14 @@ def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:.1f}%"
 
 
-def ci(row: dict[str, Any]) -> str:
+def ci(row: Mapping[str, Any]) -> str:
     """A row's 95% interval as ``lo–hi%``, or a dash when it has none."""
     if row.get("ci_low") is None:
         return "—"
     return f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
 
 
-def split(row: dict[str, Any]) -> str:
+def split(row: Mapping[str, Any]) -> str:
     """The three-way split of a row's decisive pairs and its tie-aware rate with interval."""
     if "tie_aware_ci" not in row:
         return ""
@@ -55,7 +56,7 @@ def split(row: dict[str, Any]) -> str:
     )
 
 
-def tested(stat: dict[str, Any] | None, k: str, n: str) -> str:
+def tested(stat: Mapping[str, Any] | None, k: str, n: str) -> str:
     """A rate with its count, interval and p-value against 50% (position bias)."""
     if not stat or not stat.get(n):
         return "n/a (none)"
@@ -63,7 +64,7 @@ def tested(stat: dict[str, Any] | None, k: str, n: str) -> str:
     return f"{pct(stat['rate'])} ({stat[k]}/{stat[n]}) {ci(stat)}, p={p:.2g} vs 50%"
 
 
-def bias(b: dict[str, Any]) -> str:
+def bias(b: Mapping[str, Any]) -> str:
     """One judge's position bias: both statistics under their own names, unparsed orders."""
     return (
         f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])}; unparsed orders "
@@ -74,7 +75,7 @@ def bias(b: dict[str, Any]) -> str:
     )
 
 
-def weighted(part: dict[str, Any]) -> str:
+def weighted(part: Mapping[str, Any]) -> str:
     """Weighted agreement and kappa with their stratified-bootstrap intervals."""
     low, high = part.get("weighted_agreement_ci") or (None, None)
     k_ci = part.get("weighted_kappa_ci")
@@ -88,7 +89,7 @@ def weighted(part: dict[str, Any]) -> str:
     )
 
 
-def review_lines(review: dict[str, Any]) -> list[str]:
+def review_lines(review: Mapping[str, Any]) -> list[str]:
     """Human-review agreement as text lines (table and Markdown reports), confusion included."""
     if not review.get("labelled"):
         return ["human review: no labels yet (judgeaudit review export, then review import)"]

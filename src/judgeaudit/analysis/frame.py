@@ -32,6 +32,10 @@ class AnalysisError(InputError):
 
 
 def open_db(out: Path) -> sqlite3.Connection:
+    from judgeaudit.analysis.engines.history import is_history, records_db
+
+    if is_history(out):  # a Parquet history: its run records, its pairs on DuckDB or Spark
+        return records_db(out)
     path = out / "audit.db" if out.is_dir() else out
     if not path.exists():
         raise AnalysisError(

@@ -7,11 +7,16 @@ aggregates that need a row's numbers (score thresholds, score order, capability 
 Every count the report needs is then a flag times a group's size, summed in Python with SQL's
 NULL rules (``SUM`` over nothing but NULLs is NULL; ``NULL AND 0`` is 0, ``NULL AND 1`` NULL),
 so the figures are those the per-row SQL sums gave.
+
+The rows are named tuples: a group's sums (:class:`GroupSums`), and the coarser rows summed from
+them per agent pair and judge model (:class:`ModelSums`), per task type (:class:`TypeSums`) and
+per judge model (:class:`JudgeSums`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 from judgeaudit.analysis.engines.dialect import Pairs
 
@@ -20,6 +25,96 @@ KEYS = (
     "judge_model, agent_a, agent_b, task_type, success_a, success_b, misselected, consistent,"
     " judge_pref, pref_ab, pref_ba, satisfied_a, satisfied_b"
 )
+
+#: a sum over a group that may be NULL (SQL's SUM of nothing but NULLs)
+Sum = int | None
+
+
+class GroupSums(NamedTuple):
+    """Per group of :data:`KEYS`, the sums the report adds up, as per-row SQL would give them."""
+
+    judge_model: str | None
+    agent_a: str
+    agent_b: str
+    task_type: str | None
+    pairs: int
+    decisive: int
+    missel: int
+    sum_consistent: Sum
+    n_consistent: int
+    success_a: int
+    success_b: int
+    min_capability_a: float | None
+    min_capability_b: float | None
+    judge_prefers_a: int
+    judge_prefers_b: int
+    #: score >= the threshold (a, b), and of those failed (a, b)
+    judge_high_a: Sum
+    judge_high_b: Sum
+    judge_high_failed_a: Sum
+    judge_high_failed_b: Sum
+    #: user simulator satisfied (a, b), and of those failed (a, b)
+    user_satisfied_a: int
+    user_satisfied_b: int
+    user_satisfied_failed_a: int
+    user_satisfied_failed_b: int
+    #: A scored above B without succeeding more
+    unsupported_a: Sum
+    swapped: int
+    consistent: int
+    inconsistent: int
+    #: of the inconsistent: first position won (AB, BA) and decided (AB, BA)
+    first_wins_ab: Sum
+    first_wins_ba: Sum
+    decided_ab: Sum
+    decided_ba: Sum
+
+
+class ModelSums(NamedTuple):
+    """Per (agent A, agent B, judge model): the counts of the agent pairs and breakdowns."""
+
+    agent_a: str
+    agent_b: str
+    judge_model: str | None
+    pairs: int
+    decisive: int
+    missel: int
+    sum_consistent: Sum
+    n_consistent: int
+    success_a: int
+    success_b: int
+    min_capability_a: float | None
+    min_capability_b: float | None
+    judge_prefers_a: int
+    judge_prefers_b: int
+
+
+class TypeSums(NamedTuple):
+    """Per task type: the counts of the breakdown by task type."""
+
+    task_type: str | None
+    pairs: int
+    decisive: int
+    missel: int
+    sum_consistent: Sum
+    n_consistent: int
+
+
+class JudgeSums(NamedTuple):
+    """Per judge model: satisfied-but-failed and position-bias counts. A pair of sums is added
+    as SQL's ``SUM(x) + SUM(y)`` (NULL when either is)."""
+
+    judge_model: str | None
+    judge_satisfied: Sum
+    judge_failed: Sum
+    user_satisfied: Sum
+    user_failed: Sum
+    unsupported_a: Sum
+    swapped: Sum
+    consistent: Sum
+    inconsistent: Sum
+    first_wins: Sum
+    decided: Sum
 
 
 def models_and_type_sql(run_id: str, t: float) -> tuple[str, tuple[Any, ...]]:
@@ -34,14 +129,8 @@ def models_and_type_sql(run_id: str, t: float) -> tuple[str, tuple[Any, ...]]:
     )
 
 
-def by_models_and_type(db: Pairs, run_id: str, t: float) -> list[tuple[Any, ...]]:
-    """Per group of :data:`KEYS`, the sums the report adds up, as per-row SQL would give them:
-    0-3 judge model, agent a, agent b, task type; 4 pairs, 5 decisive, 6 missel, 7 sum
-    consistent, 8 n consistent, 9 sum success_a, 10 sum success_b, 11 min capability_a, 12 min
-    capability_b, 13 judge prefers A, 14 judge prefers B; 15-22 score >= t (a, b), and of
-    failed (a, b), user satisfied (a, b), and of failed (a, b); 23 A scored above B without
-    succeeding more; 24 swapped, 25 consistent, 26 inconsistent; 27-30 of the inconsistent,
-    first position won (AB, BA) and decided (AB, BA)."""
+def by_models_and_type(db: Pairs, run_id: str, t: float) -> list[GroupSums]:
+    """Per group of :data:`KEYS`, the sums the report adds up."""
     return [_sums(row) for row in db.execute(*models_and_type_sql(run_id, t))]
 
 
@@ -50,7 +139,7 @@ def _flag(value: Any) -> int:
     return int((value if value is not None else 0) == 1)
 
 
-def _sums(row: tuple[Any, ...]) -> tuple[Any, ...]:
+def _sums(row: Sequence[Any]) -> GroupSums:
     (model, a, b, task_type, sa, sb, missel, consistent, pref, pref_ab, pref_ba, sat_a, sat_b,
      n, high_a, high_b, a_above, cap_a, cap_b) = row  # fmt: skip
     swapped = pref_ba is not None
@@ -62,7 +151,7 @@ def _sums(row: tuple[Any, ...]) -> tuple[Any, ...]:
             return 0
         return None if value is None else n * holds
 
-    return (
+    return GroupSums(
         model,
         a,
         b,
@@ -97,49 +186,80 @@ def _sums(row: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
-def merged(
-    rows: list[tuple[Any, ...]],
-    key_at: list[int],
-    mins_at: tuple[int, ...] = (),
-    sums_from: int = 4,
-    upto: int | None = None,
-) -> list[tuple[Any, ...]]:
-    """The grouped rows summed up to a coarser key: (key..., value ``sums_from``, ...,
-    value ``upto - 1``); ``mins_at`` are minimums. NULLs are skipped, as SQL's SUM and MIN
-    skip them (a total over nothing but NULLs stays NULL)."""
-    groups: dict[tuple[Any, ...], list[Any]] = {}
+K = TypeVar("K", bound=Hashable)
+
+
+def _merged(
+    rows: Iterable[GroupSums],
+    key: Callable[[GroupSums], K],
+    fields: tuple[str, ...],
+    mins: tuple[str, ...] = (),
+) -> dict[K, list[Any]]:
+    """The grouped rows summed up to a coarser key: ``fields`` summed, ``mins`` minimums. NULLs
+    are skipped, as SQL's SUM and MIN skip them (a total over nothing but NULLs stays NULL)."""
+    groups: dict[K, list[Any]] = {}
+    is_min = [name in mins for name in fields]
     for row in rows:
-        key = tuple(row[i] for i in key_at)
-        values = row[sums_from:upto]
-        into = groups.get(key)
+        values = [getattr(row, name) for name in fields]
+        into = groups.get(key(row))
         if into is None:
-            groups[key] = list(values)
+            groups[key(row)] = values
             continue
         for offset, value in enumerate(values):
             if value is None:
                 continue
             if into[offset] is None:
                 into[offset] = value
-            elif sums_from + offset in mins_at:
+            elif is_min[offset]:
                 into[offset] = min(into[offset], value)
             else:
                 into[offset] += value
-    return [(*key, *values) for key, values in groups.items()]
+    return groups
 
 
-#: Positions (after the judge model) of the per-model sums: a pair is added as SQL's
-#: ``SUM(x) + SUM(y)`` (NULL when either is), a single kept.
-_JUDGE_PARTS = ((1, 2), (3, 4), (5, 6), (7, 8), (9,), (10,), (11,), (12,), (13, 14), (15, 16))
+def by_models(grouped: list[GroupSums]) -> list[ModelSums]:
+    """Per (agent A, agent B, judge model), in the order the groups first appear."""
+    fields = ModelSums._fields[3:]
+    groups = _merged(
+        grouped,
+        lambda r: (r.agent_a, r.agent_b, r.judge_model),
+        fields,
+        mins=("min_capability_a", "min_capability_b"),
+    )
+    return [ModelSums(*key, *values) for key, values in groups.items()]
 
 
-def by_judge(grouped: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """(judge model, judge n, k, user n, k, unsupported A, swapped, consistent, inconsistent,
-    first wins, decided) per judge model, ordered as SQL orders them (NULL first)."""
+def by_task_type(grouped: list[GroupSums]) -> list[TypeSums]:
+    """Per task type, in the order the groups first appear."""
+    groups = _merged(grouped, lambda r: r.task_type, TypeSums._fields[1:])
+    return [TypeSums(key, *values) for key, values in groups.items()]
+
+
+#: The per-model sums after the judge model: a pair is added as SQL's ``SUM(x) + SUM(y)``
+#: (NULL when either is), a single kept.
+_JUDGE_PARTS = (
+    ("judge_high_a", "judge_high_b"),
+    ("judge_high_failed_a", "judge_high_failed_b"),
+    ("user_satisfied_a", "user_satisfied_b"),
+    ("user_satisfied_failed_a", "user_satisfied_failed_b"),
+    ("unsupported_a",),
+    ("swapped",),
+    ("consistent",),
+    ("inconsistent",),
+    ("first_wins_ab", "first_wins_ba"),
+    ("decided_ab", "decided_ba"),
+)
+
+
+def by_judge(grouped: list[GroupSums]) -> list[JudgeSums]:
+    """Per judge model, ordered as SQL orders them (NULL first)."""
+    fields = tuple(name for part in _JUDGE_PARTS for name in part)
     out = []
-    for row in merged(grouped, key_at=[0], sums_from=15):
-        values = []
+    for model, values in _merged(grouped, lambda r: r.judge_model, fields).items():
+        got = dict(zip(fields, values, strict=True))
+        sums: list[Sum] = []
         for part in _JUDGE_PARTS:
-            got = [row[i] for i in part]
-            values.append(None if None in got else sum(got))
-        out.append((row[0], *values))
-    return sorted(out, key=lambda r: (r[0] is not None, r[0]))
+            parts = [got[name] for name in part]
+            sums.append(None if None in parts else sum(parts))
+        out.append(JudgeSums(model, *sums))
+    return sorted(out, key=lambda r: (r.judge_model is not None, r.judge_model))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
 from judgeaudit.analysis.fmt import SIMULATED, bucket_name, ci, pct, review_lines, simulated, tested
 from judgeaudit.analysis.gap_model import model_line
+from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import health_line
 from judgeaudit.analysis.why_fmt import forest_svg, headline, style_lines
 
@@ -49,7 +51,7 @@ def _verdicts(health: dict[str, Any]) -> str:
     return f"<p class='{css}'>{escape(health_line(health))}</p>{table}"
 
 
-def _overall(report: dict[str, Any]) -> dict[str, Any] | None:
+def _overall(report: Report) -> Mapping[str, Any] | None:
     """The overall row under the bucket table (all decisive pairs)."""
     overall = report.get("overall")
     if not overall:
@@ -58,7 +60,7 @@ def _overall(report: dict[str, Any]) -> dict[str, Any] | None:
             "misselected": overall["wrong"], **overall}  # fmt: skip
 
 
-def _split_cells(row: dict[str, Any]) -> list[str]:
+def _split_cells(row: Mapping[str, Any]) -> list[str]:
     if "tie_aware_ci" not in row:
         return ["", ""]
     low, high = row["tie_aware_ci"] or (None, None)
@@ -68,7 +70,7 @@ def _split_cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def render_html(report: dict[str, Any], svg: str) -> str:
+def render_html(report: Report, svg: str) -> str:
     buckets = _table(
         [
             "bucket",
@@ -219,7 +221,7 @@ Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 """
 
 
-def _why(report: dict[str, Any]) -> str:
+def _why(report: Report) -> str:
     """What moves this judge: the forest plot of the style model's odds ratios and its lines."""
     style = report.get("style")
     if not style:

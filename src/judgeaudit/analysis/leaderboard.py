@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,7 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         pd.cut(gap_series(decisive, report["gap_source"]), report["bins"], labels=False).eq(0)
     ]
     manifest = report["manifest"]
-    consistency = report["position_bias"][0] if report["position_bias"] else {}
+    consistency: Mapping[str, Any] = report["position_bias"][0] if report["position_bias"] else {}
     verdicts = report["verdicts"]
     usage = _usage(out, run_id)
     given = verdicts["orders"] - verdicts["no_verdict_orders"]

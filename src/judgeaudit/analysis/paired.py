@@ -10,6 +10,7 @@ only: seed-to-seed variation dwarfs their binomial error, so the gate refuses th
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -150,7 +151,7 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
 
 
 def unpaired_rows(
-    before: list[dict[str, Any]], after: list[dict[str, Any]]
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Bucket rows and the overall row from the two runs' own bucket tables."""
     rows = [
@@ -158,7 +159,7 @@ def unpaired_rows(
         for b, a in zip(before, after, strict=True)
     ]
 
-    def total(buckets: list[dict[str, Any]]) -> dict[str, Any]:
+    def total(buckets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         k = sum(b["misselected"] for b in buckets)
         n = sum(b["decisive"] for b in buckets)
         return {"misselected": k, "decisive": n, "rate": k / n if n else None}
@@ -166,7 +167,7 @@ def unpaired_rows(
     return rows, {"label": "overall", **_unpaired(total(before), total(after))}
 
 
-def _unpaired(b: dict[str, Any], a: dict[str, Any]) -> dict[str, Any]:
+def _unpaired(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
     diff, low, high = newcombe_diff(
         b["misselected"], b["decisive"], a["misselected"], a["decisive"]
     )

@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
-import io
-import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
-from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.engines import Pairs, open_pairs
-from judgeaudit.analysis.fmt import (
-    SIMULATED,
-    bucket_columns,
-    bucket_name,
-    review_lines,
-    simulated,
-    split,
-)
-from judgeaudit.analysis.fmt import bias as bias_text
+from judgeaudit.analysis.engines.history import kept_style
 from judgeaudit.analysis.frame import (
-    GAP_NAMES,
     decisive_mask,
     default_bins,
     gap_series,
@@ -36,18 +24,22 @@ from judgeaudit.analysis.frame import (
     resolve_run,
     stored_manifest,
 )
-from judgeaudit.analysis.gap_model import model_line
-from judgeaudit.analysis.html import render_html
+from judgeaudit.analysis.report_render import (
+    bucket_lines,
+    render,
+    render_csv,
+    render_markdown,
+    render_table,
+    write_report_files,
+)
+from judgeaudit.analysis.report_types import Bootstrap, Report
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
-from judgeaudit.analysis.verdicts import health_line, missing_by_bucket, verdict_health
+from judgeaudit.analysis.verdicts import missing_by_bucket, verdict_health
 from judgeaudit.analysis.why import style_section
-from judgeaudit.analysis.why_fmt import style_lines, style_markdown
-from judgeaudit.credentials import scrub_content
-from judgeaudit.fsutil import atomic_write_text
 
-BOOTSTRAP = {
+BOOTSTRAP: Bootstrap = {
     "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
     f"trajectories); above {BOOT_MAX_CLUSTERS} tasks the cluster-robust normal interval",
     "resamples": BOOT_RESAMPLES,
@@ -91,7 +83,7 @@ def resolve_buckets(
     return source, bins, names
 
 
-def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
     db = open_db(out)
     try:
         run_id = resolve_run(db, options.run_id)
@@ -103,19 +95,23 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
         pairs = open_pairs(options.engine, db, out, options.parquet)
         try:
-            report = _from_pairs(db, pairs, run_id, manifest, options)
+            report = _from_pairs(db, pairs, run_id, status, manifest, options)
         finally:
             pairs.close()
-        report.update(status=status, manifest=manifest)
-        report["style"] = style_section(db, run_id)
+        report["style"] = kept_style(db, run_id) or style_section(db, run_id)
     finally:
         db.close()
     return report
 
 
 def _from_pairs(
-    db: sqlite3.Connection, pairs: Pairs, run_id: str, manifest: dict[str, Any], opts: ReportOptions
-) -> dict[str, Any]:
+    db: sqlite3.Connection,
+    pairs: Pairs,
+    run_id: str,
+    status: str,
+    manifest: dict[str, Any],
+    opts: ReportOptions,
+) -> Report:
     """Every figure over the pairs, with audit.db's verdict counts and labels."""
     source, bins, names = resolve_buckets(pairs, run_id, manifest, opts)
     # Aggregated in SQL: memory stays flat however many pairs the run holds.
@@ -126,21 +122,33 @@ def _from_pairs(
     )
     for index, bucket in enumerate(sections["buckets"]):
         bucket["no_verdict_pairs"], bucket["no_verdict_decisive"] = missing.get(index, (0, 0))
-    report = {
+    report: Report = {
         "run_id": run_id,
-        "status": None,
+        "status": status,
         "gap_source": source,
         "bins": bins,
-        **sections,
+        # the sections one by one: the JSON keeps this order
+        "pairs": sections["pairs"],
+        "decisive": sections["decisive"],
+        "misselected": sections["misselected"],
+        "buckets": sections["buckets"],
+        "no_gap": sections["no_gap"],
+        "outside_bins": sections["outside_bins"],
+        "agent_pairs": sections["agent_pairs"],
+        "satisfied_but_failed": sections["satisfied_but_failed"],
+        "position_bias": sections["position_bias"],
+        "by_task_type": sections["by_task_type"],
+        "by_models": sections["by_models"],
+        "human_review": sections["human_review"],
         "verdicts": verdicts,
         "bootstrap": BOOTSTRAP,
-        "manifest": None,
+        "manifest": manifest,
     }
     add_figures(report, pairs, run_id, opts.threshold)
     return report
 
 
-def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> Report:
     """The same report from the whole frame in pandas (kept as the reference the SQL matches)."""
     db = open_db(out)
     try:
@@ -165,8 +173,12 @@ def build_report_pandas(out: Path, options: ReportOptions = ReportOptions()) -> 
         missing = (
             missing_by_bucket(db, run_id, source, bins) if verdicts["pairs_without_verdict"] else {}
         )
-        report = _pandas_report(pairs, labels, options, source, bins, settings, missing)
-        report.update(run_id=run_id, status=status, verdicts=verdicts, manifest=manifest)
+        # plain dicts from the pandas metrics, in the report's shape (a test holds the two equal)
+        report = cast(
+            Report, _pandas_report(pairs, labels, options, source, bins, settings, missing)
+        )
+        report["run_id"], report["status"] = run_id, status
+        report["verdicts"], report["manifest"] = verdicts, manifest
         add_figures(report, db, run_id, options.threshold)
         report["style"] = style_section(db, run_id)
     finally:
@@ -213,202 +225,17 @@ def _pandas_report(
     }
 
 
-def _pct(value: float | None) -> str:
-    return "   n/a" if value is None else f"{value * 100:5.1f}%"
-
-
-def _ci(row: dict[str, Any]) -> str:
-    if row.get("ci_low") is None:
-        return "—"
-    return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
-
-
-def _boot(row: dict[str, Any]) -> str:
-    if row.get("boot_low") is None:
-        return "—"
-    return f"[{row['boot_low'] * 100:.1f}, {row['boot_high'] * 100:.1f}]"
-
-
-def bucket_lines(report: dict[str, Any], bootstrap: bool = False) -> list[str]:
-    """The short summary `judgeaudit demo` ends with (the report table adds the bootstrap)."""
-    lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
-    for b in report["buckets"]:
-        boot = f"  task-clustered {_boot(b):<14}" if bootstrap else ""
-        edges = f"({b['lo']:g}, {b['hi']:g}]"
-        lines.append(
-            f"  {bucket_columns(b)} {edges:<14}"
-            f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
-        )
-        if b.get("decisive") and "tie_aware_ci" in b:
-            lines.append(f"{'':<29}{split(b)}")
-    overall = report.get("overall")
-    if overall:
-        lines.append(
-            f"  {'all':<12} {'':<14}{_pct(overall['rate'])}  95% CI {_ci(overall):<14}"
-            f"{' ' * len(f'  task-clustered {_boot({}):<14}') if bootstrap else ''}"
-            f" n={overall['decisive']}"
-        )
-        lines.append(f"{'':<29}{split(overall)}")
-    if report.get("gap_model"):
-        lines.append(model_line(report["gap_model"]))
-    if bootstrap:
-        boot = report.get("bootstrap", {})
-        lines.append(
-            "  (95% CI: Wilson with a design effect for task clustering, per row, not "
-            f"simultaneous; task-clustered: percentile bootstrap, {boot.get('resamples')} "
-            f"resamples of whole tasks, seed {boot.get('seed')}, undercovers with few events; "
-            "tie-aware = (wrong + tie/2) / decisive)"
-        )
-    left_out = [
-        f"{report[key]} pairs {what}"
-        for key, what in (("outside_bins", "outside the bins"), ("no_gap", "without a gap"))
-        if report.get(key)
-    ]
-    if left_out:
-        lines.append(f"  not in any bucket: {', '.join(left_out)}")
-    sbf = report["satisfied_but_failed"]
-    for who in ("judge", "user_simulator"):
-        part = sbf[who]
-        unit = {"judge": "judged sides", "user_simulator": "conversations"}[who]
-        lines.append(
-            f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
-            f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}"
-        )
-    return lines
-
-
-def render_table(report: dict[str, Any]) -> str:
-    lines = [
-        f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
-        f"{report['decisive']} decisive, {report['misselected']} misselected",
-        health_line(report["verdicts"]),
-        "",
-    ]
-    if simulated(report):
-        lines[1:1] = [SIMULATED]
-    lines += bucket_lines(report, bootstrap=True)
-    lines += ["", "agent pairs:"]
-    for p in report["agent_pairs"]:
-        flag = {
-            "misselected": "  RANKING MISSELECTED",
-            "suggestive": "  ranking opposite "
-            f"(suggestive: success p={p.get('success_p_value', 1):.2g}, judge sign-test "
-            f"p={p.get('judge_sign_p_value', 1):.2g})",
-        }.get(p.get("ranking") or "", "")
-        lines.append(
-            f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
-            f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
-            f"{p['judge_win_rate_b']:.2f}, misselected {_pct(p['rate'])} {_ci(p)} "
-            f"n={p['decisive']}{flag}"
-        )
-        if p.get("decisive"):
-            lines.append(f"      {split(p)}")
-    lines += ["", "position bias:"]
-    for pb in report["position_bias"]:
-        lines.append(f"  {bias_text(pb)}")
-    lines.append(
-        "  (orders without a verdict left out; intervals: Wilson with a task design effect; "
-        "p: exact two-sided binomial test against 50% on the design-effect-adjusted counts)"
-    )
-    lines += ["", "judge verdicts (an order without a parsable verdict counts as a tie):"]
-    for j in report["verdicts"]["by_judge"]:
-        lines.append(
-            f"  {j['judge_model']}: no verdict {_pct(j['no_verdict_rate'])} of orders "
-            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
-            f"{j['parse_failures']}/{j['judge_calls']} calls"
-        )
-    lines += ["", "by task type:"]
-    for t in report["by_task_type"]:
-        lines.append(
-            f"  {t['task_type']:<24} misselected {_pct(t['rate'])} {_ci(t)} n={t['decisive']}"
-        )
-    if "style" in report:
-        lines += ["", *style_lines(report["style"])]
-    lines += ["", *review_lines(report["human_review"])]
-    return "\n".join(lines)
-
-
-def render_markdown(report: dict[str, Any]) -> str:
-    out = [
-        f"# judgeaudit report — {report['run_id']}",
-        "",
-        f"Gap source: `{report['gap_source']}`; {report['pairs']} pairs, "
-        f"{report['decisive']} decisive.",
-        *(["", f"> **{SIMULATED}**"] if simulated(report) else []),
-        "",
-        health_line(report["verdicts"]),
-        "",
-        "| bucket | gap | decisive | right | wrong (misselected) | tie | rate | 95% CI |"
-        " tie-aware rate | 95% CI | decisive without verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    rows = [(bucket_name(b, paren=True), f"({b['lo']:g}, {b['hi']:g}]", b)
-            for b in report["buckets"]]  # fmt: skip
-    if report.get("overall"):
-        rows.append(("all", "", {**report["overall"], "no_verdict_decisive": ""}))
-    for label, edges, b in rows:
-        low, high = b.get("tie_aware_ci") or (None, None)
-        out.append(
-            f"| {label} | {edges} | {b['decisive']} | {b.get('right', '')} | "
-            f"{b.get('wrong', b.get('misselected'))} | {b.get('tie', '')} | "
-            f"{_pct(b['rate']).strip()} | {_ci(b)} | {_pct(b.get('tie_aware_rate')).strip()} | "
-            f"{_ci({'ci_low': low, 'ci_high': high})} | {b.get('no_verdict_decisive', 0)} |"
-        )
-    sbf = report["satisfied_but_failed"]
-    judge, user = sbf["judge"], sbf["user_simulator"]
-    out += [
-        "",
-        f"Intervals: {report.get('intervals', 'Wilson')}. Tie-aware rate: "
-        "(wrong + tie / 2) / decisive.",
-        "",
-        f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
-        f"{_pct(judge['rate']).strip()} ({judge['failed']}/{judge['satisfied']} judged sides), "
-        f"95% CI {_ci(judge)}",
-        f"Failed although user simulator satisfied: {_pct(user['rate']).strip()} "
-        f"({user['failed']}/{user['satisfied']} conversations), 95% CI {_ci(user)}",
-        "",
-        *[f"Position bias — {bias_text(pb)}" for pb in report["position_bias"]],
-        "",
-        model_line(report.get("gap_model")).strip(),
-        "",
-        *(style_markdown(report["style"]) if "style" in report else []),
-        "```",
-        *review_lines(report["human_review"]),
-        "```",
-    ]
-    return "\n".join(out) + "\n"
-
-
-def render_csv(report: dict[str, Any]) -> str:
-    buffer = io.StringIO()
-    rows = []
-    for bucket in report["buckets"]:
-        row = {k: v for k, v in bucket.items() if k != "tie_aware_ci"}
-        low, high = bucket.get("tie_aware_ci") or (None, None)
-        rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high})
-    pd.DataFrame(rows).to_csv(buffer, index=False)
-    return buffer.getvalue()
-
-
-def render(report: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(report, ensure_ascii=False, indent=2, default=str)
-    if fmt == "csv":
-        return render_csv(report)
-    if fmt == "md":
-        return render_markdown(report)
-    if fmt == "html":
-        return render_html(report, bucket_svg(report["buckets"], _chart_title(report)))
-    return render_table(report)
-
-
-def _chart_title(report: dict[str, Any]) -> str:
-    return f"Misselection by {report['gap_source']} gap (95% Wilson CI) — {report['run_id']}"
-
-
-def write_report_files(out: Path, report: dict[str, Any]) -> list[Path]:
-    """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically."""
-    svg = bucket_svg(report["buckets"], _chart_title(report))
-    atomic_write_text(out / "misselection.svg", svg)
-    atomic_write_text(out / "report.html", scrub_content(render_html(report, svg)))
-    return [out / "report.html", out / "misselection.svg"]
+# the public names, including those re-exported from the split-out module
+__all__ = [
+    "BOOTSTRAP",
+    "ReportOptions",
+    "bucket_lines",
+    "build_report",
+    "build_report_pandas",
+    "render",
+    "render_csv",
+    "render_markdown",
+    "render_table",
+    "resolve_buckets",
+    "write_report_files",
+]

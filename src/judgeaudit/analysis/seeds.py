@@ -13,8 +13,10 @@ import itertools
 import statistics
 from typing import Any
 
+from judgeaudit.analysis.report_types import Report
 
-def figures(report: dict[str, Any]) -> dict[str, float | None]:
+
+def figures(report: Report) -> dict[str, float | None]:
     """The headline figures of one report, flat, by name."""
     out: dict[str, float | None] = {}
     for b in report["buckets"]:
@@ -39,24 +41,29 @@ def figures(report: dict[str, Any]) -> dict[str, float | None]:
     return out
 
 
-def claims(report: dict[str, Any]) -> dict[str, bool]:
+def claims(report: Report) -> dict[str, bool]:
     """The demo's claims, true or false for one seed."""
     rates = [b["rate"] for b in report["buckets"]]
     near, large = report["buckets"][0], report["buckets"][-1]
     model = report.get("gap_model") or {}
     ci: list[float] = model.get("ci") or []
+    near_rate, large_rate = near["rate"], large["rate"]
+    near_low, large_high = near["ci_low"], large["ci_high"]
+    known = [r for r in rates if r is not None]
     return {
-        "near rate above large rate": None not in (near["rate"], large["rate"])
-        and near["rate"] > large["rate"],
-        "near interval above large interval": None not in (near["ci_low"], large["ci_high"])
-        and near["ci_low"] > large["ci_high"],
-        "buckets fall monotonically": None not in rates
-        and all(a >= b for a, b in itertools.pairwise(rates)),
+        "near rate above large rate": near_rate is not None
+        and large_rate is not None
+        and near_rate > large_rate,
+        "near interval above large interval": near_low is not None
+        and large_high is not None
+        and near_low > large_high,
+        "buckets fall monotonically": len(known) == len(rates)
+        and all(a >= b for a, b in itertools.pairwise(known)),
         "odds ratio per 0.1 below 1 (interval)": len(ci) == 2 and ci[1] < 1,
     }
 
 
-def spread(reports: dict[int, dict[str, Any]]) -> dict[str, Any]:
+def spread(reports: dict[int, Report]) -> dict[str, Any]:
     """Per figure min / median / max over the seeds, and each claim's count of seeds."""
     per_seed = {seed: figures(r) for seed, r in reports.items()}
     names = list(next(iter(per_seed.values())))

@@ -17,11 +17,23 @@ Every rate's interval is :mod:`judgeaudit.analysis.clustered`'s design-effect Wi
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from judgeaudit.analysis.clustered import METHOD, Sums, as_int, grouped_sums, interval
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
+from judgeaudit.analysis.report_types import (
+    AgentPair,
+    Breakdown,
+    Bucket,
+    FirstPosition,
+    Ranking,
+    Report,
+    Satisfied,
+    SatisfiedParts,
+    Split,
+)
 from judgeaudit.analysis.stats import mcnemar_exact
 from judgeaudit.audit.units import gap as gaps
 
@@ -40,12 +52,11 @@ TIE_SCORE = (
 PAIRS = "audit_pairs WHERE run_id = ?"
 
 
-def three_way(sums: list[Sums] | None) -> dict[str, Any]:
+def three_way(sums: list[Sums] | None) -> Split:
     """``right``, ``wrong``, ``tie``, the misselection rate and the tie-aware rate, intervals."""
     if not sums:
-        empty = {"rate": None, "ci_low": None, "ci_high": None, "design_effect": None}
-        return {"right": 0, "wrong": 0, "tie": 0, **empty, "tie_aware_rate": None,
-                "tie_aware_ci": None}  # fmt: skip
+        return {"right": 0, "wrong": 0, "tie": 0, "rate": None, "ci_low": None, "ci_high": None,
+                "design_effect": None, "tie_aware_rate": None, "tie_aware_ci": None}  # fmt: skip
     wrong, right, score = sums
     decisive = int(wrong.n)
     tie_aware = interval(score)
@@ -59,14 +70,12 @@ def three_way(sums: list[Sums] | None) -> dict[str, Any]:
     }
 
 
-def _split_by(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Any]:
+def _split_by(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Split]:
     sums = grouped_sums(db, keys, [WRONG, RIGHT, TIE_SCORE], DEC, PAIRS, (run_id,))
     return {key: three_way(value) for key, value in sums.items()}
 
 
-def bucket_splits(
-    db: Pairs, run_id: str, source: str, bins: list[float]
-) -> dict[int, dict[str, Any]]:
+def bucket_splits(db: Pairs, run_id: str, source: str, bins: list[float]) -> dict[int, Split]:
     """Bucket index -> its three-way split (buckets without a decisive pair are absent)."""
     case, edges = gaps.bucket_case("g", bins)
     gap = db.dialect.gap(source)
@@ -75,7 +84,7 @@ def bucket_splits(
     return {int(k[0]): three_way(v) for k, v in sums.items() if k[0] is not None}
 
 
-def report_splits(db: Pairs, run_id: str) -> dict[str, dict[tuple[Any, ...], Any]]:
+def report_splits(db: Pairs, run_id: str) -> dict[str, dict[tuple[Any, ...], Split]]:
     """The split overall, per agent pair, per task type and per (agent pair, judge model)."""
     return {
         "overall": _split_by(db, run_id, []),
@@ -94,7 +103,7 @@ SIDES = (
 )
 
 
-def satisfied_but_failed(db: Pairs, run_id: str, threshold: float) -> dict[str, Any]:
+def satisfied_but_failed(db: Pairs, run_id: str, threshold: float) -> SatisfiedParts:
     """P(failed | satisfied): per judged side for the judge, per conversation for the user."""
     t = float(threshold)
     judge = grouped_sums(  # both sides of a pair in one row: the same per-task sums, one scan
@@ -111,7 +120,7 @@ def satisfied_but_failed(db: Pairs, run_id: str, threshold: float) -> dict[str, 
         conversations, (run_id, run_id),
     ).get(())  # fmt: skip
 
-    def part(sums: list[Sums] | None, unit: str) -> dict[str, Any]:
+    def part(sums: list[Sums] | None, unit: str) -> Satisfied:
         s = sums[0] if sums else Sums(0, 0, 0, 0, 0, 0)
         return {"unit": unit, "satisfied": int(s.n), "failed": int(s.k), **interval(s)}
 
@@ -128,6 +137,7 @@ def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
                 "design_effect": None, "p_value": None}  # fmt: skip
     found = interval(s)
     deff = found["design_effect"]
+    assert deff is not None  # s.n > 0
     n_eff = max(1, round(s.n / deff))
     k_eff = round(s.k / s.n * n_eff)
     return {k_name: int(s.k), n_name: int(s.n), **found,
@@ -149,14 +159,14 @@ def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sum
     return found[0] if found else None
 
 
-def position_bias(db: Pairs, run_id: str) -> dict[Any, dict[str, Any]]:
+def position_bias(db: Pairs, run_id: str) -> dict[Any, FirstPosition]:
     """Per judge model: first-position win rate over decided orders, and of the real order
     disagreements the share the first position won (an order without a verdict is neither)."""
     orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
     flips = grouped_sums(
         db, ["judge_model"], [as_int(f"{FLIP} AND pref_ab = 'A'")], as_int(FLIP), PAIRS, (run_id,)
     )
-    out: dict[Any, dict[str, Any]] = {}
+    out: dict[Any, FirstPosition] = {}
     for model in sorted({*orders, *flips}, key=lambda k: (k[0] is not None, k[0])):
         out[model[0]] = {
             "first_position_win_rate": _tested(
@@ -174,16 +184,18 @@ SPLIT_KEYS = ("decisive", "right", "wrong", "tie", "rate", "ci_low", "ci_high",
               "tie_aware_rate", "tie_aware_ci")  # fmt: skip
 
 
-def run_figures(report: dict[str, Any]) -> dict[str, Any]:
+def run_figures(report: Report) -> dict[str, Any]:
     """One run's split per bucket and overall and its position bias, from its report: what
     ``compare`` carries for each side, so the app's compare shows the report's own figures."""
+    buckets: list[Mapping[str, Any]] = list(report["buckets"])
+    overall: Mapping[str, Any] = report.get("overall") or {}
     return {
         "run_id": report["run_id"],
         "buckets": [
             {"label": b["label"], "alias": b["alias"], **{k: b.get(k) for k in SPLIT_KEYS}}
-            for b in report["buckets"]
+            for b in buckets
         ],
-        "overall": {k: (report.get("overall") or {}).get(k) for k in SPLIT_KEYS},
+        "overall": {k: overall.get(k) for k in SPLIT_KEYS},
         "position_bias": report["position_bias"],
         "intervals": report.get("intervals"),
     }
@@ -192,7 +204,7 @@ def run_figures(report: dict[str, Any]) -> dict[str, Any]:
 ALPHA = 0.05
 
 
-def ranking(row: dict[str, Any]) -> dict[str, Any]:
+def ranking(row: Mapping[str, Any]) -> Ranking:
     """Does the judge rank this agent pair opposite to the success check, significantly?
 
     The success difference is tested paired over the pair's shared tasks (exact McNemar on the
@@ -223,39 +235,62 @@ def ranking(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def add_figures(
-    report: dict[str, Any], db: Pairs | sqlite3.Connection, run_id: str, threshold: float
+    report: Report, db: Pairs | sqlite3.Connection, run_id: str, threshold: float
 ) -> None:
     """The split, the clustered intervals, per-conversation satisfied-but-failed and the
     position-bias statistics, into a report built by either builder (one owner for both)."""
     db = as_pairs(db)
     source, bins = report["gap_source"], report["bins"]
     for index, split in bucket_splits(db, run_id, source, bins).items():
-        report["buckets"][index].update(split)
+        put_split(report["buckets"][index], split)
     for bucket in report["buckets"]:
         if "tie_aware_ci" not in bucket:
-            bucket.update(three_way(None))
+            put_split(bucket, three_way(None))
     splits = report_splits(db, run_id)
     report["overall"] = {
         "decisive": report["decisive"],
         **splits["overall"].get((), three_way(None)),
     }
-    for name, keys in (
-        ("agent_pairs", ("agent_a", "agent_b")),
-        ("by_task_type", ("task_type",)),
-        ("by_models", ("agent_a", "agent_b", "judge_model")),
-    ):
-        for row in report[name]:
-            row.update(splits[name].get(tuple(row[k] for k in keys), three_way(None)))
-    for row in report["agent_pairs"]:
-        row.update(ranking(row))
+    for pair in report["agent_pairs"]:
+        key = (pair["agent_a"], pair["agent_b"])
+        put_split(pair, splits["agent_pairs"].get(key, three_way(None)))
+    for row in report["by_task_type"]:
+        put_split(row, splits["by_task_type"].get((row["task_type"],), three_way(None)))
+    for row in report["by_models"]:
+        models = (row["agent_a"], row["agent_b"], row["judge_model"])
+        put_split(row, splits["by_models"].get(models, three_way(None)))
+    for pair in report["agent_pairs"]:
+        _put_ranking(pair, ranking(pair))
     report["gap_model"] = gap_model(db, run_id, source)
     sbf = satisfied_but_failed(db, run_id, threshold)
-    report["satisfied_but_failed"].update(sbf)
+    report["satisfied_but_failed"]["judge"] = sbf["judge"]
+    report["satisfied_but_failed"]["user_simulator"] = sbf["user_simulator"]
     unparsed = {j["judge_model"]: j["no_verdict_orders"] for j in report["verdicts"]["by_judge"]}
     bias = position_bias(db, run_id)
-    for row in report["position_bias"]:
-        for old in ("first_position_wins", "decided_in_inconsistent", "first_position_win_rate"):
-            row.pop(old, None)
-        row["unparsed_orders"] = unparsed.get(row["judge_model"], 0)
-        row.update(bias.get(row["judge_model"], {}))
+    for bias_row in report["position_bias"]:
+        # the aggregation's counts give way to the tested figures
+        bias_row.pop("first_position_wins", None)
+        bias_row.pop("decided_in_inconsistent", None)
+        bias_row.pop("first_position_win_rate", None)
+        bias_row["unparsed_orders"] = unparsed.get(bias_row["judge_model"], 0)
+        if bias_row["judge_model"] in bias:
+            tests = bias[bias_row["judge_model"]]
+            bias_row["first_position_win_rate"] = tests["first_position_win_rate"]
+            bias_row["flips_won_by_first"] = tests["flips_won_by_first"]
     report["intervals"] = METHOD
+
+
+def put_split(row: Bucket | AgentPair | Breakdown, split: Split) -> None:
+    """A row's three-way split, written as ``dict.update`` would (rate and interval replaced
+    in place, the new keys appended in the split's order: the JSON's key order)."""
+    row["right"], row["wrong"], row["tie"] = split["right"], split["wrong"], split["tie"]
+    row["rate"], row["ci_low"], row["ci_high"] = split["rate"], split["ci_low"], split["ci_high"]
+    row["design_effect"] = split["design_effect"]
+    row["tie_aware_rate"], row["tie_aware_ci"] = split["tie_aware_rate"], split["tie_aware_ci"]
+
+
+def _put_ranking(pair: AgentPair, test: Ranking) -> None:
+    pair["ranking_misselected"], pair["ranking"] = test["ranking_misselected"], test["ranking"]
+    pair["success_only_a"], pair["success_only_b"] = test["success_only_a"], test["success_only_b"]
+    pair["success_p_value"] = test["success_p_value"]
+    pair["judge_sign_p_value"] = test["judge_sign_p_value"]

@@ -16,13 +16,17 @@ from __future__ import annotations
 import glob
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from judgeaudit.analysis.clustered import METHOD, grouped_sums, interval
+from judgeaudit.analysis.engines import open_pairs
+from judgeaudit.analysis.engines.history import is_history, kept_judges
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.stats import wilson
 
 Kind = Literal["recorded", "imported", "simulated", "rejudge"]
@@ -75,6 +79,8 @@ def expand(targets: list[str]) -> list[Path]:
 
 
 def _outs_in(path: Path) -> list[Path]:
+    if is_history(path):  # a Parquet history: every period's run is in it
+        return [path]
     if (path / "audit.db").exists() or path.name == "audit.db":
         return [path if path.is_dir() else path.parent]
     if path.is_dir():
@@ -97,9 +103,12 @@ def _kind(manifest: dict[str, Any]) -> Kind:
     return "simulated" if source.startswith("builtin:") or source.endswith(".toml") else "imported"
 
 
-def _judges(db: sqlite3.Connection, run_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def judges_of(db: sqlite3.Connection, run_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The judge models and prompt hashes that actually gave the verdicts (recorded logs name
-    their own, which the spec's judge does not)."""
+    their own, which the spec's judge does not; a Parquet history kept them at import)."""
+    kept = kept_judges(db, run_id)
+    if kept[0] or kept[1]:
+        return kept
     models = [r[0] for r in db.execute(
         "SELECT DISTINCT judge_model FROM audit_pairs WHERE run_id = ? AND judge_model IS NOT NULL"
         " ORDER BY 1", (run_id,))]  # fmt: skip
@@ -122,7 +131,7 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
             for run_id, created, text in rows:
                 manifest = json.loads(text)
                 settings = manifest.get("settings", {})
-                models, hashes = _judges(db, run_id)
+                models, hashes = judges_of(db, run_id)
                 period = manifest.get("period")
                 refs.append(
                     RunRef(
@@ -181,14 +190,18 @@ def check_series(refs: list[RunRef], gap_source: str | None) -> None:
         raise AnalysisError(f"trend: period {twice} has two runs; give one run per period")
 
 
-def _consistency(out: Path, run_id: str) -> dict[str, Any]:
+def _consistency(out: Path, run_id: str, engine: str) -> dict[str, Any]:
     """Both orders agreed, over pairs judged in both orders, with the report's clustered interval."""
     db = open_db(out)
     try:
-        sums = grouped_sums(
-            db, [], ["consistent"], "(consistent IS NOT NULL)",
-            "audit_pairs WHERE run_id = ?", (run_id,),
-        ).get(())  # fmt: skip
+        pairs = open_pairs(engine, db, out, None)
+        try:
+            sums = grouped_sums(
+                pairs, [], ["consistent"], "(consistent IS NOT NULL)",
+                "audit_pairs WHERE run_id = ?", (run_id,),
+            ).get(())  # fmt: skip
+        finally:
+            pairs.close()
     finally:
         db.close()
     if not sums:
@@ -200,14 +213,14 @@ def _none() -> dict[str, Any]:
     return {"rate": None, "ci_low": None, "ci_high": None}
 
 
-def _rate(part: dict[str, Any]) -> dict[str, Any]:
+def _rate(part: Mapping[str, Any]) -> dict[str, Any]:
     return {k: part.get(k) for k in ("rate", "ci_low", "ci_high", "design_effect")}
 
 
-def period_figures(report: dict[str, Any], consistency: dict[str, Any]) -> dict[str, Any]:
+def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any]:
     """The trend's figures of one run, taken from its report (never recomputed)."""
     split = ("right", "wrong", "tie", "decisive", "tie_aware_rate", "tie_aware_ci")
-    overall = report.get("overall") or {}
+    overall: Mapping[str, Any] = report.get("overall") or {}
     buckets = [
         {"label": b["label"], "alias": b.get("alias"), "lo": b["lo"], "hi": b["hi"],
          **_rate(b), **{k: b.get(k) for k in split}}
@@ -266,9 +279,13 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
     bins, labels = options.bins, options.labels
     source = options.gap_source
     for ref in refs:
+        # A Parquet history's pairs are read by DuckDB; an OUT's by SQLite, as before.
+        engine = "duckdb" if is_history(ref.out) else "sqlite"
         report = build_report(
             ref.out,
-            ReportOptions(ref.run_id, source or ref.gap_source, bins, labels, options.threshold),
+            ReportOptions(
+                ref.run_id, source or ref.gap_source, bins, labels, options.threshold, engine
+            ),
         )
         # Every period on the first period's buckets: default edges can follow the data
         # (external rewards), and a bucket must mean the same thing along the series.
@@ -285,7 +302,7 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
                 "judge_models": list(ref.judge_models),
                 "prompt_hashes": list(ref.prompt_hashes),
                 "task_set": ref.task_set,
-                **period_figures(report, _consistency(ref.out, ref.run_id)),
+                **period_figures(report, _consistency(ref.out, ref.run_id, engine)),
             }
         )
     return {

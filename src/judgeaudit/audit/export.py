@@ -60,9 +60,9 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
     with atomic_writer(out / LOGS_JSONL) as handle:
         for log in store.iter_logs(run_id):
             handle.write(log_json(log) + "\n")
-    parquet: bool | None = None  # None: not a final export; False: pyarrow is not installed
+    parquet: bool | None = None  # None: not a final export; False: DuckDB is not installed
     if final:
-        from judgeaudit.audit.store.parquet import PARQUET
+        from judgeaudit.audit.store.parquet_out import PARQUET
 
         parquet = finish_exports(store, run_id, out / PARQUET)
     manifest = store.manifest(run_id)

@@ -10,10 +10,10 @@ import asyncio
 import json
 import shutil
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.export import LiveLog, export_all
@@ -29,7 +29,8 @@ from judgeaudit.audit.inputs.source_run import (
     source_pair_units,
     task_to_json,
 )
-from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run, first_leaf
+from judgeaudit.audit.pool import WorkerPool
+from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.spec.manifest import build_manifest
@@ -42,7 +43,6 @@ from judgeaudit.audit.units import (
     ImportedPair,
     PairUnit,
     TrajectoryUnit,
-    Unit,
     pair_units,
     trajectory_units,
 )
@@ -52,14 +52,10 @@ from judgeaudit.audit.units.outcome import judge_log_rows, pair_events, pair_row
 from judgeaudit.audit.units.transcript import with_context
 from judgeaudit.audit.units.usage import Usage
 from judgeaudit.errors import IncompleteRun, JudgeauditError
-from judgeaudit.llm import LLMError
 from judgeaudit.validate import check_out_dir, integer
 
-U = TypeVar("U", TrajectoryUnit, PairUnit, CheckUnit)
-UNIT_TRIES = 3
 
-
-class AuditRunner:
+class AuditRunner(WorkerPool):
     def __init__(
         self,
         spec: RunSpec,
@@ -297,56 +293,6 @@ class AuditRunner:
         finally:
             await endpoints.close()
 
-    # --- phases and the worker pool ------------------------------------------------------------
-    async def _phase(
-        self,
-        name: ev.Phase,
-        total: int,
-        todo: Sequence[U],
-        work: Callable[[U], Awaitable[None]],
-        done: int | None = None,
-    ) -> None:
-        self.usage.start_phase(name, total, total - len(todo) if done is None else done)
-        self.emit(ev.PhaseStarted(name, total, self.usage.counters.done))
-        iterator = iter(todo)
-
-        async def worker() -> None:
-            for unit in iterator:
-                await self.paused.wait()
-                await self._attempt(unit, work)
-                self.usage.counters.done += 1
-                self._progress()
-
-        try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(self.concurrency):
-                    group.create_task(worker())
-        except BaseExceptionGroup as errors:
-            raise first_leaf(errors) from None  # one clear error, not a traceback tree
-        self._progress(force=True)
-
-    async def _attempt(self, unit: U, work: Callable[[U], Awaitable[None]]) -> None:
-        for attempt in range(1, UNIT_TRIES + 1):
-            try:
-                await work(unit)
-                return
-            except LLMError as exc:
-                if exc.kind in ("auth", "not_found", "request"):
-                    raise RunError(str(exc)) from None
-                if exc.kind == "unreachable":  # every other unit would be refused the same way
-                    raise EndpointDown(str(exc)) from None
-                if attempt == UNIT_TRIES:
-                    self.last_failure = str(exc)
-                    self.usage.counters.failures += 1
-                    self.emit(ev.UnitFailed(_unit_name(unit), f"{exc} (rerun to retry)"))
-
-    def _progress(self, force: bool = False) -> None:
-        limits = self.endpoints.limits() if self.endpoints else {}
-        rates = self.endpoints.rate_limits() if self.endpoints else {}
-        event = self.usage.progress(limits, force, rates)
-        if event is not None:
-            self.emit(event)
-
     # --- units ---------------------------------------------------------------------------------
     def _side(self, ref: ModelRef) -> Side:
         assert self.endpoints is not None
@@ -401,7 +347,3 @@ class AuditRunner:
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
-
-
-def _unit_name(unit: Unit) -> str:
-    return unit.name

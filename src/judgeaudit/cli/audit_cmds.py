@@ -1,18 +1,13 @@
-"""``judgeaudit run``, ``demo``, ``report``, ``compare``, ``show`` and ``review``."""
+"""The parsers of ``judgeaudit run``, ``demo``, ``report``, ``compare``, ``show`` and ``review``
+(the run commands live in :mod:`judgeaudit.cli.run_cmds`, the reading ones in report_cmds)."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from judgeaudit.analysis.features import STYLE
-from judgeaudit.audit.events import EventSink
-from judgeaudit.cli.common import UserError
-from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
 from judgeaudit.cli.report_cmds import (
     cmd_compare,
     cmd_report,
@@ -20,18 +15,10 @@ from judgeaudit.cli.report_cmds import (
     cmd_review_import,
     cmd_show,
 )
-from judgeaudit.errors import JudgeauditError
+from judgeaudit.cli.run_cmds import Interrupted, cmd_demo, cmd_rejudge, cmd_run, cmd_tui, demo_spec
 
 if TYPE_CHECKING:
-    from judgeaudit.audit.events import RunFinished
-    from judgeaudit.audit.spec import RunSpec
     from judgeaudit.cli.common import Sub
-
-
-class Interrupted(JudgeauditError):
-    """Ctrl-C during a run (exit 130, as the shell reports a SIGINT)."""
-
-    exit_code = 130
 
 
 def register(sub: Sub) -> None:
@@ -220,227 +207,13 @@ def _words(text: str) -> list[str]:
     return [w.strip() for w in text.split(",")]
 
 
-def _sink(choice: str | None) -> EventSink:
-    if choice == "jsonl" or (choice is None and not sys.stderr.isatty()):
-        return JsonLinesDisplay()
-    return ProgressDisplay()
-
-
-def _print_plan(spec: Path | RunSpec, out: Path | None, events: str | None) -> int:
-    import json
-
-    from judgeaudit.audit.dryrun import render_plan
-    from judgeaudit.engine import plan_run
-
-    result = plan_run(spec, out)
-    if events == "jsonl":
-        print(json.dumps({"event": "dry_run", **result}, ensure_ascii=False))
-    else:
-        print(render_plan(result))
-    return 0
-
-
-def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinished:
-    """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept)."""
-    from judgeaudit.engine import run_audit_blocking
-
-    try:
-        finished = run_audit_blocking(spec, out, **options)
-    except KeyboardInterrupt:
-        raise Interrupted(
-            f"interrupted; the units finished so far are kept in {out}: rerun the same "
-            "command to resume"
-        ) from None
-    if finished.summary.get("parquet") is False:
-        from judgeaudit.audit.store.parquet import INSTALL_HINT, PARQUET
-
-        print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
-    return finished
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-
-    if args.dry_run:
-        return _print_plan(args.spec, args.out, args.events)
-    if args.out is None:
-        raise UserError("run: --out DIR is required (the output directory; or use --dry-run)")
-    _run_blocking(
-        args.spec,
-        args.out,
-        on_event=_sink(args.events),
-        concurrency=args.concurrency,
-        new_run=args.new_run,
-    )
-    return 0
-
-
-def cmd_rejudge(args: argparse.Namespace) -> int:
-    models = args.judge_model or [None]
-    if len(set(models)) != len(models):
-        raise UserError("rejudge: --judge-model: the same model is named twice; name each once")
-    if len(models) > 1 and args.dry_run:
-        for model in models:
-            _rejudge_one(args, model)
-        return 0
-    finished = [_rejudge_one(args, model) for model in models]
-    if len(finished) > 1:
-        print(f"rank them: judgeaudit judges {args.out}")
-    return 0
-
-
-def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
-    from judgeaudit.audit.inputs.rejudge import RejudgeRequest, rejudge_spec
-
-    spec = rejudge_spec(
-        RejudgeRequest(
-            args.source,
-            args.run,
-            model,
-            args.judge_prompt,
-            args.judge_endpoint,
-            args.judge_key_env,
-            args.judge_temperature,
-        )
-    )
-    from judgeaudit.audit.inputs import source_of
-
-    source = source_of(spec)
-    assert source is not None
-    if args.dry_run:
-        from judgeaudit.analysis.gate_power import power_lines, rejudge_power
-
-        _print_plan(spec, args.out, args.events)
-        power = rejudge_power(source.out, source.run_id)
-        if args.events == "jsonl":
-            import json
-
-            print(json.dumps({"event": "gate_power", **power}, ensure_ascii=False))
-        else:
-            print("\n".join(power_lines(power)))
-        return None
-    # Into the source's own directory, or an OUT holding another judge's re-judge: add the
-    # re-judge as a run there (or resume it).
-    existing = (args.out / "audit.db").is_file()
-    new_run = existing and not _holds_spec(args.out, spec)
-    finished = _run_blocking(
-        spec,
-        args.out,
-        on_event=_sink(args.events),
-        concurrency=args.concurrency,
-        new_run=new_run,
-    )
-    print(
-        f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
-        f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
-    )
-    if Path(os.path.realpath(args.out)) == source.out:
-        print(
-            f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
-            f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
-            f"{args.out} --run {source.run_id})"
-        )
-    return finished.run_id
-
-
-def _holds_spec(out: Path, spec: RunSpec) -> bool:
-    from judgeaudit.audit.store import open_readonly
-
-    db = open_readonly(out / "audit.db")
-    try:
-        row = db.execute("SELECT 1 FROM runs WHERE spec_hash = ?", (spec.spec_hash(),)).fetchone()
-    finally:
-        db.close()
-    return row is not None
-
-
-def demo_spec() -> Path:
-    """The demo spec shipped in the package (``examples/demo.toml`` links to it)."""
-    return Path(str(resources.files("judgeaudit").joinpath("data/demo.toml")))
-
-
-def _need_tty() -> None:
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UserError(
-            "the terminal app needs a TTY; try `judgeaudit demo --no-tui` or "
-            "`judgeaudit run SPEC --out DIR`"
-        )
-
-
-def cmd_tui(args: argparse.Namespace) -> int:
-    _need_tty()
-    from judgeaudit.tui.launch import run_app
-
-    return run_app(args.out, demo_spec())
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    if args.monitor:
-        return _demo_monitor(args)
-    if args.seeds is not None:
-        return _demo_seeds(args)
-    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
-        from judgeaudit.tui.launch import run_app
-
-        return run_app(args.out, demo_spec(), start_demo=True)
-    print(
-        "judgeaudit demo: simulated agents, user simulator and judge on the embedded provider "
-        "(no key, no network)",
-        file=sys.stderr,
-    )
-    finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events))
-    from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
-
-    report = build_report(args.out, ReportOptions(run_id=finished.run_id))
-    print("\n".join(bucket_lines(report)))
-    print(
-        f"report: {args.out / 'report.html'}  pairs: {args.out / 'audit_pairs.csv'}  "
-        f"judge log: {args.out / 'judge_logs.jsonl'}"
-    )
-    return 0
-
-
-def _demo_monitor(args: argparse.Namespace) -> int:
-    """A month of judge logs with a judge change, trended: the terminal app's Trends screen
-    (with a TTY and without --no-tui), else the table and OUT/trend.html."""
-    from judgeaudit.analysis.trend_fmt import render
-    from judgeaudit.cli.trend_cmds import run_monitor
-
-    if args.seeds is not None:
-        raise UserError("demo: --monitor and --seeds: give one of them")
-    out = Path("out/monitor") if args.out == Path("out/demo") else args.out
-    trend = run_monitor(out)
-    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
-        from judgeaudit.tui.launch import run_app
-
-        return run_app(out / "runs", demo_spec(), trend=trend)
-    print(render(trend, "table"))
-    print(f"trend: {out / 'trend.html'}  (json: {out / 'trend.json'})")
-    return 0
-
-
-def _demo_seeds(args: argparse.Namespace) -> int:
-    """The demo once per seed 1..N, then every headline figure's spread (OUT/seeds.json)."""
-    import json
-    import re
-
-    from judgeaudit.analysis.report import ReportOptions, build_report
-    from judgeaudit.analysis.seeds import spread, spread_lines
-    from judgeaudit.fsutil import atomic_write_text
-
-    if args.seeds < 2:
-        raise UserError(f"demo: --seeds {args.seeds}: give 2 or more seeds for a spread")
-    text = demo_spec().read_text(encoding="utf-8")
-    reports = {}
-    for seed in range(1, args.seeds + 1):
-        out = args.out / f"seed-{seed}"
-        out.mkdir(parents=True, exist_ok=True)
-        spec = out / "demo.toml"
-        spec.write_text(re.sub(r"(?m)^seed = \d+", f"seed = {seed}", text), encoding="utf-8")
-        print(f"seed {seed}/{args.seeds}: {out}", file=sys.stderr)
-        finished = _run_blocking(spec, out, on_event=_sink(args.events))
-        reports[seed] = build_report(out, ReportOptions(run_id=finished.run_id))
-    summary = spread(reports)
-    atomic_write_text(args.out / "seeds.json", json.dumps(summary, indent=2))
-    print("\n".join(spread_lines(summary)))
-    print(f"per seed: {args.out}/seed-K/report.html; all figures: {args.out / 'seeds.json'}")
-    return 0
+# the public names, including those re-exported from the split-out module
+__all__ = [
+    "Interrupted",
+    "cmd_demo",
+    "cmd_rejudge",
+    "cmd_run",
+    "cmd_tui",
+    "demo_spec",
+    "register",
+]

@@ -11,6 +11,7 @@ from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
+    from judgeaudit.rollouts.pairing import ImportSummary
 
 FORMATS = ("tau-bench", "tau2-bench", "openai-jsonl", "recorded-jsonl")
 SHOWN_SKIPS = 10
@@ -25,7 +26,15 @@ def register(sub: Sub) -> None:
     )
     imp.add_argument("format", choices=FORMATS)
     imp.add_argument("files", type=Path, nargs="+", metavar="FILE")
-    imp.add_argument("--out", type=Path, required=True, help="the pairs JSONL to write")
+    imp.add_argument("--out", type=Path, help="the pairs JSONL to write")
+    imp.add_argument(
+        "--parquet",
+        type=Path,
+        metavar="DIR",
+        help="recorded-jsonl: audit the verdicts and add them to the Parquet history DIR "
+        "(DIR/period=…/, read by `report DIR --engine duckdb` and `trend DIR`) instead of "
+        "writing --out",
+    )
     imp.add_argument(
         "--pairing",
         choices=["trials", "agents", "both"],
@@ -67,6 +76,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             period = parse_period(period)
         except PeriodError as exc:
             raise UserError(f"--period: {exc}") from None
+    if args.parquet is not None:
+        from judgeaudit.cli.history_cmds import import_history
+
+        return import_history(args, files, period)
+    if args.out is None:
+        raise UserError("import: give --out PAIRS.jsonl (or, for recorded-jsonl, --parquet DIR)")
     summary = import_rollouts(args.format, files, args.out, args.pairing, agents, period)
     agents_seen = ", ".join(f"{name} {count}" for name, count in summary.agents.items())
     print(
@@ -84,6 +99,12 @@ def cmd_import(args: argparse.Namespace) -> int:
             f"reward == 1; first: {summary.first_partial})",
             file=sys.stderr,
         )
+    print_skips(summary)
+    return 0
+
+
+def print_skips(summary: ImportSummary) -> None:
+    """What the import left out, on stderr (the first few, then a count)."""
     skips = summary.skips
     if skips.count:
         print(f"skipped {skips.count}:", file=sys.stderr)
@@ -91,4 +112,3 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"  {reason}", file=sys.stderr)
         if skips.count > SHOWN_SKIPS:
             print(f"  ... and {skips.count - SHOWN_SKIPS} more", file=sys.stderr)
-    return 0

@@ -12,7 +12,7 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
-from judgeaudit.profiles.model import APP_OPTIONS, APPS, profile_from_dict
+from judgeaudit.profiles.model import APP_OPTIONS, APPS, STORED_FIELDS, profile_from_dict
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
@@ -188,7 +188,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_edit(args: argparse.Namespace) -> int:
     store = _store()
     current = store.get(args.name)
-    data: dict[str, Any] = {f: getattr(current, f) for f in ("name", *FIELD_FLAGS)}
+    data: dict[str, Any] = {f: getattr(current, f) for f in STORED_FIELDS}
     data["options"] = dict(current.options)
     data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
     data["options"].update(_options(args.option, data["app"]))

@@ -51,6 +51,23 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
 }
 
 
+#: The scalar fields a profile file holds, in file order (``options`` is a table after them);
+#: ``profile edit`` carries every one it is not told to change.
+STORED_FIELDS = (
+    "name",
+    "app",
+    "description",
+    "base_url",
+    "model",
+    "key",
+    "key_env",
+    "price_in",
+    "price_out",
+    "rpm",
+    "tpm",
+)
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str
@@ -75,19 +92,7 @@ class Profile:
 
         doc = tomlkit.document()
         doc.add(tomlkit.comment(f"judgeaudit profile ({self.app}); keys live in the OS keyring"))
-        for key in (
-            "name",
-            "app",
-            "description",
-            "base_url",
-            "model",
-            "key",
-            "key_env",
-            "price_in",
-            "price_out",
-            "rpm",
-            "tpm",
-        ):
+        for key in STORED_FIELDS:
             value = getattr(self, key)
             if value is not None:
                 doc[key] = value

@@ -5,6 +5,7 @@ The split, the tie-aware rate and position bias are formatted by :mod:`judgeaudi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
@@ -13,7 +14,7 @@ from judgeaudit.analysis.fmt import bias, bucket_name, ci, pct
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 
-def split_cells(row: dict[str, Any]) -> dict[str, str]:
+def split_cells(row: Mapping[str, Any]) -> dict[str, str]:
     """The three-way split and the tie-aware rate with its interval, as the reports show them."""
     if "tie_aware_ci" not in row:
         return {}
@@ -24,7 +25,7 @@ def split_cells(row: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def tie_aware(row: dict[str, Any]) -> str:
+def tie_aware(row: Mapping[str, Any]) -> str:
     """``12.6% 9.3–16.7%``: a row's tie-aware rate and interval, or n/a."""
     return split_cells(row).get("tie", "n/a")
 

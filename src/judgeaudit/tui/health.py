@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judgeaudit.analysis.report_types import Report
 
 from rich.text import Text
 
 from judgeaudit.analysis.fmt import pct
 
 
-def health_text(r: dict[str, Any]) -> Text:
+def health_text(r: Report) -> Text:
     """The report's verdict health (its own line) and, per judge, the no-verdict share."""
     from judgeaudit.analysis.verdicts import health_line  # pandas: not before the first paint
 

@@ -4,7 +4,10 @@ task types and satisfied-but-failed. Plain functions of the report; the screen l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judgeaudit.analysis.report_types import Report
 
 from rich.text import Text
 
@@ -48,12 +51,12 @@ RANKING = Text("RANKING MISSELECTED", style="bold red")
 BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
 
 
-def outside_count(report: dict[str, Any]) -> int:
+def outside_count(report: Report) -> int:
     """Pairs no bucket holds: a gap outside the edges, or no gap of this source at all."""
     return int(report["outside_bins"]) + int(report["no_gap"])
 
 
-def outside_note(r: dict[str, Any]) -> str:
+def outside_note(r: Report) -> str:
     if not outside_count(r):
         return f"every pair is in a bin ({r['gap_source']} gap, edges {r['bins']})"
     parts = [f"{r['outside_bins']} pairs outside the bins"] if r["outside_bins"] else []
@@ -63,7 +66,7 @@ def outside_note(r: dict[str, Any]) -> str:
     return f"{' and '.join(parts)} (edges {r['bins']}); Enter on the outside row lists them"
 
 
-def bucket_rows(r: dict[str, Any]) -> list[Row]:
+def bucket_rows(r: Report) -> list[Row]:
     """Each bucket, then every decisive pair (`all`), then the pairs no bin holds."""
     rows: list[Row] = []
     for i, b in enumerate(r["buckets"]):
@@ -81,7 +84,7 @@ def bucket_rows(r: dict[str, Any]) -> list[Row]:
     return rows
 
 
-def satisfied_text(r: dict[str, Any]) -> str:
+def satisfied_text(r: Report) -> str:
     sbf = r["satisfied_but_failed"]
     judge, user = sbf["judge"], sbf["user_simulator"]
     return (
@@ -92,7 +95,7 @@ def satisfied_text(r: dict[str, Any]) -> str:
     )
 
 
-def agent_rows(r: dict[str, Any]) -> list[Row]:
+def agent_rows(r: Report) -> list[Row]:
     """One row per agent pair, keyed `A~B` (Enter opens its pairs)."""
     rows: list[Row] = []
     for p in r["agent_pairs"]:
@@ -107,7 +110,7 @@ def agent_rows(r: dict[str, Any]) -> list[Row]:
     return rows
 
 
-def task_rows(r: dict[str, Any]) -> list[Row]:
+def task_rows(r: Report) -> list[Row]:
     return [
         (
             str(t["task_type"]),

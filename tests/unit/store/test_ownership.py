@@ -13,7 +13,7 @@ OTHER_DATABASES = {
     "audit/inputs/imported.py": "a scratch file of seen digests while validating a big import",
     "audit/inputs/recorded_verdicts.py": "the same scratch file for recorded verdicts",
     "rollouts/recorded.py": "a scratch file for converting a recorded log",
-    "profiles/ccswitch.py": "CC Switch's database, read-only",
+    "profiles/ccswitch_read.py": "CC Switch's database, read-only",
 }
 WRITE_SQL = re.compile(
     r"INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"

@@ -16,23 +16,29 @@ from typing import Literal
 
 from judgeaudit.analysis.engines.dialect import SQLITE, Dialect, Pairs, SqlitePairs, as_pairs
 from judgeaudit.analysis.engines.paths import EngineError, parquet_files
+from judgeaudit.audit.store.parquet_out import PARQUET
 
 Engine = Literal["sqlite", "duckdb", "spark"]
 ENGINES: tuple[Engine, ...] = ("sqlite", "duckdb", "spark")
-#: The Parquet copy of a run's pairs in its output directory (`judgeaudit export parquet OUT`).
-PARQUET = "audit_pairs.parquet"
 
 
 def open_pairs(engine: str, db: sqlite3.Connection, out: Path, parquet: str | None) -> Pairs:
     """The pairs relation of ``engine``: audit.db's table, or the Parquet ``parquet`` names (a
     file, a glob, or a directory of hive-partitioned shards; default ``OUT/audit_pairs.parquet``)."""
+    from judgeaudit.analysis.engines.history import is_history
+
+    history = is_history(out)
     if engine == "sqlite":
+        if history:
+            raise EngineError(
+                f"{out}: a Parquet history (no audit.db): its pairs are read with "
+                "--engine duckdb or --engine spark"
+            )
         if parquet is not None:
             raise EngineError("--parquet needs --engine duckdb or --engine spark")
         return SqlitePairs(db)
-    target = (
-        parquet if parquet is not None else str((out if out.is_dir() else out.parent) / PARQUET)
-    )
+    here = out if out.is_dir() else out.parent
+    target = parquet if parquet is not None else str(out if history else here / PARQUET)
     if engine == "duckdb":
         from judgeaudit.analysis.engines.duck import DuckPairs
 

@@ -38,9 +38,11 @@ SPARK = Dialect("spark", floor_gap=True, seq="seq", no_flatten="")
 
 
 class Rows(Protocol):
-    def __iter__(self) -> Iterator[Any]: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
+    """A statement's result: each row a sequence of column values, in the SELECT's order."""
+
+    def __iter__(self) -> Iterator[Sequence[Any]]: ...
+    def fetchone(self) -> Any: ...  # a row, or None when there is none
+    def fetchall(self) -> list[Sequence[Any]]: ...
 
 
 class Pairs(Protocol):
@@ -71,16 +73,16 @@ class SqlitePairs:
 class ListRows:
     """Rows already fetched (DuckDB and Spark hand back whole results)."""
 
-    def __init__(self, rows: Sequence[tuple[Any, ...]]) -> None:
+    def __init__(self, rows: Sequence[Sequence[Any]]) -> None:
         self.rows = list(rows)
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[Sequence[Any]]:
         return iter(self.rows)
 
     def fetchone(self) -> Any:
         return self.rows[0] if self.rows else None
 
-    def fetchall(self) -> list[Any]:
+    def fetchall(self) -> list[Sequence[Any]]:
         return self.rows
 
 

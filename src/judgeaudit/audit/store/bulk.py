@@ -67,15 +67,15 @@ def trajectory_tasks(store: AuditStore, run_id: str) -> list[tuple[str, str]]:
 
 
 def finish_exports(store: AuditStore, run_id: str, parquet_path: Any) -> bool:
-    """What a finished run keeps for fast reports: the Parquet copy (when pyarrow is installed;
-    returns whether it was written), the index, verdict counts."""
-    from judgeaudit.audit.store.parquet import parquet_available, write_pairs_parquet
+    """What a finished run keeps for fast reports: the Parquet copy (DuckDB writes it, when it is
+    installed; returns whether it was written), the index, verdict counts."""
+    from judgeaudit.audit.store.parquet_out import write_pairs, writer_available
     from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
 
     store.flush()
-    wrote = parquet_available()
+    wrote = writer_available()
     if wrote:
-        write_pairs_parquet(store.db, run_id, parquet_path)
+        write_pairs(store.db, run_id, parquet_path)
     store.index_for_report()
     keep_verdict_counts(store.db, run_id)
     return wrote

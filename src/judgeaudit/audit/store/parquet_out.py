@@ -1,5 +1,10 @@
 """A run's pairs as Parquet written by DuckDB (no pyarrow): one file, or hive-partitioned shards.
 
+The one Parquet writer: a finishing run writes ``OUT/audit_pairs.parquet`` with it (when DuckDB
+is installed: the ``duckdb`` extra, also named ``parquet``; otherwise the run says so and
+``judgeaudit export parquet OUT`` writes it later), and so do ``export parquet`` and the
+Parquet history of recorded imports.
+
 The columns are ``audit_pairs``'s (typed from the schema, not guessed from the first rows), plus
 ``seq`` (the row's SQLite rowid: the engines order tasks by it, as the SQLite report does) and,
 for partitioned output, ``period`` (the run's period, else its day; or each pair's day). Rows go
@@ -23,12 +28,22 @@ from judgeaudit.audit.store.schema import PAIR_COLUMNS
 from judgeaudit.errors import InputError
 
 Partition = Literal["period", "day"]
+#: The Parquet copy of a run's pairs in its output directory.
+PARQUET = "audit_pairs.parquet"
+INSTALL = "pip install 'judgeaudit[duckdb]'"
+INSTALL_HINT = f"{INSTALL} (DuckDB writes it), then `judgeaudit export parquet OUT` writes it"
 BATCH = 100_000
 TEXT = {"pair_id", "task_id", "agent_a", "agent_b", "judge_pref", "created_at", "run_id",
         "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model"}  # fmt: skip
 REAL = {"judge_score_a", "judge_score_b", "reward_gap", "capability_a", "capability_b",
         "reward_a", "reward_b"}  # fmt: skip
-INSTALL = "pip install 'judgeaudit[duckdb]'"
+
+
+def writer_available() -> bool:
+    """Whether DuckDB is installed (found without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("duckdb") is not None
 
 
 def duck_type(column: str) -> str:

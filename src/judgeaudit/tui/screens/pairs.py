@@ -6,6 +6,7 @@ of a million-row audit opens as fast as a small one)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -50,7 +51,7 @@ class PairsScreen(Screen[None]):
         run_id: str,
         source: str,
         bins: list[float],
-        bucket: dict[str, Any] | None,
+        bucket: Mapping[str, Any] | None,
         agents: tuple[str, str] | None = None,
     ) -> None:
         super().__init__()

@@ -8,7 +8,7 @@ source and bins change in place, and pairs no bin holds are counted and can be o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from textual import work
@@ -44,6 +44,7 @@ from judgeaudit.tui.widgets.note import Note
 
 if TYPE_CHECKING:  # loaded when first used, not before the first paint
     from judgeaudit.analysis.report import ReportOptions
+    from judgeaudit.analysis.report_types import Report
 
 JUMP_REFRESHES = 20  # a bound, not a wait: each is one screen refresh
 LIVE_EVERY_S = 2.0  # how often Results re-reads a run that is still running
@@ -65,7 +66,7 @@ class ResultsScreen(Screen[None]):
         self.out: Path | None = None
         self.run_id: str | None = None  # None: the directory's latest run
         self.version: tuple[int, int, int] | None = None
-        self.report: dict[str, Any] = {}
+        self.report: Report | None = None  # the shown run's report, once built
         self.loaded = False
         self.mounted = False
         self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
@@ -161,7 +162,7 @@ class ResultsScreen(Screen[None]):
     def poll_running(self) -> None:
         """While the shown run is running: reload when it stored more (as the CLI report would
         show now), without a loading overlay or a scroll jump."""
-        if self.out is None or self.report.get("status") != "running":
+        if self.out is None or self.report is None or self.report["status"] != "running":
             return
         if self.app.screen is self and self.loaded:
             from judgeaudit.analysis.queries import db_version
@@ -193,7 +194,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#results-error", Note).say(message)
 
     # --- rendering -----------------------------------------------------------------------------
-    def show_report(self, out: Path, report: dict[str, Any]) -> None:
+    def show_report(self, out: Path, report: Report) -> None:
         if out != self.out:
             return  # a newer request is on its way
         first, self.fresh = self.fresh, False
@@ -226,7 +227,7 @@ class ResultsScreen(Screen[None]):
             self.call_after_refresh(self.jump_once_laid_out, JUMP_REFRESHES)
 
     def bar_width(self) -> int:
-        names = [cell_len(bucket_name(b)) for b in self.report.get("buckets", [])]
+        names = [cell_len(bucket_name(b)) for b in (self.report["buckets"] if self.report else [])]
         room = self.size.width - 4 - max(names, default=0) - BAR_TAIL
         return max(10, min(WIDTH, room))
 
@@ -234,7 +235,7 @@ class ResultsScreen(Screen[None]):
         if self.report:
             self.query_one(BucketBars).show(self.report["buckets"], self.bar_width())
 
-    def render_buckets(self, r: dict[str, Any]) -> None:
+    def render_buckets(self, r: Report) -> None:
         from judgeaudit.analysis.gap_model import model_line  # numpy: after the first paint
 
         self.query_one(BucketBars).show(r["buckets"], self.bar_width())
@@ -244,7 +245,7 @@ class ResultsScreen(Screen[None]):
             f"95% CI: {r.get('intervals', 'Wilson')}; tie-aware = (wrong + tie/2) / decisive"
         )
 
-    def render_sections(self, r: dict[str, Any]) -> None:
+    def render_sections(self, r: Report) -> None:
         self.query_one("#satisfied", Static).update(satisfied_text(r))
         bias = "; ".join(bias_text(b) for b in r["position_bias"])
         self.query_one("#bias", Static).update(f"Position bias: {bias or 'swap off'}")
@@ -257,7 +258,8 @@ class ResultsScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id != "gap-source" or not self.loaded or self.out is None:
             return
-        if event.value is Select.NULL or event.value == self.report.get("gap_source"):
+        shown = self.report["gap_source"] if self.report else None
+        if event.value is Select.NULL or event.value == shown:
             return
         self.query_one("#bins", Field).value = ""  # another source has its own default bins
         from judgeaudit.analysis.report import ReportOptions
@@ -300,7 +302,8 @@ class ResultsScreen(Screen[None]):
         if self.out is None:
             self.notify("no output dir yet: run an audit first", severity="warning")
             return
-        self.app.push_screen(ExportPreferences(self.out, self.report.get("run_id")))
+        run_id = self.report["run_id"] if self.report else None
+        self.app.push_screen(ExportPreferences(self.out, run_id))
 
     def action_focus_gap(self) -> None:
         self.control_chosen = not self.loaded
@@ -319,7 +322,9 @@ class ResultsScreen(Screen[None]):
     def open_agent_pair(self, key: str) -> None:
         """Enter on an agent pair: its pairs, misselected first (as a bucket's)."""
         r = self.report
-        found = [p for p in r.get("agent_pairs", []) if f"{p['agent_a']}~{p['agent_b']}" == key]
+        if r is None:
+            return
+        found = [p for p in r["agent_pairs"] if f"{p['agent_a']}~{p['agent_b']}" == key]
         if found and self.out is not None:
             agents = (str(found[0]["agent_a"]), str(found[0]["agent_b"]))
             screen = PairsScreen(self.out, r["run_id"], r["gap_source"], r["bins"], None, agents)
@@ -335,4 +340,7 @@ class ResultsScreen(Screen[None]):
     def action_why(self) -> None:
         """What moves this judge: the report's style model, drawn in the terminal."""
         if self.loaded:
-            self.app.push_screen(WhyScreen(self.report.get("style"), self.report.get("run_id")))
+            r = self.report
+            self.app.push_screen(
+                WhyScreen(r.get("style") if r else None, r["run_id"] if r else None)
+            )

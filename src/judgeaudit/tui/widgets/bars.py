@@ -5,6 +5,7 @@ any number of buckets start in one column."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -20,7 +21,7 @@ def pad(text: str, cells: int) -> str:
     return text + " " * max(0, cells - cell_len(text))
 
 
-def bars(buckets: list[dict[str, Any]], width: int = WIDTH) -> Text:
+def bars(buckets: Sequence[Mapping[str, Any]], width: int = WIDTH) -> Text:
     out = Text()
     names = [bucket_name(b) for b in buckets]
     column = max((cell_len(n) for n in names), default=0) + 1
@@ -47,5 +48,5 @@ def bars(buckets: list[dict[str, Any]], width: int = WIDTH) -> Text:
 
 
 class BucketBars(Static):
-    def show(self, buckets: list[dict[str, Any]], width: int = WIDTH) -> None:
+    def show(self, buckets: Sequence[Mapping[str, Any]], width: int = WIDTH) -> None:
         self.update(bars(buckets, width))

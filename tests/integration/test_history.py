@@ -1,0 +1,134 @@
+"""``import recorded-jsonl FILE --parquet DIR``: a Parquet history, partitioned by period, that
+``report --engine duckdb`` and ``trend`` read with the figures of the SQLite path on the same
+files (each day audited into its own audit.db, as `trend FOLDER` does)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.sim.stream import write_stream
+from tests.cli_helpers import cli
+
+RUN_KEYS = ("out", "run_id", "created_at")  # where the run lives, not what it measured
+
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("history")
+    logs = tmp / "logs"
+    write_stream(logs, days=4, change_day=2, tasks=6)
+    for day in sorted(logs.glob("*.jsonl")):
+        done = cli("import", "recorded-jsonl", str(day), "--parquet", str(tmp / "hist"))
+        assert done.returncode == 0, done.stderr
+        assert f"period {day.stem}:" in done.stdout
+    sqlite = cli("trend", str(logs), "--work", str(tmp / "sq"), "--format", "json")
+    assert sqlite.returncode == 0, sqlite.stderr
+    (tmp / "sq.json").write_text(sqlite.stdout)
+    return {"tmp": tmp, "logs": logs, "hist": tmp / "hist", "sq": tmp / "sq"}
+
+
+def test_the_history_is_hive_partitioned_parquet_with_run_records(days: dict[str, Path]) -> None:
+    hist = days["hist"]
+    parts = sorted(p.name for p in hist.iterdir())
+    assert parts == [f"period=2026-11-0{d}" for d in range(1, 5)]  # no scratch left behind
+    assert not list(hist.rglob("*.db")), "no SQLite file is kept in the history"
+    for part in hist.iterdir():
+        assert len(list(part.glob("*.parquet"))) == 1
+        (records,) = part.glob("*.run.json")
+        kept = json.loads(records.read_text())
+        assert kept["period"] == part.name.removeprefix("period=")
+        assert kept["manifest"]["settings"]["judge_source"] == "recorded"
+        assert kept["verdict_counts"] and kept["judge_models"]
+    rows = (
+        duckdb.connect()
+        .execute(
+            f"SELECT period, COUNT(*) FROM read_parquet('{hist}/*/*.parquet', "
+            "hive_partitioning = true) GROUP BY period ORDER BY period"
+        )
+        .fetchall()
+    )
+    assert [(str(day), n) for day, n in rows] == [(f"2026-11-0{d}", 36) for d in range(1, 5)]
+
+
+def _figures(report: Mapping[str, Any]) -> dict[str, Any]:
+    """Every figure, with the run's id (also inside each pair id) and manifest left out: they
+    name another run of the same file."""
+    text = json.dumps({k: v for k, v in report.items() if k != "manifest"}, default=str)
+    got: dict[str, Any] = json.loads(text.replace(report["run_id"], "RUN"))
+    return got
+
+
+def test_report_on_duckdb_gives_the_sqlite_figures_for_every_period(
+    days: dict[str, Path],
+) -> None:
+    for part in sorted(days["hist"].iterdir()):
+        (records,) = part.glob("*.run.json")
+        run_id = json.loads(records.read_text())["run_id"]
+        on_duck = build_report(days["hist"], ReportOptions(run_id, engine="duckdb"))
+        on_sqlite = build_report(days["sq"] / part.name.removeprefix("period="))
+        assert on_duck["pairs"] == 36
+        assert _figures(on_duck) == _figures(on_sqlite), part.name
+    done = cli("report", str(days["hist"]), "--engine", "duckdb", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["manifest"]["period"] == "2026-11-04"  # the latest import
+
+
+def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
+    days: dict[str, Path],
+) -> None:
+    done = cli("trend", str(days["hist"]), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    got, want = json.loads(done.stdout), json.loads((days["tmp"] / "sq.json").read_text())
+    for trend in (got, want):
+        for period in trend["periods"]:
+            for key in RUN_KEYS:
+                period.pop(key)
+    assert [p["period"] for p in got["periods"]] == [f"2026-11-0{d}" for d in range(1, 5)]
+    assert got == want
+
+
+def test_sqlite_engine_on_a_history_is_refused_in_one_line(days: dict[str, Path]) -> None:
+    done = cli("report", str(days["hist"]))
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "Parquet history" in done.stderr and "--engine duckdb" in done.stderr
+
+
+def test_bad_input_is_one_line_exit_2_and_nothing_is_written(
+    days: dict[str, Path], tmp_path: Path
+) -> None:
+    hist = tmp_path / "hist"
+    shutil.copytree(days["hist"], hist)
+    before = sorted(str(p.relative_to(hist)) for p in hist.rglob("*"))
+    day = days["logs"] / "2026-11-04.jsonl"
+    lines = day.read_text().splitlines()
+    broken = tmp_path / "2026-11-05.jsonl"
+    broken.write_text("\n".join([*lines[:5], '{"pair_id": "x", "order": "AB"', *lines[5:]]) + "\n")
+    again = tmp_path / "again.jsonl"
+    shutil.copy(day, again)
+    for args, says in (
+        ((str(broken),), "2026-11-05.jsonl"),
+        ((str(again),), "already in the history"),
+        ((str(again), "--period", "2026-11-03"), "already in the history"),
+    ):
+        done = cli("import", "recorded-jsonl", *args, "--parquet", str(hist))
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip().count("\n") == 0 and says in done.stderr, done.stderr
+        assert sorted(str(p.relative_to(hist)) for p in hist.rglob("*")) == before
+    fresh = tmp_path / "fresh"
+    done = cli("import", "recorded-jsonl", str(broken), "--parquet", str(fresh))
+    assert done.returncode == 2 and not fresh.exists()  # a first import that fails: no DIR
+    nameless = tmp_path / "today.jsonl"
+    nameless.write_text("".join(
+        line.replace(', "period": "2026-11-04"', "") + "\n" for line in lines
+    ))  # fmt: skip
+    done = cli("import", "recorded-jsonl", str(nameless), "--parquet", str(fresh))
+    assert done.returncode == 2 and "--period" in done.stderr and not fresh.exists()
