@@ -135,6 +135,7 @@ def readers(out: Path, other: Path, pair_id: str, tmp: Path) -> dict[str, list[s
         "report": ["report", o, "--output", f"{t}/r.html"],
         "report-csv": ["report", o, "--format", "csv", "--output", f"{t}/r.csv"],
         "report-duckdb": ["report", o, "--engine", "duckdb", "--output", f"{t}/d.json"],
+        "report-spark": ["report", o, "--engine", "spark", "--output", f"{t}/s.json"],
         "judges": ["judges", o, str(other), "--output", f"{t}/j.txt"],
         "compare": ["compare", str(other), o],
         "show": ["show", o, pair_id],

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
 #: Key shapes that must not look real (no 20+ alphanumeric run after ``sk-``).
 IN_CONVERSATION = "sk-CONTENT-canary-" + "a1b2c3d4e5f6"
@@ -208,6 +210,7 @@ def quoting_daily_logs(logs: Path) -> None:
         (logs / f"{day}.jsonl").write_text(text, encoding="utf-8")
 
 
+@pytest.mark.timeout(900)  # ~25 commands, one on Spark; this machine is shared
 def test_keys_in_daily_logs_reach_no_trend_engine_or_judges_output(tmp_path: Path) -> None:
     """Issue 27's sweep on this wave's commands: trend in every format (its --work runs and the
     default work dir), the report on DuckDB (and on Spark), Parquet shards, the leaderboard."""
@@ -241,6 +244,7 @@ def test_keys_in_daily_logs_reach_no_trend_engine_or_judges_output(tmp_path: Pat
         ("report", str(first), "--engine", "duckdb", "--format", "json"),
         ("report", str(first), "--engine", "duckdb", "--format", "html", "--output", f"{w}/d.html"),
         ("report", str(first), "--engine", "duckdb", "--parquet", f"{w}/pq", "--format", "csv"),
+        ("report", str(first), "--engine", "spark", "--format", "json"),  # about a minute here
         ("rejudge", str(first), "--out", f"{w}/rj", "--judge-endpoint", "embedded"),
         ("judges", str(first), f"{w}/rj"),
         ("judges", str(first), f"{w}/rj", "--format", "md", "--output", f"{w}/judges.md"),

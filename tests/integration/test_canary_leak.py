@@ -44,6 +44,7 @@ class Row:
     stdin: str | None = None
     setup: Callable[[Path], None] | None = None
     users_file: bool = False  # settings.json is the user's own again (until the next `use`)
+    succeeds: bool = False  # the command must work (else the row would prove nothing)
 
 
 ROWS = [
@@ -154,6 +155,42 @@ ROWS = [
     Row("report-csv", ("report", "{root_dir}/rj", "--format", "csv")),
     Row("report-html", ("report", "{root_dir}/rj", "--format", "html")),
     Row("review-export", ("review", "export", "{root_dir}/out", "--file", "{root_dir}/rv.csv")),
+    # This wave's readers: trend, the DuckDB engine over the run's Parquet and over shards, the
+    # leaderboard.
+    Row("trend", ("trend", "{root_dir}/out", "--format", "json"), succeeds=True),
+    Row(
+        "trend-html",
+        ("trend", "{root_dir}/out", "--format", "html", "--output", "{root_dir}/t.html"),
+        succeeds=True,
+    ),
+    Row(
+        "report-duckdb",
+        ("report", "{root_dir}/out", "--engine", "duckdb", "--format", "json"),
+        succeeds=True,
+    ),
+    Row(
+        "export-parquet-shards",
+        ("export", "parquet", "{root_dir}/out", "--to", "{root_dir}/pq", "--partition", "period"),
+        succeeds=True,
+    ),
+    Row(
+        "report-duckdb-shards",
+        (
+            "report",
+            "{root_dir}/out",
+            "--engine",
+            "duckdb",
+            "--parquet",
+            "{root_dir}/pq",
+            "--format",
+            "html",
+        ),
+        succeeds=True,
+    ),
+    Row("judges", ("judges", "{root_dir}/out", "{root_dir}/rj"), succeeds=True),
+    Row(
+        "judges-md", ("judges", "{root_dir}/out", "{root_dir}/rj", "--format", "md"), succeeds=True
+    ),
     Row(
         "import-rollouts",
         ("import", "tau-bench", "{root_dir}/tau.json", "--out", "{root_dir}/p.jsonl"),
@@ -225,6 +262,7 @@ def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
                 cwd=tmp_path / "work",
             )
             assert "Traceback" not in done.stderr, (row.id, done.stderr[-2000:])
+            assert done.returncode == 0 or not row.succeeds, (row.id, done.stderr[-2000:])
             if CANARY in done.stderr or (CANARY in done.stdout and not row.prints_key):
                 leaks.append(f"{row.id}: output")
             if row.prints_key:

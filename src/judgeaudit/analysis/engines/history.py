@@ -51,9 +51,13 @@ class RunRecords:
 
     @classmethod
     def read(cls, path: Path) -> RunRecords:
+        from judgeaudit import safeio
+
+        # the one bounded reader: a FIFO, a device or a huge file is its one line, no hang
+        raw = safeio.read_bytes(path, "history run records")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if data.pop("format", None) != FORMAT:
+            data = safeio.parse_json(raw)
+            if not isinstance(data, dict) or data.pop("format", None) != FORMAT:
                 raise ValueError(f"format is not {FORMAT}")
             return cls(**data)
         except (OSError, ValueError, TypeError) as exc:
