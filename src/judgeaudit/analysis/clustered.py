@@ -112,83 +112,20 @@ def grouped_sums(
     group = ", ".join([*outer, "task_id"])
     sums = [f"SUM({num}) AS n{i}" for i, num in enumerate(nums)]
     inner = f"SELECT {', '.join([*named, 'task_id', *sums])}, SUM({den}) AS d FROM {source}"
+    per = []
+    for i in range(len(nums)):
+        per += [f"SUM(n{i})", f"SUM(n{i} * n{i})", f"SUM(n{i} * d)"]
+    select = ", ".join([*outer, "SUM(d)", "SUM(d * d)", "COUNT(*)", *per])
     by = f" GROUP BY {', '.join(outer)}" if outer else ""
-    statement = (
-        f"SELECT {_outer(outer, len(nums))} FROM ({inner} GROUP BY {group}) AS t WHERE d > 0{by}"
-    )
+    statement = f"SELECT {select} FROM ({inner} GROUP BY {group}) AS t WHERE d > 0{by}"
     out: dict[tuple[Any, ...], list[Sums]] = {}
     for row in as_pairs(db).execute(statement, args):
-        _add(out, tuple(row[: len(keys)]), row[len(keys) :], len(nums))
-    return out
-
-
-def _outer(outer: list[str], nums: int) -> str:
-    """Over the per-task rows: sums of d, d², tasks, then each num's n, n², n·d."""
-    per = []
-    for i in range(nums):
-        per += [f"SUM(n{i})", f"SUM(n{i} * n{i})", f"SUM(n{i} * d)"]
-    return ", ".join([*outer, "SUM(d)", "SUM(d * d)", "COUNT(*)", *per])
-
-
-def _add(out: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...], row: Any, nums: int) -> None:
-    n, nn, clusters = row[:3]
-    if n is None or not clusters:
-        return
-    rest = [float(v or 0) for v in row[3:]]
-    out[key] = [
-        Sums(rest[3 * i], float(n), rest[3 * i + 1], rest[3 * i + 2], float(nn), int(clusters))
-        for i in range(nums)
-    ]
-
-
-def grouped_sums_sets(
-    db: Pairs,
-    key_sets: list[list[str]],
-    nums: list[str],
-    den: str,
-    source: str,
-    key_args: list[tuple[Any, ...]],
-    args: tuple[Any, ...] = (),
-) -> list[dict[tuple[Any, ...], list[Sums]]]:
-    """:func:`grouped_sums` for several key lists over one ``source``: on an engine with
-    ``GROUPING SETS`` (DuckDB, Spark) one pass over the rows instead of one per key list (the
-    sums are integers or halves, so the figures are the same to the last digit); on SQLite,
-    which has none, one :func:`grouped_sums` each. ``key_args``: each key list's parameters."""
-    if not db.dialect.grouping_sets:
-        return [
-            grouped_sums(db, keys, nums, den, source, (*kargs, *args))
-            for keys, kargs in zip(key_sets, key_args, strict=True)
+        n, nn, clusters = row[len(keys) : len(keys) + 3]
+        if n is None or not clusters:
+            continue
+        rest = [float(v or 0) for v in row[len(keys) + 3 :]]
+        out[tuple(row[: len(keys)])] = [
+            Sums(rest[3 * i], float(n), rest[3 * i + 1], rest[3 * i + 2], float(nn), int(clusters))
+            for i in range(len(nums))
         ]
-    exprs = [key for keys in key_sets for key in keys]
-    names = [f"k{i}" for i in range(len(exprs))]
-    spans, at = [], 0
-    for keys in key_sets:
-        spans.append(names[at : at + len(keys)])
-        at += len(keys)
-    rows = ", ".join(
-        [*(f"{e} AS {n}" for e, n in zip(exprs, names, strict=True)), "task_id",
-         *(f"{num} AS x{i}" for i, num in enumerate(nums)), f"{den} AS y"]
-    )  # fmt: skip
-    sets = ", ".join("(" + ", ".join([*span, "task_id"]) + ")" for span in spans)
-    gid = f"GROUPING_ID({', '.join([*names, 'task_id'])})" if names else "0"
-    sums = ", ".join(f"SUM(x{i}) AS n{i}" for i in range(len(nums)))
-    inner = (
-        f"SELECT {', '.join([*names, 'task_id'])}, {gid} AS gid, {sums}, SUM(y) AS d"
-        f" FROM (SELECT {rows} FROM {source}) AS r GROUP BY GROUPING SETS ({sets})"
-    )
-    statement = (
-        f"SELECT gid, {_outer(names, len(nums))} FROM ({inner}) AS t WHERE d > 0"
-        f" GROUP BY gid{''.join(', ' + n for n in names)}"
-    )
-    # GROUPING_ID: a bit per argument (the first is the highest), set when it is not grouped.
-    width = len(names) + 1
-    ids = {}
-    for index, span in enumerate(spans):
-        ids[sum(1 << (width - 1 - i) for i, n in enumerate(names) if n not in span)] = index
-    found: list[dict[tuple[Any, ...], list[Sums]]] = [{} for _ in key_sets]
-    flat = tuple(a for kargs in key_args for a in kargs)
-    for row in db.execute(statement, (*flat, *args)):
-        index = ids[int(row[0])]
-        key = tuple(row[1 + names.index(n)] for n in spans[index])
-        _add(found[index], key, row[1 + len(names) :], len(nums))
-    return found
+    return out

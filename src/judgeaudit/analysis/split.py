@@ -19,14 +19,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.analysis.clustered import (
-    METHOD,
-    Sums,
-    as_int,
-    grouped_sums,
-    grouped_sums_sets,
-    interval,
-)
+from judgeaudit.analysis.clustered import METHOD, Sums, as_int, grouped_sums, interval
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
 from judgeaudit.analysis.stats import mcnemar_exact
@@ -82,39 +75,14 @@ def bucket_splits(
     return {int(k[0]): three_way(v) for k, v in sums.items() if k[0] is not None}
 
 
-#: The rows the split is given for, and their keys.
-SPLIT_ROWS: dict[str, list[str]] = {
-    "overall": [],
-    "agent_pairs": ["agent_a", "agent_b"],
-    "by_task_type": ["task_type"],
-    "by_models": ["agent_a", "agent_b", "judge_model"],
-}
-
-
 def report_splits(db: Pairs, run_id: str) -> dict[str, dict[tuple[Any, ...], Any]]:
     """The split overall, per agent pair, per task type and per (agent pair, judge model)."""
-    return {name: _split_by(db, run_id, keys) for name, keys in SPLIT_ROWS.items()}
-
-
-def all_splits(
-    db: Pairs, run_id: str, source: str, bins: list[float]
-) -> tuple[dict[int, dict[str, Any]], dict[str, dict[tuple[Any, ...], Any]]]:
-    """:func:`bucket_splits` and :func:`report_splits`; on DuckDB and Spark in one pass over
-    the rows (``GROUPING SETS``), on SQLite as five statements (its report index serves four)."""
-    if not db.dialect.grouping_sets:
-        return bucket_splits(db, run_id, source, bins), report_splits(db, run_id)
-    case, edges = gaps.bucket_case("g", bins)
-    source_sql = f"(SELECT *, {db.dialect.gap(source)} AS g FROM {PAIRS}) AS b"
-    found = grouped_sums_sets(
-        db, [[case], *SPLIT_ROWS.values()], [WRONG, RIGHT, TIE_SCORE], DEC, source_sql,
-        [tuple(edges), *([()] * len(SPLIT_ROWS))], (run_id,),
-    )  # fmt: skip
-    buckets = {int(k[0]): three_way(v) for k, v in found[0].items() if k[0] is not None}
-    rows = {
-        name: {key: three_way(value) for key, value in sums.items()}
-        for name, sums in zip(SPLIT_ROWS, found[1:], strict=True)
+    return {
+        "overall": _split_by(db, run_id, []),
+        "agent_pairs": _split_by(db, run_id, ["agent_a", "agent_b"]),
+        "by_task_type": _split_by(db, run_id, ["task_type"]),
+        "by_models": _split_by(db, run_id, ["agent_a", "agent_b", "judge_model"]),
     }
-    return buckets, rows
 
 
 #: Both sides of every pair as conversations: (task, agent, trial) names one conversation.
@@ -261,12 +229,12 @@ def add_figures(
     position-bias statistics, into a report built by either builder (one owner for both)."""
     db = as_pairs(db)
     source, bins = report["gap_source"], report["bins"]
-    by_bucket, splits = all_splits(db, run_id, source, bins)
-    for index, split in by_bucket.items():
+    for index, split in bucket_splits(db, run_id, source, bins).items():
         report["buckets"][index].update(split)
     for bucket in report["buckets"]:
         if "tie_aware_ci" not in bucket:
             bucket.update(three_way(None))
+    splits = report_splits(db, run_id)
     report["overall"] = {
         "decisive": report["decisive"],
         **splits["overall"].get((), three_way(None)),

@@ -20,15 +20,12 @@ class Dialect:
     negative). ``seq``: the row-order column (SQLite's ``rowid``; the Parquet's ``seq``, which
     the export writes from it). ``no_flatten``: SQLite's ``LIMIT -1`` keeps a sub-select from
     being flattened into a CASE that would round the gap once per bin edge; the others need none.
-    ``grouping_sets``: DuckDB and Spark sum several groupings in one pass (``GROUPING SETS``);
-    SQLite has none, so it runs one statement per grouping.
     """
 
     name: str
     floor_gap: bool
     seq: str
     no_flatten: str
-    grouping_sets: bool = False
 
     def gap(self, source: str) -> str:
         """The gap expression of ``source`` (:func:`judgeaudit.audit.units.gap.gap_sql`)."""
@@ -36,8 +33,8 @@ class Dialect:
 
 
 SQLITE = Dialect("sqlite", floor_gap=False, seq="rowid", no_flatten=" LIMIT -1")
-DUCKDB = Dialect("duckdb", floor_gap=True, seq="seq", no_flatten="", grouping_sets=True)
-SPARK = Dialect("spark", floor_gap=True, seq="seq", no_flatten="", grouping_sets=True)
+DUCKDB = Dialect("duckdb", floor_gap=True, seq="seq", no_flatten="")
+SPARK = Dialect("spark", floor_gap=True, seq="seq", no_flatten="")
 
 
 class Rows(Protocol):
