@@ -76,6 +76,7 @@ bench: $(STAMP)  # the quick ones; bench/recorded_scale.py --pairs 5000000 takes
 	$(BIN)/python bench/llm_throughput.py
 	$(BIN)/python bench/audit_throughput.py
 	$(BIN)/python bench/report_scale.py
+	$(BIN)/python bench/engines.py --pairs 1000000
 	$(BIN)/python bench/tui_load.py
 	$(BIN)/python bench/rate_limited.py
 	$(BIN)/python bench/bridge_overhead.py

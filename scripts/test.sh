@@ -88,6 +88,7 @@ if [ -z "${JUDGEAUDIT_SKIP_BENCH:-}" ]; then
   timeout 180 $B/rate_limited.py --pairs 40
   timeout 180 $B/bridge_overhead.py --n 20 --rounds 1
   timeout 180 $B/export_preferences.py --pairs 2000
+  timeout 180 $B/engines.py --pairs 20000
   .venv/bin/python -m py_compile bench/fresh_demo.py && $B/fresh_demo.py --help >/dev/null
 else
   echo "skipped: JUDGEAUDIT_SKIP_BENCH is set"

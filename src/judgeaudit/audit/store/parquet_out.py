@@ -8,8 +8,9 @@ Parquet history of recorded imports.
 The columns are ``audit_pairs``'s (typed from the schema, not guessed from the first rows), plus
 ``seq`` (the row's SQLite rowid: the engines order tasks by it, as the SQLite report does) and,
 for partitioned output, ``period`` (the run's period, else its day; or each pair's day). Rows go
-from SQLite to DuckDB in batches through pandas frames, so memory holds one batch; DuckDB keeps
-its table in a temporary file beside the output, so a run of any size fits on disk, not in RAM.
+from SQLite to DuckDB in batches through pandas frames, so memory holds one batch; DuckDB's
+table spills to a temporary directory beside the output past its memory limit, so a run of any
+size fits on disk.
 Nothing half-written: the file (or the directory of shards) appears when it is complete.
 """
 
@@ -88,7 +89,10 @@ def write_pairs(
     work = Path(tempfile.mkdtemp(dir=target, prefix=".export-"))
     count = 0
     try:
-        con = duckdb.connect(str(work / "rows.duckdb"))
+        # In memory, spilling to the work directory past DuckDB's memory limit: a small run
+        # costs no database file (a finishing run writes one each time), a large one fits.
+        con = duckdb.connect(":memory:")
+        con.execute(f"SET temp_directory = '{_quote(work)}'")
         typed = [f'"{c}" {duck_type(c)}' for c in PAIR_COLUMNS]
         typed += ["seq BIGINT", *(["period VARCHAR"] if partition else [])]
         con.execute(f"CREATE TABLE pairs ({', '.join(typed)})")
