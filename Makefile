@@ -35,8 +35,14 @@ $(RUN_STAMP): pyproject.toml
 	$(call install,.)
 	@touch $(RUN_STAMP)
 
+# The test venv gets its bytecode up front (~17 s of CPU, once): uv installs without it, and with
+# PYTHONDONTWRITEBYTECODE=1 (set on shared and CI machines) Python never writes it, so every
+# process a test starts (the app's run process, each CLI call) compiled its imports from source,
+# about twice its CPU (docs/benchmarks.md). `make demo` leaves it to Python's own lazy caching.
 $(STAMP): pyproject.toml
 	$(call install,.[dev])
+	@$(BIN)/python -m compileall -q -j0 $(VENV)/lib src >/dev/null \
+	  || echo "compileall: some files did not compile; they compile when imported"
 	@touch $(RUN_STAMP) $(STAMP)
 
 venv: $(STAMP)

@@ -5,6 +5,7 @@ that start a run (test_flows, test_run_progress, test_navigation) run it this wa
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sqlite3
@@ -159,3 +160,56 @@ def test_the_child_cancels_when_the_app_goes_away(tmp_path: Path) -> None:
     assert child.wait(timeout=60) == 0
     assert rest[-1] == '{"event": "end", "cancelled": true}'
     assert trajectories(out) >= 1
+
+
+APP_PROCESS = (
+    "import asyncio, json, sys\n"
+    "from pathlib import Path\n"
+    "from judgeaudit.tui.app import JudgeAuditApp\n"
+    "async def main():\n"
+    "    spec, out = Path(sys.argv[1]), Path(sys.argv[2])\n"
+    "    app = JudgeAuditApp(demo_spec=spec, out_dir=out, steady=True)\n"
+    "    async with app.run_test(size=(100, 32)) as pilot:\n"
+    "        app.start_run(spec, out)\n"
+    "        screen = app.get_screen('run')\n"
+    "        while not screen.finished:\n"
+    "            await pilot.pause(0.05)\n"
+    "        print('STATS ' + str(screen.query_one('#stats').render()))\n"
+    "    print('MODULES ' + json.dumps(sorted(sys.modules)))\n"
+    "asyncio.run(main())\n"
+)
+#: the engine and what it loads: the child's, never the app's (the app importing the engine when
+#: a run started cost 2 s of the UI thread's CPU while the child was starting beside it)
+ENGINE_ONLY = (
+    "judgeaudit.engine",
+    "judgeaudit.audit.runner",
+    "judgeaudit.llm",
+    "judgeaudit.sim",
+    "judgeaudit.analysis.report",
+    "pandas",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "aiohttp",
+    "openai",
+)
+
+
+def test_the_app_process_loads_no_engine_while_its_run_completes(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    spec, out = write_spec(tmp_path / "spec.toml"), tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-c", APP_PROCESS, str(spec), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"},
+    )
+    assert done.returncode == 0, done.stderr
+    stats = next(ln for ln in done.stdout.splitlines() if ln.startswith("STATS "))
+    assert "complete; press r for results" in stats
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("MODULES "))
+    modules = json.loads(line.removeprefix("MODULES "))
+    loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in ENGINE_ONLY)]
+    assert loaded == []

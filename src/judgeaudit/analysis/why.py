@@ -150,13 +150,16 @@ def _fit(
     in ``dropped``, and the rest refitted."""
     import warnings
 
-    import statsmodels.api as sm  # the report path only: heavy, and no other reader needs it
+    # the report path only, and only the GLM: statsmodels.api loads every model it has (time
+    # series, formulas, graphics, datasets) and took a third more to import
+    from statsmodels.genmod.families import Binomial
+    from statsmodels.genmod.generalized_linear_model import GLM
 
     while True:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = sm.GLM(y, x, family=sm.families.Binomial()).fit(
+                result = GLM(y, x, family=Binomial()).fit(
                     cov_type="cluster", cov_kwds={"groups": groups}
                 )
         except (np.linalg.LinAlgError, ValueError) as exc:

@@ -9,13 +9,15 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgeaudit.audit import events as ev
-from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.units.outcome import decisive
-from judgeaudit.engine import RunIncomplete, run_audit
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.judge_log import LogEvent
+
+if TYPE_CHECKING:
+    from judgeaudit.audit.runner import AuditRunner
 
 LOG_BACKLOG = 2000
 
@@ -86,7 +88,12 @@ class RunBridge:
                 self._finished = event
 
     def run_blocking(self) -> None:
-        """The worker body: the engine's one entry (load, run or resume, write the report)."""
+        """The worker body: the engine's one entry (load, run or resume, write the report).
+
+        The engine is imported here, in the worker: with the run in a child process
+        (:mod:`judgeaudit.tui.run_process`) the app never loads it, nor pandas or aiohttp."""
+        from judgeaudit.engine import RunIncomplete, run_audit
+
         loop = asyncio.new_event_loop()
         error: str | None = None
         cancelled = False
