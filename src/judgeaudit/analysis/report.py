@@ -66,6 +66,8 @@ class ReportOptions:
     #: where the pairs are aggregated: audit.db (sqlite), or Parquet on duckdb or spark
     engine: str = "sqlite"
     parquet: str | None = None  # a file, glob or directory (default OUT/audit_pairs.parquet)
+    #: the style model (``report["style"]``); ``compare`` does not show it and skips the fit
+    style: bool = True
 
 
 def resolve_buckets(
@@ -107,7 +109,8 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> dict[st
         finally:
             pairs.close()
         report.update(status=status, manifest=manifest)
-        report["style"] = style_section(db, run_id)
+        if options.style:
+            report["style"] = style_section(db, run_id)
     finally:
         db.close()
     return report
