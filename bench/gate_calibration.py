@@ -32,6 +32,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,6 +212,11 @@ def size(
         ),
         "weaker": {},
     }
+    result["formula"] = formula(null + disjoint, 42 * copies)
+    if result["formula"] is not None:  # against one source the spread is half the variance
+        for key, gates in (("sd_vs_source", null), ("sd_disjoint", disjoint)):
+            changes = [g["change"] for g in gates if g.get("change") is not None]
+            result["formula"][key] = statistics.stdev(changes) if len(changes) > 1 else None
     for model, gates in weaker.items():
         result["weaker"][model] = {
             "gates": gates,
@@ -216,6 +224,51 @@ def size(
             "wrong_pass": rate(sum(g["exit"] == 0 for g in gates), len(gates)),
         }
     return result
+
+
+def formula(gates: list[dict[str, Any]], tasks: int) -> dict[str, Any] | None:
+    """What the gate's own sample-size formula (``noninferiority.pairs_needed``, the
+    inconclusive line's figure) says for these null comparisons, at their mean discordance and
+    design effect: the pass rate it predicts here, and the pairs (and tasks) for 80% and 95%."""
+    usable = [g for g in gates if g.get("se") and g.get("decisive")]
+    if not usable:
+        return None
+    n = int(statistics.mean(g["decisive"] for g in usable))
+    psi = statistics.mean(g["flips"] / g["decisive"] for g in usable)
+    deff = statistics.mean(g["deff"] for g in usable)
+    per_task = n / tasks
+    need = {p: ni.pairs_needed(psi, ni.DEFAULT_MARGIN, deff, p) for p in (0.80, 0.95)}
+    return {
+        "comparisons": len(usable),
+        "decisive": n,
+        "discordance": psi,
+        "deff": deff,
+        "mean_se": statistics.mean(g["se"] for g in usable),
+        "mean_change": statistics.mean(g["change"] for g in usable),
+        "predicted_pass": ni.power_at(n, psi, ni.DEFAULT_MARGIN, deff),
+        "pairs_80": need[0.80],
+        "tasks_80": math.ceil(need[0.80] / per_task),
+        "pairs_95": need[0.95],
+        "tasks_95": math.ceil(need[0.95] / per_task),
+    }
+
+
+def show_formula(f: dict[str, Any] | None) -> list[str]:
+    if f is None:
+        return []
+
+    def sd(key: str) -> str:
+        return "n/a" if f.get(key) is None else f"{f[key] * 100:.2f}"
+
+    return [
+        f"  null changes: mean {f['mean_change'] * 100:+.2f} points; SD {sd('sd_disjoint')} "
+        f"between independent re-judges, {sd('sd_vs_source')} against the one source (which "
+        f"they all share); mean task-clustered SE {f['mean_se'] * 100:.2f} points",
+        f"  gate's sample-size formula at discordance {f['discordance'] * 100:.1f}%, design "
+        f"effect {f['deff']:.2f}: predicts passing {f['predicted_pass'] * 100:.0f}% at "
+        f"{f['decisive']} pairs; 80% needs ~{f['pairs_80']} pairs (~{f['tasks_80']} tasks), "
+        f"95% ~{f['pairs_95']} pairs (~{f['tasks_95']} tasks)",
+    ]
 
 
 def replicates(folder: Path, seeds: int, small: bool) -> dict[str, Any]:
@@ -306,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         print(show("disjoint null pairs: false alarm (exit 3)", part["disjoint_false_alarm"]))
         print(show("disjoint null pairs: passed (exit 0)", part["disjoint_not_worse"]))
         print(show("all null comparisons: passed (exit 0)", part["all_null_not_worse"]))
+        for line in show_formula(part["formula"]):
+            print(line)
         for model, w in part["weaker"].items():
             print(show(f"{model}: power (worse, exit 3)", w["power"]))
             print(show(f"{model}: wrongly passed (exit 0)", w["wrong_pass"]))
