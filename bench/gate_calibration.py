@@ -23,7 +23,7 @@ same options reuses them (so a long calibration can be stopped and resumed, or e
 more ``--nulls``); one line per step goes to stderr with its wall time.
 
     python bench/gate_calibration.py [--small] [--nulls 10] [--weak-seeds 3] [--json FILE]
-    python bench/gate_calibration.py --tasks builtin:retail-x12 --nulls 20 --weak-seeds 1 \
+    python bench/gate_calibration.py --tasks builtin:retail-x12 --nulls 40 --jobs 2 --weak-seeds 1 \
         --replicates 0 --workdir /tmp/calib
 """
 
@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,10 @@ def rejudge_spec(folder: Path, source: Path, model: str, seed: int) -> Path:
     return path
 
 
-CONCURRENCY = {"value": 64}  # --concurrency: the embedded provider answers at once, CPU bound
+CONCURRENCY = {"value": 64}
+JOBS = {
+    "value": 1
+}  # --jobs: null re-judges run at once  # --concurrency: the embedded provider answers at once, CPU bound
 
 
 def log(message: str) -> None:
@@ -188,12 +192,13 @@ def size(
             out = folder / f"weak-{tag}-{WEAKER.index(model) if model in WEAKER else model}-{seed}"
             run(rejudge_spec(folder, source, model, seed), out)
             weaker[model].append(gate(source, out))
-    null, outs = [], []
-    for seed in range(101, 101 + nulls):
-        out = folder / f"null-{tag}-{seed}"
-        run(rejudge_spec(folder, source, "judge-default", seed), out)
-        null.append(gate(source, out))
-        outs.append(out)
+    seeds = range(101, 101 + nulls)
+    outs = [folder / f"null-{tag}-{seed}" for seed in seeds]
+    specs = [rejudge_spec(folder, source, "judge-default", seed) for seed in seeds]
+    # Null re-judges only judge (no simulation): --jobs of them at once, each its own process.
+    with ThreadPoolExecutor(max_workers=JOBS["value"]) as pool:
+        list(pool.map(run, specs, outs))
+    null = [gate(source, out) for out in outs]
     # Every comparison above shares the source's own draw, so they are correlated; disjoint
     # pairs of null re-judges (101 vs 102, 103 vs 104, ...) are independent null instances.
     disjoint = [gate(outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2)]
@@ -317,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--concurrency", type=int, default=64, help="each run's --concurrency (default 64)"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="null re-judges run at once")
     parser.add_argument("--workdir", type=Path, help="keep runs and gate results here; reuse them")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
@@ -325,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tasks:
         args.sizes = ",".join(f"{args.trials}@{_copies(t)}" for t in args.tasks.split(","))
     CONCURRENCY["value"] = args.concurrency
+    JOBS["value"] = max(1, args.jobs)
     weak = WEAKER[:1] if args.small else WEAKER
     started = time.monotonic()
     figures: dict[str, Any] = {"sizes": [], "small": args.small}
