@@ -16,20 +16,33 @@ For each size (the demo's, and one with more trials per task) it makes one sourc
 Every rate is printed with its 95% Wilson interval. ``--small`` is the CI configuration (about a
 minute: a small spec, two null seeds, one weaker judge); its figures are not asserted.
 
+Every run is the user's own command (``judgeaudit run SPEC``, the spec ``judgeaudit rejudge``
+writes, at ``--concurrency``) and every gate is ``judgeaudit compare A B --fail-on-rise``. With
+``--workdir DIR`` the runs and each gate's result are kept there, and a second call with the
+same options reuses them (so a long calibration can be stopped and resumed, or extended with
+more ``--nulls``); one line per step goes to stderr with its wall time.
+
     python bench/gate_calibration.py [--small] [--nulls 10] [--weak-seeds 3] [--json FILE]
+    python bench/gate_calibration.py --tasks builtin:retail-x12 --nulls 40 --jobs 2 --weak-seeds 1 \
+        --replicates 0 --workdir /tmp/calib
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,17 +88,51 @@ def rejudge_spec(folder: Path, source: Path, model: str, seed: int) -> Path:
     return path
 
 
+CONCURRENCY = {"value": 64}
+JOBS = {
+    "value": 1
+}  # --jobs: null re-judges run at once  # --concurrency: the embedded provider answers at once, CPU bound
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S', time.gmtime())}] {message}", file=sys.stderr, flush=True)
+
+
 def run(spec: Path, out: Path) -> None:
-    done = cli("run", str(spec), "--out", str(out), "--events", "jsonl")
+    """``judgeaudit run SPEC --out OUT`` unless OUT already holds its finished run (marker)."""
+    marker = out / ".calibration-done"
+    if marker.is_file():
+        return
+    started = time.monotonic()
+    done = cli(
+        "run",
+        str(spec),
+        "--out",
+        str(out),
+        "--events",
+        "jsonl",
+        "--concurrency",
+        str(CONCURRENCY["value"]),
+    )
     if done.returncode != 0:
         raise SystemExit(f"gate_calibration: {spec} failed: {done.stderr.strip()[-300:]}")
+    marker.write_text("", encoding="utf-8")
+    log(f"run {out.name}: {time.monotonic() - started:.0f} s")
 
 
 def gate(a: Path, b: Path) -> dict[str, Any]:
+    """``judgeaudit compare A B --fail-on-rise --format json``, cached next to run B."""
+    cache = b / f".gate-{a.name}.json"
+    if cache.is_file():
+        cached: dict[str, Any] = json.loads(cache.read_text(encoding="utf-8"))
+        return cached
+    started = time.monotonic()
     done = cli("compare", str(a), str(b), "--fail-on-rise", "--format", "json")
     result = json.loads(done.stdout) if done.stdout.strip() else {}
     overall = result.get("overall") or {}
-    return {
+    figures = {
+        "a": a.name,
+        "b": b.name,
         "exit": done.returncode,
         "verdict": (result.get("gate") or {}).get("verdict"),
         "change": overall.get("change"),
@@ -93,7 +140,22 @@ def gate(a: Path, b: Path) -> dict[str, Any]:
         "flips": (overall.get("paired") or {}).get("flipped_to_misselected", 0)
         + (overall.get("paired") or {}).get("flipped_to_correct", 0),
         "decisive": overall.get("n_before"),
+        "tasks": overall.get("tasks"),
+        "se": overall.get("se"),
+        "deff": overall.get("deff"),
+        "needed": overall.get("needed"),
     }
+    cache.write_text(json.dumps(figures), encoding="utf-8")
+    log(
+        f"gate {a.name} -> {b.name}: exit {done.returncode} ({figures['verdict']}), change "
+        f"{_points(figures['change'])}, bound {_points(figures['upper'])}, "
+        f"{time.monotonic() - started:.0f} s"
+    )
+    return figures
+
+
+def _points(x: float | None) -> str:
+    return "n/a" if x is None else f"{x * 100:+.2f}"
 
 
 def rate(k: int, n: int) -> dict[str, Any]:
@@ -122,22 +184,24 @@ def size(
     tag = f"t{trials}-x{copies}"
     source = folder / f"src-{tag}"
     run(source_spec(folder, trials, 7, small, copies), source)
-    null, outs = [], []
-    for seed in range(101, 101 + nulls):
-        out = folder / f"null-{tag}-{seed}"
-        run(rejudge_spec(folder, source, "judge-default", seed), out)
-        null.append(gate(source, out))
-        outs.append(out)
-    # Every comparison above shares the source's own draw, so they are correlated; disjoint
-    # pairs of null re-judges (101 vs 102, 103 vs 104, ...) are independent null instances.
-    disjoint = [gate(outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2)]
+    # The weaker judges first: a calibration stopped early still has its power figures.
     weaker: dict[str, list[dict[str, Any]]] = {}
     for model in weak:
         weaker[model] = []
         for seed in range(201, 201 + weak_seeds):
-            out = folder / f"weak-{tag}-{abs(hash(model)) % 10**6}-{seed}"
+            out = folder / f"weak-{tag}-{WEAKER.index(model) if model in WEAKER else model}-{seed}"
             run(rejudge_spec(folder, source, model, seed), out)
             weaker[model].append(gate(source, out))
+    seeds = range(101, 101 + nulls)
+    outs = [folder / f"null-{tag}-{seed}" for seed in seeds]
+    specs = [rejudge_spec(folder, source, "judge-default", seed) for seed in seeds]
+    # Null re-judges only judge (no simulation): --jobs of them at once, each its own process.
+    with ThreadPoolExecutor(max_workers=JOBS["value"]) as pool:
+        list(pool.map(run, specs, outs))
+    null = [gate(source, out) for out in outs]
+    # Every comparison above shares the source's own draw, so they are correlated; disjoint
+    # pairs of null re-judges (101 vs 102, 103 vs 104, ...) are independent null instances.
+    disjoint = [gate(outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2)]
     result: dict[str, Any] = {
         "trials": trials,
         "tasks": 42 * copies,
@@ -148,8 +212,16 @@ def size(
         "disjoint": disjoint,
         "disjoint_false_alarm": rate(sum(g["exit"] == 3 for g in disjoint), len(disjoint)),
         "disjoint_not_worse": rate(sum(g["exit"] == 0 for g in disjoint), len(disjoint)),
+        "all_null_not_worse": rate(
+            sum(g["exit"] == 0 for g in null + disjoint), len(null) + len(disjoint)
+        ),
         "weaker": {},
     }
+    result["formula"] = formula(null + disjoint, 42 * copies)
+    if result["formula"] is not None:  # against one source the spread is half the variance
+        for key, gates in (("sd_vs_source", null), ("sd_disjoint", disjoint)):
+            changes = [g["change"] for g in gates if g.get("change") is not None]
+            result["formula"][key] = statistics.stdev(changes) if len(changes) > 1 else None
     for model, gates in weaker.items():
         result["weaker"][model] = {
             "gates": gates,
@@ -157,6 +229,51 @@ def size(
             "wrong_pass": rate(sum(g["exit"] == 0 for g in gates), len(gates)),
         }
     return result
+
+
+def formula(gates: list[dict[str, Any]], tasks: int) -> dict[str, Any] | None:
+    """What the gate's own sample-size formula (``noninferiority.pairs_needed``, the
+    inconclusive line's figure) says for these null comparisons, at their mean discordance and
+    design effect: the pass rate it predicts here, and the pairs (and tasks) for 80% and 95%."""
+    usable = [g for g in gates if g.get("se") and g.get("decisive")]
+    if not usable:
+        return None
+    n = int(statistics.mean(g["decisive"] for g in usable))
+    psi = statistics.mean(g["flips"] / g["decisive"] for g in usable)
+    deff = statistics.mean(g["deff"] for g in usable)
+    per_task = n / tasks
+    need = {p: ni.pairs_needed(psi, ni.DEFAULT_MARGIN, deff, p) for p in (0.80, 0.95)}
+    return {
+        "comparisons": len(usable),
+        "decisive": n,
+        "discordance": psi,
+        "deff": deff,
+        "mean_se": statistics.mean(g["se"] for g in usable),
+        "mean_change": statistics.mean(g["change"] for g in usable),
+        "predicted_pass": ni.power_at(n, psi, ni.DEFAULT_MARGIN, deff),
+        "pairs_80": need[0.80],
+        "tasks_80": math.ceil(need[0.80] / per_task),
+        "pairs_95": need[0.95],
+        "tasks_95": math.ceil(need[0.95] / per_task),
+    }
+
+
+def show_formula(f: dict[str, Any] | None) -> list[str]:
+    if f is None:
+        return []
+
+    def sd(key: str) -> str:
+        return "n/a" if f.get(key) is None else f"{f[key] * 100:.2f}"
+
+    return [
+        f"  null changes: mean {f['mean_change'] * 100:+.2f} points; SD {sd('sd_disjoint')} "
+        f"between independent re-judges, {sd('sd_vs_source')} against the one source (which "
+        f"they all share); mean task-clustered SE {f['mean_se'] * 100:.2f} points",
+        f"  gate's sample-size formula at discordance {f['discordance'] * 100:.1f}%, design "
+        f"effect {f['deff']:.2f}: predicts passing {f['predicted_pass'] * 100:.0f}% at "
+        f"{f['decisive']} pairs; 80% needs ~{f['pairs_80']} pairs (~{f['tasks_80']} tasks), "
+        f"95% ~{f['pairs_95']} pairs (~{f['tasks_95']} tasks)",
+    ]
 
 
 def replicates(folder: Path, seeds: int, small: bool) -> dict[str, Any]:
@@ -173,6 +290,18 @@ def replicates(folder: Path, seeds: int, small: bool) -> dict[str, Any]:
     }
 
 
+def _copies(tasks: str) -> int:
+    """``builtin:retail`` is one copy of the 42 templates, ``builtin:retail-xN`` N copies."""
+    if tasks == "builtin:retail":
+        return 1
+    prefix = "builtin:retail-x"
+    if not tasks.startswith(prefix) or not tasks[len(prefix) :].isdigit():
+        raise SystemExit(
+            f"gate_calibration: --tasks {tasks}: use builtin:retail or builtin:retail-xN"
+        )
+    return int(tasks[len(prefix) :])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="the CI configuration (~1 min)")
@@ -185,15 +314,33 @@ def main(argv: list[str] | None = None) -> int:
         help="sizes: TRIALS or TRIALS@COPIES (builtin:retail-xCOPIES, 42 tasks a copy); "
         "default: the demo (2 trials, 42 tasks) and 2 trials over 336 tasks",
     )
+    parser.add_argument(
+        "--tasks",
+        help="instead of --sizes: builtin:retail-xN task sets (comma-separated), --trials each",
+    )
+    parser.add_argument("--trials", type=int, default=1, help="trials per task with --tasks")
+    parser.add_argument(
+        "--concurrency", type=int, default=64, help="each run's --concurrency (default 64)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="null re-judges run at once")
+    parser.add_argument("--workdir", type=Path, help="keep runs and gate results here; reuse them")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.small:
         args.nulls, args.weak_seeds, args.replicates, args.sizes = 2, 1, 2, "1"
+    if args.tasks:
+        args.sizes = ",".join(f"{args.trials}@{_copies(t)}" for t in args.tasks.split(","))
+    CONCURRENCY["value"] = args.concurrency
+    JOBS["value"] = max(1, args.jobs)
     weak = WEAKER[:1] if args.small else WEAKER
     started = time.monotonic()
     figures: dict[str, Any] = {"sizes": [], "small": args.small}
-    with tempfile.TemporaryDirectory(prefix="gate-calib-") as tmp:
-        folder = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        if args.workdir:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+            folder = args.workdir.resolve()
+        else:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gate-calib-")))
         for item in args.sizes.split(","):
             trials, _, copies = item.partition("@")
             figures["sizes"].append(
@@ -218,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
         print(show("null re-judges: passed (not worse, exit 0)", part["null_not_worse"]))
         print(show("disjoint null pairs: false alarm (exit 3)", part["disjoint_false_alarm"]))
         print(show("disjoint null pairs: passed (exit 0)", part["disjoint_not_worse"]))
+        print(show("all null comparisons: passed (exit 0)", part["all_null_not_worse"]))
+        for line in show_formula(part["formula"]):
+            print(line)
         for model, w in part["weaker"].items():
             print(show(f"{model}: power (worse, exit 3)", w["power"]))
             print(show(f"{model}: wrongly passed (exit 0)", w["wrong_pass"]))

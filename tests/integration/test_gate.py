@@ -254,3 +254,24 @@ def test_a_finished_run_keeps_its_verdict_counts_and_the_report_equals_a_fresh_c
         fresh = cli("report", str(copy), "--format", "json")
         assert fresh.returncode == 0, fresh.stderr
         assert json.loads(with_kept.stdout) == json.loads(fresh.stdout), name
+
+
+def test_compare_does_not_fit_the_style_model_it_never_shows(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The style model was most of compare's time on a large run (about 60 s a side at 504
+    tasks) and compare shows none of it: the gate's result is the same without the fit."""
+    from judgeaudit.analysis import drift, report
+
+    cli_result = json.loads(
+        cli("compare", str(runs / "base"), str(runs / "strict"), "--format", "json").stdout
+    )
+    assert "style" in report.build_report(runs / "base"), "the report itself still has it"
+
+    def no_fit(*_args: object) -> None:
+        raise AssertionError("compare fitted the style model")
+
+    monkeypatch.setattr(report, "style_section", no_fit)
+    result = drift.compare(runs / "base", runs / "strict")
+    assert result["gate"] == cli_result["gate"]
+    assert result["overall"]["change"] == cli_result["overall"]["change"]

@@ -137,3 +137,49 @@ def test_pairs_needed_gives_eighty_percent_power_by_simulation() -> None:
     draws = rng.multinomial(n, [up_p, down_p, 1 - psi], size=4000)
     p = stats.binom.sf(draws[:, 0] - 1, draws[:, 0] + draws[:, 1], 0.5)
     assert 0.75 < float((p < 0.05).mean()) < 0.86
+
+
+def test_power_at_inverts_pairs_needed_and_matches_statsmodels_for_an_unchanged_judge() -> None:
+    """power_at is the power pairs_needed solves for; for an unchanged judge (true change 0)
+    the chance that the one-sided bound clears the margin is statsmodels' one-sample normal
+    power at effect size delta / sqrt(psi x deff) (NormalIndPower with ratio=0)."""
+    from statsmodels.stats.power import NormalIndPower
+
+    psi, delta, deff = 0.08, 0.02, 1.8
+    for power in (0.80, 0.95):
+        n = ni.pairs_needed(psi, delta, deff, power)
+        assert power <= ni.power_at(n, psi, delta, deff) < power + 0.002
+        assert ni.power_at(n - 5, psi, delta, deff) < power
+    for n in (649, 2533, 3831):
+        reference = NormalIndPower().power(
+            effect_size=delta / math.sqrt(psi * deff),
+            nobs1=n,  # pairs; the design effect is in the effect size
+            alpha=0.05,
+            ratio=0,
+            alternative="larger",
+        )
+        assert ni.power_at(n, psi, delta, deff) == pytest.approx(reference, abs=0.01)
+
+
+def test_power_at_is_how_often_the_gate_passes_an_unchanged_judge_by_simulation() -> None:
+    """Monte Carlo of the gate's own decision (clustered bound, floor, decide) on an unchanged
+    judge whose flips cluster by task: the share passed ("not worse") is power_at at the
+    simulated discordance and design effect."""
+    rng = np.random.default_rng(5)
+    tasks, per_task, psi, delta = 400, 8, 0.08, 0.02
+    passed, deffs = 0, []
+    sims = 800
+    for _ in range(sims):
+        lean = rng.normal(0.0, 0.03, size=tasks).clip(-psi / 2, psi / 2)
+        u = rng.random((tasks, per_task))
+        up, down = psi / 2 + lean[:, None], psi / 2 - lean[:, None]
+        d = np.where(u < up, 1, np.where(u > 1 - down, -1, 0))
+        sums = [int(x) for x in d.sum(axis=1)]
+        row = ni.clustered(sums, [per_task] * tasks)
+        flips_up, flips_down = int((d == 1).sum()), int((d == -1).sum())
+        deffs.append(ni.design_effect(row, flips_up + flips_down))
+        bound = ni.ni_bound(row, flips_up, flips_down)
+        passed += ni.decide(False, row.n, bound, delta) == "not worse"
+    predicted = ni.power_at(tasks * per_task, psi, delta, float(np.mean(deffs)))
+    assert 1.2 < float(np.mean(deffs)) < 3.0, "the flips do cluster by task"
+    assert passed / sims == pytest.approx(predicted, abs=0.05)

@@ -58,6 +58,8 @@ class ReportOptions:
     #: where the pairs are aggregated: audit.db (sqlite), or Parquet on duckdb or spark
     engine: str = "sqlite"
     parquet: str | None = None  # a file, glob or directory (default OUT/audit_pairs.parquet)
+    #: the style model (``report["style"]``); ``compare`` does not show it and skips the fit
+    style: bool = True
 
 
 def resolve_buckets(
@@ -98,7 +100,8 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
             report = _from_pairs(db, pairs, run_id, status, manifest, options)
         finally:
             pairs.close()
-        report["style"] = kept_style(db, run_id) or style_section(db, run_id)
+        if options.style:
+            report["style"] = kept_style(db, run_id) or style_section(db, run_id)
     finally:
         db.close()
     return report
