@@ -88,6 +88,12 @@ def cli_ok(*args: str, **options: Unpack[CliOptions]) -> subprocess.CompletedPro
     return done
 
 
+def add_profile(env: Mapping[str, str], name: str, app: str, base_url: str, *extra: str) -> None:
+    """``profile add NAME --app APP --base-url URL EXTRA...`` in the world ``env``, exit 0."""
+    cli_ok("profile", "add", name, "--app", app, "--base-url", base_url, *extra, env=env,
+           timeout=120)  # fmt: skip
+
+
 def tool_env(root: Path, *, leave_out: tuple[str, ...] = (), **extra: str) -> dict[str, str]:
     """The whole environment of a contract test's child processes: this process's, without the
     variables starting with ``leave_out`` (say, the machine's own ``ANTHROPIC_``), plus an

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import JUDGEAUDIT, cli_ok, stored_keys, tool_env
+from tests.cli_helpers import JUDGEAUDIT, cli_ok, stored_keys, tool, tool_env
 from tests.helpers import sim_server
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -66,14 +66,11 @@ def test_codex_exec_uses_profile_model_and_keyring_key(world) -> None:  # type: 
     config = (tmp / "codex" / "config.toml").read_text()
     assert secret not in config and 'wire_api = "responses"' in config
     for extra in ([], ["-p", "ctr-codex"]):
-        done = subprocess.run(
+        done = tool(
             [npm_bin("codex"), "exec", *extra, "--skip-git-repo-check", "hello contract"],
-            cwd=tmp / "work",
             env=env,
-            capture_output=True,
-            text=True,
+            cwd=tmp / "work",
             timeout=180,
-            stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         assert "simulated reply from sim-chat:latency_ms=1" in done.stdout
@@ -100,14 +97,11 @@ def test_claude_p_uses_profile_model_and_keyring_key(world) -> None:  # type: ig
     judgeaudit(env, "profile", "use", "ctr-claude")
     text = settings.read_text()
     assert secret not in text and json.loads(text)["permissions"] == {"deny": ["Read(./.env)"]}
-    done = subprocess.run(
+    done = tool(
         [npm_bin("claude"), "-p", "hello contract"],
-        cwd=tmp / "work",
         env={**env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"},
-        capture_output=True,
-        text=True,
+        cwd=tmp / "work",
         timeout=180,
-        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "simulated reply from sim-chat:latency_ms=2" in done.stdout

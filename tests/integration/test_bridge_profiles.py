@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.bridge_helpers import served
+from tests.cli_helpers import add_profile, make_world, world_env
 from tests.cli_helpers import cli as run_cli
-from tests.cli_helpers import make_world, world_env
 
 KEY = "sk-bridge-profiles-0123456789"
 
@@ -36,22 +36,7 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 def add(env: dict[str, str], name: str, app: str, url: str, *options: str) -> None:
     flags = [f"--option={o}" for o in options]
     flags.append("--option=key_mode=" + ("env_key" if app == "codex" else "env"))
-    done = cli(
-        env,
-        "profile",
-        "add",
-        name,
-        "--app",
-        app,
-        "--base-url",
-        url,
-        "--model",
-        "sim-chat",
-        "--key-env",
-        "GWKEY",
-        *flags,
-    )
-    assert done.returncode == 0, done.stderr
+    add_profile(env, name, app, url, "--model", "sim-chat", "--key-env", "GWKEY", *flags)
 
 
 def test_a_global_codex_switch_points_at_the_bridge_and_says_so(home: dict[str, str]) -> None:

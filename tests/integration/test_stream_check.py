@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from aiohttp import web
 
-from tests.cli_helpers import cli, make_world, world_env
+from tests.cli_helpers import add_profile, cli, make_world, world_env
 from tests.helpers import sim_server
 
 
@@ -91,22 +91,7 @@ def home(tmp_path: Path) -> dict[str, str]:
 
 def add(env: dict[str, str], name: str, app: str, url: str, model: str, *options: str) -> None:
     flags = [f"--option={o}" for o in options]
-    done = cli(
-        "profile",
-        "add",
-        name,
-        "--app",
-        app,
-        "--base-url",
-        url,
-        "--model",
-        model,
-        "--key-env",
-        "GWKEY",
-        *flags,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
+    add_profile(env, name, app, url, "--model", model, "--key-env", "GWKEY", *flags)
 
 
 def test_a_stream_only_gateway_is_judged_right(sim: str, home: dict[str, str]) -> None:

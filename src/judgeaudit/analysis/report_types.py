@@ -41,7 +41,18 @@ class Split(Clustered):
     tie_aware_ci: list[float | None] | None
 
 
-class Bucket(Interval):
+class SplitAdded(TypedDict, total=False):
+    """The split's keys a row gets from add_figures (its rate and interval it already has)."""
+
+    right: int
+    wrong: int
+    tie: int
+    design_effect: float | None
+    tie_aware_rate: float | None
+    tie_aware_ci: list[float | None] | None
+
+
+class Bucket(Interval, SplitAdded):
     """One gap bucket ``(lo, hi]``."""
 
     label: str
@@ -55,13 +66,6 @@ class Bucket(Interval):
     boot_high: float | None
     no_verdict_pairs: NotRequired[int]
     no_verdict_decisive: NotRequired[int]
-    # added by add_figures
-    right: NotRequired[int]
-    wrong: NotRequired[int]
-    tie: NotRequired[int]
-    design_effect: NotRequired[float | None]
-    tie_aware_rate: NotRequired[float | None]
-    tie_aware_ci: NotRequired[list[float | None] | None]
 
 
 class Overall(Split):
@@ -70,7 +74,7 @@ class Overall(Split):
     decisive: int
 
 
-class AgentPair(Interval):
+class AgentPair(Interval, SplitAdded):
     """One (agent A, agent B) pair of agents over all its judged pairs."""
 
     agent_a: str
@@ -84,13 +88,7 @@ class AgentPair(Interval):
     decisive: int
     misselected: int
     ranking_misselected: bool
-    # added by add_figures: the split, then the ranking test (split.ranking)
-    right: NotRequired[int]
-    wrong: NotRequired[int]
-    tie: NotRequired[int]
-    design_effect: NotRequired[float | None]
-    tie_aware_rate: NotRequired[float | None]
-    tie_aware_ci: NotRequired[list[float | None] | None]
+    # added by add_figures after the split: the ranking test (split.ranking)
     ranking: NotRequired[str | None]  # "misselected", "suggestive" or None
     success_only_a: NotRequired[int]
     success_only_b: NotRequired[int]
@@ -98,7 +96,7 @@ class AgentPair(Interval):
     judge_sign_p_value: NotRequired[float]
 
 
-class Breakdown(Interval):
+class Breakdown(Interval, SplitAdded):
     """One row of a breakdown by task type, or by agent pair and judge model."""
 
     task_type: NotRequired[str]
@@ -109,12 +107,6 @@ class Breakdown(Interval):
     decisive: int
     misselected: int
     consistency_rate: float | None
-    right: NotRequired[int]
-    wrong: NotRequired[int]
-    tie: NotRequired[int]
-    design_effect: NotRequired[float | None]
-    tie_aware_rate: NotRequired[float | None]
-    tie_aware_ci: NotRequired[list[float | None] | None]
 
 
 class Satisfied(Interval):
