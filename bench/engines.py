@@ -132,11 +132,18 @@ def _figures(stdout: str) -> object:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=5_000_000)
-    parser.add_argument("--dir", type=Path, help="work directory (default: a temporary one)")
+    parser.add_argument("--dir", type=Path, help="work directory, kept (default: a temporary one)")
     parser.add_argument("--skip-sqlite", action="store_true", help="DuckDB and pandas only")
     args = parser.parse_args()
-    work = args.dir or Path(tempfile.mkdtemp(prefix="engines-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
+    if args.dir is not None:
+        args.dir.mkdir(parents=True, exist_ok=True)
+        run(args, args.dir)
+        return
+    with tempfile.TemporaryDirectory(prefix="engines-bench-") as scratch:  # CI leaves nothing
+        run(args, Path(scratch))
+
+
+def run(args: argparse.Namespace, work: Path) -> None:
     parquet, db = work / "pairs.parquet", work / "audit.db"
     load = os.getloadavg()
     print(f"{args.pairs:,} pairs in {work} (load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")

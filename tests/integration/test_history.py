@@ -95,6 +95,18 @@ def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
     assert got == want
 
 
+def test_an_import_in_progress_is_not_read(days: dict[str, Path], tmp_path: Path) -> None:
+    """A scratch directory (``.import-*``) holds a half-made period: the engines skip it."""
+    hist = tmp_path / "hist"
+    shutil.copytree(days["hist"], hist)
+    want = build_report(hist, ReportOptions(engine="duckdb"))
+    scratch = hist / ".import-x" / "shards" / "period=2026-11-09"
+    scratch.mkdir(parents=True)
+    shard = next((hist / "period=2026-11-04").glob("*.parquet"))
+    shutil.copy(shard, scratch / shard.name)  # the same run's rows again, half-imported
+    assert build_report(hist, ReportOptions(engine="duckdb"))["pairs"] == want["pairs"] == 36
+
+
 def test_sqlite_engine_on_a_history_is_refused_in_one_line(days: dict[str, Path]) -> None:
     done = cli("report", str(days["hist"]))
     assert done.returncode == 2

@@ -61,6 +61,29 @@ def test_trends_charts_alerts_and_enter_opens_the_period(
     assert opened == Path(trend["periods"][7]["out"])
 
 
+def test_enter_on_a_period_of_a_parquet_history_says_how_to_report_it(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """A history (``import … --parquet``) has no audit.db for Results: Enter names the command."""
+    out, trend = monitored
+    history = tmp_path / "history"
+    (history / "period=2026-11-08").mkdir(parents=True)
+    (history / "period=2026-11-08" / "r.run.json").write_text("{}")
+    moved = {**trend, "periods": [{**p, "out": str(history)} for p in trend["periods"]]}
+
+    async def go() -> tuple[str, list[str]]:
+        app = make_app(isolated, out / "runs", trend=moved)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, *["down"] * 7, "enter")
+            return app.current_mode, [str(n.message) for n in app._notifications]
+
+    mode, notes = asyncio.run(go())
+    assert mode != "results"
+    run_id = trend["periods"][7]["run_id"]
+    assert any(f"report {history} --engine duckdb --run {run_id}" in n for n in notes), notes
+
+
 def test_f7_and_ctrl_r_trend_the_output_dirs(
     isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
 ) -> None:

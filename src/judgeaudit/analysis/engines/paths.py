@@ -28,10 +28,15 @@ class ParquetInput:
 
 
 def parquet_files(target: str) -> ParquetInput:
-    """A file, a directory (every ``*.parquet`` below it, hive partitions read), or a glob."""
+    """A file, a directory (every ``*.parquet`` below it outside hidden directories, hive
+    partitions read), or a glob."""
     path = Path(target)
-    if path.is_dir():
-        files = sorted(str(p) for p in path.rglob("*.parquet") if p.is_file())
+    if path.is_dir():  # hidden directories are an import's or export's scratch, not shards
+        files = sorted(
+            str(p)
+            for p in path.rglob("*.parquet")
+            if p.is_file() and not any(d.startswith(".") for d in p.relative_to(path).parts)
+        )
         if not files:
             raise EngineError(f"--parquet {target}: the directory holds no *.parquet file")
         return ParquetInput(files, str(path))

@@ -158,6 +158,15 @@ class TrendsScreen(Screen[None]):
         if self.trend is None or not table.row_count:
             return
         point = self.trend["periods"][table.cursor_row]
+        from judgeaudit.analysis.engines.history import is_history
+
+        if is_history(Path(point["out"])):  # Results reads an audit.db; a history has none
+            self.notify(
+                f"{point['period']} is in a Parquet history: judgeaudit report {point['out']} "
+                f"--engine duckdb --run {point['run_id']}",
+                severity="warning",
+            )
+            return
         self.post_message(OpenResults(Path(point["out"]), point["run_id"]))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
