@@ -245,6 +245,9 @@ def test_keys_in_daily_logs_reach_no_trend_engine_or_judges_output(tmp_path: Pat
         ("report", str(first), "--engine", "duckdb", "--format", "html", "--output", f"{w}/d.html"),
         ("report", str(first), "--engine", "duckdb", "--parquet", f"{w}/pq", "--format", "csv"),
         ("report", str(first), "--engine", "spark", "--format", "json"),  # about a minute here
+        # A Parquet history straight from a day's log, then the trend over it.
+        ("import", "recorded-jsonl", f"{logs}/{DAILY[0]}.jsonl", "--parquet", f"{w}/history"),
+        ("trend", f"{w}/history", "--format", "html", "--output", f"{w}/history.html"),
         ("rejudge", str(first), "--out", f"{w}/rj", "--judge-endpoint", "embedded"),
         ("judges", str(first), f"{w}/rj"),
         ("judges", str(first), f"{w}/rj", "--format", "md", "--output", f"{w}/judges.md"),

@@ -212,7 +212,7 @@ ROWS = [
 ]
 
 
-@pytest.mark.timeout(900)  # ~45 real commands, several against the keyring daemon
+@pytest.mark.timeout(1500)  # ~52 real commands, several against the keyring daemon (873 s here)
 def test_no_command_leaks_the_canary_key(tmp_path: Path) -> None:
     from tests.audit_helpers import write_spec
     from tests.badinput.import_cases import tau, tau_file
