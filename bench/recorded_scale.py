@@ -12,6 +12,9 @@ directory (one this benchmark's run left), first building what a finishing run n
 report index, the kept verdict counts) if that older run has none, timed, so the report can be
 re-measured without redoing an hour of import and run.
 
+The ingest (``import`` + ``run``) is also set against its floor (:data:`FLOOR`), measured in the
+same run, as time and CPU ratios (issue 23, goal 4: within 1.25x).
+
 Usage: python bench/recorded_scale.py [--pairs 5000000] [--dir DIR] [--report-only OUT]
 """
 
@@ -84,6 +87,58 @@ def generate(path: Path, pairs: int, seed: int = 7) -> None:
                     + "\n"
                 )
 
+
+#: The ingest floor: the same recorded-jsonl rows read, checked and stored by the plainest fast
+#: means here: json.loads per line, per-column checks over lists (types, allowed values, every
+#: verdict naming a stored pair), executemany into SQLite in one transaction with
+#: synchronous=OFF and no journal, the index built after the insert. No scrubbing, no digests,
+#: no derived files: what `import` + `run` must at least do for the same rows.
+FLOOR = """
+import json, sqlite3, sys
+src, path = sys.argv[1], sys.argv[2]
+db = sqlite3.connect(path, isolation_level=None)
+db.execute("PRAGMA journal_mode=OFF"); db.execute("PRAGMA synchronous=OFF")
+db.execute("CREATE TABLE pairs (pair_id TEXT, task_id TEXT, trial INT, task_type TEXT,"
+           " agent_a TEXT, agent_b TEXT, success_a INT, success_b INT)")
+db.execute("CREATE TABLE verdicts (pair_id TEXT, ord TEXT, winner TEXT, score_a REAL,"
+           " score_b REAL, judge_model TEXT)")
+P = ("pair_id", "task_id", "trial", "task_type", "agent_a", "agent_b", "success_a", "success_b")
+V = ("pair_id", "order", "winner", "score_a", "score_b", "judge_model")
+def check(rows, names, kinds):
+    for i, (name, kind) in enumerate(zip(names, kinds)):
+        bad = [r for r in rows if not isinstance(r[i], kind)]
+        if bad:
+            raise SystemExit(f"{name}: {bad[0][i]!r}")
+def flush(pairs, verdicts):
+    check(pairs, P, (str, str, int, str, str, str, int, int))
+    check(verdicts, V, (str, str, str, (int, float), (int, float), str))
+    if {r[1] for r in verdicts} - {"AB", "BA"} or {r[2] for r in verdicts} - {"A", "B", "tie"}:
+        raise SystemExit("order/winner")
+    if {r[6] for r in pairs} - {0, 1} or {r[7] for r in pairs} - {0, 1}:
+        raise SystemExit("success")
+    db.executemany("INSERT INTO pairs VALUES (?,?,?,?,?,?,?,?)", pairs)
+    db.executemany("INSERT INTO verdicts VALUES (?,?,?,?,?,?)", verdicts)
+db.execute("BEGIN")
+pairs, verdicts, loads = [], [], json.loads
+with open(src, encoding="utf-8") as handle:
+    for line in handle:
+        r = loads(line)
+        if "order" in r:
+            verdicts.append(tuple(r.get(k) for k in V))
+        else:
+            pairs.append(tuple(r.get(k) for k in P))
+        if len(verdicts) >= 200000:
+            flush(pairs, verdicts); pairs, verdicts = [], []
+flush(pairs, verdicts)
+db.execute("CREATE UNIQUE INDEX pairs_id ON pairs (pair_id)")
+db.execute("CREATE INDEX verdicts_pair ON verdicts (pair_id)")
+orphan = db.execute("SELECT COUNT(*) FROM verdicts v LEFT JOIN pairs p USING (pair_id)"
+                    " WHERE p.pair_id IS NULL").fetchone()[0]
+if orphan:
+    raise SystemExit(f"{orphan} verdicts name no pair")
+db.execute("COMMIT")
+print(db.execute("SELECT COUNT(*) FROM pairs").fetchone()[0])
+"""
 
 CPU: dict[str, float] = {}  # log name -> CPU seconds (user + system) of that child
 
@@ -204,6 +259,22 @@ def main() -> None:
         work / "run.log",
     )
     print(f"run (recorded, no model call): {wall:7.1f}s  peak RSS {mib(rss)}")
+    floor_s, floor_rss, count = measured(
+        [sys.executable, "-c", FLOOR, str(work / "full.recorded.jsonl"), str(work / "floor.db")],
+        work / "floor.log",
+    )
+    assert int(count) == args.pairs, count
+    ours_s, ours_cpu = results["full"][0] + wall, CPU["import-full"] + CPU["run"]
+    print(
+        f"ingest floor (json.loads, per-column checks, executemany in one transaction, "
+        f"synchronous=OFF): {floor_s:7.1f}s wall {CPU['floor']:6.1f}s CPU  peak RSS "
+        f"{mib(floor_rss)}"
+    )
+    print(
+        f"ingest (import + run) / floor over {args.pairs:,} pairs: time ratio "
+        f"{ours_s / floor_s:.2f}, CPU ratio {ours_cpu / CPU['floor']:.2f} (goal <= 1.25); "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     compare_report(out, work, args.pairs)
     parquet = out / "audit_pairs.parquet"
     print(f"parquet export: {parquet} ({mib(parquet.stat().st_size)})")

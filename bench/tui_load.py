@@ -5,7 +5,10 @@ The run: the demo spec at concurrency 64 on the embedded provider with zero late
 twice: in the app's own process (a worker thread, ``JUDGEAUDIT_RUN_IN=thread``) and in a child
 process with its events over a pipe (the app's default since issue 23, goal 2: p50 <= 1.3x idle).
 The key: `l` toggles the judge log.
-Usage: python bench/tui_load.py [--presses 40]
+With ``--rounds N`` the three (idle, thread, process) are measured N times round-robin and
+their presses pooled, so a change in the shared machine's load falls on each alike; a press is
+counted as "during a run" only if the run had not finished when it was painted.
+Usage: python bench/tui_load.py [--presses 40] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -46,7 +49,10 @@ async def measure(presses: int, loaded: bool, out: Path, mode: str = "process") 
                 await pilot.pause(0.2)
         log = app.screen.query_one("#judge-log")
         for _ in range(presses):
-            timings.append(await press_and_wait_for_paint(app, log))
+            took = await press_and_wait_for_paint(app, log)
+            if loaded and bridge.done:
+                break  # the run ended: later presses would measure an idle app
+            timings.append(took)
             await asyncio.sleep(0.05)
         if loaded:
             bridge.cancel()
@@ -106,27 +112,35 @@ def pct(values: list[float], q: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--presses", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
-    floor = asyncio.run(measure_floor(args.presses))
+    loads = [os.getloadavg()[0]]
+    floor: list[float] = []
+    idle: list[float] = []
+    busy: dict[str, list[float]] = {"thread": [], "process": []}
     with tempfile.TemporaryDirectory() as tmp:
-        idle = asyncio.run(measure(args.presses, False, Path(tmp) / "idle"))
-        busy = {
-            mode: asyncio.run(measure(args.presses, True, Path(tmp) / mode, mode))
-            for mode in ("thread", "process")
-        }
+        for n in range(args.rounds):
+            floor += asyncio.run(measure_floor(args.presses))
+            idle += asyncio.run(measure(args.presses, False, Path(tmp) / f"idle{n}"))
+            for mode, timings in busy.items():
+                timings += asyncio.run(measure(args.presses, True, Path(tmp) / f"{mode}{n}", mode))
+            loads.append(os.getloadavg()[0])
     for name, q in (("p50", 50), ("p95", 95)):
         i, f = pct(idle, q), pct(floor, q)
         runs = ", ".join(
             f"run in {mode} {pct(t, q):.1f} ms = {pct(t, q) / i:.2f}x idle"
             for mode, t in busy.items()
         )
+        runs += f"; process/thread {pct(busy['process'], q) / pct(busy['thread'], q):.2f}"
         print(
             f"{name}: floor (a minimal Textual app) {f:.1f} ms, idle {i:.1f} ms "
             f"({i / f:.2f}x floor); while a run streams: {runs}"
         )
     print("goal: key-to-paint p50 while a run streams <= 1.3x idle (the run in a process)")
-    print(f"load average {os.getloadavg()[0]:.1f}")
+    counts = ", ".join(f"{mode} {len(t)}" for mode, t in busy.items())
+    print(f"presses: idle {len(idle)}, during a run: {counts} ({args.rounds} round(s))")
+    print(f"load average (1 min) {min(loads):.1f}-{max(loads):.1f} over the run")
 
 
 if __name__ == "__main__":

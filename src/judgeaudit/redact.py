@@ -97,6 +97,13 @@ def is_key_shaped(word: str) -> bool:
     return bool(KEY_SHAPE_RE.fullmatch(word)) or _random_run(word)
 
 
+#: words already found not key-shaped (field names, model names, ids repeat on every row of an
+#: export): the shape test was most of the scrubber's CPU there. Only plain words are kept, never
+#: a key-shaped one, and at most PLAIN_KEPT of them.
+_PLAIN: set[str] = set()
+PLAIN_KEPT = 100_000
+
+
 def mask_key_shapes(text: str) -> str:
     """``text`` with every key-shaped word masked: the one rule for content bound for a log, a
     database, a report or an export. A word right after a JSON escape (``\\n``, ``\\u201c``)
@@ -108,12 +115,14 @@ def mask_key_shapes(text: str) -> str:
         if start and text[start - 1] == "\\":
             cut = 5 if word[0] == "u" and re.match(r"u[0-9a-fA-F]{4}", word) else 1
             keep, word = word[:cut], word[cut:]
+        if word in _PLAIN:
+            return match.group(0)
+        if not is_key_shaped(word):
+            if len(_PLAIN) < PLAIN_KEPT:
+                _PLAIN.add(word)
+            return match.group(0)
         tail = word[len(word.rstrip("._-")) :]
-        return (
-            keep + mask(word[: len(word) - len(tail)]) + tail
-            if is_key_shaped(word)
-            else match.group(0)
-        )
+        return keep + mask(word[: len(word) - len(tail)]) + tail
 
     if not text:
         return text

@@ -126,9 +126,14 @@ class JudgeLog(RichLog):
         ):
             self.set_filter(self.filter)  # earlier calls of a pair now known misselected
             return
-        for item in fresh:
-            if self.shows(item):
-                self.write(item.text)
+        self.write_lines(item.text for item in fresh if self.shows(item))
+
+    def write_lines(self, lines: Iterable[Text]) -> None:
+        """One write for a batch: RichLog measures, renders, trims and scrolls per write, and a
+        line each was most of the app's CPU while a run streamed (docs/benchmarks.md)."""
+        shown = list(lines)[-KEPT:]
+        if shown:
+            self.write(Text("\n").join(shown))
 
     def note(self, text: Text) -> None:
         """A line that is not an event (a warning, a failure): always kept and shown."""
@@ -140,9 +145,7 @@ class JudgeLog(RichLog):
     def set_filter(self, new: LogFilter) -> None:
         self.filter = new
         self.clear()
-        for item in self.entries:
-            if self.shows(item):
-                self.write(item.text)
+        self.write_lines(item.text for item in self.entries if self.shows(item))
 
     def reset(self) -> None:
         self.entries.clear()
