@@ -175,7 +175,7 @@ def show(name: str, r: dict[str, Any]) -> str:
 def size(
     folder: Path,
     trials: int,
-    nulls: int,
+    nulls: list[int],
     weak: list[str],
     weak_seeds: int,
     small: bool,
@@ -192,7 +192,7 @@ def size(
             out = folder / f"weak-{tag}-{WEAKER.index(model) if model in WEAKER else model}-{seed}"
             run(rejudge_spec(folder, source, model, seed), out)
             weaker[model].append(gate(source, out))
-    seeds = range(101, 101 + nulls)
+    seeds = nulls
     outs = [folder / f"null-{tag}-{seed}" for seed in seeds]
     specs = [rejudge_spec(folder, source, "judge-default", seed) for seed in seeds]
     # Null re-judges only judge (no simulation): --jobs of them at once, each its own process.
@@ -200,8 +200,14 @@ def size(
         list(pool.map(run, specs, outs))
     null = [gate(source, out) for out in outs]
     # Every comparison above shares the source's own draw, so they are correlated; disjoint
-    # pairs of null re-judges (101 vs 102, 103 vs 104, ...) are independent null instances.
-    disjoint = [gate(outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2)]
+    # pairs of null re-judges (101 vs 102, 103 vs 104, ...: an odd seed and the next one, when
+    # both were run) are independent null instances.
+    run_by_seed = dict(zip(seeds, outs, strict=True))
+    disjoint = [
+        gate(run_by_seed[seed], run_by_seed[seed + 1])
+        for seed in seeds
+        if seed % 2 and seed + 1 in run_by_seed
+    ]
     result: dict[str, Any] = {
         "trials": trials,
         "tasks": 42 * copies,
@@ -290,6 +296,22 @@ def replicates(folder: Path, seeds: int, small: bool) -> dict[str, Any]:
     }
 
 
+def _seed_list(text: str) -> list[int]:
+    """``101-115,121,130-133``: the seeds, in order, each once."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            for seed in range(int(low), int(high or low) + 1):
+                if seed not in seeds:
+                    seeds.append(seed)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: use seeds and ranges, e.g. 101-115,121"
+        ) from None
+    return seeds
+
+
 def _copies(tasks: str) -> int:
     """``builtin:retail`` is one copy of the 42 templates, ``builtin:retail-xN`` N copies."""
     if tasks == "builtin:retail":
@@ -306,6 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="the CI configuration (~1 min)")
     parser.add_argument("--nulls", type=int, default=10, help="null re-judge seeds per size")
+    parser.add_argument(
+        "--null-seeds",
+        type=_seed_list,
+        help="instead of --nulls: these re-judge seeds, e.g. 101-115,121-128",
+    )
     parser.add_argument("--weak-seeds", type=int, default=3, help="seeds per weaker judge")
     parser.add_argument("--replicates", type=int, default=3, help="seed replicates of the spec")
     parser.add_argument(
@@ -347,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
                 size(
                     folder,
                     int(trials),
-                    args.nulls,
+                    args.null_seeds or list(range(101, 101 + args.nulls)),
                     weak,
                     args.weak_seeds,
                     args.small,
