@@ -190,20 +190,7 @@ def _check_required(value: Any, key: str, where: str) -> None:
 
 
 def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") -> Profile:
-    allowed = {
-        "name",
-        "app",
-        "base_url",
-        "model",
-        "key",
-        "key_env",
-        "price_in",
-        "price_out",
-        "rpm",
-        "tpm",
-        "options",
-        "description",
-    }
+    allowed = {*STORED_FIELDS, "options"}
     for key in data:
         if key not in allowed:
             raise ProfileError(
