@@ -7,16 +7,16 @@ from typing import Any
 
 from judgeaudit.analysis.engines.dialect import DUCKDB, ListRows, Rows
 from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_schema
+from judgeaudit.audit.store.parquet_out import duckdb_connection
 
 INSTALL = "pip install 'judgeaudit[duckdb]'"
 
 
 def connect() -> Any:
     try:
-        import duckdb
+        return duckdb_connection()
     except ImportError:
         raise EngineError(f"--engine duckdb: DuckDB is not installed; {INSTALL}") from None
-    return duckdb.connect(":memory:")
 
 
 def read_sql(parquet: ParquetInput) -> str:

@@ -66,13 +66,25 @@ def run_period(db: sqlite3.Connection, run_id: str) -> str:
     return str(period) if period else str(created or "")[:10] or "unknown"
 
 
+def duckdb_connection() -> Any:
+    """An in-memory DuckDB connection that prints nothing: DuckDB draws a progress bar on
+    stdout for any query over two seconds, even into a pipe, which would corrupt
+    ``report --format json > file`` on a large run. Raises ImportError without DuckDB."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")
+    con.execute("SET enable_progress_bar_print = false")  # even if a caller turns the bar on
+    return con
+
+
 def write_pairs(
     db: sqlite3.Connection, run_id: str, dest: Path, partition: Partition | None = None
 ) -> int:
     """Write the run's pairs to ``dest``: a ``.parquet`` file, or with ``partition`` a directory
     of ``period=…/`` shards (added to: a run's shard replaces only its own file). Returns rows."""
     try:
-        import duckdb
+        con = duckdb_connection()
     except ImportError:
         raise InputError(f"export parquet: DuckDB writes the Parquet; {INSTALL}") from None
     import pandas as pd
@@ -91,7 +103,6 @@ def write_pairs(
     try:
         # In memory, spilling to the work directory past DuckDB's memory limit: a small run
         # costs no database file (a finishing run writes one each time), a large one fits.
-        con = duckdb.connect(":memory:")
         con.execute(f"SET temp_directory = '{_quote(work)}'")
         typed = [f'"{c}" {duck_type(c)}' for c in PAIR_COLUMNS]
         typed += ["seq BIGINT", *(["period VARCHAR"] if partition else [])]
