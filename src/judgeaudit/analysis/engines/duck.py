@@ -11,12 +11,17 @@ from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_s
 INSTALL = "pip install 'judgeaudit[duckdb]'"
 
 
-def connect() -> Any:
+def require() -> Any:
+    """The duckdb module, or the one line naming the extra to install."""
     try:
         import duckdb
     except ImportError:
         raise EngineError(f"--engine duckdb: DuckDB is not installed; {INSTALL}") from None
-    return duckdb.connect(":memory:")
+    return duckdb
+
+
+def connect() -> Any:
+    return require().connect(":memory:")
 
 
 def read_sql(parquet: ParquetInput) -> str:
