@@ -62,3 +62,14 @@ def test_check_mode_fails_on_a_stale_page(tmp_path: Path) -> None:
     )
     assert fresh.returncode == 0
     assert (docs / "cli.md").read_text("utf-8").startswith("# CLI reference\n\n")
+
+
+def test_compare_margin_help_says_what_the_margin_decides() -> None:
+    """The help said the margin is 'the rise that counts as worse', but 'worse' is any
+    significant rise (a +14.6-point rise is worse at --margin 50); the margin only bounds
+    'not worse' (docs/gate.md)."""
+    block = _generator().render()
+    section = block.split("### `judgeaudit compare`", 1)[1].split("### ", 1)[0]
+    margin = " ".join(section.split("--margin POINTS", 2)[2].split())
+    assert "counts as worse" not in margin
+    assert "'not worse' rules out" in margin and "whatever the margin" in margin

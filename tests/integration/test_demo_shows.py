@@ -71,6 +71,20 @@ def test_every_report_section_is_populated(demo_report: tuple[Path, dict[str, An
         assert (out / name).stat().st_size > 0, name
 
 
+def test_the_readme_says_what_the_demo_report_flags(
+    demo_report: tuple[Path, dict[str, Any]],
+) -> None:
+    """The README said the demo report flags two near-equal pairs `RANKING MISSELECTED`; since
+    the ranking test needs both differences significant it marks them suggestive, flags none."""
+    _, report = demo_report
+    rankings = [p["ranking"] for p in report["agent_pairs"]]
+    assert rankings.count("misselected") == 0 and rankings.count("suggestive") == 2
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    claim = " ".join(readme.split("`judgeaudit report out/demo`", 1)[1].split()[:20])
+    assert claim.startswith("marks two near-equal agent pairs")
+    assert "`ranking opposite (suggestive)`" in claim
+
+
 @pytest.mark.parametrize("source", ["capability", "judge"])
 def test_the_tuis_pairs_lists_hold_exactly_the_reports_bucket_counts(
     demo_report: tuple[Path, dict[str, Any]], source: str

@@ -99,3 +99,31 @@ def test_rejudge_dry_run_renders_the_stored_transcripts(tmp_path: Path) -> None:
 def test_run_without_out_or_dry_run_is_refused(tmp_path: Path) -> None:
     done = cli("run", str(DEMO))
     assert done.returncode == 2 and "--out DIR is required" in done.stderr
+
+
+def test_dry_run_names_each_judge_whole_and_refuses_what_the_run_refuses(tmp_path: Path) -> None:
+    """Two weaker judges were both listed as 'judge-default:diligence' (the id cut at 23
+    characters), and ``--concurrency 0`` passed as a plan although the run refuses it."""
+    write_tasks(tmp_path / "tasks.jsonl", 6)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    base = tmp_path / "base"
+    assert cli("run", str(spec), "--out", str(base), "--events", "jsonl").returncode == 0
+    weak = [
+        "judge-default:diligence=0,evidence=0.3,style=0.7",
+        "judge-default:diligence=0,evidence=0.2,style=0.8",
+    ]
+    rejudge = ["rejudge", str(base), "--out", str(tmp_path / "o")]
+    text = cli(*rejudge, "--judge-model", weak[0], "--judge-model", weak[1], "--dry-run")
+    assert text.returncode == 0, text.stderr
+    rows = [line.split()[1] for line in text.stdout.splitlines() if line.startswith("  judge ")]
+    assert rows == weak
+    for command, bad in (
+        (rejudge, "0"),
+        (["run", str(spec), "--out", str(tmp_path / "p")], "2000"),
+    ):
+        done = cli(*command, "--concurrency", bad, "--dry-run")
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert done.stderr.strip() == (
+            f"judgeaudit: --concurrency: {bad} is out of range; use 1 to 1024"
+        )
+    assert not (tmp_path / "o").exists() and not (tmp_path / "p").exists()

@@ -33,7 +33,7 @@ def test_a_run_writes_the_parquet_with_duckdb_and_no_pyarrow(
     assert kinds["reward_gap"] == "DOUBLE" and kinds["seq"] == "INT64"
 
 
-def test_a_run_without_duckdb_says_so_and_export_refuses_in_one_line(
+def test_a_run_without_duckdb_says_so_and_export_and_report_refuse_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import importlib.util
@@ -54,3 +54,9 @@ def test_a_run_without_duckdb_says_so_and_export_refuses_in_one_line(
         assert main(["export", "parquet", str(out)]) == 2
         assert "pip install 'judgeaudit[duckdb]'" in capsys.readouterr().err
         assert not (out / "audit_pairs.parquet").exists()
+        # the report names the missing engine first, not the missing Parquet (whose fix,
+        # `export parquet`, would only ask for the same install)
+        assert main(["report", str(out), "--engine", "duckdb"]) == 2
+        err = capsys.readouterr().err
+        assert "DuckDB is not installed; pip install 'judgeaudit[duckdb]'" in err
+        assert "export parquet" not in err and len(err.strip().splitlines()) == 1

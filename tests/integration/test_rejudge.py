@@ -328,3 +328,36 @@ def test_a_recorded_verdict_run_is_rejudged_by_a_live_judge_and_compares_paired(
     result = json.loads(cli("compare", str(prod), str(out), "--format", "json").stdout)
     assert result["paired"] and result["pairing"]["matched"] == 40
     assert result["pairing"]["only_in_a"] == 0 and result["verdicts"]["failed"] == []
+
+
+def test_recorded_pairs_without_trajectories_are_not_rejudged_on_empty_transcripts(
+    tmp_path: Path,
+) -> None:
+    """Recorded verdicts logged without trajectories (as `demo --monitor` writes them) were
+    re-judged on two empty transcripts: every verdict a tie, misselection 0%, and a paired
+    compare against the recorded judge that looked like a real judge change."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+    bare = tmp_path / "bare.jsonl"
+    with bare.open("w", encoding="utf-8") as handle:
+        for line in (examples / "recorded-verdicts.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            record.pop("trajectory_a", None)
+            record.pop("trajectory_b", None)
+            handle.write(json.dumps(record) + "\n")
+    pairs = tmp_path / "prod-pairs.jsonl"
+    imported = cli("import", "recorded-jsonl", str(bare), "--out", str(pairs))
+    assert imported.returncode == 0, imported.stderr
+    (tmp_path / "prod.toml").write_text(
+        '[run]\nname = "prod"\nimported = "prod-pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+    )
+    prod = tmp_path / "prod"
+    assert cli("run", str(tmp_path / "prod.toml"), "--out", str(prod)).returncode == 0
+    out = tmp_path / "live"
+    done = cli(
+        "rejudge", str(prod), "--judge-endpoint", "embedded", "--judge-model", "judge-default",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "stores no conversation" in line and "empty transcripts" in line
+    assert str(prod) in line and not out.exists()

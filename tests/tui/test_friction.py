@@ -196,3 +196,30 @@ def test_runs_lists_the_directories_opened_before(
 
     asyncio.run(first())
     assert asyncio.run(later()) == [str(run_copy.resolve())]
+
+
+def test_runs_drops_a_listing_refusal_once_the_directory_lists(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+) -> None:
+    """Typing a directory that lists its runs left the red "no audit database" line of the
+    default directory on screen, under the runs it had just listed."""
+
+    async def go() -> tuple[str, bool, bool]:
+        app = make_app(isolated, tmp_path / "missing")
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            note = app.screen.query_one("#runs-status", Static)
+            await wait_until(pilot, lambda: bool(note.display), "the refusal of the missing dir")
+            refused = text(note)
+            field = app.screen.query_one("#r-a", Input)
+            field.value = str(run_copy)
+            field.focus()
+            await press(pilot, "enter")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: str(picker.rows_data[0][1]["dir"]) == str(run_copy), "")
+            await settle(pilot)
+            return refused, bool(note.display), "no audit database" in text(note)
+
+    refused, shown, still = asyncio.run(go())
+    assert "missing: no audit database" in refused
+    assert not shown and not still

@@ -98,3 +98,14 @@ def test_bench_false_alarm_rate_small_configuration(capsys: pytest.CaptureFixtur
     assert low is not None and low <= 0.05
     assert found["detected"] >= 0.8
     assert found["early"] <= 0.1 * found["series"]
+
+
+def test_the_alert_action_gates_the_current_judge_against_the_baseline() -> None:
+    """The action said `compare OUT DIR --fail-on-rise` (the period's run as A, the baseline
+    re-judge as B): a judge that drifted worse then reads as a *fall*, so the gate cannot say
+    worse (exit 0 or 5 where the other order exits 3), and a recorded run also needs
+    --judge-endpoint to be re-judged. The baseline is run A."""
+    from judgeaudit.analysis.trend_alerts import ACTION
+
+    assert "judgeaudit compare DIR OUT --fail-on-rise" in ACTION
+    assert "compare OUT DIR" not in ACTION and "--judge-endpoint" in ACTION

@@ -37,8 +37,9 @@ ALERT_EXIT = 3
 ACTION = (
     "lower the judge's weight in the reward until this is explained; inspect judge model and "
     "prompt drift (the manifest changes listed), and re-judge a sample of this period with the "
-    "baseline judge (judgeaudit rejudge OUT --judge-model BASELINE --out DIR; judgeaudit compare "
-    "OUT DIR --fail-on-rise)"
+    "baseline judge (judgeaudit rejudge OUT --judge-model BASELINE --out DIR, with "
+    "--judge-endpoint for recorded verdicts; then judgeaudit compare DIR OUT --fail-on-rise: "
+    "the baseline as run A, so a worse current judge is a rise)"
 )
 METHOD = {
     "test": "one-sided Fisher exact test, period vs pooled baseline window, on "

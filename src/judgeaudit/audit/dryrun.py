@@ -305,12 +305,15 @@ def render_plan(result: dict[str, Any]) -> str:
             f"{result['conversations']} conversations ({result['conversations_stored']} "
             "already stored)"
         )
+    # the model column fits the longest id: a cut id would hide what tells two judges apart
+    # (judge-default:diligence=0,evidence=0.3,... and ...0.2,... both read judge-default:diligence)
+    width = max([24, *(len(r["model"]) + 1 for r in result["roles"])])
     lines = [
         f"dry run of {result['run']} ({result['kind']}): nothing is called or written",
         f"  {result['tasks']} tasks, {conversations}, {result['pairs']} pairs "
         f"({result['pairs_stored']} already stored) judged in {result['orders']} order(s)",
-        f"  {'role':<14}{'model':<24}{'calls':>16}{'prompt tok/call':>17}{'prompt tokens':>22}"
-        f"{'cost USD':>20}",
+        f"  {'role':<14}{'model':<{width}}{'calls':>16}{'prompt tok/call':>17}"
+        f"{'prompt tokens':>22}{'cost USD':>20}",
     ]
     if not result["roles"]:
         return "\n".join(
@@ -333,7 +336,7 @@ def render_plan(result: dict[str, Any]) -> str:
         elif r["cost_min_usd"] is not None and r["cost_max_usd"] is None:
             cost += "+"
         lines.append(
-            f"  {r['role']:<14}{r['model'][:23]:<24}{calls:>16}{r['prompt_tokens_per_call']:>17,}"
+            f"  {r['role']:<14}{r['model']:<{width}}{calls:>16}{r['prompt_tokens_per_call']:>17,}"
             f"{tokens:>22}{cost:>20}  ({r['basis']})"
         )
     lines += [

@@ -152,7 +152,9 @@ def register(sub: Sub) -> None:
         type=float,
         default=2.0,
         metavar="POINTS",
-        help="the rise in misselection (percentage points) that counts as worse (default 2)",
+        help="the rise in misselection (percentage points) that 'not worse' rules out: the "
+        "row's one-sided 95%% upper bound must be below it (default 2); 'worse' is a "
+        "significant rise of any size, whatever the margin",
     )
     comp.set_defaults(func=cmd_compare)
 

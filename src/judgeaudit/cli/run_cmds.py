@@ -32,12 +32,17 @@ def _sink(choice: str | None) -> EventSink:
     return ProgressDisplay()
 
 
-def _print_plan(spec: Path | RunSpec, out: Path | None, events: str | None) -> int:
+def _print_plan(
+    spec: Path | RunSpec, out: Path | None, events: str | None, concurrency: int | None
+) -> int:
     import json
 
     from judgeaudit.audit.dryrun import render_plan
     from judgeaudit.engine import plan_run
+    from judgeaudit.validate import integer
 
+    if concurrency is not None:  # refused as the run would refuse it, not passed as a plan
+        integer(concurrency, "--concurrency", 1, 1024)
     result = plan_run(spec, out)
     if events == "jsonl":
         print(json.dumps({"event": "dry_run", **result}, ensure_ascii=False))
@@ -67,7 +72,7 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
 def cmd_run(args: argparse.Namespace) -> int:
 
     if args.dry_run:
-        return _print_plan(args.spec, args.out, args.events)
+        return _print_plan(args.spec, args.out, args.events, args.concurrency)
     if args.out is None:
         raise UserError("run: --out DIR is required (the output directory; or use --dry-run)")
     _run_blocking(
@@ -115,7 +120,7 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
     if args.dry_run:
         from judgeaudit.analysis.gate_power import power_lines, rejudge_power
 
-        _print_plan(spec, args.out, args.events)
+        _print_plan(spec, args.out, args.events, args.concurrency)
         power = rejudge_power(source.out, source.run_id)
         if args.events == "jsonl":
             import json

@@ -39,13 +39,18 @@ def open_pairs(engine: str, db: sqlite3.Connection, out: Path, parquet: str | No
         return SqlitePairs(db)
     here = out if out.is_dir() else out.parent
     target = parquet if parquet is not None else str(out if history else here / PARQUET)
+    # an engine that is not installed is named first: "no such file; export parquet" would
+    # send the user to a command that then asks for the same install
     if engine == "duckdb":
-        from judgeaudit.analysis.engines.duck import DuckPairs
+        from judgeaudit.analysis.engines.duck import DuckPairs, require
 
+        require()
         return DuckPairs(parquet_files(target))
     if engine == "spark":
         from judgeaudit.analysis.engines.spark import SparkPairs
+        from judgeaudit.analysis.engines.spark import require as require_spark
 
+        require_spark()
         return SparkPairs(parquet_files(target))
     raise EngineError(f"--engine {engine!r}: use one of {', '.join(ENGINES)}")
 

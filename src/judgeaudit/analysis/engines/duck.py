@@ -7,16 +7,21 @@ from typing import Any
 
 from judgeaudit.analysis.engines.dialect import DUCKDB, ListRows, Rows
 from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_schema
-from judgeaudit.audit.store.parquet_out import duckdb_connection
+from judgeaudit.audit.store.parquet_out import INSTALL, duckdb_connection
 
-INSTALL = "pip install 'judgeaudit[duckdb]'"
+
+def require() -> Any:
+    """The duckdb module, or the one line naming the extra to install."""
+    try:
+        import duckdb
+    except ImportError:
+        raise EngineError(f"--engine duckdb: DuckDB is not installed; {INSTALL}") from None
+    return duckdb
 
 
 def connect() -> Any:
-    try:
-        return duckdb_connection()
-    except ImportError:
-        raise EngineError(f"--engine duckdb: DuckDB is not installed; {INSTALL}") from None
+    require()
+    return duckdb_connection()
 
 
 def read_sql(parquet: ParquetInput) -> str:

@@ -13,16 +13,22 @@ from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_s
 INSTALL = "pip install 'judgeaudit[spark]' (PySpark; needs Java 17 or newer)"
 
 
-def session() -> Any:
-    """A local session (``JUDGEAUDIT_SPARK_MASTER`` overrides ``local[2]``), no UI, SQL's
-    non-ANSI semantics as SQLite has them."""
+def require() -> Any:
+    """PySpark's ``SparkSession``, or the one line naming the extra to install."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise EngineError(f"--engine spark: PySpark is not installed; {INSTALL}") from None
+    return SparkSession
+
+
+def session() -> Any:
+    """A local session (``JUDGEAUDIT_SPARK_MASTER`` overrides ``local[2]``), no UI, SQL's
+    non-ANSI semantics as SQLite has them."""
+    builder = require().builder
     master = os.environ.get("JUDGEAUDIT_SPARK_MASTER", "local[2]")
     return (
-        SparkSession.builder.master(master)
+        builder.master(master)
         .appName("judgeaudit")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.ansi.enabled", "false")

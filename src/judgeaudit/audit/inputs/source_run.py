@@ -205,6 +205,13 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
             f"run {chosen['run_id']} in {out} is damaged or was edited: {problem}; re-judge an "
             "intact copy (nothing was written)",
         )
+    if not _has_conversation(db_path, chosen["run_id"]):
+        raise fail(
+            where,
+            f"run {chosen['run_id']} in {out} stores no conversation (its pairs came without "
+            "trajectories, e.g. recorded verdicts logged without them): a re-judge would show "
+            "the judge two empty transcripts; import the pairs with trajectory_a/_b to re-judge",
+        )
     return SourceRun(
         out,
         chosen["run_id"],
@@ -219,6 +226,20 @@ def _manifest(row: sqlite3.Row, fail: Fail) -> dict[str, Any]:
         return fail("run.trajectories_from", message)
 
     return manifest_of(row["manifest"], f"run {row['run_id']}", error)
+
+
+def _has_conversation(db_path: Path, run_id: str) -> bool:
+    """Whether any trajectory of the run holds an event (a recorded pair line without
+    trajectories is stored with ``events = '[]'``)."""
+    db = open_readonly(db_path)
+    try:
+        found = db.execute(
+            "SELECT 1 FROM trajectories WHERE run_id = ? AND events NOT IN ('[]', '') LIMIT 1",
+            (run_id,),
+        ).fetchone()
+    finally:
+        db.close()
+    return found is not None
 
 
 def _table_exists(db: sqlite3.Connection, name: str) -> bool:

@@ -70,6 +70,7 @@ class RunsScreen(Screen[None]):
         self.pick_a: Pick | None = None
         self.pick_b: Pick | None = None
         self.to_top = False
+        self.listing_problem = False  # the status line says why a directory did not list
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -145,8 +146,12 @@ class RunsScreen(Screen[None]):
         self.to_top = False
         if problems:
             self.say(Text("; ".join(problems), style="red"))
+            self.listing_problem = True
+        elif self.listing_problem:  # the directories list now: the old refusal is not true
+            self.say("")
 
     def say(self, text: str | Text) -> None:
+        self.listing_problem = False
         self.query_one("#runs-status", Note).say(text)
 
     def action_pick(self, side: str) -> None:
