@@ -127,3 +127,35 @@ def test_dry_run_names_each_judge_whole_and_refuses_what_the_run_refuses(tmp_pat
             f"judgeaudit: --concurrency: {bad} is out of range; use 1 to 1024"
         )
     assert not (tmp_path / "o").exists() and not (tmp_path / "p").exists()
+
+
+def test_dry_run_refuses_a_simulated_model_the_embedded_provider_refuses(tmp_path: Path) -> None:
+    """``--judge-model judge-default:bogus=1`` passed as a plan; the run then stopped at its
+    first judge call with the provider's 400. The plan now says what the run would."""
+    write_tasks(tmp_path / "tasks.jsonl", 4)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    base = tmp_path / "base"
+    assert cli("run", str(spec), "--out", str(base), "--events", "jsonl").returncode == 0
+    for bad, why in (
+        ("judge-default:bogus=1", "unknown parameter 'bogus'"),
+        ("judge-default:diligence=abc", "diligence"),
+        ("judge-default:diligence=5", "diligence"),
+    ):
+        done = cli(
+            "rejudge", str(base), "--out", str(tmp_path / "o"), "--judge-model", bad, "--dry-run"
+        )
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("judgeaudit: judge on the embedded provider")
+        assert why in lines[0] and bad in lines[0]
+    assert not (tmp_path / "o").exists()
+    fine = cli(
+        "rejudge",
+        str(base),
+        "--out",
+        str(tmp_path / "o"),
+        "--judge-model",
+        "judge-default:diligence=0.5",
+        "--dry-run",
+    )
+    assert fine.returncode == 0, fine.stderr

@@ -27,6 +27,7 @@ from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
 from judgeaudit.audit.units import PairUnit, pair_units
 from judgeaudit.audit.units.conversation import MAX_TOOL_STEPS, render
+from judgeaudit.errors import InputError
 from judgeaudit.validate import check_out_dir
 
 SAMPLE = 25
@@ -54,11 +55,30 @@ class RoleEstimate:
     cost_max_usd: float | None = None
 
 
+def _check_embedded_models(spec: RunSpec) -> None:
+    """The embedded provider refuses a bad simulated model id at the first request; a plan
+    says so too, rather than planning a run that cannot start."""
+    from judgeaudit.audit.spec import EMBEDDED
+    from judgeaudit.sim.modelspec import ModelSpecError, SimConfig
+
+    config = SimConfig()
+    roles = [*spec.agents, *([spec.user_simulator] if spec.user_simulator else []), spec.judge]
+    for ref in roles:
+        endpoint = spec.endpoints.get(ref.endpoint)
+        if endpoint is None or endpoint.base_url != EMBEDDED:
+            continue
+        try:
+            config.resolve(ref.model)
+        except ModelSpecError as exc:
+            raise InputError(f"{ref.role} on the embedded provider: {exc}") from None
+
+
 def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
     """The dry-run plan of a spec (into ``out`` if given: what is stored there is not redone)."""
     source = source_of(spec)
     if out is not None:
         check_out_dir(out)  # the real run would refuse it: say so now, not after the plan
+    _check_embedded_models(spec)
     prompts = PromptSet.for_spec(spec)
     tasks, pairs, conversations = _units(spec)
     orders = 2 if spec.swap else 1
