@@ -47,10 +47,22 @@ CASES = [
         write("claude/settings.json", DEEP_JSON),
     ),
     Case(
-        "off-deep-local-settings",
+        "off-deep-codex-config-toml",
         ("profile", "off", "codex"),
         "nested more than 64",
         write("codex/config.toml", DEEP_TOML),
+    ),
+    Case(
+        "off-project-deep-local-settings",
+        ("profile", "off", "claude", "--project", "{home}/home/proj"),
+        "settings.local.json: nested more than 64",
+        write("home/proj/.claude/settings.local.json", DEEP_JSON),
+    ),
+    Case(
+        "use-project-deep-local-settings",
+        ("profile", "use", "taotoken-claude", "--project", "{home}/home/proj"),
+        "settings.local.json: nested more than 64",
+        write("home/proj/.claude/settings.local.json", DEEP_JSON),
     ),
     Case(
         "use-huge-settings",

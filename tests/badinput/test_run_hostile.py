@@ -17,11 +17,16 @@ from pathlib import Path
 import pytest
 
 from tests.audit_helpers import write_spec, write_tasks
-from tests.badinput.hostile_cases import FORMATS, KEYLIKE, SPARSE_SIZE
+from tests.badinput.cases import jsonl, pair
+from tests.badinput.hostile_cases import FORMATS, KEYLIKE, SPARSE_SIZE, WITH_TEMPLATE
 from tests.badinput.import_cases import tau, tau_file
 from tests.cli_helpers import cli
 
 MB = 1024 * 1024
+JUDGE_TEMPLATE_OK = """\
+system = "Judge two trajectories."
+user = "Task: {task}\\nA: {trajectory_a}\\nB: {trajectory_b}\\nWhich is better?"
+"""
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +90,22 @@ def test_rejudge_endpoint_with_credentials_is_refused_masked(base: Path, tmp_pat
         "HOSTILE_KEY",
     )
     line = one_line(done, "--judge-endpoint", "carries credentials", "http://***@127.0.0.1:9/v1")
+    assert KEYLIKE not in line + done.stdout
+    assert not (tmp_path / "again").exists()
+
+
+def test_rejudge_of_a_source_whose_stored_judge_url_carries_credentials(
+    base: Path, tmp_path: Path
+) -> None:
+    """The source run's own judge URL (edited into its manifest) is refused as a typed one is,
+    and the line names where it came from: the user typed no ``--judge-endpoint``."""
+    url = f"http://me:{KEYLIKE}@127.0.0.1:9/v1"
+    source = damaged(
+        base, tmp_path, f"UPDATE runs SET manifest = replace(manifest, '\"embedded\"', '\"{url}\"')"
+    )
+    done = cli("rejudge", str(source), "--out", str(tmp_path / "again"))
+    line = one_line(done, "the source run's judge base_url", "http://***@127.0.0.1:9/v1")
+    assert "--judge-endpoint:" not in line
     assert KEYLIKE not in line + done.stdout
     assert not (tmp_path / "again").exists()
 
@@ -164,6 +185,31 @@ def test_a_2gb_sparse_file_is_refused_within_a_capped_address_space(
     one_line(done, str(sparse))
     assert "MemoryError" not in done.stderr
     assert not (tmp_path / "p.jsonl").exists()
+
+
+@pytest.mark.parametrize("sparse_name", ["t.toml", "pairs.jsonl"], ids=["template", "pair-file"])
+def test_a_2gb_sparse_template_or_pair_file_is_refused_within_a_capped_address_space(
+    sparse_name: str, tmp_path: Path
+) -> None:
+    """The same cap for what ``run`` reads: a judge template (read whole) and a pair file
+    (streamed by line) that are 2 GB sparse files are refused by size, not read into memory."""
+    (tmp_path / "spec.toml").write_text(WITH_TEMPLATE, encoding="utf-8")
+    (tmp_path / "t.toml").write_text(JUDGE_TEMPLATE_OK, encoding="utf-8")
+    (tmp_path / "pairs.jsonl").write_text(jsonl(pair()), encoding="utf-8")
+    sparse = tmp_path / sparse_name
+    with sparse.open("wb") as handle:
+        handle.truncate(SPARSE_SIZE)
+    out = str(tmp_path / "out")
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "run", str(tmp_path / "spec.toml"), "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: capped(1200 * MB),
+    )
+    one_line(done, sparse_name, "MB")
+    assert "MemoryError" not in done.stderr
+    assert not (tmp_path / "out").exists()
 
 
 HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 100,000 chars
