@@ -212,6 +212,27 @@ def test_a_2gb_sparse_template_or_pair_file_is_refused_within_a_capped_address_s
     assert not (tmp_path / "out").exists()
 
 
+def test_an_output_that_is_a_device_node_is_never_replaced(base: Path, tmp_path: Path) -> None:
+    """As root, ``import --out /dev/full`` renamed a file over the device node. Tried on a node
+    made in the test's own directory (a copy of /dev/null), never on a real /dev entry."""
+    import os
+    import stat
+
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod is not permitted here")
+    results = tmp_path / "r.json"
+    results.write_text(tau_file(tau(0, 0), tau(0, 1)))
+    for args in (
+        ("import", "tau-bench", str(results), "--out", str(node)),
+        ("trend", str(base / "base"), "--format", "csv", "--output", str(node)),
+    ):
+        one_line(cli(*args), str(node), "is a device")
+        assert stat.S_ISCHR(node.lstat().st_mode), "the device node was replaced by a file"
+
+
 HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 100,000 chars
 
 
@@ -230,6 +251,12 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
         ),
         (("judges", "{out}", "--margin", "nan", "--output", "{tmp}/j.txt"), ("--margin nan",)),
         (("judges", "{out}", "--margin", "-5"), ("--margin -5",)),
+        (("trend", "{out}", "--format", "csv", "--output", "{tmp}/fifo.csv"), ("FIFO",)),
+        (
+            ("export", "preferences", "{out}", "--out", "{tmp}/fifo.csv", "--force"),
+            ("FIFO", "nothing was written"),
+        ),
+        (("import", "tau-bench", "{results}", "--out", "{tmp}/fifo.csv"), ("FIFO",)),
     ],
     ids=[
         "report-output-fifo",
@@ -241,17 +268,29 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
         "prefs-huge-keylike-run",
         "judges-margin-nan",
         "judges-margin-negative",
+        "trend-output-fifo",
+        "prefs-out-fifo-force",
+        "import-out-fifo",
     ],
 )
 def test_output_paths_and_run_ids_are_one_short_line(
     base: Path, tmp_path: Path, argv: tuple[str, ...], needles: tuple[str, ...]
 ) -> None:
     """Issue 27 on the newer surfaces: an output that is a FIFO, a directory or unwritable was
-    a crash (exit 70) or replaced the FIFO; a bad run id was echoed whole (100 KB, key and all)."""
+    a crash (exit 70) or replaced the FIFO (``trend --output``, ``export preferences --force``
+    and ``import --out`` still replaced it); a bad run id was echoed whole (100 KB, key and all)."""
     import os
 
     os.mkfifo(tmp_path / "fifo.csv")
-    args = [a.replace("{out}", str(base / "base")).replace("{tmp}", str(tmp_path)) for a in argv]
+    results = base / "results.json"  # outside tmp_path: the listing below must not change
+    if not results.exists():
+        results.write_text(tau_file(tau(0, 0), tau(0, 1)))
+    args = [
+        a.replace("{out}", str(base / "base"))
+        .replace("{tmp}", str(tmp_path))
+        .replace("{results}", str(results))
+        for a in argv
+    ]
     before = sorted(p.name for p in tmp_path.iterdir())
     line = one_line(cli(*args), *needles)
     assert len(line) < 400 and "x1x1x1x1x1x1x1x1" not in line and "sk-x1" not in line, line
