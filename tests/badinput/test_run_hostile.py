@@ -233,6 +233,31 @@ def test_an_output_that_is_a_device_node_is_never_replaced(base: Path, tmp_path:
         assert stat.S_ISCHR(node.lstat().st_mode), "the device node was replaced by a file"
 
 
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("[" * 200_000, "not a readable CSV header"),
+        (f"pair_id,human_success_a,human_success_b,human_pref\n{KEYLIKE}{'x' * 100_000},1,0,A\n",
+         "pair_id: '"),
+        (f"pair_id,human_success_a,human_success_b,human_pref\n{{pair}},1,0,{'B' * 100_000}\n",
+         "human_pref: 'BBB"),
+    ],
+    ids=["header-field-past-the-csv-limit", "huge-keylike-pair-id", "huge-pref"],
+)  # fmt: skip
+def test_review_import_of_a_hostile_labels_file_is_one_short_line(
+    base: Path, tmp_path: Path, content: str, needle: str
+) -> None:
+    """A header field past the csv module's 128 KB limit was a crash (exit 70); a 100,000-
+    character cell (a pasted key) was echoed whole."""
+    db = sqlite3.connect(base / "base" / "audit.db")
+    pair_id = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()[0]
+    db.close()
+    labels = tmp_path / "labels.csv"
+    labels.write_text(content.replace("{pair}", pair_id))
+    line = one_line(cli("review", "import", str(base / "base"), str(labels)), needle)
+    assert len(line) < 400 and KEYLIKE not in line, line
+
+
 HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 100,000 chars
 
 
