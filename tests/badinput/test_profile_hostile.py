@@ -109,6 +109,11 @@ CASES = [
         ),
         "looks like an API key",
     ),
+    Case(  # the whole 100,000 characters were echoed as the one line
+        "show-huge-profile-name",
+        ("profile", "show", "p" * 100_000),
+        f"profile name '{'p' * 37}...': use 1-63",
+    ),
     Case(
         "add-base-url-userinfo",
         ("profile", "add", "x", "--app", "sdk", "--base-url", f"https://u:{KEYLIKE}@gw.example/v1"),
