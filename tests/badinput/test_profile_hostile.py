@@ -194,6 +194,9 @@ def test_off_into_an_immutable_directory_is_one_line(tmp_path: Path) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Operation not permitted" in lines[0], done.stderr
     assert "unexpected error" not in done.stderr
+    # the file the user knows, not the temp file the atomic write tried to create
+    assert lines[0].startswith(f"judgeaudit: {tmp_path / 'claude' / 'settings.json'}:"), lines[0]
+    assert ".tmp" not in lines[0], lines[0]
     assert {k: v for k, v in snapshot(tmp_path).items() if "/claude/" in k} == {
         k: v for k, v in before.items() if "/claude/" in k
     }
