@@ -21,12 +21,17 @@ _SPECIAL[stat.S_IFSOCK] = "a socket"
 
 def refuse_special(path: Path) -> None:
     """Refuse to replace a FIFO, a device or a socket: a rename would put a file in its place
-    (as root, ``--out /dev/full`` replaced the device node). A missing path, a regular file and
-    a symlink (the link itself is replaced, as before) are fine."""
-    try:
-        kind = stat.S_IFMT(os.lstat(path).st_mode)
-    except OSError:
-        return  # missing (or unreachable: the write itself will say why)
+    (as root, ``--out /dev/full`` replaced the device node), nor a symlink to one (``--out
+    /dev/stdout`` would replace the link). A missing path, a regular file and a symlink to one
+    (the link itself is replaced, as before) are fine."""
+    kind = None
+    for look in (os.lstat, os.stat):
+        try:
+            kind = stat.S_IFMT(look(path).st_mode)
+        except OSError:
+            return  # missing, dangling (or unreachable: the write itself will say why)
+        if kind in _SPECIAL:
+            break
     if kind in _SPECIAL:
         raise InputError(
             f"{path}: is {_SPECIAL[kind]}, not a regular file; give a file path (nothing was "

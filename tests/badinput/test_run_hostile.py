@@ -282,6 +282,7 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
             ("FIFO", "nothing was written"),
         ),
         (("import", "tau-bench", "{results}", "--out", "{tmp}/fifo.csv"), ("FIFO",)),
+        (("import", "tau-bench", "{results}", "--out", "{tmp}/link.csv"), ("FIFO",)),
     ],
     ids=[
         "report-output-fifo",
@@ -296,6 +297,7 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
         "trend-output-fifo",
         "prefs-out-fifo-force",
         "import-out-fifo",
+        "import-out-symlink-to-fifo",
     ],
 )
 def test_output_paths_and_run_ids_are_one_short_line(
@@ -307,6 +309,7 @@ def test_output_paths_and_run_ids_are_one_short_line(
     import os
 
     os.mkfifo(tmp_path / "fifo.csv")
+    (tmp_path / "link.csv").symlink_to("fifo.csv")  # as /dev/stdout is a link to a pipe or tty
     results = base / "results.json"  # outside tmp_path: the listing below must not change
     if not results.exists():
         results.write_text(tau_file(tau(0, 0), tau(0, 1)))
@@ -320,7 +323,7 @@ def test_output_paths_and_run_ids_are_one_short_line(
     line = one_line(cli(*args), *needles)
     assert len(line) < 400 and "x1x1x1x1x1x1x1x1" not in line and "sk-x1" not in line, line
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
-    assert (tmp_path / "fifo.csv").is_fifo()
+    assert (tmp_path / "fifo.csv").is_fifo() and (tmp_path / "link.csv").is_symlink()
 
 
 @pytest.mark.parametrize(
