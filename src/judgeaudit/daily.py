@@ -56,29 +56,38 @@ def audit_daily(files: list[Path], work: Path, gap_source: str | None = None) ->
     if len(set(stems)) != len(stems):
         twice = next(s for s in stems if stems.count(s) > 1)
         raise AnalysisError(f"trend: two daily files are named {twice}; give each day one file")
-    for path in files:
-        out = work / path.stem
-        digest = _digest(path)
-        kept = out / DIGEST
-        if kept.is_file() and kept.read_text().strip() == digest and (out / "audit.db").exists():
-            outs.append(out)
-            continue
-        fresh = not out.exists()
-        try:
-            import_rollouts("recorded-jsonl", [path], out / "pairs.jsonl", None, None,
-                            period_of_name(path.stem))  # fmt: skip
-        except JudgeauditError:
-            if fresh:  # a shard that does not read leaves nothing behind
-                shutil.rmtree(out, ignore_errors=True)
-            raise
-        spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
-        if gap_source:
-            spec += f'[gap]\nsource = "{gap_source}"\n'
-        atomic_write_text(out / "spec.toml", spec)
-        run_audit_blocking(out / "spec.toml", out, new_run=(out / "audit.db").exists())
-        atomic_write_text(kept, digest + "\n")
-        outs.append(out)
+    made = not work.exists()
+    try:
+        for path in files:
+            outs.append(_audit_one(path, work / path.stem, gap_source))
+    except JudgeauditError:
+        if made and work.is_dir() and not any(work.iterdir()):
+            work.rmdir()  # a refused first file leaves no empty work dir behind
+        raise
     return outs
+
+
+def _audit_one(path: Path, out: Path, gap_source: str | None) -> Path:
+    """One daily file imported and audited into ``out`` (or its earlier audit, if unchanged)."""
+    digest = _digest(path)
+    kept = out / DIGEST
+    if kept.is_file() and kept.read_text().strip() == digest and (out / "audit.db").exists():
+        return out
+    fresh = not out.exists()
+    try:
+        import_rollouts("recorded-jsonl", [path], out / "pairs.jsonl", None, None,
+                        period_of_name(path.stem))  # fmt: skip
+    except JudgeauditError:
+        if fresh:  # a shard that does not read leaves nothing behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
+    if gap_source:
+        spec += f'[gap]\nsource = "{gap_source}"\n'
+    atomic_write_text(out / "spec.toml", spec)
+    run_audit_blocking(out / "spec.toml", out, new_run=(out / "audit.db").exists())
+    atomic_write_text(kept, digest + "\n")
+    return out
 
 
 def resolve(targets: list[str], work: Path | None, gap_source: str | None = None) -> list[str]:

@@ -7,10 +7,36 @@ import contextlib
 import errno
 import os
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TextIO
+
+from judgeaudit.errors import InputError
+
+_SPECIAL = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
+_SPECIAL[stat.S_IFSOCK] = "a socket"
+
+
+def refuse_special(path: Path) -> None:
+    """Refuse to replace a FIFO, a device or a socket: a rename would put a file in its place
+    (as root, ``--out /dev/full`` replaced the device node), nor a symlink to one (``--out
+    /dev/stdout`` would replace the link). A missing path, a regular file and a symlink to one
+    (the link itself is replaced, as before) are fine."""
+    kind = None
+    for look in (os.lstat, os.stat):
+        try:
+            kind = stat.S_IFMT(look(path).st_mode)
+        except OSError:
+            return  # missing, dangling (or unreachable: the write itself will say why)
+        if kind in _SPECIAL:
+            break
+    if kind in _SPECIAL:
+        raise InputError(
+            f"{path}: is {_SPECIAL[kind]}, not a regular file; give a file path (nothing was "
+            "written)"
+        )
 
 
 @contextlib.contextmanager
@@ -19,6 +45,7 @@ def _atomic(
 ) -> Iterator[IO[bytes] | IO[str]]:
     """Yield a handle on a temp file that replaces ``path`` only if the block succeeds.
     ``durable=False`` skips the syncs, for a batch whose caller syncs once at its end."""
+    refuse_special(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -88,7 +88,7 @@ CASES = [
     BridgeCase(
         "tool-choice-banana", MESSAGES, msg(tool_choice={"type": "banana"}), 400, "tool_choice"
     ),
-    BridgeCase("system-number", MESSAGES, msg(system=5), 400, "system"),
+    BridgeCase("system-number", MESSAGES, msg(system=5), 400, "system: must be a string or a list"),
     BridgeCase("system-image-block", MESSAGES, msg(system=[{"type": "image"}]), 400, "system.0"),
     BridgeCase("count-tokens-bad-block", COUNT, msg(messages=user(5)), 400, "messages.0"),
     BridgeCase("responses-tools-garbage", RESPONSES, resp(tools=[1, 2]), 400, "tools[0]"),

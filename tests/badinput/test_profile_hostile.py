@@ -47,10 +47,22 @@ CASES = [
         write("claude/settings.json", DEEP_JSON),
     ),
     Case(
-        "off-deep-local-settings",
+        "off-deep-codex-config-toml",
         ("profile", "off", "codex"),
         "nested more than 64",
         write("codex/config.toml", DEEP_TOML),
+    ),
+    Case(
+        "off-project-deep-local-settings",
+        ("profile", "off", "claude", "--project", "{home}/home/proj"),
+        "settings.local.json: nested more than 64",
+        write("home/proj/.claude/settings.local.json", DEEP_JSON),
+    ),
+    Case(
+        "use-project-deep-local-settings",
+        ("profile", "use", "taotoken-claude", "--project", "{home}/home/proj"),
+        "settings.local.json: nested more than 64",
+        write("home/proj/.claude/settings.local.json", DEEP_JSON),
     ),
     Case(
         "use-huge-settings",
@@ -96,6 +108,11 @@ CASES = [
             "gsk_" + "a1b2c3d4e5f6g7h8i9j0",
         ),
         "looks like an API key",
+    ),
+    Case(  # the whole 100,000 characters were echoed as the one line
+        "show-huge-profile-name",
+        ("profile", "show", "p" * 100_000),
+        f"profile name '{'p' * 37}...': use 1-63",
     ),
     Case(
         "add-base-url-userinfo",
@@ -177,6 +194,9 @@ def test_off_into_an_immutable_directory_is_one_line(tmp_path: Path) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Operation not permitted" in lines[0], done.stderr
     assert "unexpected error" not in done.stderr
+    # the file the user knows, not the temp file the atomic write tried to create
+    assert lines[0].startswith(f"judgeaudit: {tmp_path / 'claude' / 'settings.json'}:"), lines[0]
+    assert ".tmp" not in lines[0], lines[0]
     assert {k: v for k, v in snapshot(tmp_path).items() if "/claude/" in k} == {
         k: v for k, v in before.items() if "/claude/" in k
     }

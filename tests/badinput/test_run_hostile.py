@@ -17,11 +17,16 @@ from pathlib import Path
 import pytest
 
 from tests.audit_helpers import write_spec, write_tasks
-from tests.badinput.hostile_cases import FORMATS, KEYLIKE, SPARSE_SIZE
+from tests.badinput.cases import jsonl, pair
+from tests.badinput.hostile_cases import FORMATS, KEYLIKE, SPARSE_SIZE, WITH_TEMPLATE
 from tests.badinput.import_cases import tau, tau_file
 from tests.cli_helpers import cli
 
 MB = 1024 * 1024
+JUDGE_TEMPLATE_OK = """\
+system = "Judge two trajectories."
+user = "Task: {task}\\nA: {trajectory_a}\\nB: {trajectory_b}\\nWhich is better?"
+"""
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +90,22 @@ def test_rejudge_endpoint_with_credentials_is_refused_masked(base: Path, tmp_pat
         "HOSTILE_KEY",
     )
     line = one_line(done, "--judge-endpoint", "carries credentials", "http://***@127.0.0.1:9/v1")
+    assert KEYLIKE not in line + done.stdout
+    assert not (tmp_path / "again").exists()
+
+
+def test_rejudge_of_a_source_whose_stored_judge_url_carries_credentials(
+    base: Path, tmp_path: Path
+) -> None:
+    """The source run's own judge URL (edited into its manifest) is refused as a typed one is,
+    and the line names where it came from: the user typed no ``--judge-endpoint``."""
+    url = f"http://me:{KEYLIKE}@127.0.0.1:9/v1"
+    source = damaged(
+        base, tmp_path, f"UPDATE runs SET manifest = replace(manifest, '\"embedded\"', '\"{url}\"')"
+    )
+    done = cli("rejudge", str(source), "--out", str(tmp_path / "again"))
+    line = one_line(done, "the source run's judge base_url", "http://***@127.0.0.1:9/v1")
+    assert "--judge-endpoint:" not in line
     assert KEYLIKE not in line + done.stdout
     assert not (tmp_path / "again").exists()
 
@@ -166,6 +187,77 @@ def test_a_2gb_sparse_file_is_refused_within_a_capped_address_space(
     assert not (tmp_path / "p.jsonl").exists()
 
 
+@pytest.mark.parametrize("sparse_name", ["t.toml", "pairs.jsonl"], ids=["template", "pair-file"])
+def test_a_2gb_sparse_template_or_pair_file_is_refused_within_a_capped_address_space(
+    sparse_name: str, tmp_path: Path
+) -> None:
+    """The same cap for what ``run`` reads: a judge template (read whole) and a pair file
+    (streamed by line) that are 2 GB sparse files are refused by size, not read into memory."""
+    (tmp_path / "spec.toml").write_text(WITH_TEMPLATE, encoding="utf-8")
+    (tmp_path / "t.toml").write_text(JUDGE_TEMPLATE_OK, encoding="utf-8")
+    (tmp_path / "pairs.jsonl").write_text(jsonl(pair()), encoding="utf-8")
+    sparse = tmp_path / sparse_name
+    with sparse.open("wb") as handle:
+        handle.truncate(SPARSE_SIZE)
+    out = str(tmp_path / "out")
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "run", str(tmp_path / "spec.toml"), "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: capped(1200 * MB),
+    )
+    one_line(done, sparse_name, "MB")
+    assert "MemoryError" not in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_output_that_is_a_device_node_is_never_replaced(base: Path, tmp_path: Path) -> None:
+    """As root, ``import --out /dev/full`` renamed a file over the device node. Tried on a node
+    made in the test's own directory (a copy of /dev/null), never on a real /dev entry."""
+    import os
+    import stat
+
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod is not permitted here")
+    results = tmp_path / "r.json"
+    results.write_text(tau_file(tau(0, 0), tau(0, 1)))
+    for args in (
+        ("import", "tau-bench", str(results), "--out", str(node)),
+        ("trend", str(base / "base"), "--format", "csv", "--output", str(node)),
+    ):
+        one_line(cli(*args), str(node), "is a device")
+        assert stat.S_ISCHR(node.lstat().st_mode), "the device node was replaced by a file"
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("[" * 200_000, "not a readable CSV header"),
+        (f"pair_id,human_success_a,human_success_b,human_pref\n{KEYLIKE}{'x' * 100_000},1,0,A\n",
+         "pair_id: '"),
+        (f"pair_id,human_success_a,human_success_b,human_pref\n{{pair}},1,0,{'B' * 100_000}\n",
+         "human_pref: 'BBB"),
+    ],
+    ids=["header-field-past-the-csv-limit", "huge-keylike-pair-id", "huge-pref"],
+)  # fmt: skip
+def test_review_import_of_a_hostile_labels_file_is_one_short_line(
+    base: Path, tmp_path: Path, content: str, needle: str
+) -> None:
+    """A header field past the csv module's 128 KB limit was a crash (exit 70); a 100,000-
+    character cell (a pasted key) was echoed whole."""
+    db = sqlite3.connect(base / "base" / "audit.db")
+    pair_id = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()[0]
+    db.close()
+    labels = tmp_path / "labels.csv"
+    labels.write_text(content.replace("{pair}", pair_id))
+    line = one_line(cli("review", "import", str(base / "base"), str(labels)), needle)
+    assert len(line) < 400 and KEYLIKE not in line, line
+
+
 HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 100,000 chars
 
 
@@ -184,6 +276,13 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
         ),
         (("judges", "{out}", "--margin", "nan", "--output", "{tmp}/j.txt"), ("--margin nan",)),
         (("judges", "{out}", "--margin", "-5"), ("--margin -5",)),
+        (("trend", "{out}", "--format", "csv", "--output", "{tmp}/fifo.csv"), ("FIFO",)),
+        (
+            ("export", "preferences", "{out}", "--out", "{tmp}/fifo.csv", "--force"),
+            ("FIFO", "nothing was written"),
+        ),
+        (("import", "tau-bench", "{results}", "--out", "{tmp}/fifo.csv"), ("FIFO",)),
+        (("import", "tau-bench", "{results}", "--out", "{tmp}/link.csv"), ("FIFO",)),
     ],
     ids=[
         "report-output-fifo",
@@ -195,22 +294,36 @@ HUGE_KEYLIKE_RUN = "sk-" + "x1" * 50_000  # a key pasted where the run id goes, 
         "prefs-huge-keylike-run",
         "judges-margin-nan",
         "judges-margin-negative",
+        "trend-output-fifo",
+        "prefs-out-fifo-force",
+        "import-out-fifo",
+        "import-out-symlink-to-fifo",
     ],
 )
 def test_output_paths_and_run_ids_are_one_short_line(
     base: Path, tmp_path: Path, argv: tuple[str, ...], needles: tuple[str, ...]
 ) -> None:
     """Issue 27 on the newer surfaces: an output that is a FIFO, a directory or unwritable was
-    a crash (exit 70) or replaced the FIFO; a bad run id was echoed whole (100 KB, key and all)."""
+    a crash (exit 70) or replaced the FIFO (``trend --output``, ``export preferences --force``
+    and ``import --out`` still replaced it); a bad run id was echoed whole (100 KB, key and all)."""
     import os
 
     os.mkfifo(tmp_path / "fifo.csv")
-    args = [a.replace("{out}", str(base / "base")).replace("{tmp}", str(tmp_path)) for a in argv]
+    (tmp_path / "link.csv").symlink_to("fifo.csv")  # as /dev/stdout is a link to a pipe or tty
+    results = base / "results.json"  # outside tmp_path: the listing below must not change
+    if not results.exists():
+        results.write_text(tau_file(tau(0, 0), tau(0, 1)))
+    args = [
+        a.replace("{out}", str(base / "base"))
+        .replace("{tmp}", str(tmp_path))
+        .replace("{results}", str(results))
+        for a in argv
+    ]
     before = sorted(p.name for p in tmp_path.iterdir())
     line = one_line(cli(*args), *needles)
     assert len(line) < 400 and "x1x1x1x1x1x1x1x1" not in line and "sk-x1" not in line, line
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
-    assert (tmp_path / "fifo.csv").is_fifo()
+    assert (tmp_path / "fifo.csv").is_fifo() and (tmp_path / "link.csv").is_symlink()
 
 
 @pytest.mark.parametrize(

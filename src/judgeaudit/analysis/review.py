@@ -14,7 +14,7 @@ from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figu
 from judgeaudit.analysis.stats import cohen_kappa, confusion
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
-from judgeaudit.validate import read_text
+from judgeaudit.validate import read_text, shown_name
 
 REVIEW_COLUMNS = (
     "pair_id",
@@ -94,16 +94,18 @@ def _flag(value: str, where: str) -> int | None:
         return 1
     if value in ("0", "false", "no", "n"):
         return 0
-    raise AnalysisError(f"{where}: {value!r} is not 0/1; leave it empty to skip")
+    raise AnalysisError(f"{where}: {shown_name(value)} is not 0/1; leave it empty to skip")
 
 
 def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     """Validate a filled-in review CSV; every problem names the line and column."""
     text = read_text(path, "review labels", AnalysisError)
     reader = csv.DictReader(io.StringIO(text), restval="")
-    missing = {"pair_id", "human_success_a", "human_success_b", "human_pref"} - set(
-        reader.fieldnames or []
-    )
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as exc:  # e.g. a header field past the csv module's 128 KB limit
+        raise AnalysisError(f"{path}:1: not a readable CSV header ({exc})") from None
+    missing = {"pair_id", "human_success_a", "human_success_b", "human_pref"} - set(header)
     if missing:
         raise AnalysisError(
             f"{path}: missing columns {', '.join(sorted(missing))}; export with `judgeaudit review export`"
@@ -123,10 +125,10 @@ def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] |
     """One filled-in review row, or None when nothing was labelled on it."""
     pair_id = row["pair_id"].strip()
     if pair_id not in known:
-        raise AnalysisError(f"{where}: pair_id: {pair_id!r} is not in this audit")
+        raise AnalysisError(f"{where}: pair_id: {shown_name(pair_id)} is not in this audit")
     pref = row["human_pref"].strip()
     if pref not in ("", "A", "B", "tie"):
-        raise AnalysisError(f"{where}: human_pref: {pref!r} must be A, B, tie or empty")
+        raise AnalysisError(f"{where}: human_pref: {shown_name(pref)} must be A, B, tie or empty")
     label = {
         "pair_id": pair_id,
         "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),

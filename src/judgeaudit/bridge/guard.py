@@ -203,8 +203,10 @@ def check_messages(body: dict[str, Any]) -> None:
     _str(body.get("model"), "model", optional=True)
     _count(body.get("max_tokens"), "max_tokens")
     system = body.get("system")
-    if system is not None and not isinstance(system, str):
-        for i, block in enumerate(_list(system, "system")):
+    if system is not None and not isinstance(system, (str, list)):
+        raise bad(f"system: must be a string or a list of text blocks, got {json_type(system)}")
+    if isinstance(system, list):
+        for i, block in enumerate(system):
             block, kind = _kind(block, f"system.{i}")
             if kind != "text":
                 raise bad(f"system.{i}.type: must be 'text'")

@@ -27,7 +27,8 @@ def check_name(name: str, what: str = "profile name") -> str:
             "NAME`"
         )
     if not NAME_RE.match(name):
+        shown = name if len(name) <= 40 else name[:37] + "..."  # a 100 KB name stays one line
         raise ProfileError(
-            f"{what} {name!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
+            f"{what} {shown!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
         )
     return name

@@ -156,6 +156,7 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
         request.judge_endpoint or src_judge.get("base_url", "embedded"),
         request.judge_key_env or (None if request.judge_endpoint else src_judge.get("key_env")),
         fail,
+        stored=not request.judge_endpoint,
     )
     endpoint_name = "judge" if request.judge_endpoint else src_judge.get("endpoint") or "judge"
     judge: dict[str, Any] = {
@@ -177,8 +178,17 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     return parse_spec(raw, where, bind_source)
 
 
-def _endpoint_table(value: str, key_env: str | None, fail: Fail) -> dict[str, Any]:
+def _endpoint_table(
+    value: str, key_env: str | None, fail: Fail, *, stored: bool = False
+) -> dict[str, Any]:
     if credentials.has_userinfo(value):
+        if stored:  # the source run's own judge URL: the user typed no --judge-endpoint
+            raise fail(
+                "the source run's judge base_url",
+                f"{credentials.shown_url(value)} carries credentials (user:password@); name the "
+                "judge with --judge-endpoint (the bare URL) and --judge-key-env (nothing was "
+                "written)",
+            )
         raise fail(
             "--judge-endpoint",
             f"{credentials.shown_url(value)} carries credentials (user:password@); give the "
