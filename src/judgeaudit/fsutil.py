@@ -15,8 +15,12 @@ from typing import IO, TextIO
 
 from judgeaudit.errors import InputError
 
-_SPECIAL = {stat.S_IFIFO: "a FIFO (named pipe)", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
-_SPECIAL[stat.S_IFSOCK] = "a socket"
+_SPECIAL = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 def refuse_special(path: Path) -> None:
@@ -24,19 +28,16 @@ def refuse_special(path: Path) -> None:
     (as root, ``--out /dev/full`` replaced the device node), nor a symlink to one (``--out
     /dev/stdout`` would replace the link). A missing path, a regular file and a symlink to one
     (the link itself is replaced, as before) are fine."""
-    kind = None
-    for look in (os.lstat, os.stat):
+    for look in (os.lstat, os.stat):  # the path itself, then what a symlink points to
         try:
             kind = stat.S_IFMT(look(path).st_mode)
         except OSError:
             return  # missing, dangling (or unreachable: the write itself will say why)
         if kind in _SPECIAL:
-            break
-    if kind in _SPECIAL:
-        raise InputError(
-            f"{path}: is {_SPECIAL[kind]}, not a regular file; give a file path (nothing was "
-            "written)"
-        )
+            raise InputError(
+                f"{path}: is {_SPECIAL[kind]}, not a regular file; give a file path (nothing "
+                "was written)"
+            )
 
 
 @contextlib.contextmanager
@@ -47,7 +48,10 @@ def _atomic(
     ``durable=False`` skips the syncs, for a batch whose caller syncs once at its end."""
     refuse_special(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # name the file being replaced, not the temp file never made
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     try:
         handle: IO[bytes] | IO[str]
         handle = os.fdopen(fd, "w", encoding="utf-8", newline="") if text else os.fdopen(fd, "wb")

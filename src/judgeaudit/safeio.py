@@ -175,11 +175,7 @@ def refused_write(exc: OSError) -> str | None:
     so a refused one leaves the old file in place."""
     if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
         return None
-    where = str(exc.filename2 or exc.filename or "a file")
-    folder, base = os.path.split(where)
-    if base.startswith(".") and base.endswith(".tmp") and base.count(".") >= 3:
-        # fsutil's temp file (".NAME.RANDOM.tmp"): name the file the user knows
-        where = os.path.join(folder, base[1:-4].rsplit(".", 1)[0])
+    where = str(exc.filename2 or exc.filename or "a file")  # a rename's target is filename2
     return (
         f"{where}: {exc.strerror or 'not permitted'}; fix its permissions (an immutable or "
         "read-only directory?) or choose another place (the old file was left as it was)"
