@@ -1,0 +1,166 @@
+"""The gate's false-alarm rate and power over hundreds of re-judges, in this process.
+
+``gate_calibration.py`` makes every run with the user's own commands (HTTP, SQLite, the CLI),
+which costs 24-150 s per re-judge at 504 tasks: 40 null re-judges were all it could afford,
+and they were gated against one shared source (correlated instances). Here each re-judge is
+``inprocess_rejudge`` (equal to ``judgeaudit rejudge`` pair for pair, checked by
+``tests/integration/test_inprocess_rejudge.py``), about 2.5 s at 504 tasks, and each gate is
+the one ``compare --fail-on-rise`` computes (``paired_rows``, the Holm family ``gate``, then
+``decide_rows``) on the runs' pair tables. Reported, each with its 95% Wilson interval:
+
+- disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
+  independent null instances; "worse" is a false alarm, "not worse" the gate passing;
+- null re-judges against the source: as the HTTP calibration does (they share the source);
+- each weaker simulated judge, one re-judge per seed, against the source: "worse" is power.
+
+    python bench/gate_calibration_inprocess.py OUT --nulls 400 --weak-seeds 40 [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import chi2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gate_null_spread import grouped
+from inprocess_rejudge import InProcessJudge, StoredPair, load_pairs
+
+from judgeaudit.analysis.drift import run_lineage
+from judgeaudit.analysis.gate import decide_rows
+from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
+from judgeaudit.analysis.paired import gate, pair_key, paired_rows, with_trials
+from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.stats import wilson
+
+JUDGE = "judge-default"
+WEAKER = [
+    "judge-default:diligence=0,evidence=0.3,style=0.7",
+    "judge-default:diligence=0,evidence=0.2,style=0.8",
+    "judge-default:noise=3,position=0",
+]
+
+
+class Source:
+    """The source run's pair table and buckets, and re-judged copies of it."""
+
+    def __init__(self, out: Path) -> None:
+        report = build_report(out, ReportOptions(style=False))
+        self.gap_source, self.bins = report["gap_source"], report["bins"]
+        self.labels = [b["label"] for b in report["buckets"]]
+        self.frame = with_trials(run_lineage(out, report["run_id"])["pairs"])
+        self.keys = pair_key(self.frame)
+        self.pairs: list[StoredPair] = load_pairs(out)
+
+    def rejudged(self, judge: InProcessJudge, seed: int) -> pd.DataFrame:
+        missel = judge.misselected(self.pairs, seed)
+        return self.frame.assign(misselected=self.keys.map(missel).astype("Int64"))
+
+    def gate(self, before: pd.DataFrame, after: pd.DataFrame, margin: float) -> dict[str, Any]:
+        rows, overall, _ = paired_rows(before, after, self.gap_source, self.bins, self.labels)
+        gate(rows, overall)
+        result = {"buckets": rows, "overall": overall}
+        decided = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})
+        return {
+            "exit": decided["exit_code"],
+            "change": overall["change"],
+            "upper": overall["upper"],
+            "rows": {r["label"]: r["verdict"] for r in [*rows, overall]},
+        }
+
+
+def rate(label: str, hits: int, n: int) -> dict[str, Any]:
+    low, high = wilson(hits, n)
+    if n:
+        print(
+            f"  {label}: {hits}/{n} = {hits / n * 100:.1f}% "
+            f"[{(low or 0) * 100:.1f}, {(high or 0) * 100:.1f}] (Wilson 95%)"
+        )
+    return {"k": hits, "n": n, "low": low, "high": high}
+
+
+def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
+    exits = [g["exit"] for g in gates]
+    changes = pd.Series([g["change"] for g in gates], dtype=float) * 100
+    print(
+        f"{label}: {len(gates)} gates; change mean {changes.mean():+.2f} SD {changes.std():.2f} points"
+    )
+    return {
+        "worse": rate("worse (exit 3)", exits.count(3), len(exits)),
+        "not_worse": rate("not worse (exit 0)", exits.count(0), len(exits)),
+        "inconclusive": rate("inconclusive (exit 5)", exits.count(5), len(exits)),
+        "change_sd": float(changes.std()),
+        "gates": gates,
+    }
+
+
+def spread(source: Source, nulls: list[pd.DataFrame]) -> dict[str, float]:
+    """``gate_null_spread.py``'s check on these nulls: the variance across re-judges of the
+    misselected total over the decisive pairs, against the sum of the per-task variances (1
+    when tasks are independent, as the gate's task-clustered interval assumes)."""
+    decisive = (source.frame["success_a"] != source.frame["success_b"]).to_numpy()
+    m = np.array([n["misselected"].fillna(0).to_numpy(dtype=float)[decisive] for n in nulls])
+    per_task = grouped(m, source.frame["task_id"].to_numpy()[decisive].tolist())
+    ratio, df = float(m.sum(axis=1).var(ddof=1)) / per_task, len(nulls) - 1
+    low, high = (ratio * df / chi2.ppf(q, df) for q in (0.975, 0.025))
+    p_value = float(chi2.sf(ratio * df, df))
+    print(
+        f"spread of the null re-judges: variance of the total / sum of per-task variances "
+        f"{ratio:.2f} [{low:.2f}, {high:.2f}] (chi-square {df} df, 95%; one-sided p={p_value:.3f})"
+    )
+    return {"ratio": ratio, "low": float(low), "high": float(high), "p": p_value}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the source run's output directory")
+    parser.add_argument("--nulls", type=int, default=40, help="null re-judges (even)")
+    parser.add_argument("--first-seed", type=int, default=1001)
+    parser.add_argument("--weak-seeds", type=int, default=5)
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN * 100, help="points")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    started, margin = time.monotonic(), args.margin / 100
+    source = Source(args.out)
+    decisive = int((source.frame["success_a"] != source.frame["success_b"]).sum())
+    tasks = source.frame["task_id"].nunique()
+    print(f"source {args.out}: {tasks} tasks, {len(source.pairs)} pairs, {decisive} decisive")
+    judge = InProcessJudge(JUDGE)
+    seeds = range(args.first_seed, args.first_seed + args.nulls - args.nulls % 2)
+    nulls = {seed: source.rejudged(judge, seed) for seed in seeds}
+    against_source = [source.gate(source.frame, nulls[s], margin) for s in seeds]
+    disjoint = [source.gate(nulls[s], nulls[s + 1], margin) for s in seeds[::2]]
+    figures: dict[str, Any] = {
+        "tasks": tasks,
+        "decisive": decisive,
+        "margin_points": args.margin,
+        "disjoint_nulls": summary("disjoint null pairs (independent)", disjoint),
+        "nulls_vs_source": summary("null re-judges against the one source", against_source),
+        "spread": spread(source, list(nulls.values())),
+        "weaker": {},
+    }
+    for model in WEAKER if args.weak_seeds else []:
+        weak = InProcessJudge(model)
+        gates = [
+            source.gate(source.frame, source.rejudged(weak, seed), margin)
+            for seed in range(args.first_seed, args.first_seed + args.weak_seeds)
+        ]
+        figures["weaker"][model] = summary(f"{model} against the source", gates)
+    elapsed = time.monotonic() - started
+    print(f"elapsed {elapsed:.1f} s")
+    figures["elapsed_s"] = elapsed
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
