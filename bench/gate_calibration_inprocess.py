@@ -14,6 +14,7 @@ the one ``compare --fail-on-rise`` computes (``paired_rows``, the Holm family ``
 - each weaker simulated judge, one re-judge per seed, against the source: "worse" is power.
 
     python bench/gate_calibration_inprocess.py OUT --nulls 400 --weak-seeds 40 [--json FILE]
+    python bench/gate_calibration_inprocess.py --pool A.json B.json   # counts of two halves
 """
 
 from __future__ import annotations
@@ -119,7 +120,35 @@ def spread(source: Source, nulls: list[pd.DataFrame]) -> dict[str, float]:
     return {"ratio": ratio, "low": float(low), "high": float(high), "p": p_value}
 
 
+def pool(files: list[Path]) -> int:
+    """Pool the counts of several ``--json`` files of one source (run side by side on other
+    seeds, one per core) and print each rate again with its Wilson interval."""
+    runs = [json.loads(f.read_text(encoding="utf-8")) for f in files]
+    groups = {
+        "disjoint null pairs (independent)": [r["disjoint_nulls"] for r in runs],
+        "null re-judges against the one source": [r["nulls_vs_source"] for r in runs],
+    }
+    for model in dict.fromkeys(m for r in runs for m in r["weaker"]):
+        groups[f"{model} against the source"] = [
+            r["weaker"][model] for r in runs if model in r["weaker"]
+        ]
+    print(
+        f"pooled over {len(files)} files; {runs[0]['tasks']} tasks, {runs[0]['decisive']} decisive"
+    )
+    for label, parts in groups.items():
+        print(f"{label}:")
+        for key, name in (
+            ("worse", "worse (exit 3)"),
+            ("not_worse", "not worse (exit 0)"),
+            ("inconclusive", "inconclusive (exit 5)"),
+        ):
+            rate(name, sum(p[key]["k"] for p in parts), sum(p[key]["n"] for p in parts))
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--pool"]:
+        return pool([Path(a) for a in argv[1:]])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the source run's output directory")
     parser.add_argument("--nulls", type=int, default=40, help="null re-judges (even)")
