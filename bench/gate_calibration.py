@@ -13,7 +13,9 @@ For each size (the demo's, and one with more trials per task) it makes one sourc
   gated: the gate refuses these unpaired comparisons (exit 2), so its false-alarm rate there is
   zero by construction; the bench checks that it does refuse.
 
-Every rate is printed with its 95% Wilson interval. ``--small`` is the CI configuration (about a
+Every rate is printed with its 95% Wilson interval. For hundreds of re-judges (the gate's
+published false-alarm rate and power) see ``gate_calibration_inprocess.py``, which gives the
+same verdicts in process. ``--small`` is the CI configuration (about a
 minute: a small spec, two null seeds, one weaker judge); its figures are not asserted.
 
 Every run is the user's own command (``judgeaudit run SPEC``, the spec ``judgeaudit rejudge``
