@@ -76,3 +76,37 @@ def test_a_lone_brace_in_a_template_is_named_in_our_words(tmp_path: Path) -> Non
     assert "Single '}'" not in done.stderr and "format string" not in done.stderr
     assert f"{template}" in done.stderr and "system" in done.stderr
     assert "{{ or }}" in done.stderr
+
+
+def test_show_finds_an_accented_pair_id_typed_decomposed_or_composed(tmp_path: Path) -> None:
+    """A terminal that sends "é" as e + combining accent (NFD) still finds the pair stored
+    composed (NFC), whole or by its tail."""
+    import unicodedata
+
+    source = (ROLLOUTS / "recorded-verdicts.jsonl").read_text(encoding="utf-8")
+    (tmp_path / "rv.jsonl").write_text(
+        source.replace('"prod-0"', '"prod-caf\\u00e9-0"'), encoding="utf-8"
+    )
+    done = cli(
+        "import",
+        "recorded-jsonl",
+        str(tmp_path / "rv.jsonl"),
+        "--out",
+        str(tmp_path / "pairs.jsonl"),
+    )
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
+    done = cli(
+        "run", str(tmp_path / "spec.toml"), "--out", str(tmp_path / "out"), "--events", "progress"
+    )
+    assert done.returncode == 0, done.stderr
+    import csv
+
+    with (tmp_path / "out" / "audit_pairs.csv").open(encoding="utf-8") as handle:
+        pair_id = next(r["pair_id"] for r in csv.DictReader(handle) if "/prod-caf" in r["pair_id"])
+    assert "caf\u00e9" in pair_id, "stored composed, as the file had it"
+    for typed in (pair_id, pair_id.split("/", 1)[1]):
+        for form in ("NFC", "NFD"):
+            shown = cli("show", str(tmp_path / "out"), unicodedata.normalize(form, typed))
+            assert shown.returncode == 0, (form, shown.stderr)
+            assert f"pair {pair_id}" in shown.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -65,22 +66,27 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sq
             f"pair id {pair_id[:40]!r}... is {len(pair_id)} characters long, longer than any "
             "pair id; ids look like RUN/TASK/tTRIAL/A~B (see audit_pairs.csv)"
         )
-    row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM audit_pairs WHERE pair_id = ?", (pair_id,)
-    ).fetchone()
-    if row is not None:
-        return row
-    matches = db.execute(  # a tail match without LIKE: no pattern for SQLite to choke on
-        "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1)) = ?1 ORDER BY pair_id "
-        "LIMIT ?2",
-        (pair_id, SHOW_MATCHES + 1),
-    ).fetchall()
-    if len(matches) == 1:
-        only: sqlite3.Row = matches[0]  # a unique tail such as "T-001/t0/ace~weak" is enough
-        return only
-    if matches:
-        shown = ", ".join(m["pair_id"] for m in matches[:SHOW_MATCHES])
-        raise AnalysisError(f"pair {pair_id!r} matches several pairs ({shown}, ...); give more")
+    # An id typed on a terminal that decomposes accents (NFD) names the same pair as the stored
+    # composed (NFC) one, and the other way round: each spelling is tried.
+    for spelling in dict.fromkeys(
+        (pair_id, unicodedata.normalize("NFC", pair_id), unicodedata.normalize("NFD", pair_id))
+    ):
+        row: sqlite3.Row | None = db.execute(
+            "SELECT * FROM audit_pairs WHERE pair_id = ?", (spelling,)
+        ).fetchone()
+        if row is not None:
+            return row
+        matches = db.execute(  # a tail match without LIKE: no pattern for SQLite to choke on
+            "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1)) = ?1 ORDER BY pair_id "
+            "LIMIT ?2",
+            (spelling, SHOW_MATCHES + 1),
+        ).fetchall()
+        if len(matches) == 1:
+            only: sqlite3.Row = matches[0]  # a unique tail such as "T-001/t0/ace~weak" is enough
+            return only
+        if matches:
+            shown = ", ".join(m["pair_id"] for m in matches[:SHOW_MATCHES])
+            raise AnalysisError(f"pair {pair_id!r} matches several pairs ({shown}, ...); give more")
     head, _, agents = pair_id.rpartition("/")
     first, tilde, second = agents.partition("~")
     if suggest and tilde and first != second:
