@@ -38,3 +38,20 @@ def test_y_on_results_draws_the_odds_ratios_of_the_report(
         assert forest_text(style)[0] in shown and "│" in shown
     else:
         assert style["note"] in shown
+
+
+def test_why_without_a_report_says_so_and_names_no_run(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    async def go() -> tuple[str, str]:
+        app = make_app(isolated, tmp_path / "empty")
+        async with app.run_test(size=SIZE) as pilot:
+            app.push_screen(WhyScreen(None, None))
+            await settle(pilot)
+            title = str(app.screen.query_one("#why-title", Static).render())
+            plot = str(app.screen.query_one("#why-plot", Static).render())
+            return title, plot
+
+    title, plot = asyncio.run(go())
+    assert title == "What moves this judge", "no 'run ?' when there is no run"
+    assert plot.startswith("No report yet")

@@ -49,6 +49,7 @@ class WhyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="why-body"):
-            yield Static(f"What moves this judge — run {self.run_id or '?'}", id="why-title")
+            title = "What moves this judge" + (f" — run {self.run_id}" if self.run_id else "")
+            yield Static(title, id="why-title")
             yield Static(why_text(self.style), id="why-plot")
         yield Footer()
