@@ -27,6 +27,7 @@ def demo_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
         env={**os.environ},
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    (out.parent / "printed.txt").write_text(done.stdout, encoding="utf-8")
     report = subprocess.run(
         [sys.executable, "-m", "judgeaudit", "report", str(out), "--format", "json"],
         capture_output=True,
@@ -102,3 +103,20 @@ def test_the_tuis_pairs_lists_hold_exactly_the_reports_bucket_counts(
     assert listed == [b["pairs"] for b in report["buckets"]]
     outside = pairs_outside(out, report["run_id"], source, report["bins"]).total
     assert outside == report["no_gap"] + report["outside_bins"]
+
+
+def test_the_demo_output_in_the_readme_and_docs_is_what_the_demo_prints(
+    demo_report: tuple[Path, dict[str, Any]],
+) -> None:
+    """The figures the README and docs/index.md quote as "what make demo printed" are printed
+    today, line for line (only the output directory differs)."""
+    out, _ = demo_report
+    printed = (out.parent / "printed.txt").read_text(encoding="utf-8").replace(str(out), "out/demo")
+    root = Path(__file__).resolve().parents[2]
+    for page in (root / "README.md", root / "docs" / "index.md"):
+        text = page.read_text(encoding="utf-8")
+        start = text.index("misselection by capability gap")
+        quoted = text[start : text.index("```", start)].rstrip().splitlines()
+        assert len(quoted) >= 10
+        for line in quoted:
+            assert line.rstrip() in printed, f"{page.name}: not printed any more: {line!r}"
