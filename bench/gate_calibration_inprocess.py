@@ -6,7 +6,8 @@ and they were gated against one shared source (correlated instances). Here each 
 ``inprocess_rejudge`` (equal to ``judgeaudit rejudge`` pair for pair, checked by
 ``tests/integration/test_inprocess_rejudge.py``), about 2.5 s at 504 tasks, and each gate is
 the one ``compare --fail-on-rise`` computes (``paired_rows``, the Holm family ``gate``, then
-``decide_rows``) on the runs' pair tables. Reported, each with its 95% Wilson interval:
+``decide_rows``) on the runs' pair tables; ``compare``'s no-verdict check is left out, as these
+simulated judges always give a verdict (one that did not would stop the bench). Reported, each with its 95% Wilson interval:
 
 - disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
   independent null instances; "worse" is a false alarm, "not worse" the gate passing;
@@ -103,13 +104,16 @@ def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def spread(source: Source, nulls: list[pd.DataFrame]) -> dict[str, float]:
+def spread(source: Source, nulls: list[pd.DataFrame]) -> dict[str, float | None]:
     """``gate_null_spread.py``'s check on these nulls: the variance across re-judges of the
     misselected total over the decisive pairs, against the sum of the per-task variances (1
     when tasks are independent, as the gate's task-clustered interval assumes)."""
     decisive = (source.frame["success_a"] != source.frame["success_b"]).to_numpy()
     m = np.array([n["misselected"].fillna(0).to_numpy(dtype=float)[decisive] for n in nulls])
     per_task = grouped(m, source.frame["task_id"].to_numpy()[decisive].tolist())
+    if len(nulls) < 3 or per_task == 0:
+        print("spread of the null re-judges: too few re-judges or no variation to tell")
+        return {"ratio": None, "low": None, "high": None, "p": None}
     ratio, df = float(m.sum(axis=1).var(ddof=1)) / per_task, len(nulls) - 1
     low, high = (ratio * df / chi2.ppf(q, df) for q in (0.975, 0.025))
     p_value = float(chi2.sf(ratio * df, df))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from judgeaudit.audit.units.judging import FLIP
 from judgeaudit.audit.units.outcome import is_misselected
-from judgeaudit.audit.units.verdict_parse import parse_output
+from judgeaudit.audit.units.verdict_parse import VerdictError, parse_output
 from judgeaudit.sim.engine import simulate
 from judgeaudit.sim.modelspec import SimConfig
 from judgeaudit.sim.wire import chat
@@ -92,7 +92,13 @@ class InProcessJudge:
             body["temperature"] = self.temperature
         body["seed"] = seed
         reply = simulate(self.config, self.spec, chat.parse(body))
-        return parse_output(reply.text, "json").winner
+        try:
+            return parse_output(reply.text, "json").winner
+        except VerdictError as exc:  # a re-ask would need the retry prompt: not modelled here
+            raise SystemExit(
+                f"inprocess_rejudge: {self.model} gave an unparsable verdict ({exc}); only "
+                "judges without malformed output are re-judged in process"
+            ) from exc
 
     def preference(self, pair: StoredPair, seed: int) -> tuple[str, str, str]:
         """(pref_ab, pref_ba, judge_pref) in the pair's own A/B terms."""
