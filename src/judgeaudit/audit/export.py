@@ -5,7 +5,8 @@ the middle of an append can never leave a duplicate or half line behind after th
 
 One rule lives here (:func:`logs_on_request`): a recorded-verdict run writes no
 ``judge_logs.jsonl`` by itself. Its verdicts came from a file the user already has and sit in
-``audit.db``'s ``judge_logs`` table; the JSONL would copy them again (1.09 GB at 1M pairs). ``judgeaudit export files OUT`` writes it on request.
+``audit.db``'s ``judge_logs`` table; the JSONL would copy them again (1.15 GB at 1M pairs,
+docs/benchmarks.md). ``judgeaudit export files OUT`` writes it on request.
 """
 
 from __future__ import annotations
