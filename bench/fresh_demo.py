@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,18 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def pip_python() -> str:
+    """An interpreter with pip: the Makefile's ``PYTHON`` (python3.11), as ``make demo`` uses it.
+    The venvs here have no pip of their own (``venv --without-pip``, filled by uv), so
+    ``sys.executable -m pip`` fails when this bench runs from one."""
+    for candidate in (os.environ.get("PYTHON"), "python3.11", sys.executable):
+        found = shutil.which(candidate) if candidate else None
+        check = [found or "", "-m", "pip", "--version"]
+        if found and subprocess.run(check, capture_output=True).returncode == 0:
+            return found
+    raise SystemExit("no Python with pip found (set PYTHON=/path/to/python3.11)")
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -58,9 +71,10 @@ def main() -> None:
         clone = root / f"clone-{runs[-1]}"
         # The floors: the same wheels, installed with no resolver and no index; the audit alone.
         wheels = root / "wheels"
+        pip = pip_python()
         freeze = subprocess.run(
             [
-                sys.executable,
+                pip,
                 "-m",
                 "pip",
                 "--python",
@@ -75,7 +89,7 @@ def main() -> None:
         (root / "req.txt").write_text("\n".join(freeze) + "\n", encoding="utf-8")
         subprocess.run(
             [
-                sys.executable,
+                pip,
                 "-m",
                 "pip",
                 "download",

@@ -85,3 +85,25 @@ def test_out_dir_refusals(tmp_path: Path) -> None:
         check_out_dir(tmp_path / "mine")
     (tmp_path / "mine" / "audit.db").write_bytes(b"SQLite format 3\x00" + bytes(100))
     check_out_dir(tmp_path / "mine")  # an audit directory: resumed, not refused
+
+
+def test_json_depth_limit_is_exact_whatever_the_brackets_in_strings() -> None:
+    """65 levels are refused and 64 accepted; brackets inside strings (which the quick count
+    before the depth walk includes) never make a flat line refused."""
+    deep = '{"x": ' * 65 + "1" + "}" * 65
+    with pytest.raises(ValidationError, match="nested"):
+        loads_json(deep, "f:1", "pair")
+    assert loads_json('{"x": ' * 64 + "1" + "}" * 64, "f:1", "pair") is not None
+    assert loads_json('{"x": "' + "[{" * 500 + '"}', "f:1", "pair") == {"x": "[{" * 500}
+    assert loads_json("[" * 64 + "]" * 64, "f:1", "pair") is not None
+    with pytest.raises(ValidationError, match="nested"):
+        loads_json("[" * 65 + "]" * 65, "f:1", "pair")
+
+
+def test_toml_dotted_keys_nest_without_brackets_and_are_still_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(".".join(["a"] * 65) + " = 1\n")
+    with pytest.raises(ValidationError, match="nested"):
+        read_toml(path, "spec")
+    path.write_text(".".join(["a"] * 64) + " = 1\n")
+    assert read_toml(path, "spec")["a"]

@@ -2,6 +2,11 @@
 
 They are rebuilt atomically from ``audit.db`` at the start and end of every run, so a crash in
 the middle of an append can never leave a duplicate or half line behind after the next run.
+
+One rule lives here (:func:`logs_on_request`): a recorded-verdict run writes no
+``judge_logs.jsonl`` by itself. Its verdicts came from a file the user already has and sit in
+``audit.db``'s ``judge_logs`` table; the JSONL would copy them again (1.15 GB at 1M pairs,
+docs/benchmarks.md). ``judgeaudit export files OUT`` writes it on request.
 """
 
 from __future__ import annotations
@@ -21,6 +26,13 @@ from judgeaudit.fsutil import atomic_write_text, atomic_writer
 PAIRS_CSV = "audit_pairs.csv"
 LOGS_JSONL = "judge_logs.jsonl"
 MANIFEST = "manifest.json"
+#: The command that writes every derived file of OUT on request (named wherever one is skipped).
+EXPORT_FILES = "judgeaudit export files"
+
+
+def logs_on_request(manifest: dict[str, Any]) -> bool:
+    """Whether the run's ``judge_logs.jsonl`` is written only on request: a recorded-verdict run."""
+    return bool(manifest.get("settings", {}).get("judge_source") == "recorded")
 
 
 def log_json(row: sqlite3.Row | dict[str, Any]) -> str:
@@ -45,8 +57,16 @@ class LiveLog:
         self.handle.close()
 
 
-def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -> dict[str, Any]:
-    """Rewrite the derived files for ``run_id``; return a small summary of the run."""
+def export_all(
+    store: AuditStore, run_id: str, out: Path, final: bool = False, logs: bool | None = None
+) -> dict[str, Any]:
+    """Rewrite the derived files for ``run_id``; return a small summary of the run.
+
+    ``logs``: write ``judge_logs.jsonl`` (default: unless :func:`logs_on_request`). When it is
+    not written, an older one is removed: the derived files always describe one run."""
+    manifest = store.manifest(run_id)
+    if logs is None:
+        logs = not logs_on_request(manifest)
     rows = iter_pairs(store, run_id)
     pairs = decisive = misselected = 0
     with atomic_writer(out / PAIRS_CSV) as handle:
@@ -57,15 +77,17 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
             pairs += 1
             decisive += is_decisive(bool(row["success_a"]), bool(row["success_b"]))
             misselected += row["misselected"] or 0
-    with atomic_writer(out / LOGS_JSONL) as handle:
-        for log in store.iter_logs(run_id):
-            handle.write(log_json(log) + "\n")
+    if logs:
+        with atomic_writer(out / LOGS_JSONL) as handle:
+            for log in store.iter_logs(run_id):
+                handle.write(log_json(log) + "\n")
+    else:
+        (out / LOGS_JSONL).unlink(missing_ok=True)
     parquet: bool | None = None  # None: not a final export; False: DuckDB is not installed
     if final:
         from judgeaudit.audit.store.parquet_out import PARQUET
 
         parquet = finish_exports(store, run_id, out / PARQUET)
-    manifest = store.manifest(run_id)
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"
     manifest["usage"] = store.usage(run_id)
@@ -76,4 +98,5 @@ def export_all(store: AuditStore, run_id: str, out: Path, final: bool = False) -
         "misselected": misselected,
         "usage": manifest["usage"],
         "parquet": parquet,
+        "judge_logs": logs,
     }

@@ -48,7 +48,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "export": (
         "export_cmds",
-        "a finished audit's pairs as preference data for reward models and DPO, or as Parquet",
+        "a finished audit's pairs as preference data for reward models and DPO, as Parquet, "
+        "or as OUT's derived files",
     ),
     "profile": ("profile_cmds", "tool profiles for Claude Code, Codex and SDKs"),
     "key": ("key_cmds", "API keys in the OS keyring (service judgeaudit)"),

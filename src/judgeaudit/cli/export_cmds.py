@@ -1,5 +1,6 @@
 """``judgeaudit export preferences OUT --format trl|openai|jsonl --labels state|judge|agree
---out FILE``: a finished audit's pairs as training preferences, with a data card beside them."""
+--out FILE``: a finished audit's pairs as training preferences, with a data card beside them;
+``export parquet``: the pairs as Parquet; ``export files``: OUT's derived files on request."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
 def register(sub: Sub) -> None:
     export = sub.add_parser(
         "export",
-        help="a finished audit's pairs as preference data for reward models and DPO, or as Parquet",
+        help="a finished audit's pairs as preference data for reward models and DPO, as "
+        "Parquet, or as OUT's derived files",
     )
     kinds = export.add_subparsers(dest="what", metavar="WHAT", required=True)
     prefs = kinds.add_parser(
@@ -76,6 +78,16 @@ def register(sub: Sub) -> None:
         "by each pair's day; needs --to",
     )
     parquet.set_defaults(func=cmd_export_parquet)
+    files = kinds.add_parser(
+        "files",
+        help="OUT's derived files from audit.db: audit_pairs.csv, judge_logs.jsonl, manifest.json",
+        description="Rewrites OUT/audit_pairs.csv, OUT/judge_logs.jsonl and OUT/manifest.json "
+        "for the run from audit.db, each atomically. A recorded-verdict run writes no "
+        "judge_logs.jsonl by itself (audit.db holds its verdicts); this writes it on request.",
+    )
+    files.add_argument("out", type=Path, help="the audit's output directory")
+    files.add_argument("--run", help="the run id (default: the latest run in OUT)")
+    files.set_defaults(func=cmd_export_files)
 
 
 def cmd_export_preferences(args: argparse.Namespace) -> int:
@@ -118,4 +130,33 @@ def cmd_export_parquet(args: argparse.Namespace) -> int:
     except AnalysisError as exc:
         raise UserError(f"export parquet: {exc}") from None
     print(f"wrote {count} pairs of run {run_id} to {dest}")
+    return 0
+
+
+def cmd_export_files(args: argparse.Namespace) -> int:
+    from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
+    from judgeaudit.audit.export import LOGS_JSONL, MANIFEST, PAIRS_CSV, export_all
+    from judgeaudit.audit.store import AuditStore
+
+    path = args.out / "audit.db"
+    if not path.is_file():  # checked first: opening the store would create an empty database
+        raise UserError(
+            f"export files: {path}: no audit database; run `judgeaudit run SPEC --out "
+            f"{args.out}` first"
+        )
+    try:
+        db = open_db(args.out)
+        try:
+            run_id = resolve_run(db, args.run)
+        finally:
+            db.close()
+    except AnalysisError as exc:
+        raise UserError(f"export files: {exc}") from None
+    store = AuditStore(path)
+    try:
+        summary = export_all(store, run_id, args.out, logs=True)
+    finally:
+        store.close()
+    names = ", ".join(str(args.out / name) for name in (PAIRS_CSV, LOGS_JSONL, MANIFEST))
+    print(f"wrote {names} for run {run_id} ({summary['pairs']} pairs)")
     return 0

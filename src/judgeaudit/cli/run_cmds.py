@@ -66,6 +66,14 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
         from judgeaudit.audit.store.parquet_out import INSTALL_HINT, PARQUET
 
         print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
+    if finished.summary.get("judge_logs") is False:
+        from judgeaudit.audit.export import EXPORT_FILES, LOGS_JSONL
+
+        print(
+            f"{out / LOGS_JSONL}: not written for recorded verdicts (audit.db holds them); "
+            f"`{EXPORT_FILES} {out}` writes it",
+            file=sys.stderr,
+        )
     return finished
 
 

@@ -103,7 +103,7 @@ class ImportedSet:
         where = pair.where
         task = pair.task
         task_digest = _digest([task.task_type, task.instruction, pair.context])
-        seen_task = self._remember(_digest(["task", task.task_id]), task_digest, where)
+        seen_task = self._remember(_key("task", task.task_id), task_digest, where)
         if seen_task[0] != task_digest:
             raise TaskError(
                 f"{where}: task: task_id {task.task_id!r} has a different task, task_type or "
@@ -111,7 +111,7 @@ class ImportedSet:
             )
         key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
         mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
-        first = self._remember(_digest(["pair", *sorted([key, mirror])]), "", where)
+        first = self._remember(_key("pair", *sorted([key, mirror])), "", where)
         if first[1] != where:
             raise TaskError(
                 f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
@@ -139,7 +139,7 @@ class ImportedSet:
             ),
         ):
             digest = _digest([events, success, reward, satisfied])
-            seen = self._remember(_digest(["side", task.task_id, agent, trial]), digest, where)
+            seen = self._remember(_key("side", task.task_id, agent, trial), digest, where)
             if seen[0] != digest:
                 raise TaskError(
                     f"{where}: trajectory_{side}: agent {agent!r} on task {task.task_id!r} trial "
@@ -151,6 +151,12 @@ class ImportedSet:
 
     def hash(self) -> str:
         return self.content.hexdigest()[:16]
+
+
+def _key(*parts: Any) -> str:
+    """A scratch key over ids and numbers (strings, ints and tuples of them, whose ``repr`` is
+    exact): the digest of :func:`_digest` without its JSON encoding."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
 def _digest(value: Any) -> str:

@@ -168,6 +168,7 @@ def _rows(
             "reasons": v.get("reasons") or [],
         }
         raw = v.get("raw_output")
+        parsed_text = json.dumps(parsed, ensure_ascii=False)
         logs.append(
             (
                 f"{pid}/{v['order']}/recorded",
@@ -175,8 +176,8 @@ def _rows(
                 "judge",
                 model,
                 p.judge_prompt_hash,
-                raw if raw is not None else json.dumps(parsed, ensure_ascii=False),
-                json.dumps(parsed, ensure_ascii=False),
+                raw if raw is not None else parsed_text,
+                parsed_text,
                 run_id,
                 v["order"],
                 0,

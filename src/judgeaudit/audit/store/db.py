@@ -30,6 +30,9 @@ from judgeaudit.credentials import scrub_content
 
 FLUSH_AT = 64
 FLUSH_EVERY_S = 0.2
+#: Content up to this length is scrubbed once per batch of :func:`scrubbed_rows` (memory: one
+#: batch's distinct short values).
+MEMO_CHARS = 512
 #: Tables whose rows are keyed by content (the same rendered prompt from many calls).
 STORED_ONCE = ("prompts",)
 
@@ -278,10 +281,18 @@ def scrubbed_rows(
     if not at:
         return [tuple(row) for row in rows]
     out = []
+    memo: dict[str, str] = {}  # short values repeat (a judge's verdicts): each scrubbed once
     for row in rows:
         values = list(row)
         for i in at:
-            if isinstance(values[i], str):
-                values[i] = scrub_content(values[i])
+            value = values[i]
+            if not isinstance(value, str):
+                continue
+            if len(value) > MEMO_CHARS:
+                values[i] = scrub_content(value)
+            elif (done := memo.get(value)) is not None:
+                values[i] = done
+            else:
+                values[i] = memo[value] = scrub_content(value)
         out.append(tuple(values))
     return out

@@ -1,0 +1,124 @@
+"""A recorded-verdict run writes no ``judge_logs.jsonl`` (its verdicts are in the user's file and
+in ``audit.db``); ``judgeaudit export files OUT`` writes it on request, with the lines a live run
+writes, atomically. Real CLI in child processes, real SQLite files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli
+
+ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+RECORDED_SPEC = '[run]\nname = "rec"\nimported = "pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+LOG_FIELDS = (
+    "log_id", "pair_id", "role", "model", "prompt_hash", "raw_output", "created_at", "run_id",
+    "order", "attempt", "parse_error",
+)  # fmt: skip
+
+
+def _recorded_run(tmp: Path, out: Path) -> str:
+    pairs = tmp / "pairs.jsonl"
+    if not pairs.exists():
+        done = cli(
+            "import", "recorded-jsonl", str(ROLLOUTS / "recorded-verdicts.jsonl"), "--out",
+            str(pairs),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (tmp / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
+    done = cli("run", str(tmp / "spec.toml"), "--out", str(out), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+@pytest.fixture(scope="module")
+def live_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small live audit on the embedded provider (it writes judge_logs.jsonl as it runs)."""
+    tmp = tmp_path_factory.mktemp("live")
+    tasks = write_tasks(tmp / "tasks.jsonl", 3)
+    spec = write_spec(tmp / "spec.toml", tasks=tasks.name)
+    done = cli("run", str(spec), "--out", str(tmp / "out"), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    return tmp / "out"
+
+
+def test_a_recorded_run_writes_no_judge_log_and_says_which_command_does(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    stderr = _recorded_run(tmp_path, out)
+    assert not (out / "judge_logs.jsonl").exists()
+    for name in ("audit.db", "audit_pairs.csv", "manifest.json", "report.html"):
+        assert (out / name).is_file(), name
+    assert f"judgeaudit export files {out}` writes it" in stderr, stderr
+    done = cli("export", "files", str(out))
+    assert done.returncode == 0, done.stderr
+    lines = (out / "judge_logs.jsonl").read_text(encoding="utf-8").splitlines()
+    # Each line is its judge_logs row, read here straight from the database.
+    db = sqlite3.connect(out / "audit.db")
+    db.row_factory = sqlite3.Row
+    rows = db.execute('SELECT * FROM judge_logs ORDER BY pair_id, "order", attempt').fetchall()
+    assert len(lines) == len(rows) == 80
+    for line, row in zip(lines, rows, strict=True):
+        data = json.loads(line)
+        assert {k: data[k] for k in LOG_FIELDS} == {k: row[k] for k in LOG_FIELDS}
+        assert data["parsed_json"] == json.loads(row["parsed_json"])
+    assert str(out / "judge_logs.jsonl") in done.stdout
+
+
+def test_export_files_writes_what_a_live_run_wrote(live_out: Path) -> None:
+    written = (live_out / "judge_logs.jsonl").read_bytes()
+    pairs = (live_out / "audit_pairs.csv").read_bytes()
+    assert written.count(b"\n") > 0
+    (live_out / "judge_logs.jsonl").unlink()
+    done = cli("export", "files", str(live_out))
+    assert done.returncode == 0, done.stderr
+    assert (live_out / "judge_logs.jsonl").read_bytes() == written
+    assert (live_out / "audit_pairs.csv").read_bytes() == pairs
+
+
+def test_a_recorded_run_after_a_live_one_leaves_no_judge_log_of_the_other_run(
+    live_out: Path, tmp_path: Path
+) -> None:
+    """The derived files describe one run: a recorded run added to an OUT that held a live run's
+    judge_logs.jsonl removes it rather than leave the other judge's calls beside its CSV."""
+    out = tmp_path / "out"
+    _recorded_run(tmp_path, out)
+    (out / "judge_logs.jsonl").write_text(
+        (live_out / "judge_logs.jsonl").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    done = cli("run", str(tmp_path / "spec.toml"), "--out", str(out), "--new-run")
+    assert done.returncode == 0, done.stderr
+    assert not (out / "judge_logs.jsonl").exists()
+
+
+def test_a_failed_export_leaves_the_old_files_whole(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _recorded_run(tmp_path, out)
+    assert cli("export", "files", str(out)).returncode == 0
+    before = (out / "judge_logs.jsonl").read_bytes()
+    db = sqlite3.connect(out / "audit.db")
+    with db:  # a row the export cannot render, halfway through the file
+        db.execute(
+            "UPDATE judge_logs SET parsed_json = '{broken' WHERE log_id = (SELECT log_id FROM"
+            ' judge_logs ORDER BY pair_id, "order" LIMIT 1 OFFSET 40)'
+        )
+    db.close()
+    done = cli("export", "files", str(out), env={"JUDGEAUDIT_LOG_DIR": str(tmp_path / "logs")})
+    assert done.returncode != 0
+    assert (out / "judge_logs.jsonl").read_bytes() == before
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_export_files_refuses_a_directory_without_an_audit(tmp_path: Path) -> None:
+    done = cli("export", "files", str(tmp_path))
+    assert done.returncode == 2
+    assert "no audit database" in done.stderr and "judgeaudit run SPEC --out" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no empty audit.db made
+    out = tmp_path / "out"
+    _recorded_run(tmp_path, out)
+    done = cli("export", "files", str(out), "--run", "nope")
+    assert done.returncode == 2 and "run 'nope' not found" in done.stderr, done.stderr
+    assert not (out / "judge_logs.jsonl").exists()
