@@ -82,3 +82,15 @@ def write_tasks(path: Path, count: int) -> Path:
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def finished_run(folder: Path, tasks: int, name: str = "base", **spec: object) -> Path:
+    """``judgeaudit run`` of the small spec over the first ``tasks`` built-in tasks, into
+    ``folder / name``: the finished source run many tests start from."""
+    from tests.cli_helpers import cli
+
+    write_tasks(folder / "tasks.jsonl", tasks)
+    path = write_spec(folder / "spec.toml", tasks="tasks.jsonl", **spec)
+    done = cli("run", str(path), "--out", str(folder / name), "--events", "jsonl")
+    assert done.returncode == 0, done.stderr
+    return folder / name

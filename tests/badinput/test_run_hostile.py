@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.audit_helpers import write_spec, write_tasks
+from tests.audit_helpers import finished_run
 from tests.badinput.cases import jsonl, pair
 from tests.badinput.hostile_cases import FORMATS, KEYLIKE, SPARSE_SIZE, WITH_TEMPLATE
 from tests.badinput.import_cases import tau, tau_file
@@ -32,10 +32,7 @@ user = "Task: {task}\\nA: {trajectory_a}\\nB: {trajectory_b}\\nWhich is better?"
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("hostile-run")
-    write_tasks(folder / "tasks.jsonl", 3)
-    spec = write_spec(folder / "spec.toml", tasks="tasks.jsonl")
-    done = cli("run", str(spec), "--out", str(folder / "base"))
-    assert done.returncode == 0, done.stderr
+    finished_run(folder, 3)
     return folder
 
 

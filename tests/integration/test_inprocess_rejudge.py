@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.audit_helpers import write_spec, write_tasks
+from tests.audit_helpers import finished_run
 from tests.cli_helpers import cli
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -21,12 +21,7 @@ WEAK = "judge-default:diligence=0,evidence=0.3,style=0.7"
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("inprocess")
-    write_tasks(folder / "tasks.jsonl", 24)
-    spec = write_spec(folder / "spec.toml", tasks="tasks.jsonl")
-    done = cli("run", str(spec), "--out", str(folder / "src"), "--events", "jsonl")
-    assert done.returncode == 0, done.stderr
-    return folder / "src"
+    return finished_run(tmp_path_factory.mktemp("inprocess"), 24, name="src")
 
 
 def rejudged(source: Path, model: str, seed: int) -> Path:

@@ -16,19 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.audit_helpers import write_spec, write_tasks
+from tests.audit_helpers import finished_run
 from tests.cli_helpers import cli
 from tests.helpers import sim_server
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("stops")
-    write_tasks(folder / "tasks.jsonl", 6)
-    spec = write_spec(folder / "spec.toml", tasks="tasks.jsonl")
-    done = cli("run", str(spec), "--out", str(folder / "base"), "--events", "jsonl")
-    assert done.returncode == 0, done.stderr
-    return folder / "base"
+    return finished_run(tmp_path_factory.mktemp("stops"), 6)
 
 
 @pytest.fixture()
