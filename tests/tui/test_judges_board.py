@@ -88,3 +88,32 @@ def test_judges_snapshot_at_80x24(
 
     app = make_app(isolated, "run")
     assert snapshot(snap_compare, app, ["j"], size=SMALL_SIZE, before=fill)
+
+
+def test_the_verdict_and_the_interval_are_never_cut_at_120x40_or_80x24(
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    """Narrow columns give way (they narrow or go); "inconclusive (+1.8 pts)" read as
+    "inconclusive…", or an interval without its upper bound, would mislead."""
+
+    async def go(size: tuple[int, int]) -> list[tuple[str, str, str, str]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=size) as pilot:
+            await press(pilot, "f6")
+            app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            await press(pilot, "j")
+            table = app.screen.query_one(JudgesTable)
+            shown = []
+            for key, row in table.shown_rows():
+                for column in ("missel", "near", "vs"):
+                    if column not in table.columns:  # dropped whole at this width
+                        continue
+                    cell = table.get_cell(key, column)
+                    shown.append((key, column, str(row[column]), str(cell)))
+            return shown
+
+    for size, count in (((120, 40), 6), (SMALL_SIZE, 4)):
+        cells = asyncio.run(go(size))
+        assert len(cells) == count, "at 120 columns the near bucket's interval shows too"
+        for key, column, full, drawn in cells:
+            assert drawn == full and "…" not in drawn, (size, key, column, drawn)

@@ -34,6 +34,10 @@ class Col:
     min: int = 4
     max: int | None = None
     drop: int = 0  # higher goes first when space is short; 0 never goes
+    whole: bool = False  # never cut: a verdict or an interval read in part misleads
+
+    def narrowest(self, natural: int) -> int:
+        return natural if self.whole else min(natural, self.min)
 
 
 def plan_widths(cols: Sequence[Col], natural: dict[str, int], width: int) -> dict[str, int]:
@@ -44,7 +48,7 @@ def plan_widths(cols: Sequence[Col], natural: dict[str, int], width: int) -> dic
         return sum(widths[c.key] + PADDING for c in shown)
 
     def narrowest() -> dict[str, int]:
-        return {c.key: min(natural[c.key], c.min) for c in shown}
+        return {c.key: c.narrowest(natural[c.key]) for c in shown}
 
     while need(narrowest()) > width and any(c.drop for c in shown):
         shown.remove(max((c for c in shown if c.drop), key=lambda c: c.drop))
@@ -52,7 +56,7 @@ def plan_widths(cols: Sequence[Col], natural: dict[str, int], width: int) -> dic
     excess = need(widths) - width
     # narrow the widest shrinkable column one cell at a time: long URLs and names give first
     while excess > 0:
-        candidates = [c for c in shown if widths[c.key] > min(natural[c.key], c.min)]
+        candidates = [c for c in shown if widths[c.key] > c.narrowest(natural[c.key])]
         if not candidates:
             break
         widest = max(candidates, key=lambda c: (widths[c.key] - c.min, c.drop))

@@ -13,8 +13,10 @@ from rich.text import Text
 from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 
 #: leaderboard header -> (column key, shown label, narrowest width, drop order: the highest goes
-#: first when the terminal is narrow, 0 never goes). At 80 columns: judge, misselection, the
-#: largest style odds ratio and the verdict against the best stay.
+#: first when the terminal is narrow, 0 never goes). The intervals and the verdict against the
+#: best are never cut (``WHOLE``): shown whole or not at all, while other columns narrow. At 80 columns the rank,
+#: judge, misselection and the verdict against the best stay; at 120 the near bucket, ties,
+#: satisfied-but-failed and the largest style odds ratio too.
 SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("#", "rank", "#", 1, 0),
     ("judge", "judge", "judge", 20, 0),
@@ -28,8 +30,10 @@ SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("vs best", "vs", "vs best", 12, 0),
     ("run", "run", "run", 8, 9),
 )
+WHOLE = ("missel", "near", "vs")
 JUDGES_COLUMNS = tuple(
-    Col(key, label, min=width, drop=drop) for _, key, label, width, drop in SHOWN
+    Col(key, label, min=width, drop=drop, whole=key in WHOLE)
+    for _, key, label, width, drop in SHOWN
 )
 
 
