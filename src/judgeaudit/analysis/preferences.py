@@ -28,6 +28,7 @@ from judgeaudit.analysis.frame import (
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card
 from judgeaudit.analysis.pref_rows import RowWriter
 from judgeaudit.analysis.report import resolve_buckets
+from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
 
@@ -122,7 +123,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             "checked against state; audit agents that differ, or more tasks"
         )
     recorded = None
-    if manifest.get("settings", {}).get("judge_source") == "recorded":
+    if recorded_verdicts(manifest):
         recorded = [
             r[0]
             for r in db.execute(

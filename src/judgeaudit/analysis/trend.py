@@ -28,6 +28,7 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.stats import wilson
+from judgeaudit.audit.spec.records import recorded_verdicts
 
 Kind = Literal["recorded", "imported", "simulated", "rejudge"]
 GLOB_CHARS = set("*?[")
@@ -94,8 +95,7 @@ def _outs_in(path: Path) -> list[Path]:
 
 
 def _kind(manifest: dict[str, Any]) -> Kind:
-    settings = manifest.get("settings", {})
-    if settings.get("judge_source") == "recorded":
+    if recorded_verdicts(manifest):
         return "recorded"
     if (manifest.get("trajectories") or {}).get("from"):
         return "rejudge"

@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.store.bulk import finish_exports, iter_pairs
 from judgeaudit.audit.units.outcome import decisive as is_decisive
@@ -32,7 +33,7 @@ EXPORT_FILES = "judgeaudit export files"
 
 def logs_on_request(manifest: dict[str, Any]) -> bool:
     """Whether the run's ``judge_logs.jsonl`` is written only on request: a recorded-verdict run."""
-    return bool(manifest.get("settings", {}).get("judge_source") == "recorded")
+    return recorded_verdicts(manifest)
 
 
 def log_json(row: sqlite3.Row | dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from judgeaudit import credentials
 from judgeaudit.audit.inputs.source_run import Fail, SourceRun, open_source
 from judgeaudit.audit.spec import RunSpec, SpecError, parse_spec, read_spec
+from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.spec.templates import Template
 from judgeaudit.audit.tasks import load_tasks, task_set_hash
 
@@ -145,7 +146,7 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     reference = os.path.realpath(request.source) + (f"#{request.run_id}" if request.run_id else "")
     source = open_source(reference, Path.cwd(), fail)
     src_judge = source.manifest.get("models", {}).get("judge") or {}
-    recorded = source.manifest.get("settings", {}).get("judge_source") == "recorded"
+    recorded = recorded_verdicts(source.manifest)
     if recorded and not request.judge_endpoint:
         raise fail(
             "--judge-endpoint",

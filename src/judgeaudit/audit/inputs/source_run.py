@@ -13,6 +13,7 @@ from typing import Any
 
 from judgeaudit.audit.inputs.source_check import check_source, manifest_of
 from judgeaudit.audit.spec import SpecError
+from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import AuditStore, open_readonly
 from judgeaudit.audit.store.bulk import trajectory_tasks
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
@@ -76,7 +77,7 @@ class SourceRun:
             tasks = builtin_retail()
             if task_set_hash(tasks) == task_set.get("hash"):
                 return tasks
-        if self.manifest.get("settings", {}).get("judge_source") == "recorded":
+        if recorded_verdicts(self.manifest):
             raise InputError(
                 f"{self.out}: run {self.run_id} (recorded verdicts) was made before recorded "
                 "runs kept their tasks; run its spec again into a new --out, then re-judge that"

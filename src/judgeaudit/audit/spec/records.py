@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from judgeaudit.audit.spec.templates import Template
 from judgeaudit.errors import InputError
@@ -133,3 +135,10 @@ class RunSpec:
 
     def base_dir(self) -> Path:
         return Path(self.path).parent
+
+
+def recorded_verdicts(manifest: Mapping[str, Any]) -> bool:
+    """Whether a stored run's manifest says it audited recorded verdicts (``judge_source``): the
+    one reading of the setting every consumer of a finished run shares."""
+    settings = manifest.get("settings")
+    return isinstance(settings, Mapping) and settings.get("judge_source") == "recorded"
