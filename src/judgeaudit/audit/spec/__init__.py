@@ -3,7 +3,7 @@ calls and the manifest that records them. Parsing a spec never opens another run
 re-judge source is bound by :mod:`judgeaudit.audit.inputs`).
 """
 
-from judgeaudit.audit.spec.runspec import (
+from judgeaudit.audit.spec.records import (
     EMBEDDED,
     GAP_SOURCES,
     JUDGE_VIEWS,
@@ -11,14 +11,12 @@ from judgeaudit.audit.spec.runspec import (
     SPEED_KEYS,
     TEMPLATE_ROLES,
     UNSET_NOT_HASHED,
-    BindSource,
     Endpoint,
     ModelRef,
     RunSpec,
     SpecError,
-    parse_spec,
-    read_spec,
 )
+from judgeaudit.audit.spec.runspec import BindSource, parse_spec, read_spec
 
 __all__ = [
     "EMBEDDED",

@@ -16,9 +16,7 @@ from judgeaudit.audit.spec.records import (
     GAP_SOURCES,
     JUDGE_VIEWS,
     RATE_KEYS,
-    SPEED_KEYS,
     TEMPLATE_ROLES,
-    UNSET_NOT_HASHED,
     Endpoint,
     ModelRef,
     RunSpec,
@@ -329,22 +327,3 @@ def _lexicon(r: _Reader, path: Path, name: str | None) -> dict[str, list[str]] |
         return read_extension(path.parent / name)
     except LexiconError as exc:
         raise r.fail("run.lexicon", f"{exc}; fix the file or drop run.lexicon") from None
-
-
-# the public names, including those re-exported from the split-out module
-__all__ = [
-    "EMBEDDED",
-    "GAP_SOURCES",
-    "JUDGE_VIEWS",
-    "RATE_KEYS",
-    "SPEED_KEYS",
-    "TEMPLATE_ROLES",
-    "UNSET_NOT_HASHED",
-    "BindSource",
-    "Endpoint",
-    "ModelRef",
-    "RunSpec",
-    "SpecError",
-    "parse_spec",
-    "read_spec",
-]
