@@ -14,13 +14,15 @@ from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 if TYPE_CHECKING:  # the analysis (pandas) loads when the runs are listed
     from judgeaudit.analysis.compare_entry import RunInfo
 
+#: A run id and a directory cut in their middle name another run or place, so both are shown
+#: whole; the directory (also in the "output dir" fields above) is the first to go.
 PICKER_COLUMNS = (
     Col("side", "", min=3),
-    Col("run", "run", min=14),
+    Col("run", "run", whole=True),
     Col("time", "created (UTC)", min=16, drop=2),
     Col("judge", "judge", min=10, drop=3),
     Col("status", "status", min=9),
-    Col("dir", "dir", min=6, drop=1),
+    Col("dir", "dir", whole=True, drop=4),
 )
 STATUS_STYLE = {"finished": "green", "running": "yellow", "cancelled": "yellow"}
 

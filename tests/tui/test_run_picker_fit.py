@@ -1,0 +1,41 @@
+"""The Runs screen's picker at 80x24 and 120x40: a run id and a directory are shown whole or
+not at all (cut in the middle, they name another run or place); the judge column narrows."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import Input
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.widgets.run_picker import RunPicker
+from tests.tui.helpers import make_app, press, settle, wait_until
+
+
+def test_run_ids_and_directories_are_never_cut(
+    isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    async def go(size: tuple[int, int]) -> list[tuple[str, str, str]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=size) as pilot:
+            await press(pilot, "f6")
+            field = app.screen.query_one("#r-b", Input)
+            field.value = str(rejudged_copy)
+            field.focus()
+            await press(pilot, "enter")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: len(picker.rows_data) == 2, "both directories' runs")
+            await settle(pilot)
+            drawn = []
+            for key, row in picker.shown_rows():
+                for column in ("run", "dir"):
+                    if column in picker.columns:
+                        drawn.append((column, str(row[column]), str(picker.get_cell(key, column))))
+            return drawn
+
+    for size in ((80, 24), (120, 40)):
+        drawn = asyncio.run(go(size))
+        assert sum(column == "run" for column, _, _ in drawn) == 2, size
+        for column, full, cell in drawn:
+            assert cell == full and "…" not in cell, (size, column, cell)
