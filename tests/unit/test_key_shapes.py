@@ -61,3 +61,46 @@ def test_the_tui_judge_log_pane_masks_a_key_in_a_reply() -> None:
     for event in (failed, shown):
         text = call_line(event).plain
         assert key not in text and "…9a1c" in text, text
+
+
+def test_a_key_after_a_json_escape_is_masked_when_a_labelled_value_came_first() -> None:
+    # masking the labelled value shortens the text; the escape before the key must still be
+    # found at the key's position in the shortened text (it was looked up in the input before)
+    text = "api_key=abcdef1234567890 see \\u201csk-proj-" + "abcdefghijklmnop\\u201d"
+    assert scrub_content(text) == "api_key=…7890 see \\u201c…mnop\\u201d"
+
+
+LABEL_SPELLINGS = [
+    "BEARER abcd1234efgh",
+    "Authorization: tok1234abcd",
+    "AuthorIzation: tok1234abcd",
+    "authorızation: tok1234abcd",  # dotless ı: re.IGNORECASE matches it to i, str.lower does not
+    "X-API-KEY: tok1234abcd",
+    "apı_key=tok1234abcd",
+    "API\u212aEY=tok1234abcd",  # the Kelvin sign, which case-blind matching reads as k
+    '{"Api-Key": "tok1234abcd"}',
+]
+
+
+@pytest.mark.parametrize("text", LABEL_SPELLINGS)
+def test_labelled_values_are_masked_in_every_spelling_the_label_pattern_accepts(
+    text: str,
+) -> None:
+    """The cheap substring test in front of the label pattern may skip it only where it
+    cannot match: each spelling here is one the case-blind pattern accepts."""
+    assert "tok1234abcd" not in scrub_content(text) and "abcd1234efgh" not in scrub_content(text)
+
+
+def test_the_label_precheck_never_skips_text_the_label_pattern_matches() -> None:
+    import random
+
+    from judgeaudit.redact import LABELLED_RE, may_be_labelled
+
+    pieces = ["bearer", "BEARER", "authorization", "AUTHORİZATION", "authorızation", "x-api-key"]
+    pieces += ["apı-key", "API\u212aEY", "api_key", "ApiKey", "'", '"', " ", "\t", "=", ":"]
+    pieces += ["tok1234abcd", "abcdefgh12345678901234", "ſ", "\u212a", "ı", "İ", "news"]
+    rng = random.Random(20261204)
+    texts = ["".join(rng.choices(pieces, k=rng.randint(1, 8))) for _ in range(20_000)]
+    matched = [t for t in texts if LABELLED_RE.search(t)]
+    assert len(matched) > 500  # the generator does reach the pattern (653 of 20,000)
+    assert [t for t in matched if not may_be_labelled(t)] == []
