@@ -1,29 +1,44 @@
 #!/usr/bin/env bash
 # Run "$@" inside a private D-Bus session with a fresh, unlocked gnome-keyring (Secret Service).
-# The keyring lives in a temp dir and the daemon is killed by PID when the command ends.
+# The keyring lives in a temp dir and every daemon of it is killed when the command ends.
+# If the daemon dies mid-run (killed from outside, or crashed), D-Bus starts it again from this
+# session's own service file, unlocked with the same password: the system's service file would
+# start a locked keyring that asks for a password through a prompt no CI machine can show, and
+# every keyring test after that would fail.
 set -euo pipefail
 if [ -z "${JUDGEAUDIT_PRIVATE_DBUS:-}" ]; then
   export JUDGEAUDIT_PRIVATE_DBUS=1
+  keyring_home=$(mktemp -d)
+  export JUDGEAUDIT_KEYRING_HOME="$keyring_home"
+  # Set before the bus starts: the bus reads its service files from $XDG_DATA_HOME/dbus-1.
+  export XDG_DATA_HOME="$keyring_home/data" XDG_CONFIG_HOME="$keyring_home/config"
+  export XDG_RUNTIME_DIR="$keyring_home/run" XDG_CACHE_HOME="$keyring_home/cache"
+  mkdir -p "$XDG_DATA_HOME/dbus-1/services" "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR" "$XDG_CACHE_HOME"
+  chmod 700 "$keyring_home" "$XDG_RUNTIME_DIR"
+  # A non-empty password creates and unlocks the login keyring (an empty one fails). It is a
+  # throwaway test keyring's, kept in the private temp dir, never in argv.
+  (umask 077 && printf '%s' "judgeaudit-ci-$$-$RANDOM$RANDOM" > "$keyring_home/password")
+  cat > "$XDG_DATA_HOME/dbus-1/services/org.freedesktop.secrets.service" <<EOF
+[D-BUS Service]
+Name=org.freedesktop.secrets
+Exec=/bin/sh -c 'exec gnome-keyring-daemon --foreground --unlock --components=secrets < "$keyring_home/password"'
+EOF
   exec dbus-run-session -- "$0" "$@"
 fi
-keyring_home=$(mktemp -d)
-export XDG_DATA_HOME="$keyring_home/data" XDG_CONFIG_HOME="$keyring_home/config"
-export XDG_RUNTIME_DIR="$keyring_home/run" XDG_CACHE_HOME="$keyring_home/cache"
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_RUNTIME_DIR" "$XDG_CACHE_HOME"
-chmod 700 "$XDG_RUNTIME_DIR"
-# A non-empty password on stdin creates and unlocks the login keyring (an empty one fails).
-daemon_env=$(printf '%s' "judgeaudit-ci-$$-$RANDOM" | gnome-keyring-daemon --unlock --components=secrets)
+keyring_home="$JUDGEAUDIT_KEYRING_HOME"
+daemon_env=$(gnome-keyring-daemon --unlock --components=secrets < "$keyring_home/password")
 if [ -n "$daemon_env" ]; then eval "export $daemon_env"; fi
-# Our daemon is the one whose environment holds our private runtime dir (other keyring sessions
+# Our daemons are those whose environment holds our private runtime dir (other keyring sessions
 # may run beside this one: parallel test runs must not kill each other's daemon).
-daemon_pid=""
-for pid in $(pgrep -f "gnome-keyring-daemon --unlock" || true); do
-  if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"; then
-    daemon_pid=$pid
-  fi
-done
+our_daemons() {
+  for pid in $(pgrep -f "gnome-keyring-daemon" || true); do
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"; then
+      echo "$pid"
+    fi
+  done
+}
 cleanup() {
-  [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null || true
+  for pid in $(our_daemons); do kill "$pid" 2>/dev/null || true; done
   rm -rf "$keyring_home"
 }
 trap cleanup EXIT
