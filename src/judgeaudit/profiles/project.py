@@ -16,7 +16,7 @@ from typing import Final
 
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import SwitchState
-from judgeaudit.profiles.targets import registry
+from judgeaudit.profiles.targets import FilePlan, registry
 
 STATE_KEY: Final = "projects"  # state.json: {project dir: {app: profile}}
 
@@ -56,6 +56,22 @@ def record(state: SwitchState, project: Path, app: str, name: str | None) -> Non
         apps[app] = name
     if not apps:
         projects.pop(str(project), None)
+
+
+def settle_dirs(state: SwitchState, plans: list[FilePlan], made: list[Path]) -> None:
+    """Remember the settings directories a binding created; remove one again once the files in
+    it are gone and nothing else was put there (a directory the user made, or filled, stays)."""
+    created = state.setdefault("created_dirs", [])
+    created += [str(d) for d in made if str(d) not in created]
+    for plan in plans:
+        folder = plan.path.parent
+        if plan.after is None and str(folder) in created:
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+            if not folder.exists():
+                created.remove(str(folder))
+    if not created:
+        state.pop("created_dirs", None)
 
 
 def bound(state: SwitchState, cwd: Path) -> dict[str, str]:

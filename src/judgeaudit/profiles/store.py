@@ -23,6 +23,7 @@ class SwitchState(TypedDict):
     created: list[str]  # live files the switch created (removed again by ``off``)
     saved: NotRequired[list[str]]  # keyring entries holding the user's replaced secrets
     projects: NotRequired[dict[str, dict[str, str]]]  # project dir -> {app: profile}
+    created_dirs: NotRequired[list[str]]  # project settings dirs the switch made (``.claude``)
     codex_shared_provider_id: NotRequired[str]  # ``profile codex-history shared --id``
 
 

@@ -132,8 +132,11 @@ def _apply(
     active: str | None,
     result: SwitchResult,
     project_dir: Path | None = None,
+    made_dirs: list[Path] | None = None,
 ) -> None:
-    """Write ``plans`` as one transaction (the caller holds the switch lock)."""
+    """Write ``plans`` as one transaction (the caller holds the switch lock). ``made_dirs``: the
+    project settings directories this switch created, removed again by the ``off`` that leaves
+    them empty (the project is given back as it was)."""
     state = store.state()
     for ref, raw in {r: v for p in plans for r, v in p.save_secrets.items()}.items():
         secrets.set_saved(ref, raw)  # the user's replaced secrets, before any file changes
@@ -169,6 +172,7 @@ def _apply(
             state["created"].remove(key)
     if project_dir is not None:
         project.record(state, project_dir, app, active)
+        project.settle_dirs(state, plans, made_dirs or [])
     elif active is None:
         state["active"].pop(app, None)
     else:
@@ -231,13 +235,15 @@ def _transaction(
         )
         result.plans, result.diff = plans, render_diff(plans)
         label = profile.name if profile else "judgeaudit off"
+        made: list[Path] = []
         if project_dir is not None:
             label = f"{label} (project {project_dir})"
             for plan in plans:
-                if plan.after is not None:
-                    plan.path.parent.mkdir(exist_ok=True)  # <project>/.claude
+                if plan.after is not None and not plan.path.parent.exists():
+                    plan.path.parent.mkdir()  # <project>/.claude
+                    made.append(plan.path.parent)
         active = profile.name if profile else None
-        _apply(store, app, plans, label, active, result, project_dir)
+        _apply(store, app, plans, label, active, result, project_dir, made)
     result.applied = True
     return result
 

@@ -1,0 +1,59 @@
+"""``profile off --project`` gives the project back as it was: a ``.claude`` directory the
+binding created goes again, one the user had (or filled meanwhile) stays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli, cli_ok, stored_keys, tool_env
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+
+
+def _bound_world(tmp_path: Path) -> dict[str, str]:
+    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
+    (tmp_path / "proj").mkdir()
+    cli_ok(
+        *("profile", "add", "pd-project", "--app", "claude"),
+        *("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--key", "pd-project"),
+        env=env,
+        whole_env=True,
+        timeout=120,
+    )
+    return env
+
+
+def _use_then_off(env: dict[str, str], project: Path, between: str | None = None) -> None:
+    with stored_keys(env, {"pd-project": "fake-project-key-3"}):
+        cli_ok("profile", "use", "pd-project", "--project", str(project), env=env, whole_env=True)
+        assert (project / ".claude" / "settings.local.json").is_file()
+        if between is not None:  # the user puts a file of their own next to the binding
+            (project / ".claude" / between).write_text("mine\n")
+        done = cli("profile", "off", "claude", "--project", str(project), env=env, whole_env=True)
+        assert done.returncode == 0, done.stderr
+
+
+def test_off_removes_the_claude_dir_the_binding_created(tmp_path: Path) -> None:
+    env = _bound_world(tmp_path)
+    project = tmp_path / "proj"
+    _use_then_off(env, project)
+    assert list(project.iterdir()) == []
+    _use_then_off(env, project)  # and again: nothing remembered from the first time is stale
+    assert list(project.iterdir()) == []
+
+
+def test_off_keeps_a_claude_dir_the_user_had(tmp_path: Path) -> None:
+    env = _bound_world(tmp_path)
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir()
+    _use_then_off(env, project)
+    assert (project / ".claude").is_dir() and list((project / ".claude").iterdir()) == []
+
+
+def test_off_keeps_a_created_claude_dir_the_user_put_files_in(tmp_path: Path) -> None:
+    env = _bound_world(tmp_path)
+    project = tmp_path / "proj"
+    _use_then_off(env, project, between="commands.md")
+    assert [p.name for p in (project / ".claude").iterdir()] == ["commands.md"]
