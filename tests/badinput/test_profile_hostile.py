@@ -83,6 +83,12 @@ CASES = [
         state(b'{"active": {}, "owned": {"/x": 3}}'),
     ),
     Case(
+        "state-created-dirs-string",
+        ("profile", "off", "claude"),
+        "created_dirs must be a list",
+        state(b'{"active": {}, "owned": {}, "created": [], "created_dirs": "/x"}'),
+    ),
+    Case(
         "state-deep",
         ("profile", "off", "claude"),
         "nested",

@@ -114,8 +114,9 @@ class ProfileStore:
             ("active", dict, "an object"),
             ("owned", dict, "an object"),
             ("created", list, "a list"),
+            ("created_dirs", list, "a list"),
         ):
-            if not isinstance(data[field], kind):
+            if not isinstance(data.get(field, []), kind):
                 raise ProfileError(
                     f"{self.state_path}: unreadable state ({field} must be {what}); move it aside"
                 )
