@@ -1,5 +1,6 @@
-"""``profile off --project`` gives the project back as it was: a ``.claude`` directory the
-binding created goes again, one the user had (or filled meanwhile) stays."""
+"""A project binding is given back as it was: ``off --project`` removes a ``.claude`` directory
+the binding created (one the user had, or filled meanwhile, stays), and restoring a project
+switch's backup gives back that project's binding and leaves the global profile alone."""
 
 from __future__ import annotations
 
@@ -57,3 +58,37 @@ def test_off_keeps_a_created_claude_dir_the_user_put_files_in(tmp_path: Path) ->
     project = tmp_path / "proj"
     _use_then_off(env, project, between="commands.md")
     assert [p.name for p in (project / ".claude").iterdir()] == ["commands.md"]
+
+
+def test_restoring_a_project_switch_gives_back_its_binding_not_the_global_profile(
+    tmp_path: Path,
+) -> None:
+    env = _bound_world(tmp_path)
+    project = tmp_path / "proj"
+    for name in ("pd-global", "pd-global-2", "pd-other"):
+        cli_ok(
+            *("profile", "add", name, "--app", "claude", "--base-url", "http://127.0.0.1:9/v1"),
+            *("--model", f"m-{name}", "--key", name),
+            env=env,
+            whole_env=True,
+        )
+    with stored_keys(env, {n: f"fake-key-{n}" for n in ("pd-project", "pd-other")}):
+        cli_ok("profile", "use", "pd-global", env=env, whole_env=True)
+        cli_ok("profile", "use", "pd-project", "--project", str(project), env=env, whole_env=True)
+        local = project / ".claude" / "settings.local.json"
+        bound_first = local.read_bytes()
+        cli_ok("profile", "use", "pd-other", "--project", str(project), env=env, whole_env=True)
+        cli_ok("profile", "use", "pd-global-2", env=env, whole_env=True)
+        lines = cli_ok("profile", "backups", env=env, whole_env=True).stdout.splitlines()
+        backup = next(
+            line.split()[0]
+            for line in lines
+            if "settings.local.json" in line and "pd-other" in line
+        )
+        done = cli("profile", "restore", backup, env=env, whole_env=True)
+        assert done.returncode == 0, done.stderr
+        assert local.read_bytes() == bound_first
+        doctor = cli_ok("profile", "doctor", "claude", env=env, whole_env=True, cwd=project)
+        assert "bound to this directory: pd-project" in doctor.stdout
+        listed = cli_ok("profile", "list", env=env, whole_env=True).stdout
+        assert "* pd-global-2" in listed  # the global switch made after it is still the active one

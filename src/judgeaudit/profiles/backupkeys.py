@@ -89,9 +89,12 @@ def take(
     before: bytes | None,
     label: str,
     txn: str,
+    project_dir: Path | None = None,
 ) -> str:
     """Back up ``path`` as it is (``before``; None: a record that it does not exist) with the
-    ownership state of ``state``, keys swapped for markers; return the backup id."""
+    ownership state of ``state``, keys swapped for markers; return the backup id. For a
+    project's file (``project_dir``) the profile kept is the one bound in that project, so a
+    restore gives the binding back and leaves the global profile alone."""
     key = str(path)
     ledger = state["owned"].get(key, {})
     content, markers = before or b"", list[Marker]()
@@ -109,11 +112,16 @@ def take(
         label,
         ledger=ledger,
         created=key in state["created"],
-        active=state["active"].get(app),
+        active=(
+            state.get("projects", {}).get(str(project_dir), {}).get(app)
+            if project_dir is not None
+            else state["active"].get(app)
+        ),
         redacted=markers,
         txn=txn,
         mode=mode_of(path),
         absent=before is None,
+        project=str(project_dir) if project_dir is not None else None,
     )
 
 

@@ -44,6 +44,7 @@ class Backup:
     txn: str = ""  # the switch that took it; "" (older backups): the backup's own id
     mode: int | None = None  # the file's permission bits when it was backed up
     absent: bool = False  # the file did not exist: restoring the switch removes it
+    project: str | None = None  # a project binding's file: ``active`` is that project's binding
     set_aside: str | None = None  # a restore over an unreadable file kept that file here
 
     @property
@@ -74,6 +75,7 @@ def save(
     txn: str = "",
     mode: int | None = None,
     absent: bool = False,
+    project: str | None = None,
 ) -> str:
     """Keep ``content`` (``absent``: a record that the file did not exist) with its metadata."""
     now = time.gmtime()  # one instant for the id and taken_at: they order backups together
@@ -98,6 +100,7 @@ def save(
         "txn": txn or backup_id,
         "mode": mode,
         "absent": absent,
+        "project": project,
     }
     atomic_write_text(folder / f"{backup_id}.json", json.dumps(meta, indent=2) + "\n", mode=0o600)
     return backup_id
@@ -128,6 +131,7 @@ def _load(meta_path: Path) -> Backup:
         txn=str(meta["txn"]) if isinstance(meta.get("txn"), str) else "",
         mode=mode if isinstance(mode, int) and not isinstance(mode, bool) else None,
         absent=meta.get("absent") is True,
+        project=meta.get("project") if isinstance(meta.get("project"), str) else None,
     )
 
 

@@ -15,7 +15,7 @@ import dataclasses
 from pathlib import Path
 
 from judgeaudit.fsutil import atomic_write_bytes
-from judgeaudit.profiles import backupkeys, backups
+from judgeaudit.profiles import backupkeys, backups, project
 from judgeaudit.profiles.livefile import mode_of, read_live, switch_lock, write_live
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
@@ -48,7 +48,8 @@ def restore_backups(
             if current is not None and not _readable(b.app, target, current):
                 aside[b.id] = str(_set_aside(target, current, txn))
             else:
-                backupkeys.take(store, state, b.app, target, current, label, txn)
+                where = Path(b.project) if b.project else None
+                backupkeys.take(store, state, b.app, target, current, label, txn, where)
         written: list[backups.Backup] = []
         try:
             for b in group:
@@ -117,7 +118,14 @@ def _restore_ownership(state: SwitchState, found: backups.Backup) -> None:
 
 
 def _restore_active(state: SwitchState, app: str, group: list[backups.Backup]) -> None:
-    """The profile that was active before that switch (none, if judgeaudit owned nothing)."""
+    """The profile that was active before that switch (none, if judgeaudit owned nothing); for
+    a project's file, the profile that was bound in that project (the global one stays)."""
+    for b in group:
+        if b.project is not None:
+            project.record(state, Path(b.project), app, b.active)
+    group = [b for b in group if b.project is None]
+    if not group:
+        return
     active = next((b.active for b in group if b.active), None)
     if active:
         state["active"][app] = active

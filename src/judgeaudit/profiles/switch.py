@@ -149,7 +149,9 @@ def _apply(
             if not plan.changes:
                 continue
             mode_before = mode_of(plan.path)
-            backup_id = backupkeys.take(store, state, app, plan.path, plan.before, label, txn)
+            backup_id = backupkeys.take(
+                store, state, app, plan.path, plan.before, label, txn, project_dir
+            )
             if plan.before is not None:
                 result.backups.append(backup_id)
             write_live(plan.path, plan.after, mode=plan.mode)
