@@ -242,3 +242,38 @@ def test_bad_anthropic_requests_are_refused(body: dict[str, object], needle: str
     with pytest.raises(BridgeError) as caught:
         messages_in.to_chat(body)
     assert caught.value.status == 400 and needle in caught.value.message
+
+
+def test_a_tool_search_result_names_the_tools_it_found_and_deferred_tools_are_sent() -> None:
+    """Claude Code's tool search answers with ``tool_reference`` blocks: the chat upstream must
+    read which tools were found (an empty tool message before), and gets the deferred tools
+    among its functions, since chat cannot defer one."""
+    body = {
+        "model": "m",
+        "max_tokens": 10,
+        "tools": [
+            {"name": "ToolSearch", "input_schema": {"type": "object"}},
+            {"name": "mcp__db__query", "input_schema": {"type": "object"}, "defer_loading": True},
+        ],
+        "messages": [
+            {"role": "user", "content": "query the db"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "s1", "name": "ToolSearch", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "s1",
+                        "content": [{"type": "tool_reference", "tool_name": "mcp__db__query"}],
+                    }
+                ],
+            },
+        ],
+    }
+    chat, _ = messages_in.to_chat(body)
+    tool_message = chat["messages"][-1]
+    assert tool_message["role"] == "tool" and "mcp__db__query" in tool_message["content"]
+    assert [t["function"]["name"] for t in chat["tools"]] == ["ToolSearch", "mcp__db__query"]

@@ -68,7 +68,8 @@ def _document_text(block: dict[str, Any]) -> str | None:
 
 
 def _result(block: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-    """A tool_result's text and the images it carried."""
+    """A tool_result's text and the images it carried (a ``tool_reference`` block, a tool search
+    result, becomes a line naming the tool, not nothing)."""
     texts: list[str] = []
     images: list[dict[str, Any]] = []
     for inner in _blocks(block.get("content", ""), "tool_result"):
@@ -77,6 +78,10 @@ def _result(block: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         elif inner.get("type") == "image" and (image := _image(inner)) is not None:
             images.append(image)
             texts.append("(image attached in the next message)")
+        elif inner.get("type") == "tool_reference" and isinstance(inner.get("tool_name"), str):
+            # a tool search's answer: the tool it found. A chat upstream gets every tool in
+            # ``tools`` (it cannot defer one), so the text says which one was found.
+            texts.append(f"tool found: {inner['tool_name']} (it can be called now)")
     text = "\n".join(texts)
     if block.get("is_error"):
         text = ERROR_MARK + text
