@@ -63,6 +63,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 DEFAULT_COMMAND = "tui"
 
 
+def command_help(name: str) -> str:
+    """A command's one-line help, written once (here) for ``--help``'s list and its own parser."""
+    return COMMANDS[name][1]
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse with its errors on one line (``judgeaudit run: --out: ...; see --help``)."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgeaudit.analysis.features import STYLE
+from judgeaudit.cli import command_help
 from judgeaudit.cli.report_cmds import (
     cmd_compare,
     cmd_report,
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Sub) -> None:
-    run = sub.add_parser("run", help="run an audit from a spec file")
+    run = sub.add_parser("run", help=command_help("run"))
     run.add_argument("spec", type=Path)
     run.add_argument("--out", type=Path, help="output directory (required unless --dry-run)")
     run.add_argument(
@@ -45,7 +46,7 @@ def register(sub: Sub) -> None:
 
     rejudge = sub.add_parser(
         "rejudge",
-        help="judge a finished run's stored trajectories again (no agent or user calls)",
+        help=command_help("rejudge"),
     )
     rejudge.add_argument("source", type=Path, help="output dir of the finished run")
     rejudge.add_argument("--out", type=Path, required=True, help="output directory")
@@ -74,7 +75,7 @@ def register(sub: Sub) -> None:
     )
     rejudge.set_defaults(func=cmd_rejudge)
 
-    demo = sub.add_parser("demo", help="run the demo audit on the embedded simulated provider")
+    demo = sub.add_parser("demo", help=command_help("demo"))
     demo.add_argument("--out", type=Path, default=Path("out/demo"))
     demo.add_argument("--no-tui", action="store_true", help="print progress and a summary instead")
     demo.add_argument("--events", choices=["jsonl", "progress"])
@@ -91,11 +92,11 @@ def register(sub: Sub) -> None:
     )
     demo.set_defaults(func=cmd_demo)
 
-    tui = sub.add_parser("tui", help="open the terminal app (also: judgeaudit with no arguments)")
+    tui = sub.add_parser("tui", help=command_help("tui"))
     tui.add_argument("--out", type=Path, default=Path("out/tui"), help="output dir for runs")
     tui.set_defaults(func=cmd_tui)
 
-    report = sub.add_parser("report", help="misselection report for an output directory")
+    report = sub.add_parser("report", help=command_help("report"))
     report.add_argument("out", type=Path)
     report.add_argument("--run")
     report.add_argument("--format", choices=["table", "json", "csv", "md", "html"], default="table")
@@ -123,9 +124,7 @@ def register(sub: Sub) -> None:
     )
     report.set_defaults(func=cmd_report)
 
-    comp = sub.add_parser(
-        "compare", help="drift between two runs (per-bucket change; paired after a re-judge)"
-    )
+    comp = sub.add_parser("compare", help=command_help("compare"))
     comp.add_argument("out_a", type=Path)
     comp.add_argument(
         "out_b",
@@ -158,15 +157,13 @@ def register(sub: Sub) -> None:
     )
     comp.set_defaults(func=cmd_compare)
 
-    show = sub.add_parser(
-        "show", help="one pair: outcomes, and each judge call's rendered prompt and raw output"
-    )
+    show = sub.add_parser("show", help=command_help("show"))
     show.add_argument("out", type=Path)
     show.add_argument("pair_id", help="a pair id, or a unique tail of one (TASK/tTRIAL/A~B)")
     show.add_argument("--format", choices=["text", "json"], default="text")
     show.set_defaults(func=cmd_show)
 
-    review = sub.add_parser("review", help="human review sample export/import")
+    review = sub.add_parser("review", help=command_help("review"))
     rsub = review.add_subparsers(dest="review_command", required=True, metavar="SUBCOMMAND")
     rexp = rsub.add_parser("export", help="write a stratified sample to label")
     rexp.add_argument("out", type=Path)

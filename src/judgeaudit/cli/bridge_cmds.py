@@ -8,6 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 
@@ -21,7 +22,7 @@ def register(sub: Sub) -> None:
     bridge = quiet(
         sub.add_parser(
             "bridge",
-            help="serve Responses and Anthropic Messages for a chat-only gateway (Codex, Claude Code)",
+            help=command_help("bridge"),
             description="A loopback bridge: Codex (Responses API) and Claude Code (Anthropic "
             "Messages) talk to it; it sends Chat Completions to the profile's base_url with the "
             "profile's keyring key. The first line printed is its base URL.",

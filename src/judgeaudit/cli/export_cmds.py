@@ -8,6 +8,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
 def register(sub: Sub) -> None:
     export = sub.add_parser(
         "export",
-        help="a finished audit's pairs as preference data for reward models and DPO, as "
-        "Parquet, or as OUT's derived files",
+        help=command_help("export"),
     )
     kinds = export.add_subparsers(dest="what", metavar="WHAT", required=True)
     prefs = kinds.add_parser(

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ SHOWN_SKIPS = 10
 def register(sub: Sub) -> None:
     imp = sub.add_parser(
         "import",
-        help="turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",
+        help=command_help("import"),
         description="Writes the imported-pairs JSONL that `run.imported` audits; prints what it "
         "read, paired and skipped.",
     )

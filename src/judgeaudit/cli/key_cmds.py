@@ -9,6 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import secrets
@@ -27,7 +28,7 @@ def _store() -> ProfileStore:
 
 
 def register(sub: Sub) -> None:
-    key = quiet(sub.add_parser("key", help="API keys in the OS keyring (service judgeaudit)"))
+    key = quiet(sub.add_parser("key", help=command_help("key")))
     ksub = key.add_subparsers(dest="key_command", required=True, metavar="SUBCOMMAND")
     kset = quiet(
         ksub.add_parser("set", help="store a key (hidden prompt, or standard input)"),
@@ -47,11 +48,11 @@ def register(sub: Sub) -> None:
     kprint.add_argument("name")
     kprint.set_defaults(func=cmd_key_print)
 
-    env = quiet(sub.add_parser("env", help="print shell exports for a profile"))
+    env = quiet(sub.add_parser("env", help=command_help("env")))
     env.add_argument("name")
     env.add_argument("--shell", default="bash", choices=SHELLS)
     env.set_defaults(func=cmd_env)
-    run = quiet(sub.add_parser("exec", help="run one command with a profile's environment"))
+    run = quiet(sub.add_parser("exec", help=command_help("exec")))
     run.add_argument("name")
     run.add_argument(
         "--as",

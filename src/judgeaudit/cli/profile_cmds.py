@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
@@ -25,7 +26,7 @@ FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_
 
 
 def register(sub: Sub) -> None:
-    profile = quiet(sub.add_parser("profile", help="tool profiles for Claude Code, Codex and SDKs"))
+    profile = quiet(sub.add_parser("profile", help=command_help("profile")))
     psub = profile.add_subparsers(dest="profile_command", required=True, metavar="SUBCOMMAND")
     psub.add_parser("list", help="profiles by app, active marked").set_defaults(func=cmd_list)
     off = psub.add_parser("off", help="undo judgeaudit in an app's files: your own settings back")

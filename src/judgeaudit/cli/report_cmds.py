@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError, write_output
 from judgeaudit.credentials import scrub_content
 
@@ -82,9 +83,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def register(sub: Sub) -> None:
     """``judgeaudit judges`` (the other reading commands are declared in audit_cmds)."""
-    judges = sub.add_parser(
-        "judges", help="rank the judges of runs that judged the same trajectories"
-    )
+    judges = sub.add_parser("judges", help=command_help("judges"))
     judges.add_argument("outs", type=Path, nargs="+", metavar="OUT", help="output directories")
     judges.add_argument("--format", choices=["table", "json", "md"], default="table")
     judges.add_argument(

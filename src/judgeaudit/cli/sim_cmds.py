@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError
 from judgeaudit.sim.modelspec import API_NAMES, ModelSpecError, SimConfig
 from judgeaudit.sim.server import serve_forever
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Sub) -> None:
-    sim = sub.add_parser("sim", help="the embedded simulated provider")
+    sim = sub.add_parser("sim", help=command_help("sim"))
     sim_sub = sim.add_subparsers(dest="sim_command", metavar="SUBCOMMAND", required=True)
     serve = sim_sub.add_parser("serve", help="serve the simulated OpenAI-compatible API")
     serve.add_argument("--host", default="127.0.0.1")

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ def register(sub: Sub) -> None:
 
     trend = sub.add_parser(
         "trend",
-        help="figures over many runs or daily recorded logs, with alerts on rising misselection",
+        help=command_help("trend"),
         description="Orders the finished runs by period (the `period` of recorded imports, else "
         "the run's creation time) and reports each period's figures with intervals; alerts "
         "when overall or near-bucket misselection rises above the baseline window.",
