@@ -3,7 +3,11 @@ pandas cut+groupby of the same rows, as ratios of wall and CPU time, with each p
 
 The peer and the measurement are `bench/recorded_scale.py`'s (:func:`compare_report`: the same
 two-column snippet, each side in its own child process, RSS from the kernel by wait4, so SQLite's
-memory counts; tracemalloc could not see it). Usage: python bench/report_scale.py [--rows 1000000]
+memory counts; tracemalloc could not see it). The run is finished as a real run finishes (status,
+the Parquet copy DuckDB writes, the report index, the verdict counts), and the report is measured
+on each engine asked for, side by side: ``auto`` (the default: DuckDB over the Parquet from
+200,000 pairs) and ``sqlite`` (audit.db, the report before auto). Usage:
+python bench/report_scale.py [--rows 1000000] [--engines auto,sqlite]
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recorded_scale import compare_report
 
 from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.store.bulk import finish_exports
+from judgeaudit.audit.store.parquet_out import PARQUET
 
 
 def build_db(path: Path, rows: int) -> None:
@@ -82,11 +88,16 @@ def build_db(path: Path, rows: int) -> None:
             f"INSERT INTO audit_pairs ({columns}) VALUES ({marks})", (row(i) for i in range(rows))
         )
     db.close()
+    store = AuditStore(path)
+    store.set_status("bench", "finished")
+    finish_exports(store, "bench", path.parent / PARQUET)  # what a finishing run writes
+    store.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--engines", default="auto,sqlite", help="report --engine values")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
@@ -95,7 +106,9 @@ def main() -> None:
         build_db(out / "audit.db", args.rows)
         print(f"built {args.rows:,} rows in {time.perf_counter() - started:.1f}s")
         print(f"load average {os.getloadavg()[0]:.1f}")
-        compare_report(out, Path(tmp), args.rows)
+        for engine in args.engines.split(","):
+            print(f"load average {os.getloadavg()[0]:.1f}")
+            compare_report(out, Path(tmp), args.rows, engine)
 
 
 if __name__ == "__main__":

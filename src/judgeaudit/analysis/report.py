@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -55,11 +56,14 @@ class ReportOptions:
     bins: list[float] | None = None
     labels: list[str] | None = None
     threshold: float = 4.0
-    #: where the pairs are aggregated: audit.db (sqlite), or Parquet on duckdb or spark
-    engine: str = "sqlite"
+    #: where the pairs are aggregated: audit.db (sqlite), Parquet on duckdb or spark, or auto
+    #: (DuckDB over the run's own Parquet on a large finished run: analysis/engines/auto.py)
+    engine: str = "auto"
     parquet: str | None = None  # a file, glob or directory (default OUT/audit_pairs.parquet)
     #: the style model (``report["style"]``); ``compare`` does not show it and skips the fit
     style: bool = True
+    #: receives auto's one line naming the engine it took and why (the CLI prints it on stderr)
+    note: Callable[[str], None] | None = None
 
 
 def resolve_buckets(
@@ -95,7 +99,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
-        pairs = open_pairs(options.engine, db, out, options.parquet)
+        pairs = _open_pairs(db, out, run_id, options)
         try:
             report = _from_pairs(db, pairs, run_id, status, manifest, options)
         finally:
@@ -105,6 +109,20 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
     finally:
         db.close()
     return report
+
+
+def _open_pairs(db: sqlite3.Connection, out: Path, run_id: str, options: ReportOptions) -> Pairs:
+    """The engine the options name; ``auto`` picks one (``--parquet`` given: DuckDB reads it)."""
+    if options.engine != "auto":
+        return open_pairs(options.engine, db, out, options.parquet)
+    if options.parquet is not None:
+        return open_pairs("duckdb", db, out, options.parquet)
+    from judgeaudit.analysis.engines.auto import open_auto
+
+    pairs, note = open_auto(db, out, run_id)
+    if note and options.note is not None:
+        options.note(note)
+    return pairs
 
 
 def _from_pairs(

@@ -279,8 +279,8 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
     bins, labels = options.bins, options.labels
     source = options.gap_source
     for ref in refs:
-        # A Parquet history's pairs are read by DuckDB; an OUT's by SQLite, as before.
-        engine = "duckdb" if is_history(ref.out) else "sqlite"
+        # A Parquet history's pairs are read by DuckDB; an OUT's as `report` reads them (auto).
+        engine = "duckdb" if is_history(ref.out) else "auto"
         report = build_report(
             ref.out,
             ReportOptions(
