@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.analysis.engines import auto
+from judgeaudit.analysis.engines import auto, open_pairs
 from judgeaudit.cli import main
 from tests.report_fixture import build_audit_db
 
@@ -39,7 +39,7 @@ def test_a_large_finished_run_is_read_by_duckdb_with_the_same_report(
     assert sqlite_err == ""
     monkeypatch.setattr(auto, "AUTO_FROM", 4000)  # r-main holds 4,000 pairs
     opened: list[str] = []
-    real = auto.open_pairs
+    real = open_pairs
 
     def spy(engine: str, *args: object) -> object:
         opened.append(engine)
