@@ -13,7 +13,7 @@ import pandas as pd
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
-from judgeaudit.analysis.engines import Pairs, open_pairs
+from judgeaudit.analysis.engines import Pairs
 from judgeaudit.analysis.engines.history import kept_style
 from judgeaudit.analysis.frame import (
     decisive_mask,
@@ -112,14 +112,10 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
 
 
 def _open_pairs(db: sqlite3.Connection, out: Path, run_id: str, options: ReportOptions) -> Pairs:
-    """The engine the options name; ``auto`` picks one (``--parquet`` given: DuckDB reads it)."""
-    if options.engine != "auto":
-        return open_pairs(options.engine, db, out, options.parquet)
-    if options.parquet is not None:
-        return open_pairs("duckdb", db, out, options.parquet)
-    from judgeaudit.analysis.engines.auto import open_auto
+    """The engine the options name (``auto``: :mod:`judgeaudit.analysis.engines.auto`)."""
+    from judgeaudit.analysis.engines.auto import open_engine
 
-    pairs, note = open_auto(db, out, run_id)
+    pairs, note = open_engine(options.engine, db, out, run_id, options.parquet)
     if note and options.note is not None:
         options.note(note)
     return pairs

@@ -63,3 +63,15 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
             duck.close()
             reason = f"{parquet} holds {held:,} of the run's {n:,} pairs ({rewrite} again)"
     return SqlitePairs(db), f"report: {n:,} pairs aggregated by SQLite from audit.db: {reason}"
+
+
+def open_engine(
+    engine: str, db: sqlite3.Connection, out: Path, run_id: str, parquet: str | None = None
+) -> tuple[Pairs, str]:
+    """The pairs relation ``engine`` names for ``run_id``, ``auto`` choosing one (``--parquet``
+    given: DuckDB reads it), and auto's line (empty for a named engine)."""
+    if engine != "auto":
+        return open_pairs(engine, db, out, parquet), ""
+    if parquet is not None:
+        return open_pairs("duckdb", db, out, parquet), ""
+    return open_auto(db, out, run_id)
