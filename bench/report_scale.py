@@ -16,6 +16,7 @@ import argparse
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,8 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recorded_scale import compare_report
 
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import finish_exports
-from judgeaudit.audit.store.parquet_out import PARQUET
 
 
 def build_db(path: Path, rows: int) -> None:
@@ -88,10 +87,23 @@ def build_db(path: Path, rows: int) -> None:
             f"INSERT INTO audit_pairs ({columns}) VALUES ({marks})", (row(i) for i in range(rows))
         )
     db.close()
-    store = AuditStore(path)
-    store.set_status("bench", "finished")
-    finish_exports(store, "bench", path.parent / PARQUET)  # what a finishing run writes
-    store.close()
+    # in a child: DuckDB's memory here would count in every later child's peak RSS (Linux keeps
+    # the forking parent's high-water mark across exec)
+    subprocess.run([sys.executable, "-c", FINISH, str(path)], check=True)
+
+
+#: what a finishing run writes: the status, the Parquet copy, the report index, verdict counts
+FINISH = """
+import sys
+from pathlib import Path
+from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.store.bulk import finish_exports
+from judgeaudit.audit.store.parquet_out import PARQUET
+store = AuditStore(Path(sys.argv[1]))
+store.set_status("bench", "finished")
+finish_exports(store, "bench", Path(sys.argv[1]).parent / PARQUET)
+store.close()
+"""
 
 
 def main() -> None:
