@@ -173,8 +173,9 @@ store.close()
 """
 
 
-def compare_report(out: Path, work: Path, expected: int | None) -> None:
-    """The report against the groupby on ``out``, wall and CPU, with the ratios."""
+def compare_report(out: Path, work: Path, expected: int | None, engine: str = "auto") -> None:
+    """The report (on ``engine``: ``report --engine``) against the groupby on ``out``, wall and
+    CPU, with the ratios."""
     db = out / "audit.db"
     names = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(
         "SELECT name FROM sqlite_master WHERE type = 'index'"
@@ -190,9 +191,12 @@ def compare_report(out: Path, work: Path, expected: int | None) -> None:
             f" does): {wall:6.1f}s  peak RSS {mib(rss)}"
         )
     report_s, report_rss, text = measured(
-        [sys.executable, "-m", "judgeaudit", "report", str(out), "--format", "json"],
+        [sys.executable, "-m", "judgeaudit", "report", str(out), "--format", "json",
+         "--engine", engine],
         work / "report.log",
-    )
+    )  # fmt: skip
+    for line in (work / "report.err").read_text().splitlines():
+        print(f"  {line}")  # auto's line naming the engine it took
     report = json.loads(text)
     base_s, base_rss, count = measured(
         [sys.executable, "-c", SNIPPET, str(db)], work / "snippet.log"
@@ -200,7 +204,7 @@ def compare_report(out: Path, work: Path, expected: int | None) -> None:
     assert int(count) == report["pairs"] == (expected or report["pairs"]), (count, expected)
     report_cpu, base_cpu = CPU["report"], CPU["snippet"]
     print(
-        f"report --format json (SQL aggregation): {report_s:6.1f}s wall {report_cpu:6.1f}s CPU"
+        f"report --format json --engine {engine}: {report_s:6.1f}s wall {report_cpu:6.1f}s CPU"
         f"  peak RSS {mib(report_rss)}"
     )
     print(

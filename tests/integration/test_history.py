@@ -108,10 +108,18 @@ def test_an_import_in_progress_is_not_read(days: dict[str, Path], tmp_path: Path
 
 
 def test_sqlite_engine_on_a_history_is_refused_in_one_line(days: dict[str, Path]) -> None:
-    done = cli("report", str(days["hist"]))
+    done = cli("report", str(days["hist"]), "--engine", "sqlite")
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0
     assert "Parquet history" in done.stderr and "--engine duckdb" in done.stderr
+
+
+def test_a_history_is_read_by_duckdb_without_engine(days: dict[str, Path]) -> None:
+    """``--engine auto`` (the default) reads a history on DuckDB: the same JSON as asking."""
+    auto = cli("report", str(days["hist"]), "--format", "json")
+    asked = cli("report", str(days["hist"]), "--format", "json", "--engine", "duckdb")
+    assert auto.returncode == asked.returncode == 0, auto.stderr + asked.stderr
+    assert auto.stdout == asked.stdout and json.loads(auto.stdout)["pairs"] > 0
 
 
 def test_bad_input_is_one_line_exit_2_and_nothing_is_written(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -12,7 +13,7 @@ import pandas as pd
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.aggregate import check_source, report_sections
 from judgeaudit.analysis.aggregate import default_bins as default_bins_sql
-from judgeaudit.analysis.engines import Pairs, open_pairs
+from judgeaudit.analysis.engines import Pairs
 from judgeaudit.analysis.engines.history import kept_style
 from judgeaudit.analysis.frame import (
     decisive_mask,
@@ -55,11 +56,14 @@ class ReportOptions:
     bins: list[float] | None = None
     labels: list[str] | None = None
     threshold: float = 4.0
-    #: where the pairs are aggregated: audit.db (sqlite), or Parquet on duckdb or spark
-    engine: str = "sqlite"
+    #: where the pairs are aggregated: audit.db (sqlite), Parquet on duckdb or spark, or auto
+    #: (DuckDB over the run's own Parquet on a large finished run: analysis/engines/auto.py)
+    engine: str = "auto"
     parquet: str | None = None  # a file, glob or directory (default OUT/audit_pairs.parquet)
     #: the style model (``report["style"]``); ``compare`` does not show it and skips the fit
     style: bool = True
+    #: receives auto's one line naming the engine it took and why (the CLI prints it on stderr)
+    note: Callable[[str], None] | None = None
 
 
 def resolve_buckets(
@@ -95,7 +99,7 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
         )
         status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
         # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
-        pairs = open_pairs(options.engine, db, out, options.parquet)
+        pairs = _open_pairs(db, out, run_id, options)
         try:
             report = _from_pairs(db, pairs, run_id, status, manifest, options)
         finally:
@@ -105,6 +109,16 @@ def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
     finally:
         db.close()
     return report
+
+
+def _open_pairs(db: sqlite3.Connection, out: Path, run_id: str, options: ReportOptions) -> Pairs:
+    """The engine the options name (``auto``: :mod:`judgeaudit.analysis.engines.auto`)."""
+    from judgeaudit.analysis.engines.auto import open_engine
+
+    pairs, note = open_engine(options.engine, db, out, run_id, options.parquet)
+    if note and options.note is not None:
+        options.note(note)
+    return pairs
 
 
 def _from_pairs(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from judgeaudit.analysis.clustered import METHOD, grouped_sums, interval
-from judgeaudit.analysis.engines import open_pairs
+from judgeaudit.analysis.engines.auto import open_engine
 from judgeaudit.analysis.engines.history import is_history, kept_judges
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
@@ -194,7 +194,7 @@ def _consistency(out: Path, run_id: str, engine: str) -> dict[str, Any]:
     """Both orders agreed, over pairs judged in both orders, with the report's clustered interval."""
     db = open_db(out)
     try:
-        pairs = open_pairs(engine, db, out, None)
+        pairs, _ = open_engine(engine, db, out, run_id)
         try:
             sums = grouped_sums(
                 pairs, [], ["consistent"], "(consistent IS NOT NULL)",
@@ -279,8 +279,8 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
     bins, labels = options.bins, options.labels
     source = options.gap_source
     for ref in refs:
-        # A Parquet history's pairs are read by DuckDB; an OUT's by SQLite, as before.
-        engine = "duckdb" if is_history(ref.out) else "sqlite"
+        # A Parquet history's pairs are read by DuckDB; an OUT's as `report` reads them (auto).
+        engine = "duckdb" if is_history(ref.out) else "auto"
         report = build_report(
             ref.out,
             ReportOptions(

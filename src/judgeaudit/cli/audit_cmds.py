@@ -111,10 +111,12 @@ def register(sub: Sub) -> None:
     report.add_argument("--output", type=Path, help="write to this file instead of stdout")
     report.add_argument(
         "--engine",
-        choices=["sqlite", "duckdb", "spark"],
-        default="sqlite",
-        help="where the pairs are aggregated: audit.db (default), or Parquet on DuckDB or on "
-        "Spark (extras duckdb, spark); the same figures",
+        choices=["auto", "sqlite", "duckdb", "spark"],
+        default="auto",
+        help="where the pairs are aggregated: audit.db (sqlite), or Parquet on DuckDB or on "
+        "Spark (extras duckdb, spark); the same figures. auto (default): DuckDB over "
+        "OUT/audit_pairs.parquet for a finished run of 200,000 pairs or more, else audit.db; "
+        "on such a run it names the engine on stderr",
     )
     report.add_argument(
         "--parquet",

@@ -38,6 +38,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 args.threshold,
                 args.engine,
                 args.parquet,
+                note=lambda line: print(line, file=sys.stderr),
             ),
         )
     except (AnalysisError, KeyError) as exc:
