@@ -75,34 +75,32 @@ class ImportedSet:
 
     def __init__(self, db: sqlite3.Connection | None = None) -> None:
         self.db = db  # a scratch database for files too large to remember in memory
-        self.seen: dict[str, tuple[str, str]] = {}
+        self.seen: dict[int, tuple[int, str]] = {}
         if db is not None:
             db.execute("PRAGMA cache_size = -65536")  # 64 MiB of pages: bounded, and fewer reads
-            # Integer keys (63 bits of the digest): a rowid table, the cheapest random insert.
+            # Integer keys: a rowid table, the cheapest random insert.
             db.execute(
                 "CREATE TABLE IF NOT EXISTS seen (key INTEGER PRIMARY KEY, digest INTEGER, at TEXT)"
             )
         self.content = hashlib.sha256()
         self.count = 0
 
-    def _remember(self, key: str, digest: str, where: str) -> tuple[str, str]:
+    def _remember(self, key: int, digest: int, where: str) -> tuple[int, str]:
         """The (digest, where) first stored under ``key``; stores this one if it is new."""
         if self.db is None:
             return self.seen.setdefault(key, (digest, where))
-        number = int(key[:16], 16) >> 1
-        value = int(digest[:16], 16) >> 1 if digest else 0
         inserted = self.db.execute(
-            "INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (number, value, where)
+            "INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (key, digest, where)
         ).rowcount
         if inserted:
             return digest, where
-        found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (number,)).fetchone()
-        return (digest if found[0] == value else f"other:{found[0]}"), str(found[1])
+        found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (key,)).fetchone()
+        return int(found[0]), str(found[1])
 
     def add(self, pair: ImportedPair, row: dict[str, Any]) -> None:
         where = pair.where
         task = pair.task
-        task_digest = _digest([task.task_type, task.instruction, pair.context])
+        task_digest = _same([task.task_type, task.instruction, pair.context])
         seen_task = self._remember(_key("task", task.task_id), task_digest, where)
         if seen_task[0] != task_digest:
             raise TaskError(
@@ -111,7 +109,7 @@ class ImportedSet:
             )
         key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
         mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
-        first = self._remember(_key("pair", *sorted([key, mirror])), "", where)
+        first = self._remember(_key("pair", *sorted([key, mirror])), 0, where)
         if first[1] != where:
             raise TaskError(
                 f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
@@ -138,7 +136,7 @@ class ImportedSet:
                 pair.satisfied_b,
             ),
         ):
-            digest = _digest([events, success, reward, satisfied])
+            digest = _same([events, success, reward, satisfied])
             seen = self._remember(_key("side", task.task_id, agent, trial), digest, where)
             if seen[0] != digest:
                 raise TaskError(
@@ -153,10 +151,16 @@ class ImportedSet:
         return self.content.hexdigest()[:16]
 
 
-def _key(*parts: Any) -> str:
-    """A scratch key over ids and numbers (strings, ints and tuples of them, whose ``repr`` is
-    exact): the digest of :func:`_digest` without its JSON encoding."""
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+def _key(*parts: Any) -> int:
+    """A key over ids and numbers (strings, ints and tuples of them), for this process only:
+    Python's 64-bit hash (a false clash is as unlikely as with 63 bits of SHA-256, which this
+    replaced; nothing keyed by it outlives the check)."""
+    return hash(parts)
+
+
+def _same(value: Any) -> int:
+    """A digest that two equal JSON values share (keys in any order), for this process only."""
+    return hash(json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
 
 
 def _digest(value: Any) -> str:
