@@ -37,15 +37,9 @@ from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, st
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
 REQUIRED = (
-    "task_id",
-    "task",
-    "agent_a",
-    "agent_b",
-    "trajectory_a",
-    "trajectory_b",
-    "success_a",
+    "task_id", "task", "agent_a", "agent_b", "trajectory_a", "trajectory_b", "success_a",
     "success_b",
-)
+)  # fmt: skip
 OPTIONAL = (
     "pair_id",
     "task_type",
@@ -64,6 +58,8 @@ OPTIONAL = (
     "period",
 )
 MAX_TRIAL = 1_000_000
+_REQUIRED = frozenset(REQUIRED)
+_KNOWN = frozenset((*REQUIRED, *OPTIONAL))
 
 
 class ImportedSet:
@@ -186,14 +182,14 @@ def load_imported_with_hash(path: Path) -> tuple[list[ImportedPair], str]:
 
 def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
     """One row of a pairs file; every problem is one line naming ``file:line: field``."""
-    for name in REQUIRED:
-        if name not in row:
-            raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
-    for name in row:
-        if name not in REQUIRED and name not in OPTIONAL:
-            raise TaskError(
-                f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
-            )
+    if not row.keys() >= _REQUIRED:  # (set operations first: most rows are whole)
+        name = next(name for name in REQUIRED if name not in row)
+        raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
+    if not row.keys() <= _KNOWN:
+        name = next(name for name in row if name not in _KNOWN)
+        raise TaskError(
+            f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
+        )
     task_id = _ident(row["task_id"], f"{where}: task_id")
     agent_a = _agent(row["agent_a"], f"{where}: agent_a")
     agent_b = _agent(row["agent_b"], f"{where}: agent_b")
@@ -278,6 +274,7 @@ def _maybe_text(value: Any, where: str) -> str | None:
 
 
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
+_VERDICT_KEYS = frozenset(VERDICT_KEYS)
 
 
 def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
@@ -292,9 +289,9 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
         at = f"{where}[{index}]"
         if not isinstance(item, dict):
             raise TaskError(f"{at}: must be an object, got {json_type(item)}")
-        for key in item:
-            if key not in VERDICT_KEYS:
-                raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
+        if not item.keys() <= _VERDICT_KEYS:
+            key = next(key for key in item if key not in _VERDICT_KEYS)
+            raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
         order = item.get("order")
         if order not in ("AB", "BA"):
             raise TaskError(f'{at}.order: must be "AB" or "BA", got {json.dumps(order)}')
