@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair, parse_verdicts
+from judgeaudit.audit.inputs.imported import parse_pair, parse_verdicts
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
+from judgeaudit.audit.inputs.imported import parse_pair
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
@@ -47,6 +48,7 @@ LOG_COLUMNS = (
 )  # fmt: skip
 TASK_COLUMNS = ("run_id", "task_id", "task_json")
 STORED_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c != "created_at")
+_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False), reused
 
 
 #: The tables a recorded run stores, as prepared: (table, columns, ids that start with the run).
@@ -188,7 +190,7 @@ def _rows(
                 p.task.task_type,
                 agent,
                 trial,
-                json.dumps(events, ensure_ascii=False),
+                _json(events) if events else "[]",
                 "imported",
                 None if satisfied is None else int(satisfied),
                 int(success),
@@ -246,7 +248,7 @@ def _rows(
             "reasons": v.get("reasons") or [],
         }
         raw = v.get("raw_output")
-        parsed_text = json.dumps(parsed, ensure_ascii=False)
+        parsed_text = _json(parsed)
         logs.append(
             (
                 f"{pid}/{v['order']}/recorded",
