@@ -2,12 +2,14 @@
 scratch file and the store pass copies them (issue 23, goal 4). What a user must still see: a
 key quoted in the logs is stored masked in every content column, a bad line is one error naming
 file, line and field with nothing stored, the same pairs stored on a resume, and no scratch file
-left behind in the temporary directory."""
+left behind in the temporary directory, even by a run killed with ``kill -9``."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.cli_helpers import cli, cli_ok
@@ -58,6 +60,11 @@ def test_keys_in_a_recorded_log_are_stored_masked_and_no_scratch_file_is_left(
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {"TMPDIR": str(scratch)}
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    killed = scratch / f"judgeaudit-rows-{gone}-x1y2"  # rows of a run killed with kill -9
+    killed.mkdir()
+    (killed / "scan.db").write_bytes(b"\0" * 1024)
     cli_ok("import", "recorded-jsonl", str(quoting_log(tmp_path)), "--out",
            str(tmp_path / "pairs.jsonl"), env=env)  # fmt: skip
     (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
@@ -75,7 +82,8 @@ def test_keys_in_a_recorded_log_are_stored_masked_and_no_scratch_file_is_left(
     assert db.execute("SELECT COUNT(*) FROM judge_logs").fetchone()[0] == 80
     assert db.execute("SELECT COUNT(*) FROM trajectories WHERE context IS NULL").fetchone()[0] == 0
     db.close()
-    assert list(scratch.iterdir()) == []  # the prepared rows went with the run
+    assert list(scratch.iterdir()) == []  # the prepared rows went with the run, and the
+    # killed run's went with the next run that prepared rows
 
     # The same spec again: the run is found finished, nothing is stored twice.
     cli_ok("run", str(tmp_path / "spec.toml"), "--out", str(out), env=env)

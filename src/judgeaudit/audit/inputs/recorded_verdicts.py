@@ -13,6 +13,8 @@ is stored.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable
@@ -65,12 +67,31 @@ class Rows:
     until :meth:`close` (or until the object is collected)."""
 
     def __init__(self) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="judgeaudit-scan-")
+        _sweep()
+        self._dir = tempfile.TemporaryDirectory(prefix=f"{ROWS_PREFIX}{os.getpid()}-")
         self.path = Path(self._dir.name) / "scan.db"
         self.marks: list[tuple[int, ...]] = []
 
     def close(self) -> None:
         self._dir.cleanup()
+
+
+ROWS_PREFIX = "judgeaudit-rows-"  # then the pid of the run that prepared them
+
+
+def _sweep() -> None:
+    """Remove the prepared rows of runs that were killed (``kill -9`` skips every cleanup; at
+    1M pairs they are about 1 GB): a folder whose process is gone."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{ROWS_PREFIX}*-*"):
+        pid = folder.name.removeprefix(ROWS_PREFIX).partition("-")[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue  # alive, or not ours to ask about
 
 
 @dataclass(frozen=True)
