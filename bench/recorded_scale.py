@@ -93,9 +93,33 @@ def generate(path: Path, pairs: int, seed: int = 7) -> None:
 #: verdict naming a stored pair), executemany into SQLite in one transaction with
 #: synchronous=OFF and no journal, the index built after the insert. No scrubbing, no digests,
 #: no derived files: what `import` + `run` must at least do for the same rows.
+#:
+#: With ``--cross`` (printed as a second floor; issue 23 asks for a floor of the same *kind* as
+#: the run's validation) it adds the cross-row checks import and run make, in bulk SQL over the
+#: loaded rows, and a SHA-256 of the file (the run binds a content hash into its spec): a
+#: verdict per (pair, order) once, one task_type per task id, one success per side (task, agent,
+#: trial), a pair listed once in either order. Still no scrubbing: the generated rows hold no
+#: content column.
 FLOOR = """
-import json, sqlite3, sys
+import hashlib, json, sqlite3, sys
 src, path = sys.argv[1], sys.argv[2]
+cross = sys.argv[3:] == ["--cross"]
+if cross:
+    content = hashlib.sha256()
+    with open(src, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            content.update(block)
+CROSS_CHECKS = (
+    ("one task_type per task",
+     "SELECT task_id FROM pairs GROUP BY task_id HAVING COUNT(DISTINCT task_type) > 1 LIMIT 1"),
+    ("one success per (task, agent, trial)",
+     "SELECT task_id, agent, trial FROM (SELECT task_id, agent_a AS agent, trial,"
+     " success_a AS success FROM pairs UNION ALL SELECT task_id, agent_b, trial, success_b"
+     " FROM pairs) GROUP BY task_id, agent, trial HAVING COUNT(DISTINCT success) > 1 LIMIT 1"),
+    ("a pair once in either order",
+     "SELECT task_id, trial, MIN(agent_a, agent_b), MAX(agent_a, agent_b) FROM pairs"
+     " GROUP BY 1, 2, 3, 4 HAVING COUNT(*) > 1 LIMIT 1"),
+)
 db = sqlite3.connect(path, isolation_level=None)
 db.execute("PRAGMA journal_mode=OFF"); db.execute("PRAGMA synchronous=OFF")
 db.execute("CREATE TABLE pairs (pair_id TEXT, task_id TEXT, trial INT, task_type TEXT,"
@@ -131,14 +155,21 @@ with open(src, encoding="utf-8") as handle:
             flush(pairs, verdicts); pairs, verdicts = [], []
 flush(pairs, verdicts)
 db.execute("CREATE UNIQUE INDEX pairs_id ON pairs (pair_id)")
-db.execute("CREATE INDEX verdicts_pair ON verdicts (pair_id)")
+db.execute("CREATE UNIQUE INDEX verdicts_pair ON verdicts (pair_id, ord)" if cross
+           else "CREATE INDEX verdicts_pair ON verdicts (pair_id)")
 orphan = db.execute("SELECT COUNT(*) FROM verdicts v LEFT JOIN pairs p USING (pair_id)"
                     " WHERE p.pair_id IS NULL").fetchone()[0]
 if orphan:
     raise SystemExit(f"{orphan} verdicts name no pair")
+if cross:
+    for what, query in CROSS_CHECKS:
+        found = db.execute(query).fetchone()
+        if found is not None:
+            raise SystemExit(f"{what}: {found}")
 db.execute("COMMIT")
 print(db.execute("SELECT COUNT(*) FROM pairs").fetchone()[0])
 """
+
 
 CPU: dict[str, float] = {}  # log name -> CPU seconds (user + system) of that child
 
@@ -268,6 +299,12 @@ def main() -> None:
         work / "floor.log",
     )
     assert int(count) == args.pairs, count
+    cross_s, cross_rss, count = measured(
+        [sys.executable, "-c", FLOOR, str(work / "full.recorded.jsonl"),
+         str(work / "floor-cross.db"), "--cross"],
+        work / "floor-cross.log",
+    )  # fmt: skip
+    assert int(count) == args.pairs, count
     ours_s, ours_cpu = results["full"][0] + wall, CPU["import-full"] + CPU["run"]
     print(
         f"ingest floor (json.loads, per-column checks, executemany in one transaction, "
@@ -275,9 +312,18 @@ def main() -> None:
         f"{mib(floor_rss)}"
     )
     print(
-        f"ingest (import + run) / floor over {args.pairs:,} pairs: time ratio "
-        f"{ours_s / floor_s:.2f}, CPU ratio {ours_cpu / CPU['floor']:.2f} (goal <= 1.25); "
-        f"load average {os.getloadavg()[0]:.1f}"
+        f"ingest floor with the cross-row checks in SQL and the file's SHA-256: {cross_s:7.1f}s"
+        f" wall {CPU['floor-cross']:6.1f}s CPU  peak RSS {mib(cross_rss)}"
+    )
+    for name, seconds in (("floor", floor_s), ("floor-cross", cross_s)):
+        print(
+            f"ingest (import + run) / {name} over {args.pairs:,} pairs: time ratio "
+            f"{ours_s / seconds:.2f}, CPU ratio {ours_cpu / CPU[name]:.2f} (goal <= 1.25); "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
+    print(
+        f"ingest parts: import {results['full'][0]:.1f}s wall {CPU['import-full']:.1f}s CPU,"
+        f" run {wall:.1f}s wall {CPU['run']:.1f}s CPU"
     )
     compare_report(out, work, args.pairs)
     parquet = out / "audit_pairs.parquet"

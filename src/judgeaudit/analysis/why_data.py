@@ -64,19 +64,23 @@ def side_features(db: sqlite3.Connection, run_id: str) -> dict[SideKey, Features
         if total is not None
     }
     out: dict[SideKey, Features] = {}
+    # Features depend on the events, success and tokens alone: equal ones are computed once (a
+    # recorded run's logs often hold no conversation, so 2M sides would repeat one empty list).
+    seen: dict[tuple[Any, bool, int | None], Features] = {}
     for row in db.execute(
         "SELECT traj_id, copied_from, task_id, agent, trial, events, success FROM trajectories"
         " WHERE run_id = ?",
         (run_id,),
     ):
-        events = stored_json(row["events"], "a trajectory's events")
         scope = row["copied_from"] or row["traj_id"]
-        out[(row["task_id"], row["agent"], int(row["trial"]))] = features(
-            events if isinstance(events, list) else [],
-            bool(row["success"]),
-            lex,
-            tokens.get(scope),
-        )
+        key = (row["events"], bool(row["success"]), tokens.get(scope))
+        found = seen.get(key) if isinstance(key[0], str) and len(key[0]) <= 64 else None
+        if found is None:
+            events = stored_json(row["events"], "a trajectory's events")
+            found = features(events if isinstance(events, list) else [], key[1], lex, key[2])
+            if isinstance(key[0], str) and len(key[0]) <= 64:
+                seen[key] = found
+        out[(row["task_id"], row["agent"], int(row["trial"]))] = found
     return out
 
 

@@ -220,7 +220,9 @@ def _done(spec: RunSpec, out: Path | None) -> tuple[int, int]:
     """Trajectories and pairs already stored for this spec in ``out`` (read only)."""
     if out is None or not (out / "audit.db").is_file():
         return 0, 0
-    spec = load_inputs(spec).spec  # the hash the runner uses: it covers a task file's content
+    spec = load_inputs(
+        spec, prepare=False
+    ).spec  # the hash the runner uses: it covers a task file's content
     db = open_readonly(out / "audit.db")
     try:
         row = db.execute(

@@ -81,6 +81,7 @@ class AuditRunner(WorkerPool):
         self._run_id: str | None = None
         self.last_failure: str | None = None  # why the last unit failed, for the exit-4 line
         self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
+        self._recorded_rows: recorded.Rows | None = None  # and the rows that pass prepared
 
     # --- public --------------------------------------------------------------------------------
     async def run(self) -> ev.RunFinished:
@@ -88,6 +89,15 @@ class AuditRunner(WorkerPool):
         # nothing, and never leaves a 'running' run behind that would block the corrected spec.
         integer(self.concurrency, "--concurrency", 1, 1024)
         tasks, imported = self._inputs()
+        try:
+            return await self._checked_run(tasks, imported)
+        finally:
+            if self._recorded_rows is not None:
+                self._recorded_rows.close()
+
+    async def _checked_run(
+        self, tasks: list[Task], imported: list[ImportedPair] | None
+    ) -> ev.RunFinished:
         check_out_dir(self.out)
         check_keys(self.spec, self.keys)
         created = not self.out.exists()
@@ -150,6 +160,7 @@ class AuditRunner(WorkerPool):
         """Load and validate the tasks or pairs; their content hash becomes part of the spec."""
         loaded = load_inputs(self.spec)
         self.spec, self._recorded = loaded.spec, loaded.recorded_pairs
+        self._recorded_rows = loaded.recorded_rows
         return loaded.tasks, loaded.imported
 
     async def _run(
@@ -233,7 +244,7 @@ class AuditRunner(WorkerPool):
 
     def _run_recorded(self, store: AuditStore, run_id: str, resumed: bool) -> ev.RunFinished:
         """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
-        assert self.spec.imported is not None
+        assert self._recorded_rows is not None
         total = self._recorded
         done = count_pairs(store, run_id)
         self.emit(
@@ -248,9 +259,7 @@ class AuditRunner(WorkerPool):
             self.usage.counters.done = count
             self._progress()
 
-        stored = recorded.store_recorded(
-            store, run_id, self.spec, self.spec.base_dir() / self.spec.imported, on_batch
-        )
+        stored = recorded.store_recorded(store, run_id, self._recorded_rows, on_batch)
         self._progress(force=True)
         complete = stored == total
         store.set_status(run_id, "finished" if complete else "incomplete")

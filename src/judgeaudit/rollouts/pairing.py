@@ -14,7 +14,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
+from judgeaudit.audit.inputs.imported import parse_pair
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair, parse_verdicts
+from judgeaudit.audit.inputs.imported import parse_pair, parse_verdicts
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
@@ -115,11 +116,17 @@ def _pair(
     except TaskError as exc:
         raise RolloutError(str(exc)) from None
     text = dumps(row)
-    found = db.execute("SELECT row, at FROM pairs WHERE pair_id = ?", (row["pair_id"],)).fetchone()
-    if found is not None:
-        if found[0] != text:
+    # Inserted unless the pair_id is taken (one statement for the common case, a new pair).
+    inserted = db.execute(
+        "INSERT OR IGNORE INTO pairs (pair_id, row, at) VALUES (?, ?, ?)",
+        (row["pair_id"], text, where),
+    ).rowcount
+    if not inserted:
+        found = db.execute("SELECT row, at FROM pairs WHERE pair_id = ?", (row["pair_id"],))
+        first, at = found.fetchone()
+        if first != text:
             raise RolloutError(
-                f"{where}: pair_id: {row['pair_id']!r} is already on {found[1]} with different "
+                f"{where}: pair_id: {row['pair_id']!r} is already on {at} with different "
                 "content; give each pair once"
             )
         return
@@ -127,9 +134,6 @@ def _pair(
         checks.add(parsed, row)  # across rows: one trajectory per (task, agent, trial)
     except TaskError as exc:
         raise RolloutError(str(exc)) from None
-    db.execute(
-        "INSERT INTO pairs (pair_id, row, at) VALUES (?, ?, ?)", (row["pair_id"], text, where)
-    )
     summary.read += 1
     agent_count = summary.agents
     for agent in (str(row["agent_a"]), str(row["agent_b"])):
@@ -170,20 +174,20 @@ def _verdict(db: sqlite3.Connection, row: dict[str, Any], where: str) -> None:
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")
     text = dumps(verdict)
-    found = db.execute(
-        "SELECT body, at FROM verdicts WHERE pair_id = ? AND ord = ?", (pair_id, verdict["order"])
-    ).fetchone()
-    if found is not None:
+    inserted = db.execute(
+        "INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
+        (pair_id, verdict["order"], text, row.get("judge_model"), row.get("prompt_hash"), where),
+    ).rowcount
+    if not inserted:
+        found = db.execute(
+            "SELECT body, at FROM verdicts WHERE pair_id = ? AND ord = ?",
+            (pair_id, verdict["order"]),
+        ).fetchone()
         if found[0] != text:
             raise RolloutError(
                 f"{where}: order: pair {pair_id!r} already has a different {verdict['order']} "
                 f"verdict on {found[1]}; one verdict per pair and order"
             )
-        return
-    db.execute(
-        "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
-        (pair_id, verdict["order"], text, row.get("judge_model"), row.get("prompt_hash"), where),
-    )
 
 
 def _joined(db: sqlite3.Connection) -> Iterator[tuple[str, dict[str, Any], list[tuple[Any, ...]]]]:

@@ -10,7 +10,7 @@ STORE = SRC / "audit" / "store"
 #: Modules with SQLite files of their own (never audit.db), and why.
 OTHER_DATABASES = {
     "llm/cache.py": "the response cache's own file",
-    "audit/inputs/imported.py": "a scratch file of seen digests while validating a big import",
+    "audit/inputs/pair_checks.py": "a scratch file of seen digests while validating a big import",
     "audit/inputs/recorded_verdicts.py": "the same scratch file for recorded verdicts",
     "rollouts/recorded.py": "a scratch file for converting a recorded log",
     "profiles/ccswitch_read.py": "CC Switch's database, read-only",

@@ -20,13 +20,12 @@ twice must carry the same trajectory and labels, a task id the same task, and a 
 
 from __future__ import annotations
 
-import hashlib
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.agentnames import agent_name_problem
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.tasks.errors import TaskError
@@ -37,15 +36,9 @@ from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, st
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
 REQUIRED = (
-    "task_id",
-    "task",
-    "agent_a",
-    "agent_b",
-    "trajectory_a",
-    "trajectory_b",
-    "success_a",
+    "task_id", "task", "agent_a", "agent_b", "trajectory_a", "trajectory_b", "success_a",
     "success_b",
-)
+)  # fmt: skip
 OPTIONAL = (
     "pair_id",
     "task_type",
@@ -64,104 +57,8 @@ OPTIONAL = (
     "period",
 )
 MAX_TRIAL = 1_000_000
-
-
-class ImportedSet:
-    """Cross-row checks over one pairs file, streaming: duplicates and conflicting content.
-
-    Keeps one digest per trajectory, task and pair (not the rows), and a running hash of the
-    content, so the task-set hash covers trajectories and labels and a changed file is a new spec.
-    """
-
-    def __init__(self, db: sqlite3.Connection | None = None) -> None:
-        self.db = db  # a scratch database for files too large to remember in memory
-        self.seen: dict[str, tuple[str, str]] = {}
-        if db is not None:
-            db.execute("PRAGMA cache_size = -65536")  # 64 MiB of pages: bounded, and fewer reads
-            # Integer keys (63 bits of the digest): a rowid table, the cheapest random insert.
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS seen (key INTEGER PRIMARY KEY, digest INTEGER, at TEXT)"
-            )
-        self.content = hashlib.sha256()
-        self.count = 0
-
-    def _remember(self, key: str, digest: str, where: str) -> tuple[str, str]:
-        """The (digest, where) first stored under ``key``; stores this one if it is new."""
-        if self.db is None:
-            return self.seen.setdefault(key, (digest, where))
-        number = int(key[:16], 16) >> 1
-        value = int(digest[:16], 16) >> 1 if digest else 0
-        inserted = self.db.execute(
-            "INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (number, value, where)
-        ).rowcount
-        if inserted:
-            return digest, where
-        found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (number,)).fetchone()
-        return (digest if found[0] == value else f"other:{found[0]}"), str(found[1])
-
-    def add(self, pair: ImportedPair, row: dict[str, Any]) -> None:
-        where = pair.where
-        task = pair.task
-        task_digest = _digest([task.task_type, task.instruction, pair.context])
-        seen_task = self._remember(_key("task", task.task_id), task_digest, where)
-        if seen_task[0] != task_digest:
-            raise TaskError(
-                f"{where}: task: task_id {task.task_id!r} has a different task, task_type or "
-                f"context than on {seen_task[1]}; give each task id one task"
-            )
-        key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
-        mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
-        first = self._remember(_key("pair", *sorted([key, mirror])), "", where)
-        if first[1] != where:
-            raise TaskError(
-                f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
-                f"{task.task_id!r} trial {pair.trial_a} is already on {first[1]}; "
-                "list each pair once"
-            )
-        for side, agent, trial, events, success, reward, satisfied in (
-            (
-                "a",
-                pair.agent_a,
-                pair.trial_a,
-                pair.events_a,
-                pair.success_a,
-                pair.reward_a,
-                pair.satisfied_a,
-            ),
-            (
-                "b",
-                pair.agent_b,
-                pair.trial_b,
-                pair.events_b,
-                pair.success_b,
-                pair.reward_b,
-                pair.satisfied_b,
-            ),
-        ):
-            digest = _digest([events, success, reward, satisfied])
-            seen = self._remember(_key("side", task.task_id, agent, trial), digest, where)
-            if seen[0] != digest:
-                raise TaskError(
-                    f"{where}: trajectory_{side}: agent {agent!r} on task {task.task_id!r} trial "
-                    f"{trial} has a different trajectory or label than on {seen[1]}; give "
-                    f"each (task, agent, trial) one trajectory, or set trial_{side}"
-                )
-        self.content.update(_digest(row).encode())
-        self.count += 1
-
-    def hash(self) -> str:
-        return self.content.hexdigest()[:16]
-
-
-def _key(*parts: Any) -> str:
-    """A scratch key over ids and numbers (strings, ints and tuples of them, whose ``repr`` is
-    exact): the digest of :func:`_digest` without its JSON encoding."""
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
-
-
-def _digest(value: Any) -> str:
-    blob = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:32]  # 128 bits: short keys, no collisions
+_REQUIRED = frozenset(REQUIRED)
+_KNOWN = frozenset((*REQUIRED, *OPTIONAL))
 
 
 def load_imported(path: Path) -> list[ImportedPair]:
@@ -182,14 +79,14 @@ def load_imported_with_hash(path: Path) -> tuple[list[ImportedPair], str]:
 
 def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
     """One row of a pairs file; every problem is one line naming ``file:line: field``."""
-    for name in REQUIRED:
-        if name not in row:
-            raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
-    for name in row:
-        if name not in REQUIRED and name not in OPTIONAL:
-            raise TaskError(
-                f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
-            )
+    if not row.keys() >= _REQUIRED:  # (set operations first: most rows are whole)
+        name = next(name for name in REQUIRED if name not in row)
+        raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
+    if not row.keys() <= _KNOWN:
+        name = next(name for name in row if name not in _KNOWN)
+        raise TaskError(
+            f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
+        )
     task_id = _ident(row["task_id"], f"{where}: task_id")
     agent_a = _agent(row["agent_a"], f"{where}: agent_a")
     agent_b = _agent(row["agent_b"], f"{where}: agent_b")
@@ -254,11 +151,21 @@ def _ident(value: Any, where: str) -> str:
 
 def _agent(value: Any, where: str) -> str:
     """An agent name is a string: a number is a mistyped field (task ids may be numbers)."""
+    if (
+        isinstance(value, str) and value in _GOOD_AGENTS
+    ):  # a file names a few agents a million times: checked once each
+        return str(value)
     if not isinstance(value, str):
         raise TaskError(f"{where}: must be a string, got {json_type(value)}; name the agent")
     if (problem := agent_name_problem(value)) is not None:
         raise TaskError(f"{where}: {problem}")
-    return _ident(value, where)
+    name = _ident(value, where)
+    if len(_GOOD_AGENTS) < 10_000:
+        _GOOD_AGENTS.add(name)
+    return name
+
+
+_GOOD_AGENTS: set[str] = set()
 
 
 def _trial(value: Any, where: str) -> int:
@@ -274,6 +181,7 @@ def _maybe_text(value: Any, where: str) -> str | None:
 
 
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
+_VERDICT_KEYS = frozenset(VERDICT_KEYS)
 
 
 def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
@@ -288,9 +196,9 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
         at = f"{where}[{index}]"
         if not isinstance(item, dict):
             raise TaskError(f"{at}: must be an object, got {json_type(item)}")
-        for key in item:
-            if key not in VERDICT_KEYS:
-                raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
+        if not item.keys() <= _VERDICT_KEYS:
+            key = next(key for key in item if key not in _VERDICT_KEYS)
+            raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
         order = item.get("order")
         if order not in ("AB", "BA"):
             raise TaskError(f'{at}.order: must be "AB" or "BA", got {json.dumps(order)}')

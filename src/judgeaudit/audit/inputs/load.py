@@ -28,17 +28,19 @@ class Inputs:
     tasks: list[Task]
     imported: list[ImportedPair] | None
     recorded_pairs: int = 0  # pairs in a recorded-verdicts file (counted by its validation)
+    recorded_rows: recorded.Rows | None = None  # their rows, prepared by the validation pass
 
 
-def load_inputs(spec: RunSpec) -> Inputs:
-    """Tasks or pairs validated (one-line errors, nothing written); the spec hash covers them."""
+def load_inputs(spec: RunSpec, *, prepare: bool = True) -> Inputs:
+    """Tasks or pairs validated (one-line errors, nothing written); the spec hash covers them.
+    ``prepare=False`` (a plan, which needs only the hash) builds no rows for a recorded run."""
     source = source_of(spec)
     if source is not None:
         return Inputs(spec, source.tasks(), None)
     if spec.judge_source == "recorded" and spec.imported:
-        count, content, period = recorded.scan(spec.base_dir() / spec.imported)
-        bound = dataclasses.replace(spec, inputs_hash=content, period=period or "")
-        return Inputs(bound, [], None, count)
+        scanned = recorded.scan(spec.base_dir() / spec.imported, spec if prepare else None)
+        bound = dataclasses.replace(spec, inputs_hash=scanned.content, period=scanned.period or "")
+        return Inputs(bound, [], None, scanned.pairs, scanned.rows)
     if spec.imported:
         imported, content = load_imported_with_hash(spec.base_dir() / spec.imported)
         rewards = {r for p in imported for r in (p.reward_a, p.reward_b) if r is not None}

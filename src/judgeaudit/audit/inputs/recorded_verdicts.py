@@ -1,26 +1,34 @@
 """Auditing recorded verdicts (``[judge] source = "recorded"``): the judge already spoke, so not a
 single model call is made, and nothing is held in memory but one batch.
 
-Pass 1 (:func:`scan`) validates the whole pairs file before anything is written, with the
-cross-row checks in a scratch SQLite file. Pass 2 (:func:`store_recorded`) streams it into the
-audit store in batches with ``INSERT OR IGNORE`` on the deterministic ids, so a killed run resumes
-without a duplicate; capability gaps are filled in SQL once every trajectory is stored.
+The pairs file is parsed once. The validation pass (:func:`scan`) checks every pair before
+anything is written, with the cross-row checks in a scratch SQLite file, and builds the rows the
+run will store into the same file (:class:`~judgeaudit.audit.store.prepared.Prepared`, run id left
+out: the run does not exist yet). The store pass (:func:`store_recorded`) copies them into the
+audit store by SQL, chunk by chunk, with ``INSERT OR IGNORE`` on the deterministic ids, so a
+killed run resumes without a duplicate; capability gaps are filled in SQL once every trajectory
+is stored.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import ImportedSet, parse_pair
+from judgeaudit.audit.inputs.imported import parse_pair
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
-from judgeaudit.audit.store.bulk import count_pairs, fill_capability, insert_batch
+from judgeaudit.audit.store.bulk import count_pairs, fill_capability
+from judgeaudit.audit.store.prepared import Prepared, Table, copy_prepared
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units.gap import gap_sql
@@ -30,7 +38,7 @@ from judgeaudit.audit.units.outcome import is_misselected, reward_gap
 from judgeaudit.audit.units.period import OnePeriod
 from judgeaudit.validate import iter_jsonl
 
-BATCH = 5000
+BATCH = 20_000  # pairs per prepared batch, and per transaction of the copy
 FLIP = {"A": "B", "B": "A", "tie": "tie"}
 TRAJ_COLUMNS = (
     "traj_id", "run_id", "task_id", "task_type", "agent", "trial", "events", "ending",
@@ -42,17 +50,77 @@ LOG_COLUMNS = (
 )  # fmt: skip
 TASK_COLUMNS = ("run_id", "task_id", "task_json")
 STORED_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c != "created_at")
+_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False), reused
 
 
-def scan(path: Path) -> tuple[int, str, str | None]:
-    """Validate every pair (each must carry verdicts); return (pairs, content hash, period)."""
+#: The tables a recorded run stores, as prepared: (table, columns, ids that start with the run).
+TABLES: tuple[Table, ...] = (
+    ("trajectories", TRAJ_COLUMNS, ("traj_id",)),
+    ("audit_pairs", STORED_PAIR_COLUMNS, ("pair_id",)),
+    ("judge_logs", LOG_COLUMNS, ("log_id", "pair_id")),
+    ("tasks", TASK_COLUMNS, ()),
+)
+
+
+class Rows:
+    """The rows the validation pass built for the store pass, in a scratch file that lives
+    until :meth:`close` (or until the object is collected)."""
+
+    def __init__(self) -> None:
+        _sweep()
+        self._dir = tempfile.TemporaryDirectory(prefix=f"{ROWS_PREFIX}{os.getpid()}-")
+        self.path = Path(self._dir.name) / "scan.db"
+        self.marks: list[tuple[int, ...]] = []
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
+
+ROWS_PREFIX = "judgeaudit-rows-"  # then the pid of the run that prepared them
+
+
+def _sweep() -> None:
+    """Remove the prepared rows of runs that were killed (``kill -9`` skips every cleanup; at
+    1M pairs they are about 1 GB): a folder whose process is gone."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{ROWS_PREFIX}*-*"):
+        pid = folder.name.removeprefix(ROWS_PREFIX).partition("-")[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue  # alive, or not ours to ask about
+
+
+@dataclass(frozen=True)
+class Scanned:
+    pairs: int
+    content: str  # the hash of what the file holds (bound into the spec)
+    period: str | None
+    rows: Rows | None  # prepared for the store pass (None when only the hash was asked for)
+
+
+def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
+    """Validate every pair (each must carry verdicts); given the run's ``spec``, also prepare
+    the rows :func:`store_recorded` copies (nothing is prepared for a plan or a hash alone)."""
     period = OnePeriod()
-    with tempfile.TemporaryDirectory(prefix="judgeaudit-scan-") as scratch:
-        db = sqlite3.connect(Path(scratch) / "seen.db", isolation_level=None)
+    rows = Rows() if spec is not None else None
+    scratch = rows.path if rows is not None else None
+    folder = None
+    if scratch is None:
+        folder = tempfile.TemporaryDirectory(prefix="judgeaudit-scan-")
+        scratch = Path(folder.name) / "seen.db"
+    try:
+        db = sqlite3.connect(scratch, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=OFF")
+            db.execute("PRAGMA synchronous=OFF")
             db.execute("BEGIN")
             checks = ImportedSet(db)
+            prepared = Prepared(db, TABLES, {"tasks": "task_id"}) if spec is not None else None
+            batch: list[ImportedPair] = []
             for where, _line, row in iter_jsonl(path, "pair", TaskError):
                 pair = parse_pair(row, where)
                 if not pair.verdicts:
@@ -64,10 +132,43 @@ def scan(path: Path) -> tuple[int, str, str | None]:
                 if problem:
                     raise TaskError(problem)
                 checks.add(pair, row)
+                if prepared is not None and spec is not None:
+                    batch.append(pair)
+                    if len(batch) >= BATCH:
+                        prepared.add(_batch_rows(batch, spec))
+                        batch.clear()
+            if prepared is not None and spec is not None and batch:
+                prepared.add(_batch_rows(batch, spec))
             db.execute("COMMIT")
         finally:
             db.close()
-    return checks.count, checks.hash(), period.period
+    except BaseException:
+        if rows is not None:
+            rows.close()
+        raise
+    finally:
+        if folder is not None:
+            folder.cleanup()
+    if rows is not None and prepared is not None:
+        rows.marks = prepared.marks
+    return Scanned(checks.count, checks.hash(), period.period, rows)
+
+
+def _batch_rows(batch: list[ImportedPair], spec: RunSpec) -> list[list[tuple[Any, ...]]]:
+    """One batch's rows per table of :data:`TABLES`, with ``''`` for the run id (see
+    :mod:`judgeaudit.audit.store.prepared`)."""
+    trajectories: list[tuple[Any, ...]] = []
+    pairs: list[tuple[Any, ...]] = []
+    logs: list[tuple[Any, ...]] = []
+    tasks: dict[str, tuple[str, str, str]] = {}  # kept, so a live judge can re-judge the run
+    for pair in batch:
+        if pair.task.task_id not in tasks:
+            tasks[pair.task.task_id] = ("", pair.task.task_id, task_to_json(pair.task))
+        t, p, v = _rows(pair, "", spec)
+        trajectories.extend(t)
+        pairs.append(p)
+        logs.extend(v)
+    return [trajectories, pairs, logs, list(tasks.values())]
 
 
 def outcome(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -110,7 +211,7 @@ def _rows(
                 p.task.task_type,
                 agent,
                 trial,
-                json.dumps(events, ensure_ascii=False),
+                _json(events) if events else "[]",
                 "imported",
                 None if satisfied is None else int(satisfied),
                 int(success),
@@ -168,7 +269,7 @@ def _rows(
             "reasons": v.get("reasons") or [],
         }
         raw = v.get("raw_output")
-        parsed_text = json.dumps(parsed, ensure_ascii=False)
+        parsed_text = _json(parsed)
         logs.append(
             (
                 f"{pid}/{v['order']}/recorded",
@@ -188,48 +289,16 @@ def _rows(
 
 
 def store_recorded(
-    store: AuditStore,
-    run_id: str,
-    spec: RunSpec,
-    path: Path,
-    on_batch: Callable[[int], None],
+    store: AuditStore, run_id: str, rows: Rows, on_batch: Callable[[int], None]
 ) -> int:
-    """Stream the pairs into the store; returns how many pairs the run holds."""
-    trajectories: list[tuple[Any, ...]] = []
-    pairs: list[tuple[Any, ...]] = []
-    logs: list[tuple[Any, ...]] = []
-    tasks: dict[str, tuple[str, str, str]] = {}  # kept, so a live judge can re-judge the run
-    done = 0
-
-    def flush() -> None:
-        insert_batch(
-            store,
-            [
-                ("trajectories", TRAJ_COLUMNS, trajectories),
-                ("audit_pairs", STORED_PAIR_COLUMNS, pairs),
-                ("judge_logs", LOG_COLUMNS, logs),
-                ("tasks", TASK_COLUMNS, list(tasks.values())),
-            ],
-        )
-        for batch in (trajectories, pairs, logs):
-            batch.clear()
-        tasks.clear()
-
-    for where, _line, row in iter_jsonl(path, "pair", TaskError):
-        pair = parse_pair(row, where)
-        if pair.task.task_id not in tasks:
-            tasks[pair.task.task_id] = (run_id, pair.task.task_id, task_to_json(pair.task))
-        t, p, v = _rows(pair, run_id, spec)
-        trajectories.extend(t)
-        pairs.append(p)
-        logs.extend(v)
-        if len(pairs) >= BATCH:
-            flush()
-            done += BATCH
-            on_batch(done)
-    if pairs:
-        done += len(pairs)
-        flush()
-        on_batch(done)
+    """Copy the prepared rows into the store; returns how many pairs the run holds."""
+    copy_prepared(
+        store,
+        rows.path,
+        run_id,
+        TABLES,
+        rows.marks,
+        lambda chunk: on_batch(rows.marks[chunk][1]),  # pairs copied so far (their last rowid)
+    )
     fill_capability(store, run_id, gap_sql("capability"))
     return count_pairs(store, run_id)

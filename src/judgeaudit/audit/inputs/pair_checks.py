@@ -1,0 +1,125 @@
+"""Cross-row checks over one pairs file (:class:`ImportedSet`), streaming: a (task, agent, trial)
+seen twice must carry the same trajectory and labels, a task id the same task, and a pair
+appears once. Used by the run's validation pass and by the importers that write pairs files
+(``import``), so both refuse the same file with the same line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units.work import ImportedPair
+
+
+class ImportedSet:
+    """Cross-row checks over one pairs file, streaming: duplicates and conflicting content.
+
+    Keeps one digest per trajectory, task and pair (not the rows), and a running hash of the
+    content, so the task-set hash covers trajectories and labels and a changed file is a new spec.
+    """
+
+    def __init__(self, db: sqlite3.Connection | None = None) -> None:
+        self.db = db  # a scratch database for files too large to remember in memory
+        self.seen: dict[int, tuple[int, str]] = {}
+        if db is not None:
+            db.execute("PRAGMA cache_size = -65536")  # 64 MiB of pages: bounded, and fewer reads
+            # Integer keys: a rowid table, the cheapest random insert.
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS seen (key INTEGER PRIMARY KEY, digest INTEGER, at TEXT)"
+            )
+        self.content = hashlib.sha256()
+        self.count = 0
+
+    def _remember(self, key: int, digest: int, where: str) -> tuple[int, str]:
+        """The (digest, where) first stored under ``key``; stores this one if it is new."""
+        if self.db is None:
+            return self.seen.setdefault(key, (digest, where))
+        inserted = self.db.execute(
+            "INSERT OR IGNORE INTO seen VALUES (?, ?, ?)", (key, digest, where)
+        ).rowcount
+        if inserted:
+            return digest, where
+        found = self.db.execute("SELECT digest, at FROM seen WHERE key = ?", (key,)).fetchone()
+        return int(found[0]), str(found[1])
+
+    def add(self, pair: ImportedPair, row: dict[str, Any]) -> None:
+        where = pair.where
+        task = pair.task
+        task_digest = _same([task.task_type, task.instruction, pair.context])
+        seen_task = self._remember(_key("task", task.task_id), task_digest, where)
+        if seen_task[0] != task_digest:
+            raise TaskError(
+                f"{where}: task: task_id {task.task_id!r} has a different task, task_type or "
+                f"context than on {seen_task[1]}; give each task id one task"
+            )
+        key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
+        mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
+        first = self._remember(_key("pair", *sorted([key, mirror])), 0, where)
+        if first[1] != where:
+            raise TaskError(
+                f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
+                f"{task.task_id!r} trial {pair.trial_a} is already on {first[1]}; "
+                "list each pair once"
+            )
+        for side, agent, trial, events, success, reward, satisfied in (
+            (
+                "a",
+                pair.agent_a,
+                pair.trial_a,
+                pair.events_a,
+                pair.success_a,
+                pair.reward_a,
+                pair.satisfied_a,
+            ),
+            (
+                "b",
+                pair.agent_b,
+                pair.trial_b,
+                pair.events_b,
+                pair.success_b,
+                pair.reward_b,
+                pair.satisfied_b,
+            ),
+        ):
+            digest = _same([events, success, reward, satisfied])
+            seen = self._remember(_key("side", task.task_id, agent, trial), digest, where)
+            if seen[0] != digest:
+                raise TaskError(
+                    f"{where}: trajectory_{side}: agent {agent!r} on task {task.task_id!r} trial "
+                    f"{trial} has a different trajectory or label than on {seen[1]}; give "
+                    f"each (task, agent, trial) one trajectory, or set trial_{side}"
+                )
+        self.content.update(_digest(row).encode())
+        self.count += 1
+
+    def hash(self) -> str:
+        return self.content.hexdigest()[:16]
+
+
+def _key(*parts: Any) -> int:
+    """A key over ids and numbers (strings, ints and tuples of them), for this process only:
+    Python's 64-bit hash (a false clash is as unlikely as with 63 bits of SHA-256, which this
+    replaced; nothing keyed by it outlives the check)."""
+    return hash(parts)
+
+
+#: ``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, without
+#: building an encoder per call (millions of calls on a large file).
+_canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _same(value: Any) -> int:
+    """A digest that two equal JSON values share (keys in any order), for this process only."""
+    return hash(_canonical(value))
+
+
+def _digest(value: Any) -> str:
+    blob = _canonical(value)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]  # 128 bits: short keys, no collisions
+
+
+__all__ = ["ImportedSet"]
