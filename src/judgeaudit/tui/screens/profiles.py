@@ -93,7 +93,6 @@ class ProfilesScreen(Screen[None]):
         # after the screen is painted: the worker imports the keyring and asks D-Bus, which held
         # the GIL the first paint needed (issue 23, goal 3)
         if self.listing is None:
-            self.table.loading = True
             self.call_after_refresh(self.reload)
         else:
             self.reload()
