@@ -47,6 +47,7 @@ REVIEW_EXPORT_N = 40  # the CLI's `review export` default
 class JudgeAuditApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "judgeaudit"
+    DEFAULT_MODE = "profiles"
     COMMANDS = App.COMMANDS | {MainCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(p.key, f"goto('{p.name}')", p.title, show=False) for p in PLACES),
@@ -80,6 +81,11 @@ class JudgeAuditApp(App[None]):
         self.crash_log: Path | None = None
         self.trend = trend  # a series to show on Trends (demo --monitor), else computed there
         self.start_out = out_dir  # the output dir Launch, Runs and Trends open with
+        # Profiles is the mode the app starts in (DEFAULT_MODE): no default screen to compose
+        # and switch away from, which parsed the whole stylesheet once more before the paint
+        self.install_screen(ProfilesScreen(self.store), "profiles")
+        for place in PLACES:
+            self.add_mode(place.name, place.name)
 
     # --- the screens, each built (and its module imported) when first asked for ---------------
     @overload
@@ -125,10 +131,8 @@ class JudgeAuditApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
-        self.install_screen(ProfilesScreen(self.store), "profiles")
-        for place in PLACES:
-            self.add_mode(place.name, place.name)
-        self.switch_mode("trends" if self.trend is not None else "profiles")
+        if self.trend is not None:
+            self.switch_mode("trends")
         if self.start_demo:
             self.start_run(self.demo_spec, self.out_dir)
 
