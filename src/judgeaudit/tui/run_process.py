@@ -24,6 +24,10 @@ from judgeaudit.tui.bridge import RunBridge
 #: (CFS gives a niceness-5 process about a third of a niceness-0 one's share). Alone on a core the
 #: run goes as fast as before. ``JUDGEAUDIT_RUN_NICE=0`` runs it at the app's priority.
 RUN_NICE = 5
+#: the app's GIL switch interval while it reads a run's events: the reading thread parses lines
+#: as they come, and a key press waited up to Python's default 5 ms for the GIL it held
+#: (key-to-paint p50 during a run was about 5 ms above idle; issue 23, goal 2)
+READING_SWITCH_S = 0.001
 
 
 def run_nice() -> int:
@@ -72,7 +76,12 @@ class ProcessRunBridge(RunBridge):
                     )
                     lower_priority(self._proc.pid, run_nice())
                 assert self._proc.stdout is not None
-                end = self._read(self._proc.stdout)
+                before = sys.getswitchinterval()
+                sys.setswitchinterval(min(before, READING_SWITCH_S))
+                try:
+                    end = self._read(self._proc.stdout)
+                finally:
+                    sys.setswitchinterval(before)
                 code = self._proc.wait()
                 if end is None:
                     error = _died(code, stderr)
