@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from textual import work
-from textual.app import App
+from textual.app import App, ScreenType
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.widget import AwaitMount
@@ -27,16 +27,16 @@ from judgeaudit.tui.messages import OpenResults, StartRun
 from judgeaudit.tui.places import PLACES
 from judgeaudit.tui.recent import remember
 from judgeaudit.tui.screens.dialogs import ConfirmStop, HelpScreen
-from judgeaudit.tui.screens.launch import LaunchScreen
 from judgeaudit.tui.screens.profiles import ProfilesScreen
-from judgeaudit.tui.screens.results import ResultsScreen
-from judgeaudit.tui.screens.review import ReviewScreen
-from judgeaudit.tui.screens.run import RunScreen
-from judgeaudit.tui.screens.runs import RunsScreen
-from judgeaudit.tui.screens.trends import TrendsScreen
 
-if TYPE_CHECKING:  # the run and the analysis load when first used, not before the first paint
+if TYPE_CHECKING:  # the run, the analysis and the screens the first one does not show load
+    # when first used, not before the first paint (screens.py builds them)
+    from textual.screen import Screen
+
     from judgeaudit.tui.bridge import RunBridge
+    from judgeaudit.tui.screens.results import ResultsScreen
+    from judgeaudit.tui.screens.review import ReviewScreen
+    from judgeaudit.tui.screens.run import RunScreen
 
 STEADY_TOAST_S = 3600.0
 #: how long a quit waits for a cancelled run to wind down before it exits anyway
@@ -47,6 +47,7 @@ REVIEW_EXPORT_N = 40  # the CLI's `review export` default
 class JudgeAuditApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "judgeaudit"
+    DEFAULT_MODE = "profiles"
     COMMANDS = App.COMMANDS | {MainCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(p.key, f"goto('{p.name}')", p.title, show=False) for p in PLACES),
@@ -79,6 +80,42 @@ class JudgeAuditApp(App[None]):
         self.bridge: RunBridge | None = None
         self.crash_log: Path | None = None
         self.trend = trend  # a series to show on Trends (demo --monitor), else computed there
+        self.start_out = out_dir  # the output dir Launch, Runs and Trends open with
+        # Profiles is the mode the app starts in (DEFAULT_MODE): no default screen to compose
+        # and switch away from, which parsed the whole stylesheet once more before the paint
+        self.install_screen(ProfilesScreen(self.store), "profiles")
+        for place in PLACES:
+            self.add_mode(place.name, place.name)
+
+    # --- the screens, each built (and its module imported) when first asked for ---------------
+    @overload
+    def get_screen(self, screen: ScreenType) -> ScreenType: ...
+
+    @overload
+    def get_screen(self, screen: str) -> Screen[Any]: ...
+
+    @overload
+    def get_screen(
+        self, screen: str, screen_class: type[ScreenType] | None = None
+    ) -> ScreenType: ...
+
+    @overload
+    def get_screen(
+        self, screen: ScreenType, screen_class: type[ScreenType] | None = None
+    ) -> ScreenType: ...
+
+    def get_screen(
+        self, screen: Screen[Any] | str, screen_class: type[Screen[Any]] | None = None
+    ) -> Screen[Any]:
+        """Textual's lookup, installing a place's screen the first time it is named: the five
+        screens the first paint does not show cost ~70 ms of imports (docs/benchmarks.md)."""
+        if isinstance(screen, str) and not self.is_screen_installed(screen):
+            from judgeaudit.tui.screens.lazy import build_screen
+
+            built = build_screen(self, screen)
+            if built is not None:
+                self.install_screen(built, screen)
+        return super().get_screen(screen, screen_class)
 
     def notify(
         self,
@@ -94,16 +131,8 @@ class JudgeAuditApp(App[None]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def on_mount(self) -> None:
-        self.install_screen(ProfilesScreen(self.store), "profiles")
-        self.install_screen(LaunchScreen(self.demo_spec, self.out_dir), "launch")
-        self.install_screen(RunScreen(), "run")
-        self.install_screen(ResultsScreen(), "results")
-        self.install_screen(ReviewScreen(), "review")
-        self.install_screen(RunsScreen(self.out_dir, self.store.root), "runs")
-        self.install_screen(TrendsScreen(str(self.out_dir), self.trend), "trends")
-        for place in PLACES:
-            self.add_mode(place.name, place.name)
-        self.switch_mode("trends" if self.trend is not None else "profiles")
+        if self.trend is not None:
+            self.switch_mode("trends")
         if self.start_demo:
             self.start_run(self.demo_spec, self.out_dir)
 
@@ -125,14 +154,22 @@ class JudgeAuditApp(App[None]):
         return mounted
 
     def get_results_like(self, name: str) -> ResultsScreen | ReviewScreen:
+        from judgeaudit.tui.screens.results import ResultsScreen
+        from judgeaudit.tui.screens.review import ReviewScreen
+
         screen = self.get_screen(name)
         assert isinstance(screen, ResultsScreen | ReviewScreen)
         return screen
 
     def results_screen(self) -> ResultsScreen:
-        screen = self.get_screen("results")
-        assert isinstance(screen, ResultsScreen)
-        return screen
+        from judgeaudit.tui.screens.results import ResultsScreen
+
+        return self.get_screen("results", ResultsScreen)
+
+    def run_screen(self) -> RunScreen:
+        from judgeaudit.tui.screens.run import RunScreen
+
+        return self.get_screen("run", RunScreen)
 
     def open_results(self, out: Path, run_id: str | None = None) -> None:
         self.out_dir, self.run_id = out, run_id
@@ -183,16 +220,19 @@ class JudgeAuditApp(App[None]):
         self.profiles_screen().plan_off(app_name)
 
     def action_focus_field(self, place: str, field: str) -> None:
+        from judgeaudit.tui.screens.launch import LaunchScreen
+        from judgeaudit.tui.screens.runs import RunsScreen
+
         self.show_place(place)
         screen = self.get_screen(place)
         assert isinstance(screen, LaunchScreen | RunsScreen)
         screen.focus_field(field)
 
     def action_launch_form(self) -> None:
+        from judgeaudit.tui.screens.launch import LaunchScreen
+
         self.show_place("launch")
-        screen = self.get_screen("launch")
-        assert isinstance(screen, LaunchScreen)
-        screen.action_run_form()
+        self.get_screen("launch", LaunchScreen).action_run_form()
 
     def action_export_review(self) -> None:
         self.export_review(self.out_dir)
@@ -235,9 +275,7 @@ class JudgeAuditApp(App[None]):
         from judgeaudit.tui.run_process import bridge_for
 
         self.bridge = bridge_for(spec, out)
-        run_screen = self.get_screen("run")
-        assert isinstance(run_screen, RunScreen)
-        run_screen.attach(self.bridge)  # the one Run screen shows the new run
+        self.run_screen().attach(self.bridge)  # the one Run screen shows the new run
         self.show_place("run")
         self.run_worker(
             self.bridge.run_blocking,
@@ -248,14 +286,10 @@ class JudgeAuditApp(App[None]):
         )
 
     def action_pause_run(self) -> None:
-        run_screen = self.get_screen("run")
-        assert isinstance(run_screen, RunScreen)
-        run_screen.action_pause()
+        self.run_screen().action_pause()
 
     def action_cancel_run(self) -> None:
-        run_screen = self.get_screen("run")
-        assert isinstance(run_screen, RunScreen)
-        run_screen.action_cancel()
+        self.run_screen().action_cancel()
 
     # --- quitting ------------------------------------------------------------------------------
     async def action_quit(self) -> None:

@@ -133,14 +133,17 @@ class JudgeLog(RichLog):
         line each was most of the app's CPU while a run streamed (docs/benchmarks.md)."""
         shown = list(lines)[-KEPT:]
         if shown:
-            self.write(Text("\n").join(shown))
+            # at the log's own width: RichLog would otherwise measure every line of the batch
+            # to find its widest, then cut the wider ones to this width anyway (wrap is off)
+            width = max(self.scrollable_content_region.width, self.min_width)
+            self.write(Text("\n").join(shown), width=width)
 
     def note(self, text: Text) -> None:
         """A line that is not an event (a warning, a failure): always kept and shown."""
         item = Entry(text, None)
         self.entries.append(item)
         if not (self.filter.errors or self.filter.misselected):
-            self.write(text)
+            self.write(text, width=max(self.scrollable_content_region.width, self.min_width))
 
     def set_filter(self, new: LogFilter) -> None:
         self.filter = new

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from judgeaudit.profiles import latency, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import Col, Row
@@ -40,6 +39,8 @@ class Listing:
 
 def read_listing(store: ProfileStore) -> Listing:
     """Profiles, active ones and key status, reading each keyring entry once."""
+    from judgeaudit.profiles import latency, secrets, shadowing  # the keyring: in the worker
+
     listed, problems = store.scan()
     active = dict(store.state()["active"])
     usable, note = secrets.backend_usable()

@@ -19,10 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles import restore, secrets
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.switch import turn_off, use_profile
 from judgeaudit.tui.profile_listing import (
     COLUMNS,
     Listing,
@@ -30,11 +28,12 @@ from judgeaudit.tui.profile_listing import (
     problem_lines,
     read_listing,
 )
-from judgeaudit.tui.screens import profile_tools
-from judgeaudit.tui.screens.backups_dialog import BackupPicker
 from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
+
+# The keyring (secrets: ~75 ms of imports), switching, restoring, the backups dialog and the
+# less frequent tools load in the worker or key that first uses them, not before the first paint.
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
@@ -90,7 +89,13 @@ class ProfilesScreen(Screen[None]):
         return self.query_one(FitTable)
 
     def on_screen_resume(self) -> None:
-        self.reload()  # on first show too, and after the CLI or a dialog changed something
+        # on first show too, and after the CLI or a dialog changed something; the first time
+        # after the screen is painted: the worker imports the keyring and asks D-Bus, which held
+        # the GIL the first paint needed (issue 23, goal 3)
+        if self.listing is None:
+            self.call_after_refresh(self.reload)
+        else:
+            self.reload()
 
     def reload(self, select: str | None = None) -> None:
         self.table.loading = True
@@ -139,6 +144,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def plan_switch(self, profile: Profile) -> None:
+        from judgeaudit.profiles.switch import use_profile
+
         try:
             plan = use_profile(self.store, profile.name, dry_run=True)
         except JudgeauditError as exc:
@@ -168,6 +175,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def apply_switch(self, name: str) -> None:
+        from judgeaudit.profiles.switch import use_profile
+
         try:
             result = use_profile(self.store, name)
         except JudgeauditError as exc:
@@ -186,6 +195,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def plan_off(self, app: str) -> None:
+        from judgeaudit.profiles.switch import turn_off
+
         try:
             plan = turn_off(self.store, app, dry_run=True)
         except JudgeauditError as exc:
@@ -210,6 +221,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def apply_off(self, app: str) -> None:
+        from judgeaudit.profiles.switch import turn_off
+
         try:
             result = turn_off(self.store, app)
         except JudgeauditError as exc:
@@ -264,6 +277,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def store_key(self, key_name: str, value: str) -> None:
+        from judgeaudit.profiles import secrets
+
         try:
             secrets.set_key(key_name, value)
         except JudgeauditError as exc:
@@ -283,6 +298,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="probe")
     def run_probe(self, profile: Profile) -> None:
+        from judgeaudit.profiles import secrets
+
         note = ""
         try:
             key = secrets.resolve_key(profile)
@@ -302,23 +319,33 @@ class ProfilesScreen(Screen[None]):
 
     # --- the less frequent tools (profile_tools) ----------------------------------------------
     def action_remove(self) -> None:
+        from judgeaudit.tui.screens import profile_tools
+
         profile = self.selected()
         if profile is not None:
             profile_tools.remove_profile(self, profile)
 
     def action_delete_key(self) -> None:
+        from judgeaudit.tui.screens import profile_tools
+
         profile = self.selected()
         if profile is not None:
             profile_tools.delete_key(self, profile)
 
     def action_import_ccswitch(self) -> None:
+        from judgeaudit.tui.screens import profile_tools
+
         profile_tools.import_ccswitch(self)
 
     def action_doctor(self) -> None:
+        from judgeaudit.tui.screens import profile_tools
+
         profile_tools.show_doctor(self)
 
     # --- backups -------------------------------------------------------------------------------
     def action_backups(self) -> None:
+        from judgeaudit.tui.screens.backups_dialog import BackupPicker
+
         self.app.push_screen(BackupPicker(self.store), self.picked_backup)
 
     def picked_backup(self, backup_id: str | None) -> None:
@@ -327,6 +354,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def restore_backup(self, backup_id: str) -> None:
+        from judgeaudit.profiles import restore
+
         try:
             restored = restore.restore(self.store, backup_id)
         except JudgeauditError as exc:

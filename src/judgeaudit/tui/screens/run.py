@@ -23,12 +23,16 @@ from judgeaudit.tui.judge_log import JudgeLog, LogFilter
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
+from judgeaudit.tui.widgets.live_text import LiveText
 from judgeaudit.tui.widgets.note import Note
 
 if TYPE_CHECKING:  # the engine loads with the first run, not before the first paint
     from judgeaudit.tui.bridge import Batch, PairStats, RunBridge
 
 DRAIN_EVERY_S = 0.2
+#: the agent-pair table is rebuilt at most this often while a run streams (and once at its end):
+#: a rebuild each drain was the costliest repaint after the log's (issue 23, goal 2)
+PAIRS_EVERY_S = 1.0
 LOG_TITLE = "judge log — / filter · m misselected only · e parse errors only"
 NO_RUN = "No run yet — F2 Launch (ctrl+g there runs the demo), or ctrl+p → Run demo"
 PAIR_COLUMNS = (
@@ -98,6 +102,7 @@ class RunScreen(Screen[None]):
 
     def reset(self) -> None:
         self.stats: dict[tuple[str, str], PairStats] = {}
+        self.pairs_shown_at = 0.0  # monotonic time the pair table was last rebuilt
         self.finished = False
         self.run = WholeRun()
         self.run_id = ""
@@ -108,10 +113,10 @@ class RunScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(NO_RUN, id="run-title", classes="title")
+        yield LiveText(NO_RUN, id="run-title", classes="title")
         yield Static("", id="paused", classes="-paused")
         yield ProgressBar(total=1, show_eta=False, id="progress")
-        yield Static("", id="stats")
+        yield LiveText("", id="stats")
         yield Note("", id="rates", classes="hint")
         yield FitTable(PAIR_COLUMNS, id="agent-pairs", cursor_type="none")
         yield Field(placeholder="filter the log: an agent, a pair, a task; Enter", id="log-filter")
@@ -134,7 +139,7 @@ class RunScreen(Screen[None]):
         if not self.is_mounted:
             return
         self.query_one(ProgressBar).update(total=1, progress=0)
-        self.query_one("#stats", Static).update("starting…")
+        self.query_one("#stats", LiveText).show("starting…")
         self.query_one("#rates", Note).say("")
         self.query_one(FitTable).set_rows([])
         self.query_one(JudgeLog).reset()
@@ -174,8 +179,12 @@ class RunScreen(Screen[None]):
             log.note(
                 Text(f"FAILED {failure.unit}: {scrub_content(failure.message)}", style="bold red")
             )
-        if batch.pair_stats != self.stats:
+        now = time.monotonic()
+        if batch.pair_stats != self.stats and (
+            batch.done or now - self.pairs_shown_at >= PAIRS_EVERY_S
+        ):
             self.stats = batch.pair_stats
+            self.pairs_shown_at = now
             self.render_pairs()
         if batch.done:
             self.finished = True
@@ -184,19 +193,19 @@ class RunScreen(Screen[None]):
         self.show_stats()
 
     def show_title(self) -> None:
-        title = self.query_one("#run-title", Static)
+        title = self.query_one("#run-title", LiveText)
         if self.bridge is None:
-            title.update(NO_RUN)
+            title.show(NO_RUN)
             return
         simulated = " — simulated provider" if self.bridge.simulated else ""
         if not self.run_id:
             state = f"not started ({self.outcome})" if self.outcome else "starting…"
-            title.update(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: {state}")
+            title.show(f"Run {self.bridge.spec_path} → {self.bridge.out_dir}: {state}")
             return
         state = f" {self.outcome}" if self.outcome else (" (resumed)" if self.resumed else "")
         convs, conv_total = self.run.get("trajectories")
         talks = f", {convs}/{conv_total} conversations" if conv_total else ""
-        title.update(
+        title.show(
             f"Run {self.run_id}{state}: {self.pairs_done}/{self.pairs_total} pairs stored"
             f"{talks}{simulated}"
         )
@@ -205,7 +214,7 @@ class RunScreen(Screen[None]):
         if self.finished or self.last_progress is None:
             return
         paused = self.bridge is not None and self.bridge.paused
-        self.query_one("#stats", Static).update(
+        self.query_one("#stats", LiveText).show(
             format_progress(self.last_progress, self.run, paused)
         )
 
@@ -225,13 +234,13 @@ class RunScreen(Screen[None]):
         self.query_one(FitTable).set_rows(rows)
 
     def on_done(self, batch: Batch) -> None:
-        stats = self.query_one("#stats", Static)
+        stats = self.query_one("#stats", LiveText)
         if batch.error:
             self.outcome = "failed"
-            stats.update(Text(f"run failed: {batch.error}", style="bold red"))
+            stats.show(Text(f"run failed: {batch.error}", style="bold red"))
         elif batch.cancelled:
             self.outcome = "cancelled"
-            stats.update(
+            stats.show(
                 Text(
                     "cancelled — start the same spec and output dir again to resume", style="yellow"
                 )
@@ -242,7 +251,7 @@ class RunScreen(Screen[None]):
             if complete:
                 self.pairs_done = self.pairs_total
             state = "complete" if complete else "incomplete (run again to finish)"
-            stats.update(
+            stats.show(
                 Text(f"run {batch.finished.run_id} {state}; press r for results", style="green")
             )
             self.app.notify(f"run {batch.finished.run_id} {state}")
@@ -269,7 +278,7 @@ class RunScreen(Screen[None]):
     def cancel_answered(self, stop: bool | None) -> None:
         if stop and self.bridge is not None and not self.finished:
             self.bridge.cancel()
-            self.query_one("#stats", Static).update("cancelling… (what is stored stays)")
+            self.query_one("#stats", LiveText).show("cancelling… (what is stored stays)")
             self.show_paused()
 
     def action_toggle_log(self) -> None:

@@ -10,8 +10,12 @@ class Note(Static):
     def on_mount(self) -> None:
         self.display = False
 
+    said: str | Text | None = None
+
     def say(self, text: str | Text, bad: bool | None = None) -> None:
-        self.update(text)
+        if text != self.said:  # unchanged: no redraw (the Run screen says its rates 5x a second)
+            self.said = text
+            self.update(text)
         self.display = bool(text.plain if isinstance(text, Text) else text)
         if bad is not None:
             self.set_class(bad, "-bad")
