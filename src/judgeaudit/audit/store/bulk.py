@@ -1,35 +1,15 @@
 """Bulk writes and small reads for the paths that go around the unit-at-a-time writer: a
-recorded-verdicts import streams millions of rows in batches, exports scan a run's pairs.
+recorded-verdicts run fills capability gaps in SQL, exports scan a run's pairs.
 Kept in the store so nothing outside it holds SQL against ``audit.db``.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
-from judgeaudit.audit.store.db import AuditStore, scrubbed_rows
-
-#: (table, columns, rows) written together by :func:`insert_batch`.
-Batch = tuple[str, Sequence[str], Sequence[Sequence[Any]]]
-
-
-def insert_batch(store: AuditStore, batches: list[Batch]) -> None:
-    """Insert every table's rows in one transaction (rows already stored are left alone)."""
-    store.flush()
-    db = store.db
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for table, columns, rows in batches:
-            names = ", ".join(f'"{c}"' for c in columns)
-            marks = ", ".join("?" for _ in columns)
-            rows = scrubbed_rows(table, columns, rows)
-            db.executemany(f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})", rows)
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
+from judgeaudit.audit.store.db import AuditStore
 
 
 def count_pairs(store: AuditStore, run_id: str) -> int:
