@@ -112,3 +112,16 @@ def is_disk_full(exc: BaseException) -> bool:
         return True
     message = str(exc).lower()
     return isinstance(exc, sqlite3.Error) and ("disk is full" in message or "disk full" in message)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` may still run, for sweeping the temp files of killed processes: only a
+    pid the kernel says does not exist is dead. Someone else's process, or a number no process
+    can have (a hand-made name in a shared temp dir), is left alone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True
+    return True

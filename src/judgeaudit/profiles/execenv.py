@@ -24,6 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from judgeaudit.fsutil import process_alive
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
@@ -199,16 +200,6 @@ def _layer_owner(path: Path) -> int | None:
     return int(pid) if pid.isdigit() else None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    return True
-
-
 def sweep_layers(directory: Path | None = None) -> list[Path]:
     """Remove the settings layers of execs that died without cleaning up (``kill -9``, a power
     cut): ours, and their writer's pid no longer runs. Returns what was removed."""
@@ -219,7 +210,7 @@ def sweep_layers(directory: Path | None = None) -> list[Path]:
             mine = path.lstat().st_uid == os.getuid()
         except OSError:
             continue
-        if pid is None or not mine or pid == os.getpid() or _alive(pid):
+        if pid is None or not mine or pid == os.getpid() or process_alive(pid):
             continue
         with contextlib.suppress(FileNotFoundError):
             path.unlink()

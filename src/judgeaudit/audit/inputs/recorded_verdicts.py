@@ -36,6 +36,7 @@ from judgeaudit.audit.units.ids import pair_id as make_pair_id
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
 from judgeaudit.audit.units.period import OnePeriod
+from judgeaudit.fsutil import process_alive
 from judgeaudit.validate import iter_jsonl
 
 BATCH = 20_000  # pairs per prepared batch, and per transaction of the copy
@@ -84,14 +85,8 @@ def _sweep() -> None:
     1M pairs they are about 1 GB): a folder whose process is gone."""
     for folder in Path(tempfile.gettempdir()).glob(f"{ROWS_PREFIX}*-*"):
         pid = folder.name.removeprefix(ROWS_PREFIX).partition("-")[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
-        except OSError:
-            continue  # alive, or not ours to ask about
 
 
 @dataclass(frozen=True)
