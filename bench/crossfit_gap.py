@@ -25,13 +25,19 @@ def crossfit(out: Path) -> dict[str, float]:
     pairs = pd.read_sql_query("SELECT * FROM audit_pairs", db)
     traj = pd.read_sql_query("SELECT agent, trial, success FROM trajectories", db)
     db.close()
-    sums = traj.groupby(["agent", "trial"])["success"].agg(["sum", "count"])
-    totals = traj.groupby("agent")["success"].agg(["sum", "count"])
+    per_trial: dict[tuple[str, int], tuple[int, int]] = {}
+    per_agent: dict[str, tuple[int, int]] = {}
+    for agent, trial, success in traj.itertuples(index=False):
+        key = (str(agent), int(trial))
+        k, n = per_trial.get(key, (0, 0))
+        per_trial[key] = (k + int(success), n + 1)
+        k, n = per_agent.get(str(agent), (0, 0))
+        per_agent[str(agent)] = (k + int(success), n + 1)
 
     def other_trials(agent: str, trial: int) -> float:
-        s, n = totals.loc[agent]
-        own = sums.loc[(agent, trial)] if (agent, trial) in sums.index else pd.Series([0, 0])
-        return float((s - own.iloc[0]) / (n - own.iloc[1]))
+        s, n = per_agent[agent]
+        own_s, own_n = per_trial.get((agent, trial), (0, 0))
+        return (s - own_s) / (n - own_n)
 
     trial_b = pairs["trial_b"].fillna(pairs["trial"]).astype(int)
     frame = pd.DataFrame(

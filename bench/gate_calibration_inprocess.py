@@ -31,10 +31,10 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gate_null_spread import grouped
-from inprocess_rejudge import InProcessJudge, StoredPair, load_pairs
+from bench.gate_null_spread import grouped
+from bench.inprocess_rejudge import InProcessJudge, StoredPair, load_pairs
 
 from judgeaudit.analysis.drift import run_lineage
 from judgeaudit.analysis.gate import decide_rows

@@ -23,7 +23,10 @@ def main(reps: int) -> None:
     for _ in range(reps):
         k = rng.binomial(2, rng.beta(a, b, size=33))
         ours = interval(Sums.of([(float(x), 2.0) for x in k]))
-        hits["design-effect Wilson (the report)"] += ours["ci_low"] <= true <= ours["ci_high"]
+        olow, ohigh = ours["ci_low"], ours["ci_high"]
+        hits["design-effect Wilson (the report)"] += (
+            olow is not None and ohigh is not None and olow <= true <= ohigh
+        )
         low, high = wilson(int(k.sum()), 66)
         hits["Wilson"] += low is not None and high is not None and low <= true <= high
         blow, bhigh = cluster_bootstrap(list(k), [2] * 33)
