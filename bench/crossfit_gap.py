@@ -11,20 +11,28 @@ bucket's misselection rate moves, with the one gap definition and bucketing.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 
 import pandas as pd
 
+from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.units import gap as gaps
+from judgeaudit.errors import JudgeauditError
 
 
 def crossfit(out: Path) -> dict[str, float]:
-    db = sqlite3.connect(out / "audit.db")
-    pairs = pd.read_sql_query("SELECT * FROM audit_pairs", db)
-    traj = pd.read_sql_query("SELECT agent, trial, success FROM trajectories", db)
-    db.close()
+    db = open_readonly(out / "audit.db")  # never creates an empty file for a wrong folder
+    try:
+        pairs = pd.read_sql_query("SELECT * FROM audit_pairs", db)
+        traj = pd.read_sql_query("SELECT agent, trial, success FROM trajectories", db)
+    finally:
+        db.close()
+    if traj["trial"].nunique() < 2:
+        raise SystemExit(
+            f"{out}: one trial per agent; cross-fitting needs two or more"
+            " (a rep-N folder of bench/gate_calibration.py --workdir, or a run with trials = 2)"
+        )
     per_trial: dict[tuple[str, int], tuple[int, int]] = {}
     per_agent: dict[str, tuple[int, int]] = {}
     for agent, trial, success in traj.itertuples(index=False):
@@ -67,7 +75,10 @@ def crossfit(out: Path) -> dict[str, float]:
 
 
 def main(dirs: list[str]) -> None:
-    rows = {Path(d).name: crossfit(Path(d)) for d in dirs}
+    try:
+        rows = {Path(d).name: crossfit(Path(d)) for d in dirs}
+    except JudgeauditError as error:
+        raise SystemExit(f"error: {error}") from None
     table = pd.DataFrame(rows).T
     print(table.round(2).to_string())
     print(f"\npairs moved: {int(table['moved'].sum())} of {int(table['pairs'].sum())}")
