@@ -58,15 +58,26 @@ def _encoded(source: dict[str, Any]) -> str:
 _SCRUBBED = CONTENT_COLUMNS["judge_logs"]
 
 
-def live_json(row: dict[str, Any]) -> str:
+def live_json(row: dict[str, Any], memo: dict[str, str] | None = None) -> str:
     """A just-judged row (content scrubbed by the store, :class:`Scrubbed`) as the same line
     :func:`log_json` would write: its other text (ids, model name) is scrubbed here, value by
-    value, so no value reaches the file unscrubbed."""
-    clean = {
-        k: scrub_content(v) if isinstance(v, str) and k not in _SCRUBBED else v
-        for k, v in row.items()
-    }
+    value, so no value reaches the file unscrubbed. ``memo``: those values seen before (the run
+    id, the model and a pair's id repeat on every line) and their scrubbed form."""
+    memo = {} if memo is None else memo
+    clean = dict(row)
+    for key, value in row.items():
+        if isinstance(value, str) and key not in _SCRUBBED:
+            done = memo.get(value)
+            if done is None:
+                if len(memo) >= MEMO_VALUES:
+                    memo.clear()
+                done = memo[value] = scrub_content(value)
+            clean[key] = done
     return _encoded(clean)
+
+
+#: Values a live log remembers scrubbed (bounded: cleared when full).
+MEMO_VALUES = 1024
 
 
 class LiveLog:
@@ -74,9 +85,10 @@ class LiveLog:
 
     def __init__(self, out: Path) -> None:
         self.handle = (out / LOGS_JSONL).open("a", encoding="utf-8")
+        self.memo: dict[str, str] = {}
 
     def append(self, logs: Scrubbed) -> None:
-        self.handle.write("".join(live_json(r) + "\n" for r in logs.rows))
+        self.handle.write("".join(live_json(r, self.memo) + "\n" for r in logs.rows))
         self.handle.flush()
 
     def close(self, sync: bool = False) -> None:
