@@ -69,13 +69,17 @@ def test_a_recorded_run_writes_no_judge_log_and_says_which_command_does(tmp_path
 
 
 def test_export_files_writes_what_a_live_run_wrote(live_out: Path) -> None:
-    written = (live_out / "judge_logs.jsonl").read_bytes()
+    """The same lines; a live run's are in the order its calls finished, export's by pair."""
+    written = (live_out / "judge_logs.jsonl").read_text(encoding="utf-8").splitlines()
     pairs = (live_out / "audit_pairs.csv").read_bytes()
-    assert written.count(b"\n") > 0
+    assert written
     (live_out / "judge_logs.jsonl").unlink()
     done = cli("export", "files", str(live_out))
     assert done.returncode == 0, done.stderr
-    assert (live_out / "judge_logs.jsonl").read_bytes() == written
+    rebuilt = (live_out / "judge_logs.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sorted(rebuilt) == sorted(written)
+    keys = [(r["pair_id"], r["order"], r["attempt"]) for r in map(json.loads, rebuilt)]
+    assert keys == sorted(keys)
     assert (live_out / "audit_pairs.csv").read_bytes() == pairs
 
 

@@ -195,6 +195,21 @@ def test_verdict_parsing_survives_fences_and_prose(raw: str, winner: str) -> Non
     assert parse_verdict(raw).winner == winner
 
 
+@pytest.mark.parametrize("prose", ["", "Verdict: ", "```json\n"])
+def test_a_reason_quoting_a_quote_and_a_brace_is_read(prose: str) -> None:
+    """A reason may quote the agent (an escaped quote, then a brace): the verdict is still found,
+    with its reasons as written (the brace scan once ended the string at the escaped quote)."""
+    verdict = {
+        "winner": "B",
+        "score_a": 1,
+        "score_b": 4,
+        "reasons": ['A wrote "{" and stopped', "B ok"],
+    }
+    raw = prose + json.dumps(verdict) + ("\n```" if prose.startswith("```") else "")
+    parsed = parse_verdict(raw)
+    assert (parsed.winner, parsed.reasons) == ("B", ['A wrote "{" and stopped', "B ok"])
+
+
 @pytest.mark.parametrize(
     "raw",
     [

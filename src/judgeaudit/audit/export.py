@@ -1,7 +1,11 @@
 """Files derived from the database: ``audit_pairs.csv``, ``judge_logs.jsonl``, ``manifest.json``.
 
 They are rebuilt atomically from ``audit.db`` at the start and end of every run, so a crash in
-the middle of an append can never leave a duplicate or half line behind after the next run.
+the middle of an append can never leave a duplicate or half line behind after the next run. The
+one exception is ``judge_logs.jsonl`` at the end of a run that was not interrupted: the live log
+(rebuilt at the start, then one line per stored judge call) already holds exactly the run's
+rows, so it is kept (synced to disk) instead of written again; its lines are in the order the
+calls finished, where a rebuild (``export files``, a stopped run) orders them by pair.
 
 One rule lives here (:func:`logs_on_request`): a recorded-verdict run writes no
 ``judge_logs.jsonl`` by itself. Its verdicts came from a file the user already has and sit in
@@ -13,13 +17,15 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.spec.records import recorded_verdicts
-from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore
+from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore, Scrubbed
 from judgeaudit.audit.store.bulk import finish_exports, iter_pairs
+from judgeaudit.audit.store.schema import CONTENT_COLUMNS
 from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
@@ -37,34 +43,75 @@ def logs_on_request(manifest: dict[str, Any]) -> bool:
 
 
 def log_json(row: sqlite3.Row | dict[str, Any]) -> str:
-    """One judge_logs row as a JSONL line (parsed_json as an object, like the original)."""
-    source = dict(row)  # sqlite3.Row's `in` tests values, not column names
+    """One judge_logs row as a JSONL line (parsed_json as an object, like the original); the
+    whole line scrubbed: a row read back from ``audit.db`` may predate the scrubber's rules."""
+    return scrub_content(_encoded(dict(row)))  # sqlite3.Row's `in` tests values, not names
+
+
+def _encoded(source: dict[str, Any]) -> str:
     data: dict[str, Any] = {name: source.get(name) for name in LOG_COLUMNS}
     data["parsed_json"] = json.loads(source["parsed_json"]) if source.get("parsed_json") else None
-    return scrub_content(json.dumps(data, ensure_ascii=False))  # the live log's rows too
+    return json.dumps(data, ensure_ascii=False)
+
+
+#: judge_logs columns a :class:`Scrubbed` row holds scrubbed already.
+_SCRUBBED = CONTENT_COLUMNS["judge_logs"]
+
+
+def live_json(row: dict[str, Any], memo: dict[str, str] | None = None) -> str:
+    """A just-judged row (content scrubbed by the store, :class:`Scrubbed`) as the same line
+    :func:`log_json` would write: its other text (ids, model name) is scrubbed here, value by
+    value, so no value reaches the file unscrubbed. ``memo``: those values seen before (the run
+    id, the model and a pair's id repeat on every line) and their scrubbed form."""
+    memo = {} if memo is None else memo
+    clean = dict(row)
+    for key, value in row.items():
+        if isinstance(value, str) and key not in _SCRUBBED:
+            done = memo.get(value)
+            if done is None:
+                if len(memo) >= MEMO_VALUES:
+                    memo.clear()
+                done = memo[value] = scrub_content(value)
+            clean[key] = done
+    return _encoded(clean)
+
+
+#: Values a live log remembers scrubbed (bounded: cleared when full).
+MEMO_VALUES = 1024
 
 
 class LiveLog:
-    """Appends just-committed judge calls to the live JSONL (for ``tail -f``); one open handle."""
+    """Appends just-stored judge calls to the live JSONL (for ``tail -f``); one open handle."""
 
     def __init__(self, out: Path) -> None:
         self.handle = (out / LOGS_JSONL).open("a", encoding="utf-8")
+        self.memo: dict[str, str] = {}
 
-    def append(self, rows: list[dict[str, Any]]) -> None:
-        self.handle.write("".join(log_json(r) + "\n" for r in rows))
+    def append(self, logs: Scrubbed) -> None:
+        self.handle.write("".join(live_json(r, self.memo) + "\n" for r in logs.rows))
         self.handle.flush()
 
-    def close(self) -> None:
+    def close(self, sync: bool = False) -> None:
+        """Close; with ``sync``, on disk first (the file is then the run's final one)."""
+        if sync:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
         self.handle.close()
 
 
 def export_all(
-    store: AuditStore, run_id: str, out: Path, final: bool = False, logs: bool | None = None
+    store: AuditStore,
+    run_id: str,
+    out: Path,
+    final: bool = False,
+    logs: bool | None = None,
+    live_complete: bool = False,
 ) -> dict[str, Any]:
     """Rewrite the derived files for ``run_id``; return a small summary of the run.
 
     ``logs``: write ``judge_logs.jsonl`` (default: unless :func:`logs_on_request`). When it is
-    not written, an older one is removed: the derived files always describe one run."""
+    not written, an older one is removed: the derived files always describe one run.
+    ``live_complete``: the live log of an uninterrupted run holds every row; it is kept."""
     manifest = store.manifest(run_id)
     if logs is None:
         logs = not logs_on_request(manifest)
@@ -78,12 +125,12 @@ def export_all(
             pairs += 1
             decisive += is_decisive(bool(row["success_a"]), bool(row["success_b"]))
             misselected += row["misselected"] or 0
-    if logs:
+    if not logs:
+        (out / LOGS_JSONL).unlink(missing_ok=True)
+    elif not (live_complete and (out / LOGS_JSONL).exists()):
         with atomic_writer(out / LOGS_JSONL) as handle:
             for log in store.iter_logs(run_id):
                 handle.write(log_json(log) + "\n")
-    else:
-        (out / LOGS_JSONL).unlink(missing_ok=True)
     parquet: bool | None = None  # None: not a final export; False: DuckDB is not installed
     if final:
         from judgeaudit.audit.store.parquet_out import PARQUET

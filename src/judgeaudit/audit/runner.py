@@ -225,10 +225,10 @@ class AuditRunner(WorkerPool):
                 lambda u: self._pair(store, run_id, capability, u),
                 done=len(pairs) - len(todo_p),
             )
-        self.live_log.close()
+        self.live_log.close(sync=True)  # every line a stored call: the final judge_logs.jsonl
         complete = len(store.done_pairs(run_id)) == len(pairs)
         store.set_status(run_id, "finished" if complete else "incomplete")
-        summary = export_all(store, run_id, self.out, final=True)
+        summary = export_all(store, run_id, self.out, final=True, live_complete=True)
         elapsed = time.monotonic() - self.usage.counters.started
         finished = ev.RunFinished(
             run_id,
@@ -351,7 +351,7 @@ class AuditRunner(WorkerPool):
             on_call=self._recorder(run_id, pair_id, calls, {"judge": self.spec.judge}),
         )
         row = pair_row(unit, run_id, self.spec, ta, tb, judged, capability)
-        logs = judge_log_rows(judged, run_id)
+        logs = store.scrub("judge_logs", judge_log_rows(judged, run_id))  # once, for both files
         store.save_pair(row, logs, calls, prompt_rows(judged))
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):

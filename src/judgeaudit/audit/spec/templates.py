@@ -8,6 +8,7 @@ doubled. The built-in en/zh templates are such files, shipped in ``judgeaudit/da
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import string
@@ -91,9 +92,10 @@ class Template:
     output: str = "json"
     retry: str = ""
 
-    @property
+    @functools.cached_property
     def hash(self) -> str:
-        """``prompt_template_hash``: the template's content, whatever file it came from."""
+        """``prompt_template_hash``: the template's content, whatever file it came from (worked
+        out once: every judge call records it)."""
         body = {"kind": self.kind, "system": self.system, "user": self.user}
         if self.kind == "judge":
             body |= {"output": self.output, "retry": self.retry}

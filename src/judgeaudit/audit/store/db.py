@@ -18,6 +18,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,18 @@ MEMO_CHARS = 512
 STORED_ONCE = ("prompts",)
 
 
+@dataclass(frozen=True)
+class Scrubbed:
+    """Rows of ``table`` whose content columns went through :func:`scrubbed_rows` already.
+
+    Made only by :meth:`AuditStore.scrub`: the store writes them as they are, and the live judge
+    log encodes the same values, so one pair's judge replies are scrubbed once, not once per
+    writer (the live log's second scrub was a tenth of the audit's CPU, docs/benchmarks.md)."""
+
+    table: str
+    rows: tuple[dict[str, Any], ...]
+
+
 class AuditStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,7 +61,8 @@ class AuditStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         migrate(self.db, path)
-        self._pending: list[tuple[str, dict[str, Any]]] = []
+        #: (table, row, whether its content is scrubbed already) per pending row
+        self._pending: list[tuple[str, dict[str, Any], bool]] = []
         self._pending_tables: set[str] = set()
         self._pending_units = 0
         self._last_flush = time.monotonic()
@@ -64,7 +78,7 @@ class AuditStore:
         if not self._pending or (tables and self._pending_tables.isdisjoint(tables)):
             return
         with self._txn():
-            for (table, columns), rows in _grouped(self._pending):
+            for (table, columns, _), rows in _grouped(self._pending):
                 names = ", ".join(f'"{c}"' for c in columns)
                 marks = ", ".join("?" for _ in columns)
                 verb = "INSERT OR IGNORE" if table in STORED_ONCE else "INSERT"
@@ -74,9 +88,9 @@ class AuditStore:
         self._pending_units = 0
         self._last_flush = time.monotonic()
 
-    def _queue(self, rows: list[tuple[str, dict[str, Any]]]) -> None:
+    def _queue(self, rows: list[tuple[str, dict[str, Any], bool]]) -> None:
         self._pending.extend(rows)
-        self._pending_tables.update(table for table, _ in rows)
+        self._pending_tables.update(table for table, _, _ in rows)
         self._pending_units += 1
         if self._pending_units >= FLUSH_AT or time.monotonic() - self._last_flush >= FLUSH_EVERY_S:
             self.flush()
@@ -136,7 +150,7 @@ class AuditStore:
         return {r[0] for r in rows}
 
     def save_trajectory(self, row: dict[str, Any], calls: list[dict[str, Any]]) -> None:
-        self._queue([("trajectories", row), *(("calls", call) for call in calls)])
+        self._queue([("trajectories", row, False), *(("calls", call, False) for call in calls)])
 
     def save_trajectories(self, rows: list[dict[str, Any]]) -> None:
         """Many trajectories in one transaction (a re-judge copying its source's)."""
@@ -191,23 +205,34 @@ class AuditStore:
         rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
+    @staticmethod
+    def scrub(table: str, rows: Sequence[dict[str, Any]]) -> Scrubbed:
+        """``rows`` of ``table`` with their content columns scrubbed, for :meth:`save_pair` and
+        any writer that needs the same values (the live judge log)."""
+        if not rows:
+            return Scrubbed(table, ())
+        columns = tuple(rows[0])
+        values = scrubbed_rows(table, columns, [tuple(r.values()) for r in rows])
+        return Scrubbed(table, tuple(dict(zip(columns, v, strict=True)) for v in values))
+
     def save_pair(
         self,
         pair: dict[str, Any],
-        logs: list[dict[str, Any]],
+        logs: Scrubbed,
         calls: list[dict[str, Any]],
         prompts: dict[str, str] | None = None,
     ) -> None:
-        """One judged pair, written with its logs and calls (never split across transactions);
-        ``prompts`` maps prompt_hash -> messages_json (rendered prompts are stored once, however
-        many calls share them)."""
+        """One judged pair, written with its logs (scrubbed by :meth:`scrub`) and calls (never
+        split across transactions); ``prompts`` maps prompt_hash -> messages_json (rendered
+        prompts are stored once, however many calls share them)."""
+        assert logs.table == "judge_logs"
         self._queue(
             [
-                ("audit_pairs", pair),
-                *(("judge_logs", log) for log in logs),
-                *(("calls", call) for call in calls),
+                ("audit_pairs", pair, False),
+                *(("judge_logs", log, True) for log in logs.rows),
+                *(("calls", call, False) for call in calls),
                 *(
-                    ("prompts", {"prompt_hash": h, "messages_json": m})
+                    ("prompts", {"prompt_hash": h, "messages_json": m}, False)
                     for h, m in (prompts or {}).items()
                 ),
             ]
@@ -263,13 +288,17 @@ class AuditStore:
 
 
 def _grouped(
-    rows: list[tuple[str, dict[str, Any]]],
-) -> list[tuple[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]]]:
-    """Rows by (table, columns), in first-seen order, as value tuples for executemany."""
-    groups: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] = {}
-    for table, row in rows:
-        groups.setdefault((table, tuple(row)), []).append(tuple(row.values()))
-    return [(key, scrubbed_rows(key[0], key[1], values)) for key, values in groups.items()]
+    rows: list[tuple[str, dict[str, Any], bool]],
+) -> list[tuple[tuple[str, tuple[str, ...], bool], list[tuple[Any, ...]]]]:
+    """Rows by (table, columns, scrubbed), in first-seen order, as value tuples for
+    executemany; content not scrubbed yet is scrubbed here."""
+    groups: dict[tuple[str, tuple[str, ...], bool], list[tuple[Any, ...]]] = {}
+    for table, row, clean in rows:
+        groups.setdefault((table, tuple(row), clean), []).append(tuple(row.values()))
+    return [
+        (key, values if key[2] else scrubbed_rows(key[0], key[1], values))
+        for key, values in groups.items()
+    ]
 
 
 def scrubbed_rows(

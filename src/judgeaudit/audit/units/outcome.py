@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, overload
 
@@ -122,7 +123,10 @@ def pair_row(
 
 
 def judge_log_rows(judged: PairJudgement, run_id: str) -> list[dict[str, Any]]:
-    """The ``judge_logs`` rows of one pair, one per judge call, raw output verbatim."""
+    """The ``judge_logs`` rows of one pair, one per judge call, raw output verbatim; stamped
+    here (UTC, SQLite's ``CURRENT_TIMESTAMP`` format) so the live log line and the stored row
+    carry the same ``created_at``."""
+    stamped = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     return [
         {
             "log_id": log.log_id,
@@ -132,6 +136,7 @@ def judge_log_rows(judged: PairJudgement, run_id: str) -> list[dict[str, Any]]:
             "prompt_hash": log.prompt_hash,
             "raw_output": log.raw_output,
             "parsed_json": verdict_json(log.parsed),
+            "created_at": stamped,
             "run_id": run_id,
             "order": log.order,
             "attempt": log.attempt,

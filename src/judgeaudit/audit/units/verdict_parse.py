@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,29 +41,52 @@ class VerdictError(ValueError):
     """The output holds no usable verdict; the message says why (stored as parse_error)."""
 
 
-def _candidates(raw: str) -> list[str]:
-    out = [m.strip() for m in FENCE_RE.findall(raw)]
+#: Decodes one JSON value from an offset (C speed; the brace scan below is the fallback).
+_DECODER = json.JSONDecoder()
+
+
+def _candidates(raw: str) -> Iterator[str]:
+    """The texts that may hold a verdict, in order: fenced blocks, then the balanced ``{...}``
+    from each ``{``. Lazy: a reply whose first candidate is the verdict is read no further."""
+    for fenced in FENCE_RE.findall(raw):
+        yield fenced.strip()
     start = raw.find("{")
     while start != -1:
-        depth, in_str, escaped = 0, False, False
-        for index in range(start, len(raw)):
-            ch = raw[index]
-            if in_str:
-                escaped = ch == "\\" and not escaped
-                if ch == '"' and not escaped:
-                    in_str = False
-                continue
-            if ch == '"':
-                in_str = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    out.append(raw[start : index + 1])
-                    break
+        end = _object_end(raw, start)
+        if end is not None:
+            yield raw[start:end]
         start = raw.find("{", start + 1)
-    return out
+
+
+def _object_end(raw: str, start: int) -> int | None:
+    """Where the object opened at ``start`` ends: valid JSON is measured by the decoder (its
+    braces balance outside strings, so the scan would end at the same place); anything else
+    by scanning for the matching brace (None when there is none). The scan used to end a
+    string at an escaped quote, so a verdict quoting ``\\"{`` in a reason was not found."""
+    try:
+        return _DECODER.raw_decode(raw, start)[1]
+    except json.JSONDecodeError:
+        pass
+    depth, in_str, escaped = 0, False, False
+    for index in range(start, len(raw)):
+        ch = raw[index]
+        if in_str:  # an escaped quote does not end the string
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
 
 
 def parse_output(raw: str, mode: str = "json") -> Verdict:
