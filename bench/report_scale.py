@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recorded_scale import compare_report
 
+import judgeaudit
 from judgeaudit.audit.store import AuditStore
 
 
@@ -99,6 +100,7 @@ def build_db(path: Path, rows: int) -> None:
 FINISH = """
 import sys
 from pathlib import Path
+import judgeaudit
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.store.bulk import finish_exports
 from judgeaudit.audit.store.parquet_out import PARQUET
@@ -120,6 +122,7 @@ def main() -> None:
         started = time.perf_counter()
         build_db(out / "audit.db", args.rows)
         print(f"built {args.rows:,} rows in {time.perf_counter() - started:.1f}s")
+        print(f"code measured: {Path(judgeaudit.__file__).parent} (PYTHONPATH picks another)")
         print(f"load average {os.getloadavg()[0]:.1f}")
         # a pass is remembered only for a file whose times are settled (check_memo.RACY_NS)
         time.sleep(max(0.0, 2.5 - (time.time() - (out / "audit.db").stat().st_mtime)))
