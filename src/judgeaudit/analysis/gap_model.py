@@ -77,12 +77,12 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
     empty = {"odds_ratio_per_0_1": None, "ci": None, "p_value": None, "method": METHOD}
     if not rows:
         return {**empty, "n": 0, "tasks": 0, "why_not": "no decisive pair with a gap"}
-    tasks, gaps, sizes, events = zip(*rows, strict=True)
+    tasks, gaps, sizes, missel = zip(*rows, strict=True)
     names = {t: i for i, t in enumerate(sorted(set(tasks)))}
     task = np.array([names[t] for t in tasks])
     x = np.array(gaps, dtype=float) / STEP
     n = np.array(sizes, dtype=float)
-    k = np.array([v or 0 for v in events], dtype=float)
+    k = np.array([v or 0 for v in missel], dtype=float)
     total, events = int(n.sum()), int(k.sum())
     why = None
     if len(names) < 2:
