@@ -204,9 +204,12 @@ store.close()
 """
 
 
-def compare_report(out: Path, work: Path, expected: int | None, engine: str = "auto") -> None:
+def compare_report(
+    out: Path, work: Path, expected: int | None, engine: str = "auto"
+) -> tuple[float, float, float, float, int]:
     """The report (on ``engine``: ``report --engine``) against the groupby on ``out``, wall and
-    CPU, with the ratios."""
+    CPU, with the ratios; returns (report wall, report CPU, groupby wall, groupby CPU, report
+    peak RSS bytes)."""
     db = out / "audit.db"
     names = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute(
         "SELECT name FROM sqlite_master WHERE type = 'index'"
@@ -247,6 +250,7 @@ def compare_report(out: Path, work: Path, expected: int | None, engine: str = "a
         f" (aim <= 3), CPU ratio {report_cpu / base_cpu:.2f}, report peak {mib(report_rss)}"
         " (aim <= 1024 MiB)"
     )
+    return report_s, report_cpu, base_s, base_cpu, report_rss
 
 
 def main() -> None:

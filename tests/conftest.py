@@ -14,6 +14,19 @@ from tests.helpers import sim_server
 from tests.memkeyring import MemoryKeyring
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The column check's memo (audit/store/check_memo.py) in a directory of the test session,
+    never the user's cache; inherited by the CLI processes the tests start."""
+    previous = os.environ.get("JUDGEAUDIT_CACHE_DIR")
+    os.environ["JUDGEAUDIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if previous is None:
+        os.environ.pop("JUDGEAUDIT_CACHE_DIR", None)
+    else:
+        os.environ["JUDGEAUDIT_CACHE_DIR"] = previous
+
+
 @pytest.fixture(scope="session")
 def sim_url() -> Iterator[str]:
     with sim_server() as url:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +181,30 @@ def test_satisfied_but_failed_counts_each_conversation_once(tmp_path: Path) -> N
     sbf = build_report(_db(tmp_path, rows))["satisfied_but_failed"]["user_simulator"]
     assert (sbf["failed"], sbf["satisfied"]) == (1, 2)  # per pair side it read 5/6
     assert sbf["unit"].startswith("conversation")
+
+
+def _split_of(row: Mapping[str, Any]) -> tuple[int, int, int]:
+    return row["right"], row["wrong"], row["tie"]
+
+
+def test_judge_models_and_task_types_with_a_null_have_their_own_split(tmp_path: Path) -> None:
+    """A run with one judge model (or task type) shares the agent pairs' (or the overall) split;
+    a NULL model or type beside it is a second group the breakdown rows leave out, by hand."""
+    judged = [_pair(i, f"t{i}", 1, 0, p, task_type="refund") for i, p in enumerate("ABB")]
+    unjudged = [_pair(10 + i, f"t{i}", 1, 0, "A", judge_model=None) for i in range(2)]
+    report = build_report(_db(tmp_path, judged + unjudged))
+    (pair,) = report["agent_pairs"]
+    assert _split_of(pair) == (3, 2, 0)  # every pair of x~y
+    (models,) = report["by_models"]  # the NULL judge's row is left out
+    assert models["judge_model"] == "j" and _split_of(models) == (1, 2, 0)
+    (kind,) = report["by_task_type"]
+    assert kind["task_type"] == "refund" and _split_of(kind) == (1, 2, 0)
+
+
+def test_one_judge_model_and_task_type_split_as_their_agent_pair_and_run(tmp_path: Path) -> None:
+    prefs = ["A", "B", "B", "A", "A", "tie"]
+    rows = [_pair(i, f"t{i % 3}", 1, 0, p, task_type="refund") for i, p in enumerate(prefs)]
+    report = build_report(_db(tmp_path, rows))
+    (pair,), (models,), (kind,) = report["agent_pairs"], report["by_models"], report["by_task_type"]
+    assert _split_of(pair) == _split_of(models) == _split_of(kind) == (3, 2, 1)
+    assert models["ci_low"] == pair["ci_low"] and kind["ci_high"] == report["overall"]["ci_high"]

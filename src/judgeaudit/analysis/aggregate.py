@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import pandas as pd
-
 from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs, as_pairs
 from judgeaudit.analysis.frame import AnalysisError
 from judgeaudit.analysis.grouped import (
@@ -31,8 +29,6 @@ from judgeaudit.analysis.grouped import (
 from judgeaudit.analysis.report_types import (
     Sections,
 )
-from judgeaudit.analysis.review import agreement
-from judgeaudit.analysis.review_weights import stratum_of
 from judgeaudit.analysis.sections import (
     BucketCount,
     as_count,
@@ -237,10 +233,14 @@ def human_review(
 ) -> dict[str, Any]:
     """Agreement with human labels (audit.db's ``db``) over the labelled pairs of ``pairs_in``
     (audit.db's table by default): only those pairs are loaded (a small frame)."""
+    if db.execute("SELECT 1 FROM human_labels LIMIT 1").fetchone() is None:
+        return {"labelled": 0}  # review.agreement's answer, without importing pandas (~0.2 s)
+    import pandas as pd
+
+    from judgeaudit.analysis.review import agreement
+
     engine = pairs_in or SqlitePairs(db)
     labels = pd.read_sql_query("SELECT * FROM human_labels", db)
-    if labels.empty:
-        return agreement(labels, labels)
     ids = sorted(set(labels["pair_id"].astype(str)))
     found: list[Any] = []
     for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters
@@ -256,6 +256,10 @@ def human_review(
 
 def review_population(db: Pairs | sqlite3.Connection, run_id: str) -> dict[str, int]:
     """Pairs per review stratum in the run (only the columns the stratum rule reads)."""
+    import pandas as pd
+
+    from judgeaudit.analysis.review_weights import stratum_of
+
     names = ["judge_score_a", "judge_score_b", "success_a", "success_b", "consistent",
              "misselected"]  # fmt: skip
     rows = as_pairs(db).execute(

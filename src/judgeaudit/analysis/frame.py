@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.store.readonly import check_regular
@@ -16,6 +14,9 @@ from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
 from judgeaudit.validate import SQLITE_HEADER, shown_name
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: the SQL report needs none
+    import pandas as pd
 
 #: What the gap measures, as report headers name it.
 GAP_NAMES = {
@@ -93,6 +94,8 @@ def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:
 
 
 def load_pairs(db: sqlite3.Connection, run_id: str) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.read_sql_query("SELECT * FROM audit_pairs WHERE run_id = ?", db, params=(run_id,))
 
 
@@ -108,6 +111,8 @@ def default_bins(source: str, pairs: pd.DataFrame) -> list[float]:
     """Default bin edges (:func:`judgeaudit.audit.units.gap.default_bins`) over the run's rewards."""
     if source != "external" or not len(pairs):
         return gaps.default_bins(source)
+    import pandas as pd
+
     rewards = pd.concat([pairs["reward_a"], pairs["reward_b"]]).dropna().astype(float)
     if not len(rewards):
         return gaps.default_bins(source)
@@ -136,6 +141,6 @@ def labels_for(bins: list[float], labels: list[str] | None) -> list[str]:
 
 
 def nan_to_none(value: object) -> object:
-    if isinstance(value, float) and np.isnan(value):
+    if isinstance(value, float) and math.isnan(value):
         return None
     return value

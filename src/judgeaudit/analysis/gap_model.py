@@ -67,20 +67,22 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
     rows = pairs.execute(
         f"SELECT task_id, g, COUNT(*), SUM(m) FROM (SELECT task_id, {gap} AS g,"
         " COALESCE(misselected, 0) AS m FROM audit_pairs WHERE run_id = ?"
-        f" AND success_a != success_b{no_flatten}) AS d WHERE g IS NOT NULL GROUP BY task_id, g",
+        f" AND success_a != success_b{no_flatten}) AS d WHERE g IS NOT NULL GROUP BY task_id, g"
+        " ORDER BY task_id, g",
         (run_id,),
     ).fetchall()
-    # SQLite hands the groups over sorted; other engines in any order, and the fit's last
-    # digits depend on the order of its rows.
+    # The fit's last digits depend on the order of its rows: Python's order, whatever the
+    # engine's collation (the engine's ORDER BY makes this sort one linear pass).
     rows = sorted((tuple(r) for r in rows), key=lambda r: (r[0], r[1]))
     empty = {"odds_ratio_per_0_1": None, "ci": None, "p_value": None, "method": METHOD}
     if not rows:
         return {**empty, "n": 0, "tasks": 0, "why_not": "no decisive pair with a gap"}
-    names = {t: i for i, t in enumerate(sorted({r[0] for r in rows}))}
-    task = np.array([names[r[0]] for r in rows])
-    x = np.array([float(r[1]) for r in rows]) / STEP
-    n = np.array([float(r[2]) for r in rows])
-    k = np.array([float(r[3] or 0) for r in rows])
+    tasks, gaps, sizes, missel = zip(*rows, strict=True)
+    names = {t: i for i, t in enumerate(sorted(set(tasks)))}
+    task = np.array([names[t] for t in tasks])
+    x = np.array(gaps, dtype=float) / STEP
+    n = np.array(sizes, dtype=float)
+    k = np.array([v or 0 for v in missel], dtype=float)
     total, events = int(n.sum()), int(k.sum())
     why = None
     if len(names) < 2:

@@ -16,6 +16,7 @@ per judge model (:class:`JudgeSums`).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from operator import attrgetter
 from typing import Any, NamedTuple, TypeVar
 
 from judgeaudit.analysis.engines.dialect import Pairs
@@ -196,24 +197,33 @@ def _merged(
     mins: tuple[str, ...] = (),
 ) -> dict[K, list[Any]]:
     """The grouped rows summed up to a coarser key: ``fields`` summed, ``mins`` minimums. NULLs
-    are skipped, as SQL's SUM and MIN skip them (a total over nothing but NULLs stays NULL)."""
-    groups: dict[K, list[Any]] = {}
-    is_min = [name in mins for name in fields]
+    are skipped, as SQL's SUM and MIN skip them (a total over nothing but NULLs stays NULL).
+
+    Rows are collected per key first and each field then reduced as a column (``sum``/``min``
+    in C): per field and row a Python loop was a third of a 1M-pair report's Python time. The
+    sums are of integers, so their order does not change them."""
+    picked = attrgetter(*fields)
+    members: dict[K, list[Any]] = {}
     for row in rows:
-        values = [getattr(row, name) for name in fields]
-        into = groups.get(key(row))
-        if into is None:
-            groups[key(row)] = values
-            continue
-        for offset, value in enumerate(values):
-            if value is None:
-                continue
-            if into[offset] is None:
-                into[offset] = value
-            elif is_min[offset]:
-                into[offset] = min(into[offset], value)
+        k = key(row)
+        found = members.get(k)
+        if found is None:
+            members[k] = [picked(row)]
+        else:
+            found.append(picked(row))
+    groups: dict[K, list[Any]] = {}
+    for k, values in members.items():
+        columns = zip(*values, strict=True) if len(fields) > 1 else [values]
+        merged: list[Any] = []
+        for name, column in zip(fields, columns, strict=True):
+            present = [v for v in column if v is not None] if None in column else column
+            if not present:
+                merged.append(None)
+            elif name in mins:
+                merged.append(min(present))
             else:
-                into[offset] += value
+                merged.append(sum(present))
+        groups[k] = merged
     return groups
 
 

@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import (
     SIMULATED,
@@ -207,6 +205,8 @@ def render_csv(report: Report) -> str:
         row = {k: v for k, v in bucket.items() if k != "tie_aware_ci"}
         low, high = bucket.get("tie_aware_ci") or (None, None)
         rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high})
+    import pandas as pd  # the CSV only: the other formats import no pandas
+
     pd.DataFrame(rows).to_csv(buffer, index=False)
     return buffer.getvalue()
 

@@ -8,20 +8,21 @@ do. What a column may hold comes from :mod:`judgeaudit.audit.store.schema` alone
 type and NOT NULL (read from the migrated schema, so a new column is checked without an edit
 here) and :data:`~judgeaudit.audit.store.schema.DOMAINS`.
 
-One scan per table (every column's test in one ``WHERE``), once per process per state of the
-file: a report opens ``audit.db`` several times and pays for one check. Measured on 1M pairs
-(2M judge logs, 2M trajectories): about 2.7 s of CPU, in docs/security.md.
+One scan per table (every column's test in one ``WHERE``), once per state of the file: a report
+opens ``audit.db`` several times and pays for one check, and a pass is remembered across
+processes for a state no edit can keep (:mod:`judgeaudit.audit.store.check_memo`). Measured on
+1M pairs (2M judge logs, 2M trajectories): about 2.7 s of CPU, in docs/security.md.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from judgeaudit.audit.store import check_memo
 from judgeaudit.audit.store.schema import DOMAINS, MIGRATIONS, SchemaError
 
 #: The column that names a row in the message, and what a row of the table is called.
@@ -113,38 +114,37 @@ def rules() -> dict[str, tuple[ColumnRule, ...]]:
         model.close()
 
 
-_checked: set[tuple[object, ...]] = set()
+@functools.cache
+def rules_text() -> str:
+    """The rules as text: part of a remembered pass's key (a release that checks more or
+    otherwise checks again)."""
+    return repr(sorted(rules().items()))
+
+
+_checked: set[str] = set()
 _lock = threading.Lock()
-
-
-def _state(path: Path) -> tuple[object, ...]:
-    """The file and its WAL as they are now: any write (a hand edit too) changes this."""
-    parts: list[object] = [os.path.realpath(path)]
-    for name in (path, Path(f"{path}-wal")):
-        try:
-            st = os.stat(name)
-        except FileNotFoundError:
-            parts.append(None)
-            continue
-        parts.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
-    return tuple(parts)
 
 
 def check_columns(db: sqlite3.Connection, path: Path) -> None:
     """Refuse ``db`` (at ``path``) in one line if a column holds what the schema does not allow."""
-    state = _state(path)
-    if state in _checked:
+    started = check_memo.now_ns()
+    state, newest = check_memo.file_state(path)
+    key = check_memo.digest(state, rules_text())
+    if key in _checked:
         return
-    present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    for table, table_rules in rules().items():
-        if table not in present:
-            continue
-        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-        checked = [rule for rule in table_rules if rule.column in have]
-        if checked:
-            _check_table(db, path, table, checked)
+    if not check_memo.remembered(key):
+        present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table, table_rules in rules().items():
+            if table not in present:
+                continue
+            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            checked = [rule for rule in table_rules if rule.column in have]
+            if checked:
+                _check_table(db, path, table, checked)
+        if check_memo.file_state(path)[0] == state:  # not written to while it was checked
+            check_memo.remember(key, newest, started)
     with _lock:
-        _checked.add(state)
+        _checked.add(key)
 
 
 def _check_table(db: sqlite3.Connection, path: Path, table: str, checked: list[ColumnRule]) -> None:
