@@ -23,6 +23,7 @@ from textual.events import Resize
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 #: control characters (a judge's raw output may hold any) shown as one visible cell each, so a
 #: line is one row of the width Rich measured and nothing reaches the terminal as a command
@@ -93,7 +94,7 @@ class LazyLog(ScrollView, can_focus=True):
     def moved(self, dropped: int, added: int) -> None:
         """Scroll with the tail, or keep the same lines in view, and repaint what changed."""
         before = self.scroll_offset.y
-        self.virtual_size = Size(self.widest, len(self.rows))  # a layout if it changed
+        self.count_rows()
         target = self.max_scroll_y if self.follow else max(0, before - dropped)
         self.scroll_to(y=target, animate=False, immediate=True)
         now = self.scroll_offset.y
@@ -103,6 +104,16 @@ class LazyLog(ScrollView, can_focus=True):
         first_new, end = len(self.rows) - added, now + self.scrollable_content_region.height
         if first_new < end:
             self.refresh_lines(first_new, end - first_new)
+
+    def count_rows(self) -> None:
+        """The scrollable height follows the line count without a layout of the screen, which
+        assigning `virtual_size` asks for: a layout each drain was then most of the log's cost.
+        A layout would only tell the scrollbar (always shown: `overflow-y: scroll`), so it is
+        told directly."""
+        size = Size(self.virtual_size.width, len(self.rows))
+        if size != self.virtual_size:
+            self.set_reactive(Widget.virtual_size, size)
+            self.vertical_scrollbar.window_virtual_size = size.height
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
