@@ -68,6 +68,7 @@ class LazyLog(ScrollView, can_focus=True):
         self.strips: LRUCache[int, Strip] = LRUCache(1024)  # whole lines, by line key
         self.widest = 0  # the widest line rendered since the lines were last replaced
         self.base: Style | None = None  # the widget's own style (focus tints it)
+        self.strips_base: Style | None = None  # the style the cached lines were rendered in
 
     # --- what is shown -------------------------------------------------------------------------
     def add_lines(self, new: Sequence[Line], oldest: int = 0) -> None:
@@ -125,8 +126,7 @@ class LazyLog(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self.base = None
-        self.strips.clear()
+        self.base = None  # read again; the rendered lines stay unless it changed
 
     def shown_text(self) -> list[str]:
         """The plain text of every line the log holds (what a user can scroll through)."""
@@ -140,7 +140,10 @@ class LazyLog(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         if self.base is None:
-            self.base = self.rich_style
+            base = self.rich_style
+            if base != self.strips_base:  # focus, a theme: not a display toggle or a resize
+                self.strips.clear()
+            self.base = self.strips_base = base
         x, index = self.scroll_offset.x, self.scroll_offset.y + y
         if index >= len(self.rows):
             return Strip.blank(width, self.base)
