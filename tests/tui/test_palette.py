@@ -9,9 +9,9 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.containers import VerticalScroll
 from textual.geometry import Region
-from textual.widgets import RichLog
 
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.judge_log import JudgeLog
 from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.run import RunScreen
@@ -152,10 +152,10 @@ def test_palette_judge_log_hides_the_log(isolated: ProfileStore) -> None:
             await palette(pilot, "judge log", "Judge log on/off")
             await settle(pilot)
             assert isinstance(app.screen, RunScreen)
-            hidden = not app.screen.query_one(RichLog).display
+            hidden = not app.screen.query_one(JudgeLog).display
             await palette(pilot, "judge log", "Judge log on/off")
             await settle(pilot)
-            return hidden, app.screen.query_one(RichLog).display
+            return hidden, app.screen.query_one(JudgeLog).display
 
     hidden, shown_again = asyncio.run(go())
     assert hidden and shown_again

@@ -14,6 +14,7 @@ import pytest
 from textual.widgets import Input, Static
 
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.judge_log import JudgeLog
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.screens.runs import RunsScreen
@@ -164,16 +165,16 @@ def test_the_judge_log_names_the_preferred_agent(isolated: ProfileStore, tmp_pat
             screen = app.get_screen("run")
             assert isinstance(screen, RunScreen)
             await wait_until(pilot, lambda: screen.finished, "the run to end")
-            log = screen.query_one("#judge-log")
-            lines = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
+            log = screen.query_one(JudgeLog)
+            lines = log.shown_text()
             await press(pilot, "m")
-            missel = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
+            missel = log.shown_text()
             await press(pilot, "m", "slash")  # misselected off; filter by an agent
             await pilot.press(*"weak")
             await press(pilot, "enter")
-            weak = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
+            weak = log.shown_text()
             await press(pilot, "e")
-            errors = [strip.text for strip in log.lines]  # type: ignore[attr-defined]
+            errors = log.shown_text()
             return lines, missel, weak, errors
 
     lines, missel, weak, errors = asyncio.run(go())

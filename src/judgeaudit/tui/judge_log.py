@@ -3,21 +3,23 @@
 A judge call sees the two conversations in one order (AB: agent A's first, BA: agent B's
 first) and answers "A" or "B" for the position it preferred; a reader needs the agent, so each
 line maps the position back and labels the reason with the order it was written for. The log
-keeps its entries (bounded) and re-renders them when the filter changes: by text (an agent pair,
-a task), misselected pairs only, parse errors only."""
+keeps its entries (bounded) and shows them again when the filter changes: by text (an agent
+pair, a task), misselected pairs only, parse errors only. Only the lines on screen are rendered
+(`widgets/lazy_log.py`)."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from itertools import count
 
 from rich.text import Text
-from textual.widgets import RichLog
 
 from judgeaudit.audit import events as ev
 from judgeaudit.credentials import scrub_content
+from judgeaudit.tui.widgets.lazy_log import LazyLog
 
 KEPT = 2000
 LogEvent = ev.JudgeCallDone | ev.TrajectoryDone | ev.PairDone
@@ -25,9 +27,16 @@ LogEvent = ev.JudgeCallDone | ev.TrajectoryDone | ev.PairDone
 
 @dataclass(frozen=True)
 class Entry:
-    text: Text
+    """An event or a note; a key no other entry of the log has (the rendered line's cache key)."""
+
+    key: int
+    source: LogEvent | Text
     pair_id: str | None
     parse_error: bool = False
+
+    @cached_property
+    def text(self) -> Text:
+        return self.source if isinstance(self.source, Text) else event_text(self.source)
 
 
 @dataclass(frozen=True)
@@ -85,25 +94,26 @@ def pair_line(done: ev.PairDone) -> Text:
     return line
 
 
-def entry(event: LogEvent) -> Entry:
+def event_text(event: LogEvent) -> Text:
     if isinstance(event, ev.TrajectoryDone):
         outcome = "success" if event.success else "FAILED"
         mood = "user satisfied" if event.satisfied else f"user {event.ending}"
-        text = Text(f"conversation {event.task_id} {event.agent}: {outcome}, {mood}", "dim")
-        return Entry(text, None)
+        return Text(f"conversation {event.task_id} {event.agent}: {outcome}, {mood}", "dim")
     if isinstance(event, ev.PairDone):
-        return Entry(pair_line(event), event.pair_id)
-    return Entry(call_line(event), event.pair_id, bool(event.parse_error))
+        return pair_line(event)
+    return call_line(event)
 
 
-class JudgeLog(RichLog):
-    """A RichLog that keeps its entries so a filter can be applied to what was already shown."""
+class JudgeLog(LazyLog):
+    """The run's log: it keeps its entries (bounded) so a filter can be applied to what was
+    already shown, and builds an entry's text only when it is shown or a text filter reads it."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_lines=KEPT, wrap=False, markup=False, **kwargs)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(KEPT, id=id, classes=classes)
         self.entries: deque[Entry] = deque(maxlen=KEPT)
         self.misselected: set[str] = set()
         self.filter = LogFilter()
+        self.keys = count()
 
     def shows(self, item: Entry) -> bool:
         f = self.filter
@@ -113,44 +123,41 @@ class JudgeLog(RichLog):
             return False
         return not f.text or f.text.lower() in item.text.plain.lower()
 
+    def entry(self, source: LogEvent | Text) -> Entry:
+        if isinstance(source, (Text, ev.TrajectoryDone)):
+            return Entry(next(self.keys), source, None)
+        error = isinstance(source, ev.JudgeCallDone) and bool(source.parse_error)
+        return Entry(next(self.keys), source, source.pair_id, error)
+
     def add(self, batch: Iterable[LogEvent]) -> None:
         events = list(batch)
-        fresh = []
-        for event in events:
-            if isinstance(event, ev.PairDone) and event.misselected:
-                self.misselected.add(event.pair_id)
-            fresh.append(entry(event))
+        fresh = [self.entry(event) for event in events]
+        known = len(self.misselected)
+        self.misselected.update(
+            e.pair_id for e in events if isinstance(e, ev.PairDone) and e.misselected
+        )
         self.entries.extend(fresh)
-        if self.filter.misselected and any(
-            isinstance(e, ev.PairDone) and e.misselected for e in events
-        ):
+        if self.filter.misselected and len(self.misselected) > known:
             self.set_filter(self.filter)  # earlier calls of a pair now known misselected
             return
-        self.write_lines(item.text for item in fresh if self.shows(item))
+        self.show_entries(fresh)
 
-    def write_lines(self, lines: Iterable[Text]) -> None:
-        """One write for a batch: RichLog measures, renders, trims and scrolls per write, and a
-        line each was most of the app's CPU while a run streamed (docs/benchmarks.md)."""
-        shown = list(lines)[-KEPT:]
-        if shown:
-            # at the log's own width: RichLog would otherwise measure every line of the batch
-            # to find its widest, then cut the wider ones to this width anyway (wrap is off)
-            width = max(self.scrollable_content_region.width, self.min_width)
-            self.write(Text("\n").join(shown), width=width)
+    def show_entries(self, fresh: list[Entry]) -> None:
+        oldest = self.entries[0].key if self.entries else 0
+        self.add_lines([item for item in fresh if self.shows(item)], oldest)
 
     def note(self, text: Text) -> None:
         """A line that is not an event (a warning, a failure): always kept and shown."""
-        item = Entry(text, None)
+        item = self.entry(text)
         self.entries.append(item)
         if not (self.filter.errors or self.filter.misselected):
-            self.write(text, width=max(self.scrollable_content_region.width, self.min_width))
+            self.show_entries([item])
 
     def set_filter(self, new: LogFilter) -> None:
         self.filter = new
-        self.clear()
-        self.write_lines(item.text for item in self.entries if self.shows(item))
+        self.set_lines([item for item in self.entries if self.shows(item)])
 
     def reset(self) -> None:
         self.entries.clear()
         self.misselected.clear()
-        self.clear()
+        self.set_lines([])

@@ -1,7 +1,7 @@
 """Run (live): progress, ETA, calls/s, tokens, cost, errors; agent pairs; the judge log streaming.
 
 The run is a thread worker; this screen drains its events on a timer (throttled), renders the
-judge log into a bounded RichLog, and never blocks on the engine. The title and the ETA come from
+judge log into a bounded log that renders only what is on screen, and never blocks on the engine. The title and the ETA come from
 the live counters (pairs stored, a windowed rate that ignores paused time), and a pause is shown
 until it is resumed. The app has one Run screen: a new run is attached to it."""
 

@@ -1,0 +1,177 @@
+"""The judge log as a reader sees it while a run streams (issue 23, goal 2: it renders only the
+lines on screen): new lines appear and the view follows them; scrolled back, it stays on the
+same lines while more arrive, even as the oldest are dropped; it keeps the last 2000; a filter
+shows the matching lines, old and new; a judge's control characters stay on their row."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from judgeaudit.audit import events as ev
+from judgeaudit.tui.judge_log import KEPT, JudgeLog, LogFilter
+
+TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', re.S)
+
+
+class LogApp(App[None]):
+    CSS = "JudgeLog { height: 14; border: round $panel; }"
+
+    def compose(self) -> ComposeResult:
+        yield JudgeLog(id="judge-log")
+
+
+def painted(app: App[None]) -> list[str]:
+    """The screen's rows as text, from the same render the terminal gets."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, body in TEXT.findall(app.export_screenshot()):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(body)))
+    return ["".join(t for _, t in sorted(p)).replace("\xa0", " ") for _, p in sorted(rows.items())]
+
+
+def numbers(rows: list[str]) -> list[int]:
+    return [int(n) for row in rows for n in re.findall(r"task-(\d{4})", row)]
+
+
+def shown(app: App[None]) -> list[int]:
+    """The conversation numbers on screen, top to bottom."""
+    return numbers(painted(app))
+
+
+def convs(start: int, n: int, agent: str = "ace") -> list[ev.TrajectoryDone]:
+    return [
+        ev.TrajectoryDone(f"t{i}", agent, f"task-{i:04d}", True, True, "satisfied")
+        for i in range(start, start + n)
+    ]
+
+
+async def feed(pilot: Pilot[None], *events: ev.TrajectoryDone) -> None:
+    pilot.app.query_one(JudgeLog).add(events)
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_new_lines_appear_and_the_view_follows_the_tail() -> None:
+    async def go() -> tuple[list[int], list[int]]:
+        app = LogApp()
+        async with app.run_test(size=(100, 20)) as pilot:
+            await feed(pilot, *convs(0, 3))
+            first = shown(app)
+            await feed(pilot, *convs(3, 60))
+            return first, shown(app)
+
+    first, later = asyncio.run(go())
+    assert first == [0, 1, 2]
+    assert later[-1] == 62 and later == list(range(later[0], 63)) and len(later) >= 10
+
+
+def test_scrolled_back_the_view_stays_on_its_lines_while_lines_arrive() -> None:
+    async def go() -> tuple[list[int], list[int], list[int]]:
+        app = LogApp()
+        async with app.run_test(size=(100, 20)) as pilot:
+            await feed(pilot, *convs(0, 50))
+            app.query_one(JudgeLog).focus()
+            await pilot.press("pageup", "up")
+            await pilot.pause()
+            before = shown(app)
+            await feed(pilot, *convs(50, 40))
+            after = shown(app)
+            await pilot.press("end")
+            await feed(pilot, *convs(90, 5))  # at the bottom again: it follows
+            return before, after, shown(app)
+
+    before, after, following = asyncio.run(go())
+    assert before and before[-1] < 49
+    assert after == before
+    assert following[-1] == 94
+
+
+def test_lines_dropped_from_the_front_do_not_shift_a_scrolled_back_view() -> None:
+    async def go() -> tuple[list[int], list[int]]:
+        app = LogApp()
+        async with app.run_test(size=(100, 20)) as pilot:
+            await feed(pilot, *convs(0, KEPT))
+            app.query_one(JudgeLog).focus()
+            await pilot.press("pageup", "pageup")
+            await pilot.pause()
+            before = shown(app)
+            await feed(pilot, *convs(KEPT, 7))  # the 7 oldest lines go
+            return before, shown(app)
+
+    before, after = asyncio.run(go())
+    assert before[-1] < KEPT - 1
+    assert after == before
+
+
+def test_the_log_keeps_the_last_2000_lines() -> None:
+    async def go() -> tuple[list[int], list[int]]:
+        app = LogApp()
+        async with app.run_test(size=(100, 20)) as pilot:
+            await feed(pilot, *convs(0, 1500))
+            await feed(pilot, *convs(1500, 1000))
+            app.query_one(JudgeLog).focus()
+            await pilot.press("home")
+            await pilot.pause()
+            top = shown(app)
+            await pilot.press("end")
+            await pilot.pause()
+            return top, shown(app)
+
+    top, bottom = asyncio.run(go())
+    assert top[0] == 2500 - KEPT and bottom[-1] == 2499
+
+
+def test_a_filter_shows_the_matching_lines_old_and_new() -> None:
+    def pair(i: int, missel: bool) -> ev.PairDone:
+        return ev.PairDone(f"run/task-{i:04d}/t0/ace~weak", "ace", "weak", True, False, "B", missel)
+
+    def call(i: int) -> ev.JudgeCallDone:
+        pair_id = f"run/task-{i:04d}/t0/ace~weak"
+        return ev.JudgeCallDone(pair_id, "AB", 0, "B", 2.0, 4.0, "weak was shorter", None, "{}")
+
+    async def go() -> tuple[list[str], list[str], list[str]]:
+        app = LogApp()
+        async with app.run_test(size=(100, 20)) as pilot:
+            log = app.query_one(JudgeLog)
+            await feed(pilot, *convs(0, 4, "ace"), *convs(4, 4, "weak"))
+            log.set_filter(LogFilter("weak"))
+            await feed(pilot, *convs(8, 2, "ace"), *convs(10, 2, "weak"))
+            by_text = [row for row in painted(app) if "task-" in row]
+            log.set_filter(LogFilter(misselected=True))
+            log.add([call(20), call(21)])  # a call, before its pair is known misselected
+            log.add([pair(20, True), pair(21, False)])
+            await pilot.pause()
+            missel = [row for row in painted(app) if "task-" in row]
+            log.set_filter(LogFilter())
+            await pilot.pause()
+            return by_text, missel, [row for row in painted(app) if "task-" in row]
+
+    by_text, missel, everything = asyncio.run(go())
+    assert numbers(by_text) == [4, 5, 6, 7, 10, 11]
+    assert len(missel) == 2 and all("task-0020" in row for row in missel)
+    assert "MISSELECTED" in missel[1] and " → weak " in missel[0]
+    assert any("task-0021" in row for row in everything) and len(everything) >= 10
+
+
+def test_a_judges_control_characters_stay_on_its_row_and_never_reach_the_terminal() -> None:
+    reason = "first line\nsecond\x1b[2J line\tend"
+    call = ev.JudgeCallDone("run/task-0001/t0/ace~pro", "AB", 0, "A", 4.0, 2.0, reason, None, "{}")
+
+    async def go() -> tuple[list[str], list[str]]:
+        app = LogApp()
+        async with app.run_test(size=(120, 20)) as pilot:
+            log = app.query_one(JudgeLog)
+            log.add([call])
+            log.add(convs(2, 1))
+            await pilot.pause()
+            strips = [log.render_line(y).text for y in range(3)]
+            return [row for row in painted(app) if "task-" in row], strips
+
+    rows, strips = asyncio.run(go())
+    assert len(rows) == 2 and "task-0002" in rows[1]
+    assert "first line⏎second�[2J line end" in rows[0]
+    assert not any("\x1b" in strip or "\n" in strip for strip in strips)
