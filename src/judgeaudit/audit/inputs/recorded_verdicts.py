@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import parse_pair
+from judgeaudit.audit.inputs import checked
+from judgeaudit.audit.inputs.imported import parse_pair, trusted_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
@@ -99,7 +100,12 @@ class Scanned:
 
 def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
     """Validate every pair (each must carry verdicts); given the run's ``spec``, also prepare
-    the rows :func:`store_recorded` copies (nothing is prepared for a plan or a hash alone)."""
+    the rows :func:`store_recorded` copies (nothing is prepared for a plan or a hash alone).
+    A file ``import`` wrote and recorded, byte for byte, was validated then: its rows are built
+    without checking them again (:mod:`judgeaudit.audit.inputs.checked`)."""
+    record = checked.trusted(path)
+    if record is not None and spec is None:
+        return Scanned(record.pairs, record.content, record.period, None)
     period = OnePeriod()
     rows = Rows() if spec is not None else None
     scratch = rows.path if rows is not None else None
@@ -113,25 +119,18 @@ def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
             db.execute("PRAGMA journal_mode=OFF")
             db.execute("PRAGMA synchronous=OFF")
             db.execute("BEGIN")
-            checks = ImportedSet(db)
+            checks = ImportedSet(db) if record is None else None
             prepared = Prepared(db, TABLES, {"tasks": "task_id"}) if spec is not None else None
             batch: list[ImportedPair] = []
             for where, _line, row in iter_jsonl(path, "pair", TaskError):
-                pair = parse_pair(row, where)
-                if not pair.verdicts:
-                    raise TaskError(
-                        f'{where}: verdicts: missing; [judge] source = "recorded" audits the '
-                        "verdicts stored with each pair (or use an LLM judge)"
-                    )
-                problem = period.add(pair.period, where)
-                if problem:
-                    raise TaskError(problem)
-                checks.add(pair, row)
-                if prepared is not None and spec is not None:
-                    batch.append(pair)
-                    if len(batch) >= BATCH:
+                if checks is None:
+                    batch.append(trusted_pair(row, where))
+                else:
+                    batch.append(_checked(row, where, period, checks))
+                if len(batch) >= BATCH:
+                    if prepared is not None and spec is not None:
                         prepared.add(_batch_rows(batch, spec))
-                        batch.clear()
+                    batch.clear()
             if prepared is not None and spec is not None and batch:
                 prepared.add(_batch_rows(batch, spec))
             db.execute("COMMIT")
@@ -146,7 +145,27 @@ def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
             folder.cleanup()
     if rows is not None and prepared is not None:
         rows.marks = prepared.marks
+    if record is not None:
+        return Scanned(record.pairs, record.content, record.period, rows)
+    assert checks is not None
     return Scanned(checks.count, checks.hash(), period.period, rows)
+
+
+def _checked(
+    row: dict[str, Any], where: str, period: OnePeriod, checks: ImportedSet
+) -> ImportedPair:
+    """One row validated: alone (:func:`parse_pair`), then against the rows before it."""
+    pair = parse_pair(row, where)
+    if not pair.verdicts:
+        raise TaskError(
+            f'{where}: verdicts: missing; [judge] source = "recorded" audits the '
+            "verdicts stored with each pair (or use an LLM judge)"
+        )
+    problem = period.add(pair.period, where)
+    if problem:
+        raise TaskError(problem)
+    checks.add(pair, row)
+    return pair
 
 
 def _batch_rows(batch: list[ImportedPair], spec: RunSpec) -> list[list[tuple[Any, ...]]]:
