@@ -100,3 +100,9 @@ def test_the_run_checks_rows_only_when_the_record_does_not_match_the_file(
         handle.write("\n")  # one byte more: the record no longer describes the file
     with pytest.raises(AssertionError, match="validated again"):
         recorded_verdicts.scan(pairs, spec)
+
+
+def test_an_import_of_another_format_to_the_same_file_removes_the_record(tmp_path: Path) -> None:
+    pairs = imported(tmp_path)
+    cli_ok("import", "openai-jsonl", str(ROLLOUTS / "openai-rollouts.jsonl"), "--out", str(pairs))
+    assert not (tmp_path / "pairs.jsonl.checked.json").exists()

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.checked import Checked, forget_checked, write_checked
+from judgeaudit.audit.inputs.checked import Checked, write_checked
 from judgeaudit.audit.inputs.imported import parse_pair, parse_verdicts
 from judgeaudit.audit.inputs.pair_checks import ContentHash, ImportedSet
 from judgeaudit.audit.tasks.errors import TaskError
@@ -44,7 +44,6 @@ def import_recorded(files: list[Path], out: Path, period: str | None = None) -> 
     validate the same pairs again."""
     summary = ImportSummary(unit="pairs")
     out.parent.mkdir(parents=True, exist_ok=True)
-    forget_checked(out)  # a record of an earlier file must not outlive it
     fd, scratch = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".join.db")
     os.close(fd)
     db = sqlite3.connect(scratch, isolation_level=None)
