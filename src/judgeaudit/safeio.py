@@ -252,10 +252,15 @@ class TooDeep(ValueError):
     """A document nested past :data:`MAX_DEPTH` (or past Python's recursion limit)."""
 
 
-def parse_json(text: str | bytes, **kwargs: Any) -> Any:
-    """``json.loads`` with the depth limit; raises :class:`TooDeep` or ``ValueError``."""
+def parse_json(text: str | bytes, decoder: json.JSONDecoder | None = None, **kwargs: Any) -> Any:
+    """``json.loads`` with the depth limit; raises :class:`TooDeep` or ``ValueError``. A caller
+    parsing millions of lines passes one ``decoder`` for them all (``json.loads`` with options
+    builds a new one per call)."""
     try:
-        value = json.loads(text, **kwargs)
+        if decoder is not None and isinstance(text, str):
+            value = decoder.decode(text)
+        else:
+            value = json.loads(text, **kwargs)
     except RecursionError:
         raise TooDeep("nested too deeply") from None
     if _openers(text) > MAX_DEPTH and depth_of(value) > MAX_DEPTH:  # else it cannot nest so deep

@@ -114,6 +114,12 @@ class _JsonValueError(ValueError):
     """A JSON value Python could parse but we refuse (NaN, Infinity, 1e400, huge integers)."""
 
 
+#: One decoder for every line (built once: per call it was a tenth of the parsing time).
+_STRICT = json.JSONDecoder(
+    parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int
+)
+
+
 def loads_json(
     text: str,
     where: str,
@@ -128,9 +134,7 @@ def loads_json(
     it ``text`` is one line of a JSONL file.
     """
     try:
-        return safeio.parse_json(
-            text, parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int
-        )
+        return safeio.parse_json(text, _STRICT)
     except safeio.TooDeep:
         raise error(safeio.too_deep(where, what)) from None
     except _JsonValueError as exc:

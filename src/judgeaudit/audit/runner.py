@@ -81,7 +81,7 @@ class AuditRunner(WorkerPool):
         self._run_id: str | None = None
         self.last_failure: str | None = None  # why the last unit failed, for the exit-4 line
         self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
-        self._recorded_rows: recorded.Rows | None = None  # and the rows that pass prepared
+        self._recorded_rows: recorded.Rows | recorded.Trusted | None = None  # for the store pass
 
     # --- public --------------------------------------------------------------------------------
     async def run(self) -> ev.RunFinished:

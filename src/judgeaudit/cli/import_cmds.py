@@ -27,7 +27,12 @@ def register(sub: Sub) -> None:
     )
     imp.add_argument("format", choices=FORMATS)
     imp.add_argument("files", type=Path, nargs="+", metavar="FILE")
-    imp.add_argument("--out", type=Path, help="the pairs JSONL to write")
+    imp.add_argument(
+        "--out",
+        type=Path,
+        help="the pairs JSONL to write (recorded-jsonl: with OUT.checked.json beside it, the "
+        "record of what was checked, so a recorded run does not validate the same pairs again)",
+    )
     imp.add_argument(
         "--parquet",
         type=Path,

@@ -10,6 +10,7 @@ output, so memory stays constant however many millions of lines there are.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -18,9 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.inputs.checked import Checked, write_checked
 from judgeaudit.audit.inputs.imported import parse_pair, parse_verdicts
-from judgeaudit.audit.inputs.pair_checks import ImportedSet
+from judgeaudit.audit.inputs.pair_checks import ContentHash, ImportedSet
 from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.audit.units.period import OnePeriod, parse_period
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
@@ -36,7 +39,9 @@ BATCH = 20_000
 
 
 def import_recorded(files: list[Path], out: Path, period: str | None = None) -> ImportSummary:
-    """``period`` (``--period``) stamps every pair line that names none."""
+    """``period`` (``--period``) stamps every pair line that names none. Beside ``out``, the
+    record of what was checked (:mod:`judgeaudit.audit.inputs.checked`), so the run does not
+    validate the same pairs again."""
     summary = ImportSummary(unit="pairs")
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, scratch = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".join.db")
@@ -75,7 +80,7 @@ def import_recorded(files: list[Path], out: Path, period: str | None = None) -> 
 def _load(
     db: sqlite3.Connection, files: list[Path], summary: ImportSummary, period: str | None
 ) -> None:
-    checks = ImportedSet(db)  # cross-row checks now, in the scratch database
+    checks = ImportedSet(db, hashed=False)  # cross-row checks now, in the scratch database
     pending = 0
     db.execute("BEGIN")
     for path in files:
@@ -216,6 +221,8 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
     if not judged:
         raise RolloutError(f"{out}: no pair has a recorded verdict; nothing written")
     written = 0
+    sha, content, periods = hashlib.sha256(), ContentHash(), OnePeriod()
+    problem = None
     with atomic_writer(out) as handle:
         for at, row, verdicts in _joined(db):
             if not verdicts:
@@ -233,7 +240,20 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
                 row["judge_model"] = models.pop()
             if hashes:
                 row["judge_prompt_hash"] = hashes.pop()
-            handle.write(scrub_content(dumps(row)) + "\n")
+            text = dumps(row)
+            line = scrub_content(text)
+            # What the run's validation hashes is the line as read back: the row, unless the
+            # scrubber masked part of it.
+            content.add(row if line == text else json.loads(line))
+            line += "\n"
+            handle.write(line)
+            sha.update(line.encode())
+            stamped = row.get("period")
+            problem = problem or periods.add(
+                None if stamped is None else parse_period(stamped), f"{out}:{written + 1}"
+            )
             written += 1
             summary.verdicts += len(verdicts)
     summary.pairs_agents = written
+    if problem is None:  # else the run refuses the file, with the line, when it validates it
+        write_checked(out, Checked(sha.hexdigest(), written, content.hash(), periods.period))

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judgeaudit import safeio
+from judgeaudit.audit.inputs.checked import forget_checked
 from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, agent_name, read_openai_jsonl
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import Collector, ImportSummary, pair_rows, write_pairs
@@ -75,6 +76,7 @@ def import_rollouts(
 ) -> ImportSummary:
     check_out(out, files)
     check_distinct(files)
+    forget_checked(out)  # a record of what an earlier import checked must not outlive its file
     for name in agents or []:
         agent_name(name, "--agent")
     if fmt == "recorded-jsonl":

@@ -130,6 +130,62 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
     )
 
 
+def trusted_pair(row: dict[str, Any], where: str) -> ImportedPair:
+    """What :func:`parse_pair` returns for ``row``, without its checks: only for a row it already
+    accepted, in a file whose bytes ``import`` recorded (:mod:`~judgeaudit.audit.inputs.checked`).
+    It takes the row's values as they are (the checks, not this, decide what is valid);
+    ``tests/unit/test_trusted_pair.py`` holds the two equal over every field."""
+    task_id = row["task_id"]
+    trial = row.get("trial", 0)
+    context = row.get("context")
+    period = row.get("period")
+    get = row.get
+    return ImportedPair(
+        task=Task(str(task_id), get("task_type", "imported"), {"en": row["task"]}, {}, {}),
+        agent_a=row["agent_a"],
+        agent_b=row["agent_b"],
+        events_a=_trusted_events(row["trajectory_a"], f"{where}: trajectory_a"),
+        events_b=_trusted_events(row["trajectory_b"], f"{where}: trajectory_b"),
+        success_a=bool(row["success_a"]),
+        success_b=bool(row["success_b"]),
+        reward_a=_float(get("reward_a")),
+        reward_b=_float(get("reward_b")),
+        satisfied_a=_bool(get("satisfied_a")),
+        satisfied_b=_bool(get("satisfied_b")),
+        trial_a=get("trial_a", trial),
+        trial_b=get("trial_b", trial),
+        context=context or None,
+        where=where,
+        verdicts=[
+            {
+                "order": v["order"],
+                "winner": v["winner"],
+                "score_a": _float(v.get("score_a")),
+                "score_b": _float(v.get("score_b")),
+                "raw_output": v.get("raw_output"),
+                "reasons": v.get("reasons") or [],
+            }
+            for v in get("verdicts") or ()
+        ],
+        judge_model=get("judge_model"),
+        judge_prompt_hash=get("judge_prompt_hash"),
+        pair_id=get("pair_id"),
+        period=None if period is None else period.strip(),
+    )
+
+
+def _trusted_events(raw: Any, where: str) -> list[dict[str, Any]]:
+    return _events(raw, where) if isinstance(raw, str) else list(raw)
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _bool(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
 def _period(value: Any, where: str) -> str | None:
     if value is None:
         return None

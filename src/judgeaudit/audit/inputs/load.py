@@ -28,7 +28,7 @@ class Inputs:
     tasks: list[Task]
     imported: list[ImportedPair] | None
     recorded_pairs: int = 0  # pairs in a recorded-verdicts file (counted by its validation)
-    recorded_rows: recorded.Rows | None = None  # their rows, prepared by the validation pass
+    recorded_rows: recorded.Rows | recorded.Trusted | None = None  # for the store pass
 
 
 def load_inputs(spec: RunSpec, *, prepare: bool = True) -> Inputs:

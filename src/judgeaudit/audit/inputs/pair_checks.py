@@ -22,8 +22,10 @@ class ImportedSet:
     content, so the task-set hash covers trajectories and labels and a changed file is a new spec.
     """
 
-    def __init__(self, db: sqlite3.Connection | None = None) -> None:
+    def __init__(self, db: sqlite3.Connection | None = None, *, hashed: bool = True) -> None:
+        """``hashed=False``: checks only, no content hash (``import`` hashes what it writes)."""
         self.db = db  # a scratch database for files too large to remember in memory
+        self.hashed = hashed
         self.seen: dict[int, tuple[int, str]] = {}
         if db is not None:
             db.execute("PRAGMA cache_size = -65536")  # 64 MiB of pages: bounded, and fewer reads
@@ -31,7 +33,7 @@ class ImportedSet:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS seen (key INTEGER PRIMARY KEY, digest INTEGER, at TEXT)"
             )
-        self.content = hashlib.sha256()
+        self.content = ContentHash()
         self.count = 0
 
     def _remember(self, key: int, digest: int, where: str) -> tuple[int, str]:
@@ -93,11 +95,27 @@ class ImportedSet:
                     f"{trial} has a different trajectory or label than on {seen[1]}; give "
                     f"each (task, agent, trial) one trajectory, or set trial_{side}"
                 )
-        self.content.update(_digest(row).encode())
+        if self.hashed:
+            self.content.add(row)
         self.count += 1
 
     def hash(self) -> str:
-        return self.content.hexdigest()[:16]
+        return self.content.hash()
+
+
+class ContentHash:
+    """The hash of what a pairs file holds, row by row (keys in any order): the one rule, fed by
+    the run's validation and by ``import`` as it writes a file (its record, see
+    :mod:`judgeaudit.audit.inputs.checked`)."""
+
+    def __init__(self) -> None:
+        self.sha = hashlib.sha256()
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.sha.update(_digest(row).encode())
+
+    def hash(self) -> str:
+        return self.sha.hexdigest()[:16]
 
 
 def _key(*parts: Any) -> int:
@@ -122,4 +140,4 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:32]  # 128 bits: short keys, no collisions
 
 
-__all__ = ["ImportedSet"]
+__all__ = ["ContentHash", "ImportedSet"]

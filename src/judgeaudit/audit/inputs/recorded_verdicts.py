@@ -7,7 +7,9 @@ run will store into the same file (:class:`~judgeaudit.audit.store.prepared.Prep
 out: the run does not exist yet). The store pass (:func:`store_recorded`) copies them into the
 audit store by SQL, chunk by chunk, with ``INSERT OR IGNORE`` on the deterministic ids, so a
 killed run resumes without a duplicate; capability gaps are filled in SQL once every trajectory
-is stored.
+is stored. A file ``import`` wrote and recorded, byte for byte (:mod:`.checked`), is not
+validated again: the store pass builds its rows from the file, with the run id, and inserts them
+by the same rule (:class:`Trusted`), without the scratch file.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.inputs.imported import parse_pair
+from judgeaudit.audit.inputs import checked
+from judgeaudit.audit.inputs.imported import parse_pair, trusted_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.store.bulk import count_pairs, fill_capability
-from judgeaudit.audit.store.prepared import Prepared, Table, copy_prepared
+from judgeaudit.audit.store.prepared import Prepared, Table, copy_prepared, store_batch
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units.gap import gap_sql
@@ -77,6 +80,32 @@ class Rows:
         self._dir.cleanup()
 
 
+@dataclass(frozen=True)
+class Trusted:
+    """A pairs file ``import`` validated and recorded, byte for byte: the store pass builds its
+    rows from the file itself, with the run id, and no scratch file is needed."""
+
+    path: Path
+    spec: RunSpec
+    stamp: tuple[int, int, int]  # (inode, size, mtime) when its hash matched the record
+
+    def close(self) -> None:
+        """Nothing to remove (the counterpart of :meth:`Rows.close`)."""
+
+    def unchanged(self) -> None:
+        """Refuse a file written to since it was hashed (its rows would not be the ones the
+        import checked): one line; the next run hashes it again and validates it in full."""
+        if _stamp(self.path) != self.stamp:
+            raise TaskError(
+                f"{self.path}: changed while the run read it; run again when nothing writes it"
+            )
+
+
+def _stamp(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
 ROWS_PREFIX = "judgeaudit-rows-"  # then the pid of the run that prepared them
 
 
@@ -94,12 +123,21 @@ class Scanned:
     pairs: int
     content: str  # the hash of what the file holds (bound into the spec)
     period: str | None
-    rows: Rows | None  # prepared for the store pass (None when only the hash was asked for)
+    rows: Rows | Trusted | None  # for the store pass (None when only the hash was asked for)
 
 
 def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
     """Validate every pair (each must carry verdicts); given the run's ``spec``, also prepare
-    the rows :func:`store_recorded` copies (nothing is prepared for a plan or a hash alone)."""
+    the rows :func:`store_recorded` copies (nothing is prepared for a plan or a hash alone).
+    A file ``import`` wrote and recorded, byte for byte, was validated then: its rows are built
+    without checking them again (:mod:`judgeaudit.audit.inputs.checked`)."""
+    stamp = _stamp(path) if checked.record_path(path).exists() else None
+    record = checked.trusted(path)
+    if record is not None and stamp is not None:
+        if spec is not None:
+            _sweep()  # a killed run's prepared rows go with the next run, whichever path it takes
+        trusted = None if spec is None else Trusted(path, spec, stamp)
+        return Scanned(record.pairs, record.content, record.period, trusted)
     period = OnePeriod()
     rows = Rows() if spec is not None else None
     scratch = rows.path if rows is not None else None
@@ -117,21 +155,11 @@ def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
             prepared = Prepared(db, TABLES, {"tasks": "task_id"}) if spec is not None else None
             batch: list[ImportedPair] = []
             for where, _line, row in iter_jsonl(path, "pair", TaskError):
-                pair = parse_pair(row, where)
-                if not pair.verdicts:
-                    raise TaskError(
-                        f'{where}: verdicts: missing; [judge] source = "recorded" audits the '
-                        "verdicts stored with each pair (or use an LLM judge)"
-                    )
-                problem = period.add(pair.period, where)
-                if problem:
-                    raise TaskError(problem)
-                checks.add(pair, row)
-                if prepared is not None and spec is not None:
-                    batch.append(pair)
-                    if len(batch) >= BATCH:
+                batch.append(_checked(row, where, period, checks))
+                if len(batch) >= BATCH:
+                    if prepared is not None and spec is not None:
                         prepared.add(_batch_rows(batch, spec))
-                        batch.clear()
+                    batch.clear()
             if prepared is not None and spec is not None and batch:
                 prepared.add(_batch_rows(batch, spec))
             db.execute("COMMIT")
@@ -149,17 +177,36 @@ def scan(path: Path, spec: RunSpec | None = None) -> Scanned:
     return Scanned(checks.count, checks.hash(), period.period, rows)
 
 
-def _batch_rows(batch: list[ImportedPair], spec: RunSpec) -> list[list[tuple[Any, ...]]]:
-    """One batch's rows per table of :data:`TABLES`, with ``''`` for the run id (see
-    :mod:`judgeaudit.audit.store.prepared`)."""
+def _checked(
+    row: dict[str, Any], where: str, period: OnePeriod, checks: ImportedSet
+) -> ImportedPair:
+    """One row validated: alone (:func:`parse_pair`), then against the rows before it."""
+    pair = parse_pair(row, where)
+    if not pair.verdicts:
+        raise TaskError(
+            f'{where}: verdicts: missing; [judge] source = "recorded" audits the '
+            "verdicts stored with each pair (or use an LLM judge)"
+        )
+    problem = period.add(pair.period, where)
+    if problem:
+        raise TaskError(problem)
+    checks.add(pair, row)
+    return pair
+
+
+def _batch_rows(
+    batch: list[ImportedPair], spec: RunSpec, run_id: str = ""
+) -> list[list[tuple[Any, ...]]]:
+    """One batch's rows per table of :data:`TABLES`; ``''`` for the run id when they are
+    prepared before the run exists (see :mod:`judgeaudit.audit.store.prepared`)."""
     trajectories: list[tuple[Any, ...]] = []
     pairs: list[tuple[Any, ...]] = []
     logs: list[tuple[Any, ...]] = []
     tasks: dict[str, tuple[str, str, str]] = {}  # kept, so a live judge can re-judge the run
     for pair in batch:
         if pair.task.task_id not in tasks:
-            tasks[pair.task.task_id] = ("", pair.task.task_id, task_to_json(pair.task))
-        t, p, v = _rows(pair, "", spec)
+            tasks[pair.task.task_id] = (run_id, pair.task.task_id, task_to_json(pair.task))
+        t, p, v = _rows(pair, run_id, spec)
         trajectories.extend(t)
         pairs.append(p)
         logs.extend(v)
@@ -284,16 +331,40 @@ def _rows(
 
 
 def store_recorded(
-    store: AuditStore, run_id: str, rows: Rows, on_batch: Callable[[int], None]
+    store: AuditStore, run_id: str, rows: Rows | Trusted, on_batch: Callable[[int], None]
 ) -> int:
-    """Copy the prepared rows into the store; returns how many pairs the run holds."""
-    copy_prepared(
-        store,
-        rows.path,
-        run_id,
-        TABLES,
-        rows.marks,
-        lambda chunk: on_batch(rows.marks[chunk][1]),  # pairs copied so far (their last rowid)
-    )
+    """Store every pair (the prepared rows copied, or a trusted file's rows built and inserted,
+    :data:`BATCH` pairs per transaction); returns how many pairs the run holds."""
+    if isinstance(rows, Trusted):
+        _store_trusted(store, run_id, rows, on_batch)
+    else:
+        prepared = rows
+        copy_prepared(
+            store,
+            prepared.path,
+            run_id,
+            TABLES,
+            prepared.marks,
+            lambda chunk: on_batch(prepared.marks[chunk][1]),  # pairs so far (their last rowid)
+        )
     fill_capability(store, run_id, gap_sql("capability"))
     return count_pairs(store, run_id)
+
+
+def _store_trusted(
+    store: AuditStore, run_id: str, trusted: Trusted, on_batch: Callable[[int], None]
+) -> None:
+    batch: list[ImportedPair] = []
+    done = 0
+    trusted.unchanged()
+    for where, _line, row in iter_jsonl(trusted.path, "pair", TaskError):
+        batch.append(trusted_pair(row, where))
+        if len(batch) >= BATCH:
+            store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id))
+            done += len(batch)
+            batch.clear()
+            on_batch(done)
+    if batch:
+        store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id))
+        on_batch(done + len(batch))
+    trusted.unchanged()

@@ -102,4 +102,25 @@ def copy_prepared(
         db.execute(f"DETACH DATABASE {PREPARED}")
 
 
-__all__ = ["Prepared", "Table", "copy_prepared"]
+def store_batch(store: AuditStore, tables: Sequence[Table], rows: Sequence[Sequence[Any]]) -> None:
+    """Insert one batch of rows that already hold their run id (rows per table, in table order),
+    scrubbed, in one transaction with ``INSERT OR IGNORE``: the copy's rule (a rerun after a
+    kill stores nothing twice), for rows that need no scratch file because their file was
+    validated before (:mod:`judgeaudit.audit.inputs.checked`)."""
+    store.flush()
+    db = store.db
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for (table, columns, _), batch in zip(tables, rows, strict=True):
+            marks = ", ".join("?" for _ in columns)
+            db.executemany(
+                f"INSERT OR IGNORE INTO main.{table} ({_quoted(columns)}) VALUES ({marks})",
+                scrubbed_rows(table, columns, batch),
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+__all__ = ["Prepared", "Table", "copy_prepared", "store_batch"]
