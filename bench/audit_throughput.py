@@ -9,7 +9,8 @@
    Printed: the load average, pairs/s (median over the rounds) for the whole run, its ratio to
    the limit and to the bare SDK, CPU per call of the client and of the server, and for the
    audits also the rate of the judging phase alone (the run's set-up, pair import and final
-   exports are a fixed cost that the whole-run figure includes).
+   exports are a fixed cost that the whole-run figure includes) and both as a share of the
+   machine floor measured in the same round (issue 23 goal 6).
 2. Peak memory of judge-only runs of 1,000 and 10,000 pairs, each in its own process: bounded
    means the ratio stays near 1 while the pair count grows 10x.
 
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -38,6 +40,7 @@ import openai
 from bench.bare_provider import bare_process
 from bench.simproc import SimProcess, sim_process
 
+import judgeaudit
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
@@ -187,13 +190,14 @@ def measure(
         def bare(target: SimProcess, sdk: bool) -> tuple[float, float]:
             return (asyncio.run(bare_pairs(target.url, pairs, c, latency_ms, sdk)),) * 2
 
-        for name, job, target in (
+        jobs: list[tuple[str, Callable[[], tuple[float, float]], SimProcess]] = [
             ("bare", lambda: bare(server, True), server),
             ("sdk", lambda: audit(sdk_spec, folder / "out-sdk", "sdk"), server),
             ("direct", lambda: audit(direct_spec, folder / "out-direct", "direct"), server),
             ("aiohttp", lambda: bare(server, False), server),
             ("floor", lambda: bare(bare_server, False), bare_server),
-        ):
+        ]
+        for name, job, target in jobs:
             server0, cpu0 = target.cpu_s(), time.process_time()
             out[name], out[f"{name}_judging"] = job()
             out[f"{name}_cpu"] = (time.process_time() - cpu0) / (2 * pairs) * 1000
@@ -233,7 +237,8 @@ def main() -> None:
     os.environ[KEY_ENV] = "bench-not-a-real-key"
     print(
         f"judge-only audit: {args.pairs} pairs, 2 calls per pair (swap), concurrency "
-        f"{args.c}; {args.rounds} round(s), median shown"
+        f"{args.c}; {args.rounds} round(s), median shown; judgeaudit from "
+        f"{Path(judgeaudit.__file__).parent}"
     )
     with sim_process() as server, bare_process() as bare_server:
         for latency in (float(x) for x in args.latencies.split(",")):
@@ -249,10 +254,12 @@ def main() -> None:
                 f"L={latency:g} ms: limit C/(2L) {limit:.0f} pairs/s; load "
                 f"{min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores"
             )
+            floor = args.pairs / r["floor"]
             for key, name in ROWS.items():
                 rate, judging = args.pairs / r[key], args.pairs / r[key + "_judging"]
                 phase = (
-                    f"  (judging phase {judging:5.1f} pairs/s = {judging / limit:4.2f})"
+                    f"  (judging phase {judging:5.1f} pairs/s = {judging / limit:4.2f}; of the "
+                    f"floor: run {rate / floor:4.2f}, judging phase {judging / floor:4.2f})"
                     if key in ("sdk", "direct")
                     else ""
                 )

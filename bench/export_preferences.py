@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recorded_scale import CPU, generate, measured, mib
+from bench.recorded_scale import CPU, generate, measured, mib
 
 FLOOR = """
 import json, sqlite3, sys

@@ -1,16 +1,19 @@
 """The full JSON report on 1,000,000 synthetic audit_pairs rows in a real audit DB, next to one
-pandas cut+groupby of the same rows, as ratios of wall and CPU time, with each process's peak RSS.
+pandas cut+groupby fed from the same run's Parquet (issue 23, goal 5), as ratios of CPU and wall
+time, with each process's peak RSS.
 
-The peer and the measurement are `bench/recorded_scale.py`'s (:func:`compare_report`: the same
-two-column snippet, each side in its own child process, RSS from the kernel by wait4, so SQLite's
-memory counts; tracemalloc could not see it). The run is finished as a real run finishes (status,
-the Parquet copy DuckDB writes, the report index, the verdict counts), and the report is measured
-on each engine asked for, side by side: ``auto`` (the default: DuckDB over the Parquet from
-200,000 pairs) and ``sqlite`` (audit.db, the report before auto). Each engine is measured
-twice: **cold**, the first report on the file (an empty cache: every column of audit.db is
-checked before anything reads it), then **warm** (the pass remembered in the cache,
-``audit/store/check_memo.py``); both are printed, with a summary. Usage:
-python bench/report_scale.py [--rows 1000000] [--engines auto,sqlite]
+The measurement is `bench/recorded_scale.py`'s (:func:`compare_report`: each side in its own
+child process, CPU and peak RSS from the kernel by wait4, so SQLite's and DuckDB's memory
+counts). Goal 5's peer is :data:`PARQUET_SNIPPET`: recorded_scale's groupby, the same two
+columns and bins, read by ``pandas.read_parquet`` from the ``audit_pairs.parquet`` the run wrote;
+recorded_scale's own peer (the same groupby read from audit.db) is printed beside it. The run is
+finished as a real run finishes (status, the Parquet copy, the report index, the verdict
+counts), and the report is measured on each engine asked for: ``auto`` (the default: DuckDB
+over the Parquet from 200,000 pairs) and ``sqlite`` (audit.db). Each engine is measured twice:
+**cold**, the first report on the file (an empty cache: every column of audit.db is checked and
+every figure computed), then **warm**, a later report on the unchanged files (the check's pass
+and the report kept in the cache: ``audit/store/check_memo.py``, ``analysis/report_memo.py``).
+Usage: python bench/report_scale.py [--rows 1000000] [--engines auto,sqlite]
 """
 
 from __future__ import annotations
@@ -24,14 +27,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: bench.*
 
-from recorded_scale import compare_report
+from bench.recorded_scale import CPU, SNIPPET, compare_report, measured, mib
 
 import judgeaudit
 from judgeaudit.audit.store import AuditStore
+from judgeaudit.audit.store.parquet_out import PARQUET
 
 
 def build_db(path: Path, rows: int) -> None:
@@ -96,6 +100,20 @@ def build_db(path: Path, rows: int) -> None:
     subprocess.run([sys.executable, "-c", FINISH, str(path)], check=True)
 
 
+class Row(NamedTuple):
+    """One engine's report in one state, beside the peers measured right after it."""
+
+    engine: str
+    state: str
+    wall: float
+    cpu: float
+    rss: int
+    peer_wall: float
+    peer_cpu: float
+    peer_rss: int
+    db_cpu: float  # recorded_scale's peer: the groupby fed from audit.db
+
+
 #: what a finishing run writes: the status, the Parquet copy, the report index, verdict counts
 FINISH = """
 import sys
@@ -111,6 +129,32 @@ store.close()
 """
 
 
+#: Goal 5's peer: recorded_scale's groupby (the same bins and aggregation), its two columns read
+#: from the run's Parquet instead of audit.db.
+READ_SQL = (
+    "db = sqlite3.connect(sys.argv[1])\n"
+    'pairs = pd.read_sql_query("SELECT reward_gap, misselected FROM audit_pairs", db)\n'
+)
+READ_PARQUET = 'pairs = pd.read_parquet(sys.argv[1], columns=["reward_gap", "misselected"])\n'
+PARQUET_SNIPPET = SNIPPET.replace(READ_SQL, READ_PARQUET)
+
+
+def parquet_peer(out: Path, work: Path, pairs: int) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS bytes) of goal 5's peer over ``out``'s Parquet."""
+    if READ_SQL not in SNIPPET:
+        raise SystemExit("recorded_scale's peer no longer reads audit.db so: update READ_SQL")
+    wall, rss, text = measured(
+        [sys.executable, "-c", PARQUET_SNIPPET, str(out / PARQUET)], work / "parquet_peer.log"
+    )
+    assert int(text) == pairs, (text, pairs)
+    cpu = CPU["parquet_peer"]
+    print(
+        f"one pandas cut+groupby from the Parquet: {wall:6.1f}s wall {cpu:6.1f}s CPU"
+        f"  peak RSS {mib(rss)}"
+    )
+    return wall, cpu, rss
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -124,26 +168,38 @@ def main() -> None:
         print(f"built {args.rows:,} rows in {time.perf_counter() - started:.1f}s")
         print(f"code measured: {Path(judgeaudit.__file__).parent} (PYTHONPATH picks another)")
         print(f"load average {os.getloadavg()[0]:.1f}")
-        # a pass is remembered only for a file whose times are settled (check_memo.RACY_NS)
-        time.sleep(max(0.0, 2.5 - (time.time() - (out / "audit.db").stat().st_mtime)))
-        summary = []
+        # a pass or a report is kept only for files whose times are settled (check_memo.RACY_NS)
+        settled = max(
+            max(st.st_mtime, st.st_ctime)
+            for st in (os.stat(out / "audit.db"), os.stat(out / PARQUET))
+        )
+        time.sleep(max(0.0, 2.5 - (time.time() - settled)))
+        summary: list[Row] = []
         for index, engine in enumerate(args.engines.split(",")):
             # the report's child processes inherit it: a fresh, empty cache per engine
             os.environ["JUDGEAUDIT_CACHE_DIR"] = str(Path(tmp) / f"cache-{index}")
             for state in ("cold", "warm"):
                 print(f"--engine {engine}, {state}; load average {os.getloadavg()[0]:.1f}")
-                wall, cpu, base_wall, base_cpu, rss = compare_report(
-                    out, Path(tmp), args.rows, engine
+                wall, cpu, _, db_cpu, rss = compare_report(out, Path(tmp), args.rows, engine)
+                peer_wall, peer_cpu, peer_rss = parquet_peer(out, Path(tmp), args.rows)
+                summary.append(
+                    Row(engine, state, wall, cpu, rss, peer_wall, peer_cpu, peer_rss, db_cpu)
                 )
-                summary.append((engine, state, wall, cpu, base_wall, base_cpu, rss))
         print(f"load average {os.getloadavg()[0]:.1f}")
         print(
-            "engine  state  wall s  CPU s  peak MiB  groupby CPU s  CPU / groupby  wall / groupby"
+            "goal 5: the report against one pandas groupby fed from the run's Parquet"
+            " (peer); the same groupby fed from audit.db (recorded_scale's peer) beside it"
         )
-        for engine, state, wall, cpu, base_wall, base_cpu, rss in summary:
+        print(
+            "engine  state  wall s  CPU s  peak MiB  peer wall  peer CPU  peer MiB"
+            "  CPU / peer  wall / peer  CPU / audit.db groupby"
+        )
+        for r in summary:
             print(
-                f"{engine:7} {state:5} {wall:7.2f} {cpu:6.2f} {rss / 2**20:9.0f} {base_cpu:14.2f}"
-                f" {cpu / base_cpu:14.2f} {wall / base_wall:15.2f}"
+                f"{r.engine:7} {r.state:5} {r.wall:7.2f} {r.cpu:6.2f} {r.rss / 2**20:9.0f}"
+                f" {r.peer_wall:10.2f} {r.peer_cpu:9.2f} {r.peer_rss / 2**20:9.0f}"
+                f" {r.cpu / r.peer_cpu:11.2f} {r.wall / r.peer_wall:12.2f}"
+                f" {r.cpu / r.db_cpu:23.2f}"
             )
 
 

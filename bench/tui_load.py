@@ -21,6 +21,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.widget import Widget
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -60,37 +65,45 @@ async def measure(presses: int, loaded: bool, out: Path, mode: str = "process") 
     return timings
 
 
-async def press_and_wait_for_paint(app, log) -> float:  # type: ignore[no-untyped-def]
-    """Send `l` the way a terminal does (through the driver), then time until its effect is on
-    screen: the action ran and the next refresh after it completed. Pilot's own press/pause are
-    not used: they wait for the whole process to go idle, which a busy run never does."""
-    from textual import events
+def shown(widget: Widget) -> tuple[bool, bool]:
+    """What `l` changes: the log's `display` (up to 4b3a0c6) or its `visible` (after: no layout
+    of the whole screen); either way whether it is on screen."""
+    return widget.display, widget.visible
 
-    before = log.display
+
+async def press_and_wait_for_paint(app: App[Any], log: Widget) -> float:
+    """Send `l` as a key event into the app's message queue (where a terminal's driver puts it;
+    Pilot's press does the same), then time until its effect is on screen: the action ran and
+    the next refresh after it completed. Pilot's own press/pause are not used: they wait for the
+    whole process to go idle, which a busy run never does."""
+    before = shown(log)
     done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+    def painted() -> None:
+        if not done.done():
+            done.set_result(time.perf_counter())
+
     started = time.perf_counter()
-    key = events.Key("l", "l")
-    key.set_sender(app)
-    app._driver.send_message(key)
-    while log.display == before:
+    app.post_message(events.Key("l", "l"))
+    while shown(log) == before:
         await asyncio.sleep(0.0005)
-    app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+    app.call_after_refresh(painted)
     return (await done - started) * 1000
 
 
 async def measure_floor(presses: int) -> list[float]:
     """The floor: the same key, the same wait for paint, in a minimal Textual app (one widget
     the key shows and hides), so the ratio to idle says what the app itself adds."""
-    from textual.app import App, ComposeResult
+    from textual.app import ComposeResult
     from textual.widgets import Static
 
     class Minimal(App[None]):
-        BINDINGS = [("l", "toggle", "toggle")]  # noqa: RUF012
+        BINDINGS = [("l", "toggle_log", "toggle")]  # noqa: RUF012
 
         def compose(self) -> ComposeResult:
             yield Static("judge log", id="judge-log")
 
-        def action_toggle(self) -> None:
+        def action_toggle_log(self) -> None:
             widget = self.query_one("#judge-log")
             widget.display = not widget.display
 

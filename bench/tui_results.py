@@ -25,16 +25,15 @@ from bench.report_scale import build_db  # noqa: E402  (the same synthetic audit
 
 
 async def press_and_wait_for_paint(app: Any, key: str, shown: Any) -> float:
-    """Send a key the way a terminal does (through the driver), then time until its effect is
-    on screen: `shown()` holds and the next refresh after it is done. Pilot's own press/pause
-    wait for the whole process to go idle, which a loading screen never is."""
+    """Send a key as a key event into the app's message queue (where a terminal's driver puts
+    it; Pilot's press does the same), then time until its effect is on screen: `shown()` holds
+    and the next refresh after it is done. Pilot's own press/pause wait for the whole process
+    to go idle, which a loading screen never is."""
     from textual import events
 
     done: asyncio.Future[float] = asyncio.get_running_loop().create_future()
     started = time.perf_counter()
-    event = events.Key(key, None)
-    event.set_sender(app)
-    app._driver.send_message(event)
+    app.post_message(events.Key(key, None))
     while not shown():
         await asyncio.sleep(0.0005)
 

@@ -37,9 +37,22 @@ our_daemons() {
     fi
   done
 }
+# A daemon told to stop may still write its sockets into run/ for a moment, so `rm -rf` of the
+# keyring dir could fail ("Directory not empty") and turn a passing run's exit status into 1:
+# wait (at most 5 s) for our daemons to be gone, retry the removal once, and never let the
+# clean-up change the command's status (a leftover dir is named on stderr).
 cleanup() {
-  for pid in $(our_daemons); do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$keyring_home"
+  local pids alive
+  pids=$(our_daemons)
+  for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+  for _ in $(seq 50); do
+    alive=0
+    for pid in $pids; do if kill -0 "$pid" 2>/dev/null; then alive=1; fi; done
+    if [ "$alive" = 0 ]; then break; fi
+    sleep 0.1
+  done
+  rm -rf "$keyring_home" 2>/dev/null || { sleep 1; rm -rf "$keyring_home" 2>/dev/null; } \
+    || echo "with-keyring.sh: could not remove the test keyring dir $keyring_home" >&2
 }
 trap cleanup EXIT
 export JUDGEAUDIT_SECRET_SERVICE=1

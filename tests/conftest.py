@@ -7,6 +7,7 @@ from pathlib import Path
 import keyring
 import pytest
 
+from judgeaudit.analysis.report_memo import SWITCH as REPORT_MEMO
 from judgeaudit.profiles.shadowing import CLAUDE_ROUTERS, CLAUDE_TOKENS
 from judgeaudit.profiles.store import ProfileStore
 from tests.cli_helpers import make_world, world_env
@@ -17,14 +18,18 @@ from tests.memkeyring import MemoryKeyring
 @pytest.fixture(scope="session", autouse=True)
 def own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The column check's memo (audit/store/check_memo.py) in a directory of the test session,
-    never the user's cache; inherited by the CLI processes the tests start."""
-    previous = os.environ.get("JUDGEAUDIT_CACHE_DIR")
+    never the user's cache; inherited by the CLI processes the tests start. The report memo
+    (analysis/report_memo.py) is off: tests that spy on an engine expect it computed again;
+    tests/integration/test_report_memo.py turns it on."""
+    previous = {name: os.environ.get(name) for name in ("JUDGEAUDIT_CACHE_DIR", REPORT_MEMO)}
     os.environ["JUDGEAUDIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ[REPORT_MEMO] = "0"
     yield
-    if previous is None:
-        os.environ.pop("JUDGEAUDIT_CACHE_DIR", None)
-    else:
-        os.environ["JUDGEAUDIT_CACHE_DIR"] = previous
+    for name, value in previous.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,29 @@
-"""Test helpers: start the real embedded provider in its own process."""
+"""Test helpers: the real embedded provider in its own process, a loopback HTTP endpoint for a
+hand-written handler, and the refund pair the run tests import."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+#: One imported pair: A refunded the item (success), B only said it did.
+REFUND_PAIR: dict[str, object] = {
+    "task": "Refund item SKU-101 in order O-1001.",
+    "agent_a": "x",
+    "agent_b": "y",
+    "trajectory_a": "user: refund SKU-101 in O-1001\nagent: refunded $12.00 for SKU-101",
+    "trajectory_b": "user: refund SKU-101 in O-1001\nagent: all done!",
+    "success_a": 1,
+    "success_b": 0,
+}
 
 
 @contextmanager
@@ -39,3 +54,25 @@ def sim_server(
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def write_refund_pairs(folder: Path, pairs: int) -> Path:
+    """``folder/pairs.jsonl``: REFUND_PAIR on tasks t0 … t{pairs-1}."""
+    path = folder / "pairs.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(pairs):
+            handle.write(json.dumps({"task_id": f"t{i}", **REFUND_PAIR}) + "\n")
+    return path
+
+
+@contextmanager
+def loopback_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve ``handler`` on a free loopback port in a thread; yield its ``/v1`` base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -13,7 +13,7 @@ from tests.docs.links import DOCS, ROOT, anchors, nav_pages, relative_links, slu
 
 README_LIMIT = 15_000  # bytes: the README is a front page, the rest lives in docs/
 PAGES = sorted(DOCS.glob("*.md"))
-FRONT = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md"]
+FRONT = [ROOT / name for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "AGENTS.md")]
 
 
 def test_readme_is_a_short_front_page() -> None:

@@ -12,13 +12,14 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import loopback_http
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
 #: Key shapes that must not look real (no 20+ alphanumeric run after ``sk-``).
@@ -82,14 +83,8 @@ def erroring_provider() -> Iterator[str]:
         def log_message(self, *_: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_http(Handler) as url:
+        yield url
 
 
 def test_keys_in_conversations_and_provider_errors_reach_no_written_file(tmp_path: Path) -> None:

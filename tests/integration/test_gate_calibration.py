@@ -13,19 +13,23 @@ from pathlib import Path
 import pytest
 
 BENCHES = Path(__file__).resolve().parents[2] / "bench"
-BENCH = BENCHES / "gate_calibration.py"
 
 
-@pytest.mark.slow
-def test_gate_calibration_small_configuration_runs(tmp_path: Path) -> None:
-    figures, work = tmp_path / "calibration.json", tmp_path / "work"
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--small", "--json", str(figures), "--workdir", str(work)],
+def run_bench(name: str, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """Run ``bench/<name>`` with ``args`` in this interpreter; its output is kept for the asserts."""
+    return subprocess.run(
+        [sys.executable, str(BENCHES / name), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=240,
         check=False,
     )
+
+
+@pytest.mark.slow
+def test_gate_calibration_small_configuration_runs(tmp_path: Path) -> None:
+    figures, work = tmp_path / "calibration.json", tmp_path / "work"
+    done = run_bench("gate_calibration.py", "--small", "--json", figures, "--workdir", work)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "null re-judges: false alarm (worse, exit 3)" in done.stdout
     assert "power (worse, exit 3)" in done.stdout and "(Wilson 95%)" in done.stdout
@@ -36,30 +40,11 @@ def test_gate_calibration_small_configuration_runs(tmp_path: Path) -> None:
         "unpaired seed replicates are refused by the gate, never gated on seed noise"
     )
 
-    spread = subprocess.run(
-        [sys.executable, str(BENCHES / "gate_null_spread.py"), str(work)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    spread = run_bench("gate_null_spread.py", work)
     assert spread.returncode == 0, spread.stdout + spread.stderr
     assert "variance of the total / sum of per-task variances" in spread.stdout
-    replicates = [str(work / "rep-1"), str(work / "rep-2")]
-    crossfit = subprocess.run(
-        [sys.executable, str(BENCHES / "crossfit_gap.py"), *replicates],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    crossfit = run_bench("crossfit_gap.py", work / "rep-1", work / "rep-2")
     assert crossfit.returncode == 0, crossfit.stdout + crossfit.stderr
     assert "pairs moved:" in crossfit.stdout
-    one_trial = subprocess.run(
-        [sys.executable, str(BENCHES / "crossfit_gap.py"), str(work / "src-t1-x1")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    one_trial = run_bench("crossfit_gap.py", work / "src-t1-x1")
     assert one_trial.returncode != 0 and "cross-fitting needs two or more" in one_trial.stderr

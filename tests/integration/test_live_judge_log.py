@@ -13,28 +13,19 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
+from tests.helpers import loopback_http, write_refund_pairs
 
 #: A key shape (``sk-`` then 8+ characters) that is not a real key.
 KEY = "sk-JUDGE-canary-" + "0a1b2c3d4e5f"
 PAIRS = 12
-PAIR = {
-    "task": "Refund item SKU-101 in order O-1001.",
-    "agent_a": "x",
-    "agent_b": "y",
-    "trajectory_a": "user: refund SKU-101 in O-1001\nagent: refunded $12.00 for SKU-101",
-    "trajectory_b": "user: refund SKU-101 in O-1001\nagent: all done!",
-    "success_a": 1,
-    "success_b": 0,
-}
 
 
 @contextmanager
@@ -76,20 +67,12 @@ def leaking_judge() -> Iterator[str]:
         def log_message(self, *_: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_http(Handler) as url:
+        yield url
 
 
 def write_spec(folder: Path, url: str) -> Path:
-    with (folder / "pairs.jsonl").open("w") as handle:
-        for i in range(PAIRS):
-            handle.write(json.dumps({"task_id": f"t{i}", **PAIR}) + "\n")
+    write_refund_pairs(folder, PAIRS)
     spec = folder / "spec.toml"
     spec.write_text(
         '[run]\nname = "leak"\nimported = "pairs.jsonl"\nconcurrency = 4\n'

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -18,26 +17,15 @@ from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import SpecError
 from judgeaudit.cli.display import ProgressDisplay
-from tests.helpers import sim_server
+from tests.helpers import sim_server, write_refund_pairs
 
 RATE = 5  # requests a second the gateway allows
-PAIR = {
-    "task": "Refund item SKU-101 in order O-1001.",
-    "agent_a": "x",
-    "agent_b": "y",
-    "trajectory_a": "user: refund SKU-101 in O-1001\nagent: refunded $12.00 for SKU-101",
-    "trajectory_b": "user: refund SKU-101 in O-1001\nagent: all done!",
-    "success_a": 1,
-    "success_b": 0,
-}
 
 
 def write_run(
     folder: Path, url: str, pairs: int, rpm: float | None, transport: str = "direct"
 ) -> Path:
-    with (folder / "pairs.jsonl").open("w") as handle:
-        for i in range(pairs):
-            handle.write(json.dumps({"task_id": f"t{i}", **PAIR}) + "\n")
+    write_refund_pairs(folder, pairs)
     declared = f"rpm = {rpm}\n" if rpm else ""
     declared += f"fast_path = {'true' if transport == 'direct' else 'false'}\n"
     spec = folder / "spec.toml"

@@ -113,3 +113,73 @@ def test_kill9_then_resume_equals_uninterrupted(
     assert len(ids) == len(set(ids)) == logs[0]
     csv_rows = (out / "audit_pairs.csv").read_text().splitlines()
     assert len(csv_rows) == len(expected) + 1
+
+
+def _imported_spec(folder: Path, pairs: int) -> Path:
+    """A judge-only run over ``pairs`` imported pairs (four agents, so trajectories repeat)."""
+    with (folder / "pairs.jsonl").open("w", encoding="utf-8") as handle:
+        for i in range(pairs):
+            a, b = f"agent-{i % 4}", f"agent-{(i + 1) % 4}"  # agent-k succeeds when k is even
+            turns = [{"role": "user", "content": f"refund order O-{i // 3}"}]
+            row = {
+                "task_id": f"t{i // 3:04d}",
+                "task": f"Refund order O-{i // 3}.",
+                "agent_a": a,
+                "agent_b": b,
+                "trajectory_a": [*turns, {"role": "agent", "content": f"{a}: refunded"}],
+                "trajectory_b": [*turns, {"role": "agent", "content": f"{b}: refunded"}],
+                "success_a": (i + 1) % 2,  # one label per agent on every row
+                "success_b": i % 2,
+            }
+            handle.write(json.dumps(row) + "\n")
+    spec = folder / "spec.toml"
+    spec.write_text(
+        '[run]\nname = "imp"\nimported = "pairs.jsonl"\nconcurrency = 4\n'
+        '[endpoints.sim]\nbase_url = "embedded"\n'
+        '[judge]\nmodel = "judge-default:latency_ms=5"\nendpoint = "sim"\n',
+        encoding="utf-8",
+    )
+    return spec
+
+
+def test_kill9_of_an_imported_run_resumes_with_every_pair_and_trajectory_once(
+    tmp_path: Path,
+) -> None:
+    """An import's trajectories are stored while its first pairs are judged: a kill at any
+    point leaves no pair without its trajectories, and the rerun stores each row once."""
+    spec = _imported_spec(tmp_path, 600)
+    reference = _run(spec, tmp_path / "ref")
+    assert reference.returncode == 0, reference.stderr
+    out = tmp_path / "out"
+    proc = subprocess.Popen(_cmd(spec, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _count(out / "audit.db", "audit_pairs") < 60:
+        assert proc.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    db = sqlite3.connect(out / "audit.db")
+    orphans = db.execute(
+        "SELECT COUNT(*) FROM audit_pairs p WHERE NOT EXISTS (SELECT 1 FROM trajectories t"
+        " WHERE t.run_id = p.run_id AND t.task_id = p.task_id AND t.agent = p.agent_a)"
+        " OR NOT EXISTS (SELECT 1 FROM trajectories t WHERE t.run_id = p.run_id"
+        " AND t.task_id = p.task_id AND t.agent = p.agent_b)"
+    ).fetchone()[0]
+    assert orphans == 0
+    db.close()
+
+    resumed = _run(spec, out)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout.splitlines()[0])["resumed"] is True
+    assert _results(out) == _results(tmp_path / "ref")
+    db = sqlite3.connect(out / "audit.db")
+    for table, key in (("trajectories", "traj_id"), ("audit_pairs", "pair_id")):
+        rows, distinct = db.execute(
+            f"SELECT COUNT(*), COUNT(DISTINCT {key}) FROM {table}"
+        ).fetchone()
+        assert rows == distinct
+    assert db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0] == 600
+    ref = sqlite3.connect(tmp_path / "ref" / "audit.db")
+    stored = "SELECT traj_id, events, success FROM trajectories ORDER BY traj_id"
+    assert db.execute(stored).fetchall() == ref.execute(stored).fetchall()

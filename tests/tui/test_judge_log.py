@@ -8,12 +8,15 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from judgeaudit.audit import events as ev
+from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.judge_log import KEPT, JudgeLog, LogFilter
+from tests.tui.helpers import SIZE, make_app, press, settle
 
 TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', re.S)
 
@@ -175,3 +178,35 @@ def test_a_judges_control_characters_stay_on_its_row_and_never_reach_the_termina
     assert len(rows) == 2 and "task-0002" in rows[1]
     assert "first line⏎second�[2J line end" in rows[0]
     assert not any("\x1b" in strip or "\n" in strip for strip in strips)
+
+
+def test_l_hides_and_shows_the_log_and_leaves_the_rest_of_the_run_screen_as_it_was(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """`l` on the Run screen: the log's lines leave the screen and come back, nothing above it
+    moves, and the keys go to the pair table while the log is hidden. (Since issue 23, goal 2
+    the log is made invisible instead of taken out of the layout: the key repaints the log's
+    rows only, where it laid out and repainted the whole screen.)"""
+
+    async def go() -> tuple[list[str], list[str], list[str], str, list[int]]:
+        app = make_app(isolated, tmp_path / "out")
+        async with app.run_test(size=SIZE) as pilot:
+            app.show_place("run")
+            await settle(pilot)
+            log = app.screen.query_one(JudgeLog)
+            log.add(convs(0, 40))
+            await settle(pilot)
+            before = painted(app)
+            await press(pilot, "l")
+            hidden = painted(app)
+            focus = type(app.focused).__name__
+            await press(pilot, "l")
+            return before, hidden, painted(app), focus, shown(app)
+
+    before, hidden, after, focus, back = asyncio.run(go())
+    assert numbers(before) and not numbers(hidden), "the log's lines leave the screen"
+    top = next(i for i, row in enumerate(before) if "judge log" in row)
+    assert hidden[:top] == before[:top], "nothing above the log moves"
+    assert focus == "FitTable"
+    # the footer names the table's keys now (its `/` is its own), as it did with `display`
+    assert after[:-1] == before[:-1] and back[-1] == 39, "shown again, on the same lines"

@@ -152,10 +152,11 @@ def test_palette_judge_log_hides_the_log(isolated: ProfileStore) -> None:
             await palette(pilot, "judge log", "Judge log on/off")
             await settle(pilot)
             assert isinstance(app.screen, RunScreen)
-            hidden = not app.screen.query_one(JudgeLog).display
+            log = app.screen.query_one(JudgeLog)
+            hidden = not (log.display and log.visible)  # invisible: no layout of the screen
             await palette(pilot, "judge log", "Judge log on/off")
             await settle(pilot)
-            return hidden, app.screen.query_one(JudgeLog).display
+            return hidden, log.display and log.visible
 
     hidden, shown_again = asyncio.run(go())
     assert hidden and shown_again

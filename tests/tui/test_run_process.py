@@ -11,11 +11,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from textual.widgets import Static
 
+from judgeaudit.audit import events as ev
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.run_process import READING_SWITCH_S, RUN_NICE, ProcessRunBridge
 from judgeaudit.tui.screens.run import RunScreen
@@ -127,7 +129,7 @@ def test_a_crashed_run_process_is_named_and_the_run_resumes(
 def test_quitting_during_a_run_ends_its_process(isolated: ProfileStore, tmp_path: Path) -> None:
     spec, out = slow_spec(tmp_path), tmp_path / "out"
 
-    async def go() -> tuple[int | None, subprocess.Popen[str]]:
+    async def go() -> tuple[int | None, subprocess.Popen[bytes]]:
         app = make_app(isolated, out, demo_spec=spec)
         async with app.run_test(size=SIZE) as pilot:
             app.start_run(spec, out)
@@ -220,3 +222,55 @@ def test_the_app_process_loads_no_engine_while_its_run_completes(
     modules = json.loads(line.removeprefix("MODULES "))
     loaded = [m for m in modules if any(m == h or m.startswith(h + ".") for h in ENGINE_ONLY)]
     assert loaded == []
+
+
+class CountingBridge(ProcessRunBridge):
+    """The real bridge; it counts the batches its reading thread hands over."""
+
+    def __init__(self, tmp: Path) -> None:
+        super().__init__(tmp / "spec.toml", tmp / "out")
+        self.batches: list[int] = []
+
+    def on_events(self, events: list[ev.Event]) -> None:
+        self.batches.append(len(events))
+        super().on_events(events)
+
+
+def test_the_pipe_is_read_in_batches_and_lines_split_across_reads_arrive_whole(
+    tmp_path: Path,
+) -> None:
+    """The child writes a line per event (~1,500 a second at concurrency 64); the reading thread
+    takes them a pipeful at a time instead of waking (and taking the UI's GIL) per line, and a
+    line that arrives in two writes is one event (issue 23, goal 2)."""
+    bridge = CountingBridge(tmp_path)
+    read_end, write_end = os.pipe()
+    lines = [
+        json.dumps(ev.event_json(ev.TrajectoryDone(f"t{i}", "ace", f"task-{i}", True, True, "ok")))
+        for i in range(400)
+    ]
+
+    def child() -> None:
+        for burst in range(4):  # four bursts of 100 lines, one write each, as the child flushes
+            for line in lines[burst * 100 : (burst + 1) * 100]:
+                os.write(write_end, (line + "\n").encode())
+            time.sleep(0.1)
+        half = len(lines[-1]) // 2
+        os.write(write_end, json.dumps({"event": "runner", "simulated": True})[:half].encode())
+        time.sleep(0.1)  # the rest of the line comes in a later read
+        os.write(write_end, json.dumps({"event": "runner", "simulated": True})[half:].encode())
+        os.write(write_end, b'\n{"event": "end", "cancelled": true}\n')
+        os.close(write_end)
+
+    writer = threading.Thread(target=child)
+    writer.start()
+    with os.fdopen(read_end, "rb") as stream:
+        end = bridge._read(stream)
+    writer.join()
+    drained = bridge.drain().judge_calls
+    assert end == {"event": "end", "cancelled": True}
+    assert bridge.simulated, "the line split across two reads arrived whole"
+    assert [c.task_id for c in drained if isinstance(c, ev.TrajectoryDone)] == [
+        f"task-{i}" for i in range(400)
+    ]
+    assert sum(bridge.batches) == 400
+    assert len(bridge.batches) <= 10, bridge.batches  # a batch per burst, not an event per wake

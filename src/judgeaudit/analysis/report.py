@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,19 +76,58 @@ def resolve_buckets(
     return source, bins, names
 
 
+@dataclass(frozen=True)
+class RunHeader:
+    """What every report of a run opens with, whichever builder computes its figures."""
+
+    run_id: str
+    status: str
+    manifest: dict[str, Any]
+
+
+def run_header(db: sqlite3.Connection, options: ReportOptions) -> RunHeader:
+    """The run the options name (else the latest), its status and stored manifest."""
+    run_id = resolve_run(db, options.run_id)
+    manifest, status = db.execute(
+        "SELECT manifest, status FROM runs WHERE run_id = ?", (run_id,)
+    ).fetchone()
+    return RunHeader(run_id, status, stored_manifest(manifest, run_id))
+
+
 def build_report(out: Path, options: ReportOptions = ReportOptions()) -> Report:
+    """The report of a run in ``out``; an unchanged run's is read back from the cache
+    (:mod:`judgeaudit.analysis.report_memo`), byte for byte the one computed."""
+    from judgeaudit.analysis import report_memo
+
+    memo, kept = report_memo.lookup(out, options)
+    if kept is not None:
+        return kept
+    if memo is not None:
+        options = replace(options, note=_recording(memo.notes, options.note))
+    report = _build_report(out, options)
+    if memo is not None:
+        report_memo.keep(memo, out, options, report)
+    return report
+
+
+def _recording(notes: list[str], note: Callable[[str], None] | None) -> Callable[[str], None]:
+    def record(line: str) -> None:
+        notes.append(line)
+        if note is not None:
+            note(line)
+
+    return record
+
+
+def _build_report(out: Path, options: ReportOptions) -> Report:
     db = open_db(out)
     try:
-        run_id = resolve_run(db, options.run_id)
-        manifest = stored_manifest(
-            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0],
-            run_id,
-        )
-        status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        header = run_header(db, options)
+        run_id = header.run_id
         # The pairs' figures on the chosen engine; judge logs, labels, trajectories: audit.db.
         pairs = _open_pairs(db, out, run_id, options)
         try:
-            report = _from_pairs(db, pairs, run_id, status, manifest, options)
+            report = _from_pairs(db, pairs, run_id, header.status, header.manifest, options)
         finally:
             pairs.close()
         if options.style:

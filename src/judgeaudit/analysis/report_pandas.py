@@ -17,10 +17,8 @@ from judgeaudit.analysis.frame import (
     labels_for,
     load_pairs,
     open_db,
-    resolve_run,
-    stored_manifest,
 )
-from judgeaudit.analysis.report import BOOTSTRAP, ReportOptions
+from judgeaudit.analysis.report import BOOTSTRAP, ReportOptions, run_header
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.split import add_figures
@@ -33,12 +31,8 @@ def build_report_pandas(out: Path, options: ReportOptions | None = None) -> Repo
     options = options or ReportOptions()
     db = open_db(out)
     try:
-        run_id = resolve_run(db, options.run_id)
-        manifest = stored_manifest(
-            db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0],
-            run_id,
-        )
-        status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0]
+        header = run_header(db, options)
+        run_id, status, manifest = header.run_id, header.status, header.manifest
         pairs = load_pairs(db, run_id)
         labels = pd.read_sql_query("SELECT * FROM human_labels", db)
         settings = manifest.get("settings", {})

@@ -243,4 +243,9 @@ def parse_verdict(row: dict[str, Any], where: str) -> Verdict:
 
 def dumps(value: Any) -> str:
     """One JSONL line: non-ASCII kept as is, so text survives byte for byte."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _LINE(value)
+
+
+#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` with one encoder for every
+#: line (with options, ``json.dumps`` builds a new one per call: millions on a large log).
+_LINE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

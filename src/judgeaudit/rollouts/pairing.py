@@ -25,6 +25,10 @@ from judgeaudit.rollouts.messages import RolloutError
 PAIRINGS = ("trials", "agents", "both")
 
 
+#: The distinct agent names a recorded import's summary counts.
+AGENTS_COUNTED = 1000
+
+
 @dataclass
 class ImportSummary:
     read: int = 0
@@ -42,6 +46,13 @@ class ImportSummary:
     @property
     def pairs(self) -> int:
         return self.pairs_agents + self.pairs_trials
+
+    def count_pair_agents(self, *agents: str) -> None:
+        """Count a recorded pair's agents; at most :data:`AGENTS_COUNTED` distinct names, so a
+        log with an agent name per pair cannot grow the summary without bound."""
+        for agent in agents:
+            if agent in self.agents or len(self.agents) < AGENTS_COUNTED:
+                self.agents[agent] = self.agents.get(agent, 0) + 1
 
 
 class Collector:

@@ -29,6 +29,7 @@ from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
+from judgeaudit.rollouts.recorded_bulk import Unusual, fill_pair_defaults, load_bulk
 from judgeaudit.validate import iter_jsonl, json_type
 
 VERDICT_FIELDS = (
@@ -38,12 +39,62 @@ VERDICT_FIELDS = (
 BATCH = 20_000
 
 
-def import_recorded(files: list[Path], out: Path, period: str | None = None) -> ImportSummary:
+def import_recorded(
+    files: list[Path], out: Path, period: str | None = None, *, exact: bool = False
+) -> ImportSummary:
     """``period`` (``--period``) stamps every pair line that names none. Beside ``out``, the
     record of what was checked (:mod:`judgeaudit.audit.inputs.checked`), so the run does not
-    validate the same pairs again."""
-    summary = ImportSummary(unit="pairs")
+    validate the same pairs again. The file is read by the bulk path first
+    (:mod:`judgeaudit.rollouts.recorded_bulk`), and again by the exact one only when it finds
+    something unusual; ``exact`` takes the exact one alone (the two are compared in tests)."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if exact:
+            raise Unusual("asked for the exact path")
+        summary, db, scratch = _joined_fast(files, out, period)
+    except (Unusual, RolloutError):
+        # The exact path reads the file again: it refuses the first bad line by name, or
+        # accepts what was only unusual (the same line twice).
+        summary = ImportSummary(unit="pairs")
+        db, scratch = _scratch(out)
+        try:
+            _load(db, files, summary, period)
+        except BaseException:
+            _drop(db, scratch)
+            raise
+    try:
+        orphans = db.execute(
+            "SELECT COUNT(*), MIN(at) FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs)"
+        ).fetchone()
+        for _ in range(int(orphans[0])):
+            summary.skips.add(str(orphans[1]), "verdict whose pair_id has no pair line")
+        summary.tasks = int(
+            db.execute(
+                "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"
+            ).fetchone()[0]
+        )
+        _write(db, out, summary)
+    finally:
+        _drop(db, scratch)
+    return summary
+
+
+def _joined_fast(
+    files: list[Path], out: Path, period: str | None
+) -> tuple[ImportSummary, sqlite3.Connection, str]:
+    """The join tables filled by the bulk path (:mod:`judgeaudit.rollouts.recorded_bulk`)."""
+    summary = ImportSummary(unit="pairs")
+    db, scratch = _scratch(out)
+    try:
+        load_bulk(db, files, summary, period, frozenset(VERDICT_FIELDS))
+    except BaseException:
+        _drop(db, scratch)
+        raise
+    return summary, db, scratch
+
+
+def _scratch(out: Path) -> tuple[sqlite3.Connection, str]:
+    """An empty join database next to ``out`` (its file name, to remove it with)."""
     fd, scratch = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".join.db")
     os.close(fd)
     db = sqlite3.connect(scratch, isolation_level=None)
@@ -58,23 +109,16 @@ def import_recorded(files: list[Path], out: Path, period: str | None = None) -> 
             "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT,"
             " at TEXT, PRIMARY KEY (pair_id, ord))"
         )
-        _load(db, files, summary, period)
-        orphans = db.execute(
-            "SELECT COUNT(*), MIN(at) FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs)"
-        ).fetchone()
-        for _ in range(int(orphans[0])):
-            summary.skips.add(str(orphans[1]), "verdict whose pair_id has no pair line")
-        summary.tasks = int(
-            db.execute(
-                "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"
-            ).fetchone()[0]
-        )
-        _write(db, out, summary)
-    finally:
-        db.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(scratch)
-    return summary
+    except BaseException:
+        _drop(db, scratch)
+        raise
+    return db, scratch
+
+
+def _drop(db: sqlite3.Connection, scratch: str) -> None:
+    db.close()
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(scratch)
 
 
 def _load(
@@ -113,9 +157,7 @@ def _pair(
     _pair_id(row, where, "verdict lines are joined to pairs by it")
     if "verdicts" in row:
         raise RolloutError(f"{where}: verdicts: give verdicts on their own lines (type verdict)")
-    row.setdefault("task", f"task {row.get('task_id')}")
-    row.setdefault("trajectory_a", [])
-    row.setdefault("trajectory_b", [])
+    fill_pair_defaults(row)
     try:
         parsed = parse_pair(row, where)  # the audit's own checks, named by this file and line
     except TaskError as exc:
@@ -140,10 +182,7 @@ def _pair(
     except TaskError as exc:
         raise RolloutError(str(exc)) from None
     summary.read += 1
-    agent_count = summary.agents
-    for agent in (str(row["agent_a"]), str(row["agent_b"])):
-        if agent in agent_count or len(agent_count) < 1000:
-            agent_count[agent] = agent_count.get(agent, 0) + 1
+    summary.count_pair_agents(parsed.agent_a, parsed.agent_b)
 
 
 def _pair_id(row: dict[str, Any], where: str, why: str) -> str:

@@ -70,22 +70,32 @@ class RunBridge:
     # --- called in the worker thread ---------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
         with self._lock:
-            if isinstance(event, ev.Progress):
-                self._progress = event  # replaces a pending one instead of queueing behind it
-            elif isinstance(event, ev.JudgeCallDone | ev.TrajectoryDone):
-                self._calls.append(event)
-            elif isinstance(event, ev.PairDone):
-                self._calls.append(event)  # the log's verdict line, and its misselected filter
-                stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
-                stats.pairs += 1
-                stats.decisive += decisive(event.success_a, event.success_b)
-                stats.misselected += event.misselected
-            elif isinstance(event, ev.RunStarted):
-                self._started = event
-            elif isinstance(event, ev.UnitFailed):
-                self._failures.append(event)
-            elif isinstance(event, ev.RunFinished):
-                self._finished = event
+            self._take(event)
+
+    def on_events(self, events: list[ev.Event]) -> None:
+        """A batch under one hold of the lock (the run's process sends many per read)."""
+        with self._lock:
+            for event in events:
+                self._take(event)
+
+    def _take(self, event: ev.Event) -> None:
+        """Fold an event into what the next drain returns (the caller holds the lock)."""
+        if isinstance(event, ev.Progress):
+            self._progress = event  # replaces a pending one instead of queueing behind it
+        elif isinstance(event, ev.JudgeCallDone | ev.TrajectoryDone):
+            self._calls.append(event)
+        elif isinstance(event, ev.PairDone):
+            self._calls.append(event)  # the log's verdict line, and its misselected filter
+            stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
+            stats.pairs += 1
+            stats.decisive += decisive(event.success_a, event.success_b)
+            stats.misselected += event.misselected
+        elif isinstance(event, ev.RunStarted):
+            self._started = event
+        elif isinstance(event, ev.UnitFailed):
+            self._failures.append(event)
+        elif isinstance(event, ev.RunFinished):
+            self._finished = event
 
     def run_blocking(self) -> None:
         """The worker body: the engine's one entry (load, run or resume, write the report).

@@ -13,6 +13,7 @@ OTHER_DATABASES = {
     "audit/inputs/pair_checks.py": "a scratch file of seen digests while validating a big import",
     "audit/inputs/recorded_verdicts.py": "the same scratch file for recorded verdicts",
     "rollouts/recorded.py": "a scratch file for converting a recorded log",
+    "rollouts/recorded_bulk.py": "the same scratch file, filled in batches for the bulk check",
     "profiles/ccswitch_read.py": "CC Switch's database, read-only",
 }
 WRITE_SQL = re.compile(

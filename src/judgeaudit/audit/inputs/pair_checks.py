@@ -14,6 +14,8 @@ from typing import Any
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.work import ImportedPair
 
+DEFERRED_BATCH = 50_000  # deferred keys held in memory before they are stored
+
 
 class ImportedSet:
     """Cross-row checks over one pairs file, streaming: duplicates and conflicting content.
@@ -22,12 +24,22 @@ class ImportedSet:
     content, so the task-set hash covers trajectories and labels and a changed file is a new spec.
     """
 
-    def __init__(self, db: sqlite3.Connection | None = None, *, hashed: bool = True) -> None:
-        """``hashed=False``: checks only, no content hash (``import`` hashes what it writes)."""
+    def __init__(
+        self, db: sqlite3.Connection | None = None, *, hashed: bool = True, deferred: bool = False
+    ) -> None:
+        """``hashed=False``: checks only, no content hash (``import`` hashes what it writes).
+
+        ``deferred=True`` (with ``db``): nothing is looked up per row; every (key, digest) is
+        kept and :meth:`clash` asks in one grouped query whether any key has two digests. It
+        says *whether* the file clashes, not where: a caller that finds one runs the streaming
+        checks again to name the first clashing line."""
         self.db = db  # a scratch database for files too large to remember in memory
         self.hashed = hashed
         self.seen: dict[int, tuple[int, str]] = {}
-        if db is not None:
+        self.pending: list[tuple[int, int]] | None = [] if deferred and db is not None else None
+        if db is not None and self.pending is not None:
+            db.execute("CREATE TABLE IF NOT EXISTS seen_all (key INTEGER, digest INTEGER)")
+        elif db is not None:
             db.execute("PRAGMA cache_size = -65536")  # 64 MiB of pages: bounded, and fewer reads
             # Integer keys: a rowid table, the cheapest random insert.
             db.execute(
@@ -37,7 +49,13 @@ class ImportedSet:
         self.count = 0
 
     def _remember(self, key: int, digest: int, where: str) -> tuple[int, str]:
-        """The (digest, where) first stored under ``key``; stores this one if it is new."""
+        """The (digest, where) first stored under ``key``; stores this one if it is new
+        (deferred: kept for :meth:`clash`, and this one returned)."""
+        if self.pending is not None:
+            self.pending.append((key, digest))
+            if len(self.pending) >= DEFERRED_BATCH:
+                self.flush()
+            return digest, where
         if self.db is None:
             return self.seen.setdefault(key, (digest, where))
         inserted = self.db.execute(
@@ -60,7 +78,8 @@ class ImportedSet:
             )
         key = (task.task_id, pair.agent_a, pair.trial_a, pair.agent_b, pair.trial_b)
         mirror = (task.task_id, pair.agent_b, pair.trial_b, pair.agent_a, pair.trial_a)
-        first = self._remember(_key("pair", *sorted([key, mirror])), 0, where)
+        # The digest is the row's number: a pair key seen twice is a clash in deferred mode.
+        first = self._remember(_key("pair", *sorted([key, mirror])), self.count, where)
         if first[1] != where:
             raise TaskError(
                 f"{where}: agent_b: the pair {pair.agent_a!r}/{pair.agent_b!r} on task "
@@ -101,6 +120,23 @@ class ImportedSet:
 
     def hash(self) -> str:
         return self.content.hash()
+
+    def flush(self) -> None:
+        """Store the deferred keys held in memory (one ``executemany``)."""
+        if self.pending and self.db is not None:
+            self.db.executemany("INSERT INTO seen_all VALUES (?, ?)", self.pending)
+            self.pending.clear()
+
+    def clash(self) -> bool:
+        """Deferred mode: whether any key was seen with two digests (a task with two texts, a
+        side with two trajectories, a pair listed twice), in one grouped query."""
+        if self.db is None or self.pending is None:
+            return False
+        self.flush()
+        found = self.db.execute(
+            "SELECT 1 FROM seen_all GROUP BY key HAVING MIN(digest) <> MAX(digest) LIMIT 1"
+        ).fetchone()
+        return found is not None
 
 
 class ContentHash:

@@ -15,15 +15,17 @@ by the same rule (:class:`Trusted`), without the scratch file.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import safeio
 from judgeaudit.audit.inputs import checked
 from judgeaudit.audit.inputs.imported import parse_pair, trusted_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
@@ -54,6 +56,7 @@ LOG_COLUMNS = (
 )  # fmt: skip
 TASK_COLUMNS = ("run_id", "task_id", "task_json")
 STORED_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c != "created_at")
+_pair_values = operator.itemgetter(*STORED_PAIR_COLUMNS)  # a pair row's values, in that order
 _json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(v, ensure_ascii=False), reused
 
 
@@ -195,21 +198,24 @@ def _checked(
 
 
 def _batch_rows(
-    batch: list[ImportedPair], spec: RunSpec, run_id: str = ""
+    batch: list[ImportedPair], spec: RunSpec, run_id: str = "", known: set[str] | None = None
 ) -> list[list[tuple[Any, ...]]]:
     """One batch's rows per table of :data:`TABLES`; ``''`` for the run id when they are
-    prepared before the run exists (see :mod:`judgeaudit.audit.store.prepared`)."""
+    prepared before the run exists (see :mod:`judgeaudit.audit.store.prepared`). ``known``:
+    task ids whose row an earlier batch of this pass stored (skipped, then added to)."""
     trajectories: list[tuple[Any, ...]] = []
     pairs: list[tuple[Any, ...]] = []
     logs: list[tuple[Any, ...]] = []
     tasks: dict[str, tuple[str, str, str]] = {}  # kept, so a live judge can re-judge the run
     for pair in batch:
-        if pair.task.task_id not in tasks:
+        if pair.task.task_id not in tasks and (known is None or pair.task.task_id not in known):
             tasks[pair.task.task_id] = (run_id, pair.task.task_id, task_to_json(pair.task))
         t, p, v = _rows(pair, run_id, spec)
         trajectories.extend(t)
         pairs.append(p)
         logs.extend(v)
+    if known is not None:
+        known.update(tasks)
     return [trajectories, pairs, logs, list(tasks.values())]
 
 
@@ -223,18 +229,20 @@ def outcome(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     else:
         judge_pref = pref_ab or pref_ba or "tie"
 
-    def mean(key: str) -> float | None:
-        values = [v[key] for v in verdicts if v.get(key) is not None]
-        return round(sum(values) / len(values), 3) if values else None
-
     return {
         "pref_ab": pref_ab if pref_ab is not None else pref_ba,
         "pref_ba": pref_ba if pref_ab is not None else None,
         "judge_pref": judge_pref,
-        "judge_score_a": mean("score_a"),
-        "judge_score_b": mean("score_b"),
+        "judge_score_a": _mean(verdicts, "score_a"),
+        "judge_score_b": _mean(verdicts, "score_b"),
         "consistent": None if pref_ab is None or pref_ba is None else int(pref_ab == pref_ba),
     }
+
+
+def _mean(verdicts: list[dict[str, Any]], key: str) -> float | None:
+    """The mean of the verdicts' scores under ``key`` (those given), to 3 places."""
+    values = [value for v in verdicts if (value := v.get(key)) is not None]
+    return round(sum(values) / len(values), 3) if values else None
 
 
 def _rows(
@@ -327,7 +335,7 @@ def _rows(
                 None,
             )
         )
-    return trajectories, tuple(row[c] for c in STORED_PAIR_COLUMNS), logs
+    return trajectories, _pair_values(row), logs
 
 
 def store_recorded(
@@ -356,15 +364,28 @@ def _store_trusted(
 ) -> None:
     batch: list[ImportedPair] = []
     done = 0
+    stored_tasks: set[str] = set()  # a task's row goes with the first batch that holds it
     trusted.unchanged()
-    for where, _line, row in iter_jsonl(trusted.path, "pair", TaskError):
+    for where, row in _written_lines(trusted.path):
         batch.append(trusted_pair(row, where))
         if len(batch) >= BATCH:
-            store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id))
+            store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id, stored_tasks))
             done += len(batch)
             batch.clear()
             on_batch(done)
     if batch:
-        store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id))
+        store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id, stored_tasks))
         on_batch(done + len(batch))
     trusted.unchanged()
+
+
+def _written_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(file:line, object)`` of a pairs file whose every byte ``import`` wrote (its hash
+    matched the record): one compact JSON object a line, nothing else. Parsed by the C decoder
+    alone: the strict parsing of :func:`~judgeaudit.validate.iter_jsonl` (no NaN, no number
+    too large, no nesting too deep) ran when the import read the log, and it wrote no value
+    that parsing refuses."""
+    decode = json.JSONDecoder().decode
+    with safeio.open_regular(path, "pair", TaskError) as handle:
+        for number, raw in enumerate(handle, start=1):
+            yield f"{path}:{number}", decode(raw.decode("utf-8"))

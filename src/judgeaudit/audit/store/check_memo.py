@@ -9,7 +9,8 @@ A pass is now remembered in the user's cache directory (``$XDG_CACHE_HOME/judgea
   ``touch``, ``chmod`` or rename into place; no user call can set it back), and its real path,
   so an edit, a copy or a restored backup (``cp -p`` keeps mtime, not ctime) is checked again;
 - SQLite's file change counter and schema cookie (header bytes 24 and 40);
-- the ``-wal`` file: an empty one holds nothing; a non-empty one adds its own identity and times;
+- the ``-wal`` file: an absent or empty one holds nothing (the first reader may create it); a
+  non-empty one adds its own identity and times;
 - the rules themselves (a release that checks more checks again).
 
 A state is remembered only when its times are :data:`RACY_NS` older than the clock (as git's
@@ -64,7 +65,7 @@ def file_state(path: Path) -> tuple[tuple[object, ...], int]:
     try:
         wal = os.stat(f"{path}-wal")
     except FileNotFoundError:
-        parts.append(None)
+        parts.append(0)  # as an empty one: the first reader creates it, no content changes
     else:
         # an empty WAL holds no pages; its times change on every read (a reader opens it)
         if wal.st_size == 0:
@@ -79,24 +80,51 @@ def digest(state: tuple[object, ...], rules: str) -> str:
     return hashlib.blake2b(repr((state, rules)).encode(), digest_size=16).hexdigest()
 
 
-def _load(folder: Path) -> list[str]:
-    """The remembered digests, or none for a missing, garbage or untrusted file."""
+def read_private(path: Path, limit: int) -> bytes | None:
+    """A cache file's bytes, or None for a missing, oversized, non-regular or untrusted one
+    (the one trusted reader of the cache; the report memo reads through it too)."""
     try:
-        fd = os.open(folder / MEMO, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
-        return []
+        return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > 64 * KEEP * 2:
-            return []
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
         # a file another user could have written is not trusted (POSIX only)
         if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o022):
-            return []
-        data = json.loads(os.read(fd, st.st_size + 1))
-    except (OSError, ValueError):
-        return []
+            return None
+        return os.read(fd, st.st_size + 1)
+    except OSError:
+        return None
     finally:
         os.close(fd)
+
+
+def write_private(folder: Path, name: str, text: str) -> None:
+    """Replace ``folder/name`` atomically in a folder only the user can enter; never fails."""
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, folder / name)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _load(folder: Path) -> list[str]:
+    """The remembered digests, or none for a missing, garbage or untrusted file."""
+    raw = read_private(folder / MEMO, 64 * KEEP * 2)
+    if raw is None:
+        return []
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return []
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return []
     found = data.get("passed")
@@ -116,19 +144,8 @@ def remember(key: str, newest_ns: int, started_ns: int) -> None:
     folder = cache_dir()
     if folder is None or started_ns - newest_ns < RACY_NS:
         return
-    with contextlib.suppress(OSError):
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        kept = [d for d in _load(folder) if d != key][-(KEEP - 1) :]
-        text = json.dumps({"version": VERSION, "passed": [*kept, key]})
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{MEMO}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, folder / MEMO)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+    kept = [d for d in _load(folder) if d != key][-(KEEP - 1) :]
+    write_private(folder, MEMO, json.dumps({"version": VERSION, "passed": [*kept, key]}))
 
 
 def now_ns() -> int:

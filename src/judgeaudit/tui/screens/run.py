@@ -282,8 +282,12 @@ class RunScreen(Screen[None]):
             self.show_paused()
 
     def action_toggle_log(self) -> None:
+        """Invisible, not out of the layout: nothing else moves, so only the log's rows are
+        repainted (taking it out with `display` repainted the whole screen; issue 23, goal 2)."""
         log = self.query_one(JudgeLog)
-        log.display = not log.display
+        log.visible = not log.visible
+        if not log.visible and log.has_focus:
+            log.blur()
 
     # --- the log's filter ----------------------------------------------------------------------
     def set_log_filter(self, **change: object) -> None:

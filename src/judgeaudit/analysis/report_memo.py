@@ -1,0 +1,173 @@
+"""A finished report remembered across processes, for a state of its files no edit can keep.
+
+At 1M pairs a report costs seconds of CPU however fast its engine (issue 23, goal 5:
+docs/benchmarks.md), and every ``report``, app visit, ``trend`` period or ``compare`` computed
+the same figures again from the same unchanged file. A report is now kept in the user's cache
+(``reports/`` beside :mod:`judgeaudit.audit.store.check_memo`'s file; ``JUDGEAUDIT_CACHE_DIR``
+empty turns both off, ``JUDGEAUDIT_REPORT_MEMO=0`` this one alone) under a digest of everything it was computed from:
+
+- audit.db's state as the column check keys it (:func:`check_memo.file_state`: device, inode,
+  size, mtime, **ctime**, SQLite's change counter and schema cookie, a non-empty WAL), so a hand
+  edit, a label import, a resumed run or a restored copy computes again;
+- for ``--engine auto``, the same identity and times of the run's ``audit_pairs.parquet``
+  (DuckDB reads the pairs there), or its absence;
+- every option (run, gap source, bins, labels, threshold, engine, style; not the notes
+  callback) and the code: the version and the size and mtime of every module of the package;
+- kept only when the files' times are :data:`check_memo.RACY_NS` older than the start of the
+  computation and the state did not change while it ran (git's "racily clean" rule).
+
+A report whose JSON text would not give back the same report (a tuple, a NaN), or that holds
+anything :func:`~judgeaudit.credentials.scrub_content` would mask, is not kept: the cache holds
+nothing a rendered report would not show. Other engines, ``--parquet`` and histories are not
+kept. A garbage, foreign or unwritable cache costs only the computation.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from judgeaudit.audit.store import check_memo
+
+if TYPE_CHECKING:
+    from judgeaudit.analysis.report import ReportOptions
+    from judgeaudit.analysis.report_types import Report
+
+FOLDER = "reports"
+#: ``0`` turns the memo off (the column check's memo stays on; the tests' default).
+SWITCH = "JUDGEAUDIT_REPORT_MEMO"
+VERSION = 1
+#: At most this many kept reports (the least recently written go first).
+KEEP = 32
+#: A kept report larger than this is not read (nor written).
+LIMIT = 32 * 2**20
+
+
+@dataclass
+class Memo:
+    """One report's key, the file state it was taken at, and the notes the report printed."""
+
+    folder: Path
+    key: str
+    state: tuple[object, ...]
+    newest_ns: int
+    started_ns: int
+    notes: list[str] = field(default_factory=list)
+
+
+@functools.cache
+def code_state() -> tuple[object, ...]:
+    """The package's version and every module's size and mtime: a changed formula computes
+    again (a released wheel changes its version, a working tree its mtimes)."""
+    import judgeaudit
+
+    root = Path(judgeaudit.__file__).parent
+    parts: list[object] = [judgeaudit.__version__, str(root)]
+    for path in sorted(root.rglob("*.py")):
+        st = path.stat()
+        parts.append((str(path.relative_to(root)), st.st_size, st.st_mtime_ns))
+    return tuple(parts)
+
+
+def _state(out: Path, options: ReportOptions) -> tuple[tuple[object, ...], int] | None:
+    """(what the report of ``out`` is computed from, the newest of its files' times), or None
+    for a report that is not kept (another engine, a ``--parquet``, a history)."""
+    if options.engine not in ("auto", "sqlite") or options.parquet is not None:
+        return None
+    path = out / "audit.db" if out.is_dir() else out
+    if not path.is_file():
+        return None
+    try:
+        state, newest = check_memo.file_state(path)
+        parquet: object = None
+        if options.engine == "auto":
+            from judgeaudit.audit.store.parquet_out import PARQUET
+
+            try:
+                st = os.stat((out if out.is_dir() else out.parent) / PARQUET)
+            except FileNotFoundError:
+                pass
+            else:
+                parquet = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+    except OSError:
+        return None
+    # every option but the callback the notes go to: an option added later is in the key too
+    asked = tuple((f.name, getattr(options, f.name)) for f in fields(options) if f.name != "note")
+    return (state, parquet, asked, code_state()), newest
+
+
+def lookup(out: Path, options: ReportOptions) -> tuple[Memo | None, Report | None]:
+    """(the memo to keep a computed report in, or None; the kept report, or None)."""
+    folder = None if os.environ.get(SWITCH) == "0" else check_memo.cache_dir()
+    started = check_memo.now_ns()
+    found = None if folder is None else _state(out, options)
+    if folder is None or found is None:
+        return None, None
+    state, newest = found
+    key = check_memo.digest(state, f"report memo {VERSION}")
+    memo = Memo(folder / FOLDER, key, state, newest, started)
+    raw = check_memo.read_private(memo.folder / f"{key}.json", LIMIT)
+    if raw is None:
+        return memo, None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return memo, None
+    if not (
+        isinstance(data, dict)
+        and data.get("version") == VERSION
+        and data.get("key") == key
+        and isinstance(data.get("report"), dict)
+        and isinstance(data.get("notes"), list)
+    ):
+        return memo, None
+    if options.note is not None:
+        for note in data["notes"]:
+            options.note(f"{note} (remembered from an earlier report of the same files)")
+    return memo, cast("Report", data["report"])
+
+
+def keep(memo: Memo, out: Path, options: ReportOptions, report: Report) -> None:
+    """Keep ``report`` under ``memo``'s key if its files are settled, unchanged since the
+    lookup, and the report survives JSON and the scrubber unchanged; never fails."""
+    from judgeaudit.credentials import scrub_content
+
+    if memo.started_ns - memo.newest_ns < check_memo.RACY_NS:
+        return
+    again = _state(out, options)
+    if again is None or again[0] != memo.state:
+        return  # written to while the report was computed
+    try:
+        text = json.dumps(
+            {"version": VERSION, "key": memo.key, "notes": memo.notes, "report": report},
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+    except (TypeError, ValueError):
+        return
+    if len(text) > LIMIT or scrub_content(text) != text:
+        return
+    back: Any = json.loads(text)["report"]
+    if back != report:  # a tuple, an int key: the JSON would not give back this report
+        return
+    check_memo.write_private(memo.folder, f"{memo.key}.json", text)
+    _evict(memo.folder)
+
+
+def _evict(folder: Path) -> None:
+    """Keep the :data:`KEEP` most recently written reports."""
+    try:
+        kept = sorted(
+            (entry.stat().st_mtime_ns, entry.path)
+            for entry in os.scandir(folder)
+            if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False)
+        )
+        for _, path in kept[:-KEEP]:
+            os.unlink(path)
+    except OSError:
+        return

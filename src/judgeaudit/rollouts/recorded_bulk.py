@@ -1,0 +1,148 @@
+"""The fast way through a clean ``recorded-jsonl`` file: the same rows into the same join
+tables as the exact streaming path of :mod:`judgeaudit.rollouts.recorded`, checked in bulk.
+
+Per line it only parses and checks what a clean line holds (a verdict inline, a pair by the
+audit's own :func:`~judgeaudit.audit.inputs.imported.parse_pair`); the rows go in by
+``executemany``, and the checks across lines (a pair or verdict given twice, one trajectory per
+(task, agent, trial), one task per task id) run once, in SQL, over every row loaded
+(:class:`~judgeaudit.audit.inputs.pair_checks.ImportedSet` deferred). It never names a line: on
+anything unusual (a line it does not accept, an id given twice, a clash) it raises
+:class:`Unusual`, and the import starts again on the exact streaming path, which refuses the
+first bad line of the file with ``file:line: field`` as before, or accepts what was only
+unusual (the same verdict line twice). A clean file gives the same join tables either way.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.audit.inputs.imported import parse_pair
+from judgeaudit.audit.inputs.pair_checks import ImportedSet
+from judgeaudit.audit.tasks.errors import TaskError
+from judgeaudit.rollouts.formats import dumps
+from judgeaudit.rollouts.messages import RolloutError
+from judgeaudit.rollouts.pairing import ImportSummary
+from judgeaudit.validate import iter_jsonl
+
+BATCH = 20_000  # rows per executemany
+ORDERS = ("AB", "BA")
+WINNERS = ("A", "B", "tie")
+
+
+class Unusual(Exception):
+    """The fast path declines the file; the exact path reads it again and decides."""
+
+
+def load_bulk(
+    db: sqlite3.Connection,
+    files: list[Path],
+    summary: ImportSummary,
+    period: str | None,
+    verdict_fields: frozenset[str],
+) -> None:
+    """Fill the join tables ``pairs`` and ``verdicts`` from ``files`` (both empty) and count
+    into ``summary`` what the exact path counts; raises :class:`Unusual` (nothing to report
+    from here) when the file needs the exact path."""
+    checks = ImportedSet(db, hashed=False, deferred=True)
+    pairs: list[tuple[str, str, str]] = []
+    verdicts: list[tuple[Any, ...]] = []
+    read = 0
+    db.execute("BEGIN")
+    try:
+        for path in files:
+            for where, _line, row in iter_jsonl(path, "recorded line", RolloutError):
+                kind = row.get("type") or ("verdict" if "order" in row else "pair")
+                if kind == "verdict":
+                    verdicts.append(_verdict(row, where, verdict_fields))
+                    if len(verdicts) >= BATCH:
+                        _insert_verdicts(db, verdicts)
+                    continue
+                if kind != "pair":
+                    raise Unusual(where)
+                if period is not None:
+                    row.setdefault("period", period)
+                row.pop("type", None)
+                pair_id = row.get("pair_id")
+                if type(pair_id) is not str or not pair_id.strip() or "verdicts" in row:
+                    raise Unusual(where)
+                fill_pair_defaults(row)
+                try:
+                    parsed = parse_pair(row, where)
+                except TaskError:
+                    raise Unusual(where) from None
+                checks.add(parsed, row)
+                pairs.append((pair_id, dumps(row), where))
+                if len(pairs) >= BATCH:
+                    _insert_pairs(db, pairs)
+                read += 1
+                summary.count_pair_agents(parsed.agent_a, parsed.agent_b)
+        _insert_pairs(db, pairs)
+        _insert_verdicts(db, verdicts)
+        if checks.clash():
+            raise Unusual("a clash across lines")
+        db.execute("COMMIT")
+    except sqlite3.IntegrityError:  # a pair_id, or a (pair_id, order), given twice
+        raise Unusual("an id given twice") from None
+    summary.read += read
+
+
+def fill_pair_defaults(row: dict[str, Any]) -> None:
+    """What a recorded pair line may leave out (a production log holds no conversation): a task
+    text named after its id, and empty trajectories; both import paths fill it the same."""
+    row.setdefault("task", f"task {row.get('task_id')}")
+    row.setdefault("trajectory_a", [])
+    row.setdefault("trajectory_b", [])
+
+
+def _insert_pairs(db: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
+    db.executemany("INSERT INTO pairs (pair_id, row, at) VALUES (?, ?, ?)", rows)
+    rows.clear()
+
+
+def _insert_verdicts(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?)", rows)
+    rows.clear()
+
+
+def _verdict(row: dict[str, Any], where: str, fields: frozenset[str]) -> tuple[Any, ...]:
+    """The join row of a clean verdict line: what the exact path stores for it (the body as
+    :func:`~judgeaudit.audit.inputs.imported.parse_verdicts` returns it), checked by the same
+    rules but inline; anything else is :class:`Unusual`."""
+    get = row.get
+    pair_id, order, winner = get("pair_id"), get("order"), get("winner")
+    model, prompt_hash = get("judge_model"), get("prompt_hash")
+    reasons, raw_output = get("reasons"), get("raw_output")
+    if (
+        not row.keys() <= fields
+        or type(pair_id) is not str
+        or not pair_id.strip()
+        or order not in ORDERS
+        or winner not in WINNERS
+        or not (model is None or type(model) is str)
+        or not (prompt_hash is None or type(prompt_hash) is str)
+        or not (raw_output is None or type(raw_output) is str)
+        or not (reasons is None or (type(reasons) is list and all(type(r) is str for r in reasons)))
+    ):
+        raise Unusual(where)
+    body = {
+        "order": order,
+        "winner": winner,
+        "score_a": _score(get("score_a"), where),
+        "score_b": _score(get("score_b"), where),
+        "raw_output": raw_output,
+        "reasons": reasons or [],
+    }
+    return (pair_id, order, dumps(body), model, prompt_hash, where)
+
+
+def _score(value: Any, where: str) -> float | None:
+    """A score as :func:`~judgeaudit.validate.number` takes it (0 to 5, finite, no boolean)."""
+    if value is None:
+        return None
+    kind = type(value)
+    if ((kind is float and math.isfinite(value)) or kind is int) and 0 <= value <= 5:
+        return float(value)
+    raise Unusual(where)
