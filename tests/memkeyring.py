@@ -24,3 +24,30 @@ class MemoryKeyring(KeyringBackend):
         if (service, username) not in self.items:
             raise PasswordDeleteError(username)
         del self.items[(service, username)]
+
+
+class DBusGoneKeyring(MemoryKeyring):
+    """A Secret Service whose daemon stops answering: every call raises what secretstorage
+    raises then (not a keyring error; keyring passes it through)."""
+
+    def _gone(self) -> None:
+        from secretstorage.exceptions import SecretServiceNotAvailableException
+
+        raise SecretServiceNotAvailableException("the D-Bus session closed")
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self._gone()
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._gone()
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._gone()
+
+
+class SocketResetKeyring(DBusGoneKeyring):
+    """The same through a socket that resets mid-call (an OSError)."""
+
+    def _gone(self) -> None:
+        raise ConnectionResetError(104, "Connection reset by peer")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import keyring
@@ -73,14 +74,74 @@ def backend() -> KeyringBackend:
     return current
 
 
+def _foreign_failures() -> tuple[type[BaseException], ...]:
+    """What a keyring backend raises besides keyring's own errors when its service misbehaves:
+    a D-Bus reply that is an error or never comes (jeepney, secretstorage), a socket that
+    closes (OSError). keyring passes these through; each call here turns them into a
+    :class:`keyring.errors.KeyringError`, so a busy or broken Secret Service gives one clear
+    line instead of a crash. Imported lazily: they exist only where Secret Service does."""
+    found: list[type[BaseException]] = [OSError]
+    with contextlib.suppress(ImportError):
+        from jeepney.wrappers import DBusErrorResponse  # type: ignore[import-untyped]
+
+        found.append(DBusErrorResponse)
+    with contextlib.suppress(ImportError):
+        from secretstorage.exceptions import SecretStorageException
+
+        found.append(SecretStorageException)
+    return tuple(found)
+
+
+class KeyringUnavailable(keyring.errors.KeyringError):
+    """A foreign failure of the backend; its text is the original's type, never its message
+    (which is not vetted for secrets)."""
+
+
+def _why(exc: keyring.errors.KeyringError) -> str:
+    return str(exc) if isinstance(exc, KeyringUnavailable) else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _keyring_io() -> Iterator[None]:
+    try:
+        yield
+    except _foreign_failures() as exc:
+        raise KeyringUnavailable(type(exc).__name__) from exc
+
+
+def _read(name: str) -> str | None:
+    with _keyring_io():
+        return backend().get_password(SERVICE, name)
+
+
+def _write(name: str, value: str) -> None:
+    with _keyring_io():
+        backend().set_password(SERVICE, name, value)
+
+
+def _remove(name: str) -> None:
+    with _keyring_io():
+        backend().delete_password(SERVICE, name)
+
+
 def opted_in() -> bool:
     return os.environ.get(OPT_IN_ENV, "") not in ("", "0")
+
+
+def _priority(store: KeyringBackend) -> float:
+    """The backend's own viability check; keyring's way of saying "not viable now" is a
+    RuntimeError (Secret Service's daemon did not answer), which here means unusable."""
+    not_viable: tuple[type[BaseException], ...] = (RuntimeError, *_foreign_failures())
+    try:
+        return float(store.priority)
+    except not_viable:
+        return 0.0
 
 
 def backend_usable() -> tuple[bool, str]:
     current = backend()
     name = qualname(current)
-    if "fail" in name.lower() or "null" in name.lower() or current.priority <= 0:
+    if "fail" in name.lower() or "null" in name.lower() or _priority(current) <= 0:
         return False, (
             f"no usable OS keyring ({name}); install and unlock one (Linux: gnome-keyring or "
             "KWallet with a D-Bus session), or set the profile's key_env to an environment "
@@ -124,9 +185,9 @@ def set_key(name: str, value: str) -> None:
     if not ok:
         raise SecretError(message)
     try:
-        backend().set_password(SERVICE, name, value)
+        _write(name, value)
     except keyring.errors.KeyringError as exc:
-        raise SecretError(f"the keyring refused to store {name!r}: {type(exc).__name__}") from None
+        raise SecretError(f"the keyring refused to store {name!r}: {_why(exc)}") from None
 
 
 def get_key(name: str) -> str | None:
@@ -135,7 +196,7 @@ def get_key(name: str) -> str | None:
     if not ok:
         return None
     try:
-        return backend().get_password(SERVICE, name) or bundled().get(name)
+        return _read(name) or bundled().get(name)
     except keyring.errors.KeyringError:
         return None
 
@@ -151,7 +212,7 @@ def get_keys(names: list[str]) -> dict[str, str | None]:
     found: dict[str, str | None] = {}
     for name in names:
         try:
-            found[name] = backend().get_password(SERVICE, name) or None
+            found[name] = _read(name) or None
         except keyring.errors.KeyringError:
             found[name] = None
     if any(value is None for value in found.values()):
@@ -171,10 +232,14 @@ def delete_keys(names: list[str]) -> list[str]:
     gone = []
     for name in names:
         try:
-            backend().delete_password(SERVICE, name)
+            _remove(name)
             gone.append(name)
         except keyring.errors.PasswordDeleteError:
             pass
+        except keyring.errors.KeyringError as exc:
+            raise SecretError(
+                f"the keyring refused to delete {name!r}: {_why(exc)}; stopped there, run it again"
+            ) from None
     held = bundled()
     if any(name in held for name in names):
         gone += [n for n in names if n in held and n not in gone]
@@ -187,7 +252,7 @@ def bundled() -> dict[str, str]:
     afresh each call, so another process's ``key delete`` shows at once. Many keys at once (a
     screen listing 5,000 imported profiles) go through :func:`get_keys`, which reads it once."""
     try:
-        raw = backend().get_password(SERVICE, BUNDLE_ENTRY)
+        raw = _read(BUNDLE_ENTRY)
         data = json.loads(raw) if raw else {}
     except (keyring.errors.KeyringError, ValueError):
         return {}
@@ -209,14 +274,12 @@ def set_bundled(keys: dict[str, str]) -> None:
 def _write_bundle(keys: dict[str, str]) -> None:
     try:
         if keys:
-            backend().set_password(SERVICE, BUNDLE_ENTRY, json.dumps(keys, sort_keys=True))
+            _write(BUNDLE_ENTRY, json.dumps(keys, sort_keys=True))
         else:
             with contextlib.suppress(keyring.errors.PasswordDeleteError):
-                backend().delete_password(SERVICE, BUNDLE_ENTRY)
+                _remove(BUNDLE_ENTRY)
     except keyring.errors.KeyringError as exc:
-        raise SecretError(
-            f"the keyring refused to store the imported keys: {type(exc).__name__}"
-        ) from None
+        raise SecretError(f"the keyring refused to store the imported keys: {_why(exc)}") from None
 
 
 def resolve_key(profile: Profile) -> str:
@@ -245,12 +308,12 @@ def set_saved(ref: str, raw: str) -> None:
             "(pass --keep-conflicts to leave it in place)"
         )
     try:
-        backend().set_password(SERVICE, ref, raw)
+        _write(ref, raw)
     except keyring.errors.KeyringError as exc:
-        raise SecretError(f"the keyring refused to store {ref!r}: {type(exc).__name__}") from None
+        raise SecretError(f"the keyring refused to store {ref!r}: {_why(exc)}") from None
 
 
 def delete_saved(ref: str) -> None:
     """Forget a kept user value nothing refers to any more (a missing entry is fine)."""
     with contextlib.suppress(keyring.errors.KeyringError):
-        backend().delete_password(SERVICE, ref)
+        _remove(ref)
