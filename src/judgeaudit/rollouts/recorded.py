@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.inputs.checked import Checked, write_checked
-from judgeaudit.audit.inputs.imported import parse_pair, parse_verdicts
+from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ContentHash, ImportedSet
+from judgeaudit.audit.inputs.verdict_rules import parse_verdicts
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.period import OnePeriod, parse_period
 from judgeaudit.credentials import scrub_content

@@ -14,13 +14,13 @@ unusual (the same verdict line twice). A clean file gives the same join tables e
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
+from judgeaudit.audit.inputs.verdict_rules import clean_verdict
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
@@ -28,8 +28,6 @@ from judgeaudit.rollouts.pairing import ImportSummary
 from judgeaudit.validate import iter_jsonl
 
 BATCH = 20_000  # rows per executemany
-ORDERS = ("AB", "BA")
-WINNERS = ("A", "B", "tie")
 
 
 class Unusual(Exception):
@@ -108,41 +106,19 @@ def _insert_verdicts(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> Non
 
 
 def _verdict(row: dict[str, Any], where: str, fields: frozenset[str]) -> tuple[Any, ...]:
-    """The join row of a clean verdict line: what the exact path stores for it (the body as
-    :func:`~judgeaudit.audit.inputs.imported.parse_verdicts` returns it), checked by the same
-    rules but inline; anything else is :class:`Unusual`."""
+    """The join row of a clean verdict line: what the exact path stores for it, by the same
+    predicate (:func:`~judgeaudit.audit.inputs.verdict_rules.clean_verdict`); anything else is
+    :class:`Unusual`."""
     get = row.get
-    pair_id, order, winner = get("pair_id"), get("order"), get("winner")
-    model, prompt_hash = get("judge_model"), get("prompt_hash")
-    reasons, raw_output = get("reasons"), get("raw_output")
+    pair_id, model, prompt_hash = get("pair_id"), get("judge_model"), get("prompt_hash")
+    body = clean_verdict(row)
     if (
-        not row.keys() <= fields
+        body is None
+        or not row.keys() <= fields
         or type(pair_id) is not str
         or not pair_id.strip()
-        or order not in ORDERS
-        or winner not in WINNERS
         or not (model is None or type(model) is str)
         or not (prompt_hash is None or type(prompt_hash) is str)
-        or not (raw_output is None or type(raw_output) is str)
-        or not (reasons is None or (type(reasons) is list and all(type(r) is str for r in reasons)))
     ):
         raise Unusual(where)
-    body = {
-        "order": order,
-        "winner": winner,
-        "score_a": _score(get("score_a"), where),
-        "score_b": _score(get("score_b"), where),
-        "raw_output": raw_output,
-        "reasons": reasons or [],
-    }
-    return (pair_id, order, dumps(body), model, prompt_hash, where)
-
-
-def _score(value: Any, where: str) -> float | None:
-    """A score as :func:`~judgeaudit.validate.number` takes it (0 to 5, finite, no boolean)."""
-    if value is None:
-        return None
-    kind = type(value)
-    if ((kind is float and math.isfinite(value)) or kind is int) and 0 <= value <= 5:
-        return float(value)
-    raise Unusual(where)
+    return (pair_id, body["order"], dumps(body), model, prompt_hash, where)

@@ -26,6 +26,7 @@ from typing import Any
 
 from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
+from judgeaudit.audit.inputs.verdict_rules import parse_verdicts
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.tasks.errors import TaskError
@@ -234,54 +235,6 @@ def _maybe_flag(value: Any, where: str) -> bool | None:
 
 def _maybe_text(value: Any, where: str) -> str | None:
     return None if value is None else string(value, where, TaskError)
-
-
-VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
-_VERDICT_KEYS = frozenset(VERDICT_KEYS)
-
-
-def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
-    """Recorded judge verdicts: one per order, winner in the order's own A/B terms."""
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise TaskError(f"{where}: must be a list of {{order, winner, score_a, score_b}}")
-    out: list[dict[str, Any]] = []
-    orders: set[str] = set()
-    for index, item in enumerate(raw):
-        at = f"{where}[{index}]"
-        if not isinstance(item, dict):
-            raise TaskError(f"{at}: must be an object, got {json_type(item)}")
-        if not item.keys() <= _VERDICT_KEYS:
-            key = next(key for key in item if key not in _VERDICT_KEYS)
-            raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
-        order = item.get("order")
-        if order not in ("AB", "BA"):
-            raise TaskError(f'{at}.order: must be "AB" or "BA", got {json.dumps(order)}')
-        if order in orders:
-            raise TaskError(f"{at}.order: {order} given twice; one verdict per order")
-        orders.add(order)
-        winner = item.get("winner")
-        if winner not in ("A", "B", "tie"):
-            raise TaskError(f'{at}.winner: must be "A", "B" or "tie"')
-        verdict: dict[str, Any] = {"order": order, "winner": winner}
-        for key in ("score_a", "score_b"):
-            value = item.get(key)
-            verdict[key] = None if value is None else number(value, f"{at}.{key}", 0, 5, TaskError)
-        raw_output = item.get("raw_output")
-        verdict["raw_output"] = (
-            None
-            if raw_output is None
-            else string(raw_output, f"{at}.raw_output", TaskError, empty=True)
-        )
-        reasons = item.get("reasons")
-        if reasons is not None and not (
-            isinstance(reasons, list) and all(isinstance(r, str) for r in reasons)
-        ):
-            raise TaskError(f"{at}.reasons: must be a list of strings")
-        verdict["reasons"] = reasons or []
-        out.append(verdict)
-    return out
 
 
 def _events(raw: Any, where: str) -> list[dict[str, Any]]:
