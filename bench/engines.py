@@ -38,7 +38,8 @@ COPY (
     CAST((hash(i, 5) % 51) / 10.0 AS DOUBLE) AS judge_score_a,
     CAST((hash(i, 6) % 51) / 10.0 AS DOUBLE) AS judge_score_b,
     CAST(NULL AS DOUBLE) AS reward_gap,
-    CAST(hash(i, 7) % 100 < 12 AS BIGINT) AS misselected,
+    CAST((success_a = 1 AND success_b = 0 AND judge_pref = 'B')
+      OR (success_a = 0 AND success_b = 1 AND judge_pref = 'A') AS BIGINT) AS misselected,
     '2026-11-01 00:00:00' AS created_at, 'bench' AS run_id,
     'type-' || (hash(i, 8) % 6) AS task_type, CAST(i % 3 AS BIGINT) AS trial,
     CASE hash(i, 9) % 3 WHEN 0 THEN 'A' WHEN 1 THEN 'B' ELSE 'tie' END AS pref_ab,

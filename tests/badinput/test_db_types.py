@@ -3,6 +3,9 @@ flag or a score, a fraction in an integer, NULL where the schema says NOT NULL, 
 outside A/B/tie, a blob where text goes) is refused by every reader in one line naming the file,
 the table and column, the first offending row and what to do; exit 2, nothing written.
 
+A ``misselected`` that disagrees with its pair's success flags and preference is refused the
+same way (before: exit 70, "math domain error", where more pairs were misselected than decisive).
+
 Before, ``report`` (every engine), ``judges``, ``report --format csv`` and ``export parquet``
 crashed (exit 70: TypeError, ValueError, ArrowInvalid) and the others counted the value.
 """
@@ -99,6 +102,13 @@ DB_CASES = [
         "UPDATE judge_logs SET latency_ms = 'slow' WHERE rowid = 2",
         "judge_logs.latency_ms",
         "the text 'slow' where a number",
+    ),
+    DbCase(
+        "misselected-against-its-pair",
+        "UPDATE audit_pairs SET misselected = 1 - misselected WHERE rowid = 3",
+        "audit_pairs.misselected",
+        "where what success_a, success_b and judge_pref say",
+        rowid=3,
     ),
     DbCase(
         "key-pasted-in-a-pref",

@@ -79,10 +79,13 @@ def _edit(path: Path, sql: str) -> None:
     db.close()
 
 
+#: The judge's preference turned round on 40 decisive pairs it got right: 40 more misselected
+#: (a file the column check passes: misselected still agrees with its pair).
 FLIP = (
-    "UPDATE audit_pairs SET misselected = 1 - misselected WHERE rowid IN"
-    " (SELECT rowid FROM audit_pairs WHERE run_id = 'r-main' AND misselected IS NOT NULL"
-    " LIMIT 40)"
+    "UPDATE audit_pairs SET misselected = 1 - misselected,"
+    " judge_pref = CASE judge_pref WHEN 'A' THEN 'B' ELSE 'A' END WHERE rowid IN"
+    " (SELECT rowid FROM audit_pairs WHERE run_id = 'r-main' AND misselected = 0"
+    " AND success_a <> success_b AND judge_pref IN ('A', 'B') LIMIT 40)"
 )
 
 

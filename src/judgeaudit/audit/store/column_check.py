@@ -6,7 +6,8 @@ crash the readers deep in pandas or the report's SQL (exit 70), or worse, be cou
 refused in one line naming the file, the table, the column, the first offending row and what to
 do. What a column may hold comes from :mod:`judgeaudit.audit.store.schema` alone: its declared
 type and NOT NULL (read from the migrated schema, so a new column is checked without an edit
-here) and :data:`~judgeaudit.audit.store.schema.DOMAINS`.
+here), :data:`~judgeaudit.audit.store.schema.DOMAINS` and the rules across a row's columns
+(:data:`~judgeaudit.audit.store.schema.ROW_RULES`: ``misselected`` agrees with its pair).
 
 One scan per table (every column's test in one ``WHERE``), once per state of the file: a report
 opens ``audit.db`` several times and pays for one check, and a pass is remembered across
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgeaudit.audit.store import check_memo
-from judgeaudit.audit.store.schema import DOMAINS, MIGRATIONS, SchemaError
+from judgeaudit.audit.store.schema import DOMAINS, MIGRATIONS, ROW_RULES, SchemaError
 
 #: The column that names a row in the message, and what a row of the table is called.
 ROW_NAMES = {
@@ -108,6 +109,7 @@ def rules() -> dict[str, tuple[ColumnRule, ...]]:
                 if table in LOG_TABLES and domain is None and declared.upper() == "TEXT":
                     continue
                 found.append(_rule(name, declared.upper(), bool(not_null or pk), domain))
+            found += [ColumnRule(*rule) for rule in ROW_RULES.get(table, ())]
             out[table] = tuple(found)
         return out
     finally:

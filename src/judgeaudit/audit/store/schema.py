@@ -156,6 +156,28 @@ DOMAINS: dict[str, dict[str, tuple[object, ...]]] = {
     "judge_logs": {"order": ("AB", "BA")},
     "human_labels": {"human_success_a": FLAG, "human_success_b": FLAG, "human_pref": PREFS},
 }
+#: What ``misselected`` must say, given its pair's other columns (the data contract): 1 exactly
+#: where the pair is decisive and the judge preferred the side that failed
+#: (:func:`judgeaudit.audit.units.outcome.is_misselected`, held to this SQL by
+#: ``tests/unit/store/test_row_rules.py``), else 0; NULL is left to readers as before. A hand
+#: edit that breaks it made the report's rates impossible (more misselected than decisive
+#: pairs: exit 70) or silently wrong.
+MISSELECTED_SQL = (
+    "CASE WHEN (success_a = 1 AND success_b = 0 AND judge_pref = 'B')"
+    " OR (success_a = 0 AND success_b = 1 AND judge_pref = 'A') THEN 1 ELSE 0 END"
+)
+#: Rules across a row's columns, checked with the column rules (same message): per table,
+#: (the column the message names, SQL true for a row that breaks it, what is expected).
+ROW_RULES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "audit_pairs": (
+        (
+            "misselected",
+            f"misselected IS NOT NULL AND misselected IS NOT ({MISSELECTED_SQL})",
+            "what success_a, success_b and judge_pref say (1 exactly where the judge preferred"
+            " the side that failed on a decisive pair)",
+        ),
+    ),
+}
 #: Columns added after the first release (migration 2 adds them to an older audit.db).
 ADDED_COLUMNS = {
     "judge_logs": {"prompt_template_hash": "TEXT"},
