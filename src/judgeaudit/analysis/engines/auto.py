@@ -5,8 +5,10 @@ large, SQLite (audit.db) otherwise. The figures are the same on either engine
 SQLite's report is a handful of task-clustered ``GROUP BY``s, each a sort of all the run's rows:
 at 1M pairs about 17 s of CPU against about 4 s for DuckDB over the Parquet a finished run
 writes beside audit.db (docs/benchmarks.md). DuckDB is taken only when its answer is the run's:
-the run is finished (its pairs no longer change) and the Parquet holds as many of the run's
-pairs as audit.db. Otherwise SQLite, and the note says why.
+the run is finished (its pairs no longer change), the Parquet is stamped for this run at
+audit.db's present count of pair edits (:mod:`~judgeaudit.analysis.engines.freshness`: no
+``UPDATE`` since it was written) and holds as many of the run's pairs as audit.db. Otherwise
+SQLite, and the note says why.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from judgeaudit.analysis.engines import open_pairs
 from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs
+from judgeaudit.analysis.engines.freshness import stale_reason
 from judgeaudit.analysis.engines.history import is_history
 from judgeaudit.analysis.engines.paths import EngineError
 from judgeaudit.audit.store.parquet_out import INSTALL, PARQUET, writer_available
@@ -46,6 +49,8 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
         reason = f"no {parquet} ({rewrite})"
     elif status is None or status[0] != "finished":
         reason = "the run is not finished (its Parquet is written when it finishes)"
+    elif (stale := stale_reason(db, parquet, run_id)) is not None:
+        reason = f"{stale.why} ({rewrite} again)"
     else:
         try:
             duck = open_pairs("duckdb", db, out, None)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from judgeaudit.audit.store.db import AuditStore
+from judgeaudit.audit.store.schema import EDIT_TRIGGERS, EDITS_TABLE
 
 
 def count_pairs(store: AuditStore, run_id: str) -> int:
@@ -69,6 +70,8 @@ def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
     db = store.db
     db.execute("BEGIN IMMEDIATE")
     try:
+        for name in EDIT_TRIGGERS:  # counted once below, not per row (schema.EDITS_TABLE)
+            db.execute(f"DROP TRIGGER IF EXISTS {name}")
         db.execute("DROP TABLE IF EXISTS temp.capability")
         db.execute("CREATE TEMP TABLE capability (agent TEXT PRIMARY KEY, rate REAL)")
         db.execute(
@@ -88,6 +91,9 @@ def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
             " WHERE run_id = ? AND gap_source = 'capability'",
             (run_id,),
         )
+        db.execute(f"UPDATE {EDITS_TABLE} SET edits = edits + 1")
+        for trigger in EDIT_TRIGGERS.values():
+            db.execute(trigger)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")

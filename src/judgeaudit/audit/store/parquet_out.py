@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from judgeaudit.audit.store.schema import PAIR_COLUMNS
+from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS
 from judgeaudit.errors import InputError
 
 Partition = Literal["period", "day"]
@@ -90,6 +90,7 @@ def write_pairs(
     import pandas as pd
 
     names = ", ".join(f'"{c}"' for c in PAIR_COLUMNS)
+    edits = pairs_edits(db)  # before the rows: an edit in between makes the copy look stale
     period = run_period(db, run_id) if partition == "period" else None
     day = "substr(created_at, 1, 10)"
     extra = f", {day} AS period" if partition == "day" else ", ? AS period" if period else ""
@@ -129,13 +130,41 @@ def write_pairs(
             tmp = work / "out.parquet"
             con.execute(
                 f"COPY (SELECT * FROM pairs ORDER BY seq) TO '{_quote(tmp)}'"
-                " (FORMAT parquet, COMPRESSION zstd)"
+                f" (FORMAT parquet, COMPRESSION zstd, KV_METADATA {_stamp(run_id, edits)})"
             )
             con.close()
             os.replace(tmp, dest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return count
+
+
+#: The Parquet's key-value metadata that ties it to audit.db: the run, and the count of
+#: ``audit_pairs`` edits (schema.EDITS_TABLE) when it was written.
+STAMP_RUN, STAMP_EDITS = "judgeaudit_run_id", "judgeaudit_pairs_edits"
+
+
+def pairs_edits(db: sqlite3.Connection) -> int | None:
+    """audit.db's count of changed or deleted pairs (None for a file without the count)."""
+    try:
+        row = db.execute(f"SELECT edits FROM {EDITS_TABLE}").fetchone()
+    except sqlite3.OperationalError:  # a read-only file of schema 3: no table, no triggers
+        return None
+    return None if row is None else int(row[0])
+
+
+def _stamp(run_id: str, edits: int | None) -> str:
+    fields = {STAMP_RUN: run_id} | ({} if edits is None else {STAMP_EDITS: str(edits)})
+    return "{" + ", ".join(f"{k}: '{_quote(v)}'" for k, v in fields.items()) + "}"
+
+
+def stamp(con: Any, path: Path) -> dict[str, str]:
+    """The judgeaudit metadata of the Parquet at ``path`` (read by DuckDB connection ``con``;
+    empty for a file another tool wrote or rewrote)."""
+    rows = con.execute(
+        "SELECT decode(key), decode(value) FROM parquet_kv_metadata(?)", [str(path)]
+    ).fetchall()
+    return {str(k): str(v) for k, v in rows if str(k) in (STAMP_RUN, STAMP_EDITS)}
 
 
 def _quote(path: Path | str) -> str:

@@ -223,6 +223,29 @@ def _verdict_counts(db: sqlite3.Connection) -> None:
     db.execute(COUNTS_TABLE)
 
 
+#: How many times a row of ``audit_pairs`` was changed or deleted since the file was made (one
+#: row): SQLite bumps it through :data:`EDIT_TRIGGERS`, whoever writes, so a Parquet copy of
+#: the pairs records the count it was written at and ``--engine auto`` reads it only while the
+#: count is the same (an ``UPDATE`` by hand after the copy sends the report back to audit.db).
+#: Inserts are not counted: a copy also holds as many pairs as audit.db. The run's own
+#: capability fill drops the triggers inside its transaction and counts once
+#: (:func:`judgeaudit.audit.store.bulk.fill_capability`: two per-row triggers cost 0.7 s of
+#: CPU per 1M pairs).
+EDITS_TABLE = "pairs_edits"
+EDIT_TRIGGERS = {
+    f"audit_pairs_{verb}d": f"CREATE TRIGGER IF NOT EXISTS audit_pairs_{verb}d AFTER {verb.upper()}"
+    f" ON audit_pairs BEGIN UPDATE {EDITS_TABLE} SET edits = edits + 1; END"
+    for verb in ("update", "delete")
+}
+
+
+def _pairs_edits(db: sqlite3.Connection) -> None:
+    db.execute(f"CREATE TABLE IF NOT EXISTS {EDITS_TABLE} (edits INTEGER NOT NULL)")
+    db.execute(f"INSERT INTO {EDITS_TABLE} SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM {EDITS_TABLE})")
+    for trigger in EDIT_TRIGGERS.values():
+        db.execute(trigger)
+
+
 #: Numbered, in order; each is idempotent, so an unversioned file of any earlier release
 #: (which may hold some of these already) is brought up by running all of them.
 MIGRATIONS: tuple[Migration, ...] = (
@@ -234,6 +257,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         _added_columns,
     ),
     Migration(3, "verdict_counts: a finished run's verdict counts", _verdict_counts),
+    Migration(
+        4, "pairs_edits: audit_pairs' rows changed or deleted, counted by triggers", _pairs_edits
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
