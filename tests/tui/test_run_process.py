@@ -87,7 +87,8 @@ def test_the_run_is_a_child_process_and_pause_stops_it_there(
     before = sys.getswitchinterval()
     child, held, still, after, gone, stats, nicer, switch = asyncio.run(go())
     assert child != os.getpid()
-    assert nicer == RUN_NICE
+    # RUN_NICE steps nicer, or as nice as Linux allows (19) when the tests run niced already
+    assert nicer == min(RUN_NICE, 19 - os.getpriority(os.PRIO_PROCESS, 0))
     assert switch == (READING_SWITCH_S, before)  # set while the events stream, then restored
     assert held == still, "a paused run stores nothing new"
     assert after > still, "resume continues it"
