@@ -56,17 +56,17 @@ def _design(
 ) -> tuple[np.ndarray, list[str], dict[str, float], list[dict[str, str]]]:
     """The regressors (intercept first), their names, each continuous feature's scale and the
     terms dropped (no variance, or a copy of others)."""
-    raw = [differences(r) for r in data.rows]
+    raw = differences(data.rows)
     scales: dict[str, float] = {}
     for name in CONTINUOUS:
         values = np.array([getattr(f, name) for f in data.sides.values()], dtype=float)
         sd = float(values.std(ddof=1)) if len(values) > 1 else 0.0
         scales[name] = sd if sd > 0 else 1.0
-    columns = [np.ones(len(raw))]
+    columns = [np.ones(len(data.rows))]
     names = ["position"]
     dropped: list[dict[str, str]] = []
     for name in ("success", *FEATURES):
-        column = np.array([d[name] for d in raw]) / scales.get(name, 1.0)
+        column = raw[name] / scales.get(name, 1.0)
         if np.ptp(column) == 0:
             dropped.append({"feature": name, "reason": "no variance in this run"})
             continue

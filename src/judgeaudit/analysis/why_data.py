@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from judgeaudit.analysis.features import FEATURES, Features, features
 from judgeaudit.analysis.frame import stored_json, stored_manifest
@@ -22,8 +24,10 @@ from judgeaudit.audit.spec.lexicon import lexicon
 SideKey = tuple[str, str, int]
 
 
-@dataclass(frozen=True)
-class OrderRow:
+class OrderRow(NamedTuple):
+    """One judged order (a NamedTuple: a recorded run at 1M pairs makes 1.6M of them, and a
+    frozen dataclass took three times as long to build)."""
+
     pair_id: str
     task_id: str
     order: str  # AB | BA
@@ -67,21 +71,30 @@ def side_features(db: sqlite3.Connection, run_id: str) -> dict[SideKey, Features
     # Features depend on the events, success and tokens alone: equal ones are computed once (a
     # recorded run's logs often hold no conversation, so 2M sides would repeat one empty list).
     seen: dict[tuple[Any, bool, int | None], Features] = {}
-    for row in db.execute(
+    for traj_id, copied_from, task_id, agent, trial, stored, success in _tuples(
+        db,
         "SELECT traj_id, copied_from, task_id, agent, trial, events, success FROM trajectories"
         " WHERE run_id = ?",
         (run_id,),
     ):
-        scope = row["copied_from"] or row["traj_id"]
-        key = (row["events"], bool(row["success"]), tokens.get(scope))
-        found = seen.get(key) if isinstance(key[0], str) and len(key[0]) <= 64 else None
+        key = (stored, bool(success), tokens.get(copied_from or traj_id))
+        short = isinstance(stored, str) and len(stored) <= 64
+        found = seen.get(key) if short else None
         if found is None:
-            events = stored_json(row["events"], "a trajectory's events")
+            events = stored_json(stored, "a trajectory's events")
             found = features(events if isinstance(events, list) else [], key[1], lex, key[2])
-            if isinstance(key[0], str) and len(key[0]) <= 64:
+            if short:
                 seen[key] = found
-        out[(row["task_id"], row["agent"], int(row["trial"]))] = found
+        out[(task_id, agent, int(trial))] = found
     return out
+
+
+def _tuples(db: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+    """Rows as plain tuples (millions of them: a ``sqlite3.Row`` read by name cost a third of
+    the style section on a 1M-pair run)."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, params)
 
 
 def one_side(
@@ -104,22 +117,6 @@ def one_side(
     )
 
 
-def _row(pair: sqlite3.Row, order: str, pref: str, a: Features, b: Features) -> OrderRow:
-    sa, sb = int(pair["success_a"]), int(pair["success_b"])
-    first_is_a = order == "AB"
-    return OrderRow(
-        pair_id=pair["pair_id"],
-        task_id=pair["task_id"],
-        order=order,
-        y=int(pref == ("A" if first_is_a else "B")),
-        first_success=sa if first_is_a else sb,
-        second_success=sb if first_is_a else sa,
-        first=a if first_is_a else b,
-        second=b if first_is_a else a,
-        misselected=bool(pair["misselected"]),
-    )
-
-
 def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
     sides = side_features(db, run_id)
     rows: list[OrderRow] = []
@@ -129,28 +126,49 @@ def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
         ).fetchone()
         return RunData(rows=rows, sides=sides, pairs=int(pairs), stored=0)
     pairs = 0
-    for pair in db.execute(
-        "SELECT pair_id, task_id, agent_a, agent_b, trial, COALESCE(trial_b, trial) AS trial_b,"
+    for pair_id, task, agent_a, agent_b, trial_a, trial_b, sa, sb, ab, ba, missel in _tuples(
+        db,
+        "SELECT pair_id, task_id, agent_a, agent_b, trial, COALESCE(trial_b, trial),"
         " success_a, success_b, pref_ab, pref_ba, misselected FROM audit_pairs WHERE run_id = ?"
         " ORDER BY pair_id",
         (run_id,),
     ):
         pairs += 1
-        a = sides.get((pair["task_id"], pair["agent_a"], int(pair["trial"] or 0)))
-        b = sides.get((pair["task_id"], pair["agent_b"], int(pair["trial_b"] or 0)))
+        a = sides.get((task, agent_a, int(trial_a or 0)))
+        b = sides.get((task, agent_b, int(trial_b or 0)))
         if a is None or b is None:
             continue
-        for order, pref in (("AB", pair["pref_ab"]), ("BA", pair["pref_ba"])):
-            if pref in ("A", "B"):
-                rows.append(_row(pair, order, pref, a, b))
+        sa, sb, missel = int(sa), int(sb), bool(missel)
+        # an order's row: y = 1 when the judge preferred the side it was shown first
+        if ab in ("A", "B"):
+            rows.append(OrderRow(pair_id, task, "AB", int(ab == "A"), sa, sb, a, b, missel))
+        if ba in ("A", "B"):
+            rows.append(OrderRow(pair_id, task, "BA", int(ba == "B"), sb, sa, b, a, missel))
     return RunData(rows=rows, sides=sides, pairs=pairs, stored=len(sides))
 
 
-def differences(row: OrderRow) -> dict[str, float]:
-    """First minus second: the success difference and each feature's."""
-    out: dict[str, float] = {"success": float(row.first_success - row.second_success)}
+def differences(rows: list[OrderRow]) -> dict[str, np.ndarray]:
+    """First minus second, per order: the success difference and each feature's, as columns.
+    Sides with equal features share one :class:`Features` (``side_features``), so each distinct
+    one is read once and the rows only index them."""
+    index: dict[int, int] = {}
+    distinct: list[Features] = []
+
+    def at(side: Features) -> int:
+        found = index.get(id(side))
+        if found is None:
+            found = index[id(side)] = len(distinct)
+            distinct.append(side)
+        return found
+
+    n = len(rows)
+    first = np.fromiter((at(r.first) for r in rows), dtype=np.intp, count=n)
+    second = np.fromiter((at(r.second) for r in rows), dtype=np.intp, count=n)
+    success = np.fromiter((r.first_success - r.second_success for r in rows), float, count=n)
+    out: dict[str, np.ndarray] = {"success": success}
     for name in FEATURES:
-        out[name] = float(getattr(row.first, name) - getattr(row.second, name))
+        values = np.array([getattr(side, name) for side in distinct], dtype=float)
+        out[name] = values[first] - values[second]
     return out
 
 
