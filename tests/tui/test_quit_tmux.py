@@ -92,8 +92,12 @@ def alive(pid: int) -> bool:
 
 def waited_for_cpu_s(pid: int) -> dict[int, float]:
     """Per thread of `pid`: the time it spent runnable but waiting for a CPU (schedstat)."""
-    found = {}
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    found: dict[int, float] = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # the process has just ended (the 2 s budget is measured on what is left)
+        return found
+    for task in tasks:
         try:
             found[int(task.name)] = int((task / "schedstat").read_text().split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
