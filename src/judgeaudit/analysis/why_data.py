@@ -11,6 +11,7 @@ preference for the first position when the two are otherwise equal) are the regr
 from __future__ import annotations
 
 import sqlite3
+import sys
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -85,7 +86,7 @@ def side_features(db: sqlite3.Connection, run_id: str) -> dict[SideKey, Features
             found = features(events if isinstance(events, list) else [], key[1], lex, key[2])
             if short:
                 seen[key] = found
-        out[(task_id, agent, int(trial))] = found
+        out[(sys.intern(task_id), sys.intern(agent), int(trial))] = found
     return out
 
 
@@ -140,6 +141,7 @@ def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
             continue
         sa, sb, missel = int(sa), int(sb), bool(missel)
         # an order's row: y = 1 when the judge preferred the side it was shown first
+        task = sys.intern(task)  # one string per task, not one per order (1.6M at 1M pairs)
         if ab in ("A", "B"):
             rows.append(OrderRow(pair_id, task, "AB", int(ab == "A"), sa, sb, a, b, missel))
         if ba in ("A", "B"):
