@@ -8,7 +8,7 @@ its events over a pipe (the app's default since issue 23, goal 2: p50 <= 1.3x id
 paints the log's rows, hiding only blanks them). Two idle baselines: the app before any run
 (the log and the pair table empty), and the same app once its run has ended, with the run's
 content on screen ("after"). Goal 2 is judged on streaming over "after": what the streaming
-costs a key, apart from what the content on screen costs (see ``GOAL`` below).
+costs a key, apart from what the content on screen costs (see ``report``).
 With ``--rounds N`` the floor, the idle app and each mode are measured N times round-robin and
 their presses pooled, so a change in the shared machine's load falls on each alike; a press is
 counted as "streaming" only if the run had not finished when it was painted.
@@ -159,14 +159,13 @@ def figures(presses: list[Press]) -> dict[str, float]:
     return out
 
 
-#: the ratio goal 2 is judged on: the wait while the run streams over the wait in the same app
-#: with the same content once the run has ended, so it says what streaming itself costs a key
-#: (the question: "does the run make my keys slower?"); over the empty idle app it also counts
-#: what showing 26 rows of text costs against showing an empty log, which no run can avoid.
-#: Both are printed, for the run in a process (the app's default).
-
-
 def report(rows: dict[str, list[Press]], loads: list[float], rounds: int) -> None:
+    """The table, then the ratios goal 2 is judged on: the wait while the run streams over the
+    wait in the same app with the same content once the run has ended, which says what the
+    streaming itself costs a key ("does the run make my keys slower?"); over the empty idle app
+    it also counts what painting 26 rows of text costs against an empty log, which no run
+    avoids. Hide and show apart: `l` alternates them, and the p50 of both falls in the gap
+    between the two. Both ratios are printed, for the run in a process (the app's default)."""
     cols = ("all p50", "all p95", "hide p50", "hide p95", "show p50", "show p95")
     print(f"{'key-to-paint, ms':<34}{'presses':>8}" + "".join(f"{c:>10}" for c in cols))
     table = {name: figures(presses) for name, presses in rows.items()}
