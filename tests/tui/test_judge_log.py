@@ -210,3 +210,33 @@ def test_l_hides_and_shows_the_log_and_leaves_the_rest_of_the_run_screen_as_it_w
     assert focus == "FitTable"
     # the footer names the table's keys now (its `/` is its own), as it did with `display`
     assert after[:-1] == before[:-1] and back[-1] == 39, "shown again, on the same lines"
+
+
+def test_lines_that_arrive_while_the_log_is_hidden_are_ready_when_l_shows_it(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """While `l` hides the log, a run's lines keep arriving; `l` again shows the newest ones.
+    The log renders, while hidden, the lines it will show, so the key paints lines already
+    rendered (a whole view of new lines was rendered in the key's frame: about 6 ms while a
+    run streams; issue 23, goal 2)."""
+
+    async def go() -> tuple[bool, list[int], int]:
+        app = make_app(isolated, tmp_path / "out")
+        async with app.run_test(size=SIZE) as pilot:
+            app.show_place("run")
+            await settle(pilot)
+            log = app.screen.query_one(JudgeLog)
+            log.add(convs(0, 40))
+            await settle(pilot)
+            height = log.scrollable_content_region.height
+            await press(pilot, "l")
+            log.add(convs(40, 60))  # arrives while hidden
+            await settle(pilot)
+            ready = all(log.strips.get(row.key) is not None for row in log.rows[-height:])
+            await press(pilot, "l")
+            return ready, shown(app), height
+
+    ready, back, height = asyncio.run(go())
+    assert back[-1] == 99 and back == list(range(100 - len(back), 100)), "the newest lines"
+    assert len(back) == height
+    assert ready, "rendered before the key that shows them"
