@@ -140,7 +140,9 @@ def test_agent_pair_table_flags_ranking_misselection(
     db = sqlite3.connect(run_copy / "audit.db")
     with db:
         db.execute(
-            "UPDATE audit_pairs SET judge_pref = 'B' WHERE agent_a = 'ace' AND agent_b = 'weak'"
+            "UPDATE audit_pairs SET judge_pref = 'B',"  # misselected follows (the column check)
+            " misselected = CAST(success_a = 1 AND success_b = 0 AS INTEGER)"
+            " WHERE agent_a = 'ace' AND agent_b = 'weak'"
         )
     db.close()
     report = build_report(run_copy)
