@@ -226,7 +226,7 @@ class AuditRunner(WorkerPool):
                 done=len(pairs) - len(todo_p),
             )
         self.live_log.close(sync=True)  # every line a stored call: the final judge_logs.jsonl
-        complete = len(store.done_pairs(run_id)) == len(pairs)
+        complete = count_pairs(store, run_id) == len(pairs)
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True, live_complete=True)
         elapsed = time.monotonic() - self.usage.counters.started
