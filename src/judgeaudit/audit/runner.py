@@ -352,7 +352,7 @@ class AuditRunner(WorkerPool):
         )
         row = pair_row(unit, run_id, self.spec, ta, tb, judged, capability)
         logs = store.scrub("judge_logs", judge_log_rows(judged, run_id))  # once, for both files
-        store.save_pair(row, logs, calls, prompt_rows(judged))
+        store.save_pair(row, logs, calls, prompt_rows(judged, store.has_prompt))
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)

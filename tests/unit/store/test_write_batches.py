@@ -88,8 +88,10 @@ def test_a_prompt_many_pairs_share_is_inserted_once_and_scrubbed(tmp_path: Path)
     store = _store(tmp_path)
     messages = json.dumps([{"role": "user", "content": f"judge this; my key is {KEY}"}])
     statements = _traced(store)
+    assert not store.has_prompt("p1")
     for i in range(100):
         _save_pair(store, i, {"p1": messages})
+        assert store.has_prompt("p1")  # the runner does not render it again
     store.flush()
     store.db.set_trace_callback(None)
     inserts = [s for s in statements if s.startswith("INSERT OR IGNORE INTO prompts")]

@@ -249,6 +249,11 @@ class AuditStore:
             ]
         )
 
+    def has_prompt(self, prompt_hash: str) -> bool:
+        """Whether this store queued ``prompt_hash``'s row already (a caller need not render
+        its messages again; :meth:`save_pair` skips it either way)."""
+        return prompt_hash in self._prompts
+
     def _new_prompt(self, prompt_hash: str) -> bool:
         """Whether no row of ``prompt_hash`` was queued by this store before: a repeated prompt
         (many pairs or judges render the same one) is neither scrubbed nor inserted again, where
