@@ -9,12 +9,15 @@
    Printed: the load average, pairs/s (median over the rounds) for the whole run, its ratio to
    the limit and to the bare SDK, CPU per call of the client and of the server, and for the
    audits also the rate of the judging phase alone (the run's set-up, pair import and final
-   exports are a fixed cost that the whole-run figure includes) and both as a share of the
-   machine floor measured in the same round (issue 23 goal 6).
+   exports are a fixed cost that the whole-run figure includes), both as a share of the
+   machine floor measured in the same round (issue 23 goal 6), and the time outside the
+   judging phase (wall: the median run less the median phase; CPU: this process's, the
+   median over the rounds).
 2. Peak memory of judge-only runs of 1,000 and 10,000 pairs, each in its own process: bounded
    means the ratio stays near 1 while the pair count grows 10x.
 
 Usage: python bench/audit_throughput.py [--pairs 2000] [--c 32] [--latencies 100,20] [--rounds 3]
+(``--latencies 20`` measures L = 20 ms alone.)
 """
 
 from __future__ import annotations
@@ -95,24 +98,29 @@ def write_spec(
     return spec
 
 
-def audit(spec: Path, out: Path, path: str | None = None) -> tuple[float, float]:
+def audit(spec: Path, out: Path, path: str | None = None) -> tuple[float, float, float]:
     """Seconds for the whole run (set-up, import, judging, exports) and for its judging phase
-    alone (from the phase's start to the last pair), as the progress line shows it."""
+    alone (from the phase's start to the last pair), as the progress line shows it; and the
+    CPU seconds this process spent outside that phase (before its first call, after its last
+    pair)."""
     marks: dict[str, float] = {}
+    cpu: dict[str, float] = {}
 
     def on_event(event: ev.Event) -> None:
         if isinstance(event, ev.PhaseStarted) and event.phase == "judging":
-            marks["judging"] = time.perf_counter()
+            marks["judging"], cpu["judging"] = time.perf_counter(), time.process_time()
         elif isinstance(event, ev.PairDone):
-            marks["last pair"] = time.perf_counter()
+            marks["last pair"], cpu["last pair"] = time.perf_counter(), time.process_time()
 
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     runner = AuditRunner(load_spec(spec), out, on_event=on_event)
     finished = asyncio.run(runner.run())
+    wall, cpu_outside = time.perf_counter() - started, time.process_time() - cpu_started
     assert finished.complete
     if path is not None:  # the transport the run was meant to measure
         assert runner.endpoints is not None and runner.endpoints.clients["sim"].path == path
-    return time.perf_counter() - started, marks["last pair"] - marks["judging"]
+    cpu_outside -= cpu["last pair"] - cpu["judging"]
+    return wall, marks["last pair"] - marks["judging"], cpu_outside
 
 
 @functools.cache
@@ -187,10 +195,11 @@ def measure(
         sdk_spec = write_spec(folder, server.url, c, latency_ms, fast_path=False)
         direct_spec = write_spec(folder, server.url, c, latency_ms)
 
-        def bare(target: SimProcess, sdk: bool) -> tuple[float, float]:
-            return (asyncio.run(bare_pairs(target.url, pairs, c, latency_ms, sdk)),) * 2
+        def bare(target: SimProcess, sdk: bool) -> tuple[float, float, float]:
+            wall = asyncio.run(bare_pairs(target.url, pairs, c, latency_ms, sdk))
+            return wall, wall, 0.0
 
-        jobs: list[tuple[str, Callable[[], tuple[float, float]], SimProcess]] = [
+        jobs: list[tuple[str, Callable[[], tuple[float, float, float]], SimProcess]] = [
             ("bare", lambda: bare(server, True), server),
             ("sdk", lambda: audit(sdk_spec, folder / "out-sdk", "sdk"), server),
             ("direct", lambda: audit(direct_spec, folder / "out-direct", "direct"), server),
@@ -199,7 +208,7 @@ def measure(
         ]
         for name, job, target in jobs:
             server0, cpu0 = target.cpu_s(), time.process_time()
-            out[name], out[f"{name}_judging"] = job()
+            out[name], out[f"{name}_judging"], out[f"{name}_outside_cpu"] = job()
             out[f"{name}_cpu"] = (time.process_time() - cpu0) / (2 * pairs) * 1000
             out[f"{name}_server_cpu"] = (target.cpu_s() - server0) / (2 * pairs) * 1000
     return out
@@ -257,9 +266,11 @@ def main() -> None:
             floor = args.pairs / r["floor"]
             for key, name in ROWS.items():
                 rate, judging = args.pairs / r[key], args.pairs / r[key + "_judging"]
+                outside = r[key] - r[key + "_judging"]
                 phase = (
                     f"  (judging phase {judging:5.1f} pairs/s = {judging / limit:4.2f}; of the "
-                    f"floor: run {rate / floor:4.2f}, judging phase {judging / floor:4.2f})"
+                    f"floor: run {rate / floor:4.2f}, judging phase {judging / floor:4.2f}; "
+                    f"outside the phase {outside:.2f} s, {r[key + '_outside_cpu']:.2f} s CPU)"
                     if key in ("sdk", "direct")
                     else ""
                 )

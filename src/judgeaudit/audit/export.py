@@ -24,7 +24,7 @@ from typing import Any
 
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore, Scrubbed
-from judgeaudit.audit.store.bulk import finish_exports, iter_pairs
+from judgeaudit.audit.store.bulk import FinalExports, iter_pairs
 from judgeaudit.audit.store.schema import CONTENT_COLUMNS
 from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.credentials import scrub_content
@@ -53,6 +53,11 @@ def _encoded(source: dict[str, Any]) -> str:
     data["parsed_json"] = json.loads(source["parsed_json"]) if source.get("parsed_json") else None
     return json.dumps(data, ensure_ascii=False)
 
+
+#: Where the CSV's summary reads its row (rows come as tuples in PAIR_COLUMNS' order).
+_SUCCESS_A, _SUCCESS_B, _MISSELECTED = (
+    PAIR_COLUMNS.index(c) for c in ("success_a", "success_b", "misselected")
+)
 
 #: judge_logs columns a :class:`Scrubbed` row holds scrubbed already.
 _SCRUBBED = CONTENT_COLUMNS["judge_logs"]
@@ -115,27 +120,20 @@ def export_all(
     manifest = store.manifest(run_id)
     if logs is None:
         logs = not logs_on_request(manifest)
-    rows = iter_pairs(store, run_id)
-    pairs = decisive = misselected = 0
-    with atomic_writer(out / PAIRS_CSV) as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(PAIR_COLUMNS)
-        for row in rows:
-            writer.writerow([row[c] for c in PAIR_COLUMNS])
-            pairs += 1
-            decisive += is_decisive(bool(row["success_a"]), bool(row["success_b"]))
-            misselected += row["misselected"] or 0
-    if not logs:
-        (out / LOGS_JSONL).unlink(missing_ok=True)
-    elif not (live_complete and (out / LOGS_JSONL).exists()):
-        with atomic_writer(out / LOGS_JSONL) as handle:
-            for log in store.iter_logs(run_id):
-                handle.write(log_json(log) + "\n")
-    parquet: bool | None = None  # None: not a final export; False: DuckDB is not installed
-    if final:
+    finishing = None
+    if final:  # started first: its Parquet copy runs while the CSV is written
         from judgeaudit.audit.store.parquet_out import PARQUET
 
-        parquet = finish_exports(store, run_id, out / PARQUET)
+        finishing = FinalExports(store, run_id, out / PARQUET)
+    try:
+        pairs, decisive, misselected = _write_files(store, run_id, out, logs, live_complete)
+    except BaseException:
+        if finishing is not None:
+            finishing.abandon()
+        raise
+    parquet: bool | None = None  # None: not a final export; False: DuckDB is not installed
+    if finishing is not None:
+        parquet = finishing.finish()
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"
     manifest["usage"] = store.usage(run_id)
@@ -148,3 +146,26 @@ def export_all(
         "parquet": parquet,
         "judge_logs": logs,
     }
+
+
+def _write_files(
+    store: AuditStore, run_id: str, out: Path, logs: bool, live_complete: bool
+) -> tuple[int, int, int]:
+    """The CSV and (``logs``) the JSONL; the CSV's pairs, decisive pairs and misselections."""
+    rows = iter_pairs(store, run_id, PAIR_COLUMNS)
+    pairs = decisive = misselected = 0
+    with atomic_writer(out / PAIRS_CSV) as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(PAIR_COLUMNS)
+        for row in rows:
+            writer.writerow(row)
+            pairs += 1
+            decisive += is_decisive(bool(row[_SUCCESS_A]), bool(row[_SUCCESS_B]))
+            misselected += row[_MISSELECTED] or 0
+    if not logs:
+        (out / LOGS_JSONL).unlink(missing_ok=True)
+    elif not (live_complete and (out / LOGS_JSONL).exists()):
+        with atomic_writer(out / LOGS_JSONL) as handle:
+            for log in store.iter_logs(run_id):
+                handle.write(log_json(log) + "\n")
+    return pairs, decisive, misselected

@@ -17,6 +17,7 @@ from typing import Any
 
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.export import LiveLog, export_all
+from judgeaudit.audit.heap import frozen_heap
 from judgeaudit.audit.inputs import load_inputs
 from judgeaudit.audit.inputs import recorded_verdicts as recorded
 from judgeaudit.audit.inputs.imported import save_imported
@@ -88,12 +89,13 @@ class AuditRunner(WorkerPool):
         # Everything that can be refused is checked before OUT exists: a refused run writes
         # nothing, and never leaves a 'running' run behind that would block the corrected spec.
         integer(self.concurrency, "--concurrency", 1, 1024)
-        tasks, imported = self._inputs()
-        try:
-            return await self._checked_run(tasks, imported)
-        finally:
-            if self._recorded_rows is not None:
-                self._recorded_rows.close()
+        with frozen_heap():
+            tasks, imported = self._inputs()
+            try:
+                return await self._checked_run(tasks, imported)
+            finally:
+                if self._recorded_rows is not None:
+                    self._recorded_rows.close()
 
     async def _checked_run(
         self, tasks: list[Task], imported: list[ImportedPair] | None
@@ -217,7 +219,7 @@ class AuditRunner(WorkerPool):
             capability = {agent: rate for agent, (rate, _) in store.agent_stats(run_id).items()}
             # Capability gaps need every conversation: judge only once all of them are stored,
             # so a rerun that fills a failed one never leaves pairs with gaps from partial rates.
-            all_stored = len(store.done_trajectories(run_id)) >= len(traj_units)
+            all_stored = not traj_units or len(store.done_trajectories(run_id)) >= len(traj_units)
             await self._phase(
                 "judging",
                 len(pairs),
@@ -226,7 +228,7 @@ class AuditRunner(WorkerPool):
                 done=len(pairs) - len(todo_p),
             )
         self.live_log.close(sync=True)  # every line a stored call: the final judge_logs.jsonl
-        complete = len(store.done_pairs(run_id)) == len(pairs)
+        complete = count_pairs(store, run_id) == len(pairs)
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True, live_complete=True)
         elapsed = time.monotonic() - self.usage.counters.started
@@ -352,7 +354,7 @@ class AuditRunner(WorkerPool):
         )
         row = pair_row(unit, run_id, self.spec, ta, tb, judged, capability)
         logs = store.scrub("judge_logs", judge_log_rows(judged, run_id))  # once, for both files
-        store.save_pair(row, logs, calls, prompt_rows(judged))
+        store.save_pair(row, logs, calls, prompt_rows(judged, store.has_prompt))
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)

@@ -281,7 +281,9 @@ def _number(value: Any, where: str) -> float | None:
 def save_imported(
     store: AuditStore, run_id: str, pairs: list[ImportedPair], done: set[str]
 ) -> None:
-    """Store both sides of every imported pair as trajectories (skipping those already stored)."""
+    """Store both sides of every imported pair as trajectories (skipping those already stored),
+    :data:`SAVE_CHUNK` to a transaction: a killed run keeps whole chunks, and a rerun skips them."""
+    rows: list[dict[str, Any]] = []
     for p in pairs:
         for agent, trial, events, success, reward, satisfied in (
             (p.agent_a, p.trial_a, p.events_a, p.success_a, p.reward_a, p.satisfied_a),
@@ -291,7 +293,7 @@ def save_imported(
             if key in done:
                 continue
             done.add(key)
-            store.save_trajectory(
+            rows.append(
                 {
                     "traj_id": key,
                     "run_id": run_id,
@@ -299,13 +301,23 @@ def save_imported(
                     "task_type": p.task.task_type,
                     "agent": agent,
                     "trial": trial,
-                    "events": json.dumps(events, ensure_ascii=False),
+                    "events": _events_json(events),
                     "ending": "imported",
                     "satisfied": None if satisfied is None else int(satisfied),
                     "success": int(success),
                     "success_source": "import",
                     "external_reward": reward,
                     "context": p.context,
-                },
-                [],
+                }
             )
+            if len(rows) >= SAVE_CHUNK:
+                store.save_trajectories(rows)
+                rows = []
+    if rows:
+        store.save_trajectories(rows)
+
+
+#: Imported trajectories stored per transaction (memory: one chunk's rows).
+SAVE_CHUNK = 10_000
+#: ``json.dumps(events, ensure_ascii=False)`` without building an encoder per trajectory.
+_events_json = json.JSONEncoder(ensure_ascii=False).encode

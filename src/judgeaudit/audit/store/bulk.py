@@ -5,8 +5,9 @@ Kept in the store so nothing outside it holds SQL against ``audit.db``.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.store.db import AuditStore
@@ -30,11 +31,16 @@ def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool
     return bool(row[0])
 
 
-def iter_pairs(store: AuditStore, run_id: str) -> Iterator[sqlite3.Row]:
-    """The run's ``audit_pairs`` rows in pair-id order (streamed, for the derived files)."""
+def iter_pairs(store: AuditStore, run_id: str, columns: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+    """The run's ``audit_pairs`` rows in pair-id order (streamed, for the derived files), as
+    plain tuples of ``columns`` in that order: the CSV writes them as they come, no lookup by
+    name per value."""
     store.flush("audit_pairs")
-    yield from store.db.execute(
-        "SELECT * FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,)
+    names = ", ".join(f'"{c}"' for c in columns)
+    cursor = store.db.cursor()
+    cursor.row_factory = None
+    yield from cursor.execute(
+        f"SELECT {names} FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,)
     )
 
 
@@ -47,19 +53,41 @@ def trajectory_tasks(store: AuditStore, run_id: str) -> list[tuple[str, str]]:
     return [(str(r[0]), str(r[1])) for r in rows]
 
 
-def finish_exports(store: AuditStore, run_id: str, parquet_path: Any) -> bool:
-    """What a finished run keeps for fast reports: the Parquet copy (DuckDB writes it, when it is
-    installed; returns whether it was written), the index, verdict counts."""
-    from judgeaudit.audit.store.parquet_out import write_pairs, writer_available
-    from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
+class FinalExports:
+    """What a finished run keeps for fast reports: the Parquet copy (DuckDB writes it, when it
+    is installed), the index, verdict counts. Started before the caller writes the CSV: the
+    copy runs in a thread (:class:`~judgeaudit.audit.store.parquet_out.ParquetCopy`) while the
+    CSV, the index and the counts are written, instead of after them."""
 
-    store.flush()
-    wrote = writer_available()
-    if wrote:
-        write_pairs(store.db, run_id, parquet_path)
-    store.index_for_report()
-    keep_verdict_counts(store.db, run_id)
-    return wrote
+    def __init__(self, store: AuditStore, run_id: str, parquet_path: Path) -> None:
+        from judgeaudit.audit.store.parquet_out import ParquetCopy, writer_available
+
+        store.flush()
+        self.store, self.run_id = store, run_id
+        self.copy = ParquetCopy(store.path, run_id, parquet_path) if writer_available() else None
+
+    def finish(self) -> bool:
+        """The index and the verdict counts, then the copy's end; whether the Parquet was
+        written (False: DuckDB is not installed). Raises what the copy raised."""
+        from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
+
+        try:
+            self.store.index_for_report()
+            keep_verdict_counts(self.store.db, self.run_id)
+        except BaseException:
+            self.abandon()
+            raise
+        if self.copy is None:
+            return False
+        self.copy.wait()
+        return True
+
+    def abandon(self) -> None:
+        """Wait for the copy and drop its outcome (the caller is raising already): no thread
+        writes into OUT once the export has returned or raised."""
+        if self.copy is not None:
+            with contextlib.suppress(BaseException):
+                self.copy.wait()
 
 
 def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:

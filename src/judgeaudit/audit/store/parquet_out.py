@@ -22,6 +22,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Literal
 
@@ -165,6 +166,36 @@ def stamp(con: Any, path: Path) -> dict[str, str]:
         "SELECT decode(key), decode(value) FROM parquet_kv_metadata(?)", [str(path)]
     ).fetchall()
     return {str(k): str(v) for k, v in rows if str(k) in (STAMP_RUN, STAMP_EDITS)}
+
+
+class ParquetCopy:
+    """:func:`write_pairs` of a finishing run in a thread, over its own read-only connection to
+    ``audit.db`` (the caller flushed what it stored), so the caller writes its other files
+    meanwhile: DuckDB and SQLite run without the GIL for most of it, on a core the run's
+    calls no longer use. :meth:`wait` joins it and raises what it raised."""
+
+    def __init__(self, db_path: Path, run_id: str, dest: Path) -> None:
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._write, args=(db_path, run_id, dest), name="judgeaudit-parquet"
+        )
+        self._thread.start()
+
+    def _write(self, db_path: Path, run_id: str, dest: Path) -> None:
+        try:
+            db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                write_pairs(db, run_id, dest)
+            finally:
+                db.close()
+        except BaseException as exc:  # raised again in the caller's thread by wait()
+            self._error = exc
+
+    def wait(self) -> None:
+        self._thread.join()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
 
 def _quote(path: Path | str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, overload
 
 from judgeaudit.audit import events as ev
@@ -150,9 +150,16 @@ def judge_log_rows(judged: PairJudgement, run_id: str) -> list[dict[str, Any]]:
     ]
 
 
-def prompt_rows(judged: PairJudgement) -> dict[str, str]:
-    """prompt_hash -> the exact messages, for the ``prompts`` table."""
-    return {log.prompt_hash: json.dumps(log.messages, ensure_ascii=False) for log in judged.logs}
+def prompt_rows(
+    judged: PairJudgement, stored: Callable[[str], bool] = lambda _hash: False
+) -> dict[str, str]:
+    """prompt_hash -> the exact messages, for the ``prompts`` table; a prompt ``stored``
+    already (by its hash) is not encoded again."""
+    return {
+        log.prompt_hash: json.dumps(log.messages, ensure_ascii=False)
+        for log in judged.logs
+        if not stored(log.prompt_hash)
+    }
 
 
 def pair_events(pair_id: str, judged: PairJudgement, row: Mapping[str, Any]) -> list[ev.Event]:
