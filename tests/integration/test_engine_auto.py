@@ -79,9 +79,9 @@ def test_sqlite_is_the_fallback_and_the_line_says_why(
     if why == "no-parquet":
         (out / "audit_pairs.parquet").unlink()
         reason = f"no {out / 'audit_pairs.parquet'} (`judgeaudit export parquet {out}` writes it)"
-    elif why == "stale":  # the Parquet of another run: none of r-main's pairs
+    elif why == "stale":  # the Parquet of another run (its stamp says so): none of r-main's
         assert main(["export", "parquet", str(out), "--run", "r-other"]) == 0
-        reason = f"{out / 'audit_pairs.parquet'} holds 0 of the run's 4,000 pairs"
+        reason = f"{out / 'audit_pairs.parquet'} holds run 'r-other', not 'r-main'"
     else:
         db = sqlite3.connect(out / "audit.db")
         with db:

@@ -7,6 +7,7 @@ from typing import Any
 
 from judgeaudit.analysis.engines.dialect import DUCKDB, ListRows, Rows
 from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_schema
+from judgeaudit.analysis.engines.values import check_values
 from judgeaudit.audit.store.parquet_out import INSTALL, duckdb_connection
 
 
@@ -59,6 +60,7 @@ class DuckPairs:
         has_seq = "seq" in next(iter(columns.values()))
         seq = "" if has_seq else ", row_number() OVER () AS seq"
         self.con.execute(f"CREATE VIEW audit_pairs AS SELECT *{seq} FROM {source}")
+        check_values(self.con, parquet.root or parquet.files[0])
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         return ListRows(self.con.execute(sql, list(params)).fetchall())

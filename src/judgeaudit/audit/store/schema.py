@@ -172,7 +172,7 @@ ROW_RULES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "audit_pairs": (
         (
             "misselected",
-            f"misselected IS NOT NULL AND misselected IS NOT ({MISSELECTED_SQL})",
+            f"misselected IS NOT NULL AND misselected <> ({MISSELECTED_SQL})",  # DuckDB too
             "what success_a, success_b and judge_pref say (1 exactly where the judge preferred"
             " the side that failed on a decisive pair)",
         ),
