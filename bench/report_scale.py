@@ -120,11 +120,11 @@ import sys
 from pathlib import Path
 import judgeaudit
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import finish_exports
+from judgeaudit.audit.store.bulk import FinalExports
 from judgeaudit.audit.store.parquet_out import PARQUET
 store = AuditStore(Path(sys.argv[1]))
 store.set_status("bench", "finished")
-finish_exports(store, "bench", Path(sys.argv[1]).parent / PARQUET)
+FinalExports(store, "bench", Path(sys.argv[1]).parent / PARQUET).finish()
 store.close()
 """
 
