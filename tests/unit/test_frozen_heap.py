@@ -34,10 +34,15 @@ def test_the_heap_is_frozen_for_the_block_and_thawed_after() -> None:
 
 def test_someone_elses_freeze_is_left_alone() -> None:
     gc.freeze()
-    frozen = gc.get_freeze_count()
+    before = gc.get_freeze_count()
+    made = [[i] for i in range(5000)]  # tracked objects made after their freeze
     with frozen_heap():
-        pass
-    assert gc.get_freeze_count() == frozen
+        inside = gc.get_freeze_count()
+    # not frozen again (what was made since stays out) and not thawed (theirs to undo). The
+    # count moves by a few as the interpreter frees frozen objects, so it is not compared
+    # exactly (CI saw 591,292 then 591,295 around an empty block).
+    assert inside < before + len(made) // 2
+    assert gc.get_freeze_count() > 0
 
 
 def test_an_audit_runs_with_the_heap_frozen(tmp_path: Path) -> None:
