@@ -39,15 +39,6 @@ def open_pairs(engine: str, db: sqlite3.Connection, out: Path, parquet: str | No
         return SqlitePairs(db)
     here = out if out.is_dir() else out.parent
     target = parquet if parquet is not None else str(out if history else here / PARQUET)
-    if parquet is None and not history and (here / PARQUET).is_file():
-        from judgeaudit.analysis.engines.freshness import stale_reason
-
-        stale = stale_reason(db, here / PARQUET, None)
-        if stale is not None and stale.kind == "edited":  # an older or foreign copy is read
-            raise EngineError(
-                f"--engine {engine}: {stale.why}; `judgeaudit export parquet {out}` writes it again"
-                " (--engine sqlite reads audit.db)"
-            )
     # an engine that is not installed is named first: "no such file; export parquet" would
     # send the user to a command that then asks for the same install
     if engine == "duckdb":

@@ -76,7 +76,23 @@ def open_engine(
     """The pairs relation ``engine`` names for ``run_id``, ``auto`` choosing one (``--parquet``
     given: DuckDB reads it), and auto's line (empty for a named engine)."""
     if engine != "auto":
+        if engine != "sqlite" and parquet is None:
+            _refuse_an_edited_copy(engine, db, out)
         return open_pairs(engine, db, out, parquet), ""
     if parquet is not None:
         return open_pairs("duckdb", db, out, parquet), ""
     return open_auto(db, out, run_id)
+
+
+def _refuse_an_edited_copy(engine: str, db: sqlite3.Connection, out: Path) -> None:
+    """A named engine reading the run's own copy refuses it after a hand edit of audit.db (an
+    older or foreign copy is read as given); ``auto`` asks :func:`stale_reason` itself."""
+    here = out if out.is_dir() else out.parent
+    if is_history(out) or not (here / PARQUET).is_file():
+        return
+    stale = stale_reason(db, here / PARQUET, None)
+    if stale is not None and stale.kind == "edited":
+        raise EngineError(
+            f"--engine {engine}: {stale.why}; `judgeaudit export parquet {out}` writes it again"
+            " (--engine sqlite reads audit.db)"
+        )
