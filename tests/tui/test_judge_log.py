@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from judgeaudit.audit import events as ev
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.judge_log import KEPT, JudgeLog, LogFilter
 from tests.tui.helpers import SIZE, make_app, press, settle
 
@@ -180,6 +181,16 @@ def test_a_judges_control_characters_stay_on_its_row_and_never_reach_the_termina
     assert not any("\x1b" in strip or "\n" in strip for strip in strips)
 
 
+async def run_screen_with_40_lines(app: JudgeAuditApp, pilot: Pilot[None]) -> JudgeLog:
+    """The Run screen, its judge log holding 40 lines, settled."""
+    app.show_place("run")
+    await settle(pilot)
+    log = app.screen.query_one(JudgeLog)
+    log.add(convs(0, 40))
+    await settle(pilot)
+    return log
+
+
 def test_l_hides_and_shows_the_log_and_leaves_the_rest_of_the_run_screen_as_it_was(
     isolated: ProfileStore, tmp_path: Path
 ) -> None:
@@ -191,11 +202,7 @@ def test_l_hides_and_shows_the_log_and_leaves_the_rest_of_the_run_screen_as_it_w
     async def go() -> tuple[list[str], list[str], list[str], str, list[int]]:
         app = make_app(isolated, tmp_path / "out")
         async with app.run_test(size=SIZE) as pilot:
-            app.show_place("run")
-            await settle(pilot)
-            log = app.screen.query_one(JudgeLog)
-            log.add(convs(0, 40))
-            await settle(pilot)
+            await run_screen_with_40_lines(app, pilot)
             before = painted(app)
             await press(pilot, "l")
             hidden = painted(app)
@@ -223,11 +230,7 @@ def test_lines_that_arrive_while_the_log_is_hidden_are_ready_when_l_shows_it(
     async def go() -> tuple[bool, list[int], int]:
         app = make_app(isolated, tmp_path / "out")
         async with app.run_test(size=SIZE) as pilot:
-            app.show_place("run")
-            await settle(pilot)
-            log = app.screen.query_one(JudgeLog)
-            log.add(convs(0, 40))
-            await settle(pilot)
+            log = await run_screen_with_40_lines(app, pilot)
             height = log.scrollable_content_region.height
             await press(pilot, "l")
             log.add(convs(40, 60))  # arrives while hidden
