@@ -67,8 +67,8 @@ test: $(STAMP)
 	bash scripts/test.sh
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench scripts
-	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)

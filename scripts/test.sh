@@ -58,8 +58,8 @@ echo "== NON-BLOCKING: drift from what npm serves today (@latest; never fails th
 ) || true
 
 echo "== lint and types"
-.venv/bin/ruff check src tests bench scripts
-.venv/bin/ruff format --check src tests bench scripts
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/lint-imports --no-cache
 
