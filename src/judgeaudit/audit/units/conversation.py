@@ -92,6 +92,7 @@ async def _agent_turn(
     seed: int,
     on_call: CallSink,
 ) -> str:
+    said: list[str] = []  # every message the customer sees this turn, in order
     for _ in range(MAX_TOOL_STEPS):
         result = await agent.client.chat(
             agent.model, msgs, tools=TOOL_SCHEMAS, temperature=agent.temperature, seed=seed
@@ -100,7 +101,12 @@ async def _agent_turn(
         if not result.tool_calls:
             traj.events.append({"role": "agent", "content": result.text})
             msgs.append({"role": "assistant", "content": result.text})
-            return result.text
+            return "\n\n".join([*said, result.text])
+        if result.text.strip():
+            # text sent beside tool calls ("let me look that up") is a message the customer
+            # reads: the judge, the style features and the user simulator see it too
+            traj.events.append({"role": "agent", "content": result.text})
+            said.append(result.text)
         msgs.append(
             {
                 "role": "assistant",
@@ -130,4 +136,4 @@ async def _agent_turn(
             )
     note = "(agent stopped: too many tool calls in one turn)"
     traj.events.append({"role": "agent", "content": note})
-    return note
+    return "\n\n".join([*said, note])
