@@ -50,7 +50,9 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
     elif status is None or status[0] != "finished":
         reason = "the run is not finished (its Parquet is written when it finishes)"
     elif (stale := stale_reason(db, parquet, run_id)) is not None:
-        reason = f"{stale.why} ({rewrite} again)"
+        # a copy written again from an uncounted audit.db could not be shown fresh either
+        writable = "a writable copy of the directory is migrated, then export parquet there"
+        reason = f"{stale.why} ({writable if stale.kind == 'uncounted' else rewrite + ' again'})"
     else:
         try:
             duck = open_pairs("duckdb", db, out, None)
