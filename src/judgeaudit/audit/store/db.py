@@ -69,12 +69,17 @@ class AuditStore:
         self._pending_units = 0
         self._last_flush = time.monotonic()
         self._prompts: set[str] = set()  # prompt hashes queued so far (:meth:`_new_prompt`)
+        self._closed = False
 
     def close(self) -> None:
+        """Write what is pending and close (again: nothing, as a closed connection does)."""
+        if self._closed:
+            return
         try:
             self.flush()
             self._one_file()
         finally:
+            self._closed = True
             self.db.close()
 
     def _one_file(self) -> None:
