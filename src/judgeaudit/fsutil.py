@@ -15,6 +15,11 @@ from typing import IO, TextIO
 
 from judgeaudit.errors import InputError
 
+#: The mode of the files judgeaudit writes (``mkstemp``'s, kept by :func:`_atomic`): a run's files
+#: quote conversations and judge replies. A file another writer made (DuckDB's Parquet) gets it
+#: from :func:`replace_private`.
+PRIVATE = 0o600
+
 _SPECIAL = {
     stat.S_IFIFO: "a FIFO (named pipe)",
     stat.S_IFCHR: "a device",
@@ -69,6 +74,13 @@ def _atomic(
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def replace_private(made: Path, path: Path) -> None:
+    """Move ``made`` (a finished file another library wrote, with the umask's mode) over ``path``
+    as :data:`PRIVATE`, like every file :func:`_atomic` writes."""
+    os.chmod(made, PRIVATE)
+    os.replace(made, path)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -6,15 +6,20 @@ copy in one line; ``export parquet`` writes a copy that answers again."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from judgeaudit.analysis.engines import auto
+from judgeaudit.analysis.engines import SqlitePairs, auto
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.store.bulk import fill_capability
+from judgeaudit.audit.store.parquet_out import write_pairs
+from judgeaudit.audit.store.schema import EDIT_TRIGGERS
 from judgeaudit.cli import main
 from tests.report_fixture import build_audit_db
 
@@ -115,3 +120,57 @@ def test_the_runs_own_capability_fill_counts_once_and_keeps_the_triggers(tmp_pat
     with db:
         db.execute("UPDATE audit_pairs SET judge_score_a = 1.0 WHERE rowid IN (1, 2)")
     assert db.execute("SELECT edits FROM pairs_edits").fetchone() == (3,)
+
+
+def _to_schema_3(out: Path) -> None:
+    """audit.db as a release before the count of pair edits left it (no table, no triggers)."""
+    db = sqlite3.connect(out / "audit.db")
+    for trigger in EDIT_TRIGGERS:
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE pairs_edits")
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+
+
+def test_a_read_only_audit_db_of_schema_3_is_not_called_edited(out: Path) -> None:
+    """Nothing counts its edits: the copy can be neither shown fresh nor stale. Before, the
+    copy written before it was called edited, and one written from it foreign."""
+    _to_schema_3(out)
+    db = sqlite3.connect(f"file:{out / 'audit.db'}?mode=ro", uri=True)  # not migrated
+    try:
+        for written in ("before, stamped with a count", "from it, without one"):
+            if written == "from it, without one":
+                write_pairs(db, "r-main", out / "audit_pairs.parquet")
+            pairs, note = auto.open_auto(db, out, "r-main")
+            assert isinstance(pairs, SqlitePairs), written
+            assert "aggregated by SQLite from audit.db: audit.db predates the count" in note
+            assert "changed after" not in note and "not written by" not in note, note
+            assert "export parquet there" in note, note
+    finally:
+        db.close()
+
+
+@pytest.mark.skipif(not shutil.which("unshare"), reason="needs unshare for a read-only mount")
+def test_duckdb_reads_the_copy_of_a_read_only_schema_3_audit_db(
+    out: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As a user finds it on a read-only share: ``--engine duckdb`` reads the run's copy as
+    given (an older copy is), where it refused it as edited (exit 2)."""
+    want = report(out, capsys, "--engine", "sqlite")[1]
+    _to_schema_3(out)
+    script = (
+        f"mount --bind {out} {out} && mount -o remount,ro,bind {out} && "
+        f"{sys.executable} -m judgeaudit report {out} --run r-main --format json"
+        f" --engine duckdb > {tmp_path}/duck.json 2> {tmp_path}/duck.err;"
+        f" echo $? > {tmp_path}/duck.rc"
+    )
+    mounted = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script])
+    if not (tmp_path / "duck.rc").exists():
+        pytest.skip(f"no read-only bind mount here (exit {mounted.returncode})")
+    err = (tmp_path / "duck.err").read_text()
+    assert (tmp_path / "duck.rc").read_text().strip() == "0", err
+    assert json.loads((tmp_path / "duck.json").read_text()) == want
+    db = sqlite3.connect(out / "audit.db")
+    assert db.execute("PRAGMA user_version").fetchone() == (3,)  # read as it was, not migrated
+    db.close()

@@ -60,3 +60,8 @@ def test_a_run_without_duckdb_says_so_and_export_and_report_refuse_in_one_line(
         err = capsys.readouterr().err
         assert "DuckDB is not installed; pip install 'judgeaudit[duckdb]'" in err
         assert "export parquet" not in err and len(err.strip().splitlines()) == 1
+        # Spark has DuckDB check its Parquet first: without it, the same kind of line
+        assert main(["report", str(out), "--engine", "spark"]) == 2
+        err = capsys.readouterr().err
+        assert "--engine spark: DuckDB, which checks the Parquet before Spark reads it" in err
+        assert "pip install 'judgeaudit[spark]'" in err and len(err.strip().splitlines()) == 1

@@ -1,6 +1,7 @@
 """A Parquet of pairs edited by another tool is refused in one line naming the file, the column
 and the pair (analysis/engines/values.py), where it crashed the report (exit 70) or was counted:
-the column check's value rules, on DuckDB."""
+the column check's value rules, run by DuckDB on the file before DuckDB or Spark (local mode, as
+in test_engines.py) reads it."""
 
 from __future__ import annotations
 
@@ -41,8 +42,12 @@ def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return done
 
 
+@pytest.mark.timeout(600)  # Spark starts a JVM when it reads the file (it did before the check)
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
 @pytest.mark.parametrize("edit", EDITS, ids=list(EDITS))
-def test_an_edited_parquet_is_one_line_not_a_crash(out: Path, tmp_path: Path, edit: str) -> None:
+def test_an_edited_parquet_is_one_line_not_a_crash(
+    out: Path, tmp_path: Path, edit: str, engine: str
+) -> None:
     select, where, what = EDITS[edit]
     edited = tmp_path / "edited.parquet"
     source = out / "audit_pairs.parquet"
@@ -52,7 +57,7 @@ def test_an_edited_parquet_is_one_line_not_a_crash(out: Path, tmp_path: Path, ed
     )
     done = subprocess.run(
         [sys.executable, "-m", "judgeaudit", "report", str(out), "--run", "r-main",
-         "--engine", "duckdb", "--parquet", str(edited), "--format", "json"],
+         "--engine", engine, "--parquet", str(edited), "--format", "json"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     lines = done.stderr.strip().splitlines()

@@ -20,6 +20,7 @@ import numpy as np
 from judgeaudit.analysis.features import FEATURES, Features, features
 from judgeaudit.analysis.frame import stored_json, stored_manifest
 from judgeaudit.audit.spec.lexicon import lexicon
+from judgeaudit.audit.store.bulk import pairs_in
 
 #: (task, agent, trial) names one conversation of a run.
 SideKey = tuple[str, str, int]
@@ -122,10 +123,7 @@ def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
     sides = side_features(db, run_id)
     rows: list[OrderRow] = []
     if not sides:  # nothing to read: the pairs are counted, not scanned
-        (pairs,) = db.execute(
-            "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
-        ).fetchone()
-        return RunData(rows=rows, sides=sides, pairs=int(pairs), stored=0)
+        return RunData(rows=rows, sides=sides, pairs=pairs_in(db, run_id), stored=0)
     pairs = 0
     for pair_id, task, agent_a, agent_b, trial_a, trial_b, sa, sb, ab, ba, missel in _tuples(
         db,

@@ -23,6 +23,7 @@ from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.spec.templates import trajectory_block
 from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.store.bulk import pairs_in
 from judgeaudit.audit.tasks import Task, load_tasks
 from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
 from judgeaudit.audit.units import PairUnit, pair_units
@@ -232,8 +233,8 @@ def _done(spec: RunSpec, out: Path | None) -> tuple[int, int]:
         if row is None:
             return 0, 0
         t = db.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ?", row).fetchone()[0]
-        p = db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", row).fetchone()[0]
-        return (0 if spec.trajectories_from or spec.imported else int(t)), int(p)
+        p = pairs_in(db, str(row[0]))
+        return (0 if spec.trajectories_from or spec.imported else int(t)), p
     finally:
         db.close()
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
+
+from judgeaudit.audit.store.bulk import COUNT_PAIRS
 
 SRC = Path(__file__).parents[3] / "src" / "judgeaudit"
 STORE = SRC / "audit" / "store"
@@ -56,3 +59,21 @@ def test_the_allow_list_is_not_stale() -> None:
     assert all(
         CONNECT.search(texts[name]) or WRITE_SQL.search(texts[name]) for name in OTHER_DATABASES
     )
+
+
+def _sql(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().upper()
+
+
+def test_a_runs_count_of_pairs_is_the_stores_query_only() -> None:
+    """``--engine auto`` counted audit.db's pairs and its Parquet copy's with its own twin of
+    the query, as did the dry run and the style attribution: one owner now (bulk.COUNT_PAIRS)."""
+    query = _sql(COUNT_PAIRS)
+    twins = [
+        path.relative_to(SRC).as_posix()
+        for path in sorted(SRC.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if _sql(node.value) == query
+    ]
+    assert twins == ["audit/store/bulk.py"]

@@ -21,6 +21,7 @@ from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs
 from judgeaudit.analysis.engines.freshness import stale_reason
 from judgeaudit.analysis.engines.history import is_history
 from judgeaudit.analysis.engines.paths import EngineError
+from judgeaudit.audit.store.bulk import pairs_in
 from judgeaudit.audit.store.parquet_out import INSTALL, PARQUET, writer_available
 
 #: From this many pairs in the run, ``auto`` reads the Parquet with DuckDB (below it SQLite's
@@ -36,8 +37,7 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
     last = db.execute("SELECT MAX(rowid) FROM audit_pairs").fetchone()[0] or 0
     if last < AUTO_FROM:  # fewer rows in the whole table: no count needed
         return SqlitePairs(db), ""
-    pairs = db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)).fetchone()
-    n = int(pairs[0])
+    n = pairs_in(db, run_id)
     if n < AUTO_FROM:
         return SqlitePairs(db), ""
     parquet = (out if out.is_dir() else out.parent) / PARQUET
@@ -50,16 +50,16 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
     elif status is None or status[0] != "finished":
         reason = "the run is not finished (its Parquet is written when it finishes)"
     elif (stale := stale_reason(db, parquet, run_id)) is not None:
-        reason = f"{stale.why} ({rewrite} again)"
+        # a copy written again from an uncounted audit.db could not be shown fresh either
+        writable = "a writable copy of the directory is migrated, then export parquet there"
+        reason = f"{stale.why} ({writable if stale.kind == 'uncounted' else rewrite + ' again'})"
     else:
         try:
             duck = open_pairs("duckdb", db, out, None)
         except EngineError as exc:
             reason = str(exc)
         else:
-            held = duck.execute(
-                "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
-            ).fetchone()[0]
+            held = pairs_in(duck, run_id)
             if held == n:
                 return duck, (
                     f"report: {n:,} pairs aggregated by DuckDB from {parquet} (--engine auto:"

@@ -44,23 +44,36 @@ def shard_columns(con: Any, parquet: ParquetInput) -> dict[str, dict[str, str]]:
     return out
 
 
-class DuckPairs:
-    """A view ``audit_pairs`` over the Parquet; ``seq`` is the file order where it is absent."""
-
-    dialect = DUCKDB
-
-    def __init__(self, parquet: ParquetInput) -> None:
-        self.con = connect()
+def checked_view(parquet: ParquetInput) -> Any:
+    """A DuckDB connection with the view ``audit_pairs`` over the Parquet (``seq`` is the file
+    order where it is absent), once every shard has the pairs' schema and every pair holds what
+    audit.db's columns may hold (:func:`~judgeaudit.analysis.engines.values.check_values`);
+    else the one line naming the file. Spark has its files checked here too, before it reads."""
+    con = connect()
+    try:
         try:
-            columns = shard_columns(self.con, parquet)
+            columns = shard_columns(con, parquet)
         except Exception as exc:  # duckdb.Error: a file that is not Parquet
             raise EngineError(f"--parquet: {str(exc).splitlines()[0]}") from None
         check_schema(columns)
         source = read_sql(parquet)
         has_seq = "seq" in next(iter(columns.values()))
         seq = "" if has_seq else ", row_number() OVER () AS seq"
-        self.con.execute(f"CREATE VIEW audit_pairs AS SELECT *{seq} FROM {source}")
-        check_values(self.con, parquet.root or parquet.files[0])
+        con.execute(f"CREATE VIEW audit_pairs AS SELECT *{seq} FROM {source}")
+        check_values(con, parquet.root or parquet.files[0])
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+class DuckPairs:
+    """The checked view ``audit_pairs`` over the Parquet (:func:`checked_view`)."""
+
+    dialect = DUCKDB
+
+    def __init__(self, parquet: ParquetInput) -> None:
+        self.con = checked_view(parquet)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
         return ListRows(self.con.execute(sql, list(params)).fetchall())

@@ -24,9 +24,11 @@ from judgeaudit.audit.store.parquet_out import (
 
 class Stale(NamedTuple):
     """Why a copy does not answer for the run: ``edited`` (audit.db changed after it),
-    ``unstamped`` (written by another tool or an older judgeaudit), ``other-run``."""
+    ``unstamped`` (written by another tool or an older judgeaudit), ``other-run``, ``uncounted``
+    (audit.db predates the count of edits: a read-only file of schema 3, which is not migrated;
+    nothing says whether it changed after the copy, nor that it did)."""
 
-    kind: Literal["edited", "unstamped", "other-run"]
+    kind: Literal["edited", "unstamped", "other-run", "uncounted"]
     why: str
 
 
@@ -43,12 +45,23 @@ def stale_reason(db: sqlite3.Connection, parquet: Path, run_id: str | None) -> S
         return None
     finally:
         con.close()
-    if STAMP_EDITS not in kept or STAMP_RUN not in kept:
+    if STAMP_RUN not in kept:
         return Stale(
             "unstamped", f"{parquet} was not written by this judgeaudit (or was rewritten)"
         )
     if run_id is not None and kept[STAMP_RUN] != run_id:
         return Stale("other-run", f"{parquet} holds run {kept[STAMP_RUN]!r}, not {run_id!r}")
-    if kept[STAMP_EDITS] != str(pairs_edits(db)):
+    edits = pairs_edits(db)
+    if edits is None:  # before the stamp's own count: a copy written from this file has none
+        return Stale(
+            "uncounted",
+            f"audit.db predates the count of pair edits (schema 3, read-only here, so not"
+            f" migrated): nothing shows that {parquet} still matches it",
+        )
+    if STAMP_EDITS not in kept:
+        return Stale(
+            "unstamped", f"{parquet} was not written by this judgeaudit (or was rewritten)"
+        )
+    if kept[STAMP_EDITS] != str(edits):
         return Stale("edited", f"audit.db's pairs were changed after {parquet} was written")
     return None

@@ -8,17 +8,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgeaudit.analysis.engines.dialect import SPARK, ListRows, Rows
-from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_schema
+from judgeaudit.analysis.engines.duck import checked_view
+from judgeaudit.analysis.engines.paths import EngineError, ParquetInput
+from judgeaudit.audit.store.parquet_out import writer_available
 
-INSTALL = "pip install 'judgeaudit[spark]' (PySpark; needs Java 17 or newer)"
+INSTALL = "pip install 'judgeaudit[spark]' (PySpark and DuckDB; needs Java 17 or newer)"
 
 
 def require() -> Any:
-    """PySpark's ``SparkSession``, or the one line naming the extra to install."""
+    """PySpark's ``SparkSession``, or the one line naming the extra to install. DuckDB comes
+    with the extra: it checks the Parquet before Spark reads it (:class:`SparkPairs`)."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise EngineError(f"--engine spark: PySpark is not installed; {INSTALL}") from None
+    if not writer_available():
+        raise EngineError(
+            "--engine spark: DuckDB, which checks the Parquet before Spark reads it, is not"
+            f" installed; {INSTALL}"
+        )
     return SparkSession
 
 
@@ -39,33 +47,18 @@ def session() -> Any:
     )
 
 
-def shard_columns(spark: Any, parquet: ParquetInput) -> dict[str, dict[str, str]]:
-    """Each file's schema: DuckDB's footer read when it is installed, else Spark's per file."""
-    try:
-        from judgeaudit.analysis.engines.duck import connect
-        from judgeaudit.analysis.engines.duck import shard_columns as duck_columns
-
-        con = connect()
-        try:
-            return duck_columns(con, parquet)
-        finally:
-            con.close()
-    except EngineError:
-        pass
-    return {
-        f: {field.name: field.dataType.simpleString() for field in spark.read.parquet(f).schema}
-        for f in parquet.files
-    }
-
-
 class SparkPairs:
-    """A temporary view ``audit_pairs`` over the Parquet (hive partitions from the directory)."""
+    """A temporary view ``audit_pairs`` over the Parquet (hive partitions from the directory),
+    read once DuckDB found the files hold pairs as audit.db's columns may (the schema, the
+    flags' and preferences' domains, ``misselected`` agreeing with its pair: one owner of the
+    rules, :func:`judgeaudit.analysis.engines.duck.checked_view`), so an edited copy is refused
+    in one line, as on DuckDB, before a JVM starts, where it crashed the report or was counted."""
 
     dialect = SPARK
 
     def __init__(self, parquet: ParquetInput) -> None:
+        checked_view(parquet).close()
         self.spark = session()
-        check_schema(shard_columns(self.spark, parquet))
         reader = self.spark.read
         if parquet.root is not None:
             reader = reader.option("basePath", parquet.root)

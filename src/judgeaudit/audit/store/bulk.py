@@ -8,16 +8,30 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from judgeaudit.audit.store.db import AuditStore
 from judgeaudit.audit.store.schema import EDIT_TRIGGERS, EDITS_TABLE
 
+#: A run's count of pairs: the one query, on audit.db and on the relation ``audit_pairs`` a
+#: report engine reads from Parquet (``--engine auto`` holds the one against the other).
+COUNT_PAIRS = "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?"
+
+
+class Executes(Protocol):
+    """audit.db's connection, or a report engine's pairs relation (analysis.engines.Pairs)."""
+
+    def execute(self, sql: str, params: Sequence[Any], /) -> Any: ...
+
+
+def pairs_in(db: Executes, run_id: str) -> int:
+    """How many pairs of ``run_id`` ``db`` holds (:data:`COUNT_PAIRS`)."""
+    return int(db.execute(COUNT_PAIRS, (run_id,)).fetchone()[0])
+
 
 def count_pairs(store: AuditStore, run_id: str) -> int:
     store.flush("audit_pairs")
-    row = store.db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,))
-    return int(row.fetchone()[0])
+    return pairs_in(store.db, run_id)
 
 
 def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:

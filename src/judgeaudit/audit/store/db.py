@@ -1,5 +1,5 @@
-"""The audit store: ``OUT/audit.db`` (SQLite, WAL). One writer; a unit is never split across
-transactions.
+"""The audit store: ``OUT/audit.db`` (SQLite, WAL while a store has it open; one file again
+when it closes). One writer; a unit is never split across transactions.
 
 Units are written behind, in batches (one transaction per FLUSH_AT units or FLUSH_EVERY_S,
 whichever comes first): a commit per unit cost as much CPU as the model call itself. Reads
@@ -69,12 +69,29 @@ class AuditStore:
         self._pending_units = 0
         self._last_flush = time.monotonic()
         self._prompts: set[str] = set()  # prompt hashes queued so far (:meth:`_new_prompt`)
+        self._closed = False
 
     def close(self) -> None:
+        """Write what is pending and close (again: nothing, as a closed connection does)."""
+        if self._closed:
+            return
         try:
             self.flush()
+            self._one_file()
         finally:
+            self._closed = True
             self.db.close()
+
+    def _one_file(self) -> None:
+        """Leave ``audit.db`` one self-contained file, when no other connection has it open:
+        WAL is for the readers of a run being written. A read-only connection to a WAL database
+        creates ``-wal`` and ``-shm`` beside it and, unable to write, can never remove them
+        (every report after a run left both, and a copied OUT needed all three files); a file in
+        rollback-journal mode is read without them. The next store turns WAL on again; while
+        another connection has the file open, the switch is refused at once and it stays WAL."""
+        self.db.execute("PRAGMA busy_timeout = 0")
+        with contextlib.suppress(sqlite3.OperationalError):  # "database is locked": in use
+            self.db.execute("PRAGMA journal_mode = DELETE")
 
     def flush(self, *tables: str) -> None:
         """Write the pending units (only if one of ``tables`` is pending, when given)."""

@@ -11,14 +11,14 @@ for partitioned output, ``period`` (the run's period, else its day; or each pair
 from SQLite to DuckDB in batches through pandas frames, so memory holds one batch; DuckDB's
 table spills to a temporary directory beside the output past its memory limit, so a run of any
 size fits on disk.
-Nothing half-written: the file (or the directory of shards) appears when it is complete.
+Nothing half-written: the file (or the directory of shards) appears when it is complete, with
+the mode of the run's other files (0600, :data:`judgeaudit.fsutil.PRIVATE`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS
 from judgeaudit.errors import InputError
+from judgeaudit.fsutil import replace_private
 
 Partition = Literal["period", "day"]
 #: The Parquet copy of a run's pairs in its output directory.
@@ -134,7 +135,7 @@ def write_pairs(
                 f" (FORMAT parquet, COMPRESSION zstd, KV_METADATA {_stamp(run_id, edits)})"
             )
             con.close()
-            os.replace(tmp, dest)
+            replace_private(tmp, dest)  # 0600, as the run's other files
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return count
@@ -217,4 +218,4 @@ def _move_shards(built: Path, dest: Path, run: str) -> None:
             with contextlib.suppress(FileNotFoundError):
                 old.unlink()
         for shard in sorted(part.glob("*.parquet")):
-            os.replace(shard, into / shard.name)
+            replace_private(shard, into / shard.name)
