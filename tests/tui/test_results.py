@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import shutil
 import sqlite3
 from pathlib import Path
@@ -294,9 +293,12 @@ def test_results_open_at_the_top(
     assert asyncio.run(go()) == 0
 
 
-def test_compare_chart_shows_both_rates_with_wilson_intervals(
+def test_compare_chart_shows_each_rate_with_the_interval_report_gives_it(
     isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
 ) -> None:
+    """The Runs chart drew plain Wilson intervals of its own (13.8% [8.9-20.8]) where `report`
+    and Results give the same rate the task-clustered one ([8.4-22.0]): one rule, the report's."""
+
     async def go() -> tuple[str, dict[str, Any]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
@@ -313,23 +315,27 @@ def test_compare_chart_shows_both_rates_with_wilson_intervals(
             return chart, screen.compared.result  # type: ignore[attr-defined]
 
     chart, result = asyncio.run(go())
-
-    def wilson(k: int, n: int) -> tuple[float, float]:  # by hand: the score interval, z=1.96
-        z, p = 1.959963984540054, k / n
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return centre - half, centre + half
-
+    # each run's own report, as `report --format json` and the Results screen give it
+    reports = {"before": build_report(run_copy), "after": build_report(rejudged_copy)}
+    assert result["paired"]  # a re-judge: the same decisive pairs on both sides
     lines = chart.splitlines()
-    for row in [*result["buckets"], result["overall"]]:
+    compared = 0
+    for index, row in enumerate([*result["buckets"], result["overall"]]):
         for side, n_key in (("before", "n_before"), ("after", "n_after")):
             n = row[n_key]
             line = next(x for x in lines if f"{row['label']}" in x and f" {side} " in x)
             if not n:
                 assert "no decisive pairs" in line
                 continue
-            low, high = wilson(round(row[side] * n), n)
+            own = reports[side]
+            found = own["overall"] if row["label"] == "overall" else own["buckets"][index]
+            assert found["decisive"] == n  # the same pairs, so the same interval
+            low, high = found["ci_low"], found["ci_high"]
+            assert low is not None and high is not None
             assert f"[{low * 100:.1f}–{high * 100:.1f}] n={n}" in line, line
+            compared += 1
+    assert compared >= 4
+    assert "task-clustering design effect" in chart
 
 
 def test_an_added_agent_is_one_change_not_a_shift_of_every_index(

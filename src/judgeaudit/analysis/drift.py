@@ -156,7 +156,9 @@ def compare(
         pairing["basis"] = _basis(a, b)
         method = dict(PAIRED_METHOD)
     else:
-        rows, overall = unpaired_rows(base["buckets"], new["buckets"])
+        rows, overall = unpaired_rows(
+            base["buckets"], new["buckets"], base.get("overall"), new.get("overall")
+        )
         method = dict(UNPAIRED_METHOD)
     family = gate(rows, overall)
     aliases = {x["label"]: x["alias"] for x in base["buckets"]}

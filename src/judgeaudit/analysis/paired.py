@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.frame import decisive_mask, gap_series
 from judgeaudit.analysis.stats import (
     fisher_exact,
@@ -113,10 +114,12 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
     n = len(part)
     per_task = (
         part.assign(d=part["missel_after"] - part["missel_before"], one=1)
-        .groupby("task_id")[["d", "one"]]
+        .groupby("task_id")[["d", "one", "missel_before", "missel_after"]]
         .sum()
     )
     sums, counts = per_task["d"].astype(int).tolist(), per_task["one"].astype(int).tolist()
+    before_sums = Sums.of(list(zip(per_task["missel_before"].tolist(), counts, strict=True)))
+    after_sums = Sums.of(list(zip(per_task["missel_after"].tolist(), counts, strict=True)))
     spread = ni.clustered(sums, counts)
     newcombe = newcombe_paired(both, to_correct, to_missel, neither)
     return {
@@ -124,6 +127,8 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
         "n_before": n,
         "after": (both + to_missel) / n if n else None,
         "n_after": n,
+        "ci_before": side_interval(interval(before_sums)),
+        "ci_after": side_interval(interval(after_sums)),
         "change": spread.change if n else None,
         "ci_low": spread.low,
         "ci_high": spread.high,
@@ -150,21 +155,38 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def side_interval(found: Mapping[str, Any]) -> list[float | None]:
+    """One run's rate interval as ``[low, high]``: the report's own rule for every rate it prints
+    (:mod:`judgeaudit.analysis.clustered`), so a chart of the two rates shows what ``report``
+    shows for each."""
+    return [found.get("ci_low"), found.get("ci_high")]
+
+
 def unpaired_rows(
-    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+    before: Sequence[Mapping[str, Any]],
+    after: Sequence[Mapping[str, Any]],
+    overall_before: Mapping[str, Any] | None = None,
+    overall_after: Mapping[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Bucket rows and the overall row from the two runs' own bucket tables."""
+    """Bucket rows and the overall row from the two runs' own bucket tables; each rate keeps its
+    run's interval (the report's overall row's, when it counts the same decisive pairs)."""
     rows = [
         {"label": b["label"], "lo": b["lo"], "hi": b["hi"], **_unpaired(b, a)}
         for b, a in zip(before, after, strict=True)
     ]
 
-    def total(buckets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def total(
+        buckets: Sequence[Mapping[str, Any]], row: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
         k = sum(b["misselected"] for b in buckets)
         n = sum(b["decisive"] for b in buckets)
-        return {"misselected": k, "decisive": n, "rate": k / n if n else None}
+        same = row is not None and row.get("decisive") == n and n > 0
+        found: Mapping[str, Any] = row if same and row is not None else {}
+        return {"misselected": k, "decisive": n, "rate": k / n if n else None, **{
+            "ci_low": found.get("ci_low"), "ci_high": found.get("ci_high")}}  # fmt: skip
 
-    return rows, {"label": "overall", **_unpaired(total(before), total(after))}
+    overall = _unpaired(total(before, overall_before), total(after, overall_after))
+    return rows, {"label": "overall", **overall}
 
 
 def _unpaired(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
@@ -176,6 +198,8 @@ def _unpaired(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
         "n_before": b["decisive"],
         "after": a["rate"],
         "n_after": a["decisive"],
+        "ci_before": side_interval(b),
+        "ci_after": side_interval(a),
         "change": diff,
         "ci_low": low,
         "ci_high": high,

@@ -120,10 +120,8 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
 
 
 def chart_entries(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each bucket's (and the overall) rate before and after, each with its own Wilson 95%
-    interval, as the bar chart's entries (a rate is k/n, so k is recovered exactly)."""
-    from judgeaudit.analysis.stats import wilson
-
+    """Each bucket's (and the overall) rate before and after, each with its run's own 95%
+    interval as the comparison carries it (the report's rule, not one of the view's own)."""
     entries = []
     for row in [*result["buckets"], result["overall"]]:
         name = (
@@ -131,12 +129,12 @@ def chart_entries(result: dict[str, Any]) -> list[dict[str, Any]]:
             if row.get("alias") in (None, "", row["label"])
             else (f"{row['label']} {row['alias']}")
         )
-        for side, rate_key, n_key in (
-            ("before", "before", "n_before"),
-            ("after", "after", "n_after"),
+        for side, rate_key, n_key, ci_key in (
+            ("before", "before", "n_before", "ci_before"),
+            ("after", "after", "n_after", "ci_after"),
         ):
             n, rate = int(row[n_key] or 0), row[rate_key]
-            low, high = wilson(round(rate * n), n) if rate is not None and n else (None, None)
+            low, high = row.get(ci_key) or (None, None)
             entries.append(
                 {
                     "label": f"{name} {side}",
@@ -155,7 +153,8 @@ def chart_text(result: dict[str, Any], width: int) -> Text:
 
     text = Text(
         f"misselection before ({result['run_a']}) and after ({result['run_b']}), each rate "
-        "with its Wilson 95% interval; the change's own interval and test are in the table (g)\n",
+        "with its 95% interval by the report's rule (Wilson with the task-clustering design "
+        "effect); the change's own interval and test are in the table (g)\n",
         style="dim",
     )
     text.append_text(bars(chart_entries(result), width))

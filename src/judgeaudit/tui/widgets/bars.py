@@ -32,18 +32,23 @@ def bars(buckets: Sequence[Mapping[str, Any]], width: int = WIDTH) -> Text:
             continue
         cells = [" "] * width
         filled = round(b["rate"] * width)
-        lo, hi = round(b["ci_low"] * width), min(width - 1, round(b["ci_high"] * width))
-        for i in range(width):
-            cells[i] = "█" if i < filled else ("─" if lo <= i <= hi else " ")
-        if 0 <= lo < width:
-            cells[lo] = "├" if lo >= filled else cells[lo]
-        if hi >= filled:
-            cells[hi] = "┤"
+        low, high = b.get("ci_low"), b.get("ci_high")
+        if low is not None and high is not None:
+            lo, hi = round(low * width), min(width - 1, round(high * width))
+            for i in range(filled, width):
+                cells[i] = "─" if lo <= i <= hi else " "
+            if 0 <= lo < width:
+                cells[lo] = "├" if lo >= filled else cells[lo]
+            if hi >= filled:
+                cells[hi] = "┤"
+        for i in range(filled):
+            cells[i] = "█"
         out.append("".join(cells[:filled]), style="red")
         out.append("".join(cells[filled:]), style="white")
-        out.append(
-            f" {b['rate'] * 100:5.1f}% [{b['ci_low'] * 100:.1f}–{b['ci_high'] * 100:.1f}] n={b['decisive']}\n"
-        )
+        # a rate shown without an interval says so rather than inventing one
+        shown = "no interval" if low is None or high is None else (
+            f"{low * 100:.1f}–{high * 100:.1f}")  # fmt: skip
+        out.append(f" {b['rate'] * 100:5.1f}% [{shown}] n={b['decisive']}\n")
     return out
 
 
