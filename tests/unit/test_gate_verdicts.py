@@ -78,3 +78,21 @@ def test_more_trials_settle_it_when_there_are_enough_tasks() -> None:
     assert n0 * (1 + (k * m - 1) * rho) <= 320 * k * m, "the design effect at k x m still fits"
     smaller = (need["trials"] - 1) / 2
     assert n0 * (1 + (smaller * m - 1) * rho) > 320 * smaller * m, "and one trial fewer does not"
+
+
+def test_a_small_bucket_whose_bound_is_below_the_margin_is_explained_not_contradicted() -> None:
+    """n=130 with flips mostly to correct: its printed bound (+0.4) is below the 2-point margin,
+    yet under 149 pairs it is "too few pairs to tell". The definition line must name the
+    pair minimum, and the too-few line must say the bound does not decide such a row (a new
+    user read "bound +0.4 … too few pairs" beside "even zero flips cannot bound a rise below
+    2 points" as a contradiction)."""
+    result = _result(
+        [_row("small", 130, 40, 4, 11, False, 0.004), _row("large", 600, 42, 3, 3, False, 0.01)],
+        _row("overall", 730, 42, 7, 14, False, 0.007),
+    )
+    summary = decide_rows(result, 0.02, {"trials": 2, "cost_per_decisive": None})
+    assert result["buckets"][0]["verdict"] == "too few pairs to tell"
+    text = "\n".join(gate_lines({**result, "gate": summary}))
+    assert "not worse = a row of at least 149 decisive pairs whose own one-sided" in text
+    assert "is not called not worse, whatever its printed bound" in text
+    assert "even zero flips cannot bound" not in text

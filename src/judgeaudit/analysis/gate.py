@@ -299,9 +299,10 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
         + (f" in {', '.join(summary['worse'])}" if summary["worse"] else ""),
         f"  worse = a rise significant by the one-sided task sign-flip test, Holm-adjusted across "
-        f"the rows with flips (alpha {summary['alpha']}); not worse = the row's own one-sided 95% "
-        f"upper bound below {margin:g} points (intersection-union: no multiplicity adjustment "
-        "needed); the printed intervals are 95% task-clustered and per row, not simultaneous",
+        f"the rows with flips (alpha {summary['alpha']}); not worse = a row of at least "
+        f"{summary['min_pairs']} decisive pairs whose own one-sided 95% upper bound is below "
+        f"{margin:g} points (intersection-union: no multiplicity adjustment needed); the printed "
+        "intervals are 95% task-clustered and per row, not simultaneous",
     ]
     overall = result["overall"]
     few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]
@@ -310,8 +311,9 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     if few:
         lines.append(
             f"  too few pairs to tell: {', '.join(few)}: under {summary['min_pairs']} decisive "
-            f"pairs even zero flips cannot bound a rise below {margin:g} points; a bucket with "
-            "too few pairs does not block on its own"
+            "pairs a row is not called not worse, whatever its printed bound (with zero flips "
+            f"its exact bound could not fall below {margin:g} points); a bucket with too few "
+            "pairs does not block on its own"
         )
     if summary["verdict"] == "inconclusive" and overall.get("needed"):
         need = overall["needed"]
