@@ -65,7 +65,19 @@ def test_report_formats_and_original_bins(
     assert "<svg" in html and "http://" not in html.split("<pre>")[0].replace(
         'xmlns="http://www.w3.org/2000/svg"', ""
     )
-    assert "near" in cli("report", str(out), "--format", "md").stdout
+    md = cli("report", str(out), "--format", "md").stdout
+    assert "near" in md
+    # the agent pairs with their ranking flags and the task types, as the text report has them
+    parsed = json.loads(cli("report", str(out), "--format", "json").stdout)
+    pairs_table = md.split("## Agent pairs")[1].split("## By task type")[0]
+    for p in parsed["agent_pairs"]:
+        assert f"| {p['agent_a']} | {p['agent_b']} |" in pairs_table
+        if p.get("ranking") == "suggestive":
+            assert "ranking opposite (suggestive" in pairs_table
+    types_table = md.split("## By task type")[1]
+    assert all(
+        f"| {t['task_type']} | {t['decisive']} |" in types_table for t in parsed["by_task_type"]
+    )
     table = cli("report", str(out), "--bins=-0.01,0.5,1", "--labels", "close,far").stdout
     assert "close" in table and "far" in table
     bad = cli("report", str(out), "--bins=-0.01,0.5,1", "--labels", "one")

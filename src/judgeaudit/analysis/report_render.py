@@ -95,6 +95,16 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
     return lines
 
 
+def ranking_flag(p: Mapping[str, Any]) -> str:
+    """An agent pair's ranking flag as the text and Markdown reports print it ("" when none)."""
+    return {
+        "misselected": "RANKING MISSELECTED",
+        "suggestive": "ranking opposite "
+        f"(suggestive: success p={p.get('success_p_value', 1):.2g}, judge sign-test "
+        f"p={p.get('judge_sign_p_value', 1):.2g})",
+    }.get(p.get("ranking") or "", "")
+
+
 def render_table(report: Report) -> str:
     lines = [
         f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
@@ -107,12 +117,7 @@ def render_table(report: Report) -> str:
     lines += bucket_lines(report, bootstrap=True)
     lines += ["", "agent pairs:"]
     for p in report["agent_pairs"]:
-        flag = {
-            "misselected": "  RANKING MISSELECTED",
-            "suggestive": "  ranking opposite "
-            f"(suggestive: success p={p.get('success_p_value', 1):.2g}, judge sign-test "
-            f"p={p.get('judge_sign_p_value', 1):.2g})",
-        }.get(p.get("ranking") or "", "")
+        flag = f"  {ranking_flag(p)}" if ranking_flag(p) else ""
         lines.append(
             f"  {p['agent_a']} vs {p['agent_b']}: success {p['success_rate_a']:.2f}/"
             f"{p['success_rate_b']:.2f}, judge wins {p['judge_win_rate_a']:.2f}/"
@@ -190,12 +195,44 @@ def render_markdown(report: Report) -> str:
         "",
         model_line(report.get("gap_model")).strip(),
         "",
+        *_markdown_pairs_and_types(report),
         *(style_markdown(report["style"]) if "style" in report else []),
         "```",
         *review_lines(report["human_review"]),
         "```",
     ]
     return "\n".join(out) + "\n"
+
+
+def _cell(name: object) -> str:
+    """A name in a Markdown table cell: a ``|`` in it would end the cell."""
+    return str(name).replace("|", "\\|")
+
+
+def _markdown_pairs_and_types(report: Report) -> list[str]:
+    """The agent pairs (with their ranking flags) and the task types, as the text report has
+    them."""
+    out = [
+        "## Agent pairs",
+        "",
+        "| agent A | agent B | success A | success B | judge wins A | judge wins B | decisive |"
+        " misselected | 95% CI | ranking |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for p in report["agent_pairs"]:
+        out.append(
+            f"| {_cell(p['agent_a'])} | {_cell(p['agent_b'])} | {p['success_rate_a']:.2f} | "
+            f"{p['success_rate_b']:.2f} | {p['judge_win_rate_a']:.2f} | "
+            f"{p['judge_win_rate_b']:.2f} | {p['decisive']} | {_pct(p['rate']).strip()} | "
+            f"{_ci(p)} | {ranking_flag(p) or 'ok'} |"
+        )
+    out += ["", "## By task type", "", "| task type | decisive | misselected | 95% CI |"]
+    out.append("|---|---|---|---|")
+    for t in report["by_task_type"]:
+        out.append(
+            f"| {_cell(t['task_type'])} | {t['decisive']} | {_pct(t['rate']).strip()} | {_ci(t)} |"
+        )
+    return [*out, ""]
 
 
 def render_csv(report: Report) -> str:
