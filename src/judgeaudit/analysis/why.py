@@ -210,12 +210,15 @@ def _rates(
     if not decisive.any():
         return {"raw_rate": None, "controlled_rate": None, "misselected": 0, "explained": 0,
                 "explained_by": {}, "explained_pairs": {}}  # fmt: skip
-    per_task: dict[int, tuple[float, float]] = {}
-    for g, w, d in zip(groups, wrong, decisive, strict=True):
-        if d:
-            k, n = per_task.get(int(g), (0.0, 0.0))
-            per_task[int(g)] = (k + float(w), n + 1.0)
-    raw = {**interval(Sums.of(list(per_task.values()))), "orders": int(decisive.sum()),
+    # (wrong, orders) per task with a decisive order, tasks in the order first met; counts, so
+    # summed exactly in any order (a Python loop over 2M orders took a second)
+    met, wrong_met = groups[decisive], wrong[decisive]
+    _, first = np.unique(met, return_index=True)
+    seen = met[np.sort(first)]
+    k = np.bincount(met, weights=wrong_met, minlength=n_tasks)[seen]
+    n = np.bincount(met, minlength=n_tasks)[seen].astype(float)
+    per_task = list(zip(k.tolist(), n.tolist(), strict=True))
+    raw = {**interval(Sums.of(per_task)), "orders": int(decisive.sum()),
            "wrong": int(wrong[decisive].sum()),
            "method": "share of judged orders of decisive pairs that preferred the failed side; "
            "Wilson with a task design effect"}  # fmt: skip
