@@ -8,10 +8,10 @@ position term: with every difference taken first-minus-second, the intercept is 
 preference for the first position when the two are otherwise equal) are the regressors.
 
 The orders are read as columns, not as one object per order: each distinct feature vector is
-computed once and numbered (:mod:`judgeaudit.analysis.why_sides`), SQLite joins the pairs to
-their two sides' numbers, and numpy arrays hold the rest (a recorded run of 1M pairs has 2M
-trajectories and up to 2M judged orders; a dict of the sides and a Python object per order
-were most of its first report, docs/benchmarks.md).
+computed once and numbered (:mod:`judgeaudit.analysis.why_sides`), SQLite reads each pair with
+its sides' (task, agent) numbers, numpy finds their feature ids and holds the rest (a recorded
+run of 1M pairs has 2M trajectories and up to 2M judged orders; a dict of the sides and a
+Python object per order were most of its first report, docs/benchmarks.md).
 """
 
 from __future__ import annotations

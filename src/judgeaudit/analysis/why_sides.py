@@ -1,5 +1,5 @@
-"""Every stored trajectory of a run numbered by its feature vector, in a TEMP table that the
-style model's join reads (:mod:`judgeaudit.analysis.why_data`).
+"""Every stored trajectory of a run as numbers for the style model's join
+(:mod:`judgeaudit.analysis.why_data`): its feature id, its (task, agent)'s number and its trial.
 
 A trajectory's features depend on its events, its success and its agent's tokens alone
 (:mod:`judgeaudit.analysis.features`). Short events (a recorded run's logs often hold no
