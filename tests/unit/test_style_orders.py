@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from judgeaudit.analysis.features import FEATURES, features
-from judgeaudit.analysis.frame import open_db
+from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why import fit_style
 from judgeaudit.analysis.why_data import RunData, load_run
 from judgeaudit.audit.spec.lexicon import lexicon
@@ -204,3 +205,23 @@ def test_explained_pairs_are_misselected_pairs_of_the_run(tmp_path: Path) -> Non
     missel = set(orders.pair_id[orders.misselected.astype(bool)])
     assert style["misselected"] == len(missel)
     assert set(style["explained_pairs"]) <= missel
+
+
+def test_a_damaged_transcript_is_one_line_and_leaves_the_connection_clean(tmp_path: Path) -> None:
+    """A transcript that is not JSON stops the section with the readers' one line, every time,
+    and leaves no scratch table or open transaction behind (a long one is read while the
+    scratch tables are filled)."""
+    out = audit_db(tmp_path / "out")
+    db = sqlite3.connect(out / "audit.db")
+    with db:
+        db.execute("UPDATE trajectories SET events = '[{\"role\": ' || printf('%0100d', 1)")
+    db.close()
+    db = open_db(out)
+    try:
+        for _ in range(2):
+            with pytest.raises(AnalysisError, match="a trajectory's events is not valid JSON"):
+                load_run(db, "r1")
+        assert not db.in_transaction
+        assert db.execute("SELECT COUNT(*) FROM sqlite_temp_master").fetchone()[0] == 0
+    finally:
+        db.close()

@@ -24,8 +24,9 @@ import numpy as np
 
 from judgeaudit.analysis.features import FEATURES, Features, features
 from judgeaudit.analysis.frame import stored_json
-from judgeaudit.analysis.why_sides import TEMP, SideTable, run_lexicon, side_table
+from judgeaudit.analysis.why_sides import SideTable, run_lexicon, side_table
 from judgeaudit.audit.spec.lexicon import lexicon
+from judgeaudit.audit.store.scratch import Scratch
 
 __all__ = ["Orders", "RunData", "differences", "load_run", "one_side", "run_lexicon"]
 
@@ -180,11 +181,10 @@ def _orders(db: sqlite3.Connection, run_id: str, sides: _Sides) -> tuple[Orders,
 
 
 def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
-    """The run's judged orders and its trajectories' features. The join runs on TEMP tables of
-    ``db`` (dropped before returning; a transaction this opened for them is ended)."""
-    began = db.in_transaction
-    try:
-        table = side_table(db, run_id)
+    """The run's judged orders and its trajectories' features (the join's numbers in TEMP
+    tables of ``db``, dropped before this returns: :mod:`judgeaudit.audit.store.scratch`)."""
+    with Scratch(db) as scratch:
+        table = side_table(db, run_id, scratch)
         if not len(table.fid):  # nothing to read: the pairs are counted, not scanned
             (pairs,) = db.execute(
                 "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ?", (run_id,)
@@ -193,11 +193,6 @@ def load_run(db: sqlite3.Connection, run_id: str) -> RunData:
         sides = _Sides(table)
         orders, pairs = _orders(db, run_id, sides)
         return RunData(orders, table.features, sides.in_order, pairs)
-    finally:
-        for name in TEMP:
-            db.execute(f"DROP TABLE IF EXISTS temp.{name}")
-        if not began and db.in_transaction:
-            db.commit()  # only TEMP tables were written
 
 
 def _no_orders() -> Orders:

@@ -21,17 +21,11 @@ import numpy as np
 from judgeaudit.analysis.features import Features, features
 from judgeaudit.analysis.frame import stored_json, stored_manifest
 from judgeaudit.audit.spec.lexicon import Lexicon, lexicon
+from judgeaudit.audit.store.scratch import Scratch
 
 #: Events at most this many characters long are grouped in SQL (a longer text is one
 #: conversation, seldom repeated, and would make SQLite's grouping as large as the table).
 SHORT = 64
-#: The TEMP tables :func:`side_table` may leave for the caller to drop.
-TEMP = (
-    "judgeaudit_tokens",
-    "judgeaudit_kinds",
-    "judgeaudit_long",
-    "judgeaudit_keys",
-)
 #: A run's trajectories with their agent tokens (the scope of a copy is its source's).
 _TRAJECTORIES = (
     " FROM trajectories t LEFT JOIN temp.judgeaudit_tokens k"
@@ -73,22 +67,22 @@ def _features(stored: Any, success: Any, tokens: Any, lex: Lexicon) -> Features:
     )
 
 
-def side_table(db: sqlite3.Connection, run_id: str) -> SideTable:
-    """Every stored trajectory's feature id in TEMP tables of ``db`` (:data:`TEMP`); tokens
-    from the agent calls the run recorded."""
+def side_table(db: sqlite3.Connection, run_id: str, scratch: Scratch) -> SideTable:
+    """Every stored trajectory's numbers, by way of ``scratch``'s TEMP tables on ``db`` (the
+    caller's join reads ``judgeaudit_keys``); tokens from the agent calls the run recorded."""
     lex = lexicon(run_lexicon(db, run_id))
-    db.execute(
-        "CREATE TEMP TABLE judgeaudit_tokens AS SELECT c.scope AS scope,"
-        " SUM(c.completion_tokens) AS total FROM calls c JOIN trajectories t"
-        " ON c.scope = COALESCE(t.copied_from, t.traj_id) WHERE t.run_id = ?"
-        " AND c.role = 'agent' AND c.completion_tokens > 0 GROUP BY c.scope",
+    scratch.select_into(
+        "judgeaudit_tokens",
+        "SELECT c.scope AS scope, SUM(c.completion_tokens) AS total FROM calls c"
+        " JOIN trajectories t ON c.scope = COALESCE(t.copied_from, t.traj_id)"
+        " WHERE t.run_id = ? AND c.role = 'agent' AND c.completion_tokens > 0 GROUP BY c.scope",
         (run_id,),
     )
-    db.execute("CREATE UNIQUE INDEX temp.judgeaudit_tokens_scope ON judgeaudit_tokens(scope)")
+    scratch.index("judgeaudit_tokens", ["scope"], unique=True)
     # joins to an empty table left out: each costs a lookup per trajectory (2M at 1M pairs)
     source, tokens_sql = (
         (_TRAJECTORIES, "k.total")
-        if db.execute("SELECT 1 FROM temp.judgeaudit_tokens LIMIT 1").fetchone()
+        if scratch.has_rows("judgeaudit_tokens")
         else (" FROM trajectories t", "NULL")
     )
     ids: dict[Features, int] = {}
@@ -105,36 +99,43 @@ def side_table(db: sqlite3.Connection, run_id: str) -> SideTable:
     kinds = cursor.execute(
         f"SELECT DISTINCT t.events, t.success <> 0, {tokens_sql}{where} AND {_IS_SHORT}", (run_id,)
     ).fetchall()
-    db.execute("CREATE TEMP TABLE judgeaudit_kinds (events, ok, total, fid INTEGER)")
-    db.executemany(
-        "INSERT INTO temp.judgeaudit_kinds VALUES (?, ?, ?, ?)",
+    scratch.fill(
+        "judgeaudit_kinds",
+        ["events", "ok", "total", "fid"],
         [(e, ok, tokens, fid(_features(e, ok, tokens, lex))) for e, ok, tokens in kinds],
     )
-    db.execute("CREATE INDEX temp.judgeaudit_kinds_key ON judgeaudit_kinds(events, ok, total)")
+    scratch.index("judgeaudit_kinds", ["events", "ok", "total"])
 
     def long() -> Iterator[tuple[int, int]]:
-        for rid, e, ok, tokens in cursor.execute(
-            f"SELECT t.rowid, t.events, t.success <> 0, {tokens_sql}{where} AND NOT ({_IS_SHORT})",
-            (run_id,),
-        ):
-            yield rid, fid(_features(e, ok, tokens, lex))
+        reading = db.cursor()
+        reading.row_factory = None
+        try:  # a damaged transcript ends the scan: its statement is closed, not left pending
+            for rid, e, ok, tokens in reading.execute(
+                f"SELECT t.rowid, t.events, t.success <> 0, {tokens_sql}{where}"
+                f" AND NOT ({_IS_SHORT})",
+                (run_id,),
+            ):
+                yield rid, fid(_features(e, ok, tokens, lex))
+        finally:
+            reading.close()
 
-    db.execute("CREATE TEMP TABLE judgeaudit_long (rid INTEGER PRIMARY KEY, fid INTEGER)")
-    db.executemany("INSERT INTO temp.judgeaudit_long VALUES (?, ?)", long())
+    scratch.fill("judgeaudit_long", ["rid", "fid"], long())
+    scratch.index("judgeaudit_long", ["rid"], unique=True)
     fid_sql, long_join = (
         ("COALESCE(s.fid, l.fid)", " LEFT JOIN temp.judgeaudit_long l ON l.rid = t.rowid")
-        if db.execute("SELECT 1 FROM temp.judgeaudit_long LIMIT 1").fetchone()
+        if scratch.has_rows("judgeaudit_long")
         else ("s.fid", "")
     )
     # (task, agent) numbered in sorted order: a small table (10,000 tasks x 8 agents at 1M
     # pairs), where lookups in a (task, agent, trial) index of 2M rows made the join slow
-    db.execute(
-        "CREATE TEMP TABLE judgeaudit_keys AS SELECT task, agent, DENSE_RANK() OVER"
-        " (ORDER BY task) AS task_no FROM (SELECT DISTINCT task_id AS task, agent"
-        " FROM trajectories WHERE run_id = ?) ORDER BY task, agent",
+    scratch.select_into(
+        "judgeaudit_keys",
+        "SELECT task, agent, DENSE_RANK() OVER (ORDER BY task) AS task_no FROM"
+        " (SELECT DISTINCT task_id AS task, agent FROM trajectories WHERE run_id = ?)"
+        " ORDER BY task, agent",
         (run_id,),
     )
-    db.execute("CREATE UNIQUE INDEX temp.judgeaudit_keys_key ON judgeaudit_keys(task, agent)")
+    scratch.index("judgeaudit_keys", ["task", "agent"], unique=True)
     got = np.fromiter(
         cursor.execute(
             f"SELECT c.rowid, t.trial, {fid_sql}{source} JOIN temp.judgeaudit_keys c"
