@@ -59,11 +59,12 @@ def test_every_import_format_gets_features_for_every_judged_side(tmp_path: Path,
         stored = db.execute("SELECT COUNT(*) FROM trajectories").fetchone()[0]
     finally:
         db.close()
-    assert stored > 0 and len(data.sides) == stored
-    assert data.rows  # every judged order of a pair with both sides stored is a model row
-    said = [f for f in data.sides.values() if f.length > 0]
+    sides = data.side_features()
+    assert stored > 0 and len(sides) == data.stored == stored
+    assert len(data.orders)  # every judged order of a pair with both sides stored is a model row
+    said = [f for f in sides if f.length > 0]
     assert said and all(f.turns >= 1 for f in said)
-    assert any(f.claimed_done for f in data.sides.values())
+    assert any(f.claimed_done for f in sides)
     report = build_report(out)
     style = report["style"]
     assert style["status"] in ("ok", "skipped")

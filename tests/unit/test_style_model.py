@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -14,9 +15,55 @@ from sklearn.linear_model import LogisticRegression
 
 from judgeaudit.analysis.features import CONTINUOUS, FEATURES, Features
 from judgeaudit.analysis.why import fit_style
-from judgeaudit.analysis.why_data import OrderRow, RunData
+from judgeaudit.analysis.why_data import Orders, RunData
 
 Z = 1.959963984540054
+
+
+class OrderRow(NamedTuple):
+    """One judged order, as the definition names it."""
+
+    pair_id: str
+    task_id: str
+    order: str  # AB | BA
+    y: int  # 1: the judge preferred the trajectory shown first
+    first_success: int
+    second_success: int
+    first: Features
+    second: Features
+    misselected: bool
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    rows: list[OrderRow]
+    sides: dict[tuple[str, str, int], Features]
+    pairs: int
+
+    def run(self) -> RunData:
+        """The orders as the model reads them: columns, feature vectors numbered."""
+        ids: dict[Features, int] = {}
+        rows = self.rows
+        first = np.array([ids.setdefault(r.first, len(ids)) for r in rows])
+        second = np.array([ids.setdefault(r.second, len(ids)) for r in rows])
+        sides = np.array([ids.setdefault(f, len(ids)) for f in self.sides.values()])
+        tasks = sorted({r.task_id for r in rows})
+        pairs: dict[str, int] = {}
+        for r in rows:
+            pairs.setdefault(r.pair_id, len(pairs))
+        orders = Orders(
+            first=first,
+            second=second,
+            y=np.array([r.y for r in rows], dtype=float),
+            first_success=np.array([r.first_success for r in rows]),
+            second_success=np.array([r.second_success for r in rows]),
+            group=np.array([tasks.index(r.task_id) for r in rows]),
+            tasks=len(tasks),
+            pair=np.array([pairs[r.pair_id] for r in rows]),
+            misselected=np.array([r.misselected for r in rows]),
+            pair_ids={n: p for p, n in pairs.items()},
+        )
+        return RunData(orders, list(ids), sides, self.pairs)
 
 
 def _side(rng: random.Random, success: int, verbose: float) -> Features:
@@ -35,7 +82,7 @@ def _side(rng: random.Random, success: int, verbose: float) -> Features:
 
 def synthetic(
     n_tasks: int = 60, length_weight: float = 1.2, seed: int = 5, verbose_succeeds: bool = False
-) -> RunData:
+) -> Synthetic:
     """Pairs whose failed side is the verbose one (or, ``verbose_succeeds``, the successful
     one: style confounded with capability, as in the demo), judged by a model that rewards
     length."""
@@ -62,10 +109,10 @@ def synthetic(
                 ("BA", first_b, sb, sa, b, a),
             ):
                 rows.append(OrderRow(f"{task}/{k}", task, order, y, fs, ss, ff, sf, missel))
-    return RunData(rows=rows, sides=sides, pairs=n_tasks * 4, stored=len(sides))
+    return Synthetic(rows=rows, sides=sides, pairs=n_tasks * 4)
 
 
-def design(data: RunData) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+def design(data: Synthetic) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """Built here from the documented definition: first minus second, continuous features per
     SD of the feature over the run's trajectories, an intercept for position."""
     sd = {
@@ -86,7 +133,7 @@ def design(data: RunData) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]
 
 def test_odds_ratios_and_clustered_intervals_match_an_independent_fit() -> None:
     data = synthetic()
-    style = fit_style(data)
+    style = fit_style(data.run())
     assert style["status"] == "ok"
     x, y, groups, names = design(data)
     ref = LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-10, max_iter=10_000)
@@ -112,12 +159,12 @@ def test_odds_ratios_and_clustered_intervals_match_an_independent_fit() -> None:
 
 
 def test_when_style_pushes_toward_the_failed_side_controlling_for_it_lowers_the_rate() -> None:
-    style = fit_style(synthetic(length_weight=1.2))
+    style = fit_style(synthetic(length_weight=1.2).run())
     raw, controlled = style["raw_rate"], style["controlled_rate"]
     assert controlled["rate"] < raw["rate"]
     assert controlled["ci_low"] < controlled["rate"] < controlled["ci_high"]
     assert style["explained"] > 0 and next(iter(style["explained_by"])) == "length"
-    none = fit_style(synthetic(length_weight=0.0))
+    none = fit_style(synthetic(length_weight=0.0).run())
     gap = abs(none["controlled_rate"]["rate"] - none["raw_rate"]["rate"])
     assert gap < raw["rate"] - controlled["rate"]
 
@@ -130,7 +177,7 @@ def test_when_the_successful_side_is_the_verbose_one_controlling_for_style_raise
     controlled rate is *above* the raw one (the demo's style-weighted re-judge, docs/why.md).
     "Controlled <= raw" holds only when style points toward the failed side."""
     data = synthetic(length_weight=1.2, verbose_succeeds=True)
-    style = fit_style(data)
+    style = fit_style(data.run())
     raw, controlled = style["raw_rate"], style["controlled_rate"]
     x, y, _, names = design(data)
     beta = LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-10, max_iter=10_000).fit(x, y)
@@ -145,14 +192,14 @@ def test_when_the_successful_side_is_the_verbose_one_controlling_for_style_raise
     assert raw["rate"] == pytest.approx(observed)
     assert controlled["rate"] > raw["rate"] + 0.02
     # same data, a judge blind to length: the two agree, so the rise above is the confounding
-    blind = fit_style(synthetic(length_weight=0.0, verbose_succeeds=True))
+    blind = fit_style(synthetic(length_weight=0.0, verbose_succeeds=True).run())
     gap = abs(blind["controlled_rate"]["rate"] - blind["raw_rate"]["rate"])
     assert gap < (controlled["rate"] - raw["rate"]) / 3
 
 
 def test_too_few_orders_is_one_line_not_an_error() -> None:
     data = synthetic(n_tasks=4)
-    style = fit_style(data)
+    style = fit_style(data.run())
     assert style["status"] == "skipped" and style["terms"] == []
     assert "too few judged orders" in style["note"] and "\n" not in style["note"]
 
@@ -174,7 +221,7 @@ def test_a_feature_without_variance_is_named_and_left_out() -> None:
         )
         for r in data.rows
     ]
-    style = fit_style(RunData(rows=rows, sides=flat, pairs=data.pairs, stored=data.stored))
+    style = fit_style(Synthetic(rows=rows, sides=flat, pairs=data.pairs).run())
     assert style["status"] == "ok"
     assert {"feature": "courtesy", "reason": "no variance in this run"} in style["dropped"]
     assert "courtesy" not in {t["feature"] for t in style["terms"]}
