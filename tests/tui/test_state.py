@@ -236,3 +236,20 @@ def test_run_screen_shows_the_rate_limit_in_force(isolated: ProfileStore, tmp_pa
     during, after = asyncio.run(go())
     assert during == "rate limits: sim 100.0 req/s (declared)"
     assert after == during  # the last pacing stays on screen once the run has ended
+
+
+def test_help_lists_a_grouped_key_once() -> None:
+    """The help read "1-4 A/B ok/fail · 2 A failed · 3 B ok …": hidden keys a shown group
+    already names are not listed again; a hidden key no group names still is."""
+    from textual.binding import Binding
+
+    from judgeaudit.tui.screens.dialogs import screen_keys
+    from judgeaudit.tui.screens.review import ReviewScreen
+
+    text = screen_keys(list(ReviewScreen.BINDINGS))
+    assert text.startswith("1-4 A/B ok/fail · a/b/t prefer · x Clear")
+    assert "2 A failed" not in text and "b prefer B" not in text and "p previous" not in text
+    alone = screen_keys(
+        [Binding("1", "a", "one", key_display="1-2"), Binding("z", "b", "zed", show=False)]
+    )
+    assert alone == "1-2 one · z zed"

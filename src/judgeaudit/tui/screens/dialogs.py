@@ -14,13 +14,30 @@ from textual.widgets import Button, Static
 from judgeaudit.tui.places import PLACES
 
 
+def _keys_named(display: str) -> set[str]:
+    """The keys a grouped ``key_display`` stands for: ``1-4`` → 1, 2, 3, 4; ``a/b/t`` → a, b, t."""
+    keys: set[str] = set()
+    for part in display.split("/"):
+        low, dash, high = part.partition("-")
+        if dash and len(low) == 1 and len(high) == 1 and low <= high:
+            keys.update(chr(c) for c in range(ord(low), ord(high) + 1))
+        else:
+            keys.add(part)
+    return keys
+
+
 def screen_keys(bindings: list[BindingType]) -> str:
-    """`key label` pairs of a screen's bindings, in the order the screen declares them."""
+    """`key label` pairs of a screen's bindings, in the order the screen declares them. A hidden
+    binding its shown group already names (``1-4``, ``a/b/t``) is not listed again: the help
+    read "1-4 A/B ok/fail · 2 A failed · 3 B ok …"."""
+    shown = [b for b in bindings if isinstance(b, Binding) and b.description]
+    grouped = set().union(*(_keys_named(b.key_display) for b in shown if b.show and b.key_display))
     parts = []
-    for binding in bindings:
-        if isinstance(binding, Binding) and binding.description:
-            key = binding.key_display or binding.key.split(",")[0]
-            parts.append(f"{key} {binding.description}")
+    for binding in shown:
+        key = binding.key.split(",")[0]
+        if not binding.show and key in grouped:
+            continue
+        parts.append(f"{binding.key_display or key} {binding.description}")
     return " · ".join(parts)
 
 
