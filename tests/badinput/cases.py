@@ -281,7 +281,7 @@ CASES: list[Case] = [
         "a JSON object per line",
         tasks__jsonl="[1, 2]\n",
     ),
-    run_spec("tasks-missing", TASKS_SPEC, "{tmp}/tasks.jsonl", "cannot read task"),
+    run_spec("tasks-missing", TASKS_SPEC, "{tmp}/tasks.jsonl", "run.tasks", "no such file"),
     run_spec(
         "tasks-empty", TASKS_SPEC, "{tmp}/tasks.jsonl", "no task in file", tasks__jsonl="\n\n"
     ),

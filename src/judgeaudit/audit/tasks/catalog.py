@@ -33,6 +33,11 @@ def load_tasks(source: str, base_dir: Path | None = None) -> list[Task]:
     path = Path(source)
     if base_dir is not None and not path.is_absolute():
         path = base_dir / path
+    if not path.exists():  # the spec's field named, not only a file nobody typed in that form
+        raise TaskError(
+            f"run.tasks: {source!r}: no such file ({path}); give a JSONL task file (a path "
+            "relative to the spec's folder) or builtin:retail"
+        )
     return load_jsonl(path)
 
 
