@@ -49,7 +49,9 @@ class WorkerPool:
                 await self.paused.wait()
                 await self._attempt(unit, work)
                 self.usage.counters.done += 1
-                self._progress()
+                # paused, the units in flight still finish: each one is shown, or the count
+                # froze at the last throttled event while the store held more
+                self._progress(force=not self.paused.is_set())
 
         try:
             async with asyncio.TaskGroup() as group:
