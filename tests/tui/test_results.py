@@ -362,3 +362,29 @@ def test_an_added_agent_is_one_change_not_a_shift_of_every_index(
     text = asyncio.run(go())
     changed = [line.strip().split(":")[0] for line in text.splitlines() if "agents[" in line]
     assert changed and all(key.startswith("models.agents[aaa].") for key in changed), changed
+
+
+def test_ctrl_e_replaces_the_bins_and_escape_gives_the_keys_back(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """A new user's ctrl+e then typing appended to the old edges, and Esc did not leave the
+    field (the next `g` was typed into it)."""
+
+    async def go() -> tuple[str, bool, object]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            assert results(app).report is not None
+            await press(pilot, "ctrl+e")
+            for key in "0,0.5,1":
+                await press(pilot, {",": "comma", ".": "full_stop"}.get(key, key))
+            field = results(app).query_one("#bins", Input)
+            typed = field.value
+            await press(pilot, "escape")
+            left = not field.has_focus
+            await press(pilot, "g")
+            return typed, left, app.focused
+
+    typed, left, focused = asyncio.run(go())
+    assert typed == "0,0.5,1"
+    assert left and isinstance(focused, Select) and focused.id == "gap-source"

@@ -310,8 +310,12 @@ class ResultsScreen(Screen[None]):
         self.query_one("#gap-source", Select).focus()
 
     def action_focus_bins(self) -> None:
+        """The bins field with its edges selected: what is typed replaces them (it was added
+        to the end: "0,0.1,10,0.2,1")."""
         self.control_chosen = not self.loaded
-        self.query_one("#bins", Field).focus()
+        field = self.query_one("#bins", Field)
+        field.focus()
+        field.select_all()
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
         if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:
