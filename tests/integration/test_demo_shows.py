@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +16,22 @@ from typing import Any
 
 import pytest
 
+#: ``python -m judgeaudit`` as `make demo`'s runtime-only install runs it: without DuckDB (an
+#: optional extra), so the run prints that it wrote no Parquet, as a new user's demo does.
+AS_MAKE_DEMO = (
+    "import importlib.util, sys; real = importlib.util.find_spec; "
+    "importlib.util.find_spec = lambda name, *a, **k: None if name == 'duckdb' "
+    "else real(name, *a, **k); sys.modules['duckdb'] = None; "
+    "from judgeaudit.cli import main; raise SystemExit(main())"
+)
+MAKE_DEMO_ARGS = ("demo", "--no-tui", "--events", "progress", "--out")
+
 
 @pytest.fixture(scope="module")
 def demo_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("demo-shows") / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "judgeaudit", "demo", "--no-tui", "--out", str(out)],
+    done = subprocess.run(  # the README's command (`make demo`'s), in a runtime-only world
+        [*(sys.executable, "-c", AS_MAKE_DEMO), *MAKE_DEMO_ARGS, str(out)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -28,6 +39,7 @@ def demo_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (out.parent / "printed.txt").write_text(done.stdout, encoding="utf-8")
+    (out.parent / "progress.txt").write_text(done.stderr, encoding="utf-8")
     report = subprocess.run(
         [sys.executable, "-m", "judgeaudit", "report", str(out), "--format", "json"],
         capture_output=True,
@@ -75,15 +87,18 @@ def test_every_report_section_is_populated(demo_report: tuple[Path, dict[str, An
 def test_the_readme_says_what_the_demo_report_flags(
     demo_report: tuple[Path, dict[str, Any]],
 ) -> None:
-    """The README said the demo report flags two near-equal pairs `RANKING MISSELECTED`; since
-    the ranking test needs both differences significant it marks them suggestive, flags none."""
+    """The README (and docs/index.md, until a new user read it) said the demo report flags two
+    near-equal pairs `RANKING MISSELECTED`; since the ranking test needs both differences
+    significant it marks them suggestive, flags none."""
     _, report = demo_report
     rankings = [p["ranking"] for p in report["agent_pairs"]]
     assert rankings.count("misselected") == 0 and rankings.count("suggestive") == 2
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    claim = " ".join(readme.split("`judgeaudit report out/demo`", 1)[1].split()[:20])
-    assert claim.startswith("marks two near-equal agent pairs")
-    assert "`ranking opposite (suggestive)`" in claim
+    root = Path(__file__).resolve().parents[2]
+    for page in (root / "README.md", root / "docs" / "index.md"):
+        text = page.read_text(encoding="utf-8")
+        claim = " ".join(text.split("`judgeaudit report out/demo`", 1)[1].split()[:20])
+        assert claim.startswith("marks two near-equal agent pairs"), (page.name, claim)
+        assert "`ranking opposite (suggestive)`" in claim, (page.name, claim)
 
 
 @pytest.mark.parametrize("source", ["capability", "judge"])
@@ -120,3 +135,36 @@ def test_the_demo_output_in_the_readme_and_docs_is_what_the_demo_prints(
         assert len(quoted) >= 10
         for line in quoted:
             assert line.rstrip() in printed, f"{page.name}: not printed any more: {line!r}"
+
+
+_BAR = re.compile(r"^\S+\s+\[[#.]+\] (\d+)/(\d+) ")
+_VARYING = ((re.compile(r" +\d+ calls/s"), " N calls/s"), (re.compile(r"in \d+\.\d+s"), "in Ns"))
+
+
+def _steady(line: str) -> str:
+    """A printed line without what changes from run to run (call rates, the elapsed time)."""
+    for pattern, replacement in _VARYING:
+        line = pattern.sub(replacement, line)
+    return line.rstrip()
+
+
+def test_the_readmes_demo_block_is_every_line_the_demo_prints(
+    demo_report: tuple[Path, dict[str, Any]],
+) -> None:
+    """README, "What the demo prints": the command, then every line it prints, in order (the
+    progress bars at their last state), the Parquet line `make demo`'s install prints included;
+    a new user found that line missing from the block."""
+    out, _ = demo_report
+    printed = []
+    for name in ("progress.txt", "printed.txt"):  # stderr's lines come first, then stdout's
+        text = (out.parent / name).read_text(encoding="utf-8").replace(str(out), "out/demo")
+        for line in re.split(r"[\r\n]", text):
+            bar = _BAR.match(line)
+            if line.strip() and (bar is None or bar.group(1) == bar.group(2)):
+                printed.append(_steady(line))
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    command = ".venv/bin/judgeaudit demo --no-tui --events progress --out out/demo\n"
+    block = readme.split("### What the demo prints", 1)[1].split("```\n" + command, 1)[1]
+    shown = [_steady(line) for line in block.split("```", 1)[0].splitlines()]
+    assert any("audit_pairs.parquet: not written" in line for line in printed)
+    assert shown == printed

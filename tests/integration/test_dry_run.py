@@ -159,3 +159,20 @@ def test_dry_run_refuses_a_simulated_model_the_embedded_provider_refuses(tmp_pat
         "--dry-run",
     )
     assert fine.returncode == 0, fine.stderr
+
+
+def test_dry_run_says_conversations_are_held_and_warns_as_the_run_does(tmp_path: Path) -> None:
+    """A new user read "dry run of taotoken (simulated)" on a real gateway as "a simulated
+    provider"; and the run's same-source-bias warning was missing from its dry run."""
+    write_tasks(tmp_path / "tasks.jsonl", 2)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl", judge="user-default")
+    spec.write_text(spec.read_text().replace("temperature = 0.7", "temperature = 0.0"))
+    dry = cli("run", str(spec), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    headline = dry.stdout.splitlines()[0]
+    assert "(simulated)" not in headline and "with the user simulator" in headline, headline
+    run = cli("run", str(spec), "--out", str(tmp_path / "out"), "--events", "progress")
+    assert run.returncode == 0, run.stderr
+    warned = [line.strip() for line in run.stderr.splitlines() if "same-source bias" in line]
+    assert len(warned) == 1 and warned[0] in dry.stdout.splitlines(), (warned, dry.stdout)
+    assert plan_of("run", str(spec))["warnings"] == [warned[0].removeprefix("warning: ")]

@@ -10,7 +10,7 @@ from typing import Any
 from judgeaudit.analysis.fmt import SIMULATED, bucket_name, ci, pct, review_lines, simulated, tested
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.report_types import Report
-from judgeaudit.analysis.verdicts import health_line
+from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import forest_svg, headline, style_lines
 
 STYLE = """
@@ -197,12 +197,13 @@ def render_html(report: Report, svg: str) -> str:
     manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
     banner = f"<p class='warn'>{escape(SIMULATED)}</p>" if simulated(report) else ""
     why = _why(report)
+    missel = misselected_text(report["misselected"], report["verdicts"])
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>judgeaudit — {escape(report["run_id"])}</title>
 <style>{STYLE}</style></head><body>
 <h1>judgeaudit report</h1>
 <p>Run <b>{escape(report["run_id"])}</b> ({escape(report["status"])}): {report["pairs"]} pairs,
-{report["decisive"]} decisive (exactly one agent succeeded), {report["misselected"]} misselected.
+{report["decisive"]} decisive (exactly one agent succeeded), {escape(missel)}.
 Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 {verdicts}
 {svg}

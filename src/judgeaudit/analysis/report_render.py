@@ -22,7 +22,7 @@ from judgeaudit.analysis.frame import GAP_NAMES
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.report_types import Report
-from judgeaudit.analysis.verdicts import health_line
+from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
@@ -108,7 +108,8 @@ def ranking_flag(p: Mapping[str, Any]) -> str:
 def render_table(report: Report) -> str:
     lines = [
         f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
-        f"{report['decisive']} decisive, {report['misselected']} misselected",
+        f"{report['decisive']} decisive, "
+        f"{misselected_text(report['misselected'], report['verdicts'])}",
         health_line(report["verdicts"]),
         "",
     ]

@@ -21,6 +21,10 @@ from judgeaudit.audit.units.gap import bucket_case
 
 #: The gate fails a run B when more than this share of its judged orders has no verdict.
 MAX_NO_VERDICT = 0.05
+#: From this share of orders without a verdict the headlines say so: the misselection figures
+#: then describe only the judged orders (a missing verdict is a tie, never a misselection, so a
+#: judge that never answers would read "0 misselected").
+MOSTLY_UNJUDGED = 0.5
 
 
 def _health(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -88,3 +92,36 @@ def health_line(health: dict[str, Any]) -> str:
             "figures understate this judge (a missing verdict counts as a tie)"
         )
     return line
+
+
+def unjudged(health: dict[str, Any], out: str = "OUT") -> str | None:
+    """What a run's close says when at least :data:`MOSTLY_UNJUDGED` of its orders have no
+    verdict (None otherwise): the run finished, but its misselection figures are not a finding.
+    ``out``: the run's directory, for the command that shows the parse failures."""
+    rate, missing, orders = (health[k] for k in ("no_verdict_rate", "no_verdict_orders", "orders"))
+    if rate is None or rate < MOSTLY_UNJUDGED:
+        return None
+    if missing == orders:
+        return (
+            f"the judge gave no verdict on any order ({missing}/{orders}): nothing was judged, "
+            "so the run measured no misselection; check [judge] model and that its replies "
+            f"carry a verdict (`judgeaudit report {out}` shows the parse failures)"
+        )
+    return (
+        f"the judge gave no verdict on {rate * 100:.1f}% of orders ({missing}/{orders}): the "
+        "misselection figures describe only the judged orders"
+    )
+
+
+def misselected_text(misselected: int, health: dict[str, Any]) -> str:
+    """The report headline's count: ``N misselected``, or, when most orders have no verdict, a
+    count that says it covers the judged orders only (none judged: no count at all)."""
+    rate, missing, orders = (health[k] for k in ("no_verdict_rate", "no_verdict_orders", "orders"))
+    if rate is None or rate < MOSTLY_UNJUDGED:
+        return f"{misselected} misselected"
+    if missing == orders:
+        return f"misselection not measured (the judge gave no verdict on any of {orders} orders)"
+    return (
+        f"{misselected} misselected in the judged orders only (no verdict on {rate * 100:.1f}% "
+        f"of orders, {missing}/{orders})"
+    )

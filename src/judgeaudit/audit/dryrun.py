@@ -168,6 +168,7 @@ def plan(spec: RunSpec, out: Path | None = None) -> dict[str, Any]:
         "pairs_stored": done_p,
         "orders": orders,
         "roles": [asdict(r) for r in roles],
+        "warnings": list(spec.warnings),  # what `run` prints when it starts (same-source bias)
         "written": False,
     }
 
@@ -320,6 +321,11 @@ def _mean(values: Any) -> int:
     return round(sum(items) / len(items)) if items else 0
 
 
+#: How the plan's headline names a kind of run: "simulated" means the conversations are held
+#: (agents with the user simulator) on whatever provider the spec names, real or embedded.
+KIND_LABELS = {"simulated": "new conversations of the agents with the user simulator"}
+
+
 def render_plan(result: dict[str, Any]) -> str:
     if result["kind"] == "re-judge":
         conversations = f"{result['conversations']} conversations reused from {result['source']}"
@@ -332,15 +338,21 @@ def render_plan(result: dict[str, Any]) -> str:
     # (judge-default:diligence=0,evidence=0.3,... and ...0.2,... both read judge-default:diligence)
     width = max([24, *(len(r["model"]) + 1 for r in result["roles"])])
     lines = [
-        f"dry run of {result['run']} ({result['kind']}): nothing is called or written",
+        f"dry run of {result['run']} ({KIND_LABELS.get(result['kind'], result['kind'])}): "
+        "nothing is called or written",
         f"  {result['tasks']} tasks, {conversations}, {result['pairs']} pairs "
         f"({result['pairs_stored']} already stored) judged in {result['orders']} order(s)",
         f"  {'role':<14}{'model':<{width}}{'calls':>16}{'prompt tok/call':>17}"
         f"{'prompt tokens':>22}{'cost USD':>20}",
     ]
+    warnings = [f"warning: {w}" for w in result.get("warnings", [])]
     if not result["roles"]:
         return "\n".join(
-            [*lines[:2], "  no model call: the verdicts are recorded with the pairs (cost 0)"]
+            [
+                *lines[:2],
+                "  no model call: the verdicts are recorded with the pairs (cost 0)",
+                *warnings,
+            ]
         )
     for r in result["roles"]:
         calls = f"{r['calls_min']:,}" + (
@@ -369,5 +381,6 @@ def render_plan(result: dict[str, Any]) -> str:
         f" sample of {SAMPLE}; '+': grows with each conversation turn.",
         "  cost: endpoint prices x input tokens, plus output tokens measured in the source run"
         " when re-judging.",
+        *warnings,
     ]
     return "\n".join(lines)

@@ -62,6 +62,7 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
             "command to resume"
         ) from None
+    _say_if_unjudged(out, finished.run_id)
     if finished.summary.get("parquet") is False:
         from judgeaudit.audit.store.parquet_out import INSTALL_HINT, PARQUET
 
@@ -75,6 +76,21 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
             file=sys.stderr,
         )
     return finished
+
+
+def _say_if_unjudged(out: Path, run_id: str) -> None:
+    """After the run's closing line: a plain warning when most judge orders got no verdict (the
+    run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md)."""
+    from judgeaudit.analysis.verdicts import unjudged, verdict_health
+    from judgeaudit.audit.store import open_readonly
+
+    db = open_readonly(out / "audit.db")
+    try:
+        note = unjudged(verdict_health(db, run_id), str(out))
+    finally:
+        db.close()
+    if note is not None:
+        print(f"warning: {note}", file=sys.stderr)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

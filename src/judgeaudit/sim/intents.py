@@ -109,15 +109,29 @@ def latest_intent(user_texts: list[str]) -> tuple[int, Intent] | None:
     return None
 
 
+TASK_BLOCK_RE = re.compile(r"<task>(.*?)</task>", re.DOTALL)
+
+
 def task_lines(text: str) -> dict[str, str]:
-    """The user simulator's goal lines from a ``<task>`` block."""
+    """The user simulator's goal lines from a ``<task>`` block. A task file's instruction is
+    often the request alone (docs/audit.md: ``"I'd like a refund for item SKU-103 in order
+    O-1001."``): inside the block, the lines without a known prefix are the opening request
+    when no ``Opening request:`` line gives one."""
     out: dict[str, str] = {}
-    for raw in text.splitlines():
+    block = TASK_BLOCK_RE.search(text)
+    plain: list[str] = []
+    for raw in (block.group(1) if block else text).splitlines():
         line = raw.strip()
+        matched = False
         for key, prefixes in TASK_LINE_PREFIXES.items():
             for prefix in prefixes:
                 if line.startswith(prefix):
                     out[key] = line[len(prefix) :].strip()
+                    matched = True
+        if line and not matched:
+            plain.append(line)
+    if block and plain and "opening" not in out:
+        out["opening"] = " ".join(plain)
     return out
 
 
