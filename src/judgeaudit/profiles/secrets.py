@@ -228,7 +228,11 @@ def delete_key(name: str) -> bool:
 
 def delete_keys(names: list[str]) -> list[str]:
     """Delete entries (their own and their place in the import bundle, rewritten once); the
-    names that were there."""
+    names that were there. Without a usable keyring, the one line that says so and how to
+    fix it (running again cannot help)."""
+    ok, message = backend_usable()
+    if names and not ok:
+        raise SecretError(message)
     gone = []
     for name in names:
         try:
