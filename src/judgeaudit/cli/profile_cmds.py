@@ -274,7 +274,7 @@ def cmd_backups(args: argparse.Namespace) -> int:
         print("no backups yet")
     for b in found:
         what = f"{b.original} (did not exist)" if b.absent else b.original
-        print(f"{b.id:<34} {b.taken_at}  {what}  (before switching to {b.profile})")
+        print(f"{b.id:<34} {b.taken_at}  {what}  (before {backups.occasion(b)})")
     switches = {b.switch for b in found}
     if len(switches) < len(found):
         print("restoring any backup restores every file of its switch (same time and app)")

@@ -1,0 +1,48 @@
+"""New-user trial (wave 3): sentences the CLI builds from a user's file or a backup's label read
+as sentences: a Codex note says the user's line once, and `profile backups` says what each backup
+was taken before (a switch, `profile off`, a restore) without "switching to judgeaudit off"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.new_user_helpers import add, cli, home
+
+__all__ = ["home"]  # the fixture, shared
+
+
+def test_codex_note_names_the_users_line_once(home: Path) -> None:
+    (home / "codex" / "config.toml").write_text('model = "o3"   # my model\n')
+    add(home, "cx", "codex", "https://gw.example.com/v1", "--key", "gw", "--model", "gpt-x")
+    done = cli(home, "profile", "diff", "cx")
+    assert done.returncode == 0, done.stderr
+    assert 'note: replaces your value model = "o3"   # my model, kept' in done.stdout
+    assert "model = model" not in done.stdout
+
+
+def test_backups_say_what_each_was_taken_before(home: Path) -> None:
+    (home / "codex" / "config.toml").write_text('approval_policy = "never"\n')
+    add(home, "cx", "codex", "https://gw.example.com/v1", "--key", "gw", "--model", "gpt-x")
+    assert cli(home, "profile", "use", "cx").returncode == 0
+    assert cli(home, "profile", "off", "codex").returncode == 0
+    listed = cli(home, "profile", "backups").stdout
+    off = next(line.split()[0] for line in listed.splitlines() if "judgeaudit off" in line)
+    assert cli(home, "profile", "restore", off).returncode == 0
+    lines = cli(home, "profile", "backups").stdout.splitlines()
+    config = [line for line in lines if "config.toml " in line and "cx.config" not in line]
+    said = sorted(line.rsplit("  (", 1)[1] for line in config)
+    assert said == sorted(
+        ["before switching to cx)", "before turning judgeaudit off)", f"before restoring {off})"]
+    ), lines
+    assert not any("switching to judgeaudit off" in line for line in lines)
+    assert not any("switching to before" in line for line in lines)
+
+
+def test_the_apps_backup_preview_says_the_same(tmp_path: Path) -> None:
+    from judgeaudit.profiles import backups
+    from judgeaudit.tui.screens.backups_dialog import preview
+
+    made = tmp_path / "b.bak"
+    made.write_text("{}\n")
+    off = backups.Backup("claude-1-1", "claude", "/x/settings.json", "judgeaudit off", "t", made)
+    assert "before turning judgeaudit off\n" in preview(off, [off], 8).plain
