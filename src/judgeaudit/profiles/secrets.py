@@ -303,6 +303,23 @@ def resolve_key(profile: Profile) -> str:
     raise SecretError(f"profile {profile.name!r}: no key found ({hint})")
 
 
+def env_key_fix(variable: str) -> str:
+    """What to do when a provider rejects the key read from ``variable`` (named, never read)."""
+    return f"put the right one in ${variable}"
+
+
+def rejected_key_fix(profile: Profile) -> str:
+    """What to do when a provider rejects this profile's key: its keyring entry, else its
+    variable (the key itself is never shown)."""
+    if profile.key:
+        return f"`judgeaudit key set {profile.key}` stores the right one"
+    if profile.key_env:
+        return env_key_fix(profile.key_env)
+    return (
+        f"give profile {profile.name!r} a key (`judgeaudit profile edit {profile.name} --key NAME`)"
+    )
+
+
 def set_saved(ref: str, raw: str) -> None:
     """Keep a user's value judgeaudit replaced or removed (a leftover token) for ``off``."""
     ok, message = backend_usable()

@@ -1,11 +1,14 @@
-"""New-user trial (wave 3): sentences the CLI builds from a user's file or a backup's label read
-as sentences: a Codex note says the user's line once, and `profile backups` says what each backup
-was taken before (a switch, `profile off`, a restore) without "switching to judgeaudit off"."""
+"""New-user trial (wave 3, lane w12-prof): sentences the CLI builds from a user's file or a
+backup's label read as sentences (a Codex note says the user's line once; `profile backups` says
+what each backup was taken before: a switch, `profile off`, a restore), and a rejected key names
+where it came from."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from tests.audit_helpers import write_spec
+from tests.helpers import sim_server
 from tests.new_user_helpers import add, cli, home
 
 __all__ = ["home"]  # the fixture, shared
@@ -46,3 +49,14 @@ def test_the_apps_backup_preview_says_the_same(tmp_path: Path) -> None:
     made.write_text("{}\n")
     off = backups.Backup("claude-1-1", "claude", "/x/settings.json", "judgeaudit off", "t", made)
     assert "before turning judgeaudit off\n" in preview(off, [off], 8).plain
+
+
+def test_a_run_whose_profile_key_is_rejected_names_the_profiles_variable(home: Path) -> None:
+    with sim_server("--require-key-env", "GOOD", env={"GOOD": "good-key-1234"}) as url:
+        add(home, "gw", "sdk", url, "--key-env", "W12_KEY")
+        spec = write_spec(home / "spec.toml")
+        spec.write_text(spec.read_text().replace('base_url = "embedded"', 'profile = "gw"'))
+        done = cli(home, "run", str(spec), "--out", str(home / "out"), env={"W12_KEY": "bad-9876"})
+    assert done.returncode == 2, done.stderr
+    assert "rejected the API key (HTTP 401); put the right one in $W12_KEY" in done.stderr
+    assert "9876" not in done.stdout + done.stderr
