@@ -5,11 +5,12 @@ where it came from."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.audit_helpers import write_spec
 from tests.helpers import sim_server
-from tests.new_user_helpers import add, cli, home
+from tests.new_user_helpers import add, cli, home, one_line
 
 __all__ = ["home"]  # the fixture, shared
 
@@ -60,3 +61,21 @@ def test_a_run_whose_profile_key_is_rejected_names_the_profiles_variable(home: P
     assert done.returncode == 2, done.stderr
     assert "rejected the API key (HTTP 401); put the right one in $W12_KEY" in done.stderr
     assert "9876" not in done.stdout + done.stderr
+
+
+def test_import_names_the_files_own_field_and_fails_when_nothing_was_imported(home: Path) -> None:
+    bad = {"name": "x1", "app": "sdk", "base_url": "https://gw.example.com/v1", "api_key_env": 5}
+    (home / "bad.json").write_text(json.dumps({"profiles": [bad]}))
+    done = cli(home, "profile", "import", str(home / "bad.json"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "bad.json: profiles[0]: api_key_env: a number, not text" in done.stdout
+    assert "key_env: must be" not in done.stdout and ": key_env:" not in done.stdout
+    assert "nothing imported" in one_line(done)
+    assert not (home / "cfg" / "profiles").exists() or not any(
+        (home / "cfg" / "profiles").iterdir()
+    )
+    good = {**bad, "name": "x2", "api_key_env": "GW_KEY"}
+    (home / "mixed.json").write_text(json.dumps({"profiles": [bad, good]}))
+    mixed = cli(home, "profile", "import", str(home / "mixed.json"))
+    assert mixed.returncode == 0, mixed.stderr  # some imported: the skipped lines say the rest
+    assert "imported x2" in mixed.stdout and "1 imported, 1 skipped" in mixed.stdout

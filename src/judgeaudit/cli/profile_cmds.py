@@ -349,4 +349,11 @@ def cmd_import_ccswitch(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    return _report(import_json_list(_store(), args.file))
+    report = import_json_list(_store(), args.file)
+    _report(report)
+    if report.skipped and not report.imported:  # every entry refused: the file needs fixing
+        raise UserError(
+            f"profile import: nothing imported, every entry of {args.file} was skipped (above); "
+            "fix those entries and run it again"
+        )
+    return 0
