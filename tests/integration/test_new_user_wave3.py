@@ -6,6 +6,8 @@ where it came from."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 from tests.audit_helpers import write_spec
@@ -79,3 +81,73 @@ def test_import_names_the_files_own_field_and_fails_when_nothing_was_imported(ho
     mixed = cli(home, "profile", "import", str(home / "mixed.json"))
     assert mixed.returncode == 0, mixed.stderr  # some imported: the skipped lines say the rest
     assert "imported x2" in mixed.stdout and "1 imported, 1 skipped" in mixed.stdout
+
+
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+
+
+def test_codex_profile_with_key_env_alone_switches_and_execs_reading_the_variable(
+    home: Path,
+) -> None:
+    """`profile add --key-env VAR` (no --key) is enough, as the docs say: Codex reads VAR
+    (`env_key`), with no keyring on the machine at all."""
+    done = cli(home, "profile", "add", "cx", "--app", "codex", "--base-url",
+               "https://gw.example.com/v1", "--key-env", "GW_KEY", env=NO_KEYRING)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    used = cli(home, "profile", "use", "cx", env=NO_KEYRING)
+    assert used.returncode == 0, used.stderr
+    assert 'env_key = "GW_KEY"' in (home / "codex" / "config.toml").read_text()
+    fake = home / "work" / "codex"  # what exec hands Codex: its argv and the variable
+    fake.write_text('#!/bin/sh\necho "ARGS $*"\necho "KEY=$GW_KEY"\n')
+    fake.chmod(0o755)
+    ran = cli(
+        home, "exec", "cx", "--", str(fake), "exec", "hi", env={**NO_KEYRING, "GW_KEY": "k-1"}
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert 'env_key = "GW_KEY"' in ran.stdout and "KEY=k-1" in ran.stdout
+
+
+def test_exec_of_a_profile_it_cannot_run_is_exit_2_with_the_fix(home: Path) -> None:
+    """A hand-written profile asking for Codex's keyring command without a keyring entry: `use`
+    and `exec` refuse in one line naming both fixes, exit 2 (not 126, "not executable")."""
+    (home / "cfg" / "profiles").mkdir(parents=True)
+    (home / "cfg" / "profiles" / "cx.toml").write_text(
+        'name = "cx"\napp = "codex"\nbase_url = "https://gw.example.com/v1"\n'
+        'key_env = "GW_KEY"\n[options]\nkey_mode = "command"\n'
+    )
+    fake = home / "work" / "codex"
+    fake.write_text("#!/bin/sh\necho ran\n")
+    fake.chmod(0o755)
+    for args in (("profile", "use", "cx"), ("exec", "cx", "--", str(fake))):
+        done = cli(home, *args, env={**NO_KEYRING, "GW_KEY": "k-1"})
+        assert done.returncode == 2, (args, done.returncode, done.stderr)
+        line = one_line(done)
+        assert "key_mode=env_key" in line and "--key NAME" in line, line
+        assert "ran" not in done.stdout
+    refused = cli(home, "profile", "add", "cy", "--app", "codex", "--base-url",
+                  "https://gw.example.com/v1", "--key-env", "GW_KEY", "--option",
+                  "key_mode=command", env=NO_KEYRING)  # fmt: skip
+    assert refused.returncode == 2 and "nothing was saved" in one_line(refused)
+    assert not (home / "cfg" / "profiles" / "cy.toml").exists()
+
+
+def test_claude_profile_with_key_env_alone_gets_its_key_from_the_variable(home: Path) -> None:
+    """Claude Code's apiKeyHelper prints the profile's variable (never the key into the file);
+    unset, it says so in one line, and the switch's preview warns first."""
+    done = cli(home, "profile", "add", "cl", "--app", "claude", "--base-url",
+               "https://gw.example.com", "--key-env", "GW_KEY", env=NO_KEYRING)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    used = cli(home, "profile", "use", "cl", env=NO_KEYRING)
+    assert used.returncode == 0, used.stderr
+    assert "apiKeyHelper prints $GW_KEY, which is not set in this terminal" in used.stderr
+    settings = json.loads((home / "claude" / "settings.json").read_text())
+    helper = settings["apiKeyHelper"]
+    assert "k-1" not in json.dumps(settings)
+    base = {k: v for k, v in os.environ.items() if k != "GW_KEY"}
+    ok = subprocess.run(["sh", "-c", helper], env={**base, "GW_KEY": "k-1"}, capture_output=True,
+                        text=True, timeout=60)  # fmt: skip
+    assert (ok.returncode, ok.stdout) == (0, "k-1"), ok.stderr
+    unset = subprocess.run(["sh", "-c", helper], env=base, capture_output=True, text=True,
+                           timeout=60)  # fmt: skip
+    assert unset.returncode != 0 and unset.stdout == ""
+    assert unset.stderr.strip() == "GW_KEY is not set; export it, then start the tool"

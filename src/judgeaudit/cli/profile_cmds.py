@@ -13,7 +13,13 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
-from judgeaudit.profiles.model import APP_OPTIONS, APPS, STORED_FIELDS, profile_from_dict
+from judgeaudit.profiles.model import (
+    APP_OPTIONS,
+    APPS,
+    STORED_FIELDS,
+    ProfileError,
+    profile_from_dict,
+)
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
@@ -179,6 +185,13 @@ def cmd_add(args: argparse.Namespace) -> int:
             "`judgeaudit key set NAME`) or --key-env VAR; a profile without a key cannot be "
             "used; nothing was saved"
         )
+    if profile.app == "codex":  # how Codex would get the key: refused now, not at `use`
+        from judgeaudit.profiles.targets import codex
+
+        try:
+            codex.key_mode(profile)
+        except ProfileError as exc:
+            raise UserError(f"profile add: {exc}; nothing was saved") from None
     path = store.save(profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
