@@ -55,7 +55,11 @@ def register(sub: Sub) -> None:
         parser.add_argument("--base-url", dest="base_url", required=verb == "add")
         parser.add_argument("--model")
         parser.add_argument("--key", help="keyring entry name (several profiles may share one)")
-        parser.add_argument("--key-env", dest="key_env", help="environment variable fallback")
+        parser.add_argument(
+            "--key-env",
+            dest="key_env",
+            help="environment variable holding the key (alone: Codex and Claude Code read it)",
+        )
         parser.add_argument(
             "--price-in", dest="price_in", type=float, help="USD per 1M input tokens"
         )
