@@ -306,7 +306,7 @@ def test_profile_import_never_prints_a_key_given_as_api_key_env(tmp_path: Path) 
     done = cli(tmp_path, "profile", "import", str(tmp_path / "p.json"))
     out = done.stdout + done.stderr
     assert key not in out and KEYLIKE not in out and "a1b2c3d4" not in out, out
-    assert "0 imported, 2 skipped" in out
+    assert "0 imported, 2 skipped" in out and done.returncode == 2, out
     assert not (tmp_path / "cfg" / "profiles").exists() or not any(
         (tmp_path / "cfg" / "profiles").iterdir()
     )

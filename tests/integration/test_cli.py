@@ -178,6 +178,9 @@ def test_rejected_key_stops_run_early_without_the_key(tmp_path: Path) -> None:
         assert done.returncode == 2
         assert "rejected the API key" in done.stderr and len(done.stderr.strip().splitlines()) == 1
         assert "5678" not in done.stderr + done.stdout
+        # the key came from a variable: the line names it (no profile is involved)
+        assert "put the right one in $MY_KEY" in done.stderr
+        assert "profile" not in done.stderr
         missing = cli("run", str(spec), "--out", str(tmp_path / "out2"))
         assert missing.returncode == 2 and "MY_KEY is empty" in missing.stderr
 

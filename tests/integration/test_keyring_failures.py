@@ -52,3 +52,16 @@ def test_profile_use_that_must_keep_a_token_changes_nothing(tmp_path: Path, back
     assert "keyring" in one_clear_line(done.stderr)
     assert settings.read_text() == mine + "\n"
     assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+def test_key_delete_without_a_keyring_says_how_to_get_one(tmp_path: Path) -> None:
+    """No keyring at all: `key delete` prints the line every other key command prints (install
+    one, or use key_env), exit 2; not "the keyring refused ...; run it again", which cannot help."""
+    env = broken_world(tmp_path, "keyring.backends.fail.Keyring")
+    deleted = cli("key", "delete", "gw", env=env, timeout=120)
+    assert deleted.returncode == 2, deleted.stderr
+    line = one_clear_line(deleted.stderr)
+    assert "no usable OS keyring" in line and "gnome-keyring" in line, line
+    assert "run it again" not in line
+    status = cli("key", "status", "gw", env=env, timeout=120)
+    assert status.stdout.split("keyring: ", 1)[1].strip() in line  # the same line, one owner

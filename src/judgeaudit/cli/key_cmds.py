@@ -156,14 +156,16 @@ def cmd_exec(args: argparse.Namespace) -> int:
     base_env = dict(os.environ)
     tool = execenv.tool_for(command, base_env, as_)
     with contextlib.ExitStack() as stack:
-        try:
+        try:  # a profile exec cannot run (no key for its mode, a clash): bad input, exit 2
             if bridgeopt.uses_bridge(profile) and tool.app == profile.app:
                 from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
 
                 profile, key = stack.enter_context(bridged(profile, key, tool.app))
             launch = execenv.plan_launch(profile, key, command, base_env, tool)
+        except ProfileError as exc:
+            raise UserError(str(exc)) from None
+        try:  # the command itself: as a shell reports it
             return execenv.run(launch)
         except ProfileError as exc:
             code = 127 if "not found" in str(exc) else 126
             raise UserError(str(exc), code=code) from None
-    return 0  # not reached

@@ -13,7 +13,13 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
-from judgeaudit.profiles.model import APP_OPTIONS, APPS, STORED_FIELDS, profile_from_dict
+from judgeaudit.profiles.model import (
+    APP_OPTIONS,
+    APPS,
+    STORED_FIELDS,
+    ProfileError,
+    profile_from_dict,
+)
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
@@ -49,7 +55,11 @@ def register(sub: Sub) -> None:
         parser.add_argument("--base-url", dest="base_url", required=verb == "add")
         parser.add_argument("--model")
         parser.add_argument("--key", help="keyring entry name (several profiles may share one)")
-        parser.add_argument("--key-env", dest="key_env", help="environment variable fallback")
+        parser.add_argument(
+            "--key-env",
+            dest="key_env",
+            help="environment variable holding the key (alone: Codex and Claude Code read it)",
+        )
         parser.add_argument(
             "--price-in", dest="price_in", type=float, help="USD per 1M input tokens"
         )
@@ -179,6 +189,13 @@ def cmd_add(args: argparse.Namespace) -> int:
             "`judgeaudit key set NAME`) or --key-env VAR; a profile without a key cannot be "
             "used; nothing was saved"
         )
+    if profile.app == "codex":  # how Codex would get the key: refused now, not at `use`
+        from judgeaudit.profiles.targets import codex
+
+        try:
+            codex.key_mode(profile)
+        except ProfileError as exc:
+            raise UserError(f"profile add: {exc}; nothing was saved") from None
     path = store.save(profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
@@ -274,7 +291,7 @@ def cmd_backups(args: argparse.Namespace) -> int:
         print("no backups yet")
     for b in found:
         what = f"{b.original} (did not exist)" if b.absent else b.original
-        print(f"{b.id:<34} {b.taken_at}  {what}  (before switching to {b.profile})")
+        print(f"{b.id:<34} {b.taken_at}  {what}  (before {backups.occasion(b)})")
     switches = {b.switch for b in found}
     if len(switches) < len(found):
         print("restoring any backup restores every file of its switch (same time and app)")
@@ -349,4 +366,11 @@ def cmd_import_ccswitch(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    return _report(import_json_list(_store(), args.file))
+    report = import_json_list(_store(), args.file)
+    _report(report)
+    if report.skipped and not report.imported:  # every entry refused: the file needs fixing
+        raise UserError(
+            f"profile import: nothing imported, every entry of {args.file} was skipped (above); "
+            "fix those entries and run it again"
+        )
+    return 0

@@ -96,8 +96,12 @@ class LLMClient:
         cache_path: Path | None = None,
         rate_limit: RateLimit | None = None,
         fast_path: bool | None = None,
+        key_fix: str = "check the API key",
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        #: what to do when the provider rejects the key: where it came from (a variable's name,
+        #: a keyring entry), never the key (``profiles.secrets`` words it)
+        self.key_fix = key_fix
         self.name = name or self.base_url
         self._key = api_key
         self._check_url()
@@ -239,8 +243,7 @@ class LLMClient:
         if failure.status in (401, 403):
             return LLMError(
                 "auth",
-                f"{where} rejected the API key (HTTP {failure.status}); "
-                "check the key stored for this profile",
+                f"{where} rejected the API key (HTTP {failure.status}); {self.key_fix}",
             )
         if failure.status == 404:
             return LLMError("not_found", f"{where} answered 404: wrong base URL or model name?")

@@ -52,6 +52,24 @@ class Backup:
         return self.txn or self.id
 
 
+#: What a backup's ``profile`` holds when it was taken by ``profile off`` or by a restore (the
+#: ``off`` label may be followed by `` (project DIR)``); else it is the profile switched to.
+OFF_LABEL = "judgeaudit off"
+RESTORE_LABEL = "before restore of "
+
+
+def occasion(b: Backup, brief: bool = False) -> str:
+    """What the backup was taken before, to follow the word "before": ``switching to NAME``,
+    ``turning judgeaudit off``, ``restoring ID``; ``brief`` (a table column headed "before"):
+    ``NAME``, ``judgeaudit off``, ``a restore``."""
+    label = b.profile
+    if label.startswith(RESTORE_LABEL):
+        return "a restore" if brief else f"restoring {label.removeprefix(RESTORE_LABEL)}"
+    if label == OFF_LABEL or label.startswith(OFF_LABEL + " ("):
+        return label if brief else f"turning {label}"
+    return label if brief else f"switching to {label}"
+
+
 def new_transaction(app: str) -> str:
     """One id for every backup a switch takes."""
     return f"{app}-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{pysecrets.token_hex(3)}"

@@ -28,11 +28,8 @@ from judgeaudit.fsutil import process_alive
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import claude, codex, sdk
+from judgeaudit.profiles.targets import PRINT_ENV, claude, codex, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
-
-#: An auth command that prints the key from the variable named by its argument (exec sets it).
-PRINT_ENV = "import os, sys; sys.stdout.write(os.environ[sys.argv[1]])"
 
 
 @dataclass

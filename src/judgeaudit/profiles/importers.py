@@ -19,6 +19,8 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.redact import looks_like_key, redact
 
 APP_ALIASES = {"claude": "claude", "codex": "codex", "terminal": "sdk", "sdk": "sdk"}
+#: The JSON list's own name for a profile field it names differently.
+FILE_NAMES = {"key_env": "api_key_env"}
 
 
 @dataclass
@@ -55,11 +57,13 @@ def store_profile(
     where: str,
     scrub: set[str] | None = None,
     batch: Batch | None = None,
+    renamed: dict[str, str] | None = None,
 ) -> bool:
     """Validate and save one imported profile (its key to the keyring); report, never echo keys.
 
     With a ``batch``, existence is looked up in its snapshot and keys are queued for one write
-    at the end (see :mod:`.importtx`)."""
+    at the end (see :mod:`.importtx`). ``renamed``: profile field -> the name the user's file
+    gives it, so a refusal names the field the user wrote (``api_key_env``, not ``key_env``)."""
     name = data["name"]
     hide = {key, *(scrub or set())}
     if (name in batch.existing) if batch is not None else store.exists(name):
@@ -70,7 +74,10 @@ def store_profile(
             data["key"] = name
         profile = profile_from_dict({k: v for k, v in data.items() if v is not None}, where)
     except ProfileError as exc:
-        report.skipped.append(redact(f"{name}: {exc}", hide))
+        said = str(exc)
+        for ours, theirs in (renamed or {}).items():
+            said = said.replace(f"{where}: {ours}:", f"{where}: {theirs}:")
+        report.skipped.append(redact(f"{name}: {said}", hide))
         return False
     if key and batch is not None:
         entry = batch.entries.setdefault(key.strip(), name)  # one entry per distinct key
@@ -123,7 +130,7 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
             "model": item.get("model"),
             "key_env": item.get("api_key_env"),
         }
-        store_profile(store, report, entry, None, where)
+        store_profile(store, report, entry, None, where, renamed=FILE_NAMES)
     return report
 
 

@@ -68,7 +68,7 @@ def recover(store: ProfileStore) -> int:
             profile.unlink()
             removed += 1
         valid.append(name)
-    with contextlib.suppress(ProfileError, keyring.errors.KeyringError):
+    with contextlib.suppress(ProfileError, secrets.SecretError, keyring.errors.KeyringError):
         secrets.delete_keys(valid)
     path.unlink(missing_ok=True)
     return removed

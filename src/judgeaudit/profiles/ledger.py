@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -84,6 +85,14 @@ class Reconciler:
             return raw
         return scrub_keylike(raw) if dotted in self.commands else _mask(raw)
 
+    def _said(self, dotted: str, raw: str, entry: Entry) -> str:
+        """``KEY = VALUE`` for a note. A TOML document's raw text of a root key is its whole
+        statement (``model = "o3"   # mine``), said as it is, not after the key once more."""
+        shown = self._shown(dotted, raw, entry)
+        if "ref" not in entry and re.match(rf"\s*[\"']?{re.escape(dotted)}[\"']?\s*=", raw):
+            return shown.strip()
+        return f"{dotted} = {shown}"
+
     def _capture(self, dotted: str, seq: int) -> tuple[Entry, str | None]:
         raw = self.doc.current_raw(dotted)
         entry: Entry = {"had": raw is not None, "index": self.doc.index_of(dotted), "seq": seq}
@@ -127,9 +136,9 @@ class Reconciler:
         """Tell the preview that a user's value is replaced (and kept)."""
         current = self.doc.current_raw(dotted) if entry["had"] else None
         if entry["had"] and current != raw:
-            shown = self._shown(dotted, current or "", entry)
+            said = self._said(dotted, current or "", entry)
             out.notes.append(
-                f"replaces your value {dotted} = {shown}, kept (put back when no "
+                f"replaces your value {said}, kept (put back when no "
                 "profile sets it, or by `judgeaudit profile off`)"
             )
 
@@ -181,9 +190,9 @@ class Reconciler:
                 self.doc.remove(dotted)
                 entry["removed"] = True
                 entry.pop("wrote", None)
-                shown = self._shown(dotted, str(entry.get("raw", "")), entry)
+                said = self._said(dotted, str(entry.get("raw", "")), entry)
                 out.notes.append(
-                    f"keeps your value {dotted} = {shown} out (it would override this switch); "
+                    f"keeps your value {said} out (it would override this switch); "
                     "`judgeaudit profile off` puts it back"
                 )
                 continue
@@ -222,9 +231,8 @@ class Reconciler:
                 out.save_secrets[entry["ref"]] = secret
             ledger[dotted] = entry
             self.doc.remove(dotted)
-            shown = self._shown(dotted, current, entry)
             out.notes.append(
-                f"removes {dotted} = {shown} (written by someone else, it would override "
+                f"removes {self._said(dotted, current, entry)} (written by someone else, it would override "
                 "this switch), kept for `judgeaudit profile off`; --keep-conflicts leaves it"
             )
         for dotted in [d for d, e in ledger.items() if e.get("container")]:

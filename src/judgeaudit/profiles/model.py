@@ -202,9 +202,12 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     if app not in APPS:
         raise ProfileError(f"{where}: app: {app!r} is not one of {', '.join(APPS)}")
     name = check_name(data["name"])
-    for key in ("key", "key_env"):
+    for key, what in (("key", "a keyring entry name"), ("key_env", "a variable's name")):
         if data.get(key) is not None and not isinstance(data[key], str):
-            raise ProfileError(f"{where}: {key}: must be a string")
+            raise ProfileError(
+                f"{where}: {key}: {json_type(data[key])}, not text; give {what} in quotes"
+                + (', e.g. "TAOTOKEN_API_KEY"' if key == "key_env" else "")
+            )
     if data.get("key") is not None:
         check_name(data["key"], "key name")
     key_env = data.get("key_env")

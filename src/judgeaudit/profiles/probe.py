@@ -158,11 +158,9 @@ def _reason(answer: Answer, what: str, profile: Profile) -> str:
     if answer.status is None:
         return f"{what}: {answer.problem}"
     if answer.status in (401, 403):
-        fix = (
-            f"`judgeaudit key set {profile.key}` stores the right one"
-            if profile.key
-            else f"put the right one in ${profile.key_env}"
-        )
+        from judgeaudit.profiles.secrets import rejected_key_fix  # keyring: only on a 401
+
+        fix = rejected_key_fix(profile)
         return f"{what}: the provider rejected the API key (HTTP {answer.status}); {fix}"
     if answer.status == 404:
         return f"{what}: HTTP 404, no such path on this base URL"

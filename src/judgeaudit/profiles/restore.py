@@ -36,7 +36,7 @@ def restore_backups(
         }
         state = store.state()
         txn = backups.new_transaction(named.app)
-        label = f"before restore of {named.id}"
+        label = f"{backups.RESTORE_LABEL}{named.id}"
         previous = {}
         aside: dict[str, str] = {}
         for b in group:

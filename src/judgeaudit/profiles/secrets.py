@@ -228,7 +228,11 @@ def delete_key(name: str) -> bool:
 
 def delete_keys(names: list[str]) -> list[str]:
     """Delete entries (their own and their place in the import bundle, rewritten once); the
-    names that were there."""
+    names that were there. Without a usable keyring, the one line that says so and how to
+    fix it (running again cannot help)."""
+    ok, message = backend_usable()
+    if names and not ok:
+        raise SecretError(message)
     gone = []
     for name in names:
         try:
@@ -297,6 +301,23 @@ def resolve_key(profile: Profile) -> str:
     if not ok:
         hint = message
     raise SecretError(f"profile {profile.name!r}: no key found ({hint})")
+
+
+def env_key_fix(variable: str) -> str:
+    """What to do when a provider rejects the key read from ``variable`` (named, never read)."""
+    return f"put the right one in ${variable}"
+
+
+def rejected_key_fix(profile: Profile) -> str:
+    """What to do when a provider rejects this profile's key: its keyring entry, else its
+    variable (the key itself is never shown)."""
+    if profile.key:
+        return f"`judgeaudit key set {profile.key}` stores the right one"
+    if profile.key_env:
+        return env_key_fix(profile.key_env)
+    return (
+        f"give profile {profile.name!r} a key (`judgeaudit profile edit {profile.name} --key NAME`)"
+    )
 
 
 def set_saved(ref: str, raw: str) -> None:

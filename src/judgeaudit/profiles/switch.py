@@ -236,7 +236,7 @@ def _transaction(
             store, app, profile, keep_conflicts=keep_conflicts, project_dir=project_dir
         )
         result.plans, result.diff = plans, render_diff(plans)
-        label = profile.name if profile else "judgeaudit off"
+        label = profile.name if profile else backups.OFF_LABEL
         made: list[Path] = []
         if project_dir is not None:
             label = f"{label} (project {project_dir})"

@@ -15,7 +15,7 @@ from judgeaudit.llm import LLMClient
 from judgeaudit.llm.client import RetryPolicy
 from judgeaudit.llm.limits import RateLimit
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.profiles.secrets import SecretError, resolve_key
+from judgeaudit.profiles.secrets import SecretError, env_key_fix, rejected_key_fix, resolve_key
 from judgeaudit.profiles.store import ProfileStore
 
 EMBEDDED_KEY = "judgeaudit-embedded"  # the embedded provider accepts any key
@@ -102,18 +102,22 @@ class Endpoints:
             for name in sorted(used):
                 endpoint = spec.endpoints[name]
                 limit = RateLimit(endpoint.rpm, endpoint.tpm)
+                fix = "check the API key"
                 if endpoint.embedded:
                     if out.embedded is None:
                         out.embedded = EmbeddedProvider(spec.seed)
                         out.embedded.start()
                     url, key = out.embedded.base_url, EMBEDDED_KEY
                 elif endpoint.profile:
-                    url, key, profile_prices, declared = profile_endpoint(endpoint.profile, name)
+                    url, key, profile_prices, declared, fix = profile_endpoint(
+                        endpoint.profile, name
+                    )
                     if profile_prices is not None:
                         out.prices[name] = profile_prices
                     limit = RateLimit(endpoint.rpm or declared.rpm, endpoint.tpm or declared.tpm)
                 else:
                     url, key = endpoint.base_url, env_endpoint_key(name, endpoint, keys)
+                    fix = env_key_fix(str(endpoint.key_env))
                 if endpoint.price_in is not None and endpoint.price_out is not None:
                     out.prices[name] = (endpoint.price_in, endpoint.price_out)
                 out.urls[name] = url
@@ -126,6 +130,7 @@ class Endpoints:
                     retry=retry or RetryPolicy(max_attempts=6),
                     rate_limit=limit,
                     fast_path=endpoint.fast_path,
+                    key_fix=fix,
                 )
         except BaseException:
             if out.embedded:
@@ -178,15 +183,17 @@ def check_keys(spec: RunSpec, keys: KeyLookup = env_key) -> None:
 
 def profile_endpoint(
     profile_name: str, endpoint: str
-) -> tuple[str, str, tuple[float, float] | None, RateLimit]:
-    """Base URL, key (keyring, or the profile's key_env), prices and rate limits of a profile."""
+) -> tuple[str, str, tuple[float, float] | None, RateLimit, str]:
+    """Base URL, key (keyring, or the profile's key_env), prices, rate limits of a profile, and
+    what to do when its key is rejected."""
     try:
         profile = ProfileStore.default().get(profile_name)
         prices = None
         if profile.price_in is not None and profile.price_out is not None:
             prices = (profile.price_in, profile.price_out)
         limit = RateLimit(profile.rpm, profile.tpm)
-        return profile.base_url, resolve_key(profile), prices, limit
+        key = resolve_key(profile)
+        return profile.base_url, key, prices, limit, rejected_key_fix(profile)
     except (ProfileError, SecretError) as exc:
         raise EndpointError(f"endpoints.{endpoint}: {exc}") from None
 

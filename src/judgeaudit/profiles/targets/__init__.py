@@ -6,6 +6,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+#: Python code an auth command (Codex ``auth``, Claude Code ``apiKeyHelper``) runs to print the
+#: key from the environment variable named by its argument, or to say in one line that it is not
+#: set (the tool shows that line): a ``key_env`` profile's key never sits in a file.
+PRINT_ENV = (
+    "import os, sys; v = os.environ.get(sys.argv[1]); "
+    'sys.stdout.write(v) if v else sys.exit(sys.argv[1] + " is not set; export it, then start the tool")'
+)
+
 #: The kinds of settings file a switch writes (a plan's ``kind``; see ``registry.for_kind``).
 FileKind = Literal["claude", "codex", "codex-profile"]
 

@@ -15,7 +15,7 @@ from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
-from judgeaudit.profiles.targets import FilePlan
+from judgeaudit.profiles.targets import PRINT_ENV, FilePlan
 
 ENV_FOR_OPTION = {
     "small_fast_model": "ANTHROPIC_SMALL_FAST_MODEL",
@@ -111,6 +111,24 @@ def helper_command(key_name: str) -> str:
     return f"{shlex.quote(sys.executable)} -m judgeaudit key print {shlex.quote(key_name)}"
 
 
+def env_helper_command(variable: str) -> str:
+    """The apiKeyHelper of a ``key_env`` profile: prints the variable Claude Code starts with."""
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(PRINT_ENV)} {shlex.quote(variable)}"
+
+
+def key_helper(profile: Profile) -> str:
+    """The apiKeyHelper command of a ``key_mode = "helper"`` profile (the default): its keyring
+    entry, else its ``key_env`` variable; one line naming both options when it has neither."""
+    if profile.key:
+        return helper_command(profile.key)
+    if profile.key_env:
+        return env_helper_command(profile.key_env)
+    raise ProfileError(
+        f"profile {profile.name!r} has no key: `judgeaudit profile edit {profile.name} --key "
+        "NAME` (a keyring entry) or `--key-env VAR` (an environment variable holding it)"
+    )
+
+
 def anthropic_base(profile: Profile) -> str:
     if bridgeopt.uses_bridge(profile):  # the upstream only serves chat completions
         return bridgeopt.local_url(profile)
@@ -141,11 +159,7 @@ def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
     mode = profile.option("key_mode", "helper")
     if mode == "helper":
-        if not profile.key:
-            raise ProfileError(
-                f"profile {profile.name!r}: key_mode helper needs key = <keyring entry>"
-            )
-        want["apiKeyHelper"] = helper_command(profile.key)
+        want["apiKeyHelper"] = key_helper(profile)
     elif mode == "inline":
         if not inline_key:
             raise ProfileError(f"profile {profile.name!r}: key_mode inline needs a stored key")

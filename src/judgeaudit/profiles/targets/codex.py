@@ -83,6 +83,29 @@ def env_key_name(profile: Profile) -> str:
     return re.sub(r"[^A-Z0-9]", "_", f"JUDGEAUDIT_{profile.name.upper()}_KEY")
 
 
+def key_mode(profile: Profile) -> str:
+    """How Codex gets the key: ``command`` (an ``auth`` command printing the keyring entry) or
+    ``env_key`` (Codex reads a variable). Unset, it follows the key the profile has: a keyring
+    entry, else its ``key_env``. ``command`` without a keyring entry is one line naming both
+    fixes."""
+    mode = str(
+        profile.option("key_mode")
+        or ("env_key" if profile.key_env and not profile.key else "command")
+    )
+    if mode == "command" and not profile.key:
+        env = (
+            f"`--option key_mode=env_key` to read ${profile.key_env}, or "
+            if profile.key_env
+            else ""
+        )
+        raise ProfileError(
+            f"profile {profile.name!r}: key_mode command reads a keyring entry and the profile "
+            f"has none: {env}give it one with --key NAME (`judgeaudit profile edit "
+            f"{profile.name} --key NAME`; store the key with `judgeaudit key set NAME`)"
+        )
+    return mode
+
+
 def parse(path: Path, raw: bytes) -> dict[str, Any]:
     """The file's data, or one line naming the file, line and column of what is wrong."""
     try:
@@ -112,11 +135,7 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         "base_url": base_url,
         "wire_api": "responses",
     }
-    if profile.option("key_mode", "command") == "command":
-        if not profile.key:
-            raise ProfileError(
-                f"profile {profile.name!r}: key_mode command needs key = <keyring entry>"
-            )
+    if key_mode(profile) == "command":
         table["auth"] = {
             "command": sys.executable,
             "args": ["-m", "judgeaudit", "key", "print", profile.key],

@@ -10,6 +10,7 @@ new entry (and its own module under ``targets/``), not a new branch in every cal
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -235,7 +236,15 @@ def for_kind(kind: str) -> Target:
 def helper_warnings(profile: Profile) -> list[str]:
     """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
     without a key: say so in the preview and in ``--dry-run``, before it is written."""
-    if profile.option("key_mode", "helper") != "helper" or not profile.key:
+    if profile.option("key_mode", "helper") != "helper":
+        return []
+    if not profile.key:  # a key_env profile: the helper prints the variable Claude Code has
+        variable = profile.key_env
+        if variable and not os.environ.get(variable):
+            return [
+                f"apiKeyHelper prints ${variable}, which is not set in this terminal; Claude "
+                f"Code gets its key only where {variable} is exported"
+            ]
         return []
     command = f"apiKeyHelper runs `judgeaudit key print {profile.key}`"
     ok, message = secrets.backend_usable()

@@ -27,7 +27,7 @@ from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
 BACKUP_COLUMNS = (
     Col("taken", "taken (UTC)", min=14),
     Col("file", "file", min=10),
-    Col("profile", "before switching to", min=10, drop=2),
+    Col("profile", "before", min=10, drop=2),
     Col("app", "app", min=6, drop=1),
 )
 PREVIEW_LINES = 8
@@ -53,7 +53,7 @@ def content(b: backups.Backup) -> str:
 
 def preview(b: backups.Backup, group: list[backups.Backup], lines: int) -> Text:
     text = Text(f"{b.id}", style="bold")
-    text.append(f" · {b.taken_at} · before switching to {b.profile}\n")
+    text.append(f" · {b.taken_at} · before {backups.occasion(b)}\n")
     text.append(f"{b.original}\n", style="dim")
     if len(group) > 1:
         text.append(f"this switch wrote {len(group)} files, restored together: ", style="yellow")
@@ -102,7 +102,7 @@ class BackupPicker(ModalScreen[str | None]):
                 {
                     "taken": when(b.taken_at),
                     "file": Path(b.original).name,
-                    "profile": b.profile,
+                    "profile": backups.occasion(b, brief=True),
                     "app": b.app,
                 },
             )
