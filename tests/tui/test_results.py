@@ -388,3 +388,25 @@ def test_ctrl_e_replaces_the_bins_and_escape_gives_the_keys_back(
     typed, left, focused = asyncio.run(go())
     assert typed == "0,0.5,1"
     assert left and isinstance(focused, Select) and focused.id == "gap-source"
+
+
+def test_results_say_when_the_judge_gave_no_verdict(isolated: ProfileStore, tmp_path: Path) -> None:
+    """`report` heads such a run "misselection not measured"; Results showed the bucket table
+    of zeros with only the no-verdict share beside it."""
+    from tests.audit_helpers import write_tasks
+    from tests.cli_helpers import cli
+
+    write_tasks(tmp_path / "tasks.jsonl", 3)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl", judge="user-default")
+    out = tmp_path / "out"
+    assert cli("run", str(spec), "--out", str(out)).returncode == 0
+
+    async def go() -> str:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            assert results(app).report is not None
+            return str(results(app).query_one("#health", Static).render())
+
+    shown = asyncio.run(go())
+    assert shown.startswith("misselection not measured (the judge gave no verdict on any of")

@@ -14,10 +14,14 @@ from judgeaudit.analysis.fmt import pct
 
 def health_text(r: Report) -> Text:
     """The report's verdict health (its own line) and, per judge, the no-verdict share."""
-    from judgeaudit.analysis.verdicts import health_line  # pandas: not before the first paint
+    # pandas: not before the first paint
+    from judgeaudit.analysis.verdicts import health_line, misselected_text, unjudged
 
     line = health_line(r["verdicts"])
-    text = Text(line + "\n", style="bold red" if "WARNING" in line else "")
+    text = Text()
+    if unjudged(r["verdicts"]) is not None:  # the report's headline, as `report` words it
+        text.append(misselected_text(r["misselected"], r["verdicts"]) + "\n", style="bold red")
+    text.append(line + "\n", style="bold red" if "WARNING" in line else "")
     for j in r["verdicts"].get("by_judge", []):
         text.append(
             f"  {j['judge_model']}: no verdict {pct(j['no_verdict_rate'])} of orders "
