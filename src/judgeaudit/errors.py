@@ -14,6 +14,11 @@ class JudgeauditError(Exception):
 
     exit_code: int = 2
 
+    def in_app(self) -> str:
+        """The line the terminal app shows: the same, unless it names a CLI option the app does
+        not have (a subclass words it as the app's control)."""
+        return str(self)
+
 
 class InputError(JudgeauditError, ValueError):
     """Bad input or a refused action (exit 2); nothing was written."""

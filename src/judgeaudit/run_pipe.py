@@ -94,7 +94,7 @@ async def _run(spec: Path, out: Path, concurrency: int | None, pipe: Pipe) -> di
     except RunIncomplete:
         return {}
     except JudgeauditError as exc:
-        return {"error": str(exc)}
+        return {"error": exc.in_app()}
     except Exception as exc:  # shown in the app, never swallowed
         return {"error": f"{type(exc).__name__}: {exc}"}
     return {}

@@ -7,7 +7,10 @@ Rows for profile commands can live in another module and be added to ``CASES`` t
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass, field
+
+from judgeaudit.audit.store.schema import SCHEMA
 
 BASE_SPEC = """\
 [run]
@@ -124,6 +127,18 @@ def sim_config(case_id: str, text: str | bytes, *needles: str) -> Case:
 
 
 TASKS_SPEC = spec(run='tasks = "tasks.jsonl"')
+
+
+def truncated_db() -> bytes:
+    """The first page of a real audit.db's schema, as a copy cut short leaves it: SQLite reads
+    its header, then finds the schema's pages missing ("database disk image is malformed")."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return db.serialize()[:4096]
+    finally:
+        db.close()
+
 
 CASES: list[Case] = [
     # --- spec ranges: 0 deadlocks, 2**63-1 is a memory bomb --------------------------------
@@ -435,15 +450,52 @@ CASES: list[Case] = [
         "report-not-sqlite",
         ("report", "{tmp}/fake.db"),
         2,
-        ("{tmp}/fake.db", "not SQLite"),
+        ("{tmp}/fake.db", "not SQLite", "give an OUT directory"),
         {"fake.db": "not a db"},
     ),
     Case(
         "report-empty-sqlite",
         ("report", "{tmp}/o"),
         2,
-        ("{tmp}/o/audit.db", "not a readable audit database"),
+        ("{tmp}/o/audit.db", "damaged (file is not a database)", "restore it from a copy"),
         {"o/audit.db": b"SQLite format 3\x00" + bytes(84)},
+    ),
+    # --- a damaged audit.db in an OUT directory: writers refuse it as readers do, and the
+    # advice is for an OUT given (restore the file, or run into a new --out) ---------------------
+    Case(
+        "run-db-truncated",
+        ("run", "{tmp}/spec.toml", "--out", "{tmp}/o"),
+        2,
+        ("{tmp}/o/audit.db", "damaged (database disk image is malformed)", "restore it from a"),
+        {"spec.toml": spec(), "o/audit.db": truncated_db()},
+    ),
+    Case(
+        "report-db-truncated",
+        ("report", "{tmp}/o"),
+        2,
+        ("{tmp}/o/audit.db", "damaged (database disk image is malformed)", "new --out"),
+        {"o/audit.db": truncated_db()},
+    ),
+    Case(
+        "report-db-garbage-in-out",
+        ("report", "{tmp}/o"),
+        2,
+        ("{tmp}/o/audit.db", "damaged (not SQLite)", "restore it from a copy"),
+        {"o/audit.db": "not a db"},
+    ),
+    Case(
+        "report-db-empty-in-out",
+        ("report", "{tmp}/o"),
+        2,
+        ("{tmp}/o/audit.db", "empty, no run was stored", "judgeaudit run SPEC --out {tmp}/o"),
+        {"o/audit.db": b""},
+    ),
+    Case(
+        "review-import-db-truncated",
+        ("review", "import", "{tmp}/o", "{tmp}/labels.csv"),
+        2,
+        ("{tmp}/o/audit.db", "damaged (database disk image is malformed)"),
+        {"o/audit.db": truncated_db(), "labels.csv": "pair_id,human_pref\n"},
     ),
     # --- import --------------------------------------------------------------------------------
     Case(

@@ -86,6 +86,7 @@ def test_refused_with_one_line_and_nothing_written(
         "out-is-a-file",
         "import-fifo-tau-bench",
         "report-db-fifo",
+        "run-db-truncated",
     ],
 )
 def test_same_through_the_installed_command(case_id: str, tmp_path: Path) -> None:

@@ -11,7 +11,10 @@ from pathlib import Path
 from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
-from tests.tui.helpers import SIZE, make_app, press, wait_until
+from judgeaudit.tui.screens.run import RunScreen
+from tests.audit_helpers import write_spec
+from tests.badinput.cases import truncated_db
+from tests.tui.helpers import SIZE, make_app, press, until, wait_until
 
 
 def test_results_and_runs_refuse_a_wrongly_typed_column(
@@ -40,3 +43,30 @@ def test_results_and_runs_refuse_a_wrongly_typed_column(
         flat = " ".join(text.split())
         assert f"{run_copy}/audit.db: audit_pairs.success_a of pair '{pair_id}'" in flat, flat
         assert "the text 'x' where 0 or 1 is expected" in flat and "re-run the audit" in flat
+
+
+def test_a_run_into_an_out_whose_audit_db_is_damaged_says_the_one_line(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """Ctrl+G onto a truncated audit.db: the store's line, not "DatabaseError: database disk
+    image is malformed"; the file is left as it was."""
+    out = tmp_path / "out"
+    out.mkdir()
+    damage = truncated_db()
+    (out / "audit.db").write_bytes(damage)
+
+    async def go() -> str:
+        app = make_app(isolated, out, demo_spec=write_spec(tmp_path / "spec.toml"))
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f2")
+            await press(pilot, "ctrl+g")
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            await until(pilot, lambda: screen.finished, "the run to end")
+            return str(screen.query_one("#stats", Static).render())
+
+    stats = " ".join(asyncio.run(go()).split())
+    assert f"run failed: {out}/audit.db: damaged (database disk image is malformed)" in stats
+    assert "restore it from a copy, or run the audit into a new --out directory" in stats
+    assert (out / "audit.db").read_bytes() == damage
+    assert sorted(p.name for p in out.iterdir()) == ["audit.db"]

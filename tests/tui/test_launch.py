@@ -11,10 +11,11 @@ import pytest
 from textual.widgets import Input, Static
 
 from judgeaudit.audit.inputs import load_spec
+from judgeaudit.audit.store import AuditStore
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.launch import FORM_DEFAULTS, SPEC_NAME, write_form_spec
 from judgeaudit.tui.screens.run import RunScreen
-from tests.tui.helpers import SIZE, make_app, press, settle
+from tests.tui.helpers import SIZE, make_app, press, settle, until
 
 
 def form(**changes: str) -> dict[str, str]:
@@ -136,3 +137,36 @@ def test_a_bad_spec_file_is_refused_on_launch(isolated: ProfileStore, tmp_path: 
 
     said, started = asyncio.run(go())
     assert said.startswith("not started: ") and str(bad) in said and not started
+
+
+@pytest.mark.parametrize("previous", [None, b"# the spec of the run in this directory\n"])
+def test_a_form_run_refused_for_another_specs_out_says_the_apps_way_and_writes_nothing(
+    isolated: ProfileStore, tmp_path: Path, previous: bytes | None
+) -> None:
+    """The refusal names what to do in the app (it has no --new-run), and the spec file the
+    form wrote is taken back: removed, or the one that was there put back."""
+    out = tmp_path / "out"
+    store = AuditStore(out / "audit.db")
+    store.create_run("other-run", "0123456789abcdef", {})
+    store.close()
+    if previous is not None:
+        (out / SPEC_NAME).write_bytes(previous)
+
+    async def go() -> str:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f2")
+            await press(pilot, "ctrl+b")
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            await until(pilot, lambda: screen.finished, "the refused run to end")
+            return " ".join(str(screen.query_one("#stats", Static).render()).split())
+
+    stats = asyncio.run(go())
+    assert f"run failed: {out} holds run other-run from a different spec" in stats, stats
+    assert "choose another output dir on Launch (nothing was written)" in stats
+    assert "--new-run" not in stats
+    if previous is None:
+        assert not (out / SPEC_NAME).exists()
+    else:
+        assert (out / SPEC_NAME).read_bytes() == previous

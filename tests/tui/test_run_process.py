@@ -275,3 +275,33 @@ def test_the_pipe_is_read_in_batches_and_lines_split_across_reads_arrive_whole(
     ]
     assert sum(bridge.batches) == 400
     assert len(bridge.batches) <= 10, bridge.batches  # a batch per burst, not an event per wake
+
+
+def test_launch_onto_an_out_another_run_is_writing_says_the_same_line(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The app's run (in its child process) is refused as the CLI's is: one line naming OUT and
+    the process writing it; the app is free to start the next run."""
+    from judgeaudit.audit.store.out_lock import writing
+
+    spec, out = write_spec(tmp_path / "spec.toml"), tmp_path / "out"
+    out.mkdir()
+
+    async def go() -> str:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f2")
+            await press(pilot, "ctrl+g")
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            await until(pilot, lambda: screen.finished, "the refused run to end")
+            assert not app.run_active
+            return str(screen.query_one("#stats", Static).render())
+
+    with writing(out):  # this process is "the other run"
+        stats = " ".join(asyncio.run(go()).split())
+    assert (
+        f"run failed: {out}: another run is writing to it (process {os.getpid()}); wait for it "
+        "to end, or choose another output directory (nothing was written)"
+    ) in stats
+    assert list(out.iterdir()) == []

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.store.damage import damaged_line
 from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
@@ -37,17 +38,17 @@ def open_db(out: Path) -> sqlite3.Connection:
 
     if is_history(out):  # a Parquet history: its run records, its pairs on DuckDB or Spark
         return records_db(out)
-    path = out / "audit.db" if out.is_dir() else out
+    named = not out.is_dir()  # the user named a file, not an OUT directory
+    path = out if named else out / "audit.db"
     if not path.exists():
         raise AnalysisError(
             f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
         )
     check_regular(path)
     with path.open("rb") as handle:
-        if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            raise AnalysisError(
-                f"{path}: not an audit database (not SQLite); give an OUT directory"
-            )
+        head = handle.read(len(SQLITE_HEADER))
+    if head != SQLITE_HEADER:
+        raise AnalysisError(_not_audit_db(path, out, named, "not SQLite", empty=not head))
     try:
         db = open_readonly(path)
     except InputError as exc:
@@ -56,10 +57,18 @@ def open_db(out: Path) -> sqlite3.Connection:
         db.execute("SELECT run_id FROM runs LIMIT 1")
     except sqlite3.DatabaseError:
         db.close()
-        raise AnalysisError(
-            f"{path}: not an audit database (no runs table); give an OUT directory"
-        ) from None
+        raise AnalysisError(_not_audit_db(path, out, named, "no runs table")) from None
     return db
+
+
+def _not_audit_db(path: Path, out: Path, named: bool, why: str, empty: bool = False) -> str:
+    """Worded by what the user gave: a file that is not an OUT directory, or an OUT whose
+    audit.db is empty (a run stopped as it began) or damaged."""
+    if named:
+        return f"{path}: not an audit database ({why}); give an OUT directory"
+    if empty:
+        return f"{path}: empty, no run was stored in it; run `judgeaudit run SPEC --out {out}`"
+    return damaged_line(path, why)
 
 
 def stored_json(text: Any, what: str) -> Any:

@@ -18,6 +18,21 @@ class EndpointDown(RunError):
     """An endpoint refused the connection: the run stops at once instead of failing every unit."""
 
 
+class OtherSpec(RunError):
+    """``out`` holds runs of other specs only; the CLI adds one with ``--new-run``."""
+
+    def __init__(self, out: Path, other_run: str, other_hash: str, spec_hash: str) -> None:
+        self.said = (
+            f"{out} holds run {other_run} from a different spec (hash {other_hash} != {spec_hash})"
+        )
+        super().__init__(
+            f"{self.said}; pass --new-run to add a run to this directory, or choose another --out"
+        )
+
+    def in_app(self) -> str:
+        return f"{self.said}; choose another output dir on Launch (nothing was written)"
+
+
 def choose_run(store: AuditStore, spec: RunSpec, out: Path, new_run: bool) -> tuple[str, bool]:
     """The run this spec resumes in ``out``, or the id of a new one: (run_id, resumed)."""
     spec_hash = spec.spec_hash()
@@ -25,11 +40,7 @@ def choose_run(store: AuditStore, spec: RunSpec, out: Path, new_run: bool) -> tu
     same = [r for r in runs if r["spec_hash"] == spec_hash]
     if runs and not same and not new_run:
         other = runs[-1]
-        raise RunError(
-            f"{out} holds run {other['run_id']} from a different spec "
-            f"(hash {other['spec_hash']} != {spec_hash}); pass --new-run to add a run "
-            "to this directory, or choose another --out"
-        )
+        raise OtherSpec(out, other["run_id"], other["spec_hash"], spec_hash)
     base = f"{spec.name}-{spec_hash[:8]}"
     if same and not new_run:
         return same[-1]["run_id"], True

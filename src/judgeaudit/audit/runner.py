@@ -38,6 +38,7 @@ from judgeaudit.audit.spec.manifest import build_manifest
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.store.bulk import count_pairs, stored_any
+from judgeaudit.audit.store.out_lock import writing
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.units import (
     CheckUnit,
@@ -109,6 +110,12 @@ class AuditRunner(WorkerPool):
             raise RunError(
                 f"{self.out}: --out cannot be created ({exc.strerror}); choose a writable directory"
             ) from None
+        with writing(self.out):  # one run writes OUT at a time; refused before audit.db opens
+            return await self._stored_run(tasks, imported, created)
+
+    async def _stored_run(
+        self, tasks: list[Task], imported: list[ImportedPair] | None, created: bool
+    ) -> ev.RunFinished:
         store = AuditStore(self.out / "audit.db")
         try:
             return await self._run(store, tasks, imported)

@@ -23,7 +23,7 @@ from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.commands import MainCommands
 from judgeaudit.tui.crash import crash_message, write_crash_log
-from judgeaudit.tui.messages import OpenResults, StartRun
+from judgeaudit.tui.messages import OpenResults, StartRun, WrittenSpec
 from judgeaudit.tui.places import PLACES
 from judgeaudit.tui.recent import remember
 from judgeaudit.tui.screens.dialogs import ConfirmStop, HelpScreen
@@ -259,12 +259,12 @@ class JudgeAuditApp(App[None]):
         return self.bridge is not None and not self.bridge.done
 
     def on_start_run(self, message: StartRun) -> None:
-        self.start_run(message.spec, message.out)
+        self.start_run(message.spec, message.out, message.written)
 
     def action_run_demo(self) -> None:
         self.start_run(self.demo_spec, self.out_dir)
 
-    def start_run(self, spec: Path, out: Path) -> None:
+    def start_run(self, spec: Path, out: Path, written: WrittenSpec | None = None) -> None:
         if self.run_active:
             self.notify(
                 "a run is in progress; cancel it first (c on the Run screen)", severity="warning"
@@ -275,6 +275,7 @@ class JudgeAuditApp(App[None]):
         from judgeaudit.tui.run_process import bridge_for
 
         self.bridge = bridge_for(spec, out)
+        self.bridge.written = written  # put back if the run is refused before it begins
         self.run_screen().attach(self.bridge)  # the one Run screen shows the new run
         self.show_place("run")
         self.run_worker(

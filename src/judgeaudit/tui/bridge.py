@@ -5,6 +5,7 @@ progress status replaces a pending one, and the judge-log backlog is bounded."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from judgeaudit.tui.judge_log import LogEvent
 
 if TYPE_CHECKING:
     from judgeaudit.audit.runner import AuditRunner
+    from judgeaudit.tui.messages import WrittenSpec
 
 LOG_BACKLOG = 2000
 
@@ -66,6 +68,8 @@ class RunBridge:
         self._runner: AuditRunner | None = None
         self._cancel_requested = False
         self._ended = threading.Event()  # set once the worker body has returned
+        self._began = False  # the run started (a RunStarted came): not refused
+        self.written: WrittenSpec | None = None  # the spec file Launch wrote for this run
 
     # --- called in the worker thread ---------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
@@ -92,6 +96,7 @@ class RunBridge:
             stats.misselected += event.misselected
         elif isinstance(event, ev.RunStarted):
             self._started = event
+            self._began = True
         elif isinstance(event, ev.UnitFailed):
             self._failures.append(event)
         elif isinstance(event, ev.RunFinished):
@@ -127,16 +132,26 @@ class RunBridge:
         except RunIncomplete:
             pass  # the finished event says so; the Run screen shows "incomplete"
         except JudgeauditError as exc:
-            error = str(exc)
+            error = exc.in_app()
         except Exception as exc:  # shown in the UI, never swallowed behind the screen
             error = f"{type(exc).__name__}: {exc}"
         finally:
             with self._lock:
                 self._loop = None
             loop.close()
-            with self._lock:
-                self._error, self._cancelled, self._done = error, cancelled, True
-            self._ended.set()
+            self._settle(error, cancelled)
+
+    def _settle(self, error: str | None, cancelled: bool) -> None:
+        """The worker body's end: a run refused before it began puts back the spec file Launch
+        wrote for it (the refusal wrote nothing else), then the state the UI drains."""
+        with self._lock:
+            refused = error is not None and not self._began
+        if refused and self.written is not None:
+            with contextlib.suppress(OSError):  # the refusal is what the user must see
+                self.written.undo()
+        with self._lock:
+            self._error, self._cancelled, self._done = error, cancelled, True
+        self._ended.set()
 
     def _attach(self, runner: AuditRunner) -> None:
         self._runner = runner

@@ -100,9 +100,8 @@ class ProcessRunBridge(RunBridge):
             error = f"could not start the run's process: {exc}"
         finally:
             with self._lock:
-                self._error, self._cancelled, self._done = error, cancelled, True
                 self._ready = False
-            self._ended.set()
+            self._settle(error, cancelled)
 
     def _read(self, stream: IO[bytes]) -> dict[str, Any] | None:
         """Turn the child's lines into events, a batch per read (see ``GATHER_S``), until its

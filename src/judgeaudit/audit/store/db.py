@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.store.damage import refusing_damage
 from judgeaudit.audit.store.schema import (
     CONTENT_COLUMNS,
     REPORT_INDEX,
@@ -60,9 +61,14 @@ class AuditStore:
             os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        migrate(self.db, path)
+        try:
+            with refusing_damage(path):  # a damaged file: one line, and left as it is
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                migrate(self.db, path)
+        except BaseException:
+            self.db.close()
+            raise
         #: (table, row, whether its content is scrubbed already) per pending row
         self._pending: list[tuple[str, dict[str, Any], bool]] = []
         self._pending_tables: set[str] = set()

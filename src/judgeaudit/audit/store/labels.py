@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.store.damage import refusing_damage
 from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.store.schema import migrate
 from judgeaudit.credentials import scrub_content
@@ -18,21 +19,23 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
     check_regular(db_path)
     db = sqlite3.connect(db_path, isolation_level=None)
     try:
-        migrate(db, db_path)
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.executemany(
-                "INSERT INTO human_labels (pair_id, human_success_a, human_success_b, human_pref, note)"
-                " VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
-                " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
-                " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
-                " note = excluded.note",
-                [{**label, "note": _note(label.get("note"))} for label in labels],
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        with refusing_damage(db_path):  # a damaged file: one line, nothing written
+            migrate(db, db_path)
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(
+                    "INSERT INTO human_labels"
+                    " (pair_id, human_success_a, human_success_b, human_pref, note) VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
+                    " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
+                    " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
+                    " note = excluded.note",
+                    [{**label, "note": _note(label.get("note"))} for label in labels],
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:  # SQLite may have rolled back already (a damaged page)
+                    db.execute("ROLLBACK")
+                raise
     finally:
         db.close()
     return len(labels)
@@ -48,7 +51,8 @@ def clear_human_labels(db_path: Path, pair_id: str) -> None:
     check_regular(db_path)
     db = sqlite3.connect(db_path, isolation_level=None)
     try:
-        migrate(db, db_path)
-        db.execute("DELETE FROM human_labels WHERE pair_id = ?", (pair_id,))
+        with refusing_damage(db_path):
+            migrate(db, db_path)
+            db.execute("DELETE FROM human_labels WHERE pair_id = ?", (pair_id,))
     finally:
         db.close()

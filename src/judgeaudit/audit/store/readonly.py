@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from judgeaudit.audit.store.column_check import check_columns
+from judgeaudit.audit.store.damage import damaged, is_damage
 from judgeaudit.audit.store.schema import SCHEMA_VERSION, SchemaError, check_readable, migrate
 from judgeaudit.errors import InputError
 
@@ -44,9 +45,9 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except SchemaError:
         raise
     except sqlite3.DatabaseError as exc:
-        raise InputError(
-            f"{path}: not a readable audit database ({exc}); give an OUT directory"
-        ) from None
+        if is_damage(exc):
+            raise damaged(path, str(exc)) from None
+        raise InputError(f"{path}: not a readable audit database ({exc})") from None
     return db
 
 

@@ -20,7 +20,7 @@ from tomlkit.items import Table
 from judgeaudit.audit.spec import parse_spec
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
-from judgeaudit.tui.messages import StartRun
+from judgeaudit.tui.messages import StartRun, WrittenSpec
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
 
@@ -209,6 +209,8 @@ class LaunchScreen(Screen[None]):
             )
             return
         try:
+            before = out / SPEC_NAME
+            previous = before.read_bytes() if before.is_file() else None
             spec = write_form_spec(values, self.query_one("#l-swap", Checkbox).value, out)
         except JudgeauditError as exc:
             self.status(str(exc))
@@ -217,7 +219,7 @@ class LaunchScreen(Screen[None]):
             self.status(f"{out}: cannot write the spec there ({exc.strerror})")
             return
         self.status(f"wrote {spec}")
-        self.post_message(StartRun(spec, out))
+        self.post_message(StartRun(spec, out, WrittenSpec(spec, previous)))
 
     def focus_field(self, field: str) -> None:
         """The palette's "run spec…" lands here, on the spec file field."""

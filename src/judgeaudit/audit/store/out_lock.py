@@ -1,0 +1,67 @@
+"""One run writes an output directory at a time: an OS lock on OUT, held for the run's life.
+
+Two ``judgeaudit run SPEC --out D`` started a second apart both chose the same run to resume and
+the second died on ``UNIQUE constraint failed: trajectories.traj_id`` (exit 70). Now the second
+is refused at once in one line naming OUT and the process that holds it, before it opens
+``audit.db``. The lock is ``flock`` on the directory itself: nothing is added to OUT, and the
+kernel releases it when the holding process ends however it ends (``kill -9`` included), so a
+crashed run never blocks its own resume. The app's run holds it in its child process
+(:mod:`judgeaudit.run_pipe`); the descriptor is not inherited by the processes a run starts (the
+embedded provider). Where ``fcntl`` does not exist (Windows) runs are not locked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from judgeaudit.errors import InputError
+
+LOCKS = Path("/proc/locks")
+
+
+class OutBusy(InputError):
+    """Another process is running an audit into this output directory."""
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[None]:
+    """Hold ``out`` (an existing directory) for one run; :class:`OutBusy` if another has it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; two runs into one OUT are the user's to avoid
+        yield
+        return
+    fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = holder_of(fd)
+            who = f" (process {holder})" if holder else ""
+            raise OutBusy(
+                f"{out}: another run is writing to it{who}; wait for it to end, or choose "
+                "another output directory (nothing was written)"
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def holder_of(fd: int) -> int | None:
+    """The process holding the flock on ``fd``'s file, from Linux's ``/proc/locks``; None
+    where that is not known."""
+    stat = os.fstat(fd)
+    device = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
+    try:
+        lines = LOCKS.read_text(encoding="ascii", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a waiter's line has "->" first
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
+            return int(fields[4]) if fields[4].isdigit() else None
+    return None
