@@ -13,6 +13,7 @@ from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
+from judgeaudit.suggest import command
 from judgeaudit.validate import SQLITE_HEADER, shown_name
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the SQL report needs none
@@ -40,7 +41,7 @@ def open_db(out: Path) -> sqlite3.Connection:
     path = out / "audit.db" if out.is_dir() else out
     if not path.exists():
         raise AnalysisError(
-            f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
+            f"{path}: no audit database; run `{command('run', 'SPEC', '--out', out)}` first"
         )
     check_regular(path)
     with path.open("rb") as handle:
