@@ -303,6 +303,14 @@ def duplicates(items: Iterable[Any], where: str, error: ErrorType = ValidationEr
         seen.add(item)
 
 
+def unless_forced(force: bool, refusal: str | None, error: ErrorType = ValidationError) -> None:
+    """The one ``--force`` guard of a command that would replace a user's file: ``refusal``
+    (naming the file and what it holds; None: nothing to lose) is refused unless ``force``, the
+    line ending in how to replace it anyway."""
+    if refusal is not None and not force:
+        raise error(f"{refusal}; pass --force to replace it")
+
+
 # --- output directories ---------------------------------------------------------------------
 
 #: Files an audit writes into OUT besides audit.db; never overwritten in a directory we did not make.

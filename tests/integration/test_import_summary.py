@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.badinput.import_cases import oa, tau, tau_file
 from tests.cli_helpers import cli
 
@@ -119,3 +121,35 @@ def test_a_rollout_without_a_partner_is_skipped_in_plain_words(tmp_path: Path) -
     assert f"{results}: [2]: task '1' trial 0: no other trial of this agent to pair with" in (
         done.stderr
     )
+
+
+@pytest.mark.parametrize("twice", [False, True], ids=["bulk path", "exact path"])
+def test_verdicts_without_a_pair_are_each_named_at_their_own_line(
+    tmp_path: Path, twice: bool
+) -> None:
+    """Found by a new user: three verdicts whose pair_id has no pair line, on lines 121, 242 and
+    363, were all reported at line 121 (the smallest ``file:line`` as text). ``twice``: a
+    verdict line given twice at the end sends the import down its exact path."""
+    records = [
+        json.loads(line)
+        for line in (ROLLOUTS / "recorded-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and "p999" not in line  # the example's own verdict without a pair
+    ]
+    for i in range(130):  # more pairs, each with its verdict, to reach line 363
+        records += [
+            {"pair_id": f"f{i}", "task_id": f"fill-{i}", "agent_a": "a1", "agent_b": "a2",
+             "success_a": 0, "success_b": 1},
+            {"pair_id": f"f{i}", "order": "AB", "winner": "B"},
+        ]  # fmt: skip
+    for line in (121, 242, 363):
+        records.insert(line - 1, {"pair_id": f"ghost-{line}", "order": "AB", "winner": "A"})
+    if twice:
+        records.append(records[-1])
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    done = cli("import", "recorded-jsonl", str(log), "--out", str(tmp_path / "p.jsonl"))
+    assert done.returncode == 0, done.stderr
+    named = [line.strip() for line in done.stderr.splitlines() if "has no pair line" in line]
+    assert named == [
+        f"{log}:{n}: verdict whose pair_id has no pair line" for n in (121, 242, 363)
+    ], done.stderr

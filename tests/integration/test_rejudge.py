@@ -4,6 +4,7 @@ of specs that contradict it, and the paired compare it enables."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sqlite3
 from pathlib import Path
@@ -361,3 +362,22 @@ def test_recorded_pairs_without_trajectories_are_not_rejudged_on_empty_transcrip
     (line,) = done.stderr.strip().splitlines()
     assert "stores no conversation" in line and "empty transcripts" in line
     assert str(prod) in line and not out.exists()
+
+
+def test_the_suggested_compare_pastes_as_printed_with_a_space_and_unicode_in_paths(
+    base: Path, tmp_path: Path
+) -> None:
+    """Found by a new user: with a space in a path the suggested `judgeaudit compare …` was
+    printed unquoted and could not be pasted. Pasted as printed (split as a shell splits it), it
+    runs the comparison of the two runs."""
+    source = tmp_path / "my runs é" / "base"
+    shutil.copytree(base / "base", source)
+    out = tmp_path / "my runs é" / "strict"
+    done = cli("rejudge", str(source), "--judge-model", "judge-strict", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if "compare them with: " in x)
+    words = shlex.split(line.split("compare them with: ", 1)[1])
+    assert words[:4] == ["judgeaudit", "compare", str(source), str(out)], line
+    compared = cli(*words[1:], "--format", "json")
+    assert compared.returncode == 0, compared.stderr
+    assert json.loads(compared.stdout)["paired"]

@@ -45,3 +45,24 @@ def test_english_labels_name_each_bucket_once(run: Path) -> None:
     assert len(lines) == 2
     md = cli("report", str(run), "--labels", "en", "--format", "md").stdout
     assert "near (near)" not in md and "| near |" in md
+
+
+def test_custom_bins_without_labels_name_each_bucket_once(run: Path) -> None:
+    """Found by a new user: `--bins` without `--labels` printed each bucket as its interval
+    twice, `(0, 0.1]     (0, 0.1]`, in the name column and again in the gap column."""
+    text = cli("report", str(run), "--bins", "0,0.1,0.5,1").stdout
+    rows = [x for x in text.splitlines() if x.startswith("  (") and " n=" in x]
+    assert [x.split()[:2] for x in rows] == [["(0,", "0.1]"], ["(0.1,", "0.5]"], ["(0.5,", "1]"]]
+    assert all(x.count("(") == 1 for x in rows), rows
+    md = cli("report", str(run), "--bins", "0,0.1,0.5,1", "--format", "md").stdout
+    assert "| (0, 0.1] |  |" in md and md.count("(0, 0.1]") == 1, md
+    named = cli("report", str(run), "--bins", "0,0.1,0.5,1", "--labels", "a,b,c").stdout
+    assert re.search(r"^  a +\(0, 0\.1\] ", named, re.M), named  # a label keeps its interval
+
+
+def test_a_label_given_twice_is_refused_in_one_line(run: Path) -> None:
+    done = cli("report", str(run), "--bins", "0,0.1,0.5,1,5", "--labels", "a,a,c,d")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        'judgeaudit: --labels[1]: "a" appears twice; list each once'
+    ], done.stderr

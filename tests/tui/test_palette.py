@@ -102,6 +102,34 @@ def test_palette_export_review_writes_the_sample(isolated: ProfileStore, run_cop
     assert lines[0].startswith("pair_id,stratum,") and len(lines) == 41
 
 
+def test_palette_export_review_keeps_a_filled_in_sample(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Found by a new user: "Export review…" replaced a sample holding labels, silently. The
+    labels stay, and the app says why and what to do, in the line the CLI prints."""
+    sample = run_copy / "review_sample.csv"
+    header = "pair_id,stratum,task_id,agent_a,agent_b,judge_pref,success_a,success_b,"
+    header += "human_success_a,human_success_b,human_pref,note\n"
+    labelled = header + "p1,control,t1,a,b,A,1,0,1,0,A,\np2,control,t2,a,b,B,0,1,,,,looked\n"
+    sample.write_text(labelled + "p3,control,t3,a,b,tie,1,1,,,,\n")
+    kept = sample.read_bytes()
+
+    async def go() -> list[str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await palette(pilot, "export review", "Export review…")
+            await settle(pilot)
+            return [str(n.message) for n in app._notifications]
+
+    shown = asyncio.run(go())
+    assert sample.read_bytes() == kept
+    assert any(
+        f"--file {sample} holds 2 rows with labels or notes" in line and "pass --force" in line
+        for line in shown
+    ), shown
+
+
 @pytest.mark.parametrize(
     ("query", "expect", "focused"),
     [("gap source", "Gap source…", "gap-source"), ("bins", "Bins…", "bins")],

@@ -6,6 +6,7 @@ Enter on a period opening its run in Results; computed from the output dirs with
 from __future__ import annotations
 
 import asyncio
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,9 @@ def test_enter_on_a_period_of_a_parquet_history_says_how_to_report_it(
     mode, notes = asyncio.run(go())
     assert mode != "results"
     run_id = trend["periods"][7]["run_id"]
-    assert any(f"report {history} --engine duckdb --run {run_id}" in n for n in notes), notes
+    # the run id holds a space: quoted, so the line pastes as printed
+    pasted = f"report {history} --engine duckdb --run {shlex.quote(run_id)}"
+    assert " " in run_id and any(pasted in n for n in notes), notes
 
 
 def test_f7_and_ctrl_r_trend_the_output_dirs(

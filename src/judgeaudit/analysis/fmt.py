@@ -26,6 +26,20 @@ def bucket_name(bucket: Mapping[str, Any], paren: bool = False) -> str:
     return f"{label} ({alias})" if paren else f"{label} {alias}"
 
 
+def edges_text(lo: float, hi: float) -> str:
+    """A bucket's gap interval, ``(0.1, 0.5]``; also the name of a bucket no label names."""
+    return f"({lo:g}, {hi:g}]"
+
+
+def bucket_edges(bucket: Mapping[str, Any]) -> str:
+    """The gap column beside a bucket's name: its interval, or nothing when the name already is
+    that interval (custom bins without labels), so it shows once, never `(0, 0.1]  (0, 0.1]`."""
+    if bucket.get("lo") is None:
+        return ""
+    edges = edges_text(bucket["lo"], bucket["hi"])
+    return "" if bucket_name(bucket) == edges else edges
+
+
 def bucket_columns(bucket: Mapping[str, Any]) -> str:
     """The label and its alias in two text columns, or the label across both when they are the
     same word (the text report and `compare`)."""

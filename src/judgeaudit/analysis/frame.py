@@ -8,13 +8,15 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgeaudit.analysis.fmt import edges_text
 from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.store.damage import damaged_line
 from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
-from judgeaudit.validate import SQLITE_HEADER, shown_name
+from judgeaudit.suggest import command
+from judgeaudit.validate import SQLITE_HEADER, duplicates, shown_name
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the SQL report needs none
     import pandas as pd
@@ -42,7 +44,7 @@ def open_db(out: Path) -> sqlite3.Connection:
     path = out if named else out / "audit.db"
     if not path.exists():
         raise AnalysisError(
-            f"{path}: no audit database; run `judgeaudit run SPEC --out {out}` first"
+            f"{path}: no audit database; run `{command('run', 'SPEC', '--out', out)}` first"
         )
     check_regular(path)
     with path.open("rb") as handle:
@@ -143,10 +145,11 @@ def labels_for(bins: list[float], labels: list[str] | None) -> list[str]:
             raise AnalysisError(
                 f"--labels: {len(bins) - 1} labels needed for {len(bins)} bin edges"
             )
+        duplicates(labels, "--labels", AnalysisError)  # a report row per bucket, each its own
         return labels
     if len(bins) - 1 == len(LABELS_ZH):
         return LABELS_ZH
-    return [f"({bins[i]:g}, {bins[i + 1]:g}]" for i in range(len(bins) - 1)]
+    return [edges_text(bins[i], bins[i + 1]) for i in range(len(bins) - 1)]
 
 
 def nan_to_none(value: object) -> object:

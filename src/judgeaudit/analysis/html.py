@@ -7,7 +7,16 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import SIMULATED, bucket_name, ci, pct, review_lines, simulated, tested
+from judgeaudit.analysis.fmt import (
+    SIMULATED,
+    bucket_edges,
+    bucket_name,
+    ci,
+    pct,
+    review_lines,
+    simulated,
+    tested,
+)
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import health_line, misselected_text
@@ -87,7 +96,7 @@ def render_html(report: Report, svg: str) -> str:
         [
             [
                 bucket_name(b, paren=True),
-                "" if b["lo"] is None else f"({b['lo']:g}, {b['hi']:g}]",
+                bucket_edges(b),
                 b["pairs"],
                 b["decisive"],
                 b["misselected"],

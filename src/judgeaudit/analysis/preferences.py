@@ -31,6 +31,7 @@ from judgeaudit.analysis.report import resolve_buckets
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
+from judgeaudit.validate import unless_forced
 
 Format = Literal["trl", "openai", "jsonl"]
 Labels = Literal["state", "judge", "agree"]
@@ -75,10 +76,9 @@ def check_options(options: ExportOptions) -> None:
         raise PreferenceError(
             f"--out {dest}: is a directory; give a file path such as {dest}/prefs.jsonl"
         )
-    if not options.force:
-        for path in (dest, md, js):
-            if path.exists() or path.is_symlink():
-                raise PreferenceError(f"--out: {path} exists; pass --force to replace it")
+    for path in (dest, md, js):
+        if path.exists() or path.is_symlink():
+            unless_forced(options.force, f"--out: {path} exists", PreferenceError)
     parent = _existing_parent(dest)
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise PreferenceError(

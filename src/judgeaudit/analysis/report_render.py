@@ -12,6 +12,7 @@ from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import (
     SIMULATED,
     bucket_columns,
+    bucket_edges,
     bucket_name,
     review_lines,
     simulated,
@@ -49,7 +50,7 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
     lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
     for b in report["buckets"]:
         boot = f"  task-clustered {_boot(b):<14}" if bootstrap else ""
-        edges = f"({b['lo']:g}, {b['hi']:g}]"
+        edges = bucket_edges(b)
         lines.append(
             f"  {bucket_columns(b)} {edges:<14}"
             f"{_pct(b['rate'])}  95% CI {_ci(b):<14}{boot} n={b['decisive']}"
@@ -167,7 +168,7 @@ def render_markdown(report: Report) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows: list[tuple[str, str, Mapping[str, Any]]] = [
-        (bucket_name(b, paren=True), f"({b['lo']:g}, {b['hi']:g}]", b) for b in report["buckets"]
+        (bucket_name(b, paren=True), bucket_edges(b), b) for b in report["buckets"]
     ]
     if report.get("overall"):
         rows.append(("all", "", {**report["overall"], "no_verdict_decisive": ""}))

@@ -14,7 +14,8 @@ from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figu
 from judgeaudit.analysis.stats import cohen_kappa, confusion
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
-from judgeaudit.validate import read_text, shown_name
+from judgeaudit.suggest import command
+from judgeaudit.validate import read_text, shown_name, unless_forced
 
 REVIEW_COLUMNS = (
     "pair_id",
@@ -30,6 +31,8 @@ REVIEW_COLUMNS = (
     "human_pref",
     "note",
 )
+#: The columns a reviewer fills in: a sample with any of them filled is their work.
+REVIEWER_COLUMNS = REVIEW_COLUMNS[-4:]
 
 
 def sample(
@@ -70,7 +73,7 @@ def sample(
         rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
     )
     out = pd.concat(taken, ignore_index=True)
-    for column in ("human_success_a", "human_success_b", "human_pref", "note"):
+    for column in REVIEWER_COLUMNS:
         out[column] = ""
     return out[list(REVIEW_COLUMNS)]
 
@@ -84,6 +87,32 @@ def sample_csv(frame: pd.DataFrame) -> str:
 
 def write_sample(frame: pd.DataFrame, path: Path) -> None:
     atomic_write_text(path, sample_csv(frame))
+
+
+def check_replace(path: Path, out: Path, force: bool) -> None:
+    """Before a sample is written to ``path``: a sample a reviewer has filled in (any label or
+    note) is their work, and so is a file that is no review sample at all; either is refused
+    unless ``force``. An earlier sample with nothing filled in, or an empty file, is replaced."""
+    unless_forced(force, _held(path, out), AnalysisError)
+
+
+def _held(path: Path, out: Path) -> str | None:
+    """What replacing ``path`` would lose, as the start of the refusal; None: nothing."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return None  # absent, or not a file (the writer refuses those with its own line)
+    where = f"review export: --file {path}"
+    try:
+        rows = csv.DictReader(io.StringIO(read_text(path, "review sample", AnalysisError)))
+        if not set(REVIEWER_COLUMNS) <= set(rows.fieldnames or ()):
+            return f"{where} is not a review sample (no {', '.join(REVIEWER_COLUMNS)} columns)"
+        filled = sum(any((row.get(c) or "").strip() for c in REVIEWER_COLUMNS) for row in rows)
+    except (AnalysisError, csv.Error):
+        return f"{where} is not a readable review sample"
+    if not filled:
+        return None
+    again = command("review", "import", out, path)
+    rows_text = f"{filled} row{'' if filled == 1 else 's'} with labels or notes"
+    return f"{where} holds {rows_text}; store the labels first with `{again}`"
 
 
 def _flag(value: str, where: str) -> int | None:

@@ -33,8 +33,6 @@ from judgeaudit.fsutil import atomic_write_text, atomic_writer
 PAIRS_CSV = "audit_pairs.csv"
 LOGS_JSONL = "judge_logs.jsonl"
 MANIFEST = "manifest.json"
-#: The command that writes every derived file of OUT on request (named wherever one is skipped).
-EXPORT_FILES = "judgeaudit export files"
 
 
 def logs_on_request(manifest: dict[str, Any]) -> bool:

@@ -174,6 +174,11 @@ def register(sub: Sub) -> None:
     rexp.add_argument("--seed", type=int, default=0)
     rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")
     rexp.add_argument(
+        "--force",
+        action="store_true",
+        help="replace --file even when a reviewer has filled in labels or notes there",
+    )
+    rexp.add_argument(
         "--width",
         type=float,
         default=0.2,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError
+from judgeaudit.suggest import command
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -141,8 +142,8 @@ def cmd_export_files(args: argparse.Namespace) -> int:
     path = args.out / "audit.db"
     if not path.is_file():  # checked first: opening the store would create an empty database
         raise UserError(
-            f"export files: {path}: no audit database; run `judgeaudit run SPEC --out "
-            f"{args.out}` first"
+            f"export files: {path}: no audit database; run "
+            f"`{command('run', 'SPEC', '--out', args.out)}` first"
         )
     try:
         db = open_db(args.out)

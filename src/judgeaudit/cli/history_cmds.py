@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from judgeaudit.cli.common import UserError
+from judgeaudit.suggest import command
 
 
 def import_history(args: argparse.Namespace, files: list[Path], period: str | None) -> int:
@@ -25,6 +26,6 @@ def import_history(args: argparse.Namespace, files: list[Path], period: str | No
         f"{summary.verdicts} recorded verdicts"
     )
     print(f"period {done.period}: {done.pairs} pairs audited as run {done.run_id} -> {done.shard}")
-    print(f"report: judgeaudit report {args.parquet} --engine duckdb --run {done.run_id}")
+    print(f"report: {command('report', args.parquet, '--engine', 'duckdb', '--run', done.run_id)}")
     print_skips(summary)
     return 0

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from judgeaudit.cli import command_help
 from judgeaudit.cli.common import UserError, write_output
 from judgeaudit.credentials import scrub_content
+from judgeaudit.suggest import command
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -160,7 +161,7 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 def cmd_review_export(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-    from judgeaudit.analysis.review import sample, sample_csv
+    from judgeaudit.analysis.review import check_replace, sample, sample_csv
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
     try:
@@ -180,11 +181,15 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
     if not 0 < args.width < 1:
         raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
+    try:
+        check_replace(path, args.out, args.force)  # a filled-in sample is the reviewer's work
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
     frame = sample(pairs, args.n, args.seed, explained=explained)
     write_output(path, sample_csv(frame), "review export: --file")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
-        f"(A/B/tie), then: judgeaudit review import {args.out} {path}"
+        f"(A/B/tie), then: {command('review', 'import', args.out, path)}"
     )
     population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
     need = suggested_n(population, args.width)

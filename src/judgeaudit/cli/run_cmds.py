@@ -14,6 +14,7 @@ from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.suggest import command
 
 if TYPE_CHECKING:
     from judgeaudit.audit.events import RunFinished
@@ -68,11 +69,11 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
 
         print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
     if finished.summary.get("judge_logs") is False:
-        from judgeaudit.audit.export import EXPORT_FILES, LOGS_JSONL
+        from judgeaudit.audit.export import LOGS_JSONL
 
         print(
             f"{out / LOGS_JSONL}: not written for recorded verdicts (audit.db holds them); "
-            f"`{EXPORT_FILES} {out}` writes it",
+            f"`{command('export', 'files', out)}` writes it",
             file=sys.stderr,
         )
     return finished
@@ -119,7 +120,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         return 0
     finished = [_rejudge_one(args, model) for model in models]
     if len(finished) > 1:
-        print(f"rank them: judgeaudit judges {args.out}")
+        print(f"rank them: {command('judges', args.out)}")
     return 0
 
 
@@ -165,14 +166,16 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
         new_run=new_run,
     )
     print(
-        f"re-judged {source.run_id} as {finished.run_id}; compare them with: judgeaudit "
-        f"compare {args.source} {args.out} --run-a {source.run_id} --run-b {finished.run_id}"
+        f"re-judged {source.run_id} as {finished.run_id}; compare them with: "
+        + command(
+            "compare", args.source, args.out, "--run-a", source.run_id, "--run-b", finished.run_id
+        )
     )
     if Path(os.path.realpath(args.out)) == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
-            f"{finished.run_id}; {source.run_id} stays in audit.db (judgeaudit report "
-            f"{args.out} --run {source.run_id})"
+            f"{finished.run_id}; {source.run_id} stays in audit.db "
+            f"({command('report', args.out, '--run', source.run_id)})"
         )
     return finished.run_id
 

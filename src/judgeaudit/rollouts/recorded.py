@@ -64,11 +64,12 @@ def import_recorded(
             _drop(db, scratch)
             raise
     try:
-        orphans = db.execute(
-            "SELECT COUNT(*), MIN(at) FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs)"
-        ).fetchone()
-        for _ in range(int(orphans[0])):
-            summary.skips.add(str(orphans[1]), "verdict whose pair_id has no pair line")
+        # Each verdict without a pair, at its own line, in the order read (rowid: both paths
+        # insert in file order).
+        for (at,) in db.execute(
+            "SELECT at FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs) ORDER BY rowid"
+        ):
+            summary.skips.add(str(at), "verdict whose pair_id has no pair line")
         summary.tasks = int(
             db.execute(
                 "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"

@@ -21,6 +21,7 @@ from textual.widget import AwaitMount
 from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.suggest import command
 from judgeaudit.tui.commands import MainCommands
 from judgeaudit.tui.crash import crash_message, write_crash_log
 from judgeaudit.tui.messages import OpenResults, StartRun, WrittenSpec
@@ -250,7 +251,7 @@ class JudgeAuditApp(App[None]):
         self.call_from_thread(
             self.notify,
             f"wrote {count} pairs to {path}; fill human_success_a/_b and human_pref, then "
-            f"`judgeaudit review import {out} {path}` (or label them here: F5 Review)",
+            f"`{command('review', 'import', out, path)}` (or label them here: F5 Review)",
         )
 
     # --- the run -------------------------------------------------------------------------------
@@ -313,8 +314,8 @@ class JudgeAuditApp(App[None]):
             return_code=IncompleteRun.exit_code,
             message=(
                 f"judgeaudit: run stopped; it resumes where it stopped when you start "
-                f"{bridge.spec_path} on {bridge.out_dir} again (F2 Launch, or `judgeaudit run "
-                f"{bridge.spec_path} --out {bridge.out_dir}`)"
+                f"{bridge.spec_path} on {bridge.out_dir} again (F2 Launch, or "
+                f"`{command('run', bridge.spec_path, '--out', bridge.out_dir)}`)"
             ),
         )
 

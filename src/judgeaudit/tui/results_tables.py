@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import bucket_name, ci, pct
+from judgeaudit.analysis.fmt import bucket_edges, bucket_name, ci, pct
 from judgeaudit.tui.figures import split_cells
 from judgeaudit.tui.screens.pairs import OUTSIDE
 from judgeaudit.tui.widgets.fit_table import Col, Row
@@ -70,7 +70,7 @@ def bucket_rows(r: Report) -> list[Row]:
     """Each bucket, then every decisive pair (`all`), then the pairs no bin holds."""
     rows: list[Row] = []
     for i, b in enumerate(r["buckets"]):
-        cells = {"bucket": bucket_name(b), "gap": f"({b['lo']:g}, {b['hi']:g}]"}
+        cells = {"bucket": bucket_name(b), "gap": bucket_edges(b)}
         cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
         cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
         rows.append((str(i), cells | split_cells(b)))

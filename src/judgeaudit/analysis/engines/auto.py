@@ -23,6 +23,7 @@ from judgeaudit.analysis.engines.history import is_history
 from judgeaudit.analysis.engines.paths import EngineError
 from judgeaudit.audit.store.bulk import pairs_in
 from judgeaudit.audit.store.parquet_out import INSTALL, PARQUET, writer_available
+from judgeaudit.suggest import command
 
 #: From this many pairs in the run, ``auto`` reads the Parquet with DuckDB (below it SQLite's
 #: report takes about a second and a DuckDB process start is not worth it).
@@ -42,7 +43,7 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
         return SqlitePairs(db), ""
     parquet = (out if out.is_dir() else out.parent) / PARQUET
     status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-    rewrite = f"`judgeaudit export parquet {out}` writes it"
+    rewrite = f"`{command('export', 'parquet', out)}` writes it"
     if not writer_available():
         reason = f"DuckDB (faster from {AUTO_FROM:,} pairs) is not installed: {INSTALL}"
     elif not parquet.is_file():
@@ -93,6 +94,6 @@ def _refuse_an_edited_copy(engine: str, db: sqlite3.Connection, out: Path) -> No
     stale = stale_reason(db, here / PARQUET, None)
     if stale is not None and stale.kind == "edited":
         raise EngineError(
-            f"--engine {engine}: {stale.why}; `judgeaudit export parquet {out}` writes it again"
+            f"--engine {engine}: {stale.why}; `{command('export', 'parquet', out)}` writes it again"
             " (--engine sqlite reads audit.db)"
         )

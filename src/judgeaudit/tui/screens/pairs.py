@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.analysis.fmt import bucket_name
+from judgeaudit.analysis.fmt import bucket_edges, bucket_name
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 
@@ -66,7 +66,7 @@ class PairsScreen(Screen[None]):
             return f"of {self.agents[0]} vs {self.agents[1]}"
         if b is None:
             return f"outside the bins {self.bins}"
-        return f"{bucket_name(b)} ({b['lo']:g}, {b['hi']:g}]"
+        return f"{bucket_name(b)} {bucket_edges(b)}".rstrip()
 
     def gap(self) -> str:
         return "" if self.agents is not None else f" — {self.source} gap"

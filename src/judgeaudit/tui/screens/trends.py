@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.suggest import command
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
@@ -162,8 +163,8 @@ class TrendsScreen(Screen[None]):
 
         if is_history(Path(point["out"])):  # Results reads an audit.db; a history has none
             self.notify(
-                f"{point['period']} is in a Parquet history: judgeaudit report {point['out']} "
-                f"--engine duckdb --run {point['run_id']}",
+                f"{point['period']} is in a Parquet history: "
+                + command("report", point["out"], "--engine", "duckdb", "--run", point["run_id"]),
                 severity="warning",
             )
             return

@@ -1,0 +1,81 @@
+"""`review export` never replaces a reviewer's work unasked (found by a new user: a second export
+wrote over a filled-in sample, exit 0, the labels gone). A sample with a label or a note in it,
+or a file that is no review sample, is refused in one line (exit 2, the file untouched) that
+says how many rows hold labels and the two ways out; an earlier sample with nothing filled in is
+replaced as before; ``--force`` replaces anything. The commands it suggests paste as printed
+(the output directory here holds a space and a non-ASCII letter)."""
+
+from __future__ import annotations
+
+import csv
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli, cli_ok
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("review") / "my runs é"
+    folder.mkdir()
+    write_tasks(folder / "tasks.jsonl", 8)
+    spec = write_spec(folder / "spec.toml", tasks="tasks.jsonl")
+    cli_ok("run", str(spec), "--out", str(folder / "out"), "--events", "jsonl")
+    return folder / "out"
+
+
+def fill(sample: Path, rows: dict[int, dict[str, str]]) -> None:
+    """Write ``rows`` (row index -> column -> value) into the sample, as a reviewer would."""
+    with sample.open(newline="", encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    for index, values in rows.items():
+        table[index].update(values)
+    with sample.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+
+
+def test_a_filled_in_sample_is_kept_until_its_labels_are_stored_and_force_is_given(
+    out: Path, tmp_path: Path
+) -> None:
+    sample = tmp_path / "sample.csv"
+    first = cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample))
+    suggested = shlex.split(first.stdout.splitlines()[0].split("then: ", 1)[1])
+    assert suggested == ["judgeaudit", "review", "import", str(out), str(sample)]
+    cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample))  # nothing filled in
+    fill(sample, {0: {"human_pref": "A", "human_success_a": "1"}, 3: {"note": "odd reply"}})
+    kept = sample.read_bytes()
+
+    refused = cli("review", "export", str(out), "--n", "10", "--file", str(sample))
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert len(refused.stderr.splitlines()) == 1, refused.stderr
+    line = refused.stderr.strip()
+    assert f"--file {sample} holds 2 rows with labels or notes" in line
+    assert line.endswith("; pass --force to replace it")
+    assert sample.read_bytes() == kept
+    store = shlex.split(line.split("`")[1])  # the first way out, pasted as printed
+    assert store == ["judgeaudit", "review", "import", str(out), str(sample)]
+    assert "stored 1 labelled pairs" in cli_ok(*store[1:]).stdout
+
+    cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample), "--force")
+    with sample.open(newline="", encoding="utf-8") as handle:
+        assert not any(row["human_pref"] or row["note"] for row in csv.DictReader(handle))
+
+
+def test_a_file_that_is_no_review_sample_is_kept_and_an_empty_one_replaced(
+    out: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "budget.csv"
+    other.write_text("month,spend\n2026-11,120\n", encoding="utf-8")
+    refused = cli("review", "export", str(out), "--file", str(other))
+    assert refused.returncode == 2
+    assert f"--file {other} is not a review sample" in refused.stderr
+    assert other.read_text(encoding="utf-8") == "month,spend\n2026-11,120\n"
+    empty = tmp_path / "empty.csv"
+    empty.touch()
+    cli_ok("review", "export", str(out), "--n", "10", "--file", str(empty))
+    assert empty.read_text(encoding="utf-8").startswith("pair_id,stratum,")
