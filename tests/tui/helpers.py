@@ -122,3 +122,18 @@ def snapshot(
         await press(pilot, *keys)
 
     return bool(snap_compare(app, terminal_size=size, run_before=drive))
+
+
+async def run_from_launch(pilot: Pilot[Any], app: JudgeAuditApp, key: str, what: str) -> str:
+    """Press ``key`` on the Run screen (ctrl+g the demo, ctrl+b Launch's spec), wait for the run
+    to end (a refused one ends at once) and return its stats line, white space folded."""
+    from textual.widgets import Static
+
+    from judgeaudit.tui.screens.run import RunScreen
+
+    await press(pilot, "f2")
+    await press(pilot, key)
+    screen = app.get_screen("run")
+    assert isinstance(screen, RunScreen)
+    await until(pilot, lambda: screen.finished, what)
+    return " ".join(str(screen.query_one("#stats", Static).render()).split())

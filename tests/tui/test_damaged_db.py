@@ -11,10 +11,9 @@ from pathlib import Path
 from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.tui.screens.run import RunScreen
 from tests.audit_helpers import write_spec
 from tests.badinput.cases import truncated_db
-from tests.tui.helpers import SIZE, make_app, press, until, wait_until
+from tests.tui.helpers import SIZE, make_app, press, run_from_launch, wait_until
 
 
 def test_results_and_runs_refuse_a_wrongly_typed_column(
@@ -58,12 +57,7 @@ def test_a_run_into_an_out_whose_audit_db_is_damaged_says_the_one_line(
     async def go() -> str:
         app = make_app(isolated, out, demo_spec=write_spec(tmp_path / "spec.toml"))
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f2")
-            await press(pilot, "ctrl+g")
-            screen = app.get_screen("run")
-            assert isinstance(screen, RunScreen)
-            await until(pilot, lambda: screen.finished, "the run to end")
-            return str(screen.query_one("#stats", Static).render())
+            return await run_from_launch(pilot, app, "ctrl+g", "the run to end")
 
     stats = " ".join(asyncio.run(go()).split())
     assert f"run failed: {out}/audit.db: damaged (database disk image is malformed)" in stats

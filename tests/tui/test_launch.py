@@ -15,7 +15,7 @@ from judgeaudit.audit.store import AuditStore
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.launch import FORM_DEFAULTS, SPEC_NAME, write_form_spec
 from judgeaudit.tui.screens.run import RunScreen
-from tests.tui.helpers import SIZE, make_app, press, settle, until
+from tests.tui.helpers import SIZE, make_app, press, run_from_launch, settle
 
 
 def form(**changes: str) -> dict[str, str]:
@@ -155,12 +155,7 @@ def test_a_form_run_refused_for_another_specs_out_says_the_apps_way_and_writes_n
     async def go() -> str:
         app = make_app(isolated, out)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f2")
-            await press(pilot, "ctrl+b")
-            screen = app.get_screen("run")
-            assert isinstance(screen, RunScreen)
-            await until(pilot, lambda: screen.finished, "the refused run to end")
-            return " ".join(str(screen.query_one("#stats", Static).render()).split())
+            return await run_from_launch(pilot, app, "ctrl+b", "the refused run to end")
 
     stats = asyncio.run(go())
     assert f"run failed: {out} holds run other-run from a different spec" in stats, stats

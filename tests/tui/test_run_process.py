@@ -22,7 +22,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.run_process import READING_SWITCH_S, RUN_NICE, ProcessRunBridge
 from judgeaudit.tui.screens.run import RunScreen
 from tests.audit_helpers import write_spec
-from tests.tui.helpers import SIZE, make_app, press, until
+from tests.tui.helpers import SIZE, make_app, press, run_from_launch, until
 
 
 def trajectories(out: Path) -> int:
@@ -290,13 +290,9 @@ def test_launch_onto_an_out_another_run_is_writing_says_the_same_line(
     async def go() -> str:
         app = make_app(isolated, out, demo_spec=spec)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f2")
-            await press(pilot, "ctrl+g")
-            screen = app.get_screen("run")
-            assert isinstance(screen, RunScreen)
-            await until(pilot, lambda: screen.finished, "the refused run to end")
+            stats = await run_from_launch(pilot, app, "ctrl+g", "the refused run to end")
             assert not app.run_active
-            return str(screen.query_one("#stats", Static).render())
+            return stats
 
     with writing(out):  # this process is "the other run"
         stats = " ".join(asyncio.run(go()).split())
