@@ -18,11 +18,11 @@ if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
 # minimum widths that keep each value whole: at 80 columns whole columns go (the rates first,
 # their change stays) instead of every column being cut short
 DRIFT_COLUMNS = (
-    Col("bucket", "bucket", min=9),
-    Col("before", "before", min=14, drop=5),
-    Col("after", "after", min=14, drop=4),
+    Col("bucket", "bucket", min=9, whole=True),
+    Col("before", "before", min=14, drop=5, whole=True),
+    Col("after", "after", min=14, drop=4, whole=True),
     Col("change", "change", min=6),
-    Col("ci", "95% CI", min=14, drop=1),
+    Col("ci", "95% CI", min=14, drop=1, whole=True),
     Col("p", "p (Holm)", min=14, drop=2),
     Col("flips", "flipped +/−", min=9, drop=3),
     Col("flag", "", min=4),

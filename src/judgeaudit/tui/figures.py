@@ -33,7 +33,7 @@ def tie_aware(row: Mapping[str, Any]) -> str:
 #: each run's figures in the Runs compare: per bucket run A's row, then run B's (the split
 #: adds up to the decisive pairs, so no column of its own: whole at 80 columns)
 FIGURE_COLUMNS = (
-    Col("bucket", "bucket", min=8),
+    Col("bucket", "bucket", min=8, whole=True),
     Col("run", "run", min=3),
     Col("rate", "missel. (95% CI)", min=12),
     Col("split", "right/wrong/tie", min=9, drop=1),

@@ -13,7 +13,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 COLUMNS = (
-    Col("app", "app", min=3),
+    Col("app", "app", min=3, whole=True),
     Col("active", " ", min=1),
     Col("name", "name", min=12),
     Col("base_url", "base URL", min=12, drop=2),

@@ -17,15 +17,15 @@ from judgeaudit.tui.screens.pairs import OUTSIDE
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 BUCKET_COLUMNS = (
-    Col("bucket", "bucket", min=8),
-    Col("gap", "gap", min=8, drop=3),
+    Col("bucket", "bucket", min=8, whole=True),
+    Col("gap", "gap", min=8, drop=3, whole=True),
     Col("pairs", "pairs", min=5, drop=2),
     Col("decisive", "decisive", min=5),
     Col("missel", "missel.", min=5),
     Col("rate", "rate", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
-    Col("split", "right/wrong/tie", min=9, drop=6),
-    Col("tie", "tie-aware (95% CI)", min=8, drop=5),
+    Col("ci", "95% CI", min=9, drop=1, whole=True),
+    Col("split", "right/wrong/tie", min=9, drop=6, whole=True),
+    Col("tie", "tie-aware (95% CI)", min=8, drop=5, whole=True),
 )
 #: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
 OVERALL = "overall"
@@ -37,7 +37,7 @@ AGENT_COLUMNS = (
     Col("wins", "judge wins", min=9, drop=2),
     Col("decisive", "decisive", min=5, drop=4),
     Col("rate", "missel.", min=6),
-    Col("ci", "95% CI", min=9, drop=3),
+    Col("ci", "95% CI", min=9, drop=3, whole=True),
     Col("flag", "ranking", min=19),
 )
 TASK_COLUMNS = (
@@ -45,7 +45,7 @@ TASK_COLUMNS = (
     Col("decisive", "decisive", min=5),
     Col("missel", "missel.", min=5),
     Col("rate", "rate", min=6),
-    Col("ci", "95% CI", min=9, drop=1),
+    Col("ci", "95% CI", min=9, drop=1, whole=True),
 )
 RANKING = Text("RANKING MISSELECTED", style="bold red")
 BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
