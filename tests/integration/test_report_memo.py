@@ -1,7 +1,7 @@
 """A report remembered across processes (analysis/report_memo.py; issue 23, goal 5): a later
 ``report`` of unchanged files prints the same bytes without computing, and any edit of audit.db
-or of the Parquet DuckDB reads, a racy file, a key-shaped value or a damaged cache computes
-again."""
+or of the Parquet DuckDB reads, a key-shaped value or a damaged cache computes again (files
+written moments ago: test_report_memo_racy.py)."""
 
 from __future__ import annotations
 
@@ -145,19 +145,6 @@ def test_an_edited_parquet_is_never_answered_from_the_memo(
     # (tests/integration/test_parquet_freshness.py)
     assert "was not written by this judgeaudit" in err
     assert after == _fresh(out, capsys) == _fresh(out, capsys, "--engine", "sqlite")
-
-
-def test_a_file_written_moments_ago_is_not_kept(
-    out: Path,
-    computed: list[Path],
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(check_memo, "now_ns", time.time_ns)  # the real clock
-    _report(out, capsys)
-    _report(out, capsys)
-    assert len(computed) == 2
-    assert not (out.parent / "cache" / FOLDER).exists()
 
 
 def test_a_report_holding_a_key_shaped_value_is_not_kept(

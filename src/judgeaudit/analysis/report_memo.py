@@ -13,8 +13,14 @@ empty turns both off, ``JUDGEAUDIT_REPORT_MEMO=0`` this one alone) under a diges
   (DuckDB reads the pairs there), or its absence;
 - every option (run, gap source, bins, labels, threshold, engine, style; not the notes
   callback) and the code: the version and the size and mtime of every module of the package;
-- kept only when the files' times are :data:`check_memo.RACY_NS` older than the start of the
-  computation and the state did not change while it ran (git's "racily clean" rule).
+- kept when the state did not change while the report was computed. Files written less than
+  :data:`check_memo.RACY_NS` before (a run's own closing report, a second report right after
+  it) are "racy", as git calls them: a write in the same timestamp tick could keep every field
+  of the state. Such a report is kept with a SHA-256 of the files' bytes, taken before and
+  after the computation (equal, or it is not kept), and answers a later ``report`` only when
+  the bytes hash the same again; once the files have settled, the first answer drops the
+  digest (later answers compare the state alone). So the report a finished run computed is
+  the one ``judgeaudit report OUT`` prints right after it, without computing it twice.
 
 A report whose JSON text would not give back the same report (a tuple, a NaN), or that holds
 anything :func:`~judgeaudit.credentials.scrub_content` would mask, is not kept: the cache holds
@@ -27,9 +33,10 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sqlite3
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from judgeaudit.audit.store import check_memo
 
@@ -56,6 +63,9 @@ class Memo:
     state: tuple[object, ...]
     newest_ns: int
     started_ns: int
+    files: list[Path]
+    #: the files' bytes (:func:`check_memo.content_digest`) before the computation, for a racy state
+    content: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -73,22 +83,30 @@ def code_state() -> tuple[object, ...]:
     return tuple(parts)
 
 
-def _state(out: Path, options: ReportOptions) -> tuple[tuple[object, ...], int] | None:
-    """(what the report of ``out`` is computed from, the newest of its files' times), or None
-    for a report that is not kept (another engine, a ``--parquet``, a history)."""
+class _Found(NamedTuple):
+    state: tuple[object, ...]
+    newest_ns: int
+    files: list[Path]  # what the state stands for: audit.db, its WAL, the Parquet auto reads
+
+
+def _state(out: Path, options: ReportOptions) -> _Found | None:
+    """What the report of ``out`` is computed from, or None for a report that is not kept
+    (another engine, a ``--parquet``, a history)."""
     if options.engine not in ("auto", "sqlite") or options.parquet is not None:
         return None
     path = out / "audit.db" if out.is_dir() else out
     if not path.is_file():
         return None
+    files = [path, path.with_name(path.name + "-wal")]
     try:
         state, newest = check_memo.file_state(path)
         parquet: object = None
         if options.engine == "auto":
             from judgeaudit.audit.store.parquet_out import PARQUET
 
+            files.append((out if out.is_dir() else out.parent) / PARQUET)
             try:
-                st = os.stat((out if out.is_dir() else out.parent) / PARQUET)
+                st = os.stat(files[-1])
             except FileNotFoundError:
                 pass
             else:
@@ -96,9 +114,36 @@ def _state(out: Path, options: ReportOptions) -> tuple[tuple[object, ...], int] 
                 newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
     except OSError:
         return None
-    # every option but the callback the notes go to: an option added later is in the key too
-    asked = tuple((f.name, getattr(options, f.name)) for f in fields(options) if f.name != "note")
-    return (state, parquet, asked, code_state()), newest
+    run_id = options.run_id if options.run_id is not None else _latest(path)
+    if run_id is None:
+        return None
+    # every option but the callback the notes go to (an option added later is in the key too),
+    # the run as resolved: "the latest run" and its id are one report (a run's own, kept when
+    # it finished, answers a later `report OUT`)
+    asked = tuple(
+        (f.name, run_id if f.name == "run_id" else getattr(options, f.name))
+        for f in fields(options)
+        if f.name != "note"
+    )
+    return _Found((state, parquet, asked, code_state()), newest, files)
+
+
+def _latest(path: Path) -> str | None:
+    """The run a report without ``--run`` shows (:func:`~judgeaudit.analysis.frame.resolve_run`),
+    or None where it cannot be read (the report then computes, and says why)."""
+    from judgeaudit.analysis.frame import resolve_run
+    from judgeaudit.errors import InputError
+
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        return resolve_run(db, None)
+    except (sqlite3.Error, InputError):
+        return None
+    finally:
+        db.close()
 
 
 def lookup(out: Path, options: ReportOptions) -> tuple[Memo | None, Report | None]:
@@ -108,23 +153,21 @@ def lookup(out: Path, options: ReportOptions) -> tuple[Memo | None, Report | Non
     found = None if folder is None else _state(out, options)
     if folder is None or found is None:
         return None, None
-    state, newest = found
-    key = check_memo.digest(state, f"report memo {VERSION}")
-    memo = Memo(folder / FOLDER, key, state, newest, started)
-    raw = check_memo.read_private(memo.folder / f"{key}.json", LIMIT)
-    if raw is None:
-        return memo, None
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return memo, None
-    if not (
-        isinstance(data, dict)
-        and data.get("version") == VERSION
-        and data.get("key") == key
-        and isinstance(data.get("report"), dict)
-        and isinstance(data.get("notes"), list)
-    ):
+    key = check_memo.digest(found.state, f"report memo {VERSION}")
+    memo = Memo(folder / FOLDER, key, found.state, found.newest_ns, started, found.files)
+    racy = not check_memo.settled(started, found.newest_ns)
+    data = _read(memo)
+    kept = None if data is None else data.get("content")
+    now = None
+    if data is not None and kept is not None:  # kept racy: it answers for these bytes alone
+        now = check_memo.content_digest(found.files)
+        if now != kept:
+            data = None
+        elif not racy:  # settled since, and these bytes: the state alone will do from now on
+            _write(memo, out, options, data["notes"], data["report"], None)
+    if data is None:
+        if racy:
+            memo.content = now or check_memo.content_digest(found.files)
         return memo, None
     if options.note is not None:
         for note in data["notes"]:
@@ -132,22 +175,57 @@ def lookup(out: Path, options: ReportOptions) -> tuple[Memo | None, Report | Non
     return memo, cast("Report", data["report"])
 
 
+def _read(memo: Memo) -> dict[str, Any] | None:
+    """The entry kept under ``memo``'s key, or None for none, garbage or another key's."""
+    raw = check_memo.read_private(memo.folder / f"{memo.key}.json", LIMIT)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not (
+        isinstance(data, dict)
+        and data.get("version") == VERSION
+        and data.get("key") == memo.key
+        and isinstance(data.get("report"), dict)
+        and isinstance(data.get("notes"), list)
+        and isinstance(data.get("content"), str | None)
+    ):
+        return None
+    return data
+
+
 def keep(memo: Memo, out: Path, options: ReportOptions, report: Report) -> None:
-    """Keep ``report`` under ``memo``'s key if its files are settled, unchanged since the
-    lookup, and the report survives JSON and the scrubber unchanged; never fails."""
+    """Keep ``report`` under ``memo``'s key if its files are unchanged since the lookup (for
+    racy files: their bytes too), and the report survives JSON and the scrubber unchanged;
+    never fails."""
+    content = None
+    if not check_memo.settled(memo.started_ns, memo.newest_ns):
+        content = memo.content
+        if content is None or check_memo.content_digest(memo.files) != content:
+            return  # unreadable, or written to while the report was computed
+    _write(memo, out, options, memo.notes, report, content)
+
+
+def _write(
+    memo: Memo,
+    out: Path,
+    options: ReportOptions,
+    notes: list[str],
+    report: Report | dict[str, Any],
+    content: str | None,
+) -> None:
     from judgeaudit.credentials import scrub_content
 
-    if memo.started_ns - memo.newest_ns < check_memo.RACY_NS:
-        return
     again = _state(out, options)
-    if again is None or again[0] != memo.state:
-        return  # written to while the report was computed
+    if again is None or again.state != memo.state:
+        return  # written to while the report was computed (or its bytes hashed)
+    entry = {"version": VERSION, "key": memo.key, "notes": notes, "report": report}
+    if content is not None:
+        entry["content"] = content
     try:
-        text = json.dumps(
-            {"version": VERSION, "key": memo.key, "notes": memo.notes, "report": report},
-            ensure_ascii=False,
-            allow_nan=False,
-        )
+        text = json.dumps(entry, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         return
     if len(text) > LIMIT or scrub_content(text) != text:

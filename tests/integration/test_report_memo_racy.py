@@ -1,0 +1,160 @@
+"""A report kept for files written moments ago (analysis/report_memo.py; issue 23, goal 5): the
+report a run computes as it finishes answers the ``report OUT`` typed right after it, for the
+same bytes only; a same-tick edit that keeps every field of the files' state is computed again,
+and so is a file written to while its report was computed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judgeaudit.analysis import report
+from judgeaudit.analysis.engines import auto
+from judgeaudit.analysis.frame import open_db
+from judgeaudit.analysis.report_memo import FOLDER, SWITCH
+from judgeaudit.audit.store import check_memo
+from judgeaudit.cli import main
+from tests.audit_helpers import write_spec, write_tasks
+from tests.integration.test_report_memo import FLIP, _edit, _fresh, _report
+from tests.report_fixture import build_audit_db
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    done = build_audit_db(tmp_path / "out", indexed=True)
+    assert main(["export", "parquet", str(done), "--run", "r-main"]) == 0
+    return done
+
+
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[Path]]:
+    """The memo on, in ``tmp_path/cache``, on the real clock (every file here is racy: written
+    less than 2 s ago); yields the audit.db opens of computed reports."""
+    monkeypatch.delenv(SWITCH, raising=False)
+    monkeypatch.setenv("JUDGEAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(auto, "AUTO_FROM", 4000)  # r-main's 4,000 pairs go to DuckDB
+    opened: list[Path] = []
+
+    def spy(where: Path) -> sqlite3.Connection:
+        opened.append(where)
+        return open_db(where)
+
+    monkeypatch.setattr(report, "open_db", spy)
+    yield opened
+
+
+def _kept(cache: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((cache / FOLDER).glob("*.json"))]
+
+
+def _same_state_whatever_is_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every later state of audit.db reads as the one seen now: the same-tick edit a coarse
+    filesystem clock cannot tell apart (device, inode, size, times and header all kept)."""
+    seen: dict[Path, tuple[tuple[object, ...], int]] = {}
+    real = check_memo.file_state
+
+    def frozen(path: Path) -> tuple[tuple[object, ...], int]:
+        return seen.setdefault(path, real(path))
+
+    monkeypatch.setattr(check_memo, "file_state", frozen)
+
+
+def test_a_report_of_files_written_moments_ago_answers_for_their_bytes(
+    out: Path, computed: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    first, err = _report(out, capsys)
+    assert "DuckDB" in err
+    (entry,) = _kept(tmp_path / "cache")
+    assert len(entry["content"]) == 64  # kept with the SHA-256 of the files' bytes
+    again, err_again = _report(out, capsys)
+    assert len(computed) == 1
+    assert again == first == _fresh(out, capsys)
+    assert "remembered from an earlier report of the same files" in err_again
+
+
+def test_a_same_tick_edit_that_keeps_the_state_is_computed_again(
+    out: Path,
+    computed: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _same_state_whatever_is_written(monkeypatch)
+    sqlite = ("--engine", "sqlite")
+    before, _ = _report(out, capsys, *sqlite)
+    _edit(out / "audit.db", FLIP)
+    after, err = _report(out, capsys, *sqlite)
+    assert len(computed) == 2 and "remembered" not in err
+    assert json.loads(after)["misselected"] == json.loads(before)["misselected"] + 40
+    assert after == _fresh(out, capsys, *sqlite)
+
+
+def test_a_file_written_to_while_its_report_is_computed_is_not_kept(
+    out: Path,
+    computed: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    _same_state_whatever_is_written(monkeypatch)
+    real = report._build_report
+
+    def edited_meanwhile(where: Path, options: report.ReportOptions) -> Any:
+        done = real(where, options)
+        if len(computed) == 1:
+            _edit(out / "audit.db", FLIP)
+        return done
+
+    monkeypatch.setattr(report, "_build_report", edited_meanwhile)
+    _report(out, capsys, "--engine", "sqlite")
+    assert _kept(tmp_path / "cache") == []
+    after, _ = _report(out, capsys, "--engine", "sqlite")
+    assert len(computed) == 2
+    assert after == _fresh(out, capsys, "--engine", "sqlite")
+
+
+def test_once_settled_a_kept_report_answers_by_its_state_alone(
+    out: Path,
+    computed: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    first, _ = _report(out, capsys)
+    later = check_memo.now_ns() + 10 * 10**9
+    monkeypatch.setattr(check_memo, "now_ns", lambda: later)
+    assert _report(out, capsys)[0] == first  # the bytes hashed once more, the digest dropped
+    (entry,) = _kept(tmp_path / "cache")
+    assert "content" not in entry
+
+    def refuse(paths: list[Path]) -> str | None:
+        raise AssertionError(f"hashed {paths} again")
+
+    monkeypatch.setattr(check_memo, "content_digest", refuse)
+    assert _report(out, capsys)[0] == first
+    assert len(computed) == 1
+
+
+def test_the_report_a_run_computes_answers_report_out_right_after_it(
+    computed: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    write_tasks(tmp_path / "tasks.jsonl", 3)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    out = tmp_path / "run"
+    assert main(["run", str(spec), "--out", str(out)]) == 0
+    assert len(computed) == 1  # the run's report files and its closing summary: one report
+    capsys.readouterr()
+    assert main(["report", str(out), "--format", "json"]) == 0
+    shown = capsys.readouterr().out
+    assert len(computed) == 1
+    monkeypatch.setenv(SWITCH, "0")
+    assert main(["report", str(out), "--format", "json"]) == 0
+    assert capsys.readouterr().out == shown
+    assert len(computed) == 2
