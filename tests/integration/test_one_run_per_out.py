@@ -11,8 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.audit_helpers import write_spec
-from tests.cli_helpers import JUDGEAUDIT, cli
+from tests.audit_helpers import finished_run, write_spec
+from tests.cli_helpers import JUDGEAUDIT, cli, cli_ok
 
 
 def _trajectories(out: Path) -> int:
@@ -72,3 +72,44 @@ def test_the_refused_run_writes_nothing(tmp_path: Path) -> None:
     assert refused.returncode == 2, refused.stderr
     assert f"{out}: another run is writing to it (process {os.getpid()})" in refused.stderr
     assert list(out.iterdir()) == []  # no audit.db, no report files
+
+
+def _files(out: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under OUT with its bytes and modification time."""
+    return {
+        str(p.relative_to(out)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(out.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_an_export_into_an_out_a_run_is_writing_is_refused_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """`export files` and `export parquet` rewrite files a run writes (audit_pairs.csv,
+    judge_logs.jsonl, manifest.json, audit_pairs.parquet): while a run holds OUT they are
+    refused in one line, exit 2, and no file in OUT changes; reading it stays open to all."""
+    from judgeaudit.audit.store.out_lock import writing
+
+    out = finished_run(tmp_path, 2)
+    before = _files(out)
+    with writing(out):  # this process is the run writing OUT
+        files = cli("export", "files", str(out), timeout=120)
+        parquet = cli("export", "parquet", str(out), timeout=120)
+        elsewhere = cli("export", "parquet", str(out), "--to", str(tmp_path / "pq"), timeout=120)
+        report = cli("report", str(out), "--format", "json", timeout=120)
+        after = _files(out)
+    for what, done in (("files", files), ("parquet", parquet)):
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip().splitlines() == [
+            f"judgeaudit: export {what}: {out}: a run is writing to it (process {os.getpid()}); "
+            "wait for it to end, then export again (nothing was written)"
+        ]
+    assert after == before
+    assert elsewhere.returncode == 0 and (tmp_path / "pq" / "audit_pairs.parquet").is_file()
+    assert report.returncode == 0, report.stderr  # a reader takes no lock
+
+    (out / "audit_pairs.csv").unlink()  # with the run gone, export writes again
+    cli_ok("export", "files", str(out), timeout=120)
+    cli_ok("export", "parquet", str(out), timeout=120)
+    assert (out / "audit_pairs.csv").read_bytes() == before["audit_pairs.csv"][0]

@@ -11,6 +11,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.screens.review import ReviewScreen
 from tests.audit_helpers import write_spec
 from tests.badinput.cases import truncated_db
 from tests.tui.helpers import SIZE, make_app, press, run_from_launch, wait_until
@@ -64,3 +65,40 @@ def test_a_run_into_an_out_whose_audit_db_is_damaged_says_the_one_line(
     assert "restore it from a copy, or run the audit into a new --out directory" in stats
     assert (out / "audit.db").read_bytes() == damage
     assert sorted(p.name for p in out.iterdir()) == ["audit.db"]
+
+
+def test_a_label_saved_onto_a_damaged_audit_db_is_refused_in_one_line(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Review open, then audit.db damaged (a copy cut short over it): pressing a label key
+    leaves the app running on Review, shows the store's line (the CLI's `review import` says
+    the same) and that the label was not saved; the pair still reads unlabelled and nothing in
+    OUT changed."""
+    damage = truncated_db()
+    before: dict[str, bytes] = {}
+
+    async def go() -> tuple[bool, str, list[str]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f5")
+            assert isinstance(app.screen, ReviewScreen)
+            (run_copy / "audit.db").write_bytes(damage)
+            before.update({p.name: p.read_bytes() for p in run_copy.iterdir() if p.is_file()})
+            await press(pilot, "1")
+            head = str(app.screen.query_one("#review-head", Static).render())
+            return (
+                isinstance(app.screen, ReviewScreen),
+                head,
+                [str(n.message) for n in app._notifications],
+            )
+
+    on_review, head, notes = asyncio.run(go())
+    assert on_review
+    assert "your labels: A -, B -, prefer -" in head, head
+    assert len(notes) == 1, notes
+    assert notes[0] == (
+        f"label not saved: {run_copy}/audit.db: damaged (database disk image is malformed); it "
+        "was left as it is: restore it from a copy, or run the audit into a new --out directory"
+    )
+    after = {p.name: p.read_bytes() for p in run_copy.iterdir() if p.is_file()}
+    assert after == before

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,7 +64,8 @@ def register(sub: Sub) -> None:
         description="Writes the run's pairs table (every audit_pairs column, plus seq, the row "
         "order) as OUT/audit_pairs.parquet, or with --to into DIR: with --partition as "
         "hive-partitioned shards DIR/period=…/ (a month of daily runs exported into one DIR "
-        "is read by `report --engine duckdb --parquet DIR`). Needs DuckDB (extra duckdb).",
+        "is read by `report --engine duckdb --parquet DIR`). Into OUT it is refused while a run "
+        "is writing there. Needs DuckDB (extra duckdb).",
     )
     parquet.add_argument("out", type=Path, help="the audit's output directory")
     parquet.add_argument("--run", help="the run id (default: the latest run in OUT)")
@@ -84,7 +87,8 @@ def register(sub: Sub) -> None:
         help="OUT's derived files from audit.db: audit_pairs.csv, judge_logs.jsonl, manifest.json",
         description="Rewrites OUT/audit_pairs.csv, OUT/judge_logs.jsonl and OUT/manifest.json "
         "for the run from audit.db, each atomically. A recorded-verdict run writes no "
-        "judge_logs.jsonl by itself (audit.db holds its verdicts); this writes it on request.",
+        "judge_logs.jsonl by itself (audit.db holds its verdicts); this writes it on request. "
+        "Refused while a run is writing OUT (they are its files too).",
     )
     files.add_argument("out", type=Path, help="the audit's output directory")
     files.add_argument("--run", help="the run id (default: the latest run in OUT)")
@@ -120,12 +124,14 @@ def cmd_export_parquet(args: argparse.Namespace) -> int:
         raise UserError("export parquet: --partition writes shards into a directory; add --to DIR")
     if args.to is not None and args.to.exists() and not args.to.is_dir():
         raise UserError(f"export parquet: --to {args.to} is a file; give a directory")
+    into_out = args.to is None or inside(args.to, args.out)
     try:
         db = open_db(args.out)
         try:
             run_id = resolve_run(db, args.run)
             dest = args.to if args.partition else (args.to or args.out) / PARQUET
-            count = write_pairs(db, run_id, dest, args.partition)
+            with holding(args.out, "export parquet") if into_out else nullcontext():
+                count = write_pairs(db, run_id, dest, args.partition)
         finally:
             db.close()
     except AnalysisError as exc:
@@ -153,11 +159,30 @@ def cmd_export_files(args: argparse.Namespace) -> int:
             db.close()
     except AnalysisError as exc:
         raise UserError(f"export files: {exc}") from None
-    store = AuditStore(path)
-    try:
-        summary = export_all(store, run_id, args.out, logs=True)
-    finally:
-        store.close()
+    with holding(args.out, "export files"):
+        store = AuditStore(path)
+        try:
+            summary = export_all(store, run_id, args.out, logs=True)
+        finally:
+            store.close()
     names = ", ".join(str(args.out / name) for name in (PAIRS_CSV, LOGS_JSONL, MANIFEST))
     print(f"wrote {names} for run {run_id} ({summary['pairs']} pairs)")
     return 0
+
+
+@contextmanager
+def holding(out: Path, what: str) -> Iterator[None]:
+    """OUT's run lock for an export that rewrites files a run writes there: refused at once in
+    one line while a run holds it (the files stay as the run writes them)."""
+    from judgeaudit.audit.store.out_lock import EXPORT_ADVICE, OutBusy, writing
+
+    try:
+        with writing(out, EXPORT_ADVICE):
+            yield
+    except OutBusy as exc:
+        raise UserError(f"{what}: {exc}") from None
+
+
+def inside(path: Path, out: Path) -> bool:
+    """Whether ``path`` is OUT or under it (an export there writes into OUT)."""
+    return path.resolve().is_relative_to(out.resolve())

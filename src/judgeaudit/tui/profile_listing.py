@@ -12,14 +12,19 @@ from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
+#: The name is how a profile is picked, so it is shown whole and the others give way: the speed
+#: test first, then base URL, model and at last the key (a 63-letter name at 80 columns). The
+#: key's name and status ("missing", a masked key) and the speed test are read whole or not at
+#: all; no header is cut (a column narrows no further than its label).
 COLUMNS = (
     Col("app", "app", min=3, whole=True),
     Col("active", " ", min=1),
-    Col("name", "name", min=12),
-    Col("base_url", "base URL", min=12, drop=2),
-    Col("model", "model", min=6, drop=1),
-    Col("key", "key", min=16),  # "taotoken missing" whole at 80 columns
-    Col("ttft", "TTFT p50/p95", min=7, drop=3),  # the last `profile test --all`
+    Col("name", "name", min=12, whole=True),
+    Col("base_url", "base URL", min=12, drop=3),
+    Col("model", "model", min=6, drop=2),
+    Col("key", "key", min=16, drop=1, whole=True),
+    # the last `profile test --all`: time to first token, "p50/p95 ms" (docs/tui.md)
+    Col("ttft", "TTFT", min=4, drop=4, whole=True),
 )
 #: problem lines shown above the table before the rest is left to `judgeaudit profile doctor`
 PROBLEMS_SHOWN = 4

@@ -7,7 +7,9 @@ is refused at once in one line naming OUT and the process that holds it, before 
 kernel releases it when the holding process ends however it ends (``kill -9`` included), so a
 crashed run never blocks its own resume. The app's run holds it in its child process
 (:mod:`judgeaudit.run_pipe`); the descriptor is not inherited by the processes a run starts (the
-embedded provider). Where ``fcntl`` does not exist (Windows) runs are not locked.
+embedded provider). ``export files`` and ``export parquet`` into OUT take the same lock for the
+files they rewrite, so they never race a live run (readers take none). Where ``fcntl`` does not
+exist (Windows) runs are not locked.
 """
 
 from __future__ import annotations
@@ -26,9 +28,16 @@ class OutBusy(InputError):
     """Another process is running an audit into this output directory."""
 
 
+#: What a second run is told to do; an export (which rewrites files a run writes) says its own.
+RUN_ADVICE = "another run", "wait for it to end, or choose another output directory"
+EXPORT_ADVICE = "a run", "wait for it to end, then export again"
+
+
 @contextmanager
-def writing(out: Path) -> Iterator[None]:
-    """Hold ``out`` (an existing directory) for one run; :class:`OutBusy` if another has it."""
+def writing(out: Path, advice: tuple[str, str] = RUN_ADVICE) -> Iterator[None]:
+    """Hold ``out`` (an existing directory) for one run, or one export that writes into it;
+    :class:`OutBusy` if another process has it, worded by ``advice`` (who holds it, what to
+    do)."""
     try:
         import fcntl
     except ImportError:  # Windows: no flock; two runs into one OUT are the user's to avoid
@@ -41,9 +50,9 @@ def writing(out: Path) -> Iterator[None]:
         except BlockingIOError:
             holder = holder_of(fd)
             who = f" (process {holder})" if holder else ""
+            holder_is, then = advice
             raise OutBusy(
-                f"{out}: another run is writing to it{who}; wait for it to end, or choose "
-                "another output directory (nothing was written)"
+                f"{out}: {holder_is} is writing to it{who}; {then} (nothing was written)"
             ) from None
         yield
     finally:

@@ -250,13 +250,27 @@ class ReviewScreen(Screen[None]):
         from judgeaudit.analysis.queries import human_labels
 
         with self.save_lock:  # saves in key order; each writes the pair's latest labels
-            label = dict(self.pending[pair_id])
-            if all(label[k] is None for k in EMPTY_LABEL):
-                clear_label(out, pair_id)
-            else:
-                import_labels(out, [label])
-            labels = human_labels(out)
+            if (latest := self.pending.get(pair_id)) is None:
+                return  # an earlier save of this pair was refused and took its label back
+            label = dict(latest)
+            try:
+                if all(label[k] is None for k in EMPTY_LABEL):
+                    clear_label(out, pair_id)
+                else:
+                    import_labels(out, [label])
+                labels = human_labels(out)
+            except JudgeauditError as exc:  # e.g. audit.db damaged since the screen opened
+                self.app.call_from_thread(self.refused, out, pair_id, label, exc.in_app())
+                return
         self.app.call_from_thread(self.saved, out, labels)
+
+    def refused(self, out: Path, pair_id: str, label: dict[str, Any], message: str) -> None:
+        """The store refused the save (it writes nothing then): the pair shows its stored labels
+        again and the store's own line says why, as `review import` would."""
+        if out == self.out and self.pending.get(pair_id) == label:  # else a newer key's save
+            del self.pending[pair_id]  # follows and says for itself
+        self.notify(f"label not saved: {message}", severity="error")
+        self.show()
 
     def saved(self, out: Path, labels: pd.DataFrame) -> None:
         from judgeaudit.analysis.queries import ReviewData, db_version
