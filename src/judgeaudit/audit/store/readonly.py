@@ -47,6 +47,11 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
             raise damaged(path, str(exc)) from None
+        if getattr(exc, "sqlite_errorname", None) == "SQLITE_BUSY":  # a writer's lock, held on
+            raise InputError(
+                f"{path}: another process holds it locked (database is locked); wait for that"
+                " process to finish, then try again"
+            ) from None
         raise InputError(f"{path}: not a readable audit database ({exc})") from None
     return db
 
