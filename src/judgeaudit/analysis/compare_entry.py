@@ -25,6 +25,7 @@ from judgeaudit.analysis.gate import (
 )
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.report import ReportOptions
+from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import JudgeauditError
 
 GateOutcome = Literal["refused", "failed", "inconclusive", "passed"]
@@ -60,7 +61,7 @@ def list_runs(out: Path) -> list[RunInfo]:
     db = open_db(out)
     try:
         rows = db.execute(
-            "SELECT run_id, created_at, status, manifest FROM runs ORDER BY created_at, run_id"
+            f"SELECT run_id, created_at, status, manifest FROM runs {RUN_ORDER}"
         ).fetchall()
     finally:
         db.close()

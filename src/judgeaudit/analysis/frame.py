@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from judgeaudit.analysis.fmt import edges_text
 from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.store.damage import damaged_line
-from judgeaudit.audit.store.readonly import check_regular
+from judgeaudit.audit.store.readonly import RUN_ORDER, check_regular
 from judgeaudit.audit.units import gap as gaps
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import InputError
@@ -93,7 +93,7 @@ def stored_manifest(text: Any, run_id: str) -> dict[str, Any]:
 
 
 def resolve_run(db: sqlite3.Connection, run_id: str | None) -> str:
-    rows = db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id").fetchall()
+    rows = db.execute(f"SELECT run_id FROM runs {RUN_ORDER}").fetchall()
     if not rows:
         raise AnalysisError("the audit database holds no runs")
     ids = [r[0] for r in rows]

@@ -18,6 +18,7 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
 from judgeaudit.analysis.paired import ALPHA
 from judgeaudit.analysis.stats import fisher_exact
+from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
 
 
@@ -31,10 +32,7 @@ def choose_runs(
         if run_a is None or run_b is None:
             db = open_db(out_a)
             try:
-                ids = [
-                    str(r[0])
-                    for r in db.execute("SELECT run_id FROM runs ORDER BY created_at, run_id")
-                ]
+                ids = [str(r[0]) for r in db.execute(f"SELECT run_id FROM runs {RUN_ORDER}")]
             finally:
                 db.close()
             named = [x for x in (run_a, run_b) if x is not None]

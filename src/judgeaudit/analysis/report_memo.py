@@ -33,12 +33,12 @@ from __future__ import annotations
 import functools
 import json
 import os
-import sqlite3
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from judgeaudit.audit.store import check_memo
+from judgeaudit.audit.store.readonly import latest_run_id
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.report import ReportOptions
@@ -114,7 +114,7 @@ def _state(out: Path, options: ReportOptions) -> _Found | None:
                 newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
     except OSError:
         return None
-    run_id = options.run_id if options.run_id is not None else _latest(path)
+    run_id = options.run_id if options.run_id is not None else latest_run_id(path)
     if run_id is None:
         return None
     # every option but the callback the notes go to (an option added later is in the key too),
@@ -126,24 +126,6 @@ def _state(out: Path, options: ReportOptions) -> _Found | None:
         if f.name != "note"
     )
     return _Found((state, parquet, asked, code_state()), newest, files)
-
-
-def _latest(path: Path) -> str | None:
-    """The run a report without ``--run`` shows (:func:`~judgeaudit.analysis.frame.resolve_run`),
-    or None where it cannot be read (the report then computes, and says why)."""
-    from judgeaudit.analysis.frame import resolve_run
-    from judgeaudit.errors import InputError
-
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        return resolve_run(db, None)
-    except (sqlite3.Error, InputError):
-        return None
-    finally:
-        db.close()
 
 
 def lookup(out: Path, options: ReportOptions) -> tuple[Memo | None, Report | None]:

@@ -1,30 +1,74 @@
-"""A reader that finds audit.db locked by a writer says so and what to do, in one line (it said
-"not a readable audit database (database is locked)", which reads as damage)."""
+"""A reader or a label writer that finds audit.db locked by another process, or not writable,
+says so and what to do in one line (a reader said "not a readable audit database (database is
+locked)", which reads as damage; a label save raised SQLite's error, and the app's Review
+screen crashed on it)."""
 
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from judgeaudit.audit.store import open_readonly
+from judgeaudit.audit.store.labels import save_human_labels
 from judgeaudit.errors import InputError
 from tests.report_fixture import build_audit_db
 
+LABEL = {"pair_id": "r-main/t0", "human_success_a": 1, "human_success_b": 0, "human_pref": "A"}
 
-def test_a_locked_audit_db_is_named_locked_not_unreadable(tmp_path: Path) -> None:
-    db = build_audit_db(tmp_path / "out") / "audit.db"
+
+@contextmanager
+def held(db: Path) -> Iterator[None]:
+    """audit.db locked as a writer mid-transaction holds it (rollback-journal mode)."""
     holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")  # as a writer mid-transaction in rollback-journal mode
+    holder.execute("BEGIN EXCLUSIVE")
     try:
-        with pytest.raises(InputError) as caught:
-            open_readonly(db).close()
+        yield
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert str(caught.value) == (
+
+
+def _labels(db: Path) -> int:
+    count: int = sqlite3.connect(db).execute("SELECT COUNT(*) FROM human_labels").fetchone()[0]
+    return count
+
+
+def test_a_locked_audit_db_is_named_locked_by_a_reader_and_a_label_save(tmp_path: Path) -> None:
+    db = build_audit_db(tmp_path / "out") / "audit.db"
+    before = _labels(db)
+    line = (
         f"{db}: another process holds it locked (database is locked); wait for that process"
         " to finish, then try again"
     )
-    open_readonly(db).close()  # and once the lock is gone it opens
+    with held(db):
+        with pytest.raises(InputError) as reading:
+            open_readonly(db).close()
+        with pytest.raises(InputError) as saving:
+            save_human_labels(db, [LABEL])
+    assert str(reading.value) == str(saving.value) == line
+    assert _labels(db) == before  # nothing written
+    open_readonly(db).close()  # and once the lock is gone both work
+    assert save_human_labels(db, [LABEL]) == 1
+
+
+def test_a_label_save_onto_an_unwritable_audit_db_says_so(tmp_path: Path) -> None:
+    db = build_audit_db(tmp_path / "out") / "audit.db"
+    before = db.read_bytes()
+    # immutable: not even root may write it (the tests run as root in CI, where chmod is not enough)
+    subprocess.run(["chattr", "+i", str(db)], check=True)
+    try:
+        with pytest.raises(InputError) as saving:
+            save_human_labels(db, [LABEL])
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=True)
+    assert str(saving.value).startswith(f"{db}: cannot be written (")
+    assert str(saving.value).endswith(
+        "); nothing was changed: make it writable, or work on a writable copy of the output"
+        " directory"
+    )
+    assert db.read_bytes() == before

@@ -16,6 +16,7 @@ from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import AuditStore, open_readonly
 from judgeaudit.audit.store.bulk import trajectory_tasks
+from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
 from judgeaudit.audit.units.ids import pair_trial_b, traj_id
@@ -179,7 +180,7 @@ def open_source(reference: str, base_dir: Path, fail: Fail) -> SourceRun:
     except InputError as exc:
         raise fail(where, str(exc)) from None
     try:
-        runs = db.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
+        runs = db.execute(f"SELECT * FROM runs {RUN_ORDER}").fetchall()
     except sqlite3.DatabaseError as exc:
         raise fail(where, f"{db_path} cannot be read: {exc}") from None
     finally:

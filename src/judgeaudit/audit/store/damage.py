@@ -44,12 +44,34 @@ def damaged(path: Path, reason: str) -> DamagedStore:
     return DamagedStore(damaged_line(path, reason))
 
 
+def locked_line(path: Path) -> str:
+    """The one line for an ``audit.db`` another process holds locked past SQLite's wait."""
+    return (
+        f"{path}: another process holds it locked (database is locked); wait for that process"
+        " to finish, then try again"
+    )
+
+
+def unwritable_line(path: Path, reason: str) -> str:
+    """The one line for an ``audit.db`` SQLite may not write (a read-only file or mount)."""
+    return (
+        f"{path}: cannot be written ({reason}); nothing was changed: make it writable, or work"
+        " on a writable copy of the output directory"
+    )
+
+
 @contextmanager
 def refusing_damage(path: Path) -> Iterator[None]:
-    """Turn SQLite's "damaged file" errors inside the block into :func:`damaged`'s line."""
+    """Turn SQLite's refusals of the file itself inside the block into one line each: damaged
+    (:func:`damaged`), locked by another process, or not writable; anything else is raised."""
     try:
         yield
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
             raise damaged(path, str(exc)) from None
+        code = getattr(exc, "sqlite_errorname", None) or ""
+        if code.startswith("SQLITE_BUSY"):
+            raise InputError(locked_line(path)) from None
+        if code.startswith("SQLITE_READONLY"):
+            raise InputError(unwritable_line(path, str(exc))) from None
         raise

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.store.damage import refusing_damage
+from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.audit.store.schema import (
     CONTENT_COLUMNS,
     REPORT_INDEX,
@@ -129,7 +130,7 @@ class AuditStore:
     # --- runs ----------------------------------------------------------------------------------
     def runs(self) -> list[sqlite3.Row]:
         self.flush()
-        return self.db.execute("SELECT * FROM runs ORDER BY created_at, run_id").fetchall()
+        return self.db.execute(f"SELECT * FROM runs {RUN_ORDER}").fetchall()
 
     def run(self, run_id: str) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.db.execute(

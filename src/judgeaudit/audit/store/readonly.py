@@ -14,9 +14,30 @@ import stat
 from pathlib import Path
 
 from judgeaudit.audit.store.column_check import check_columns
-from judgeaudit.audit.store.damage import damaged, is_damage
+from judgeaudit.audit.store.damage import damaged, is_damage, locked_line
 from judgeaudit.audit.store.schema import SCHEMA_VERSION, SchemaError, check_readable, migrate
 from judgeaudit.errors import InputError
+
+#: The order of a file's runs, oldest first: the last is "the latest run" every command shows
+#: when no ``--run`` is given.
+RUN_ORDER = "ORDER BY created_at, run_id"
+
+
+def latest_run_id(path: Path) -> str | None:
+    """The latest run's id, read straight from ``path`` with no column check: for a cache's key
+    (what ``report OUT`` and ``report OUT --run ID`` share), never for a figure. None where it
+    cannot be read; the reader that opens the file next says why."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        rows = db.execute(f"SELECT run_id FROM runs {RUN_ORDER}").fetchall()
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+    return str(rows[-1][0]) if rows else None
 
 
 def check_regular(path: Path) -> None:
@@ -47,11 +68,8 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
             raise damaged(path, str(exc)) from None
-        if getattr(exc, "sqlite_errorname", None) == "SQLITE_BUSY":  # a writer's lock, held on
-            raise InputError(
-                f"{path}: another process holds it locked (database is locked); wait for that"
-                " process to finish, then try again"
-            ) from None
+        if (getattr(exc, "sqlite_errorname", None) or "").startswith("SQLITE_BUSY"):
+            raise InputError(locked_line(path)) from None  # a writer's lock, held on
         raise InputError(f"{path}: not a readable audit database ({exc})") from None
     return db
 
