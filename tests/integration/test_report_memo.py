@@ -187,3 +187,20 @@ def test_the_switch_turns_the_memo_off(
     _fresh(out, capsys)
     assert len(computed) == 2
     assert not (out.parent / "cache" / FOLDER).exists()
+
+
+def test_a_kept_note_is_never_replayed_with_another_spelling_of_the_directory(
+    out: Path, computed: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The engine's note names the Parquet as the command spelled OUT; a report of the same
+    files asked for from another directory says its own spelling (it repeated the first one,
+    so its suggested `export parquet` pointed elsewhere)."""
+    _, first = _report(out, capsys)
+    other = out.parent / ".." / out.parent.name / out.name  # the same directory, spelled anew
+    assert other.resolve() == out.resolve() and str(other) != str(out)
+    _, second = _report(other, capsys)
+    assert len(computed) == 2 and "remembered" not in second
+    assert f"from {other / 'audit_pairs.parquet'} " in second, second
+    assert f"from {out / 'audit_pairs.parquet'} " in first, first
+    _, third = _report(other, capsys)  # the same spelling again: read back
+    assert len(computed) == 2 and "remembered" in third

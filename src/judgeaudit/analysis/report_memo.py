@@ -22,6 +22,10 @@ empty turns both off, ``JUDGEAUDIT_REPORT_MEMO=0`` this one alone) under a diges
   digest (later answers compare the state alone). So the report a finished run computed is
   the one ``judgeaudit report OUT`` prints right after it, without computing it twice.
 
+The notes a report printed (auto's line naming the engine and the Parquet as the command
+spelled OUT) are replayed only to a command that spelled OUT the same way; another spelling
+computes again and says its own.
+
 A report whose JSON text would not give back the same report (a tuple, a NaN), or that holds
 anything :func:`~judgeaudit.credentials.scrub_content` would mask, is not kept: the cache holds
 nothing a rendered report would not show. Other engines, ``--parquet`` and histories are not
@@ -139,6 +143,8 @@ def lookup(out: Path, options: ReportOptions) -> tuple[Memo | None, Report | Non
     memo = Memo(folder / FOLDER, key, found.state, found.newest_ns, started, found.files)
     racy = not check_memo.settled(started, found.newest_ns)
     data = _read(memo)
+    if data is not None and data["notes"] and data.get("out") != str(out):
+        data = None  # its notes name the directory as another command spelled it: say them anew
     kept = None if data is None else data.get("content")
     now = None
     if data is not None and kept is not None:  # kept racy: it answers for these bytes alone
@@ -203,7 +209,7 @@ def _write(
     again = _state(out, options)
     if again is None or again.state != memo.state:
         return  # written to while the report was computed (or its bytes hashed)
-    entry = {"version": VERSION, "key": memo.key, "notes": notes, "report": report}
+    entry = {"version": VERSION, "key": memo.key, "out": str(out), "notes": notes, "report": report}
     if content is not None:
         entry["content"] = content
     try:

@@ -122,7 +122,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _quiet_after_closed_pipe()
 
 
+def _negative_lists_joined(words: list[str]) -> list[str]:
+    """``--bins -0.01,0.2,1`` as ``--bins=-0.01,0.2,1``: argparse takes a word that starts with
+    a dash for an option unless it is one number, so a list of edges whose first is negative
+    was refused ("expected one argument") though ``--help`` shows it so."""
+    joined: list[str] = []
+    for word in words:
+        previous = joined[-1] if joined else ""
+        if (
+            previous.startswith("--")
+            and "=" not in previous
+            and len(word) > 1
+            and word[0] == "-"
+            and (word[1].isdigit() or word[1] == ".")
+            and "," in word
+        ):
+            joined[-1] = f"{previous}={word}"
+        else:
+            joined.append(word)
+    return joined
+
+
 def _run(words: list[str]) -> int:
+    words = _negative_lists_joined(words)
     args = build_parser(words).parse_args(words)
     if not getattr(args, "func", None):
         words = [DEFAULT_COMMAND]

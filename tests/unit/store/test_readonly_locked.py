@@ -72,3 +72,21 @@ def test_a_label_save_onto_an_unwritable_audit_db_says_so(tmp_path: Path) -> Non
         " directory"
     )
     assert db.read_bytes() == before
+
+
+def test_the_report_caches_read_of_the_latest_run_does_not_wait_on_a_lock(tmp_path: Path) -> None:
+    """Only the reader that follows waits out the lock (a locked report took twice as long with
+    the report cache on)."""
+    import time
+
+    from judgeaudit.analysis.frame import resolve_run
+    from judgeaudit.audit.store.readonly import latest_run_id
+
+    db = build_audit_db(tmp_path / "out") / "audit.db"
+    reader = open_readonly(db)
+    assert latest_run_id(db) == resolve_run(reader, None)  # the run `report OUT` shows
+    reader.close()
+    with held(db):
+        started = time.monotonic()
+        assert latest_run_id(db) is None
+        assert time.monotonic() - started < 2.5  # SQLite's wait is 5 s

@@ -27,8 +27,8 @@ def latest_run_id(path: Path) -> str | None:
     """The latest run's id, read straight from ``path`` with no column check: for a cache's key
     (what ``report OUT`` and ``report OUT --run ID`` share), never for a figure. None where it
     cannot be read; the reader that opens the file next says why."""
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:  # no wait on a lock: the reader that follows waits and says so, once
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0)
     except sqlite3.Error:
         return None
     try:

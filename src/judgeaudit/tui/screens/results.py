@@ -188,7 +188,8 @@ class ResultsScreen(Screen[None]):
     def failed(self, out: Path, message: str) -> None:
         if out != self.out:
             return
-        self.loaded = True
+        # coming back tries again, as the message may say to (a lock released, a file restored)
+        self.loaded, self.version = True, None
         self.query_one("#results-body").loading = False
         self.query_one("#results-title", Static).update(f"Results — {out}")
         self.query_one("#results-error", Note).say(message)
