@@ -10,7 +10,10 @@ after its report files are written, so what it did finish can be looked at.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.spec.endpoints import KeyLookup, env_key
-from judgeaudit.errors import IncompleteRun
+from judgeaudit.errors import IncompleteRun, JudgeauditError
 from judgeaudit.fsutil import is_disk_full
 
 
@@ -97,7 +100,38 @@ def run_audit_blocking(
     concurrency: int | None = None,
     new_run: bool = False,
 ) -> ev.RunFinished:
-    """:func:`run_audit` on a fresh event loop, for callers without one (the CLI)."""
-    return asyncio.run(
-        run_audit(spec, out, on_event=on_event, concurrency=concurrency, new_run=new_run)
-    )
+    """:func:`run_audit` on a fresh event loop, for callers without one (the CLI).
+
+    SIGTERM (``timeout``, a CI job's end, ``systemctl stop``) stops the run as Ctrl-C does: the
+    run is marked ``cancelled`` with its files written, and :class:`Terminated` is raised (the
+    default action killed it mid-write and left it ``running`` for ever)."""
+
+    async def main() -> ev.RunFinished:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+        handled = False
+        if threading.current_thread() is threading.main_thread():
+            with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows
+                loop.add_signal_handler(signal.SIGTERM, task.cancel)
+                handled = True
+        try:
+            return await run_audit(
+                spec, out, on_event=on_event, concurrency=concurrency, new_run=new_run
+            )
+        finally:
+            if handled:
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:  # only SIGTERM cancels the main task (Ctrl-C raises its own)
+        raise Terminated(
+            f"terminated (SIGTERM); the units finished so far are kept in {out}: rerun the same"
+            " command to resume"
+        ) from None
+
+
+class Terminated(JudgeauditError):
+    """A run stopped by SIGTERM (exit 143, as a shell reports it)."""
+
+    exit_code = 143

@@ -90,8 +90,17 @@ def test_an_endpoint_that_goes_away_mid_run_stops_it_with_exit_4_and_the_cause(
     db.close()
 
 
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        # timeout(1), a CI job's end, systemctl stop: the default action left it 'running'
+        (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+    ],
+    ids=["ctrl-c", "sigterm"],
+)
 def test_ctrl_c_says_how_to_resume_and_the_csv_shows_the_stored_pairs(
-    base: Path, tmp_path: Path
+    base: Path, tmp_path: Path, stop: signal.Signals, code: int, said: str
 ) -> None:
     out = tmp_path / "int"
     proc = subprocess.Popen(
@@ -112,12 +121,12 @@ def test_ctrl_c_says_how_to_resume_and_the_csv_shows_the_stored_pairs(
     for line in proc.stdout:  # wait for the first stored pair, then interrupt
         if json.loads(line)["event"] == "pair_done":
             break
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     proc.stdout.read()
     rest = proc.stderr.read()
-    assert proc.wait(timeout=120) == 130, rest[-3000:]
+    assert proc.wait(timeout=120) == code, rest[-3000:]
     last = rest.strip().splitlines()[-1]
-    assert "interrupted" in last and "rerun the same command to resume" in last
+    assert said in last and "rerun the same command to resume" in last
     db = sqlite3.connect(out / "audit.db")
     stored = db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0]
     status = db.execute("SELECT status FROM runs").fetchone()[0]
