@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +120,16 @@ def build_audit_db(out: Path, seed: int = 11, indexed: bool = False) -> Path:
         store.index_for_report()
         store.close()
     return out
+
+
+@contextmanager
+def held_locked(db: Path) -> Iterator[None]:
+    """``db`` locked as another process's open write transaction holds it (a ``sqlite3`` shell
+    left in ``BEGIN EXCLUSIVE``, rollback-journal mode)."""
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()

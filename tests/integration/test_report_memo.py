@@ -34,15 +34,12 @@ def out(tmp_path: Path) -> Path:
     return done
 
 
-@pytest.fixture
-def computed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[Path]]:
-    """The memo on, in ``tmp_path/cache``; the clock 10 s ahead (the fixture's files count as
-    settled); yields the audit.db opens of computed reports."""
+def memo_on(monkeypatch: pytest.MonkeyPatch, cache: Path) -> list[Path]:
+    """The memo on, in ``cache``, r-main on DuckDB; returns the audit.db opens of computed
+    reports (a report read back from the memo opens none)."""
     monkeypatch.delenv(SWITCH, raising=False)
-    monkeypatch.setenv("JUDGEAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("JUDGEAUDIT_CACHE_DIR", str(cache))
     monkeypatch.setattr(auto, "AUTO_FROM", 4000)  # r-main's 4,000 pairs go to DuckDB
-    later = time.time_ns() + 10 * 10**9
-    monkeypatch.setattr(check_memo, "now_ns", lambda: later)
     opened: list[Path] = []
 
     def spy(where: Path) -> sqlite3.Connection:
@@ -50,6 +47,15 @@ def computed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[P
         return open_db(where)
 
     monkeypatch.setattr(report, "open_db", spy)
+    return opened
+
+
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[Path]]:
+    """:func:`memo_on`, the clock 10 s ahead (the fixture's files count as settled)."""
+    opened = memo_on(monkeypatch, tmp_path / "cache")
+    later = time.time_ns() + 10 * 10**9
+    monkeypatch.setattr(check_memo, "now_ns", lambda: later)
     yield opened
 
 

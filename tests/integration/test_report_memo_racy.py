@@ -6,7 +6,6 @@ and so is a file written to while its report was computed."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,38 +13,20 @@ from typing import Any
 import pytest
 
 from judgeaudit.analysis import report
-from judgeaudit.analysis.engines import auto
-from judgeaudit.analysis.frame import open_db
 from judgeaudit.analysis.report_memo import FOLDER, SWITCH
 from judgeaudit.audit.store import check_memo
 from judgeaudit.cli import main
 from tests.audit_helpers import write_spec, write_tasks
-from tests.integration.test_report_memo import FLIP, _edit, _fresh, _report
-from tests.report_fixture import build_audit_db
+from tests.integration.test_report_memo import FLIP, _edit, _fresh, _report, memo_on
 
-
-@pytest.fixture
-def out(tmp_path: Path) -> Path:
-    done = build_audit_db(tmp_path / "out", indexed=True)
-    assert main(["export", "parquet", str(done), "--run", "r-main"]) == 0
-    return done
+# the fixture: a run's files and its Parquet
+from tests.integration.test_report_memo import out as out
 
 
 @pytest.fixture
 def computed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[Path]]:
-    """The memo on, in ``tmp_path/cache``, on the real clock (every file here is racy: written
-    less than 2 s ago); yields the audit.db opens of computed reports."""
-    monkeypatch.delenv(SWITCH, raising=False)
-    monkeypatch.setenv("JUDGEAUDIT_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(auto, "AUTO_FROM", 4000)  # r-main's 4,000 pairs go to DuckDB
-    opened: list[Path] = []
-
-    def spy(where: Path) -> sqlite3.Connection:
-        opened.append(where)
-        return open_db(where)
-
-    monkeypatch.setattr(report, "open_db", spy)
-    yield opened
+    """:func:`memo_on` on the real clock (every file here is racy: written less than 2 s ago)."""
+    yield memo_on(monkeypatch, tmp_path / "cache")
 
 
 def _kept(cache: Path) -> list[dict[str, Any]]:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from textual.widgets import Static
@@ -17,6 +15,7 @@ from textual.widgets import Static
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
+from tests.report_fixture import held_locked
 from tests.tui.helpers import SIZE, make_app, press, wait_until
 
 
@@ -27,17 +26,6 @@ def _locked_line(out: Path) -> str:
     )
 
 
-@contextmanager
-def held(db: Path) -> Iterator[None]:
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        yield
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
-
-
 def test_a_label_saved_while_audit_db_is_locked_is_refused_and_the_app_stays(
     isolated: ProfileStore, run_copy: Path
 ) -> None:
@@ -46,7 +34,7 @@ def test_a_label_saved_while_audit_db_is_locked_is_refused_and_the_app_stays(
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f5")
             assert isinstance(app.screen, ReviewScreen)
-            with held(run_copy / "audit.db"):
+            with held_locked(run_copy / "audit.db"):
                 await press(pilot, "1")  # settles: the save's worker waits out the lock
             head = str(app.screen.query_one("#review-head", Static).render())
             return (
@@ -69,7 +57,7 @@ def test_results_loads_the_figures_on_coming_back_once_the_lock_is_gone(
     async def go() -> tuple[str, str, bool]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            with held(run_copy / "audit.db"):
+            with held_locked(run_copy / "audit.db"):
                 await press(pilot, "f4")
                 screen = app.screen
                 assert isinstance(screen, ResultsScreen)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -16,21 +14,9 @@ import pytest
 from judgeaudit.audit.store import open_readonly
 from judgeaudit.audit.store.labels import save_human_labels
 from judgeaudit.errors import InputError
-from tests.report_fixture import build_audit_db
+from tests.report_fixture import build_audit_db, held_locked
 
 LABEL = {"pair_id": "r-main/t0", "human_success_a": 1, "human_success_b": 0, "human_pref": "A"}
-
-
-@contextmanager
-def held(db: Path) -> Iterator[None]:
-    """audit.db locked as a writer mid-transaction holds it (rollback-journal mode)."""
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN EXCLUSIVE")
-    try:
-        yield
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
 
 
 def _labels(db: Path) -> int:
@@ -45,7 +31,7 @@ def test_a_locked_audit_db_is_named_locked_by_a_reader_and_a_label_save(tmp_path
         f"{db}: another process holds it locked (database is locked); wait for that process"
         " to finish, then try again"
     )
-    with held(db):
+    with held_locked(db):
         with pytest.raises(InputError) as reading:
             open_readonly(db).close()
         with pytest.raises(InputError) as saving:
@@ -86,7 +72,7 @@ def test_the_report_caches_read_of_the_latest_run_does_not_wait_on_a_lock(tmp_pa
     reader = open_readonly(db)
     assert latest_run_id(db) == resolve_run(reader, None)  # the run `report OUT` shows
     reader.close()
-    with held(db):
+    with held_locked(db):
         started = time.monotonic()
         assert latest_run_id(db) is None
         assert time.monotonic() - started < 2.5  # SQLite's wait is 5 s
