@@ -79,3 +79,29 @@ def test_a_file_that_is_no_review_sample_is_kept_and_an_empty_one_replaced(
     empty.touch()
     cli_ok("review", "export", str(out), "--n", "10", "--file", str(empty))
     assert empty.read_text(encoding="utf-8").startswith("pair_id,stratum,")
+
+
+def test_a_sample_of_an_unfinished_run_says_it_covers_the_pairs_stored_so_far(
+    tmp_path: Path,
+) -> None:
+    """A new user sampled a live run (69 of 630 pairs) and was not told: the sample still comes
+    (labels of stored pairs stay valid), with one line saying what it covers."""
+    import sqlite3
+
+    from tests.report_fixture import build_audit_db
+
+    out = build_audit_db(tmp_path / "out")
+    db = sqlite3.connect(out / "audit.db")
+    with db:
+        db.execute("UPDATE runs SET status = 'running' WHERE run_id = 'r-main'")
+    stored = db.execute("SELECT COUNT(*) FROM audit_pairs WHERE run_id = 'r-main'").fetchone()[0]
+    db.close()
+    live = cli("review", "export", str(out), "--run", "r-main", "--n", "5")
+    assert live.returncode == 0, live.stderr
+    assert live.stderr.strip().splitlines()[0] == (
+        f"review export: run r-main is running ({stored} pairs stored so far): the sample is"
+        " drawn from those; export again once it has finished to sample the whole run"
+    )
+    assert (out / "review_sample.csv").is_file()
+    finished = cli("review", "export", str(out), "--run", "r-other", "--n", "5", "--force")
+    assert finished.returncode == 0 and "stored so far" not in finished.stderr

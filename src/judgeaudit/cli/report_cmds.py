@@ -169,9 +169,17 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         run_id = resolve_run(db, args.run)
         pairs = load_pairs(db, run_id)
         explained = _explained(db, run_id, args.explained_by)
+        (status,) = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         db.close()
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    if status != "finished":  # a live or stopped run: the sample covers what is stored so far
+        print(
+            f"review export: run {run_id} is {status} ({len(pairs)} pairs stored so far): the"
+            " sample is drawn from those; export again once it has finished to sample the whole"
+            " run",
+            file=sys.stderr,
+        )
     path = args.file or args.out / "review_sample.csv"
     if path.suffix.lower() != ".csv":
         raise UserError(
