@@ -27,6 +27,8 @@ class Counters:
     phase: ev.Phase = "trajectories"  # set by start_phase before any call is counted
     started: float = field(default_factory=time.monotonic)
     phase_started: float = field(default_factory=time.monotonic)
+    #: units of the phase already stored when it started here (a resumed run's earlier work)
+    phase_done_at_start: int = 0
     last_emit: float = 0.0
 
 
@@ -46,6 +48,7 @@ class Usage:
     def start_phase(self, name: ev.Phase, total: int, done: int) -> None:
         c = self.counters
         c.phase, c.total, c.done, c.phase_started = name, total, done, time.monotonic()
+        c.phase_done_at_start = done
 
     def recorder(
         self,
@@ -96,7 +99,9 @@ class Usage:
         c.last_emit = now
         elapsed = now - c.started
         phase_elapsed = max(now - c.phase_started, 1e-6)
-        rate = c.done / phase_elapsed if c.done else 0.0
+        # the rate of this process's own work: a resumed run's stored units took no time here
+        # (counting them made the ETA about half the real time, growing as the run advanced)
+        rate = max(c.done - c.phase_done_at_start, 0) / phase_elapsed
         eta = (c.total - c.done) / rate if rate > 0 else None
         return ev.Progress(
             c.phase,
