@@ -26,3 +26,18 @@ def test_bins_whose_first_edge_is_negative_need_no_equals_sign(
         main(["report", str(out), "--bins"])
     assert refused.value.code == 2
     assert "--bins: expected one argument" in capsys.readouterr().err
+
+
+def test_a_label_preset_that_does_not_fit_the_bins_is_named_as_a_preset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--labels zh` is a set of four names, not a list the user wrote: the refusal says so
+    (it said "3 labels needed for 4 bin edges" to a user who gave one word)."""
+    out = build_audit_db(tmp_path / "out")
+    assert main(["report", str(out), "--bins", "-0.01,0.2,1", "--labels", "zh"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "judgeaudit: --labels zh: names 4 buckets, but 3 bin edges make 2; give 2"
+        " comma-separated names instead"
+    )
+    assert main(["report", str(out), "--bins", "-0.01,0.2,1", "--labels", "a,b,c"]) == 2
+    assert "--labels: 2 labels needed for 3 bin edges" in capsys.readouterr().err

@@ -137,11 +137,15 @@ def decisive_mask(pairs: pd.DataFrame) -> pd.Series:
 
 def labels_for(bins: list[float], labels: list[str] | None) -> list[str]:
     if labels is not None:
-        if labels == ["en"]:
-            labels = LABELS_EN
-        elif labels == ["zh"]:
-            labels = LABELS_ZH
+        preset = labels[0] if labels in (["en"], ["zh"]) else None
+        if preset is not None:
+            labels = LABELS_EN if preset == "en" else LABELS_ZH
         if len(labels) != len(bins) - 1:
+            if preset is not None:  # the user named a set, not a list: say what it holds
+                raise AnalysisError(
+                    f"--labels {preset}: names {len(labels)} buckets, but {len(bins)} bin edges"
+                    f" make {len(bins) - 1}; give {len(bins) - 1} comma-separated names instead"
+                )
             raise AnalysisError(
                 f"--labels: {len(bins) - 1} labels needed for {len(bins)} bin edges"
             )
