@@ -14,6 +14,7 @@ from judgeaudit.credentials import scrub_content
 from judgeaudit.suggest import command
 
 if TYPE_CHECKING:
+    from judgeaudit.analysis.report_types import Report
     from judgeaudit.cli.common import Sub
 
 
@@ -44,12 +45,28 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
+    _say_if_stopped(args.out, report)
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
         write_output(args.output, text, "--output")
     else:
         print(text)
     return 0
+
+
+def _say_if_stopped(out: Path, report: Report) -> None:
+    """A run marked ``running`` that no process writes was stopped without closing (``kill
+    -9``, a crash, a machine shut down): say so and how to go on, beside the figures so far."""
+    from judgeaudit.audit.store.out_lock import nobody_writes
+
+    folder = out if out.is_dir() else out.parent
+    if report.get("status") == "running" and nobody_writes(folder):
+        print(
+            f"report: run {report['run_id']} is marked running, but no process is writing"
+            f" {folder}: it was stopped without closing (killed, or a crash); rerun the same"
+            " `judgeaudit run` command to resume it",
+            file=sys.stderr,
+        )
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -62,15 +62,35 @@ def writing(out: Path, advice: tuple[str, str] = RUN_ADVICE) -> Iterator[None]:
 def holder_of(fd: int) -> int | None:
     """The process holding the flock on ``fd``'s file, from Linux's ``/proc/locks``; None
     where that is not known."""
-    stat = os.fstat(fd)
+    held = _flocks_on(os.fstat(fd))
+    if not held:
+        return None
+    return int(held[0]) if held[0].isdigit() else None
+
+
+def nobody_writes(out: Path) -> bool:
+    """True when Linux's ``/proc/locks`` shows no run holding ``out``: a run still marked
+    ``running`` there was stopped without closing (killed, or its machine went down). False
+    when one holds it, or where that cannot be told (no ``/proc/locks``, no such directory)."""
+    try:
+        held = _flocks_on(os.stat(out))
+    except OSError:
+        return False
+    return held is not None and not held
+
+
+def _flocks_on(stat: os.stat_result) -> list[str] | None:
+    """The pids (as written) of the flocks held on the file ``stat`` describes; None where
+    ``/proc/locks`` cannot be read."""
     device = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
     try:
         lines = LOCKS.read_text(encoding="ascii", errors="replace").splitlines()
     except OSError:
         return None
+    held = []
     for line in lines:
         fields = line.split()
         # "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"; a waiter's line has "->" first
         if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
-            return int(fields[4]) if fields[4].isdigit() else None
-    return None
+            held.append(fields[4])
+    return held

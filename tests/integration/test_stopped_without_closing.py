@@ -1,0 +1,56 @@
+"""A run killed with SIGKILL (or a crash, or a machine shut down) stays marked ``running`` in
+audit.db; ``report`` now says no process is writing it and how to go on (it read as live for
+ever). While a run does hold OUT, nothing is said."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from judgeaudit.audit.store.out_lock import writing
+from tests.audit_helpers import write_spec, write_tasks
+from tests.cli_helpers import cli
+
+
+def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
+    write_tasks(tmp_path / "tasks.jsonl", 6)
+    spec = write_spec(
+        tmp_path / "spec.toml", tasks="tasks.jsonl", judge="judge-default:latency_ms=1000"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "judgeaudit", "run", str(spec), "--out", str(out)),
+            *("--events", "jsonl", "--concurrency", "1"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # the first stored pair, then the kill nothing can catch
+        if json.loads(line)["event"] == "pair_done":
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stdout.close()
+
+    stopped = cli("report", str(out))
+    assert stopped.returncode == 0, stopped.stderr
+    assert "(running)" in stopped.stdout  # audit.db still says so: the figures so far
+    db = sqlite3.connect(out / "audit.db")
+    (run_id,) = db.execute("SELECT run_id FROM runs WHERE status = 'running'").fetchone()
+    db.close()
+    assert (
+        f"report: run {run_id} is marked running, but no process is writing {out}: it was"
+        " stopped without closing (killed, or a crash); rerun the same `judgeaudit run`"
+        " command to resume it"
+    ) in stopped.stderr
+
+    with writing(out):  # a run holding OUT, as a live one does: nothing is said
+        live = cli("report", str(out))
+    assert live.returncode == 0 and "no process is writing" not in live.stderr
