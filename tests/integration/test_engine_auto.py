@@ -93,4 +93,13 @@ def test_sqlite_is_the_fallback_and_the_line_says_why(
     got_json, err = _report(out, capsys)
     assert got_json == expected_json
     assert err.startswith("report: 4,000 pairs aggregated by SQLite from audit.db: ")
-    assert reason in err and len(err.strip().splitlines()) == 1
+    first, *rest = err.strip().splitlines()
+    assert reason in first
+    if why == "unfinished":  # marked running by hand, no process holds OUT: said on a 2nd line
+        assert rest == [
+            f"report: run r-main is marked running, but no process is writing {out}: it was"
+            " stopped without closing (killed, or a crash); rerun the same `judgeaudit run`"
+            " command to resume it"
+        ]
+    else:
+        assert rest == []
