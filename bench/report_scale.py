@@ -125,11 +125,15 @@ import sys
 from pathlib import Path
 import judgeaudit
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import FinalExports
+from judgeaudit.audit.store.bulk import FinalExports, pair_batches
 from judgeaudit.audit.store.parquet_out import PARQUET
+from judgeaudit.audit.store.schema import PAIR_COLUMNS
 store = AuditStore(Path(sys.argv[1]))
 store.set_status("bench", "finished")
-FinalExports(store, "bench", Path(sys.argv[1]).parent / PARQUET).finish()
+finishing = FinalExports(store, "bench", Path(sys.argv[1]).parent / PARQUET)
+for rows in pair_batches(store, "bench", PAIR_COLUMNS, with_rowid=True):
+    finishing.add(rows)
+finishing.finish()
 store.close()
 """
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore, Scrubbed
-from judgeaudit.audit.store.bulk import FinalExports, iter_pairs
+from judgeaudit.audit.store.bulk import FinalExports, pair_batches
 from judgeaudit.audit.store.schema import CONTENT_COLUMNS
 from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.credentials import scrub_content
@@ -119,12 +119,14 @@ def export_all(
     if logs is None:
         logs = not logs_on_request(manifest)
     finishing = None
-    if final:  # started first: its Parquet copy runs while the CSV is written
+    if final:  # fed the rows the CSV is written from
         from judgeaudit.audit.store.parquet_out import PARQUET
 
         finishing = FinalExports(store, run_id, out / PARQUET)
     try:
-        pairs, decisive, misselected = _write_files(store, run_id, out, logs, live_complete)
+        pairs, decisive, misselected = _write_files(
+            store, run_id, out, logs, live_complete, finishing
+        )
     except BaseException:
         if finishing is not None:
             finishing.abandon()
@@ -147,19 +149,29 @@ def export_all(
 
 
 def _write_files(
-    store: AuditStore, run_id: str, out: Path, logs: bool, live_complete: bool
+    store: AuditStore,
+    run_id: str,
+    out: Path,
+    logs: bool,
+    live_complete: bool,
+    finishing: FinalExports | None = None,
 ) -> tuple[int, int, int]:
-    """The CSV and (``logs``) the JSONL; the CSV's pairs, decisive pairs and misselections."""
-    rows = iter_pairs(store, run_id, PAIR_COLUMNS)
+    """The CSV and (``logs``) the JSONL; the CSV's pairs, decisive pairs and misselections.
+    ``finishing`` is fed each batch of rows the CSV is written from (with their rowid last)."""
     pairs = decisive = misselected = 0
     with atomic_writer(out / PAIRS_CSV) as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(PAIR_COLUMNS)
-        for row in rows:
-            writer.writerow(row)
-            pairs += 1
-            decisive += is_decisive(bool(row[_SUCCESS_A]), bool(row[_SUCCESS_B]))
-            misselected += row[_MISSELECTED] or 0
+        for rows in pair_batches(store, run_id, PAIR_COLUMNS, with_rowid=finishing is not None):
+            if finishing is not None:
+                finishing.add(rows)
+                writer.writerows(row[:-1] for row in rows)
+            else:
+                writer.writerows(rows)
+            pairs += len(rows)
+            for row in rows:
+                decisive += is_decisive(bool(row[_SUCCESS_A]), bool(row[_SUCCESS_B]))
+                misselected += row[_MISSELECTED] or 0
     if not logs:
         (out / LOGS_JSONL).unlink(missing_ok=True)
     elif not (live_complete and (out / LOGS_JSONL).exists()):

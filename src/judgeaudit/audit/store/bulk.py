@@ -5,7 +5,6 @@ Kept in the store so nothing outside it holds SQL against ``audit.db``.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,17 +44,21 @@ def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool
     return bool(row[0])
 
 
-def iter_pairs(store: AuditStore, run_id: str, columns: Sequence[str]) -> Iterator[tuple[Any, ...]]:
-    """The run's ``audit_pairs`` rows in pair-id order (streamed, for the derived files), as
-    plain tuples of ``columns`` in that order: the CSV writes them as they come, no lookup by
-    name per value."""
+def pair_batches(
+    store: AuditStore, run_id: str, columns: Sequence[str], with_rowid: bool = False
+) -> Iterator[list[tuple[Any, ...]]]:
+    """The run's ``audit_pairs`` rows in pair-id order, in batches (streamed, for the derived
+    files), as plain tuples of ``columns`` in that order (and the rowid last, ``with_rowid``):
+    the CSV writes them as they come, no lookup by name per value."""
+    from judgeaudit.audit.store.parquet_out import BATCH
+
     store.flush("audit_pairs")
-    names = ", ".join(f'"{c}"' for c in columns)
+    names = ", ".join(f'"{c}"' for c in columns) + (", rowid" if with_rowid else "")
     cursor = store.db.cursor()
     cursor.row_factory = None
-    yield from cursor.execute(
-        f"SELECT {names} FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,)
-    )
+    cursor.execute(f"SELECT {names} FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,))
+    while rows := cursor.fetchmany(BATCH):
+        yield rows
 
 
 def trajectory_tasks(store: AuditStore, run_id: str) -> list[tuple[str, str]]:
@@ -69,39 +72,41 @@ def trajectory_tasks(store: AuditStore, run_id: str) -> list[tuple[str, str]]:
 
 class FinalExports:
     """What a finished run keeps for fast reports: the Parquet copy (DuckDB writes it, when it
-    is installed), the index, verdict counts. Started before the caller writes the CSV: the
-    copy runs in a thread (:class:`~judgeaudit.audit.store.parquet_out.ParquetCopy`) while the
-    CSV, the index and the counts are written, instead of after them."""
+    is installed), the index, verdict counts. The caller feeds :meth:`add` the batches of
+    :func:`pair_batches` (``with_rowid``) it writes the CSV from, so the rows are read once."""
 
     def __init__(self, store: AuditStore, run_id: str, parquet_path: Path) -> None:
-        from judgeaudit.audit.store.parquet_out import ParquetCopy, writer_available
+        from judgeaudit.audit.store.parquet_out import PairsTable, pairs_edits, writer_available
 
         store.flush()
         self.store, self.run_id = store, run_id
-        self.copy = ParquetCopy(store.path, run_id, parquet_path) if writer_available() else None
+        self.edits = pairs_edits(store.db)  # before the rows: an edit in between looks stale
+        self.table = PairsTable(parquet_path) if writer_available() else None
+
+    def add(self, rows: list[tuple[Any, ...]]) -> None:
+        """One batch of the run's rows, the rowid last (for the Parquet; nothing without it)."""
+        if self.table is not None:
+            self.table.add(rows)
 
     def finish(self) -> bool:
-        """The index and the verdict counts, then the copy's end; whether the Parquet was
-        written (False: DuckDB is not installed). Raises what the copy raised."""
+        """The index, the verdict counts and the Parquet file; whether the Parquet was
+        written (False: DuckDB is not installed)."""
         from judgeaudit.audit.store.verdict_counts import keep_verdict_counts
 
         try:
             self.store.index_for_report()
             keep_verdict_counts(self.store.db, self.run_id)
-        except BaseException:
+            if self.table is None:
+                return False
+            self.table.write(self.run_id, self.edits)
+            return True
+        finally:
             self.abandon()
-            raise
-        if self.copy is None:
-            return False
-        self.copy.wait()
-        return True
 
     def abandon(self) -> None:
-        """Wait for the copy and drop its outcome (the caller is raising already): no thread
-        writes into OUT once the export has returned or raised."""
-        if self.copy is not None:
-            with contextlib.suppress(BaseException):
-                self.copy.wait()
+        """Drop the Parquet table and its work directory (written or not)."""
+        if self.table is not None:
+            self.table.close()
 
 
 def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:

@@ -8,9 +8,10 @@ Parquet history of recorded imports.
 The columns are ``audit_pairs``'s (typed from the schema, not guessed from the first rows), plus
 ``seq`` (the row's SQLite rowid: the engines order tasks by it, as the SQLite report does) and,
 for partitioned output, ``period`` (the run's period, else its day; or each pair's day). Rows go
-from SQLite to DuckDB in batches through pandas frames, so memory holds one batch; DuckDB's
-table spills to a temporary directory beside the output past its memory limit, so a run of any
-size fits on disk.
+from SQLite to DuckDB in batches through pandas frames built column by column with the schema's
+types, so memory holds one batch; DuckDB's table spills to a temporary directory beside the
+output past its memory limit, so a run of any size fits on disk. A finishing run feeds
+:class:`PairsTable` the batches it writes the CSV from (the rows are read once for both).
 Nothing half-written: the file (or the directory of shards) appears when it is complete, with
 the mode of the run's other files (0600, :data:`judgeaudit.fsutil.PRIVATE`).
 """
@@ -22,7 +23,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
-import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -55,10 +56,6 @@ def duck_type(column: str) -> str:
     return "DOUBLE" if column in REAL else "BIGINT"
 
 
-def _pandas_type(column: str) -> str:
-    return {"VARCHAR": "object", "DOUBLE": "Float64", "BIGINT": "Int64"}[duck_type(column)]
-
-
 def run_period(db: sqlite3.Connection, run_id: str) -> str:
     """The run's period (its manifest's, set by a recorded import), else the day it was made."""
     manifest, created = db.execute(
@@ -85,60 +82,129 @@ def write_pairs(
 ) -> int:
     """Write the run's pairs to ``dest``: a ``.parquet`` file, or with ``partition`` a directory
     of ``period=…/`` shards (added to: a run's shard replaces only its own file). Returns rows."""
-    try:
-        con = duckdb_connection()
-    except ImportError:
-        raise InputError(f"export parquet: DuckDB writes the Parquet; {INSTALL}") from None
-    import pandas as pd
-
-    names = ", ".join(f'"{c}"' for c in PAIR_COLUMNS)
     edits = pairs_edits(db)  # before the rows: an edit in between makes the copy look stale
     period = run_period(db, run_id) if partition == "period" else None
     day = "substr(created_at, 1, 10)"
     extra = f", {day} AS period" if partition == "day" else ", ? AS period" if period else ""
     args: tuple[Any, ...] = (period, run_id) if period else (run_id,)
-    columns = [*PAIR_COLUMNS, "seq", *(["period"] if partition else [])]
-    dtypes = {c: _pandas_type(c) for c in PAIR_COLUMNS} | {"seq": "Int64", "period": "object"}
-    target = dest if partition else dest.parent
-    target.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=target, prefix=".export-"))
-    count = 0
+    table = PairsTable(dest, partition)
     try:
-        # In memory, spilling to the work directory past DuckDB's memory limit: a small run
-        # costs no database file (a finishing run writes one each time), a large one fits.
-        con.execute(f"SET temp_directory = '{_quote(work)}'")
-        typed = [f'"{c}" {duck_type(c)}' for c in PAIR_COLUMNS]
-        typed += ["seq BIGINT", *(["period VARCHAR"] if partition else [])]
-        con.execute(f"CREATE TABLE pairs ({', '.join(typed)})")
         cursor = db.execute(
-            f"SELECT {names}, rowid{extra} FROM audit_pairs WHERE run_id = ? ORDER BY rowid", args
+            f"SELECT {PAIR_NAMES}, rowid{extra} FROM audit_pairs WHERE run_id = ? ORDER BY rowid",
+            args,
         )
         while rows := cursor.fetchmany(BATCH):
-            frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=columns)
-            frame = frame.astype({c: dtypes[c] for c in columns})
-            con.register("batch", frame)
-            con.execute("INSERT INTO pairs SELECT * FROM batch")
-            con.unregister("batch")
-            count += len(rows)
-        if partition:
-            con.execute(
-                f"COPY (SELECT * FROM pairs ORDER BY seq) TO '{_quote(work / 'out')}'"
+            table.add(rows)
+        table.write(run_id, edits)
+    finally:
+        table.close()
+    return table.count
+
+
+#: ``audit_pairs``'s columns as a select list, in :data:`PAIR_COLUMNS`' order.
+PAIR_NAMES = ", ".join(f'"{c}"' for c in PAIR_COLUMNS)
+
+
+class PairsTable:
+    """DuckDB's table of one run's pairs, filled batch by batch, then written to ``dest``.
+
+    A batch is rows of :data:`PAIR_COLUMNS`, the row's rowid (``seq``) and, with
+    ``partition``, its period, in any order: the file is written ordered by ``seq``. In memory,
+    spilling to a work directory beside ``dest`` past DuckDB's memory limit: a small run costs
+    no database file, a large one fits. Raises InputError without DuckDB."""
+
+    def __init__(self, dest: Path, partition: Partition | None = None) -> None:
+        try:
+            self.con = duckdb_connection()
+        except ImportError:
+            raise InputError(f"export parquet: DuckDB writes the Parquet; {INSTALL}") from None
+        self.dest, self.partition, self.count = dest, partition, 0
+        self.columns = [*PAIR_COLUMNS, "seq", *(["period"] if partition else [])]
+        self.kinds = {c: duck_type(c) for c in PAIR_COLUMNS} | {"seq": "BIGINT"}
+        self.kinds |= {"period": "VARCHAR"} if partition else {}
+        target = dest if partition else dest.parent
+        target.mkdir(parents=True, exist_ok=True)
+        self.work = Path(tempfile.mkdtemp(dir=target, prefix=".export-"))
+        try:
+            self.con.execute(f"SET temp_directory = '{_quote(self.work)}'")
+            typed = ", ".join(f'"{c}" {self.kinds[c]}' for c in self.columns)
+            self.con.execute(f"CREATE TABLE pairs ({typed})")
+        except BaseException:
+            self.close()
+            raise
+
+    def add(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Append ``rows`` (column-wise into typed arrays: no per-value type guess)."""
+        if not rows:
+            return
+        import pandas as pd
+
+        columns = zip(self.columns, zip(*rows, strict=True), strict=True)
+        frame = pd.DataFrame({c: _typed(c, self.kinds[c], v) for c, v in columns}, copy=False)
+        self.con.register("batch", frame)
+        try:
+            self.con.execute("INSERT INTO pairs SELECT * FROM batch")
+        finally:
+            self.con.unregister("batch")
+        self.count += len(rows)
+
+    def write(self, run_id: str, edits: int | None) -> None:
+        """The file (stamped with the run and ``edits``), or this run's shards, at ``dest``."""
+        if self.partition:
+            self.con.execute(
+                f"COPY (SELECT * FROM pairs ORDER BY seq) TO '{_quote(self.work / 'out')}'"
                 f" (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (period),"
                 f" FILENAME_PATTERN '{_quote(_safe(run_id))}_{{i}}')"
             )
-            con.close()
-            _move_shards(work / "out", dest, _safe(run_id))
+            self.con.close()
+            _move_shards(self.work / "out", self.dest, _safe(run_id))
         else:
-            tmp = work / "out.parquet"
-            con.execute(
+            tmp = self.work / "out.parquet"
+            self.con.execute(
                 f"COPY (SELECT * FROM pairs ORDER BY seq) TO '{_quote(tmp)}'"
                 f" (FORMAT parquet, COMPRESSION zstd, KV_METADATA {_stamp(run_id, edits)})"
             )
-            con.close()
-            replace_private(tmp, dest)  # 0600, as the run's other files
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return count
+            self.con.close()
+            replace_private(tmp, self.dest)  # 0600, as the run's other files
+
+    def close(self) -> None:
+        """Drop the table and the work directory (whether or not it was written)."""
+        with contextlib.suppress(Exception):
+            self.con.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+#: The Python types SQLite gives for each kind of column (the readers' value check refuses
+#: others first; a value of another type here is refused, never converted).
+_ACCEPTED: dict[str, set[type]] = {
+    "VARCHAR": {str, type(None)},
+    "DOUBLE": {float, int, type(None)},
+    "BIGINT": {int, type(None)},
+}
+
+
+def _typed(column: str, kind: str, values: Sequence[Any]) -> Any:
+    """One column of a batch as the array DuckDB reads as ``kind``, None as NULL. SQLite
+    stores no NaN (it stores NULL), so NaN marks exactly the NULLs of a numeric column; an
+    integer column whose values a double would not hold exactly is converted value by value."""
+    import numpy as np
+    import pandas as pd
+
+    found = set(map(type, values)) - _ACCEPTED[kind]
+    if found:
+        names = ", ".join(sorted(t.__name__ for t in found))
+        raise InputError(f"audit_pairs.{column}: {names} values where {kind} goes")
+    if kind == "VARCHAR":  # object, not pandas 3's inferred `str` (pyarrow-backed if present)
+        return pd.Series(np.array(values, dtype=object), dtype=object, copy=False)
+    data = np.array(values, dtype=float)
+    missing = np.isnan(data)
+    if kind == "DOUBLE":
+        return pd.arrays.FloatingArray(data, missing)
+    if np.any(np.abs(data[~missing]) >= 2.0**53):
+        whole = np.fromiter((0 if v is None else v for v in values), np.int64, len(values))
+    else:
+        whole = np.where(missing, 0.0, data).astype(np.int64)
+    return pd.arrays.IntegerArray(whole, missing)
 
 
 #: The Parquet's key-value metadata that ties it to audit.db: the run, and the count of
@@ -167,36 +233,6 @@ def stamp(con: Any, path: Path) -> dict[str, str]:
         "SELECT decode(key), decode(value) FROM parquet_kv_metadata(?)", [str(path)]
     ).fetchall()
     return {str(k): str(v) for k, v in rows if str(k) in (STAMP_RUN, STAMP_EDITS)}
-
-
-class ParquetCopy:
-    """:func:`write_pairs` of a finishing run in a thread, over its own read-only connection to
-    ``audit.db`` (the caller flushed what it stored), so the caller writes its other files
-    meanwhile: DuckDB and SQLite run without the GIL for most of it, on a core the run's
-    calls no longer use. :meth:`wait` joins it and raises what it raised."""
-
-    def __init__(self, db_path: Path, run_id: str, dest: Path) -> None:
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._write, args=(db_path, run_id, dest), name="judgeaudit-parquet"
-        )
-        self._thread.start()
-
-    def _write(self, db_path: Path, run_id: str, dest: Path) -> None:
-        try:
-            db = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
-            try:
-                write_pairs(db, run_id, dest)
-            finally:
-                db.close()
-        except BaseException as exc:  # raised again in the caller's thread by wait()
-            self._error = exc
-
-    def wait(self) -> None:
-        self._thread.join()
-        if self._error is not None:
-            error, self._error = self._error, None
-            raise error
 
 
 def _quote(path: Path | str) -> str:
