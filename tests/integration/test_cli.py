@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,33 @@ def test_demo_shows_the_phenomenon(demo_out: tuple[Path, subprocess.CompletedPro
     assert report["satisfied_but_failed"]["judge"]["failed"] > 0
     for b in report["buckets"]:
         assert b["ci_low"] <= b["rate"] <= b["ci_high"]
+
+
+#: A report in a fresh process: its style fit, and whether scipy or statsmodels was loaded.
+REPORT_MODULES = (
+    "import json, sys\n"
+    "from pathlib import Path\n"
+    "from judgeaudit.analysis.report import build_report\n"
+    "report = build_report(Path(sys.argv[1]))\n"
+    "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'statsmodels'})\n"
+    "print(json.dumps([report['style']['status'], loaded]))\n"
+)
+
+
+def test_the_report_fits_the_style_model_without_scipy_or_statsmodels(
+    demo_out: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    """statsmodels and scipy are test references only (about 200 MB and 0.6 s a report)."""
+    out, _ = demo_out
+    done = subprocess.run(
+        [sys.executable, "-c", REPORT_MODULES, str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "JUDGEAUDIT_REPORT_MEMO": "0"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["ok", []]
 
 
 def test_report_formats_and_original_bins(

@@ -3,8 +3,8 @@
 Four buckets of a few agent pairs each speak for little; a logistic regression of "the judge
 picked the failed side" on the gap (over decisive pairs) uses every pair and gives one number:
 the odds ratio per 0.1 of gap (below 1: a wider gap, fewer misselections). Its standard error
-is cluster-robust by task (the sandwich, with statsmodels' small-sample factor
-G/(G-1) * (N-1)/(N-K)), so pairs sharing a task's conversations are not counted as independent;
+is cluster-robust by task (:func:`judgeaudit.analysis.logit.clustered_cov`, with statsmodels'
+small-sample factor G/(G-1) * (N-1)/(N-K)), so pairs sharing a task's conversations are not counted as independent;
 the interval is Wald's on the log odds. Fitted by Newton-Raphson on the (task, gap) groups,
 so a run of millions of pairs never reaches Python row by row.
 """
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
+from judgeaudit.analysis.logit import clustered_cov
 from judgeaudit.analysis.stats import Z95
 
 METHOD = (
@@ -47,17 +48,10 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
         return None
     p = 1 / (1 + np.exp(-(X @ beta)))
     info = (X * (n * p * (1 - p))[:, None]).T @ X
-    bread = np.linalg.inv(info)
-    scores = X * (k - n * p)[:, None]
-    clusters = np.unique(task)
-    per_task = np.zeros((len(clusters), 2))
-    np.add.at(per_task, np.searchsorted(clusters, task), scores)
-    meat = per_task.T @ per_task
-    g, nobs = len(clusters), float(n.sum())
-    correction = g / (g - 1) * (nobs - 1) / (nobs - 2)
-    cov = bread @ meat @ bread * correction
+    nobs = float(n.sum())
+    cov = clustered_cov(np.linalg.inv(info), X * (k - n * p)[:, None], task, nobs)
     se = math.sqrt(cov[1, 1])
-    return {"beta": float(beta[1]), "se": se, "tasks": g, "n": int(nobs)}
+    return {"beta": float(beta[1]), "se": se, "tasks": len(np.unique(task)), "n": int(nobs)}
 
 
 def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:

@@ -14,7 +14,8 @@ judged order, with odds ratios and 95% intervals clustered by task.
   zeroed, the model gives the failed side less than even odds averaged over its orders; the term
   that pushed most toward the failed side names it (``review export --explained-by``).
 
-statsmodels (a runtime dependency) is imported here, on the report path only.
+The model is fitted by :func:`judgeaudit.analysis.logit.fit_logit` (numpy; statsmodels' GLM
+step for step, held equal to it in the tests).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.features import CONTINUOUS, FEATURES, KIND, STYLE
+from judgeaudit.analysis.logit import fit_logit
 from judgeaudit.analysis.stats import Z95
 from judgeaudit.analysis.why_data import Orders, RunData, differences, load_run
 
@@ -36,7 +38,7 @@ ATTRIBUTED = FEATURES
 MIN_ORDERS = 40
 MIN_TASKS = 5
 METHOD = (
-    "logistic regression (statsmodels GLM, binomial) of 'first shown preferred' over judged "
+    "logistic regression (binomial GLM by IRLS) of 'first shown preferred' over judged "
     "orders; 95% intervals from the task-clustered sandwich covariance"
 )
 CONTROLLED_METHOD = (
@@ -147,29 +149,18 @@ def _fit(
     """The GLM with task-clustered covariance. A term that separates the verdicts (whenever the
     two sides differ in it, the same side wins) has no finite odds ratio: it is left out, named
     in ``dropped``, and the rest refitted."""
-    import warnings
-
-    # the report path only, and only the GLM: statsmodels.api loads every model it has (time
-    # series, formulas, graphics, datasets) and took a third more to import
-    from statsmodels.genmod.families import Binomial
-    from statsmodels.genmod.generalized_linear_model import GLM
-
     while True:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = GLM(y, x, family=Binomial()).fit(
-                    cov_type="cluster", cov_kwds={"groups": groups}
-                )
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                result = fit_logit(x, y, groups)
         except (np.linalg.LinAlgError, ValueError) as exc:
             return f"style attribution: the model cannot be fitted ({exc})"
-        beta = np.asarray(result.params, dtype=float)
+        beta = result.params
         if not np.all(np.isfinite(beta)):
             return "style attribution: the model cannot be fitted (no finite estimate)"
         worst = int(np.argmax(np.abs(beta[1:]))) + 1 if len(beta) > 1 else 0
         if worst == 0 or abs(beta[worst]) <= SEPARATES:
-            cov = np.asarray(result.cov_params(), dtype=float)
-            return beta, cov, np.asarray(result.pvalues, dtype=float), x, names
+            return beta, result.cov, result.pvalues, x, names
         side = "more" if beta[worst] > 0 else "less"
         dropped.append({"feature": names[worst], "reason": (
             f"separates the verdicts: when the sides differ in it, the one with {side} of it "
