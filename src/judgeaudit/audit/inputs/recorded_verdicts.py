@@ -33,7 +33,14 @@ from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
 from judgeaudit.audit.store.bulk import count_pairs, fill_capability
-from judgeaudit.audit.store.prepared import Prepared, Table, copy_prepared, store_batch
+from judgeaudit.audit.store.prepared import (
+    COMMIT_PAIRS,
+    Prepared,
+    Table,
+    copy_prepared,
+    grouped,
+    insert_batch,
+)
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units.gap import gap_sql
@@ -44,7 +51,7 @@ from judgeaudit.audit.units.period import OnePeriod
 from judgeaudit.fsutil import process_alive
 from judgeaudit.validate import iter_jsonl
 
-BATCH = 20_000  # pairs per prepared batch, and per transaction of the copy
+BATCH = 20_000  # pairs per prepared batch (COMMIT_PAIRS per transaction of the store)
 FLIP = {"A": "B", "B": "A", "tie": "tie"}
 TRAJ_COLUMNS = (
     "traj_id", "run_id", "task_id", "task_type", "agent", "trial", "events", "ending",
@@ -342,7 +349,8 @@ def store_recorded(
     store: AuditStore, run_id: str, rows: Rows | Trusted, on_batch: Callable[[int], None]
 ) -> int:
     """Store every pair (the prepared rows copied, or a trusted file's rows built and inserted,
-    :data:`BATCH` pairs per transaction); returns how many pairs the run holds."""
+    :data:`~judgeaudit.audit.store.prepared.COMMIT_PAIRS` pairs per transaction); returns how
+    many pairs the run holds."""
     if isinstance(rows, Trusted):
         _store_trusted(store, run_id, rows, on_batch)
     else:
@@ -354,6 +362,7 @@ def store_recorded(
             TABLES,
             prepared.marks,
             lambda chunk: on_batch(prepared.marks[chunk][1]),  # pairs so far (their last rowid)
+            COMMIT_PAIRS // BATCH,
         )
     fill_capability(store, run_id, gap_sql("capability"))
     return count_pairs(store, run_id)
@@ -366,16 +375,20 @@ def _store_trusted(
     done = 0
     stored_tasks: set[str] = set()  # a task's row goes with the first batch that holds it
     trusted.unchanged()
-    for where, row in _written_lines(trusted.path):
-        batch.append(trusted_pair(row, where))
-        if len(batch) >= BATCH:
-            store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id, stored_tasks))
-            done += len(batch)
-            batch.clear()
-            on_batch(done)
-    if batch:
-        store_batch(store, TABLES, _batch_rows(batch, trusted.spec, run_id, stored_tasks))
-        on_batch(done + len(batch))
+    with grouped(store, COMMIT_PAIRS, on_batch) as writes:
+
+        def write() -> None:
+            rows = _batch_rows(batch, trusted.spec, run_id, stored_tasks)
+            writes.add(lambda: insert_batch(store, TABLES, rows), len(batch), done + len(batch))
+
+        for where, row in _written_lines(trusted.path):
+            batch.append(trusted_pair(row, where))
+            if len(batch) >= BATCH:
+                write()
+                done += len(batch)
+                batch.clear()
+        if batch:
+            write()
     trusted.unchanged()
 
 

@@ -14,8 +14,9 @@ rule every other write goes through), so nothing copied is unscrubbed.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,70 @@ from judgeaudit.audit.store.db import AuditStore, scrubbed_rows
 #: (table, its columns, the id columns that start with the run id) of one prepared table.
 Table = tuple[str, Sequence[str], Sequence[str]]
 PREPARED = "prepared"  # the scratch file's name while it is attached to audit.db
+
+
+#: A recorded run's store commits every this many pairs (its batches are smaller): each commit
+#: writes every index page the inserts since the last one touched, and a log's ids come in no
+#: key order, so at 1M pairs a commit per 20,000 pairs wrote most of the three id indexes 50
+#: times over (docs/benchmarks.md, goal 4, wave 9). A killed run loses at most this many.
+COMMIT_PAIRS = 100_000
+#: SQLite's page cache while it stores (KiB; the connection's own size is put back after), so
+#: a commit's dirty pages stay in memory until it writes them once.
+BULK_CACHE_KIB = 131_072
+#: WAL pages before a checkpoint copies them into audit.db, while it stores (SQLite's default is
+#: 1,000: a checkpoint, and its fsync, after nearly every commit).
+BULK_CHECKPOINT_PAGES = 100_000
+
+
+class Grouped:
+    """Batches written in transactions of at least ``per_commit`` units (pairs, or chunks);
+    ``on_commit`` gets the tag of the last batch each commit holds. From :func:`grouped`."""
+
+    def __init__(self, db: sqlite3.Connection, per_commit: int, on_commit: Callable[[int], None]):
+        self.db, self.per_commit, self.on_commit = db, per_commit, on_commit
+        self.pending, self.tag = 0, 0
+
+    def add(self, write: Callable[[], None], units: int, tag: int) -> None:
+        """Run ``write`` (its inserts) in the open transaction; commit once enough is pending."""
+        if not self.db.in_transaction:
+            self.db.execute("BEGIN IMMEDIATE")
+        write()
+        self.pending, self.tag = self.pending + units, tag
+        if self.pending >= self.per_commit:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("COMMIT")
+            self.pending = 0
+            self.on_commit(self.tag)
+
+
+@contextlib.contextmanager
+def grouped(
+    store: AuditStore, per_commit: int, on_commit: Callable[[int], None]
+) -> Iterator[Grouped]:
+    """A bulk store's transactions (:class:`Grouped`), with a larger page cache and rarer
+    checkpoints while it lasts; what is pending is committed at the end, rolled back on an
+    error (a rerun stores it again: every insert is ``INSERT OR IGNORE``)."""
+    store.flush()
+    db = store.db
+    cache = db.execute("PRAGMA cache_size").fetchone()[0]
+    checkpoint = db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    db.execute(f"PRAGMA cache_size = -{BULK_CACHE_KIB}")
+    db.execute(f"PRAGMA wal_autocheckpoint = {BULK_CHECKPOINT_PAGES}")
+    writes = Grouped(db, per_commit, on_commit)
+    try:
+        yield writes
+        writes.commit()
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    finally:
+        db.execute(f"PRAGMA cache_size = {int(cache)}")
+        db.execute(f"PRAGMA wal_autocheckpoint = {int(checkpoint)}")
+        db.execute("PRAGMA shrink_memory")  # the bulk cache's pages back to the system
 
 
 def _quoted(columns: Sequence[str]) -> str:
@@ -68,9 +133,11 @@ def copy_prepared(
     tables: Sequence[Table],
     marks: Sequence[tuple[int, ...]],
     on_chunk: Callable[[int], None],
+    per_commit: int = 1,
 ) -> None:
-    """Copy every chunk (one transaction each, ``INSERT OR IGNORE``: rows already stored by an
-    earlier, killed attempt are left alone, so a rerun resumes) in file order."""
+    """Copy every chunk in file order, ``per_commit`` chunks a transaction (``INSERT OR IGNORE``:
+    rows already stored by an earlier, killed attempt are left alone, so a rerun resumes);
+    ``on_chunk`` gets the number of the last chunk each commit holds."""
     store.flush()
     db = store.db
     db.execute(f"ATTACH DATABASE ? AS {PREPARED}", (str(scratch),))
@@ -86,41 +153,32 @@ def copy_prepared(
                 f" FROM {PREPARED}.{table} WHERE rowid > :lo AND rowid <= :hi ORDER BY rowid"
             )
         low = (0,) * len(tables)
-        for number, high in enumerate(marks):
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                for statement, lo, hi in zip(statements, low, high, strict=True):
-                    if hi > lo:
-                        db.execute(statement, {"run": run_id, "lo": lo, "hi": hi})
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            low = high
-            on_chunk(number)
+        with grouped(store, per_commit, on_chunk) as writes:
+            for number, high in enumerate(marks):
+
+                def write(low: tuple[int, ...] = low, high: tuple[int, ...] = high) -> None:
+                    for statement, lo, hi in zip(statements, low, high, strict=True):
+                        if hi > lo:
+                            db.execute(statement, {"run": run_id, "lo": lo, "hi": hi})
+
+                writes.add(write, 1, number)
+                low = high
     finally:
         db.execute(f"DETACH DATABASE {PREPARED}")
 
 
-def store_batch(store: AuditStore, tables: Sequence[Table], rows: Sequence[Sequence[Any]]) -> None:
+def insert_batch(store: AuditStore, tables: Sequence[Table], rows: Sequence[Sequence[Any]]) -> None:
     """Insert one batch of rows that already hold their run id (rows per table, in table order),
-    scrubbed, in one transaction with ``INSERT OR IGNORE``: the copy's rule (a rerun after a
-    kill stores nothing twice), for rows that need no scratch file because their file was
-    validated before (:mod:`judgeaudit.audit.inputs.checked`)."""
-    store.flush()
+    scrubbed, with ``INSERT OR IGNORE`` (the copy's rule: a rerun after a kill stores nothing
+    twice), inside the caller's transaction (:func:`grouped`): rows that need no scratch file
+    because their file was validated before (:mod:`judgeaudit.audit.inputs.checked`)."""
     db = store.db
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        for (table, columns, _), batch in zip(tables, rows, strict=True):
-            marks = ", ".join("?" for _ in columns)
-            db.executemany(
-                f"INSERT OR IGNORE INTO main.{table} ({_quoted(columns)}) VALUES ({marks})",
-                scrubbed_rows(table, columns, batch),
-            )
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
+    for (table, columns, _), batch in zip(tables, rows, strict=True):
+        marks = ", ".join("?" for _ in columns)
+        db.executemany(
+            f"INSERT OR IGNORE INTO main.{table} ({_quoted(columns)}) VALUES ({marks})",
+            scrubbed_rows(table, columns, batch),
+        )
 
 
-__all__ = ["Prepared", "Table", "copy_prepared", "store_batch"]
+__all__ = ["COMMIT_PAIRS", "Prepared", "Table", "copy_prepared", "grouped", "insert_batch"]

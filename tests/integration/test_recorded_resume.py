@@ -1,0 +1,109 @@
+"""A recorded run stores its rows in transactions of many batches (``prepared.COMMIT_PAIRS``).
+Killed with ``kill -9`` while a transaction is open, after earlier ones committed, the same
+command resumes it to exactly the rows, in the same order, an uninterrupted run stores: on the
+path that trusts the import's record and on the one that validates the file again."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli
+
+#: The run with small batches (100 pairs) and commits (every 500), killed after its 7th batch:
+#: 5 batches committed, 2 in the open transaction.
+KILLED = """
+import os, signal, sys
+import judgeaudit.audit.inputs.recorded_verdicts as rv
+from judgeaudit.audit.store import prepared
+rv.BATCH, rv.COMMIT_PAIRS = 100, 500
+add, calls = prepared.Grouped.add, []
+def killing_add(self, write, units, tag):
+    add(self, write, units, tag)
+    calls.append(tag)
+    if len(calls) == 7:
+        os.kill(os.getpid(), signal.SIGKILL)
+prepared.Grouped.add = killing_add
+from judgeaudit.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+SPEC = (
+    '[run]\nname = "resume"\nimported = "pairs.jsonl"\n[gap]\nsource = "judge"\n'
+    '[judge]\nsource = "recorded"\n'
+)
+PAIRS = 1_200
+#: What each table is compared on: every column but the time it was written, in rowid order.
+TABLES = {
+    "audit_pairs": "pair_id",
+    "trajectories": "traj_id",
+    "judge_logs": "log_id",
+    "tasks": "task_id",
+}
+
+
+def _log(path: Path) -> None:
+    rng = random.Random(3)
+    lines = []
+    for i in range(PAIRS):
+        a, b = rng.sample(["pol-a", "pol-b", "pol-c", "pol-d"], 2)
+        lines.append({"pair_id": f"p{i}", "task_id": f"t{rng.randrange(90)}", "trial": i,
+                      "task_type": "refund", "agent_a": a, "agent_b": b,
+                      "success_a": rng.randrange(2), "success_b": rng.randrange(2)})  # fmt: skip
+        for order in ("AB", "BA"):
+            lines.append({"type": "verdict", "pair_id": f"p{i}", "order": order,
+                          "winner": rng.choice("AB"), "score_a": rng.randrange(5),
+                          "score_b": rng.randrange(5)})  # fmt: skip
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+
+
+def _rows(out: Path) -> dict[str, list[tuple[object, ...]]]:
+    db = sqlite3.connect(f"{(out / 'audit.db').as_uri()}?mode=ro", uri=True)
+    try:
+        found = {}
+        for table, key in TABLES.items():
+            names = [
+                r[1] for r in db.execute(f"PRAGMA table_info({table})") if r[1] != "created_at"
+            ]
+            columns = ", ".join(f'"{n}"' for n in names)
+            found[table] = db.execute(f"SELECT {columns} FROM {table} ORDER BY rowid").fetchall()
+            assert len({r[names.index(key)] for r in found[table]}) == len(found[table])
+        return found
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("path", ["trusted", "validated"])
+def test_a_recorded_run_killed_mid_transaction_resumes_to_the_uninterrupted_rows(
+    tmp_path: Path, path: str
+) -> None:
+    _log(tmp_path / "log.jsonl")
+    assert cli("import", "recorded-jsonl", str(tmp_path / "log.jsonl"), "--out",
+               str(tmp_path / "pairs.jsonl")).returncode == 0  # fmt: skip
+    if path == "validated":  # no record: the run checks every line again and copies the rows
+        (tmp_path / "pairs.jsonl.checked.json").unlink()
+    (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
+    spec, out, whole = tmp_path / "spec.toml", tmp_path / "out", tmp_path / "whole"
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED, "run", str(spec), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    stored = _rows(out)
+    assert len(stored["audit_pairs"]) == 500  # the open transaction's 200 pairs are gone
+    resumed = cli("run", str(spec), "--out", str(out))
+    assert resumed.returncode == 0, resumed.stderr
+    assert cli("run", str(spec), "--out", str(whole)).returncode == 0
+    again, expected = _rows(out), _rows(whole)
+    assert len(expected["audit_pairs"]) == PAIRS
+    assert len(expected["judge_logs"]) == 2 * PAIRS
+    for table in TABLES:
+        assert again[table] == expected[table], table
