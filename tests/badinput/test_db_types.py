@@ -139,7 +139,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 def readers(out: Path, other: Path, pair_id: str, tmp: Path) -> dict[str, list[str]]:
-    """Every command that reads audit.db, each told to write into ``tmp``."""
+    """Every command that reads audit.db, each told to write into ``tmp`` (and the run that
+    wrote it, told to resume)."""
     o, t = str(out), str(tmp)
     return {
         "report": ["report", o, "--output", f"{t}/r.html"],
@@ -154,6 +155,9 @@ def readers(out: Path, other: Path, pair_id: str, tmp: Path) -> dict[str, list[s
         "prefs": ["export", "preferences", o, "--format", "jsonl", "--out", f"{t}/p.jsonl"],
         "parquet": ["export", "parquet", o, "--to", f"{t}/pq", "--partition", "day"],
         "rejudge": ["rejudge", o, "--out", f"{t}/again"],
+        # a writer too: the same run again into OUT (before, it rewrote audit_pairs.csv from the
+        # edited row, then failed writing the Parquet with a line naming no file)
+        "run": ["run", str(other.parent / "spec.toml"), "--out", o],
     }
 
 

@@ -1,7 +1,8 @@
 """A recorded run stores its rows in transactions of many batches (``prepared.COMMIT_PAIRS``).
-Killed with ``kill -9`` while a transaction is open, after earlier ones committed, the same
-command resumes it to exactly the rows, in the same order, an uninterrupted run stores: on the
-path that trusts the import's record and on the one that validates the file again."""
+Stopped while a transaction is open, after earlier ones committed (``kill -9``; Ctrl-C and
+SIGTERM, which must stop it at the next batch, not after its last pair), the same command
+resumes it to exactly the rows, in the same order, an uninterrupted run stores: on the path that
+trusts the import's record and on the one that validates the file again."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import pytest
 
 from tests.cli_helpers import cli
 
-#: The run with small batches (100 pairs) and commits (every 500), killed after its 7th batch:
-#: 5 batches committed, 2 in the open transaction.
+#: The run with small batches (100 pairs) and commits (every 500), sent the signal in argv[1]
+#: after its 7th batch: 5 batches committed, 2 in the open transaction.
 KILLED = """
 import os, signal, sys
+sent = getattr(signal, sys.argv.pop(1))
 import judgeaudit.audit.inputs.recorded_verdicts as rv
 from judgeaudit.audit.store import prepared
 rv.BATCH, rv.COMMIT_PAIRS = 100, 500
@@ -29,7 +31,7 @@ def killing_add(self, write, units, tag):
     add(self, write, units, tag)
     calls.append(tag)
     if len(calls) == 7:
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), sent)
 prepared.Grouped.add = killing_add
 from judgeaudit.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -63,6 +65,14 @@ def _log(path: Path) -> None:
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
 
 
+def _status(out: Path) -> str:
+    db = sqlite3.connect(f"{(out / 'audit.db').as_uri()}?mode=ro", uri=True)
+    try:
+        return str(db.execute("SELECT status FROM runs").fetchone()[0])
+    finally:
+        db.close()
+
+
 def _rows(out: Path) -> dict[str, list[tuple[object, ...]]]:
     db = sqlite3.connect(f"{(out / 'audit.db').as_uri()}?mode=ro", uri=True)
     try:
@@ -79,9 +89,15 @@ def _rows(out: Path) -> dict[str, list[tuple[object, ...]]]:
         db.close()
 
 
+#: signal -> the run's exit code and runs.status when it stops
+STOPS = {"SIGKILL": (-signal.SIGKILL, "running"), "SIGINT": (130, "cancelled"),
+         "SIGTERM": (143, "cancelled")}  # fmt: skip
+
+
+@pytest.mark.parametrize("sent", list(STOPS))
 @pytest.mark.parametrize("path", ["trusted", "validated"])
-def test_a_recorded_run_killed_mid_transaction_resumes_to_the_uninterrupted_rows(
-    tmp_path: Path, path: str
+def test_a_recorded_run_stopped_mid_transaction_resumes_to_the_uninterrupted_rows(
+    tmp_path: Path, path: str, sent: str
 ) -> None:
     _log(tmp_path / "log.jsonl")
     assert cli("import", "recorded-jsonl", str(tmp_path / "log.jsonl"), "--out",
@@ -91,14 +107,18 @@ def test_a_recorded_run_killed_mid_transaction_resumes_to_the_uninterrupted_rows
     (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
     spec, out, whole = tmp_path / "spec.toml", tmp_path / "out", tmp_path / "whole"
     killed = subprocess.run(
-        [sys.executable, "-c", KILLED, "run", str(spec), "--out", str(out)],
+        [sys.executable, "-c", KILLED, sent, "run", str(spec), "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    code, status = STOPS[sent]
+    assert killed.returncode == code, killed.stderr
     stored = _rows(out)
-    assert len(stored["audit_pairs"]) == 500  # the open transaction's 200 pairs are gone
+    assert len(stored["audit_pairs"]) == 500  # the open transaction's pairs are gone
+    assert _status(out) == status
+    if sent != "SIGKILL":
+        assert "rerun the same command to resume" in killed.stderr
     resumed = cli("run", str(spec), "--out", str(out))
     assert resumed.returncode == 0, resumed.stderr
     assert cli("run", str(spec), "--out", str(whole)).returncode == 0

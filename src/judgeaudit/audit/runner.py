@@ -11,7 +11,7 @@ import json
 import shutil
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.store.bulk import count_pairs, stored_any
 from judgeaudit.audit.store.out_lock import writing
+from judgeaudit.audit.store.readonly import open_readonly
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.units import (
     CheckUnit,
@@ -116,7 +117,10 @@ class AuditRunner(WorkerPool):
     async def _stored_run(
         self, tasks: list[Task], imported: list[ImportedPair] | None, created: bool
     ) -> ev.RunFinished:
-        store = AuditStore(self.out / "audit.db")
+        path = self.out / "audit.db"
+        if path.is_file() and path.stat().st_size:  # checked as every reader checks it first:
+            open_readonly(path).close()  # a hand-edited value is one line, and nothing written
+        store = AuditStore(path)
         try:
             return await self._run(store, tasks, imported)
         except JudgeauditError as exc:  # a refusal (not a cancel: a cancelled run is resumed)
@@ -187,7 +191,7 @@ class AuditRunner(WorkerPool):
             store.set_status(run_id, "running")  # a resumed cancelled run runs again
         export_all(store, run_id, self.out)  # reconcile files with the database first
         if self.spec.judge_source == "recorded":
-            return self._run_recorded(store, run_id, resumed)
+            return await self._run_recorded(store, run_id, resumed)
         simulated = not (imported or source)
         traj_units = trajectory_units(self.spec, tasks) if simulated else []
         if source is not None:
@@ -251,8 +255,10 @@ class AuditRunner(WorkerPool):
         self.emit(finished)
         return finished
 
-    def _run_recorded(self, store: AuditStore, run_id: str, resumed: bool) -> ev.RunFinished:
-        """Recorded verdicts: streamed into the store, no endpoint opened, no model called."""
+    async def _run_recorded(self, store: AuditStore, run_id: str, resumed: bool) -> ev.RunFinished:
+        """Recorded verdicts: streamed into the store, no endpoint opened, no model called.
+        The loop gets control back after every batch, so Ctrl-C or SIGTERM stops the store
+        there (its open transaction rolled back) instead of after the last pair."""
         assert self._recorded_rows is not None
         total = self._recorded
         done = count_pairs(store, run_id)
@@ -268,7 +274,11 @@ class AuditRunner(WorkerPool):
             self.usage.counters.done = count
             self._progress()
 
-        stored = recorded.store_recorded(store, run_id, self._recorded_rows, on_batch)
+        steps = recorded.store_recorded(store, run_id, self._recorded_rows, on_batch)
+        with closing(steps):  # a cancel closes it: the open transaction is rolled back
+            for _ in steps:
+                await asyncio.sleep(0)
+        stored = count_pairs(store, run_id)
         self._progress(force=True)
         complete = stored == total
         store.set_status(run_id, "finished" if complete else "incomplete")

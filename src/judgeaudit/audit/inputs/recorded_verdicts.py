@@ -20,7 +20,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.source_run import task_to_json
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import PAIR_COLUMNS, AuditStore
-from judgeaudit.audit.store.bulk import count_pairs, fill_capability
+from judgeaudit.audit.store.bulk import fill_capability
 from judgeaudit.audit.store.prepared import (
     COMMIT_PAIRS,
     Prepared,
@@ -347,15 +347,16 @@ def _rows(
 
 def store_recorded(
     store: AuditStore, run_id: str, rows: Rows | Trusted, on_batch: Callable[[int], None]
-) -> int:
+) -> Generator[None, None, None]:
     """Store every pair (the prepared rows copied, or a trusted file's rows built and inserted,
-    :data:`~judgeaudit.audit.store.prepared.COMMIT_PAIRS` pairs per transaction); returns how
-    many pairs the run holds."""
+    :data:`~judgeaudit.audit.store.prepared.COMMIT_PAIRS` pairs per transaction), then fill the
+    capability gaps. Yields after each batch: the caller may stop there by closing it (its open
+    transaction is rolled back; a rerun stores those pairs again)."""
     if isinstance(rows, Trusted):
-        _store_trusted(store, run_id, rows, on_batch)
+        yield from _store_trusted(store, run_id, rows, on_batch)
     else:
         prepared = rows
-        copy_prepared(
+        yield from copy_prepared(
             store,
             prepared.path,
             run_id,
@@ -365,12 +366,11 @@ def store_recorded(
             COMMIT_PAIRS // BATCH,
         )
     fill_capability(store, run_id, gap_sql("capability"))
-    return count_pairs(store, run_id)
 
 
 def _store_trusted(
     store: AuditStore, run_id: str, trusted: Trusted, on_batch: Callable[[int], None]
-) -> None:
+) -> Generator[None, None, None]:
     batch: list[ImportedPair] = []
     done = 0
     stored_tasks: set[str] = set()  # a task's row goes with the first batch that holds it
@@ -387,6 +387,7 @@ def _store_trusted(
                 write()
                 done += len(batch)
                 batch.clear()
+                yield
         if batch:
             write()
     trusted.unchanged()

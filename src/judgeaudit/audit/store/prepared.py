@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,10 +134,11 @@ def copy_prepared(
     marks: Sequence[tuple[int, ...]],
     on_chunk: Callable[[int], None],
     per_commit: int = 1,
-) -> None:
+) -> Generator[None, None, None]:
     """Copy every chunk in file order, ``per_commit`` chunks a transaction (``INSERT OR IGNORE``:
     rows already stored by an earlier, killed attempt are left alone, so a rerun resumes);
-    ``on_chunk`` gets the number of the last chunk each commit holds."""
+    ``on_chunk`` gets the number of the last chunk each commit holds. Yields after each chunk
+    (closed there, it rolls back the open transaction)."""
     store.flush()
     db = store.db
     db.execute(f"ATTACH DATABASE ? AS {PREPARED}", (str(scratch),))
@@ -163,6 +164,7 @@ def copy_prepared(
 
                 writes.add(write, 1, number)
                 low = high
+                yield
     finally:
         db.execute(f"DETACH DATABASE {PREPARED}")
 
