@@ -225,3 +225,20 @@ def test_a_feature_without_variance_is_named_and_left_out() -> None:
     assert style["status"] == "ok"
     assert {"feature": "courtesy", "reason": "no variance in this run"} in style["dropped"]
     assert "courtesy" not in {t["feature"] for t in style["terms"]}
+
+
+def test_sides_that_never_differ_get_one_line_instead_of_a_model() -> None:
+    """A production log's recorded verdicts often carry no conversation: every side has the same
+    (empty) features, so a fit could only hold success and position. Before, the report printed
+    'controlled for style ()' over a model with every feature left out."""
+    data = synthetic()
+    empty = Features(0, 0, 0, 0, 0, 0, 0, 0)
+    plain = replace(
+        data,
+        rows=[r._replace(first=empty, second=empty) for r in data.rows],
+        sides=dict.fromkeys(data.sides, empty),
+    )
+    style = fit_style(plain.run())
+    assert style["status"] == "skipped"
+    assert "no feature differs between the sides" in style["note"]
+    assert style["orders"] == len(data.rows) and style["controlled_rate"] is None

@@ -101,6 +101,12 @@ def fit_style(data: RunData) -> dict[str, Any]:
     if y.min() == y.max():
         return _skip("style attribution: the judge preferred the same position every time", data)
     x, names, scales, dropped = _design(data)
+    if not set(names) & set(ATTRIBUTED):
+        return _skip(
+            "style attribution: no feature differs between the sides of any judged order (the "
+            "trajectories hold no conversation to read, as recorded verdicts often do)",
+            data,
+        )
     groups = rows.group  # the tasks numbered in sorted order
     fitted = _fit(x, y, groups, names, dropped)
     if isinstance(fitted, str):

@@ -45,7 +45,8 @@ def headline(style: dict[str, Any]) -> str:
     return (
         f"rewards {moves} (odds ratio > 1, interval excluding 1); per judged order it picks the "
         f"failed side {_rate(style['raw_rate'])}, controlled for style "
-        f"({', '.join(style['zeroed'])}) {_rate(style['controlled_rate'])}; "
+        f"({', '.join(style['zeroed']) or 'no style feature varies'}) "
+        f"{_rate(style['controlled_rate'])}; "
         f"style explains {style['explained']} of {style['misselected']} misselected pairs"
     )
 

@@ -270,8 +270,8 @@ class AuditRunner(WorkerPool):
         self.usage.start_phase("recorded", total, done)
         self.emit(ev.PhaseStarted("recorded", total, done))
 
-        def on_batch(count: int) -> None:
-            self.usage.counters.done = count
+        def on_batch(count: int) -> None:  # a resumed pass counts from 0 through stored pairs
+            self.usage.counters.done = max(count, done)
             self._progress()
 
         steps = recorded.store_recorded(store, run_id, self._recorded_rows, on_batch)
