@@ -65,9 +65,9 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
         ) from None
     _say_if_unjudged(out, finished.run_id)
     if finished.summary.get("parquet") is False:
-        from judgeaudit.audit.store.parquet_out import INSTALL_HINT, PARQUET
+        from judgeaudit.audit.store.parquet_out import PARQUET, install_hint
 
-        print(f"{out / PARQUET}: not written; {INSTALL_HINT}", file=sys.stderr)
+        print(f"{out / PARQUET}: not written; {install_hint()}", file=sys.stderr)
     if finished.summary.get("judge_logs") is False:
         from judgeaudit.audit.export import LOGS_JSONL
 

@@ -22,7 +22,8 @@ from judgeaudit.analysis.engines.freshness import stale_reason
 from judgeaudit.analysis.engines.history import is_history
 from judgeaudit.analysis.engines.paths import EngineError
 from judgeaudit.audit.store.bulk import pairs_in
-from judgeaudit.audit.store.parquet_out import INSTALL, PARQUET, writer_available
+from judgeaudit.audit.store.parquet_out import PARQUET, writer_available
+from judgeaudit.extras import install
 from judgeaudit.suggest import command
 
 #: From this many pairs in the run, ``auto`` reads the Parquet with DuckDB (below it SQLite's
@@ -45,7 +46,7 @@ def open_auto(db: sqlite3.Connection, out: Path, run_id: str) -> tuple[Pairs, st
     status = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
     rewrite = f"`{command('export', 'parquet', out)}` writes it"
     if not writer_available():
-        reason = f"DuckDB (faster from {AUTO_FROM:,} pairs) is not installed: {INSTALL}"
+        reason = f"DuckDB (faster from {AUTO_FROM:,} pairs) is not installed: {install('duckdb')}"
     elif not parquet.is_file():
         reason = f"no {parquet} ({rewrite})"
     elif status is None or status[0] != "finished":

@@ -8,7 +8,8 @@ from typing import Any
 from judgeaudit.analysis.engines.dialect import DUCKDB, ListRows, Rows
 from judgeaudit.analysis.engines.paths import EngineError, ParquetInput, check_schema
 from judgeaudit.analysis.engines.values import check_values
-from judgeaudit.audit.store.parquet_out import INSTALL, duckdb_connection
+from judgeaudit.audit.store.parquet_out import duckdb_connection
+from judgeaudit.extras import install
 
 
 def require() -> Any:
@@ -16,7 +17,9 @@ def require() -> Any:
     try:
         import duckdb
     except ImportError:
-        raise EngineError(f"--engine duckdb: DuckDB is not installed; {INSTALL}") from None
+        raise EngineError(
+            f"--engine duckdb: DuckDB is not installed; {install('duckdb')}"
+        ) from None
     return duckdb
 
 

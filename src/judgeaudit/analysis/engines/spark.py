@@ -11,8 +11,11 @@ from judgeaudit.analysis.engines.dialect import SPARK, ListRows, Rows
 from judgeaudit.analysis.engines.duck import checked_view
 from judgeaudit.analysis.engines.paths import EngineError, ParquetInput
 from judgeaudit.audit.store.parquet_out import writer_available
+from judgeaudit.extras import install
 
-INSTALL = "pip install 'judgeaudit[spark]' (PySpark and DuckDB; needs Java 17 or newer)"
+
+def _install() -> str:
+    return f"{install('spark')} (PySpark and DuckDB; needs Java 17 or newer)"
 
 
 def require() -> Any:
@@ -21,11 +24,11 @@ def require() -> Any:
     try:
         from pyspark.sql import SparkSession
     except ImportError:
-        raise EngineError(f"--engine spark: PySpark is not installed; {INSTALL}") from None
+        raise EngineError(f"--engine spark: PySpark is not installed; {_install()}") from None
     if not writer_available():
         raise EngineError(
             "--engine spark: DuckDB, which checks the Parquet before Spark reads it, is not"
-            f" installed; {INSTALL}"
+            f" installed; {_install()}"
         )
     return SparkSession
 

@@ -29,13 +29,19 @@ from typing import Any, Literal
 
 from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS
 from judgeaudit.errors import InputError
+from judgeaudit.extras import install
 from judgeaudit.fsutil import replace_private
 
 Partition = Literal["period", "day"]
 #: The Parquet copy of a run's pairs in its output directory.
 PARQUET = "audit_pairs.parquet"
-INSTALL = "pip install 'judgeaudit[duckdb]'"
-INSTALL_HINT = f"{INSTALL} (DuckDB writes it), then `judgeaudit export parquet OUT` writes it"
+
+
+def install_hint() -> str:
+    """What to do when a run could not write the Parquet (DuckDB is not installed)."""
+    return f"{install('duckdb')} (DuckDB writes it), then `judgeaudit export parquet OUT` writes it"
+
+
 BATCH = 100_000
 TEXT = {"pair_id", "task_id", "agent_a", "agent_b", "judge_pref", "created_at", "run_id",
         "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model"}  # fmt: skip
@@ -117,7 +123,9 @@ class PairsTable:
         try:
             self.con = duckdb_connection()
         except ImportError:
-            raise InputError(f"export parquet: DuckDB writes the Parquet; {INSTALL}") from None
+            raise InputError(
+                f"export parquet: DuckDB writes the Parquet; {install('duckdb')}"
+            ) from None
         self.dest, self.partition, self.count = dest, partition, 0
         self.columns = [*PAIR_COLUMNS, "seq", *(["period"] if partition else [])]
         self.kinds = {c: duck_type(c) for c in PAIR_COLUMNS} | {"seq": "BIGINT"}
