@@ -33,6 +33,8 @@ def test_a_venv_without_pip_is_told_its_own_uv(
     assert extras.install("duckdb") == (
         f"'{venv}/uv' pip install --python '{venv}/python' 'judgeaudit[duckdb]'"
     )
+    monkeypatch.chdir(tmp_path / "my venv")  # as the README runs it: from where the venv is
+    assert extras.install("duckdb") == "bin/uv pip install --python bin/python 'judgeaudit[duckdb]'"
 
 
 def test_without_pip_or_uv_and_with_pip_it_is_pip(
@@ -50,6 +52,7 @@ def test_the_line_this_venv_gives_names_a_uv_that_runs() -> None:
     """This project's own venv (made by `make venv`): the command's program exists and runs."""
     line = extras.install("duckdb")
     program = line.split(" pip install ")[0].strip("'") if " pip install " in line else "pip"
+    program = str(Path.cwd() / program) if program != "pip" else program
     if program == "pip":
         pytest.skip("this environment has pip: the line is plain pip")
     done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60)
