@@ -355,15 +355,10 @@ def store_recorded(
     if isinstance(rows, Trusted):
         yield from _store_trusted(store, run_id, rows, on_batch)
     else:
-        prepared = rows
+        marks = rows.marks  # a chunk's pairs so far: its last rowid of audit_pairs
+        progress = lambda chunk: on_batch(marks[chunk][1])  # noqa: E731
         yield from copy_prepared(
-            store,
-            prepared.path,
-            run_id,
-            TABLES,
-            prepared.marks,
-            lambda chunk: on_batch(prepared.marks[chunk][1]),  # pairs so far (their last rowid)
-            COMMIT_PAIRS // BATCH,
+            store, rows.path, run_id, TABLES, marks, progress, COMMIT_PAIRS // BATCH
         )
     fill_capability(store, run_id, gap_sql("capability"))
 
