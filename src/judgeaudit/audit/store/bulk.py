@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judgeaudit.audit.store.db import AuditStore
-from judgeaudit.audit.store.schema import EDIT_TRIGGERS, EDITS_TABLE
+from judgeaudit.audit.store.schema import EDIT_TRIGGERS, EDITS_TABLE, column_list
 
 #: A run's count of pairs: the one query, on audit.db and on the relation ``audit_pairs`` a
 #: report engine reads from Parquet (``--engine auto`` holds the one against the other).
@@ -53,7 +53,7 @@ def pair_batches(
     from judgeaudit.audit.store.parquet_out import BATCH
 
     store.flush("audit_pairs")
-    names = ", ".join(f'"{c}"' for c in columns) + (", rowid" if with_rowid else "")
+    names = column_list(columns) + (", rowid" if with_rowid else "")
     cursor = store.db.cursor()
     cursor.row_factory = None
     cursor.execute(f"SELECT {names} FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (run_id,))

@@ -27,6 +27,7 @@ from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.audit.store.schema import (
     CONTENT_COLUMNS,
     REPORT_INDEX,
+    column_list,
     migrate,
 )
 from judgeaudit.credentials import scrub_content
@@ -115,7 +116,7 @@ class AuditStore:
         """Insert ``pending`` (inside the caller's transaction): one ``executemany`` per table
         and column set, content scrubbed unless it is already."""
         for (table, columns, _), rows in _grouped(pending):
-            names = ", ".join(f'"{c}"' for c in columns)
+            names = column_list(columns)
             marks = ", ".join("?" for _ in columns)
             verb = "INSERT OR IGNORE" if table in STORED_ONCE else "INSERT"
             self.db.executemany(f"{verb} INTO {table} ({names}) VALUES ({marks})", rows)
@@ -320,7 +321,7 @@ class AuditStore:
 
     # --- helpers -------------------------------------------------------------------------------
     def _insert(self, table: str, row: dict[str, Any]) -> None:
-        columns = ", ".join(f'"{c}"' for c in row)
+        columns = column_list(row)
         marks = ", ".join("?" for _ in row)
         values = scrubbed_rows(table, tuple(row), [tuple(row.values())])[0]
         self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", values)

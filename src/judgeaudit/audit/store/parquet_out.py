@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS
+from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS, column_list
 from judgeaudit.errors import InputError
 from judgeaudit.extras import install
 from judgeaudit.fsutil import replace_private
@@ -108,7 +108,7 @@ def write_pairs(
 
 
 #: ``audit_pairs``'s columns as a select list, in :data:`PAIR_COLUMNS`' order.
-PAIR_NAMES = ", ".join(f'"{c}"' for c in PAIR_COLUMNS)
+PAIR_NAMES = column_list(PAIR_COLUMNS)
 
 
 class PairsTable:

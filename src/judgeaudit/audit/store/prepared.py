@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.store.db import AuditStore, scrubbed_rows
+from judgeaudit.audit.store.schema import column_list
 
 #: (table, its columns, the id columns that start with the run id) of one prepared table.
 Table = tuple[str, Sequence[str], Sequence[str]]
@@ -91,10 +92,6 @@ def grouped(
         db.execute("PRAGMA shrink_memory")  # the bulk cache's pages back to the system
 
 
-def _quoted(columns: Sequence[str]) -> str:
-    return ", ".join(f'"{c}"' for c in columns)
-
-
 class Prepared:
     """Writes prepared rows into the scratch connection ``db`` (one the caller opened and owns),
     and marks chunk boundaries (the last rowid of every table) for the copy's transactions."""
@@ -108,7 +105,7 @@ class Prepared:
         self.marks: list[tuple[int, ...]] = []
         for table, columns, _ in self.tables:
             key = f", PRIMARY KEY ({keys[table]})" if table in keys else ""
-            db.execute(f"CREATE TABLE {table} ({_quoted(columns)}{key})")
+            db.execute(f"CREATE TABLE {table} ({column_list(columns)}{key})")
 
     def add(self, rows: Sequence[Sequence[Sequence[Any]]]) -> None:
         """Insert one batch (rows per table, in table order), scrubbed; then mark a chunk end."""
@@ -150,7 +147,7 @@ def copy_prepared(
                 for c in columns
             )
             statements.append(
-                f"INSERT OR IGNORE INTO main.{table} ({_quoted(columns)}) SELECT {values}"
+                f"INSERT OR IGNORE INTO main.{table} ({column_list(columns)}) SELECT {values}"
                 f" FROM {PREPARED}.{table} WHERE rowid > :lo AND rowid <= :hi ORDER BY rowid"
             )
         low = (0,) * len(tables)
@@ -178,7 +175,7 @@ def insert_batch(store: AuditStore, tables: Sequence[Table], rows: Sequence[Sequ
     for (table, columns, _), batch in zip(tables, rows, strict=True):
         marks = ", ".join("?" for _ in columns)
         db.executemany(
-            f"INSERT OR IGNORE INTO main.{table} ({_quoted(columns)}) VALUES ({marks})",
+            f"INSERT OR IGNORE INTO main.{table} ({column_list(columns)}) VALUES ({marks})",
             scrubbed_rows(table, columns, batch),
         )
 

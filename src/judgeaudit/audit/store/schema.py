@@ -13,7 +13,7 @@ generated from this module (``scripts/gen_schema_docs.py``).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,9 +127,16 @@ LOG_COLUMNS = (
     "parse_error",
     "prompt_template_hash",
 )
+
+
 #: The columns that hold content (conversations, tool results, judge replies, errors, notes):
 #: every write passes them through :func:`judgeaudit.credentials.scrub_content`, so a key quoted
 #: in a conversation or a provider's error never reaches ``audit.db`` or anything derived from it.
+def column_list(columns: Iterable[str]) -> str:
+    """``columns`` as an SQL column list, each name quoted (``"order"`` is a keyword)."""
+    return ", ".join(f'"{c}"' for c in columns)
+
+
 CONTENT_COLUMNS = {
     "runs": frozenset({"manifest"}),
     "trajectories": frozenset({"events", "success_detail", "context"}),
