@@ -120,6 +120,58 @@ def test_once_settled_a_kept_report_answers_by_its_state_alone(
     assert len(computed) == 1
 
 
+def test_a_report_computed_past_the_racy_window_is_kept_by_its_state_alone(
+    out: Path,
+    computed: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A large run's closing report outlasts the 2 s in which a same-tick write could hide: its
+    files' bytes are hashed once more when it ends, and once they held, the entry answers by
+    the files' state alone, so the first ``report`` after the run reads no GB again."""
+    clock = iter([check_memo.now_ns()])
+    real_now = check_memo.now_ns
+    # the lookup sees the files as written moments ago; every later reading is 10 s on
+    monkeypatch.setattr(check_memo, "now_ns", lambda: next(clock, real_now() + 10 * 10**9))
+    hashed: list[list[Path]] = []
+    real_digest = check_memo.content_digest
+
+    def counted(paths: list[Path]) -> str | None:
+        hashed.append(paths)
+        return real_digest(paths)
+
+    monkeypatch.setattr(check_memo, "content_digest", counted)
+    first, _ = _report(out, capsys)
+    assert len(hashed) == 2  # before and after the computation
+    (entry,) = _kept(tmp_path / "cache")
+    assert "content" not in entry
+
+    def refuse(paths: list[Path]) -> str | None:
+        raise AssertionError(f"hashed {paths} again")
+
+    monkeypatch.setattr(check_memo, "content_digest", refuse)
+    again, err = _report(out, capsys)
+    assert again == first and "remembered" in err
+    assert len(computed) == 1
+
+
+def test_a_report_whose_after_hash_starts_racy_keeps_its_digest(
+    out: Path,
+    computed: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """The same, with the hash after the computation begun while the files were still racy
+    (a write then could still hide in their tick): the digest is kept."""
+    frozen = check_memo.now_ns()
+    monkeypatch.setattr(check_memo, "now_ns", lambda: frozen)
+    _report(out, capsys)
+    (entry,) = _kept(tmp_path / "cache")
+    assert len(entry["content"]) == 64
+
+
 def test_the_report_a_run_computes_answers_report_out_right_after_it(
     computed: list[Path],
     capsys: pytest.CaptureFixture[str],

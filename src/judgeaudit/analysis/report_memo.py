@@ -19,8 +19,10 @@ empty turns both off, ``JUDGEAUDIT_REPORT_MEMO=0`` this one alone) under a diges
   of the state. Such a report is kept with a SHA-256 of the files' bytes, taken before and
   after the computation (equal, or it is not kept), and answers a later ``report`` only when
   the bytes hash the same again; once the files have settled, the first answer drops the
-  digest (later answers compare the state alone). So the report a finished run computed is
-  the one ``judgeaudit report OUT`` prints right after it, without computing it twice.
+  digest (later answers compare the state alone), and so does a computation that outlasts
+  the racy window (its after-hash begun with the files settled). So the report a finished run
+  computed is the one ``judgeaudit report OUT`` prints right after it, without computing it
+  twice.
 
 The notes a report printed (auto's line naming the engine and the Parquet as the command
 spelled OUT) are replayed only to a command that spelled OUT the same way; another spelling
@@ -191,8 +193,14 @@ def keep(memo: Memo, out: Path, options: ReportOptions, report: Report) -> None:
     content = None
     if not check_memo.settled(memo.started_ns, memo.newest_ns):
         content = memo.content
+        hashed_ns = check_memo.now_ns()
         if content is None or check_memo.content_digest(memo.files) != content:
             return  # unreadable, or written to while the report was computed
+        if check_memo.settled(hashed_ns, memo.newest_ns):
+            # The bytes held from before the computation to a hash begun after the files
+            # settled: any write from then on changes their state, so the state alone will do
+            # (the first report after a large run need not hash a GB again).
+            content = None
     _write(memo, out, options, memo.notes, report, content)
 
 
