@@ -3,6 +3,8 @@ the two agents the other way round, a lone brace in a judge template. Real CLI, 
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -29,10 +31,15 @@ def recorded_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp / "out"
 
 
-def test_audit_db_is_private_like_the_derived_files(recorded_out: Path) -> None:
-    """The DB holds the same trajectories and verdicts as audit_pairs.csv (0600): so is it."""
-    for name in ("audit.db", "audit_pairs.csv"):
-        mode = stat.S_IMODE((recorded_out / name).stat().st_mode)
+def test_audit_db_is_private_like_the_derived_files(recorded_out: Path, tmp_path: Path) -> None:
+    """The DB holds the same trajectories and verdicts as the derived files (0600): so is it,
+    and so are the CSV and JSONL a recorded run leaves to ``export files``."""
+    copy = tmp_path / "out"
+    shutil.copytree(recorded_out, copy)
+    done = cli("export", "files", str(copy))
+    assert done.returncode == 0, done.stderr
+    for name in ("audit.db", "audit_pairs.parquet", "audit_pairs.csv", "judge_logs.jsonl"):
+        mode = stat.S_IMODE((copy / name).stat().st_mode)
         assert mode == 0o600, f"{name}: {oct(mode)}"
 
 
@@ -52,10 +59,11 @@ def test_show_with_the_agents_reversed_says_which_pair_was_meant(recorded_out: P
 
 
 def _first_pair_id(out: Path) -> str:
-    import csv
-
-    with (out / "audit_pairs.csv").open(encoding="utf-8") as handle:
-        return str(next(csv.DictReader(handle))["pair_id"])
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        return str(db.execute("SELECT MIN(pair_id) FROM audit_pairs").fetchone()[0])
+    finally:
+        db.close()
 
 
 def test_a_lone_brace_in_a_template_is_named_in_our_words(tmp_path: Path) -> None:
@@ -100,10 +108,11 @@ def test_show_finds_an_accented_pair_id_typed_decomposed_or_composed(tmp_path: P
         "run", str(tmp_path / "spec.toml"), "--out", str(tmp_path / "out"), "--events", "progress"
     )
     assert done.returncode == 0, done.stderr
-    import csv
-
-    with (tmp_path / "out" / "audit_pairs.csv").open(encoding="utf-8") as handle:
-        pair_id = next(r["pair_id"] for r in csv.DictReader(handle) if "/prod-caf" in r["pair_id"])
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    (pair_id,) = db.execute(
+        "SELECT pair_id FROM audit_pairs WHERE pair_id LIKE '%/prod-caf%' ORDER BY pair_id LIMIT 1"
+    ).fetchone()
+    db.close()
     assert "caf\u00e9" in pair_id, "stored composed, as the file had it"
     for typed in (pair_id, pair_id.split("/", 1)[1]):
         for form in ("NFC", "NFD"):

@@ -1,9 +1,11 @@
-"""A recorded-verdict run writes no ``judge_logs.jsonl`` (its verdicts are in the user's file and
-in ``audit.db``); ``judgeaudit export files OUT`` writes it on request, with the lines a live run
-writes, atomically. Real CLI in child processes, real SQLite files."""
+"""A recorded-verdict run writes no ``judge_logs.jsonl`` and no ``audit_pairs.csv`` (its verdicts
+are in the user's file and in ``audit.db``, its pairs in ``audit.db`` and the Parquet);
+``judgeaudit export files OUT`` writes them on request, with the lines a live run writes,
+atomically. Real CLI in child processes, real SQLite files."""
 
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
 from pathlib import Path
@@ -50,11 +52,27 @@ def test_a_recorded_run_writes_no_judge_log_and_says_which_command_does(tmp_path
     out = tmp_path / "out"
     stderr = _recorded_run(tmp_path, out)
     assert not (out / "judge_logs.jsonl").exists()
-    for name in ("audit.db", "audit_pairs.csv", "manifest.json", "report.html"):
+    assert not (out / "audit_pairs.csv").exists()
+    for name in ("audit.db", "audit_pairs.parquet", "manifest.json", "report.html"):
         assert (out / name).is_file(), name
-    assert f"judgeaudit export files {out}` writes it" in stderr, stderr
+    assert (
+        f"{out / 'audit_pairs.csv'}, {out / 'judge_logs.jsonl'}: not written for recorded "
+        f"verdicts (audit.db holds them); `judgeaudit export files {out}` writes them"
+    ) in stderr, stderr
     done = cli("export", "files", str(out))
     assert done.returncode == 0, done.stderr
+    # the CSV: a header and one line per audit_pairs row of the run, in pair order
+    with (out / "audit_pairs.csv").open(newline="", encoding="utf-8") as handle:
+        table = list(csv.reader(handle))
+    db = sqlite3.connect(out / "audit.db")
+    stored = db.execute("SELECT * FROM audit_pairs ORDER BY pair_id").fetchall()
+    names = [d[0] for d in db.execute("SELECT * FROM audit_pairs LIMIT 0").description]
+    db.close()
+    assert len(table) == len(stored) + 1 == 41
+    assert set(table[0]) <= set(names)
+    for cells, row in zip(table[1:], stored, strict=True):
+        by_name = dict(zip(names, row, strict=True))
+        assert cells == ["" if by_name[c] is None else str(by_name[c]) for c in table[0]]
     lines = (out / "judge_logs.jsonl").read_text(encoding="utf-8").splitlines()
     # Each line is its judge_logs row, read here straight from the database.
     db = sqlite3.connect(out / "audit.db")

@@ -1,10 +1,10 @@
 """DuckDB is the one Parquet writer: a finishing run writes ``OUT/audit_pairs.parquet`` without
-pyarrow, with the rows the CSV holds; without DuckDB the run says the file was not written and
+pyarrow, with the rows audit.db holds; without DuckDB the run says the file was not written and
 how to get it."""
 
 from __future__ import annotations
 
-import csv
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -27,10 +27,11 @@ def test_a_run_writes_the_parquet_with_duckdb_and_no_pyarrow(
     path = str(out / "audit_pairs.parquet").replace("'", "''")
     ids = [r[0] for r in con.execute(f"SELECT pair_id FROM '{path}' ORDER BY seq").fetchall()]
     kinds = dict(con.execute(f"SELECT name, type FROM parquet_schema('{path}')").fetchall())
-    with (out / "audit_pairs.csv").open(encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    assert len(ids) == len(rows) > 0
-    assert sorted(ids) == sorted(r["pair_id"] for r in rows)
+    db = sqlite3.connect(out / "audit.db")
+    stored = [r[0] for r in db.execute("SELECT pair_id FROM audit_pairs ORDER BY rowid")]
+    db.close()
+    assert len(ids) == len(stored) > 0
+    assert ids == stored  # seq is the order the run stored them
     assert kinds["reward_gap"] == "DOUBLE" and kinds["seq"] == "INT64"
 
 

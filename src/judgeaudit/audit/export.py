@@ -7,10 +7,11 @@ one exception is ``judge_logs.jsonl`` at the end of a run that was not interrupt
 rows, so it is kept (synced to disk) instead of written again; its lines are in the order the
 calls finished, where a rebuild (``export files``, a stopped run) orders them by pair.
 
-One rule lives here (:func:`logs_on_request`): a recorded-verdict run writes no
-``judge_logs.jsonl`` by itself. Its verdicts came from a file the user already has and sit in
-``audit.db``'s ``judge_logs`` table; the JSONL would copy them again (1.15 GB at 1M pairs,
-docs/benchmarks.md). ``judgeaudit export files OUT`` writes it on request.
+One rule lives here (:func:`on_request`): a recorded-verdict run writes neither
+``judge_logs.jsonl`` nor ``audit_pairs.csv`` by itself. Its verdicts came from a file the user
+already has and sit in ``audit.db`` (and its pairs in ``audit_pairs.parquet`` too); the JSONL
+would copy them again (1.15 GB at 1M pairs), the CSV the pairs (192 MB and 4 s of CPU at 1M
+pairs, docs/benchmarks.md). ``judgeaudit export files OUT`` writes both on request.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import csv
 import json
 import os
 import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +37,9 @@ LOGS_JSONL = "judge_logs.jsonl"
 MANIFEST = "manifest.json"
 
 
-def logs_on_request(manifest: dict[str, Any]) -> bool:
-    """Whether the run's ``judge_logs.jsonl`` is written only on request: a recorded-verdict run."""
+def on_request(manifest: dict[str, Any]) -> bool:
+    """Whether the run's ``judge_logs.jsonl`` and ``audit_pairs.csv`` are written only on
+    request (``export files``): a recorded-verdict run."""
     return recorded_verdicts(manifest)
 
 
@@ -109,15 +112,19 @@ def export_all(
     final: bool = False,
     logs: bool | None = None,
     live_complete: bool = False,
+    pairs_csv: bool | None = None,
 ) -> dict[str, Any]:
     """Rewrite the derived files for ``run_id``; return a small summary of the run.
 
-    ``logs``: write ``judge_logs.jsonl`` (default: unless :func:`logs_on_request`). When it is
-    not written, an older one is removed: the derived files always describe one run.
+    ``logs``, ``pairs_csv``: write ``judge_logs.jsonl``, ``audit_pairs.csv`` (default: unless
+    :func:`on_request`). A file not written is removed if an older one is there: the derived
+    files always describe one run.
     ``live_complete``: the live log of an uninterrupted run holds every row; it is kept."""
     manifest = store.manifest(run_id)
     if logs is None:
-        logs = not logs_on_request(manifest)
+        logs = not on_request(manifest)
+    if pairs_csv is None:
+        pairs_csv = not on_request(manifest)
     finishing = None
     if final:  # fed the rows the CSV is written from
         from judgeaudit.audit.store.parquet_out import PARQUET
@@ -125,7 +132,7 @@ def export_all(
         finishing = FinalExports(store, run_id, out / PARQUET)
     try:
         pairs, decisive, misselected = _write_files(
-            store, run_id, out, logs, live_complete, finishing
+            store, run_id, out, logs, live_complete, finishing, pairs_csv
         )
     except BaseException:
         if finishing is not None:
@@ -145,6 +152,7 @@ def export_all(
         "usage": manifest["usage"],
         "parquet": parquet,
         "judge_logs": logs,
+        "pairs_csv": pairs_csv,
     }
 
 
@@ -155,27 +163,44 @@ def _write_files(
     logs: bool,
     live_complete: bool,
     finishing: FinalExports | None = None,
+    pairs_csv: bool = True,
 ) -> tuple[int, int, int]:
-    """The CSV and (``logs``) the JSONL; the CSV's pairs, decisive pairs and misselections.
-    ``finishing`` is fed each batch of rows the CSV is written from (with their rowid last)."""
-    pairs = decisive = misselected = 0
-    with atomic_writer(out / PAIRS_CSV) as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(PAIR_COLUMNS)
-        for rows in pair_batches(store, run_id, PAIR_COLUMNS, with_rowid=finishing is not None):
-            if finishing is not None:
-                finishing.add(rows)
-                writer.writerows(row[:-1] for row in rows)
-            else:
-                writer.writerows(rows)
-            pairs += len(rows)
-            for row in rows:
-                decisive += is_decisive(bool(row[_SUCCESS_A]), bool(row[_SUCCESS_B]))
-                misselected += row[_MISSELECTED] or 0
+    """(``pairs_csv``) the CSV and (``logs``) the JSONL; the run's pairs, decisive pairs and
+    misselections, counted over the rows the CSV is written from. ``finishing`` is fed each
+    batch of those rows (with their rowid last), whether or not the CSV is written."""
+    if not pairs_csv:
+        (out / PAIRS_CSV).unlink(missing_ok=True)
+        counts = _pair_pass(store, run_id, finishing, None)
+    else:
+        with atomic_writer(out / PAIRS_CSV) as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(PAIR_COLUMNS)
+            counts = _pair_pass(store, run_id, finishing, writer.writerows)
     if not logs:
         (out / LOGS_JSONL).unlink(missing_ok=True)
     elif not (live_complete and (out / LOGS_JSONL).exists()):
         with atomic_writer(out / LOGS_JSONL) as handle:
             for log in store.iter_logs(run_id):
                 handle.write(log_json(log) + "\n")
+    return counts
+
+
+def _pair_pass(
+    store: AuditStore,
+    run_id: str,
+    finishing: FinalExports | None,
+    write_rows: Callable[[Iterable[Sequence[Any]]], object] | None,
+) -> tuple[int, int, int]:
+    """One read of the run's pairs: each batch to ``finishing`` and to the CSV's
+    ``write_rows`` (either may be None); the pairs, decisive pairs and misselections counted."""
+    pairs = decisive = misselected = 0
+    for rows in pair_batches(store, run_id, PAIR_COLUMNS, with_rowid=finishing is not None):
+        if finishing is not None:
+            finishing.add(rows)
+        if write_rows is not None:
+            write_rows(rows if finishing is None else (row[:-1] for row in rows))
+        pairs += len(rows)
+        for row in rows:
+            decisive += is_decisive(bool(row[_SUCCESS_A]), bool(row[_SUCCESS_B]))
+            misselected += row[_MISSELECTED] or 0
     return pairs, decisive, misselected

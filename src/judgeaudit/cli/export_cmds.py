@@ -162,7 +162,7 @@ def cmd_export_files(args: argparse.Namespace) -> int:
     with holding(args.out, "export files"):
         store = AuditStore(path)
         try:
-            summary = export_all(store, run_id, args.out, logs=True)
+            summary = export_all(store, run_id, args.out, logs=True, pairs_csv=True)
         finally:
             store.close()
     names = ", ".join(str(args.out / name) for name in (PAIRS_CSV, LOGS_JSONL, MANIFEST))

@@ -68,15 +68,26 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
         from judgeaudit.audit.store.parquet_out import PARQUET, install_hint
 
         print(f"{out / PARQUET}: not written; {install_hint()}", file=sys.stderr)
-    if finished.summary.get("judge_logs") is False:
-        from judgeaudit.audit.export import LOGS_JSONL
+    _say_on_request(out, finished.summary)
+    return finished
 
+
+def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
+    """One line for the derived files a recorded-verdict run leaves to ``export files``."""
+    from judgeaudit.audit.export import LOGS_JSONL, PAIRS_CSV
+
+    left = [
+        n
+        for key, n in (("pairs_csv", PAIRS_CSV), ("judge_logs", LOGS_JSONL))
+        if summary.get(key) is False
+    ]
+    if left:
         print(
-            f"{out / LOGS_JSONL}: not written for recorded verdicts (audit.db holds them); "
-            f"`{command('export', 'files', out)}` writes it",
+            f"{', '.join(str(out / name) for name in left)}: not written for recorded verdicts "
+            f"(audit.db holds them); `{command('export', 'files', out)}` writes "
+            + ("it" if len(left) == 1 else "them"),
             file=sys.stderr,
         )
-    return finished
 
 
 def _say_if_unjudged(out: Path, run_id: str) -> None:
