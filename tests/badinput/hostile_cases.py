@@ -58,6 +58,8 @@ HOSTILE_CASES: list[Case] = [
         "import-agent-key", "tau-bench", b"[]", "looks like an API key", extra=("--agent", KEYLIKE)
     ),
     imp("import-agent-tilde", "tau-bench", b"[]", "'~'", extra=("--agent", "a~b")),
+    # a part ids read as the trial: task x with agent y/t0/z and task x/t0/y with z, one pair id
+    imp("import-agent-trial-part", "tau-bench", b"[]", "'t0'", extra=("--agent", "y/t0/z")),
     imp(
         "import-agent-huge",
         "tau-bench",
@@ -76,9 +78,18 @@ HOSTILE_CASES: list[Case] = [
         {"spec.toml": IMPORTED_SPEC, "pairs.jsonl": FIFO},
     ),
     run_imported("pairs-agent-tilde", jsonl(pair(agent_a="a~b", agent_b="c")), "agent_a", "'~'"),
+    run_imported(
+        "pairs-agent-trial-part", jsonl(pair(agent_a="openai/t12", agent_b="c")), "agent_a", "'t12'"
+    ),
     run_imported("pairs-agent-huge", jsonl(pair(agent_a="x" * 100_000)), "agent_a", "100000"),
     run_spec(
         "spec-agent-tilde", spec().replace('name = "ace"', 'name = "a~b"'), "agents[0].name", "'~'"
+    ),
+    run_spec(
+        "spec-agent-trial-part",
+        spec().replace('name = "ace"', 'name = "t3"'),
+        "agents[0].name",
+        "'t3'",
     ),
     Case(
         "spec-endpoint-credentials",

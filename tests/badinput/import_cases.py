@@ -325,6 +325,25 @@ IMPORT_CASES: list[Case] = [
         "{tmp}/r.jsonl:1: agent_b",
         "must be a string, got a number",
     ),
+    # two pairs that would share one pair id (a new user's finding, session 12): refused by the
+    # agent name, at its line, before anything is written
+    one_file(
+        "import-recorded-pair-id-collision",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl(
+            {
+                **pair(pair_id="p1", task_id="T/t0/openai", agent_a="gpt-4o", agent_b="z"),
+                "type": "pair",
+            },
+            {
+                **pair(pair_id="p2", task_id="T", agent_a="openai/t0/gpt-4o", agent_b="z"),
+                "type": "pair",
+            },
+        ),
+        "{tmp}/r.jsonl:2: agent_a",
+        "'t0'",
+    ),
     # --- 23: one location syntax, the right hint for a JSON file ---------------------------------
     one_file(
         "import-recorded-bad-winner-location",

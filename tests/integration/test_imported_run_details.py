@@ -119,3 +119,13 @@ def test_show_finds_an_accented_pair_id_typed_decomposed_or_composed(tmp_path: P
             shown = cli("show", str(tmp_path / "out"), unicodedata.normalize(form, typed))
             assert shown.returncode == 0, (form, shown.stderr)
             assert f"pair {pair_id}" in shown.stdout
+
+
+def test_show_says_a_recorded_verdict_has_no_prompt(recorded_out: Path) -> None:
+    done = cli("show", str(recorded_out), _first_pair_id(recorded_out))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "rendered prompt: not stored (a recorded verdict: the log it came from holds no prompt)"
+        in (done.stdout)
+    )
+    assert "before prompts were kept" not in done.stdout

@@ -63,6 +63,18 @@ def test_pair_detail_and_review_show_any_json_tool_result(
     detail, review = asyncio.run(go())
     assert "← 25.0" in detail and "← True" not in detail and "← true" in detail
     assert "Zoë's café mug ☕" in detail  # non-ASCII verbatim inside a string tool result
+    # a recorded verdict has no rendered prompt, and says why (not "made before prompts")
+    assert "not stored: a recorded verdict: the log it came from holds no prompt" in detail
+    assert "before prompts were kept" not in detail
+    import sqlite3
+
+    moods = sqlite3.connect(out / "audit.db").execute(
+        "SELECT satisfied FROM trajectories WHERE task_id = 'retail-0' AND trial = 0"
+        " AND agent IN ('gpt-4o', 'small-model')"
+    )
+    for (satisfied,) in moods:  # an unrecorded satisfaction is not shown as "not satisfied"
+        expected = {None: "satisfaction not recorded", 0: "user not satisfied", 1: "user satisfied"}
+        assert expected[satisfied] in detail
     assert "A: " in review and "B: " in review and "← 25.0" in review
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
-from judgeaudit.audit.units.ids import pair_trial_b
+from judgeaudit.audit.units.ids import is_recorded_log, pair_trial_b
 
 SHOW_MATCHES = 5
 
@@ -118,6 +118,13 @@ def _side(row: sqlite3.Row | None) -> dict[str, Any] | None:
     return side
 
 
+def no_prompt_reason(call: dict[str, Any]) -> str:
+    """Why a judge call shows no rendered prompt (``show`` and the app's Pair detail say it)."""
+    if is_recorded_log(str(call.get("log_id") or "")):
+        return "a recorded verdict: the log it came from holds no prompt"
+    return "run made before prompts were kept"
+
+
 def _call(row: sqlite3.Row) -> dict[str, Any]:
     call = dict(row)
     raw = call.pop("messages_json")
@@ -161,7 +168,7 @@ def render_detail(detail: dict[str, Any]) -> str:
         ]
         messages = call["messages"]
         if messages is None:
-            lines.append("-- rendered prompt: not stored (run made before prompts were kept)")
+            lines.append(f"-- rendered prompt: not stored ({no_prompt_reason(call)})")
         else:
             # A retry repeats the earlier messages; show only what it added.
             new = messages[shown:] if call["attempt"] > 0 else messages

@@ -34,7 +34,7 @@ class Side:
     success: bool = False
     success_source: str = ""
     ending: str = ""
-    satisfied: bool = False
+    satisfied: bool | None = False  # None: not recorded (an imported or recorded side)
     detail: dict[str, Any] = field(default_factory=dict)
     llm_success: bool | None = None
 
@@ -78,7 +78,7 @@ def _side(agent: str, row: dict[str, Any] | None) -> Side:
         bool(row["success"]),
         str(row["success_source"]),
         str(row["ending"] or ""),
-        bool(row["satisfied"]),
+        None if row["satisfied"] is None else bool(row["satisfied"]),
         dict(row["success_detail"]),
         None if row["llm_success"] is None else bool(row["llm_success"]),
     )

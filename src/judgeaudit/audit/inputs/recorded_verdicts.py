@@ -45,7 +45,7 @@ from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units.gap import gap_sql
 from judgeaudit.audit.units.ids import pair_id as make_pair_id
-from judgeaudit.audit.units.ids import traj_id
+from judgeaudit.audit.units.ids import recorded_log_id, traj_id
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
 from judgeaudit.audit.units.period import OnePeriod
 from judgeaudit.fsutil import process_alive
@@ -329,7 +329,7 @@ def _rows(
         parsed_text = _json(parsed)
         logs.append(
             (
-                f"{pid}/{v['order']}/recorded",
+                recorded_log_id(pid, v["order"]),
                 pid,
                 "judge",
                 model,

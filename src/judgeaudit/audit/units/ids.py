@@ -17,6 +17,16 @@ def pair_id(
     return f"{run_id}/{task_id}/{trials}/{agent_a}~{agent_b}"
 
 
+def recorded_log_id(pair_id: str, order: str) -> str:
+    """The ``judge_logs`` id of a verdict read from a recorded log (no model was called)."""
+    return f"{pair_id}/{order}/recorded"
+
+
+def is_recorded_log(log_id: str) -> bool:
+    """Whether a ``judge_logs`` row holds a recorded verdict: it has no rendered prompt."""
+    return log_id.endswith("/recorded")
+
+
 def pair_trial_b(row: Any) -> int:
     """Side B's trial of a stored ``audit_pairs`` row (``trial`` when the column is empty/absent)."""
     keys = row.keys() if hasattr(row, "keys") else ()

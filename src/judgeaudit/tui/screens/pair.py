@@ -51,10 +51,8 @@ def verdict(side: Side) -> Text:
     text = Text(
         "SUCCESS" if side.success else "FAILED", style="bold green" if side.success else "bold red"
     )
-    text.append(
-        f" ({side.success_source}) · ending {side.ending} · user "
-        f"{'satisfied' if side.satisfied else 'not satisfied'}\n"
-    )
+    mood = {True: "user satisfied", False: "user not satisfied", None: "satisfaction not recorded"}
+    text.append(f" ({side.success_source}) · ending {side.ending} · {mood[side.satisfied]}\n")
     for line in side.detail.get("state_diff", []):
         text.append(f"state: {line}\n", style="red")
     for fact in side.detail.get("missing_facts", []):
@@ -64,10 +62,13 @@ def verdict(side: Side) -> Text:
     return text
 
 
-def rendered_prompt(messages: list[dict[str, Any]] | None, attempt: int) -> Text:
+def rendered_prompt(call: dict[str, Any]) -> Text:
     """What the judge was sent; a retry shows only the re-ask it added."""
+    from judgeaudit.analysis.pair_detail import no_prompt_reason  # loaded with the pair already
+
+    messages, attempt = call.get("messages"), int(call["attempt"])
     if messages is None:
-        return Text("(rendered prompt not stored: run made before prompts were kept)\n", "dim")
+        return Text(f"(rendered prompt not stored: {no_prompt_reason(call)})\n", "dim")
     out = Text()
     for message in messages[-1:] if attempt else messages:
         out.append(f"[{message['role']}] ", style="bold dim")
@@ -86,7 +87,7 @@ def judge_outputs(calls: list[dict[str, Any]]) -> Text:
         if call["parse_error"]:
             text.append(f"  PARSE ERROR: {call['parse_error']}", style="bold red")
         text.append("\n")
-        text.append_text(rendered_prompt(call.get("messages"), int(call["attempt"])))
+        text.append_text(rendered_prompt(call))
         text.append(str(call["raw_output"] or "") + "\n\n")
     return text
 
