@@ -248,6 +248,12 @@ def text_depth(data: bytes) -> int:
     return deepest
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """The decoder's message without its dangling "at" ("Invalid control character at"), for
+    a message that says where itself."""
+    return exc.msg.removesuffix(" at")
+
+
 class TooDeep(ValueError):
     """A document nested past :data:`MAX_DEPTH` (or past Python's recursion limit)."""
 

@@ -142,11 +142,13 @@ def loads_json(
     except json.JSONDecodeError as exc:
         if document is not None:
             raise error(
-                f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                f"{where}: not valid JSON ({safeio.json_problem(exc)} at line {exc.lineno} column "
+                f"{exc.colno}); "
                 f"{document}"
             ) from None
         raise error(
-            f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); one {what} object per line"
+            f"{where}: not valid JSON ({safeio.json_problem(exc)} at column {exc.colno}); one {what} "
+            "object per line"
         ) from None
 
 

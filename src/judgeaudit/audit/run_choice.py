@@ -23,7 +23,8 @@ class OtherSpec(RunError):
 
     def __init__(self, out: Path, other_run: str, other_hash: str, spec_hash: str) -> None:
         self.said = (
-            f"{out} holds run {other_run} from a different spec (hash {other_hash} != {spec_hash})"
+            f"{out} holds run {other_run} from a different spec (hash {other_hash} != "
+            f"{spec_hash}: the hash covers the spec and the content of the files it names)"
         )
         super().__init__(
             f"{self.said}; pass --new-run to add a run to this directory, or choose another --out"

@@ -270,16 +270,21 @@ class AuditRunner(WorkerPool):
         self.usage.start_phase("recorded", total, done)
         self.emit(ev.PhaseStarted("recorded", total, done))
 
+        commits = 0
+
         def on_batch(count: int) -> None:  # a resumed pass counts from 0 through stored pairs
+            nonlocal commits
+            commits += 1
             self.usage.counters.done = max(count, done)
-            self._progress()
+            self._progress(force=True)  # one a commit: seconds apart at scale, the last says done
 
         steps = recorded.store_recorded(store, run_id, self._recorded_rows, on_batch)
         with closing(steps):  # a cancel closes it: the open transaction is rolled back
             for _ in steps:
                 await asyncio.sleep(0)
         stored = count_pairs(store, run_id)
-        self._progress(force=True)
+        if not commits:  # nothing stored in this pass: say where the run stands once
+            self._progress(force=True)
         complete = stored == total
         store.set_status(run_id, "finished" if complete else "incomplete")
         summary = export_all(store, run_id, self.out, final=True)

@@ -41,7 +41,10 @@ def _json(value: Any, column: str = "") -> tuple[dict[str, Any], str | None]:
         return {}, f"{column} is nested too deeply; fix it in CC Switch"
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        return {}, f"{column} is not valid JSON ({exc.msg} at {where}); fix it in CC Switch"
+        return (
+            {},
+            f"{column} is not valid JSON ({safeio.json_problem(exc)} at {where}); fix it in CC Switch",
+        )
     if not isinstance(data, dict):
         return {}, f"{column} is not a JSON object; fix it in CC Switch"
     return data, None
