@@ -93,19 +93,20 @@ def judge_outputs(calls: list[dict[str, Any]]) -> Text:
 
 
 def pair_title(pair_id: str, pair: dict[str, Any]) -> str:
-    """Task, trial and agents (what `show` needs), then the verdict in agents' names."""
+    """MISSELECTED first when it is (the header has two lines: at 80 columns long agent names
+    pushed it out of sight), then task, trial and agents, then the verdict in agents' names."""
     agents = {"A": pair["agent_a"], "B": pair["agent_b"]}
 
     def named(pref: Any) -> str:
         return str(agents.get(str(pref), pref))
 
     trial = pair_id.split("/")[-2]
-    flag = "  MISSELECTED" if pair["misselected"] else ""
+    flag = "MISSELECTED · " if pair["misselected"] else ""
     return (
-        f"{pair['task_id']} {trial} ({pair['task_type']}) · A {pair['agent_a']} vs B "
+        f"{flag}{pair['task_id']} {trial} ({pair['task_type']}) · A {pair['agent_a']} vs B "
         f"{pair['agent_b']} · judge prefers {named(pair['judge_pref'])} (AB: "
         f"{named(pair['pref_ab'])}, BA: {named(pair['pref_ba'])}) · scores "
-        f"{pair['judge_score_a']}/{pair['judge_score_b']}{flag}"
+        f"{pair['judge_score_a']}/{pair['judge_score_b']}"
     )
 
 
