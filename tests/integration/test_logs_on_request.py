@@ -144,3 +144,23 @@ def test_export_files_refuses_a_directory_without_an_audit(tmp_path: Path) -> No
     done = cli("export", "files", str(out), "--run", "nope")
     assert done.returncode == 2 and "run 'nope' not found" in done.stderr, done.stderr
     assert not (out / "judge_logs.jsonl").exists()
+
+
+def test_export_files_of_an_older_run_rewrites_every_derived_file_for_it(tmp_path: Path) -> None:
+    """``export files --run OLD`` once left the latest run's report.html beside OLD's CSV (a new
+    user's finding): every derived file now shows the run exported."""
+    out = tmp_path / "out"
+    _recorded_run(tmp_path, out)
+    first = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["run_id"]
+    done = cli("run", str(tmp_path / "spec.toml"), "--out", str(out), "--new-run")
+    assert done.returncode == 0, done.stderr
+    latest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["run_id"]
+    assert latest != first and latest in (out / "report.html").read_text(encoding="utf-8")
+    done = cli("export", "files", str(out), "--run", first)
+    assert done.returncode == 0, done.stderr
+    for name in ("report.html", "misselection.svg", "manifest.json"):
+        text = (out / name).read_text(encoding="utf-8")
+        assert first in text and latest not in text, name
+    with (out / "audit_pairs.csv").open(newline="", encoding="utf-8") as handle:
+        assert {row["run_id"] for row in csv.DictReader(handle)} == {first}
+    assert str(out / "report.html") in done.stdout

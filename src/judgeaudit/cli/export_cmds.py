@@ -84,11 +84,13 @@ def register(sub: Sub) -> None:
     parquet.set_defaults(func=cmd_export_parquet)
     files = kinds.add_parser(
         "files",
-        help="OUT's derived files from audit.db: audit_pairs.csv, judge_logs.jsonl, manifest.json",
-        description="Rewrites OUT/audit_pairs.csv, OUT/judge_logs.jsonl and OUT/manifest.json "
-        "for the run from audit.db, each atomically. A recorded-verdict run writes no "
-        "judge_logs.jsonl by itself (audit.db holds its verdicts); this writes it on request. "
-        "Refused while a run is writing OUT (they are its files too).",
+        help="OUT's derived files from audit.db: audit_pairs.csv, judge_logs.jsonl, "
+        "manifest.json, report.html, misselection.svg",
+        description="Rewrites OUT/audit_pairs.csv, OUT/judge_logs.jsonl, OUT/manifest.json, "
+        "OUT/report.html and OUT/misselection.svg for the run from audit.db, each atomically, so "
+        "every derived file shows that run. A recorded-verdict run writes no audit_pairs.csv "
+        "and no judge_logs.jsonl by itself (audit.db holds its pairs and verdicts); this writes "
+        "them on request. Refused while a run is writing OUT (they are its files too).",
     )
     files.add_argument("out", type=Path, help="the audit's output directory")
     files.add_argument("--run", help="the run id (default: the latest run in OUT)")
@@ -165,7 +167,14 @@ def cmd_export_files(args: argparse.Namespace) -> int:
             summary = export_all(store, run_id, args.out, logs=True, pairs_csv=True)
         finally:
             store.close()
-    names = ", ".join(str(args.out / name) for name in (PAIRS_CSV, LOGS_JSONL, MANIFEST))
+        # the report files too: after `--run` an older run's CSV beside the latest's report.html
+        # would mix two runs in one OUT (a new user's finding)
+        from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
+
+        pages = write_report_files(args.out, build_report(args.out, ReportOptions(run_id=run_id)))
+    names = ", ".join(
+        [*(str(args.out / name) for name in (PAIRS_CSV, LOGS_JSONL, MANIFEST)), *map(str, pages)]
+    )
     print(f"wrote {names} for run {run_id} ({summary['pairs']} pairs)")
     return 0
 
