@@ -143,6 +143,8 @@ def truncated_db() -> bytes:
 CASES: list[Case] = [
     # --- spec ranges: 0 deadlocks, 2**63-1 is a memory bomb --------------------------------
     run_spec("concurrency-0", spec(run="concurrency = 0"), "run.concurrency", "out of range"),
+    # the spec's field is named, not only the file (a new user's finding, session 12)
+    run_spec("imported-missing", IMPORTED_SPEC, "run.imported", "pairs.jsonl: no such file"),
     run_spec(
         "endpoint-concurrency-0", spec(endpoint="concurrency = 0"), "endpoints.sim.concurrency"
     ),

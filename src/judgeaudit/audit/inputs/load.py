@@ -37,6 +37,11 @@ def load_inputs(spec: RunSpec, *, prepare: bool = True) -> Inputs:
     source = source_of(spec)
     if source is not None:
         return Inputs(spec, source.tasks(), None)
+    if spec.imported and not (spec.base_dir() / spec.imported).exists():
+        raise TaskError(
+            f"{spec.path}: run.imported: {spec.base_dir() / spec.imported}: no such file; give "
+            "the pairs file `judgeaudit import` wrote (a path relative to the spec)"
+        )
     if spec.judge_source == "recorded" and spec.imported:
         scanned = recorded.scan(spec.base_dir() / spec.imported, spec if prepare else None)
         bound = dataclasses.replace(spec, inputs_hash=scanned.content, period=scanned.period or "")
