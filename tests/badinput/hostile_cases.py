@@ -60,6 +60,14 @@ HOSTILE_CASES: list[Case] = [
     imp("import-agent-tilde", "tau-bench", b"[]", "'~'", extra=("--agent", "a~b")),
     # a part ids read as the trial: task x with agent y/t0/z and task x/t0/y with z, one pair id
     imp("import-agent-trial-part", "tau-bench", b"[]", "'t0'", extra=("--agent", "y/t0/z")),
+    # the agent named after the file, which the user never typed: the line says how to name it
+    Case(
+        "import-tau-file-named-like-a-trial",
+        ("import", "tau-bench", "{tmp}/t0.json", "--out", "{tmp}/p.jsonl"),
+        2,
+        ("{tmp}/t0.json", "'t0'", "pass --agent NAME"),
+        {"t0.json": b"[]"},
+    ),
     imp(
         "import-agent-huge",
         "tau-bench",

@@ -148,7 +148,7 @@ def test_export_files_refuses_a_directory_without_an_audit(tmp_path: Path) -> No
 
 def test_export_files_of_an_older_run_rewrites_every_derived_file_for_it(tmp_path: Path) -> None:
     """``export files --run OLD`` once left the latest run's report.html beside OLD's CSV (a new
-    user's finding): every derived file now shows the run exported."""
+    user's finding): every file it writes now shows the run exported."""
     out = tmp_path / "out"
     _recorded_run(tmp_path, out)
     first = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["run_id"]

@@ -106,3 +106,35 @@ def test_an_import_of_another_format_to_the_same_file_removes_the_record(tmp_pat
     pairs = imported(tmp_path)
     cli_ok("import", "openai-jsonl", str(ROLLOUTS / "openai-rollouts.jsonl"), "--out", str(pairs))
     assert not (tmp_path / "pairs.jsonl.checked.json").exists()
+
+
+def test_a_record_of_an_older_release_s_checks_is_not_trusted(tmp_path: Path) -> None:
+    """A record written before a check was added (here: agent names with a trial-like part,
+    which made two pairs share one id) must not let its file skip that check: the run
+    validates in full and refuses the file in one line (the reviewer's reproduction)."""
+    folder = tmp_path / "old"
+    folder.mkdir()
+    rows: list[dict[str, Any]] = [
+        {"pair_id": "p1", "task_id": "x/t0/y", "agent_a": "z", "agent_b": "w"},
+        {"pair_id": "p2", "task_id": "x", "agent_a": "y/t0/z", "agent_b": "w"},
+    ]
+    lines = []
+    for row in rows:  # as an import before the rule wrote them: the row, its verdicts joined
+        row |= {"success_a": 1, "success_b": 0, "task": "t", "trajectory_a": [],
+                "trajectory_b": []}  # fmt: skip
+        row["verdicts"] = [
+            {"order": o, "winner": "A", "score_a": None, "score_b": None, "raw_output": None,
+             "reasons": []}
+            for o in ("AB", "BA")
+        ]  # fmt: skip
+        lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    pairs = folder / "pairs.jsonl"
+    pairs.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    record = {"sha256": file_sha256(pairs), "pairs": 2, "content": "0" * 16, "period": None,
+              "version": 1}  # fmt: skip
+    (folder / "pairs.jsonl.checked.json").write_text(json.dumps(record), encoding="utf-8")
+    (folder / "spec.toml").write_text(SPEC, encoding="utf-8")
+    result = cli("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
+    assert result.returncode == 2, result.stderr
+    assert "pairs.jsonl:2: agent_a: 'y/t0/z' has the part 't0'" in result.stderr, result.stderr
+    assert not (folder / "out").exists()

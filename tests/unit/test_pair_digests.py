@@ -10,6 +10,8 @@ import itertools
 import json
 from typing import Any
 
+import pytest
+
 from judgeaudit.audit.inputs.pair_checks import _side_digest, _task_digest
 
 
@@ -44,6 +46,31 @@ def test_a_side_digest_is_shared_exactly_by_equal_json() -> None:
 
 
 def test_a_task_digest_is_shared_exactly_by_equal_json() -> None:
-    texts = ["refund", "task t1", "", "None", "任务"]
+    """Instructions as parse_pair builds them (texts by language), in either key order, and
+    shapes it never builds (a plain text, a number inside), which take the encoded path."""
+    texts = ["refund", "", "None", "任务"]
+    instructions: list[Any] = [
+        {"en": "task t1"}, {"en": "None"}, {"en": "task t1", "zh": "任务"},
+        {"zh": "任务", "en": "task t1"}, {}, {"en": 1}, "task t1",
+    ]  # fmt: skip
     contexts: list[Any] = [None, "", "None", "ctx", 0, {"k": 1}]
-    _agree(list(itertools.product(texts, texts, contexts)), _task_digest)
+    _agree(list(itertools.product(texts, instructions, contexts)), _task_digest)
+
+
+def test_the_task_digest_of_a_parsed_pair_takes_the_tuple_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fast path is the one a real pair takes (it never did: parse_pair's instruction is a
+    dict, which the first version did not expect)."""
+    from judgeaudit.audit.inputs import pair_checks
+    from judgeaudit.audit.inputs.imported import parse_pair
+
+    row = {"pair_id": "p", "task_id": "t1", "task": "Refund it", "agent_a": "a", "agent_b": "b",
+           "trajectory_a": [], "trajectory_b": [], "success_a": 1, "success_b": 0}  # fmt: skip
+    task = parse_pair(row, "f:1").task
+
+    def refuse(value: Any) -> int:
+        raise AssertionError(f"encoded {value!r}")
+
+    monkeypatch.setattr(pair_checks, "_same", refuse)
+    pair_checks._task_digest(task.task_type, task.instruction, None)

@@ -58,13 +58,15 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
 
 #: No pair id is longer (run, task and two agent names are each capped far below it).
 MAX_PAIR_ID = 2000
+#: Where a user finds the ids (a recorded run leaves the CSV to `export files`).
+WHERE_IDS = "(listed in OUT/audit_pairs.csv, which `judgeaudit export files OUT` writes if absent)"
 
 
 def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sqlite3.Row:
     if len(pair_id) > MAX_PAIR_ID:
         raise AnalysisError(
             f"pair id {pair_id[:40]!r}... is {len(pair_id)} characters long, longer than any "
-            "pair id; ids look like RUN/TASK/tTRIAL/A~B (see audit_pairs.csv)"
+            f"pair id; ids look like RUN/TASK/tTRIAL/A~B {WHERE_IDS}"
         )
     # An id typed on a terminal that decomposes accents (NFD) names the same pair as the stored
     # composed (NFC) one, and the other way round: each spelling is tried.
@@ -97,8 +99,7 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sq
                 "the other way round)?"
             )
     raise AnalysisError(
-        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B "
-        "(see audit_pairs.csv or `judgeaudit report OUT --format json`)"
+        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B {WHERE_IDS}"
     )
 
 

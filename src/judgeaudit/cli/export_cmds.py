@@ -88,7 +88,8 @@ def register(sub: Sub) -> None:
         "manifest.json, report.html, misselection.svg",
         description="Rewrites OUT/audit_pairs.csv, OUT/judge_logs.jsonl, OUT/manifest.json, "
         "OUT/report.html and OUT/misselection.svg for the run from audit.db, each atomically, so "
-        "every derived file shows that run. A recorded-verdict run writes no audit_pairs.csv "
+        "they all show that run (`export parquet OUT --run RUN` rewrites the Parquet). A "
+        "recorded-verdict run writes no audit_pairs.csv "
         "and no judge_logs.jsonl by itself (audit.db holds its pairs and verdicts); this writes "
         "them on request. Refused while a run is writing OUT (they are its files too).",
     )

@@ -96,6 +96,18 @@ def agent_name(value: Any, where: str) -> str:
     return value
 
 
+def file_agent(path: Path) -> str:
+    """The agent named after a results file (no ``--agent``), refused in one line that says so
+    and how to name it instead (the user never typed the name)."""
+    try:
+        return agent_name(path.stem, str(path))
+    except RolloutError as exc:
+        raise RolloutError(
+            f"{exc}; without --agent the file's name {path.stem!r} names its agent: pass "
+            "--agent NAME"
+        ) from None
+
+
 def text_field(value: Any, where: str) -> str:
     """A non-empty string field."""
     if not isinstance(value, str):

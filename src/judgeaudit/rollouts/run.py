@@ -10,7 +10,14 @@ from pathlib import Path
 
 from judgeaudit import safeio
 from judgeaudit.audit.inputs.checked import forget_checked
-from judgeaudit.rollouts.formats import Rollout, Skips, Verdict, agent_name, read_openai_jsonl
+from judgeaudit.rollouts.formats import (
+    Rollout,
+    Skips,
+    Verdict,
+    agent_name,
+    file_agent,
+    read_openai_jsonl,
+)
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import Collector, ImportSummary, pair_rows, write_pairs
 from judgeaudit.rollouts.tau import read_tau2_bench, read_tau_bench
@@ -118,7 +125,7 @@ def _read_file(
     name: str | None
     items: Iterator[Rollout | Verdict] | Iterator[Rollout]
     if fmt == "tau-bench":
-        name = agent or path.stem
+        name = agent or file_agent(path)
         items = read_tau_bench(path, name, skips)
     elif fmt == "tau2-bench":
         name = agent

@@ -15,6 +15,7 @@ from judgeaudit.rollouts.formats import (
     MAX_TRIAL,
     Rollout,
     Skips,
+    file_agent,
     first_user,
     ident,
     load_json,
@@ -104,7 +105,7 @@ def read_tau2_bench(path: Path, agent: str | None, skips: Skips) -> Iterator[Rol
     env = obj(info.get("environment_info"))
     agent_info = obj(info.get("agent_info"))
     name = agent or (agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None)
-    name = name or path.stem
+    name = name or file_agent(path)
     policy = env.get("policy") if isinstance(env.get("policy"), str) else None
     domain = str(env.get("domain_name") or "tau2-bench")
     tasks: dict[str, tuple[str, str]] = {}  # id -> (text, where it came from)

@@ -187,11 +187,18 @@ _SCALARS = frozenset((str, bool, int, float, type(None)))
 
 
 def _task_digest(task_type: Any, instruction: Any, context: Any) -> int:
-    """:func:`_same` of ``[task_type, instruction, context]``, without encoding it when they are
-    texts or None (as :func:`~judgeaudit.audit.inputs.imported.parse_pair` gives them): equal
-    lists share the digest, unequal ones differ but for a 64-bit collision, as with ``_same``."""
-    if type(task_type) is str and type(instruction) is str and type(context) in _SCALARS:
-        return hash((1, task_type, instruction, repr(context)))
+    """:func:`_same` of ``[task_type, instruction, context]``, without encoding it for a text task
+    type, an instruction of texts by language (``{"en": goal}``, as
+    :func:`~judgeaudit.audit.inputs.imported.parse_pair` builds it) and a scalar context: equal
+    lists share the digest, unequal ones differ but for a 64-bit collision, as with ``_same``
+    (a dict's JSON sorts its keys: so do its sorted items)."""
+    if (
+        type(task_type) is str
+        and type(instruction) is dict
+        and type(context) in _SCALARS
+        and all(type(k) is str and type(v) is str for k, v in instruction.items())
+    ):
+        return hash((1, task_type, tuple(sorted(instruction.items())), repr(context)))
     return _same([task_type, instruction, context])
 
 
