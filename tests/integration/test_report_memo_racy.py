@@ -111,13 +111,16 @@ def test_once_settled_a_kept_report_answers_by_its_state_alone(
     assert _report(out, capsys)[0] == first  # the bytes hashed once more, the digest dropped
     (entry,) = _kept(tmp_path / "cache")
     assert "content" not in entry
+    _no_more_hashing(monkeypatch)
+    assert _report(out, capsys)[0] == first
+    assert len(computed) == 1
 
+
+def _no_more_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(paths: list[Path]) -> str | None:
         raise AssertionError(f"hashed {paths} again")
 
     monkeypatch.setattr(check_memo, "content_digest", refuse)
-    assert _report(out, capsys)[0] == first
-    assert len(computed) == 1
 
 
 def test_a_report_computed_past_the_racy_window_is_kept_by_its_state_alone(
@@ -146,11 +149,7 @@ def test_a_report_computed_past_the_racy_window_is_kept_by_its_state_alone(
     assert len(hashed) == 2  # before and after the computation
     (entry,) = _kept(tmp_path / "cache")
     assert "content" not in entry
-
-    def refuse(paths: list[Path]) -> str | None:
-        raise AssertionError(f"hashed {paths} again")
-
-    monkeypatch.setattr(check_memo, "content_digest", refuse)
+    _no_more_hashing(monkeypatch)
     again, err = _report(out, capsys)
     assert again == first and "remembered" in err
     assert len(computed) == 1
@@ -164,10 +163,24 @@ def test_a_report_whose_after_hash_starts_racy_keeps_its_digest(
     tmp_path: Path,
 ) -> None:
     """The same, with the hash after the computation begun while the files were still racy
-    (a write then could still hide in their tick): the digest is kept."""
-    frozen = check_memo.now_ns()
-    monkeypatch.setattr(check_memo, "now_ns", lambda: frozen)
+    (a write then could still hide in their tick): the digest is kept, even when the files have
+    settled by the time that hash ends (the clock must be read before it, not after)."""
+    now = [check_memo.now_ns()]
+    monkeypatch.setattr(check_memo, "now_ns", lambda: now[0])
+    real_digest = check_memo.content_digest
+    hashes = 0
+
+    def slow(paths: list[Path]) -> str | None:
+        nonlocal hashes
+        hashes += 1
+        found = real_digest(paths)
+        if hashes == 2:  # the hash after the computation takes 10 s: settled when it ends
+            now[0] += 10 * 10**9
+        return found
+
+    monkeypatch.setattr(check_memo, "content_digest", slow)
     _report(out, capsys)
+    assert hashes == 2
     (entry,) = _kept(tmp_path / "cache")
     assert len(entry["content"]) == 64
 
