@@ -19,7 +19,8 @@ from judgeaudit.analysis.review import check_replace, sample, write_sample
 from judgeaudit.audit.units import gap as gaps
 
 PAIR_LIST_COLUMNS = (
-    "pair_id, task_id, task_type, agent_a, agent_b, success_a, success_b, judge_pref, misselected"
+    "pair_id, task_id, trial, trial_b, task_type, agent_a, agent_b, success_a, success_b,"
+    " judge_pref, misselected"
 )
 PAIRS_SHOWN = 2000
 

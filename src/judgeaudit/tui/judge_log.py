@@ -18,6 +18,7 @@ from itertools import count
 from rich.text import Text
 
 from judgeaudit.audit import events as ev
+from judgeaudit.audit.units.ids import pair_id_parts
 from judgeaudit.credentials import scrub_content
 from judgeaudit.tui.widgets.lazy_log import LazyLog
 
@@ -52,19 +53,12 @@ class LogFilter:
         return ", ".join(parts)
 
 
-def pair_parts(pair_id: str) -> tuple[str, str, str]:
-    """``RUN/TASK/tN/A~B`` -> (``TASK/tN``, A, B)."""
-    parts = pair_id.split("/")
-    agents = parts[-1].split("~", 1)
-    return "/".join(parts[1:-1]), agents[0], agents[-1]
-
-
 def score(value: float | None) -> str:
     return "?" if value is None else f"{value:g}"
 
 
 def call_line(call: ev.JudgeCallDone) -> Text:
-    where, a, b = pair_parts(call.pair_id)
+    where, a, b = pair_id_parts(call.pair_id)
     first, second = (a, b) if call.order == "AB" else (b, a)
     shown = f"{call.order}: A={first} B={second}"
     if call.parse_error:
@@ -81,7 +75,7 @@ def call_line(call: ev.JudgeCallDone) -> Text:
 
 
 def pair_line(done: ev.PairDone) -> Text:
-    where, _, _ = pair_parts(done.pair_id)
+    where, _, _ = pair_id_parts(done.pair_id)
     pref = {"A": done.agent_a, "B": done.agent_b}.get(done.judge_pref, done.judge_pref)
     ok = {True: "succeeded", False: "failed"}
     line = Text(f"{where} {done.agent_a} vs {done.agent_b}: judge prefers {pref}; ", "bold")

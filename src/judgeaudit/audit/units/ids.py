@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, NamedTuple
+
+#: The trials part of a pair id: ``tN`` or ``tN~tM``. No agent name holds a part of this form
+#: (:mod:`judgeaudit.agentnames`), so the last one in an id is the trials part.
+TRIALS_PART = re.compile(r"t[0-9]+(?:~t[0-9]+)?")
+
+
+class PairIdParts(NamedTuple):
+    where: str  # ``TASK/tN``: the task (which may hold '/') and the trials
+    agent_a: str
+    agent_b: str
 
 
 def traj_id(run_id: str, task_id: str, agent: str, trial: int) -> str:
@@ -13,8 +24,23 @@ def pair_id(
     run_id: str, task_id: str, trial: int, agent_a: str, agent_b: str, trial_b: int | None = None
 ) -> str:
     """``RUN/TASK/tN/A~B``; two trials of one agent (imported) give ``RUN/TASK/tN~tM/A~A``."""
-    trials = f"t{trial}" if trial_b is None or trial_b == trial else f"t{trial}~t{trial_b}"
-    return f"{run_id}/{task_id}/{trials}/{agent_a}~{agent_b}"
+    return f"{run_id}/{task_id}/{trials_part(trial, trial_b)}/{agent_a}~{agent_b}"
+
+
+def trials_part(trial: int, trial_b: int | None = None) -> str:
+    """A pair's trials as its id and the app show them: ``tN``, or ``tN~tM`` for two trials."""
+    return f"t{trial}" if trial_b is None or trial_b == trial else f"t{trial}~t{trial_b}"
+
+
+def pair_id_parts(pair_id: str) -> PairIdParts:
+    """``RUN/TASK/tN/A~B`` -> (``TASK/tN``, A, B), where agent names may hold '/' and tasks
+    '/', '~' and trial-like parts (an id of another shape: all of it after the run, no agents)."""
+    parts = pair_id.split("/")
+    at = next((i for i in range(len(parts) - 2, 0, -1) if TRIALS_PART.fullmatch(parts[i])), None)
+    if at is None:
+        return PairIdParts("/".join(parts[1:]), "", "")
+    agent_a, _, agent_b = "/".join(parts[at + 1 :]).partition("~")
+    return PairIdParts("/".join(parts[1 : at + 1]), agent_a, agent_b)
 
 
 def recorded_log_id(pair_id: str, order: str) -> str:
@@ -32,3 +58,9 @@ def pair_trial_b(row: Any) -> int:
     keys = row.keys() if hasattr(row, "keys") else ()
     value = row["trial_b"] if "trial_b" in keys else None
     return int(row["trial"] if value is None else value)
+
+
+def pair_trials(row: Any) -> str:
+    """A stored ``audit_pairs`` row's trials, ``tN`` or ``tN~tM``, read from its columns (the
+    pair id cannot be split for them: an agent name may hold a '/')."""
+    return trials_part(int(row["trial"]), pair_trial_b(row))

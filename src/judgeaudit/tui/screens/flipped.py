@@ -115,7 +115,7 @@ class FlipScreen(Screen[None]):
             text = Text(f"{label}: {pair_id.split('/', 1)[0]} ({out})\n", style="bold")
             judge = detail.judge_logs[0]["model"] if detail.judge_logs else "?"
             text.append(f"judge {judge}\n", style="dim")
-            text.append(pair_title(pair_id, detail.pair) + "\n\n")
+            text.append(pair_title(detail.pair) + "\n\n")
             text.append_text(judge_outputs(detail.judge_logs))
             self.query_one(f"#flip-{key}", Static).update(text)
         self.query_one("#flip-columns").loading = False

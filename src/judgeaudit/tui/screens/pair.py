@@ -15,6 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from judgeaudit.audit.units.ids import pair_trials
 from judgeaudit.audit.units.transcript import lines as transcript_lines
 from judgeaudit.errors import JudgeauditError
 
@@ -92,7 +93,7 @@ def judge_outputs(calls: list[dict[str, Any]]) -> Text:
     return text
 
 
-def pair_title(pair_id: str, pair: dict[str, Any]) -> str:
+def pair_title(pair: dict[str, Any]) -> str:
     """MISSELECTED first when it is (the header has two lines: at 80 columns long agent names
     pushed it out of sight), then task, trial and agents, then the verdict in agents' names."""
     agents = {"A": pair["agent_a"], "B": pair["agent_b"]}
@@ -100,7 +101,7 @@ def pair_title(pair_id: str, pair: dict[str, Any]) -> str:
     def named(pref: Any) -> str:
         return str(agents.get(str(pref), pref))
 
-    trial = pair_id.split("/")[-2]
+    trial = pair_trials(pair)
     flag = "MISSELECTED · " if pair["misselected"] else ""
     return (
         f"{flag}{pair['task_id']} {trial} ({pair['task_type']}) · A {pair['agent_a']} vs B "
@@ -167,7 +168,7 @@ class PairDetailScreen(Screen[None]):
 
     def show(self, detail: PairDetail) -> None:
         self.detail = detail
-        self.query_one("#pair-title", Static).update(pair_title(self.pair_id, detail.pair))
+        self.query_one("#pair-title", Static).update(pair_title(detail.pair))
         for label, side in zip(("a", "b"), detail.sides, strict=True):
             text = Text(f"{label.upper()}: {side.agent}\n", style="bold")
             text.append_text(verdict(side))

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.analysis.fmt import bucket_edges, bucket_name
+from judgeaudit.audit.units.ids import pair_trials
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 
@@ -113,7 +114,7 @@ class PairsScreen(Screen[None]):
                 str(r["pair_id"]),
                 {
                     "task": str(r["task_id"]),
-                    "trial": str(r["pair_id"]).split("/")[-2],
+                    "trial": pair_trials(r),
                     "type": str(r["task_type"]),
                     "a": str(r["agent_a"]),
                     "b": str(r["agent_b"]),
