@@ -49,6 +49,8 @@ def test_show_with_the_agents_reversed_says_which_pair_was_meant(recorded_out: P
     for unknown in ("no-such-pair", "prod-0/t0/nobody~none"):
         listed = cli("show", str(recorded_out), unknown)
         assert listed.returncode == 2 and "not found; ids look like" in listed.stderr
+        where = f"listed in {recorded_out / 'audit_pairs.csv'}, which `judgeaudit export files"
+        assert where in listed.stderr and "OUT" not in listed.stderr, listed.stderr
     pair_id = _first_pair_id(recorded_out)
     head, _, agents = pair_id.rpartition("/")
     first, _, second = agents.partition("~")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from judgeaudit.audit.inputs import recorded_verdicts
-from judgeaudit.audit.inputs.checked import file_sha256
+from judgeaudit.audit.inputs.checked import CHECKS_VERSION, Checked, file_sha256, write_checked
 from judgeaudit.audit.spec import parse_spec, read_spec
 from tests.cli_helpers import cli, cli_ok
 
@@ -130,9 +130,8 @@ def test_a_record_of_an_older_release_s_checks_is_not_trusted(tmp_path: Path) ->
         lines.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
     pairs = folder / "pairs.jsonl"
     pairs.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    record = {"sha256": file_sha256(pairs), "pairs": 2, "content": "0" * 16, "period": None,
-              "version": 1}  # fmt: skip
-    (folder / "pairs.jsonl.checked.json").write_text(json.dumps(record), encoding="utf-8")
+    older = Checked(file_sha256(pairs), 2, "0" * 16, None, version=CHECKS_VERSION - 1)
+    write_checked(pairs, older)  # the record of an import made before the rule
     (folder / "spec.toml").write_text(SPEC, encoding="utf-8")
     result = cli("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
     assert result.returncode == 2, result.stderr

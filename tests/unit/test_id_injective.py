@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 
 from judgeaudit.agentnames import agent_name_problem
-from judgeaudit.audit.units.ids import pair_id, pair_id_parts, traj_id
+from judgeaudit.audit.units.ids import pair_id, pair_id_parts, swapped_pair_id, traj_id
 
 PARTS = ["x", "y", "t0", "t1", "t0~t1", "x~y"]
 TASKS = sorted(
@@ -52,11 +52,16 @@ def test_without_the_rule_two_keys_share_an_id() -> None:
 
 def test_a_pair_id_splits_back_into_task_trials_and_agents() -> None:
     """The live judge log names a pair by its id alone: read back, the id gives its task with
-    its trials and both agents, whatever slashes, tildes and trial-like parts tasks hold."""
+    its trials and both agents, whatever slashes, tildes and trial-like parts tasks hold; and
+    `show`'s "did you mean" turns the agents round in a whole id or its tail."""
     allowed = [n for n in NAMES if agent_name_problem(n) is None]
     for task, a, b, ta, tb in itertools.product(TASKS, allowed, allowed, TRIALS, TRIALS):
         trials = f"t{ta}" if ta == tb else f"t{ta}~t{tb}"
         assert pair_id_parts(pair_id("R", task, ta, a, b, tb)) == (f"{task}/{trials}", a, b)
+        swapped = pair_id("R", task, ta, b, a, tb) if a != b else None
+        assert swapped_pair_id(pair_id("R", task, ta, a, b, tb)) == swapped
+        tail = f"{trials}/{a}~{b}"  # an id's tail, as `show` takes it
+        assert swapped_pair_id(tail) == (f"{trials}/{b}~{a}" if a != b else None)
     assert pair_id_parts("R/x/t0/openai/gpt-4o~acme/small") == (
         "x/t0",
         "openai/gpt-4o",

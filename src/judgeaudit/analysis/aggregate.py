@@ -41,8 +41,9 @@ from judgeaudit.analysis.sections import (
 from judgeaudit.analysis.stats import cluster_bootstrap
 from judgeaudit.audit.store import PAIR_COLUMNS, open_readonly
 from judgeaudit.audit.units import gap as gaps
+from judgeaudit.audit.units.outcome import DECISIVE_SQL
 
-DECISIVE = "CAST(success_a != success_b AS INTEGER)"
+DECISIVE = DECISIVE_SQL
 MISSEL = "COALESCE(misselected, 0)"
 
 

@@ -11,7 +11,9 @@ from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
-from judgeaudit.audit.units.ids import is_recorded_log, pair_trial_b
+from judgeaudit.audit.export import PAIRS_CSV
+from judgeaudit.audit.units.ids import is_recorded_log, pair_trial_b, swapped_pair_id
+from judgeaudit.suggest import command
 
 SHOW_MATCHES = 5
 
@@ -20,7 +22,7 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
     """The pair row, its two trajectories and its judge calls with their rendered messages."""
     db = open_db(out)
     try:
-        pair = _find_pair(db, pair_id)
+        pair = _find_pair(db, pair_id, out)
         sides = [
             db.execute(
                 "SELECT * FROM trajectories WHERE run_id = ? AND task_id = ? AND trial = ?"
@@ -58,15 +60,22 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
 
 #: No pair id is longer (run, task and two agent names are each capped far below it).
 MAX_PAIR_ID = 2000
+
+
 #: Where a user finds the ids (a recorded run leaves the CSV to `export files`).
-WHERE_IDS = "(listed in OUT/audit_pairs.csv, which `judgeaudit export files OUT` writes if absent)"
+def _where_ids(out: Path) -> str:
+    return (
+        f"(listed in {out / PAIRS_CSV}, which `{command('export', 'files', out)}` writes if absent)"
+    )
 
 
-def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sqlite3.Row:
+def _find_pair(
+    db: sqlite3.Connection, pair_id: str, out: Path, suggest: bool = True
+) -> sqlite3.Row:
     if len(pair_id) > MAX_PAIR_ID:
         raise AnalysisError(
             f"pair id {pair_id[:40]!r}... is {len(pair_id)} characters long, longer than any "
-            f"pair id; ids look like RUN/TASK/tTRIAL/A~B {WHERE_IDS}"
+            f"pair id; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
         )
     # An id typed on a terminal that decomposes accents (NFD) names the same pair as the stored
     # composed (NFC) one, and the other way round: each spelling is tried.
@@ -89,23 +98,22 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, suggest: bool = True) -> sq
         if matches:
             shown = ", ".join(m["pair_id"] for m in matches[:SHOW_MATCHES])
             raise AnalysisError(f"pair {pair_id!r} matches several pairs ({shown}, ...); give more")
-    head, _, agents = pair_id.rpartition("/")
-    first, tilde, second = agents.partition("~")
-    if suggest and tilde and first != second:
-        found = _find_pair_or_none(db, f"{head}/{second}~{first}")
+    other_way = swapped_pair_id(pair_id) if suggest else None
+    if other_way is not None:
+        found = _find_pair_or_none(db, other_way, out)
         if found is not None:
             raise AnalysisError(
                 f"pair {pair_id!r} not found; did you mean {found['pair_id']!r} (the agents "
                 "the other way round)?"
             )
     raise AnalysisError(
-        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B {WHERE_IDS}"
+        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
     )
 
 
-def _find_pair_or_none(db: sqlite3.Connection, pair_id: str) -> sqlite3.Row | None:
+def _find_pair_or_none(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row | None:
     try:
-        return _find_pair(db, pair_id, suggest=False)
+        return _find_pair(db, pair_id, out, suggest=False)
     except AnalysisError:
         return None
 

@@ -28,6 +28,7 @@ from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore, Scrubbed
 from judgeaudit.audit.store.bulk import FinalExports, pair_batches
 from judgeaudit.audit.store.schema import CONTENT_COLUMNS
+from judgeaudit.audit.units.outcome import DECISIVE_SQL
 from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
@@ -121,10 +122,9 @@ def export_all(
     files always describe one run.
     ``live_complete``: the live log of an uninterrupted run holds every row; it is kept."""
     manifest = store.manifest(run_id)
-    if logs is None:
-        logs = not on_request(manifest)
-    if pairs_csv is None:
-        pairs_csv = not on_request(manifest)
+    by_default = not on_request(manifest)
+    logs = by_default if logs is None else logs
+    pairs_csv = by_default if pairs_csv is None else pairs_csv
     finishing = None
     if final:  # fed the rows the CSV is written from
         from judgeaudit.audit.store.parquet_out import PARQUET
@@ -170,7 +170,9 @@ def _write_files(
     batch of those rows (with their rowid last), whether or not the CSV is written."""
     if not pairs_csv:
         (out / PAIRS_CSV).unlink(missing_ok=True)
-        counts = _pair_pass(store, run_id, finishing, None)
+        counts = (
+            _pair_pass(store, run_id, finishing, None) if finishing else _counted(store, run_id)
+        )
     else:
         with atomic_writer(out / PAIRS_CSV) as handle:
             writer = csv.writer(handle, lineterminator="\n")
@@ -183,6 +185,18 @@ def _write_files(
             for log in store.iter_logs(run_id):
                 handle.write(log_json(log) + "\n")
     return counts
+
+
+def _counted(store: AuditStore, run_id: str) -> tuple[int, int, int]:
+    """The run's pairs, decisive pairs and misselections counted in SQL, when no file is fed
+    the rows (a recorded run's resume, stop or discard read every pair only to count it)."""
+    store.flush("audit_pairs")
+    pairs, decisive, misselected = store.db.execute(
+        f"SELECT count(*), SUM({DECISIVE_SQL}), SUM(COALESCE(misselected, 0)) FROM audit_pairs"
+        " WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    return int(pairs), int(decisive or 0), int(misselected or 0)
 
 
 def _pair_pass(

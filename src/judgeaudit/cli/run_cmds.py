@@ -73,7 +73,8 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
 
 
 def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
-    """One line for the derived files a recorded-verdict run leaves to ``export files``."""
+    """One line for the derived files a recorded-verdict run leaves to ``export files`` (the
+    run's summary says which: both or neither, :func:`judgeaudit.audit.export.on_request`)."""
     from judgeaudit.audit.export import LOGS_JSONL, PAIRS_CSV
 
     left = [
@@ -84,8 +85,7 @@ def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
     if left:
         print(
             f"{', '.join(str(out / name) for name in left)}: not written for recorded verdicts "
-            f"(audit.db holds them); `{command('export', 'files', out)}` writes "
-            + ("it" if len(left) == 1 else "them"),
+            f"(audit.db holds them); `{command('export', 'files', out)}` writes them",
             file=sys.stderr,
         )
 

@@ -95,7 +95,9 @@ def read_config_json(path: Path) -> list[Row]:
     except UnicodeDecodeError as exc:
         raise ProfileError(f"{path}: cannot read ({type(exc).__name__})") from None
     except json.JSONDecodeError as exc:
-        raise ProfileError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})") from None
+        raise ProfileError(
+            f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({safeio.json_problem(exc)})"
+        ) from None
     rows = []
     for app in SUPPORTED:
         section = data.get(app, data if app == "claude" else {}) if isinstance(data, dict) else {}

@@ -104,7 +104,9 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
     except UnicodeDecodeError:
         raise ProfileError(f"{path}: not UTF-8 text; nothing was imported") from None
     except json.JSONDecodeError as exc:
-        raise ProfileError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({exc.msg})") from None
+        raise ProfileError(
+            f"{path}:{exc.lineno}:{exc.colno}: invalid JSON ({safeio.json_problem(exc)})"
+        ) from None
     items = data.get("profiles") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise ProfileError(f'{path}: expected {{"profiles": [...]}}')

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from judgeaudit.safeio import json_problem
+
 WS = " \t\n\r"
 NUMBER_RE = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
@@ -115,7 +117,7 @@ class _Parser:
         try:
             value: str = json.loads(self.text[start : self.pos])
         except json.JSONDecodeError as exc:
-            raise self.fail(f"invalid string ({exc.msg})", start) from None
+            raise self.fail(f"invalid string ({json_problem(exc)})", start) from None
         return value
 
     def obj(self) -> Node:

@@ -129,14 +129,14 @@ LOG_COLUMNS = (
 )
 
 
-#: The columns that hold content (conversations, tool results, judge replies, errors, notes):
-#: every write passes them through :func:`judgeaudit.credentials.scrub_content`, so a key quoted
-#: in a conversation or a provider's error never reaches ``audit.db`` or anything derived from it.
 def column_list(columns: Iterable[str]) -> str:
     """``columns`` as an SQL column list, each name quoted (``"order"`` is a keyword)."""
     return ", ".join(f'"{c}"' for c in columns)
 
 
+#: The columns that hold content (conversations, tool results, judge replies, errors, notes):
+#: every write passes them through :func:`judgeaudit.credentials.scrub_content`, so a key quoted
+#: in a conversation or a provider's error never reaches ``audit.db`` or anything derived from it.
 CONTENT_COLUMNS = {
     "runs": frozenset({"manifest"}),
     "trajectories": frozenset({"events", "success_detail", "context"}),

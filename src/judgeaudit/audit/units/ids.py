@@ -32,15 +32,34 @@ def trials_part(trial: int, trial_b: int | None = None) -> str:
     return f"t{trial}" if trial_b is None or trial_b == trial else f"t{trial}~t{trial_b}"
 
 
+def _trials_at(parts: list[str]) -> int | None:
+    """Where the trials part is among an id's '/'-parts: the last one of that form before the
+    agents' part (no agent name holds one)."""
+    return next((i for i in range(len(parts) - 2, -1, -1) if TRIALS_PART.fullmatch(parts[i])), None)
+
+
 def pair_id_parts(pair_id: str) -> PairIdParts:
     """``RUN/TASK/tN/A~B`` -> (``TASK/tN``, A, B), where agent names may hold '/' and tasks
     '/', '~' and trial-like parts (an id of another shape: all of it after the run, no agents)."""
     parts = pair_id.split("/")
-    at = next((i for i in range(len(parts) - 2, 0, -1) if TRIALS_PART.fullmatch(parts[i])), None)
-    if at is None:
+    at = _trials_at(parts)
+    if not at:
         return PairIdParts("/".join(parts[1:]), "", "")
     agent_a, _, agent_b = "/".join(parts[at + 1 :]).partition("~")
     return PairIdParts("/".join(parts[1 : at + 1]), agent_a, agent_b)
+
+
+def swapped_pair_id(pair_id: str) -> str | None:
+    """The id (or an id's tail, ``TASK/tN/A~B``, ``tN/A~B``) with the agents the other way
+    round (``show``'s "did you mean"); None without a trials part or two different agents."""
+    parts = pair_id.split("/")
+    at = _trials_at(parts)
+    if at is None:
+        return None
+    agent_a, tilde, agent_b = "/".join(parts[at + 1 :]).partition("~")
+    if not tilde or agent_a == agent_b:
+        return None
+    return "/".join([*parts[: at + 1], f"{agent_b}~{agent_a}"])
 
 
 def recorded_log_id(pair_id: str, order: str) -> str:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from judgeaudit.safeio import json_problem
+
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 #: A judge's preference (which side it picked); a pair's ``judge_pref`` combines both orders.
 Pref = Literal["A", "B", "tie"]
@@ -104,7 +106,7 @@ def _parse_scores(raw: str) -> Verdict:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            problem = f"invalid JSON: {exc.msg}"
+            problem = f"invalid JSON: {json_problem(exc)}"
             continue
         if isinstance(data, dict) and "score_a" in data and "score_b" in data:
             return _from_scores(data.get("score_a"), data.get("score_b"), data.get("reasons"))
@@ -160,7 +162,7 @@ def parse_verdict(raw: str) -> Verdict:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            problem = f"invalid JSON: {exc.msg}"
+            problem = f"invalid JSON: {json_problem(exc)}"
             continue
         if not isinstance(data, dict) or "winner" not in data:
             problem = "JSON object has no 'winner'"
