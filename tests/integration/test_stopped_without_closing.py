@@ -1,6 +1,7 @@
 """A run killed with SIGKILL (or a crash, or a machine shut down) stays marked ``running`` in
 audit.db; ``report`` now says no process is writing it and how to go on (it read as live for
-ever). While a run does hold OUT, nothing is said."""
+ever), and the app's run lists (Runs, the compare pickers) list it as stopped. While a run does
+hold OUT, nothing is said and it is listed as running."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from judgeaudit.analysis.compare_entry import list_runs
 from judgeaudit.audit.store.out_lock import writing
 from tests.audit_helpers import write_spec, write_tasks
 from tests.cli_helpers import cli
@@ -51,6 +53,10 @@ def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
         " command to resume it"
     ) in stopped.stderr
 
+    assert [(r.run_id, r.status) for r in list_runs(out)] == [(run_id, "stopped")]
+
     with writing(out):  # a run holding OUT, as a live one does: nothing is said
         live = cli("report", str(out))
+        listed = [(r.run_id, r.status) for r in list_runs(out)]
     assert live.returncode == 0 and "no process is writing" not in live.stderr
+    assert listed == [(run_id, "running")]

@@ -40,8 +40,8 @@ from judgeaudit.analysis.sections import (
 )
 from judgeaudit.analysis.stats import cluster_bootstrap
 from judgeaudit.audit.store import PAIR_COLUMNS, open_readonly
+from judgeaudit.audit.store.schema import DECISIVE_SQL
 from judgeaudit.audit.units import gap as gaps
-from judgeaudit.audit.units.outcome import DECISIVE_SQL
 
 DECISIVE = DECISIVE_SQL
 MISSEL = "COALESCE(misselected, 0)"

@@ -56,8 +56,16 @@ class Comparison:
     gate_exit: int  # `compare --fail-on-rise`: 0 passed, 3 failed, 5 inconclusive, 2/4 refused
 
 
+#: A run marked ``running`` that no process writes: killed (``kill -9``), crashed, or its
+#: machine went down; rerunning its command resumes it (``report`` says the same in a line).
+STOPPED = "stopped"
+
+
 def list_runs(out: Path) -> list[RunInfo]:
-    """Every run in ``out``, oldest first (the order ``compare`` calls A and B)."""
+    """Every run in ``out``, oldest first (the order ``compare`` calls A and B); a run marked
+    running that no process holds OUT for is listed as :data:`STOPPED`."""
+    from judgeaudit.audit.store.out_lock import nobody_writes
+
     db = open_db(out)
     try:
         rows = db.execute(
@@ -65,6 +73,7 @@ def list_runs(out: Path) -> list[RunInfo]:
         ).fetchall()
     finally:
         db.close()
+    dead = any(row["status"] == "running" for row in rows) and nobody_writes(out)
     runs = []
     for row in rows:
         try:
@@ -77,7 +86,7 @@ def list_runs(out: Path) -> list[RunInfo]:
                 str(row["run_id"]),
                 str(row["created_at"] or ""),
                 str(judge.get("model") or judge.get("name") or "?"),
-                str(row["status"]),
+                STOPPED if dead and row["status"] == "running" else str(row["status"]),
             )
         )
     return runs

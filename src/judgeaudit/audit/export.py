@@ -26,9 +26,8 @@ from typing import Any
 
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore, Scrubbed
-from judgeaudit.audit.store.bulk import FinalExports, pair_batches
+from judgeaudit.audit.store.bulk import FinalExports, pair_batches, pair_counts
 from judgeaudit.audit.store.schema import CONTENT_COLUMNS
-from judgeaudit.audit.units.outcome import DECISIVE_SQL
 from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
@@ -171,7 +170,7 @@ def _write_files(
     if not pairs_csv:
         (out / PAIRS_CSV).unlink(missing_ok=True)
         counts = (
-            _pair_pass(store, run_id, finishing, None) if finishing else _counted(store, run_id)
+            _pair_pass(store, run_id, finishing, None) if finishing else pair_counts(store, run_id)
         )
     else:
         with atomic_writer(out / PAIRS_CSV) as handle:
@@ -185,18 +184,6 @@ def _write_files(
             for log in store.iter_logs(run_id):
                 handle.write(log_json(log) + "\n")
     return counts
-
-
-def _counted(store: AuditStore, run_id: str) -> tuple[int, int, int]:
-    """The run's pairs, decisive pairs and misselections counted in SQL, when no file is fed
-    the rows (a recorded run's resume, stop or discard read every pair only to count it)."""
-    store.flush("audit_pairs")
-    pairs, decisive, misselected = store.db.execute(
-        f"SELECT count(*), SUM({DECISIVE_SQL}), SUM(COALESCE(misselected, 0)) FROM audit_pairs"
-        " WHERE run_id = ?",
-        (run_id,),
-    ).fetchone()
-    return int(pairs), int(decisive or 0), int(misselected or 0)
 
 
 def _pair_pass(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 import sqlite3
 
-from judgeaudit.audit.store.schema import MISSELECTED_SQL, ROW_RULES
-from judgeaudit.audit.units.outcome import is_misselected
+from judgeaudit.audit.store.schema import DECISIVE_SQL, MISSELECTED_SQL, ROW_RULES
+from judgeaudit.audit.units.outcome import decisive, is_misselected
 
 
 def test_the_sql_agrees_with_is_misselected_on_every_combination() -> None:
@@ -20,6 +20,17 @@ def test_the_sql_agrees_with_is_misselected_on_every_combination() -> None:
     assert by_sql == {(a, b, p): int(is_misselected(bool(a), bool(b), p)) for a, b, p in combos}
     # by hand: only a decisive pair whose failed side the judge preferred
     assert sorted(k for k, v in by_sql.items() if v) == [(0, 1, "A"), (1, 0, "B")]
+
+
+def test_the_decisive_sql_agrees_with_decisive() -> None:
+    db = sqlite3.connect(":memory:")
+    got = {
+        (a, b): db.execute(f"SELECT {DECISIVE_SQL} FROM (SELECT ? AS success_a, ? AS success_b)",
+                           (a, b)).fetchone()[0]
+        for a, b in itertools.product((0, 1), (0, 1))
+    }  # fmt: skip
+    assert got == {(a, b): int(decisive(bool(a), bool(b))) for a, b in got}
+    assert got == {(0, 0): 0, (0, 1): 1, (1, 0): 1, (1, 1): 0}  # by hand: exactly one succeeded
 
 
 def test_the_row_rule_flags_exactly_the_rows_that_disagree() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judgeaudit.audit.store.db import AuditStore
-from judgeaudit.audit.store.schema import EDIT_TRIGGERS, EDITS_TABLE, column_list
+from judgeaudit.audit.store.schema import DECISIVE_SQL, EDIT_TRIGGERS, EDITS_TABLE, column_list
 
 #: A run's count of pairs: the one query, on audit.db and on the relation ``audit_pairs`` a
 #: report engine reads from Parquet (``--engine auto`` holds the one against the other).
@@ -31,6 +31,19 @@ def pairs_in(db: Executes, run_id: str) -> int:
 def count_pairs(store: AuditStore, run_id: str) -> int:
     store.flush("audit_pairs")
     return pairs_in(store.db, run_id)
+
+
+def pair_counts(store: AuditStore, run_id: str) -> tuple[int, int, int]:
+    """The run's pairs, decisive pairs and misselections, counted in SQL (a recorded run's
+    resume, stop or discard writes no file from the rows; reading each only to count it was a
+    sorted scan of every pair)."""
+    store.flush("audit_pairs")
+    pairs, decisive, misselected = store.db.execute(
+        f"SELECT count(*), SUM({DECISIVE_SQL}), SUM(COALESCE(misselected, 0)) FROM audit_pairs"
+        " WHERE run_id = ?",
+        (run_id,),
+    ).fetchone()
+    return int(pairs), int(decisive or 0), int(misselected or 0)
 
 
 def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:

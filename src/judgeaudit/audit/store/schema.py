@@ -173,6 +173,9 @@ MISSELECTED_SQL = (
     "CASE WHEN (success_a = 1 AND success_b = 0 AND judge_pref = 'B')"
     " OR (success_a = 0 AND success_b = 1 AND judge_pref = 'A') THEN 1 ELSE 0 END"
 )
+#: :func:`judgeaudit.audit.units.outcome.decisive` as SQL over ``audit_pairs`` (0 or 1; held
+#: to it by ``tests/unit/store/test_row_rules.py``): the report's and the store's counts.
+DECISIVE_SQL = "CAST(success_a != success_b AS INTEGER)"
 #: Rules across a row's columns, checked with the column rules (same message): per table,
 #: (the column the message names, SQL true for a row that breaks it, what is expected).
 ROW_RULES: dict[str, tuple[tuple[str, str, str], ...]] = {

@@ -39,10 +39,6 @@ def decisive(success_a: Any, success_b: Any) -> Any:
     return success_a != success_b
 
 
-#: :func:`decisive` as an SQL expression over ``audit_pairs`` (0 or 1), for the counts in SQL.
-DECISIVE_SQL = "CAST(success_a != success_b AS INTEGER)"
-
-
 def true_winner(success_a: bool, success_b: bool) -> str | None:
     """``A`` or ``B`` when the pair is decisive, else None."""
     if not decisive(success_a, success_b):
