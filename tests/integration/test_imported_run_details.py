@@ -131,3 +131,43 @@ def test_show_says_a_recorded_verdict_has_no_prompt(recorded_out: Path) -> None:
         in (done.stdout)
     )
     assert "before prompts were kept" not in done.stdout
+
+
+def test_show_takes_a_tail_of_whole_parts_and_counts_what_it_matches(
+    recorded_out: Path, tmp_path: Path
+) -> None:
+    """A tail that cuts a task id in two ("rod-0/t0/…" of "prod-0/t0/…") names no pair (it
+    opened another task's pair); several matches are listed and counted, the way out said;
+    with two runs in OUT the agents typed the other way round still get their "did you mean"."""
+    pair_id = _first_pair_id(recorded_out)
+    run, task_and_rest = pair_id.split("/", 1)
+    cut = task_and_rest[1:]
+    done = cli("show", str(recorded_out), cut)
+    assert done.returncode == 2 and f"pair {cut!r} not found" in done.stderr, done.stderr
+    assert cli("show", str(recorded_out), task_and_rest).returncode == 0
+
+    copy = tmp_path / "out"  # a second run of the same pairs into the same OUT
+    shutil.copytree(recorded_out, copy)
+    spec = recorded_out.parent / "spec.toml"
+    again = cli("run", str(spec), "--out", str(copy), "--new-run", "--events", "progress")
+    assert again.returncode == 0, again.stderr
+    db = sqlite3.connect(copy / "audit.db")
+    both = [r for (r,) in db.execute("SELECT pair_id FROM audit_pairs ORDER BY pair_id")]
+    db.close()
+    twice = sorted(p for p in both if p.split("/", 1)[1] == task_and_rest)
+    assert len(twice) == 2
+    several = cli("show", str(copy), task_and_rest)
+    assert several.returncode == 2
+    assert (
+        f"pair {task_and_rest!r} matches 2 pairs ({twice[0]!r}, {twice[1]!r}); give the whole id"
+        " (the run's id first)"
+    ) in several.stderr, several.stderr
+    head, _, agents = task_and_rest.rpartition("/")
+    first, _, second = agents.partition("~")
+    reversed_tail = f"{head}/{second}~{first}"
+    meant = cli("show", str(copy), reversed_tail)
+    assert meant.returncode == 2
+    assert f"did you mean {twice[0]!r} or {twice[1]!r} (the agents the other way round)?" in (
+        meant.stderr
+    ), meant.stderr
+    assert run in twice[0] + twice[1]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
+from judgeaudit.audit.store.out_lock import writing
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.judge_log import JudgeLog
 from judgeaudit.tui.screens.results import ResultsScreen
@@ -193,3 +194,31 @@ def test_the_judge_log_names_the_preferred_agent(isolated: ProfileStore, tmp_pat
     db.close()
     assert sum("MISSELECTED" in line for line in missel) == wrong
     assert all(" → " in line or "MISSELECTED" in line for line in missel)
+
+
+def test_a_run_no_process_writes_is_headed_and_listed_as_stopped(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """audit.db says running, but nothing holds OUT (the run was killed): Results' header and the
+    Runs list say stopped, as `report`'s line does; while a run holds OUT they say running."""
+    db = sqlite3.connect(run_copy / "audit.db")
+    with db:
+        db.execute("UPDATE runs SET status = 'running'")
+    db.close()
+
+    async def go() -> tuple[str, list[str]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            await settle(pilot)
+            title = str(app.screen.query_one("#results-title", Static).render())
+            await press(pilot, "f6")
+            await settle(pilot)
+            picker = app.screen.query_one(RunPicker)
+            return title, [run.status for run in picker.runs]
+
+    title, statuses = asyncio.run(go())
+    assert "(stopped)" in title and statuses == ["stopped"]
+    with writing(run_copy):
+        title, statuses = asyncio.run(go())
+    assert "(running)" in title and statuses == ["running"]

@@ -56,15 +56,10 @@ class Comparison:
     gate_exit: int  # `compare --fail-on-rise`: 0 passed, 3 failed, 5 inconclusive, 2/4 refused
 
 
-#: A run marked ``running`` that no process writes: killed (``kill -9``), crashed, or its
-#: machine went down; rerunning its command resumes it (``report`` says the same in a line).
-STOPPED = "stopped"
-
-
 def list_runs(out: Path) -> list[RunInfo]:
     """Every run in ``out``, oldest first (the order ``compare`` calls A and B); a run marked
-    running that no process holds OUT for is listed as :data:`STOPPED`."""
-    from judgeaudit.audit.store.out_lock import nobody_writes
+    running that no process holds OUT for is listed as stopped (:func:`shown_status`)."""
+    from judgeaudit.audit.store.out_lock import shown_status
 
     db = open_db(out)
     try:
@@ -73,7 +68,6 @@ def list_runs(out: Path) -> list[RunInfo]:
         ).fetchall()
     finally:
         db.close()
-    dead = any(row["status"] == "running" for row in rows) and nobody_writes(out)
     runs = []
     for row in rows:
         try:
@@ -86,7 +80,7 @@ def list_runs(out: Path) -> list[RunInfo]:
                 str(row["run_id"]),
                 str(row["created_at"] or ""),
                 str(judge.get("model") or judge.get("name") or "?"),
-                STOPPED if dead and row["status"] == "running" else str(row["status"]),
+                shown_status(out, str(row["status"])),
             )
         )
     return runs

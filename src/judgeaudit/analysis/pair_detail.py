@@ -69,16 +69,40 @@ def _where_ids(out: Path) -> str:
     )
 
 
-def _find_pair(
-    db: sqlite3.Connection, pair_id: str, out: Path, suggest: bool = True
-) -> sqlite3.Row:
+def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
     if len(pair_id) > MAX_PAIR_ID:
         raise AnalysisError(
             f"pair id {pair_id[:40]!r}... is {len(pair_id)} characters long, longer than any "
             f"pair id; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
         )
-    # An id typed on a terminal that decomposes accents (NFD) names the same pair as the stored
-    # composed (NFC) one, and the other way round: each spelling is tried.
+    matches = _matches(db, pair_id)
+    if len(matches) == 1:
+        return matches[0]  # the id, or a unique tail such as "T-001/t0/ace~weak"
+    if matches:
+        shown = ", ".join(repr(m["pair_id"]) for m in matches[:SHOW_MATCHES])
+        more = ", ..." if len(matches) > SHOW_MATCHES else ""
+        raise AnalysisError(
+            f"pair {pair_id!r} matches {'several' if more else len(matches)} pairs ({shown}"
+            f"{more}); give the whole id (the run's id first)"
+        )
+    other_way = swapped_pair_id(pair_id)
+    found = _matches(db, other_way) if other_way is not None else []
+    if found:
+        meant = " or ".join(repr(m["pair_id"]) for m in found[:SHOW_MATCHES])
+        raise AnalysisError(
+            f"pair {pair_id!r} not found; did you mean {meant}"
+            f"{', ...' if len(found) > SHOW_MATCHES else ''} (the agents the other way round)?"
+        )
+    raise AnalysisError(
+        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
+    )
+
+
+def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
+    """The pair of that id, or else the pairs whose id ends in it as whole '/'-parts ("9/t1/…"
+    is no tail of "…/退货-9/t1/…"), at most SHOW_MATCHES + 1. An id typed on a terminal that
+    decomposes accents (NFD) names the same pair as the stored composed (NFC) one, and the
+    other way round: each spelling is tried."""
     for spelling in dict.fromkeys(
         (pair_id, unicodedata.normalize("NFC", pair_id), unicodedata.normalize("NFD", pair_id))
     ):
@@ -86,36 +110,15 @@ def _find_pair(
             "SELECT * FROM audit_pairs WHERE pair_id = ?", (spelling,)
         ).fetchone()
         if row is not None:
-            return row
-        matches = db.execute(  # a tail match without LIKE: no pattern for SQLite to choke on
-            "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1)) = ?1 ORDER BY pair_id "
-            "LIMIT ?2",
+            return [row]
+        tails: list[sqlite3.Row] = db.execute(  # no LIKE: no pattern for SQLite to choke on
+            "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1) - 1) = '/' || ?1"
+            " ORDER BY pair_id LIMIT ?2",
             (spelling, SHOW_MATCHES + 1),
         ).fetchall()
-        if len(matches) == 1:
-            only: sqlite3.Row = matches[0]  # a unique tail such as "T-001/t0/ace~weak" is enough
-            return only
-        if matches:
-            shown = ", ".join(m["pair_id"] for m in matches[:SHOW_MATCHES])
-            raise AnalysisError(f"pair {pair_id!r} matches several pairs ({shown}, ...); give more")
-    other_way = swapped_pair_id(pair_id) if suggest else None
-    if other_way is not None:
-        found = _find_pair_or_none(db, other_way, out)
-        if found is not None:
-            raise AnalysisError(
-                f"pair {pair_id!r} not found; did you mean {found['pair_id']!r} (the agents "
-                "the other way round)?"
-            )
-    raise AnalysisError(
-        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
-    )
-
-
-def _find_pair_or_none(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row | None:
-    try:
-        return _find_pair(db, pair_id, out, suggest=False)
-    except AnalysisError:
-        return None
+        if tails:
+            return tails
+    return []
 
 
 def _side(row: sqlite3.Row | None) -> dict[str, Any] | None:

@@ -68,6 +68,17 @@ def holder_of(fd: int) -> int | None:
     return int(held[0]) if held[0].isdigit() else None
 
 
+#: A run marked ``running`` that no process writes: killed (``kill -9``), crashed, or its
+#: machine went down; rerunning its command resumes it (``report`` says so in a line).
+STOPPED = "stopped"
+
+
+def shown_status(out: Path, status: str) -> str:
+    """A run's status as the app lists and heads it: :data:`STOPPED` for one marked running
+    that no process holds ``out`` for, else audit.db's."""
+    return STOPPED if status == "running" and nobody_writes(out) else status
+
+
 def nobody_writes(out: Path) -> bool:
     """True when Linux's ``/proc/locks`` shows no run holding ``out``: a run still marked
     ``running`` there was stopped without closing (killed, or its machine went down). False
