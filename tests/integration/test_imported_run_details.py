@@ -3,6 +3,7 @@ the two agents the other way round, a lone brace in a judge template. Real CLI, 
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import stat
@@ -171,3 +172,34 @@ def test_show_takes_a_tail_of_whole_parts_and_counts_what_it_matches(
         meant.stderr
     ), meant.stderr
     assert run in twice[0] + twice[1]
+
+
+def test_a_recorded_verdict_keeps_its_raw_output_or_none_and_show_says_which(
+    tmp_path: Path,
+) -> None:
+    """A production log's verdict without the judge's text stored a JSON text the importer made
+    up as its raw output (data contract: raw output kept verbatim): now NULL, and `show` says it
+    was not recorded; a verdict with one keeps it byte for byte. No "template None" either."""
+    lines = (ROLLOUTS / "recorded-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    said = 'I prefer A — “clearly” ✓\n{"winner": "A"}'
+    for i, line in enumerate(lines):
+        if '"pair_id": "p000", "order": "AB"' in line:
+            lines[i] = line.rstrip("}") + f", {json.dumps({'raw_output': said})[1:]}"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    pairs = tmp_path / "pairs.jsonl"
+    assert cli("import", "recorded-jsonl", str(log), "--out", str(pairs)).returncode == 0
+    (tmp_path / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
+    out = tmp_path / "out"
+    assert cli("run", str(tmp_path / "spec.toml"), "--out", str(out)).returncode == 0
+    db = sqlite3.connect(out / "audit.db")
+    rows = db.execute('SELECT pair_id, "order", raw_output, parsed_json FROM judge_logs').fetchall()
+    db.close()
+    (pair_id,) = [p for p, order, raw, _ in rows if raw == said and order == "AB"]
+    assert [raw for *_, raw, _ in rows].count(None) == len(rows) - 1 == 79
+    assert all(parsed for *_, parsed in rows)
+    shown = cli("show", str(out), pair_id)
+    assert shown.returncode == 0, shown.stderr
+    assert said in shown.stdout
+    assert "(not recorded: the log held the verdict without the judge's text" in shown.stdout
+    assert "template None" not in shown.stdout

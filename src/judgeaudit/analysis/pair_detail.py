@@ -137,6 +137,15 @@ def no_prompt_reason(call: dict[str, Any]) -> str:
     return "run made before prompts were kept"
 
 
+def raw_output_text(call: dict[str, Any]) -> str:
+    """A judge call's raw output as ``show`` and Pair detail print it: verbatim, or for a
+    recorded verdict that came without the judge's text, that it was not recorded."""
+    raw = call.get("raw_output")
+    if raw is not None:
+        return str(raw)
+    return "(not recorded: the log held the verdict without the judge's text; see parsed_json)"
+
+
 def _call(row: sqlite3.Row) -> dict[str, Any]:
     call = dict(row)
     raw = call.pop("messages_json")
@@ -175,8 +184,10 @@ def render_detail(detail: dict[str, Any]) -> str:
         lines += [
             "",
             f"== judge call: order {call['order']} (shown as A: {first}), attempt "
-            f"{call['attempt']}, {call['model']} (prompt {call['prompt_hash']}, template "
-            f"{call.get('prompt_template_hash')})",
+            f"{call['attempt']}, {call['model']} (prompt {call['prompt_hash']}"
+            + (
+                f", template {template})" if (template := call.get("prompt_template_hash")) else ")"
+            ),
         ]
         messages = call["messages"]
         if messages is None:
@@ -192,7 +203,7 @@ def render_detail(detail: dict[str, Any]) -> str:
                 lines.append(f"[{message['role']}]")
                 lines.append(str(message.get("content") or ""))
         lines.append("-- raw output:")
-        lines.append(call["raw_output"] or "")
+        lines.append(raw_output_text(call))
         if call["parse_error"]:
             lines.append(f"-- PARSE ERROR: {call['parse_error']}")
     return "\n".join(lines)

@@ -325,7 +325,6 @@ def _rows(
             "score_b": v.get(second),
             "reasons": v.get("reasons") or [],
         }
-        raw = v.get("raw_output")
         parsed_text = _json(parsed)
         logs.append(
             (
@@ -334,7 +333,7 @@ def _rows(
                 "judge",
                 model,
                 p.judge_prompt_hash,
-                raw if raw is not None else parsed_text,
+                v.get("raw_output"),  # none recorded: NULL, no text made up (parsed_json has it)
                 parsed_text,
                 run_id,
                 v["order"],

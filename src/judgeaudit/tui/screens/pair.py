@@ -78,6 +78,8 @@ def rendered_prompt(call: dict[str, Any]) -> Text:
 
 
 def judge_outputs(calls: list[dict[str, Any]]) -> Text:
+    from judgeaudit.analysis.pair_detail import raw_output_text  # loaded with the pair already
+
     text = Text("Judge calls: rendered prompt, then raw output\n", style="bold")
     for call in calls:
         text.append(
@@ -89,7 +91,7 @@ def judge_outputs(calls: list[dict[str, Any]]) -> Text:
             text.append(f"  PARSE ERROR: {call['parse_error']}", style="bold red")
         text.append("\n")
         text.append_text(rendered_prompt(call))
-        text.append(str(call["raw_output"] or "") + "\n\n")
+        text.append(raw_output_text(call) + "\n\n")
     return text
 
 
