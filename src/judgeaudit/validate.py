@@ -152,6 +152,18 @@ def loads_json(
         ) from None
 
 
+def _ends_early(line: str) -> bool:
+    """Whether the JSON of ``line`` fails where its text runs out (a cut file's last line), not
+    on a character inside it."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as exc:
+        return exc.msg.startswith("Unterminated string") or exc.pos >= len(line.rstrip())
+    except ValueError:
+        return False
+    return False
+
+
 def iter_jsonl(
     path: Path, what: str, error: ErrorType = ValidationError, *, allow_empty: bool = False
 ) -> Iterator[tuple[str, int, dict[str, Any]]]:
@@ -175,7 +187,15 @@ def iter_jsonl(
             if not line.strip():
                 continue
             where = f"{path}:{number}"
-            row = loads_json(line, where, what, error)
+            try:
+                row = loads_json(line, where, what, error)
+            except error as exc:
+                if raw.endswith(b"\n") or not _ends_early(line):
+                    raise
+                raise error(
+                    f"{exc}; this last line stops mid-object without a newline: the file looks cut"
+                    " off (a copy or a write that did not finish)"
+                ) from None
             if not isinstance(row, dict):
                 raise error(f"{where}: expected a JSON object per line, got {json_type(row)}")
             found = True

@@ -339,6 +339,19 @@ CASES: list[Case] = [
     run_imported("pairs-success-2", jsonl(pair(success_a=2)), ":1", "success_a", "0/1"),
     run_imported("pairs-missing-field", jsonl(pair(success_b=None)), ":1", "success_b", "missing"),
     run_imported("pairs-unknown-field", jsonl(pair(sucess_b=1)), ":1", "sucess_b", "unknown field"),
+    run_imported(  # a recorded log named in run.imported: it listed 25 known fields
+        "pairs-a-recorded-log",
+        jsonl(pair(type="pair", pair_id="p1")),
+        ":1: a pair line of a log, not a pair",
+        "`judgeaudit import recorded-jsonl LOG --out PAIRS.jsonl`",
+    ),
+    run_imported(
+        "pairs-an-openai-log",
+        jsonl({"type": "trajectory", "task_id": "t1", "agent": "x", "messages": []}),
+        ":1: a trajectory line of a log, not a pair",
+        "import openai-jsonl",
+    ),
+    run_imported("pairs-type-not-text", jsonl(pair(type=[1])), ":1", "type", "unknown field"),
     run_imported(
         "pairs-tool-result-missing",
         jsonl(

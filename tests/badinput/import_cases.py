@@ -285,6 +285,14 @@ IMPORT_CASES: list[Case] = [
         "missing",
         "--agent",
     ),
+    one_file(  # a recorded-verdict log given to the trajectory importer
+        "import-jsonl-a-recorded-log",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl({"type": "pair", "pair_id": "p1", "task_id": "t1"}),
+        "{tmp}/r.jsonl:1: type: 'pair'",
+        "(a recorded log's pair: `import recorded-jsonl`)",
+    ),
     one_file(
         "import-jsonl-agent-number",
         "openai-jsonl",

@@ -13,7 +13,7 @@ from judgeaudit.profiles.importers import import_json_list
 from judgeaudit.profiles.jsonedit import JsonEditError, parse_tree
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.validate import ValidationError, loads_json
+from judgeaudit.validate import ValidationError, iter_jsonl, loads_json
 
 
 def test_a_control_character_is_named_once_with_its_column() -> None:
@@ -54,3 +54,25 @@ def test_every_reader_that_names_a_json_problem_names_it_without_a_dangling_at(
     assert seen[2] == "invalid JSON: Invalid control character"
     assert "invalid string (Invalid control character)" in seen[3]
     assert not any("character at" in s for s in seen)
+
+
+@pytest.mark.parametrize(
+    ("last", "cut"),
+    [
+        ('{"a": "unterminat', True),
+        ('{"a": ', True),
+        ('{"a": 1', True),
+        ('{"a": 1,, "b": 2}', False),  # a wrong character inside the line: not a cut file
+        ('{"a": "unterminat\n', False),  # ends with a newline: not the end of a cut file
+    ],
+)
+def test_a_last_line_cut_mid_object_is_called_cut(tmp_path: Path, last: str, cut: bool) -> None:
+    """A production log copied while it was being written ends mid-line: the line says the file
+    looks cut off, not only which character the decoder expected (a new user's finding)."""
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"a": 1}\n' + last, encoding="utf-8")
+    with pytest.raises(ValidationError) as caught:
+        list(iter_jsonl(path, "record"))
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2: not valid JSON (")
+    assert ("the file looks cut off" in message) is cut, message

@@ -167,7 +167,8 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
             yield parse_verdict(row, where)
             continue
         if kind != "trajectory":
-            raise RolloutError(f'{where}: type: {kind!r}; use "trajectory" or "verdict"')
+            also = " (a recorded log's pair: `import recorded-jsonl`)" if kind == "pair" else ""
+            raise RolloutError(f'{where}: type: {kind!r}; use "trajectory" or "verdict"{also}')
         for key in row:
             if key not in TRAJECTORY_KEYS:
                 raise RolloutError(

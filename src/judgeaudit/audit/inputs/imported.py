@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
@@ -78,16 +78,34 @@ def load_imported_with_hash(path: Path) -> tuple[list[ImportedPair], str]:
     return out, checks.hash()
 
 
+#: A log line's ``type`` and the import that makes pairs of such a log (a log named in
+#: ``run.imported`` was refused with a list of 25 known fields).
+LOG_IMPORTS = {
+    "pair": "recorded-jsonl",
+    "verdict": "recorded-jsonl (or openai-jsonl)",
+    "trajectory": "openai-jsonl",
+}
+
+
+def _refuse_fields(row: dict[str, Any], where: str) -> NoReturn:
+    if isinstance(kind := row.get("type"), str) and kind in LOG_IMPORTS:
+        raise TaskError(
+            f"{where}: a {kind} line of a log, not a pair: turn the log into a pairs file with "
+            f"`judgeaudit import {LOG_IMPORTS[kind]} LOG --out PAIRS.jsonl` and name that file "
+            "in run.imported"
+        )
+    if missing := [name for name in REQUIRED if name not in row]:
+        raise TaskError(
+            f"{where}: {missing[0]}: missing (the pairs format: docs/audit.md, 'Imported pairs')"
+        )
+    name = next(name for name in row if name not in _KNOWN)
+    raise TaskError(f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}")
+
+
 def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
     """One row of a pairs file; every problem is one line naming ``file:line: field``."""
-    if not row.keys() >= _REQUIRED:  # (set operations first: most rows are whole)
-        name = next(name for name in REQUIRED if name not in row)
-        raise TaskError(f"{where}: {name}: missing (see the imported-pairs format in README)")
-    if not row.keys() <= _KNOWN:
-        name = next(name for name in row if name not in _KNOWN)
-        raise TaskError(
-            f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}"
-        )
+    if not _REQUIRED <= row.keys() <= _KNOWN:  # (set operations first: most rows are whole)
+        _refuse_fields(row, where)
     task_id = _ident(row["task_id"], f"{where}: task_id")
     agent_a = _agent(row["agent_a"], f"{where}: agent_a")
     agent_b = _agent(row["agent_b"], f"{where}: agent_b")
