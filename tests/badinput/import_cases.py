@@ -285,6 +285,15 @@ IMPORT_CASES: list[Case] = [
         "missing",
         "--agent",
     ),
+    one_file(  # the agent is named by the file's field: say which, and the way out
+        "import-tau2-agent-named-by-llm",
+        "tau2-bench",
+        "r.json",
+        tau2_file([sim(0)]).replace('"llm": "m"', '"llm": "openai/t1"'),
+        "{tmp}/r.json: info.agent_info.llm",
+        "has the part 't1'",
+        "without --agent this field names the agent: pass --agent NAME",
+    ),
     one_file(  # a recorded-verdict log given to the trajectory importer
         "import-jsonl-a-recorded-log",
         "openai-jsonl",

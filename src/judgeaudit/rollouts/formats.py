@@ -97,15 +97,17 @@ def agent_name(value: Any, where: str) -> str:
 
 
 def file_agent(path: Path) -> str:
-    """The agent named after a results file (no ``--agent``), refused in one line that says so
-    and how to name it instead (the user never typed the name)."""
+    """The agent named after a results file (no ``--agent``)."""
+    return untyped_agent(path.stem, str(path), f"the file's name {path.stem!r} names its agent")
+
+
+def untyped_agent(value: str, where: str, named_by: str) -> str:
+    """An agent name the user never typed (a file's name, a results file's field), refused in
+    one line that says where it came from and how to name the agent instead."""
     try:
-        return agent_name(path.stem, str(path))
+        return agent_name(value, where)
     except RolloutError as exc:
-        raise RolloutError(
-            f"{exc}; without --agent the file's name {path.stem!r} names its agent: pass "
-            "--agent NAME"
-        ) from None
+        raise RolloutError(f"{exc}; without --agent {named_by}: pass --agent NAME") from None
 
 
 def text_field(value: Any, where: str) -> str:

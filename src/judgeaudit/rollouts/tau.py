@@ -23,6 +23,7 @@ from judgeaudit.rollouts.formats import (
     obj,
     reward_success,
     text_field,
+    untyped_agent,
 )
 from judgeaudit.rollouts.messages import RolloutError, convert
 from judgeaudit.validate import integer, json_type
@@ -104,8 +105,12 @@ def read_tau2_bench(path: Path, agent: str | None, skips: Skips) -> Iterator[Rol
     info = obj(data.get("info"))
     env = obj(info.get("environment_info"))
     agent_info = obj(info.get("agent_info"))
-    name = agent or (agent_info.get("llm") if isinstance(agent_info.get("llm"), str) else None)
-    name = name or file_agent(path)
+    llm = agent_info.get("llm") if agent is None else None
+    if isinstance(llm, str) and llm:
+        where = f"{path}: info.agent_info.llm"
+        name = untyped_agent(llm, where, "this field names the agent")
+    else:
+        name = agent or file_agent(path)
     policy = env.get("policy") if isinstance(env.get("policy"), str) else None
     domain = str(env.get("domain_name") or "tau2-bench")
     tasks: dict[str, tuple[str, str]] = {}  # id -> (text, where it came from)
