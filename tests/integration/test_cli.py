@@ -128,7 +128,7 @@ def test_compare_gates_on_a_rise_only_over_the_same_trajectories(
     assert cli("run", str(spec), "--out", str(worse), "--events", "jsonl").returncode == 0
     unpaired = cli("compare", str(out), str(worse), "--fail-on-rise")
     assert unpaired.returncode == 2, unpaired.stdout + unpaired.stderr
-    assert "judged different conversations" in unpaired.stderr
+    assert "are not paired (each run simulated its own conversations)" in unpaired.stderr
     assert "re-judge the same trajectories" in unpaired.stderr
     assert len(unpaired.stderr.strip().splitlines()) == 1 and unpaired.stdout == ""
     info = cli("compare", str(out), str(worse))

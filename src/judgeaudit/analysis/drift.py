@@ -95,6 +95,18 @@ def same_conversations(out_a: Path, a: dict[str, Any], out_b: Path, b: dict[str,
     return same
 
 
+#: Why two runs are compared as independent samples (``compare``'s line, the gate's refusal,
+#: the app's Runs screen): runs that simulated their own conversations are never matched, even
+#: when a deterministic provider made the same ones (docs/gate.md: seeds differ far more than
+#: binomial noise); imported or re-judged conversations are matched when they are the same.
+SIMULATED_APART = "each run simulated its own conversations"
+DIFFERENT = "the runs judged different conversations"
+
+
+def _unpaired_because(a: dict[str, Any], b: dict[str, Any]) -> str:
+    return SIMULATED_APART if a["own_agents"] or b["own_agents"] else DIFFERENT
+
+
 def _fingerprint(out: Path, run_id: str) -> str:
     """A digest of a run's conversations (task, agent, trial, events), not of its ids."""
     import hashlib
@@ -181,6 +193,7 @@ def compare(
         "gap_source": base["gap_source"],
         "bins": base["bins"],
         "paired": paired,
+        "unpaired_because": None if paired else _unpaired_because(a, b),
         "pairing": pairing,
         "method": method,
         "decided_by": decided_by,
@@ -251,7 +264,7 @@ def render_compare(result: dict[str, Any]) -> str:
             )
         )
     else:
-        lines.append("unpaired: the runs judged different conversations (independent samples)")
+        lines.append(f"unpaired: {result['unpaired_because']} (independent samples)")
     lines += coverage_lines(result)
     lines.append("manifest changes:" if result["manifest_changes"] else "manifest changes: none")
     for change in result["manifest_changes"]:

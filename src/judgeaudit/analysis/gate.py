@@ -270,8 +270,9 @@ def refuse_unpaired(result: dict[str, Any]) -> None:
     seed (the conversations themselves change), so they are not gated."""
     if not result["paired"]:
         raise AnalysisError(
-            f"compare --fail-on-rise: {result['run_a']} and {result['run_b']} judged different "
-            "conversations, so their difference is mostly seed-to-seed noise, not the judge; "
+            f"compare --fail-on-rise: {result['run_a']} and {result['run_b']} are not paired "
+            f"({result['unpaired_because']}), so their difference is mostly seed-to-seed noise, "
+            "not the judge; "
             f"re-judge the same trajectories (judgeaudit rejudge OUT_A --judge-model MODEL --out "
             "OUT_B) and gate on that"
         )

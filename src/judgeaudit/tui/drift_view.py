@@ -59,7 +59,7 @@ def changes_text(compared: Comparison) -> Text:
             style="green",
         )
     else:
-        text.append("unpaired: the runs judged different conversations\n", style="yellow")
+        text.append(f"unpaired: {result['unpaired_because']}\n", style="yellow")
     for line in compared.warnings:
         text.append(f"{line}\n", style="yellow" if line.startswith("WARNING") else "")
     reasons = "; ".join(compared.gate_reasons)
