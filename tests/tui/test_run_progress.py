@@ -7,7 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textual.widgets import ProgressBar, Static
+from textual.widgets import Footer, ProgressBar, Static
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.run import RunScreen
@@ -92,3 +92,37 @@ def test_a_pause_shows_no_frozen_rate(isolated: ProfileStore, tmp_path: Path) ->
 
     paused = asyncio.run(go())
     assert "ETA paused" in paused and "— calls/s" in paused
+
+
+def _footer_keys(screen: RunScreen) -> list[str]:
+    return [str(k.render()).strip() for k in screen.query_one(Footer).query("FooterKey")]
+
+
+def test_pause_and_cancel_are_offered_only_while_a_run_goes_on(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """Before a run and after it ended the footer offered p Pause and c Cancel (a new user
+    pressed them after the run's process was killed); they show only while it runs."""
+    spec = write_spec(tmp_path / "spec.toml", judge="judge-default:latency_ms=40")
+    out = tmp_path / "out"
+
+    async def go() -> tuple[list[str], list[str], list[str]]:
+        app = make_app(isolated, out, demo_spec=spec)
+        async with app.run_test(size=(160, 40)) as pilot:
+            app.show_place("run")
+            await settle(pilot)
+            screen = app.get_screen("run")
+            assert isinstance(screen, RunScreen)
+            before = _footer_keys(screen)
+            app.start_run(spec, out)
+            await until(pilot, lambda: bool(screen.run_id), "the run to start")
+            await pilot.pause()
+            during = _footer_keys(screen)
+            await until(pilot, lambda: screen.finished, "the run to end")
+            await pilot.pause()
+            return before, during, _footer_keys(screen)
+
+    before, during, after = asyncio.run(go())
+    assert "p Pause" in during and "c Cancel" in during
+    for keys in (before, after):
+        assert "p Pause" not in keys and "c Cancel" not in keys and "r Results" in keys

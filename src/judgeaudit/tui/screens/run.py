@@ -145,6 +145,14 @@ class RunScreen(Screen[None]):
         self.query_one(JudgeLog).reset()
         self.show_title()
         self.show_paused()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Pause and Cancel are offered only while a run goes on (after a run failed, the
+        footer still offered them; a new user's finding)."""
+        if action in ("pause", "cancel"):
+            return self.bridge is not None and not self.finished
+        return True
 
     # --- live state ----------------------------------------------------------------------------
     def drain(self) -> None:
@@ -188,6 +196,7 @@ class RunScreen(Screen[None]):
             self.render_pairs()
         if batch.done:
             self.finished = True
+            self.refresh_bindings()
             self.on_done(batch)
         self.show_title()
         self.show_stats()
