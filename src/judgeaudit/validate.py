@@ -152,14 +152,22 @@ def loads_json(
         ) from None
 
 
+#: What a JSONL reader adds when the last line stops mid-object (or mid-character) without a
+#: newline: a log copied while it was written, or a write that did not finish.
+CUT = (
+    "this last line stops mid-object without a newline: the file looks cut off (a copy or a"
+    " write that did not finish)"
+)
+
+
 def _ends_early(line: str) -> bool:
     """Whether the JSON of ``line`` fails where its text runs out (a cut file's last line), not
     on a character inside it."""
     try:
-        json.loads(line)
+        safeio.parse_json(line)
     except json.JSONDecodeError as exc:
         return exc.msg.startswith("Unterminated string") or exc.pos >= len(line.rstrip())
-    except ValueError:
+    except ValueError:  # safeio.TooDeep and the rest: a problem inside the line
         return False
     return False
 
@@ -178,6 +186,8 @@ def iter_jsonl(
             try:
                 line = data.decode("utf-8")
             except UnicodeDecodeError as exc:
+                if not raw.endswith(b"\n") and exc.reason == "unexpected end of data":
+                    raise error(f"{path}:{number}: {CUT}") from None
                 bad = data[exc.start : exc.start + 1].hex()
                 raise error(
                     f"{path}:{number}: not UTF-8 (byte 0x{bad} at byte offset "
@@ -192,10 +202,7 @@ def iter_jsonl(
             except error as exc:
                 if raw.endswith(b"\n") or not _ends_early(line):
                     raise
-                raise error(
-                    f"{exc}; this last line stops mid-object without a newline: the file looks cut"
-                    " off (a copy or a write that did not finish)"
-                ) from None
+                raise error(f"{exc}; {CUT}") from None
             if not isinstance(row, dict):
                 raise error(f"{where}: expected a JSON object per line, got {json_type(row)}")
             found = True

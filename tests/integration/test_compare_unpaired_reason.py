@@ -55,3 +55,17 @@ def test_imported_runs_are_unpaired_only_when_their_conversations_differ(tmp_pat
     gated = cli("compare", str(same_a), str(other), "--fail-on-rise")
     assert gated.returncode == 2
     assert "are not paired (the runs judged different conversations)" in gated.stderr
+
+
+def test_a_simulated_run_against_an_imported_one_names_the_run_that_simulated(
+    tmp_path: Path,
+) -> None:
+    write_tasks(tmp_path / "tasks.jsonl", 3)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    assert cli("run", str(spec), "--out", str(tmp_path / "sim")).returncode == 0
+    imported = _recorded(tmp_path / "rec", (ROLLOUTS / "recorded-verdicts.jsonl").read_text())
+    for a, b, which in ((tmp_path / "sim", imported, "A"), (imported, tmp_path / "sim", "B")):
+        shown = cli("compare", str(a), str(b))
+        assert f"unpaired: run {which} simulated its own conversations" in shown.stdout, (
+            shown.stdout + shown.stderr
+        )

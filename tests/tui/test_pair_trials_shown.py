@@ -16,6 +16,7 @@ from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.screens.pair import PairDetailScreen
 from judgeaudit.tui.screens.pairs import PairsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable, plain
+from tests.cli_helpers import cli
 from tests.tui.helpers import settle
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
@@ -67,3 +68,20 @@ def test_pairs_table_and_pair_header_show_the_trial_with_slashes_in_agent_names(
     trials, title = asyncio.run(go())
     assert trial == 1 and sorted(trials) == stored and set(stored) == {"t0", "t1"}
     assert f"{task} t{trial} (" in title and f"A {a} vs B {b}" in title
+
+
+def test_show_takes_no_tail_that_cuts_an_agent_name(tmp_path: Path) -> None:
+    """A tail must hold the trials part: "small" of agent "acme/small" (or "gpt-4o~acme/small",
+    naming no agent of the run) opened the pair; "t1/A~B" still does."""
+    out = slash_named_run(tmp_path)
+    db = sqlite3.connect(out / "audit.db")
+    (pair_id,) = db.execute(
+        "SELECT pair_id FROM audit_pairs WHERE task_id = 'retail-0' AND trial = 1"
+    ).fetchone()
+    db.close()
+    for cut in ("small", "gpt-4o~acme/small"):
+        shown = cli("show", str(out), cut)
+        assert shown.returncode == 2 and f"pair {cut!r} not found" in shown.stderr, shown.stderr
+    assert cli("show", str(out), "t1/openai/gpt-4o~acme/small").returncode == 2  # two tasks
+    whole = cli("show", str(out), "retail-0/t1/openai/gpt-4o~acme/small")
+    assert whole.returncode == 0 and f"pair {pair_id}" in whole.stdout

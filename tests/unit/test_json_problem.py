@@ -13,7 +13,7 @@ from judgeaudit.profiles.importers import import_json_list
 from judgeaudit.profiles.jsonedit import JsonEditError, parse_tree
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.validate import ValidationError, iter_jsonl, loads_json
+from judgeaudit.validate import CUT, ValidationError, iter_jsonl, loads_json
 
 
 def test_a_control_character_is_named_once_with_its_column() -> None:
@@ -76,3 +76,19 @@ def test_a_last_line_cut_mid_object_is_called_cut(tmp_path: Path, last: str, cut
     message = str(caught.value)
     assert message.startswith(f"{path}:2: not valid JSON (")
     assert ("the file looks cut off" in message) is cut, message
+
+
+def test_a_cut_inside_a_character_or_a_deep_last_line_gets_one_line(tmp_path: Path) -> None:
+    """A log of Chinese text cut inside a character said "not UTF-8 … save as UTF-8"; a deeply
+    nested last line without a newline crashed the check for a cut file (RecursionError, exit
+    70): the first is called cut off, the second is refused as nested too deeply."""
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes('{"a": 1}\n{"task": "退货'.encode()[:-1])
+    with pytest.raises(ValidationError) as caught:
+        list(iter_jsonl(cut, "record"))
+    assert str(caught.value) == f"{cut}:2: {CUT}"
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"a": 1}\n' + "[" * 5000 + "]" * 5000, encoding="utf-8")
+    with pytest.raises(ValidationError) as caught:
+        list(iter_jsonl(deep, "record"))
+    assert "nested too deeply" in str(caught.value) and "cut off" not in str(caught.value)

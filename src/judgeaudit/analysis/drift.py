@@ -104,7 +104,11 @@ DIFFERENT = "the runs judged different conversations"
 
 
 def _unpaired_because(a: dict[str, Any], b: dict[str, Any]) -> str:
-    return SIMULATED_APART if a["own_agents"] or b["own_agents"] else DIFFERENT
+    if a["own_agents"] and b["own_agents"]:
+        return SIMULATED_APART
+    if a["own_agents"] or b["own_agents"]:
+        return f"run {'A' if a['own_agents'] else 'B'} simulated its own conversations"
+    return DIFFERENT
 
 
 def _fingerprint(out: Path, run_id: str) -> str:

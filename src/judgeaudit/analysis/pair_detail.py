@@ -12,7 +12,12 @@ from typing import Any
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
 from judgeaudit.audit.export import PAIRS_CSV
-from judgeaudit.audit.units.ids import is_recorded_log, pair_trial_b, swapped_pair_id
+from judgeaudit.audit.units.ids import (
+    is_recorded_log,
+    pair_trial_b,
+    swapped_pair_id,
+    trials_at,
+)
 from judgeaudit.suggest import command
 
 SHOW_MATCHES = 5
@@ -111,6 +116,8 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
         ).fetchone()
         if row is not None:
             return [row]
+        if trials_at(spelling.split("/")) is None:
+            continue  # a tail holds the trials part: "small" of agent "acme/small" is no pair
         tails: list[sqlite3.Row] = db.execute(  # no LIKE: no pattern for SQLite to choke on
             "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1) - 1) = '/' || ?1"
             " ORDER BY pair_id LIMIT ?2",
@@ -135,6 +142,20 @@ def no_prompt_reason(call: dict[str, Any]) -> str:
     if is_recorded_log(str(call.get("log_id") or "")):
         return "a recorded verdict: the log it came from holds no prompt"
     return "run made before prompts were kept"
+
+
+def _hashes(call: dict[str, Any]) -> str:
+    """`` (prompt P, template T)``, each named only when known (a recorded verdict may have
+    neither: no "prompt None")."""
+    known = [
+        f"{label} {value}"
+        for label, value in (
+            ("prompt", call.get("prompt_hash")),
+            ("template", call.get("prompt_template_hash")),
+        )
+        if value
+    ]
+    return f" ({', '.join(known)})" if known else ""
 
 
 def raw_output_text(call: dict[str, Any]) -> str:
@@ -184,10 +205,7 @@ def render_detail(detail: dict[str, Any]) -> str:
         lines += [
             "",
             f"== judge call: order {call['order']} (shown as A: {first}), attempt "
-            f"{call['attempt']}, {call['model']} (prompt {call['prompt_hash']}"
-            + (
-                f", template {template})" if (template := call.get("prompt_template_hash")) else ")"
-            ),
+            f"{call['attempt']}, {call['model']}{_hashes(call)}",
         ]
         messages = call["messages"]
         if messages is None:

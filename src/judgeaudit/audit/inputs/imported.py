@@ -82,7 +82,7 @@ def load_imported_with_hash(path: Path) -> tuple[list[ImportedPair], str]:
 #: ``run.imported`` was refused with a list of 25 known fields).
 LOG_IMPORTS = {
     "pair": "recorded-jsonl",
-    "verdict": "recorded-jsonl (or openai-jsonl)",
+    "verdict": "recorded-jsonl",  # (or openai-jsonl, whose logs hold trajectories: said below)
     "trajectory": "openai-jsonl",
 }
 
@@ -93,10 +93,12 @@ def _refuse_fields(row: dict[str, Any], where: str) -> NoReturn:
             f"{where}: a {kind} line of a log, not a pair: turn the log into a pairs file with "
             f"`judgeaudit import {LOG_IMPORTS[kind]} LOG --out PAIRS.jsonl` and name that file "
             "in run.imported"
+            + (" (`import openai-jsonl` for a log of trajectories)" if kind == "verdict" else "")
         )
     if missing := [name for name in REQUIRED if name not in row]:
         raise TaskError(
-            f"{where}: {missing[0]}: missing (the pairs format: docs/audit.md, 'Imported pairs')"
+            f"{where}: {missing[0]}: missing (the pairs format: the paragraph 'Imported pairs' "
+            "of docs/audit.md)"
         )
     name = next(name for name in row if name not in _KNOWN)
     raise TaskError(f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}")

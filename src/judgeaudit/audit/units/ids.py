@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from judgeaudit.agentnames import TRIAL_PART
+
 #: The trials part of a pair id: ``tN`` or ``tN~tM``. No agent name holds a part of this form
 #: (:mod:`judgeaudit.agentnames`), so the last one in an id is the trials part.
-TRIALS_PART = re.compile(r"t[0-9]+(?:~t[0-9]+)?")
+TRIALS_PART = re.compile(rf"{TRIAL_PART.pattern}(?:~{TRIAL_PART.pattern})?")
 
 
 class PairIdParts(NamedTuple):
@@ -32,7 +34,7 @@ def trials_part(trial: int, trial_b: int | None = None) -> str:
     return f"t{trial}" if trial_b is None or trial_b == trial else f"t{trial}~t{trial_b}"
 
 
-def _trials_at(parts: list[str]) -> int | None:
+def trials_at(parts: list[str]) -> int | None:
     """Where the trials part is among an id's '/'-parts: the last one of that form before the
     agents' part (no agent name holds one)."""
     return next((i for i in range(len(parts) - 2, -1, -1) if TRIALS_PART.fullmatch(parts[i])), None)
@@ -42,7 +44,7 @@ def pair_id_parts(pair_id: str) -> PairIdParts:
     """``RUN/TASK/tN/A~B`` -> (``TASK/tN``, A, B), where agent names may hold '/' and tasks
     '/', '~' and trial-like parts (an id of another shape: all of it after the run, no agents)."""
     parts = pair_id.split("/")
-    at = _trials_at(parts)
+    at = trials_at(parts)
     if not at:
         return PairIdParts("/".join(parts[1:]), "", "")
     agent_a, _, agent_b = "/".join(parts[at + 1 :]).partition("~")
@@ -53,7 +55,7 @@ def swapped_pair_id(pair_id: str) -> str | None:
     """The id (or an id's tail, ``TASK/tN/A~B``, ``tN/A~B``) with the agents the other way
     round (``show``'s "did you mean"); None without a trials part or two different agents."""
     parts = pair_id.split("/")
-    at = _trials_at(parts)
+    at = trials_at(parts)
     if at is None:
         return None
     agent_a, tilde, agent_b = "/".join(parts[at + 1 :]).partition("~")

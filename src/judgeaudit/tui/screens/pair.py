@@ -82,9 +82,9 @@ def judge_outputs(calls: list[dict[str, Any]]) -> Text:
 
     text = Text("Judge calls: rendered prompt, then raw output\n", style="bold")
     for call in calls:
+        prompt = f", prompt {call['prompt_hash']}" if call["prompt_hash"] else ""
         text.append(
-            f"order {call['order']} attempt {call['attempt']} ({call['model']}, prompt "
-            f"{call['prompt_hash']})",
+            f"order {call['order']} attempt {call['attempt']} ({call['model']}{prompt})",
             style="bold",
         )
         if call["parse_error"]:
