@@ -111,9 +111,15 @@ def test_footer_shows_every_key_of_the_screen(
             await settle(pilot)
             await press(pilot, next(p.key for p in PLACES if p.name == place))
             screen = app.screen
-            # each binding by its alternative keys; help is `?`, or F10 while typing in a field
+            # each binding by its alternative keys; help is `?`, or F10 while typing in a field;
+            # a key the screen turns off for now is not offered (the Run screen's Pause and
+            # Cancel before any run)
             wanted = [
-                set(b.key.split(",")) for b in screen.BINDINGS if isinstance(b, Binding) and b.show
+                set(b.key.split(","))
+                for b in screen.BINDINGS
+                if isinstance(b, Binding)
+                and b.show
+                and screen.check_action(b.action.split("(")[0], ()) is not False
             ]
             wanted.append({"question_mark", "f10"})
             footer_keys = screen.query("Footer FooterKey").results(FooterKey)
