@@ -40,11 +40,11 @@ from judgeaudit.analysis.sections import (
 )
 from judgeaudit.analysis.stats import cluster_bootstrap
 from judgeaudit.audit.store import PAIR_COLUMNS, open_readonly
-from judgeaudit.audit.store.schema import DECISIVE_SQL
+from judgeaudit.audit.store.schema import DECISIVE_SQL, MISSELECTED_COUNT_SQL
 from judgeaudit.audit.units import gap as gaps
 
 DECISIVE = DECISIVE_SQL
-MISSEL = "COALESCE(misselected, 0)"
+MISSEL = MISSELECTED_COUNT_SQL
 
 
 def gap_sql(source: str, floor: bool = False) -> str:

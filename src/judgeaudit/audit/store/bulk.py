@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judgeaudit.audit.store.db import AuditStore
-from judgeaudit.audit.store.schema import DECISIVE_SQL, EDIT_TRIGGERS, EDITS_TABLE, column_list
+from judgeaudit.audit.store.schema import (
+    DECISIVE_SQL,
+    EDIT_TRIGGERS,
+    EDITS_TABLE,
+    MISSELECTED_COUNT_SQL,
+    column_list,
+)
 
 #: A run's count of pairs: the one query, on audit.db and on the relation ``audit_pairs`` a
 #: report engine reads from Parquet (``--engine auto`` holds the one against the other).
@@ -39,7 +45,7 @@ def pair_counts(store: AuditStore, run_id: str) -> tuple[int, int, int]:
     sorted scan of every pair)."""
     store.flush("audit_pairs")
     pairs, decisive, misselected = store.db.execute(
-        f"SELECT count(*), SUM({DECISIVE_SQL}), SUM(COALESCE(misselected, 0)) FROM audit_pairs"
+        f"SELECT count(*), SUM({DECISIVE_SQL}), SUM({MISSELECTED_COUNT_SQL}) FROM audit_pairs"
         " WHERE run_id = ?",
         (run_id,),
     ).fetchone()

@@ -176,6 +176,8 @@ MISSELECTED_SQL = (
 #: :func:`judgeaudit.audit.units.outcome.decisive` as SQL over ``audit_pairs`` (0 or 1; held
 #: to it by ``tests/unit/store/test_row_rules.py``): the report's and the store's counts.
 DECISIVE_SQL = "CAST(success_a != success_b AS INTEGER)"
+#: A pair's ``misselected`` flag as a count in SQL (NULL, a pair not judged, counts 0).
+MISSELECTED_COUNT_SQL = "COALESCE(misselected, 0)"
 #: Rules across a row's columns, checked with the column rules (same message): per table,
 #: (the column the message names, SQL true for a row that breaks it, what is expected).
 ROW_RULES: dict[str, tuple[tuple[str, str, str], ...]] = {

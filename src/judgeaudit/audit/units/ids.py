@@ -40,25 +40,34 @@ def trials_at(parts: list[str]) -> int | None:
     return next((i for i in range(len(parts) - 2, -1, -1) if TRIALS_PART.fullmatch(parts[i])), None)
 
 
+def _split(pair_id: str) -> tuple[list[str], int, str, str, str] | None:
+    """An id (or its tail) cut at its trials part: its '/'-parts, where the trials part is, and
+    the agents' part split at '~' (agent A, the tilde, agent B); None without a trials part."""
+    parts = pair_id.split("/")
+    at = trials_at(parts)
+    if at is None:
+        return None
+    agent_a, tilde, agent_b = "/".join(parts[at + 1 :]).partition("~")
+    return parts, at, agent_a, tilde, agent_b
+
+
 def pair_id_parts(pair_id: str) -> PairIdParts:
     """``RUN/TASK/tN/A~B`` -> (``TASK/tN``, A, B), where agent names may hold '/' and tasks
     '/', '~' and trial-like parts (an id of another shape: all of it after the run, no agents)."""
-    parts = pair_id.split("/")
-    at = trials_at(parts)
-    if not at:
-        return PairIdParts("/".join(parts[1:]), "", "")
-    agent_a, _, agent_b = "/".join(parts[at + 1 :]).partition("~")
+    split = _split(pair_id)
+    if split is None or split[1] == 0:
+        return PairIdParts(pair_id.partition("/")[2], "", "")
+    parts, at, agent_a, _, agent_b = split
     return PairIdParts("/".join(parts[1 : at + 1]), agent_a, agent_b)
 
 
 def swapped_pair_id(pair_id: str) -> str | None:
     """The id (or an id's tail, ``TASK/tN/A~B``, ``tN/A~B``) with the agents the other way
     round (``show``'s "did you mean"); None without a trials part or two different agents."""
-    parts = pair_id.split("/")
-    at = trials_at(parts)
-    if at is None:
+    split = _split(pair_id)
+    if split is None:
         return None
-    agent_a, tilde, agent_b = "/".join(parts[at + 1 :]).partition("~")
+    parts, at, agent_a, tilde, agent_b = split
     if not tilde or agent_a == agent_b:
         return None
     return "/".join([*parts[: at + 1], f"{agent_b}~{agent_a}"])
