@@ -75,6 +75,7 @@ def _row(rng: random.Random, run_id: str, index: int, tasks: int) -> dict[str, A
         "reward_b": _maybe(rng, round(rng.uniform(0, 3), 2), 0.05),
         "judge_model": judge,
         "trial_b": index % 2,
+        "source_id": None,
     }
 
 

@@ -329,6 +329,10 @@ def test_a_recorded_verdict_run_is_rejudged_by_a_live_judge_and_compares_paired(
     result = json.loads(cli("compare", str(prod), str(out), "--format", "json").stdout)
     assert result["paired"] and result["pairing"]["matched"] == 40
     assert result["pairing"]["only_in_a"] == 0 and result["verdicts"]["failed"] == []
+    # Each re-judged pair keeps its log's own id (audit_pairs.source_id), as the source has it.
+    query = "SELECT task_id, trial, agent_a, agent_b, source_id FROM audit_pairs ORDER BY 1, 2, 3"
+    kept = [_rows(run, query) for run in (prod, out)]
+    assert kept[0] == kept[1] and all(row[-1] for row in kept[0]) and len(kept[0]) == 40
 
 
 def test_recorded_pairs_without_trajectories_are_not_rejudged_on_empty_transcripts(
@@ -381,3 +385,11 @@ def test_the_suggested_compare_pastes_as_printed_with_a_space_and_unicode_in_pat
     compared = cli(*words[1:], "--format", "json")
     assert compared.returncode == 0, compared.stderr
     assert json.loads(compared.stdout)["paired"]
+
+
+def _rows(out: Path, query: str) -> list[tuple[object, ...]]:
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        return [tuple(r) for r in db.execute(query)]
+    finally:
+        db.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import warnings
 from typing import Any
 
 import numpy as np
@@ -89,3 +90,23 @@ def test_significant_opposite_ranking_is_flagged() -> None:
     assert found["ranking"] == "misselected" and found["ranking_misselected"]
     # the same success difference with a judge that agrees: no flag at all
     assert ranking(_pair(20, 3, 5, 22, 4))["ranking"] is None
+
+
+def test_quasi_separation_is_reported_not_fitted_nor_a_crash() -> None:
+    """Every pair at gap 0 judged right, two of eight at gap 0.5 misselected (one history day
+    of a small stream): no finite maximum-likelihood slope exists. statsmodels' fit of the same
+    rows never converges, its slope growing with every iteration it is given; the report
+    crashed on exp() of its interval (exit 70)."""
+    rows = [("t0", 0.0, 0), ("t1", 0.5, 0), ("t1", 0.5, 0), ("t2", 0.0, 0)]
+    rows += [("t3", 0.5, 0), ("t3", 0.5, 0), ("t4", 0.5, 1), ("t4", 0.5, 1)]
+    rows += [("t4", 0.5, 0), ("t4", 0.5, 0)]
+    model = gap_model(_db(rows), "r", "capability")
+    assert model["odds_ratio_per_0_1"] is None and model["ci"] is None
+    assert model["why_not"].startswith("no finite estimate") and model["n"] == 10
+    X = sm.add_constant(np.array([gap / 0.1 for _, gap, _ in rows]))
+    ys = np.array([m for _, _, m in rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its own convergence warnings
+        fits = [sm.Logit(ys, X).fit(disp=0, maxiter=n) for n in (35, 400)]
+    assert not any(f.mle_retvals["converged"] for f in fits)
+    assert fits[1].params[1] > fits[0].params[1] + 0.5  # the slope runs off to infinity

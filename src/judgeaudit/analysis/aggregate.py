@@ -39,7 +39,7 @@ from judgeaudit.analysis.sections import (
     sum_satisfied_but_failed,
 )
 from judgeaudit.analysis.stats import cluster_bootstrap
-from judgeaudit.audit.store import PAIR_COLUMNS, open_readonly
+from judgeaudit.audit.store import COPY_PAIR_COLUMNS, open_readonly
 from judgeaudit.audit.store.schema import DECISIVE_SQL, MISSELECTED_COUNT_SQL
 from judgeaudit.audit.units import gap as gaps
 
@@ -247,11 +247,11 @@ def human_review(
     for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters
         chunk = ids[start : start + 500]
         found += engine.execute(
-            f"SELECT {', '.join(PAIR_COLUMNS)} FROM audit_pairs WHERE run_id = ?"
+            f"SELECT {', '.join(COPY_PAIR_COLUMNS)} FROM audit_pairs WHERE run_id = ?"
             f" AND pair_id IN ({', '.join('?' * len(chunk))}) ORDER BY {engine.dialect.seq}",
             (run_id, *chunk),
         ).fetchall()
-    pairs = pd.DataFrame.from_records([tuple(r) for r in found], columns=list(PAIR_COLUMNS))
+    pairs = pd.DataFrame.from_records([tuple(r) for r in found], columns=list(COPY_PAIR_COLUMNS))
     return agreement(pairs, labels, review_population(engine, run_id))
 
 

@@ -27,6 +27,14 @@ METHOD = (
 )
 STEP = 0.1
 MAX_ITER = 50
+#: Past this the interval's ends are no float (exp overflows): Newton stopped where the
+#: likelihood is flat because no finite estimate exists, as when every pair on one side of some
+#: gap was judged right (quasi-separation, common in a small run or a day of a history).
+MAX_LOG_ODDS = 700.0
+SEPARATED = (
+    "no finite estimate: the gap (almost) separates misselected from correctly judged pairs"
+    " (quasi-separation; too few pairs)"
+)
 
 
 def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[str, Any] | None:
@@ -89,6 +97,8 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
     if fitted is None:
         return {**empty, "n": total, "tasks": len(names), "why_not": why or "did not converge"}
     beta, se = fitted["beta"], fitted["se"]
+    if not math.isfinite(se) or abs(beta) + Z95 * se > MAX_LOG_ODDS:
+        return {**empty, "n": total, "tasks": len(names), "why_not": SEPARATED}
     z = beta / se if se > 0 else math.inf
     return {
         "odds_ratio_per_0_1": math.exp(beta),

@@ -13,6 +13,7 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
 from judgeaudit.audit.export import PAIRS_CSV
 from judgeaudit.audit.units.ids import (
+    in_the_log,
     is_recorded_log,
     pair_trial_b,
     swapped_pair_id,
@@ -98,8 +99,9 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
             f"pair {pair_id!r} not found; did you mean {meant}"
             f"{', ...' if len(found) > SHOW_MATCHES else ''} (the agents the other way round)?"
         )
+    logged = ", or the pair_id an imported log gave it" if _source_ids_kept(db) else ""
     raise AnalysisError(
-        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
+        f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B{logged} {_where_ids(out)}"
     )
 
 
@@ -108,6 +110,7 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
     is no tail of "…/退货-9/t1/…"), at most SHOW_MATCHES + 1. An id typed on a terminal that
     decomposes accents (NFD) names the same pair as the stored composed (NFC) one, and the
     other way round: each spelling is tried."""
+    by_source = _has_source_ids(db)
     for spelling in dict.fromkeys(
         (pair_id, unicodedata.normalize("NFC", pair_id), unicodedata.normalize("NFD", pair_id))
     ):
@@ -116,6 +119,13 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
         ).fetchone()
         if row is not None:
             return [row]
+        if by_source:  # the log's own id: one pair per run that imported it
+            logged: list[sqlite3.Row] = db.execute(
+                "SELECT * FROM audit_pairs WHERE source_id = ? ORDER BY pair_id LIMIT ?",
+                (spelling, SHOW_MATCHES + 1),
+            ).fetchall()
+            if logged:
+                return logged
         if trials_at(spelling.split("/")) is None:
             continue  # a tail holds the trials part: "small" of agent "acme/small" is no pair
         tails: list[sqlite3.Row] = db.execute(  # no LIKE: no pattern for SQLite to choke on
@@ -126,6 +136,19 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
         if tails:
             return tails
     return []
+
+
+def _has_source_ids(db: sqlite3.Connection) -> bool:
+    """Whether audit.db keeps imported pairs' own ids (a read-only file of schema 4 or older,
+    which is read unmigrated, has no such column)."""
+    return any(r[1] == "source_id" for r in db.execute("PRAGMA table_info(audit_pairs)"))
+
+
+def _source_ids_kept(db: sqlite3.Connection) -> bool:
+    """Whether any pair in audit.db carries its log's own id (imported runs)."""
+    return _has_source_ids(db) and bool(
+        db.execute("SELECT 1 FROM audit_pairs WHERE source_id IS NOT NULL LIMIT 1").fetchone()
+    )
 
 
 def _side(row: sqlite3.Row | None) -> dict[str, Any] | None:
@@ -180,7 +203,7 @@ def render_detail(detail: dict[str, Any]) -> str:
     pair = detail["pair"]
     flag = "  MISSELECTED" if pair["misselected"] else ""
     lines = [
-        f"pair {pair['pair_id']}",
+        f"pair {pair['pair_id']}{in_the_log(pair)}",
         f"task {pair['task_id']} ({pair['task_type']}); judge {pair['judge_model']} prefers "
         f"{pair['judge_pref']} (AB: {pair['pref_ab']}, BA: {pair['pref_ba']}); scores "
         f"{pair['judge_score_a']}/{pair['judge_score_b']}{flag}",

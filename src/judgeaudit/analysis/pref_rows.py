@@ -121,6 +121,7 @@ def _common(
     )
     return {
         "pair_id": row["pair_id"],
+        "source_id": row.get("source_id"),  # the log's own id: a row back to its record
         "task_id": row["task_id"],
         "task_type": row["task_type"],
         "gap_bucket": bucket,

@@ -161,7 +161,11 @@ def register(sub: Sub) -> None:
 
     show = sub.add_parser("show", help=command_help("show"))
     show.add_argument("out", type=Path)
-    show.add_argument("pair_id", help="a pair id, or a unique tail of one (TASK/tTRIAL/A~B)")
+    show.add_argument(
+        "pair_id",
+        help="a pair id, a unique tail of one (TASK/tTRIAL/A~B), or an imported pair's own"
+        " pair_id in its log",
+    )
     show.add_argument("--format", choices=["text", "json"], default="text")
     show.set_defaults(func=cmd_show)
 

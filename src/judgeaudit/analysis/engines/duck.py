@@ -28,11 +28,19 @@ def connect() -> Any:
     return duckdb_connection()
 
 
-def read_sql(parquet: ParquetInput) -> str:
-    """``read_parquet`` over the files (their list is inlined: DuckDB binds no list to a view)."""
+def read_sql(parquet: ParquetInput, by_name: bool = False) -> str:
+    """``read_parquet`` over the files (their list is inlined: DuckDB binds no list to a view);
+    ``by_name`` for shards whose columns differ (a later column, absent from older shards, is
+    read as NULL there)."""
     files = ", ".join("'" + f.replace("'", "''") + "'" for f in parquet.files)
     hive = "true" if parquet.root is not None else "false"
-    return f"read_parquet([{files}], hive_partitioning = {hive})"
+    union = ", union_by_name = true" if by_name else ""
+    return f"read_parquet([{files}], hive_partitioning = {hive}{union})"
+
+
+def uneven(columns: dict[str, dict[str, str]]) -> bool:
+    """Whether the shards' column sets differ (only by later columns, once checked)."""
+    return len({frozenset(cols) for cols in columns.values()}) > 1
 
 
 def shard_columns(con: Any, parquet: ParquetInput) -> dict[str, dict[str, str]]:
@@ -59,7 +67,7 @@ def checked_view(parquet: ParquetInput) -> Any:
         except Exception as exc:  # duckdb.Error: a file that is not Parquet
             raise EngineError(f"--parquet: {str(exc).splitlines()[0]}") from None
         check_schema(columns)
-        source = read_sql(parquet)
+        source = read_sql(parquet, by_name=uneven(columns))
         has_seq = "seq" in next(iter(columns.values()))
         seq = "" if has_seq else ", row_number() OVER () AS seq"
         con.execute(f"CREATE VIEW audit_pairs AS SELECT *{seq} FROM {source}")

@@ -6,7 +6,8 @@ import glob
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgeaudit.audit.store import PAIR_COLUMNS
+from judgeaudit.audit.store import COPY_PAIR_COLUMNS
+from judgeaudit.audit.store.schema import LATER_PAIR_COLUMNS
 from judgeaudit.errors import InputError
 
 
@@ -16,7 +17,9 @@ class EngineError(InputError):
 
 #: Columns every shard must hold (the pairs table's); ``seq`` orders rows (optional: without it
 #: the engines keep the files' own order), ``period`` is a partition column of daily shards.
-REQUIRED = PAIR_COLUMNS
+#: Columns added to the pairs later may be absent from older shards (read as NULL), so a
+#: history mixing shards from before and after them is read as one.
+REQUIRED = COPY_PAIR_COLUMNS
 OPTIONAL = ("seq", "period")
 
 
@@ -69,7 +72,7 @@ def check_schema(columns: dict[str, dict[str, str]]) -> None:
                     f"{file}: column {name} is {kind} where {first_file} has {first[name]}; "
                     "shards read together need one schema (re-export the odd one)"
                 )
-        extra = sorted(set(cols) ^ set(first))
+        extra = sorted((set(cols) ^ set(first)) - set(LATER_PAIR_COLUMNS))
         if extra:
             raise EngineError(
                 f"{file}: columns differ from {first_file} ({', '.join(extra[:3])}); "

@@ -33,6 +33,7 @@ from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.period import PeriodError, parse_period
 from judgeaudit.audit.units.work import ImportedPair
+from judgeaudit.credentials import looks_like_key
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
@@ -146,7 +147,7 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
         verdicts=parse_verdicts(row.get("verdicts"), f"{where}: verdicts"),
         judge_model=_maybe_text(row.get("judge_model"), f"{where}: judge_model"),
         judge_prompt_hash=_maybe_text(row.get("judge_prompt_hash"), f"{where}: judge_prompt_hash"),
-        pair_id=_maybe_text(row.get("pair_id"), f"{where}: pair_id"),
+        pair_id=_source_id(row.get("pair_id"), f"{where}: pair_id"),
         period=_period(row.get("period"), f"{where}: period"),
     )
 
@@ -255,6 +256,14 @@ def _maybe_flag(value: Any, where: str) -> bool | None:
 
 def _maybe_text(value: Any, where: str) -> str | None:
     return None if value is None else string(value, where, TaskError)
+
+
+def _source_id(value: Any, where: str) -> str | None:
+    """The pair's own id in the user's log: kept as ``audit_pairs.source_id`` (never a key)."""
+    text = _maybe_text(value, where)
+    if text is not None and looks_like_key(text):
+        raise TaskError(f"{where}: looks like an API key (not shown), not the id of a pair")
+    return text
 
 
 def _events(raw: Any, where: str) -> list[dict[str, Any]]:

@@ -314,6 +314,7 @@ def _rows(
         "reward_b": p.reward_b,
         "judge_model": model,
         "trial_b": p.trial_b,
+        "source_id": p.pair_id,
     }
     logs = []
     for v in p.verdicts:

@@ -101,9 +101,10 @@ class SourceRun:
             db.close()
         return [(r[0], int(r[1] or 0), r[2], r[3]) for r in rows]
 
-    def pair_trials(self) -> list[tuple[str, int, int, str, str]]:
-        """(task_id, trial, trial_b, agent_a, agent_b) of every judged pair: side B's trial
-        differs from side A's in a trial-paired import (one agent, two of its trials)."""
+    def pair_trials(self) -> list[tuple[str, int, int, str, str, str | None]]:
+        """(task_id, trial, trial_b, agent_a, agent_b, source_id) of every judged pair: side
+        B's trial differs from side A's in a trial-paired import (one agent, two of its
+        trials); the log's own pair id, where it was imported, goes along."""
         db = self.connect()
         try:
             rows = db.execute(
@@ -111,8 +112,16 @@ class SourceRun:
             ).fetchall()
         finally:
             db.close()
+        kept = bool(rows) and "source_id" in rows[0].keys()  # noqa: SIM118 (a Row's `in` is values)
         return [
-            (r["task_id"], int(r["trial"] or 0), pair_trial_b(r), r["agent_a"], r["agent_b"])
+            (
+                r["task_id"],
+                int(r["trial"] or 0),
+                pair_trial_b(r),
+                r["agent_a"],
+                r["agent_b"],
+                r["source_id"] if kept else None,  # an older file read unmigrated has none
+            )
             for r in rows
         ]
 
@@ -255,8 +264,10 @@ def source_pair_units(source: SourceRun, tasks: list[Task]) -> list[PairUnit]:
     """Exactly the pairs the source judged, so the two runs pair up one to one."""
     by_id = {t.task_id: t for t in tasks}
     return [
-        PairUnit(by_id[tid], trial, a, b, trial_b=None if trial_b == trial else trial_b)
-        for tid, trial, trial_b, a, b in source.pair_trials()
+        PairUnit(
+            by_id[tid], trial, a, b, trial_b=None if trial_b == trial else trial_b, source_id=src
+        )
+        for tid, trial, trial_b, a, b, src in source.pair_trials()
     ]
 
 

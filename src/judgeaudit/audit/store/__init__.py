@@ -7,6 +7,7 @@ from judgeaudit.audit.store.db import FLUSH_AT, FLUSH_EVERY_S, STORED_ONCE, Audi
 from judgeaudit.audit.store.readonly import open_readonly
 from judgeaudit.audit.store.schema import (
     ADDED_COLUMNS,
+    COPY_PAIR_COLUMNS,
     LOG_COLUMNS,
     PAIR_COLUMNS,
     REPORT_INDEX,
@@ -17,6 +18,7 @@ from judgeaudit.audit.store.schema import (
 
 __all__ = [
     "ADDED_COLUMNS",
+    "COPY_PAIR_COLUMNS",
     "FLUSH_AT",
     "FLUSH_EVERY_S",
     "LOG_COLUMNS",

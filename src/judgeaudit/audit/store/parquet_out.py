@@ -44,7 +44,8 @@ def install_hint() -> str:
 
 BATCH = 100_000
 TEXT = {"pair_id", "task_id", "agent_a", "agent_b", "judge_pref", "created_at", "run_id",
-        "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model"}  # fmt: skip
+        "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model",
+        "source_id"}  # fmt: skip
 REAL = {"judge_score_a", "judge_score_b", "reward_gap", "capability_a", "capability_b",
         "reward_a", "reward_b"}  # fmt: skip
 

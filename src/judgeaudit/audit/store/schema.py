@@ -108,7 +108,12 @@ PAIR_COLUMNS = (
     "reward_b",
     "judge_model",
     "trial_b",
+    "source_id",
 )
+#: Pairs columns a Parquet copy may lack: copies written before the column was added (engines
+#: read them as NULL); every other column of :data:`PAIR_COLUMNS` each copy must hold.
+LATER_PAIR_COLUMNS = ("source_id",)
+COPY_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c not in LATER_PAIR_COLUMNS)
 LOG_COLUMNS = (
     "log_id",
     "pair_id",
@@ -251,6 +256,17 @@ EDIT_TRIGGERS = {
 }
 
 
+#: The pair's own id in the log or pairs file it was imported from (``pair_id`` there), so a
+#: pair the audit flags can be traced back to its production record; NULL for simulated pairs.
+SOURCE_ID = ("audit_pairs", "source_id", "TEXT")
+
+
+def _source_id(db: sqlite3.Connection) -> None:
+    table, name, kind = SOURCE_ID
+    if name not in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
 def _pairs_edits(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE TABLE IF NOT EXISTS {EDITS_TABLE} (edits INTEGER NOT NULL)")
     db.execute(f"INSERT INTO {EDITS_TABLE} SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM {EDITS_TABLE})")
@@ -271,6 +287,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "verdict_counts: a finished run's verdict counts", _verdict_counts),
     Migration(
         4, "pairs_edits: audit_pairs' rows changed or deleted, counted by triggers", _pairs_edits
+    ),
+    Migration(
+        5,
+        "audit_pairs.source_id: an imported pair's own id in the log it came from",
+        _source_id,
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -94,3 +94,12 @@ def pair_trials(row: Any) -> str:
     """A stored ``audit_pairs`` row's trials, ``tN`` or ``tN~tM``, read from its columns (the
     pair id cannot be split for them: an agent name may hold a '/')."""
     return trials_part(int(row["trial"]), pair_trial_b(row))
+
+
+def in_the_log(pair: Any) -> str:
+    """`` (in the log: ID)`` for an imported pair that carried its own id (``source_id``), else
+    nothing; an id with control characters is shown quoted (it came from the user's file)."""
+    source = pair.get("source_id")
+    if source is None:
+        return ""
+    return f" (in the log: {source if source.isprintable() else repr(source)})"

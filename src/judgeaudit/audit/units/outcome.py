@@ -119,6 +119,7 @@ def pair_row(
         "reward_b": tb["external_reward"],
         "judge_model": spec.judge.model,
         "trial_b": unit.trial_of_b,
+        "source_id": unit.source_id,
     }
 
 

@@ -62,6 +62,8 @@ class PairUnit:
     agent_b: str
     imported: ImportedPair | None = None
     trial_b: int | None = None  # imported pairs of two trials of one agent; else ``trial``
+    #: the pair's own id in the log it was imported from (a re-judge keeps its source's)
+    source_id: str | None = None
 
     @property
     def trial_of_b(self) -> int:
@@ -112,7 +114,9 @@ def pair_units(
 ) -> list[PairUnit]:
     if imported:
         return [
-            PairUnit(p.task, p.trial_a, p.agent_a, p.agent_b, p, trial_b=p.trial_b)
+            PairUnit(
+                p.task, p.trial_a, p.agent_a, p.agent_b, p, trial_b=p.trial_b, source_id=p.pair_id
+            )
             for p in imported
         ]
     return [

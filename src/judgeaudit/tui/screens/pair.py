@@ -15,7 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.audit.units.ids import pair_trials
+from judgeaudit.audit.units.ids import in_the_log, pair_trials
 from judgeaudit.audit.units.transcript import lines as transcript_lines
 from judgeaudit.errors import JudgeauditError
 
@@ -109,7 +109,7 @@ def pair_title(pair: dict[str, Any]) -> str:
         f"{flag}{pair['task_id']} {trial} ({pair['task_type']}) · A {pair['agent_a']} vs B "
         f"{pair['agent_b']} · judge prefers {named(pair['judge_pref'])} (AB: "
         f"{named(pair['pref_ab'])}, BA: {named(pair['pref_ba'])}) · scores "
-        f"{pair['judge_score_a']}/{pair['judge_score_b']}"
+        f"{pair['judge_score_a']}/{pair['judge_score_b']}{in_the_log(pair).replace(' (', ' · (')}"
     )
 
 
@@ -170,7 +170,8 @@ class PairDetailScreen(Screen[None]):
 
     def show(self, detail: PairDetail) -> None:
         self.detail = detail
-        self.query_one("#pair-title", Static).update(pair_title(detail.pair))
+        # Text, not markup: ids come from users' files ("[" in a task or log id)
+        self.query_one("#pair-title", Static).update(Text(pair_title(detail.pair)))
         for label, side in zip(("a", "b"), detail.sides, strict=True):
             text = Text(f"{label.upper()}: {side.agent}\n", style="bold")
             text.append_text(verdict(side))

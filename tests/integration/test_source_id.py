@@ -1,0 +1,202 @@
+"""An imported pair keeps its own id from the user's log (``audit_pairs.source_id``), so a pair
+the audit flags leads back to the production record: stored, exported, shown, opened by it, kept
+by a re-judge; refused when it looks like a key; older Parquet shards without it still read.
+Real CLI, real SQLite and DuckDB files; the expected ids come from the log itself."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from judgeaudit.sim.stream import write_stream
+from tests.cli_helpers import cli
+
+ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
+LOG = ROLLOUTS / "recorded-verdicts.jsonl"
+SPEC = '[run]\nname = "{name}"\nimported = "pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+
+
+Key = tuple[str, str, str, int]  # (task_id, agent_a, agent_b, trial): one pair of the log
+
+
+def log_ids() -> dict[Key, str]:
+    """Each pair's key -> the log's pair_id, read straight from the log's pair lines."""
+    found = {}
+    for line in LOG.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row.get("type") == "pair":
+            key = (row["task_id"], row["agent_a"], row["agent_b"], row.get("trial", 0))
+            found[key] = row["pair_id"]
+    return found
+
+
+KEY_SQL = "SELECT task_id, agent_a, agent_b, trial, pair_id, source_id FROM audit_pairs"
+
+
+def stored_ids(out: Path) -> dict[Key, tuple[str, str]]:
+    """Each stored pair's key -> (the audit's pair_id, its source_id)."""
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        return {(t, a, b, n): (pid, src) for t, a, b, n, pid, src in db.execute(KEY_SQL)}
+    finally:
+        db.close()
+
+
+def recorded_run(tmp: Path, name: str = "prod", new_run: bool = False) -> Path:
+    pairs = tmp / "pairs.jsonl"
+    if not pairs.exists():
+        done = cli("import", "recorded-jsonl", str(LOG), "--out", str(pairs))
+        assert done.returncode == 0, done.stderr
+    (tmp / f"{name}.toml").write_text(SPEC.format(name=name), encoding="utf-8")
+    more = ["--new-run"] if new_run else []
+    done = cli("run", str(tmp / f"{name}.toml"), "--out", str(tmp / "out"), *more)
+    assert done.returncode == 0, done.stderr
+    return tmp / "out"
+
+
+@pytest.fixture(scope="module")
+def prod(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return recorded_run(tmp_path_factory.mktemp("source-id"))
+
+
+def test_every_pair_keeps_its_log_id_in_audit_db_csv_parquet_and_preferences(
+    prod: Path, tmp_path: Path
+) -> None:
+    expected = log_ids()
+    kept = stored_ids(prod)
+    # Every pair the run judged, with the id its log gave it (the log's pairs by their fields).
+    assert len(kept) == 40 and {k: src for k, (_, src) in kept.items()} == {
+        k: expected[k] for k in kept
+    }
+    stored = dict(kept.values())  # the audit's pair_id -> source_id
+    assert len(set(stored.values())) == 40
+    relation = duckdb.sql(
+        f"SELECT pair_id, source_id FROM read_parquet('{prod / 'audit_pairs.parquet'}')"
+    )
+    assert relation is not None and dict(relation.fetchall()) == stored
+    done = cli("export", "files", str(prod))
+    assert done.returncode == 0, done.stderr
+    with (prod / "audit_pairs.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["pair_id"]: r["source_id"] for r in rows} == stored
+    dest = tmp_path / "prefs.jsonl"
+    done = cli("export", "preferences", str(prod), "--format", "jsonl", "--out", str(dest))
+    assert done.returncode == 0, done.stderr
+    prefs = [json.loads(line) for line in dest.read_text(encoding="utf-8").splitlines()]
+    assert prefs and all(r["source_id"] == stored[r["pair_id"]] for r in prefs)
+
+
+def test_show_opens_a_pair_by_its_log_id_and_names_it(prod: Path) -> None:
+    (task, a, b, trial), log_id = sorted(log_ids().items())[7]
+    done = cli("show", str(prod), log_id)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()[:2]
+    assert first.startswith("pair ") and first.endswith(
+        f"/{task}/t{trial}/{a}~{b} (in the log: {log_id})"
+    )
+    assert second.startswith(f"task {task} ")
+    shown = json.loads(cli("show", str(prod), log_id, "--format", "json").stdout)
+    assert shown["pair"]["source_id"] == log_id and shown["pair"]["task_id"] == task
+    missing = cli("show", str(prod), "no-such-log-id")
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+    assert "or the pair_id an imported log gave it" in missing.stderr
+
+
+def test_two_runs_of_one_log_in_one_out_are_both_named(tmp_path: Path) -> None:
+    out = recorded_run(tmp_path, "prod")
+    recorded_run(tmp_path, "again", new_run=True)  # another spec into the same OUT
+    log_id = log_ids()[("prod-3", "policy-v7", "policy-v8", 0)]
+    done = cli("show", str(out), log_id)
+    assert done.returncode == 2
+    assert f"pair {log_id!r} matches 2 pairs (" in done.stderr
+    assert "give the whole id (the run's id first)" in done.stderr
+    db = sqlite3.connect(out / "audit.db")
+    ids = [
+        r[0] for r in db.execute("SELECT pair_id FROM audit_pairs WHERE source_id = ?", (log_id,))
+    ]
+    db.close()
+    assert len(ids) == 2 and all(repr(i) in done.stderr for i in ids)
+    for pair_id in ids:  # the whole id still opens each
+        assert cli("show", str(out), pair_id).returncode == 0
+
+
+KEY = "sk-proj-" + "Ab3" * 12  # key-shaped, not a real key
+
+
+def test_a_key_shaped_log_id_is_refused_at_its_line_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    lines = LOG.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(lines) if '"p003"' in line)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines).replace('"p003"', f'"{KEY}"') + "\n", encoding="utf-8")
+    done = cli("import", "recorded-jsonl", str(bad), "--out", str(tmp_path / "pairs.jsonl"))
+    assert done.returncode == 2 and not (tmp_path / "pairs.jsonl").exists()
+    assert done.stderr.strip() == (
+        f"judgeaudit: {bad}:{first + 1}: pair_id: looks like an API key (not shown), "
+        "not the id of a pair"
+    )
+    # A pairs file written by hand, audited directly: refused at its line, no OUT made.
+    good = tmp_path / "good.jsonl"
+    assert cli("import", "recorded-jsonl", str(LOG), "--out", str(good)).returncode == 0
+    rows = [json.loads(line) for line in good.read_text(encoding="utf-8").splitlines()]
+    rows[2]["pair_id"] = KEY
+    (tmp_path / "pairs.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8"
+    )
+    (tmp_path / "s.toml").write_text(SPEC.format(name="hand"), encoding="utf-8")
+    done = cli("run", str(tmp_path / "s.toml"), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and not (tmp_path / "out").exists()
+    assert "pairs.jsonl:3: pair_id: looks like an API key (not shown)" in done.stderr
+    assert KEY not in done.stderr + done.stdout
+
+
+def test_a_history_mixing_shards_from_before_the_column_reads_as_before(tmp_path: Path) -> None:
+    """Shards a history kept from before source_id (no such column) and newer ones (with it)
+    are read together by DuckDB and Spark, with the figures they gave before."""
+    logs = tmp_path / "logs"
+    write_stream(logs, days=2, change_day=1, tasks=4)
+    hist = tmp_path / "hist"
+    for day in sorted(logs.glob("*.jsonl")):
+        done = cli("import", "recorded-jsonl", str(day), "--parquet", str(hist))
+        assert done.returncode == 0, done.stderr
+    before = cli("trend", str(hist), "--format", "json")
+    assert before.returncode == 0, before.stderr
+    shard = next((hist / "period=2026-11-01").glob("*.parquet"))
+    con = duckdb.connect()
+    pairs, with_ids = con.execute(
+        f"SELECT COUNT(*), COUNT(source_id) FROM read_parquet('{shard}')"
+    ).fetchone() or (0, 0)
+    assert pairs > 0 and with_ids == pairs  # the stream's log gives every pair an id
+    kept = con.execute(f"SELECT key, value FROM parquet_kv_metadata('{shard}')").fetchall()
+    older = shard.with_suffix(".old")
+    metadata = ", ".join(f"'{k.decode()}': '{v.decode()}'" for k, v in kept)
+    con.execute(
+        "COPY (SELECT * EXCLUDE (source_id) FROM"
+        f" read_parquet('{shard}', hive_partitioning = false))"
+        f" TO '{older}'"
+        f" (FORMAT parquet, KV_METADATA {{{metadata}}})"
+    )
+    older.replace(shard)
+    described = con.execute(
+        f"DESCRIBE SELECT * FROM read_parquet('{shard}', hive_partitioning = false)"
+    ).fetchall()
+    columns = [r[0] for r in described]
+    assert "source_id" not in columns and "pair_id" in columns
+    after = cli("trend", str(hist), "--format", "json")
+    assert after.returncode == 0, after.stderr
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+    run_id = json.loads(next(shard.parent.glob("*.run.json")).read_text())["run_id"]
+    reports = {
+        engine: cli("report", str(hist), "--run", run_id, "--engine", engine, "--format", "json")
+        for engine in ("duckdb", "spark")
+    }
+    for engine, done in reports.items():
+        assert done.returncode == 0, f"{engine}: {done.stderr}"
+    duck, spark = (json.loads(reports[e].stdout) for e in ("duckdb", "spark"))
+    assert duck["pairs"] == pairs and duck == spark
