@@ -20,6 +20,7 @@ import numpy as np
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.logit import clustered_cov
 from judgeaudit.analysis.stats import Z95
+from judgeaudit.audit.store.schema import is_decisive
 
 METHOD = (
     "logistic regression of misselection on the gap (per 0.1) over decisive pairs, "
@@ -69,7 +70,7 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
     rows = pairs.execute(
         f"SELECT task_id, g, COUNT(*), SUM(m) FROM (SELECT task_id, {gap} AS g,"
         " COALESCE(misselected, 0) AS m FROM audit_pairs WHERE run_id = ?"
-        f" AND success_a != success_b{no_flatten}) AS d WHERE g IS NOT NULL GROUP BY task_id, g"
+        f" AND {is_decisive()}{no_flatten}) AS d WHERE g IS NOT NULL GROUP BY task_id, g"
         " ORDER BY task_id, g",
         (run_id,),
     ).fetchall()

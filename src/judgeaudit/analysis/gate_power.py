@@ -16,6 +16,7 @@ from typing import Any
 
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.frame import open_db, resolve_run
+from judgeaudit.audit.store.schema import is_decisive
 
 
 def rejudge_power(
@@ -29,7 +30,7 @@ def rejudge_power(
         pairs, tasks, inconsistent = db.execute(
             "SELECT COUNT(*), COUNT(DISTINCT task_id), "
             "COALESCE(SUM(CASE WHEN consistent = 0 THEN 1 ELSE 0 END), 0) "
-            "FROM audit_pairs WHERE run_id = ? AND success_a != success_b",
+            f"FROM audit_pairs WHERE run_id = ? AND {is_decisive()}",
             (chosen,),
         ).fetchone()
     finally:

@@ -29,6 +29,7 @@ from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_ca
 from judgeaudit.analysis.pref_rows import RowWriter
 from judgeaudit.analysis.report import resolve_buckets
 from judgeaudit.audit.spec.records import recorded_verdicts
+from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
 from judgeaudit.validate import unless_forced
@@ -115,7 +116,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
     manifest = stored_manifest(manifest_text, run_id)
     source, bins, names = resolve_buckets(db, run_id, manifest)
     decisive = db.execute(
-        "SELECT COUNT(*) FROM audit_pairs WHERE run_id = ? AND success_a != success_b", (run_id,)
+        f"SELECT COUNT(*) FROM audit_pairs WHERE run_id = ? AND {is_decisive()}", (run_id,)
     ).fetchone()[0]
     if not decisive:
         raise PreferenceError(

@@ -35,10 +35,11 @@ from judgeaudit.analysis.report_types import (
     Split,
 )
 from judgeaudit.analysis.stats import mcnemar_exact
+from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.audit.units import gap as gaps
 
 #: Conditions, then the 0/1 counts summed (``CAST``: the SQL text every engine reads alike).
-IS_DEC = "(success_a != success_b)"
+IS_DEC = is_decisive()
 IS_WRONG = f"({IS_DEC} AND COALESCE(misselected, 0) = 1)"
 IS_RIGHT = (
     f"({IS_DEC} AND NOT {IS_WRONG} AND judge_pref = CASE WHEN success_a = 1 THEN 'A' ELSE 'B' END)"

@@ -12,6 +12,7 @@ import sqlite3
 from typing import Any
 
 from judgeaudit.analysis.aggregate import gap_sql
+from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.audit.store.verdict_counts import (
     JOINED,
     count_verdicts,
@@ -67,7 +68,7 @@ def missing_by_bucket(
     """Bucket index -> (pairs with an order lacking a verdict, of them decisive)."""
     case, args = _bucket_case(source, bins)
     rows = db.execute(
-        f"SELECT {case} AS bucket, COUNT(*), SUM(p.success_a != p.success_b)"
+        f"SELECT {case} AS bucket, COUNT(*), SUM({is_decisive('p')})"
         f" {JOINED} WHERE v.missing > 0 GROUP BY bucket",
         (*args, run_id),
     ).fetchall()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 
-from judgeaudit.audit.store.schema import DECISIVE_SQL, MISSELECTED_SQL, ROW_RULES
+from judgeaudit.audit.store.schema import DECISIVE_SQL, MISSELECTED_SQL, ROW_RULES, is_decisive
 from judgeaudit.audit.units.outcome import decisive, is_misselected
 
 
@@ -31,6 +31,11 @@ def test_the_decisive_sql_agrees_with_decisive() -> None:
     }  # fmt: skip
     assert got == {(a, b): int(decisive(bool(a), bool(b))) for a, b in got}
     assert got == {(0, 0): 0, (0, 1): 1, (1, 0): 1, (1, 1): 0}  # by hand: exactly one succeeded
+    # The condition as the joins spell it (a table alias), in a WHERE clause, says the same.
+    db.execute("CREATE TABLE audit_pairs (success_a INTEGER, success_b INTEGER)")
+    db.executemany("INSERT INTO audit_pairs VALUES (?, ?)", list(got))
+    where = db.execute(f"SELECT success_a, success_b FROM audit_pairs p WHERE {is_decisive('p')}")
+    assert sorted(where.fetchall()) == [(0, 1), (1, 0)]
 
 
 def test_the_row_rule_flags_exactly_the_rows_that_disagree() -> None:

@@ -178,9 +178,18 @@ MISSELECTED_SQL = (
     "CASE WHEN (success_a = 1 AND success_b = 0 AND judge_pref = 'B')"
     " OR (success_a = 0 AND success_b = 1 AND judge_pref = 'A') THEN 1 ELSE 0 END"
 )
-#: :func:`judgeaudit.audit.units.outcome.decisive` as SQL over ``audit_pairs`` (0 or 1; held
-#: to it by ``tests/unit/store/test_row_rules.py``): the report's and the store's counts.
-DECISIVE_SQL = "CAST(success_a != success_b AS INTEGER)"
+
+
+def is_decisive(alias: str = "") -> str:
+    """:func:`judgeaudit.audit.units.outcome.decisive` as an SQL condition over ``audit_pairs``
+    (``alias``: the table's name in a join), in every engine's dialect; the one spelling of it
+    in SQL (held to ``decisive`` by ``tests/unit/store/test_row_rules.py``)."""
+    side = f"{alias}." if alias else ""
+    return f"({side}success_a != {side}success_b)"
+
+
+#: :func:`is_decisive` as a 0/1 count: the report's and the store's counts.
+DECISIVE_SQL = f"CAST({is_decisive()} AS INTEGER)"
 #: A pair's ``misselected`` flag as a count in SQL (NULL, a pair not judged, counts 0).
 MISSELECTED_COUNT_SQL = "COALESCE(misselected, 0)"
 #: Rules across a row's columns, checked with the column rules (same message): per table,

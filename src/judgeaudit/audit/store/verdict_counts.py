@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.audit.store.schema import COUNTS_TABLE
+from judgeaudit.audit.store.schema import COUNTS_TABLE, is_decisive
 
 PER_PAIR = (
     "SELECT pair_id, COUNT(*) AS orders, SUM(ok = 0) AS missing, SUM(calls) AS calls,"
@@ -23,7 +23,7 @@ PER_PAIR = (
 
 SUMS = (
     "SUM(v.orders), SUM(v.missing), SUM(v.calls), SUM(v.failed), COUNT(*),"
-    " SUM(v.missing > 0), SUM(v.missing > 0 AND p.success_a != p.success_b)"
+    f" SUM(v.missing > 0), SUM(v.missing > 0 AND {is_decisive('p')})"
 )
 
 
