@@ -302,6 +302,15 @@ IMPORT_CASES: list[Case] = [
         "{tmp}/r.jsonl:1: type: 'pair'",
         "(a recorded log's pair: `import recorded-jsonl`)",
     ),
+    one_file(  # the hint names the page that has the format (it named the README, which no
+        # longer holds it)
+        "import-jsonl-no-messages",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(messages=None)),
+        "{tmp}/r.jsonl:1: messages: missing",
+        "(see the openai-jsonl format in docs/rollouts.md)",
+    ),
     one_file(
         "import-jsonl-agent-number",
         "openai-jsonl",

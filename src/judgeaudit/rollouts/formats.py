@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.agentnames import agent_name_problem
+from judgeaudit.audit.inputs.imported import LOG_IMPORTS, RECORDED
 from judgeaudit.rollouts.messages import RolloutError, convert
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, loads_json, number, read_text
 
@@ -169,7 +170,8 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
             yield parse_verdict(row, where)
             continue
         if kind != "trajectory":
-            also = " (a recorded log's pair: `import recorded-jsonl`)" if kind == "pair" else ""
+            needs = LOG_IMPORTS.get(str(kind))  # which import reads a line of that type
+            also = f" (a recorded log's {kind}: `import {needs}`)" if needs == RECORDED else ""
             raise RolloutError(f'{where}: type: {kind!r}; use "trajectory" or "verdict"{also}')
         for key in row:
             if key not in TRAJECTORY_KEYS:
@@ -179,7 +181,7 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
         for key in ("task_id", "messages", "success"):
             if key not in row:
                 raise RolloutError(
-                    f"{where}: {key}: missing (see the openai-jsonl format in README)"
+                    f"{where}: {key}: missing (see the openai-jsonl format in docs/rollouts.md)"
                 )
         if "agent" in row:
             name = agent_name(row["agent"], f"{where}: agent")

@@ -81,9 +81,10 @@ def load_imported_with_hash(path: Path) -> tuple[list[ImportedPair], str]:
 
 #: A log line's ``type`` and the import that makes pairs of such a log (a log named in
 #: ``run.imported`` was refused with a list of 25 known fields).
+RECORDED = "recorded-jsonl"
 LOG_IMPORTS = {
-    "pair": "recorded-jsonl",
-    "verdict": "recorded-jsonl",  # (or openai-jsonl, whose logs hold trajectories: said below)
+    "pair": RECORDED,
+    "verdict": RECORDED,  # (or openai-jsonl, whose logs hold trajectories: said below)
     "trajectory": "openai-jsonl",
 }
 
