@@ -200,3 +200,31 @@ def test_a_history_mixing_shards_from_before_the_column_reads_as_before(tmp_path
         assert done.returncode == 0, f"{engine}: {done.stderr}"
     duck, spark = (json.loads(reports[e].stdout) for e in ("duckdb", "spark"))
     assert duck["pairs"] == pairs and duck == spark
+
+
+def test_a_recorded_run_is_listed_with_the_judges_its_log_names(prod: Path) -> None:
+    """The Runs picker and compare's pickers list a recorded run by the judges in its log,
+    not the spec's placeholder ``recorded`` that every recorded run shares."""
+    from judgeaudit.analysis.compare_entry import list_runs
+
+    named = set()
+    for line in LOG.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row.get("type") == "verdict" and row.get("judge_model"):
+            named.add(row["judge_model"])
+    assert len(named) == 1
+    (run,) = list_runs(prod)
+    assert run.judge == f"recorded: {named.pop()}"
+
+
+def test_the_report_says_no_user_simulator_ran_instead_of_0_of_0(prod: Path) -> None:
+    """A recorded log without satisfied flags: no user simulator ran, so there is nothing to
+    count; the text, Markdown and HTML reports say so (they printed 'n/a (0/0 conversations)'
+    as if it were a finding)."""
+    for fmt in ("table", "md", "html"):
+        done = cli("report", str(prod), "--format", fmt)
+        assert done.returncode == 0, done.stderr
+        assert "no user simulator ran: imported pairs count here only with satisfied_a/_b" in (
+            done.stdout
+        ), fmt
+        assert "0/0 conversations" not in done.stdout

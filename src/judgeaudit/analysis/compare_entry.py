@@ -25,6 +25,7 @@ from judgeaudit.analysis.gate import (
 )
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.report import ReportOptions
+from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import JudgeauditError
 
@@ -66,24 +67,41 @@ def list_runs(out: Path) -> list[RunInfo]:
         rows = db.execute(
             f"SELECT run_id, created_at, status, manifest FROM runs {RUN_ORDER}"
         ).fetchall()
+        logged = _logged_judges(db)
     finally:
         db.close()
     runs = []
     for row in rows:
         try:
-            judge = json.loads(row["manifest"]).get("models", {}).get("judge") or {}
+            manifest = json.loads(row["manifest"])
         except ValueError:
-            judge = {}
+            manifest = {}
+        judge = manifest.get("models", {}).get("judge") or {}
+        name = str(judge.get("model") or judge.get("name") or "?")
+        if recorded_verdicts(manifest) and logged.get(row["run_id"]):
+            name = f"recorded: {logged[row['run_id']]}"  # the judges the log names
         runs.append(
             RunInfo(
                 out,
                 str(row["run_id"]),
                 str(row["created_at"] or ""),
-                str(judge.get("model") or judge.get("name") or "?"),
+                name,
                 shown_status(out, str(row["status"])),
             )
         )
     return runs
+
+
+def _logged_judges(db: Any) -> dict[str, str]:
+    """Each finished run's judge models as its verdict counts name them ("a, b" for two, "N
+    judges" past that): for a recorded run, the judges the log named."""
+    found: dict[str, list[str]] = {}
+    for run_id, model in db.execute(
+        "SELECT DISTINCT run_id, judge_model FROM verdict_counts WHERE judge_model IS NOT NULL"
+        " ORDER BY run_id, judge_model"
+    ):
+        found.setdefault(str(run_id), []).append(str(model))
+    return {r: ", ".join(m) if len(m) <= 2 else f"{len(m)} judges" for r, m in found.items()}
 
 
 def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:

@@ -126,3 +126,14 @@ def review_lines(review: Mapping[str, Any]) -> list[str]:
         for row, counts in table.items():
             lines.append(f"    {row:<14}" + "".join(f"{counts[c]:>8}" for c in columns))
     return lines
+
+
+NO_SIMULATOR = "no user simulator ran: imported pairs count here only with satisfied_a/_b"
+
+
+def no_simulator(report: Mapping[str, Any]) -> bool:
+    """Whether no user simulator ran and no imported pair said whether its user was satisfied
+    (the line's 0/0 read as a finding where there was nothing to count)."""
+    models = (report.get("manifest") or {}).get("models") or {}
+    ran = "user_simulator" not in models or models["user_simulator"] is not None
+    return not ran and not report["satisfied_but_failed"]["user_simulator"]["satisfied"]

@@ -8,10 +8,12 @@ from html import escape
 from typing import Any
 
 from judgeaudit.analysis.fmt import (
+    NO_SIMULATOR,
     SIMULATED,
     bucket_edges,
     bucket_name,
     ci,
+    no_simulator,
     pct,
     review_lines,
     simulated,
@@ -151,7 +153,8 @@ def render_html(report: Report, svg: str) -> str:
                 ci(sbf["judge"]),
             ],
             [
-                "user simulator (<finished>), per conversation",
+                "user simulator (<finished>), per conversation"
+                + (f" ({NO_SIMULATOR})" if no_simulator(report) else ""),
                 sbf["user_simulator"]["satisfied"],
                 sbf["user_simulator"]["failed"],
                 pct(sbf["user_simulator"]["rate"]),

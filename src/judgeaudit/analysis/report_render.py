@@ -10,10 +10,12 @@ from typing import Any
 
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import (
+    NO_SIMULATOR,
     SIMULATED,
     bucket_columns,
     bucket_edges,
     bucket_name,
+    no_simulator,
     review_lines,
     simulated,
     split,
@@ -89,6 +91,9 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
     for who in ("judge", "user_simulator"):
         part = sbf[who]
         unit = {"judge": "judged sides", "user_simulator": "conversations"}[who]
+        if who == "user_simulator" and no_simulator(report):
+            lines.append(f"  failed although user simulator satisfied: n/a ({NO_SIMULATOR})")
+            continue
         lines.append(
             f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
             f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}"
@@ -190,7 +195,9 @@ def render_markdown(report: Report) -> str:
         f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
         f"{_pct(judge['rate']).strip()} ({judge['failed']}/{judge['satisfied']} judged sides), "
         f"95% CI {_ci(judge)}",
-        f"Failed although user simulator satisfied: {_pct(user['rate']).strip()} "
+        f"Failed although user simulator satisfied: n/a ({NO_SIMULATOR})"
+        if no_simulator(report)
+        else f"Failed although user simulator satisfied: {_pct(user['rate']).strip()} "
         f"({user['failed']}/{user['satisfied']} conversations), 95% CI {_ci(user)}",
         "",
         *[f"Position bias — {bias_text(pb)}" for pb in report["position_bias"]],
