@@ -126,34 +126,68 @@ def test_two_runs_of_one_log_in_one_out_are_both_named(tmp_path: Path) -> None:
 
 
 KEY = "sk-proj-" + "Ab3" * 12  # key-shaped, not a real key
+KEYED = "holds what looks like an API key (not shown); give the pair's id"
 
 
-def test_a_key_shaped_log_id_is_refused_at_its_line_and_nothing_is_written(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("log_id", "problem"),
+    [
+        (KEY, KEYED),
+        ("batch-1/hf_" + "Ab3" * 8, KEYED),  # a key shape the content scrubber masks, inside
+        ("run\x1b[2Jx", "holds the control character '\\x1b'; a pair's id must be printable"),
+        ("a\x00b", "holds the control character '\\x00'; a pair's id must be printable"),
+        ("x" * 501, "is 501 characters long; a pair's id may have 500"),
+    ],
+    ids=["sk", "hf-inside", "escape", "nul", "long"],
+)
+def test_a_bad_log_id_is_refused_at_its_line_and_nothing_is_written(
+    tmp_path: Path, log_id: str, problem: str
 ) -> None:
     lines = LOG.read_text(encoding="utf-8").splitlines()
     first = next(i for i, line in enumerate(lines) if '"p003"' in line)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join(lines).replace('"p003"', f'"{KEY}"') + "\n", encoding="utf-8")
+    quoted = json.dumps(log_id)
+    bad.write_text("\n".join(lines).replace('"p003"', quoted) + "\n", encoding="utf-8")
     done = cli("import", "recorded-jsonl", str(bad), "--out", str(tmp_path / "pairs.jsonl"))
     assert done.returncode == 2 and not (tmp_path / "pairs.jsonl").exists()
-    assert done.stderr.strip() == (
-        f"judgeaudit: {bad}:{first + 1}: pair_id: looks like an API key (not shown), "
-        "not the id of a pair"
-    )
+    assert done.stderr.strip() == f"judgeaudit: {bad}:{first + 1}: pair_id: {problem}"
+    assert log_id not in done.stderr
     # A pairs file written by hand, audited directly: refused at its line, no OUT made.
     good = tmp_path / "good.jsonl"
     assert cli("import", "recorded-jsonl", str(LOG), "--out", str(good)).returncode == 0
     rows = [json.loads(line) for line in good.read_text(encoding="utf-8").splitlines()]
-    rows[2]["pair_id"] = KEY
+    rows[2]["pair_id"] = log_id
     (tmp_path / "pairs.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8"
     )
     (tmp_path / "s.toml").write_text(SPEC.format(name="hand"), encoding="utf-8")
     done = cli("run", str(tmp_path / "s.toml"), "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and not (tmp_path / "out").exists()
-    assert "pairs.jsonl:3: pair_id: looks like an API key (not shown)" in done.stderr
-    assert KEY not in done.stderr + done.stdout
+    assert f"pairs.jsonl:3: pair_id: {problem}" in done.stderr
+    assert log_id not in done.stderr + done.stdout
+
+
+def test_ids_that_only_look_random_are_kept(tmp_path: Path) -> None:
+    """A ULID, a Mongo ObjectId, a hex digest and a UUID are ids, not keys (a first cut of the
+    rule refused a ULID and stopped the whole import)."""
+    ids = {
+        "p000": "01ARZ3NDEKTSV4RRFFQ69G5FAV",
+        "p001": "507f1f77bcf86cd799439011",
+        "p002": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "p003": "123e4567-e89b-12d3-a456-426614174000",
+    }
+    text = LOG.read_text(encoding="utf-8")
+    for old, new in ids.items():
+        text = text.replace(f'"{old}"', f'"{new}"')
+    log = tmp_path / "log.jsonl"
+    log.write_text(text, encoding="utf-8")
+    pairs = tmp_path / "pairs.jsonl"
+    done = cli("import", "recorded-jsonl", str(log), "--out", str(pairs))
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "s.toml").write_text(SPEC.format(name="ids"), encoding="utf-8")
+    assert cli("run", str(tmp_path / "s.toml"), "--out", str(tmp_path / "out")).returncode == 0
+    kept = {src for _pid, src in stored_ids(tmp_path / "out").values()}
+    assert set(ids.values()) <= kept
 
 
 def test_a_history_mixing_shards_from_before_the_column_reads_as_before(tmp_path: Path) -> None:
@@ -228,3 +262,8 @@ def test_the_report_says_no_user_simulator_ran_instead_of_0_of_0(prod: Path) -> 
             done.stdout
         ), fmt
         assert "0/0 conversations" not in done.stdout
+    from judgeaudit.analysis.report import build_report
+    from judgeaudit.tui.results_tables import satisfied_text
+
+    shown = satisfied_text(build_report(prod))  # the app's Results screen
+    assert shown.endswith(" · user simulator: none ran (imported pairs without satisfied_a/_b)")

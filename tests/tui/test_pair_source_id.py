@@ -1,5 +1,6 @@
-"""The Pair detail header names an imported pair's own id in the user's log, as text: an id
-holding markup-like brackets (``[b]``) is shown as written, not read as Textual markup."""
+"""The Pair detail header names an imported pair's own id in the user's log early (at 80
+columns the header's end is cut), as text: brackets (``[b]``) are shown as written, not read as
+Textual markup, a long id is cut with an ellipsis, and ``Y`` copies the whole id."""
 
 from __future__ import annotations
 
@@ -16,12 +17,15 @@ from judgeaudit.tui.screens.pair import PairDetailScreen
 from tests.tui.helpers import settle
 
 LOG = Path(__file__).resolve().parents[2] / "examples" / "rollouts" / "recorded-verdicts.jsonl"
-ODD_ID = "batch[b]/7 — ünï"
+ODD_ID = "batch[b]/7 — ünï (retry)"
+LONG_ID = "req-" + "x" * 300
 
 
-def test_pair_header_shows_the_log_id_as_written(isolated: ProfileStore, tmp_path: Path) -> None:
+def recorded_out(tmp_path: Path) -> Path:
+    text = LOG.read_text(encoding="utf-8")
+    text = text.replace('"p007"', f'"{ODD_ID}"').replace('"p009"', f'"{LONG_ID}"')
     log = tmp_path / "log.jsonl"
-    log.write_text(LOG.read_text(encoding="utf-8").replace('"p007"', f'"{ODD_ID}"'), "utf-8")
+    log.write_text(text, "utf-8")
     pairs = tmp_path / "pairs.jsonl"
     assert main(["import", "recorded-jsonl", str(log), "--out", str(pairs)]) == 0
     (tmp_path / "spec.toml").write_text(
@@ -29,17 +33,63 @@ def test_pair_header_shows_the_log_id_as_written(isolated: ProfileStore, tmp_pat
     )
     out = tmp_path / "out"
     assert main(["run", str(tmp_path / "spec.toml"), "--out", str(out)]) == 0
-    db = sqlite3.connect(out / "audit.db")
-    (odd,) = db.execute("SELECT pair_id FROM audit_pairs WHERE source_id = ?", (ODD_ID,)).fetchone()
-    (plain,) = db.execute("SELECT pair_id FROM audit_pairs WHERE source_id = 'p008'").fetchone()
-    db.close()
+    return out
 
-    async def title_of(pair_id: str) -> str:
+
+def pair_of(out: Path, source_id: str) -> str:
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        (pair_id,) = db.execute(
+            "SELECT pair_id FROM audit_pairs WHERE source_id = ?", (source_id,)
+        ).fetchone()
+    finally:
+        db.close()
+    return str(pair_id)
+
+
+def test_pair_header_shows_the_log_id_early_and_as_written(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    out = recorded_out(tmp_path)
+
+    async def seen(pair_id: str, size: tuple[int, int]) -> tuple[str, str, bool]:
         app = JudgeAuditApp(store=isolated, out_dir=out)
-        async with app.run_test(size=(200, 40)) as pilot:
+        async with app.run_test(size=size) as pilot:
             app.push_screen(PairDetailScreen(out, pair_id))
             await settle(pilot)
-            return str(app.screen.query_one("#pair-title", Static).render())
+            title = str(app.screen.query_one("#pair-title", Static).render())
+            offered = app.screen.check_action("copy_log_id", ()) is True
+            await pilot.press("Y")
+            await settle(pilot)
+            return title, app.clipboard, offered
 
-    assert asyncio.run(title_of(odd)).endswith(f" · (in the log: {ODD_ID})")
-    assert asyncio.run(title_of(plain)).endswith(" · (in the log: p008)")
+    title, copied, offered = asyncio.run(seen(pair_of(out, ODD_ID), (80, 24)))
+    assert f"(support) · log {ODD_ID} · A policy-v7 vs B policy-v8 · " in title
+    assert offered and copied == ODD_ID
+    title, copied, _ = asyncio.run(seen(pair_of(out, LONG_ID), (120, 40)))
+    assert f" · log {LONG_ID[:39]}… · A " in title and copied == LONG_ID
+
+
+def test_y_copy_log_id_is_not_offered_for_a_pair_without_one(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A simulated pair has no log id: no ``Y`` in the footer, no header part."""
+    out = recorded_out(tmp_path)
+    db = sqlite3.connect(out / "audit.db")
+    db.execute("UPDATE audit_pairs SET source_id = NULL WHERE source_id = 'p008'")
+    db.commit()
+    (pair_id,) = db.execute(
+        "SELECT pair_id FROM audit_pairs WHERE task_id = 'prod-8' AND source_id IS NULL"
+    ).fetchone()
+    db.close()
+
+    async def go() -> tuple[str, bool | None]:
+        app = JudgeAuditApp(store=isolated, out_dir=out)
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.push_screen(PairDetailScreen(out, pair_id))
+            await settle(pilot)
+            title = str(app.screen.query_one("#pair-title", Static).render())
+            return title, app.screen.check_action("copy_log_id", ())
+
+    title, offered = asyncio.run(go())
+    assert " · log " not in title and title.startswith("prod-8 ") and offered is False

@@ -13,9 +13,9 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
 from judgeaudit.audit.export import PAIRS_CSV
 from judgeaudit.audit.units.ids import (
-    in_the_log,
     is_recorded_log,
     pair_trial_b,
+    shown_source_id,
     swapped_pair_id,
     trials_at,
 )
@@ -203,7 +203,8 @@ def render_detail(detail: dict[str, Any]) -> str:
     pair = detail["pair"]
     flag = "  MISSELECTED" if pair["misselected"] else ""
     lines = [
-        f"pair {pair['pair_id']}{in_the_log(pair)}",
+        f"pair {pair['pair_id']}"
+        + ("" if (log := shown_source_id(pair)) is None else f" (in the log: {log})"),
         f"task {pair['task_id']} ({pair['task_type']}); judge {pair['judge_model']} prefers "
         f"{pair['judge_pref']} (AB: {pair['pref_ab']}, BA: {pair['pref_ba']}); scores "
         f"{pair['judge_score_a']}/{pair['judge_score_b']}{flag}",

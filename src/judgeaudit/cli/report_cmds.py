@@ -143,6 +143,7 @@ def cmd_judges(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.pair_detail import pair_detail, render_detail
+    from judgeaudit.terminal import printable
 
     detail = pair_detail(args.out, args.pair_id)
     if args.format == "json":
@@ -150,7 +151,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
     else:
-        print(render_detail(detail))
+        print(printable(render_detail(detail)))  # a logged reply's escapes stay on the page
     return 0
 
 

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import bucket_edges, bucket_name, ci, pct
+from judgeaudit.analysis.fmt import bucket_edges, bucket_name, ci, no_simulator, pct
 from judgeaudit.tui.figures import split_cells
 from judgeaudit.tui.screens.pairs import OUTSIDE
 from judgeaudit.tui.widgets.fit_table import Col, Row
@@ -87,11 +87,15 @@ def bucket_rows(r: Report) -> list[Row]:
 def satisfied_text(r: Report) -> str:
     sbf = r["satisfied_but_failed"]
     judge, user = sbf["judge"], sbf["user_simulator"]
+    user_part = (
+        " · user simulator: none ran (imported pairs without satisfied_a/_b)"
+        if no_simulator(r)
+        else f" · user simulator {pct(user['rate'])} "
+        f"({user['failed']}/{user['satisfied']} conversations) {ci(user)}"
+    )
     return (
         f"Satisfied but failed: judge (score ≥ {sbf['threshold']:g}) {pct(judge['rate'])} "
-        f"({judge['failed']}/{judge['satisfied']} judged sides) {ci(judge)}"
-        f" · user simulator {pct(user['rate'])} "
-        f"({user['failed']}/{user['satisfied']} conversations) {ci(user)}"
+        f"({judge['failed']}/{judge['satisfied']} judged sides) {ci(judge)}{user_part}"
     )
 
 

@@ -25,7 +25,7 @@ from judgeaudit.fsutil import atomic_write_text
 
 #: Bumped whenever a check of :func:`~judgeaudit.audit.inputs.imported.parse_pair`, the cross-row
 #: checks or the content hash change: a record from an older import is then ignored.
-CHECKS_VERSION = 2  # 2: agent names with a trial-like part refused (agentnames.py)
+CHECKS_VERSION = 3  # 2: agent names with a trial-like part refused; 3: a log's pair_id checked
 SUFFIX = ".checked.json"
 CHUNK = 1 << 20
 

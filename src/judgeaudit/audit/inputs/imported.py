@@ -21,6 +21,7 @@ twice must carry the same trajectory and labels, a task id the same task, and a 
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -33,7 +34,7 @@ from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.period import PeriodError, parse_period
 from judgeaudit.audit.units.work import ImportedPair
-from judgeaudit.credentials import looks_like_key
+from judgeaudit.credentials import scrub_content
 from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
@@ -259,11 +260,29 @@ def _maybe_text(value: Any, where: str) -> str | None:
     return None if value is None else string(value, where, TaskError)
 
 
+#: A log's own id of a pair is shown in every report row that names it; none is longer.
+MAX_SOURCE_ID = 500
+
+
 def _source_id(value: Any, where: str) -> str | None:
-    """The pair's own id in the user's log: kept as ``audit_pairs.source_id`` (never a key)."""
+    """The pair's own id in the user's log, kept as ``audit_pairs.source_id``: printable, of a
+    sane length, and holding no key (the content scrubber's rule, so hex digests and ULIDs pass
+    and every key shape it masks elsewhere is refused here rather than stored)."""
     text = _maybe_text(value, where)
-    if text is not None and looks_like_key(text):
-        raise TaskError(f"{where}: looks like an API key (not shown), not the id of a pair")
+    if text is None:
+        return None
+    if scrub_content(text) != text:
+        raise TaskError(
+            f"{where}: holds what looks like an API key (not shown); give the pair's id"
+        )
+    if len(text) > MAX_SOURCE_ID:
+        raise TaskError(
+            f"{where}: is {len(text):,} characters long; a pair's id may have {MAX_SOURCE_ID}"
+        )
+    if bad := next((c for c in text if unicodedata.category(c) == "Cc"), None):
+        raise TaskError(
+            f"{where}: holds the control character {bad!r}; a pair's id must be printable"
+        )
     return text
 
 

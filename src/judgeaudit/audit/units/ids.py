@@ -96,10 +96,12 @@ def pair_trials(row: Any) -> str:
     return trials_part(int(row["trial"]), pair_trial_b(row))
 
 
-def in_the_log(pair: Any) -> str:
-    """`` (in the log: ID)`` for an imported pair that carried its own id (``source_id``), else
-    nothing; an id with control characters is shown quoted (it came from the user's file)."""
+def shown_source_id(pair: Any) -> str | None:
+    """An imported pair's own id in its log (``source_id``) as shown beside the audit's id, or
+    None: quoted where it would not read as itself (edge spaces; control characters in rows
+    stored before they were refused)."""
     source = pair.get("source_id")
     if source is None:
-        return ""
-    return f" (in the log: {source if source.isprintable() else repr(source)})"
+        return None
+    plain = source.isprintable() and source == source.strip()
+    return str(source) if plain else repr(source)

@@ -15,14 +15,22 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from judgeaudit.audit.units.ids import in_the_log, pair_trials
+from judgeaudit.audit.units.ids import pair_trials, shown_source_id
 from judgeaudit.audit.units.transcript import lines as transcript_lines
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.terminal import printable
 
 if TYPE_CHECKING:  # pandas and the analysis load when first used, not before the first paint
     from judgeaudit.analysis.queries import PairDetail, Side
 
 TOOL_SHOWN = 160  # characters of a tool result; the cut ends in "…" (`c`/`C` copy it whole)
+
+
+def safe(text: Text) -> Text:
+    """``text`` with its styles, every control character shown as one visible cell (a logged
+    conversation or a judge's reply holding an escape sequence drew in colour, a tab pushed
+    the column's border)."""
+    return Text(printable(text.plain), spans=text.spans, style=text.style, end=text.end)
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
@@ -105,12 +113,22 @@ def pair_title(pair: dict[str, Any]) -> str:
 
     trial = pair_trials(pair)
     flag = "MISSELECTED · " if pair["misselected"] else ""
-    return (
-        f"{flag}{pair['task_id']} {trial} ({pair['task_type']}) · A {pair['agent_a']} vs B "
-        f"{pair['agent_b']} · judge prefers {named(pair['judge_pref'])} (AB: "
-        f"{named(pair['pref_ab'])}, BA: {named(pair['pref_ba'])}) · scores "
-        f"{pair['judge_score_a']}/{pair['judge_score_b']}{in_the_log(pair).replace(' (', ' · (')}"
+    log = shown_source_id(pair)  # early: at 80 columns the header's end is cut off
+    logged = (
+        ""
+        if log is None
+        else f"log {log if len(log) <= LOG_ID_SHOWN else log[: LOG_ID_SHOWN - 1] + '…'} · "
     )
+    return (
+        f"{flag}{pair['task_id']} {trial} ({pair['task_type']}) · {logged}A {pair['agent_a']} vs"
+        f" B {pair['agent_b']} · judge prefers {named(pair['judge_pref'])} (AB: "
+        f"{named(pair['pref_ab'])}, BA: {named(pair['pref_ba'])}) · scores "
+        f"{pair['judge_score_a']}/{pair['judge_score_b']}"
+    )
+
+
+#: A log's id in the header is cut past this (``Y`` copies it whole; ``show`` prints it).
+LOG_ID_SHOWN = 40
 
 
 class PairDetailScreen(Screen[None]):
@@ -118,6 +136,7 @@ class PairDetailScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("y", "copy_id", "Copy id"),
+        Binding("Y", "copy_log_id", "Copy log id"),
         Binding("c", "copy_transcript(0)", "Copy A"),
         Binding("C", "copy_transcript(1)", "Copy B"),
     ]
@@ -130,6 +149,18 @@ class PairDetailScreen(Screen[None]):
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.pair_id)
         self.notify(f"copied {self.pair_id}", timeout=3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``Y`` only for a pair its log gave an id (an imported one)."""
+        if action == "copy_log_id":
+            return self.detail is not None and self.detail.pair.get("source_id") is not None
+        return True
+
+    def action_copy_log_id(self) -> None:
+        pair = {} if self.detail is None else self.detail.pair
+        if pair.get("source_id") is not None:
+            self.app.copy_to_clipboard(str(pair["source_id"]))
+            self.notify(f"copied the log's id {shown_source_id(pair)}", timeout=3)
 
     def action_copy_transcript(self, side: int) -> None:
         if self.detail is None:
@@ -170,12 +201,13 @@ class PairDetailScreen(Screen[None]):
 
     def show(self, detail: PairDetail) -> None:
         self.detail = detail
+        self.refresh_bindings()  # Y, now that it is known whether the log gave an id
         # Text, not markup: ids come from users' files ("[" in a task or log id)
-        self.query_one("#pair-title", Static).update(Text(pair_title(detail.pair)))
+        self.query_one("#pair-title", Static).update(safe(Text(pair_title(detail.pair))))
         for label, side in zip(("a", "b"), detail.sides, strict=True):
             text = Text(f"{label.upper()}: {side.agent}\n", style="bold")
             text.append_text(verdict(side))
             text.append_text(transcript(side.events))
-            self.query_one(f"#side-{label}", Static).update(text)
-        self.query_one("#judge-outputs", Static).update(judge_outputs(detail.judge_logs))
+            self.query_one(f"#side-{label}", Static).update(safe(text))
+        self.query_one("#judge-outputs", Static).update(safe(judge_outputs(detail.judge_logs)))
         self.query_one("#pair-columns").loading = False

@@ -25,9 +25,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-#: control characters (a judge's raw output may hold any) shown as one visible cell each, so a
-#: line is one row of the width Rich measured and nothing reaches the terminal as a command
-CONTROLS = {c: "�" for c in (*range(0x20), 0x7F)} | {ord("\t"): " ", ord("\n"): "⏎"}
+from judgeaudit.terminal import CONTROLS as TERMINAL_CONTROLS
+
+#: control characters (a judge's raw output may hold any) shown as one visible cell each
+#: (:mod:`judgeaudit.terminal`'s), and a line break as ``⏎``: each entry is one row of the
+#: width Rich measured and nothing reaches the terminal as a command
+CONTROLS = TERMINAL_CONTROLS | {ord("\n"): "⏎"}
 
 
 class Line(Protocol):
