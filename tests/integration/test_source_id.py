@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -267,3 +268,51 @@ def test_the_report_says_no_user_simulator_ran_instead_of_0_of_0(prod: Path) -> 
 
     shown = satisfied_text(build_report(prod))  # the app's Results screen
     assert shown.endswith(" · user simulator: none ran (imported pairs without satisfied_a/_b)")
+
+
+def test_an_older_file_read_unmigrated_reads_without_source_ids(
+    prod: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An audit.db of schema 4 in a directory that cannot be written is read as it is (not
+    migrated): show, its misses, the Parquet export and the re-judge's pair list work, and the
+    copy holds NULL where the file has no source_id (it held the word 'source_id' in every
+    row: a quoted name that is no column is a string to SQLite)."""
+    from judgeaudit.analysis.pair_detail import pair_detail, render_detail
+    from judgeaudit.analysis.report import build_report
+    from judgeaudit.audit.inputs.source_run import SourceRun
+    from judgeaudit.audit.store import open_readonly
+    from judgeaudit.audit.store.parquet_out import write_pairs
+    from judgeaudit.errors import JudgeauditError
+
+    old = tmp_path / "old"
+    old.mkdir()
+    raw = sqlite3.connect(prod / "audit.db")
+    raw.execute(f"VACUUM INTO '{old / 'audit.db'}'")
+    raw.close()
+    raw = sqlite3.connect(old / "audit.db")
+    raw.execute("ALTER TABLE audit_pairs DROP COLUMN source_id")
+    raw.execute("PRAGMA user_version = 4")
+    raw.commit()
+    (run_id, pair_id), *_ = raw.execute("SELECT run_id, pair_id FROM audit_pairs ORDER BY 2")
+    raw.close()
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # as a read-only directory
+
+    detail = pair_detail(old, pair_id)
+    assert "source_id" not in detail["pair"]
+    assert render_detail(detail).splitlines()[0] == f"pair {pair_id}"
+    with pytest.raises(JudgeauditError) as missed:
+        pair_detail(old, "p003")
+    assert "or the pair_id an imported log gave it" not in str(missed.value)
+    assert build_report(old)["pairs"] == 40
+    db = open_readonly(old / "audit.db")
+    try:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 4  # not migrated
+        assert write_pairs(db, run_id, tmp_path / "copy.parquet") == 40
+    finally:
+        db.close()
+    got = duckdb.connect().execute(
+        f"SELECT COUNT(*), COUNT(source_id) FROM read_parquet('{tmp_path / 'copy.parquet'}')"
+    )
+    assert got.fetchone() == (40, 0)
+    source = SourceRun(old, run_id, "h", "", {})
+    assert {trials[-1] for trials in source.pair_trials()} == {None}

@@ -110,3 +110,32 @@ def test_quasi_separation_is_reported_not_fitted_nor_a_crash() -> None:
         fits = [sm.Logit(ys, X).fit(disp=0, maxiter=n) for n in (35, 400)]
     assert not any(f.mle_retvals["converged"] for f in fits)
     assert fits[1].params[1] > fits[0].params[1] + 0.5  # the slope runs off to infinity
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("t0", 0.3, 1), ("t1", 0.3, 0), ("t0", 0.1, 0), ("t0", 0.1, 1), ("t1", 0.3, 1),
+         ("t0", 0.3, 0)],
+        [("t0", 0.5, 0), ("t1", 0.3, 1), ("t0", 0.1, 0)],
+    ],
+    ids=["zero", "negative-by-rounding"],
+)  # fmt: skip
+def test_a_zero_clustered_variance_gives_no_interval_nor_a_crash(
+    rows: list[tuple[str, float, int]],
+) -> None:
+    """Two tasks whose score contributions cancel: the slope's task-clustered variance is zero
+    (computed a hair below zero it crashed math.sqrt, exit 70; at zero it gave a zero-width
+    interval). statsmodels' clustered fit of the same rows has a zero or undefined standard
+    error too."""
+    model = gap_model(_db(rows), "r", "capability")
+    assert model["odds_ratio_per_0_1"] is None and model["ci"] is None
+    assert model["why_not"] == "no interval: the task-clustered variance is zero (too few tasks)"
+    X = sm.add_constant(np.array([gap / 0.1 for _, gap, _ in rows]))
+    groups = np.array([int(task[1:]) for task, _, _ in rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = sm.Logit(np.array([m for _, _, m in rows]), X).fit(
+            disp=0, cov_type="cluster", cov_kwds={"groups": groups}
+        )
+    assert not ref.bse[1] > 1e-7  # zero, or NaN

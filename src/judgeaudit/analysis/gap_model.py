@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
-from judgeaudit.analysis.logit import clustered_cov
+from judgeaudit.analysis.logit import SEPARATES, clustered_cov
 from judgeaudit.analysis.stats import Z95
 from judgeaudit.audit.store.schema import is_decisive
 
@@ -28,14 +28,24 @@ METHOD = (
 )
 STEP = 0.1
 MAX_ITER = 50
-#: Past this the interval's ends are no float (exp overflows): Newton stopped where the
-#: likelihood is flat because no finite estimate exists, as when every pair on one side of some
-#: gap was judged right (quasi-separation, common in a small run or a day of a history).
-MAX_LOG_ODDS = 700.0
+#: A fitted log odds past this anywhere (a probability within 1e-13 of 0 or 1) means Newton
+#: stopped where the likelihood is flat because no finite estimate exists: every pair on one
+#: side of some gap judged alike (quasi-separation, common in a small run or a history's day).
+MAX_FITTED_LOG_ODDS = 30.0
 SEPARATED = (
     "no finite estimate: the gap (almost) separates misselected from correctly judged pairs"
     " (quasi-separation; too few pairs)"
 )
+NO_VARIANCE = "no interval: the task-clustered variance is zero (too few tasks)"
+
+
+def unusable(beta: float, se: float, max_log_odds: float) -> str | None:
+    """Why a converged fit gives no odds ratio to report, or None: a slope past
+    :data:`~judgeaudit.analysis.logit.SEPARATES` (as the style model drops a term) or a fitted
+    probability at 0 or 1 is separation; a zero standard error is no interval."""
+    if abs(beta) > SEPARATES or max_log_odds > MAX_FITTED_LOG_ODDS or not math.isfinite(se):
+        return SEPARATED
+    return NO_VARIANCE if se < 1e-9 else None
 
 
 def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[str, Any] | None:
@@ -59,8 +69,14 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
     info = (X * (n * p * (1 - p))[:, None]).T @ X
     nobs = float(n.sum())
     cov = clustered_cov(np.linalg.inv(info), X * (k - n * p)[:, None], task, nobs)
-    se = math.sqrt(cov[1, 1])
-    return {"beta": float(beta[1]), "se": se, "tasks": len(np.unique(task)), "n": int(nobs)}
+    var = float(cov[1, 1])  # may come out a hair below zero when it is zero (two tasks)
+    return {
+        "beta": float(beta[1]),
+        "se": math.sqrt(var) if var > 0 else 0.0,
+        "max_log_odds": float(np.max(np.abs(X @ beta))),
+        "tasks": len(np.unique(task)),
+        "n": int(nobs),
+    }
 
 
 def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:
@@ -98,9 +114,10 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
     if fitted is None:
         return {**empty, "n": total, "tasks": len(names), "why_not": why or "did not converge"}
     beta, se = fitted["beta"], fitted["se"]
-    if not math.isfinite(se) or abs(beta) + Z95 * se > MAX_LOG_ODDS:
-        return {**empty, "n": total, "tasks": len(names), "why_not": SEPARATED}
-    z = beta / se if se > 0 else math.inf
+    why = unusable(beta, se, fitted["max_log_odds"])
+    if why:
+        return {**empty, "n": total, "tasks": len(names), "why_not": why}
+    z = beta / se
     return {
         "odds_ratio_per_0_1": math.exp(beta),
         "ci": [math.exp(beta - Z95 * se), math.exp(beta + Z95 * se)],

@@ -29,7 +29,7 @@ import numpy as np
 
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.features import CONTINUOUS, FEATURES, KIND, STYLE
-from judgeaudit.analysis.logit import fit_logit
+from judgeaudit.analysis.logit import SEPARATES, fit_logit
 from judgeaudit.analysis.stats import Z95
 from judgeaudit.analysis.why_data import Orders, RunData, differences, load_run
 
@@ -139,10 +139,6 @@ def fit_style(data: RunData) -> dict[str, Any]:
         "zeroed": [n for n in names if n in STYLE],
         **rates,
     }
-
-
-#: |log odds ratio| beyond which a term is taken as separating the verdicts (odds ratio > 22000).
-SEPARATES = 10.0
 
 
 def _fit(

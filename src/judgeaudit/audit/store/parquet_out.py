@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS, column_list
+from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS, pair_select
 from judgeaudit.errors import InputError
 from judgeaudit.extras import install
 from judgeaudit.fsutil import replace_private
@@ -97,7 +97,8 @@ def write_pairs(
     table = PairsTable(dest, partition)
     try:
         cursor = db.execute(
-            f"SELECT {PAIR_NAMES}, rowid{extra} FROM audit_pairs WHERE run_id = ? ORDER BY rowid",
+            f"SELECT {pair_select(db)}, rowid{extra} FROM audit_pairs WHERE run_id = ?"
+            " ORDER BY rowid",
             args,
         )
         while rows := cursor.fetchmany(BATCH):
@@ -106,10 +107,6 @@ def write_pairs(
     finally:
         table.close()
     return table.count
-
-
-#: ``audit_pairs``'s columns as a select list, in :data:`PAIR_COLUMNS`' order.
-PAIR_NAMES = column_list(PAIR_COLUMNS)
 
 
 class PairsTable:

@@ -139,6 +139,14 @@ def column_list(columns: Iterable[str]) -> str:
     return ", ".join(f'"{c}"' for c in columns)
 
 
+def pair_select(db: sqlite3.Connection) -> str:
+    """:data:`PAIR_COLUMNS` as a select list over this file's ``audit_pairs``: a column a
+    read-only older file lacks (it is read unmigrated) reads as NULL. A quoted name that is no
+    column is a string to SQLite: every row of such a copy said ``source_id = 'source_id'``."""
+    have = {str(r[1]) for r in db.execute("PRAGMA table_info(audit_pairs)")}
+    return ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in PAIR_COLUMNS)
+
+
 #: The columns that hold content (conversations, tool results, judge replies, errors, notes):
 #: every write passes them through :func:`judgeaudit.credentials.scrub_content`, so a key quoted
 #: in a conversation or a provider's error never reaches ``audit.db`` or anything derived from it.
