@@ -52,6 +52,7 @@ COPY (
     CAST((hash(i, 14) % 101) / 100.0 AS DOUBLE) AS reward_a,
     CAST((hash(i, 15) % 101) / 100.0 AS DOUBLE) AS reward_b,
     'judge-' || (hash(i, 16) % 2) AS judge_model, CAST(NULL AS BIGINT) AS trial_b,
+    CAST(NULL AS VARCHAR) AS source_id,
     CAST(i + 1 AS BIGINT) AS seq
   FROM range({n}) t(i)
 ) TO '{path}' (FORMAT parquet, COMPRESSION zstd)''')

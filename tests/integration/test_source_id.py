@@ -235,6 +235,17 @@ def test_a_history_mixing_shards_from_before_the_column_reads_as_before(tmp_path
         assert done.returncode == 0, f"{engine}: {done.stderr}"
     duck, spark = (json.loads(reports[e].stdout) for e in ("duckdb", "spark"))
     assert duck["pairs"] == pairs and duck == spark
+    # `show` on the history says what it is and gives a query that finds the row.
+    logged = con.execute(
+        f"SELECT source_id FROM read_parquet('{hist}/period=2026-11-02/*.parquet') LIMIT 1"
+    ).fetchone()
+    assert logged is not None
+    done = cli("show", str(hist), logged[0])
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"{hist} is a Parquet history: it keeps each pair's row" in done.stderr
+    query = done.stderr.split('duckdb -c "', 1)[1].rsplit('"', 1)[0]
+    found = con.execute(query).fetchall()
+    assert len(found) == 1
 
 
 def test_a_recorded_run_is_listed_with_the_judges_its_log_names(prod: Path) -> None:
@@ -316,3 +327,98 @@ def test_an_older_file_read_unmigrated_reads_without_source_ids(
     assert got.fetchone() == (40, 0)
     source = SourceRun(old, run_id, "h", "", {})
     assert {trials[-1] for trials in source.pair_trials()} == {None}
+
+
+def test_a_log_id_that_is_also_a_tail_names_both_and_accents_match_either_form(
+    tmp_path: Path,
+) -> None:
+    """A log id that happens to be the tail of another pair's audit id opened the log's pair in
+    silence (a new user's finding): both are named now. A log id typed decomposed (NFD) opens
+    the pair its log gave composed (NFC)."""
+    import unicodedata
+
+    tail = "prod-5/t0/policy-v7~policy-v8"
+    accented = unicodedata.normalize("NFC", "zoë-4")
+    text = LOG.read_text(encoding="utf-8").replace('"p003"', f'"{tail}"')
+    text = text.replace('"p004"', json.dumps(accented, ensure_ascii=False))
+    log = tmp_path / "log.jsonl"
+    log.write_text(text, encoding="utf-8")
+    done = cli("import", "recorded-jsonl", str(log), "--out", str(tmp_path / "pairs.jsonl"))
+    assert done.returncode == 0, done.stderr
+    out = recorded_run(tmp_path)
+    kept = stored_ids(out)
+    logs_pair = next(pid for pid, src in kept.values() if src == tail)
+    tails_pair = next(pid for pid in (p for p, _ in kept.values()) if pid.endswith("/" + tail))
+    assert logs_pair != tails_pair
+    both = cli("show", str(out), tail)
+    assert both.returncode == 2 and f"pair {tail!r} matches 2 pairs (" in both.stderr
+    assert repr(logs_pair) in both.stderr and repr(tails_pair) in both.stderr
+    typed = unicodedata.normalize("NFD", accented)
+    assert typed != accented
+    opened = cli("show", str(out), typed)
+    assert opened.returncode == 0, opened.stderr
+    assert opened.stdout.splitlines()[0].endswith(f"(in the log: {accented})")
+
+
+LIVE_SPEC = (
+    '[run]\nname = "live"\nimported = "pairs.jsonl"\n[endpoints.sim]\nbase_url = "embedded"\n'
+    '[judge]\nmodel = "judge-default"\nendpoint = "sim"\n'
+)
+
+
+def test_a_live_judged_import_keeps_log_ids_and_a_resume_fills_older_rows(
+    tmp_path: Path,
+) -> None:
+    """A pairs file judged by a live judge (the embedded one) stores each pair's own id; a run
+    stored before the column existed, resumed after the upgrade, gets the ids of the pairs it
+    had stored (on the live path and the recorded one), and a resume that finds them all
+    changes no pair (the count of edits that keeps Parquet copies honest moves only by the
+    run's own capability fill)."""
+    rows = [
+        {
+            "pair_id": f"req-{i:04d}",
+            "task_id": f"t{i}",
+            "task": "Refund item SKU-101 in order O-1001.",
+            "agent_a": "x",
+            "agent_b": "y",
+            "trajectory_a": "user: refund please\nagent: The refund has been issued: $12.00.",
+            "trajectory_b": "user: refund please\nagent: All done!",
+            "success_a": 1,
+            "success_b": i % 2,
+        }
+        for i in range(6)
+    ]
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "live.toml").write_text(LIVE_SPEC)
+    out = tmp_path / "out"
+    assert cli("run", str(tmp_path / "live.toml"), "--out", str(out)).returncode == 0
+    want = {f"t{i}": f"req-{i:04d}" for i in range(6)}
+
+    def ids(where: Path) -> dict[str, str | None]:
+        db = sqlite3.connect(where / "audit.db")
+        try:
+            return dict(db.execute("SELECT task_id, source_id FROM audit_pairs").fetchall())
+        finally:
+            db.close()
+
+    assert ids(out) == want
+    recorded = recorded_run(tmp_path / "rec")
+    for where, spec in ((out, tmp_path / "live.toml"), (recorded, tmp_path / "rec/prod.toml")):
+        before = ids(where)
+        db = sqlite3.connect(where / "audit.db")
+        db.execute("UPDATE audit_pairs SET source_id = NULL WHERE rowid % 2 = 0")
+        db.execute("UPDATE runs SET status = 'running', finished_at = NULL")
+        db.commit()
+        db.close()
+        assert sum(v is None for v in ids(where).values()) >= 3
+        assert cli("run", str(spec), "--out", str(where)).returncode == 0
+        assert ids(where) == before, where
+        db = sqlite3.connect(where / "audit.db")
+        (edits,) = db.execute("SELECT edits FROM pairs_edits").fetchone()
+        db.execute("UPDATE runs SET status = 'running', finished_at = NULL")
+        db.commit()
+        db.close()
+        assert cli("run", str(spec), "--out", str(where)).returncode == 0
+        db = sqlite3.connect(where / "audit.db")
+        assert db.execute("SELECT edits FROM pairs_edits").fetchone()[0] <= edits + 1
+        db.close()

@@ -26,6 +26,7 @@ SHOW_MATCHES = 5
 
 def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
     """The pair row, its two trajectories and its judge calls with their rendered messages."""
+    _refuse_a_history(out, pair_id)
     db = open_db(out)
     try:
         pair = _find_pair(db, pair_id, out)
@@ -62,6 +63,21 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
         "features": feats,
         "judge_calls": [_call(row) for row in logs],
     }
+
+
+def _refuse_a_history(out: Path, pair_id: str) -> None:
+    """A Parquet history keeps rows, not conversations: say so (it said "not found" and sent
+    the user to `export files`, which refuses a history)."""
+    from judgeaudit.analysis.engines.history import is_history
+
+    if is_history(out):
+        key = pair_id.replace("'", "''")
+        raise AnalysisError(
+            f"{out} is a Parquet history: it keeps each pair's row, not its conversations or"
+            " judge calls, so `show` needs the output directory of the run that judged it; the"
+            f" row: duckdb -c \"SELECT * FROM read_parquet('{out}/**/*.parquet', union_by_name = true)"
+            f" WHERE pair_id = '{key}' OR source_id = '{key}'\""
+        )
 
 
 #: No pair id is longer (run, task and two agent names are each capped far below it).
@@ -106,10 +122,11 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
 
 
 def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
-    """The pair of that id, or else the pairs whose id ends in it as whole '/'-parts ("9/t1/…"
-    is no tail of "…/退货-9/t1/…"), at most SHOW_MATCHES + 1. An id typed on a terminal that
-    decomposes accents (NFD) names the same pair as the stored composed (NFC) one, and the
-    other way round: each spelling is tried."""
+    """The pair of that id, or else the pairs an imported log gave that id and those whose id
+    ends in it as whole '/'-parts ("9/t1/…" is no tail of "…/退货-9/t1/…"), at most
+    SHOW_MATCHES + 1: a log id that is also another pair's tail names both, never one in
+    silence. An id typed on a terminal that decomposes accents (NFD) names the same pair as
+    the stored composed (NFC) one, and the other way round: each spelling is tried."""
     by_source = _has_source_ids(db)
     for spelling in dict.fromkeys(
         (pair_id, unicodedata.normalize("NFC", pair_id), unicodedata.normalize("NFD", pair_id))
@@ -119,22 +136,23 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
         ).fetchone()
         if row is not None:
             return [row]
+        found: dict[str, sqlite3.Row] = {}
         if by_source:  # the log's own id: one pair per run that imported it
-            logged: list[sqlite3.Row] = db.execute(
+            for hit in db.execute(
                 "SELECT * FROM audit_pairs WHERE source_id = ? ORDER BY pair_id LIMIT ?",
                 (spelling, SHOW_MATCHES + 1),
-            ).fetchall()
-            if logged:
-                return logged
-        if trials_at(spelling.split("/")) is None:
-            continue  # a tail holds the trials part: "small" of agent "acme/small" is no pair
-        tails: list[sqlite3.Row] = db.execute(  # no LIKE: no pattern for SQLite to choke on
-            "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1) - 1) = '/' || ?1"
-            " ORDER BY pair_id LIMIT ?2",
-            (spelling, SHOW_MATCHES + 1),
-        ).fetchall()
-        if tails:
-            return tails
+            ):
+                found[hit["pair_id"]] = hit
+        # a tail holds the trials part: "small" of agent "acme/small" is no pair
+        if trials_at(spelling.split("/")) is not None:
+            for hit in db.execute(  # no LIKE: no pattern for SQLite to choke on
+                "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1) - 1) = '/' || ?1"
+                " ORDER BY pair_id LIMIT ?2",
+                (spelling, SHOW_MATCHES + 1),
+            ):
+                found.setdefault(hit["pair_id"], hit)
+        if found:
+            return list(found.values())[: SHOW_MATCHES + 1]
     return []
 
 

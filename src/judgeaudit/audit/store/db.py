@@ -240,6 +240,16 @@ class AuditStore:
         rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
+    def fill_source_ids(self, ids: Sequence[tuple[str, str]]) -> None:
+        """(pair_id, source_id) of stored pairs whose log gave an id: kept where the pair was
+        stored without one (before ``source_id`` existed; the run resumed after an upgrade)."""
+        if ids:
+            with self._txn():
+                self.db.executemany(
+                    "UPDATE audit_pairs SET source_id = ? WHERE pair_id = ? AND source_id IS NULL",
+                    [(source, pair) for pair, source in ids],
+                )
+
     @staticmethod
     def scrub(table: str, rows: Sequence[dict[str, Any]]) -> Scrubbed:
         """``rows`` of ``table`` with their content columns scrubbed, for :meth:`save_pair` and

@@ -146,9 +146,11 @@ def copy_prepared(
                 ":run" if c == "run_id" else f':run || "{c}"' if c in ids else f'"{c}"'
                 for c in columns
             )
+            verb, conflict = _on_conflict(table, columns)
             statements.append(
-                f"INSERT OR IGNORE INTO main.{table} ({column_list(columns)}) SELECT {values}"
+                f"{verb} INTO main.{table} ({column_list(columns)}) SELECT {values}"
                 f" FROM {PREPARED}.{table} WHERE rowid > :lo AND rowid <= :hi ORDER BY rowid"
+                f"{conflict}"
             )
         low = (0,) * len(tables)
         with grouped(store, per_commit, on_chunk) as writes:
@@ -174,10 +176,23 @@ def insert_batch(store: AuditStore, tables: Sequence[Table], rows: Sequence[Sequ
     db = store.db
     for (table, columns, _), batch in zip(tables, rows, strict=True):
         marks = ", ".join("?" for _ in columns)
+        verb, conflict = _on_conflict(table, columns)
         db.executemany(
-            f"INSERT OR IGNORE INTO main.{table} ({column_list(columns)}) VALUES ({marks})",
+            f"{verb} INTO main.{table} ({column_list(columns)}) VALUES ({marks}){conflict}",
             scrubbed_rows(table, columns, batch),
         )
+
+
+def _on_conflict(table: str, columns: Sequence[str]) -> tuple[str, str]:
+    """How a row already stored is met: left alone (``INSERT OR IGNORE``), except that a pair
+    stored before ``source_id`` existed (a run killed, judgeaudit upgraded, the run resumed)
+    gets its log's id now; a pair that has one is not touched (no edit counted)."""
+    if table != "audit_pairs" or "source_id" not in columns:
+        return "INSERT OR IGNORE", ""
+    return "INSERT", (
+        " ON CONFLICT(pair_id) DO UPDATE SET source_id = excluded.source_id"
+        " WHERE audit_pairs.source_id IS NULL AND excluded.source_id IS NOT NULL"
+    )
 
 
 __all__ = ["COMMIT_PAIRS", "Prepared", "Table", "copy_prepared", "grouped", "insert_batch"]
