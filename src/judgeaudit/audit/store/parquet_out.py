@@ -27,7 +27,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from judgeaudit.audit.store.schema import EDITS_TABLE, PAIR_COLUMNS, pair_select
+from judgeaudit.audit.store.schema import (
+    EDITS_TABLE,
+    LATER_COLUMNS,
+    PAIR_COLUMNS,
+    pair_select,
+)
 from judgeaudit.errors import InputError
 from judgeaudit.extras import install
 from judgeaudit.fsutil import replace_private
@@ -45,7 +50,7 @@ def install_hint() -> str:
 BATCH = 100_000
 TEXT = {"pair_id", "task_id", "agent_a", "agent_b", "judge_pref", "created_at", "run_id",
         "task_type", "pref_ab", "pref_ba", "gap_source", "success_source", "judge_model",
-        "source_id"}  # fmt: skip
+        *(c for c, kind in LATER_COLUMNS["audit_pairs"].items() if kind == "TEXT")}  # fmt: skip
 REAL = {"judge_score_a", "judge_score_b", "reward_gap", "capability_a", "capability_b",
         "reward_a", "reward_b"}  # fmt: skip
 

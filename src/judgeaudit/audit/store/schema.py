@@ -110,9 +110,13 @@ PAIR_COLUMNS = (
     "trial_b",
     "source_id",
 )
+#: Columns added by migration 5. ``audit_pairs.source_id``: the pair's own id in the log or
+#: pairs file it was imported from, so a pair the audit flags can be traced back to its
+#: production record; NULL for simulated pairs.
+LATER_COLUMNS = {"audit_pairs": {"source_id": "TEXT"}}
 #: Pairs columns a Parquet copy may lack: copies written before the column was added (engines
 #: read them as NULL); every other column of :data:`PAIR_COLUMNS` each copy must hold.
-LATER_PAIR_COLUMNS = ("source_id",)
+LATER_PAIR_COLUMNS = tuple(LATER_COLUMNS["audit_pairs"])
 COPY_PAIR_COLUMNS = tuple(c for c in PAIR_COLUMNS if c not in LATER_PAIR_COLUMNS)
 LOG_COLUMNS = (
     "log_id",
@@ -245,12 +249,17 @@ def _base(db: sqlite3.Connection) -> None:
             db.execute(statement)
 
 
-def _added_columns(db: sqlite3.Connection) -> None:
-    for table, columns in ADDED_COLUMNS.items():
+def _add_columns(db: sqlite3.Connection, added: dict[str, dict[str, str]]) -> None:
+    """Each (table, column, type) of ``added`` that the file lacks (idempotent)."""
+    for table, columns in added.items():
         have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
         for name, kind in columns.items():
             if name not in have:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
+
+def _added_columns(db: sqlite3.Connection) -> None:
+    _add_columns(db, ADDED_COLUMNS)
 
 
 def _verdict_counts(db: sqlite3.Connection) -> None:
@@ -273,15 +282,8 @@ EDIT_TRIGGERS = {
 }
 
 
-#: The pair's own id in the log or pairs file it was imported from (``pair_id`` there), so a
-#: pair the audit flags can be traced back to its production record; NULL for simulated pairs.
-SOURCE_ID = ("audit_pairs", "source_id", "TEXT")
-
-
-def _source_id(db: sqlite3.Connection) -> None:
-    table, name, kind = SOURCE_ID
-    if name not in {r[1] for r in db.execute(f"PRAGMA table_info({table})")}:
-        db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+def _later_columns(db: sqlite3.Connection) -> None:
+    _add_columns(db, LATER_COLUMNS)
 
 
 def _pairs_edits(db: sqlite3.Connection) -> None:
@@ -308,7 +310,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         5,
         "audit_pairs.source_id: an imported pair's own id in the log it came from",
-        _source_id,
+        _later_columns,
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
