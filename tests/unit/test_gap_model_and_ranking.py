@@ -139,3 +139,19 @@ def test_a_zero_clustered_variance_gives_no_interval_nor_a_crash(
             disp=0, cov_type="cluster", cov_kwds={"groups": groups}
         )
     assert not ref.bse[1] > 1e-7  # zero, or NaN
+
+
+def test_complete_separation_is_named_not_did_not_converge() -> None:
+    """Every pair at gap 0 misselected, none at gap 0.5: Newton runs off to infinity and never
+    settles (it said 'did not converge'); statsmodels' fit does not converge either and its
+    slope keeps falling with the iterations it is given."""
+    rows = [(f"t{i}", 0.0, 1) for i in range(4)] + [(f"t{i + 3}", 0.5, 0) for i in range(11)]
+    model = gap_model(_db(rows), "r", "capability")
+    assert model["why_not"].startswith("no finite estimate") and model["ci"] is None
+    X = sm.add_constant(np.array([gap / 0.1 for _, gap, _ in rows]))
+    ys = np.array([m for _, _, m in rows])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [sm.Logit(ys, X).fit(disp=0, maxiter=n) for n in (50, 400)]
+    assert not any(f.mle_retvals["converged"] for f in fits)
+    assert fits[1].params[1] < fits[0].params[1] - 0.5  # the slope runs off to minus infinity

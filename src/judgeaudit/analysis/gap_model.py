@@ -59,12 +59,12 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
         try:
             step = np.linalg.solve(info, score)
         except np.linalg.LinAlgError:
-            return None
+            return _ran_off(X, beta)
         beta = beta + step
         if np.max(np.abs(step)) < 1e-10:
             break
     else:
-        return None
+        return _ran_off(X, beta)
     p = 1 / (1 + np.exp(-(X @ beta)))
     info = (X * (n * p * (1 - p))[:, None]).T @ X
     nobs = float(n.sum())
@@ -77,6 +77,13 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
         "tasks": len(np.unique(task)),
         "n": int(nobs),
     }
+
+
+def _ran_off(X: np.ndarray, beta: np.ndarray) -> dict[str, Any] | None:
+    """A fit that stopped unconverged: separated when its estimates had run off (Newton
+    chasing an estimate at infinity), else None (did not converge)."""
+    far = abs(beta[1]) > SEPARATES or float(np.max(np.abs(X @ beta))) > MAX_FITTED_LOG_ODDS
+    return {"separated": True} if far else None
 
 
 def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:
@@ -113,6 +120,8 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
     fitted = None if why else fit(x, k, n, task)
     if fitted is None:
         return {**empty, "n": total, "tasks": len(names), "why_not": why or "did not converge"}
+    if fitted.get("separated"):
+        return {**empty, "n": total, "tasks": len(names), "why_not": SEPARATED}
     beta, se = fitted["beta"], fitted["se"]
     why = unusable(beta, se, fitted["max_log_odds"])
     if why:
