@@ -32,6 +32,8 @@ def export(out: Path, dest: Path, *args: str) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     assert "data card" in done.stdout
     card: dict[str, Any] = json.loads(dest.with_suffix(".card.json").read_text(encoding="utf-8"))
+    # the line names the run it exported (with several runs in OUT, the latest unless --run)
+    assert f" of run {card['run_id']} to {dest};" in done.stdout.splitlines()[0]
     return card
 
 

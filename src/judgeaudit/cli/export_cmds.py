@@ -110,7 +110,8 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
     card = result.card
     skipped = sum(item["pairs"] for item in card["skipped"].values())
     print(
-        f"wrote {result.rows} {card['format']} rows ({card['labels']} labels) to {result.dest}; "
+        f"wrote {result.rows} {card['format']} rows ({card['labels']} labels) of run"
+        f" {card['run_id']} to {result.dest}; "
         f"the judge labelled {card['reversed_by_state']} of {card['decisive_pairs']} decisive "
         f"pairs backwards; {skipped} skipped by the format"
     )
