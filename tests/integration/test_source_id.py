@@ -422,3 +422,28 @@ def test_a_live_judged_import_keeps_log_ids_and_a_resume_fills_older_rows(
         db = sqlite3.connect(where / "audit.db")
         assert db.execute("SELECT edits FROM pairs_edits").fetchone()[0] <= edits + 1
         db.close()
+
+
+def test_digit_only_log_ids_survive_a_csv_read_with_the_documented_dtype(tmp_path: Path) -> None:
+    """docs/data-contract.md: `pd.read_csv(..., dtype={"source_id": str})` keeps "00042" as
+    written (without it pandas reads 42)."""
+    import pandas as pd
+
+    text = LOG.read_text(encoding="utf-8")
+    for i in range(40):
+        text = text.replace(f'"p{i:03d}"', f'"{i:05d}"')
+    (tmp_path / "log.jsonl").write_text(text, encoding="utf-8")
+    done = cli(
+        "import",
+        "recorded-jsonl",
+        str(tmp_path / "log.jsonl"),
+        "--out",
+        str(tmp_path / "pairs.jsonl"),
+    )
+    assert done.returncode == 0, done.stderr
+    out = recorded_run(tmp_path)
+    assert cli("export", "files", str(out)).returncode == 0
+    guessed = pd.read_csv(out / "audit_pairs.csv")
+    assert guessed["source_id"].dtype.kind == "i"  # why the docs say so
+    read = pd.read_csv(out / "audit_pairs.csv", dtype={"source_id": str})
+    assert set(read["source_id"]) == {f"{i:05d}" for i in range(40)}
