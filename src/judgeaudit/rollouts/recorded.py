@@ -135,7 +135,7 @@ def _load(
             if kind == "pair" and period is not None:
                 row.setdefault("period", period)
             if kind == "verdict":
-                _verdict(db, row, where)
+                _verdict(db, row, where, summary)
             elif kind == "pair":
                 _pair(db, row, where, summary, checks)
             else:
@@ -178,6 +178,7 @@ def _pair(
                 f"{where}: pair_id: {row['pair_id']!r} is already on {at} with different "
                 "content; give each pair once"
             )
+        summary.skips.add(where, f"pair line repeats {at} (same content; kept once)")
         return
     try:
         checks.add(parsed, row)  # across rows: one trajectory per (task, agent, trial)
@@ -201,7 +202,9 @@ def _pair_id(row: dict[str, Any], where: str, why: str) -> str:
     return pair_id
 
 
-def _verdict(db: sqlite3.Connection, row: dict[str, Any], where: str) -> None:
+def _verdict(
+    db: sqlite3.Connection, row: dict[str, Any], where: str, summary: ImportSummary
+) -> None:
     for key in row:
         if key not in VERDICT_FIELDS:
             raise RolloutError(f"{where}: {key}: unknown field; known: {', '.join(VERDICT_FIELDS)}")
@@ -234,6 +237,7 @@ def _verdict(db: sqlite3.Connection, row: dict[str, Any], where: str) -> None:
                 f"{where}: order: pair {pair_id!r} already has a different {verdict['order']} "
                 f"verdict on {found[1]}; one verdict per pair and order"
             )
+        summary.skips.add(where, f"verdict line repeats {found[1]} (same content; kept once)")
 
 
 def _joined(
