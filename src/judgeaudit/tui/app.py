@@ -127,9 +127,11 @@ class JudgeAuditApp(App[None]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
+        """Every toast is plain text (``markup`` is ignored): its messages carry names, ids and
+        paths from users' files, and a ``[/b]`` in an agent name raised MarkupError."""
         if timeout is None and self.steady:
             timeout = STEADY_TOAST_S
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_mount(self) -> None:
         if self.trend is not None:

@@ -45,7 +45,11 @@ class ExportPreferences(ModalScreen[ExportResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="export-prefs"):
-            yield Static(f"Export preferences — run {self.run_id or '(latest)'}", classes="title")
+            yield Static(
+                f"Export preferences — run {self.run_id or '(latest)'}",
+                classes="title",
+                markup=False,
+            )
             with Horizontal(classes="form"):
                 yield Label("format")
                 yield Select([(f, f) for f in FORMATS], value="trl", allow_blank=False,

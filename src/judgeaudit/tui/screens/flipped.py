@@ -77,7 +77,10 @@ class FlipScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(
-            f"{self.sides[1][1]} — loading both verdicts…", id="flip-title", classes="title"
+            f"{self.sides[1][1]} — loading both verdicts…",
+            id="flip-title",
+            classes="title",
+            markup=False,
         )
         with Horizontal(classes="columns", id="flip-columns"):
             for side in ("a", "b"):

@@ -167,11 +167,15 @@ class PairDetailScreen(Screen[None]):
             return
         chosen = self.detail.sides[side]
         self.app.copy_to_clipboard(transcript_text(chosen.events))
-        self.notify(f"copied {chosen.agent}'s conversation (whole, as text)", timeout=3)
+        self.notify(
+            f"copied {chosen.agent}'s conversation (whole, as text)", timeout=3, markup=False
+        )
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Pair {self.pair_id} — loading…", id="pair-title", classes="title")
+        yield Static(
+            f"Pair {self.pair_id} — loading…", id="pair-title", classes="title", markup=False
+        )
         with Horizontal(classes="columns", id="pair-columns"):
             for side in ("a", "b"):
                 with VerticalScroll(classes="column"):

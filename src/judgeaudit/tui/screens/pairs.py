@@ -74,7 +74,9 @@ class PairsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Pairs {self.where()}{self.gap()}", id="pairs-title", classes="title")
+        yield Static(
+            f"Pairs {self.where()}{self.gap()}", id="pairs-title", classes="title", markup=False
+        )
         yield FitTable(COLUMNS, id="pairs-table", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True)
 

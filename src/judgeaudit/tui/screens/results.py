@@ -76,7 +76,9 @@ class ResultsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Results — no output dir yet", id="results-title", classes="title")
+        yield Static(
+            "Results — no output dir yet", id="results-title", classes="title", markup=False
+        )
         with Horizontal(classes="form", id="results-controls"):
             yield Label("gap source")
             yield Select(
@@ -91,13 +93,13 @@ class ResultsScreen(Screen[None]):
         with VerticalScroll(id="results-body"):
             yield BucketBars(id="bars")
             yield FitTable(BUCKET_COLUMNS, id="buckets", cursor_type="row")
-            yield Static("", id="outside", classes="-muted")
-            yield Static("", id="satisfied")
-            yield Static("", id="bias")
+            yield Static("", id="outside", classes="-muted", markup=False)
+            yield Static("", id="satisfied", markup=False)
+            yield Static("", id="bias", markup=False)
             yield Static("Judge verdicts", classes="section")
-            yield Static("", id="health")
+            yield Static("", id="health", markup=False)
             yield Static("Human review (success check and judge vs your labels)", classes="section")
-            yield Static("", id="human")
+            yield Static("", id="human", markup=False)
             yield Static("Agent pairs", classes="section")
             yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="row")
             yield Static("By task type", classes="section")

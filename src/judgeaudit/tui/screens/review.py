@@ -80,7 +80,7 @@ class ReviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Review — no output dir yet", id="agreement", classes="title")
+        yield Static("Review — no output dir yet", id="agreement", classes="title", markup=False)
         yield Static("", id="review-figures")
         yield Static("", id="review-head")
         with Horizontal(classes="columns", id="review-item"):

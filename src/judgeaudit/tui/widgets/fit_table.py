@@ -75,8 +75,10 @@ def natural_width(col: Col, rows: Sequence[Row]) -> int:
 
 
 def fit(cell: Cell, width: int) -> Cell:
+    """``cell`` cut to ``width``, always as Text: DataTable reads a plain str as markup, so an
+    agent or task name with ``[8b]`` lost it and one with ``[/b]`` raised MarkupError."""
     if cell_len(plain(cell)) <= width:
-        return cell
+        return Text(cell) if isinstance(cell, str) else cell
     text = cell.copy() if isinstance(cell, Text) else Text(cell)
     text.truncate(width, overflow="ellipsis")
     return text
