@@ -93,3 +93,36 @@ def test_y_copy_log_id_is_not_offered_for_a_pair_without_one(
 
     title, offered = asyncio.run(go())
     assert " · log " not in title and title.startswith("prod-8 ") and offered is False
+
+
+def test_the_pairs_list_shows_each_pairs_log_id_when_there_is_room(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """An agent pair's pairs list a `log id` column for an imported run (the first column to go
+    on a narrow terminal); a run without log ids has no such column."""
+    from judgeaudit.tui.screens.pairs import PairsScreen
+    from judgeaudit.tui.widgets.fit_table import FitTable, plain
+
+    out = recorded_out(tmp_path)
+    db = sqlite3.connect(out / "audit.db")
+    run_id = db.execute("SELECT run_id FROM runs").fetchone()[0]
+    stored = dict(db.execute("SELECT pair_id, source_id FROM audit_pairs").fetchall())
+    db.close()
+
+    async def listed(size: tuple[int, int]) -> tuple[list[str], dict[str, str]]:
+        app = JudgeAuditApp(store=isolated, out_dir=out)
+        async with app.run_test(size=size) as pilot:
+            app.push_screen(
+                PairsScreen(out, run_id, "gap", [], None, agents=("policy-v7", "policy-v8"))
+            )
+            await settle(pilot)
+            table = app.screen.query_one(FitTable)
+            shown = [str(c.key.value) for c in table.columns.values()]
+            return shown, {key: plain(row.get("log", "")) for key, row in table.rows_data}
+
+    wide, logs = asyncio.run(listed((200, 40)))
+    assert "log" in wide and len(logs) == 40
+    assert all(logs[p] == s for p, s in stored.items() if len(s) < 40)  # longer ones are cut
+    assert logs[pair_of(out, "p008")] == "p008"
+    narrow, _ = asyncio.run(listed((80, 24)))
+    assert "log" not in narrow and "task" in narrow

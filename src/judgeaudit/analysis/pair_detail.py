@@ -12,6 +12,7 @@ from typing import Any
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
 from judgeaudit.audit.export import PAIRS_CSV
+from judgeaudit.audit.store.schema import has_source_ids
 from judgeaudit.audit.units.ids import (
     is_recorded_log,
     pair_trial_b,
@@ -127,7 +128,7 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
     SHOW_MATCHES + 1: a log id that is also another pair's tail names both, never one in
     silence. An id typed on a terminal that decomposes accents (NFD) names the same pair as
     the stored composed (NFC) one, and the other way round: each spelling is tried."""
-    by_source = _has_source_ids(db)
+    by_source = has_source_ids(db)
     for spelling in dict.fromkeys(
         (pair_id, unicodedata.normalize("NFC", pair_id), unicodedata.normalize("NFD", pair_id))
     ):
@@ -156,15 +157,9 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
     return []
 
 
-def _has_source_ids(db: sqlite3.Connection) -> bool:
-    """Whether audit.db keeps imported pairs' own ids (a read-only file of schema 4 or older,
-    which is read unmigrated, has no such column)."""
-    return any(r[1] == "source_id" for r in db.execute("PRAGMA table_info(audit_pairs)"))
-
-
 def _source_ids_kept(db: sqlite3.Connection) -> bool:
     """Whether any pair in audit.db carries its log's own id (imported runs)."""
-    return _has_source_ids(db) and bool(
+    return has_source_ids(db) and bool(
         db.execute("SELECT 1 FROM audit_pairs WHERE source_id IS NOT NULL LIMIT 1").fetchone()
     )
 

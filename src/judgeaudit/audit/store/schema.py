@@ -143,6 +143,12 @@ def column_list(columns: Iterable[str]) -> str:
     return ", ".join(f'"{c}"' for c in columns)
 
 
+def has_source_ids(db: sqlite3.Connection) -> bool:
+    """Whether this file's ``audit_pairs`` has ``source_id`` (a read-only file of schema 4 or
+    older is read unmigrated and has not)."""
+    return any(r[1] == "source_id" for r in db.execute("PRAGMA table_info(audit_pairs)"))
+
+
 def pair_select(db: sqlite3.Connection) -> str:
     """:data:`PAIR_COLUMNS` as a select list over this file's ``audit_pairs``: a column a
     read-only older file lacks (it is read unmigrated) reads as NULL. A quoted name that is no

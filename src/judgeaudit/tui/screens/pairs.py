@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.analysis.fmt import bucket_edges, bucket_name
-from judgeaudit.audit.units.ids import pair_trials
+from judgeaudit.audit.units.ids import pair_trials, shown_source_id
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.widgets.fit_table import Col, FitTable
 
@@ -36,6 +36,9 @@ COLUMNS = (
     Col("judge", "judge", min=5),
     Col("missel", "misselected", min=11),
 )
+#: An imported pair's own id in its log: shown when the listed pairs have one (first to go when
+#: the terminal is narrow; the Pair detail's header keeps it, `/` filters by it).
+LOG_COL = Col("log", "log id", min=8, drop=3)
 BADGE = Text("MISSELECTED", style="bold red")
 
 
@@ -123,11 +126,14 @@ class PairsScreen(Screen[None]):
                     "success": f"{r['success_a']}/{r['success_b']}",
                     "judge": str(r["judge_pref"]),
                     "missel": BADGE if r["misselected"] else "",
+                    "log": shown_source_id(r) or "",
                 },
             )
             for r in found.rows
         ]
         table = self.query_one(FitTable)
+        logged = any(r.get("source_id") is not None for r in found.rows)
+        table.cols = [*COLUMNS, LOG_COL] if logged else list(COLUMNS)
         table.set_rows(rows)
         table.loading = False
         from judgeaudit.analysis.queries import PAIRS_SHOWN
