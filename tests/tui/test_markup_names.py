@@ -80,3 +80,27 @@ def test_bracketed_names_read_whole_everywhere(isolated: ProfileStore, tmp_path:
     assert "llama-3[8b]" in cells and "mix[/i]tral" in cells
     assert f"A {a} vs B {b}" in detail_title
     assert any(f"copied {a}'s conversation" in t for t in toasts)
+
+
+def test_a_profile_file_naming_a_closing_tag_does_not_crash_the_first_screen(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A broken profile file whose name holds ``[/i]``: the Profiles screen's problem line
+    quotes it (it crashed the app on start, every start, until the file was fixed)."""
+    from judgeaudit.tui.widgets.note import Note
+
+    isolated.user_dir.mkdir(parents=True, exist_ok=True)
+    (isolated.user_dir / "bad.toml").write_text(
+        'name = "Mix[/i]tral"\napp = "sdk"\nbase_url = "https://x.example/v1"\n'
+    )
+
+    async def go() -> list[str]:
+        app = make_app(isolated, tmp_path / "out")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            shown = [str(n.render()) for n in app.screen.query(Note) if n.display]
+            no_crash(app)
+            return shown
+
+    shown = asyncio.run(go())
+    assert any("profile name 'Mix[/i]tral'" in line for line in shown), shown

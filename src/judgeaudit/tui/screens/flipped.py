@@ -38,6 +38,7 @@ class FlippedPairs(Screen[None]):
             f"{self.row['label']}: {flips['flipped_to_misselected']} pairs flipped to "
             f"misselected, {flips['flipped_to_correct']} to correct (first 200 of each)",
             classes="title",
+            markup=False,
         )
         yield FitTable(self.COLUMNS, cursor_type="row", id="flips")
         yield Footer(compact=True)

@@ -121,7 +121,7 @@ class ProfileForm(ModalScreen[Profile | None]):
                             disabled=p is not None and name == "name",
                             compact=True,
                         )
-            yield Static("", id="form-error", classes="-bad")
+            yield Static("", id="form-error", classes="-bad", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary", compact=True)
                 yield Button("Cancel (Esc)", id="cancel", compact=True)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
@@ -308,7 +309,8 @@ class RunScreen(Screen[None]):
             bool(change.get("errors", current.errors)),
         )
         log.set_filter(new)
-        log.border_title = f"judge log — {new.describe()}" if new.describe() else LOG_TITLE
+        # Content: a border title is always read as markup, and the filter is what was typed
+        log.border_title = Content(f"judge log — {new.describe()}") if new.describe() else LOG_TITLE
 
     def action_filter_log(self) -> None:
         field = self.query_one("#log-filter", Field)

@@ -134,7 +134,11 @@ class TrendsScreen(Screen[None]):
             plot = PlotWidget(allow_pan_and_zoom=False, classes="trend-chart")
             widgets.append((metric, plot, points, scale))
         await pane.mount_all(
-            [w for metric, plot, _, _ in widgets for w in (Label(metric, classes="hint"), plot)]
+            [
+                w
+                for metric, plot, _, _ in widgets
+                for w in (Label(metric, classes="hint", markup=False), plot)
+            ]
         )
         for metric, plot, points, scale in widgets:
             xs = [at[p["period"]] for p in points]

@@ -50,6 +50,6 @@ class WhyScreen(Screen[None]):
         yield Header()
         with VerticalScroll(id="why-body"):
             title = "What moves this judge" + (f" — run {self.run_id}" if self.run_id else "")
-            yield Static(title, id="why-title")
+            yield Static(title, id="why-title", markup=False)
             yield Static(why_text(self.style), id="why-plot")
         yield Footer()

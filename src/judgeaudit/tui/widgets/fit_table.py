@@ -257,7 +257,7 @@ class FitTable(DataTable[Cell]):
             label = c.label
             if c.key == self.sort_key:
                 label = f"{label}{'↓' if self.sort_reverse else '↑'}"
-            self.add_column(str(fit(label, widths[c.key])), width=widths[c.key], key=c.key)
+            self.add_column(fit(label, widths[c.key]), width=widths[c.key], key=c.key)
         for key, row in rows:
             self.add_row(*(fit(row.get(c.key, ""), widths[c.key]) for c in shown), key=key)
         if keep is not None and keep in {k for k, _ in rows}:

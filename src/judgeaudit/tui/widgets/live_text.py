@@ -17,7 +17,8 @@ class LiveText(Static):
     def __init__(
         self, content: str | Text = "", *, id: str | None = None, classes: str | None = None
     ) -> None:
-        super().__init__(content, id=id, classes=classes)
+        # plain text: run ids and endpoint names come from users' specs ("[/i]" crashed a run)
+        super().__init__(content, id=id, classes=classes, markup=False)
         self.shown: str | Text = content
         self.measured: tuple[int, int] | None = None  # (width, lines) of the shown text
 

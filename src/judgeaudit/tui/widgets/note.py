@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import Static
 
 
 class Note(Static):
+    """Plain text, never markup: its messages quote paths, names and errors from users' files
+    (a profile file naming ``Mix[/i]tral`` crashed the app on its first screen)."""
+
+    def __init__(self, content: str | Text = "", **kwargs: Any) -> None:
+        kwargs.setdefault("markup", False)
+        super().__init__(content, **kwargs)
+
     def on_mount(self) -> None:
         self.display = False
 
