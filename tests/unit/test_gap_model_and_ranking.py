@@ -155,3 +155,51 @@ def test_complete_separation_is_named_not_did_not_converge() -> None:
         fits = [sm.Logit(ys, X).fit(disp=0, maxiter=n) for n in (50, 400)]
     assert not any(f.mle_retvals["converged"] for f in fits)
     assert fits[1].params[1] < fits[0].params[1] - 0.5  # the slope runs off to minus infinity
+
+
+def test_a_steep_slope_on_a_wide_gap_scale_is_fitted_as_statsmodels_fits_it() -> None:
+    """Rewards from 0 to 10 (an external gap) and a steep but finite effect: the misselected
+    and correct pairs' gaps overlap, so the estimate exists and is reported, equal to
+    statsmodels' clustered logit (a scale-bound rule rejected it as 'no finite estimate')."""
+    rng = np.random.default_rng(11)
+    rows, ys, xs, groups = [], [], [], []
+    for t in range(60):
+        for _ in range(20):
+            gap = round(float(rng.uniform(0, 10)), 1)
+            p = 1 / (1 + math.exp(-(1.5 - 0.4 * gap / 0.1)))
+            y = int(rng.random() < p)
+            rows.append((f"t{t}", gap, y))
+            ys.append(y)
+            xs.append(gap / 0.1)
+            groups.append(t)
+    model = gap_model(_db(rows), "r", "capability")
+    assert model["why_not"] is None
+    X = sm.add_constant(np.array(xs))
+    ref = sm.Logit(np.array(ys), X).fit(
+        disp=0, cov_type="cluster", cov_kwds={"groups": np.array(groups)}
+    )
+    assert ref.mle_retvals["converged"]
+    assert model["odds_ratio_per_0_1"] == pytest.approx(math.exp(ref.params[1]), rel=1e-6)
+    assert model["ci"] == pytest.approx(list(np.exp(ref.conf_int()[1])), rel=1e-6)
+
+
+def test_tiny_random_runs_never_crash_and_report_only_bounded_fits() -> None:
+    """Every small run of the kind a history's day holds gets a fit with a proper interval
+    around its odds ratio, or a reason; a fit is reported exactly where the misselected and
+    correct pairs' gaps overlap (the condition for a finite estimate)."""
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        rows = [
+            (f"t{rng.integers(0, 6)}", float(rng.choice([0.0, 0.1, 0.3, 0.5, 0.9])),
+             int(rng.integers(0, 2)))
+            for _ in range(int(rng.integers(3, 30)))
+        ]  # fmt: skip
+        model = gap_model(_db(rows), "r", "capability")
+        wrong = [g for _, g, m in rows if m]
+        right = [g for _, g, m in rows if not m]
+        overlap = bool(wrong and right) and max(wrong) > min(right) and max(right) > min(wrong)
+        if model["odds_ratio_per_0_1"] is not None:
+            low, high = model["ci"]
+            assert overlap and 0 < low < model["odds_ratio_per_0_1"] < high < math.inf
+        elif model["why_not"].startswith("no finite estimate"):
+            assert not overlap

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
-from judgeaudit.analysis.logit import SEPARATES, clustered_cov
+from judgeaudit.analysis.logit import clustered_cov
 from judgeaudit.analysis.stats import Z95
 from judgeaudit.audit.store.schema import is_decisive
 
@@ -28,23 +28,29 @@ METHOD = (
 )
 STEP = 0.1
 MAX_ITER = 50
-#: A fitted log odds past this anywhere (a probability within 1e-13 of 0 or 1) means Newton
-#: stopped where the likelihood is flat because no finite estimate exists: every pair on one
-#: side of some gap judged alike (quasi-separation, common in a small run or a history's day).
-MAX_FITTED_LOG_ODDS = 30.0
 SEPARATED = (
-    "no finite estimate: the gap (almost) separates misselected from correctly judged pairs"
+    "no finite estimate: the gap separates misselected from correctly judged pairs"
     " (quasi-separation; too few pairs)"
 )
 NO_VARIANCE = "no interval: the task-clustered variance is zero (too few tasks)"
+#: An interval end past this is no float (``exp`` overflows): an estimate too unstable to show.
+MAX_LOG_ODDS = 700.0
+UNSTABLE = "no interval: the estimate is too unstable to bound (too few pairs)"
 
 
-def unusable(beta: float, se: float, max_log_odds: float) -> str | None:
-    """Why a converged fit gives no odds ratio to report, or None: a slope past
-    :data:`~judgeaudit.analysis.logit.SEPARATES` (as the style model drops a term) or a fitted
-    probability at 0 or 1 is separation; a zero standard error is no interval."""
-    if abs(beta) > SEPARATES or max_log_odds > MAX_FITTED_LOG_ODDS or not math.isfinite(se):
-        return SEPARATED
+def separated(x: np.ndarray, k: np.ndarray, n: np.ndarray) -> bool:
+    """Whether no finite slope exists: with one covariate and an intercept, the maximum
+    likelihood estimate exists exactly when the gaps of misselected and of correctly judged
+    pairs overlap; where every misselection lies at or past every correct pair's gap (or at or
+    before), Newton only runs off to infinity (complete or quasi-complete separation)."""
+    wrong, right = x[k > 0], x[n - k > 0]
+    return bool(wrong.max() <= right.min() or right.max() <= wrong.min())
+
+
+def unusable(beta: float, se: float) -> str | None:
+    """Why a converged fit has no interval to report, or None."""
+    if not math.isfinite(se) or abs(beta) + Z95 * se > MAX_LOG_ODDS:
+        return UNSTABLE
     return NO_VARIANCE if se < 1e-9 else None
 
 
@@ -59,12 +65,12 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
         try:
             step = np.linalg.solve(info, score)
         except np.linalg.LinAlgError:
-            return _ran_off(X, beta)
+            return None
         beta = beta + step
         if np.max(np.abs(step)) < 1e-10:
             break
     else:
-        return _ran_off(X, beta)
+        return None
     p = 1 / (1 + np.exp(-(X @ beta)))
     info = (X * (n * p * (1 - p))[:, None]).T @ X
     nobs = float(n.sum())
@@ -73,17 +79,9 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
     return {
         "beta": float(beta[1]),
         "se": math.sqrt(var) if var > 0 else 0.0,
-        "max_log_odds": float(np.max(np.abs(X @ beta))),
         "tasks": len(np.unique(task)),
         "n": int(nobs),
     }
-
-
-def _ran_off(X: np.ndarray, beta: np.ndarray) -> dict[str, Any] | None:
-    """A fit that stopped unconverged: separated when its estimates had run off (Newton
-    chasing an estimate at infinity), else None (did not converge)."""
-    far = abs(beta[1]) > SEPARATES or float(np.max(np.abs(X @ beta))) > MAX_FITTED_LOG_ODDS
-    return {"separated": True} if far else None
 
 
 def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[str, Any]:
@@ -117,13 +115,13 @@ def gap_model(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> dict[
         why = "no misselection" if events == 0 else "every decisive pair misselected"
     elif np.ptp(x) == 0:
         why = "every pair has the same gap"
+    elif separated(x, k, n):
+        why = SEPARATED
     fitted = None if why else fit(x, k, n, task)
     if fitted is None:
         return {**empty, "n": total, "tasks": len(names), "why_not": why or "did not converge"}
-    if fitted.get("separated"):
-        return {**empty, "n": total, "tasks": len(names), "why_not": SEPARATED}
     beta, se = fitted["beta"], fitted["se"]
-    why = unusable(beta, se, fitted["max_log_odds"])
+    why = unusable(beta, se)
     if why:
         return {**empty, "n": total, "tasks": len(names), "why_not": why}
     z = beta / se

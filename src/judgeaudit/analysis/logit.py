@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 MAX_ITERATIONS = 100
-#: |log odds ratio| beyond which a term is taken as separating the outcomes (odds ratio > 22000):
-#: the style model drops such a term, the gap model reports no estimate.
+#: |log odds ratio| beyond which a style term is taken as separating the verdicts (odds ratio
+#: > 22000 per SD of the feature): the style model drops it. (The gap model tests separation
+#: exactly: one covariate, ``gap_model.separated``.)
 SEPARATES = 10.0
 TOLERANCE = 1e-8
 #: mu is kept this far inside (0, 1) where the deviance and the weights read it (statsmodels' rule).
