@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -243,7 +244,10 @@ def test_a_history_mixing_shards_from_before_the_column_reads_as_before(tmp_path
     done = cli("show", str(hist), logged[0])
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"{hist} is a Parquet history: it keeps each pair's row" in done.stderr
-    query = done.stderr.split('duckdb -c "', 1)[1].rsplit('"', 1)[0]
+    # the command as a shell reads it (the id and path quoted for the shell and for SQL)
+    command = shlex.split(done.stderr.split("the row: ", 1)[1])
+    assert command[:2] == ["duckdb", "-c"] and len(command) == 3
+    query = command[2]
     found = con.execute(query).fetchall()
     assert len(found) == 1
 
@@ -447,3 +451,26 @@ def test_digit_only_log_ids_survive_a_csv_read_with_the_documented_dtype(tmp_pat
     assert guessed["source_id"].dtype.kind == "i"  # why the docs say so
     read = pd.read_csv(out / "audit_pairs.csv", dtype={"source_id": str})
     assert set(read["source_id"]) == {f"{i:05d}" for i in range(40)}
+
+
+def test_a_rejudge_holds_the_source_runs_log_ids_to_the_import_rule(
+    prod: Path, tmp_path: Path
+) -> None:
+    """A key put into a stored run's source_id by hand is refused by a re-judge (which would
+    copy it into the new run), in one line naming the column, without echoing the key."""
+    import shutil
+
+    source = tmp_path / "source"
+    shutil.copytree(prod, source)
+    db = sqlite3.connect(source / "audit.db")
+    db.execute("UPDATE audit_pairs SET source_id = ? WHERE source_id = 'p005'", (KEY,))
+    db.commit()
+    db.close()
+    out = tmp_path / "live"
+    done = cli(
+        "rejudge", str(source), "--judge-model", "judge-strict", "--judge-endpoint", "embedded",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.count("\n") == 1 and "audit_pairs.source_id of pair" in done.stderr
+    assert "looks like an API key (not shown)" in done.stderr and KEY not in done.stderr

@@ -19,7 +19,7 @@ from tests.cli_helpers import cli
 from tests.tui.helpers import settle
 
 LOG = Path(__file__).resolve().parents[2] / "examples" / "rollouts" / "recorded-verdicts.jsonl"
-REPLY = "verdict B for \x1b[31mred\x1b[0m-id\x07bell\ttab \x9b2J\nsecond line"
+REPLY = "verdict B for \x1b[31mred\x1b[0m-id\x07bell\ttab \x9b2J\r\nsecond line"
 SAID = "all good \x1b]0;title\x07 done"
 CONTROLS = ("\x1b", "\x07", "\x9b", "\t")
 
@@ -47,7 +47,7 @@ def hostile_out(tmp_path: Path) -> Path:
 def test_printable_keeps_line_breaks_and_length() -> None:
     shown = printable(REPLY)
     assert len(shown) == len(REPLY) and shown.count("\n") == 1
-    assert shown.startswith("verdict B for �[31mred�[0m-id�bell tab �2J\n")
+    assert shown.startswith("verdict B for �[31mred�[0m-id�bell tab �2J�\n")  # a CR too
 
 
 def test_show_and_pair_detail_print_no_control_character(

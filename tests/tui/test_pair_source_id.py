@@ -126,3 +126,16 @@ def test_the_pairs_list_shows_each_pairs_log_id_when_there_is_room(
     assert logs[pair_of(out, "p008")] == "p008"
     narrow, _ = asyncio.run(listed((80, 24)))
     assert "log" not in narrow and "task" in narrow
+
+
+def test_a_sort_by_a_column_that_goes_is_dropped() -> None:
+    """Sorted by the log id, then a list without log ids: the sort goes with the column (the
+    table's state line raised StopIteration)."""
+    from judgeaudit.tui.screens.pairs import COLUMNS, LOG_COL
+    from judgeaudit.tui.widgets.fit_table import FitTable
+
+    table = FitTable([*COLUMNS, LOG_COL])
+    table.sort_key, table.sort_reverse = "log", True
+    assert table.state() == "sorted by log id ↓"
+    table.set_columns(COLUMNS)
+    assert table.sort_key is None and table.state() == ""

@@ -4,6 +4,7 @@ next to its raw output (``judgeaudit show``; the app's Pair detail reads the sam
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 import unicodedata
 from pathlib import Path
@@ -72,13 +73,20 @@ def _refuse_a_history(out: Path, pair_id: str) -> None:
     from judgeaudit.analysis.engines.history import is_history
 
     if is_history(out):
-        key = pair_id.replace("'", "''")
+        key, shards = (_sql_text(t) for t in (pair_id, f"{out}/**/*.parquet"))
+        query = (
+            f"SELECT * FROM read_parquet({shards}, union_by_name = true)"
+            f" WHERE pair_id = {key} OR source_id = {key}"
+        )
         raise AnalysisError(
             f"{out} is a Parquet history: it keeps each pair's row, not its conversations or"
             " judge calls, so `show` needs the output directory of the run that judged it; the"
-            f" row: duckdb -c \"SELECT * FROM read_parquet('{out}/**/*.parquet', union_by_name = true)"
-            f" WHERE pair_id = '{key}' OR source_id = '{key}'\""
+            f" row: duckdb -c {shlex.quote(query)}"
         )
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 #: No pair id is longer (run, task and two agent names are each capped far below it).

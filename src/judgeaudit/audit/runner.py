@@ -203,7 +203,8 @@ class AuditRunner(WorkerPool):
         todo_t = [u for u in traj_units if u.traj_id(run_id) not in done_t]
         todo_p = [u for u in pairs if u.pair_id(run_id) not in done_p]
         store.fill_source_ids(
-            [(p, u.source_id) for u in pairs if u.source_id and (p := u.pair_id(run_id)) in done_p]
+            run_id,
+            [(p, u.source_id) for u in pairs if u.source_id and (p := u.pair_id(run_id)) in done_p],
         )
         self.emit(
             ev.RunStarted(

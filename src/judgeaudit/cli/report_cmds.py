@@ -151,7 +151,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(detail, ensure_ascii=False, indent=2, default=str))
     else:
-        print(printable(render_detail(detail)))  # a logged reply's escapes stay on the page
+        # a logged reply's escapes stay on the page; CRLF line ends are line ends
+        print(printable(render_detail(detail).replace("\r\n", "\n")))
     return 0
 
 

@@ -149,7 +149,7 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
         verdicts=parse_verdicts(row.get("verdicts"), f"{where}: verdicts"),
         judge_model=_maybe_text(row.get("judge_model"), f"{where}: judge_model"),
         judge_prompt_hash=_maybe_text(row.get("judge_prompt_hash"), f"{where}: judge_prompt_hash"),
-        pair_id=_source_id(row.get("pair_id"), f"{where}: pair_id"),
+        pair_id=checked_source_id(row.get("pair_id"), f"{where}: pair_id"),
         period=_period(row.get("period"), f"{where}: period"),
     )
 
@@ -264,7 +264,7 @@ def _maybe_text(value: Any, where: str) -> str | None:
 MAX_SOURCE_ID = 500
 
 
-def _source_id(value: Any, where: str) -> str | None:
+def checked_source_id(value: Any, where: str) -> str | None:
     """The pair's own id in the user's log, kept as ``audit_pairs.source_id``: printable, of a
     sane length, and holding no key (the content scrubber's rule, so hex digests and ULIDs pass
     and every key shape it masks elsewhere is refused here rather than stored)."""

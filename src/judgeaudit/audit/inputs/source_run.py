@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.audit.inputs.imported import checked_source_id
 from judgeaudit.audit.inputs.source_check import check_source, manifest_of
 from judgeaudit.audit.spec import SpecError
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import AuditStore, open_readonly
 from judgeaudit.audit.store.bulk import trajectory_tasks
 from judgeaudit.audit.store.readonly import RUN_ORDER
+from judgeaudit.audit.store.schema import has_source_ids
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
 from judgeaudit.audit.units.ids import pair_trial_b, traj_id
@@ -110,9 +112,10 @@ class SourceRun:
             rows = db.execute(
                 "SELECT * FROM audit_pairs WHERE run_id = ? ORDER BY pair_id", (self.run_id,)
             ).fetchall()
+            kept = has_source_ids(db)  # an older file read unmigrated has none
         finally:
             db.close()
-        kept = bool(rows) and "source_id" in rows[0].keys()  # noqa: SIM118 (a Row's `in` is values)
+        where = f"{self.db_path}: audit_pairs.source_id of pair {{}}"
         return [
             (
                 r["task_id"],
@@ -120,7 +123,10 @@ class SourceRun:
                 pair_trial_b(r),
                 r["agent_a"],
                 r["agent_b"],
-                r["source_id"] if kept else None,  # an older file read unmigrated has none
+                # the copy is held to the import's rule (a hand edit could put a key there)
+                checked_source_id(r["source_id"], where.format(shown_name(r["pair_id"])))
+                if kept
+                else None,
             )
             for r in rows
         ]

@@ -240,10 +240,17 @@ class AuditStore:
         rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
-    def fill_source_ids(self, ids: Sequence[tuple[str, str]]) -> None:
-        """(pair_id, source_id) of stored pairs whose log gave an id: kept where the pair was
-        stored without one (before ``source_id`` existed; the run resumed after an upgrade)."""
-        if ids:
+    def fill_source_ids(self, run_id: str, ids: Sequence[tuple[str, str]]) -> None:
+        """(pair_id, source_id) of the run's stored pairs whose log gave an id: kept where the
+        pair was stored without one (before ``source_id`` existed; the run resumed after an
+        upgrade). The usual resume, every stored pair with its id, writes nothing."""
+        if (
+            ids
+            and self.db.execute(
+                "SELECT 1 FROM audit_pairs WHERE run_id = ? AND source_id IS NULL LIMIT 1",
+                (run_id,),
+            ).fetchone()
+        ):
             with self._txn():
                 self.db.executemany(
                     "UPDATE audit_pairs SET source_id = ? WHERE pair_id = ? AND source_id IS NULL",

@@ -189,7 +189,9 @@ def _on_conflict(table: str, columns: Sequence[str]) -> tuple[str, str]:
     gets its log's id now; a pair that has one is not touched (no edit counted)."""
     if table != "audit_pairs" or "source_id" not in columns:
         return "INSERT OR IGNORE", ""
-    return "INSERT", (
+    # OR IGNORE still skips a row another constraint refuses, as before; an upsert after a
+    # SELECT needs that SELECT's WHERE (SQLite's parsing rule; copy_prepared's has one)
+    return "INSERT OR IGNORE", (
         " ON CONFLICT(pair_id) DO UPDATE SET source_id = excluded.source_id"
         " WHERE audit_pairs.source_id IS NULL AND excluded.source_id IS NOT NULL"
     )

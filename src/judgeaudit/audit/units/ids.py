@@ -96,12 +96,15 @@ def pair_trials(row: Any) -> str:
     return trials_part(int(row["trial"]), pair_trial_b(row))
 
 
-def shown_source_id(pair: Any) -> str | None:
+def shown_source_id(pair: Any, cut: int | None = None) -> str | None:
     """An imported pair's own id in its log (``source_id``) as shown beside the audit's id, or
-    None: quoted where it would not read as itself (edge spaces; control characters in rows
-    stored before they were refused)."""
+    None: cut to ``cut`` characters with "…" (before quoting, so a quote is never cut off) and
+    quoted where it would not read as itself (edge spaces; control characters in rows stored
+    before they were refused)."""
     source = pair.get("source_id")
     if source is None:
         return None
     plain = source.isprintable() and source == source.strip()
+    if cut is not None and len(source) > cut:
+        source = source[: cut - 1] + "…"
     return str(source) if plain else repr(source)

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.safe_text import safe
 from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
 
 
@@ -121,7 +122,7 @@ class FlipScreen(Screen[None]):
             text.append(f"judge {judge}\n", style="dim")
             text.append(pair_title(detail.pair) + "\n\n")
             text.append_text(judge_outputs(detail.judge_logs))
-            self.query_one(f"#flip-{key}", Static).update(text)
+            self.query_one(f"#flip-{key}", Static).update(safe(text))
         self.query_one("#flip-columns").loading = False
 
     def action_open_b(self) -> None:

@@ -18,19 +18,12 @@ from textual.widgets import Footer, Header, Static
 from judgeaudit.audit.units.ids import pair_trials, shown_source_id
 from judgeaudit.audit.units.transcript import lines as transcript_lines
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.terminal import printable
+from judgeaudit.tui.safe_text import safe
 
 if TYPE_CHECKING:  # pandas and the analysis load when first used, not before the first paint
     from judgeaudit.analysis.queries import PairDetail, Side
 
 TOOL_SHOWN = 160  # characters of a tool result; the cut ends in "…" (`c`/`C` copy it whole)
-
-
-def safe(text: Text) -> Text:
-    """``text`` with its styles, every control character shown as one visible cell (a logged
-    conversation or a judge's reply holding an escape sequence drew in colour, a tab pushed
-    the column's border)."""
-    return Text(printable(text.plain), spans=text.spans, style=text.style, end=text.end)
 
 
 def transcript(events: list[dict[str, Any]]) -> Text:
@@ -113,12 +106,8 @@ def pair_title(pair: dict[str, Any]) -> str:
 
     trial = pair_trials(pair)
     flag = "MISSELECTED · " if pair["misselected"] else ""
-    log = shown_source_id(pair)  # early: at 80 columns the header's end is cut off
-    logged = (
-        ""
-        if log is None
-        else f"log {log if len(log) <= LOG_ID_SHOWN else log[: LOG_ID_SHOWN - 1] + '…'} · "
-    )
+    log = shown_source_id(pair, cut=LOG_ID_SHOWN)  # early: at 80 columns the end is cut off
+    logged = "" if log is None else f"log {log} · "
     return (
         f"{flag}{pair['task_id']} {trial} ({pair['task_type']}) · {logged}A {pair['agent_a']} vs"
         f" B {pair['agent_b']} · judge prefers {named(pair['judge_pref'])} (AB: "

@@ -133,7 +133,7 @@ class PairsScreen(Screen[None]):
         ]
         table = self.query_one(FitTable)
         logged = any(r.get("source_id") is not None for r in found.rows)
-        table.cols = [*COLUMNS, LOG_COL] if logged else list(COLUMNS)
+        table.set_columns([*COLUMNS, LOG_COL] if logged else COLUMNS)
         table.set_rows(rows)
         table.loading = False
         from judgeaudit.analysis.queries import PAIRS_SHOWN

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.review_figures import ReviewFigures, figures_text, review_figures
+from judgeaudit.tui.safe_text import safe
 from judgeaudit.tui.screens.pair import transcript
 
 if TYPE_CHECKING:  # pandas and the analysis load when the screen is first used, not before
@@ -202,7 +203,7 @@ class ReviewScreen(Screen[None]):
         for key, side in zip(("a", "b"), sides, strict=True):
             text = Text(f"{key.upper()}: {side.agent}\n", style="bold")
             text.append_text(transcript(side.events))
-            self.query_one(f"#review-{key}", Static).update(text)
+            self.query_one(f"#review-{key}", Static).update(safe(text))
         self.query_one("#review-item").loading = False
 
     # --- keys ----------------------------------------------------------------------------------

@@ -133,7 +133,7 @@ class FitTable(DataTable[Cell]):
         """What the filter and sort are, for a line under the table or a toast."""
         parts = [f"filter “{self.filter_text}”"] if self.filter_text else []
         if self.sort_key is not None:
-            label = next(c.label for c in self.cols if c.key == self.sort_key) or self.sort_key
+            label = next((c.label for c in self.cols if c.key == self.sort_key), self.sort_key)
             parts.append(f"sorted by {label} {'↓' if self.sort_reverse else '↑'}")
         shown = len(self.shown_rows())
         if self.filter_text:
@@ -204,6 +204,14 @@ class FitTable(DataTable[Cell]):
     def action_copy_table(self) -> None:
         self.app.copy_to_clipboard(self.table_text())
         self.notify(f"copied the table ({len(self.shown_rows())} rows, tab-separated)", timeout=3)
+
+    def set_columns(self, cols: Sequence[Col]) -> None:
+        """Another set of columns (laid out with the next rows); a sort by a column that is gone
+        is dropped (the Pairs list adds its log id column only for imported runs)."""
+        self.cols = list(cols)
+        if self.sort_key not in {c.key for c in self.cols}:
+            self.sort_key, self.sort_reverse = None, False
+        self.laid_out_for = None
 
     def set_rows(self, rows: Sequence[Row], cursor: str | None = None) -> None:
         """Replace the rows; the cursor goes to `cursor`, else stays on the same row key."""

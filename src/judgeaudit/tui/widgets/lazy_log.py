@@ -26,6 +26,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from judgeaudit.terminal import CONTROLS as TERMINAL_CONTROLS
+from judgeaudit.tui.safe_text import translated
 
 #: control characters (a judge's raw output may hold any) shown as one visible cell each
 #: (:mod:`judgeaudit.terminal`'s), and a line break as ``⏎``: each entry is one row of the
@@ -46,11 +47,7 @@ class Line(Protocol):
 
 def printable(text: Text) -> Text:
     """The text as one row: control characters replaced cell for cell, styles kept."""
-    plain = text.plain
-    clean = plain.translate(CONTROLS)
-    if clean == plain:
-        return text
-    return Text(clean, style=text.style, spans=text.spans, end="", no_wrap=True)
+    return translated(text, CONTROLS, one_row=True)
 
 
 class LazyLog(ScrollView, can_focus=True):
