@@ -162,22 +162,17 @@ def test_a_steep_slope_on_a_wide_gap_scale_is_fitted_as_statsmodels_fits_it() ->
     and correct pairs' gaps overlap, so the estimate exists and is reported, equal to
     statsmodels' clustered logit (a scale-bound rule rejected it as 'no finite estimate')."""
     rng = np.random.default_rng(11)
-    rows, ys, xs, groups = [], [], [], []
+    rows = []
     for t in range(60):
         for _ in range(20):
             gap = round(float(rng.uniform(0, 10)), 1)
             p = 1 / (1 + math.exp(-(1.5 - 0.4 * gap / 0.1)))
-            y = int(rng.random() < p)
-            rows.append((f"t{t}", gap, y))
-            ys.append(y)
-            xs.append(gap / 0.1)
-            groups.append(t)
+            rows.append((f"t{t}", gap, int(rng.random() < p)))
     model = gap_model(_db(rows), "r", "capability")
     assert model["why_not"] is None
-    X = sm.add_constant(np.array(xs))
-    ref = sm.Logit(np.array(ys), X).fit(
-        disp=0, cov_type="cluster", cov_kwds={"groups": np.array(groups)}
-    )
+    X = sm.add_constant(np.array([gap / 0.1 for _, gap, _ in rows]))
+    ys, groups = (np.array([m for _, _, m in rows]), np.array([int(t[1:]) for t, _, _ in rows]))
+    ref = sm.Logit(ys, X).fit(disp=0, cov_type="cluster", cov_kwds={"groups": groups})
     assert ref.mle_retvals["converged"]
     assert model["odds_ratio_per_0_1"] == pytest.approx(math.exp(ref.params[1]), rel=1e-6)
     assert model["ci"] == pytest.approx(list(np.exp(ref.conf_int()[1])), rel=1e-6)
