@@ -331,6 +331,17 @@ def test_an_older_file_read_unmigrated_reads_without_source_ids(
     assert got.fetchone() == (40, 0)
     source = SourceRun(old, run_id, "h", "", {})
     assert {trials[-1] for trials in source.pair_trials()} == {None}
+    # The Runs list reads a file from before the kept verdict counts too (schema 2, unmigrated):
+    # the recorded run is listed by its spec's judge, as before the log's judges were kept.
+    from judgeaudit.analysis.compare_entry import list_runs
+
+    assert list_runs(old)[0].judge.startswith("recorded: ")
+    raw = sqlite3.connect(old / "audit.db")
+    raw.execute("DROP TABLE verdict_counts")
+    raw.execute("PRAGMA user_version = 2")
+    raw.commit()
+    raw.close()
+    assert [r.judge for r in list_runs(old)] == ["recorded"]
 
 
 def test_a_log_id_that_is_also_a_tail_names_both_and_accents_match_either_form(

@@ -10,6 +10,7 @@ The choice of runs is :func:`judgeaudit.analysis.gate.choose_runs`, the warnings
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +28,7 @@ from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.report import ReportOptions
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store.readonly import RUN_ORDER
+from judgeaudit.audit.store.verdict_counts import kept_verdict_counts
 from judgeaudit.errors import JudgeauditError
 
 GateOutcome = Literal["refused", "failed", "inconclusive", "passed"]
@@ -67,41 +69,35 @@ def list_runs(out: Path) -> list[RunInfo]:
         rows = db.execute(
             f"SELECT run_id, created_at, status, manifest FROM runs {RUN_ORDER}"
         ).fetchall()
-        logged = _logged_judges(db)
+        runs = []
+        for row in rows:
+            try:
+                manifest = json.loads(row["manifest"])
+            except ValueError:
+                manifest = {}
+            judge = manifest.get("models", {}).get("judge") or {}
+            name = str(judge.get("model") or judge.get("name") or "?")
+            if recorded_verdicts(manifest) and (logged := _logged_judges(db, row["run_id"])):
+                name = f"recorded: {logged}"  # the judges the log names
+            runs.append(
+                RunInfo(
+                    out,
+                    str(row["run_id"]),
+                    str(row["created_at"] or ""),
+                    name,
+                    shown_status(out, str(row["status"])),
+                )
+            )
     finally:
         db.close()
-    runs = []
-    for row in rows:
-        try:
-            manifest = json.loads(row["manifest"])
-        except ValueError:
-            manifest = {}
-        judge = manifest.get("models", {}).get("judge") or {}
-        name = str(judge.get("model") or judge.get("name") or "?")
-        if recorded_verdicts(manifest) and logged.get(row["run_id"]):
-            name = f"recorded: {logged[row['run_id']]}"  # the judges the log names
-        runs.append(
-            RunInfo(
-                out,
-                str(row["run_id"]),
-                str(row["created_at"] or ""),
-                name,
-                shown_status(out, str(row["status"])),
-            )
-        )
     return runs
 
 
-def _logged_judges(db: Any) -> dict[str, str]:
-    """Each finished run's judge models as its verdict counts name them ("a, b" for two, "N
-    judges" past that): for a recorded run, the judges the log named."""
-    found: dict[str, list[str]] = {}
-    for run_id, model in db.execute(
-        "SELECT DISTINCT run_id, judge_model FROM verdict_counts WHERE judge_model IS NOT NULL"
-        " ORDER BY run_id, judge_model"
-    ):
-        found.setdefault(str(run_id), []).append(str(model))
-    return {r: ", ".join(m) if len(m) <= 2 else f"{len(m)} judges" for r, m in found.items()}
+def _logged_judges(db: sqlite3.Connection, run_id: str) -> str:
+    """A finished run's judge models as its kept verdict counts name them ("a, b" for two, "N
+    judges" past that; "" before it finished): for a recorded run, the judges the log named."""
+    models = sorted({str(r[0]) for r in kept_verdict_counts(db, run_id) or () if r[0] is not None})
+    return ", ".join(models) if len(models) <= 2 else f"{len(models)} judges"
 
 
 def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
