@@ -16,7 +16,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
 from judgeaudit.analysis.pair_detail import pair_detail as show_pair
 from judgeaudit.analysis.review import check_replace, sample, write_sample
-from judgeaudit.audit.store.schema import has_source_ids
+from judgeaudit.audit.store.schema import pair_select
 from judgeaudit.audit.units import gap as gaps
 
 PAIR_LIST_COLUMNS = (
@@ -131,9 +131,9 @@ def _pair_list(out: Path, where: str, params: tuple[Any, ...], only_misselected:
     db = open_db(out)
     try:
         total = db.execute(f"SELECT count(*) FROM audit_pairs WHERE {condition}", params).fetchone()
-        logged = "source_id" if has_source_ids(db) else "NULL AS source_id"
         rows = db.execute(
-            f"SELECT {PAIR_LIST_COLUMNS}, {logged} FROM audit_pairs WHERE {condition} "
+            f"SELECT {PAIR_LIST_COLUMNS}, {pair_select(db, ['source_id'])} FROM audit_pairs"
+            f" WHERE {condition} "
             "ORDER BY misselected DESC, pair_id LIMIT ?",
             (*params, PAIRS_SHOWN),
         ).fetchall()

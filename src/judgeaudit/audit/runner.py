@@ -201,10 +201,10 @@ class AuditRunner(WorkerPool):
         done_t = store.done_trajectories(run_id)
         done_p = store.done_pairs(run_id)
         todo_t = [u for u in traj_units if u.traj_id(run_id) not in done_t]
-        todo_p = [u for u in pairs if u.pair_id(run_id) not in done_p]
+        pair_ids = [(u, u.pair_id(run_id)) for u in pairs]  # each id built once
+        todo_p = [u for u, p in pair_ids if p not in done_p]
         store.fill_source_ids(
-            run_id,
-            [(p, u.source_id) for u in pairs if u.source_id and (p := u.pair_id(run_id)) in done_p],
+            run_id, [(p, u.source_id) for u, p in pair_ids if u.source_id and p in done_p]
         )
         self.emit(
             ev.RunStarted(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgeaudit.audit.store import check_memo
-from judgeaudit.audit.store.schema import DOMAINS, MIGRATIONS, ROW_RULES, SchemaError
+from judgeaudit.audit.store.schema import DOMAINS, MIGRATIONS, ROW_RULES, SchemaError, columns_of
 
 #: The column that names a row in the message, and what a row of the table is called.
 ROW_NAMES = {
@@ -139,7 +139,7 @@ def check_columns(db: sqlite3.Connection, path: Path) -> None:
         for table, table_rules in rules().items():
             if table not in present:
                 continue
-            have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+            have = columns_of(db, table)
             checked = [rule for rule in table_rules if rule.column in have]
             if checked:
                 _check_table(db, path, table, checked)

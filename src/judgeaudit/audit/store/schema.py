@@ -143,18 +143,23 @@ def column_list(columns: Iterable[str]) -> str:
     return ", ".join(f'"{c}"' for c in columns)
 
 
+def columns_of(db: sqlite3.Connection, table: str) -> set[str]:
+    """The columns this file's ``table`` has (an older file read unmigrated lacks later ones)."""
+    return {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}
+
+
 def has_source_ids(db: sqlite3.Connection) -> bool:
     """Whether this file's ``audit_pairs`` has ``source_id`` (a read-only file of schema 4 or
     older is read unmigrated and has not)."""
-    return any(r[1] == "source_id" for r in db.execute("PRAGMA table_info(audit_pairs)"))
+    return "source_id" in columns_of(db, "audit_pairs")
 
 
-def pair_select(db: sqlite3.Connection) -> str:
-    """:data:`PAIR_COLUMNS` as a select list over this file's ``audit_pairs``: a column a
-    read-only older file lacks (it is read unmigrated) reads as NULL. A quoted name that is no
-    column is a string to SQLite: every row of such a copy said ``source_id = 'source_id'``."""
-    have = {str(r[1]) for r in db.execute("PRAGMA table_info(audit_pairs)")}
-    return ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in PAIR_COLUMNS)
+def pair_select(db: sqlite3.Connection, columns: Iterable[str] = PAIR_COLUMNS) -> str:
+    """``columns`` of ``audit_pairs`` as a select list over this file: a column a read-only
+    older file lacks (it is read unmigrated) reads as NULL. A quoted name that is no column is
+    a string to SQLite: every row of such a copy said ``source_id = 'source_id'``."""
+    have = columns_of(db, "audit_pairs")
+    return ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in columns)
 
 
 #: The columns that hold content (conversations, tool results, judge replies, errors, notes):
@@ -258,7 +263,7 @@ def _base(db: sqlite3.Connection) -> None:
 def _add_columns(db: sqlite3.Connection, added: dict[str, dict[str, str]]) -> None:
     """Each (table, column, type) of ``added`` that the file lacks (idempotent)."""
     for table, columns in added.items():
-        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        have = columns_of(db, table)
         for name, kind in columns.items():
             if name not in have:
                 db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")

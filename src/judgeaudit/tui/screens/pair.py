@@ -156,9 +156,7 @@ class PairDetailScreen(Screen[None]):
             return
         chosen = self.detail.sides[side]
         self.app.copy_to_clipboard(transcript_text(chosen.events))
-        self.notify(
-            f"copied {chosen.agent}'s conversation (whole, as text)", timeout=3, markup=False
-        )
+        self.notify(f"copied {chosen.agent}'s conversation (whole, as text)", timeout=3)
 
     def compose(self) -> ComposeResult:
         yield Header()
