@@ -59,7 +59,13 @@ def checked_view(parquet: ParquetInput) -> Any:
     """A DuckDB connection with the view ``audit_pairs`` over the Parquet (``seq`` is the file
     order where it is absent), once every shard has the pairs' schema and every pair holds what
     audit.db's columns may hold (:func:`~judgeaudit.analysis.engines.values.check_values`);
-    else the one line naming the file. Spark has its files checked here too, before it reads."""
+    else the one line naming the file."""
+    return checked(parquet)[0]
+
+
+def checked(parquet: ParquetInput) -> tuple[Any, bool]:
+    """:func:`checked_view`, and whether the shards' columns differ (by a later column, read
+    as NULL where absent): Spark has its files checked here too, before it reads them."""
     con = connect()
     try:
         try:
@@ -67,7 +73,8 @@ def checked_view(parquet: ParquetInput) -> Any:
         except Exception as exc:  # duckdb.Error: a file that is not Parquet
             raise EngineError(f"--parquet: {str(exc).splitlines()[0]}") from None
         check_schema(columns)
-        source = read_sql(parquet, by_name=uneven(columns))
+        by_name = uneven(columns)
+        source = read_sql(parquet, by_name=by_name)
         has_seq = "seq" in next(iter(columns.values()))
         seq = "" if has_seq else ", row_number() OVER () AS seq"
         con.execute(f"CREATE VIEW audit_pairs AS SELECT *{seq} FROM {source}")
@@ -75,7 +82,7 @@ def checked_view(parquet: ParquetInput) -> Any:
     except BaseException:
         con.close()
         raise
-    return con
+    return con, by_name
 
 
 class DuckPairs:

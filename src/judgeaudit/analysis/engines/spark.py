@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from judgeaudit.analysis.engines.dialect import SPARK, ListRows, Rows
-from judgeaudit.analysis.engines.duck import checked_view, shard_columns, uneven
+from judgeaudit.analysis.engines.duck import checked
 from judgeaudit.analysis.engines.paths import EngineError, ParquetInput
 from judgeaudit.audit.store.parquet_out import writer_available
 from judgeaudit.extras import install
@@ -60,11 +60,8 @@ class SparkPairs:
     dialect = SPARK
 
     def __init__(self, parquet: ParquetInput) -> None:
-        con = checked_view(parquet)
-        try:
-            merge = uneven(shard_columns(con, parquet))
-        finally:
-            con.close()
+        con, merge = checked(parquet)  # the files' checks, and whether their columns differ
+        con.close()
         self.spark = session()
         reader = self.spark.read
         if merge:  # older shards lack a later column: read it as NULL there

@@ -146,11 +146,10 @@ def copy_prepared(
                 ":run" if c == "run_id" else f':run || "{c}"' if c in ids else f'"{c}"'
                 for c in columns
             )
-            verb, conflict = _on_conflict(table, columns)
             statements.append(
-                f"{verb} INTO main.{table} ({column_list(columns)}) SELECT {values}"
+                f"INSERT OR IGNORE INTO main.{table} ({column_list(columns)}) SELECT {values}"
                 f" FROM {PREPARED}.{table} WHERE rowid > :lo AND rowid <= :hi ORDER BY rowid"
-                f"{conflict}"
+                f"{_on_conflict(table, columns)}"
             )
         low = (0,) * len(tables)
         with grouped(store, per_commit, on_chunk) as writes:
@@ -176,22 +175,22 @@ def insert_batch(store: AuditStore, tables: Sequence[Table], rows: Sequence[Sequ
     db = store.db
     for (table, columns, _), batch in zip(tables, rows, strict=True):
         marks = ", ".join("?" for _ in columns)
-        verb, conflict = _on_conflict(table, columns)
         db.executemany(
-            f"{verb} INTO main.{table} ({column_list(columns)}) VALUES ({marks}){conflict}",
+            f"INSERT OR IGNORE INTO main.{table} ({column_list(columns)}) VALUES ({marks})"
+            f"{_on_conflict(table, columns)}",
             scrubbed_rows(table, columns, batch),
         )
 
 
-def _on_conflict(table: str, columns: Sequence[str]) -> tuple[str, str]:
-    """How a row already stored is met: left alone (``INSERT OR IGNORE``), except that a pair
-    stored before ``source_id`` existed (a run killed, judgeaudit upgraded, the run resumed)
-    gets its log's id now; a pair that has one is not touched (no edit counted)."""
+def _on_conflict(table: str, columns: Sequence[str]) -> str:
+    """The upsert clause after ``INSERT OR IGNORE``: a row already stored is left alone, except
+    that a pair stored before ``source_id`` existed (a run killed, judgeaudit upgraded, the run
+    resumed) gets its log's id now; a pair that has one is not touched (no edit counted). OR
+    IGNORE still skips a row another constraint refuses; an upsert after a SELECT needs that
+    SELECT's WHERE (SQLite's parsing rule; copy_prepared's has one)."""
     if table != "audit_pairs" or "source_id" not in columns:
-        return "INSERT OR IGNORE", ""
-    # OR IGNORE still skips a row another constraint refuses, as before; an upsert after a
-    # SELECT needs that SELECT's WHERE (SQLite's parsing rule; copy_prepared's has one)
-    return "INSERT OR IGNORE", (
+        return ""
+    return (
         " ON CONFLICT(pair_id) DO UPDATE SET source_id = excluded.source_id"
         " WHERE audit_pairs.source_id IS NULL AND excluded.source_id IS NOT NULL"
     )
