@@ -242,8 +242,9 @@ def cmd_review_import(args: argparse.Namespace) -> int:
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     count, refreshed = import_labels(args.out, labels)
+    report = refreshed.said()
     print(
         f"stored {count} labelled pairs (re-importing the same file changes nothing)"
-        + (f"; {refreshed} shows them" if refreshed else "")
+        + (f"; {report}" if report else "")
     )
     return 0

@@ -8,7 +8,8 @@ kernel releases it when the holding process ends however it ends (``kill -9`` in
 crashed run never blocks its own resume. The app's run holds it in its child process
 (:mod:`judgeaudit.run_pipe`); the descriptor is not inherited by the processes a run starts (the
 embedded provider). ``export files`` and ``export parquet`` into OUT take the same lock for the
-files they rewrite, so they never race a live run (readers take none). Where ``fcntl`` does not
+files they rewrite, so they never race a live run (readers take none); a label import leaves
+``report.html`` to a live run (:mod:`judgeaudit.analysis.label_import`). Where ``fcntl`` does not
 exist (Windows) runs are not locked.
 """
 

@@ -76,6 +76,7 @@ class ReviewScreen(Screen[None]):
         # labels typed on this screen, ahead of the database while their save is in flight
         self.pending: dict[str, dict[str, Any]] = {}
         self.save_lock = threading.Lock()
+        self.report_skipped: str | None = None  # why report.html was last left as it was
         self.mounted = False
         self.blind = True  # the judge's choice and the success check stay hidden: no anchoring
 
@@ -256,14 +257,14 @@ class ReviewScreen(Screen[None]):
             label = dict(latest)
             try:
                 if all(label[k] is None for k in EMPTY_LABEL):
-                    clear_label(out, pair_id)
+                    refreshed = clear_label(out, pair_id)
                 else:
-                    import_labels(out, [label])
+                    refreshed = import_labels(out, [label])[1]
                 labels = human_labels(out)
             except JudgeauditError as exc:  # e.g. audit.db damaged since the screen opened
                 self.app.call_from_thread(self.refused, out, pair_id, label, exc.in_app())
                 return
-        self.app.call_from_thread(self.saved, out, labels)
+        self.app.call_from_thread(self.saved, out, labels, refreshed.skipped)
 
     def refused(self, out: Path, pair_id: str, label: dict[str, Any], message: str) -> None:
         """The store refused the save (it writes nothing then): the pair shows its stored labels
@@ -273,8 +274,14 @@ class ReviewScreen(Screen[None]):
         self.notify(f"label not saved: {message}", severity="error")
         self.show()
 
-    def saved(self, out: Path, labels: pd.DataFrame) -> None:
+    def saved(self, out: Path, labels: pd.DataFrame, skipped: str | None) -> None:
+        """The label is stored; if report.html could not show it, say why once (not on every
+        key while a run holds OUT)."""
         from judgeaudit.analysis.queries import ReviewData, db_version
+
+        if skipped != self.report_skipped and skipped is not None:
+            self.notify(f"label saved; report.html not rewritten: {skipped}", severity="warning")
+        self.report_skipped = skipped
 
         if out == self.out and self.data is not None:
             self.data = ReviewData(self.data.run_id, self.data.pairs, self.data.items, labels)
