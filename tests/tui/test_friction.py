@@ -223,3 +223,38 @@ def test_runs_drops_a_listing_refusal_once_the_directory_lists(
     refused, shown, still = asyncio.run(go())
     assert "missing: no audit database" in refused
     assert not shown and not still
+
+
+def test_runs_remembers_a_directory_typed_there(
+    isolated: ProfileStore, run_copy: Path, tmp_path: Path
+) -> None:
+    """Only a directory opened in Results was kept for the next start; one typed into Runs'
+    field (which lists its runs) was forgotten."""
+
+    async def first() -> None:
+        app = make_app(isolated, tmp_path / "missing")
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            field = app.screen.query_one("#r-a", Input)
+            field.value = str(run_copy)
+            field.focus()
+            await press(pilot, "enter")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count > 0, "the typed directory's runs")
+            field.value = str(tmp_path / "nothing here")  # one that does not list: not kept
+            field.focus()
+            await press(pilot, "enter")
+            note = app.screen.query_one("#runs-status", Static)
+            await wait_until(pilot, lambda: "no audit database" in text(note), "the refusal")
+            await settle(pilot)
+
+    async def later() -> list[str]:
+        app = make_app(isolated, tmp_path / "elsewhere")
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count > 0, "the recent runs")
+            return sorted({str(r["dir"]) for _, r in picker.rows_data})
+
+    asyncio.run(first())
+    assert asyncio.run(later()) == [str(run_copy.resolve())]

@@ -31,7 +31,7 @@ from judgeaudit.tui.drift_view import (
     drift_rows,
 )
 from judgeaudit.tui.messages import OpenResults
-from judgeaudit.tui.recent import recent
+from judgeaudit.tui.recent import recent, remember
 from judgeaudit.tui.screens.flipped import FlippedPairs
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
@@ -112,14 +112,16 @@ class RunsScreen(Screen[None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.to_top = True  # the cursor goes to the first run of the directory just typed
-        self.refresh_runs()
+        self.load_runs(self.dirs(), typed=True)
         self.query_one(RunPicker).focus()
 
     def refresh_runs(self) -> None:
         self.load_runs(self.dirs())
 
     @work(thread=True, exclusive=True, group="run-list")
-    def load_runs(self, dirs: tuple[Path, Path | None]) -> None:
+    def load_runs(self, dirs: tuple[Path, Path | None], typed: bool = False) -> None:
+        """List the runs of ``dirs`` and of the directories opened before; a ``typed`` directory
+        that lists is remembered with them, as one opened in Results is."""
         from judgeaudit.analysis.compare_entry import list_runs
 
         runs: list[RunInfo] = []
@@ -129,6 +131,9 @@ class RunsScreen(Screen[None]):
                 runs += list_runs(out)
             except JudgeauditError as exc:
                 problems.append(str(exc))
+            else:
+                if typed and self.config is not None:
+                    remember(self.config, out)
         shown = {r.out.resolve() for r in runs}
         for out in recent(self.config) if self.config else []:  # opened before: listed after
             if out.resolve() not in shown:
