@@ -164,3 +164,30 @@ def test_export_files_of_an_older_run_rewrites_every_derived_file_for_it(tmp_pat
     with (out / "audit_pairs.csv").open(newline="", encoding="utf-8") as handle:
         assert {row["run_id"] for row in csv.DictReader(handle)} == {first}
     assert str(out / "report.html") in done.stdout
+
+
+def test_files_export_wrote_for_a_run_stay_current_when_it_is_run_again(tmp_path: Path) -> None:
+    """Running the same spec again removed the CSV and JSONL the user had asked for with
+    ``export files`` (a new user's surprise): while the derived files show that same run they
+    are written again; a new run's files still never show another run."""
+    out = tmp_path / "out"
+    _recorded_run(tmp_path, out)
+    assert cli("export", "files", str(out)).returncode == 0
+    pairs = (out / "audit_pairs.csv").read_bytes()
+    logs = sorted((out / "judge_logs.jsonl").read_text(encoding="utf-8").splitlines())
+    (out / "audit_pairs.csv").write_text("stale\n", encoding="utf-8")  # rewritten, not kept
+
+    again = _recorded_run(tmp_path, out)
+    assert "not written for recorded verdicts" not in again, again
+    assert (out / "audit_pairs.csv").read_bytes() == pairs
+    assert sorted((out / "judge_logs.jsonl").read_text(encoding="utf-8").splitlines()) == logs
+
+    (out / "judge_logs.jsonl").unlink()  # one file asked for: only it is kept current
+    _recorded_run(tmp_path, out)
+    assert (out / "audit_pairs.csv").read_bytes() == pairs
+    assert not (out / "judge_logs.jsonl").exists()
+
+    done = cli("run", str(tmp_path / "spec.toml"), "--out", str(out), "--new-run")
+    assert done.returncode == 0, done.stderr
+    assert not (out / "audit_pairs.csv").exists()
+    assert f"{out / 'audit_pairs.csv'}, {out / 'judge_logs.jsonl'}: not written" in done.stderr

@@ -117,13 +117,17 @@ def export_all(
     """Rewrite the derived files for ``run_id``; return a small summary of the run.
 
     ``logs``, ``pairs_csv``: write ``judge_logs.jsonl``, ``audit_pairs.csv`` (default: unless
-    :func:`on_request`). A file not written is removed if an older one is there: the derived
-    files always describe one run.
+    :func:`on_request`, or one that ``export files`` wrote for this same run is there: kept
+    current). A file not written is removed if an older one is there: the derived files always
+    describe one run.
     ``live_complete``: the live log of an uninterrupted run holds every row; it is kept."""
     manifest = store.manifest(run_id)
     by_default = not on_request(manifest)
-    logs = by_default if logs is None else logs
-    pairs_csv = by_default if pairs_csv is None else pairs_csv
+    asked = not by_default and _shows(out, run_id)
+    if logs is None:
+        logs = by_default or (asked and (out / LOGS_JSONL).is_file())
+    if pairs_csv is None:
+        pairs_csv = by_default or (asked and (out / PAIRS_CSV).is_file())
     finishing = None
     if final:  # fed the rows the CSV is written from
         from judgeaudit.audit.store.parquet_out import PARQUET
@@ -153,6 +157,16 @@ def export_all(
         "judge_logs": logs,
         "pairs_csv": pairs_csv,
     }
+
+
+def _shows(out: Path, run_id: str) -> bool:
+    """Whether OUT's derived files were last written for ``run_id`` (its manifest.json says
+    so): a CSV or JSONL there is then one the user asked for, for this run."""
+    try:
+        shown = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("run_id")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return bool(shown == run_id)
 
 
 def _write_files(
