@@ -18,28 +18,39 @@ from tests.audit_helpers import write_spec, write_tasks
 from tests.cli_helpers import cli
 
 
-def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
-    write_tasks(tmp_path / "tasks.jsonl", 6)
-    spec = write_spec(
-        tmp_path / "spec.toml", tasks="tasks.jsonl", judge="judge-default:latency_ms=1000"
-    )
-    out = tmp_path / "out"
+def started(spec: Path, out: Path, *more: str) -> subprocess.Popen[str]:
+    """A run in its own process, once it has stored its first pair."""
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "judgeaudit", "run", str(spec), "--out", str(out)),
-            *("--events", "jsonl", "--concurrency", "1"),
+            *("--events", "jsonl", "--concurrency", "1", *more),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
     )
     assert proc.stdout is not None
-    for line in proc.stdout:  # the first stored pair, then the kill nothing can catch
+    for line in proc.stdout:
         if json.loads(line)["event"] == "pair_done":
             break
+    return proc
+
+
+def killed(proc: subprocess.Popen[str]) -> None:
+    """The kill nothing can catch: the run stays marked running."""
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
+    assert proc.stdout is not None
     proc.stdout.close()
+
+
+def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
+    write_tasks(tmp_path / "tasks.jsonl", 6)
+    spec = write_spec(
+        tmp_path / "spec.toml", tasks="tasks.jsonl", judge="judge-default:latency_ms=1000"
+    )
+    out = tmp_path / "out"
+    killed(started(spec, out))
 
     stopped = cli("report", str(out))
     assert stopped.returncode == 0, stopped.stderr
@@ -60,3 +71,35 @@ def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
         listed = [(r.run_id, r.status) for r in list_runs(out)]
     assert live.returncode == 0 and "no process is writing" not in live.stderr
     assert listed == [(run_id, "running")]
+
+
+def test_a_killed_run_beside_a_later_live_run_is_stopped_not_running(tmp_path: Path) -> None:
+    """OUT's lock says only whether some run writes OUT, not which: a killed run read
+    `running` for as long as a later `--new-run` into the same OUT lived, and after it. The
+    later run marks it stopped in audit.db as it starts (it holds OUT, so nothing else can be
+    writing that run); `report` says so and how to resume it."""
+    write_tasks(tmp_path / "tasks.jsonl", 6)
+    spec = write_spec(
+        tmp_path / "spec.toml", tasks="tasks.jsonl", judge="judge-default:latency_ms=300"
+    )
+    out = tmp_path / "out"
+    killed(started(spec, out))
+    (first,) = [r.run_id for r in list_runs(out)]
+    live = started(spec, out, "--new-run")
+    try:
+        during = {r.run_id: r.status for r in list_runs(out)}
+    finally:
+        live.kill()
+        live.wait(timeout=60)
+        assert live.stdout is not None
+        live.stdout.close()
+    (second,) = set(during) - {first}
+    assert during == {first: "stopped", second: "running"}
+
+    said = cli("report", str(out), "--run", first)
+    assert said.returncode == 0, said.stderr
+    assert f"run {first} (stopped): " in said.stdout
+    assert (
+        f"report: run {first} was stopped without closing (killed, or a crash); rerun the same"
+        " `judgeaudit run` command to resume it"
+    ) in said.stderr

@@ -187,8 +187,7 @@ class AuditRunner(WorkerPool):
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
             store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
             self._created_run = run_id
-        else:
-            store.set_status(run_id, "running")  # a resumed cancelled run runs again
+        store.set_status(run_id, "running")  # a resumed one runs again; a killed other is stopped
         export_all(store, run_id, self.out)  # reconcile files with the database first
         if self.spec.judge_source == "recorded":
             return await self._run_recorded(store, run_id, resumed)

@@ -57,16 +57,21 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _say_if_stopped(out: Path, report: Report) -> None:
     """A run marked ``running`` that no process writes was stopped without closing (``kill
     -9``, a crash, a machine shut down): say so and how to go on, beside the figures so far."""
-    from judgeaudit.audit.store.out_lock import nobody_writes
+    from judgeaudit.audit.store.out_lock import STOPPED, nobody_writes
 
     folder = out if out.is_dir() else out.parent
-    if report.get("status") == "running" and nobody_writes(folder):
-        print(
-            f"report: run {report['run_id']} is marked running, but no process is writing"
-            f" {folder}: it was stopped without closing (killed, or a crash); rerun the same"
-            " `judgeaudit run` command to resume it",
-            file=sys.stderr,
-        )
+    status = report.get("status")
+    if status == "running" and nobody_writes(folder):
+        said = f"is marked running, but no process is writing {folder}: it was"
+    elif status == STOPPED:  # marked so by a later run into the same OUT
+        said = "was"
+    else:
+        return
+    print(
+        f"report: run {report['run_id']} {said} stopped without closing (killed, or a crash);"
+        " rerun the same `judgeaudit run` command to resume it",
+        file=sys.stderr,
+    )
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.store.damage import refusing_damage
+from judgeaudit.audit.store.out_lock import STOPPED
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.audit.store.schema import (
     CONTENT_COLUMNS,
@@ -165,12 +166,17 @@ class AuditStore:
                 self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     def set_status(self, run_id: str, status: str) -> None:
+        """Only the process holding OUT's lock sets a run ``running``: any other run still
+        marked so was stopped without closing (killed), and is marked :data:`STOPPED`."""
         self.flush()
         finished = "CURRENT_TIMESTAMP" if status == "finished" else "NULL"
         self.db.execute(
             f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
             (status, run_id),
         )
+        if status == "running":
+            stale = "UPDATE runs SET status = ? WHERE status = 'running' AND run_id != ?"
+            self.db.execute(stale, (STOPPED, run_id))
 
     def manifest(self, run_id: str) -> dict[str, Any]:
         row = self.run(run_id)
@@ -343,18 +349,15 @@ class AuditStore:
         values = scrubbed_rows(table, tuple(row), [tuple(row.values())])[0]
         self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", values)
 
-    class _Txn:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
-
-        def __enter__(self) -> None:
-            self.db.execute("BEGIN IMMEDIATE")
-
-        def __exit__(self, kind: object, *_: object) -> None:
-            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
-
-    def _txn(self) -> AuditStore._Txn:
-        return AuditStore._Txn(self.db)
+    @contextlib.contextmanager
+    def _txn(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
 
 def _grouped(
