@@ -116,18 +116,12 @@ def cmd_key_print(args: argparse.Namespace) -> int:
     return 0
 
 
-def _profile_env(name: str) -> dict[str, str]:
-    store = _store()
-    profile = store.get(name)
+def cmd_env(args: argparse.Namespace) -> int:
     from judgeaudit.profiles.targets import sdk  # not on the `key print` path
 
-    return sdk.variables(profile, secrets.resolve_key(profile))
-
-
-def cmd_env(args: argparse.Namespace) -> int:
-    from judgeaudit.profiles.targets import sdk
-
-    print(sdk.exports(_profile_env(args.name), args.shell))
+    profile = _store().get(args.name)
+    given = sdk.variables(profile, secrets.resolve_key(profile))
+    print(sdk.exports(given, args.shell, unset=sdk.cleared(profile, given)))
     return 0
 
 

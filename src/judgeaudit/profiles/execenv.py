@@ -151,7 +151,10 @@ def plan_launch(
             env[key_variable] = key
         return Launch([*head, *overrides, *tail], env)
     _refuse_unrecognised(profile, command, tool)
-    env.update(sdk.variables(profile, key))
+    given = sdk.variables(profile, key)
+    for variable in sdk.cleared(profile, given):  # another account's, or another endpoint's
+        env.pop(variable, None)
+    env.update(given)
     return Launch(list(command), env)
 
 

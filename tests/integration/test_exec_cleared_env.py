@@ -1,0 +1,81 @@
+"""`exec` (a plain command) and `env` give a command the profile's environment and take away
+what a shell holds of another account or endpoint (a new user's trial): a shell's
+``ANTHROPIC_API_KEY`` outranked a Claude profile's token in the Anthropic SDK and went to the
+profile's gateway; the legacy ``OPENAI_API_BASE`` sent the profile's key to another gateway;
+organisation, project and Azure variables, Claude Code's cloud switches and model tiers came
+along. Real CLI, real bash; the profiles read their key from a variable (no keyring needed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import world_env
+from tests.new_user_helpers import add, cli, home
+
+__all__ = ["home"]  # the fixture, shared
+
+GATEWAY = "http://127.0.0.1:9/v1"
+PROFILE_KEY = "k-profile-" + "7" * 12
+#: a shell set up for another provider: each of these must not reach the command as it was
+SHELL = {
+    "ANTHROPIC_API_KEY": "shell-anthropic-" + "1" * 12,
+    "ANTHROPIC_AUTH_TOKEN": "shell-token-" + "2" * 12,
+    "ANTHROPIC_BASE_URL": "https://other.example",
+    "ANTHROPIC_DEFAULT_OPUS_MODEL": "other-opus",
+    "CLAUDE_CODE_USE_BEDROCK": "1",
+    "OPENAI_API_KEY": "shell-openai-" + "3" * 12,
+    "OPENAI_BASE_URL": "https://other.example/v1",
+    "OPENAI_API_BASE": "https://legacy.other.example/v1",
+    "OPENAI_ORG_ID": "org-other",
+    "OPENAI_PROJECT_ID": "proj-other",
+    "AZURE_OPENAI_API_KEY": "shell-azure-" + "4" * 12,
+    "AZURE_OPENAI_ENDPOINT": "https://other.openai.azure.com",
+    "UNRELATED": "kept",
+}
+PRINT_ENV = "import json, os; print(json.dumps(dict(os.environ)))"
+
+
+def expected(app: str) -> dict[str, str | None]:
+    """What the command sees of each shell variable: the profile's value, or nothing."""
+    seen: dict[str, str | None] = dict.fromkeys(SHELL)
+    seen |= {"UNRELATED": "kept", "OPENAI_API_KEY": PROFILE_KEY}
+    seen |= {"OPENAI_BASE_URL": GATEWAY, "OPENAI_API_BASE": GATEWAY}
+    if app == "claude":
+        seen |= {"ANTHROPIC_AUTH_TOKEN": PROFILE_KEY, "ANTHROPIC_BASE_URL": GATEWAY[:-3]}
+    else:  # another provider's Anthropic variables are the shell's own business
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+            seen[name] = SHELL[name]
+        seen |= {n: SHELL[n] for n in ("ANTHROPIC_DEFAULT_OPUS_MODEL", "CLAUDE_CODE_USE_BEDROCK")}
+    return seen
+
+
+@pytest.mark.parametrize("app", ["claude", "sdk"])
+def test_exec_gives_the_profile_and_nothing_of_another_account(home: Path, app: str) -> None:
+    add(home, "b", app, GATEWAY, "--key-env", "B_KEY")
+    done = cli(
+        home, "exec", "b", "--as", "plain", "--", sys.executable, "-c", PRINT_ENV,
+        env={**SHELL, "B_KEY": PROFILE_KEY},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert {name: seen.get(name) for name in SHELL} == expected(app)
+
+
+@pytest.mark.parametrize("app", ["claude", "sdk"])
+def test_env_exports_unset_what_exec_takes_away(home: Path, app: str) -> None:
+    add(home, "b", app, GATEWAY, "--key-env", "B_KEY")
+    exports = cli(home, "env", "b", "--shell", "bash", env={"B_KEY": PROFILE_KEY})
+    assert exports.returncode == 0, exports.stderr
+    shell = subprocess.run(
+        ["bash", "-c", f'eval "$1"; exec {sys.executable} -c "$2"', "-", exports.stdout,
+         PRINT_ENV],
+        capture_output=True, text=True, timeout=60, env={**world_env(home), **SHELL},
+    )  # fmt: skip
+    assert shell.returncode == 0, shell.stderr
+    seen = json.loads(shell.stdout)
+    assert {name: seen.get(name) for name in SHELL} == expected(app)
