@@ -351,9 +351,13 @@ def validate(path: Path, written: bytes, plan_: FilePlan) -> None:
     data = parse(path, written)
     if written != plan_.after:
         raise ProfileError(f"{path}: read-back differs from what was written")
-    provider = data.get("model_provider")
-    if provider is None and not any(d.startswith("model_providers.") for d in plan_.ledger):
-        return  # judgeaudit off: nothing of ours left to check
-    providers: Any = data.get("model_providers", {})
-    if provider not in providers or providers[provider].get("wire_api") != "responses":
+    if not any(d.startswith("model_providers.") for d in plan_.ledger):
+        return  # judgeaudit off: nothing of ours left; a model_provider left is the user's own
+    provider, providers = data.get("model_provider"), data.get("model_providers")
+    table = (
+        providers.get(provider)
+        if isinstance(providers, dict) and isinstance(provider, str)
+        else None
+    )
+    if not isinstance(table, dict) or table.get("wire_api") != "responses":
         raise ProfileError(f"{path}: read-back lacks the provider table it should have")
