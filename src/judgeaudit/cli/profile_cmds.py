@@ -23,6 +23,7 @@ from judgeaudit.profiles.model import (
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
+from judgeaudit.terminal import printable
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -148,7 +149,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 if p.key
                 else ("env " + p.key_env if p.key_env else "no key")
             )
-            about = f"  {p.description}" if p.description else ""
+            about = f"  {printable(p.description)}" if p.description else ""  # imported text
             print(
                 f" {mark} {p.name:<22} {p.base_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
             )

@@ -8,8 +8,9 @@ import math
 from typing import Any
 
 from judgeaudit.cli.common import UserError
+from judgeaudit.credentials import check_name
 from judgeaudit.profiles.livefile import switch_lock
-from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE
+from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE, ProfileError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import codex
 
@@ -39,6 +40,8 @@ def cmd_codex_history(args: argparse.Namespace) -> int:
             else "codex history: per gateway (one provider id per gateway host)"
         )
         return 0
+    if args.mode == "shared":  # a key pasted here would be written to config.toml and echoed
+        check_name(args.id, "--id", ProfileError)
     bad_id = not PROVIDER_ID_RE.match(args.id) or args.id in BUILTIN_CODEX_PROVIDERS
     if args.mode == "shared" and bad_id:
         raise UserError(

@@ -26,6 +26,13 @@ APPS: tuple[App, ...] = ("claude", "codex", "sdk")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 ENV_PREFIX_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
+#: Variables a command and its children run by: never the one exec puts a key in (Codex's
+#: ``env_key``): with ``PATH``, the command was "not found" and the key sat in ``PATH``.
+SYSTEM_VARS = frozenset(
+    {"PATH", "HOME", "SHELL", "USER", "LOGNAME", "PWD", "TMPDIR", "TEMP", "TMP", "LANG", "TERM",
+     "NODE_OPTIONS", "NODE_PATH", "CODEX_HOME", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+)  # fmt: skip
+SYSTEM_PREFIXES = ("LD_", "DYLD_", "PYTHON", "LC_", "XDG_", "JUDGEAUDIT_")
 BUILTIN_CODEX_PROVIDERS = ("openai", "ollama", "lmstudio", "amazon-bedrock", "oss")
 #: ``bridge = "chat"``: the tool goes through ``judgeaudit bridge`` (see profiles.bridgeopt).
 BRIDGE_OPTIONS: dict[str, tuple[str, ...] | type] = {"bridge": bridgeopt.MODES, "bridge_port": int}
@@ -264,12 +271,23 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
                 f"{where}: options.provider_id: {provider!r} is a built-in Codex provider id; "
                 "pick another name"
             )
+        for option in ("provider_id", "env_key"):  # written to config.toml, shown, echoed
+            if isinstance(options.get(option), str):
+                credentials.check_name(options[option], f"{where}: options.{option}", ProfileError)
         if provider is not None and not PROVIDER_ID_RE.match(provider):
             raise ProfileError(
                 f"{where}: options.provider_id: use letters, digits, '-' or '_' (a TOML table name)"
             )
         if "env_key" in options and not ENV_RE.match(options["env_key"]):
             raise ProfileError(f"{where}: options.env_key: not an environment variable name")
+        if options.get("env_key") in SYSTEM_VARS or str(options.get("env_key")).startswith(
+            SYSTEM_PREFIXES
+        ):
+            raise ProfileError(
+                f"{where}: options.env_key: {options['env_key']} is one the system and programs "
+                "run by (exec would put the key in it); use a name of its own, e.g. "
+                "GATEWAY_API_KEY"
+            )
         codexextra.check(options, where)
     if "bridge_port" in options and (
         problem := bridgeopt.check_port(options["bridge_port"], f"{where}: options.bridge_port")

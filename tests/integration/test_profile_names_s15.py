@@ -1,0 +1,65 @@
+"""Profile fields a new user's trial got through (each written to config.toml or the terminal):
+a key pasted as Codex's ``provider_id`` (or ``codex-history --id``) was stored, written and
+echoed; ``env_key = "PATH"`` put the key in ``PATH`` (exec then said "command not found"); a
+description with escape sequences (CC Switch names are not the user's own text) cleared the
+screen in ``profile list``. Real CLI; nothing is written on a refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.new_user_helpers import cli, home, one_line
+
+__all__ = ["home"]  # the fixture, shared
+
+PASTED = "sk-" + "ZZZZ1234567890abcdefghij"
+
+
+def add_codex(home: Path, *option: str) -> tuple[int, str]:
+    done = cli(
+        home, "profile", "add", "x", "--app", "codex", "--base-url", "http://127.0.0.1:9/v1",
+        "--key-env", "X_KEY", "--option", *option,
+    )  # fmt: skip
+    return done.returncode, (done.stderr if done.returncode else "")
+
+
+@pytest.mark.parametrize("option", ["provider_id", "env_key"])
+def test_a_key_pasted_as_a_codex_name_is_refused_unechoed(home: Path, option: str) -> None:
+    value = PASTED if option == "provider_id" else "SK_" + "A1b2C3d4" * 4
+    code, said = add_codex(home, f"{option}={value}")
+    assert code == 2, said
+    assert f"options.{option}: looks like an API key" in said and value not in said
+    assert not (home / "cfg" / "profiles" / "x.toml").exists()
+
+
+def test_codex_history_refuses_a_key_as_its_id_unechoed(home: Path) -> None:
+    done = cli(home, "profile", "codex-history", "shared", "--id", PASTED)
+    assert done.returncode == 2
+    assert "--id: looks like an API key" in one_line(done) and PASTED not in done.stderr
+    assert "per gateway" in cli(home, "profile", "codex-history").stdout
+
+
+@pytest.mark.parametrize("variable", ["PATH", "HOME", "LD_PRELOAD", "PYTHONPATH"])
+def test_env_key_may_not_be_a_variable_programs_run_by(home: Path, variable: str) -> None:
+    code, said = add_codex(home, f"env_key={variable}")
+    assert code == 2
+    assert f"options.env_key: {variable} is one the system and programs run by" in said
+    code, said = add_codex(home, "env_key=GATEWAY_API_KEY")
+    assert code == 0, said
+
+
+def test_profile_list_shows_a_description_without_its_control_characters(home: Path) -> None:
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "d.toml").write_text(
+        'name = "d"\napp = "sdk"\nbase_url = "http://127.0.0.1:9/v1"\nkey_env = "D_KEY"\n'
+        'description = "CC Switch: \\u001b[2J\\u001b]0;pwned\\u0007x"\n',
+        encoding="utf-8",
+    )
+    listed = cli(home, "profile", "list")
+    assert listed.returncode == 0, listed.stderr
+    (line,) = [row for row in listed.stdout.splitlines() if " d " in row]
+    assert "\x1b" not in line and "\x07" not in line
+    assert "CC Switch: " in line and "[2J" in line and "pwned" in line
