@@ -162,3 +162,27 @@ def test_bad_input_one_line_exit_2(tmp_path: Path, monitor: Path) -> None:
         sims.append(str(tmp_path / f"sim{count}"))
     _one_line(cli("trend", *sims), "different task sets", "trend them apart")
     _one_line(cli("trend", str(runs[0]), sims[0]), "one kind of run")
+
+
+def test_fail_on_alert_does_not_pass_a_series_it_could_not_test(
+    tmp_path: Path, monitor: Path
+) -> None:
+    """Three days under a 7-period baseline printed "no alert" and `--fail-on-alert` exited 0:
+    a cron job read an untested series as healthy (a new user's trial). Untested is exit 5
+    (compare's inconclusive) with one line why; a tested quiet series still exits 0."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for day in sorted((monitor / "logs").iterdir())[:3]:
+        shutil.copy(day, logs / day.name)
+    work = ("--work", str(tmp_path / "runs"))
+    done = cli("trend", str(logs), *work, "--fail-on-alert")
+    assert done.returncode == 5, done.stderr
+    assert done.stdout.rstrip().endswith("no alert tested")
+    assert done.stderr.strip() == (
+        "trend: --fail-on-alert: nothing was tested (needs more than 7 periods), so no alert is"
+        " no finding: exit 5"
+    )
+    assert cli("trend", str(logs), *work).returncode == 0  # without the gate: a report
+    tested = cli("trend", str(logs), *work, "--baseline", "2", "--fail-on-alert")
+    assert tested.returncode == 0, tested.stderr
+    assert tested.stdout.rstrip().endswith("no alert") and tested.stderr == ""

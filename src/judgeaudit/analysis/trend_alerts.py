@@ -34,6 +34,10 @@ MIN_DECISIVE = 10
 #: The exit code of ``trend --fail-on-alert`` when any alert is raised (a drift gate tripped,
 #: as ``compare --fail-on-rise`` reports a worse judge).
 ALERT_EXIT = 3
+#: ... and when nothing could be tested (too few periods, or none with enough decisive pairs):
+#: "no alert" is then no finding, and a cron job must not read it as healthy (``compare
+#: --fail-on-rise``'s inconclusive code).
+UNTESTED_EXIT = 5
 ACTION = (
     "lower the judge's weight in the reward until this is explained; inspect judge model and "
     "prompt drift (the manifest changes listed), and re-judge a sample of this period with the "
@@ -199,3 +203,12 @@ def add_alerts(
         "exit_code_on_alert": ALERT_EXIT,
     }
     return trend
+
+
+def untested(trend: dict[str, Any]) -> str | None:
+    """Why the detector ran no test on ``trend`` (its note, or that no period had
+    :data:`MIN_DECISIVE` decisive pairs), or None when it tested something."""
+    detector = trend.get("detector", {})
+    if detector.get("tests"):
+        return None
+    return str(detector.get("note") or f"no period had {MIN_DECISIVE} decisive pairs to test")

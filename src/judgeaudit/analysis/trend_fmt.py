@@ -80,7 +80,9 @@ def render_table(trend: dict[str, Any]) -> str:
     alerts = trend.get("alerts", [])
     if det.get("note"):
         lines.append(f"alerts not tested: {det['note']} (--baseline)")
-    lines += [alert_line(a) for a in alerts if a.get("first")] or ["no alert"]
+    lines += [alert_line(a) for a in alerts if a.get("first")] or [
+        "no alert" if det.get("tests") else "no alert tested"
+    ]
     later: dict[str, list[str]] = {}
     for a in alerts:
         if not a.get("first"):
@@ -197,7 +199,7 @@ def render_html(trend: dict[str, Any]) -> str:
         + (
             f"<ul>{alert_html}</ul><p>{escape(alerts[0]['action'])}</p>"
             if alerts
-            else "<p>no alert</p>"
+            else f"<p>{'no alert' if det.get('tests') else 'no alert tested'}</p>"
         )
         + f"<p class='note'>{escape(str(det.get('test', '')))}; "
         f"{escape(str(det.get('multiplicity', '')))}; baseline: first "

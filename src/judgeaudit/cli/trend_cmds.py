@@ -4,6 +4,7 @@ alerts on a rise (``--fail-on-alert`` exits 3)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Sub) -> None:
-    from judgeaudit.analysis.trend_alerts import ALERT_EXIT, ALPHA, BASELINE
+    from judgeaudit.analysis.trend_alerts import ALERT_EXIT, ALPHA, BASELINE, UNTESTED_EXIT
 
     trend = sub.add_parser(
         "trend",
@@ -50,7 +51,8 @@ def register(sub: Sub) -> None:
     trend.add_argument(
         "--fail-on-alert",
         action="store_true",
-        help=f"exit {ALERT_EXIT} when any alert is raised (for cron and CI)",
+        help=f"exit {ALERT_EXIT} when any alert is raised, {UNTESTED_EXIT} when nothing could be "
+        "tested (too few periods), else 0 (for cron and CI)",
     )
     trend.add_argument(
         "--work",
@@ -78,7 +80,7 @@ def build(
 
 
 def cmd_trend(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.trend_alerts import ALERT_EXIT
+    from judgeaudit.analysis.trend_alerts import ALERT_EXIT, UNTESTED_EXIT, untested
     from judgeaudit.analysis.trend_fmt import render
 
     trend = build(args.targets, args.gap_source, args.baseline, args.alpha, args.work)
@@ -89,7 +91,16 @@ def cmd_trend(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     else:
         print(text)
-    return ALERT_EXIT if args.fail_on_alert and trend["alerts"] else 0
+    if not args.fail_on_alert or not (trend["alerts"] or untested(trend)):
+        return 0
+    if trend["alerts"]:
+        return ALERT_EXIT
+    print(
+        f"trend: --fail-on-alert: nothing was tested ({untested(trend)}), so no alert is no"
+        f" finding: exit {UNTESTED_EXIT}",
+        file=sys.stderr,
+    )
+    return UNTESTED_EXIT
 
 
 def run_monitor(out: Path) -> dict[str, Any]:
