@@ -117,11 +117,12 @@ def cmd_key_print(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    from judgeaudit.profiles.targets import sdk  # not on the `key print` path
+    from judgeaudit.profiles.execenv import cleared  # not on the `key print` path
+    from judgeaudit.profiles.targets import sdk
 
     profile = _store().get(args.name)
     given = sdk.variables(profile, secrets.resolve_key(profile))
-    print(sdk.exports(given, args.shell, unset=sdk.cleared(profile, given)))
+    print(sdk.exports(given, args.shell, unset=cleared(profile, given)))
     return 0
 
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -100,6 +100,26 @@ def _toml_inline(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+#: Another OpenAI account's or endpoint's variables, read by the openai SDKs (the organisation
+#: and project go to the gateway as headers), legacy openai < 1 and the Azure clients.
+OPENAI_OTHERS = (
+    "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID", "OPENAI_API_TYPE",
+    "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_AD_TOKEN",
+)  # fmt: skip
+
+
+def cleared(profile: Profile, given: Mapping[str, str]) -> tuple[str, ...]:
+    """The variables a command run with ``profile`` must not inherit (see
+    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`OPENAI_OTHERS` and, for a Claude
+    profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
+    profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it."""
+    names: tuple[str, ...] = OPENAI_OTHERS
+    if profile.app == "claude":
+        names += (*claude.TOKEN_VARS, *claude.ROUTER_VARS, *claude.TIER_VARS)
+    return tuple(name for name in names if name not in given)
+
+
 def plan_launch(
     profile: Profile,
     key: str,
@@ -152,7 +172,7 @@ def plan_launch(
         return Launch([*head, *overrides, *tail], env)
     _refuse_unrecognised(profile, command, tool)
     given = sdk.variables(profile, key)
-    for variable in sdk.cleared(profile, given):  # another account's, or another endpoint's
+    for variable in cleared(profile, given):  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)
     return Launch(list(command), env)

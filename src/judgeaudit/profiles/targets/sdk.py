@@ -6,36 +6,16 @@ often holds another provider's. The legacy ``openai`` package (< 1) and LangChai
 the profile's URL too; the Anthropic SDK prefers a shell's ``ANTHROPIC_API_KEY`` over the
 profile's ``ANTHROPIC_AUTH_TOKEN``; organisation and project ids, Azure's endpoint and key, and
 Claude Code's cloud switches and model tiers name another account or endpoint. Those are
-:func:`cleared`: removed from the command's environment, unset by the shell exports.
+:func:`judgeaudit.profiles.execenv.cleared`: removed from the command's environment, unset
+by the shell exports.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.names import SHELLS as SHELLS
-
-#: Another OpenAI account's or endpoint's variables, read by the openai SDKs (the organisation
-#: and project go to the gateway as headers), legacy openai < 1 and the Azure clients.
-OPENAI_OTHERS = (
-    "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID", "OPENAI_API_TYPE",
-    "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
-    "AZURE_OPENAI_AD_TOKEN",
-)  # fmt: skip
-
-
-def cleared(profile: Profile, given: Mapping[str, str]) -> tuple[str, ...]:
-    """The variables a command run with ``profile`` must not inherit (module docstring): those
-    of :data:`OPENAI_OTHERS` and, for a Claude profile, Claude Code's token, cloud and tier
-    variables, each unless ``given`` (the profile's :func:`variables`) sets it."""
-    names: tuple[str, ...] = OPENAI_OTHERS
-    if profile.app == "claude":
-        from judgeaudit.profiles.targets import claude
-
-        names += (*claude.TOKEN_VARS, *claude.ROUTER_VARS, *claude.TIER_VARS)
-    return tuple(name for name in names if name not in given)
 
 
 def variables(profile: Profile, key: str) -> dict[str, str]:
