@@ -334,10 +334,6 @@ def test_rejudge_dry_run_states_the_gates_power(
 def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
     tmp_path: Path, demo_out: tuple[Path, subprocess.CompletedProcess[str]]
 ) -> None:
-    import sqlite3
-
-    import numpy as np
-    import statsmodels.api as sm
 
     out, _ = demo_out
     board_dir = tmp_path / "judges"
@@ -369,21 +365,11 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
         assert row["style"]["feature"] == top["feature"]
         assert row["style"]["odds_ratio"] == pytest.approx(top["odds_ratio"])
         cells.append(f"{top['feature']} {top['odds_ratio']:.3g}")
-        db = sqlite3.connect(board_dir / "audit.db")
-        got = db.execute(
-            "SELECT task_id, COALESCE(misselected, 0) FROM audit_pairs "
-            "WHERE run_id = ? AND success_a != success_b",
-            (row["run_id"],),
-        ).fetchall()
-        db.close()
-        tasks = np.array([t for t, _ in got])
-        y = np.array([float(m) for _, m in got])
-        fit = sm.OLS(y, np.ones((len(y), 1))).fit(
-            cov_type="cluster", cov_kwds={"groups": tasks}, use_t=True
-        )
-        low, high = fit.conf_int(alpha=0.05)[0]
-        assert row["misselection"]["ci_low"] == pytest.approx(max(0.0, low))
-        assert row["misselection"]["ci_high"] == pytest.approx(high)
+        # one interval per rate: the report's own (a CR1 t interval here once gave a judge with
+        # 9 misselections [0.0, 12.6] beside the report's [2.1, 15.7]: a new user's trial)
+        for key in ("rate", "ci_low", "ci_high"):
+            assert row["misselection"][key] == pytest.approx(report["overall"][key]), key
+            assert row["near"][key] == pytest.approx(report["buckets"][0][key]), key
         assert row["tokens"] > 0 and row["latency_p95_ms"] >= row["latency_p50_ms"]
     table = cli("judges", str(board_dir)).stdout
     assert table.splitlines()[0].startswith("#  judge") and "vs best" in table

@@ -3,8 +3,10 @@ the paired three-way gate verdict against the best and the judges no other beats
 and misselection.
 
 One entry for the CLI (``judgeaudit judges``) and the TUI: :func:`leaderboard` returns the
-rows; :func:`render_leaderboard` prints them as a table, JSON or Markdown. Misselection
-intervals are task-clustered (CR1 t, the gate's own; see ``analysis/noninferiority.py``).
+rows; :func:`render_leaderboard` prints them as a table, JSON or Markdown. Each misselection
+rate has the report's own interval (:func:`judgeaudit.analysis.clustered.interval`: Wilson with
+a task design effect), so a judge's rate reads the same here as in its report; the comparison
+with the best is the gate's (``analysis/noninferiority.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.analysis import clustered
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.drift import compare, run_lineage, same_conversations
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
@@ -72,7 +75,7 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         "judges": rows,
         "left_out": [{"out": str(o), "run_id": r} for o, r in left_out],
         "method": {
-            "interval": "task-clustered (CR1) t interval, 95%, per row",
+            "interval": f"95%, {clustered.METHOD} (the report's)",
             "vs_best": "the paired gate of `compare --fail-on-rise` (best as run A)",
             "frontier": f"no other judge has lower-or-equal misselection and {axis} with one "
             "strictly lower",
@@ -88,13 +91,16 @@ def _beats(a: dict[str, Any], b: dict[str, Any], axis: str) -> bool:
 
 def _rate(part: pd.DataFrame) -> dict[str, Any]:
     per_task = part.groupby("task_id")["missel"].agg(["sum", "count"])
-    spread = ni.clustered(per_task["sum"].astype(int).tolist(), per_task["count"].tolist())
+    sums = clustered.Sums.of(
+        list(zip(per_task["sum"].astype(float), per_task["count"].astype(float), strict=True))
+    )
+    ci = clustered.interval(sums)
     return {
-        "rate": spread.change if spread.n else None,
-        "n": spread.n,
-        "tasks": spread.tasks,
-        "ci_low": None if spread.low is None else max(0.0, spread.low),
-        "ci_high": None if spread.high is None else min(1.0, spread.high),
+        "rate": ci["rate"],
+        "n": int(sums.n),
+        "tasks": sums.clusters,
+        "ci_low": ci["ci_low"],
+        "ci_high": ci["ci_high"],
     }
 
 
