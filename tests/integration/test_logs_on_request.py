@@ -191,3 +191,22 @@ def test_files_export_wrote_for_a_run_stay_current_when_it_is_run_again(tmp_path
     assert done.returncode == 0, done.stderr
     assert not (out / "audit_pairs.csv").exists()
     assert f"{out / 'audit_pairs.csv'}, {out / 'judge_logs.jsonl'}: not written" in done.stderr
+
+
+def test_a_recorded_run_counts_its_tasks_in_the_manifest_and_the_data_card(
+    tmp_path: Path,
+) -> None:
+    """A recorded run streams its pairs, so no task was known when its manifest was made: the
+    manifest and every preference data card said "0 tasks" (a new user's trial)."""
+    out = tmp_path / "out"
+    _recorded_run(tmp_path, out)
+    db = sqlite3.connect(out / "audit.db")
+    (tasks,) = db.execute("SELECT COUNT(DISTINCT task_id) FROM audit_pairs").fetchone()
+    db.close()
+    assert tasks > 1
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["task_set"]["count"] == tasks
+    done = cli("export", "preferences", str(out), "--out", str(tmp_path / "prefs.jsonl"))
+    assert done.returncode == 0, done.stderr
+    card = (tmp_path / "prefs.card.md").read_text(encoding="utf-8")
+    assert f", {tasks} tasks." in card

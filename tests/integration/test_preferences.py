@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.cli_helpers import cli
+from tests.cli_helpers import cli, cli_ok
 
 SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "preferences"
 SCHEMA /= "openai_preference.schema.json"
@@ -100,20 +100,40 @@ def test_reversed_count_equals_the_reports_misselected(demo: Path, tmp_path: Pat
     assert sum(card["rows_by_bucket"].values()) == card["rows"]
 
 
-def test_label_noise_interval_matches_wilson_computed_by_hand(demo: Path, tmp_path: Path) -> None:
-    """The card's interval against the Wilson formula computed here by hand (independent)."""
+def test_label_noise_interval_is_the_reports_task_clustered_wilson(
+    demo: Path, tmp_path: Path
+) -> None:
+    """The card's interval is the report's (Wilson at n / design effect), computed here
+    independently: the design effect as statsmodels' task-clustered over its plain variance of
+    the mean, Wilson's formula by hand. (It was plain Wilson, pairs counted as independent.)"""
     import math
 
+    import numpy as np
+    import statsmodels.api as sm
+
     card = export(demo, tmp_path / "p.jsonl")
-    z = 1.959963984540054
-    for b in card["label_noise"]["by_bucket"]:
-        k, n = b["reversed"], b["judge_labelled"]
-        p = k / n
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        assert b["ci_low"] == pytest.approx(max(0.0, centre - half), abs=1e-12)
-        assert b["ci_high"] == pytest.approx(min(1.0, centre + half), abs=1e-12)
-    assert "Wilson" in card["label_noise"]["method"]
+    db = sqlite3.connect(demo / "audit.db")
+    rows = db.execute(
+        "SELECT task_id, (judge_pref = 'A' AND success_a = 0) OR (judge_pref = 'B' AND"
+        " success_b = 0) FROM audit_pairs WHERE success_a != success_b"
+        " AND judge_pref IN ('A', 'B')"
+    ).fetchall()
+    db.close()
+    y = np.array([float(r) for _, r in rows])
+    tasks = np.array([t for t, _ in rows])
+    ones = np.ones((len(y), 1))
+    plain = sm.OLS(y, ones).fit().bse[0] ** 2
+    clustered = sm.OLS(y, ones).fit(cov_type="cluster", cov_kwds={"groups": tasks}).bse[0] ** 2
+    n = len(y) / max(1.0, clustered / plain)
+    p, z = y.mean(), 1.959963984540054
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    overall = card["label_noise"]["overall"]
+    assert overall["judge_labelled"] == len(y) and overall["reversed"] == int(y.sum())
+    assert overall["ci_low"] == pytest.approx(max(0.0, centre - half), rel=1e-9)
+    assert overall["ci_high"] == pytest.approx(min(1.0, centre + half), rel=1e-9)
+    assert clustered / plain > 1.05, "the demo's pairs of a task agree: a real design effect"
+    assert "design effect" in card["label_noise"]["method"]
 
 
 def test_judge_and_agree_labels(demo: Path, tmp_path: Path) -> None:
@@ -199,4 +219,18 @@ def test_card_markdown_names_what_a_trainer_needs(demo: Path, tmp_path: Path) ->
     assert f"**{card['reversed_by_state']}**" in text
     assert "diverge_before_last_assistant_turn" in text
     assert "Wilson" in text
-    assert "not computed" in text and card["style_features"]["computed"] is False
+    # the style model behind reversed labels: the report's own terms (it said "not computed:
+    # this build has no style attribution" beside a report that had one)
+    report = json.loads(cli_ok("report", str(demo), "--format", "json").stdout)["style"]
+    style = card["style_features"]
+    assert (
+        style["computed"] is True
+        and style["see"] == f"judgeaudit why {demo} --run {card['run_id']}"
+    )
+    by_feature = {t["feature"]: t for t in report["terms"]}
+    assert style["terms"] and len(style["terms"]) <= 3
+    for term in style["terms"]:
+        assert term["odds_ratio"] == by_feature[term["feature"]]["odds_ratio"]
+        assert f"- {term['feature']} ({term['kind']}): odds ratio {term['odds_ratio']:.3g}" in text
+    ratios = [t["odds_ratio"] for t in style["terms"]]
+    assert ratios == sorted(ratios, reverse=True)

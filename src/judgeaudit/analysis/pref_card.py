@@ -15,26 +15,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit import __version__
-from judgeaudit.analysis.stats import wilson
+from judgeaudit.analysis import clustered
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
 
 NO_BUCKET = "(no bucket)"
-NOISE_METHOD = (
-    "Wilson score interval, 95% (judgeaudit.analysis.stats.wilson, the report's interval); "
-    "pairs counted as independent (pairs of one task share its trajectories, so the report's "
-    "task-clustered bootstrap interval is the wider, safer one)"
-)
+NOISE_METHOD = f"95%, {clustered.METHOD} (judgeaudit.analysis.clustered.interval, the report's)"
 NOISE_DEFINITION = (
     "of the decisive pairs (exactly one side succeeded by state) on which the judge gave a "
     "label (A or B; an order-inconsistent verdict is a tie and gives none), the share it gave "
     "backwards"
 )
-STYLE_NOT_COMPUTED = {
-    "computed": False,
-    "reason": 'not computed: this build has no style attribution ("why") analysis to run',
-}
 SKIP_MEANING = {
     "no_transcript": "the store keeps no trajectory for a side (recorded verdicts without one)",
     "no_user_message": "a side has no user message to start the prompt",
@@ -69,6 +61,7 @@ class CardMeta:
     judge: dict[str, Any]
     task_set: dict[str, Any]
     gap: dict[str, Any]
+    style: dict[str, Any] = field(default_factory=dict)  # style_summary of the run's model
 
     @classmethod
     def from_manifest(
@@ -114,12 +107,51 @@ class CardMeta:
         )
 
 
+#: how many of the style model's terms the card lists (the rest: ``judgeaudit why``)
+STYLE_TERMS = 3
+
+
+def style_summary(section: dict[str, Any], out: Any, run_id: str) -> dict[str, Any]:
+    """The report's style model (``judgeaudit why``) as the card states it: the feature terms
+    with the largest odds ratios (a reversed label more likely where the winner had more of
+    it), or why no model was fitted."""
+    from judgeaudit.analysis.why import ATTRIBUTED
+
+    see = f"judgeaudit why {out} --run {run_id}"
+    if section.get("status") == "skipped" or not section.get("terms"):
+        reason = str(section.get("note") or "no model was fitted")
+        return {"computed": False, "reason": reason, "see": see}
+    terms = sorted(
+        (t for t in section["terms"] if t["feature"] in ATTRIBUTED),
+        key=lambda t: -float(t["odds_ratio"]),
+    )[:STYLE_TERMS]
+    keep = ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")
+    return {
+        "computed": True,
+        "method": "the report's style model over all judged orders of the run (docs/why.md)",
+        "terms": [{k: t[k] for k in keep} for t in terms],
+        "see": see,
+    }
+
+
 @dataclass
 class _Bucket:
     decisive: int = 0
     labelled: int = 0
     reversed: int = 0
     ties: int = 0
+    #: per task: (reversed, labelled), for the task-clustered interval
+    tasks: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, other: _Bucket) -> None:
+        self.decisive += other.decisive
+        self.labelled += other.labelled
+        self.reversed += other.reversed
+        self.ties += other.ties
+        for task, (rev, lab) in other.tasks.items():
+            counts = self.tasks.setdefault(task, [0, 0])
+            counts[0] += rev
+            counts[1] += lab
 
 
 @dataclass
@@ -157,8 +189,11 @@ class Tally:
             b.ties += 1
             return
         b.labelled += 1
+        counts = b.tasks.setdefault(str(row["task_id"]), [0, 0])
+        counts[1] += 1
         if judge != state:
             b.reversed += 1
+            counts[0] += 1
             self.reversed_by_state += 1
 
     def see_row(
@@ -192,10 +227,7 @@ class Tally:
         noise = [_noise(name, self.buckets[name]) for name in order if name in self.buckets]
         total = _Bucket()
         for b in self.buckets.values():
-            total.decisive += b.decisive
-            total.labelled += b.labelled
-            total.reversed += b.reversed
-            total.ties += b.ties
+            total.add(b)
         return {
             "card": "judgeaudit preference data card, version 1",
             "file": meta.file,
@@ -237,12 +269,13 @@ class Tally:
                 for k, n in sorted(self.skipped.items())
             },
             "transformations": _transformations(meta.fmt, self.trailing_user_dropped),
-            "style_features": STYLE_NOT_COMPUTED,
+            "style_features": meta.style,
         }
 
 
 def _noise(name: str, b: _Bucket) -> dict[str, Any]:
-    low, high = wilson(b.reversed, b.labelled)
+    ci = clustered.interval(clustered.Sums.of([(k, n) for k, n in b.tasks.values()]))
+    low, high = ci["ci_low"], ci["ci_high"]
     return {
         "bucket": name,
         "decisive": b.decisive,
@@ -341,7 +374,22 @@ def _markdown(c: dict[str, Any]) -> str:
         "",
         "## Style features behind reversed labels",
         "",
-        f"{c['style_features']['reason']}.",
+        *_style_lines(c["style_features"]),
         "",
     ]
     return "\n".join(lines)
+
+
+def _style_lines(style: dict[str, Any]) -> list[str]:
+    if not style.get("computed"):
+        return [f"Not fitted: {style.get('reason')} (`{style.get('see')}`)."]
+    return [
+        f"From {style['method']}; the terms with the largest odds ratios (`{style['see']}` "
+        "shows them all, with the pairs each explains):",
+        "",
+        *(
+            f"- {t['feature']} ({t['kind']}): odds ratio {t['odds_ratio']:.3g} "
+            f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}], p = {t['p_value']:.2g}"
+            for t in style["terms"]
+        ),
+    ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -25,9 +25,10 @@ from judgeaudit.analysis.frame import (
     stored_json,
     stored_manifest,
 )
-from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card
+from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card, style_summary
 from judgeaudit.analysis.pref_rows import RowWriter
 from judgeaudit.analysis.report import resolve_buckets
+from judgeaudit.analysis.why import style_section
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.credentials import scrub_content
@@ -134,6 +135,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             )
         ]
     meta = CardMeta.from_manifest(options, run_id, manifest, source, bins, names, recorded)
+    meta = replace(meta, style=style_summary(style_section(db, run_id), options.out, run_id))
     tally = Tally(names)
     writer = RowWriter(options, manifest, names)
     md, js = card_paths(options.dest)

@@ -144,6 +144,7 @@ def export_all(
     parquet: bool | None = None  # None: not a final export; False: DuckDB is not installed
     if finishing is not None:
         parquet = finishing.finish()
+        manifest = store.manifest(run_id)  # a streamed run's task count is filled in there
     run = store.run(run_id)
     manifest["status"] = run["status"] if run else "unknown"
     manifest["usage"] = store.usage(run_id)

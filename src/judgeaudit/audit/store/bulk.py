@@ -115,6 +115,7 @@ class FinalExports:
         try:
             self.store.index_for_report()
             keep_verdict_counts(self.store.db, self.run_id)
+            count_streamed_tasks(self.store.db, self.run_id)
             if self.table is None:
                 return False
             self.table.write(self.run_id, self.edits)
@@ -164,3 +165,22 @@ def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def count_streamed_tasks(db: Any, run_id: str) -> None:
+    """A run that streams its pairs (recorded verdicts) knows no task before it starts, so its
+    manifest's ``task_set.count`` was 0: it is the run's distinct task ids once it is stored."""
+    import json
+
+    (text,) = db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    manifest = json.loads(text)
+    task_set = manifest.get("task_set")
+    if not isinstance(task_set, dict) or task_set.get("count") != 0:
+        return
+    query = "SELECT COUNT(DISTINCT task_id) FROM audit_pairs WHERE run_id = ?"
+    task_set["count"] = db.execute(query, (run_id,)).fetchone()[0]
+    if task_set["count"]:
+        db.execute(
+            "UPDATE runs SET manifest = ? WHERE run_id = ?",
+            (json.dumps(manifest, ensure_ascii=False), run_id),
+        )
