@@ -62,8 +62,10 @@ def test_a_filled_in_sample_is_kept_until_its_labels_are_stored_and_force_is_giv
     assert "stored 1 labelled pairs" in cli_ok(*store[1:]).stdout
 
     cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample), "--force")
-    with sample.open(newline="", encoding="utf-8") as handle:
-        assert not any(row["human_pref"] or row["note"] for row in csv.DictReader(handle))
+    with sample.open(newline="", encoding="utf-8") as handle:  # only what is stored is shown
+        shown = [row for row in csv.DictReader(handle) if row["human_pref"] or row["note"]]
+    assert len(shown) <= 1 and all(row["human_pref"] == "A" for row in shown)
+    cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample))  # nothing unsaved
 
 
 def test_a_file_that_is_no_review_sample_is_kept_and_an_empty_one_replaced(
@@ -105,3 +107,63 @@ def test_a_sample_of_an_unfinished_run_says_it_covers_the_pairs_stored_so_far(
     assert (out / "review_sample.csv").is_file()
     finished = cli("review", "export", str(out), "--run", "r-other", "--n", "5", "--force")
     assert finished.returncode == 0 and "stored so far" not in finished.stderr
+
+
+def test_a_new_sample_shows_the_labels_already_stored_and_import_says_what_it_replaced(
+    out: Path, tmp_path: Path
+) -> None:
+    """Two samples of one run share pairs; the second showed them blank, a reviewer labelled
+    them again and `review import` silently replaced the earlier labels (a new user's trial).
+    A sample now carries the stored labels; one left as exported is no unsaved work; an import
+    that changes a stored label says how many it replaced."""
+    import shutil
+    import sqlite3
+    from contextlib import closing
+
+    mine = tmp_path / "out"
+    shutil.copytree(out, mine)
+    with closing(sqlite3.connect(mine / "audit.db")) as db, db:  # no earlier test's labels
+        db.execute("DELETE FROM human_labels")
+    first = tmp_path / "first.csv"
+    cli_ok("review", "export", str(mine), "--n", "10", "--file", str(first))
+    fill(first, {0: {"human_pref": "tie", "human_success_a": "0"}, 1: {"human_pref": "A"}})
+    stored = cli_ok("review", "import", str(mine), str(first))
+    assert "stored 2 labelled pairs" in stored.stdout and "replaced" not in stored.stdout
+
+    second = tmp_path / "second.csv"
+    cli_ok("review", "export", str(mine), "--n", "10", "--file", str(second))
+    with second.open(newline="", encoding="utf-8") as handle:
+        rows = {r["pair_id"]: r for r in csv.DictReader(handle)}
+    with first.open(newline="", encoding="utf-8") as handle:
+        labelled = list(csv.DictReader(handle))[:2]
+    for row in labelled:  # the same seed samples the same pairs: shown as stored
+        shown = rows[row["pair_id"]]
+        assert [shown[c] for c in ("human_success_a", "human_success_b", "human_pref")] == [
+            row[c] for c in ("human_success_a", "human_success_b", "human_pref")
+        ]
+    cli_ok("review", "export", str(mine), "--n", "10", "--file", str(second))  # nothing unsaved
+
+    index = next(i for i, r in enumerate(rows.values()) if r["pair_id"] == labelled[0]["pair_id"])
+    fill(second, {index: {"human_pref": "B"}})
+    again = cli_ok("review", "import", str(mine), str(second))
+    assert "; 1 of them replaced a different label stored before" in again.stdout
+    refused = cli("review", "export", str(mine), "--n", "10", "--file", str(second))
+    assert refused.returncode == 0  # its one changed row is stored now too
+
+
+def test_suggested_n_never_exceeds_the_run(out: Path, tmp_path: Path) -> None:
+    done = cli_ok(
+        "review", "export", str(out), "--n", "5", "--width", "0.02",
+        "--file", str(tmp_path / "s.csv"),
+    )  # fmt: skip
+    pairs = len(open_db_pairs(out))
+    assert f"suggested --n {pairs} (every pair of the run: no fewer would do)" in done.stdout
+
+
+def open_db_pairs(out: Path) -> list[tuple[object, ...]]:
+    import sqlite3
+
+    db = sqlite3.connect(out / "audit.db")
+    rows = db.execute("SELECT pair_id FROM audit_pairs").fetchall()
+    db.close()
+    return rows

@@ -100,4 +100,8 @@ def test_suggested_review_size_by_hand() -> None:
     assert suggested_n(dict.fromkeys(STRATA, 100), 0.2) == 97  # 1.96^2 * 0.25 / 0.1^2 = 96.04
     # one big stratum among four: Kish deff = 4 * (97^2 + 3 * 1^2) / 100^2 = 3.7648
     assert suggested_n({"control": 97, "misselected": 1, "inconsistent": 1,
-                        "satisfied_but_failed": 1}, 0.2) == 362  # fmt: skip
+                        "satisfied_but_failed": 1}, 0.2) == 100  # fmt: skip
+    # (362 = 3.7648 * 96.04 rounded up, but the run has 100 pairs: never more than it has);
+    # with 1,000 pairs: Kish deff = 4 * (997^2 + 3) / 1000^2 = 3.976048, 3.976048 * 96.04 = 381.9
+    assert suggested_n({"control": 997, "misselected": 1, "inconsistent": 1,
+                        "satisfied_but_failed": 1}, 0.2) == 382  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError
 from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
-from judgeaudit.audit.store.labels import clear_human_labels, save_human_labels
+from judgeaudit.audit.store.labels import Stored, clear_human_labels, save_human_labels
 from judgeaudit.errors import JudgeauditError
 
 
@@ -39,10 +39,10 @@ class Refreshed:
         return ""
 
 
-def import_labels(out: Path, labels: list[dict[str, Any]]) -> tuple[int, Refreshed]:
-    """Store ``labels`` for the run in ``out``; returns (rows written, the report's fate)."""
-    count = save_human_labels(out / "audit.db", labels)
-    return count, refresh_report_html(out)
+def import_labels(out: Path, labels: list[dict[str, Any]]) -> tuple[Stored, Refreshed]:
+    """Store ``labels`` for the run in ``out``; returns (what was stored, the report's fate)."""
+    stored = save_human_labels(out / "audit.db", labels)
+    return stored, refresh_report_html(out)
 
 
 def clear_label(out: Path, pair_id: str) -> Refreshed:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from judgeaudit.analysis.frame import AnalysisError, decisive_mask
+from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import cohen_kappa, confusion
 from judgeaudit.credentials import scrub_content
@@ -41,6 +42,7 @@ def sample(
     seed: int = 0,
     threshold: float = 4.0,
     explained: tuple[str, set[str]] | None = None,
+    stored: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """About n pairs: equal shares of each stratum (a partition of the run, so every pair has
     one known sampling probability), random controls filling what is short.
@@ -49,7 +51,9 @@ def sample(
     misselected pairs the style model attributes to that feature: up to half of the sample is
     drawn from them first, as the stratum ``explained_by_NAME``. Such a sample is for looking
     at those cases: within their stratum they are over-represented, so the weighted agreement
-    figures of a review built on it lean towards them (docs/why.md says so)."""
+    figures of a review built on it lean towards them (docs/why.md says so).
+
+    ``stored`` (the ``human_labels`` rows) fills in the labels already given to sampled pairs."""
     strata = stratum_of(pairs, threshold)
     taken: list[pd.DataFrame] = []
     used = pd.Series(False, index=pairs.index)
@@ -75,7 +79,41 @@ def sample(
     out = pd.concat(taken, ignore_index=True)
     for column in REVIEWER_COLUMNS:
         out[column] = ""
+    if stored is not None and len(stored):
+        _fill_stored(out, stored)
     return out[list(REVIEW_COLUMNS)]
+
+
+def _fill_stored(out: pd.DataFrame, stored: pd.DataFrame) -> None:
+    """The labels already stored for the sampled pairs, as a reviewer would type them: a pair
+    shown blank was labelled again, and its import silently replaced the earlier labels."""
+    by_pair = stored.set_index("pair_id")
+    for column in REVIEWER_COLUMNS:
+        if column not in by_pair:
+            continue
+        known = out["pair_id"].map(by_pair[column])
+        out[column] = [_typed(v) for v in known]
+
+
+def _stored_cells(out: Path) -> dict[str, tuple[str, ...]]:
+    """The stored labels as a sample shows them (a row equal to them is no unsaved work)."""
+    try:
+        db = open_db(out)
+    except AnalysisError:
+        return {}
+    try:
+        rows = db.execute(f"SELECT pair_id, {', '.join(REVIEWER_COLUMNS)} FROM human_labels")
+        return {str(r[0]): tuple(_typed(v).strip() for v in r[1:]) for r in rows}
+    finally:
+        db.close()
+
+
+def _typed(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def sample_csv(frame: pd.DataFrame) -> str:
@@ -105,7 +143,12 @@ def _held(path: Path, out: Path) -> str | None:
         rows = csv.DictReader(io.StringIO(read_text(path, "review sample", AnalysisError)))
         if not set(REVIEWER_COLUMNS) <= set(rows.fieldnames or ()):
             return f"{where} is not a review sample (no {', '.join(REVIEWER_COLUMNS)} columns)"
-        filled = sum(any((row.get(c) or "").strip() for c in REVIEWER_COLUMNS) for row in rows)
+        stored = _stored_cells(out)
+        filled = sum(
+            any(cells) and cells != stored.get((row.get("pair_id") or "").strip())
+            for row in rows
+            for cells in [tuple((row.get(c) or "").strip() for c in REVIEWER_COLUMNS)]
+        )
     except (AnalysisError, csv.Error):
         return f"{where} is not a readable review sample"
     if not filled:

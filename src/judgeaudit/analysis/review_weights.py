@@ -112,7 +112,9 @@ def kish_design_effect(population: dict[str, int]) -> float:
 
 def suggested_n(population: dict[str, int], width: float, agreement: float = 0.5) -> int:
     """Labelled pairs needed for a 95% interval of total ``width`` on the weighted agreement:
-    the binomial n at ``agreement`` (0.5: the worst case) times the weights' design effect."""
+    the binomial n at ``agreement`` (0.5: the worst case) times the weights' design effect,
+    never more than the pairs there are (a 252-pair run was told to label 253)."""
     half = width / 2
     n = kish_design_effect(population) * Z95**2 * agreement * (1 - agreement) / half**2
-    return max(len([v for v in population.values() if v > 0]), math.ceil(n))
+    need = max(len([v for v in population.values() if v > 0]), math.ceil(n))
+    return min(need, sum(population.values()))

@@ -184,6 +184,8 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 
 def cmd_review_export(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
     from judgeaudit.analysis.review import check_replace, sample, sample_csv
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
@@ -192,6 +194,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         db = open_db(args.out)
         run_id = resolve_run(db, args.run)
         pairs = load_pairs(db, run_id)
+        stored = pd.read_sql_query("SELECT * FROM human_labels", db)
         explained = _explained(db, run_id, args.explained_by)
         (status,) = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         db.close()
@@ -217,7 +220,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         check_replace(path, args.out, args.force)  # a filled-in sample is the reviewer's work
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    frame = sample(pairs, args.n, args.seed, explained=explained)
+    frame = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
     write_output(path, sample_csv(frame), "review export: --file")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
@@ -225,9 +228,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     )
     population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
     need = suggested_n(population, args.width)
+    every = " (every pair of the run: no fewer would do)" if need == len(pairs) else ""
     print(
-        f"suggested --n {need}: labelled pairs for a 95% interval {args.width * 100:g} points "
-        f"wide on the weighted agreement (worst case 50%, Kish design effect "
+        f"suggested --n {need}{every}: labelled pairs for a 95% interval {args.width * 100:g} "
+        f"points wide on the weighted agreement (worst case 50%, Kish design effect "
         f"{kish_design_effect(population):.2f} of the stratum weights)"
         + ("" if args.n >= need else f"; --n {args.n} gives a wider interval")
     )
@@ -246,10 +250,16 @@ def cmd_review_import(args: argparse.Namespace) -> int:
         labels = read_labels(args.file, known)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    count, refreshed = import_labels(args.out, labels)
+    stored, refreshed = import_labels(args.out, labels)
     report = refreshed.said()
+    replaced = (
+        f"; {stored.replaced} of them replaced a different label stored before"
+        if stored.replaced
+        else ""
+    )
     print(
-        f"stored {count} labelled pairs (re-importing the same file changes nothing)"
+        f"stored {stored.written} labelled pairs (re-importing the same file changes nothing)"
+        + replaced
         + (f"; {report}" if report else "")
     )
     return 0

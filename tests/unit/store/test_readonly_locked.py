@@ -39,7 +39,7 @@ def test_a_locked_audit_db_is_named_locked_by_a_reader_and_a_label_save(tmp_path
     assert str(reading.value) == str(saving.value) == line
     assert _labels(db) == before  # nothing written
     open_readonly(db).close()  # and once the lock is gone both work
-    assert save_human_labels(db, [LABEL]) == 1
+    assert save_human_labels(db, [LABEL]).written == 1
 
 
 def test_a_label_save_onto_an_unwritable_audit_db_says_so(tmp_path: Path) -> None:

@@ -6,30 +6,42 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from judgeaudit.audit.store.damage import refusing_damage
 from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.store.schema import migrate
 from judgeaudit.credentials import scrub_content
 
+LABEL_FIELDS = ("human_success_a", "human_success_b", "human_pref", "note")
 
-def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
-    """Upsert labels (re-importing the same file changes nothing); returns rows written."""
+
+class Stored(NamedTuple):
+    """What a label import did: rows written, and of them how many replaced a different label
+    stored before (a reviewer labelling a pair again, unaware, is told so)."""
+
+    written: int
+    replaced: int
+
+
+def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
+    """Upsert labels (re-importing the same file changes nothing)."""
     check_regular(db_path)
     db = sqlite3.connect(db_path, isolation_level=None)
+    rows = [{**label, "note": _note(label.get("note"))} for label in labels]
     try:
         with refusing_damage(db_path):  # a damaged file: one line, nothing written
             migrate(db, db_path)
             db.execute("BEGIN IMMEDIATE")
             try:
+                replaced = _replaced(db, rows)
                 db.executemany(
                     "INSERT INTO human_labels"
                     " (pair_id, human_success_a, human_success_b, human_pref, note) VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
                     " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
                     " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
                     " note = excluded.note",
-                    [{**label, "note": _note(label.get("note"))} for label in labels],
+                    rows,
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -38,7 +50,19 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> int:
                 raise
     finally:
         db.close()
-    return len(labels)
+    return Stored(len(labels), replaced)
+
+
+def _replaced(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
+    """How many of ``rows`` hold a pair whose stored labels differ from theirs."""
+    fields = ", ".join(LABEL_FIELDS)
+    count = 0
+    for row in rows:
+        before = db.execute(
+            f"SELECT {fields} FROM human_labels WHERE pair_id = ?", (row["pair_id"],)
+        ).fetchone()
+        count += before is not None and tuple(before) != tuple(row.get(f) for f in LABEL_FIELDS)
+    return count
 
 
 def _note(note: Any) -> Any:
