@@ -105,6 +105,29 @@ def test_a_finished_run_gets_the_index_and_the_report_reads_it_without_sorting(
     assert steps == ["SEARCH audit_pairs USING COVERING INDEX pairs_for_report (run_id=?)"], steps
 
 
+def test_the_csv_ends_with_the_overall_row_and_one_line_end(tmp_path: Path) -> None:
+    """The CSV had the buckets only (no overall rate) and `report` printed a blank line after
+    it (a new user's trial)."""
+    import csv
+    import io
+    import json
+
+    from tests.cli_helpers import cli_ok
+
+    out = build_audit_db(tmp_path / "out")
+    text = cli_ok("report", str(out), "--format", "csv").stdout
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    last = list(csv.DictReader(io.StringIO(text)))[-1]
+    overall = json.loads(cli_ok("report", str(out), "--format", "json").stdout)
+    assert (last["label"], last["alias"], last["lo"], last["hi"]) == ("all", "overall", "", "")
+    assert (
+        int(last["pairs"]) == overall["pairs"]
+        and int(last["misselected"]) == overall["misselected"]
+    )
+    for key in ("decisive", "rate", "ci_low", "ci_high", "tie_aware_rate"):
+        assert float(last[key]) == overall["overall"][key], key
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     import tempfile
 

@@ -62,8 +62,8 @@ def _verdicts(health: dict[str, Any]) -> str:
     return f"<p class='{css}'>{escape(health_line(health))}</p>{table}"
 
 
-def _overall(report: Report) -> Mapping[str, Any] | None:
-    """The overall row under the bucket table (all decisive pairs)."""
+def overall_row(report: Report) -> Mapping[str, Any] | None:
+    """The overall row under the bucket table (all decisive pairs): the HTML and CSV reports."""
     overall = report.get("overall")
     if not overall:
         return None
@@ -107,7 +107,7 @@ def render_html(report: Report, svg: str) -> str:
                 ci({"ci_low": b.get("boot_low"), "ci_high": b.get("boot_high")}),
                 *_split_cells(b),
             ]
-            for b in [*report["buckets"], _overall(report)]
+            for b in [*report["buckets"], overall_row(report)]
             if b
         ],
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from judgeaudit.analysis.fmt import (
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.frame import GAP_NAMES
 from judgeaudit.analysis.gap_model import model_line
-from judgeaudit.analysis.html import render_html
+from judgeaudit.analysis.html import overall_row, render_html
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
@@ -247,13 +248,15 @@ def _markdown_pairs_and_types(report: Report) -> list[str]:
 def render_csv(report: Report) -> str:
     buffer = io.StringIO()
     rows = []
-    for bucket in report["buckets"]:
+    overall = overall_row(report)  # the overall rate was missing from the CSV
+    for bucket in [*report["buckets"], *([overall] if overall else [])]:
         row = {k: v for k, v in bucket.items() if k != "tie_aware_ci"}
         low, high = bucket.get("tie_aware_ci") or (None, None)
         rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high})
-    import pandas as pd  # the CSV only: the other formats import no pandas
-
-    pd.DataFrame(rows).to_csv(buffer, index=False)
+    columns = list(dict.fromkeys(k for row in rows for k in row))  # the buckets' order first
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()  # a value a row lacks (the overall row's bucket bounds) is empty
+    writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
     return buffer.getvalue()
 
 

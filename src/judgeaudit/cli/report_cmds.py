@@ -50,7 +50,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.output:
         write_output(args.output, text, "--output")
     else:
-        print(text)
+        print(text, end="" if text.endswith("\n") else "\n")  # CSV ends its own last line
     return 0
 
 
