@@ -248,6 +248,19 @@ def _basis(a: dict[str, Any], b: dict[str, Any]) -> str:
     return "both re-judge the trajectories of the same run"
 
 
+def bound_pts(upper: float, margin: float | None) -> str:
+    """The gate's bound in points, with as many decimals (up to 4) as it takes to read on the
+    side of the margin it is on: a bound of 1.977 at a 2-point margin printed "+2.0" beside
+    "not worse" (the rule is "below the margin")."""
+    value, decimals = upper * 100, 1
+    while margin is not None and decimals < 4:
+        shown = round(value, decimals)
+        if shown != margin * 100 and (shown < margin * 100) == (value < margin * 100):
+            break
+        decimals += 1
+    return f"{value:+.{decimals}f}"
+
+
 def render_compare(result: dict[str, Any]) -> str:
     def pct(v: float | None) -> str:
         return "n/a" if v is None else f"{v * 100:.1f}%"
@@ -292,7 +305,7 @@ def render_compare(result: dict[str, Any]) -> str:
             f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}"
         )
         if r.get("upper") is not None:
-            line += f" bound {pts(r['upper'])}"
+            line += f" bound {bound_pts(r['upper'], (result.get('gate') or {}).get('margin'))}"
         line += f"  {p}"
         if r["paired"] is not None:
             flips = r["paired"]
