@@ -53,10 +53,13 @@ def test_the_report_counts_orders_without_a_verdict_in_every_format(runs: Path) 
     assert "no verdict" in table and "100.0% of orders" in table and "WARNING" in table
     assert "gpt-4o-mini: no verdict 100.0%" in table, "per judge too"
     assert "100.0% of orders" in cli("report", str(broken), "--format", "md").stdout
-    rows = list(csv.DictReader(io.StringIO(cli("report", str(broken), "--format", "csv").stdout)))
+    *rows, overall = csv.DictReader(
+        io.StringIO(cli("report", str(broken), "--format", "csv").stdout)
+    )
     decisive = sum(int(row["decisive"]) for row in rows)
     without = sum(int(row["no_verdict_decisive"]) for row in rows)
     assert without == decisive == report["decisive"]
+    assert overall["label"] == "all" and int(overall["no_verdict_decisive"]) == without
     html = cli("report", str(broken), "--format", "html").stdout
     assert "class='warn'>no verdict" in html
     good = json.loads(cli("report", str(runs / "base"), "--format", "json").stdout)["verdicts"]

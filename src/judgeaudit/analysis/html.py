@@ -67,8 +67,11 @@ def overall_row(report: Report) -> Mapping[str, Any] | None:
     overall = report.get("overall")
     if not overall:
         return None
+    verdicts = report.get("verdicts") or {}
     return {"label": "all", "alias": "overall", "lo": None, "hi": None, "pairs": report["pairs"],
-            "misselected": overall["wrong"], **overall}  # fmt: skip
+            "misselected": overall["wrong"], **overall,
+            "no_verdict_pairs": verdicts.get("pairs_without_verdict"),
+            "no_verdict_decisive": verdicts.get("decisive_pairs_without_verdict")}  # fmt: skip
 
 
 def _split_cells(row: Mapping[str, Any]) -> list[str]:
