@@ -61,3 +61,21 @@ def test_capability_gap_on_one_agent_is_refused_at_run_and_report(tmp_path: Path
         assert refused.returncode == 2, refused.stderr
         (line,) = refused.stderr.strip().splitlines()
         assert line.count(says) == 1 and "use judge" in line
+
+
+def test_external_gap_on_a_run_without_rewards_is_refused(tmp_path: Path) -> None:
+    """Simulated conversations carry no reward: `report --gap-source external` printed every
+    bucket n/a and exited 0 (a new user's trial); it is refused in one line naming the fits."""
+    from tests.audit_helpers import write_spec, write_tasks
+
+    write_tasks(tmp_path / "tasks.jsonl", 4)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    assert cli("run", str(spec), "--out", str(tmp_path / "out")).returncode == 0
+    done = cli("report", str(tmp_path / "out"), "--gap-source", "external")
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert line.endswith(
+        "--gap-source external: no pair has a reward (reward_a/reward_b are empty), so no pair"
+        " has an external gap and every bucket would be empty; use capability (agents' success"
+        " rates) or judge, or import pairs with rewards"
+    )

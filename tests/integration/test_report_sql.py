@@ -55,12 +55,21 @@ def audited(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [
         ReportOptions(),
         ReportOptions(gap_source="judge"),
-        ReportOptions(gap_source="external"),
         ReportOptions(bins=[-0.01, 0.05, 0.4, 1.0], labels=["a", "b", "c"], threshold=3.5),
     ],
 )
 def test_sql_report_equals_pandas_report(audited: Path, options: ReportOptions) -> None:
     same(build_report_pandas(audited, options), build_report(audited, options))
+
+
+def test_both_reports_refuse_an_external_gap_on_a_run_without_rewards(audited: Path) -> None:
+    """Simulated conversations carry no reward: every bucket was empty, exit 0 (a new user's
+    trial). The external gap of runs with rewards is in the golden reports."""
+    from judgeaudit.analysis.frame import AnalysisError
+
+    for build in (build_report_pandas, build_report):
+        with pytest.raises(AnalysisError, match="no pair has a reward"):
+            build(audited, ReportOptions(gap_source="external"))
 
 
 def test_parallel_scans_give_the_same_report(

@@ -208,6 +208,7 @@ def check_source(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> No
         source,
         binary_rewards=rewards > 0 and binary == rewards,
         one_agent=pairs > 0 and same == pairs,
+        no_rewards=pairs > 0 and rewards == 0,
     )
     if reason:
         raise AnalysisError(f"--gap-source {source}: {reason}")

@@ -53,6 +53,7 @@ def load_inputs(spec: RunSpec, *, prepare: bool = True) -> Inputs:
             spec.gap_source,
             binary_rewards=bool(rewards) and rewards <= {0.0, 1.0},
             one_agent=all(p.agent_a == p.agent_b for p in imported),
+            no_rewards=bool(imported) and not rewards,
         )
         if reason:
             raise gaps.GapSourceError(f"{spec.path}: gap.source = {spec.gap_source!r}: {reason}")

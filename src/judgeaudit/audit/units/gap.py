@@ -54,12 +54,21 @@ class GapSourceError(InputError):
     """An unknown gap source, or one that cannot measure a gap on this data (exit 2)."""
 
 
-def unfit(source: str, binary_rewards: bool, one_agent: bool) -> str | None:
+def unfit(
+    source: str, binary_rewards: bool, one_agent: bool, no_rewards: bool = False
+) -> str | None:
     """Why a gap source would invert the claim on this data (and which source fits), or None.
 
-    ``external`` on 0/1 rewards buckets by the outcome itself: every decisive pair is "large".
+    ``external`` on 0/1 rewards buckets by the outcome itself: every decisive pair is "large";
+    ``external`` without any reward puts no pair in a bucket (every figure n/a, exit 0 before).
     ``capability`` on pairs of one agent's trials is 0 by construction: every pair "near".
     """
+    if source == "external" and no_rewards:
+        fits = "judge" if one_agent else "capability (agents' success rates) or judge"
+        return (
+            "no pair has a reward (reward_a/reward_b are empty), so no pair has an external gap "
+            f"and every bucket would be empty; use {fits}, or import pairs with rewards"
+        )
     if source == "external" and binary_rewards:
         fits = "judge" if one_agent else "capability (agents' success rates) or judge"
         return (
