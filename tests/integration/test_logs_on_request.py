@@ -210,3 +210,29 @@ def test_a_recorded_run_counts_its_tasks_in_the_manifest_and_the_data_card(
     assert done.returncode == 0, done.stderr
     card = (tmp_path / "prefs.card.md").read_text(encoding="utf-8")
     assert f", {tasks} tasks." in card
+
+
+def test_a_log_judged_in_one_order_says_why_position_bias_is_not_shown(tmp_path: Path) -> None:
+    """Every pair judged only as AB: the report printed the position-bias heading and nothing
+    under it (a new user's trial). The first position is then always the same agent, so its
+    wins are not position bias: each format says so in a line."""
+    lines = (ROLLOUTS / "recorded-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    one_order = [line for line in lines if json.loads(line).get("order") != "BA"]
+    (tmp_path / "ab.jsonl").write_text("\n".join(one_order) + "\n", encoding="utf-8")
+    done = cli(
+        "import",
+        "recorded-jsonl",
+        str(tmp_path / "ab.jsonl"),
+        "--out",
+        str(tmp_path / "pairs.jsonl"),
+    )
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
+    out = tmp_path / "out"
+    assert cli("run", str(tmp_path / "spec.toml"), "--out", str(out)).returncode == 0
+    said = "not identifiable: no pair was judged in both orders (AB and BA)"
+    assert json.loads(cli("report", str(out), "--format", "json").stdout)["position_bias"] == []
+    table = cli("report", str(out)).stdout
+    assert f"position bias:\n  {said}" in table
+    assert f"Position bias — {said}" in cli("report", str(out), "--format", "md").stdout
+    assert said in cli("report", str(out), "--format", "html").stdout

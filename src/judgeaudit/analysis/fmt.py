@@ -89,6 +89,14 @@ def bias(b: Mapping[str, Any]) -> str:
     )
 
 
+#: Said where the position-bias section has no row: no pair was judged in both orders, so a
+#: first position's wins cannot be told from the merits of the agent always placed first.
+NO_SWAPPED = (
+    "not identifiable: no pair was judged in both orders (AB and BA), so the first position's "
+    "wins cannot be told apart from the agent placed first; judge each pair in both orders"
+)
+
+
 def weighted(part: Mapping[str, Any]) -> str:
     """Weighted agreement and kappa with their stratified-bootstrap intervals."""
     low, high = part.get("weighted_agreement_ci") or (None, None)

@@ -9,6 +9,7 @@ from typing import Any
 
 from judgeaudit.analysis.fmt import (
     NO_SIMULATOR,
+    NO_SWAPPED,
     SIMULATED,
     bucket_edges,
     bucket_name,
@@ -228,7 +229,7 @@ Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 (wrong + tie / 2) / decisive.</p>
 <h2>Agent pairs</h2>{agents}
 <h2>Satisfied but failed</h2>{satisfied}
-<h2>Position bias</h2>{bias}
+<h2>Position bias</h2>{bias if report["position_bias"] else f"<p class='note'>{escape(NO_SWAPPED)}</p>"}
 <h2>By task type</h2>{tasks}
 {why}
 <h2>Human review</h2>{review_html}

@@ -12,6 +12,7 @@ from typing import Any
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import (
     NO_SIMULATOR,
+    NO_SWAPPED,
     SIMULATED,
     bucket_columns,
     bucket_edges,
@@ -137,6 +138,8 @@ def render_table(report: Report) -> str:
     lines += ["", "position bias:"]
     for pb in report["position_bias"]:
         lines.append(f"  {bias_text(pb)}")
+    if not report["position_bias"]:
+        lines.append(f"  {NO_SWAPPED}")
     lines.append(
         "  (orders without a verdict left out; intervals: Wilson with a task design effect; "
         "p: exact two-sided binomial test against 50% on the design-effect-adjusted counts)"
@@ -202,6 +205,7 @@ def render_markdown(report: Report) -> str:
         f"({user['failed']}/{user['satisfied']} conversations), 95% CI {_ci(user)}",
         "",
         *[f"Position bias — {bias_text(pb)}" for pb in report["position_bias"]],
+        *([] if report["position_bias"] else [f"Position bias — {NO_SWAPPED}"]),
         "",
         model_line(report.get("gap_model")).strip(),
         "",
