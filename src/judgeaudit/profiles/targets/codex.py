@@ -44,13 +44,21 @@ DEFAULT_SHARED_ID = "judgeaudit"
 
 
 def default_provider_id(base_url: str) -> str:
+    """One id per gateway host: the host without ``api.``/``www.`` and its last label
+    (``api.deepseek.com`` → ``deepseek``, ``gw.corp-a.com`` → ``gw-corp-a``), an IP address
+    whole, an explicit port appended. It was the first label alone, so ``gw.corp-a.com`` and ``gw.corp-b.com`` shared
+    ``gw`` and ``codex resume`` on one offered (and sent) the other's sessions."""
     parts = urlsplit(base_url)
     host = (parts.hostname or "local").lower()
     if host in LOOPBACK or host.startswith("127."):
         ident = f"local-{parts.port or 80}"
+    elif ":" in host or host.replace(".", "").isdigit():
+        ident = host  # an IPv4 or IPv6 address: every part tells one gateway from another
     else:
         labels = [x for x in host.split(".") if x not in ("api", "www")]
-        ident = labels[0] if len(labels) > 1 else host
+        ident = "-".join(labels[:-1]) if len(labels) > 1 else host
+    if parts.port and not ident.startswith("local-"):
+        ident += f"-{parts.port}"  # one host, two ports: two gateways
     ident = re.sub(r"[^a-z0-9_-]+", "-", ident).strip("-") or "gateway"
     return f"{ident}-api" if ident in BUILTIN_CODEX_PROVIDERS else ident
 
