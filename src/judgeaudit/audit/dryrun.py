@@ -182,7 +182,7 @@ def _units(spec: RunSpec) -> tuple[list[Task], list[PairUnit], int]:
         imported = load_imported(spec.base_dir() / spec.imported)
         tasks_by_id = {p.task.task_id: p.task for p in imported}  # a task has many pairs
         return list(tasks_by_id.values()), pair_units(spec, [], imported), 0
-    tasks = load_tasks(spec.tasks, spec.base_dir())
+    tasks = load_tasks(spec.tasks, spec.base_dir(), spec.path)
     return tasks, pair_units(spec, tasks, None), len(tasks) * len(spec.agents) * spec.trials
 
 

@@ -65,7 +65,7 @@ def load_inputs(spec: RunSpec, *, prepare: bool = True) -> Inputs:
                 raise TaskError(problem)
         bound = dataclasses.replace(spec, inputs_hash=content, period=periods.period or "")
         return Inputs(bound, list(unique.values()), imported)
-    tasks = load_tasks(spec.tasks, spec.base_dir())
+    tasks = load_tasks(spec.tasks, spec.base_dir(), spec.path)
     if spec.tasks.startswith("builtin:"):
         return Inputs(spec, tasks, None)
     return Inputs(dataclasses.replace(spec, inputs_hash=task_set_hash(tasks)), tasks, None)

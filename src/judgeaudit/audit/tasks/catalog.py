@@ -18,8 +18,12 @@ from judgeaudit.audit.tasks.task import TASK_TYPES, Task, expected_after
 REQUIRED_FIELDS = ("task_id", "task_type", "instruction", "initial_state")
 
 
-def load_tasks(source: str, base_dir: Path | None = None) -> list[Task]:
-    """``builtin:retail`` or a JSONL path (relative to the spec's directory)."""
+def load_tasks(
+    source: str, base_dir: Path | None = None, spec_path: Path | str | None = None
+) -> list[Task]:
+    """``builtin:retail`` or a JSONL path (relative to the spec's directory); ``spec_path``
+    heads a refusal, as every other spec field's does."""
+    at = f"{spec_path}: " if spec_path else ""
     if source == "builtin:retail":
         return builtin_retail()
     copies = _copies(source)
@@ -27,7 +31,7 @@ def load_tasks(source: str, base_dir: Path | None = None) -> list[Task]:
         return builtin_retail(copies)
     if source.startswith("builtin:"):
         raise TaskError(
-            f"tasks: unknown built-in task set {source!r} (known: builtin:retail, and "
+            f"{at}run.tasks: unknown built-in task set {source!r} (known: builtin:retail, and "
             f"builtin:retail-xN for N copies of its 42 templates over fresh orders, N 1-{MAX_COPIES})"
         )
     path = Path(source)
@@ -35,7 +39,7 @@ def load_tasks(source: str, base_dir: Path | None = None) -> list[Task]:
         path = base_dir / path
     if not path.exists():  # the spec's field named, not only a file nobody typed in that form
         raise TaskError(
-            f"run.tasks: {source!r}: no such file ({path}); give a JSONL task file (a path "
+            f"{at}run.tasks: {source!r}: no such file ({path}); give a JSONL task file (a path "
             "relative to the spec's folder) or builtin:retail"
         )
     return load_jsonl(path)
