@@ -157,7 +157,7 @@ def test_review_round_trip(
 ) -> None:
     out, _ = demo_out
     sample = tmp_path / "sample.csv"
-    exported = cli("review", "export", str(out), "--n", "12", "--file", str(sample))
+    exported = cli("review", "export", str(out), "--n", "12", "--file", str(sample), "--unblind")
     assert exported.returncode == 0
     # the sample size a 20-point-wide interval on the weighted agreement needs, suggested
     assert (

@@ -166,7 +166,10 @@ def test_review_labels_show_in_the_table_md_and_refreshed_report_html(
     out = tmp_path / "reviewed"
     shutil.copytree(runs / "base", out)
     sample = out / "sample.csv"
-    assert cli("review", "export", str(out), "--n", "6", "--file", str(sample)).returncode == 0
+    assert (
+        cli("review", "export", str(out), "--n", "6", "--file", str(sample), "--unblind").returncode
+        == 0
+    )
     rows = list(csv.DictReader(io.StringIO(sample.read_text(encoding="utf-8"))))
     for row in rows:  # a reviewer who agrees with the judge and the success labels
         row |= {

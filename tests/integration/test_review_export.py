@@ -80,7 +80,7 @@ def test_a_file_that_is_no_review_sample_is_kept_and_an_empty_one_replaced(
     empty = tmp_path / "empty.csv"
     empty.touch()
     cli_ok("review", "export", str(out), "--n", "10", "--file", str(empty))
-    assert empty.read_text(encoding="utf-8").startswith("pair_id,stratum,")
+    assert empty.read_text(encoding="utf-8").startswith("pair_id,task_id,")
 
 
 def test_a_sample_of_an_unfinished_run_says_it_covers_the_pairs_stored_so_far(
@@ -167,3 +167,23 @@ def open_db_pairs(out: Path) -> list[tuple[object, ...]]:
     rows = db.execute("SELECT pair_id FROM audit_pairs").fetchall()
     db.close()
     return rows
+
+
+def test_the_sample_is_blind_unless_asked(out: Path, tmp_path: Path) -> None:
+    """The CSV showed reviewers the judge's preference, the success check and the stratum
+    ("misselected"), in stratum blocks, while the app's Review starts blind (a new user's
+    trial): the default sample has none of them, its rows shuffled; --unblind adds them."""
+    blind, seen = tmp_path / "blind.csv", tmp_path / "seen.csv"
+    cli_ok("review", "export", str(out), "--n", "12", "--file", str(blind))
+    cli_ok("review", "export", str(out), "--n", "12", "--file", str(seen), "--unblind")
+    with blind.open(newline="", encoding="utf-8") as handle:
+        blind_rows = list(csv.DictReader(handle))
+    with seen.open(newline="", encoding="utf-8") as handle:
+        seen_rows = list(csv.DictReader(handle))
+    assert list(blind_rows[0]) == [
+        "pair_id", "task_id", "agent_a", "agent_b",
+        "human_success_a", "human_success_b", "human_pref", "note",
+    ]  # fmt: skip
+    assert {"stratum", "judge_pref", "success_a", "success_b"} <= set(seen_rows[0])
+    assert sorted(r["pair_id"] for r in blind_rows) == sorted(r["pair_id"] for r in seen_rows)
+    assert [r["pair_id"] for r in blind_rows] != [r["pair_id"] for r in seen_rows]

@@ -36,7 +36,7 @@ def out(finished: Path, tmp_path: Path) -> Path:
 def labelled_sample(out: Path, where: Path) -> Path:
     """A review sample with the judge's preference copied into the first rows' human one."""
     sample = where / "sample.csv"
-    cli_ok("review", "export", str(out), "--n", "8", "--file", str(sample))
+    cli_ok("review", "export", str(out), "--n", "8", "--file", str(sample), "--unblind")
     with sample.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows[:LABELLED]:

@@ -99,7 +99,11 @@ def test_palette_export_review_writes_the_sample(isolated: ProfileStore, run_cop
 
     asyncio.run(go())
     lines = (run_copy / "review_sample.csv").read_text().splitlines()
-    assert lines[0].startswith("pair_id,stratum,") and len(lines) == 41
+    assert (
+        lines[0]
+        == "pair_id,task_id,agent_a,agent_b,human_success_a,human_success_b,human_pref,note"
+    )
+    assert len(lines) == 41  # blind, as the CLI's default
 
 
 def test_palette_export_review_keeps_a_filled_in_sample(

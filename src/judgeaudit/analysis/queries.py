@@ -15,7 +15,7 @@ import pandas as pd
 
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
 from judgeaudit.analysis.pair_detail import pair_detail as show_pair
-from judgeaudit.analysis.review import check_replace, sample, write_sample
+from judgeaudit.analysis.review import check_replace, for_reviewer, sample, write_sample
 from judgeaudit.audit.store.schema import pair_select
 from judgeaudit.audit.units import gap as gaps
 
@@ -169,15 +169,17 @@ def conversations(out: Path, pair_id: str) -> tuple[Side, Side]:
 
 
 def export_review(out: Path, n: int, seed: int, path: Path) -> int:
-    """The same stratified sample `judgeaudit review export` writes, refused like it where a
-    reviewer has filled in ``path`` (the app has no --force); returns its size."""
+    """The same stratified sample `judgeaudit review export` writes (blind, the stored labels
+    shown), refused like it where a reviewer has filled in ``path`` (the app has no --force);
+    returns its size."""
     check_replace(path, out, force=False)
     db = open_db(out)
     try:
         pairs = load_pairs(db, resolve_run(db, None))
+        stored = pd.read_sql_query("SELECT * FROM human_labels", db)
     finally:
         db.close()
-    frame = sample(pairs, n, seed)
+    frame = for_reviewer(sample(pairs, n, seed, stored=stored), blind=True, seed=seed)
     write_sample(frame, path)
     return len(frame)
 

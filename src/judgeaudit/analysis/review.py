@@ -34,6 +34,19 @@ REVIEW_COLUMNS = (
 )
 #: The columns a reviewer fills in: a sample with any of them filled is their work.
 REVIEWER_COLUMNS = REVIEW_COLUMNS[-4:]
+#: What a blind sample (the default, as the app's Review starts blind) leaves out: the judge's
+#: choice, the success check, and the stratum, which names the judge's errors ("misselected");
+#: its rows are shuffled too, since the strata came in blocks.
+UNBLINDING = ("stratum", "judge_pref", "success_a", "success_b")
+
+
+def for_reviewer(frame: pd.DataFrame, blind: bool, seed: int) -> pd.DataFrame:
+    """The sample as the reviewer gets it: blind (no :data:`UNBLINDING` column, rows in a
+    seeded random order), or as drawn."""
+    if not blind:
+        return frame
+    shuffled = frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+    return shuffled.drop(columns=list(UNBLINDING))
 
 
 def sample(

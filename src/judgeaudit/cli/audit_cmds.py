@@ -194,6 +194,12 @@ def register(sub: Sub) -> None:
         help="over-sample (up to half of --n) the misselected pairs the style model attributes "
         "to this feature (docs/why.md); style: to any style term",
     )
+    rexp.add_argument(
+        "--unblind",
+        action="store_true",
+        help="also write each pair's stratum, the judge's preference and the success check "
+        "(blind by default: a reviewer shown them anchors on them)",
+    )
     rexp.set_defaults(func=cmd_review_export)
     rimp = rsub.add_parser("import", help="store labels from a filled-in sample")
     rimp.add_argument("out", type=Path)

@@ -187,7 +187,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-    from judgeaudit.analysis.review import check_replace, sample, sample_csv
+    from judgeaudit.analysis.review import check_replace, for_reviewer, sample, sample_csv
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
     try:
@@ -220,7 +220,8 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         check_replace(path, args.out, args.force)  # a filled-in sample is the reviewer's work
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    frame = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
+    drawn = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
+    frame = for_reviewer(drawn, blind=not args.unblind, seed=args.seed)
     write_output(path, sample_csv(frame), "review export: --file")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "

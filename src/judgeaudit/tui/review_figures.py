@@ -26,6 +26,7 @@ WIDTH = 0.2
 class ReviewFigures:
     agreement: dict[str, Any]  # analysis.review.agreement's result
     suggested: int  # labelled pairs for a WIDTH-wide 95% interval on the weighted agreement
+    pairs: int = 0  # the run's pairs (``suggested`` never exceeds them)
 
 
 def review_figures(pairs: pd.DataFrame, labels: pd.DataFrame) -> ReviewFigures:
@@ -33,7 +34,9 @@ def review_figures(pairs: pd.DataFrame, labels: pd.DataFrame) -> ReviewFigures:
     from judgeaudit.analysis.review_weights import stratum_of, suggested_n
 
     population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
-    return ReviewFigures(agreement(pairs, labels, population), suggested_n(population, WIDTH))
+    return ReviewFigures(
+        agreement(pairs, labels, population), suggested_n(population, WIDTH), len(pairs)
+    )
 
 
 PARTS = (
@@ -66,9 +69,12 @@ def figures_text(figures: ReviewFigures | None) -> Text:
     )
     if method:
         text.append(f"95%: {method}; ", style="dim")
+    needs = (
+        f"every one of the run's {figures.suggested} pairs labelled"
+        if figures.suggested == figures.pairs
+        else f"~{figures.suggested} labelled pairs"
+    )
     text.append(
-        f"a {WIDTH * 100:g}-point interval on the weighted agreement needs ~{figures.suggested} "
-        "labelled pairs",
-        style="dim",
+        f"a {WIDTH * 100:g}-point interval on the weighted agreement needs {needs}", style="dim"
     )
     return text
