@@ -18,9 +18,10 @@ PASTED = "sk-" + "ZZZZ1234567890abcdefghij"
 
 
 def add_codex(home: Path, *option: str) -> tuple[int, str]:
+    options = ("--option", *option) if option else ()
     done = cli(
         home, "profile", "add", "x", "--app", "codex", "--base-url", "http://127.0.0.1:9/v1",
-        "--key-env", "X_KEY", "--option", *option,
+        "--key-env", "X_KEY", *options,
     )  # fmt: skip
     return done.returncode, (done.stderr if done.returncode else "")
 
@@ -63,3 +64,34 @@ def test_profile_list_shows_a_description_without_its_control_characters(home: P
     (line,) = [row for row in listed.stdout.splitlines() if " d " in row]
     assert "\x1b" not in line and "\x07" not in line
     assert "CC Switch: " in line and "[2J" in line and "pwned" in line
+
+
+def test_a_codex_switch_warns_when_its_key_cannot_be_had(home: Path) -> None:
+    """A Claude switch warned that its apiKeyHelper would find no key; a Codex switch with no
+    stored key, or an unset key variable, said nothing (a new user's trial)."""
+    code, said = add_codex(home)
+    assert code == 0, said
+    dry = cli(home, "profile", "use", "x", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert (
+        "warning: Codex reads $X_KEY, which is not set in this terminal; Codex gets its key "
+        "only where X_KEY is exported"
+    ) in dry.stderr
+    exported = cli(home, "profile", "use", "x", "--dry-run", env={"X_KEY": "k-1234567890"})
+    assert "Codex reads $X_KEY" not in exported.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_a_codex_switch_warns_when_the_keyring_has_no_such_key_yet(home: Path) -> None:
+    name = "nokey-" + PASTED[-6:].lower()
+    done = cli(
+        home, "profile", "add", "y", "--app", "codex", "--base-url", "http://127.0.0.1:9/v1",
+        "--key", name,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    dry = cli(home, "profile", "use", "y", "--dry-run")
+    assert (
+        f"warning: Codex's auth command runs `judgeaudit key print {name}`, but the keyring has"
+        f" no key '{name}' yet: set it first (k on F1, or `judgeaudit key set {name}`), else"
+        " Codex gets no key"
+    ) in dry.stderr

@@ -174,7 +174,7 @@ class CodexTarget:
         codex.validate(plan.path, written, plan)
 
     def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
-        return shadowing.codex_warnings(profile)
+        return shadowing.codex_warnings(profile) + codex_key_warnings(profile)
 
 
 class SdkTarget:
@@ -239,20 +239,35 @@ def helper_warnings(profile: Profile) -> list[str]:
     if profile.option("key_mode", "helper") != "helper":
         return []
     if not profile.key:  # a key_env profile: the helper prints the variable Claude Code has
-        variable = profile.key_env
-        if variable and not os.environ.get(variable):
-            return [
-                f"apiKeyHelper prints ${variable}, which is not set in this terminal; Claude "
-                f"Code gets its key only where {variable} is exported"
-            ]
-        return []
-    command = f"apiKeyHelper runs `judgeaudit key print {profile.key}`"
+        return _unset(profile.key_env, "apiKeyHelper prints", "Claude Code")
+    return _keyring_gaps(profile.key, "apiKeyHelper runs", "Claude Code")
+
+
+def codex_key_warnings(profile: Profile) -> list[str]:
+    """The same for Codex (a switch with no stored key said nothing): its ``auth`` command
+    prints the keyring's key, or it reads the ``env_key`` variable."""
+    if codex.key_mode(profile) == "command" and profile.key:
+        return _keyring_gaps(profile.key, "Codex's auth command runs", "Codex")
+    return _unset(codex.env_key_name(profile), "Codex reads", "Codex")
+
+
+def _unset(variable: str | None, reads: str, tool: str) -> list[str]:
+    if variable and not os.environ.get(variable):
+        return [
+            f"{reads} ${variable}, which is not set in this terminal; {tool} gets its key "
+            f"only where {variable} is exported"
+        ]
+    return []
+
+
+def _keyring_gaps(key: str, runs: str, tool: str) -> list[str]:
+    command = f"{runs} `judgeaudit key print {key}`"
     ok, message = secrets.backend_usable()
     if not ok:
-        return [f"{command}, but there is {message}; Claude Code would get no key"]
-    if secrets.get_key(profile.key) is None:
+        return [f"{command}, but there is {message}; {tool} would get no key"]
+    if secrets.get_key(key) is None:
         return [
-            f"{command}, but the keyring has no key {profile.key!r} yet: set it first (k on "
-            f"F1, or `judgeaudit key set {profile.key}`), else Claude Code gets no key"
+            f"{command}, but the keyring has no key {key!r} yet: set it first (k on "
+            f"F1, or `judgeaudit key set {key}`), else {tool} gets no key"
         ]
     return []
