@@ -79,6 +79,42 @@ def test_claude_project_binding(tmp_path: Path) -> None:
         assert claude(project)["model"] == "m-global"
 
 
+def test_a_project_binding_hides_the_user_files_model_tiers(tmp_path: Path) -> None:
+    """A tier in the user's settings.json (a CC Switch preset's opus model) reached the bound
+    gateway from `claude --model opus` in the project (a new user's trial): the binding's
+    layer cannot remove it, so it blanks every tier the profile does not set, and the real
+    Claude Code sends its own opus id instead; the doctor no longer warns about the binding's
+    own keys, nor about the hidden tier."""
+    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
+    project = tmp_path / "proj"
+    project.mkdir()
+    user = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"env": {"ANTHROPIC_DEFAULT_OPUS_MODEL": "other-opus"}}) + "\n")
+    mine = user.read_bytes()
+    log = tmp_path / "requests.log"
+    with sim_server("--request-log", str(log)) as url, stored_keys(env, {"pt-key": "fake-pt-4"}):
+        done = _ja(
+            env, "profile", "add", "pt", "--app", "claude", "--base-url", url, "--model",
+            "m-project", "--key", "pt-key",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        done = _ja(env, "profile", "use", "pt", "--project", cwd=project)
+        assert done.returncode == 0, done.stderr
+        ran = tool(
+            [npm_bin("claude"), "-p", "hi", "--model", "opus"], env=env, cwd=project, timeout=180
+        )
+        assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
+        models = [json.loads(line)["model"] for line in log.read_text().splitlines()]
+        assert models and "other-opus" not in models, models
+        said = _ja(env, "profile", "doctor", "claude", cwd=project).stdout
+        assert "tier: ANTHROPIC_DEFAULT_OPUS_MODEL" not in said, said
+        assert "overrides the user settings" not in said, said
+        done = _ja(env, "profile", "off", "claude", "--project", str(project))
+        assert done.returncode == 0, done.stderr
+    assert user.read_bytes() == mine and list(project.iterdir()) == []
+
+
 def test_codex_project_binding_is_refused_with_codexs_own_reason(tmp_path: Path) -> None:
     env = tool_env(tmp_path)
     (tmp_path / "proj").mkdir()

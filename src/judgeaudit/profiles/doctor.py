@@ -20,14 +20,15 @@ def _winner(
     layers: list[shadowing.Layer], variable: str, *, empty_unset: bool = False
 ) -> tuple[Any, str | None, list[str]]:
     """The value of an env variable, the layer it comes from, and the layers it overrides.
-    ``empty_unset``: an empty value counts as unset (Claude Code's rule for its keys)."""
+    ``empty_unset``: an empty value counts as unset (Claude Code's rule for its keys), and it
+    still overrides the layers below it (settings' env objects merge key by key, and the empty
+    value reaches Claude Code: a project binding's blank tier hides the user file's)."""
     found = [
         (layer, shadowing._env(layer)[variable])
         for layer in layers
         if variable in shadowing._env(layer)
-        and not (empty_unset and not shadowing._env(layer)[variable])
     ]
-    if not found:
+    if not found or (empty_unset and not found[0][1]):
         return None, None, []
     return found[0][1], found[0][0].label, [layer.label for layer, _ in found[1:]]
 
@@ -292,7 +293,10 @@ def report(
     for name in apps:
         if name == "claude":
             lines += claude_report(cwd, _profile(active.get("claude"), removed, "claude"))
-            lines += [f"  warning: {w}" for w in shadowing.claude_warnings(None, cwd)]
+            bound = bool(_bound_here(cwd).get("claude"))
+            lines += [
+                f"  warning: {w}" for w in shadowing.claude_warnings(None, cwd, bound_here=bound)
+            ]
         elif name == "codex":
             lines += codex_report(cwd)
         else:

@@ -191,13 +191,20 @@ def _env(layer: Layer) -> dict[str, Any]:
 
 
 def claude_warnings(
-    profile: Profile | None = None, cwd: Path | None = None, *, project_switch: bool = False
+    profile: Profile | None = None,
+    cwd: Path | None = None,
+    *,
+    project_switch: bool = False,
+    bound_here: bool = False,
 ) -> list[str]:
     """``project_switch``: the switch writes ``<cwd>/.claude/settings.local.json``, so only the
-    layers above it (managed, the shell) can override it."""
+    layers above it (managed, the shell) can override it. ``bound_here``: that file is a
+    judgeaudit project binding (the doctor warned about the binding's own keys)."""
     out = []
     inline = profile is not None and profile.option("key_mode") == "inline"
     below = ("user", "project-local", "project") if project_switch else ("user",)
+    if bound_here:
+        below = (*below, "project-local")
     for layer in claude_layers(cwd):
         if layer.scope in below:
             continue  # the file judgeaudit edits (conflicts there are the switch's) or below it

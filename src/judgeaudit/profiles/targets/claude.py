@@ -154,9 +154,17 @@ def model_values(profile: Profile) -> dict[str, str]:
     return want
 
 
-def desired(profile: Profile, inline_key: str | None) -> dict[str, str]:
-    """The owned keys this profile sets, as dotted paths to plain values."""
+def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -> dict[str, str]:
+    """The owned keys this profile sets, as dotted paths to plain values. ``over_user``: a
+    layer above the user's file (a project binding), which cannot remove what that file sets,
+    so it blanks it instead (empty is unset to Claude Code, as in exec's layer): the cloud
+    switches and the model tiers this profile does not set (a tier in the user's file sent its
+    model id to the bound gateway). A token there is the doctor's warning (blanking a secret
+    path would make the switch keep "replaced" secrets)."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
+    if over_user:
+        for variable in (*ROUTER_VARS, *TIER_VARS):
+            want.setdefault(f"env.{variable}", "")
     mode = profile.option("key_mode", "helper")
     if mode == "helper":
         want["apiKeyHelper"] = key_helper(profile)
@@ -177,15 +185,17 @@ def plan(
     inline_key: str | None = None,
     keep_conflicts: bool = False,
     created: bool = False,
+    over_user: bool = False,
 ) -> FilePlan:
-    """Plan the file for ``profile`` (``None``: judgeaudit off, the user's own file back)."""
+    """Plan the file for ``profile`` (``None``: judgeaudit off, the user's own file back);
+    ``over_user``: the file is a layer above the user's (:func:`desired`)."""
     doc = parse(path, raw) if raw is not None else JsonDoc("")
     facts = dict(ledger.get(FILE_FACTS, {}))
     ours = any(k != FILE_FACTS for k in ledger)
     blank = raw is not None and not raw.removeprefix(BOM.encode("utf-8")).strip()
     if raw is not None and profile is not None and blank and not ours:
         facts["text"] = raw.decode("utf-8")  # a blank file (a BOM too): `off` gives back this
-    want = desired(profile, inline_key) if profile else {}
+    want = desired(profile, inline_key, over_user) if profile else {}
     conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
         SettingsDoc(doc),

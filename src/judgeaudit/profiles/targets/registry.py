@@ -102,6 +102,7 @@ class ClaudeTarget:
             inline_key=inline,
             keep_conflicts=keep_conflicts,
             created=created,
+            over_user=path.name == "settings.local.json",  # a project binding's layer
         )
 
     def secrets_in(self, text: str) -> set[str]:
