@@ -111,7 +111,9 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         after = (plan.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
         label = str(plan.path)
         text = "".join(
-            difflib.unified_diff(
+            # a last line without its line end is marked as git marks it (it ran into the note)
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in difflib.unified_diff(
                 before,
                 after,
                 label if plan.before is not None else "/dev/null",
