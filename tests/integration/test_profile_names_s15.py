@@ -95,3 +95,22 @@ def test_a_codex_switch_warns_when_the_keyring_has_no_such_key_yet(home: Path) -
         f" no key '{name}' yet: set it first (k on F1, or `judgeaudit key set {name}`), else"
         " Codex gets no key"
     ) in dry.stderr
+
+
+def test_the_doctor_warns_once_about_a_shell_api_key(home: Path) -> None:
+    """The doctor said the same about a shell's ANTHROPIC_API_KEY twice, in other words."""
+    done = cli(
+        home, "profile", "add", "a", "--app", "claude", "--base-url", "http://127.0.0.1:9/v1",
+        "--key-env", "A_KEY",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert cli(home, "profile", "use", "a", env={"A_KEY": "x-1234567890"}).returncode == 0
+    shell_key = "sk-ant-" + "shell" * 6
+    said = cli(home, "profile", "doctor", "claude", env={"ANTHROPIC_API_KEY": shell_key})
+    warnings = [line for line in said.stdout.splitlines() if "warning" in line]
+    assert [w for w in warnings if "ANTHROPIC_API_KEY" in w] == [
+        "  warning: ANTHROPIC_API_KEY from shell is sent as x-api-key beside the profile's key"
+        " to http://127.0.0.1:9: if it is a real Anthropic key, this third-party gateway"
+        " receives it; unset it (`unset ANTHROPIC_API_KEY`) or remove it there"
+    ]
+    assert shell_key not in said.stdout + said.stderr

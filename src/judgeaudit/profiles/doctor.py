@@ -295,7 +295,8 @@ def report(
             lines += claude_report(cwd, _profile(active.get("claude"), removed, "claude"))
             bound = bool(_bound_here(cwd).get("claude"))
             lines += [
-                f"  warning: {w}" for w in shadowing.claude_warnings(None, cwd, bound_here=bound)
+                f"  warning: {w}"
+                for w in shadowing.claude_warnings(None, cwd, bound_here=bound, tokens=False)
             ]
         elif name == "codex":
             lines += codex_report(cwd)

@@ -196,10 +196,12 @@ def claude_warnings(
     *,
     project_switch: bool = False,
     bound_here: bool = False,
+    tokens: bool = True,
 ) -> list[str]:
     """``project_switch``: the switch writes ``<cwd>/.claude/settings.local.json``, so only the
     layers above it (managed, the shell) can override it. ``bound_here``: that file is a
-    judgeaudit project binding (the doctor warned about the binding's own keys)."""
+    judgeaudit project binding (the doctor warned about the binding's own keys). ``tokens``:
+    whether to warn about tokens too (the doctor's key lines already say it, in other words)."""
     out = []
     inline = profile is not None and profile.option("key_mode") == "inline"
     below = ("user", "project-local", "project") if project_switch else ("user",)
@@ -223,7 +225,7 @@ def claude_warnings(
                     f"{where}{variable} is set: Claude Code then talks to Bedrock/Vertex and "
                     f"ignores ANTHROPIC_BASE_URL ({fix})"
                 )
-        for variable in CLAUDE_TOKENS:
+        for variable in CLAUDE_TOKENS if tokens else ():
             if not env.get(variable) or (inline and layer.scope == "shell"):
                 continue  # empty: Claude Code treats it as unset
             if variable == "ANTHROPIC_API_KEY":
