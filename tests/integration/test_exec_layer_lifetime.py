@@ -92,3 +92,24 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_an_exec_that_fails_still_sweeps_a_killed_execs_layer(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    """The sweep ran only once a command started: an exec refused before that (here its key
+    variable is not set) left the killed exec's layer, key and all (a new user's trial)."""
+    proc, layer = _start(home, tmp_path)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(proc.pid):
+        time.sleep(0.05)
+    assert layer.exists()
+    without_key = {k: v for k, v in home.items() if k != "LAYER_TEST_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "judgeaudit", "exec", "lt", "--", "true"],
+        env=without_key, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert not layer.exists()

@@ -146,6 +146,8 @@ def cmd_exec(args: argparse.Namespace) -> int:
     # The launcher pulls in the Claude/Codex targets: not on the `key print` path.
     from judgeaudit.profiles import bridgeopt, execenv
 
+    # Layers a killed exec left (one may hold a key) go first, even when this exec then fails.
+    execenv.sweep_layers()
     profile = _store().get(args.name)
     key = secrets.resolve_key(profile)
     base_env = dict(os.environ)

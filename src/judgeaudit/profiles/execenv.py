@@ -266,8 +266,8 @@ FORWARDED = tuple(
 def run(launch: Launch) -> int:
     """Run the command to its end (signals forwarded) and return its exit status as a shell
     would; the settings layer is always removed, also when a closed terminal (SIGHUP) or a
-    kill ends the command: we outlive the child and clean up after it."""
-    sweep_layers()
+    kill ends the command: we outlive the child and clean up after it (``exec`` sweeps the
+    layers a killed exec left before it resolves anything: :func:`sweep_layers`)."""
     child: subprocess.Popen[bytes] | None = None
     caught: list[int] = []
 
