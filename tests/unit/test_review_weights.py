@@ -105,3 +105,27 @@ def test_suggested_review_size_by_hand() -> None:
     # with 1,000 pairs: Kish deff = 4 * (997^2 + 3) / 1000^2 = 3.976048, 3.976048 * 96.04 = 381.9
     assert suggested_n({"control": 997, "misselected": 1, "inconsistent": 1,
                         "satisfied_but_failed": 1}, 0.2) == 382  # fmt: skip
+
+
+def test_no_interval_while_a_stratum_holds_one_label() -> None:
+    """Five labels over four strata gave agreement "77.8–100.0%" and a kappa interval of zero
+    width: a stratum of one is resampled as itself. No interval until each holds two."""
+    from judgeaudit.analysis.review_weights import weighted_figures
+
+    population = {"control": 100, "misselected": 10, "inconsistent": 10}
+    x = ["A", "B", "A", "A", "B"]
+    y = ["A", "B", "B", "A", "A"]
+    strata = ["control", "control", "misselected", "misselected", "inconsistent"]
+    found = weighted_figures(x, y, strata, population)
+    assert found["weighted_agreement_ci"] is None and found["weighted_kappa_ci"] is None
+    assert found["interval"] == (
+        "none yet: a stratified bootstrap needs 2 labelled pairs in each stratum it weighs, and"
+        " inconsistent has 1; label more"
+    )
+    # the point estimate still stands, by hand: weights 50 (control), 5, 5, 10 (inconsistent)
+    assert found["weighted_agreement"] == pytest.approx(
+        (50 + 50 + 0 + 5 + 0) / (50 + 50 + 5 + 5 + 10)
+    )
+    two_each = weighted_figures([*x, "A"], [*y, "A"], [*strata, "inconsistent"], population)
+    low, high = two_each["weighted_agreement_ci"]
+    assert 0 <= low < two_each["weighted_agreement"] < high <= 1

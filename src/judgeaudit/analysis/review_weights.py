@@ -56,6 +56,12 @@ def weighted_kappa(x: list[Any], y: list[Any], w: np.ndarray) -> tuple[float | N
     return observed, (observed - expected) / (1 - expected)
 
 
+#: Labelled items a stratum needs before the stratified bootstrap can give an interval: a
+#: stratum of one is resampled as itself, so 5 labels over 4 strata gave "77.8–100.0%" and a
+#: kappa interval of zero width (a new user's trial).
+MIN_PER_STRATUM = 2
+
+
 def weighted_figures(
     x: list[Any], y: list[Any], strata: list[str], population: dict[str, int]
 ) -> dict[str, Any]:
@@ -79,6 +85,17 @@ def _weighted(
     weight = {s: population.get(s, 0) / n for s, n in labelled.items()}
     w = np.array([weight[s] for s in strata], dtype=float)
     agreement, kappa = weighted_kappa(x, y, w)
+    short = [s for s, n in labelled.items() if n < MIN_PER_STRATUM]
+    if short:  # resampling one item gives it no spread: the interval would be far too narrow
+        return {
+            "weighted_agreement": agreement,
+            "weighted_agreement_ci": None,
+            "weighted_kappa": kappa,
+            "weighted_kappa_ci": None,
+            "stratum_weights": {s: weight[s] for s in sorted(weight)},
+            "interval": f"none yet: a stratified bootstrap needs {MIN_PER_STRATUM} labelled "
+            f"pairs in each stratum it weighs, and {', '.join(short)} has 1; label more",
+        }
     rng = np.random.default_rng(SEED)
     index = {s: np.flatnonzero(np.asarray(strata, dtype=object) == s) for s in labelled}
     agreements, kappas = [], []
