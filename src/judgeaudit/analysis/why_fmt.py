@@ -102,6 +102,21 @@ def _axis(terms: list[dict[str, Any]]) -> tuple[float, float]:
     return math.log(max(low, 1e-3)), math.log(min(high, 1e3))
 
 
+def _clipped(
+    t: dict[str, Any], lo: float, hi: float, left: int, width: int, y: int, colour: str
+) -> list[str]:
+    """Arrowheads at an axis end the interval runs past (it stops at 1e-3 and 1e3)."""
+    marks = []
+    if math.log(max(t["ci_high"], 1e-9)) > hi:
+        x = left + width
+        marks.append(f"<path d='M{x},{y - 5} L{x + 8},{y} L{x},{y + 5} Z' fill='{colour}'/>")
+    if math.log(max(t["ci_low"], 1e-9)) < lo:
+        marks.append(
+            f"<path d='M{left},{y - 5} L{left - 8},{y} L{left},{y + 5} Z' fill='{colour}'/>"
+        )
+    return marks
+
+
 def forest_svg(style: dict[str, Any], title: str) -> str:
     """Odds ratios with their 95% intervals on a log axis, the line at 1 marked."""
     terms = style.get("terms") or []
@@ -130,6 +145,7 @@ def forest_svg(style: dict[str, Any], title: str) -> str:
             f"<line x1='{px(t['ci_low']):.1f}' y1='{y}' x2='{px(t['ci_high']):.1f}' y2='{y}' "
             f"stroke='{colour}' stroke-width='2'/>",
             f"<circle cx='{px(t['odds_ratio']):.1f}' cy='{y}' r='4' fill='{colour}'/>",
+            *_clipped(t, lo, hi, left, width, y, colour),
             f"<text x='{left + width + 6}' y='{y + 4}' font-size='11'>{t['odds_ratio']:.3g}</text>",
         ]
     for tick in (0.25, 0.5, 1, 2, 4, 10):
@@ -159,7 +175,12 @@ def forest_text(style: dict[str, Any], width: int = 40) -> list[str]:
         for c in range(col(t["ci_low"]), col(t["ci_high"]) + 1):
             cells[c] = "─"
         cells[col(1.0)] = "│" if cells[col(1.0)] == " " else "┼"
-        cells[col(t["odds_ratio"])] = "●"
+        cells[min(max(col(t["odds_ratio"]), 1), width - 2)] = "●"
+        # past the axis (it stops at 1e-3 and 1e3): an arrow at that end, not a clipped line
+        if math.log(max(t["ci_high"], 1e-9)) > hi:
+            cells[-1] = "▶"
+        if math.log(max(t["ci_low"], 1e-9)) < lo:
+            cells[0] = "◀"
         label = LABELS.get(t["feature"], t["feature"])
         lines.append(f"{label:<24} {''.join(cells)} {t['odds_ratio']:.3g}")
     lines.append(f"{'':<24} {math.exp(lo):<{width // 2}.2g}{math.exp(hi):>{width - width // 2}.2g}")

@@ -1,0 +1,33 @@
+"""The forest plot's axis stops at 1e-3 and 1e3: an interval past it was drawn ending at the
+axis label as if it ended there (OR 3.64e+03 [28.8, 4.6e+05]; a new user's trial). Arrows mark
+the ends it runs past, in characters (the app's Why view) and in the HTML report's SVG."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judgeaudit.analysis.why_fmt import forest_svg, forest_text
+
+STYLE: dict[str, Any] = {
+    "status": "ok",
+    "terms": [
+        {"feature": "claimed_done", "kind": "claim", "odds_ratio": 3640.0, "ci_low": 28.8,
+         "ci_high": 4.6e5},
+        {"feature": "length", "kind": "style", "odds_ratio": 1.2, "ci_low": 0.8, "ci_high": 1.9},
+        {"feature": "turns", "kind": "style", "odds_ratio": 0.5, "ci_low": 1e-5, "ci_high": 0.9},
+    ],
+}  # fmt: skip
+
+
+def test_intervals_past_the_axis_end_in_an_arrow_and_others_do_not() -> None:
+    past_high, inside, past_low = forest_text(STYLE)[:3]
+    plot = slice(25, 25 + 40)
+    assert past_high[plot].rstrip().endswith("●▶") and "◀" not in past_high
+    assert "▶" not in inside and "◀" not in inside
+    assert past_low[plot].startswith("◀") and "▶" not in past_low
+    assert past_high.endswith(" 3.64e+03")  # the value itself, unclipped
+
+
+def test_the_svg_draws_an_arrowhead_at_each_end_run_past() -> None:
+    svg = forest_svg(STYLE, "style")
+    assert svg.count("<path d='M") == 2  # one at the high end, one at the low end
