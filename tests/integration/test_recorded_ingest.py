@@ -108,3 +108,17 @@ def test_a_bad_line_in_the_pairs_file_is_one_error_and_nothing_is_stored(tmp_pat
     assert len(error) == 1, error
     assert "pairs.jsonl:30: verdicts[0].winner" in error[0], error
     assert not out.exists()  # refused before OUT was made: no half-written run
+
+
+def test_a_misspelt_field_is_named_beside_the_missing_one(tmp_path: Path) -> None:
+    """`sucess_b` for `success_b` was refused as "success_b: missing" alone (a new user's
+    trial): the line's close unknown field is named too."""
+    log = tmp_path / "typo.jsonl"
+    log.write_text(
+        '{"type": "pair", "pair_id": "p1", "task_id": "t", "agent_a": "a", "agent_b": "b",'
+        ' "success_a": 1, "sucess_b": 0}\n',
+        encoding="utf-8",
+    )
+    done = cli("import", "recorded-jsonl", str(log), "--out", str(tmp_path / "p.jsonl"))
+    assert done.returncode == 2 and not (tmp_path / "p.jsonl").exists()
+    assert f"{log}:1: success_b: missing; the line has 'sucess_b': a typo?" in done.stderr

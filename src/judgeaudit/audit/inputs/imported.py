@@ -20,6 +20,7 @@ twice must carry the same trajectory and labels, a task id the same task, and a 
 
 from __future__ import annotations
 
+import difflib
 import json
 import unicodedata
 from pathlib import Path
@@ -35,7 +36,7 @@ from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.period import PeriodError, parse_period
 from judgeaudit.audit.units.work import ImportedPair
 from judgeaudit.credentials import scrub_content
-from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, string
+from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, shown_name, string
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
 REQUIRED = (
@@ -99,9 +100,12 @@ def _refuse_fields(row: dict[str, Any], where: str) -> NoReturn:
             + (" (`import openai-jsonl` for a log of trajectories)" if kind == "verdict" else "")
         )
     if missing := [name for name in REQUIRED if name not in row]:
+        unknown = [name for name in row if name not in _KNOWN]
+        typo = difflib.get_close_matches(missing[0], unknown, n=1)
+        hint = f"; the line has {shown_name(typo[0])}: a typo?" if typo else ""
         raise TaskError(
-            f"{where}: {missing[0]}: missing (the pairs format: the paragraph 'Imported pairs' "
-            "of docs/audit.md)"
+            f"{where}: {missing[0]}: missing{hint} (the pairs format: the paragraph 'Imported "
+            "pairs' of docs/audit.md)"
         )
     name = next(name for name in row if name not in _KNOWN)
     raise TaskError(f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}")
