@@ -259,7 +259,8 @@ def test_no_tty_prints_one_line() -> None:
 def test_review_head_shows_the_stratum_and_unset_labels_plainly(
     isolated: ProfileStore, run_copy: Path
 ) -> None:
-    """The stratum in brackets is text, not markup; a label not given yet shows as "-"."""
+    """The stratum in brackets is text, not markup (shown once the judge is: blind, it would
+    tell the reviewer a side failed); a label not given yet shows as "-"."""
 
     async def go() -> tuple[str, str, str]:
         app = make_app(isolated, run_copy)
@@ -268,11 +269,16 @@ def test_review_head_shows_the_stratum_and_unset_labels_plainly(
             screen = app.screen
             assert isinstance(screen, ReviewScreen) and screen.data is not None
             stratum = str(screen.data.items[0]["stratum"])
+            blind = str(screen.query_one("#review-head", Static).render())
+            await press(pilot, "j")
             before = str(screen.query_one("#review-head", Static).render())
             await press(pilot, "2")
-            return stratum, before, str(screen.query_one("#review-head", Static).render())
+            after = str(screen.query_one("#review-head", Static).render())
+            return stratum, blind, before + "\n" + after
 
-    stratum, before, after = asyncio.run(go())
+    stratum, blind, both = asyncio.run(go())
+    before, after = both.split("\n", 1)
+    assert stratum not in blind and "judge, success check and stratum hidden" in blind
     assert before.startswith(f"[{stratum}] ") and "None" not in before
     assert "your labels: A -, B -, prefer -" in before
     assert "your labels: A fail, B -, prefer -" in after

@@ -64,14 +64,14 @@ def test_review_shows_weighted_agreement_and_kappa_with_intervals(
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f5")
             assert isinstance(app.screen, ReviewScreen)
-            for pref in "ababbaab":  # a reviewer who disagrees with the judge now and then
-                await press(pilot, pref, "1", "n")
+            for pref in "ababbaab" * 5:  # a reviewer who disagrees now and then: the whole
+                await press(pilot, pref, "1", "n")  # sample of 40, two or more per stratum
             return str(app.screen.query_one("#review-figures", Static).render())
 
     shown = asyncio.run(go())
     agree, kappa, need = reference(run_copy)
     line = next(x for x in shown.splitlines() if x.startswith("judge vs human: "))
-    assert line.startswith("judge vs human: 8 pairs, as labelled ")
+    assert line.startswith("judge vs human: 40 pairs, as labelled ")
     weighted = line.split("weighted to the audit: ")[1]
     assert weighted.startswith(f"agreement {agree * 100:.1f}% ")
     assert f"kappa {kappa:.2f} [" in weighted  # with its interval

@@ -129,3 +129,16 @@ def test_no_interval_while_a_stratum_holds_one_label() -> None:
     two_each = weighted_figures([*x, "A"], [*y, "A"], [*strata, "inconsistent"], population)
     low, high = two_each["weighted_agreement_ci"]
     assert 0 <= low < two_each["weighted_agreement"] < high <= 1
+
+
+def test_a_stratum_labelled_whole_needs_no_second_label() -> None:
+    """A stratum of one pair, labelled, is a census: no sampling spread, so it does not hold
+    the interval back."""
+    from judgeaudit.analysis.review_weights import weighted_figures
+
+    population = {"control": 100, "misselected": 1}
+    found = weighted_figures(
+        ["A", "B", "A", "B"], ["A", "B", "B", "A"], ["control", "control", "control", "misselected"],
+        population,
+    )  # fmt: skip
+    assert found["weighted_agreement_ci"] is not None, found["interval"]

@@ -159,7 +159,9 @@ def review_data(out: Path, n: int, seed: int = 0) -> ReviewData:
         labels = pd.read_sql_query("SELECT * FROM human_labels", db)
     finally:
         db.close()
-    items = sample(pairs, n, seed).to_dict("records") if len(pairs) else []
+    # in a seeded random order: in stratum blocks, the order told a blind reviewer the stratum
+    drawn = sample(pairs, n, seed).sample(frac=1, random_state=seed) if len(pairs) else None
+    items = drawn.to_dict("records") if drawn is not None else []
     return ReviewData(run_id, pairs, [{str(k): v for k, v in i.items()} for i in items], labels)
 
 

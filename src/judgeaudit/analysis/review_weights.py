@@ -85,8 +85,10 @@ def _weighted(
     weight = {s: population.get(s, 0) / n for s, n in labelled.items()}
     w = np.array([weight[s] for s in strata], dtype=float)
     agreement, kappa = weighted_kappa(x, y, w)
-    short = [s for s, n in labelled.items() if n < MIN_PER_STRATUM]
-    if short:  # resampling one item gives it no spread: the interval would be far too narrow
+    # resampling one item gives it no spread, so the interval would be far too narrow, unless
+    # that item is the whole stratum (a census has no sampling spread)
+    short = [s for s, n in labelled.items() if n < min(MIN_PER_STRATUM, population.get(s, 0))]
+    if short:
         return {
             "weighted_agreement": agreement,
             "weighted_agreement_ci": None,

@@ -170,17 +170,18 @@ class ReviewScreen(Screen[None]):
             return
         item = data.items[self.index]
         label = self.current_label(item["pair_id"])
-        if self.blind:
-            seen = "judge and success check hidden (j shows them)"
+        if self.blind:  # the stratum too: "satisfied_but_failed" names a failed side
+            seen, stratum = "judge, success check and stratum hidden (j shows them)", ""
         else:
             seen = (
                 f"judge prefers {pref_label(item['judge_pref'], item)} · success check "
                 f"{success_label(item['success_a'])}/{success_label(item['success_b'])}"
             )
+            stratum = f"[{item['stratum']}] "
         note = f" · note: {label['note']}" if label.get("note") else ""
         self.query_one("#review-head", Static).update(
             Text(  # plain text: "[stratum]" is no markup tag
-                f"[{item['stratum']}] {item['task_id']} · {seen} · your labels: "
+                f"{stratum}{item['task_id']} · {seen} · your labels: "
                 f"A {success_label(label['human_success_a'])}, "
                 f"B {success_label(label['human_success_b'])}, "
                 f"prefer {pref_label(label['human_pref'], item)}{note}"
