@@ -79,3 +79,18 @@ def test_env_exports_unset_what_exec_takes_away(home: Path, app: str) -> None:
     assert shell.returncode == 0, shell.stderr
     seen = json.loads(shell.stdout)
     assert {name: seen.get(name) for name in SHELL} == expected(app)
+
+
+def test_a_claude_profiles_own_tiers_are_set_not_cleared(home: Path) -> None:
+    """`cleared` took away every tier the profile's variables did not set, and those never
+    set a tier: a profile's own default_opus_model was unset (the review of the change)."""
+    add(home, "b", "claude", GATEWAY, "--key-env", "B_KEY", "--option", "default_opus_model=glm-x")
+    done = cli(
+        home, "exec", "b", "--as", "plain", "--", sys.executable, "-c", PRINT_ENV,
+        env={**SHELL, "B_KEY": PROFILE_KEY},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["ANTHROPIC_DEFAULT_OPUS_MODEL"] == "glm-x"
+    exports = cli(home, "env", "b", "--shell", "bash", env={"B_KEY": PROFILE_KEY}).stdout
+    assert "export ANTHROPIC_DEFAULT_OPUS_MODEL='glm-x'" in exports
+    assert "unset ANTHROPIC_DEFAULT_OPUS_MODEL" not in exports

@@ -79,3 +79,17 @@ def test_external_gap_on_a_run_without_rewards_is_refused(tmp_path: Path) -> Non
         " has an external gap and every bucket would be empty; use capability (agents' success"
         " rates) or judge, or import pairs with rewards"
     )
+
+
+def test_a_simulated_spec_with_an_external_gap_is_refused_before_it_runs(tmp_path: Path) -> None:
+    """The refusal came only from the closing report, after every model call was paid for
+    (exit 2, no report.html; the review of the change): the spec is refused at once."""
+    from tests.audit_helpers import write_spec
+
+    spec = write_spec(tmp_path / "spec.toml")
+    spec.write_text(spec.read_text() + '\n[gap]\nsource = "external"\n', encoding="utf-8")
+    done = cli("run", str(spec), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert f"{spec}: gap.source = 'external': no pair has a reward" in line
+    assert not (tmp_path / "out" / "audit.db").exists()

@@ -62,7 +62,8 @@ def test_labels_imported_during_a_run_are_stored_and_report_html_is_left_to_the_
         during = cli_ok("review", "import", str(out), str(sample))
     assert during.stdout.strip() == (
         f"stored {LABELLED} labelled pairs (re-importing the same file changes nothing);"
-        " report.html not rewritten: a run is writing OUT; its closing report will show them"
+        " report.html not rewritten: a run (or an export) is writing OUT; its closing report"
+        " will show them"
     )
     assert (out / "report.html").read_bytes() == before
     assert labelled(out) == LABELLED

@@ -46,8 +46,8 @@ def test_labels_saved_during_a_run_leave_report_html_to_it_and_say_so_once(
     notes, during, stored = asyncio.run(go())
     assert during == before
     assert notes == [
-        "label saved; report.html not rewritten: a run is writing OUT; its closing report will"
-        " show them"
+        "label saved; report.html not rewritten: a run (or an export) is writing OUT; its closing"
+        " report will show them"
     ]
     assert stored == ["tie"]
     assert "No human labels yet" not in report.read_text(encoding="utf-8")

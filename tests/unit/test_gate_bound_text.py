@@ -18,6 +18,7 @@ from judgeaudit.analysis.drift import bound_pts
         (0.015, 0.02, "+1.5"),  # far from the margin: one decimal as before
         (0.031, 0.02, "+3.1"),
         (0.0199, None, "+2.0"),  # no gate (compare without --fail-on-rise): one decimal
+        (0.02, 0.02, "+2.0000 (at the margin)"),  # not below it: the rule is strict
     ],
 )
 def test_the_bound_is_printed_on_the_side_of_the_margin_it_is_on(

@@ -258,7 +258,12 @@ def bound_pts(upper: float, margin: float | None) -> str:
         if shown != margin * 100 and (shown < margin * 100) == (value < margin * 100):
             break
         decimals += 1
-    return f"{value:+.{decimals}f}"
+    at = (
+        " (at the margin)"
+        if margin is not None and round(value, 4) == round(margin * 100, 4)
+        else ""
+    )
+    return f"{value:+.{decimals}f}{at}"
 
 
 def render_compare(result: dict[str, Any]) -> str:

@@ -63,7 +63,9 @@ def refresh_report_html(out: Path) -> Refreshed:
         with writing(out):
             return Refreshed(path=_rewrite(out))
     except OutBusy:
-        return Refreshed(skipped="a run is writing OUT; its closing report will show them")
+        return Refreshed(
+            skipped="a run (or an export) is writing OUT; its closing report will show them"
+        )
     except (JudgeauditError, OSError) as exc:
         why = (
             f"{exc.filename2 or exc.filename}: {exc.strerror}"

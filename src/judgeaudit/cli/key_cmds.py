@@ -117,12 +117,12 @@ def cmd_key_print(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    from judgeaudit.profiles.execenv import cleared  # not on the `key print` path
+    from judgeaudit.profiles.execenv import profile_environment  # not on `key print`'s path
     from judgeaudit.profiles.targets import sdk
 
     profile = _store().get(args.name)
-    given = sdk.variables(profile, secrets.resolve_key(profile))
-    print(sdk.exports(given, args.shell, unset=cleared(profile, given)))
+    given, gone = profile_environment(profile, secrets.resolve_key(profile))
+    print(sdk.exports(given, args.shell, unset=gone))
     return 0
 
 

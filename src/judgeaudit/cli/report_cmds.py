@@ -67,11 +67,34 @@ def _say_if_stopped(out: Path, report: Report) -> None:
         said = "was"
     else:
         return
+    later = _later_of_its_spec(folder, str(report["run_id"]))
+    then = (
+        f"a later run of the same spec ({later}) is the one `judgeaudit run` resumes, so these"
+        " figures stay as they are"
+        if later
+        else "rerun the same `judgeaudit run` command to resume it"
+    )
     print(
         f"report: run {report['run_id']} {said} stopped without closing (killed, or a crash);"
-        " rerun the same `judgeaudit run` command to resume it",
+        f" {then}",
         file=sys.stderr,
     )
+
+
+def _later_of_its_spec(folder: Path, run_id: str) -> str | None:
+    """The newest run of ``run_id``'s spec after it: the one a rerun of the spec resumes
+    (``run_choice.choose_run`` takes the last of a spec's runs), or None."""
+    from judgeaudit.audit.store import open_readonly
+    from judgeaudit.audit.store.readonly import RUN_ORDER
+
+    db = open_readonly(folder / "audit.db")
+    try:
+        rows = db.execute(f"SELECT run_id, spec_hash FROM runs {RUN_ORDER}").fetchall()
+    finally:
+        db.close()
+    spec = next((h for r, h in rows if r == run_id), None)
+    same = [r for r, h in rows if h == spec]
+    return same[-1] if same and same[-1] != run_id else None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -109,6 +109,16 @@ OPENAI_OTHERS = (
 )  # fmt: skip
 
 
+def profile_environment(profile: Profile, key: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    """What a plain command run with ``profile`` gets (exec) or a shell exports (env): the
+    variables to set (:func:`~judgeaudit.profiles.targets.sdk.variables`, and a Claude
+    profile's model tiers, which were cleared instead of set) and those to take away."""
+    given = sdk.variables(profile, key)
+    if profile.app == "claude":
+        given.update({path[4:]: value for path, value in claude.model_values(profile).items()})
+    return given, cleared(profile, given)
+
+
 def cleared(profile: Profile, given: Mapping[str, str]) -> tuple[str, ...]:
     """The variables a command run with ``profile`` must not inherit (see
     :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`OPENAI_OTHERS` and, for a Claude
@@ -140,13 +150,11 @@ def plan_launch(
         for variable in (*claude.TOKEN_VARS, *claude.ROUTER_VARS):
             env.pop(variable, None)
         layer_env = {"ANTHROPIC_BASE_URL": claude.anthropic_base(profile), "ANTHROPIC_API_KEY": ""}
-        # A Bedrock/Vertex/... flag in the user's settings would send this process to a cloud:
-        # the layer outranks that file, and an empty value is false to Claude Code.
-        layer_env.update(dict.fromkeys(claude.ROUTER_VARS, ""))
         layer_env.update({path[4:]: value for path, value in claude.model_values(profile).items()})
-        # Tiers the profile does not set are blanked (empty is unset to Claude Code): a tier a
-        # CC Switch preset left in the user's file would go to this profile's gateway.
-        for variable in claude.TIER_VARS:
+        # A Bedrock/Vertex/... flag in the user's settings would send this process to a cloud,
+        # a tier a CC Switch preset left there would go to this profile's gateway: the layer
+        # outranks that file, and an empty value is unset to Claude Code.
+        for variable in claude.OVER_USER_BLANKS:
             layer_env.setdefault(variable, "")
         settings: dict[str, object] = {"env": layer_env}
         if profile.key:
@@ -171,8 +179,8 @@ def plan_launch(
             env[key_variable] = key
         return Launch([*head, *overrides, *tail], env)
     _refuse_unrecognised(profile, command, tool)
-    given = sdk.variables(profile, key)
-    for variable in cleared(profile, given):  # another account's, or another endpoint's
+    given, gone = profile_environment(profile, key)
+    for variable in gone:  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)
     return Launch(list(command), env)

@@ -65,6 +65,10 @@ def load_inputs(spec: RunSpec, *, prepare: bool = True) -> Inputs:
                 raise TaskError(problem)
         bound = dataclasses.replace(spec, inputs_hash=content, period=periods.period or "")
         return Inputs(bound, list(unique.values()), imported)
+    # simulated conversations carry no reward: refused before the run is paid for, not after
+    reason = gaps.unfit(spec.gap_source, binary_rewards=False, one_agent=False, no_rewards=True)
+    if reason:
+        raise gaps.GapSourceError(f"{spec.path}: gap.source = {spec.gap_source!r}: {reason}")
     tasks = load_tasks(spec.tasks, spec.base_dir(), spec.path)
     if spec.tasks.startswith("builtin:"):
         return Inputs(spec, tasks, None)

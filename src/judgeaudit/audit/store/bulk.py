@@ -169,17 +169,21 @@ def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
 
 def count_streamed_tasks(db: Any, run_id: str) -> None:
     """A run that streams its pairs (recorded verdicts) knows no task before it starts, so its
-    manifest's ``task_set.count`` was 0: it is the run's distinct task ids once it is stored."""
+    manifest's ``task_set.count`` was 0: it is the run's distinct task ids, counted again at
+    every final export (a resumed run stores more)."""
     import json
 
     (text,) = db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
     manifest = json.loads(text)
     task_set = manifest.get("task_set")
-    if not isinstance(task_set, dict) or task_set.get("count") != 0:
+    settings = manifest.get("settings")  # the store reads no spec: the manifest's own word
+    recorded = isinstance(settings, dict) and settings.get("judge_source") == "recorded"
+    if not isinstance(task_set, dict) or not recorded:
         return
     query = "SELECT COUNT(DISTINCT task_id) FROM audit_pairs WHERE run_id = ?"
-    task_set["count"] = db.execute(query, (run_id,)).fetchone()[0]
-    if task_set["count"]:
+    counted = db.execute(query, (run_id,)).fetchone()[0]
+    if counted != task_set.get("count"):
+        task_set["count"] = counted
         db.execute(
             "UPDATE runs SET manifest = ? WHERE run_id = ?",
             (json.dumps(manifest, ensure_ascii=False), run_id),

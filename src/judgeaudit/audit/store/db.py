@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.audit.store.damage import refusing_damage
-from judgeaudit.audit.store.out_lock import STOPPED
+from judgeaudit.audit.store.out_lock import LOCKED, STOPPED
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.audit.store.schema import (
     CONTENT_COLUMNS,
@@ -174,7 +174,7 @@ class AuditStore:
             f"UPDATE runs SET status = ?, finished_at = {finished} WHERE run_id = ?",
             (status, run_id),
         )
-        if status == "running":
+        if status == "running" and LOCKED:
             stale = "UPDATE runs SET status = ? WHERE status = 'running' AND run_id != ?"
             self.db.execute(stale, (STOPPED, run_id))
 

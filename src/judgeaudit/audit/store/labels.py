@@ -54,14 +54,15 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
 
 
 def _replaced(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
-    """How many of ``rows`` hold a pair whose stored labels differ from theirs."""
-    fields = ", ".join(LABEL_FIELDS)
+    """How many of ``rows`` hold a pair whose stored labels differ from theirs (a note added
+    or changed alone replaces no label)."""
+    fields = ", ".join(LABEL_FIELDS[:3])
     count = 0
     for row in rows:
         before = db.execute(
             f"SELECT {fields} FROM human_labels WHERE pair_id = ?", (row["pair_id"],)
         ).fetchone()
-        count += before is not None and tuple(before) != tuple(row.get(f) for f in LABEL_FIELDS)
+        count += before is not None and tuple(before) != tuple(row.get(f) for f in LABEL_FIELDS[:3])
     return count
 
 

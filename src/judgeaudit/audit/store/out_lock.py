@@ -16,6 +16,7 @@ exist (Windows) runs are not locked.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +24,9 @@ from pathlib import Path
 from judgeaudit.errors import InputError
 
 LOCKS = Path("/proc/locks")
+#: Whether runs hold OUT's lock here (``fcntl``; not on Windows): only then is a second run
+#: marked running in the same OUT known not to be live.
+LOCKED = sys.platform != "win32"
 
 
 class OutBusy(InputError):

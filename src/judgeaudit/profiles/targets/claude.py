@@ -154,6 +154,11 @@ def model_values(profile: Profile) -> dict[str, str]:
     return want
 
 
+#: What a settings layer above the user's file (a project binding, exec's ``--settings``) sets
+#: empty where the profile sets nothing: the cloud switches and the model tiers.
+OVER_USER_BLANKS = (*ROUTER_VARS, *TIER_VARS)
+
+
 def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -> dict[str, str]:
     """The owned keys this profile sets, as dotted paths to plain values. ``over_user``: a
     layer above the user's file (a project binding), which cannot remove what that file sets,
@@ -163,7 +168,7 @@ def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -
     path would make the switch keep "replaced" secrets)."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
     if over_user:
-        for variable in (*ROUTER_VARS, *TIER_VARS):
+        for variable in OVER_USER_BLANKS:
             want.setdefault(f"env.{variable}", "")
     mode = profile.option("key_mode", "helper")
     if mode == "helper":
@@ -196,6 +201,12 @@ def plan(
     if raw is not None and profile is not None and blank and not ours:
         facts["text"] = raw.decode("utf-8")  # a blank file (a BOM too): `off` gives back this
     want = desired(profile, inline_key, over_user) if profile else {}
+    if keep_conflicts:  # the file's own values stay, blanks included: none written over them
+        env_now = doc.data().get("env")
+        own = env_now if isinstance(env_now, dict) else {}
+        for variable in OVER_USER_BLANKS:
+            if variable in own and want.get(f"env.{variable}") == "":
+                del want[f"env.{variable}"]
     conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
         SettingsDoc(doc),
@@ -263,7 +274,7 @@ def stale_tiers(env: dict[str, Any], profile: Profile) -> list[str]:
     """Tier variables a settings ``env`` sets that this profile does not: each sends a model id
     of whoever wrote it (another provider, a CC Switch preset) to this profile's gateway."""
     wanted = {p[4:] for p in model_values(profile)}
-    return [v for v in TIER_VARS if v in env and v not in wanted]
+    return [v for v in TIER_VARS if env.get(v) and v not in wanted]  # empty: unset
 
 
 def _conflicts(doc: JsonDoc, ledger: dict[str, Entry]) -> list[str]:
