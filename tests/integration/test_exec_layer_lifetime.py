@@ -69,11 +69,7 @@ def test_sighup_removes_the_layer(home: dict[str, str], tmp_path: Path) -> None:
 
 def test_after_kill_9_the_next_exec_sweeps_the_layer(home: dict[str, str], tmp_path: Path) -> None:
     proc, layer = _start(home, tmp_path)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(proc.pid):
-        time.sleep(0.05)
+    _kill_9(proc)
     assert layer.exists()  # nothing could remove it
     # A layer of a live exec (this test process) is left alone.
     live = tmp_path / "tmp" / f"judgeaudit-claude-{os.getpid()}-live.json"
@@ -84,6 +80,15 @@ def test_after_kill_9_the_next_exec_sweeps_the_layer(home: dict[str, str], tmp_p
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert not layer.exists() and live.exists()
+
+
+def _kill_9(proc: subprocess.Popen[str]) -> None:
+    """``kill -9`` of exec's job, waited out: nothing of exec can remove its layer."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(proc.pid):
+        time.sleep(0.05)
 
 
 def _alive(pid: int) -> bool:
@@ -100,11 +105,7 @@ def test_an_exec_that_fails_still_sweeps_a_killed_execs_layer(
     """The sweep ran only once a command started: an exec refused before that (here its key
     variable is not set) left the killed exec's layer, key and all (a new user's trial)."""
     proc, layer = _start(home, tmp_path)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(proc.pid):
-        time.sleep(0.05)
+    _kill_9(proc)
     assert layer.exists()
     without_key = {k: v for k, v in home.items() if k != "LAYER_TEST_KEY"}
     done = subprocess.run(

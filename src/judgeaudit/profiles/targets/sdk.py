@@ -54,23 +54,22 @@ def _quote(shell: str, value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
 
 
+#: Per shell: the line that unsets a variable, and the one that exports it.
+LINES = {
+    "fish": ("set -e {name}", "set -gx {name} {value}"),
+    "powershell": ("Remove-Item Env:{name} -ErrorAction SilentlyContinue", "$env:{name} = {value}"),
+}
+POSIX_LINES = ("unset {name}", "export {name}={value}")
+
+
 def exports(variables_: dict[str, str], shell: str, unset: tuple[str, ...] = ()) -> str:
     """Lines that set ``variables_`` and unset ``unset`` in ``shell``."""
     if shell not in SHELLS:
         raise ProfileError(f"--shell {shell!r}: use one of {', '.join(SHELLS)}")
-    lines = []
-    for name in unset:
-        if shell == "fish":
-            lines.append(f"set -e {name}")
-        elif shell == "powershell":
-            lines.append(f"Remove-Item Env:{name} -ErrorAction SilentlyContinue")
-        else:
-            lines.append(f"unset {name}")
-    for name, value in variables_.items():
-        if shell == "fish":
-            lines.append(f"set -gx {name} {_quote(shell, value)}")
-        elif shell == "powershell":
-            lines.append(f"$env:{name} = {_quote(shell, value)}")
-        else:
-            lines.append(f"export {name}={_quote(shell, value)}")
+    unset_line, export_line = LINES.get(shell, POSIX_LINES)
+    lines = [unset_line.format(name=name) for name in unset]
+    lines += [
+        export_line.format(name=name, value=_quote(shell, value))
+        for name, value in variables_.items()
+    ]
     return "\n".join(lines)
