@@ -114,3 +114,21 @@ def test_the_doctor_warns_once_about_a_shell_api_key(home: Path) -> None:
         " receives it; unset it (`unset ANTHROPIC_API_KEY`) or remove it there"
     ]
     assert shell_key not in said.stdout + said.stderr
+
+
+@pytest.mark.parametrize(("url", "warned"), [
+    ("http://gw.corp.example/v1", True),
+    ("https://gw.corp.example/v1", False),
+    ("http://127.0.0.1:9/v1", False),
+    ("http://localhost:9/v1", False),
+])  # fmt: skip
+def test_a_switch_to_plain_http_on_another_machine_is_warned(
+    home: Path, url: str, warned: bool
+) -> None:
+    """No word that a key would travel unencrypted (a new user's trial)."""
+    done = cli(
+        home, "profile", "add", "h", "--app", "codex", "--base-url", url, "--key-env", "H_KEY"
+    )
+    assert done.returncode == 0, done.stderr
+    dry = cli(home, "profile", "use", "h", "--dry-run", env={"H_KEY": "k-1234567890"})
+    assert ("is plain http to another machine" in dry.stderr) is warned, dry.stderr

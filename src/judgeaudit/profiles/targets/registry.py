@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import tomlkit
 
@@ -120,7 +121,7 @@ class ClaudeTarget:
         out = shadowing.claude_warnings(
             profile, project_dir, project_switch=project_dir is not None
         )
-        return out + helper_warnings(profile)
+        return out + helper_warnings(profile) + plaintext_warnings(profile)
 
 
 class CodexTarget:
@@ -175,7 +176,11 @@ class CodexTarget:
         codex.validate(plan.path, written, plan)
 
     def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
-        return shadowing.codex_warnings(profile) + codex_key_warnings(profile)
+        return (
+            shadowing.codex_warnings(profile)
+            + codex_key_warnings(profile)
+            + plaintext_warnings(profile)
+        )
 
 
 class SdkTarget:
@@ -232,6 +237,20 @@ def for_app(app: str) -> Target:
 def for_kind(kind: str) -> Target:
     """The target that writes files of ``kind`` (a :class:`FilePlan`'s ``kind``)."""
     return next(t for t in TARGETS.values() if kind in t.kinds)
+
+
+def plaintext_warnings(profile: Profile) -> list[str]:
+    """A key sent over plain ``http://`` to another machine travels unencrypted: said in the
+    preview (loopback, the embedded server's and a local bridge's case, is fine)."""
+    parts = urlsplit(profile.base_url)
+    host = (parts.hostname or "").lower()
+    loopback = host in ("localhost", "::1") or host.startswith("127.")
+    if parts.scheme != "http" or loopback:
+        return []
+    return [
+        f"{profile.base_url} is plain http to another machine: the key and every prompt travel "
+        "unencrypted; use https:// if the gateway offers it"
+    ]
 
 
 def helper_warnings(profile: Profile) -> list[str]:
