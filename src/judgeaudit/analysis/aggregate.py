@@ -242,7 +242,9 @@ def human_review(
     from judgeaudit.analysis.review import agreement
 
     engine = pairs_in or SqlitePairs(db)
-    labels = pd.read_sql_query("SELECT * FROM human_labels", db)
+    from judgeaudit.analysis.review import stored_labels
+
+    labels = stored_labels(db)
     ids = sorted(set(labels["pair_id"].astype(str)))
     found: list[Any] = []
     for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters

@@ -15,7 +15,13 @@ import pandas as pd
 
 from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
 from judgeaudit.analysis.pair_detail import pair_detail as show_pair
-from judgeaudit.analysis.review import check_replace, for_reviewer, sample, write_sample
+from judgeaudit.analysis.review import (
+    check_replace,
+    for_reviewer,
+    sample,
+    stored_labels,
+    write_sample,
+)
 from judgeaudit.audit.store.schema import pair_select
 from judgeaudit.audit.units import gap as gaps
 
@@ -145,7 +151,7 @@ def _pair_list(out: Path, where: str, params: tuple[Any, ...], only_misselected:
 def human_labels(out: Path) -> pd.DataFrame:
     db = open_db(out)
     try:
-        return pd.read_sql_query("SELECT * FROM human_labels", db)
+        return stored_labels(db)
     finally:
         db.close()
 
@@ -156,7 +162,7 @@ def review_data(out: Path, n: int, seed: int = 0) -> ReviewData:
     try:
         run_id = resolve_run(db, None)
         pairs = load_pairs(db, run_id)
-        labels = pd.read_sql_query("SELECT * FROM human_labels", db)
+        labels = stored_labels(db)
     finally:
         db.close()
     # in a seeded random order: in stratum blocks, the order told a blind reviewer the stratum
@@ -178,7 +184,7 @@ def export_review(out: Path, n: int, seed: int, path: Path) -> int:
     db = open_db(out)
     try:
         pairs = load_pairs(db, resolve_run(db, None))
-        stored = pd.read_sql_query("SELECT * FROM human_labels", db)
+        stored = stored_labels(db)
     finally:
         db.close()
     frame = for_reviewer(sample(pairs, n, seed, stored=stored), blind=True, seed=seed)

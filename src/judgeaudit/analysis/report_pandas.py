@@ -34,7 +34,9 @@ def build_report_pandas(out: Path, options: ReportOptions | None = None) -> Repo
         header = run_header(db, options)
         run_id, status, manifest = header.run_id, header.status, header.manifest
         pairs = load_pairs(db, run_id)
-        labels = pd.read_sql_query("SELECT * FROM human_labels", db)
+        from judgeaudit.analysis.review import stored_labels
+
+        labels = stored_labels(db)
         settings = manifest.get("settings", {})
         source = options.gap_source or settings.get("gap_source", "capability")
         check_source(db, run_id, source)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,12 @@ REVIEWER_COLUMNS = REVIEW_COLUMNS[-4:]
 #: choice, the success check, and the stratum, which names the judge's errors ("misselected");
 #: its rows are shuffled too, since the strata came in blocks.
 UNBLINDING = ("stratum", "judge_pref", "success_a", "success_b")
+
+
+def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
+    """The human labels stored in an audit.db: the one reader the report, Review and the
+    review sample use."""
+    return pd.read_sql_query("SELECT * FROM human_labels", db)
 
 
 def for_reviewer(frame: pd.DataFrame, blind: bool, seed: int) -> pd.DataFrame:
@@ -115,10 +122,13 @@ def _stored_cells(out: Path) -> dict[str, tuple[str, ...]]:
     except AnalysisError:
         return {}
     try:
-        rows = db.execute(f"SELECT pair_id, {', '.join(REVIEWER_COLUMNS)} FROM human_labels")
-        return {str(r[0]): tuple(_typed(v).strip() for v in r[1:]) for r in rows}
+        labels = stored_labels(db)
     finally:
         db.close()
+    return {
+        str(row["pair_id"]): tuple(_typed(row[c]).strip() for c in REVIEWER_COLUMNS)
+        for _, row in labels.iterrows()
+    }
 
 
 def _typed(value: Any) -> str:

@@ -207,17 +207,21 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 
 def cmd_review_export(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
-    from judgeaudit.analysis.review import check_replace, for_reviewer, sample, sample_csv
+    from judgeaudit.analysis.review import (
+        check_replace,
+        for_reviewer,
+        sample,
+        sample_csv,
+        stored_labels,
+    )
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
     try:
         db = open_db(args.out)
         run_id = resolve_run(db, args.run)
         pairs = load_pairs(db, run_id)
-        stored = pd.read_sql_query("SELECT * FROM human_labels", db)
+        stored = stored_labels(db)
         explained = _explained(db, run_id, args.explained_by)
         (status,) = db.execute("SELECT status FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         db.close()
