@@ -115,16 +115,13 @@ def style_summary(section: dict[str, Any], out: Any, run_id: str) -> dict[str, A
     """The report's style model (``judgeaudit why``) as the card states it: the feature terms
     with the largest odds ratios (a reversed label more likely where the winner had more of
     it), or why no model was fitted."""
-    from judgeaudit.analysis.why import ATTRIBUTED
+    from judgeaudit.analysis.why import top_style_terms
 
     see = f"judgeaudit why {out} --run {run_id}"
     if section.get("status") == "skipped" or not section.get("terms"):
         reason = str(section.get("note") or "no model was fitted")
         return {"computed": False, "reason": reason, "see": see}
-    terms = sorted(
-        (t for t in section["terms"] if t["feature"] in ATTRIBUTED),
-        key=lambda t: -float(t["odds_ratio"]),
-    )[:STYLE_TERMS]
+    terms = top_style_terms(section, STYLE_TERMS)
     keep = ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")
     return {
         "computed": True,

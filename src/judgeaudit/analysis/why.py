@@ -324,8 +324,12 @@ def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None
 def top_style_term(section: dict[str, Any]) -> dict[str, Any] | None:
     """The feature term with the largest odds ratio in a fitted ``style`` section (the report's
     own, so a reader that has the report does not fit the model twice); None without a model."""
+    top = top_style_terms(section, 1)
+    return top[0] if top else None
+
+
+def top_style_terms(section: dict[str, Any], k: int) -> list[dict[str, Any]]:
+    """The ``k`` feature terms (style, process, claim) with the largest odds ratios, largest
+    first: the leaderboard's column and the preference card's list."""
     style = [t for t in section.get("terms", []) if t["feature"] in ATTRIBUTED]
-    if not style:
-        return None
-    top: dict[str, Any] = max(style, key=lambda t: t["odds_ratio"])
-    return top
+    return sorted(style, key=lambda t: -float(t["odds_ratio"]))[:k]
