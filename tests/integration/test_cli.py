@@ -367,6 +367,8 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
         cells.append(f"{top['feature']} {top['odds_ratio']:.3g}")
         # one interval per rate: the report's own (a CR1 t interval here once gave a judge with
         # 9 misselections [0.0, 12.6] beside the report's [2.1, 15.7]: a new user's trial)
+        sbf = report["satisfied_but_failed"]["judge"]
+        assert row["satisfied_but_failed_ci"] == [sbf["ci_low"], sbf["ci_high"]]
         for key in ("rate", "ci_low", "ci_high"):
             assert row["misselection"][key] == pytest.approx(report["overall"][key]), key
             assert row["near"][key] == pytest.approx(report["buckets"][0][key]), key

@@ -130,6 +130,10 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "position_consistency": consistency.get("consistency_rate"),
         "no_verdict_rate": verdicts["no_verdict_rate"],
         "satisfied_but_failed": report["satisfied_but_failed"]["judge"]["rate"],
+        "satisfied_but_failed_ci": [  # the report's interval for that rate
+            report["satisfied_but_failed"]["judge"]["ci_low"],
+            report["satisfied_but_failed"]["judge"]["ci_high"],
+        ],
         "tokens": usage["tokens"],
         "cost_usd": usage["cost_usd"],
         "cost_per_1000_verdicts": None
