@@ -77,3 +77,14 @@ def test_profile_names_are_shown_whole_and_no_header_is_cut(
         assert by_name["zh-router"]["key"] == "env QWEN_KEY"
     if size == (120, 40) and not longest:
         assert by_name["zh-router"]["TTFT"] == "955/1358 ms"
+
+
+def test_a_cut_url_keeps_its_end() -> None:
+    """At 80 columns every loopback profile's URL read `http://127.…`, the port cut off (a new
+    user's trial): the Profiles table cuts URLs a third of the way in."""
+    from judgeaudit.tui.widgets.fit_table import fit
+
+    cut = fit("http://127.0.0.1:8765/v1", 12, middle=True)
+    assert not isinstance(cut, str) and cut.plain == "http…8765/v1"
+    whole = fit("http://127.0.0.1:9/v1", 24, middle=True)
+    assert not isinstance(whole, str) and whole.plain == "http://127.0.0.1:9/v1"

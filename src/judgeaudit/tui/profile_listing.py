@@ -20,7 +20,7 @@ COLUMNS = (
     Col("app", "app", min=3, whole=True),
     Col("active", " ", min=1),
     Col("name", "name", min=12, whole=True),
-    Col("base_url", "base URL", min=12, drop=3),
+    Col("base_url", "base URL", min=12, drop=3, middle=True),
     Col("model", "model", min=6, drop=2),
     Col("key", "key", min=16, drop=1, whole=True),
     # the last `profile test --all`: time to first token, "p50/p95 ms" (docs/tui.md)

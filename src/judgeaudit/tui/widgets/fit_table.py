@@ -35,6 +35,7 @@ class Col:
     max: int | None = None
     drop: int = 0  # higher goes first when space is short; 0 never goes
     whole: bool = False  # never cut: a verdict or an interval read in part misleads
+    middle: bool = False  # cut in the middle: a URL's port and path tell rows apart
 
     def narrowest(self, natural: int) -> int:
         return natural if self.whole else min(natural, self.min)
@@ -74,12 +75,18 @@ def natural_width(col: Col, rows: Sequence[Row]) -> int:
     return min(width, col.max) if col.max else width
 
 
-def fit(cell: Cell, width: int) -> Cell:
+def fit(cell: Cell, width: int, middle: bool = False) -> Cell:
     """``cell`` cut to ``width``, always as Text: DataTable reads a plain str as markup, so an
-    agent or task name with ``[8b]`` lost it and one with ``[/b]`` raised MarkupError."""
+    agent or task name with ``[8b]`` lost it and one with ``[/b]`` raised MarkupError.
+    ``middle``: the cut is a third of the way in (``http…8765/v1``: at 80 columns every
+    loopback profile's URL read ``http://127.…``)."""
     if cell_len(plain(cell)) <= width:
         return Text(cell) if isinstance(cell, str) else cell
     text = cell.copy() if isinstance(cell, Text) else Text(cell)
+    if middle and width >= 5 and len(text.plain) == cell_len(text.plain):  # one cell a char
+        head = width // 3  # the end tells more apart (a port, a path)
+        tail = width - 1 - head
+        return text[:head] + Text("…") + text[len(text.plain) - tail :]
     text.truncate(width, overflow="ellipsis")
     return text
 
@@ -267,6 +274,7 @@ class FitTable(DataTable[Cell]):
                 label = f"{label}{'↓' if self.sort_reverse else '↑'}"
             self.add_column(fit(label, widths[c.key]), width=widths[c.key], key=c.key)
         for key, row in rows:
-            self.add_row(*(fit(row.get(c.key, ""), widths[c.key]) for c in shown), key=key)
+            cells = (fit(row.get(c.key, ""), widths[c.key], c.middle) for c in shown)
+            self.add_row(*cells, key=key)
         if keep is not None and keep in {k for k, _ in rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)
