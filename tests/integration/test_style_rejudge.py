@@ -124,8 +124,9 @@ def test_review_export_over_samples_the_pairs_length_explains(source: Path) -> N
     assert style["explained_by"].get("length", 0) >= 1
     out = source.parent / judge.replace(":", "_").replace(",", "_").replace("=", "")
     sample = out / "sample.csv"
+    # --unblind: the strata are read below
     done = cli("review", "export", str(out), "--n", "20", "--explained-by", "length",
-               "--file", str(sample))  # fmt: skip
+               "--file", str(sample), "--unblind")  # fmt: skip
     assert done.returncode == 0, done.stderr
     import csv
     import sqlite3
