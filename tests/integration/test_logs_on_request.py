@@ -23,13 +23,11 @@ LOG_FIELDS = (
 )  # fmt: skip
 
 
-def _recorded_run(tmp: Path, out: Path) -> str:
+def _recorded_run(tmp: Path, out: Path, log: Path = ROLLOUTS / "recorded-verdicts.jsonl") -> str:
+    """A recorded run of ``log`` (imported once per ``tmp``) into ``out``; its stderr."""
     pairs = tmp / "pairs.jsonl"
     if not pairs.exists():
-        done = cli(
-            "import", "recorded-jsonl", str(ROLLOUTS / "recorded-verdicts.jsonl"), "--out",
-            str(pairs),
-        )  # fmt: skip
+        done = cli("import", "recorded-jsonl", str(log), "--out", str(pairs))
         assert done.returncode == 0, done.stderr
         (tmp / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
     done = cli("run", str(tmp / "spec.toml"), "--out", str(out), "--events", "jsonl")
@@ -219,17 +217,8 @@ def test_a_log_judged_in_one_order_says_why_position_bias_is_not_shown(tmp_path:
     lines = (ROLLOUTS / "recorded-verdicts.jsonl").read_text(encoding="utf-8").splitlines()
     one_order = [line for line in lines if json.loads(line).get("order") != "BA"]
     (tmp_path / "ab.jsonl").write_text("\n".join(one_order) + "\n", encoding="utf-8")
-    done = cli(
-        "import",
-        "recorded-jsonl",
-        str(tmp_path / "ab.jsonl"),
-        "--out",
-        str(tmp_path / "pairs.jsonl"),
-    )
-    assert done.returncode == 0, done.stderr
-    (tmp_path / "spec.toml").write_text(RECORDED_SPEC, encoding="utf-8")
     out = tmp_path / "out"
-    assert cli("run", str(tmp_path / "spec.toml"), "--out", str(out)).returncode == 0
+    _recorded_run(tmp_path, out, tmp_path / "ab.jsonl")
     said = "not identifiable: no pair was judged in both orders (AB and BA)"
     assert json.loads(cli("report", str(out), "--format", "json").stdout)["position_bias"] == []
     table = cli("report", str(out)).stdout

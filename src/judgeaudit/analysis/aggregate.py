@@ -239,11 +239,9 @@ def human_review(
         return {"labelled": 0}  # review.agreement's answer, without importing pandas (~0.2 s)
     import pandas as pd
 
-    from judgeaudit.analysis.review import agreement
+    from judgeaudit.analysis.review import agreement, stored_labels
 
     engine = pairs_in or SqlitePairs(db)
-    from judgeaudit.analysis.review import stored_labels
-
     labels = stored_labels(db)
     ids = sorted(set(labels["pair_id"].astype(str)))
     found: list[Any] = []

@@ -134,16 +134,20 @@ def style_summary(section: dict[str, Any], out: Any, run_id: str) -> dict[str, A
 @dataclass
 class _Bucket:
     decisive: int = 0
-    labelled: int = 0
-    reversed: int = 0
     ties: int = 0
-    #: per task: (reversed, labelled), for the task-clustered interval
+    #: per task: (reversed, labelled), for the task-clustered interval; the totals are theirs
     tasks: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def reversed(self) -> int:
+        return sum(rev for rev, _ in self.tasks.values())
+
+    @property
+    def labelled(self) -> int:
+        return sum(lab for _, lab in self.tasks.values())
 
     def add(self, other: _Bucket) -> None:
         self.decisive += other.decisive
-        self.labelled += other.labelled
-        self.reversed += other.reversed
         self.ties += other.ties
         for task, (rev, lab) in other.tasks.items():
             counts = self.tasks.setdefault(task, [0, 0])
@@ -185,11 +189,9 @@ class Tally:
         if judge is None:
             b.ties += 1
             return
-        b.labelled += 1
         counts = b.tasks.setdefault(str(row["task_id"]), [0, 0])
         counts[1] += 1
         if judge != state:
-            b.reversed += 1
             counts[0] += 1
             self.reversed_by_state += 1
 

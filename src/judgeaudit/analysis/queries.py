@@ -19,6 +19,7 @@ from judgeaudit.analysis.review import (
     check_replace,
     for_reviewer,
     sample,
+    shuffled,
     stored_labels,
     write_sample,
 )
@@ -165,9 +166,7 @@ def review_data(out: Path, n: int, seed: int = 0) -> ReviewData:
         labels = stored_labels(db)
     finally:
         db.close()
-    # in a seeded random order: in stratum blocks, the order told a blind reviewer the stratum
-    drawn = sample(pairs, n, seed).sample(frac=1, random_state=seed) if len(pairs) else None
-    items = drawn.to_dict("records") if drawn is not None else []
+    items = shuffled(sample(pairs, n, seed), seed).to_dict("records") if len(pairs) else []
     return ReviewData(run_id, pairs, [{str(k): v for k, v in i.items()} for i in items], labels)
 
 

@@ -47,13 +47,18 @@ def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
     return pd.read_sql_query("SELECT * FROM human_labels", db)
 
 
+def shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The sample's rows in a seeded random order: drawn in stratum blocks, the order would
+    tell a blind reviewer each pair's stratum (the CSV's and the app's Review alike)."""
+    return frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+
+
 def for_reviewer(frame: pd.DataFrame, blind: bool, seed: int) -> pd.DataFrame:
-    """The sample as the reviewer gets it: blind (no :data:`UNBLINDING` column, rows in a
-    seeded random order), or as drawn."""
+    """The sample as the reviewer gets it: blind (no :data:`UNBLINDING` column, rows
+    :func:`shuffled`), or as drawn."""
     if not blind:
         return frame
-    shuffled = frame.sample(frac=1, random_state=seed).reset_index(drop=True)
-    return shuffled.drop(columns=list(UNBLINDING))
+    return shuffled(frame, seed).drop(columns=list(UNBLINDING))
 
 
 def sample(

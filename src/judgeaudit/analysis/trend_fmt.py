@@ -40,6 +40,11 @@ def alert_line(a: dict[str, Any]) -> str:
     )
 
 
+def _no_alert(detector: dict[str, Any]) -> str:
+    """What a trend without an alert says: whether anything was tested at all."""
+    return "no alert" if detector.get("tests") else "no alert tested"
+
+
 def render_table(trend: dict[str, Any]) -> str:
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
@@ -80,9 +85,7 @@ def render_table(trend: dict[str, Any]) -> str:
     alerts = trend.get("alerts", [])
     if det.get("note"):
         lines.append(f"alerts not tested: {det['note']} (--baseline)")
-    lines += [alert_line(a) for a in alerts if a.get("first")] or [
-        "no alert" if det.get("tests") else "no alert tested"
-    ]
+    lines += [alert_line(a) for a in alerts if a.get("first")] or [_no_alert(det)]
     later: dict[str, list[str]] = {}
     for a in alerts:
         if not a.get("first"):
@@ -199,7 +202,7 @@ def render_html(trend: dict[str, Any]) -> str:
         + (
             f"<ul>{alert_html}</ul><p>{escape(alerts[0]['action'])}</p>"
             if alerts
-            else f"<p>{'no alert' if det.get('tests') else 'no alert tested'}</p>"
+            else f"<p>{_no_alert(det)}</p>"
         )
         + f"<p class='note'>{escape(str(det.get('test', '')))}; "
         f"{escape(str(det.get('multiplicity', '')))}; baseline: first "

@@ -102,15 +102,21 @@ def _axis(terms: list[dict[str, Any]]) -> tuple[float, float]:
     return math.log(max(low, 1e-3)), math.log(min(high, 1e3))
 
 
+def _past_axis(t: dict[str, Any], lo: float, hi: float) -> tuple[bool, bool]:
+    """Whether the interval runs past the axis's low and high end (it stops at 1e-3, 1e3)."""
+    return math.log(max(t["ci_low"], 1e-9)) < lo, math.log(max(t["ci_high"], 1e-9)) > hi
+
+
 def _clipped(
     t: dict[str, Any], lo: float, hi: float, left: int, width: int, y: int, colour: str
 ) -> list[str]:
-    """Arrowheads at an axis end the interval runs past (it stops at 1e-3 and 1e3)."""
+    """Arrowheads at an axis end the interval runs past."""
     marks = []
-    if math.log(max(t["ci_high"], 1e-9)) > hi:
+    past_low, past_high = _past_axis(t, lo, hi)
+    if past_high:
         x = left + width
         marks.append(f"<path d='M{x},{y - 5} L{x + 8},{y} L{x},{y + 5} Z' fill='{colour}'/>")
-    if math.log(max(t["ci_low"], 1e-9)) < lo:
+    if past_low:
         marks.append(
             f"<path d='M{left},{y - 5} L{left - 8},{y} L{left},{y + 5} Z' fill='{colour}'/>"
         )
@@ -176,10 +182,11 @@ def forest_text(style: dict[str, Any], width: int = 40) -> list[str]:
             cells[c] = "─"
         cells[col(1.0)] = "│" if cells[col(1.0)] == " " else "┼"
         cells[min(max(col(t["odds_ratio"]), 1), width - 2)] = "●"
-        # past the axis (it stops at 1e-3 and 1e3): an arrow at that end, not a clipped line
-        if math.log(max(t["ci_high"], 1e-9)) > hi:
+        # past the axis: an arrow at that end, not a clipped line
+        past_low, past_high = _past_axis(t, lo, hi)
+        if past_high:
             cells[-1] = "▶"
-        if math.log(max(t["ci_low"], 1e-9)) < lo:
+        if past_low:
             cells[0] = "◀"
         label = LABELS.get(t["feature"], t["feature"])
         lines.append(f"{label:<24} {''.join(cells)} {t['odds_ratio']:.3g}")

@@ -3,6 +3,8 @@ runner shares (kept apart so the runner stays about orchestration)."""
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from judgeaudit.audit.spec import RunSpec
@@ -34,17 +36,23 @@ class OtherSpec(RunError):
         return f"{self.said}; choose another output dir on Launch (nothing was written)"
 
 
+def resumed_run(runs: Sequence[sqlite3.Row], spec_hash: str) -> str | None:
+    """The run a spec of ``spec_hash`` resumes among ``runs`` (oldest first): its newest."""
+    same = [r["run_id"] for r in runs if r["spec_hash"] == spec_hash]
+    return str(same[-1]) if same else None
+
+
 def choose_run(store: AuditStore, spec: RunSpec, out: Path, new_run: bool) -> tuple[str, bool]:
     """The run this spec resumes in ``out``, or the id of a new one: (run_id, resumed)."""
     spec_hash = spec.spec_hash()
     runs = store.runs()
-    same = [r for r in runs if r["spec_hash"] == spec_hash]
-    if runs and not same and not new_run:
+    resumed = resumed_run(runs, spec_hash)
+    if runs and resumed is None and not new_run:
         other = runs[-1]
         raise OtherSpec(out, other["run_id"], other["spec_hash"], spec_hash)
     base = f"{spec.name}-{spec_hash[:8]}"
-    if same and not new_run:
-        return same[-1]["run_id"], True
+    if resumed is not None and not new_run:
+        return resumed, True
     taken = {r["run_id"] for r in runs}
     run_id, n = base, 1
     while run_id in taken:

@@ -82,19 +82,23 @@ def _say_if_stopped(out: Path, report: Report) -> None:
 
 
 def _later_of_its_spec(folder: Path, run_id: str) -> str | None:
-    """The newest run of ``run_id``'s spec after it: the one a rerun of the spec resumes
-    (``run_choice.choose_run`` takes the last of a spec's runs), or None."""
+    """The later run of ``run_id``'s spec that a rerun of the spec resumes
+    (:func:`~judgeaudit.audit.run_choice.resumed_run`), or None when that is ``run_id``."""
+    import sqlite3
+
+    from judgeaudit.audit.run_choice import resumed_run
     from judgeaudit.audit.store import open_readonly
     from judgeaudit.audit.store.readonly import RUN_ORDER
 
     db = open_readonly(folder / "audit.db")
     try:
-        rows = db.execute(f"SELECT run_id, spec_hash FROM runs {RUN_ORDER}").fetchall()
+        db.row_factory = sqlite3.Row
+        runs = db.execute(f"SELECT run_id, spec_hash FROM runs {RUN_ORDER}").fetchall()
     finally:
         db.close()
-    spec = next((h for r, h in rows if r == run_id), None)
-    same = [r for r, h in rows if h == spec]
-    return same[-1] if same and same[-1] != run_id else None
+    spec = next((r["spec_hash"] for r in runs if r["run_id"] == run_id), None)
+    resumed = resumed_run(runs, spec) if spec is not None else None
+    return resumed if resumed != run_id else None
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

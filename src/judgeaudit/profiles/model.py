@@ -118,6 +118,12 @@ def base_url_hint(app: str | None) -> str:
     return "e.g. https://taotoken.net/api/v1 (the OpenAI-compatible base, ending in /v1)"
 
 
+def is_loopback_host(host: str) -> bool:
+    """This machine (``localhost``, ``::1``, ``127.*``): a Codex id ``local-PORT``, a plain
+    ``http://`` URL that needs no warning."""
+    return host.lower() in ("localhost", "::1") or host.startswith("127.")
+
+
 def check_base_url(url: str, where: str = "base_url", app: str | None = None) -> str:
     """The bare API base, or one line saying what is wrong with it. The URL itself is never
     echoed: a query string or user part may carry a key (``?api_key=sk-...``)."""

@@ -13,7 +13,8 @@ from judgeaudit.audit.store.readonly import check_regular
 from judgeaudit.audit.store.schema import migrate
 from judgeaudit.credentials import scrub_content
 
-LABEL_FIELDS = ("human_success_a", "human_success_b", "human_pref", "note")
+#: What a label is (a note beside it is not): what "replaced a different label" compares
+LABEL_FIELDS = ("human_success_a", "human_success_b", "human_pref")
 
 
 class Stored(NamedTuple):
@@ -56,13 +57,13 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
 def _replaced(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
     """How many of ``rows`` hold a pair whose stored labels differ from theirs (a note added
     or changed alone replaces no label)."""
-    fields = ", ".join(LABEL_FIELDS[:3])
+    fields = ", ".join(LABEL_FIELDS)
     count = 0
     for row in rows:
         before = db.execute(
             f"SELECT {fields} FROM human_labels WHERE pair_id = ?", (row["pair_id"],)
         ).fetchone()
-        count += before is not None and tuple(before) != tuple(row.get(f) for f in LABEL_FIELDS[:3])
+        count += before is not None and tuple(before) != tuple(row.get(f) for f in LABEL_FIELDS)
     return count
 
 

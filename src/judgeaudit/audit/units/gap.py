@@ -63,14 +63,13 @@ def unfit(
     ``external`` without any reward puts no pair in a bucket (every figure n/a, exit 0 before).
     ``capability`` on pairs of one agent's trials is 0 by construction: every pair "near".
     """
+    fits = "judge" if one_agent else "capability (agents' success rates) or judge"
     if source == "external" and no_rewards:
-        fits = "judge" if one_agent else "capability (agents' success rates) or judge"
         return (
             "no pair has a reward (reward_a/reward_b are empty), so no pair has an external gap "
             f"and every bucket would be empty; use {fits}, or import pairs with rewards"
         )
     if source == "external" and binary_rewards:
-        fits = "judge" if one_agent else "capability (agents' success rates) or judge"
         return (
             "the rewards are 0/1, so the external gap is the outcome itself (every decisive "
             f"pair would be 'large'); use {fits}"

@@ -28,13 +28,13 @@ from judgeaudit.profiles.model import (
     PROVIDER_ID_RE,
     Profile,
     ProfileError,
+    is_loopback_host,
 )
 from judgeaudit.profiles.paths import config_dir
 from judgeaudit.profiles.targets import FileKind, FilePlan
 from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
-LOOPBACK = ("localhost", "::1")
 #: Codex waits 5 s for an auth command by default; a busy machine can need more than that.
 AUTH_TIMEOUT_MS = 15000
 ROOT_KEYS = ("model", "model_provider")
@@ -50,7 +50,7 @@ def default_provider_id(base_url: str) -> str:
     ``gw`` and ``codex resume`` on one offered (and sent) the other's sessions."""
     parts = urlsplit(base_url)
     host = (parts.hostname or "local").lower()
-    if host in LOOPBACK or host.startswith("127."):
+    if is_loopback_host(host):
         ident = f"local-{parts.port or 80}"
     elif ":" in host or host.replace(".", "").isdigit():
         ident = host  # an IPv4 or IPv6 address: every part tells one gateway from another

@@ -20,7 +20,7 @@ import tomlkit
 
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.ledger import Entry
-from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
+from judgeaudit.profiles.model import APPS, App, Profile, ProfileError, is_loopback_host
 from judgeaudit.profiles.paths import claude_settings, codex_home
 from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex
 from judgeaudit.redact import keylike_words, secret_values
@@ -243,9 +243,7 @@ def plaintext_warnings(profile: Profile) -> list[str]:
     """A key sent over plain ``http://`` to another machine travels unencrypted: said in the
     preview (loopback, the embedded server's and a local bridge's case, is fine)."""
     parts = urlsplit(profile.base_url)
-    host = (parts.hostname or "").lower()
-    loopback = host in ("localhost", "::1") or host.startswith("127.")
-    if parts.scheme != "http" or loopback:
+    if parts.scheme != "http" or is_loopback_host(parts.hostname or ""):
         return []
     return [
         f"{profile.base_url} is plain http to another machine: the key and every prompt travel "
