@@ -5,8 +5,9 @@ which costs 24-150 s per re-judge at 504 tasks: 40 null re-judges were all it co
 and they were gated against one shared source (correlated instances). Here each re-judge is
 ``inprocess_rejudge`` (equal to ``judgeaudit rejudge`` pair for pair, checked by
 ``tests/integration/test_inprocess_rejudge.py``), about 2.5 s at 504 tasks, and each gate is
-the one ``compare --fail-on-rise`` computes (``paired_rows``, the Holm family ``gate``, then
-``decide_rows``) on the runs' pair tables; ``compare``'s no-verdict check is left out, as these
+the one ``compare --fail-on-rise`` computes (``paired_rows``, the weighted-Holm family ``gate``,
+then ``decide_rows``), and beside it, on the same rows, the rule before it (plain Holm over the
+rows, ``gate(..., share=None)``) on the runs' pair tables; ``compare``'s no-verdict check is left out, as these
 simulated judges always give a verdict (one that did not would stop the bench). Reported, each with its 95% Wilson interval:
 
 - disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
@@ -21,6 +22,7 @@ simulated judges always give a verdict (one that did not would stop the bench). 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -39,7 +41,7 @@ from bench.inprocess_rejudge import InProcessJudge, StoredPair, load_pairs
 from judgeaudit.analysis.drift import run_lineage
 from judgeaudit.analysis.gate import decide_rows
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
-from judgeaudit.analysis.paired import gate, pair_key, paired_rows, with_trials
+from judgeaudit.analysis.paired import OVERALL_SHARE, gate, pair_key, paired_rows, with_trials
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.stats import wilson
 
@@ -67,16 +69,21 @@ class Source:
         return self.frame.assign(misselected=self.keys.map(missel).astype("Int64"))
 
     def gate(self, before: pd.DataFrame, after: pd.DataFrame, margin: float) -> dict[str, Any]:
+        """The gate's exit by its rule (weighted Holm) and, on the same rows, by plain Holm over
+        the rows (the rule before: side by side on the same re-judges)."""
         rows, overall, _ = paired_rows(before, after, self.gap_source, self.bins, self.labels)
-        gate(rows, overall)
-        result = {"buckets": rows, "overall": overall}
-        decided = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})
-        return {
-            "exit": decided["exit_code"],
-            "change": overall["change"],
-            "upper": overall["upper"],
-            "rows": {r["label"]: r["verdict"] for r in [*rows, overall]},
-        }
+        exits: dict[str, int] = {}
+        verdicts: dict[str, Any] = {}
+        for rule, share in (("exit", OVERALL_SHARE), ("exit_holm", None)):
+            buckets, whole = copy.deepcopy(rows), copy.deepcopy(overall)
+            gate(buckets, whole, share)
+            result = {"buckets": buckets, "overall": whole}
+            exits[rule] = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})[
+                "exit_code"
+            ]
+            if share is not None:
+                verdicts = {r["label"]: r["verdict"] for r in [*buckets, whole]}
+        return {**exits, "change": overall["change"], "upper": overall["upper"], "rows": verdicts}
 
 
 def rate(label: str, hits: int, n: int) -> dict[str, Any]:
@@ -90,18 +97,20 @@ def rate(label: str, hits: int, n: int) -> dict[str, Any]:
 
 
 def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
-    exits = [g["exit"] for g in gates]
     changes = pd.Series([g["change"] for g in gates], dtype=float) * 100
     print(
         f"{label}: {len(gates)} gates; change mean {changes.mean():+.2f} SD {changes.std():.2f} points"
     )
-    return {
-        "worse": rate("worse (exit 3)", exits.count(3), len(exits)),
-        "not_worse": rate("not worse (exit 0)", exits.count(0), len(exits)),
-        "inconclusive": rate("inconclusive (exit 5)", exits.count(5), len(exits)),
-        "change_sd": float(changes.std()),
-        "gates": gates,
-    }
+    figures: dict[str, Any] = {"change_sd": float(changes.std()), "gates": gates}
+    for rule, suffix, title in (("exit", "", "the gate"), ("exit_holm", "_holm", "plain Holm")):
+        exits = [g[rule] for g in gates if rule in g]
+        if not exits:
+            continue
+        print(f" {title}:")
+        figures["worse" + suffix] = rate("worse (exit 3)", exits.count(3), len(exits))
+        figures["not_worse" + suffix] = rate("not worse (exit 0)", exits.count(0), len(exits))
+        figures["inconclusive" + suffix] = rate("inconclusive (exit 5)", exits.count(5), len(exits))
+    return figures
 
 
 def spread(source: Source, nulls: list[pd.DataFrame]) -> dict[str, float | None]:
@@ -141,12 +150,17 @@ def pool(files: list[Path]) -> int:
     )
     for label, parts in groups.items():
         print(f"{label}:")
-        for key, name in (
-            ("worse", "worse (exit 3)"),
-            ("not_worse", "not worse (exit 0)"),
-            ("inconclusive", "inconclusive (exit 5)"),
-        ):
-            rate(name, sum(p[key]["k"] for p in parts), sum(p[key]["n"] for p in parts))
+        for suffix, title in (("", "the gate"), ("_holm", "plain Holm")):
+            if not all("worse" + suffix in p for p in parts):
+                continue
+            print(f" {title}:")
+            for key, name in (
+                ("worse", "worse (exit 3)"),
+                ("not_worse", "not worse (exit 0)"),
+                ("inconclusive", "inconclusive (exit 5)"),
+            ):
+                key += suffix
+                rate(name, sum(p[key]["k"] for p in parts), sum(p[key]["n"] for p in parts))
     return 0
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 from judgeaudit.analysis import metrics
 from judgeaudit.analysis.stats import (
@@ -19,6 +22,7 @@ from judgeaudit.analysis.stats import (
     mcnemar_exact,
     newcombe_diff,
     newcombe_paired,
+    weighted_holm,
     wilson,
 )
 
@@ -187,6 +191,33 @@ def test_fisher_exact_and_holm_hand_computed() -> None:
     # Holm: sorted 0.01*4 = 0.04, 0.03*3 = 0.09, 0.04*2 = 0.08 -> 0.09 (monotone), 0.2*1.
     assert holm([0.01, 0.04, 0.03, 0.2]) == pytest.approx([0.04, 0.09, 0.09, 0.2])
     assert holm([]) == []
+
+
+def test_weighted_holm_hand_computed_and_equal_weights_are_statsmodels_holm() -> None:
+    # The gate's family: overall holds 1/2, four buckets 1/8 each. In the order of p / w:
+    # overall 0.0156 * 1 / 0.5 = 0.0312; large 0.04 * 0.5 / 0.125 = 0.16; small
+    # 0.2 * 0.375 / 0.125 = 0.6; near 0.3 * 0.25 / 0.125 = 0.6; medium 0.5 * 1 -> 0.6 (monotone).
+    p_values = [0.0156, 0.30, 0.20, 0.50, 0.04]
+    weights = [0.5, 0.125, 0.125, 0.125, 0.125]
+    assert weighted_holm(p_values, weights) == pytest.approx([0.0312, 0.6, 0.6, 0.6, 0.16])
+    # Plain Holm on the same rows leaves the overall row at 5 * 0.0156 = 0.078: not significant.
+    reference = multipletests(p_values, method="holm")[1]
+    assert weighted_holm(p_values, [1.0] * 5) == pytest.approx(list(reference))
+    assert holm(p_values) == pytest.approx(list(reference))
+    assert reference[0] == pytest.approx(0.078)
+    with pytest.raises(ValueError):
+        weighted_holm([0.1, 0.2], [1.0, 0.0])
+
+
+def test_weighted_holm_keeps_the_family_wise_error_under_the_global_null() -> None:
+    # 20,000 families of five independent uniform p-values, every null true: a family with any
+    # adjusted p below 0.05 is a false alarm; the procedure promises at most 5%.
+    rng = np.random.default_rng(11)
+    draws = rng.uniform(size=(20_000, 5))
+    weights = [0.5, 0.125, 0.125, 0.125, 0.125]
+    alarms = sum(min(weighted_holm(list(row), weights)) < 0.05 for row in draws)
+    low, _high = proportion_confint(alarms, 20_000, method="wilson")
+    assert low < 0.05 and alarms / 20_000 > 0.04  # about 5%: independent nulls are the worst case
 
 
 def test_cluster_bootstrap_is_seeded_and_wider_than_wilson_when_tasks_cluster() -> None:

@@ -123,7 +123,7 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
     verdict = result["gate"]["verdict"]
     if verdict == "worse":
         rose = ", ".join(
-            f"{r['label']} (p={r['p_value']:.3g}, Holm {r['p_adjusted']:.3g})"
+            f"{r['label']} (p={r['p_value']:.3g}, adjusted {r['p_adjusted']:.3g})"
             for r in [*result["buckets"], result["overall"]]
             if r.get("verdict") == "worse"
         )

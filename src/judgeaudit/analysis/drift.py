@@ -17,6 +17,7 @@ from judgeaudit.analysis.gate import (
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.paired import (
     ALPHA,
+    MULTIPLICITY,
     PAIRED_METHOD,
     UNPAIRED_METHOD,
     gate,
@@ -181,10 +182,9 @@ def compare(
     for row in rows:
         row["alias"] = aliases[row["label"]]
     overall["alias"] = ""
-    decided_by = (
-        f"{method['test']}, Holm-adjusted across the {family} tests with data (buckets and "
-        f"overall), alpha {ALPHA}"
-        + ("" if paired else "; for information only, unpaired runs are not gated")
+    method["multiplicity"] = MULTIPLICITY.format(family=family, alpha=ALPHA)
+    decided_by = f"{method['test']}, {method['multiplicity']}" + (
+        "" if paired else "; for information only, unpaired runs are not gated"
     )
     shared = set(a["pairs"]["task_id"]) & set(b["pairs"]["task_id"])
     result = {
@@ -303,7 +303,7 @@ def render_compare(result: dict[str, Any]) -> str:
         if r["p_adjusted"] is None and r["paired"] is not None and r["n_before"]:
             p = "no flips"
         if r["p_adjusted"] is not None:
-            p += f" (Holm {r['p_adjusted']:.3g})"
+            p += f" (adjusted {r['p_adjusted']:.3g})"
         tasks = f", {r['tasks']} tasks" if r.get("tasks") else ""
         line = (
             f"  {bucket_columns(r)} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "

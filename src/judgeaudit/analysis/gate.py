@@ -297,8 +297,9 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     lines = [
         f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
         + (f" in {', '.join(summary['worse'])}" if summary["worse"] else ""),
-        f"  worse = a rise significant by the one-sided task sign-flip test, Holm-adjusted across "
-        f"the rows with flips (alpha {summary['alpha']}); not worse = a row of at least "
+        f"  worse = a rise significant by the one-sided task sign-flip test, adjusted across the "
+        f"rows with flips by weighted Holm (the overall row holds half of alpha {summary['alpha']}, "
+        "the buckets share the other half); not worse = a row of at least "
         f"{summary['min_pairs']} decisive pairs whose own one-sided 95% upper bound is below "
         f"{margin:g} points (intersection-union: no multiplicity adjustment needed); the printed "
         "intervals are 95% task-clustered and per row, not simultaneous",

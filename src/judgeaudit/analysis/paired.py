@@ -20,10 +20,10 @@ from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.frame import decisive_mask, gap_series
 from judgeaudit.analysis.stats import (
     fisher_exact,
-    holm,
     mcnemar_exact,
     newcombe_diff,
     newcombe_paired,
+    weighted_holm,
 )
 
 ALPHA = ni.ALPHA
@@ -209,15 +209,45 @@ def _unpaired(b: Mapping[str, Any], a: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def gate(rows: list[dict[str, Any]], overall: dict[str, Any]) -> int:
-    """Holm-adjust the one-sided p-values of the buckets and the overall row together (the
-    testable ones form the family, so "worse" keeps its family-wise error at ALPHA) and flag
-    rises (Holm-significant) and falls (the per-row interval below 0); returns the family size."""
+#: The gate's own question ("is the new judge worse overall?") holds this share of the
+#: family's alpha; the buckets with flips share the rest (where it is worse). Plain Holm over
+#: the five rows left the overall row alpha/5 at worst: a +11.3-point rise at p=0.016 was
+#: "inconclusive" (a new user's trial). ``None`` is plain Holm, kept for the calibration bench.
+OVERALL_SHARE: float | None = 0.5
+MULTIPLICITY = (
+    "weighted Holm across the {family} tests with data: the overall row holds half of alpha "
+    "{alpha}, the buckets with data share the other half, and a rejected row's share passes "
+    "to the rest"
+)
+
+
+def family_weights(
+    family: Sequence[Mapping[str, Any]], overall: Mapping[str, Any], share: float | None
+) -> list[float]:
+    """Each testable row's share of alpha: ``share`` for the overall row and the rest split
+    evenly over the buckets (all of it to whichever side is alone); equal when ``share`` is
+    None."""
+    buckets = sum(1 for row in family if row is not overall)
+    if share is None or buckets == 0 or len(family) == buckets:
+        return [1.0 / len(family)] * len(family)
+    return [share if row is overall else (1.0 - share) / buckets for row in family]
+
+
+def gate(
+    rows: list[dict[str, Any]], overall: dict[str, Any], share: float | None = OVERALL_SHARE
+) -> int:
+    """Adjust the one-sided p-values of the buckets and the overall row together by weighted
+    Holm (:data:`OVERALL_SHARE`; the testable rows form the family, so "worse" keeps its
+    family-wise error at ALPHA), and flag rises (significant after adjustment) and falls (the
+    per-row interval below 0); returns the family size."""
     family = [r for r in [*rows, overall] if r["testable"]]
-    for row, adjusted in zip(family, holm([r["p_value"] for r in family]), strict=True):
-        row["p_adjusted"] = adjusted
+    weights = family_weights(family, overall, share) if family else []
+    adjusted = weighted_holm([r["p_value"] for r in family], weights)
+    for row, p_adjusted, weight in zip(family, adjusted, weights, strict=True):
+        row["p_adjusted"], row["alpha_share"] = p_adjusted, weight
     for row in [*rows, overall]:
         row.setdefault("p_adjusted", None)
+        row.setdefault("alpha_share", None)
         significant = row["p_adjusted"] is not None and row["p_adjusted"] < ALPHA
         change = row["change"] or 0.0
         row["significant_rise"] = bool(significant and change > 0)

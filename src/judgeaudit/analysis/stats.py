@@ -179,13 +179,26 @@ def fisher_greater(k1: int, n1: int, k2: int, n2: int) -> float:
 
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values (family-wise error control), in input order."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [0.0] * m
+    return weighted_holm(p_values, [1.0] * len(p_values))
+
+
+def weighted_holm(p_values: Sequence[float], weights: Sequence[float]) -> list[float]:
+    """Adjusted p-values of Holm's weighted step-down (Holm 1979, section 4), in input order.
+
+    Hypothesis i holds the share ``weights[i] / sum(weights)`` of alpha; in the order of
+    ``p / weight``, each is rejected when ``p * (weights left) / weight <= alpha``, so a rejected
+    hypothesis's share passes to the rest in proportion to theirs. Family-wise error is
+    controlled at alpha for any positive weights; equal weights are Holm's procedure."""
+    if len(p_values) != len(weights) or any(w <= 0 for w in weights):
+        raise ValueError("one positive weight per p-value")
+    order = sorted(range(len(p_values)), key=lambda i: (p_values[i] / weights[i], i))
+    left = math.fsum(weights)
+    adjusted = [0.0] * len(p_values)
     running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[index]))
+    for index in order:
+        running = max(running, min(1.0, p_values[index] * left / weights[index]))
         adjusted[index] = running
+        left -= weights[index]
     return adjusted
 
 

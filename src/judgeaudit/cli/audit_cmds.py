@@ -141,7 +141,7 @@ def register(sub: Sub) -> None:
         "--fail-on-rise",
         action="store_true",
         help="gate run B against run A on the same trajectories (a re-judge): exit 3 when a row "
-        "is worse (one-sided task sign-flip test, Holm across buckets and overall) or run B's "
+        "is worse (one-sided task sign-flip test, weighted Holm across buckets and overall) or run B's "
         "judge gave no verdict for over 5%% of orders or significantly more often than A's; "
         "0 when the overall row is not worse (its one-sided 95%% task-clustered upper bound is "
         "below --margin); 5 when the data cannot tell (the output says how many pairs would); "

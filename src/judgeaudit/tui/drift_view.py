@@ -23,7 +23,7 @@ DRIFT_COLUMNS = (
     Col("after", "after", min=14, drop=4, whole=True),
     Col("change", "change", min=6),
     Col("ci", "95% CI", min=14, drop=1, whole=True),
-    Col("p", "p (Holm)", min=14, drop=2),
+    Col("p", "p (adj.)", min=14, drop=2),
     Col("flips", "flipped +/−", min=9, drop=3),
     Col("flag", "", min=4),
 )

@@ -5,7 +5,7 @@ The compare is `judgeaudit compare`'s own entry (:func:`compare_runs`): the same
 a run against itself, the same warnings and what its gate would do. `a` / `b` on a run of the
 picker make it run A / run B; ctrl+t compares; Enter opens the run in Results. The comparison
 shows paired or not, the test and interval, every manifest change in a focusable scrolling pane,
-then per bucket the change with its interval, the Holm-adjusted p-value and the flips. `j` shows
+then per bucket the change with its interval, the adjusted p-value (weighted Holm) and the flips. `j` shows
 the judge leaderboard (`judgeaudit judges`) of the runs in the directories named and picked that
 judged the same conversations; Enter on a judge opens its run."""
 
