@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from scipy import stats
 
 from judgeaudit.analysis import noninferiority as ni
@@ -96,3 +97,29 @@ def test_a_small_bucket_whose_bound_is_below_the_margin_is_explained_not_contrad
     assert "not worse = a row of at least 149 decisive pairs whose own one-sided" in text
     assert "is not called not worse, whatever its printed bound" in text
     assert "even zero flips cannot bound" not in text
+
+
+def test_the_gate_says_its_error_rates_at_this_size() -> None:
+    # 649 decisive pairs, 54 flips (8.3%), design effect 2.2, margin 2 points: Connor's
+    # Phi((0.02 sqrt(649 / 2.2) - z sqrt(psi)) / sqrt(psi - 0.02^2)), z at 0.95 for passing an
+    # unchanged judge, at 0.975 (the overall row's half of alpha) for catching a 2-point rise.
+    overall = _row("overall", 649, 42, 34, 20, False, 0.05)
+    overall["deff"] = 2.2
+    result = _result([], overall)
+    summary = decide_rows(result, 0.02, {"trials": 2, "cost_per_decisive": None})
+    psi = 54 / 649
+    scale = math.sqrt(psi - 0.02**2)
+
+    def connor(z: float) -> float:
+        return float(stats.norm.cdf((0.02 * math.sqrt(649 / 2.2) - z * math.sqrt(psi)) / scale))
+
+    size = summary["at_this_size"]
+    assert size["pass_unchanged"] == pytest.approx(connor(stats.norm.ppf(0.95)))
+    assert size["catch_margin_rise"] == pytest.approx(connor(stats.norm.ppf(0.975)))
+    assert 0.2 < size["catch_margin_rise"] < size["pass_unchanged"] < 0.4
+    text = "\n".join(gate_lines({**result, "gate": summary}))
+    assert (
+        f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time and a rise "
+        f"of 2 points is called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time"
+    ) in text
+    assert "a false alarm at most 5% of the time" in text

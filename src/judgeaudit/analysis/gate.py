@@ -16,7 +16,7 @@ from typing import Any
 
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.paired import ALPHA
+from judgeaudit.analysis.paired import ALPHA, OVERALL_SHARE
 from judgeaudit.analysis.stats import fisher_exact
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
@@ -210,6 +210,29 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
         "power": ni.POWER,
+        "at_this_size": at_this_size(result["overall"], margin),
+    }
+
+
+def at_this_size(overall: dict[str, Any], margin: float) -> dict[str, Any] | None:
+    """How often this gate, at this many decisive pairs and the flips and design effect it
+    saw, passes an unchanged judge and calls a rise of the margin worse (Connor's
+    approximation; the overall row's starting share of alpha), so a verdict is read with its
+    own error rates; None without decisive pairs or a paired row."""
+    n, flips = overall["n_before"] or 0, overall.get("paired")
+    if not n or flips is None:
+        return None
+    discordance = (flips["flipped_to_misselected"] + flips["flipped_to_correct"]) / n
+    deff = overall.get("deff") or 1.0
+    share = ni.ALPHA * OVERALL_SHARE
+    return {
+        "pairs": n,
+        "discordance": discordance,
+        "deff": deff,
+        "pass_unchanged": ni.power_at(n, discordance, margin, deff),
+        "catch_margin_rise": ni.power_at(n, discordance, margin, deff, alpha=share),
+        "catch_alpha": share,
+        "false_alarm_at_most": ni.ALPHA,
     }
 
 
@@ -304,6 +327,16 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         f"{margin:g} points (intersection-union: no multiplicity adjustment needed); the printed "
         "intervals are 95% task-clustered and per row, not simultaneous",
     ]
+    size = summary.get("at_this_size")
+    if size:
+        lines.append(
+            f"  at this size ({size['pairs']} decisive pairs, {size['discordance'] * 100:.1f}% "
+            f"flipping, design effect {size['deff']:.2f}): an unchanged judge passes "
+            f"~{size['pass_unchanged'] * 100:.0f}% of the time and a rise of {margin:g} points is "
+            f"called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time (Connor's "
+            f"approximation, one-sided, the rise at alpha {size['catch_alpha']:g}); a 'worse' is "
+            f"a false alarm at most {size['false_alarm_at_most'] * 100:g}% of the time"
+        )
     overall = result["overall"]
     few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]
     if overall.get("verdict") == "too few pairs to tell":

@@ -185,15 +185,18 @@ def pairs_needed(discordance: float, margin: float, deff: float = 1.0, power: fl
     return max(math.ceil(n * deff), min_pairs(margin))
 
 
-def power_at(pairs: int, discordance: float, margin: float, deff: float = 1.0) -> float:
+def power_at(
+    pairs: int, discordance: float, margin: float, deff: float = 1.0, alpha: float = ALPHA
+) -> float:
     """The power ``pairs_needed`` solves for, at ``pairs`` decisive pairs: Connor's
     Phi((delta sqrt(n / deff) - z_a sqrt(psi)) / sqrt(psi - delta^2)). It is also, to within
     delta^2 / psi, the chance that an unchanged judge's one-sided bound falls below the margin,
     Phi(delta sqrt(n / (psi deff)) - z_a): how often the gate passes it, less the family-wise
-    chance of a false "worse" (at most alpha)."""
+    chance of a false "worse" (at most alpha). With ``alpha`` the overall row's share of the
+    family's alpha it is the chance that a rise of ``margin`` is called worse."""
     if pairs <= 0:
         return 0.0
-    z_a = NormalDist().inv_cdf(1 - ALPHA)
+    z_a = NormalDist().inv_cdf(1 - alpha)
     psi = max(discordance, margin)
     spread = math.sqrt(max(psi - margin**2, 1e-12))
     return NormalDist().cdf((margin * math.sqrt(pairs / deff) - z_a * math.sqrt(psi)) / spread)
