@@ -160,3 +160,44 @@ def test_codex_project_binding_is_refused_with_codexs_own_reason(tmp_path: Path)
     said = said.replace("\n", " ")
     assert "Ignored unsupported project-local config keys" in said
     assert "model_provider, model_providers" in said
+
+
+def test_a_project_binding_never_sends_the_user_files_token_to_its_gateway(
+    tmp_path: Path,
+) -> None:
+    """A token in the user's settings.json (another provider's, set by hand or a CC Switch
+    preset) outranks the binding's apiKeyHelper in Claude Code, so `claude` in the project sent
+    that provider's key to the bound gateway. The binding's layer blanks both token variables
+    (empty is unset to Claude Code): the gateway sees only the profile's key; `off` gives both
+    files back byte for byte."""
+    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
+    project = tmp_path / "proj"
+    project.mkdir()
+    other = "fake-other-provider-token-9"
+    user = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(
+        json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": other, "ANTHROPIC_API_KEY": other}}) + "\n"
+    )
+    mine = user.read_bytes()
+    log = tmp_path / "requests.log"
+    with sim_server("--request-log", str(log)) as url, stored_keys(env, {"pk": "fake-pk-5"}):
+        done = _ja(
+            env, "profile", "add", "pk", "--app", "claude", "--base-url", url, "--model",
+            "m-project", "--key", "pk",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        done = _ja(env, "profile", "use", "pk", "--project", cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert other not in done.stdout + done.stderr
+        ran = tool([npm_bin("claude"), "-p", "hi"], env=env, cwd=project, timeout=180)
+        assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
+        seen = [json.loads(line) for line in log.read_text().splitlines()]
+        fingerprints = {line.get("key_sha256") for line in seen}
+        fingerprints |= {line.get("x_api_key_sha256") for line in seen} - {None}
+        assert fingerprints == {hashlib.sha256(b"fake-pk-5").hexdigest()[:16]}, seen
+        said = _ja(env, "profile", "doctor", "claude", cwd=project).stdout
+        assert other not in said
+        done = _ja(env, "profile", "off", "claude", "--project", str(project))
+        assert done.returncode == 0, done.stderr
+    assert user.read_bytes() == mine and list(project.iterdir()) == []

@@ -149,16 +149,16 @@ def plan_launch(
             )
         for variable in (*claude.TOKEN_VARS, *claude.ROUTER_VARS):
             env.pop(variable, None)
-        layer_env = {"ANTHROPIC_BASE_URL": claude.anthropic_base(profile), "ANTHROPIC_API_KEY": ""}
+        layer_env = {"ANTHROPIC_BASE_URL": claude.anthropic_base(profile)}
         layer_env.update({path[4:]: value for path, value in claude.model_values(profile).items()})
-        # A Bedrock/Vertex/... flag in the user's settings would send this process to a cloud,
-        # a tier a CC Switch preset left there would go to this profile's gateway: the layer
-        # outranks that file, and an empty value is unset to Claude Code.
+        # A token in the user's settings would outrank the helper's key, a Bedrock/Vertex/...
+        # flag send this process to a cloud, a tier a CC Switch preset left there go to this
+        # profile's gateway: the layer outranks that file, and an empty value is unset to
+        # Claude Code.
         for variable in claude.OVER_USER_BLANKS:
             layer_env.setdefault(variable, "")
         settings: dict[str, object] = {"env": layer_env}
         if profile.key:
-            layer_env["ANTHROPIC_AUTH_TOKEN"] = ""  # a leftover token must not outrank it
             settings["apiKeyHelper"] = claude.helper_command(profile.key)
         else:  # key_env only: the key goes into the 0600 layer, removed when claude exits
             layer_env["ANTHROPIC_AUTH_TOKEN"] = key

@@ -156,16 +156,16 @@ def model_values(profile: Profile) -> dict[str, str]:
 
 #: What a settings layer above the user's file (a project binding, exec's ``--settings``) sets
 #: empty where the profile sets nothing: the cloud switches and the model tiers.
-OVER_USER_BLANKS = (*ROUTER_VARS, *TIER_VARS)
+OVER_USER_BLANKS = (*TOKEN_VARS, *ROUTER_VARS, *TIER_VARS)
 
 
 def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -> dict[str, str]:
     """The owned keys this profile sets, as dotted paths to plain values. ``over_user``: a
     layer above the user's file (a project binding), which cannot remove what that file sets,
-    so it blanks it instead (empty is unset to Claude Code, as in exec's layer): the cloud
-    switches and the model tiers this profile does not set (a tier in the user's file sent its
-    model id to the bound gateway). A token there is the doctor's warning (blanking a secret
-    path would make the switch keep "replaced" secrets)."""
+    so it blanks it instead (empty is unset to Claude Code, as in exec's layer): the tokens, the
+    cloud switches and the model tiers this profile does not set. A token in the user's file
+    outranks the binding's apiKeyHelper, so the bound gateway got another provider's key; a
+    tier sent its model id there."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
     if over_user:
         for variable in OVER_USER_BLANKS:
@@ -237,7 +237,7 @@ def plan(
                 f"{path}: env.{variable} = {env[variable]!r} is kept (--keep-conflicts); Claude "
                 "Code sends that model id to this profile's gateway"
             )
-    secret = "env.ANTHROPIC_AUTH_TOKEN" in want
+    secret = bool(want.get("env.ANTHROPIC_AUTH_TOKEN"))  # a binding's blank is no key
     if secret:
         warnings.append(
             f"{path} will hold the API key in plain text (key_mode inline); it is "
