@@ -92,3 +92,27 @@ def test_restoring_a_project_switch_gives_back_its_binding_not_the_global_profil
         assert "bound to this directory: pd-project" in doctor.stdout
         listed = cli_ok("profile", "list", env=env, whole_env=True).stdout
         assert "* pd-global-2" in listed  # the global switch made after it is still the active one
+
+
+def test_a_token_in_the_projects_own_file_is_blanked_kept_and_given_back(tmp_path: Path) -> None:
+    """The binding blanks the token variables (a token outranks its apiKeyHelper); a token the
+    project's own file held is replaced by the blank, kept in the keyring, never printed, and
+    `off --project` puts the file back byte for byte."""
+    env = _bound_world(tmp_path)
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir()
+    local = project / ".claude" / "settings.local.json"
+    token = "fake-own-project-token-" + "7" * 12
+    local.write_text('{\n  "env": {"ANTHROPIC_AUTH_TOKEN": "' + token + '"}\n}\n')
+    mine = local.read_bytes()
+    with stored_keys(env, {"pd-project": "fake-project-key-3"}):
+        done = cli_ok(
+            "profile", "use", "pd-project", "--project", str(project), env=env, whole_env=True
+        )
+        assert token not in done.stdout + done.stderr
+        written = local.read_text()
+        assert token not in written and '"ANTHROPIC_AUTH_TOKEN": ""' in written
+        assert '"ANTHROPIC_API_KEY": ""' in written
+        done = cli("profile", "off", "claude", "--project", str(project), env=env, whole_env=True)
+        assert done.returncode == 0, done.stderr
+    assert local.read_bytes() == mine
