@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Select, Static
 
 from judgeaudit.profiles.model import APPS, Profile, ProfileError, profile_from_dict
+from judgeaudit.redact import looks_like_key
 from judgeaudit.tui.widgets.field import Field
 
 
@@ -129,6 +130,20 @@ class ProfileForm(ModalScreen[Profile | None]):
     def on_mount(self) -> None:
         # the first field to type in: the name, or (editing) the base URL
         self.query_one("#f-base_url" if self.profile else "#f-name", Field).focus()
+
+    def on_input_changed(self, event: Field.Changed) -> None:
+        """A key pasted into a text field (the key name, most often) is masked at once and the
+        form says where a key goes: it was shown in clear, on screen and in any screenshot."""
+        keylike = looks_like_key(event.value)
+        if keylike or event.input.password:
+            event.input.password = keylike
+            self.query_one("#form-error", Static).update(
+                f"{str(event.input.id).removeprefix('f-')}: that looks like an API key, so it is "
+                "hidden; this field takes a name. Save the profile with the key's name, then "
+                "press k on it to store the key in the OS keyring"
+                if keylike
+                else ""
+            )
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {n: self.query_one(f"#f-{n}", Field).value.strip() for n in FIELDS}
