@@ -9,11 +9,15 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pytest
 from textual.widgets import Input
 
+from judgeaudit.analysis.leaderboard import cells, leaderboard, render_leaderboard
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from tests.tui.helpers import SIZE, make_app, press, settle, snapshot
+from tests.unit.test_split_figures import _statsmodels_interval
 
 SMALL_SIZE = (80, 24)
 
@@ -90,7 +94,7 @@ def test_judges_snapshot_at_80x24(
     assert snapshot(snap_compare, app, ["j"], size=SMALL_SIZE, before=fill)
 
 
-def test_the_verdict_and_the_interval_are_never_cut_at_120x40_or_80x24(
+def test_the_verdict_and_the_intervals_are_never_cut_at_160_120_or_80_columns(
     isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
 ) -> None:
     """Narrow columns give way (they narrow or go); "inconclusive (+1.8 pts)" read as
@@ -105,15 +109,52 @@ def test_the_verdict_and_the_interval_are_never_cut_at_120x40_or_80x24(
             table = app.screen.query_one(JudgesTable)
             shown = []
             for key, row in table.shown_rows():
-                for column in ("missel", "near", "vs"):
+                for column in ("missel", "near", "ties", "sbf", "vs"):
                     if column not in table.columns:  # dropped whole at this width
                         continue
                     cell = table.get_cell(key, column)
                     shown.append((key, column, str(row[column]), str(cell)))
             return shown
 
-    for size, count in (((120, 40), 6), (SMALL_SIZE, 4)):
-        cells = asyncio.run(go(size))
-        assert len(cells) == count, "at 120 columns the near bucket's interval shows too"
-        for key, column, full, drawn in cells:
+    for size, count in (((160, 40), 10), ((120, 40), 6), (SMALL_SIZE, 4)):
+        shown = asyncio.run(go(size))
+        assert len(shown) == count, "the near bucket at 120 columns; ties and sbf at 160"
+        for key, column, full, drawn in shown:
             assert drawn == full and "…" not in drawn, (size, key, column, drawn)
+
+
+def _clustered_reference(out: Path, run_id: str, value: str, where: str = "1") -> list[float]:
+    """statsmodels' Wilson interval at the task design effect's n of a 0/1 SQL ``value``."""
+    with closing(sqlite3.connect(out / "audit.db")) as db:
+        rows = db.execute(
+            f"SELECT task_id, {value} FROM audit_pairs WHERE run_id = ? AND {where}", (run_id,)
+        ).fetchall()
+    tasks = np.unique([t for t, _ in rows], return_inverse=True)[1]
+    low, high = _statsmodels_interval(np.array([v for _, v in rows], dtype=float), tasks)
+    return [low, high]
+
+
+def test_ties_and_consistency_carry_the_reports_interval(
+    run_copy: Path, rejudged_copy: Path
+) -> None:
+    """`judges`' ties (over all pairs) and swap consistency (over pairs judged in both orders)
+    have intervals, task-clustered as the report's: JSON, the table, the app's cells."""
+    board = leaderboard([run_copy, rejudged_copy])
+    text = render_leaderboard(board)
+    assert "ties [95% CI]" in text.splitlines()[0] and "consistent [95% CI]" in text
+    for row in board["judges"]:
+        out, run = Path(row["out"]), row["run_id"]
+        ties = _clustered_reference(out, run, "CAST(judge_pref = 'tie' AS INTEGER)")
+        agree = _clustered_reference(
+            out, run, "CAST(COALESCE(consistent, 0) = 1 AS INTEGER)", "pref_ba IS NOT NULL"
+        )
+        assert row["tie_share_ci"] == pytest.approx(ties, rel=1e-9)
+        assert row["position_consistency_ci"] == pytest.approx(agree, rel=1e-9)
+        shown = cells(row)
+        assert shown["ties [95% CI]"] == (
+            f"{row['tie_share'] * 100:.1f}% [{ties[0] * 100:.1f}, {ties[1] * 100:.1f}]"
+        )
+        assert shown["consistent [95% CI]"].endswith(
+            f"[{agree[0] * 100:.1f}, {agree[1] * 100:.1f}]"
+        )
+        assert shown["consistent [95% CI]"] in text

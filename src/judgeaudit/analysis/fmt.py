@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: the warning every format of a simulated run's report carries (text, Markdown, HTML, app)
@@ -59,14 +59,50 @@ def ci(row: Mapping[str, Any]) -> str:
     return f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
 
 
+def ci_pair(pair: Sequence[float | None] | None) -> str:
+    """A ``[low, high]`` interval (``tie_aware_ci``, ``consistency_rate_ci``) as :func:`ci`."""
+    low, high = pair or (None, None)
+    return ci({"ci_low": low, "ci_high": high})
+
+
+def bounds(pair: Sequence[float | None] | None) -> str:
+    """A share's 95% interval on the share's own 0–1 scale, ``[0.85, 0.98]``, or a dash."""
+    low, high = pair or (None, None)
+    return "—" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+
+
+def share(row: Mapping[str, Any], name: str) -> str:
+    """An agent pair's share (success, judge wins) with its interval: ``0.94 [0.85, 0.98]``."""
+    return f"{row[name]:.2f} {bounds(row.get(f'{name}_ci'))}"
+
+
+def share_intervals(p: Mapping[str, Any]) -> str:
+    """An agent pair's success and judge-win intervals, A then B (the text report's line under
+    the pair, the app's under its table): ``success A 0.87–0.97, B 0.63–0.82; judge wins ...``."""
+
+    def two(name: str) -> str:
+        a, b = (p.get(f"{name}_{side}_ci") or (None, None) for side in "ab")
+        return f"A {_span(a)}, B {_span(b)}"
+
+    return f"success {two('success_rate')}; judge wins {two('judge_win_rate')}"
+
+
+def _span(pair: Sequence[float | None]) -> str:
+    low, high = pair
+    return "—" if low is None or high is None else f"{low:.2f}–{high:.2f}"
+
+
+#: What an agent pair's success and judge-win shares count (said once per section).
+SHARES = "success and judge wins: shares of all the pair's pairs, a tie no side's win"
+
+
 def split(row: Mapping[str, Any]) -> str:
     """The three-way split of a row's decisive pairs and its tie-aware rate with interval."""
     if "tie_aware_ci" not in row:
         return ""
-    low, high = row["tie_aware_ci"] or (None, None)
     return (
         f"right {row['right']}, wrong {row['wrong']}, tie {row['tie']}; "
-        f"tie-aware {pct(row['tie_aware_rate'])} {ci({'ci_low': low, 'ci_high': high})}"
+        f"tie-aware {pct(row['tie_aware_rate'])} {ci_pair(row['tie_aware_ci'])}"
     )
 
 
@@ -81,7 +117,8 @@ def tested(stat: Mapping[str, Any] | None, k: str, n: str) -> str:
 def bias(b: Mapping[str, Any]) -> str:
     """One judge's position bias: both statistics under their own names, unparsed orders."""
     return (
-        f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])}; unparsed orders "
+        f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])} "
+        f"{ci_pair(b.get('consistency_rate_ci'))}; unparsed orders "
         f"{b.get('unparsed_orders', 0)} (left out); of decided orders the first position won "
         f"{tested(b.get('first_position_win_rate'), 'first_position_wins', 'decided_orders')}"
         "; of real order disagreements the first position won "
@@ -99,14 +136,13 @@ NO_SWAPPED = (
 
 def weighted(part: Mapping[str, Any]) -> str:
     """Weighted agreement and kappa with their stratified-bootstrap intervals."""
-    low, high = part.get("weighted_agreement_ci") or (None, None)
     k_ci = part.get("weighted_kappa_ci")
     kappa = part.get("weighted_kappa")
     k_text = "n/a" if kappa is None else f"{kappa:.2f}"
     if kappa is not None and k_ci:
         k_text += f" [{k_ci[0]:.2f}, {k_ci[1]:.2f}]"
     return (
-        f"agreement {pct(part.get('weighted_agreement'))} {ci({'ci_low': low, 'ci_high': high})}, "
+        f"agreement {pct(part.get('weighted_agreement'))} {ci_pair(part.get('weighted_agreement_ci'))}, "
         f"kappa {k_text} (95%: {part.get('interval', '')})"
     )
 

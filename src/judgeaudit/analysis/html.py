@@ -10,13 +10,16 @@ from typing import Any
 from judgeaudit.analysis.fmt import (
     NO_SIMULATOR,
     NO_SWAPPED,
+    SHARES,
     SIMULATED,
     bucket_edges,
     bucket_name,
     ci,
+    ci_pair,
     no_simulator,
     pct,
     review_lines,
+    share,
     simulated,
     tested,
 )
@@ -118,8 +121,9 @@ def render_html(report: Report, svg: str) -> str:
     agents = _table(
         [
             "agent pair",
-            "success A/B",
-            "judge wins A/B",
+            "pairs",
+            "success A / B [95% CI]",
+            "judge wins A / B [95% CI]",
             "decisive",
             "misselected",
             "rate",
@@ -131,8 +135,9 @@ def render_html(report: Report, svg: str) -> str:
         [
             [
                 f"{p['agent_a']} vs {p['agent_b']}",
-                f"{p['success_rate_a']:.2f} / {p['success_rate_b']:.2f}",
-                f"{p['judge_win_rate_a']:.2f} / {p['judge_win_rate_b']:.2f}",
+                p["pairs"],
+                f"{share(p, 'success_rate_a')} / {share(p, 'success_rate_b')}",
+                f"{share(p, 'judge_win_rate_a')} / {share(p, 'judge_win_rate_b')}",
                 p["decisive"],
                 p["misselected"],
                 pct(p["rate"]),
@@ -179,7 +184,7 @@ def render_html(report: Report, svg: str) -> str:
             [
                 b["judge_model"],
                 b["pairs"],
-                pct(b["consistency_rate"]),
+                f"{pct(b['consistency_rate'])} {ci_pair(b.get('consistency_rate_ci'))}",
                 b.get("unparsed_orders", 0),
                 tested(b.get("first_position_win_rate"), "first_position_wins", "decided_orders"),
                 tested(b.get("flips_won_by_first"), "won_by_first", "order_disagreements"),
@@ -227,7 +232,7 @@ Gap source: <code>{escape(report["gap_source"])}</code>.</p>{banner}
 <p>{escape(model_line(report.get("gap_model")).strip())}</p>
 <p class='note'>95% CI: {escape(str(report.get("intervals", "Wilson")))}. Tie-aware rate:
 (wrong + tie / 2) / decisive.</p>
-<h2>Agent pairs</h2>{agents}
+<h2>Agent pairs</h2>{agents}<p class='note'>{escape(SHARES[0].upper() + SHARES[1:])}.</p>
 <h2>Satisfied but failed</h2>{satisfied}
 <h2>Position bias</h2>{bias if report["position_bias"] else f"<p class='note'>{escape(NO_SWAPPED)}</p>"}
 <h2>By task type</h2>{tasks}

@@ -4,9 +4,10 @@ and misselection.
 
 One entry for the CLI (``judgeaudit judges``) and the TUI: :func:`leaderboard` returns the
 rows; :func:`render_leaderboard` prints them as a table, JSON or Markdown. Each misselection
-rate has the report's own interval (:func:`judgeaudit.analysis.clustered.interval`: Wilson with
-a task design effect), so a judge's rate reads the same here as in its report; the comparison
-with the best is the gate's (``analysis/noninferiority.py``).
+rate, the tie share and swap consistency have the report's own interval
+(:func:`judgeaudit.analysis.clustered.interval`: Wilson with a task design effect), so a judge's
+rate reads the same here as in its report; the comparison with the best is the gate's
+(``analysis/noninferiority.py``).
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def _beats(a: dict[str, Any], b: dict[str, Any], axis: str) -> bool:
     return ma <= mb and ca <= cb and (ma < mb or ca < cb)
 
 
-def _rate(part: pd.DataFrame) -> dict[str, Any]:
-    per_task = part.groupby("task_id")["missel"].agg(["sum", "count"])
+def _rate(part: pd.DataFrame, column: str = "missel") -> dict[str, Any]:
+    """The share of ``part``'s rows whose 0/1 ``column`` is 1, with the report's interval."""
+    per_task = part.groupby("task_id")[column].agg(["sum", "count"])
     sums = clustered.Sums.of(
         list(zip(per_task["sum"].astype(float), per_task["count"].astype(float), strict=True))
     )
@@ -118,6 +120,7 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
     consistency: Mapping[str, Any] = report["position_bias"][0] if report["position_bias"] else {}
     verdicts = report["verdicts"]
     usage = _usage(out, run_id)
+    ties = _rate(pairs.assign(tie=(pairs["judge_pref"] == "tie").astype(int)), "tie")
     given = verdicts["orders"] - verdicts["no_verdict_orders"]
     return {
         "out": str(out),
@@ -126,8 +129,10 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "prompt_hash": (manifest.get("prompts", {}).get("hashes") or {}).get("judge"),
         "misselection": _rate(decisive),
         "near": {"label": first["label"], "alias": first.get("alias"), **_rate(near)},
-        "tie_share": float((pairs["judge_pref"] == "tie").mean()) if len(pairs) else None,
+        "tie_share": ties["rate"],
+        "tie_share_ci": [ties["ci_low"], ties["ci_high"]],  # over all the run's pairs
         "position_consistency": consistency.get("consistency_rate"),
+        "position_consistency_ci": consistency.get("consistency_rate_ci", [None, None]),
         "no_verdict_rate": verdicts["no_verdict_rate"],
         "satisfied_but_failed": report["satisfied_but_failed"]["judge"]["rate"],
         "satisfied_but_failed_ci": [  # the report's interval for that rate
@@ -195,6 +200,14 @@ def _pct(v: float | None) -> str:
     return "n/a" if v is None else f"{v * 100:.1f}%"
 
 
+def _with_ci(rate: float | None, ci: list[float | None] | None) -> str:
+    """``28.6% [24.2, 33.4]``, the rate alone without an interval, ``n/a`` without a rate."""
+    low, high = ci or (None, None)
+    if rate is None or low is None or high is None:
+        return _pct(rate)
+    return f"{_pct(rate)} [{low * 100:.1f}, {high * 100:.1f}]"
+
+
 def cells(row: dict[str, Any]) -> dict[str, str]:
     """One judge's printed cells by header (the CLI's table and Markdown, and the app's table)."""
     return dict(zip(HEADERS, _cells(row), strict=True))
@@ -204,11 +217,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     m, near = row["misselection"], row["near"]
 
     def rate(x: dict[str, Any]) -> str:
-        if x["rate"] is None:
-            return "n/a"
-        if x["ci_low"] is None:
-            return _pct(x["rate"])
-        return f"{_pct(x['rate'])} [{x['ci_low'] * 100:.1f}, {x['ci_high'] * 100:.1f}]"
+        return _with_ci(x["rate"], [x["ci_low"], x["ci_high"]])
 
     vs = row["vs_best"]
     versus = "best" if vs is None else f"{vs['verdict']} ({vs['change'] * 100:+.1f} pts)"
@@ -220,10 +229,10 @@ def _cells(row: dict[str, Any]) -> list[str]:
         str(row["prompt_hash"] or "")[:8],
         rate(m),
         rate(near),
-        _pct(row["tie_share"]),
-        _pct(row["position_consistency"]),
+        _with_ci(row["tie_share"], row.get("tie_share_ci")),
+        _with_ci(row["position_consistency"], row.get("position_consistency_ci")),
         _pct(row["no_verdict_rate"]),
-        _pct(row["satisfied_but_failed"]),
+        _with_ci(row["satisfied_but_failed"], row.get("satisfied_but_failed_ci")),
         str(row["tokens"]),
         "n/a" if cost is None else f"${cost:.4f}",
         "n/a" if lat[0] is None else f"{lat[0]:.0f}/{lat[1]:.0f}",
@@ -247,10 +256,10 @@ HEADERS = [
     "prompt",
     "misselection [95% CI]",
     "near [95% CI]",
-    "ties",
-    "consistent",
+    "ties [95% CI]",
+    "consistent [95% CI]",
     "no verdict",
-    "sat.-but-failed",
+    "sat.-but-failed [95% CI]",
     "tokens",
     "$/1k verdicts",
     "p50/p95 ms",

@@ -13,12 +13,15 @@ from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import (
     NO_SIMULATOR,
     NO_SWAPPED,
+    SHARES,
     SIMULATED,
     bucket_columns,
     bucket_edges,
     bucket_name,
     no_simulator,
     review_lines,
+    share,
+    share_intervals,
     simulated,
     split,
 )
@@ -26,7 +29,7 @@ from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.frame import GAP_NAMES
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import overall_row, render_html
-from judgeaudit.analysis.report_types import Report
+from judgeaudit.analysis.report_types import SHARE_NAMES, Report
 from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.credentials import scrub_content
@@ -124,7 +127,7 @@ def render_table(report: Report) -> str:
     if simulated(report):
         lines[1:1] = [SIMULATED]
     lines += bucket_lines(report, bootstrap=True)
-    lines += ["", "agent pairs:"]
+    lines += ["", f"agent pairs ({SHARES}; intervals: Wilson with a task design effect):"]
     for p in report["agent_pairs"]:
         flag = f"  {ranking_flag(p)}" if ranking_flag(p) else ""
         lines.append(
@@ -133,6 +136,8 @@ def render_table(report: Report) -> str:
             f"{p['judge_win_rate_b']:.2f}, misselected {_pct(p['rate'])} {_ci(p)} "
             f"n={p['decisive']}{flag}"
         )
+        if "success_rate_a_ci" in p:
+            lines.append(f"      95% CI {share_intervals(p)} (of {p['pairs']} pairs)")
         if p.get("decisive"):
             lines.append(f"      {split(p)}")
     lines += ["", "position bias:"]
@@ -229,16 +234,18 @@ def _markdown_pairs_and_types(report: Report) -> list[str]:
     out = [
         "## Agent pairs",
         "",
-        "| agent A | agent B | success A | success B | judge wins A | judge wins B | decisive |"
-        " misselected | 95% CI | ranking |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"{SHARES[0].upper()}{SHARES[1:]}; 95% CI in brackets (Wilson with a task design effect).",
+        "",
+        "| agent A | agent B | pairs | success A | success B | judge wins A | judge wins B |"
+        " decisive | misselected | 95% CI | ranking |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for p in report["agent_pairs"]:
+        shares = " | ".join(share(p, name) for name in SHARE_NAMES)
         out.append(
-            f"| {_cell(p['agent_a'])} | {_cell(p['agent_b'])} | {p['success_rate_a']:.2f} | "
-            f"{p['success_rate_b']:.2f} | {p['judge_win_rate_a']:.2f} | "
-            f"{p['judge_win_rate_b']:.2f} | {p['decisive']} | {_pct(p['rate']).strip()} | "
-            f"{_ci(p)} | {ranking_flag(p) or 'ok'} |"
+            f"| {_cell(p['agent_a'])} | {_cell(p['agent_b'])} | {p['pairs']} | {shares} | "
+            f"{p['decisive']} | {_pct(p['rate']).strip()} | {_ci(p)} | "
+            f"{ranking_flag(p) or 'ok'} |"
         )
     out += ["", "## By task type", "", "| task type | decisive | misselected | 95% CI |"]
     out.append("|---|---|---|---|")

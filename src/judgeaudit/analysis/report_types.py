@@ -74,7 +74,21 @@ class Overall(Split):
     decisive: int
 
 
-class AgentPair(Interval, SplitAdded):
+#: An agent pair's shares of its pairs that get an interval ``NAME_ci`` (:class:`PairShares`).
+SHARE_NAMES = ("success_rate_a", "success_rate_b", "judge_win_rate_a", "judge_win_rate_b")
+
+
+class PairShares(TypedDict, total=False):
+    """An agent pair's shares' 95% intervals, [low, high], added last by add_figures
+    (:func:`judgeaudit.analysis.split.pair_shares`)."""
+
+    success_rate_a_ci: list[float | None]
+    success_rate_b_ci: list[float | None]
+    judge_win_rate_a_ci: list[float | None]
+    judge_win_rate_b_ci: list[float | None]
+
+
+class AgentPair(Interval, SplitAdded, PairShares):
     """One (agent A, agent B) pair of agents over all its judged pairs."""
 
     agent_a: str
@@ -139,6 +153,7 @@ class PositionBias(TypedDict):
     decided_in_inconsistent: NotRequired[int]
     first_position_win_rate: NotRequired[Any]  # a rate, then the tested figure (a dict)
     unparsed_orders: NotRequired[int]
+    consistency_rate_ci: NotRequired[list[float | None]]  # [low, high], added by add_figures
     flips_won_by_first: NotRequired[dict[str, Any]]
 
 
@@ -161,8 +176,10 @@ class Ranking(TypedDict):
 
 
 class FirstPosition(TypedDict):
-    """A judge model's two first-position tests (split.position_bias)."""
+    """A judge model's swap-consistency interval and two first-position tests
+    (split.position_bias)."""
 
+    consistency_rate_ci: list[float | None]
     first_position_win_rate: dict[str, Any]
     flips_won_by_first: dict[str, Any]
 

@@ -24,10 +24,12 @@ from judgeaudit.analysis.clustered import METHOD, Sums, as_int, grouped_sums, in
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
 from judgeaudit.analysis.report_types import (
+    SHARE_NAMES,
     AgentPair,
     Breakdown,
     Bucket,
     FirstPosition,
+    PairShares,
     Ranking,
     Report,
     Satisfied,
@@ -118,6 +120,31 @@ def report_splits(
     }
 
 
+#: An agent pair's shares over all its pairs (the report's point estimates): success of each
+#: side and the judge's wins of each side (a tie or no verdict is in no side's wins).
+PAIR_SHARES = dict(
+    zip(
+        SHARE_NAMES,
+        map(as_int, ("success_a = 1", "success_b = 1", "judge_pref = 'A'", "judge_pref = 'B'")),
+        strict=True,
+    )
+)
+
+
+def pair_shares(db: Pairs, run_id: str) -> dict[tuple[Any, ...], PairShares]:
+    """Per agent pair, the 95% interval of each of :data:`PAIR_SHARES` (``NAME_ci``: [low,
+    high]): the pairs of one task share its trajectories, so they are clustered by task too."""
+    sums = grouped_sums(
+        db, ["agent_a", "agent_b"], list(PAIR_SHARES.values()), "1", PAIRS, (run_id,)
+    )
+    out: dict[tuple[Any, ...], PairShares] = {}
+    for key, per in sums.items():
+        sa, sb, wa, wb = ([f["ci_low"], f["ci_high"]] for f in map(interval, per))
+        out[key] = {"success_rate_a_ci": sa, "success_rate_b_ci": sb,
+                    "judge_win_rate_a_ci": wa, "judge_win_rate_b_ci": wb}  # fmt: skip
+    return out
+
+
 def distinct(db: Pairs, run_id: str, column: str) -> list[Any]:
     """Up to two distinct values of ``column`` among the run's pairs, NULL one of them (the
     report's breakdowns leave NULL keys out, so their rows cannot tell)."""
@@ -191,15 +218,23 @@ def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sum
 
 
 def position_bias(db: Pairs, run_id: str) -> dict[Any, FirstPosition]:
-    """Per judge model: first-position win rate over decided orders, and of the real order
-    disagreements the share the first position won (an order without a verdict is neither)."""
+    """Per judge model: first-position win rate over decided orders, of the real order
+    disagreements the share the first position won (an order without a verdict is neither),
+    and the interval of the swap-consistency rate (the stored flag over pairs judged in both
+    orders, as the aggregation counts it)."""
     orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
+    agree = grouped_sums(
+        db, ["judge_model"], [as_int("COALESCE(consistent, 0) = 1")], as_int("pref_ba IS NOT NULL"),
+        PAIRS, (run_id,),
+    )  # fmt: skip
     flips = grouped_sums(
         db, ["judge_model"], [as_int(f"{FLIP} AND pref_ab = 'A'")], as_int(FLIP), PAIRS, (run_id,)
     )
     out: dict[Any, FirstPosition] = {}
-    for model in sorted({*orders, *flips}, key=lambda k: (k[0] is not None, k[0])):
+    for model in sorted({*orders, *flips, *agree}, key=lambda k: (k[0] is not None, k[0])):
+        consistency = interval(_first(agree, model) or Sums(0, 0, 0, 0, 0, 0))
         out[model[0]] = {
+            "consistency_rate_ci": [consistency["ci_low"], consistency["ci_high"]],
             "first_position_win_rate": _tested(
                 _first(orders, model), "first_position_wins", "decided_orders"
             ),
@@ -295,8 +330,10 @@ def add_figures(
     for row in report["by_models"]:
         models = (row["agent_a"], row["agent_b"], row["judge_model"])
         put_split(row, splits["by_models"].get(models, three_way(None)))
+    shares = pair_shares(db, run_id)
     for pair in report["agent_pairs"]:
         _put_ranking(pair, ranking(pair))
+        _put_shares(pair, shares.get((pair["agent_a"], pair["agent_b"])))
     report["gap_model"] = gap_model(db, run_id, source)
     sbf = satisfied_but_failed(db, run_id, threshold)
     report["satisfied_but_failed"]["judge"] = sbf["judge"]
@@ -311,6 +348,7 @@ def add_figures(
         bias_row["unparsed_orders"] = unparsed.get(bias_row["judge_model"], 0)
         if bias_row["judge_model"] in bias:
             tests = bias[bias_row["judge_model"]]
+            bias_row["consistency_rate_ci"] = tests["consistency_rate_ci"]
             bias_row["first_position_win_rate"] = tests["first_position_win_rate"]
             bias_row["flips_won_by_first"] = tests["flips_won_by_first"]
     report["intervals"] = METHOD
@@ -330,3 +368,12 @@ def _put_ranking(pair: AgentPair, test: Ranking) -> None:
     pair["success_only_a"], pair["success_only_b"] = test["success_only_a"], test["success_only_b"]
     pair["success_p_value"] = test["success_p_value"]
     pair["judge_sign_p_value"] = test["judge_sign_p_value"]
+
+
+def _put_shares(pair: AgentPair, shares: PairShares | None) -> None:
+    none: list[float | None] = [None, None]
+    got = shares or {}
+    pair["success_rate_a_ci"] = got.get("success_rate_a_ci", none)
+    pair["success_rate_b_ci"] = got.get("success_rate_b_ci", none)
+    pair["judge_win_rate_a_ci"] = got.get("judge_win_rate_a_ci", none)
+    pair["judge_win_rate_b_ci"] = got.get("judge_win_rate_b_ci", none)

@@ -11,7 +11,14 @@ if TYPE_CHECKING:
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import bucket_edges, bucket_name, ci, no_simulator, pct
+from judgeaudit.analysis.fmt import (
+    bucket_edges,
+    bucket_name,
+    ci,
+    no_simulator,
+    pct,
+    share_intervals,
+)
 from judgeaudit.tui.figures import split_cells
 from judgeaudit.tui.screens.pairs import OUTSIDE
 from judgeaudit.tui.widgets.fit_table import Col, Row
@@ -112,6 +119,20 @@ def agent_rows(r: Report) -> list[Row]:
             cells["flag"] = "opposite (suggestive)"
         rows.append((f"{p['agent_a']}~{p['agent_b']}", cells))
     return rows
+
+
+def shares_line(r: Report, key: str | None) -> str:
+    """Under the agent-pair table: the highlighted pair's (``A~B``; None: the first) success
+    and judge-win intervals, which the table's columns have no room for at 80 columns."""
+    pairs = r["agent_pairs"]
+    found = [p for p in pairs if f"{p['agent_a']}~{p['agent_b']}" == key] or pairs[:1]
+    if not found:
+        return ""
+    p = found[0]
+    return (
+        f"{p['agent_a']} vs {p['agent_b']} ({p['pairs']} pairs), 95% CI, Wilson with a task "
+        f"design effect:\n  {share_intervals(p)}"
+    )
 
 
 def task_rows(r: Report) -> list[Row]:

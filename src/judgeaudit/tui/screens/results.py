@@ -34,6 +34,7 @@ from judgeaudit.tui.results_tables import (
     bucket_rows,
     outside_note,
     satisfied_text,
+    shares_line,
     task_rows,
 )
 from judgeaudit.tui.screens.pairs import OUTSIDE, PairsScreen
@@ -102,6 +103,7 @@ class ResultsScreen(Screen[None]):
             yield Static("", id="human", markup=False)
             yield Static("Agent pairs", classes="section")
             yield FitTable(AGENT_COLUMNS, id="agent-pairs-table", cursor_type="row")
+            yield Static("", id="agent-pair-shares", classes="-muted", markup=False)
             yield Static("By task type", classes="section")
             yield FitTable(TASK_COLUMNS, id="task-types", cursor_type="none")
         yield Footer(compact=True)
@@ -257,6 +259,7 @@ class ResultsScreen(Screen[None]):
         self.query_one("#health", Static).update(health_text(r))
         self.query_one("#human", Static).update("\n".join(review_lines(r["human_review"])))
         self.query_one("#agent-pairs-table", FitTable).set_rows(agent_rows(r))
+        self.query_one("#agent-pair-shares", Static).update(shares_line(r, None))
         self.query_one("#task-types", FitTable).set_rows(task_rows(r))
 
     # --- controls ------------------------------------------------------------------------------
@@ -321,6 +324,11 @@ class ResultsScreen(Screen[None]):
         field = self.query_one("#bins", Field)
         field.focus()
         field.select_all()
+
+    def on_data_table_row_highlighted(self, event: FitTable.RowHighlighted) -> None:
+        if event.data_table.id == "agent-pairs-table" and self.report is not None:
+            key = str(event.row_key.value)
+            self.query_one("#agent-pair-shares", Static).update(shares_line(self.report, key))
 
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
         if event.data_table.id == "buckets" and str(event.row_key.value) != OVERALL:

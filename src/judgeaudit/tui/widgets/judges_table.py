@@ -14,23 +14,24 @@ from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 
 #: leaderboard header -> (column key, shown label, narrowest width, drop order: the highest goes
 #: first when the terminal is narrow, 0 never goes). The intervals and the verdict against the
-#: best are never cut (``WHOLE``): shown whole or not at all, while other columns narrow. At 80 columns the rank,
-#: judge, misselection and the verdict against the best stay; at 120 the near bucket, ties,
-#: satisfied-but-failed and the largest style odds ratio too.
+#: best are never cut (``WHOLE``): shown whole or not at all, while other columns narrow. At 80
+#: columns the rank, judge, misselection and the verdict against the best stay; at 120 the near
+#: bucket and the largest style odds ratio too; at 160 ties and satisfied-but-failed, each with
+#: its interval (a bare rate fitted before the intervals came).
 SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("#", "rank", "#", 1, 0),
     ("judge", "judge", "judge", 20, 0),
     ("misselection [95% CI]", "missel", "missel. [95% CI]", 15, 0),
     ("near [95% CI]", "near", "near [95% CI]", 15, 4),
-    ("ties", "ties", "ties", 5, 5),
-    ("sat.-but-failed", "sbf", "sat.-but-failed", 6, 6),
+    ("ties [95% CI]", "ties", "ties [95% CI]", 15, 5),
+    ("sat.-but-failed [95% CI]", "sbf", "sat.-but-failed", 15, 6),
     ("tokens", "tokens", "tokens", 7, 7),
     ("$/1k verdicts", "cost", "$/1k verdicts", 6, 8),
     ("top style OR", "style", "top style OR", 12, 3),
     ("vs best", "vs", "vs best", 12, 0),
     ("run", "run", "run", 8, 9),
 )
-WHOLE = ("missel", "near", "vs")
+WHOLE = ("missel", "near", "ties", "sbf", "vs")
 JUDGES_COLUMNS = tuple(
     Col(key, label, min=width, drop=drop, whole=key in WHOLE)
     for _, key, label, width, drop in SHOWN
