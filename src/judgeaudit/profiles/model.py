@@ -94,6 +94,12 @@ class Profile:
     def option(self, name: str, default: Any = None) -> Any:
         return self.options.get(name, default)
 
+    def anthropic_gateway(self) -> str:
+        """The gateway's Anthropic Messages URL: ``options.anthropic_base_url``, else the base
+        URL without its ``/v1`` (the Anthropic SDKs add ``/v1/messages``). One rule for the
+        switch, exec's layer and the SDK variables."""
+        return str(self.option("anthropic_base_url") or self.base_url.removesuffix("/v1"))
+
     def to_toml(self) -> str:
         import tomlkit  # here, not at the top: `key print` (a start-up path) never writes TOML
 

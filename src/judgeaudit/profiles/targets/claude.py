@@ -132,10 +132,7 @@ def key_helper(profile: Profile) -> str:
 def anthropic_base(profile: Profile) -> str:
     if bridgeopt.uses_bridge(profile):  # the upstream only serves chat completions
         return bridgeopt.local_url(profile)
-    explicit = profile.option("anthropic_base_url")
-    if explicit:
-        return str(explicit)
-    return profile.base_url.removesuffix("/v1")
+    return profile.anthropic_gateway()
 
 
 def model_values(profile: Profile) -> dict[str, str]:

@@ -39,9 +39,7 @@ def variables(profile: Profile, key: str) -> dict[str, str]:
         if profile.model:
             out[f"{prefix}_MODEL"] = profile.model
     if profile.app == "claude":
-        out["ANTHROPIC_BASE_URL"] = profile.option(
-            "anthropic_base_url"
-        ) or profile.base_url.removesuffix("/v1")
+        out["ANTHROPIC_BASE_URL"] = profile.anthropic_gateway()
         out["ANTHROPIC_AUTH_TOKEN"] = key
         if profile.model:
             out["ANTHROPIC_MODEL"] = profile.model
