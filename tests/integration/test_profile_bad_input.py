@@ -54,6 +54,14 @@ def write(rel: str, content: bytes) -> Callable[[Path], None]:
     return setup
 
 
+def read_only(rel: str, content: bytes) -> Callable[[Path], None]:
+    def setup(home: Path) -> None:
+        write(rel, content)(home)
+        (home / rel).chmod(0o444)
+
+    return setup
+
+
 @dataclass
 class Case:
     id: str
@@ -122,6 +130,19 @@ CASES = [
         ("profile", "use", "taotoken-codex"),
         "config.toml:1:",
         write("codex/config.toml", b"model = [\n"),
+    ),
+    Case(  # a read-only file was replaced (an atomic rename succeeds), its signal lost
+        "use-read-only-settings",
+        ("profile", "use", "taotoken-claude"),
+        "settings.json: is read-only (mode 0444), so judgeaudit leaves it alone; make it "
+        "writable (chmod u+w",
+        read_only("claude/settings.json", b'{"theme": "dark"}\n'),
+    ),
+    Case(
+        "use-read-only-config",
+        ("profile", "use", "taotoken-codex"),
+        "config.toml: is read-only (mode 0444)",
+        read_only("codex/config.toml", b'model = "o3"\n'),
     ),
     Case("use-unknown", ("profile", "use", "nope"), "profile 'nope' not found"),
     Case("use-path-name", ("profile", "use", "../etc"), "profile name '../etc'"),
