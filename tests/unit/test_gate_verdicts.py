@@ -123,3 +123,5 @@ def test_the_gate_says_its_error_rates_at_this_size() -> None:
         f"of 2 points is called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time"
     ) in text
     assert "a false alarm at most 5% of the time" in text
+    unflipped = _result([], _row("overall", 649, 42, 0, 0, False, 0.005))
+    assert decide_rows(unflipped, 0.02, {})["at_this_size"] is None  # nothing to plan from

@@ -218,11 +218,14 @@ def at_this_size(overall: dict[str, Any], margin: float) -> dict[str, Any] | Non
     """How often this gate, at this many decisive pairs and the flips and design effect it
     saw, passes an unchanged judge and calls a rise of the margin worse (Connor's
     approximation; the overall row's starting share of alpha), so a verdict is read with its
-    own error rates; None without decisive pairs or a paired row."""
+    own error rates; None without decisive pairs, a paired row or a flip (no discordance to
+    plan from: a same-seed re-judge reproduces every verdict)."""
     n, flips = overall["n_before"] or 0, overall.get("paired")
     if not n or flips is None:
         return None
     discordance = (flips["flipped_to_misselected"] + flips["flipped_to_correct"]) / n
+    if discordance == 0:
+        return None
     deff = overall.get("deff") or 1.0
     share = ni.ALPHA * OVERALL_SHARE
     return {
