@@ -182,8 +182,12 @@ def compare(
     for row in rows:
         row["alias"] = aliases[row["label"]]
     overall["alias"] = ""
-    method["multiplicity"] = MULTIPLICITY.format(family=family, alpha=ALPHA)
-    decided_by = f"{method['test']}, {method['multiplicity']}" + (
+    method["multiplicity"] = (
+        MULTIPLICITY.format(family=family, alpha=ALPHA)
+        if family
+        else "no adjustment: no row has data to test (nothing flipped)"
+    )
+    decided_by = f"{method['test']}{', ' if family else '; '}{method['multiplicity']}" + (
         "" if paired else "; for information only, unpaired runs are not gated"
     )
     shared = set(a["pairs"]["task_id"]) & set(b["pairs"]["task_id"])
