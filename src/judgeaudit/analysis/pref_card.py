@@ -107,17 +107,18 @@ class CardMeta:
         )
 
 
-#: how many of the style model's terms the card lists (the rest: ``judgeaudit why``)
+#: how many of the style model's terms the card lists (the rest: ``judgeaudit report``)
 STYLE_TERMS = 3
 
 
 def style_summary(section: dict[str, Any], out: Any, run_id: str) -> dict[str, Any]:
-    """The report's style model (``judgeaudit why``) as the card states it: the feature terms
+    """The report's style model (``judgeaudit report``'s last section) as the card states it: the feature terms
     with the largest odds ratios, stable ones first (a reversed label more likely where the
     winner had more of it), or why no model was fitted."""
     from judgeaudit.analysis.why import instability, top_style_terms
 
-    see = f"judgeaudit why {out} --run {run_id}"
+    # there is no ``why`` command: the card named one and a reader got "invalid choice"
+    see = f"judgeaudit report {out} --run {run_id}"
     if section.get("status") == "skipped" or not section.get("terms"):
         reason = str(section.get("note") or "no model was fitted")
         return {"computed": False, "reason": reason, "see": see}
@@ -387,8 +388,8 @@ def _style_lines(style: dict[str, Any]) -> list[str]:
     if not style.get("computed"):
         return [f"Not fitted: {style.get('reason')} (`{style.get('see')}`)."]
     return [
-        f"From {style['method']}; the terms with the largest odds ratios (`{style['see']}` "
-        "shows them all, with the pairs each explains):",
+        f"From {style['method']}; the terms with the largest odds ratios, stable ones first "
+        f"(`{style['see']}` shows them all, and how many misselected pairs style explains):",
         "",
         *(
             f"- {t['feature']} ({t['kind']}): odds ratio {t['odds_ratio']:.3g} "
