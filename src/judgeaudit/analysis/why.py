@@ -319,7 +319,8 @@ def style_section(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
 
 def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None:
     """For the judge leaderboard: the feature term (style, process or claim) with the largest
-    odds ratio, and that odds ratio; None when the run has no fitted model."""
+    odds ratio, stable terms first (``top_style_terms``), and that odds ratio; None when the run
+    has no fitted model."""
     from judgeaudit.analysis.frame import open_db, resolve_run
 
     db = open_db(out)
@@ -332,8 +333,9 @@ def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None
 
 
 def top_style_term(section: dict[str, Any]) -> dict[str, Any] | None:
-    """The feature term with the largest odds ratio in a fitted ``style`` section (the report's
-    own, so a reader that has the report does not fit the model twice); None without a model."""
+    """The feature term with the largest odds ratio in a fitted ``style`` section, stable terms
+    first (the report's own section, so a reader that has the report does not fit the model
+    twice); None without a model."""
     top = top_style_terms(section, 1)
     return top[0] if top else None
 
