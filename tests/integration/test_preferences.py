@@ -225,7 +225,7 @@ def test_card_markdown_names_what_a_trainer_needs(demo: Path, tmp_path: Path) ->
     style = card["style_features"]
     assert (
         style["computed"] is True
-        and style["see"] == f"judgeaudit why {demo} --run {card['run_id']}"
+        and style["see"] == f"judgeaudit report {demo} --run {card['run_id']}"
     )
     by_feature = {t["feature"]: t for t in report["terms"]}
     assert style["terms"] and len(style["terms"]) <= 3
@@ -234,3 +234,7 @@ def test_card_markdown_names_what_a_trainer_needs(demo: Path, tmp_path: Path) ->
         assert f"- {term['feature']} ({term['kind']}): odds ratio {term['odds_ratio']:.3g}" in text
     ratios = [t["odds_ratio"] for t in style["terms"]]
     assert ratios == sorted(ratios, reverse=True)
+    assert not any(t["unstable"] for t in style["terms"])  # the demo's judge: all measured
+    # the command the card names exists and prints every term
+    shown = cli_ok(*style["see"].split()[1:]).stdout
+    assert all(f"OR {t['odds_ratio']:7.3g}" in shown for t in report["terms"])

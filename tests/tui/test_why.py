@@ -55,3 +55,28 @@ def test_why_without_a_report_says_so_and_names_no_run(
     title, plot = asyncio.run(go())
     assert title == "What moves this judge", "no 'run ?' when there is no run"
     assert plot.startswith("No report yet")
+
+
+def test_the_why_view_marks_an_unstable_odds_ratio_and_draws_it_last() -> None:
+    """The demo's style-weighted re-judge: cites_ids 796 [66.7, 9.5e+03] spans 142-fold (by
+    hand), over 100; asks_confirmation 43.1 [7.56, 246] 32.5-fold."""
+    from judgeaudit.tui.screens.why import why_text
+
+    def term(feature: str, odds: float, low: float, high: float) -> dict[str, object]:
+        return {"feature": feature, "kind": "process", "odds_ratio": odds, "ci_low": low,
+                "ci_high": high, "unit": "yes minus no"}  # fmt: skip
+
+    rate = {"rate": 0.12, "ci_low": 0.09, "ci_high": 0.16, "orders": 1221, "method": "m",
+            "model_rate": 0.12}  # fmt: skip
+    style = {"status": "ok", "method": "logit", "orders": 2287, "tasks": 42, "dropped": [],
+             "terms": [term("cites_ids", 796.0, 66.7, 9500.0),
+                       term("asks_confirmation", 43.1, 7.56, 246.0)],
+             "zeroed": [], "raw_rate": rate, "controlled_rate": rate, "explained": 0,
+             "misselected": 56, "explained_by": {}}  # fmt: skip
+    shown = why_text(style).plain.splitlines()
+    plot = [ln for ln in shown if ln.startswith(("asks confirmation ", "cites order/item ids "))]
+    assert plot[0].startswith("asks confirmation") and plot[0].endswith(" 43.1")
+    assert plot[1].startswith("cites order/item ids") and plot[1].endswith(" 796 (unstable)")
+    # fewer than three stable terms reward: the unstable one is named after them, flagged
+    assert shown[0].startswith("rewards asks confirmation, cites order/item ids (size unstable)")
+    assert any(ln.strip().startswith("(unstable) marks a term") for ln in shown)

@@ -20,12 +20,14 @@ STYLE: dict[str, Any] = {
 
 
 def test_intervals_past_the_axis_end_in_an_arrow_and_others_do_not() -> None:
-    past_high, inside, past_low = forest_text(STYLE)[:3]
+    # the stable term first: the two whose intervals span over 100-fold are unstable, last
+    inside, past_high, past_low = forest_text(STYLE)[:3]
     plot = slice(25, 25 + 40)
+    assert inside.startswith("length")
     assert past_high[plot].rstrip().endswith("●▶") and "◀" not in past_high
     assert "▶" not in inside and "◀" not in inside
     assert past_low[plot].startswith("◀") and "▶" not in past_low
-    assert past_high.endswith(" 3.64e+03")  # the value itself, unclipped
+    assert past_high.endswith(" 3.64e+03 (unstable)")  # the value itself, unclipped, flagged
 
 
 def test_the_svg_draws_an_arrowhead_at_each_end_run_past() -> None:

@@ -25,7 +25,7 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.drift import compare, run_lineage, same_conversations
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
-from judgeaudit.analysis.why import top_style_term
+from judgeaudit.analysis.why import UNSTABLE_SPAN, is_unstable, top_style_term
 
 
 def runs_in(outs: list[Path]) -> list[tuple[Path, str]]:
@@ -151,11 +151,13 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
 
 
 def _style(section: dict[str, Any]) -> dict[str, Any] | None:
-    """The largest feature odds ratio of the report's style model (docs/why.md), or None."""
+    """The largest stable feature odds ratio of the report's style model (docs/why.md; an
+    unstable one only when no term is stable), or None."""
     top = top_style_term(section)
     if top is None:
         return None
-    return {k: top[k] for k in ("feature", "odds_ratio", "ci_low", "ci_high", "kind")}
+    keep = ("feature", "odds_ratio", "ci_low", "ci_high", "kind")
+    return {**{k: top[k] for k in keep}, "unstable": is_unstable(top)}
 
 
 def _usage(out: Path, run_id: str) -> dict[str, Any]:
@@ -243,11 +245,13 @@ def _cells(row: dict[str, Any]) -> list[str]:
 
 
 def style_cell(style: dict[str, Any] | None) -> str:
-    """The largest feature odds ratio and its feature: ``length 4.81``; ``n/a`` without a model."""
+    """The largest feature odds ratio and its feature: ``length 4.81``; ``n/a`` without a model;
+    ``cites_ids 796 (unstable)`` when no term of the model is stable."""
     if style is None:
         return "n/a"
     value = style["odds_ratio"]
-    return f"{style['feature']} {value:.3g}" if value < 1e4 else f"{style['feature']} {value:.2e}"
+    cell = f"{style['feature']} {value:.3g}" if value < 1e4 else f"{style['feature']} {value:.2e}"
+    return cell + (" (unstable)" if is_unstable(style) else "")
 
 
 HEADERS = [
@@ -277,7 +281,8 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
         f"misselection over decisive pairs; intervals {board['method']['interval']}; "
         f"vs best: {board['method']['vs_best']}, margin {board['margin'] * 100:g} points",
         "top style OR: the largest odds ratio of a transcript feature in the run's style model "
-        "(docs/why.md), and the feature",
+        f"(docs/why.md), and the feature; a term whose 95% interval spans over {UNSTABLE_SPAN:g}-"
+        "fold is unstable and named only when no other is, marked (unstable)",
         f"* no other judge beats it on both misselection and {board['cost_axis']} "
         f"({board['method']['frontier']})",
     ]

@@ -107,26 +107,31 @@ class CardMeta:
         )
 
 
-#: how many of the style model's terms the card lists (the rest: ``judgeaudit why``)
+#: how many of the style model's terms the card lists (the rest: ``judgeaudit report``)
 STYLE_TERMS = 3
 
 
 def style_summary(section: dict[str, Any], out: Any, run_id: str) -> dict[str, Any]:
-    """The report's style model (``judgeaudit why``) as the card states it: the feature terms
-    with the largest odds ratios (a reversed label more likely where the winner had more of
-    it), or why no model was fitted."""
-    from judgeaudit.analysis.why import top_style_terms
+    """The report's style model (``judgeaudit report``'s last section) as the card states it: the feature terms
+    with the largest odds ratios, stable ones first (a reversed label more likely where the
+    winner had more of it), or why no model was fitted."""
+    from judgeaudit.analysis.why import instability, top_style_terms
 
-    see = f"judgeaudit why {out} --run {run_id}"
+    # there is no ``why`` command: the card named one and a reader got "invalid choice"
+    see = f"judgeaudit report {out} --run {run_id}"
     if section.get("status") == "skipped" or not section.get("terms"):
         reason = str(section.get("note") or "no model was fitted")
         return {"computed": False, "reason": reason, "see": see}
     terms = top_style_terms(section, STYLE_TERMS)
     keep = ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")
+    reasons = [instability(t) for t in terms]
     return {
         "computed": True,
         "method": "the report's style model over all judged orders of the run (docs/why.md)",
-        "terms": [{k: t[k] for k in keep} for t in terms],
+        "terms": [
+            {**{k: t[k] for k in keep}, "unstable": why is not None, "unstable_reason": why}
+            for t, why in zip(terms, reasons, strict=True)
+        ],
         "see": see,
     }
 
@@ -383,12 +388,13 @@ def _style_lines(style: dict[str, Any]) -> list[str]:
     if not style.get("computed"):
         return [f"Not fitted: {style.get('reason')} (`{style.get('see')}`)."]
     return [
-        f"From {style['method']}; the terms with the largest odds ratios (`{style['see']}` "
-        "shows them all, with the pairs each explains):",
+        f"From {style['method']}; the terms with the largest odds ratios, stable ones first "
+        f"(`{style['see']}` shows them all, and how many misselected pairs style explains):",
         "",
         *(
             f"- {t['feature']} ({t['kind']}): odds ratio {t['odds_ratio']:.3g} "
             f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}], p = {t['p_value']:.2g}"
+            + (f"; unstable: {t['unstable_reason']}" if t.get("unstable") else "")
             for t in style["terms"]
         ),
     ]

@@ -9,6 +9,10 @@ A series is one kind of run over one gap source (and, for simulated or imported 
 set): runs that mix them are refused with one line naming both, because their rates measure
 different things (recorded logs change content every day by design, so their task set is not
 compared; a change of it is still listed in an alert).
+
+Style odds ratios are charted, never alerted on (the detector tests misselection only); a
+period whose term is unstable (:func:`judgeaudit.analysis.why.instability`) keeps its figures
+and the flag in ``style_odds_ratios`` but is a gap in the series, since its size is not measured.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.stats import wilson
+from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
 
 Kind = Literal["recorded", "imported", "simulated", "rejudge"]
@@ -240,8 +245,9 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
             "labelled": review.get("n"),
         }
     style = report.get("style") or {}
+    keep = ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")
     odds = [
-        {k: t.get(k) for k in ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")}
+        {**{k: t.get(k) for k in keep}, "unstable": is_unstable(t)}
         for t in style.get("terms", [])
         if t.get("feature") != "position"
     ]
@@ -339,8 +345,12 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         if any(q["human_disagreement"] for q in trend["periods"]):
             add("human disagreement", period, p["human_disagreement"])
         for term in p["style_odds_ratios"]:
+            # an unstable period is a gap: its size is not measured, and on a shared axis its
+            # interval would flatten the stable periods' line (docs/trend.md)
+            shown = None if term.get("unstable") else term
             add(f"odds ratio {term['feature']}", period,
-                {"rate": term["odds_ratio"], "ci_low": term["ci_low"], "ci_high": term["ci_high"]})  # fmt: skip
+                shown and {"rate": term["odds_ratio"], "ci_low": term["ci_low"],
+                           "ci_high": term["ci_high"]})  # fmt: skip
     return out
 
 

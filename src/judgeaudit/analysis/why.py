@@ -4,7 +4,10 @@ judged order, with odds ratios and 95% intervals clustered by task.
 
 - **Terms**: continuous features (length, turns, tool calls, courtesy) per standard deviation of
   the feature over the run's trajectories, so their odds ratios compare with the 0/1 ones; the
-  position term is the intercept. Sorted by effect (|log odds ratio|).
+  position term is the intercept. Sorted by effect (|log odds ratio|), unstable terms last.
+- **Unstable terms**: a term whose 95% interval's ends are more than ``UNSTABLE_SPAN`` apart
+  (quasi-separation: few orders differ in it, nearly always the same way) keeps its direction
+  but not its size; it is flagged, and no ranking puts it above a stable term.
 - **Style-controlled misselection rate** (AlpacaEval's length control, generalised): per judged
   order of a decisive pair, the probability the fitted model gives the failed side with every
   style difference set to zero, averaged; its interval is the delta method with task-clustered
@@ -36,6 +39,10 @@ from judgeaudit.analysis.why_data import Orders, RunData, differences, load_run
 #: The terms whose odds ratio the leaderboard and the headline name (all but success, position).
 ATTRIBUTED = FEATURES
 MIN_ORDERS = 40
+#: An odds ratio whose 95% interval's ends are more than this factor apart is *unstable*: the
+#: interval is then wider than the estimate divided and multiplied by 10 (log half-width over
+#: ln 10, a log-scale standard error over 1.17), so the data cannot tell 3 from 300.
+UNSTABLE_SPAN = 100.0
 MIN_TASKS = 5
 METHOD = (
     "logistic regression (binomial GLM by IRLS) of 'first shown preferred' over judged "
@@ -126,7 +133,10 @@ def fit_style(data: RunData) -> dict[str, Any]:
         }
         for name, b, s, p in zip(names, beta, se, pvalues, strict=True)
     ]
-    terms.sort(key=lambda t: -abs(t["coef"]))
+    for t in terms:
+        t["unstable_reason"] = instability(t)
+        t["unstable"] = t["unstable_reason"] is not None
+    terms.sort(key=lambda t: (t["unstable"], -abs(t["coef"])))
     rates = _rates(rows, x, y, names, beta, groups, rows.tasks)
     return {
         "status": "ok",
@@ -309,7 +319,8 @@ def style_section(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
 
 def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None:
     """For the judge leaderboard: the feature term (style, process or claim) with the largest
-    odds ratio, and that odds ratio; None when the run has no fitted model."""
+    odds ratio, stable terms first (``top_style_terms``), and that odds ratio; None when the run
+    has no fitted model."""
     from judgeaudit.analysis.frame import open_db, resolve_run
 
     db = open_db(out)
@@ -322,14 +333,41 @@ def largest_style_term(out: Any, run_id: str | None) -> tuple[str, float] | None
 
 
 def top_style_term(section: dict[str, Any]) -> dict[str, Any] | None:
-    """The feature term with the largest odds ratio in a fitted ``style`` section (the report's
-    own, so a reader that has the report does not fit the model twice); None without a model."""
+    """The feature term with the largest odds ratio in a fitted ``style`` section, stable terms
+    first (the report's own section, so a reader that has the report does not fit the model
+    twice); None without a model."""
     top = top_style_terms(section, 1)
     return top[0] if top else None
 
 
 def top_style_terms(section: dict[str, Any], k: int) -> list[dict[str, Any]]:
     """The ``k`` feature terms (style, process, claim) with the largest odds ratios, largest
-    first: the leaderboard's column and the preference card's list."""
+    first, stable ones before any unstable one (whose large estimate is the separation's, not a
+    measured size): the leaderboard's column and the preference card's list."""
     style = [t for t in section.get("terms", []) if t["feature"] in ATTRIBUTED]
-    return sorted(style, key=lambda t: -float(t["odds_ratio"]))[:k]
+    return sorted(style, key=lambda t: (is_unstable(t), -float(t["odds_ratio"])))[:k]
+
+
+def span(term: dict[str, Any]) -> float:
+    """How many times the interval's high end is its low end (inf when the low end is 0)."""
+    low, high = float(term["ci_low"]), float(term["ci_high"])
+    return math.inf if low <= 0 or not math.isfinite(high) else high / low
+
+
+def instability(term: dict[str, Any]) -> str | None:
+    """Why the term's odds ratio is unstable (interval over ``UNSTABLE_SPAN``-fold), else None.
+    Read from the interval, so a style section kept before the flag existed reads the same."""
+    ratio = span(term)
+    if ratio <= UNSTABLE_SPAN:
+        return None
+    clear = term["ci_low"] > 1 or term["ci_high"] < 1
+    what = "the direction is clear, the size is not" if clear else "neither size nor direction is"
+    return (
+        f"95% interval spans a factor of {ratio:.3g}, over {UNSTABLE_SPAN:g} (few judged orders "
+        f"differ in it, or nearly all of them the same way): {what}"
+    )
+
+
+def is_unstable(term: dict[str, Any]) -> bool:
+    """Whether no ranking may put this term above a stable one (see ``instability``)."""
+    return instability(term) is not None

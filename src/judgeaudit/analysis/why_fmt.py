@@ -22,6 +22,34 @@ LABELS = {
 
 
 COLOURS = {"style": "#b03030", "process": "#b07020", "claim": "#8030a0"}
+#: beside an unstable term's odds ratio wherever one is printed (``why.instability``)
+UNSTABLE = "(unstable)"
+
+
+def _unstable(term: dict[str, Any]) -> bool:
+    # imported here: why.py loads numpy, which the app must not load before its first paint;
+    # a fitted style section is only rendered after a report has loaded it anyway
+    from judgeaudit.analysis.why import is_unstable
+
+    return is_unstable(term)
+
+
+def _stable_first(terms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The terms in their order, unstable ones moved last (a section kept before the flag
+    existed is ordered by |log odds ratio| alone)."""
+    return sorted(terms, key=_unstable)
+
+
+def _unstable_note(terms: list[dict[str, Any]]) -> str | None:
+    from judgeaudit.analysis.why import UNSTABLE_SPAN
+
+    if not any(_unstable(t) for t in terms):
+        return None
+    return (
+        f"{UNSTABLE} marks a term whose 95% interval's ends are more than {UNSTABLE_SPAN:g}-fold "
+        "apart (few judged orders differ in the feature, or nearly all the same way): read its "
+        "direction, not its size; no ranking puts it above a stable term (docs/why.md)"
+    )
 
 
 def _pct(value: float | None) -> str:
@@ -39,9 +67,11 @@ def headline(style: dict[str, Any]) -> str:
     if style.get("status") != "ok":
         return str(style.get("note", "style attribution: not computed"))
     top = [
-        t for t in style["terms"] if t["kind"] not in ("success", "position") and t["ci_low"] > 1
+        t
+        for t in _stable_first(style["terms"])
+        if t["kind"] not in ("success", "position") and t["ci_low"] > 1
     ]
-    moves = ", ".join(LABELS.get(t["feature"], t["feature"]) for t in top[:3]) or "no style term"
+    moves = ", ".join(_label(t, " (size unstable)") for t in top[:3]) or "no style term"
     return (
         f"rewards {moves} (odds ratio > 1, interval excluding 1); per judged order it picks the "
         f"failed side {_rate(style['raw_rate'])}, controlled for style "
@@ -57,11 +87,15 @@ def style_lines(style: dict[str, Any]) -> list[str]:
     if style.get("status") != "ok":
         return [*lines, f"  {style.get('note')}"]
     lines.append(f"  {headline(style)}")
-    for t in style["terms"]:
+    terms = _stable_first(style["terms"])
+    for t in terms:
         lines.append(
             f"  {LABELS.get(t['feature'], t['feature']):<26} OR {t['odds_ratio']:7.3g} "
             f"95% CI [{t['ci_low']:.3g}, {t['ci_high']:.3g}]  {t['kind']:<8} {t['unit']}"
+            + (f"  {UNSTABLE}" if _unstable(t) else "")
         )
+    note = _unstable_note(terms)
+    lines += [f"  {note}"] if note else []
     for d in style.get("dropped", []):
         lines.append(f"  {d['feature']}: left out ({d['reason']})")
     by = ", ".join(f"{k} {v}" for k, v in style["explained_by"].items()) or "none"
@@ -82,17 +116,30 @@ def style_markdown(style: dict[str, Any]) -> list[str]:
     if style.get("status") != "ok":
         return [*out, str(style.get("note")), ""]
     out += [headline(style) + ".", "", "| term | odds ratio | 95% CI | unit |", "|---|---|---|---|"]
-    for t in style["terms"]:
+    terms = _stable_first(style["terms"])
+    for t in terms:
         out.append(
-            f"| {LABELS.get(t['feature'], t['feature'])} | {t['odds_ratio']:.3g} | "
+            f"| {LABELS.get(t['feature'], t['feature'])} | {_value(t)} | "
             f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}] | {t['unit']} |"
         )
+    note = _unstable_note(terms)
+    out += ["", f"{note}."] if note else []
     out += [
         "",
         f"Model: {style['method']}. Controlled rate: {style['controlled_rate']['method']}.",
         "",
     ]
     return out
+
+
+def _label(t: dict[str, Any], flag: str = f" {UNSTABLE}") -> str:
+    name = str(t["feature"])
+    return LABELS.get(name, name) + (flag if _unstable(t) else "")
+
+
+def _value(t: dict[str, Any]) -> str:
+    """The odds ratio as printed, flagged when unstable: ``796 (unstable)``."""
+    return f"{t['odds_ratio']:.3g}" + (f" {UNSTABLE}" if _unstable(t) else "")
 
 
 def _axis(terms: list[dict[str, Any]]) -> tuple[float, float]:
@@ -125,7 +172,7 @@ def _clipped(
 
 def forest_svg(style: dict[str, Any], title: str) -> str:
     """Odds ratios with their 95% intervals on a log axis, the line at 1 marked."""
-    terms = style.get("terms") or []
+    terms = _stable_first(style.get("terms") or [])
     if style.get("status") != "ok" or not terms:
         return ""
     lo, hi = _axis(terms)
@@ -137,7 +184,7 @@ def forest_svg(style: dict[str, Any], title: str) -> str:
         return left + (v - lo) / (hi - lo) * width
 
     parts = [
-        f"<svg width='{left + width + 90}' height='{height}' "
+        f"<svg width='{left + width + 130}' height='{height}' "
         f"role='img' aria-label='{escape(title)}'>",
         f"<text x='4' y='16' font-size='13' font-weight='bold'>{escape(title)}</text>",
         f"<line x1='{px(1):.1f}' y1='26' x2='{px(1):.1f}' y2='{height - 14}' stroke='#888' "
@@ -146,13 +193,14 @@ def forest_svg(style: dict[str, Any], title: str) -> str:
     for i, t in enumerate(terms):
         y = 38 + i * row
         colour = COLOURS.get(t["kind"], "#305080")
+        dashed = " stroke-dasharray='4,3'" if _unstable(t) else ""  # a size the data cannot pin
         parts += [
             f"<text x='4' y='{y + 4}' font-size='12'>{escape(LABELS.get(t['feature'], t['feature']))}</text>",
             f"<line x1='{px(t['ci_low']):.1f}' y1='{y}' x2='{px(t['ci_high']):.1f}' y2='{y}' "
-            f"stroke='{colour}' stroke-width='2'/>",
+            f"stroke='{colour}' stroke-width='2'{dashed}/>",
             f"<circle cx='{px(t['odds_ratio']):.1f}' cy='{y}' r='4' fill='{colour}'/>",
             *_clipped(t, lo, hi, left, width, y, colour),
-            f"<text x='{left + width + 6}' y='{y + 4}' font-size='11'>{t['odds_ratio']:.3g}</text>",
+            f"<text x='{left + width + 6}' y='{y + 4}' font-size='11'>{_value(t)}</text>",
         ]
     for tick in (0.25, 0.5, 1, 2, 4, 10):
         if lo <= math.log(tick) <= hi:
@@ -166,7 +214,7 @@ def forest_svg(style: dict[str, Any], title: str) -> str:
 
 def forest_text(style: dict[str, Any], width: int = 40) -> list[str]:
     """The same forest plot in characters: ``─`` the interval, ``●`` the odds ratio, ``│`` 1."""
-    terms = style.get("terms") or []
+    terms = _stable_first(style.get("terms") or [])
     if style.get("status") != "ok" or not terms:
         return [str(style.get("note", "style attribution: not computed"))]
     lo, hi = _axis(terms)
@@ -189,6 +237,6 @@ def forest_text(style: dict[str, Any], width: int = 40) -> list[str]:
         if past_low:
             cells[0] = "◀"
         label = LABELS.get(t["feature"], t["feature"])
-        lines.append(f"{label:<24} {''.join(cells)} {t['odds_ratio']:.3g}")
+        lines.append(f"{label:<24} {''.join(cells)} {_value(t)}")
     lines.append(f"{'':<24} {math.exp(lo):<{width // 2}.2g}{math.exp(hi):>{width - width // 2}.2g}")
     return lines
