@@ -31,7 +31,7 @@ from judgeaudit.analysis.frame import open_db
 from judgeaudit.analysis.trend import judges_of
 from judgeaudit.analysis.why import style_section
 from judgeaudit.audit.store.parquet_out import write_pairs
-from judgeaudit.audit.store.verdict_counts import kept_verdict_counts
+from judgeaudit.audit.store.verdict_counts import kept_task_counts, kept_verdict_counts
 from judgeaudit.audit.units.period import period_of_name
 from judgeaudit.daily import SPEC
 from judgeaudit.engine import run_audit_blocking
@@ -114,6 +114,7 @@ def _export(scratch: Path, run_id: str, files: list[Path]) -> Path:
             spec_hash=str(_one(db, "spec_hash", run_id)),
             manifest=manifest,
             verdict_counts=[list(r) for r in kept_verdict_counts(db, run_id) or []],
+            verdict_tasks=[list(r) for r in kept_task_counts(db, run_id) or []],
             judge_models=list(models),
             prompt_hashes=list(hashes),
             style=style_section(db, run_id),

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 from textual.widgets import Input
 
 from judgeaudit.analysis.leaderboard import cells, leaderboard, render_leaderboard
@@ -134,11 +135,28 @@ def _clustered_reference(out: Path, run_id: str, value: str, where: str = "1") -
     return [low, high]
 
 
+def _no_verdict_reference(out: Path, run_id: str) -> list[float]:
+    """statsmodels' interval of the judged orders without a verdict (every attempt failed to
+    parse), clustered by task; with none missing, Wilson's over the orders (deff 1 by hand:
+    no variance within or between tasks)."""
+    with closing(sqlite3.connect(out / "audit.db")) as db:
+        rows = db.execute(
+            "SELECT p.task_id, MIN(l.parse_error IS NOT NULL) FROM judge_logs l JOIN audit_pairs"
+            ' p ON p.pair_id = l.pair_id WHERE l.run_id = ? GROUP BY l.pair_id, l."order"',
+            (run_id,),
+        ).fetchall()
+    y = np.array([v for _, v in rows], dtype=float)
+    if not y.any():
+        return [float(v) for v in proportion_confint(0, len(y), method="wilson")]
+    tasks = np.unique([t for t, _ in rows], return_inverse=True)[1]
+    return list(_statsmodels_interval(y, tasks))
+
+
 def test_ties_and_consistency_carry_the_reports_interval(
     run_copy: Path, rejudged_copy: Path
 ) -> None:
-    """`judges`' ties (over all pairs) and swap consistency (over pairs judged in both orders)
-    have intervals, task-clustered as the report's: JSON, the table, the app's cells."""
+    """`judges`' ties (over all pairs), swap consistency (over pairs judged in both orders) and
+    the no-verdict share (over judged orders) have intervals, task-clustered as the report's: JSON, the table, the app's cells."""
     board = leaderboard([run_copy, rejudged_copy])
     text = render_leaderboard(board)
     assert "ties [95% CI]" in text.splitlines()[0] and "consistent [95% CI]" in text
@@ -158,3 +176,8 @@ def test_ties_and_consistency_carry_the_reports_interval(
             f"[{agree[0] * 100:.1f}, {agree[1] * 100:.1f}]"
         )
         assert shown["consistent [95% CI]"] in text
+        missing = _no_verdict_reference(out, run)
+        assert row["no_verdict_rate_ci"] == pytest.approx(missing, rel=1e-9, abs=1e-12)
+        assert shown["no verdict [95% CI]"].endswith(
+            f"[{missing[0] * 100:.1f}, {missing[1] * 100:.1f}]"
+        )

@@ -50,9 +50,10 @@ def stream_into_the_run_screen(app: JudgeAuditApp, paused: bool = False) -> RunS
         ("ace", "pro", True, True, "tie"),
     ]
     for i, (a, b, sa, sb, pref) in enumerate(finished):
-        pair_id = f"demo/retail-00{i}/t0/{a}~{b}"
+        task = f"retail-00{i}"
+        pair_id = f"demo/{task}/t0/{a}~{b}"
         missel = sa != sb and pref == ("B" if sa else "A")
-        bridge.on_event(ev.PairDone(pair_id, a, b, sa, sb, pref, missel))
+        bridge.on_event(ev.PairDone(pair_id, a, b, sa, sb, pref, missel, task))
         reason = "A shows concrete evidence that the request was completed"
         bridge.on_event(ev.JudgeCallDone(pair_id, "AB", 0, pref, 4.1, 3.2, reason, None, "{}"))
     bridge.on_event(

@@ -54,6 +54,20 @@ class Sums:
             len(kept),
         )
 
+    def moved(self, before: tuple[float, float], after: tuple[float, float]) -> Sums:
+        """These sums with one task's (numerator, denominator) changed from ``before`` to
+        ``after``: :meth:`of` of the new per-task list in O(1), for a table that grows a pair
+        at a time while a run streams (the app's Run screen)."""
+        (k0, n0), (k1, n1) = before, after
+        return Sums(
+            self.k + k1 - k0,
+            self.n + n1 - n0,
+            self.kk + k1 * k1 - k0 * k0,
+            self.kn + k1 * n1 - k0 * n0,
+            self.nn + n1 * n1 - n0 * n0,
+            self.clusters + (n1 != 0) - (n0 != 0),
+        )
+
 
 def design_effect(s: Sums) -> float:
     """Cluster-robust variance of k/n over the binomial variance r(1-r)/(n-1), at least 1.

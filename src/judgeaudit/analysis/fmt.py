@@ -92,6 +92,30 @@ def _span(pair: Sequence[float | None]) -> str:
     return "—" if low is None or high is None else f"{low:.2f}–{high:.2f}"
 
 
+#: The report's interval, named where a rate is printed (:data:`judgeaudit.analysis.clustered.METHOD`
+#: in full).
+TASK_WILSON = "Wilson with a task design effect"
+
+
+def no_verdict(health: Mapping[str, Any], named: bool = False) -> str:
+    """A judge's (or the run's) share of judged orders with no verdict and its interval when it
+    has one (a history keeps no per-task counts): ``2.1% of orders (5/240; 95% CI 0.7–6.0%)``;
+    ``named`` names the interval's method."""
+    low, high = health.get("no_verdict_rate_ci") or (None, None)
+    shown = "" if low is None else f"; 95% CI {ci_pair([low, high])}"
+    shown += f", {TASK_WILSON}" if shown and named else ""
+    counts = f"{health['no_verdict_orders']}/{health['orders']}"
+    return f"{pct(health['no_verdict_rate'])} of orders ({counts}{shown})"
+
+
+def verdict_line(judge: Mapping[str, Any]) -> str:
+    """One judge model's verdict health (the text report's and the app's line)."""
+    return (
+        f"{judge['judge_model']}: no verdict {no_verdict(judge)}, parse failures "
+        f"{judge['parse_failures']}/{judge['judge_calls']} calls"
+    )
+
+
 #: What an agent pair's success and judge-win shares count (said once per section).
 SHARES = "success and judge wins: shares of all the pair's pairs, a tie no side's win"
 

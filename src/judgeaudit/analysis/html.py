@@ -48,13 +48,14 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
 def _verdicts(health: dict[str, Any]) -> str:
     """Missing verdicts per judge, in red above the chart when they exceed the gate's limit."""
     table = _table(
-        ["judge model", "orders", "no verdict", "rate", "judge calls", "parse failures"],
+        ["judge model", "orders", "no verdict", "rate", "95% CI", "judge calls", "parse failures"],
         [
             [
                 j["judge_model"],
                 j["orders"],
                 j["no_verdict_orders"],
                 pct(j["no_verdict_rate"]),
+                ci_pair(j.get("no_verdict_rate_ci")),
                 j["judge_calls"],
                 j["parse_failures"],
             ]

@@ -4,7 +4,7 @@ and misselection.
 
 One entry for the CLI (``judgeaudit judges``) and the TUI: :func:`leaderboard` returns the
 rows; :func:`render_leaderboard` prints them as a table, JSON or Markdown. Each misselection
-rate, the tie share and swap consistency have the report's own interval
+rate, the tie share, swap consistency and the no-verdict share have the report's own interval
 (:func:`judgeaudit.analysis.clustered.interval`: Wilson with a task design effect), so a judge's
 rate reads the same here as in its report; the comparison with the best is the gate's
 (``analysis/noninferiority.py``).
@@ -134,6 +134,8 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "position_consistency": consistency.get("consistency_rate"),
         "position_consistency_ci": consistency.get("consistency_rate_ci", [None, None]),
         "no_verdict_rate": verdicts["no_verdict_rate"],
+        # over judged orders (two a swapped pair), task-clustered: the report's own interval
+        "no_verdict_rate_ci": verdicts.get("no_verdict_rate_ci", [None, None]),
         "satisfied_but_failed": report["satisfied_but_failed"]["judge"]["rate"],
         "satisfied_but_failed_ci": [  # the report's interval for that rate
             report["satisfied_but_failed"]["judge"]["ci_low"],
@@ -233,7 +235,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         rate(near),
         _with_ci(row["tie_share"], row.get("tie_share_ci")),
         _with_ci(row["position_consistency"], row.get("position_consistency_ci")),
-        _pct(row["no_verdict_rate"]),
+        _with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci")),
         _with_ci(row["satisfied_but_failed"], row.get("satisfied_but_failed_ci")),
         str(row["tokens"]),
         "n/a" if cost is None else f"${cost:.4f}",
@@ -262,7 +264,7 @@ HEADERS = [
     "near [95% CI]",
     "ties [95% CI]",
     "consistent [95% CI]",
-    "no verdict",
+    "no verdict [95% CI]",
     "sat.-but-failed [95% CI]",
     "tokens",
     "$/1k verdicts",

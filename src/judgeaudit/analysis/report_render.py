@@ -15,6 +15,7 @@ from judgeaudit.analysis.fmt import (
     NO_SWAPPED,
     SHARES,
     SIMULATED,
+    TASK_WILSON,
     bucket_columns,
     bucket_edges,
     bucket_name,
@@ -24,6 +25,7 @@ from judgeaudit.analysis.fmt import (
     share_intervals,
     simulated,
     split,
+    verdict_line,
 )
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.frame import GAP_NAMES
@@ -149,13 +151,13 @@ def render_table(report: Report) -> str:
         "  (orders without a verdict left out; intervals: Wilson with a task design effect; "
         "p: exact two-sided binomial test against 50% on the design-effect-adjusted counts)"
     )
-    lines += ["", "judge verdicts (an order without a parsable verdict counts as a tie):"]
+    lines += [
+        "",
+        "judge verdicts (an order without a parsable verdict counts as a tie; intervals over "
+        f"orders: {TASK_WILSON}):",
+    ]
     for j in report["verdicts"]["by_judge"]:
-        lines.append(
-            f"  {j['judge_model']}: no verdict {_pct(j['no_verdict_rate'])} of orders "
-            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
-            f"{j['parse_failures']}/{j['judge_calls']} calls"
-        )
+        lines.append(f"  {verdict_line(j)}")
     lines += ["", "by task type:"]
     for t in report["by_task_type"]:
         lines.append(

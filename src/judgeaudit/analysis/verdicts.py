@@ -9,14 +9,19 @@ figures that depend on it are easy to find.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from judgeaudit.analysis.aggregate import gap_sql
+from judgeaudit.analysis.clustered import Sums, interval
+from judgeaudit.analysis.fmt import no_verdict
 from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.audit.store.verdict_counts import (
     JOINED,
-    count_verdicts,
+    count_task_verdicts,
+    kept_task_counts,
     kept_verdict_counts,
+    per_judge,
 )
 from judgeaudit.audit.units.gap import bucket_case
 
@@ -26,14 +31,21 @@ MAX_NO_VERDICT = 0.05
 #: then describe only the judged orders (a missing verdict is a tie, never a misselection, so a
 #: judge that never answers would read "0 misselected").
 MOSTLY_UNJUDGED = 0.5
+ALL = object()  # every judge model's tasks (:func:`_per_task`)
 
 
-def _health(row: tuple[Any, ...]) -> dict[str, Any]:
+def _health(row: tuple[Any, ...], per_task: Mapping[Any, tuple[int, int]]) -> dict[str, Any]:
+    """The counts and shares of one judge model (or all): ``per_task`` is its (missing, orders)
+    per task, for the no-verdict share's interval (empty: none, e.g. a history's run)."""
     orders, missing, calls, failed, pairs, without, decisive_without = (int(v or 0) for v in row)
+    found = interval(Sums.of([(float(k), float(n)) for k, n in per_task.values()]))
+    known = sum(n for _, n in per_task.values()) == orders  # the sums are of these orders
     return {
         "orders": orders,
         "no_verdict_orders": missing,
         "no_verdict_rate": missing / orders if orders else None,
+        # [low, high]: over orders (two a swapped pair), clustered by task as every rate
+        "no_verdict_rate_ci": [found["ci_low"], found["ci_high"]] if known else [None, None],
         "judge_calls": calls,
         "parse_failures": failed,
         "parse_failure_rate": failed / calls if calls else None,
@@ -43,16 +55,33 @@ def _health(row: tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
+def _per_task(rows: list[tuple[Any, ...]], model: Any = ALL) -> dict[Any, tuple[int, int]]:
+    """(missing, orders) per task of one judge model's (judge, task, orders, missing) rows, or
+    of every model's (a task two judges judged is one cluster)."""
+    out: dict[Any, tuple[int, int]] = {}
+    for judge, task, orders, missing in rows:
+        if model is ALL or judge == model:
+            k, n = out.get(task, (0, 0))
+            out[task] = (k + int(missing or 0), n + int(orders or 0))
+    return out
+
+
 def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
-    """The run's totals and one entry per judge model (same keys as the totals)."""
+    """The run's totals and one entry per judge model (same keys as the totals), the no-verdict
+    share with the report's interval (Wilson with a task design effect)."""
     by_judge = kept_verdict_counts(db, run_id)
-    if by_judge is None:
-        by_judge = count_verdicts(db, run_id)
+    tasks = kept_task_counts(db, run_id) if by_judge is not None else None
+    if by_judge is None or tasks is None:  # unfinished, or finished before tasks were kept
+        live = count_task_verdicts(db, run_id)
+        tasks = [row[:4] for row in live]
+        by_judge = by_judge or per_judge(live)
     # The totals are the judges' sums: one pass over judge_logs, not two.
     total = [sum(int(row[i] or 0) for row in by_judge) for i in range(1, 8)]
     return {
-        **_health(tuple(total)),
-        "by_judge": [{"judge_model": r[0], **_health(tuple(r[1:]))} for r in by_judge],
+        **_health(tuple(total), _per_task(tasks)),
+        "by_judge": [
+            {"judge_model": r[0], **_health(tuple(r[1:]), _per_task(tasks, r[0]))} for r in by_judge
+        ],
         "max_no_verdict_rate": MAX_NO_VERDICT,
     }
 
@@ -81,8 +110,7 @@ def health_line(health: dict[str, Any]) -> str:
     if rate is None:
         return "judge verdicts: no judge call stored for this run"
     line = (
-        f"no verdict (unparsable judge output after retries): {rate * 100:.1f}% of orders "
-        f"({health['no_verdict_orders']}/{health['orders']}), "
+        f"no verdict (unparsable judge output after retries): {no_verdict(health, named=True)}, "
         f"{health['pairs_without_verdict']} pairs affected "
         f"({health['decisive_pairs_without_verdict']} decisive); parse failures "
         f"{health['parse_failures']}/{health['judge_calls']} calls"

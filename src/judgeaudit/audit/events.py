@@ -63,6 +63,9 @@ class PairDone:
     success_b: bool
     judge_pref: Pref
     misselected: bool
+    #: the pair's task: the Run screen clusters its live misselection interval by task ("" in
+    #: an event stream written before the field: no interval then)
+    task_id: str = ""
 
 
 @dataclass(frozen=True)

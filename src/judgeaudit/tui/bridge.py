@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgeaudit.analysis.clustered import Sums
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.units.outcome import decisive
 from judgeaudit.errors import JudgeauditError
@@ -24,11 +25,18 @@ if TYPE_CHECKING:
 LOG_BACKLOG = 2000
 
 
+NO_SUMS = Sums(0, 0, 0, 0, 0, 0)
+
+
 @dataclass
 class PairStats:
     pairs: int = 0
     decisive: int = 0
     misselected: int = 0
+    #: misselected over decisive, per task: the report's clustered sums for the live interval,
+    #: kept up to date a pair at a time (a drain copies one record, not every task's counts);
+    #: None once a pair came without its task (an older event stream): no interval then
+    sums: Sums | None = NO_SUMS
 
 
 @dataclass
@@ -59,6 +67,8 @@ class RunBridge:
         self._calls: deque[LogEvent] = deque(maxlen=LOG_BACKLOG)
         self._failures: list[ev.UnitFailed] = []
         self._stats: dict[tuple[str, str], PairStats] = {}
+        #: (agent pair, task) -> (misselected, decisive) so far: what the next pair moves
+        self._per_task: dict[tuple[str, str, str], tuple[int, int]] = {}
         self._finished: ev.RunFinished | None = None
         self._error: str | None = None
         self._cancelled = False
@@ -90,10 +100,7 @@ class RunBridge:
             self._calls.append(event)
         elif isinstance(event, ev.PairDone):
             self._calls.append(event)  # the log's verdict line, and its misselected filter
-            stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
-            stats.pairs += 1
-            stats.decisive += decisive(event.success_a, event.success_b)
-            stats.misselected += event.misselected
+            self._count(event)
         elif isinstance(event, ev.RunStarted):
             self._started = event
             self._began = True
@@ -101,6 +108,20 @@ class RunBridge:
             self._failures.append(event)
         elif isinstance(event, ev.RunFinished):
             self._finished = event
+
+    def _count(self, event: ev.PairDone) -> None:
+        stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
+        is_decisive = int(decisive(event.success_a, event.success_b))
+        stats.pairs += 1
+        stats.decisive += is_decisive
+        stats.misselected += event.misselected
+        if not event.task_id or stats.sums is None:
+            stats.sums = None
+            return
+        key = (event.agent_a, event.agent_b, event.task_id)
+        k, n = before = self._per_task.get(key, (0, 0))
+        after = self._per_task[key] = (k + event.misselected, n + is_decisive)
+        stats.sums = stats.sums.moved(before, after)
 
     def run_blocking(self) -> None:
         """The worker body: the engine's one entry (load, run or resume, write the report).
@@ -165,7 +186,10 @@ class RunBridge:
                 self._progress,
                 list(self._calls),
                 self._failures,
-                {k: PairStats(v.pairs, v.decisive, v.misselected) for k, v in self._stats.items()},
+                {
+                    k: PairStats(v.pairs, v.decisive, v.misselected, v.sums)
+                    for k, v in self._stats.items()
+                },
                 self._finished,
                 self._error,
                 self._cancelled,

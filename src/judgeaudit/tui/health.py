@@ -1,4 +1,5 @@
-"""Results' verdict-health text: the report's own no-verdict line, then per judge its share."""
+"""Results' verdict-health text: the report's own no-verdict line (naming the interval's
+method), then per judge its share and interval."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ if TYPE_CHECKING:
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import pct
+from judgeaudit.analysis.fmt import verdict_line
 
 
 def health_text(r: Report) -> Text:
@@ -23,10 +24,5 @@ def health_text(r: Report) -> Text:
         text.append(misselected_text(r["misselected"], r["verdicts"]) + "\n", style="bold red")
     text.append(line + "\n", style="bold red" if "WARNING" in line else "")
     for j in r["verdicts"].get("by_judge", []):
-        text.append(
-            f"  {j['judge_model']}: no verdict {pct(j['no_verdict_rate'])} of orders "
-            f"({j['no_verdict_orders']}/{j['orders']}), parse failures "
-            f"{j['parse_failures']}/{j['judge_calls']} calls\n",
-            style="dim",
-        )
+        text.append(f"  {verdict_line(j)}\n", style="dim")
     return text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,9 @@ class RunRecords:
     style: dict[str, Any]
     pairs: int
     source: dict[str, Any]
+    #: kept_task_counts' rows: judge_model, task_id, orders, missing (the no-verdict share's
+    #: task-clustered interval; records written before it have none, and no interval)
+    verdict_tasks: list[list[Any]] = field(default_factory=list)
 
     def write(self, shard: Path) -> Path:
         path = shard / f"{safe_name(self.run_id)}{RUN_SUFFIX}"
@@ -95,6 +98,7 @@ def records_db(path: Path) -> sqlite3.Connection:
                 json.dumps(run.manifest),
                 run.created_at,
                 run.verdict_counts,
+                run.verdict_tasks,
                 json.dumps([run.judge_models, run.prompt_hashes]),
                 json.dumps(run.style),
             )

@@ -37,6 +37,7 @@ ROW_NAMES = {
     "calls": ("call_id", "call"),
     "human_labels": ("pair_id", "label of pair"),
     "verdict_counts": ("run_id", "verdict counts of run"),
+    "verdict_tasks": ("run_id", "verdict counts per task of run"),
 }
 #: Tables of one row per conversation, judge call or model call (millions on a large run):
 #: only their numbers and flags are checked, the columns readers count with. Their text is

@@ -19,14 +19,15 @@ KEPT = "history_kept"  # the records db's table of what has no audit.db table (j
 
 @dataclass(frozen=True)
 class RecordRow:
-    """One period's records, serialised: what goes into ``runs``, ``verdict_counts`` and
-    :data:`KEPT`."""
+    """One period's records, serialised: what goes into ``runs``, ``verdict_counts``,
+    ``verdict_tasks`` and :data:`KEPT`."""
 
     run_id: str
     spec_hash: str
     manifest_json: str
     created_at: str
     verdict_counts: Sequence[Sequence[Any]]
+    verdict_tasks: Sequence[Sequence[Any]]
     judges_json: str
     style_json: str
 
@@ -46,6 +47,10 @@ def records_db(path: Path, rows: Iterable[RecordRow]) -> sqlite3.Connection:
         db.executemany(
             "INSERT INTO verdict_counts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(row.run_id, *counts) for counts in row.verdict_counts],
+        )
+        db.executemany(
+            "INSERT INTO verdict_tasks VALUES (?, ?, ?, ?, ?)",
+            [(row.run_id, *counts) for counts in row.verdict_tasks],
         )
         db.execute(
             f"INSERT INTO {KEPT} VALUES (?, ?, ?)", (row.run_id, row.judges_json, row.style_json)

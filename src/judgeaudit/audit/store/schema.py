@@ -241,6 +241,13 @@ COUNTS_TABLE = (
     " orders INTEGER, missing INTEGER, calls INTEGER, failed INTEGER, pairs INTEGER,"
     " without INTEGER, decisive_without INTEGER)"
 )
+#: A finished run's judged orders and orders without a verdict per (judge model, task): the
+#: no-verdict share's interval is clustered by task as every other rate's, without reading
+#: ``judge_logs`` again (see :mod:`judgeaudit.audit.store.verdict_counts`).
+TASK_COUNTS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS verdict_tasks (run_id TEXT NOT NULL, judge_model TEXT,"
+    " task_id TEXT, orders INTEGER, missing INTEGER)"
+)
 
 
 class SchemaError(InputError):
@@ -275,6 +282,10 @@ def _added_columns(db: sqlite3.Connection) -> None:
 
 def _verdict_counts(db: sqlite3.Connection) -> None:
     db.execute(COUNTS_TABLE)
+
+
+def _verdict_tasks(db: sqlite3.Connection) -> None:
+    db.execute(TASK_COUNTS_TABLE)
 
 
 #: How many times a row of ``audit_pairs`` was changed or deleted since the file was made (one
@@ -322,6 +333,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         5,
         "audit_pairs.source_id: an imported pair's own id in the log it came from",
         _later_columns,
+    ),
+    Migration(
+        6,
+        "verdict_tasks: a finished run's verdict counts per judge model and task",
+        _verdict_tasks,
     ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version

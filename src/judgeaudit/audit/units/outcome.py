@@ -191,6 +191,7 @@ def pair_events(pair_id: str, judged: PairJudgement, row: Mapping[str, Any]) -> 
             bool(row["success_b"]),
             judged.judge_pref,
             bool(row["misselected"]),
+            str(row["task_id"]),
         )
     )
     return out

@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
+from judgeaudit.analysis.fmt import ci
 from judgeaudit.audit import events as ev
 from judgeaudit.credentials import scrub_content
 from judgeaudit.tui.eta import WholeRun
@@ -43,6 +44,13 @@ PAIR_COLUMNS = (
     Col("decisive", "decisive", min=5, drop=1),
     Col("missel", "missel.", min=5),
     Col("rate", "rate", min=5),
+    # the rate's interval, the report's: whole or not at all, the first to go when narrow
+    Col("ci", "95% CI", min=6, drop=3, whole=True),
+)
+#: the table's tooltip: the method of its interval column (docs/tui.md says it too)
+PAIRS_CI = (
+    "95% CI of the misselection rate: Wilson score interval with a design effect for task "
+    "clustering, the report's (pairs of one task share its conversations)"
 )
 
 
@@ -128,6 +136,7 @@ class RunScreen(Screen[None]):
         self.query_one("#paused").display = False
         self.query_one("#log-filter").display = False
         self.query_one(JudgeLog).border_title = LOG_TITLE
+        self.query_one(FitTable).tooltip = PAIRS_CI
         if self.bridge is not None:
             self.attach(self.bridge)
         self.set_interval(DRAIN_EVERY_S, self.drain)
@@ -235,11 +244,15 @@ class RunScreen(Screen[None]):
         banner.update("PAUSED — units in flight finish, nothing new starts; p resumes, c cancels")
 
     def render_pairs(self) -> None:
+        # with the bridge, which holds the sums: not before the first paint
+        from judgeaudit.analysis.clustered import interval
+
         rows = []
         for (a, b), s in sorted(self.stats.items()):
             rate = f"{s.misselected / s.decisive:.1%}" if s.decisive else "-"
             cells = {"a": a, "b": b, "pairs": str(s.pairs), "decisive": str(s.decisive)}
             cells |= {"missel": str(s.misselected), "rate": rate}
+            cells["ci"] = "—" if s.sums is None else ci(interval(s.sums))
             rows.append((f"{a}~{b}", cells))
         self.query_one(FitTable).set_rows(rows)
 
