@@ -25,6 +25,31 @@ def _ja(
     return cli(*args, env=env, stdin=stdin, cwd=cwd, whole_env=True)
 
 
+def _user_settings(tmp_path: Path, env_vars: dict[str, str]) -> tuple[dict[str, str], Path, Path]:
+    """An isolated world whose user settings.json sets ``env_vars``: (env, project, that file)."""
+    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
+    project = tmp_path / "proj"
+    project.mkdir()
+    user = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps({"env": env_vars}) + "\n")
+    return env, project, user
+
+
+def _bind(
+    env: dict[str, str], name: str, url: str, key: str, project: Path
+) -> subprocess.CompletedProcess[str]:
+    """Add a Claude profile on ``url`` with keyring entry ``key`` and bind it to ``project``."""
+    done = _ja(
+        env, "profile", "add", name, "--app", "claude", "--base-url", url, "--model",
+        "m-project", "--key", key,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = _ja(env, "profile", "use", name, "--project", cwd=project)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_claude_project_binding(tmp_path: Path) -> None:
     env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
     (tmp_path / "proj" / ".claude").mkdir(parents=True)
@@ -85,22 +110,11 @@ def test_a_project_binding_hides_the_user_files_model_tiers(tmp_path: Path) -> N
     layer cannot remove it, so it blanks every tier the profile does not set, and the real
     Claude Code sends its own opus id instead; the doctor no longer warns about the binding's
     own keys, nor about the hidden tier."""
-    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
-    project = tmp_path / "proj"
-    project.mkdir()
-    user = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
-    user.parent.mkdir(parents=True, exist_ok=True)
-    user.write_text(json.dumps({"env": {"ANTHROPIC_DEFAULT_OPUS_MODEL": "other-opus"}}) + "\n")
+    env, project, user = _user_settings(tmp_path, {"ANTHROPIC_DEFAULT_OPUS_MODEL": "other-opus"})
     mine = user.read_bytes()
     log = tmp_path / "requests.log"
     with sim_server("--request-log", str(log)) as url, stored_keys(env, {"pt-key": "fake-pt-4"}):
-        done = _ja(
-            env, "profile", "add", "pt", "--app", "claude", "--base-url", url, "--model",
-            "m-project", "--key", "pt-key",
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        done = _ja(env, "profile", "use", "pt", "--project", cwd=project)
-        assert done.returncode == 0, done.stderr
+        _bind(env, "pt", url, "pt-key", project)
         ran = tool(
             [npm_bin("claude"), "-p", "hi", "--model", "opus"], env=env, cwd=project, timeout=180
         )
@@ -170,25 +184,13 @@ def test_a_project_binding_never_sends_the_user_files_token_to_its_gateway(
     that provider's key to the bound gateway. The binding's layer blanks both token variables
     (empty is unset to Claude Code): the gateway sees only the profile's key; `off` gives both
     files back byte for byte."""
-    env = tool_env(tmp_path, leave_out=("ANTHROPIC_", "CLAUDE_"))
-    project = tmp_path / "proj"
-    project.mkdir()
     other = "fake-other-provider-token-9"
-    user = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
-    user.parent.mkdir(parents=True, exist_ok=True)
-    user.write_text(
-        json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": other, "ANTHROPIC_API_KEY": other}}) + "\n"
-    )
+    tokens = {"ANTHROPIC_AUTH_TOKEN": other, "ANTHROPIC_API_KEY": other}
+    env, project, user = _user_settings(tmp_path, tokens)
     mine = user.read_bytes()
     log = tmp_path / "requests.log"
     with sim_server("--request-log", str(log)) as url, stored_keys(env, {"pk": "fake-pk-5"}):
-        done = _ja(
-            env, "profile", "add", "pk", "--app", "claude", "--base-url", url, "--model",
-            "m-project", "--key", "pk",
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        done = _ja(env, "profile", "use", "pk", "--project", cwd=project)
-        assert done.returncode == 0, done.stderr
+        done = _bind(env, "pk", url, "pk", project)
         assert other not in done.stdout + done.stderr
         ran = tool([npm_bin("claude"), "-p", "hi"], env=env, cwd=project, timeout=180)
         assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
