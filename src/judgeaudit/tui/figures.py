@@ -82,7 +82,7 @@ def headline(figures: dict[str, Any]) -> str:
     def first_wins(run: dict[str, Any]) -> str:
         rows = run["position_bias"] or []
         stat = (rows[0].get("first_position_win_rate") or {}) if len(rows) == 1 else {}
-        return pct(stat.get("rate")) if stat.get("decided_orders") else "n/a"
+        return f"{pct(stat.get('rate'))} {ci(stat)}" if stat.get("decided_orders") else "n/a"
 
     a, b = figures["a"], figures["b"]
     return (
