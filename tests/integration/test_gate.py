@@ -73,7 +73,7 @@ def test_a_judge_without_verdicts_fails_the_gate_instead_of_passing_as_an_improv
     done = cli("compare", str(runs / "base"), str(runs / "broken"), "--fail-on-rise")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "no verdict for 100.0% of its judged orders" in done.stderr
-    assert "no verdict (orders): 0.0% (0/" in done.stdout
+    assert "no verdict: 0.0% of orders (0/" in done.stdout
     result = json.loads(
         cli("compare", str(runs / "base"), str(runs / "broken"), "--format", "json").stdout
     )

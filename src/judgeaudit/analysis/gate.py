@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
 from judgeaudit.analysis.paired import ALPHA, OVERALL_SHARE
 from judgeaudit.analysis.stats import fisher_exact
@@ -168,12 +169,12 @@ def coverage_lines(result: dict[str, Any]) -> list[str]:
     a, b = check["a"], check["b"]
 
     def share(x: dict[str, Any]) -> str:
-        rate = x["no_verdict_rate"]
-        if rate is None:
-            return "n/a"
-        return f"{rate * 100:.1f}% ({x['no_verdict_orders']}/{x['orders']})"
+        return "n/a" if x["no_verdict_rate"] is None else no_verdict(x)
 
-    lines.append(f"no verdict (orders): {share(a)} -> {share(b)}")
+    named = any((x.get("no_verdict_rate_ci") or [None])[0] is not None for x in (a, b))
+    lines.append(
+        f"no verdict: {share(a)} -> {share(b)}" + (f" (95% CI: {TASK_WILSON})" if named else "")
+    )
     lines += [f"WARNING: {reason}" for reason in check["failed"]]
     return lines
 
