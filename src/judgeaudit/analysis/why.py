@@ -349,9 +349,15 @@ def top_style_terms(section: dict[str, Any], k: int) -> list[dict[str, Any]]:
 
 
 def span(term: dict[str, Any]) -> float:
-    """How many times the interval's high end is its low end (inf when the low end is 0)."""
-    low, high = float(term["ci_low"]), float(term["ci_high"])
-    return math.inf if low <= 0 or not math.isfinite(high) else high / low
+    """How many times the interval's high end is its low end (inf when the low end is 0, or an
+    end is missing or not a number: a term read from an older record with no interval)."""
+    try:
+        low, high = float(term["ci_low"]), float(term["ci_high"])
+    except (KeyError, TypeError, ValueError):
+        return math.inf
+    if math.isnan(low) or math.isnan(high) or low <= 0 or not math.isfinite(high):
+        return math.inf
+    return high / low
 
 
 def instability(term: dict[str, Any]) -> str | None:
@@ -360,12 +366,19 @@ def instability(term: dict[str, Any]) -> str | None:
     ratio = span(term)
     if ratio <= UNSTABLE_SPAN:
         return None
+    if math.isinf(ratio) and not _has_interval(term):
+        return "no interval to size it by"
     clear = term["ci_low"] > 1 or term["ci_high"] < 1
     what = "the direction is clear, the size is not" if clear else "neither size nor direction is"
     return (
         f"95% interval spans a factor of {ratio:.3g}, over {UNSTABLE_SPAN:g} (few judged orders "
         f"differ in it, or nearly all of them the same way): {what}"
     )
+
+
+def _has_interval(term: dict[str, Any]) -> bool:
+    ends = (term.get("ci_low"), term.get("ci_high"))
+    return all(isinstance(e, int | float) and not math.isnan(e) for e in ends)
 
 
 def is_unstable(term: dict[str, Any]) -> bool:

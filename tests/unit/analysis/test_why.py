@@ -15,7 +15,13 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from judgeaudit.analysis.why import UNSTABLE_SPAN, fit_style, instability, top_style_terms
+from judgeaudit.analysis.why import (
+    UNSTABLE_SPAN,
+    fit_style,
+    instability,
+    is_unstable,
+    top_style_terms,
+)
 from tests.unit.test_style_model import OrderRow, Synthetic, _side, design
 
 
@@ -125,3 +131,13 @@ def test_no_ranking_puts_an_unstable_term_above_a_stable_one() -> None:
     assert ranked == ["asks_confirmation", "length", "cites_ids"]
     alone = {"terms": [term("cites_ids", 796.0, 66.7, 9500.0)]}
     assert [t["feature"] for t in top_style_terms(alone, 1)] == ["cites_ids"]  # the only one
+
+
+def test_a_term_without_an_interval_is_unstable_and_never_crashes() -> None:
+    """A style term read from an older record may have no interval (None or NaN ends): it is
+    flagged as having nothing to size it by, never raised on (the trend read such records)."""
+    for ends in ((None, None), (float("nan"), 2.0), (0.5, None)):
+        term = {"ci_low": ends[0], "ci_high": ends[1]}
+        assert is_unstable(term)
+        assert instability(term) == "no interval to size it by"
+    assert instability({"ci_low": 0.5, "ci_high": 2.0}) is None
