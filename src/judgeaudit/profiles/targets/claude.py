@@ -164,10 +164,12 @@ def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -
     outranks the binding's apiKeyHelper, so the bound gateway got another provider's key; a
     tier sent its model id there."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
+    mode = profile.option("key_mode", "helper")
     if over_user:
         for variable in OVER_USER_BLANKS:
+            if mode == "env" and variable in TOKEN_VARS:
+                continue  # the key is the shell's token, which a settings env (blank) outranks
             want.setdefault(f"env.{variable}", "")
-    mode = profile.option("key_mode", "helper")
     if mode == "helper":
         want["apiKeyHelper"] = key_helper(profile)
     elif mode == "inline":
