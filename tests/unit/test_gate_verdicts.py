@@ -122,6 +122,20 @@ def test_the_gate_says_its_error_rates_at_this_size() -> None:
         f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time and a rise "
         f"of 2 points is called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time"
     ) in text
-    assert "a false alarm at most 5% of the time" in text
+    assert "an unchanged judge is called worse at most 5% of the time" in text
     unflipped = _result([], _row("overall", 649, 42, 0, 0, False, 0.005))
     assert decide_rows(unflipped, 0.02, {})["at_this_size"] is None  # nothing to plan from
+
+
+def test_under_the_fewest_pairs_the_line_says_the_gate_cannot_pass() -> None:
+    # 140 decisive pairs (under the 149 a 2-point margin needs), 3 flips: Connor would say an
+    # unchanged judge passes about half the time, but such a row is never called not worse.
+    overall = _row("overall", 140, 30, 2, 1, False, 0.05)
+    overall["alpha_share"] = 1.0  # the overall row alone in its family: all of alpha
+    result = _result([], overall)
+    summary = decide_rows(result, 0.02, {})
+    size = summary["at_this_size"]
+    assert size["pass_unchanged"] == 0.0 and size["catch_alpha"] == 0.05
+    text = "\n".join(gate_lines({**result, "gate": summary}))
+    assert "an unchanged judge cannot pass under 149 decisive pairs" in text
+    assert "the rise at alpha 0.05)" in text

@@ -16,11 +16,10 @@ from judgeaudit.analysis.gate import (
 )
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.paired import (
-    ALPHA,
-    MULTIPLICITY,
     PAIRED_METHOD,
     UNPAIRED_METHOD,
     gate,
+    multiplicity_text,
     paired_rows,
     unpaired_rows,
 )
@@ -182,11 +181,7 @@ def compare(
     for row in rows:
         row["alias"] = aliases[row["label"]]
     overall["alias"] = ""
-    method["multiplicity"] = (
-        MULTIPLICITY.format(family=family, alpha=ALPHA)
-        if family
-        else "no adjustment: no row has data to test (nothing flipped)"
-    )
+    method["multiplicity"] = multiplicity_text(rows, overall, family)
     decided_by = f"{method['test']}{', ' if family else '; '}{method['multiplicity']}" + (
         "" if paired else "; for information only, unpaired runs are not gated"
     )

@@ -228,12 +228,13 @@ def at_this_size(overall: dict[str, Any], margin: float) -> dict[str, Any] | Non
     if discordance == 0:
         return None
     deff = overall.get("deff") or 1.0
-    share = ni.ALPHA * OVERALL_SHARE
+    share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
+    can_pass = n >= ni.min_pairs(margin)  # under it the row is never called not worse
     return {
         "pairs": n,
         "discordance": discordance,
         "deff": deff,
-        "pass_unchanged": ni.power_at(n, discordance, margin, deff),
+        "pass_unchanged": ni.power_at(n, discordance, margin, deff) if can_pass else 0.0,
         "catch_margin_rise": ni.power_at(n, discordance, margin, deff, alpha=share),
         "catch_alpha": share,
         "false_alarm_at_most": ni.ALPHA,
@@ -325,8 +326,8 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
         + (f" in {', '.join(summary['worse'])}" if summary["worse"] else ""),
         f"  worse = a rise significant by the one-sided task sign-flip test, adjusted across the "
-        f"rows with flips by weighted Holm (the overall row holds half of alpha {summary['alpha']}, "
-        "the buckets share the other half); not worse = a row of at least "
+        f"rows with flips by weighted Holm (alpha {summary['alpha']}: the overall row holds half "
+        "of it when buckets have flips too, the buckets share the rest); not worse = a row of at least "
         f"{summary['min_pairs']} decisive pairs whose own one-sided 95% upper bound is below "
         f"{margin:g} points (intersection-union: no multiplicity adjustment needed); the printed "
         "intervals are 95% task-clustered and per row, not simultaneous",
@@ -335,11 +336,16 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     if size:
         lines.append(
             f"  at this size ({size['pairs']} decisive pairs, {size['discordance'] * 100:.1f}% "
-            f"flipping, design effect {size['deff']:.2f}): an unchanged judge passes "
-            f"~{size['pass_unchanged'] * 100:.0f}% of the time and a rise of {margin:g} points is "
-            f"called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time (Connor's "
-            f"approximation, one-sided, the rise at alpha {size['catch_alpha']:g}); a 'worse' is "
-            f"a false alarm at most {size['false_alarm_at_most'] * 100:g}% of the time"
+            f"flipping, design effect {size['deff']:.2f}): "
+            + (
+                f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time"
+                if size["pairs"] >= summary["min_pairs"]
+                else f"an unchanged judge cannot pass under {summary['min_pairs']} decisive pairs"
+            )
+            + f" and a rise of {margin:g} points is called worse ~"
+            f"{size['catch_margin_rise'] * 100:.0f}% of the time (Connor's approximation, "
+            f"one-sided, the rise at alpha {size['catch_alpha']:g}); an unchanged judge is called "
+            f"worse at most {size['false_alarm_at_most'] * 100:g}% of the time"
         )
     overall = result["overall"]
     few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
 
-ALPHA = 0.05  # one-sided, family-wise over the rows (Holm) for "worse"
+ALPHA = 0.05  # one-sided, family-wise over the rows (weighted Holm) for "worse"
 POWER = 0.80
 DEFAULT_MARGIN = 0.02
 #: Above this many DP cells (tasks x range of the sum) the sign-flip p is the normal approximation.
@@ -220,7 +220,8 @@ def detectable_rise(
 
 
 def decide(worse: bool, n: int, bound: float | None, margin: float) -> Verdict:
-    """The row's verdict: worse (Holm-significant rise), too few pairs, not worse, inconclusive."""
+    """The row's verdict: worse (a rise significant after the family's adjustment), too few pairs,
+    not worse, inconclusive."""
     if n == 0:
         return "no data"
     if worse:

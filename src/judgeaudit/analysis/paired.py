@@ -219,6 +219,10 @@ MULTIPLICITY = (
     "{alpha}, the buckets with data share the other half, and a rejected row's share passes "
     "to the rest"
 )
+#: When only the overall row, or only buckets, have data, the shares are equal (plain Holm).
+MULTIPLICITY_EQUAL = (
+    "Holm across the {family} tests with data (equal shares: {alone}), alpha {alpha}"
+)
 
 
 def family_weights(
@@ -253,3 +257,14 @@ def gate(
         row["significant_rise"] = bool(significant and change > 0)
         row["significant_fall"] = bool(row["ci_high"] is not None and row["ci_high"] < 0)
     return len(family)
+
+
+def multiplicity_text(rows: list[dict[str, Any]], overall: dict[str, Any], family: int) -> str:
+    """How the rows' p-values were adjusted, as :func:`gate` did it (``family`` its size)."""
+    if not family:
+        return "no adjustment: no row has data to test (nothing flipped)"
+    buckets = sum(1 for r in rows if r["testable"])
+    if buckets and overall["testable"]:
+        return MULTIPLICITY.format(family=family, alpha=ALPHA)
+    alone = "only the overall row has data" if overall["testable"] else "only buckets have data"
+    return MULTIPLICITY_EQUAL.format(family=family, alone=alone, alpha=ALPHA)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from judgeaudit.analysis.paired import family_weights, gate
+from judgeaudit.analysis.paired import family_weights, gate, multiplicity_text
 
 
 def _row(label: str, p_value: float | None, change: float) -> dict[str, Any]:
@@ -61,3 +61,14 @@ def test_weights_when_one_side_of_the_family_is_missing() -> None:
     untestable = [_row("near", None, 0.0)]
     assert gate(untestable, _row("overall", None, 0.0)) == 0
     assert untestable[0]["p_adjusted"] is None and untestable[0]["alpha_share"] is None
+
+
+def test_the_rule_is_named_as_it_was_applied() -> None:
+    buckets, overall = _rows()
+    assert multiplicity_text(buckets, overall, 5).startswith("weighted Holm across the 5 tests")
+    for b in buckets:
+        b["testable"] = False
+    said = multiplicity_text(buckets, overall, 1)
+    assert said.startswith("Holm across the 1 tests") and "only the overall row has data" in said
+    overall["testable"] = False
+    assert multiplicity_text(buckets, overall, 0).startswith("no adjustment")
