@@ -1,7 +1,7 @@
 """The verdict counts of a finished run, kept in ``verdict_counts`` so a report does not read all
 of ``judge_logs`` again (10M rows for 5M pairs, most of a report's time). The store writes them;
 the analysis reads them through :func:`kept_verdict_counts` or counts live with
-:func:`count_verdicts` (an unfinished or older run), with the same result.
+:func:`count_task_verdicts` (an unfinished or older run), with the same result.
 
 An *order* (AB or BA) of a pair has no verdict when none of its attempts parsed. The counts
 are taken per (judge model, task) in one pass and summed per judge model here; the per-task
@@ -35,8 +35,8 @@ JOINED = f"FROM ({PER_PAIR}) v JOIN audit_pairs p ON p.pair_id = v.pair_id"
 
 
 def count_task_verdicts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
-    """Per (judge model, task): the model, the task, then the seven counts of
-    :func:`count_verdicts`, read from ``judge_logs`` (one pass)."""
+    """Per (judge model, task): the model, the task, then the seven counts (orders, missing,
+    calls, failed, pairs, without, decisive_without), read from ``judge_logs`` (one pass)."""
     return [
         tuple(row)
         for row in db.execute(
@@ -56,11 +56,6 @@ def per_judge(task_rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
             into[i] += int(value or 0)
     order = sorted(totals, key=lambda m: (m is not None, m))
     return [(model, *totals[model]) for model in order]
-
-
-def count_verdicts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]]:
-    """Per judge model: the seven counts (orders, missing, calls, failed, pairs, without, decisive_without), read from ``judge_logs``."""
-    return per_judge(count_task_verdicts(db, run_id))
 
 
 def kept_verdict_counts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]] | None:
