@@ -226,3 +226,35 @@ def test_a_key_mode_env_binding_keeps_the_shells_token(tmp_path: Path) -> None:
         assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
         seen = json.loads(log.read_text().splitlines()[-1])
         assert seen["key_sha256"] == hashlib.sha256(b"fake-shell-token-6").hexdigest()[:16]
+
+
+def test_a_key_mode_env_binding_is_refused_under_a_settings_token(tmp_path: Path) -> None:
+    """Why a `key_mode = "env"` binding is refused while a settings file holds a token: bound
+    first, then a token put in the user's settings.json, the real Claude Code sends that token
+    (another provider's) to the bound gateway, not the shell's; the doctor names the file.
+    With the token there, the binding itself is refused in one line and writes nothing."""
+    env, project, user = _user_settings(tmp_path, {})
+    log = tmp_path / "requests.log"
+    other = "fake-other-provider-token-8"
+    with sim_server("--request-log", str(log)) as url:
+        done = _ja(
+            env, "profile", "add", "pe", "--app", "claude", "--base-url", url, "--model",
+            "m-project", "--key-env", "ANTHROPIC_AUTH_TOKEN", "--option", "key_mode=env",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert _ja(env, "profile", "use", "pe", "--project", cwd=project).returncode == 0
+        user.write_text(json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": other}}) + "\n")
+        shell = {**env, "ANTHROPIC_AUTH_TOKEN": "fake-shell-token-7"}
+        ran = tool([npm_bin("claude"), "-p", "hi"], env=shell, cwd=project, timeout=180)
+        assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
+        seen = json.loads(log.read_text().splitlines()[-1])
+        assert seen["key_sha256"] == hashlib.sha256(other.encode()).hexdigest()[:16]
+        said = _ja(env, "profile", "doctor", "claude", cwd=project)
+        assert f"warning: {user}: env.ANTHROPIC_AUTH_TOKEN is set" in said.stdout, said.stdout
+        assert other not in said.stdout + said.stderr
+        assert _ja(env, "profile", "off", "claude", "--project", str(project)).returncode == 0
+        assert list(project.iterdir()) == []
+        refused = _ja(env, "profile", "use", "pe", "--project", cwd=project)
+    assert refused.returncode != 0 and list(project.iterdir()) == []
+    assert f"{user}: env.ANTHROPIC_AUTH_TOKEN is set" in refused.stderr, refused.stderr
+    assert other not in refused.stdout + refused.stderr

@@ -281,6 +281,20 @@ def _bound_here(cwd: Path | None) -> dict[str, str]:
         return {}
 
 
+def _outranked_env_key(bound: Profile | None, cwd: Path | None) -> list[str]:
+    """A ``key_mode = "env"`` binding relies on the shell's token; one a settings file set
+    after the binding (the binding refuses one already there) outranks it and goes to the
+    bound gateway: say so, file and variable, no value."""
+    if bound is None or bound.app != "claude" or bound.option("key_mode") != "env":
+        return []
+    return [
+        f"  warning: {found} is set: Claude Code sends it to {bound.name!r}'s gateway instead "
+        "of this terminal's token (key_mode env); remove it from that file, or bind a profile "
+        "with key_mode helper (the default)"
+        for found in shadowing.tokens_under_binding(cwd or Path.cwd())
+    ]
+
+
 def report(
     app: str | None,
     active: dict[str, str],
@@ -308,6 +322,7 @@ def report(
                 f"  judgeaudit profile bound to this directory: {here} (in its "
                 "settings.local.json; `judgeaudit profile off claude --project` removes it)"
             )
+            lines += _outranked_env_key(_profile(here, frozenset(), name), cwd)
         if name in active and name != "sdk":
             gone = (
                 f" (removed since; `judgeaudit profile off {name}` gives you your own values back)"

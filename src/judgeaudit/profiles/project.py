@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from judgeaudit.profiles import shadowing
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import SwitchState
 from judgeaudit.profiles.targets import FilePlan, registry
@@ -44,7 +45,24 @@ def check(profile: Profile, project: Path) -> Path:
             "project that may be shared or committed; use key_mode helper (the default) for a "
             "project binding; nothing was changed"
         )
+    if profile.app == "claude" and profile.option("key_mode") == "env":
+        _refuse_outranked_shell_token(profile, project)
     return target
+
+
+def _refuse_outranked_shell_token(profile: Profile, project: Path) -> None:
+    """A ``key_mode = "env"`` binding leaves the token variables alone (its key is the
+    shell's), so a token in a settings file would outrank the shell's and go to the bound
+    gateway (seen with the real Claude Code): refused, the file and variable named, no value."""
+    found = shadowing.tokens_under_binding(project)
+    if found:
+        raise ProfileError(
+            f"profile {profile.name!r} (key_mode env) cannot be bound to {project}: "
+            f"{found[0]} is set, and Claude Code ranks it above this terminal's token, so "
+            f"claude there would send that key to this profile's gateway ({profile.base_url}); "
+            "remove it from that file, or bind a profile with key_mode helper (the default), whose "
+            "binding hides it; nothing was changed"
+        )
 
 
 def record(state: SwitchState, project: Path, app: str, name: str | None) -> None:

@@ -136,6 +136,18 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     return layers
 
 
+def tokens_under_binding(project: Path) -> list[str]:
+    """``FILE: env.VAR`` for each token a project binding's layer would leave in force: those
+    set in the project's two files or the user file, which Claude Code ranks above the shell's
+    (what a ``key_mode = "env"`` binding relies on; the other modes blank them)."""
+    found = []
+    for layer in claude_layers(project):
+        if layer.scope in ("project-local", "project", "user"):
+            env = _env(layer)
+            found += [f"{layer.path}: env.{v}" for v in CLAUDE_TOKENS if env.get(v)]
+    return found
+
+
 def git_root(cwd: Path) -> Path | None:
     for directory in (cwd, *cwd.parents):
         if (directory / ".git").exists():
