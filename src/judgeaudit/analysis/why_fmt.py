@@ -62,6 +62,9 @@ def _rate(rate: dict[str, Any] | None) -> str:
     return f"{_pct(rate['rate'])} [{_pct(rate['ci_low'])}, {_pct(rate['ci_high'])}]"
 
 
+SHOWN = 3  # terms the headline names; the rest are counted ("and 1 more")
+
+
 def headline(style: dict[str, Any]) -> str:
     """One sentence: misselected rate raw and controlled, and how many pairs style explains."""
     if style.get("status") != "ok":
@@ -71,7 +74,9 @@ def headline(style: dict[str, Any]) -> str:
         for t in _stable_first(style["terms"])
         if t["kind"] not in ("success", "position") and t["ci_low"] > 1
     ]
-    moves = ", ".join(_label(t, " (size unstable)") for t in top[:3]) or "no style term"
+    moves = ", ".join(_label(t, " (size unstable)") for t in top[:SHOWN]) or "no style term"
+    if len(top) > SHOWN:  # every qualifying term is in the table below; say how many are not here
+        moves += f" and {len(top) - SHOWN} more"
     return (
         f"rewards {moves} (odds ratio > 1, interval excluding 1); per judged order it picks the "
         f"failed side {_rate(style['raw_rate'])}, controlled for style "

@@ -40,8 +40,12 @@ def section() -> dict[str, Any]:
 
 def test_the_headline_names_the_stable_terms_it_rewards() -> None:
     line = headline(section())
-    assert line.startswith("rewards asks confirmation, claimed done, length (")
+    # four terms qualify (interval above 1): the three stable ones are named, the unstable
+    # fourth is counted, not dropped without a word (a new user's trial)
+    assert line.startswith("rewards asks confirmation, claimed done, length and 1 more (")
     assert "cites" not in line
+    three = {**section(), "terms": section()["terms"][1:]}
+    assert headline(three).startswith("rewards asks confirmation, claimed done, length (")
     alone = {**section(), "terms": [term("cites_ids", "process", 796.0, 66.7, 9500.0)]}
     assert headline(alone).startswith("rewards cites order/item ids (size unstable) (")
 
