@@ -14,7 +14,7 @@ import math
 import os
 import sys
 import tomllib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,26 +92,60 @@ def _walk(value: Any, where: str) -> Iterator[tuple[str, Any]]:
 
 
 def _no_constant(name: str) -> Any:
-    raise _JsonValueError(f"{name} is not JSON; write null, a number or a string")
+    raise _JsonValueError(f"{name} is not JSON; write null or a number")
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise _JsonValueError(f"{text} is too large for a number; write it as a string")
+        raise _JsonValueError(
+            f"{text} is too large for a number; write a smaller number (a string where the "
+            "field is an id)"
+        )
     return value
 
 
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise _JsonValueError(
-            f"an integer with {len(text)} digits is too long; write it as a string"
+            f"an integer with {len(text)} digits is too long; write a shorter number (a string "
+            "where the field is an id)"
         )
     return int(text)
 
 
 class _JsonValueError(ValueError):
     """A JSON value Python could parse but we refuse (NaN, Infinity, 1e400, huge integers)."""
+
+
+class _Refused:
+    """Stands for a refused value in :func:`_refused_field`'s lenient parse."""
+
+
+def _refused_field(text: str) -> str | None:
+    """The dotted path of the first value the strict decoder refuses in ``text`` (parsed again,
+    leniently, only on that error path), so the message names the field (``score_a``)."""
+
+    def refused(_text: str) -> _Refused:
+        return _Refused()
+
+    def number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+        def parse(value: str) -> Any:
+            try:
+                return kind(value)
+            except _JsonValueError:
+                return _Refused()
+
+        return parse
+
+    lenient = json.JSONDecoder(
+        parse_constant=refused, parse_float=number(_finite_float), parse_int=number(_bounded_int)
+    )
+    try:
+        data = safeio.parse_json(text, lenient)
+    except ValueError:
+        return None
+    return next((path for path, value in _walk(data, "") if isinstance(value, _Refused)), None)
 
 
 #: One decoder for every line (built once: per call it was a tenth of the parsing time).
@@ -138,7 +172,8 @@ def loads_json(
     except safeio.TooDeep:
         raise error(safeio.too_deep(where, what)) from None
     except _JsonValueError as exc:
-        raise error(f"{where}: {exc}") from None
+        field = _refused_field(text)
+        raise error(f"{where}: {field}: {exc}" if field else f"{where}: {exc}") from None
     except json.JSONDecodeError as exc:
         if document is not None:
             raise error(

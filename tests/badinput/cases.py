@@ -253,7 +253,7 @@ CASES: list[Case] = [
         "tasks-nan",
         TASKS_SPEC,
         "{tmp}/tasks.jsonl:1",
-        "NaN is not JSON",
+        "task_id: NaN is not JSON",
         tasks__jsonl='{"task_id": NaN}\n',
     ),
     run_spec(

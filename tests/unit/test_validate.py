@@ -51,6 +51,24 @@ def test_json_numbers_python_would_accept_are_refused(text: str, message: str) -
         loads_json(text, "f:1", "pair")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"verdicts": [{"order": "AB", "score_a": NaN}]}', r"f:1: verdicts\[0\].score_a: NaN is"),
+        ('{"a": 1, "score_b": Infinity}', "f:1: score_b: Infinity is not JSON"),
+        ('{"x": {"y": [1, 2, 1e400]}}', r"f:1: x.y\[2\]: 1e400 is too large"),
+        ('{"trial": ' + "9" * 5000 + "}", "f:1: trial: an integer with 5000 digits"),
+    ],
+    ids=["nan", "infinity", "overflow", "long-integer"],
+)
+def test_a_refused_number_names_its_field(text: str, message: str) -> None:
+    """A new user's trial: `NaN is not JSON` did not say which field held it (security.md: a
+    refusal names the field), and its advice (a string) led to the next refusal."""
+    with pytest.raises(ValidationError, match=message) as refused:
+        loads_json(text, "f:1", "pair")
+    assert "write it as a string" not in str(refused.value)
+
+
 def test_toml_nan_and_inf_are_refused_with_their_key(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text("[run]\nx = [1, nan]\n")
