@@ -9,12 +9,13 @@ caller passes in so existing ``except SpecError`` handlers keep working.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
 import sys
 import tomllib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -315,6 +316,18 @@ def short(value: Any) -> str:
     if len(shown) > 40:
         shown = shown[:37] + "..."
     return shown
+
+
+def unknown_field(where: str, key: str, known: Sequence[str], joiner: str = ": ") -> str:
+    """The one line for a field a format does not have: its name (masked if it looks like a
+    key), the closest known one ("did you mean"), and the known ones."""
+    from judgeaudit.credentials import scrub
+
+    shown = scrub(key)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    close = difflib.get_close_matches(key, list(known), n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"{where}{joiner}{shown}: unknown field; {hint}known: {', '.join(known)}"
 
 
 def shown_name(text: str) -> str:

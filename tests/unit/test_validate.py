@@ -14,6 +14,7 @@ from judgeaudit.validate import (
     loads_json,
     read_text,
     read_toml,
+    unknown_field,
 )
 
 
@@ -125,3 +126,18 @@ def test_toml_dotted_keys_nest_without_brackets_and_are_still_refused(tmp_path: 
         read_toml(path, "spec")
     path.write_text(".".join(["a"] * 64) + " = 1\n")
     assert read_toml(path, "spec")["a"]
+
+
+def test_an_unknown_field_gets_a_did_you_mean_and_a_key_is_masked() -> None:
+    """A new user's trial: security.md promises unknown keys "with a did-you-mean"; the JSONL
+    formats listed the known fields only. One owner (validate.unknown_field) for all of them."""
+    known = ("type", "pair_id", "order", "winner", "score_a")
+    line = unknown_field("log.jsonl:2", "winer", known)
+    assert line == (
+        "log.jsonl:2: winer: unknown field; did you mean winner? known: type, pair_id, order, "
+        "winner, score_a"
+    )
+    assert "did you mean" not in unknown_field("f:1", "zzz", known)
+    pasted = "sk-" + "a1B2c3D4e5" * 4  # a key pasted as a field name is not echoed
+    assert pasted not in unknown_field("f:1", pasted, known)
+    assert unknown_field("f:1[0]", "scor_a", known, joiner=".").startswith("f:1[0].scor_a: ")

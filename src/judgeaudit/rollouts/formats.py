@@ -19,7 +19,16 @@ from typing import Any
 from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.inputs.imported import LOG_IMPORTS, RECORDED
 from judgeaudit.rollouts.messages import RolloutError, convert
-from judgeaudit.validate import flag, integer, iter_jsonl, json_type, loads_json, number, read_text
+from judgeaudit.validate import (
+    flag,
+    integer,
+    iter_jsonl,
+    json_type,
+    loads_json,
+    number,
+    read_text,
+    unknown_field,
+)
 
 MAX_TRIAL = 1_000_000
 
@@ -175,9 +184,7 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
             raise RolloutError(f'{where}: type: {kind!r}; use "trajectory" or "verdict"{also}')
         for key in row:
             if key not in TRAJECTORY_KEYS:
-                raise RolloutError(
-                    f"{where}: {key}: unknown field; known: {', '.join(TRAJECTORY_KEYS)}"
-                )
+                raise RolloutError(unknown_field(where, key, TRAJECTORY_KEYS))
         for key in ("task_id", "messages", "success"):
             if key not in row:
                 raise RolloutError(
@@ -232,7 +239,7 @@ def read_openai_jsonl(path: Path, agent: str | None, skips: Skips) -> Iterator[R
 def parse_verdict(row: dict[str, Any], where: str) -> Verdict:
     for key in row:
         if key not in VERDICT_KEYS:
-            raise RolloutError(f"{where}: {key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
+            raise RolloutError(unknown_field(where, key, VERDICT_KEYS))
     for key in ("task_id", "agent_a", "agent_b", "order", "winner"):
         if key not in row:
             raise RolloutError(f"{where}: {key}: missing (a verdict names its pair and winner)")

@@ -31,7 +31,7 @@ from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
 from judgeaudit.rollouts.recorded_bulk import Unusual, fill_pair_defaults, load_bulk
-from judgeaudit.validate import iter_jsonl, json_type
+from judgeaudit.validate import iter_jsonl, json_type, unknown_field
 
 VERDICT_FIELDS = (
     "type", "pair_id", "order", "winner", "score_a", "score_b", "raw_output", "reasons",
@@ -207,7 +207,7 @@ def _verdict(
 ) -> None:
     for key in row:
         if key not in VERDICT_FIELDS:
-            raise RolloutError(f"{where}: {key}: unknown field; known: {', '.join(VERDICT_FIELDS)}")
+            raise RolloutError(unknown_field(where, key, VERDICT_FIELDS))
     pair_id = _pair_id(row, where, "a verdict names the pair it judged")
     body = {
         k: row[k]

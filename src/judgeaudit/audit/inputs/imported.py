@@ -36,7 +36,16 @@ from judgeaudit.audit.units.ids import traj_id
 from judgeaudit.audit.units.period import PeriodError, parse_period
 from judgeaudit.audit.units.work import ImportedPair
 from judgeaudit.credentials import scrub_content
-from judgeaudit.validate import flag, integer, iter_jsonl, json_type, number, shown_name, string
+from judgeaudit.validate import (
+    flag,
+    integer,
+    iter_jsonl,
+    json_type,
+    number,
+    shown_name,
+    string,
+    unknown_field,
+)
 
 ROLES = ("user", "agent", "tool_call", "tool_result")
 REQUIRED = (
@@ -108,7 +117,7 @@ def _refuse_fields(row: dict[str, Any], where: str) -> NoReturn:
             "pairs' of docs/audit.md)"
         )
     name = next(name for name in row if name not in _KNOWN)
-    raise TaskError(f"{where}: {name}: unknown field; known: {', '.join((*REQUIRED, *OPTIONAL))}")
+    raise TaskError(unknown_field(where, name, (*REQUIRED, *OPTIONAL)))
 
 
 def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:

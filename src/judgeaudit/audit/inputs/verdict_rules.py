@@ -12,7 +12,7 @@ from typing import Any
 
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.verdict_parse import WINNERS, Order
-from judgeaudit.validate import json_type, number, string
+from judgeaudit.validate import json_type, number, string, unknown_field
 
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
 _VERDICT_KEYS = frozenset(VERDICT_KEYS)
@@ -74,7 +74,7 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
             raise TaskError(f"{at}: must be an object, got {json_type(item)}")
         if not item.keys() <= _VERDICT_KEYS:
             key = next(key for key in item if key not in _VERDICT_KEYS)
-            raise TaskError(f"{at}.{key}: unknown field; known: {', '.join(VERDICT_KEYS)}")
+            raise TaskError(unknown_field(at, key, VERDICT_KEYS, joiner="."))
         order = item.get("order")
         clean = clean_verdict(item)
         if clean is not None and order not in orders:
