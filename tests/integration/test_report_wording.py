@@ -66,3 +66,27 @@ def test_a_label_given_twice_is_refused_in_one_line(run: Path) -> None:
     assert done.stderr.splitlines() == [
         'judgeaudit: --labels[1]: "a" appears twice; list each once'
     ], done.stderr
+
+
+def test_the_markdown_table_has_what_the_other_formats_have(run: Path) -> None:
+    """A new user's trial: the Markdown report dropped each bucket's pair count and its
+    task-clustered (bootstrap) interval, which the text, HTML, CSV and JSON reports have, and
+    named no method for it. Each bucket's row holds the JSON's figures."""
+    import json
+
+    report = json.loads(cli("report", str(run), "--format", "json").stdout)
+    md = cli("report", str(run), "--format", "md").stdout
+    header = next(line for line in md.splitlines() if line.startswith("| bucket |"))
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    assert columns[2:4] == ["pairs", "decisive"] and columns[9] == "task-clustered"
+    lines = md.splitlines()
+    start = lines.index(header) + 2
+    rows = lines[start : start + len(report["buckets"])]
+    for bucket, line in zip(report["buckets"], rows, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert int(cells[2]) == bucket["pairs"] and int(cells[3]) == bucket["decisive"]
+        low, high = bucket["boot_low"], bucket["boot_high"]
+        assert cells[9] == ("—" if low is None else f"[{low * 100:.1f}, {high * 100:.1f}]")
+    assert any(b["boot_low"] is not None for b in report["buckets"])
+    resamples = report["bootstrap"]["resamples"]
+    assert f"Task-clustered: percentile bootstrap, {resamples} resamples of whole tasks" in md

@@ -54,6 +54,15 @@ def _boot(row: Mapping[str, Any]) -> str:
     return f"[{row['boot_low'] * 100:.1f}, {row['boot_high'] * 100:.1f}]"
 
 
+def boot_method(report: Report) -> str:
+    """The task-clustered interval's method, as every output names it."""
+    method: Mapping[str, Any] = report.get("bootstrap", {})
+    return (
+        f"percentile bootstrap, {method.get('resamples')} resamples of whole tasks, seed "
+        f"{method.get('seed')}, undercovers with few events"
+    )
+
+
 def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
     """The short summary `judgeaudit demo` ends with (the report table adds the bootstrap)."""
     lines = [f"misselection by {GAP_NAMES[report['gap_source']]}, over decisive pairs:"]
@@ -77,11 +86,9 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
     if report.get("gap_model"):
         lines.append(model_line(report["gap_model"]))
     if bootstrap:
-        method: Mapping[str, Any] = report.get("bootstrap", {})
         lines.append(
             "  (95% CI: Wilson with a design effect for task clustering, per row, not "
-            f"simultaneous; task-clustered: percentile bootstrap, {method.get('resamples')} "
-            f"resamples of whole tasks, seed {method.get('seed')}, undercovers with few events; "
+            f"simultaneous; task-clustered: {boot_method(report)}; "
             "tie-aware = (wrong + tie/2) / decisive)"
         )
     left_out = [
@@ -179,29 +186,32 @@ def render_markdown(report: Report) -> str:
         "",
         health_line(report["verdicts"]),
         "",
-        "| bucket | gap | decisive | right | wrong (misselected) | tie | rate | 95% CI |"
-        " tie-aware rate | 95% CI | decisive without verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| bucket | gap | pairs | decisive | right | wrong (misselected) | tie | rate | 95% CI |"
+        " task-clustered | tie-aware rate | 95% CI | decisive without verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     rows: list[tuple[str, str, Mapping[str, Any]]] = [
         (bucket_name(b, paren=True), bucket_edges(b), b) for b in report["buckets"]
     ]
     if report.get("overall"):
-        rows.append(("all", "", {**report["overall"], "no_verdict_decisive": ""}))
+        rows.append(
+            ("all", "", {"pairs": report["pairs"], **report["overall"], "no_verdict_decisive": ""})
+        )
     for label, edges, b in rows:
         low, high = b.get("tie_aware_ci") or (None, None)
         out.append(
-            f"| {label} | {edges} | {b['decisive']} | {b.get('right', '')} | "
-            f"{b.get('wrong', b.get('misselected'))} | {b.get('tie', '')} | "
-            f"{_pct(b['rate']).strip()} | {_ci(b)} | {_pct(b.get('tie_aware_rate')).strip()} | "
+            f"| {label} | {edges} | {b.get('pairs', '')} | {b['decisive']} | "
+            f"{b.get('right', '')} | {b.get('wrong', b.get('misselected'))} | {b.get('tie', '')} | "
+            f"{_pct(b['rate']).strip()} | {_ci(b)} | {_boot(b) if label != 'all' else ''} | "
+            f"{_pct(b.get('tie_aware_rate')).strip()} | "
             f"{_ci({'ci_low': low, 'ci_high': high})} | {b.get('no_verdict_decisive', 0)} |"
         )
     sbf = report["satisfied_but_failed"]
     judge, user = sbf["judge"], sbf["user_simulator"]
     out += [
         "",
-        f"Intervals: {report.get('intervals', 'Wilson')}. Tie-aware rate: "
-        "(wrong + tie / 2) / decisive.",
+        f"Intervals: {report.get('intervals', 'Wilson')}. Task-clustered: {boot_method(report)}."
+        " Tie-aware rate: (wrong + tie / 2) / decisive.",
         "",
         f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
         f"{_pct(judge['rate']).strip()} ({judge['failed']}/{judge['satisfied']} judged sides), "
