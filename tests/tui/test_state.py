@@ -21,7 +21,7 @@ from judgeaudit.profiles.targets.registry import plaintext_warnings
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.screens.backups_dialog import BackupPicker
 from judgeaudit.tui.screens.dialogs import HelpScreen
-from judgeaudit.tui.screens.modals import KeyEntry
+from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry
 from judgeaudit.tui.screens.profiles import ProfilesScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.widgets.fit_table import FitTable
@@ -222,6 +222,29 @@ def test_a_key_less_test_on_any_loopback_address_as_the_cli_counts_it(
 
         said = asyncio.run(go())
     assert "chat completion with sim-chat: ok" in said and "no key stored" in said, said
+
+
+def test_a_switch_onto_a_read_only_file_is_refused_before_the_preview(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The CLI's ``--dry-run`` now shows the diff of a switch that will refuse; the app, whose
+    preview is a question (apply?), still says so at once instead of offering it."""
+    live = tmp_path / "claude" / "settings.json"
+    live.write_text('{"theme": "dark"}\n')
+    live.chmod(0o444)
+
+    async def go() -> tuple[str, bool]:
+        app = make_app(isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-claude")
+            await press(pilot, "u")
+            return status(app), isinstance(app.screen, ConfirmDiff)
+
+    said, previewed = asyncio.run(go())
+    assert not previewed
+    assert said.startswith("cannot switch to taotoken-claude: ") and "(mode 0444)" in said, said
+    assert live.read_text() == '{"theme": "dark"}\n'
 
 
 def test_help_lists_every_screen_and_its_keys(isolated: ProfileStore) -> None:

@@ -139,10 +139,12 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def plan_switch(self, profile: Profile) -> None:
+        from judgeaudit.profiles.livefile import refuse_read_only
         from judgeaudit.profiles.switch import use_profile
 
         try:
             plan = use_profile(self.store, profile.name, dry_run=True)
+            refuse_read_only(plan.read_only)  # the switch would: said before the preview
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot switch to {profile.name}: {exc}", True)
             return
@@ -190,10 +192,12 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def plan_off(self, app: str) -> None:
+        from judgeaudit.profiles.livefile import refuse_read_only
         from judgeaudit.profiles.switch import turn_off
 
         try:
             plan = turn_off(self.store, app, dry_run=True)
+            refuse_read_only(plan.read_only)
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
