@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from judgeaudit.audit.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+from judgeaudit.audit.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate, tables_of
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "schema.md"
 
@@ -21,13 +21,7 @@ def render() -> str:
         path = Path(scratch) / "audit.db"
         db = sqlite3.connect(path, isolation_level=None)
         migrate(db, path)
-        tables = [
-            r[0]
-            for r in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'"
-                " AND name NOT LIKE 'sqlite_%' ORDER BY name"
-            )
-        ]
+        tables = sorted(tables_of(db))
         lines = [
             "# audit.db schema",
             "",

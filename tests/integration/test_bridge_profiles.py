@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -112,3 +113,18 @@ def test_profile_doctor_says_whether_the_bridge_runs(home: dict[str, str], chat_
         assert url == f"http://127.0.0.1:{port}"
         done = cli(home, "profile", "doctor", "codex")
     assert f"codex: bridge: running on http://127.0.0.1:{port} for gw-doc ->" in done.stdout
+
+
+def test_a_bridge_on_another_loopback_address_is_not_called_reachable(
+    home: dict[str, str], chat_only: str
+) -> None:
+    """The bridge had its own loopback list: ``--host 127.0.0.2`` (this machine only, as the
+    profiles' rule says) was warned about as if other machines could reach it."""
+    add(home, "gw", "codex", chat_only + "/v1")
+    with served("bridge", "gw", "--host", "127.0.0.2", "--port", "0", env=home) as (url, proc):
+        assert url.startswith("http://127.0.0.2:")
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
+    assert "not loopback" not in log, log

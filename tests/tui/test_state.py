@@ -5,6 +5,7 @@ connection test where the endpoint accepts any key."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import keyring
@@ -16,14 +17,16 @@ from judgeaudit.profiles import secrets
 from judgeaudit.profiles.backups import Backup
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.targets.registry import plaintext_warnings
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.screens.backups_dialog import BackupPicker
 from judgeaudit.tui.screens.dialogs import HelpScreen
-from judgeaudit.tui.screens.modals import KeyEntry
+from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry
 from judgeaudit.tui.screens.profiles import ProfilesScreen
 from judgeaudit.tui.screens.run import RunScreen
 from judgeaudit.tui.widgets.fit_table import FitTable
 from tests.audit_helpers import write_spec
+from tests.bridge_helpers import served
 from tests.tui.helpers import SIZE, make_app, press, settle, wait_until
 from tests.tui.test_navigation import run_screen, slow_spec, started
 
@@ -194,6 +197,54 @@ def test_connection_test_on_the_embedded_provider_needs_no_key(
 
     said = asyncio.run(go())
     assert "chat completion with sim-chat: ok" in said and "no key stored" in said
+
+
+def test_a_key_less_test_on_any_loopback_address_as_the_cli_counts_it(
+    isolated: ProfileStore,
+) -> None:
+    """The screen had its own loopback list (127.0.0.1, localhost, ::1): a local server on
+    127.0.0.2, which the CLI counts as this machine (no plain-http warning, Codex id
+    ``local-PORT``), was refused for want of a key instead of tried without one."""
+    profile = Profile(name="lo2", app="sdk", base_url="", model="sim-chat", key="lo2")
+    with served("sim", "serve", "--host", "127.0.0.2", "--port", "0") as (url, _):
+        profile = replace(profile, base_url=url)
+        isolated.save(profile)
+        assert plaintext_warnings(profile) == []  # the CLI: this machine
+        assert secrets.get_key("lo2") is None
+
+        async def go() -> str:
+            app = make_app(isolated)
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                await select(pilot, app, "lo2")
+                await press(pilot, "t")
+                return status(app)
+
+        said = asyncio.run(go())
+    assert "chat completion with sim-chat: ok" in said and "no key stored" in said, said
+
+
+def test_a_switch_onto_a_read_only_file_is_refused_before_the_preview(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The CLI's ``--dry-run`` now shows the diff of a switch that will refuse; the app, whose
+    preview is a question (apply?), still says so at once instead of offering it."""
+    live = tmp_path / "claude" / "settings.json"
+    live.write_text('{"theme": "dark"}\n')
+    live.chmod(0o444)
+
+    async def go() -> tuple[str, bool]:
+        app = make_app(isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-claude")
+            await press(pilot, "u")
+            return status(app), isinstance(app.screen, ConfirmDiff)
+
+    said, previewed = asyncio.run(go())
+    assert not previewed
+    assert said.startswith("cannot switch to taotoken-claude: ") and "(mode 0444)" in said, said
+    assert live.read_text() == '{"theme": "dark"}\n'
 
 
 def test_help_lists_every_screen_and_its_keys(isolated: ProfileStore) -> None:

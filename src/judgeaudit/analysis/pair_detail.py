@@ -13,7 +13,7 @@ from typing import Any
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
 from judgeaudit.audit.export import PAIRS_CSV
-from judgeaudit.audit.store.schema import has_source_ids
+from judgeaudit.audit.store.schema import has_source_ids, has_table
 from judgeaudit.audit.units.ids import (
     is_recorded_log,
     pair_trial_b,
@@ -43,13 +43,10 @@ def pair_detail(out: Path, pair_id: str) -> dict[str, Any]:
                 (pair["agent_b"], pair_trial_b(pair)),
             )
         ]
-        has_prompts = db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'prompts'"
-        ).fetchone()
         join = (
             "SELECT l.*, p.messages_json FROM judge_logs l LEFT JOIN prompts p"
             " ON p.prompt_hash = l.prompt_hash"
-            if has_prompts
+            if has_table(db, "prompts")
             else "SELECT l.*, NULL AS messages_json FROM judge_logs l"
         )
         logs = db.execute(

@@ -38,14 +38,16 @@ def _health(row: tuple[Any, ...], per_task: Mapping[Any, tuple[int, int]]) -> di
     """The counts and shares of one judge model (or all): ``per_task`` is its (missing, orders)
     per task, for the no-verdict share's interval (empty: none, e.g. a history's run)."""
     orders, missing, calls, failed, pairs, without, decisive_without = (int(v or 0) for v in row)
-    found = interval(Sums.of([(float(k), float(n)) for k, n in per_task.values()]))
-    known = sum(n for _, n in per_task.values()) == orders  # the sums are of these orders
+    ci: list[float | None] = [None, None]
+    if sum(n for _, n in per_task.values()) == orders:  # the per-task sums are of these orders
+        found = interval(Sums.of([(float(k), float(n)) for k, n in per_task.values()]))
+        ci = [found["ci_low"], found["ci_high"]]
     return {
         "orders": orders,
         "no_verdict_orders": missing,
         "no_verdict_rate": missing / orders if orders else None,
         # [low, high]: over orders (two a swapped pair), clustered by task as every rate
-        "no_verdict_rate_ci": [found["ci_low"], found["ci_high"]] if known else [None, None],
+        "no_verdict_rate_ci": ci,
         "judge_calls": calls,
         "parse_failures": failed,
         "parse_failure_rate": failed / calls if calls else None,

@@ -173,7 +173,7 @@ def register(sub: Sub) -> None:
     rsub = review.add_subparsers(dest="review_command", required=True, metavar="SUBCOMMAND")
     rexp = rsub.add_parser("export", help="write a stratified sample to label")
     rexp.add_argument("out", type=Path)
-    rexp.add_argument("--n", type=int, default=40)
+    rexp.add_argument("--n", type=int)  # default: analysis.review.SAMPLE_N (loads pandas)
     rexp.add_argument("--run")
     rexp.add_argument("--seed", type=int, default=0)
     rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")

@@ -15,8 +15,6 @@ from judgeaudit.cli.common import UserError
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
 
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
 
 def register(sub: Sub) -> None:
     bridge = quiet(
@@ -72,6 +70,7 @@ def _log(line: str) -> None:
 def cmd_bridge(args: argparse.Namespace) -> int:
     from judgeaudit.bridge.run import config_for, serve_forever
     from judgeaudit.profiles import bridgeopt, secrets
+    from judgeaudit.profiles.model import is_loopback_host
     from judgeaudit.profiles.store import ProfileStore
 
     for flag, value in (
@@ -103,7 +102,7 @@ def cmd_bridge(args: argparse.Namespace) -> int:
 
     def announce(url: str) -> None:
         print(url, flush=True)
-        if args.host not in LOOPBACK:  # said once it really listens there
+        if not is_loopback_host(args.host):  # said once it really listens there
             print(
                 f"warning: listening on {args.host}, not loopback: other machines can reach "
                 "this bridge (they still need the profile's key)",

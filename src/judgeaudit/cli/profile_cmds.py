@@ -13,6 +13,7 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
+from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
     APP_OPTIONS,
     APPS,
@@ -233,13 +234,19 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_switch(result: SwitchResult) -> None:
+def _print_switch(result: SwitchResult) -> int:
+    """The warnings, the diff and the backups; a dry run onto a file its owner made read-only
+    shows the diff, says the switch itself will refuse, and exits as that switch would."""
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     sys.stdout.write(result.diff or f"{result.app}: no file to change\n")
     if result.applied:
         for backup_id in result.backups:
             print(f"backup: {backup_id}")
+    refusals = [line for p in result.read_only if (line := read_only_line(p, dry_run=True))]
+    for line in refusals:
+        print(f"judgeaudit: {line}", file=sys.stderr)
+    return ProfileError.exit_code if refusals else 0
 
 
 def cmd_use(args: argparse.Namespace) -> int:
@@ -248,10 +255,10 @@ def cmd_use(args: argparse.Namespace) -> int:
     result = use_profile(
         _store(), args.name, dry_run=dry, keep_conflicts=args.keep_conflicts, project_dir=where
     )
-    _print_switch(result)
+    code = _print_switch(result)
     if result.applied:
         print(f"active {result.app} profile: {result.profile}" + (f" in {where}" if where else ""))
-    return 0
+    return code
 
 
 def _project(args: argparse.Namespace) -> Path | None:
@@ -263,11 +270,11 @@ def _project(args: argparse.Namespace) -> Path | None:
 def cmd_off(args: argparse.Namespace) -> int:
     where = _project(args)
     result = turn_off(_store(), args.app, dry_run=args.dry_run, project_dir=where)
-    _print_switch(result)
+    code = _print_switch(result)
     if result.applied:
         scope = f" in {where}" if where else ""
         print(f"judgeaudit is off for {args.app}{scope}: its keys removed, your values back")
-    return 0
+    return code
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

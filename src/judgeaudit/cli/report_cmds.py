@@ -213,6 +213,7 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 def cmd_review_export(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
     from judgeaudit.analysis.review import (
+        SAMPLE_N,
         check_replace,
         for_reviewer,
         sample,
@@ -220,6 +221,9 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         stored_labels,
     )
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
+
+    if args.n is None:
+        args.n = SAMPLE_N
 
     try:
         db = open_db(args.out)

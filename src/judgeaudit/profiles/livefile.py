@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -72,6 +73,35 @@ def mode_of(path: Path) -> int | None:
         return stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         return None
+
+
+def read_only_line(path: Path, *, dry_run: bool = False) -> str | None:
+    """One line when the owner made the file behind ``path`` read-only (no owner write bit), or
+    None. Such a file says "do not touch": an atomic replace (a new file renamed over it) would
+    succeed anyway and lose that, so ``use``, ``off`` and ``restore`` all refuse it (a dry run
+    says the real command will)."""
+    mode = mode_of(path)
+    if mode is None or mode & stat.S_IWUSR:
+        return None
+    fix = f"chmod u+w {shlex.quote(str(path))}"
+    if dry_run:
+        return (
+            f"{path}: is read-only (mode {mode:04o}); without --dry-run the command refuses and "
+            f"leaves it alone; make it writable ({fix}) first"
+        )
+    return (
+        f"{path}: is read-only (mode {mode:04o}), so judgeaudit leaves it alone; make it "
+        f"writable ({fix}) and run the command again; nothing was changed"
+    )
+
+
+def refuse_read_only(paths: Iterable[Path]) -> None:
+    """Refuse the whole command, before anything is written, if any of ``paths`` (the files it
+    would change) is read-only: :func:`read_only_line`."""
+    for path in paths:
+        line = read_only_line(path)
+        if line is not None:
+            raise ProfileError(line)
 
 
 def write_live(path: Path, content: bytes | None, *, mode: int | None = None) -> None:

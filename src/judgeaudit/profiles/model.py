@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -125,9 +126,17 @@ def base_url_hint(app: str | None) -> str:
 
 
 def is_loopback_host(host: str) -> bool:
-    """This machine (``localhost``, ``::1``, ``127.*``): a Codex id ``local-PORT``, a plain
-    ``http://`` URL that needs no warning."""
-    return host.lower() in ("localhost", "::1") or host.startswith("127.")
+    """This machine only (``localhost``, ``::1``, any ``127.x.y.z`` address): a Codex id
+    ``local-PORT``, a plain ``http://`` URL that needs no warning, a key-less test in the app,
+    a bridge listening where no other machine reaches it. A name that merely starts with
+    ``127.`` (``127.example.com``) is another machine's."""
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def check_base_url(url: str, where: str = "base_url", app: str | None = None) -> str:

@@ -6,7 +6,8 @@ per-profile files, and restoring only one of them would leave the others out of 
 switch backed up, removes the files it created, and restores the ownership ledger, modes and
 active profile that belonged to them. It is itself a transaction: the current files are
 backed up first (one switch, so a restore can be undone the same way), keys come back from the
-keyring or nothing is written, and a failure puts every file back as it was.
+keyring or nothing is written, a file its owner made read-only is refused as a switch refuses
+it, and a failure puts every file back as it was.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from pathlib import Path
 
 from judgeaudit.fsutil import atomic_write_bytes
 from judgeaudit.profiles import backupkeys, backups, project
-from judgeaudit.profiles.livefile import mode_of, read_live, switch_lock, write_live
+from judgeaudit.profiles.livefile import (
+    mode_of,
+    read_live,
+    refuse_read_only,
+    switch_lock,
+    write_live,
+)
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import claude
@@ -34,6 +41,9 @@ def restore_backups(
             b.id: None if b.absent else backupkeys.put_keys_back(b, b.path.read_bytes())
             for b in group
         }
+        currents = {b.id: read_live(Path(b.original)) for b in group}
+        # A file its owner made read-only is refused as a switch refuses it, before any backup.
+        refuse_read_only(Path(b.original) for b in group if currents[b.id] != contents[b.id])
         state = store.state()
         txn = backups.new_transaction(named.app)
         label = f"{backups.RESTORE_LABEL}{named.id}"
@@ -41,7 +51,7 @@ def restore_backups(
         aside: dict[str, str] = {}
         for b in group:
             target = Path(b.original)
-            current = read_live(target)
+            current = currents[b.id]
             previous[b.id] = (current, mode_of(target))
             if current == contents[b.id]:
                 continue

@@ -13,16 +13,22 @@ every user value it replaced put back. ``profile restore`` lives in :mod:`.resto
 from __future__ import annotations
 
 import difflib
-import shlex
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
-from judgeaudit.profiles.livefile import mode_of, read_live, real_path, switch_lock, write_live
-from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.livefile import (
+    mode_of,
+    read_live,
+    read_only_line,
+    real_path,
+    refuse_read_only,
+    switch_lock,
+    write_live,
+)
+from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
 from judgeaudit.redact import keylike_words, redact
@@ -37,6 +43,9 @@ class SwitchResult:
     applied: bool
     backups: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: (a dry run) files the switch would change that their owner made read-only: the switch
+    #: itself refuses (:func:`livefile.read_only_line`)
+    read_only: list[Path] = field(default_factory=list)
 
 
 def _load_secret(ref: str) -> str | None:
@@ -204,17 +213,8 @@ def _settle_mode(plan: FilePlan, turning_off: bool) -> None:
         plan.ledger.pop(FILE_FACTS, None)  # off: nothing of judgeaudit's stays behind
 
 
-def _refuse_read_only(plans: list[FilePlan]) -> None:
-    """A file its owner made read-only says "do not touch": an atomic replace (a new file
-    renamed over it) would succeed anyway and lose that, so the switch is refused whole."""
-    for plan in plans:
-        mode = mode_of(plan.path) if plan.changes else None
-        if mode is not None and not mode & stat.S_IWUSR:
-            raise ProfileError(
-                f"{plan.path}: is read-only (mode {mode:04o}), so judgeaudit leaves it alone; "
-                f"make it writable (chmod u+w {shlex.quote(str(plan.path))}) and run the "
-                "command again; nothing was changed"
-            )
+def _changing(plans: list[FilePlan]) -> list[Path]:
+    return [plan.path for plan in plans if plan.changes]
 
 
 def _validate(plan: FilePlan) -> None:
@@ -238,10 +238,11 @@ def _transaction(
     warnings = [w for p in plans for w in p.warnings]
     if profile is not None:
         warnings += registry.for_app(app).warnings(profile, project_dir)
-    _refuse_read_only(plans)
     result = SwitchResult(name, app, plans, render_diff(plans), False, warnings=warnings)
-    if dry_run:
+    if dry_run:  # the diff, and the read-only files the switch itself will refuse
+        result.read_only = [p for p in _changing(plans) if read_only_line(p) is not None]
         return result
+    refuse_read_only(_changing(plans))
     if before_write:
         before_write()
     with switch_lock(store.root):
@@ -253,7 +254,7 @@ def _transaction(
         plans = plan_app(
             store, app, profile, keep_conflicts=keep_conflicts, project_dir=project_dir
         )
-        _refuse_read_only(plans)
+        refuse_read_only(_changing(plans))
         result.plans, result.diff = plans, render_diff(plans)
         label = profile.name if profile else backups.OFF_LABEL
         made: list[Path] = []

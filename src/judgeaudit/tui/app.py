@@ -42,7 +42,6 @@ if TYPE_CHECKING:  # the run, the analysis and the screens the first one does no
 STEADY_TOAST_S = 3600.0
 #: how long a quit waits for a cancelled run to wind down before it exits anyway
 STOP_WAIT_S = 1.5
-REVIEW_EXPORT_N = 40  # the CLI's `review export` default
 
 
 class JudgeAuditApp(App[None]):
@@ -243,10 +242,11 @@ class JudgeAuditApp(App[None]):
     @work(thread=True, exclusive=True, group="export")
     def export_review(self, out: Path) -> None:
         from judgeaudit.analysis.queries import export_review
+        from judgeaudit.analysis.review import SAMPLE_N
 
         path = out / "review_sample.csv"
         try:
-            count = export_review(out, REVIEW_EXPORT_N, 0, path)
+            count = export_review(out, SAMPLE_N, 0, path)
         except JudgeauditError as exc:
             self.call_from_thread(self.notify, str(exc), severity="error")
             return

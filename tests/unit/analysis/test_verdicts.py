@@ -79,3 +79,25 @@ def test_the_no_verdict_share_has_the_task_clustered_interval(tmp_path: Path) ->
     assert verdict_line({**live["by_judge"][0]}).startswith(
         f"judge-x: no verdict 20.6% of orders (7/34; {shown}), parse failures"
     )
+
+
+def test_no_interval_is_built_for_per_task_counts_that_do_not_cover_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history period imported before the per-task counts were kept has its per-judge counts
+    and no per-task ones (nor ``judge_logs``): no interval is shown, and none is built first to
+    be thrown away (``_health`` checked the coverage after building it)."""
+
+    def built(*_: object) -> None:
+        raise AssertionError("an interval was built for counts that do not cover the run")
+
+    with closing(make_db(tmp_path / "audit.db")) as db:
+        db.execute("UPDATE runs SET status = 'finished'")
+        keep_verdict_counts(db, "r")
+        db.execute("DELETE FROM verdict_tasks")
+        db.execute("DELETE FROM judge_logs")  # as in a history's records
+        monkeypatch.setattr("judgeaudit.analysis.verdicts.interval", built)
+        health = verdict_health(db, "r")
+    assert (health["no_verdict_orders"], health["orders"]) == (7, 34)
+    assert health["no_verdict_rate_ci"] == [None, None]
+    assert health["by_judge"][0]["no_verdict_rate_ci"] == [None, None]

@@ -77,3 +77,15 @@ def test_a_runs_count_of_pairs_is_the_stores_query_only() -> None:
         if _sql(node.value) == query
     ]
     assert twins == ["audit/store/bulk.py"]
+
+
+def test_whether_a_table_exists_is_asked_in_one_place() -> None:
+    """Seven readers each asked ``sqlite_master`` whether a table was there (the kept verdict
+    counts, a source run's tasks, a history's kept records, a pair's prompts...): one owner now
+    (``schema.has_table`` and ``schema.tables_of``)."""
+    askers = [
+        path.relative_to(SRC).as_posix()
+        for path in sorted(SRC.rglob("*.py"))
+        if "sqlite_master" in path.read_text(encoding="utf-8")
+    ]
+    assert askers == ["audit/store/schema.py"]

@@ -19,6 +19,7 @@ from typing import Any
 
 from judgeaudit.audit.store.history_db import KEPT, RecordRow
 from judgeaudit.audit.store.history_db import records_db as store_records_db
+from judgeaudit.audit.store.schema import has_table
 from judgeaudit.errors import InputError
 from judgeaudit.fsutil import atomic_write_text
 
@@ -108,10 +109,7 @@ def records_db(path: Path) -> sqlite3.Connection:
 
 
 def _kept(db: sqlite3.Connection, run_id: str, column: str) -> Any:
-    has = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (KEPT,)
-    ).fetchone()
-    if not has:
+    if not has_table(db, KEPT):
         return None
     row = db.execute(f"SELECT {column} FROM {KEPT} WHERE run_id = ?", (run_id,)).fetchone()
     return None if row is None else json.loads(row[0])

@@ -33,16 +33,14 @@ def manifest_of(text: Any, where: str, error: Callable[[str], Exception]) -> dic
 def check_source(db_path: Path, run_id: str) -> str | None:
     """What is wrong with the stored tasks and trajectories of ``run_id``, or ``None``."""
     from judgeaudit.audit.store import open_readonly
+    from judgeaudit.audit.store.schema import has_table
 
     try:
         db = open_readonly(db_path)
     except InputError as exc:
         return str(exc)
     try:
-        has_tasks = db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tasks'"
-        ).fetchone()
-        if has_tasks:
+        if has_table(db, "tasks"):
             for (text,) in db.execute("SELECT task_json FROM tasks WHERE run_id = ?", (run_id,)):
                 problem = _task_problem(text)
                 if problem:

@@ -18,7 +18,7 @@ from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import AuditStore, open_readonly
 from judgeaudit.audit.store.bulk import trajectory_tasks
 from judgeaudit.audit.store.readonly import RUN_ORDER
-from judgeaudit.audit.store.schema import has_source_ids
+from judgeaudit.audit.store.schema import has_source_ids, has_table
 from judgeaudit.audit.tasks import Task, builtin_retail, task_set_hash
 from judgeaudit.audit.units import CheckUnit, PairUnit
 from judgeaudit.audit.units.ids import pair_trial_b, traj_id
@@ -66,7 +66,7 @@ class SourceRun:
         db = self.connect()
         try:
             stored = (
-                _table_exists(db, "tasks")
+                has_table(db, "tasks")
                 and db.execute(
                     "SELECT task_json FROM tasks WHERE run_id = ? ORDER BY rowid", (self.run_id,)
                 ).fetchall()
@@ -257,13 +257,6 @@ def _has_conversation(db_path: Path, run_id: str) -> bool:
     finally:
         db.close()
     return found is not None
-
-
-def _table_exists(db: sqlite3.Connection, name: str) -> bool:
-    row = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return row is not None
 
 
 def source_pair_units(source: SourceRun, tasks: list[Task]) -> list[PairUnit]:

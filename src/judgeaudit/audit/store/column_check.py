@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judgeaudit.audit.store import check_memo
-from judgeaudit.audit.store.schema import DOMAINS, MIGRATIONS, ROW_RULES, SchemaError, columns_of
+from judgeaudit.audit.store.schema import (
+    DOMAINS,
+    MIGRATIONS,
+    ROW_RULES,
+    SchemaError,
+    columns_of,
+    tables_of,
+)
 
 #: The column that names a row in the message, and what a row of the table is called.
 ROW_NAMES = {
@@ -92,12 +99,7 @@ def rules() -> dict[str, tuple[ColumnRule, ...]]:
     try:
         for migration in MIGRATIONS:
             migration.apply(model)
-        tables = [
-            r[0]
-            for r in model.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            )
-        ]
+        tables = tables_of(model)
         out: dict[str, tuple[ColumnRule, ...]] = {}
         for table in tables:
             found = []
@@ -136,7 +138,7 @@ def check_columns(db: sqlite3.Connection, path: Path) -> None:
     if key in _checked:
         return
     if not check_memo.remembered(key):
-        present = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        present = set(tables_of(db))
         for table, table_rules in rules().items():
             if table not in present:
                 continue

@@ -143,6 +143,24 @@ def column_list(columns: Iterable[str]) -> str:
     return ", ".join(f'"{c}"' for c in columns)
 
 
+def tables_of(db: sqlite3.Connection) -> list[str]:
+    """The tables this file has, in the order they were made, SQLite's own (``sqlite_sequence``)
+    left out; a TEMP table on the connection is not in the file and is not listed."""
+    rows = db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
+    return [str(r[0]) for r in rows]
+
+
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    """Whether this file has ``name`` (an older file, or a history's records, lacks some): the
+    one place that asks, so a TEMP table of that name never answers for the file."""
+    row = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    return row is not None
+
+
 def columns_of(db: sqlite3.Connection, table: str) -> set[str]:
     """The columns this file's ``table`` has (an older file read unmigrated lacks later ones)."""
     return {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}

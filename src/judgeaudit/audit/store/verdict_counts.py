@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from judgeaudit.audit.store.schema import COUNTS_TABLE, TASK_COUNTS_TABLE, is_decisive
+from judgeaudit.audit.store.schema import COUNTS_TABLE, TASK_COUNTS_TABLE, has_table, is_decisive
 
 PER_PAIR = (
     "SELECT pair_id, COUNT(*) AS orders, SUM(ok = 0) AS missing, SUM(calls) AS calls,"
@@ -60,13 +60,11 @@ def per_judge(task_rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 def kept_verdict_counts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]] | None:
     """The counts kept when the run finished, or None (an unfinished or older run)."""
-    has_table = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_counts'"
-    ).fetchone()
+    kept = has_table(db, "verdict_counts")
     finished = db.execute(
         "SELECT 1 FROM runs WHERE run_id = ? AND status = 'finished'", (run_id,)
     ).fetchone()
-    if not (has_table and finished):
+    if not (kept and finished):
         return None
     rows = db.execute(
         "SELECT judge_model, orders, missing, calls, failed, pairs, without, decisive_without"
@@ -79,10 +77,7 @@ def kept_verdict_counts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, 
 def kept_task_counts(db: sqlite3.Connection, run_id: str) -> list[tuple[Any, ...]] | None:
     """(judge model, task, orders, missing) kept when the run finished, or None (an unfinished
     run, or one finished before ``verdict_tasks`` was kept)."""
-    has_table = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'verdict_tasks'"
-    ).fetchone()
-    if not has_table:
+    if not has_table(db, "verdict_tasks"):
         return None
     rows = db.execute(
         "SELECT judge_model, task_id, orders, missing FROM verdict_tasks WHERE run_id = ?",

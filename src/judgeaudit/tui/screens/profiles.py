@@ -10,7 +10,7 @@ switch, a broken file) is what the screen says, with the doctor's warnings under
 from __future__ import annotations
 
 from typing import ClassVar
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.model import Profile, is_loopback_host
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.profile_listing import (
     COLUMNS,
@@ -35,7 +35,6 @@ from judgeaudit.tui.widgets.note import Note
 # The keyring (secrets: ~75 ms of imports), switching, restoring, the backups dialog and the
 # less frequent tools load in the worker or key that first uses them, not before the first paint.
 
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
 
@@ -46,10 +45,6 @@ SDK_SWITCH = (
     '  judgeaudit exec {name} -- CMD    or    eval "$(judgeaudit env {name})"\n'
     "Off (o) clears the mark."
 )
-
-
-def is_loopback(url: str) -> bool:
-    return (urlparse(url).hostname or "") in LOOPBACK
 
 
 class ProfilesScreen(Screen[None]):
@@ -144,10 +139,12 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def plan_switch(self, profile: Profile) -> None:
+        from judgeaudit.profiles.livefile import refuse_read_only
         from judgeaudit.profiles.switch import use_profile
 
         try:
             plan = use_profile(self.store, profile.name, dry_run=True)
+            refuse_read_only(plan.read_only)  # the switch would: said before the preview
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot switch to {profile.name}: {exc}", True)
             return
@@ -195,10 +192,12 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def plan_off(self, app: str) -> None:
+        from judgeaudit.profiles.livefile import refuse_read_only
         from judgeaudit.profiles.switch import turn_off
 
         try:
             plan = turn_off(self.store, app, dry_run=True)
+            refuse_read_only(plan.read_only)
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
@@ -304,7 +303,7 @@ class ProfilesScreen(Screen[None]):
         try:
             key = secrets.resolve_key(profile)
         except secrets.SecretError as exc:
-            if not is_loopback(profile.base_url):
+            if not is_loopback_host(urlsplit(profile.base_url).hostname or ""):
                 fix = f"; press k to set key {profile.key}" if profile.key else ""
                 self.app.call_from_thread(self.status, f"{exc}{fix}", True)
                 return

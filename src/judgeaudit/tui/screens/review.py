@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # pandas and the analysis load when the screen is first used,
 
     from judgeaudit.analysis.queries import ReviewData, Side
 
-SAMPLE_SIZE = 40
 EMPTY_LABEL = ("human_success_a", "human_success_b", "human_pref", "note")
 
 
@@ -121,9 +120,10 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="review")
     def load(self, out: Path) -> None:
         from judgeaudit.analysis.queries import review_data
+        from judgeaudit.analysis.review import SAMPLE_N
 
         try:
-            data = review_data(out, SAMPLE_SIZE, self.seed)
+            data = review_data(out, SAMPLE_N, self.seed)
         except JudgeauditError as exc:
             self.app.call_from_thread(self.failed, out, str(exc))
             return
