@@ -13,19 +13,18 @@ import difflib
 import json
 import math
 import os
-import sys
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from judgeaudit import safeio
 from judgeaudit.errors import InputError
+from judgeaudit.json_numbers import STRICT, JsonValueError, refused_field, walk
 
 ErrorType = type[InputError]
 
 #: Python refuses to parse longer integers (CVE-2020-10735); say so in one line instead.
-MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 INT64_MAX = 2**63 - 1
 BOM = b"\xef\xbb\xbf"
 
@@ -75,84 +74,10 @@ def read_toml(path: Path, what: str, error: ErrorType = ValidationError) -> dict
         raise error(safeio.too_deep(str(path), what)) from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
-    for key, value in _walk(data, ""):
+    for key, value in walk(data, ""):
         if isinstance(value, float) and not math.isfinite(value):
             raise error(f"{path}: {key}: {value} is not a usable number; write a finite number")
     return data
-
-
-def _walk(value: Any, where: str) -> Iterator[tuple[str, Any]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _walk(item, f"{where}.{key}" if where else str(key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _walk(item, f"{where}[{index}]")
-    else:
-        yield where, value
-
-
-def _no_constant(name: str) -> Any:
-    raise _JsonValueError(f"{name} is not JSON; write null or a number")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _JsonValueError(
-            f"{text} is too large for a number; write a smaller number (a string where the "
-            "field is an id)"
-        )
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise _JsonValueError(
-            f"an integer with {len(text)} digits is too long; write a shorter number (a string "
-            "where the field is an id)"
-        )
-    return int(text)
-
-
-class _JsonValueError(ValueError):
-    """A JSON value Python could parse but we refuse (NaN, Infinity, 1e400, huge integers)."""
-
-
-class _Refused:
-    """Stands for a refused value in :func:`_refused_field`'s lenient parse."""
-
-
-def _refused_field(text: str) -> str | None:
-    """The dotted path of the first value the strict decoder refuses in ``text`` (parsed again,
-    leniently, only on that error path), so the message names the field (``score_a``)."""
-
-    def refused(_text: str) -> _Refused:
-        return _Refused()
-
-    def number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
-        def parse(value: str) -> Any:
-            try:
-                return kind(value)
-            except _JsonValueError:
-                return _Refused()
-
-        return parse
-
-    lenient = json.JSONDecoder(
-        parse_constant=refused, parse_float=number(_finite_float), parse_int=number(_bounded_int)
-    )
-    try:
-        data = safeio.parse_json(text, lenient)
-    except ValueError:
-        return None
-    return next((path for path, value in _walk(data, "") if isinstance(value, _Refused)), None)
-
-
-#: One decoder for every line (built once: per call it was a tenth of the parsing time).
-_STRICT = json.JSONDecoder(
-    parse_constant=_no_constant, parse_float=_finite_float, parse_int=_bounded_int
-)
 
 
 def loads_json(
@@ -169,11 +94,11 @@ def loads_json(
     it ``text`` is one line of a JSONL file.
     """
     try:
-        return safeio.parse_json(text, _STRICT)
+        return safeio.parse_json(text, STRICT)
     except safeio.TooDeep:
         raise error(safeio.too_deep(where, what)) from None
-    except _JsonValueError as exc:
-        field = _refused_field(text)
+    except JsonValueError as exc:
+        field = refused_field(text)
         raise error(f"{where}: {field}: {exc}" if field else f"{where}: {exc}") from None
     except json.JSONDecodeError as exc:
         if document is not None:
