@@ -64,8 +64,12 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
             "judges: fewer than two runs judged the same conversations"
             + (f" as {anchor[1]} ({why})" if why else "")
             + "; re-judge one run with several judges: judgeaudit rejudge OUT --judge-model M1 "
-            "--judge-model M2 --out DIR; to follow recorded verdicts across days: judgeaudit "
-            "trend DIR"
+            "--judge-model M2 --out DIR"
+            + (
+                "; to follow recorded verdicts across days: judgeaudit trend DIR"
+                if any(x["recorded"] for x in lineages.values())
+                else ""
+            )
         )
     rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
     rows.sort(key=lambda r: (r["misselection"]["rate"], r["run_id"]))
