@@ -38,10 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.gate_null_spread import grouped
 from bench.inprocess_rejudge import InProcessJudge, StoredPair, load_pairs
 
-from judgeaudit.analysis.drift import run_lineage
 from judgeaudit.analysis.gate import decide_rows
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.paired import OVERALL_SHARE, gate, pair_key, paired_rows, with_trials
+from judgeaudit.analysis.pairing import run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.stats import wilson
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from judgeaudit.analysis.engines.history import RUN_SUFFIX, RunRecords
 from judgeaudit.analysis.frame import open_db
-from judgeaudit.analysis.trend import judges_of
+from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.why import style_section
 from judgeaudit.audit.store.parquet_out import write_pairs
 from judgeaudit.audit.store.verdict_counts import kept_task_counts, kept_verdict_counts
@@ -106,7 +106,7 @@ def _export(scratch: Path, run_id: str, files: list[Path]) -> Path:
                 "file after its day (2026-11-03.jsonl)"
             )
         count = write_pairs(db, run_id, scratch / "shards", partition="period")
-        models, hashes = judges_of(db, run_id)
+        models, hashes = judged_by(db, run_id, manifest)
         records = RunRecords(
             run_id=run_id,
             period=str(period),

@@ -49,12 +49,16 @@ def test_imported_runs_are_unpaired_only_when_their_conversations_differ(tmp_pat
     assert paired.returncode == 0 and "\npaired: " in paired.stdout, paired.stdout
     apart = cli("compare", str(same_a), str(other))
     assert apart.returncode == 0, apart.stderr
-    assert "unpaired: the runs judged different conversations (independent samples)" in (
-        apart.stdout
-    )
+    assert (
+        "unpaired: the runs judged different conversations: their transcripts differ "
+        "(independent samples)"
+    ) in apart.stdout
     gated = cli("compare", str(same_a), str(other), "--fail-on-rise")
     assert gated.returncode == 2
-    assert "are not paired (the runs judged different conversations)" in gated.stderr
+    assert (
+        "are not paired (the runs judged different conversations: their transcripts differ)"
+        in gated.stderr
+    )
 
 
 def test_a_simulated_run_against_an_imported_one_names_the_run_that_simulated(

@@ -80,7 +80,7 @@ def test_j_on_a_directory_with_one_judge_says_why_in_one_line(
             return note, bool(app.screen.query_one(JudgesTable).display)
 
     note, shown = asyncio.run(go())
-    assert "fewer than two runs judged the same trajectories" in note and not shown
+    assert "fewer than two runs judged the same conversations" in note and not shown
 
 
 def test_judges_snapshot_at_80x24(

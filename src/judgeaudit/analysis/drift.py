@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.fmt import bucket_columns
-from judgeaudit.analysis.frame import load_pairs, open_db, resolve_run, stored_manifest
+from judgeaudit.analysis.frame import open_db
 from judgeaudit.analysis.gate import (
     coverage_lines,
     decide_rows,
@@ -23,6 +23,7 @@ from judgeaudit.analysis.paired import (
     paired_rows,
     unpaired_rows,
 )
+from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.split import run_figures
 
@@ -60,77 +61,6 @@ def manifest_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any
     return changes
 
 
-def run_lineage(out: Path, run_id: str | None) -> dict[str, Any]:
-    """A run's identity and the run whose conversations it judged (itself, unless a re-judge)."""
-    db = open_db(out)
-    try:
-        chosen = resolve_run(db, run_id)
-        row = db.execute("SELECT * FROM runs WHERE run_id = ?", (chosen,)).fetchone()
-        pairs = load_pairs(db, chosen)
-    finally:
-        db.close()
-    manifest = stored_manifest(row["manifest"], str(row["run_id"]))
-    key = manifest.get("run_uid") or f"{row['run_id']}:{row['spec_hash']}:{row['created_at']}"
-    trajectories = manifest.get("trajectories") or {}
-    return {
-        "run_id": chosen,
-        "key": key,
-        "root": trajectories.get("root") or key,
-        "source_run_id": trajectories.get("source_run_id"),
-        "pairs": pairs,
-        "own_agents": bool((manifest.get("models") or {}).get("agents")),
-        "same_conversations": False,
-    }
-
-
-def same_conversations(out_a: Path, a: dict[str, Any], out_b: Path, b: dict[str, Any]) -> bool:
-    """Whether two runs of different lineage judged the very same stored conversations: two
-    runs over one imported pairs file (live and recorded verdicts, two judges' specs) or a
-    re-judge of one against the other. Only runs that made no conversations of their own
-    (imports, re-judges) are fingerprinted, so simulated runs are never read twice."""
-    if a["own_agents"] or b["own_agents"]:
-        return False
-    same = _fingerprint(out_a, a["run_id"]) == _fingerprint(out_b, b["run_id"])
-    a["same_conversations"] = b["same_conversations"] = same
-    return same
-
-
-#: Why two runs are compared as independent samples (``compare``'s line, the gate's refusal,
-#: the app's Runs screen): runs that simulated their own conversations are never matched, even
-#: when a deterministic provider made the same ones (docs/gate.md: seeds differ far more than
-#: binomial noise); imported or re-judged conversations are matched when they are the same.
-SIMULATED_APART = "each run simulated its own conversations"
-DIFFERENT = "the runs judged different conversations"
-
-
-def _unpaired_because(a: dict[str, Any], b: dict[str, Any]) -> str:
-    if a["own_agents"] and b["own_agents"]:
-        return SIMULATED_APART
-    if a["own_agents"] or b["own_agents"]:
-        return f"run {'A' if a['own_agents'] else 'B'} simulated its own conversations"
-    return DIFFERENT
-
-
-def _fingerprint(out: Path, run_id: str) -> str:
-    """A digest of a run's conversations (task, agent, trial, events), not of its ids."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    db = open_db(out)
-    try:
-        rows = db.execute(
-            "SELECT task_id, agent, trial, events FROM trajectories WHERE run_id = ? "
-            "ORDER BY task_id, agent, trial",
-            (run_id,),
-        )
-        for task_id, agent, trial, events in rows:
-            digest.update(f"{task_id}\x1f{agent}\x1f{trial}\x1f".encode())
-            digest.update(hashlib.sha256(str(events).encode()).digest())
-    finally:
-        db.close()
-    return digest.hexdigest()
-
-
 def compare(
     out_a: Path,
     out_b: Path,
@@ -161,7 +91,8 @@ def compare(
         ),
     )
     a, b = run_lineage(out_a, base["run_id"]), run_lineage(out_b, new["run_id"])
-    paired = a["root"] == b["root"] or same_conversations(out_a, a, out_b, b)
+    pairs_with = pair_runs(out_a, a, out_b, b)
+    paired = pairs_with.paired
     labels = [x["label"] for x in base["buckets"]]
     pairing: dict[str, Any] | None = None
     method: dict[str, Any]
@@ -169,7 +100,7 @@ def compare(
         rows, overall, pairing = paired_rows(
             a["pairs"], b["pairs"], base["gap_source"], base["bins"], labels
         )
-        pairing["basis"] = _basis(a, b)
+        pairing["basis"] = pairs_with.basis
         method = dict(PAIRED_METHOD)
     else:
         rows, overall = unpaired_rows(
@@ -196,11 +127,13 @@ def compare(
         "gap_source": base["gap_source"],
         "bins": base["bins"],
         "paired": paired,
-        "unpaired_because": None if paired else _unpaired_because(a, b),
+        "unpaired_because": pairs_with.because,
         "pairing": pairing,
         "method": method,
         "decided_by": decided_by,
-        "manifest_changes": manifest_changes(base["manifest"], new["manifest"]),
+        # a recorded run's judge model and prompt hash as its verdicts name them
+        "manifest_changes": manifest_changes(a["manifest"], b["manifest"]),
+        "recorded": {"a": a["recorded"], "b": b["recorded"]},
         "buckets": rows,
         "overall": overall,
         "rises": [r["label"] for r in [*rows, overall] if r["significant_rise"]],
@@ -233,18 +166,6 @@ def _cost_per_decisive(out: Path, run_id: str, decisive: int) -> float | None:
     if not decisive or row is None or not row[1]:
         return None
     return float(row[0]) / decisive
-
-
-def _basis(a: dict[str, Any], b: dict[str, Any]) -> str:
-    if a["same_conversations"]:
-        return "both judged the same stored conversations (the same imported pairs)"
-    if a["key"] == b["key"]:
-        return "the same run"
-    if b["source_run_id"] == a["run_id"]:
-        return f"{b['run_id']} re-judges {a['run_id']}'s trajectories"
-    if a["source_run_id"] == b["run_id"]:
-        return f"{a['run_id']} re-judges {b['run_id']}'s trajectories"
-    return "both re-judge the trajectories of the same run"
 
 
 def bound_pts(upper: float, margin: float | None) -> str:
@@ -287,7 +208,14 @@ def render_compare(result: dict[str, Any]) -> str:
     else:
         lines.append(f"unpaired: {result['unpaired_because']} (independent samples)")
     lines += coverage_lines(result)
-    lines.append("manifest changes:" if result["manifest_changes"] else "manifest changes: none")
+    recorded = [k.upper() for k, v in (result.get("recorded") or {}).items() if v]
+    note = (
+        f" ({'runs A and B' if len(recorded) == 2 else 'run ' + recorded[0]}: judge model and prompt hash as the recorded verdicts "
+        "name them)"
+        if recorded
+        else ""
+    )
+    lines.append(f"manifest changes{note}:" + ("" if result["manifest_changes"] else " none"))
     for change in result["manifest_changes"]:
         lines.append(f"  {change['key']}: {change['before']!r} -> {change['after']!r}")
     method = result["method"]

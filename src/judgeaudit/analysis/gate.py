@@ -18,6 +18,7 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
 from judgeaudit.analysis.paired import ALPHA, OVERALL_SHARE
+from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.analysis.stats import fisher_exact
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
@@ -294,16 +295,27 @@ def gate_exit(result: dict[str, Any]) -> int:
 
 
 def refuse_unpaired(result: dict[str, Any]) -> None:
-    """Two runs over different conversations differ by far more than binomial noise from seed to
-    seed (the conversations themselves change), so they are not gated."""
-    if not result["paired"]:
+    """Two runs over different conversations differ by far more than binomial noise (from seed
+    to seed, from day to day: the conversations themselves change), so they are not gated; the
+    refusal says what compares them instead."""
+    if result["paired"]:
+        return
+    because = str(result["unpaired_because"])
+    head = f"compare --fail-on-rise: {result['run_a']} and {result['run_b']} are not paired ({because})"
+    if not because.startswith(DIFFERENT):
         raise AnalysisError(
-            f"compare --fail-on-rise: {result['run_a']} and {result['run_b']} are not paired "
-            f"({result['unpaired_because']}), so their difference is mostly seed-to-seed noise, "
-            "not the judge; "
-            f"re-judge the same trajectories (judgeaudit rejudge OUT_A --judge-model MODEL --out "
+            f"{head}, so their difference is mostly seed-to-seed noise, not the judge; "
+            "re-judge the same trajectories (judgeaudit rejudge OUT_A --judge-model MODEL --out "
             "OUT_B) and gate on that"
         )
+    raise AnalysisError(
+        f"{head}, so their difference mixes other conversations with the judge and is not "
+        "gated; to gate a judge change, judge the same conversations with both (judgeaudit "
+        "rejudge OUT_A --judge-model MODEL --out OUT_B where the log kept its trajectories, or "
+        "both judges' recorded verdicts on the same logged pairs); to follow a judge across "
+        "days, judgeaudit trend DIR compares periods unpaired; compare without --fail-on-rise "
+        "shows this difference for information"
+    )
 
 
 def verdict_text(row: dict[str, Any]) -> str:

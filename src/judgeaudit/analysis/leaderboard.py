@@ -22,8 +22,9 @@ import pandas as pd
 
 from judgeaudit.analysis import clustered
 from judgeaudit.analysis import noninferiority as ni
-from judgeaudit.analysis.drift import compare, run_lineage, same_conversations
+from judgeaudit.analysis.drift import compare
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
+from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.why import UNSTABLE_SPAN, is_unstable, top_style_term
 
@@ -50,16 +51,25 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
     root = Counter(x["root"] for x in lineages.values()).most_common(1)[0][0]
     anchor = next((k for k, x in lineages.items() if x["root"] == root))
     chosen: list[tuple[Path, str]] = []
-    left_out: list[tuple[Path, str]] = []
+    left_out: list[tuple[Path, str, str | None]] = []
     for key, lineage in lineages.items():
-        same = lineage["root"] == root or same_conversations(
-            anchor[0], lineages[anchor], key[0], lineage
-        )
-        (chosen if same else left_out).append(key)
+        pairing = pair_runs(anchor[0], lineages[anchor], key[0], lineage)
+        if pairing.paired:
+            chosen.append(key)
+        else:
+            left_out.append((*key, pairing.because))
     if len(chosen) < 2:
+        why = "; ".join(f"{run}: {because}" for _, run, because in left_out)
         raise AnalysisError(
-            "judges: fewer than two runs judged the same trajectories; re-judge one run with "
-            "several judges: judgeaudit rejudge OUT --judge-model M1 --judge-model M2 --out DIR"
+            "judges: fewer than two runs judged the same conversations"
+            + (f" as {anchor[1]} ({why})" if why else "")
+            + "; re-judge one run with several judges: judgeaudit rejudge OUT --judge-model M1 "
+            "--judge-model M2 --out DIR"
+            + (
+                "; to follow recorded verdicts across days: judgeaudit trend DIR"
+                if any(x["recorded"] for x in lineages.values())
+                else ""
+            )
         )
     rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
     rows.sort(key=lambda r: (r["misselection"]["rate"], r["run_id"]))
@@ -74,7 +84,7 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         "margin": margin,
         "cost_axis": axis,
         "judges": rows,
-        "left_out": [{"out": str(o), "run_id": r} for o, r in left_out],
+        "left_out": [{"out": str(o), "run_id": r, "because": why} for o, r, why in left_out],
         "method": {
             "interval": f"95%, {clustered.METHOD} (the report's)",
             "vs_best": "the paired gate of `compare --fail-on-rise` (best as run A)",
@@ -116,7 +126,7 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
     near = decisive[
         pd.cut(gap_series(decisive, report["gap_source"]), report["bins"], labels=False).eq(0)
     ]
-    manifest = report["manifest"]
+    manifest = lineage["manifest"]  # a recorded run's: the judge its verdicts name
     consistency: Mapping[str, Any] = report["position_bias"][0] if report["position_bias"] else {}
     verdicts = report["verdicts"]
     usage = _usage(out, run_id)
@@ -126,6 +136,7 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "out": str(out),
         "run_id": run_id,
         "judge_model": (manifest.get("models", {}).get("judge") or {}).get("model"),
+        "recorded": lineage["recorded"],
         "prompt_hash": (manifest.get("prompts", {}).get("hashes") or {}).get("judge"),
         "misselection": _rate(decisive),
         "near": {"label": first["label"], "alias": first.get("alias"), **_rate(near)},
@@ -229,7 +240,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     lat = row["latency_p50_ms"], row["latency_p95_ms"]
     return [
         str(row["rank"]),
-        str(row["judge_model"]) + (" *" if row["frontier"] else ""),
+        judge_cell(row) + (" *" if row["frontier"] else ""),
         str(row["prompt_hash"] or "")[:8],
         rate(m),
         rate(near),
@@ -244,6 +255,14 @@ def _cells(row: dict[str, Any]) -> list[str]:
         versus,
         row["run_id"],
     ]
+
+
+def judge_cell(row: dict[str, Any]) -> str:
+    """The judge as its verdicts name it: ``recorded: M`` for verdicts read from a log."""
+    model = row["judge_model"]
+    if not row.get("recorded"):
+        return str(model)
+    return "recorded" if model is None else f"recorded: {model}"
 
 
 def style_cell(style: dict[str, Any] | None) -> str:
@@ -291,7 +310,10 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
     if board["left_out"]:
         notes.append(
             "left out (judged other conversations): "
-            + ", ".join(f"{x['out']}#{x['run_id']}" for x in board["left_out"])
+            + "; ".join(
+                f"{x['out']}#{x['run_id']}" + (f" ({x['because']})" if x.get("because") else "")
+                for x in board["left_out"]
+            )
         )
     if fmt == "md":
         lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import glob
 import json
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +26,9 @@ from typing import Any, Literal
 
 from judgeaudit.analysis.clustered import METHOD, grouped_sums, interval
 from judgeaudit.analysis.engines.auto import open_engine
-from judgeaudit.analysis.engines.history import is_history, kept_judges
+from judgeaudit.analysis.engines.history import is_history
 from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.stats import wilson
@@ -108,21 +108,6 @@ def _kind(manifest: dict[str, Any]) -> Kind:
     return "simulated" if source.startswith("builtin:") or source.endswith(".toml") else "imported"
 
 
-def judges_of(db: sqlite3.Connection, run_id: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The judge models and prompt hashes that actually gave the verdicts (recorded logs name
-    their own, which the spec's judge does not; a Parquet history kept them at import)."""
-    kept = kept_judges(db, run_id)
-    if kept[0] or kept[1]:
-        return kept
-    models = [r[0] for r in db.execute(
-        "SELECT DISTINCT judge_model FROM audit_pairs WHERE run_id = ? AND judge_model IS NOT NULL"
-        " ORDER BY 1", (run_id,))]  # fmt: skip
-    hashes = [r[0] for r in db.execute(
-        "SELECT DISTINCT prompt_hash FROM judge_logs WHERE run_id = ? AND role = 'judge' AND"
-        " prompt_hash IS NOT NULL ORDER BY 1", (run_id,))]  # fmt: skip
-    return tuple(str(m) for m in models), tuple(str(h) for h in hashes)
-
-
 def runs_of(outs: list[Path]) -> list[RunRef]:
     """Every finished run in ``outs``, ordered by period (else creation time)."""
     refs: list[RunRef] = []
@@ -136,7 +121,7 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
             for run_id, created, text in rows:
                 manifest = json.loads(text)
                 settings = manifest.get("settings", {})
-                models, hashes = judges_of(db, run_id)
+                models, hashes = judged_by(db, run_id, manifest)
                 period = manifest.get("period")
                 refs.append(
                     RunRef(
@@ -149,7 +134,7 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
                         gap_source=str(settings.get("gap_source", "capability")),
                         task_set=str((manifest.get("task_set") or {}).get("hash") or ""),
                         judge_models=models,
-                        prompt_hashes=hashes or _spec_hash(manifest),
+                        prompt_hashes=hashes,
                     )
                 )
         finally:
@@ -158,11 +143,6 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
         raise AnalysisError("trend: no finished run in the given directories")
     refs.sort(key=lambda r: (r.period, r.created_at))
     return refs
-
-
-def _spec_hash(manifest: dict[str, Any]) -> tuple[str, ...]:
-    found = ((manifest.get("prompts") or {}).get("hashes") or {}).get("judge")
-    return (str(found),) if found else ()
 
 
 def check_series(refs: list[RunRef], gap_source: str | None) -> None:

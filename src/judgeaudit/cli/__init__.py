@@ -41,7 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "trend_cmds",
         "figures over many runs or daily recorded logs, with alerts on rising misselection",
     ),
-    "judges": ("report_cmds", "rank the judges of runs that judged the same trajectories"),
+    "judges": ("report_cmds", "rank the judges of runs that judged the same conversations"),
     "import": (
         "import_cmds",
         "turn τ-bench / τ²-bench / OpenAI-format rollouts or recorded verdicts into pairs",

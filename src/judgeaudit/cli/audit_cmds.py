@@ -145,8 +145,8 @@ def register(sub: Sub) -> None:
         "judge gave no verdict for over 5%% of orders or significantly more often than A's; "
         "0 when the overall row is not worse (its one-sided 95%% task-clustered upper bound is "
         "below --margin); 5 when the data cannot tell (the output says how many pairs would); "
-        "2 for runs over different conversations, nothing decisive or no shared task; 4 for an "
-        "unfinished run",
+        "2 for runs over different conversations (two days of a log are: `judgeaudit trend` "
+        "compares periods), nothing decisive or no shared task; 4 for an unfinished run",
     )
     comp.add_argument(
         "--margin",

@@ -67,6 +67,11 @@ def build_manifest(
     for template in described["templates"].values():
         if isinstance(template, dict):
             template["source"] = relative_source(str(template.get("source", "")), spec)
+    if spec.judge_source == "recorded":
+        # no judge template is rendered: the verdicts carry their own model and prompt hash
+        # (audit_pairs.judge_model, judge_logs.prompt_hash), so the built-in one is not claimed
+        described["hashes"]["judge"] = None
+        described["templates"]["judge"] = None
     run_uid = uuid.uuid4().hex
     lineage: dict[str, Any] = {"from": None, "root": run_uid}
     if source is not None:  # a re-judge: the conversations are the source run's
