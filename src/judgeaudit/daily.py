@@ -90,12 +90,11 @@ def _digest(path: Path) -> str:
 
 
 def audit_daily(
-    files: list[Path], work: Path, gap_source: str | None = None, notes: DailyNotes | None = None
+    files: list[Path], work: Path, gap_source: str | None, notes: DailyNotes
 ) -> list[Path]:
     """Import and audit each file into ``work/<stem>`` (skipping unchanged ones); the OUTs of
-    the days audited. A refused day goes into ``notes.refused`` (raised when there are no
-    notes to keep it)."""
-    notes = notes if notes is not None else DailyNotes()
+    the days audited. A refused day goes into ``notes.refused``, a changed one into
+    ``notes.reaudited``."""
     outs = []
     stems = [f.stem for f in files]
     if len(set(stems)) != len(stems):
@@ -116,22 +115,23 @@ def audit_daily(
         if audited and earlier:
             notes.reaudited.append(str(path))
         outs.append(out)
-        notes.unjudged[str(out)] = _unjudged(out)
+        if (unjudged := _unjudged(out)) is not None:
+            notes.unjudged[str(out)] = unjudged
     if made and work.is_dir() and not any(work.iterdir()):
         work.rmdir()  # a refused first file leaves no empty work dir behind
     return outs
 
 
-def _unjudged(out: Path) -> int:
+def _unjudged(out: Path) -> int | None:
     try:
         return int(json.loads((out / IMPORTED).read_text())["pairs_without_verdict"])
     except (OSError, ValueError, KeyError, TypeError):
-        return 0  # audited before the count was kept
+        return None  # audited before the count was kept: not known, not claimed 0
 
 
 def _check_name(path: Path) -> None:
     """A stem written as a period must be one (``2026-11-31`` would fall to the audit's time)."""
-    if _PERIOD_LIKE.match(path.stem) and period_of_name(path.stem) is None:
+    if _PERIOD_LIKE.match(path.stem):
         try:
             parse_period(path.stem)
         except PeriodError as exc:

@@ -8,6 +8,7 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def logs(tmp_path: Path, stream: Path) -> Path:
     return Path(shutil.copytree(stream, tmp_path / "logs"))
 
 
-def _json(logs: Path, *extra: str) -> tuple[int, dict[str, object], list[str]]:
+def _json(logs: Path, *extra: str) -> tuple[int, dict[str, Any], list[str]]:
     done = cli("trend", str(logs), "--format", "json", *extra)
     trend = json.loads(done.stdout) if done.stdout.strip() else {}
     return done.returncode, trend, done.stderr.strip().splitlines()
@@ -40,8 +41,8 @@ def _runs(out: Path) -> list[str]:
         return [row[0] for row in db.execute("SELECT status FROM runs")]
 
 
-def _periods(trend: dict[str, object]) -> dict[str, dict[str, object]]:
-    return {p["period"]: p for p in trend["periods"]}  # type: ignore[attr-defined,index]
+def _periods(trend: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["period"]: p for p in trend["periods"]}
 
 
 def test_a_corrected_day_replaces_its_audit(logs: Path) -> None:
@@ -54,7 +55,7 @@ def test_a_corrected_day_replaces_its_audit(logs: Path) -> None:
     assert code == 0, err  # was exit 2: "period 2026-11-02 has two runs", for good
     work = logs / ".judgeaudit-trend"
     assert _runs(work / "2026-11-02") == ["finished"] and _runs(work / "2026-11-03") == ["finished"]
-    assert after["daily"]["reaudited"] == [str(day2), str(day3)]  # type: ignore[index]
+    assert after["daily"]["reaudited"] == [str(day2), str(day3)]
     old, new = _periods(before)["2026-11-02"], _periods(after)["2026-11-02"]
     assert old["misselection"] != new["misselection"]  # the corrected verdicts, not the old ones
     assert (
@@ -77,7 +78,7 @@ def test_a_correction_that_does_not_read_keeps_the_earlier_audit(logs: Path) -> 
     code, trend, err = _json(logs)
     assert code == 6 and len(err) == 1, err
     assert f"{day}:" in err[0] and "winner" in err[0] and "earlier audit is kept" in err[0]
-    assert "2026-11-02" not in _periods(trend) and len(trend["periods"]) == 3  # type: ignore[arg-type]
+    assert "2026-11-02" not in _periods(trend) and len(trend["periods"]) == 3
     work = logs / ".judgeaudit-trend"
     assert _runs(work / "2026-11-02") == ["finished"]
     assert sorted(p.name for p in work.iterdir()) == [f.stem for f in sorted(logs.glob("*.jsonl"))]
@@ -92,7 +93,7 @@ def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
     code, trend, err = _json(logs)
     assert code == 6, err  # a partial series: cron notices
     assert list(_periods(trend)) == ["2026-11-01", "2026-11-04"]
-    refused = {r["period"]: r["reason"] for r in trend["daily"]["refused"]}  # type: ignore[index]
+    refused = {r["period"]: r["reason"] for r in trend["daily"]["refused"]}
     assert set(refused) == {"2026-11-02", "2026-11-03", "2026-11-31"}
     assert refused["2026-11-02"].startswith(f"{outage}: no pair has a recorded verdict")
     assert refused["2026-11-03"].startswith(str(logs / "2026-11-03.jsonl"))

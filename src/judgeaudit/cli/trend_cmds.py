@@ -30,7 +30,8 @@ def register(sub: Sub) -> None:
         nargs="+",
         metavar="OUT",
         help="output directories, a folder of them, a quoted glob, or a folder of daily "
-        "recorded-verdict files (each audited once, into --work)",
+        "recorded-verdict files DAY.jsonl (each audited into --work, again when its content "
+        "changes; a refused day is left out and named, exit 6)",
     )
     trend.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
     trend.add_argument("--output", type=Path, help="write to this file instead of stdout")
