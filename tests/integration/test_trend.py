@@ -61,6 +61,23 @@ def test_the_rise_on_day_20_alerts_that_day_and_none_before(monitor: Path) -> No
     assert _trend(monitor, "--format", "json")[0] == 0
 
 
+def test_a_recorded_alert_recommends_what_works_without_conversations(
+    tmp_path: Path, monitor: Path
+) -> None:
+    """The action said `judgeaudit rejudge OUT ...`, which refuses a log without conversations
+    (the demo's): it now names the way that works for such a period too."""
+    trend = json.loads(_trend(monitor, "--format", "json")[1])
+    alert = trend["alerts"][0]
+    rejudge = cli("rejudge", alert["out"], "--judge-model", "judge-default",
+                  "--out", str(tmp_path / "rj"))  # fmt: skip
+    assert rejudge.returncode == 2 and "stores no conversation" in rejudge.stderr
+    assert "same pair_ids" in alert["action"] and "compare DIR OUT" in alert["action"]
+    assert "judgeaudit review export OUT" in alert["action"]
+    sample = tmp_path / "sample.csv"
+    done = cli("review", "export", alert["out"], "--file", str(sample), "--n", "10")
+    assert done.returncode == 0 and sample.is_file(), done.stderr
+
+
 def test_each_period_is_its_reports_figures(monitor: Path) -> None:
     trend = json.loads(_trend(monitor, "--format", "json")[1])
     for point in (trend["periods"][3], trend["periods"][25]):
