@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.trend import TrendOptions, build_trend
 from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
 from judgeaudit.analysis.trend_fmt import render
@@ -129,6 +129,18 @@ def _unjudged(out: Path) -> int | None:
         return None  # audited before the count was kept: not known, not claimed 0
 
 
+def _one_run(out: Path) -> bool:
+    """Whether ``out`` holds one run: a day an earlier version audited twice (a second run when
+    its file changed) is audited again, which repairs the series that refused it."""
+    if not (out / "audit.db").exists():
+        return False
+    db = open_db(out)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]) == 1
+    finally:
+        db.close()
+
+
 def _check_name(path: Path) -> None:
     """A stem written as a period must be one (``2026-11-31`` would fall to the audit's time)."""
     if _PERIOD_LIKE.match(path.stem):
@@ -148,7 +160,7 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
     _check_name(path)
     digest = _digest(path)
     kept = out / DIGEST
-    if kept.is_file() and kept.read_text().strip() == digest and (out / "audit.db").exists():
+    if kept.is_file() and kept.read_text().strip() == digest and _one_run(out):
         return False
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))

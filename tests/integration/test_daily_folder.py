@@ -71,6 +71,18 @@ def test_a_corrected_day_replaces_its_audit(logs: Path) -> None:
     assert table.returncode == 0 and "re-audited" not in table.stdout  # unchanged since: reused
 
 
+def test_a_day_an_earlier_version_audited_twice_is_repaired(logs: Path) -> None:
+    """The earlier version added a second run to a changed day's folder; the series stayed
+    refused even once the file was back as it was. Such a day is audited again."""
+    assert _json(logs)[0] == 0
+    day = logs / ".judgeaudit-trend" / "2026-11-02"
+    again = cli("run", str(day / "spec.toml"), "--out", str(day), "--new-run")
+    assert again.returncode == 0 and _runs(day) == ["finished", "finished"], again.stderr
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    assert _runs(day) == ["finished"] and len(trend["periods"]) == 4
+
+
 def test_a_correction_that_does_not_read_keeps_the_earlier_audit(logs: Path) -> None:
     assert _json(logs)[0] == 0
     day = logs / "2026-11-02.jsonl"

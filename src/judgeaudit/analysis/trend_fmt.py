@@ -57,8 +57,8 @@ def daily_lines(trend: dict[str, Any]) -> list[str]:
     daily = trend.get("daily", {})
     if daily.get("reaudited"):
         lines.append(
-            "re-audited (content changed; the earlier audit kept in the work folder's "
-            ".replaced/): " + ", ".join(daily["reaudited"])
+            "re-audited (the file changed since its audit; the earlier audit kept in the work "
+            "folder's .replaced/): " + ", ".join(daily["reaudited"])
         )
     lines += [
         f"REFUSED {r['period']} (not in the series): {r['reason']}"
