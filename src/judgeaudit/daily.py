@@ -2,26 +2,35 @@
 
 Each ``DIR/<name>.jsonl`` (recorded-jsonl: pair and verdict lines) is imported and audited with
 ``[judge] source = "recorded"`` (no model call) into ``WORK/<name>/``; a file whose content was
-audited before is not audited again (its digest is kept beside the run). A file's period is its
-lines' ``period`` field, else its name when that is one (``2026-11-03.jsonl``), else the run's
-creation time. Sits above the engine (it runs audits), below the CLI and the terminal app.
+audited before is not audited again (its digest is kept beside the run). A file whose content
+changed (late corrections) is audited again in a staging folder that replaces the day's folder
+only once it finished, so the old audit stays until then and a period stays one run. A day
+that is refused (no usable verdict, a bad name, a bad line) is left out of the series and
+listed with its one-line reason, the rest is still shown (``judgeaudit trend`` then exits
+:data:`PARTIAL_EXIT`). A file's period is its lines' ``period`` field, else its name when that
+is one (``2026-11-03.jsonl``), else the run's creation time. Sits above the engine (it runs
+audits), below the CLI and the terminal app.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import shutil
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.trend import TrendOptions, build_trend
 from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
 from judgeaudit.analysis.trend_fmt import render
-from judgeaudit.audit.units.period import period_of_name
+from judgeaudit.audit.units.period import PeriodError, parse_period, period_of_name
 from judgeaudit.engine import run_audit_blocking
-from judgeaudit.errors import JudgeauditError
+from judgeaudit.errors import InputError, JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.rollouts.run import import_rollouts
 
@@ -32,6 +41,28 @@ imported = "pairs.jsonl"
 source = "recorded"
 """
 DIGEST = "source.sha256"
+#: What the day's import left out (pairs without a verdict), shown per period by the trend.
+IMPORTED = "import.json"
+#: Where a re-audited day's earlier audit is kept (the last one), under the work folder.
+REPLACED = ".replaced"
+#: ``judgeaudit trend``'s exit code when some daily files were refused and the series shows the
+#: rest: a cron job must notice a missing day.
+PARTIAL_EXIT = 6
+#: A stem meant as a date, week or month (``2026-11-31``, ``2026-11-1``, ``2026-W60``).
+_PERIOD_LIKE = re.compile(r"^\d{4}-(W\d+|\d{1,2})(-\d{1,2})?([T ].*)?$")
+
+
+@dataclass
+class DailyNotes:
+    """What happened to a folder's files besides the series itself (``trend["daily"]``)."""
+
+    reaudited: list[str] = field(default_factory=list)  # files whose content changed
+    refused: list[dict[str, str]] = field(default_factory=list)  # period, file, reason
+    ignored: list[dict[str, str]] = field(default_factory=list)  # file, reason
+    unjudged: dict[str, int] = field(default_factory=dict)  # out -> pairs left without verdict
+
+    def as_json(self) -> dict[str, Any]:
+        return {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
 
 
 def daily_files(folder: Path) -> list[Path]:
@@ -39,6 +70,15 @@ def daily_files(folder: Path) -> list[Path]:
     if not folder.is_dir() or (folder / "audit.db").exists():
         return []
     return sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+
+
+def ignored_files(folder: Path) -> list[dict[str, str]]:
+    """The other visible files of a daily folder (``2026-11-02.json``): named, never read."""
+    return [
+        {"file": str(p), "reason": "not a .jsonl file; a daily file is named DAY.jsonl"}
+        for p in sorted(folder.iterdir())
+        if p.is_file() and not p.name.startswith(".") and p.suffix != ".jsonl"
+    ]
 
 
 def _digest(path: Path) -> str:
@@ -49,57 +89,150 @@ def _digest(path: Path) -> str:
     return sha.hexdigest()
 
 
-def audit_daily(files: list[Path], work: Path, gap_source: str | None = None) -> list[Path]:
-    """Import and audit each file into ``work/<stem>`` (skipping unchanged ones); the OUTs."""
+def audit_daily(
+    files: list[Path], work: Path, gap_source: str | None, notes: DailyNotes
+) -> list[Path]:
+    """Import and audit each file into ``work/<stem>`` (skipping unchanged ones); the OUTs of
+    the days audited. A refused day goes into ``notes.refused``, a changed one into
+    ``notes.reaudited``."""
     outs = []
     stems = [f.stem for f in files]
     if len(set(stems)) != len(stems):
         twice = next(s for s in stems if stems.count(s) > 1)
         raise AnalysisError(f"trend: two daily files are named {twice}; give each day one file")
     made = not work.exists()
-    try:
-        for path in files:
-            outs.append(_audit_one(path, work / path.stem, gap_source))
-    except JudgeauditError:
-        if made and work.is_dir() and not any(work.iterdir()):
-            work.rmdir()  # a refused first file leaves no empty work dir behind
-        raise
+    for path in files:
+        out = work / path.stem
+        earlier = (out / "audit.db").exists()
+        try:
+            audited = _audit_one(path, out, gap_source)
+        except JudgeauditError as exc:
+            if exc.exit_code != 2:
+                raise  # an interrupted or incomplete audit stops the trend, resumable
+            kept = f" (its earlier audit is kept in {out}, not shown)" if earlier else ""
+            notes.refused.append({"period": path.stem, "file": str(path), "reason": f"{exc}{kept}"})
+            continue
+        if audited and earlier:
+            notes.reaudited.append(str(path))
+        outs.append(out)
+        if (unjudged := _unjudged(out)) is not None:
+            notes.unjudged[str(out)] = unjudged
+    if made and work.is_dir() and not any(work.iterdir()):
+        work.rmdir()  # a refused first file leaves no empty work dir behind
     return outs
 
 
-def _audit_one(path: Path, out: Path, gap_source: str | None) -> Path:
-    """One daily file imported and audited into ``out`` (or its earlier audit, if unchanged)."""
+def _unjudged(out: Path) -> int | None:
+    try:
+        return int(json.loads((out / IMPORTED).read_text())["pairs_without_verdict"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # audited before the count was kept: not known, not claimed 0
+
+
+def _one_run(out: Path) -> bool:
+    """Whether ``out`` holds one run: a day an earlier version audited twice (a second run when
+    its file changed) is audited again, which repairs the series that refused it."""
+    if not (out / "audit.db").exists():
+        return False
+    db = open_db(out)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]) == 1
+    finally:
+        db.close()
+
+
+def _check_name(path: Path) -> None:
+    """A stem written as a period must be one (``2026-11-31`` would fall to the audit's time)."""
+    if _PERIOD_LIKE.match(path.stem):
+        try:
+            parse_period(path.stem)
+        except PeriodError as exc:
+            raise InputError(
+                f"{path}: the file name is not a period ({exc}); rename it to the day its "
+                "verdicts were logged (e.g. 2026-11-03.jsonl)"
+            ) from None
+
+
+def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
+    """One daily file imported and audited into ``out``; False when its earlier audit is of
+    this very content (kept), True when it was audited now. The audit runs in a staging folder
+    that replaces ``out`` only once finished: a refusal leaves ``out`` as it was."""
+    _check_name(path)
     digest = _digest(path)
     kept = out / DIGEST
-    if kept.is_file() and kept.read_text().strip() == digest and (out / "audit.db").exists():
-        return out
-    fresh = not out.exists()
+    if kept.is_file() and kept.read_text().strip() == digest and _one_run(out):
+        return False
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
-        import_rollouts("recorded-jsonl", [path], out / "pairs.jsonl", None, None,
-                        period_of_name(path.stem))  # fmt: skip
-    except JudgeauditError:
-        if fresh:  # a shard that does not read leaves nothing behind
-            shutil.rmtree(out, ignore_errors=True)
+        summary = import_rollouts("recorded-jsonl", [path], stage / "pairs.jsonl", None, None,
+                                  period_of_name(path.stem))  # fmt: skip
+        spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
+        if gap_source:
+            spec += f'[gap]\nsource = "{gap_source}"\n'
+        atomic_write_text(stage / "spec.toml", spec)
+        try:
+            run_audit_blocking(stage / "spec.toml", stage, new_run=False)
+        except JudgeauditError as exc:
+            if exc.exit_code != 2:
+                raise
+            shown = str(exc).replace(str(stage), str(out))
+            raise InputError(f"{path}: its audit refused the imported pairs: {shown}") from None
+        unjudged = summary.read - summary.pairs_agents
+        record = {"source": path.name, "pairs_read": summary.read,
+                  "pairs_without_verdict": unjudged, "lines_skipped": summary.skips.count}  # fmt: skip
+        atomic_write_text(stage / IMPORTED, json.dumps(record, indent=1) + "\n")
+        atomic_write_text(stage / DIGEST, digest + "\n")
+        _replace(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
         raise
-    spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
-    if gap_source:
-        spec += f'[gap]\nsource = "{gap_source}"\n'
-    atomic_write_text(out / "spec.toml", spec)
-    run_audit_blocking(out / "spec.toml", out, new_run=(out / "audit.db").exists())
-    atomic_write_text(kept, digest + "\n")
-    return out
+    return True
 
 
-def resolve(targets: list[str], work: Path | None, gap_source: str | None = None) -> list[str]:
+def _replace(stage: Path, out: Path) -> None:
+    """``stage`` becomes ``out``. An earlier ``out`` is moved aside first and kept, the last one
+    per day, in ``WORK/.replaced/<day>/`` (labels imported into it are not lost; two levels
+    down, so a trend of ``WORK`` itself does not count it as a second run of the day)."""
+    if not out.exists():
+        os.rename(stage, out)
+        return
+    shelf = out.parent / REPLACED
+    shelf.mkdir(exist_ok=True)
+    aside = Path(tempfile.mkdtemp(dir=shelf, prefix=f".{out.name}-"))
+    os.rename(out, aside / "run")
+    try:
+        os.rename(stage, out)
+    except BaseException:
+        os.rename(aside / "run", out)  # the earlier audit back in its place
+        aside.rmdir()
+        raise
+    shutil.rmtree(shelf / out.name, ignore_errors=True)
+    os.rename(aside / "run", shelf / out.name)
+    aside.rmdir()
+
+
+def resolve(
+    targets: list[str],
+    work: Path | None,
+    gap_source: str | None = None,
+    notes: DailyNotes | None = None,
+) -> list[str]:
     """The targets with each folder of daily files replaced by the folders of its audited runs."""
+    notes = notes if notes is not None else DailyNotes()
     resolved: list[str] = []
     for target in targets:
         files = daily_files(Path(target))
         if not files:
             resolved.append(target)
             continue
+        notes.ignored += ignored_files(Path(target))
         into = work or Path(target) / ".judgeaudit-trend"
-        resolved += [str(o) for o in audit_daily(files, into, gap_source)]
+        resolved += [str(o) for o in audit_daily(files, into, gap_source, notes)]
+    if not resolved and notes.refused:
+        first = notes.refused[0]["reason"]
+        more = len(notes.refused) - 1
+        raise InputError(first + (f" (and {more} more daily files refused)" if more else ""))
     return resolved
 
 
@@ -116,8 +249,15 @@ def trend_with_alerts(
         raise AnalysisError(f"trend: --baseline {baseline}: give 1 or more periods")
     if not 0 < alpha < 1:
         raise AnalysisError(f"trend: --alpha {alpha:g}: give a level between 0 and 1, e.g. 0.05")
-    outs = resolve(targets, work, gap_source)
-    return add_alerts(build_trend(outs, TrendOptions(gap_source)), baseline, alpha)
+    notes = DailyNotes()
+    outs = resolve(targets, work, gap_source, notes)
+    trend = build_trend(outs, TrendOptions(gap_source))
+    for period in trend["periods"]:
+        if period["out"] in notes.unjudged:
+            period["pairs_without_verdict"] = notes.unjudged[period["out"]]
+    if notes.unjudged or notes.refused or notes.ignored:
+        trend["daily"] = notes.as_json()
+    return add_alerts(trend, baseline, alpha)
 
 
 def monitor_demo(

@@ -3,7 +3,8 @@
 Every error the engine raises on purpose derives from :class:`JudgeauditError`; its message is
 one line for the user (file/field/line and what to do) and ``exit_code`` is what the CLI returns.
 Exit codes: 1 a check failed, 2 bad input or a refused action, 3 a drift gate tripped,
-4 a run ended incomplete (resumable), 5 a gate could not decide (too little data to test).
+4 a run ended incomplete (resumable), 5 a gate could not decide (too little data to test),
+6 a trend over daily files left refused days out (``judgeaudit.daily.PARTIAL_EXIT``).
 """
 
 from __future__ import annotations

@@ -182,6 +182,15 @@ def refused_write(exc: OSError) -> str | None:
     )
 
 
+def file_in_path(path: Path) -> Path | None:
+    """The first existing ancestor of ``path`` that is not a directory (``afile`` of
+    ``afile/x.csv``), where nothing can be created: None when there is none."""
+    for parent in path.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
 def check_writable(folder: Path, flag: str, error: ErrorType = InputError) -> None:
     """Refuse a directory nothing can be created in, by creating (and removing) a probe file:
     ``os.access`` says yes to root even where the directory is immutable."""

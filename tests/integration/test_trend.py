@@ -61,6 +61,23 @@ def test_the_rise_on_day_20_alerts_that_day_and_none_before(monitor: Path) -> No
     assert _trend(monitor, "--format", "json")[0] == 0
 
 
+def test_a_recorded_alert_recommends_what_works_without_conversations(
+    tmp_path: Path, monitor: Path
+) -> None:
+    """The action said `judgeaudit rejudge OUT ...`, which refuses a log without conversations
+    (the demo's): it now names the way that works for such a period too."""
+    trend = json.loads(_trend(monitor, "--format", "json")[1])
+    alert = trend["alerts"][0]
+    rejudge = cli("rejudge", alert["out"], "--judge-model", "judge-default",
+                  "--out", str(tmp_path / "rj"))  # fmt: skip
+    assert rejudge.returncode == 2 and "stores no conversation" in rejudge.stderr
+    assert "same pair_ids" in alert["action"] and "compare DIR OUT" in alert["action"]
+    assert "judgeaudit review export OUT" in alert["action"]
+    sample = tmp_path / "sample.csv"
+    done = cli("review", "export", alert["out"], "--file", str(sample), "--n", "10")
+    assert done.returncode == 0 and sample.is_file(), done.stderr
+
+
 def test_each_period_is_its_reports_figures(monitor: Path) -> None:
     trend = json.loads(_trend(monitor, "--format", "json")[1])
     for point in (trend["periods"][3], trend["periods"][25]):
@@ -92,6 +109,7 @@ def test_table_csv_and_html(monitor: Path) -> None:
     assert "Holm" in table and "design effect" in table
     rows = list(csv.DictReader(io.StringIO(_trend(monitor, "--format", "csv")[1])))
     metrics = {r["metric"] for r in rows}
+    assert "pairs without verdict" not in metrics  # a row only for a day that left pairs out
     assert {"misselection", "no verdict", "position consistency"} <= metrics
     flagged = {r["period"] for r in rows if r["alert"] == "1" and r["metric"] == "misselection"}
     assert min(flagged) == "2026-11-21"
@@ -107,16 +125,27 @@ def test_a_period_on_recorded_imports(tmp_path: Path, monitor: Path) -> None:
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "--period" in bad.stderr and "2026-11-03" in bad.stderr
     assert not (tmp_path / "p.jsonl").exists()
-    # two periods in one run: refused at the audit, naming the line
+    # two periods in one file: refused at the import, naming the user's own line
     mixed = tmp_path / "mixed.jsonl"
     lines = day.read_text().splitlines()
     first_pair = next(i for i, line in enumerate(lines) if '"order"' not in line)
     lines[first_pair] = lines[first_pair].replace('"2026-11-02"', '"2026-11-05"')
     mixed.write_text("\n".join(lines) + "\n")
+    refused = cli("import", "recorded-jsonl", str(mixed), "--out", str(tmp_path / "m.jsonl"))
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    second_pair = next(
+        i for i, line in enumerate(lines) if '"order"' not in line and i > first_pair
+    )
+    assert f"{mixed}:{second_pair + 1}: period:" in refused.stderr, refused.stderr
+    assert not (tmp_path / "m.jsonl").exists()
+    # a pairs file that mixes two (edited by hand after its import): refused at the audit
     assert (
-        cli("import", "recorded-jsonl", str(mixed), "--out", str(tmp_path / "m.jsonl")).returncode
+        cli("import", "recorded-jsonl", str(day), "--out", str(tmp_path / "m.jsonl")).returncode
         == 0
     )
+    pairs = (tmp_path / "m.jsonl").read_text().splitlines()
+    pairs[0] = pairs[0].replace('"2026-11-02"', '"2026-11-05"')
+    (tmp_path / "m.jsonl").write_text("\n".join(pairs) + "\n")
     spec = tmp_path / "s.toml"
     spec.write_text('[run]\nname = "x"\nimported = "m.jsonl"\n[judge]\nsource = "recorded"\n')
     done = cli("run", str(spec), "--out", str(tmp_path / "out"))
@@ -141,8 +170,14 @@ def test_bad_input_one_line_exit_2(tmp_path: Path, monitor: Path) -> None:
     shutil.copy(monitor / "logs" / "2026-11-01.jsonl", logs)
     (logs / "2026-11-02.jsonl").write_text('{"pair_id": "p", "order": "AB", "winner": "A", '
                                            '"verdict_v2": 1}\n')  # fmt: skip
-    _one_line(cli("trend", str(logs)), "2026-11-02.jsonl:1", "verdict_v2", "unknown field")
+    # ... is left out of the series, named in one line, and the trend exits 6 (a partial series)
+    partial = cli("trend", str(logs))
+    assert partial.returncode == 6 and "2026-11-01" in partial.stdout, partial.stderr
+    (line,) = partial.stderr.strip().splitlines()
+    for text in (f"{logs / '2026-11-02.jsonl'}:1", "verdict_v2", "unknown field"):
+        assert text in line, line
     assert not (logs / ".judgeaudit-trend" / "2026-11-02").exists()
+    assert [p.name for p in (logs / ".judgeaudit-trend").iterdir()] == ["2026-11-01"]
     # two gap sources in one series: refused (give --gap-source to put them on one)
     runs = sorted((monitor / "runs").iterdir())
     other = tmp_path / "judge-gap"

@@ -45,6 +45,20 @@ ACTION = (
     "--judge-endpoint for recorded verdicts; then judgeaudit compare DIR OUT --fail-on-rise: "
     "the baseline as run A, so a worse current judge is a rise)"
 )
+#: A recorded log carries the conversations only when its pair lines hold trajectory_a/_b; without
+#: them ``rejudge`` refuses (it would show the judge two empty transcripts), so the baseline
+#: judge re-judges the sample where the conversations are, and the audit compares the two logs.
+RECORDED_ACTION = (
+    "lower the judge's weight in the reward until this is explained; inspect judge model and "
+    "prompt drift (the manifest changes listed), and re-judge a sample of this period with the "
+    "baseline judge: if the log carries the conversations (trajectory_a/_b), judgeaudit rejudge "
+    "OUT --judge-model BASELINE --judge-endpoint URL --out DIR; if it does not, have the "
+    "baseline judge re-judge a sample of the period's pairs where the conversations are kept, "
+    "log its verdicts as recorded-jsonl with the same pair_ids and audit that file into DIR "
+    '(import recorded-jsonl, then run with [judge] source = "recorded"); then judgeaudit '
+    "compare DIR OUT --fail-on-rise (the baseline as run A, so a worse current judge is a "
+    "rise). Or label a sample by hand: judgeaudit review export OUT"
+)
 METHOD = {
     "test": "one-sided Fisher exact test, period vs pooled baseline window, on "
     "design-effect-adjusted (effective) counts (a period's design effect at least the baseline's)",
@@ -186,7 +200,7 @@ def add_alerts(
                 "p_adjusted": t["p_adjusted"],
                 "decisive": t["decisive"],
                 "changes": _changes(trend, t["index"], baseline),
-                "action": ACTION,
+                "action": RECORDED_ACTION if trend.get("kind") == "recorded" else ACTION,
                 "out": periods[t["index"]]["out"],
                 "run_id": periods[t["index"]]["run_id"],
             }

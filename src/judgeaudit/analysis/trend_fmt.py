@@ -45,6 +45,29 @@ def _no_alert(detector: dict[str, Any]) -> str:
     return "no alert" if detector.get("tests") else "no alert tested"
 
 
+def daily_lines(trend: dict[str, Any]) -> list[str]:
+    """What a folder of daily files adds below the table (``trend["daily"]``, from
+    :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files."""
+    lines = [
+        f"{p['period']}: {p['pairs_without_verdict']} pair(s) without a recorded verdict left "
+        "out (judged pairs only)"
+        for p in trend["periods"]
+        if p.get("pairs_without_verdict")
+    ]
+    daily = trend.get("daily", {})
+    if daily.get("reaudited"):
+        lines.append(
+            "re-audited (the file changed since its audit; the earlier audit kept in the work "
+            "folder's .replaced/): " + ", ".join(daily["reaudited"])
+        )
+    lines += [
+        f"REFUSED {r['period']} (not in the series): {r['reason']}"
+        for r in daily.get("refused", [])
+    ]
+    lines += [f"ignored {i['file']}: {i['reason']}" for i in daily.get("ignored", [])]
+    return lines
+
+
 def render_table(trend: dict[str, Any]) -> str:
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
@@ -81,6 +104,7 @@ def render_table(trend: dict[str, Any]) -> str:
         f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
         f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
         f"{det.get('tests', 0)} tests",
+        *daily_lines(trend),
     ]
     alerts = trend.get("alerts", [])
     if det.get("note"):
@@ -114,6 +138,12 @@ def render_csv(trend: dict[str, Any]) -> str:
             bucket = "all" if metric == "misselection" else (
                 near if metric == f"misselection {near}" else None)  # fmt: skip
             writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts)})
+    for point in trend["periods"]:  # a daily folder's counts: what a period left out
+        if point.get("pairs_without_verdict"):
+            writer.writerow({"period": point["period"], "metric": "pairs without verdict",
+                             "n": point["pairs_without_verdict"], "alert": 0})  # fmt: skip
+    for refused in trend.get("daily", {}).get("refused", []):
+        writer.writerow({"period": refused["period"], "metric": "refused", "alert": 0})
     return buffer.getvalue()
 
 
@@ -191,6 +221,10 @@ def render_html(trend: dict[str, Any]) -> str:
             by_bucket.get(str(near), set()) if metric == f"misselection {near}" else set())  # fmt: skip
         charts.append(line_svg(metric, points, periods, alerts, not metric.startswith("odds")))
     alerts = trend.get("alerts", [])
+    refused = "".join(
+        f"<li class='warn'>{escape(r['period'])}: {escape(r['reason'])}</li>"
+        for r in trend.get("daily", {}).get("refused", [])
+    )
     alert_html = "".join(f"<li class='warn'>{escape(alert_line(a))}</li>" for a in alerts)
     det = trend.get("detector", {})
     return (
@@ -198,7 +232,9 @@ def render_html(trend: dict[str, Any]) -> str:
         f"<style>{STYLE}</style></head><body><h1>judgeaudit trend</h1>"
         f"<p>{len(periods)} periods, {escape(periods[0] if periods else '')} to "
         f"{escape(periods[-1] if periods else '')}; {escape(trend['kind'])} runs, gap source "
-        f"{escape(str(trend['gap_source']))}.</p><h2>Alerts</h2>"
+        f"{escape(str(trend['gap_source']))}.</p>"
+        + (f"<h2>Days refused, not in the series</h2><ul>{refused}</ul>" if refused else "")
+        + "<h2>Alerts</h2>"
         + (
             f"<ul>{alert_html}</ul><p>{escape(alerts[0]['action'])}</p>"
             if alerts

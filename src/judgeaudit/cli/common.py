@@ -24,12 +24,21 @@ class UserError(JudgeauditError):
 def write_output(path: Path, text: str, flag: str) -> None:
     """Write a command's output file atomically; a path that cannot take it (a directory, a FIFO
     or device, a missing or read-only directory) is one line, exit 2, and nothing is written."""
-    from judgeaudit.fsutil import atomic_write_text, is_disk_full
+    from judgeaudit.errors import InputError
+    from judgeaudit.fsutil import atomic_write_text, is_disk_full, refuse_special
+    from judgeaudit.safeio import file_in_path
 
     if path.is_dir():
         raise UserError(f"{flag} {path}: is a directory; give a file path")
-    if path.exists() and not path.is_file():
-        raise UserError(f"{flag} {path}: is not a regular file (a FIFO or a device); give a file")
+    if (blocker := file_in_path(path)) is not None:
+        raise UserError(
+            f"{flag} {path}: {blocker} is a file, not a directory; choose another path "
+            "(nothing was written)"
+        )
+    try:
+        refuse_special(path)  # its own line: "is a device", "is a FIFO (named pipe)"
+    except InputError as exc:
+        raise UserError(f"{flag} {exc}") from None
     try:
         atomic_write_text(path, text)
     except OSError as exc:

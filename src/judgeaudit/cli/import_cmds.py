@@ -34,6 +34,12 @@ def register(sub: Sub) -> None:
         "record of what was checked, so a recorded run does not validate the same pairs again)",
     )
     imp.add_argument(
+        "--force",
+        action="store_true",
+        help="replace --out even when it is not a pairs file an earlier import wrote (one whose "
+        "OUT.checked.json matches it); without it such a file is refused, never overwritten",
+    )
+    imp.add_argument(
         "--parquet",
         type=Path,
         metavar="DIR",
@@ -88,7 +94,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         return import_history(args, files, period)
     if args.out is None:
         raise UserError("import: give --out PAIRS.jsonl (or, for recorded-jsonl, --parquet DIR)")
-    summary = import_rollouts(args.format, files, args.out, args.pairing, agents, period)
+    summary = import_rollouts(
+        args.format, files, args.out, args.pairing, agents, period, force=args.force
+    )
     agents_seen = ", ".join(f"{name} {count}" for name, count in summary.agents.items())
     print(
         f"read {summary.read} {summary.unit} from {len(files)} file(s) "

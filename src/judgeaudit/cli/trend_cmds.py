@@ -30,7 +30,8 @@ def register(sub: Sub) -> None:
         nargs="+",
         metavar="OUT",
         help="output directories, a folder of them, a quoted glob, or a folder of daily "
-        "recorded-verdict files (each audited once, into --work)",
+        "recorded-verdict files DAY.jsonl (each audited into --work, again when its content "
+        "changes; a refused day is left out and named, exit 6)",
     )
     trend.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
     trend.add_argument("--output", type=Path, help="write to this file instead of stdout")
@@ -82,19 +83,32 @@ def build(
 def cmd_trend(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.trend_alerts import ALERT_EXIT, UNTESTED_EXIT, untested
     from judgeaudit.analysis.trend_fmt import render
+    from judgeaudit.cli.common import write_output
+    from judgeaudit.daily import PARTIAL_EXIT
 
+    if args.output and args.output.is_dir():  # refused before any day is audited
+        raise UserError(f"--output {args.output}: is a directory; give a file path")
     trend = build(args.targets, args.gap_source, args.baseline, args.alpha, args.work)
     text = render(trend, args.format)
     if args.output:
-        from judgeaudit.fsutil import atomic_write_text
-
-        atomic_write_text(args.output, text)
+        write_output(args.output, text, "--output")
     else:
         print(text)
-    if not args.fail_on_alert or not (trend["alerts"] or untested(trend)):
-        return 0
-    if trend["alerts"]:
+    daily = trend.get("daily", {})
+    for skipped in daily.get("ignored", []):
+        print(f"judgeaudit: trend: ignored {skipped['file']}: {skipped['reason']}", file=sys.stderr)
+    for refused in daily.get("refused", []):
+        print(
+            f"judgeaudit: trend: day {refused['period']} refused, not in the series: "
+            f"{refused['reason']}",
+            file=sys.stderr,
+        )
+    if args.fail_on_alert and trend["alerts"]:
         return ALERT_EXIT
+    if daily.get("refused"):
+        return PARTIAL_EXIT
+    if not args.fail_on_alert or not untested(trend):
+        return 0
     print(
         f"trend: --fail-on-alert: nothing was tested ({untested(trend)}), so no alert is no"
         f" finding: exit {UNTESTED_EXIT}",

@@ -75,7 +75,7 @@ def import_recorded(
                 "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"
             ).fetchone()[0]
         )
-        _write(db, out, summary)
+        _write(db, out, summary, files)
     finally:
         _drop(db, scratch)
     return summary
@@ -262,15 +262,20 @@ def _joined(
         yield current
 
 
-def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
+def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary, files: list[Path]) -> None:
     judged = db.execute(
         "SELECT COUNT(*) FROM pairs WHERE pair_id IN (SELECT pair_id FROM verdicts)"
     ).fetchone()[0]
-    if not judged:
-        raise RolloutError(f"{out}: no pair has a recorded verdict; nothing written")
+    if not judged:  # named by the files read: ``out`` is the file not written
+        named = ", ".join(map(str, files[:3])) + (
+            f" (and {len(files) - 3} more)" if len(files) > 3 else ""
+        )
+        raise RolloutError(
+            f"{named}: no pair has a recorded verdict (verdict lines: pair_id, order, winner); "
+            "nothing written"
+        )
     written = 0
     sha, content, periods = hashlib.sha256(), ContentHash(), OnePeriod()
-    problem = None
     with atomic_writer(out) as handle:
         for at, stored, verdicts in _joined(db):
             row = json.loads(stored)
@@ -302,14 +307,13 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary) -> None:
             handle.write(line)
             sha.update(line.encode())
             stamped = row.get("period")
-            problem = problem or periods.add(
-                None if stamped is None else parse_period(stamped), f"{out}:{written + 1}"
-            )
+            # Two periods: refused here, at the user's own line (the pairs file is not kept).
+            if problem := periods.add(None if stamped is None else parse_period(stamped), at):
+                raise RolloutError(problem)
             written += 1
             summary.verdicts += len(verdicts)
     summary.pairs_agents = written
-    if problem is None:  # else the run refuses the file, with the line, when it validates it
-        write_checked(out, Checked(sha.hexdigest(), written, content.hash(), periods.period))
+    write_checked(out, Checked(sha.hexdigest(), written, content.hash(), periods.period))
 
 
 #: Keys :func:`_write` adds to a pair's row, in the order it adds them.

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judgeaudit import safeio
-from judgeaudit.audit.inputs.checked import forget_checked
+from judgeaudit.audit.inputs.checked import forget_checked, written_by_import
 from judgeaudit.rollouts.formats import (
     Rollout,
     Skips,
@@ -25,15 +25,26 @@ from judgeaudit.rollouts.tau import read_tau2_bench, read_tau_bench
 CHUNK = 1 << 20
 
 
-def check_out(out: Path, inputs: list[Path]) -> None:
-    """The output must be a file path that is not one of the inputs."""
+def check_out(out: Path, inputs: list[Path], force: bool = False) -> None:
+    """The output must be a file path that is not one of the inputs, and replaces only a pairs
+    file an earlier import wrote (a raw log given as ``--out`` by mistake is kept) or ``force``."""
     if out.is_dir():
         raise RolloutError(f"{out}: --out is a directory; give a file name such as pairs.jsonl")
+    if (blocker := safeio.file_in_path(out)) is not None:
+        raise RolloutError(
+            f"{out}: --out: {blocker} is a file, not a directory; choose another --out"
+        )
     if out.parent.is_dir():  # a missing parent is created later; an immutable one refused now
         safeio.check_writable(out.parent, "--out", RolloutError)
     for path in inputs:
         if path.exists() and out.exists() and os.path.realpath(path) == os.path.realpath(out):
             raise RolloutError(f"{out}: --out is also an input file; choose another name")
+    if out.is_file() and not force and not written_by_import(out):  # a FIFO: the writer says
+        raise RolloutError(
+            f"{out}: --out exists and is not a pairs file an import wrote (no matching "
+            f"{out.name}.checked.json beside it); give --force to replace it, or another --out "
+            "(nothing written)"
+        )
 
 
 def check_distinct(files: list[Path]) -> None:
@@ -80,10 +91,12 @@ def import_rollouts(
     pairing: str | None,
     agents: list[str] | None,
     period: str | None = None,
+    *,
+    force: bool = False,
 ) -> ImportSummary:
-    check_out(out, files)
+    """Read, pair and write ``out``; a refusal leaves ``out`` and its record as they were."""
+    check_out(out, files, force)
     check_distinct(files)
-    forget_checked(out)  # a record of what an earlier import checked must not outlive its file
     for name in agents or []:
         agent_name(name, "--agent")
     if fmt == "recorded-jsonl":
@@ -104,6 +117,7 @@ def import_rollouts(
             " pair trials of one agent with --pairing trials, or import two agents' files"
         )
     write_pairs(rows, out)
+    forget_checked(out)  # a record of what an earlier import checked must not outlive its file
     return summary
 
 

@@ -67,6 +67,17 @@ def trusted(pairs_file: Path) -> Checked | None:
     return record if file_sha256(pairs_file) == record.sha256 else None
 
 
+def written_by_import(pairs_file: Path) -> bool:
+    """Whether ``pairs_file`` is, byte for byte, what an import's record (of any version) says
+    it wrote: the one file ``import --out`` replaces without ``--force``."""
+    try:
+        raw: Any = json.loads(record_path(pairs_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    sha = raw.get("sha256") if isinstance(raw, dict) else None
+    return isinstance(sha, str) and file_sha256(pairs_file) == sha
+
+
 def file_sha256(path: Path) -> str:
     sha = hashlib.sha256()
     try:
@@ -78,4 +89,12 @@ def file_sha256(path: Path) -> str:
     return sha.hexdigest()
 
 
-__all__ = ["Checked", "file_sha256", "forget_checked", "record_path", "trusted", "write_checked"]
+__all__ = [
+    "Checked",
+    "file_sha256",
+    "forget_checked",
+    "record_path",
+    "trusted",
+    "write_checked",
+    "written_by_import",
+]

@@ -106,7 +106,10 @@ class TrendsScreen(Screen[None]):
             if first
             else f"{len(periods)} periods; no alert"
         )
-        self.query_one("#trend-status", Note).say(status, bad=bool(first))
+        refused = trend.get("daily", {}).get("refused", [])
+        if refused:  # the CLI's exit 6: a day left out is said, not hidden
+            status += f"; {len(refused)} day(s) refused, not shown: {refused[0]['reason']}"
+        self.query_one("#trend-status", Note).say(status, bad=bool(first or refused))
         await self._charts(trend)
 
     async def _charts(self, trend: dict[str, Any]) -> None:

@@ -1,0 +1,201 @@
+"""`judgeaudit trend FOLDER` over daily recorded-verdict files as a daily cron job meets it: a
+late correction to an audited day, a judge-outage day, an empty file, a badly named file, an
+output path under a file; and `import --out` over a file it did not write."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judgeaudit.sim.stream import write_stream
+from tests.cli_helpers import cli
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    logs = tmp_path_factory.mktemp("stream") / "logs"
+    write_stream(logs, days=4, change_day=3, tasks=6)
+    return logs
+
+
+@pytest.fixture
+def logs(tmp_path: Path, stream: Path) -> Path:
+    return Path(shutil.copytree(stream, tmp_path / "logs"))
+
+
+def _json(logs: Path, *extra: str) -> tuple[int, dict[str, Any], list[str]]:
+    done = cli("trend", str(logs), "--format", "json", *extra)
+    trend = json.loads(done.stdout) if done.stdout.strip() else {}
+    return done.returncode, trend, done.stderr.strip().splitlines()
+
+
+def _runs(out: Path) -> list[str]:
+    with sqlite3.connect(out / "audit.db") as db:
+        return [row[0] for row in db.execute("SELECT status FROM runs")]
+
+
+def _periods(trend: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {p["period"]: p for p in trend["periods"]}
+
+
+def test_a_corrected_day_replaces_its_audit(logs: Path) -> None:
+    code, before, _ = _json(logs)
+    assert code == 0
+    day2, day3 = logs / "2026-11-02.jsonl", logs / "2026-11-03.jsonl"
+    day2.write_text(day2.read_text().replace('"winner": "A"', '"winner": "B"'))  # corrections
+    day3.write_text(day3.read_text() + "\n\n")  # two blank lines: the same verdicts
+    code, after, err = _json(logs)
+    assert code == 0, err  # was exit 2: "period 2026-11-02 has two runs", for good
+    work = logs / ".judgeaudit-trend"
+    assert _runs(work / "2026-11-02") == ["finished"] and _runs(work / "2026-11-03") == ["finished"]
+    assert after["daily"]["reaudited"] == [str(day2), str(day3)]
+    old, new = _periods(before)["2026-11-02"], _periods(after)["2026-11-02"]
+    assert old["misselection"] != new["misselection"]  # the corrected verdicts, not the old ones
+    assert (
+        _periods(before)["2026-11-03"]["misselection"]
+        == _periods(after)["2026-11-03"]["misselection"]
+    )
+    assert sorted(p.name for p in work.iterdir()) == [
+        ".replaced",
+        *(f.stem for f in sorted(logs.glob("*.jsonl"))),
+    ]
+    assert _runs(work / ".replaced" / "2026-11-02") == ["finished"]  # the earlier audit, kept
+    table = cli("trend", str(logs))
+    assert table.returncode == 0 and "re-audited" not in table.stdout  # unchanged since: reused
+
+
+def test_a_day_an_earlier_version_audited_twice_is_repaired(logs: Path) -> None:
+    """The earlier version added a second run to a changed day's folder; the series stayed
+    refused even once the file was back as it was. Such a day is audited again."""
+    assert _json(logs)[0] == 0
+    day = logs / ".judgeaudit-trend" / "2026-11-02"
+    again = cli("run", str(day / "spec.toml"), "--out", str(day), "--new-run")
+    assert again.returncode == 0 and _runs(day) == ["finished", "finished"], again.stderr
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    assert _runs(day) == ["finished"] and len(trend["periods"]) == 4
+
+
+def test_a_correction_that_does_not_read_keeps_the_earlier_audit(logs: Path) -> None:
+    assert _json(logs)[0] == 0
+    day = logs / "2026-11-02.jsonl"
+    day.write_text(day.read_text() + '{"pair_id": "p", "order": "AB", "winner": "C"}\n')
+    code, trend, err = _json(logs)
+    assert code == 6 and len(err) == 1, err
+    assert f"{day}:" in err[0] and "winner" in err[0] and "earlier audit is kept" in err[0]
+    assert "2026-11-02" not in _periods(trend) and len(trend["periods"]) == 3
+    work = logs / ".judgeaudit-trend"
+    assert _runs(work / "2026-11-02") == ["finished"]
+    assert sorted(p.name for p in work.iterdir()) == [f.stem for f in sorted(logs.glob("*.jsonl"))]
+
+
+def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
+    outage = logs / "2026-11-02.jsonl"  # the judge was down: pair lines only
+    outage.write_text("".join(x for x in outage.read_text().splitlines(True) if '"order"' not in x))
+    (logs / "2026-11-03.jsonl").write_text("")
+    (logs / "2026-11-31.jsonl").write_text((logs / "2026-11-04.jsonl").read_text())
+    (logs / "2026-11-05.json").write_text("{}\n")
+    code, trend, err = _json(logs)
+    assert code == 6, err  # a partial series: cron notices
+    assert list(_periods(trend)) == ["2026-11-01", "2026-11-04"]
+    refused = {r["period"]: r["reason"] for r in trend["daily"]["refused"]}
+    assert set(refused) == {"2026-11-02", "2026-11-03", "2026-11-31"}
+    assert refused["2026-11-02"].startswith(f"{outage}: no pair has a recorded verdict")
+    assert refused["2026-11-03"].startswith(str(logs / "2026-11-03.jsonl"))
+    assert "not a period" in refused["2026-11-31"] and "rename" in refused["2026-11-31"]
+    assert not any(".judgeaudit-trend" in r for r in refused.values())
+    assert len(err) == 4 and any("ignored" in e and "2026-11-05.json" in e for e in err)
+    # nothing is left behind for a refused day
+    assert sorted(p.name for p in (logs / ".judgeaudit-trend").iterdir()) == [
+        "2026-11-01",
+        "2026-11-04",
+    ]
+    table = cli("trend", str(logs)).stdout
+    assert "REFUSED 2026-11-02 (not in the series)" in table
+    assert "2026-11-02,refused" in cli("trend", str(logs), "--format", "csv").stdout
+    # every day refused: one line, exit 2, nothing written
+    for day in ("2026-11-01", "2026-11-04"):
+        (logs / f"{day}.jsonl").write_text("")
+    shutil.rmtree(logs / ".judgeaudit-trend")
+    done = cli("trend", str(logs))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "more daily files refused" in done.stderr and not (logs / ".judgeaudit-trend").exists()
+
+
+def test_pairs_without_a_verdict_are_counted_per_period(logs: Path) -> None:
+    day = logs / "2026-11-02.jsonl"
+    lines = day.read_text().splitlines(True)
+    pair = json.loads(next(x for x in lines if '"order"' not in x))
+    extra = {**pair, "pair_id": "late-1", "task_id": "late-task"}
+    day.write_text("".join(lines) + json.dumps(extra) + "\n")
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    counts = {k: v["pairs_without_verdict"] for k, v in _periods(trend).items()}
+    assert counts == {"2026-11-01": 0, "2026-11-02": 1, "2026-11-03": 0, "2026-11-04": 0}
+    assert "2026-11-02: 1 pair(s) without a recorded verdict" in cli("trend", str(logs)).stdout
+    csv = cli("trend", str(logs), "--format", "csv").stdout
+    assert "2026-11-02,pairs without verdict,,,,1,0" in csv.splitlines()
+
+
+def test_an_output_under_a_file_or_a_directory_is_one_line(logs: Path, tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("keep\n")
+    for args in (
+        ("trend", str(logs), "--output", str(logs), "--format", "html"),
+        ("trend", str(logs), "--output", str(afile / "x.csv"), "--format", "csv"),
+        ("import", "recorded-jsonl", str(logs / "2026-11-01.jsonl"), "--out", str(afile / "x")),
+    ):
+        done = cli(*args)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "bug" not in done.stderr and (
+            "is a directory" in done.stderr or "afile is a file" in done.stderr
+        )
+    assert afile.read_text() == "keep\n"
+
+
+def test_import_out_replaces_only_its_own_file(logs: Path, tmp_path: Path) -> None:
+    raw = tmp_path / "raw.jsonl"
+    shutil.copy(logs / "2026-11-01.jsonl", raw)
+    kept = raw.read_bytes()
+    day = str(logs / "2026-11-02.jsonl")
+    done = cli("import", "recorded-jsonl", day, "--out", str(raw))
+    assert done.returncode == 2 and "--force" in done.stderr and raw.read_bytes() == kept
+    pairs = tmp_path / "pairs.jsonl"
+    assert cli("import", "recorded-jsonl", day, "--out", str(pairs)).returncode == 0
+    record = pairs.with_name("pairs.jsonl.checked.json").read_text()
+    # an import's own file is replaced; a failed import leaves file and record as they were
+    assert cli("import", "recorded-jsonl", day, "--out", str(pairs)).returncode == 0
+    written = pairs.read_bytes()
+    (tmp_path / "empty.jsonl").write_text("")
+    assert (
+        cli(
+            "import", "recorded-jsonl", str(tmp_path / "empty.jsonl"), "--out", str(pairs)
+        ).returncode
+        == 2
+    )
+    assert pairs.read_bytes() == written
+    assert pairs.with_name("pairs.jsonl.checked.json").read_text() == record
+    forced = cli("import", "recorded-jsonl", day, "--out", str(raw), "--force")
+    assert forced.returncode == 0 and raw.read_bytes() != kept
+
+
+def test_import_errors_name_the_users_file_and_line(logs: Path, tmp_path: Path) -> None:
+    day = logs / "2026-11-02.jsonl"
+    lines = day.read_text().splitlines()
+    pair_lines = [i for i, line in enumerate(lines) if '"order"' not in line]
+    at = pair_lines[3]
+    lines[at] = lines[at].replace('"period": "2026-11-02"', '"period": "2026-11-09"')
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("\n".join(lines) + "\n")
+    for args in (("--out", str(tmp_path / "m.jsonl")), ("--parquet", str(tmp_path / "hist"))):
+        done = cli("import", "recorded-jsonl", str(mixed), *args)
+        assert done.returncode == 2, done.stderr
+        assert f"{mixed}:{at + 1}: period:" in done.stderr, done.stderr
+        assert "pairs.jsonl" not in done.stderr and ".import-" not in done.stderr
