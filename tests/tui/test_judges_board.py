@@ -81,6 +81,7 @@ def test_j_on_a_directory_with_one_judge_says_why_in_one_line(
 
     note, shown = asyncio.run(go())
     assert "fewer than two runs judged the same conversations" in note and not shown
+    assert "judges: judges:" not in note  # the ranking's line already names the command
 
 
 def test_judges_snapshot_at_80x24(

@@ -336,4 +336,5 @@ class RunsScreen(Screen[None]):
         table = self.query_one(JudgesTable)
         table.loading = False
         self.show_judges(False)
-        self.say(Text(f"judges: {message}", style="bold red"))
+        said = message if message.startswith("judges: ") else f"judges: {message}"
+        self.say(Text(said, style="bold red"))  # the ranking's own lines name the command
