@@ -16,7 +16,7 @@ import pytest
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
 from judgeaudit.rollouts.recorded import VERDICT_FIELDS, import_recorded
-from judgeaudit.rollouts.recorded_bulk import Unusual, load_bulk
+from judgeaudit.rollouts.recorded_bulk import SCRATCH_TABLES, Unusual, load_bulk
 from tests.cli_helpers import cli
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
@@ -60,9 +60,8 @@ def write(path: Path, records: list[dict[str, Any]]) -> Path:
 def bulk(log: Path) -> None:
     """The bulk path alone, into join tables like the import's."""
     db = sqlite3.connect(":memory:", isolation_level=None)
-    db.execute("CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row, at)")
-    db.execute("CREATE TABLE verdicts (pair_id, ord, body, model, hash, at,"
-               " PRIMARY KEY (pair_id, ord))")  # fmt: skip
+    for table in SCRATCH_TABLES:
+        db.execute(table)
     load_bulk(db, [log], ImportSummary(unit="pairs"), None, frozenset(VERDICT_FIELDS))
 
 

@@ -25,9 +25,20 @@ from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
+from judgeaudit.rollouts.recorded_text import pair_canonical, verdict_texts
 from judgeaudit.validate import iter_jsonl
 
 BATCH = 20_000  # rows per executemany
+
+#: The join tables both import paths fill: each row's text as written, where it was read, and
+#: the canonical texts of :mod:`judgeaudit.rollouts.recorded_text` (so the write hashes what it
+#: writes without decoding it; a pair's ``canon`` is NULL when that cannot be done).
+SCRATCH_TABLES = (
+    "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT,"
+    " canon TEXT, period TEXT)",
+    "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT, at TEXT,"
+    " canon TEXT, PRIMARY KEY (pair_id, ord))",
+)
 
 
 class Unusual(Exception):
@@ -45,7 +56,7 @@ def load_bulk(
     into ``summary`` what the exact path counts; raises :class:`Unusual` (nothing to report
     from here) when the file needs the exact path."""
     checks = ImportedSet(db, hashed=False, deferred=True)
-    pairs: list[tuple[str, str, str]] = []
+    pairs: list[tuple[Any, ...]] = []
     verdicts: list[tuple[Any, ...]] = []
     read = 0
     db.execute("BEGIN")
@@ -72,7 +83,7 @@ def load_bulk(
                 except TaskError:
                     raise Unusual(where) from None
                 checks.add(parsed, row)
-                pairs.append((pair_id, dumps(row), where))
+                pairs.append((pair_id, dumps(row), where, pair_canonical(row), row.get("period")))
                 if len(pairs) >= BATCH:
                     _insert_pairs(db, pairs)
                 read += 1
@@ -95,13 +106,15 @@ def fill_pair_defaults(row: dict[str, Any]) -> None:
     row.setdefault("trajectory_b", [])
 
 
-def _insert_pairs(db: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
-    db.executemany("INSERT INTO pairs (pair_id, row, at) VALUES (?, ?, ?)", rows)
+def _insert_pairs(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    db.executemany(
+        "INSERT INTO pairs (pair_id, row, at, canon, period) VALUES (?, ?, ?, ?, ?)", rows
+    )
     rows.clear()
 
 
 def _insert_verdicts(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     rows.clear()
 
 
@@ -121,4 +134,5 @@ def _verdict(row: dict[str, Any], where: str, fields: frozenset[str]) -> tuple[A
         or not (prompt_hash is None or type(prompt_hash) is str)
     ):
         raise Unusual(where)
-    return (pair_id, body["order"], dumps(body), model, prompt_hash, where)
+    text, canon = verdict_texts(body)
+    return (pair_id, body["order"], text, model, prompt_hash, where, canon)
