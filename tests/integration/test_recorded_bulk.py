@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from judgeaudit.rollouts import recorded_bulk
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
 from judgeaudit.rollouts.recorded import VERDICT_FIELDS, import_recorded
-from judgeaudit.rollouts.recorded_bulk import Unusual, load_bulk
+from judgeaudit.rollouts.recorded_bulk import SCRATCH_TABLES, Unusual, load_bulk
+from judgeaudit.validate import iter_jsonl
 from tests.cli_helpers import cli
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
@@ -60,9 +62,8 @@ def write(path: Path, records: list[dict[str, Any]]) -> Path:
 def bulk(log: Path) -> None:
     """The bulk path alone, into join tables like the import's."""
     db = sqlite3.connect(":memory:", isolation_level=None)
-    db.execute("CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row, at)")
-    db.execute("CREATE TABLE verdicts (pair_id, ord, body, model, hash, at,"
-               " PRIMARY KEY (pair_id, ord))")  # fmt: skip
+    for table in SCRATCH_TABLES:
+        db.execute(table)
     load_bulk(db, [log], ImportSummary(unit="pairs"), None, frozenset(VERDICT_FIELDS))
 
 
@@ -175,3 +176,19 @@ def test_a_line_the_strict_parser_refuses_is_refused_by_name(tmp_path: Path, lin
         import_recorded([log], tmp_path / "exact" / "pairs.jsonl", exact=True)
     assert message.endswith(str(exact.value)), (message, exact.value)
     assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("block", [5, 64, 1 << 20])
+def test_the_block_reader_gives_each_line_and_its_number_as_the_line_reader_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Lines cut across blocks (a character of several bytes too), Windows line ends, blank
+    lines, a byte-order mark and a last line without a newline."""
+    log = write(tmp_path / "log.jsonl", varied_log())
+    data = log.read_bytes().replace(b"\n", b"\r\n", 3) + b'\n \n{"pair_id": "\xe2\x9c\x93"}'
+    log.write_bytes(data)
+    monkeypatch.setattr(recorded_bulk, "BLOCK", block)
+    read = list(recorded_bulk._clean_lines(log))
+    assert read == [(where, row) for where, _, row in iter_jsonl(log, "line", RolloutError)]
+    lines = len(data.split(b"\n"))
+    assert read[-1] == (f"{log}:{lines}", {"pair_id": "✓"})

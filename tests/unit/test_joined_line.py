@@ -1,5 +1,5 @@
 """``import recorded-jsonl`` writes each pair line from the stored texts of the pair and its
-verdicts (rollouts/recorded.py ``joined_line``): byte for byte the line ``json.dumps`` gives for
+verdicts (rollouts/recorded_text.py ``joined_line``): byte for byte the line ``json.dumps`` gives for
 the row with its verdicts, judge model and prompt hash added, as the import wrote it before."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.rollouts.recorded import ADDED, joined_line
+from judgeaudit.rollouts.recorded_text import ADDED, joined_line
 
 
 def _reference(row: dict[str, Any], bodies: list[dict[str, Any]], model: Any, hashed: Any) -> str:

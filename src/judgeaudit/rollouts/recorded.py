@@ -17,7 +17,7 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from judgeaudit.audit.inputs.checked import Checked, write_checked
 from judgeaudit.audit.inputs.imported import parse_pair
@@ -30,7 +30,13 @@ from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
-from judgeaudit.rollouts.recorded_bulk import Unusual, fill_pair_defaults, load_bulk
+from judgeaudit.rollouts.recorded_bulk import SCRATCH_TABLES, Unusual, fill_pair_defaults, load_bulk
+from judgeaudit.rollouts.recorded_text import (
+    joined_canonical,
+    joined_line,
+    pair_canonical,
+    verdict_texts,
+)
 from judgeaudit.validate import iter_jsonl, json_type, unknown_field
 
 VERDICT_FIELDS = (
@@ -104,13 +110,8 @@ def _scratch(out: Path) -> tuple[sqlite3.Connection, str]:
         db.execute("PRAGMA journal_mode=OFF")
         db.execute("PRAGMA synchronous=OFF")
         db.execute("PRAGMA cache_size = -65536")  # 64 MiB: bounded, whatever the input size
-        db.execute(
-            "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT)"
-        )
-        db.execute(
-            "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT,"
-            " at TEXT, PRIMARY KEY (pair_id, ord))"
-        )
+        for table in SCRATCH_TABLES:
+            db.execute(table)
     except BaseException:
         _drop(db, scratch)
         raise
@@ -167,8 +168,8 @@ def _pair(
     text = dumps(row)
     # Inserted unless the pair_id is taken (one statement for the common case, a new pair).
     inserted = db.execute(
-        "INSERT OR IGNORE INTO pairs (pair_id, row, at) VALUES (?, ?, ?)",
-        (row["pair_id"], text, where),
+        "INSERT OR IGNORE INTO pairs (pair_id, row, at, canon, period) VALUES (?, ?, ?, ?, ?)",
+        (row["pair_id"], text, where, pair_canonical(row), row.get("period")),
     ).rowcount
     if not inserted:
         found = db.execute("SELECT row, at FROM pairs WHERE pair_id = ?", (row["pair_id"],))
@@ -222,11 +223,12 @@ def _verdict(
     for key in ("judge_model", "prompt_hash"):
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")
-    text = dumps(verdict)
+    text, canon = verdict_texts(verdict)
     inserted = db.execute(
-        "INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
-        (pair_id, verdict["order"], text, row.get("judge_model"), row.get("prompt_hash"), where),
-    ).rowcount
+        "INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (pair_id, verdict["order"], text, row.get("judge_model"), row.get("prompt_hash"), where,
+         canon),
+    ).rowcount  # fmt: skip
     if not inserted:
         found = db.execute(
             "SELECT body, at FROM verdicts WHERE pair_id = ? AND ord = ?",
@@ -240,24 +242,44 @@ def _verdict(
         summary.skips.add(where, f"verdict line repeats {found[1]} (same content; kept once)")
 
 
-def _joined(
-    db: sqlite3.Connection,
-) -> Iterator[tuple[str, str, list[tuple[Any, ...]]]]:
-    """(where, pair row as stored: its JSON text, its verdict rows) in the order the pairs were
-    read."""
+class _Joined(NamedTuple):
+    """A pair as stored in the join tables, with its verdict rows (body, canonical body, judge
+    model, prompt hash)."""
+
+    at: str
+    pair_id: str
+    stored: str  # its JSON text
+    canon: str | None  # recorded_text.pair_canonical of it
+    period: str | None
+    verdicts: list[tuple[str, str, str | None, str | None]]
+
+
+def _joined(db: sqlite3.Connection) -> Iterator[_Joined]:
+    """Each pair with its verdicts, in the order the pairs were read."""
     reader = db.cursor()
-    current: tuple[str, str, list[tuple[Any, ...]]] | None = None
+    current: _Joined | None = None
     last_seq = None
-    for seq, row, at, body, model, prompt_hash in reader.execute(
-        "SELECT p.seq, p.row, p.at, v.body, v.model, v.hash FROM pairs p"
-        " LEFT JOIN verdicts v ON v.pair_id = p.pair_id ORDER BY p.seq, v.ord"
+    for (
+        seq,
+        pair_id,
+        row,
+        at,
+        canon,
+        period,
+        body,
+        body_canon,
+        model,
+        prompt_hash,
+    ) in reader.execute(
+        "SELECT p.seq, p.pair_id, p.row, p.at, p.canon, p.period, v.body, v.canon, v.model, v.hash"
+        " FROM pairs p LEFT JOIN verdicts v ON v.pair_id = p.pair_id ORDER BY p.seq, v.ord"
     ):
         if seq != last_seq:
             if current is not None:
                 yield current
-            current, last_seq = (at, row, []), seq
+            current, last_seq = _Joined(at, pair_id, row, canon, period, []), seq
         if body is not None and current is not None:
-            current[2].append((body, model, prompt_hash))
+            current.verdicts.append((body, body_canon, model, prompt_hash))
     if current is not None:
         yield current
 
@@ -277,57 +299,48 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary, files: lis
     written = 0
     sha, content, periods = hashlib.sha256(), ContentHash(), OnePeriod()
     with atomic_writer(out) as handle:
-        for at, stored, verdicts in _joined(db):
-            row = json.loads(stored)
-            plain = not any(key in row for key in ADDED)  # else a key's place moves: encoded whole
+        for pair in _joined(db):
+            verdicts = pair.verdicts
             if not verdicts:
-                summary.skips.add(at, f"pair {row['pair_id']!r} has no recorded verdict")
+                summary.skips.add(pair.at, f"pair {pair.pair_id!r} has no recorded verdict")
                 continue
-            bodies = [body for body, _, _ in verdicts]
-            row["verdicts"] = [json.loads(body) for body in bodies]
-            models = {m for _, m, _ in verdicts if m is not None}
-            hashes = {h for _, _, h in verdicts if h is not None}
+            models = {m for _, _, m, _ in verdicts if m is not None}
+            hashes = {h for _, _, _, h in verdicts if h is not None}
             if len(models) > 1 or len(hashes) > 1:
                 raise RolloutError(
-                    f"{at}: pair {row['pair_id']!r}: its verdicts name different judge models or "
-                    "prompt hashes; a pair is judged by one judge"
+                    f"{pair.at}: pair {pair.pair_id!r}: its verdicts name different judge models "
+                    "or prompt hashes; a pair is judged by one judge"
                 )
             model = models.pop() if models else None
             prompt_hash = hashes.pop() if hashes else None
-            if model is not None:
-                row["judge_model"] = model
-            if prompt_hash is not None:
-                row["judge_prompt_hash"] = prompt_hash
-            text = joined_line(stored, bodies, model, prompt_hash) if plain else dumps(row)
-            line = scrub_content(text)
-            # What the run's validation hashes is the line as read back: the row, unless the
-            # scrubber masked part of it.
-            content.add(row if line == text else json.loads(line))
+            bodies = [body for body, _, _, _ in verdicts]
+            if pair.canon is not None:  # the usual row: its texts joined, nothing decoded
+                text = joined_line(pair.stored, bodies, model, prompt_hash)
+                line = scrub_content(text)
+                if line == text:
+                    canons = [canon for _, canon, _, _ in verdicts]
+                    content.add_canonical(joined_canonical(pair.canon, canons, model, prompt_hash))
+                else:  # what the run's validation hashes is the line as read back
+                    content.add(json.loads(line))
+                stamped = pair.period
+            else:  # a row that holds a key the import adds: decoded and encoded whole
+                row = json.loads(pair.stored)
+                row["verdicts"] = [json.loads(body) for body in bodies]
+                if model is not None:
+                    row["judge_model"] = model
+                if prompt_hash is not None:
+                    row["judge_prompt_hash"] = prompt_hash
+                text = dumps(row)
+                line = scrub_content(text)
+                content.add(row if line == text else json.loads(line))
+                stamped = row.get("period")
             line += "\n"
             handle.write(line)
             sha.update(line.encode())
-            stamped = row.get("period")
             # Two periods: refused here, at the user's own line (the pairs file is not kept).
-            if problem := periods.add(None if stamped is None else parse_period(stamped), at):
+            if problem := periods.add(None if stamped is None else parse_period(stamped), pair.at):
                 raise RolloutError(problem)
             written += 1
             summary.verdicts += len(verdicts)
     summary.pairs_agents = written
     write_checked(out, Checked(sha.hexdigest(), written, content.hash(), periods.period))
-
-
-#: Keys :func:`_write` adds to a pair's row, in the order it adds them.
-ADDED = ("verdicts", "judge_model", "judge_prompt_hash")
-
-
-def joined_line(stored: str, bodies: list[str], model: str | None, prompt_hash: str | None) -> str:
-    """``dumps`` of a pair row stored as ``stored`` (``dumps`` of it, holding none of
-    :data:`ADDED`) once its verdicts (stored as ``bodies``), judge model and prompt hash are
-    added: the same text, built from the stored texts instead of encoding every value again (a
-    sixth of an import's CPU). ``tests/unit/test_joined_line.py`` holds the two equal."""
-    parts = [stored[:-1], ',"verdicts":[', ",".join(bodies), "]"]
-    for key, value in zip(ADDED[1:], (model, prompt_hash), strict=True):
-        if value is not None:
-            parts += [",", dumps(key), ":", dumps(value)]
-    parts.append("}")
-    return "".join(parts)

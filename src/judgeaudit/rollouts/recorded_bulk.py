@@ -15,9 +15,11 @@ unusual (the same verdict line twice). A clean file gives the same join tables e
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import safeio
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.verdict_rules import clean_verdict
@@ -25,9 +27,22 @@ from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
-from judgeaudit.validate import iter_jsonl
+from judgeaudit.rollouts.recorded_text import pair_canonical, verdict_texts
+from judgeaudit.validate import loads_json
 
 BATCH = 20_000  # rows per executemany
+BLOCK = 1 << 20  # bytes read at once
+WHAT = "recorded line"
+
+#: The join tables both import paths fill: each row's text as written, where it was read, and
+#: the canonical texts of :mod:`judgeaudit.rollouts.recorded_text` (so the write hashes what it
+#: writes without decoding it; a pair's ``canon`` is NULL when that cannot be done).
+SCRATCH_TABLES = (
+    "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT,"
+    " canon TEXT, period TEXT)",
+    "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT, at TEXT,"
+    " canon TEXT, PRIMARY KEY (pair_id, ord))",
+)
 
 
 class Unusual(Exception):
@@ -45,13 +60,13 @@ def load_bulk(
     into ``summary`` what the exact path counts; raises :class:`Unusual` (nothing to report
     from here) when the file needs the exact path."""
     checks = ImportedSet(db, hashed=False, deferred=True)
-    pairs: list[tuple[str, str, str]] = []
+    pairs: list[tuple[Any, ...]] = []
     verdicts: list[tuple[Any, ...]] = []
     read = 0
     db.execute("BEGIN")
     try:
         for path in files:
-            for where, _line, row in iter_jsonl(path, "recorded line", RolloutError):
+            for where, row in _clean_lines(path):
                 kind = row.get("type") or ("verdict" if "order" in row else "pair")
                 if kind == "verdict":
                     verdicts.append(_verdict(row, where, verdict_fields))
@@ -72,7 +87,7 @@ def load_bulk(
                 except TaskError:
                     raise Unusual(where) from None
                 checks.add(parsed, row)
-                pairs.append((pair_id, dumps(row), where))
+                pairs.append((pair_id, dumps(row), where, pair_canonical(row), row.get("period")))
                 if len(pairs) >= BATCH:
                     _insert_pairs(db, pairs)
                 read += 1
@@ -95,13 +110,15 @@ def fill_pair_defaults(row: dict[str, Any]) -> None:
     row.setdefault("trajectory_b", [])
 
 
-def _insert_pairs(db: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
-    db.executemany("INSERT INTO pairs (pair_id, row, at) VALUES (?, ?, ?)", rows)
+def _insert_pairs(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    db.executemany(
+        "INSERT INTO pairs (pair_id, row, at, canon, period) VALUES (?, ?, ?, ?, ?)", rows
+    )
     rows.clear()
 
 
 def _insert_verdicts(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     rows.clear()
 
 
@@ -121,4 +138,60 @@ def _verdict(row: dict[str, Any], where: str, fields: frozenset[str]) -> tuple[A
         or not (prompt_hash is None or type(prompt_hash) is str)
     ):
         raise Unusual(where)
-    return (pair_id, body["order"], dumps(body), model, prompt_hash, where)
+    text, canon = verdict_texts(body)
+    return (pair_id, body["order"], text, model, prompt_hash, where, canon)
+
+
+def _clean_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(``file:line``, object) of each non-blank line, as
+    :func:`~judgeaudit.validate.iter_jsonl` reads a file it accepts (the same strict JSON), but a
+    block at a time: :class:`Unusual` at anything it might refuse (a byte that is not UTF-8, a
+    line near the length cap, a line that is not one JSON object, a file of none)."""
+    cap = safeio.cap(safeio.LINE_CAP)
+    if cap < 2 * BLOCK:  # a cap set this low: the exact path holds each line to it
+        raise Unusual(path)
+    prefix = f"{path}:"
+    number = 0
+    found = False
+    carry = b""
+    with safeio.open_regular(path, WHAT, RolloutError) as handle:
+        while block := handle.read(BLOCK):
+            block = carry + block
+            end = block.rfind(b"\n") + 1
+            carry = block[end:]
+            if len(carry) > cap - BLOCK:  # the line it begins could pass the cap
+                raise Unusual(path)
+            for line in _decoded(block[:end], number).split("\n")[:-1]:
+                number += 1
+                if line.strip():
+                    found = True
+                    where = f"{prefix}{number}"
+                    yield where, _object(line, where)
+        if carry:  # a last line without a newline
+            line = _decoded(carry, number)
+            number += 1
+            if line.strip():
+                found = True
+                where = f"{prefix}{number}"
+                yield where, _object(line, where)
+    if not found:
+        raise Unusual(path)
+
+
+def _decoded(data: bytes, lines_before: int) -> str:
+    """The text of whole lines; the byte-order mark a file may start with left out."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Unusual("not UTF-8") from None
+    return text if lines_before else text.removeprefix("\ufeff")
+
+
+def _object(line: str, where: str) -> dict[str, Any]:
+    try:
+        row = loads_json(line, where, WHAT, RolloutError)
+    except RolloutError:
+        raise Unusual(where) from None
+    if type(row) is not dict:
+        raise Unusual(where)
+    return row

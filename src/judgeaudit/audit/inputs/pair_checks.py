@@ -158,7 +158,13 @@ class ContentHash:
         self.sha = hashlib.sha256()
 
     def add(self, row: dict[str, Any]) -> None:
-        self.sha.update(_digest(row).encode())
+        self.add_canonical(canonical(row))
+
+    def add_canonical(self, text: str) -> None:
+        """:meth:`add` of the row whose :func:`canonical` text is ``text`` (``import`` builds it
+        from texts it already has, :mod:`judgeaudit.rollouts.recorded_text`)."""
+        # 128 bits of each row's SHA-256: short keys, no collisions.
+        self.sha.update(hashlib.sha256(text.encode()).hexdigest()[:32].encode())
 
     def hash(self) -> str:
         return self.sha.hexdigest()[:16]
@@ -172,13 +178,14 @@ def _key(*parts: Any) -> int:
 
 
 #: ``json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, without
-#: building an encoder per call (millions of calls on a large file).
-_canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+#: building an encoder per call (millions of calls on a large file): the text a row's content
+#: hash is taken of.
+canonical = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _same(value: Any) -> int:
     """A digest that two equal JSON values share (keys in any order), for this process only."""
-    return hash(_canonical(value))
+    return hash(canonical(value))
 
 
 #: JSON scalars: among these, a value's ``repr`` fixes its JSON text and the reverse (a float's
@@ -218,9 +225,4 @@ def _side_digest(events: Any, success: Any, reward: Any, satisfied: Any) -> int:
     return _same([events, success, reward, satisfied])
 
 
-def _digest(value: Any) -> str:
-    blob = _canonical(value)
-    return hashlib.sha256(blob.encode()).hexdigest()[:32]  # 128 bits: short keys, no collisions
-
-
-__all__ = ["ContentHash", "ImportedSet"]
+__all__ = ["ContentHash", "ImportedSet", "canonical"]
