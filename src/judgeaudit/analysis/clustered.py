@@ -23,6 +23,9 @@ from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.report_types import Clustered
 from judgeaudit.analysis.stats import Z95
 
+#: The run's pairs as a FROM clause (one parameter: the run id).
+PAIRS = "audit_pairs WHERE run_id = ?"
+
 METHOD = (
     "Wilson score interval with a design effect for task clustering (effective n = n / deff, "
     "deff = max(1, cluster-robust variance / binomial variance)); intervals are per row, "

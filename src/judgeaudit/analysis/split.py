@@ -5,9 +5,8 @@
   or a verdict was missing). A judge can lower its misselection rate by being inconsistent, so
   the *tie-aware rate* ``(wrong + tie / 2) / decisive`` (a tie scored as half a loss, as Arena
   scores it) is reported beside it.
-- **Position bias** over orders with a verdict only: the first-position win rate over decided
-  orders, and the share of real order disagreements (both orders decided, opposite sides) the
-  first position won; each with an interval and an exact binomial test against 50%.
+- **Position bias** and **swap consistency** (:mod:`judgeaudit.analysis.position`), swap
+  consistency per breakdown row too.
 - **Satisfied-but-failed** per conversation for the user simulator (a conversation is in many
   pairs but was satisfied once) and per judged conversation side for the judge.
 
@@ -20,15 +19,15 @@ import sqlite3
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from judgeaudit.analysis.clustered import METHOD, Sums, as_int, grouped_sums, interval
+from judgeaudit.analysis.clustered import METHOD, PAIRS, Sums, as_int, grouped_sums, interval
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
+from judgeaudit.analysis.position import breakdown_consistency, ci_of, consistency, position_bias
 from judgeaudit.analysis.report_types import (
     SHARE_NAMES,
     AgentPair,
     Breakdown,
     Bucket,
-    FirstPosition,
     PairShares,
     Ranking,
     Report,
@@ -52,7 +51,6 @@ TIE_SCORE = (
     f"CAST(CASE WHEN NOT {IS_DEC} THEN 0 WHEN {IS_WRONG} THEN 1.0 WHEN {IS_RIGHT} THEN 0.0"
     " ELSE 0.5 END AS DOUBLE)"
 )
-PAIRS = "audit_pairs WHERE run_id = ?"
 
 
 def three_way(sums: list[Sums] | None) -> Split:
@@ -188,63 +186,6 @@ def satisfied_but_failed(db: Pairs, run_id: str, threshold: float) -> SatisfiedP
     }
 
 
-def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
-    """A rate against 50%: exact two-sided binomial test on the design-effect-adjusted counts."""
-    if s is None or s.n <= 0:
-        return {k_name: 0, n_name: 0, "rate": None, "ci_low": None, "ci_high": None,
-                "design_effect": None, "p_value": None}  # fmt: skip
-    found = interval(s)
-    deff = found["design_effect"]
-    assert deff is not None  # s.n > 0
-    n_eff = max(1, round(s.n / deff))
-    k_eff = round(s.k / s.n * n_eff)
-    return {k_name: int(s.k), n_name: int(s.n), **found,
-            "p_value": mcnemar_exact(k_eff, n_eff - k_eff)}  # fmt: skip
-
-
-#: Per swapped pair, its two orders: first-position wins (A in AB, B in BA; pref_ba is mapped
-#: back) and orders that decided (named a side); an order without a verdict decided nothing.
-SWAPPED = "CASE WHEN pref_ba IS NULL THEN 0 ELSE"
-_AB_A, _BA_B = as_int("pref_ab = 'A'"), as_int("pref_ba = 'B'")
-_AB_DEC, _BA_DEC = as_int("pref_ab IN ('A', 'B')"), as_int("pref_ba IN ('A', 'B')")
-FIRST_WINS = f"({SWAPPED} COALESCE({_AB_A}, 0) + COALESCE({_BA_B}, 0) END)"
-DECIDED = f"({SWAPPED} COALESCE({_AB_DEC}, 0) + COALESCE({_BA_DEC}, 0) END)"
-FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
-
-
-def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sums | None:
-    found = sums.get(key)
-    return found[0] if found else None
-
-
-def position_bias(db: Pairs, run_id: str) -> dict[Any, FirstPosition]:
-    """Per judge model: first-position win rate over decided orders, of the real order
-    disagreements the share the first position won (an order without a verdict is neither),
-    and the interval of the swap-consistency rate (the stored flag over pairs judged in both
-    orders, as the aggregation counts it)."""
-    orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
-    agree = grouped_sums(
-        db, ["judge_model"], [as_int("COALESCE(consistent, 0) = 1")], as_int("pref_ba IS NOT NULL"),
-        PAIRS, (run_id,),
-    )  # fmt: skip
-    flips = grouped_sums(
-        db, ["judge_model"], [as_int(f"{FLIP} AND pref_ab = 'A'")], as_int(FLIP), PAIRS, (run_id,)
-    )
-    out: dict[Any, FirstPosition] = {}
-    for model in sorted({*orders, *flips, *agree}, key=lambda k: (k[0] is not None, k[0])):
-        consistency = interval(_first(agree, model) or Sums(0, 0, 0, 0, 0, 0))
-        out[model[0]] = {
-            "consistency_rate_ci": [consistency["ci_low"], consistency["ci_high"]],
-            "first_position_win_rate": _tested(
-                _first(orders, model), "first_position_wins", "decided_orders"
-            ),
-            "flips_won_by_first": _tested(
-                _first(flips, model), "won_by_first", "order_disagreements"
-            ),
-        }
-    return out
-
-
 #: the keys of a row's three-way split, its rate and both intervals (what a report row adds)
 SPLIT_KEYS = ("decisive", "right", "wrong", "tie", "rate", "ci_low", "ci_high",
               "tie_aware_rate", "tie_aware_ci")  # fmt: skip
@@ -312,12 +253,8 @@ def add_figures(
     for bucket in report["buckets"]:
         if "tie_aware_ci" not in bucket:
             put_split(bucket, three_way(None))
-    splits = report_splits(
-        db,
-        run_id,
-        judges=distinct(db, run_id, "judge_model"),
-        task_types=distinct(db, run_id, "task_type"),
-    )
+    judges, task_types = distinct(db, run_id, "judge_model"), distinct(db, run_id, "task_type")
+    splits = report_splits(db, run_id, judges=judges, task_types=task_types)
     report["overall"] = {
         "decisive": report["decisive"],
         **splits["overall"].get((), three_way(None)),
@@ -325,11 +262,15 @@ def add_figures(
     for pair in report["agent_pairs"]:
         key = (pair["agent_a"], pair["agent_b"])
         put_split(pair, splits["agent_pairs"].get(key, three_way(None)))
+    per_judge = consistency(db, run_id, ["judge_model"])
+    agree = breakdown_consistency(db, run_id, per_judge, judges, task_types)
     for row in report["by_task_type"]:
         put_split(row, splits["by_task_type"].get((row["task_type"],), three_way(None)))
+        row["consistency_rate_ci"] = ci_of(agree["by_task_type"].get((row["task_type"],)))
     for row in report["by_models"]:
         models = (row["agent_a"], row["agent_b"], row["judge_model"])
         put_split(row, splits["by_models"].get(models, three_way(None)))
+        row["consistency_rate_ci"] = ci_of(agree["by_models"].get(models))
     shares = pair_shares(db, run_id)
     for pair in report["agent_pairs"]:
         _put_ranking(pair, ranking(pair))
@@ -339,7 +280,7 @@ def add_figures(
     report["satisfied_but_failed"]["judge"] = sbf["judge"]
     report["satisfied_but_failed"]["user_simulator"] = sbf["user_simulator"]
     unparsed = {j["judge_model"]: j["no_verdict_orders"] for j in report["verdicts"]["by_judge"]}
-    bias = position_bias(db, run_id)
+    bias = position_bias(db, run_id, per_judge)
     for bias_row in report["position_bias"]:
         # the aggregation's counts give way to the tested figures
         bias_row.pop("first_position_wins", None)
