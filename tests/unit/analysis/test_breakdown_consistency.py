@@ -22,7 +22,7 @@ TASKS = [(f"t{i}", "refund" if i < 4 else "cancel") for i in range(8)]
 def _rows(judges: tuple[str, ...], types: bool) -> list[dict[str, Any]]:
     """Pairs over TASKS for each judge and two agent pairs; some judged in one order only
     (no ``pref_ba``: out of the rate). Returns the rows with their swap flags."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for j, judge in enumerate(judges):
         for t, (task, kind) in enumerate(TASKS):
             for n in range(2 + t % 3):
