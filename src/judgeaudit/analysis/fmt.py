@@ -101,8 +101,8 @@ TASK_WILSON = "Wilson with a task design effect"
 #: interval is clustered by task, and a history period imported before per-task verdict counts
 #: were kept has only the totals.
 NO_TASK_COUNTS = (
-    "the period's per-task verdict counts were not kept (a history period imported before they "
-    "were; delete its period=... directory and import that day again)"
+    "the period's per-task verdict counts were not kept, as a history period imported before "
+    "they were; for one, delete its period=... directory and import that day again"
 )
 
 
