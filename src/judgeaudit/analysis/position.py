@@ -13,10 +13,9 @@ every engine reads alike (:mod:`judgeaudit.analysis.clustered`).
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import Any
 
-from judgeaudit.analysis.clustered import PAIRS, Sums, as_int, grouped_sums, interval
+from judgeaudit.analysis.clustered import PAIRS, Sums, as_int, grouped_parts, grouped_sums, interval
 from judgeaudit.analysis.engines.dialect import Pairs
 from judgeaudit.analysis.report_types import Clustered, FirstPosition
 from judgeaudit.analysis.stats import mcnemar_exact
@@ -27,44 +26,17 @@ JUDGED_BOTH = as_int("pref_ba IS NOT NULL")
 
 
 def consistency_sums(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Sums]:
-    """Swap consistency's task-clustered sums per group of ``keys`` (``[]``: the run); a group
-    without a pair judged in both orders is absent."""
+    """Swap consistency's task-clustered sums per group of ``keys`` (``[]``: the run, for the
+    trend); a group without a pair judged in both orders is absent. The report counts the same
+    :data:`CONSISTENT` over :data:`JUDGED_BOTH` inside scans it makes anyway (position bias
+    here, the breakdowns in ``split.report_splits``)."""
     sums = grouped_sums(db, keys, [CONSISTENT], JUDGED_BOTH, PAIRS, (run_id,))
     return {key: found[0] for key, found in sums.items()}
-
-
-def consistency(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Clustered]:
-    """Swap consistency per group of ``keys`` with its interval (:func:`consistency_sums`)."""
-    return {key: interval(s) for key, s in consistency_sums(db, run_id, keys).items()}
 
 
 def ci_of(found: Clustered | None) -> list[float | None]:
     """A rate's interval as the JSON's ``[low, high]`` (``[None, None]`` without one)."""
     return [None, None] if found is None else [found["ci_low"], found["ci_high"]]
-
-
-def breakdown_consistency(
-    db: Pairs,
-    run_id: str,
-    per_judge: dict[tuple[Any, ...], Clustered],
-    judges: Collection[Any],
-    task_types: Collection[Any],
-) -> dict[str, dict[tuple[Any, ...], Clustered]]:
-    """Swap consistency per task type and per (agent pair, judge model): the breakdowns'
-    ``consistency_rate_ci``. ``per_judge`` is :func:`consistency` per judge model; ``judges``
-    and ``task_types`` every judge model and task type of the run's pairs, NULL included
-    (``split.distinct``): with one of each, the task type's figure is the judge's, one scan
-    fewer (the sums are exact, so every digit is the same)."""
-    if len(judges) == 1 and len(task_types) == 1:
-        (only_judge,), (only_type,) = judges, task_types
-        found = per_judge.get((only_judge,))
-        by_type = {} if found is None else {(only_type,): found}
-    else:
-        by_type = consistency(db, run_id, ["task_type"])
-    return {
-        "by_task_type": by_type,
-        "by_models": consistency(db, run_id, ["agent_a", "agent_b", "judge_model"]),
-    }
 
 
 def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
@@ -91,31 +63,19 @@ DECIDED = f"({SWAPPED} COALESCE({_AB_DEC}, 0) + COALESCE({_BA_DEC}, 0) END)"
 FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
 
 
-def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sums | None:
-    found = sums.get(key)
-    return found[0] if found else None
-
-
-def position_bias(
-    db: Pairs, run_id: str, agree: dict[tuple[Any, ...], Clustered]
-) -> dict[Any, FirstPosition]:
-    """Per judge model: first-position win rate over decided orders, of the real order
-    disagreements the share the first position won (an order without a verdict is neither),
-    and the interval of the swap-consistency rate (``agree``: :func:`consistency` per judge
-    model)."""
-    orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
-    flips = grouped_sums(
-        db, ["judge_model"], [as_int(f"{FLIP} AND pref_ab = 'A'")], as_int(FLIP), PAIRS, (run_id,)
-    )
+def position_bias(db: Pairs, run_id: str) -> dict[Any, FirstPosition]:
+    """Per judge model, in one scan: first-position win rate over decided orders, of the real
+    order disagreements the share the first position won (an order without a verdict is
+    neither), and the interval of the swap-consistency rate (:data:`CONSISTENT` over :data:`JUDGED_BOTH`)."""
+    flip_won = as_int(f"{FLIP} AND pref_ab = 'A'")
+    parts = [([FIRST_WINS], DECIDED), ([flip_won], as_int(FLIP)), ([CONSISTENT], JUDGED_BOTH)]
+    found = grouped_parts(db, ["judge_model"], parts, PAIRS, (run_id,))
     out: dict[Any, FirstPosition] = {}
-    for model in sorted({*orders, *flips, *agree}, key=lambda k: (k[0] is not None, k[0])):
+    for model in sorted(found, key=lambda k: (k[0] is not None, k[0])):
+        orders, flips, agree = (sums[0] if sums else None for sums in found[model])
         out[model[0]] = {
-            "consistency_rate_ci": ci_of(agree.get(model)),
-            "first_position_win_rate": _tested(
-                _first(orders, model), "first_position_wins", "decided_orders"
-            ),
-            "flips_won_by_first": _tested(
-                _first(flips, model), "won_by_first", "order_disagreements"
-            ),
+            "consistency_rate_ci": ci_of(None if agree is None else interval(agree)),
+            "first_position_win_rate": _tested(orders, "first_position_wins", "decided_orders"),
+            "flips_won_by_first": _tested(flips, "won_by_first", "order_disagreements"),
         }
     return out

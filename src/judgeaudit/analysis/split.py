@@ -17,17 +17,27 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from judgeaudit.analysis.clustered import METHOD, PAIRS, Sums, as_int, grouped_sums, interval
+from judgeaudit.analysis.clustered import (
+    METHOD,
+    PAIRS,
+    Sums,
+    as_int,
+    grouped_parts,
+    grouped_sums,
+    interval,
+)
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
-from judgeaudit.analysis.position import breakdown_consistency, ci_of, consistency, position_bias
+from judgeaudit.analysis.position import CONSISTENT, JUDGED_BOTH, ci_of, position_bias
 from judgeaudit.analysis.report_types import (
     SHARE_NAMES,
     AgentPair,
     Breakdown,
     Bucket,
+    Clustered,
     PairShares,
     Ranking,
     Report,
@@ -71,9 +81,19 @@ def three_way(sums: list[Sums] | None) -> Split:
     }
 
 
-def _split_by(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Split]:
-    sums = grouped_sums(db, keys, [WRONG, RIGHT, TIE_SCORE], DEC, PAIRS, (run_id,))
-    return {key: three_way(value) for key, value in sums.items()}
+Key = tuple[Any, ...]
+
+
+def _split_by(
+    db: Pairs, run_id: str, keys: list[str], agree: bool = False
+) -> tuple[dict[Key, Split], dict[Key, Clustered]]:
+    """The three-way split per group of ``keys`` and, with ``agree``, swap consistency in the
+    same scan (``position``'s :data:`CONSISTENT` over :data:`JUDGED_BOTH`)."""
+    parts = [([WRONG, RIGHT, TIE_SCORE], DEC), *([([CONSISTENT], JUDGED_BOTH)] if agree else [])]
+    found = grouped_parts(db, keys, parts, PAIRS, (run_id,))
+    splits = {key: three_way(sums[0]) for key, sums in found.items() if sums[0] is not None}
+    agreed = {key: interval(got[0]) for key, sums in found.items() if agree and (got := sums[-1])}
+    return splits, agreed
 
 
 def bucket_splits(db: Pairs, run_id: str, source: str, bins: list[float]) -> dict[int, Split]:
@@ -85,37 +105,50 @@ def bucket_splits(db: Pairs, run_id: str, source: str, bins: list[float]) -> dic
     return {int(k[0]): three_way(v) for k, v in sums.items() if k[0] is not None}
 
 
+@dataclass(frozen=True)
+class Splits:
+    """:func:`report_splits`: the split of each row, and the breakdowns' swap consistency."""
+
+    overall: dict[Key, Split]
+    agent_pairs: dict[Key, Split]
+    by_task_type: dict[Key, Split]
+    by_models: dict[Key, Split]
+    agree_by_task_type: dict[Key, Clustered]
+    agree_by_models: dict[Key, Clustered]
+
+
 def report_splits(
     db: Pairs,
     run_id: str,
     judges: Collection[Any] | None = None,
     task_types: Collection[Any] | None = None,
-) -> dict[str, dict[tuple[Any, ...], Split]]:
-    """The split overall, per agent pair, per task type and per (agent pair, judge model).
+) -> Splits:
+    """The split overall, per agent pair, per task type and per (agent pair, judge model), and
+    swap consistency per task type and per (agent pair, judge model) in the same scans.
 
     ``judges`` and ``task_types``, when given, are every judge model and task type of the run's
     pairs, NULL included (:func:`distinct`). A run with one judge model has the same (agent pair, task)
     groups per (agent pair, judge model), so that split is the agent pairs' own, keyed with the
     model; one task type, likewise the overall split. Each is one task-clustered scan fewer (a
     fifth of DuckDB's report CPU on 1M pairs); the sums are exact, so every digit is the same."""
-    overall = _split_by(db, run_id, [])
-    agent_pairs = _split_by(db, run_id, ["agent_a", "agent_b"])
-    if task_types is not None and len(task_types) == 1:
+    one_type = task_types is not None and len(task_types) == 1
+    one_judge = judges is not None and len(judges) == 1
+    overall, overall_agree = _split_by(db, run_id, [], agree=one_type)
+    agent_pairs, pairs_agree = _split_by(db, run_id, ["agent_a", "agent_b"], agree=one_judge)
+    if task_types is not None and one_type:
         (only_type,) = task_types
         by_type = {(only_type,): overall[()]} if () in overall else {}
+        type_agree = {(only_type,): overall_agree[()]} if () in overall_agree else {}
     else:
-        by_type = _split_by(db, run_id, ["task_type"])
-    if judges is not None and len(judges) == 1:
+        by_type, type_agree = _split_by(db, run_id, ["task_type"], agree=True)
+    if judges is not None and one_judge:
         (only_judge,) = judges
         by_models = {(*pair, only_judge): split for pair, split in agent_pairs.items()}
+        models_agree = {(*pair, only_judge): found for pair, found in pairs_agree.items()}
     else:
-        by_models = _split_by(db, run_id, ["agent_a", "agent_b", "judge_model"])
-    return {
-        "overall": overall,
-        "agent_pairs": agent_pairs,
-        "by_task_type": by_type,
-        "by_models": by_models,
-    }
+        models = ["agent_a", "agent_b", "judge_model"]
+        by_models, models_agree = _split_by(db, run_id, models, agree=True)
+    return Splits(overall, agent_pairs, by_type, by_models, type_agree, models_agree)
 
 
 #: An agent pair's shares over all its pairs (the report's point estimates): success of each
@@ -257,20 +290,18 @@ def add_figures(
     splits = report_splits(db, run_id, judges=judges, task_types=task_types)
     report["overall"] = {
         "decisive": report["decisive"],
-        **splits["overall"].get((), three_way(None)),
+        **splits.overall.get((), three_way(None)),
     }
     for pair in report["agent_pairs"]:
         key = (pair["agent_a"], pair["agent_b"])
-        put_split(pair, splits["agent_pairs"].get(key, three_way(None)))
-    per_judge = consistency(db, run_id, ["judge_model"])
-    agree = breakdown_consistency(db, run_id, per_judge, judges, task_types)
+        put_split(pair, splits.agent_pairs.get(key, three_way(None)))
     for row in report["by_task_type"]:
-        put_split(row, splits["by_task_type"].get((row["task_type"],), three_way(None)))
-        row["consistency_rate_ci"] = ci_of(agree["by_task_type"].get((row["task_type"],)))
+        put_split(row, splits.by_task_type.get((row["task_type"],), three_way(None)))
+        row["consistency_rate_ci"] = ci_of(splits.agree_by_task_type.get((row["task_type"],)))
     for row in report["by_models"]:
         models = (row["agent_a"], row["agent_b"], row["judge_model"])
-        put_split(row, splits["by_models"].get(models, three_way(None)))
-        row["consistency_rate_ci"] = ci_of(agree["by_models"].get(models))
+        put_split(row, splits.by_models.get(models, three_way(None)))
+        row["consistency_rate_ci"] = ci_of(splits.agree_by_models.get(models))
     shares = pair_shares(db, run_id)
     for pair in report["agent_pairs"]:
         _put_ranking(pair, ranking(pair))
@@ -280,7 +311,7 @@ def add_figures(
     report["satisfied_but_failed"]["judge"] = sbf["judge"]
     report["satisfied_but_failed"]["user_simulator"] = sbf["user_simulator"]
     unparsed = {j["judge_model"]: j["no_verdict_orders"] for j in report["verdicts"]["by_judge"]}
-    bias = position_bias(db, run_id, per_judge)
+    bias = position_bias(db, run_id)
     for bias_row in report["position_bias"]:
         # the aggregation's counts give way to the tested figures
         bias_row.pop("first_position_wins", None)
