@@ -155,3 +155,32 @@ def test_bad_input_is_one_line_exit_2_and_nothing_is_written(
     ))  # fmt: skip
     done = cli("import", "recorded-jsonl", str(nameless), "--parquet", str(fresh))
     assert done.returncode == 2 and "--period" in done.stderr and not fresh.exists()
+
+
+def test_a_period_imported_before_per_task_counts_says_it_has_no_interval(
+    days: dict[str, Path], tmp_path: Path
+) -> None:
+    """A period whose records predate ``verdict_tasks`` (stripped here, as an older import
+    wrote them): its no-verdict share has no interval and the trend says why in each format;
+    the other periods keep the interval the daily files' trend gives."""
+    hist = tmp_path / "hist"
+    shutil.copytree(days["hist"], hist)
+    (records,) = (hist / "period=2026-11-01").glob("*.run.json")
+    kept = json.loads(records.read_text())
+    assert kept.pop("verdict_tasks")
+    records.write_text(json.dumps(kept))
+    done = cli("trend", str(hist), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)["periods"]
+    want = json.loads((days["tmp"] / "sq.json").read_text())["periods"]
+    old = got[0]["no_verdict"]
+    assert old["rate"] is not None and (old["ci_low"], old["ci_high"]) == (None, None)
+    assert "per-task verdict counts were not kept" in old["no_interval"]
+    for mine, daily in zip(got[1:], want[1:], strict=True):
+        assert mine["no_verdict"] == daily["no_verdict"] and daily["no_verdict"]["ci_high"]
+    table = cli("trend", str(hist)).stdout
+    assert "[no CI]" in table and "no verdict has no interval in 2026-11-01: " in table
+    rows = cli("trend", str(hist), "--format", "csv").stdout.splitlines()
+    assert any(r.startswith("2026-11-01,no verdict,") and "were not kept" in r for r in rows)
+    report = cli("report", str(hist), "--run", kept["run_id"]).stdout
+    assert "of orders (" in report and "; no interval: the period's per-task verdict" in report

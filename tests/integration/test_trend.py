@@ -92,6 +92,8 @@ def test_each_period_is_its_reports_figures(monitor: Path) -> None:
         sbf = report["satisfied_but_failed"]["judge"]
         assert point["judge_satisfied_but_failed"]["ci_low"] == sbf["ci_low"]
         assert point["no_verdict"]["orders"] == report["verdicts"]["orders"]
+        nv = point["no_verdict"]
+        assert [nv["ci_low"], nv["ci_high"]] == report["verdicts"]["no_verdict_rate_ci"]
         with sqlite3.connect(Path(point["out"]) / "audit.db") as db:
             consistent, judged = db.execute(
                 "SELECT SUM(consistent), COUNT(consistent) FROM audit_pairs WHERE run_id = ?",

@@ -62,6 +62,27 @@ def test_trends_charts_alerts_and_enter_opens_the_period(
     assert opened == Path(trend["periods"][7]["out"])
 
 
+def test_a_period_without_an_interval_is_named_above_its_chart(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    """A period whose no-verdict share has no interval (a history period imported before
+    per-task counts were kept): the chart's title says which and why, not a silent gap."""
+    out, trend = monitored
+    first = trend["periods"][0]
+    untold = {**first["no_verdict"], "ci_low": None, "ci_high": None, "no_interval": "why not"}
+    changed = {**trend, "periods": [{**first, "no_verdict": untold}, *trend["periods"][1:]]}
+
+    async def go() -> list[str]:
+        app = make_app(isolated, out / "runs", trend=changed)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            return [str(label.render()) for label in app.screen.query("#trend-charts Label")]
+
+    titles = asyncio.run(go())
+    assert f"no verdict (no interval in {first['period']}: why not)" in titles
+    assert "misselection" in titles  # the others keep their plain names
+
+
 def test_enter_on_a_period_of_a_parquet_history_says_how_to_report_it(
     isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]], tmp_path: Path
 ) -> None:

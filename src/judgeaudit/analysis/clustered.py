@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.report_types import Clustered
 from judgeaudit.analysis.stats import Z95
+
+#: The run's pairs as a FROM clause (one parameter: the run id).
+PAIRS = "audit_pairs WHERE run_id = ?"
 
 METHOD = (
     "Wilson score interval with a design effect for task clustering (effective n = n / deff, "
@@ -122,25 +126,61 @@ def grouped_sums(
     """Per group of ``keys`` (SQL over ``source``, a FROM clause with a ``task_id`` column), the
     task-clustered sums of each ``SUM(num) / SUM(den)``, one :class:`Sums` per num. ``args``
     are the statement's parameters in textual order (keys, nums, den, then source)."""
+    found = grouped_parts(db, keys, [(nums, den)], source, args)
+    return {key: parts[0] for key, parts in found.items() if parts[0] is not None}
+
+
+def grouped_parts(
+    db: Pairs | sqlite3.Connection,
+    keys: list[str],
+    parts: Sequence[tuple[Sequence[str], str]],
+    source: str,
+    args: tuple[Any, ...] = (),
+) -> dict[tuple[Any, ...], list[list[Sums] | None]]:
+    """:func:`grouped_sums` of several (nums, den) parts in one scan: per group, each part's
+    :class:`Sums` per num, or None where the part's denominator is 0 in every task. A part's
+    sums are over the tasks where its own denominator is above 0, exactly as its own scan's.
+    ``args``: keys, every part's nums, every part's den, then source (textual order)."""
     named = [f"{key} AS k{i}" for i, key in enumerate(keys)]
     outer = [f"k{i}" for i in range(len(keys))]
     group = ", ".join([*outer, "task_id"])
-    sums = [f"SUM({num}) AS n{i}" for i, num in enumerate(nums)]
-    inner = f"SELECT {', '.join([*named, 'task_id', *sums])}, SUM({den}) AS d FROM {source}"
-    per = []
-    for i in range(len(nums)):
-        per += [f"SUM(n{i})", f"SUM(n{i} * n{i})", f"SUM(n{i} * d)"]
-    select = ", ".join([*outer, "SUM(d)", "SUM(d * d)", "COUNT(*)", *per])
+    several = len(parts) > 1
+
+    def kept(j: int, x: str) -> str:  # one of part j's per-task values, where its den is > 0
+        return f"SUM(CASE WHEN d{j} > 0 THEN {x} END)" if several else f"SUM({x})"
+
+    sums, totals, per, i = [], [], [], 0
+    for j, (nums, _) in enumerate(parts):
+        clusters = f"SUM(CASE WHEN d{j} > 0 THEN 1 ELSE 0 END)" if several else "COUNT(*)"
+        totals += [kept(j, f"d{j}"), kept(j, f"d{j} * d{j}"), clusters]
+        for num in nums:
+            sums.append(f"SUM({num}) AS n{i}")
+            per += [kept(j, f"n{i}"), kept(j, f"n{i} * n{i}"), kept(j, f"n{i} * d{j}")]
+            i += 1
+    dens = [f"SUM({den}) AS d{j}" for j, (_, den) in enumerate(parts)]
+    inner = f"SELECT {', '.join([*named, 'task_id', *sums, *dens])} FROM {source}"
+    select = ", ".join([*outer, *totals, *per])
+    where = " OR ".join(f"d{j} > 0" for j in range(len(parts)))
     by = f" GROUP BY {', '.join(outer)}" if outer else ""
-    statement = f"SELECT {select} FROM ({inner} GROUP BY {group}) AS t WHERE d > 0{by}"
-    out: dict[tuple[Any, ...], list[Sums]] = {}
+    statement = f"SELECT {select} FROM ({inner} GROUP BY {group}) AS t WHERE {where}{by}"
+    out: dict[tuple[Any, ...], list[list[Sums] | None]] = {}
     for row in as_pairs(db).execute(statement, args):
-        n, nn, clusters = row[len(keys) : len(keys) + 3]
-        if n is None or not clusters:
-            continue
-        rest = [float(v or 0) for v in row[len(keys) + 3 :]]
-        out[tuple(row[: len(keys)])] = [
-            Sums(rest[3 * i], float(n), rest[3 * i + 1], rest[3 * i + 2], float(nn), int(clusters))
-            for i in range(len(nums))
-        ]
+        values = list(row[len(keys) :])
+        found: list[list[Sums] | None] = []
+        at = 3 * len(parts)
+        for j, (nums, _) in enumerate(parts):
+            n, nn, clusters = values[3 * j : 3 * j + 3]
+            rest = [float(v or 0) for v in values[at : at + 3 * len(nums)]]
+            at += 3 * len(nums)
+            if n is None or not clusters:
+                found.append(None)
+                continue
+            total, squares, tasks = float(n), float(nn), int(clusters)
+            found.append(
+                [
+                    Sums(rest[3 * k], total, rest[3 * k + 1], rest[3 * k + 2], squares, tasks)
+                    for k in range(len(nums))
+                ]
+            )
+        out[tuple(row[: len(keys)])] = found
     return out

@@ -97,13 +97,26 @@ def _span(pair: Sequence[float | None]) -> str:
 TASK_WILSON = "Wilson with a task design effect"
 
 
+#: Why a no-verdict share has no interval (the report, ``judges``, the trend): the report's
+#: interval is clustered by task, and a history period imported before per-task verdict counts
+#: were kept has only the totals.
+NO_TASK_COUNTS = (
+    "the period's per-task verdict counts were not kept, as a history period imported before "
+    "they were; for one, delete its period=... directory and import that day again"
+)
+
+
 def no_verdict(health: Mapping[str, Any], named: bool = False) -> str:
-    """A judge's (or the run's) share of judged orders with no verdict and its interval when it
-    has one (a history keeps no per-task counts): ``2.1% of orders (5/240; 95% CI 0.7–6.0%)``;
+    """A judge's (or the run's) share of judged orders with no verdict and its interval:
+    ``2.1% of orders (5/240; 95% CI 0.7–6.0%)``, or why it has none (:data:`NO_TASK_COUNTS`);
     ``named`` names the interval's method."""
     low, high = health.get("no_verdict_rate_ci") or (None, None)
-    shown = "" if low is None else f"; 95% CI {ci_pair([low, high])}"
-    shown += f", {TASK_WILSON}" if shown and named else ""
+    if low is not None:
+        shown = f"; 95% CI {ci_pair([low, high])}" + (f", {TASK_WILSON}" if named else "")
+    elif health["no_verdict_rate"] is not None:
+        shown = f"; no interval: {NO_TASK_COUNTS}"
+    else:
+        shown = ""
     counts = f"{health['no_verdict_orders']}/{health['orders']}"
     return f"{pct(health['no_verdict_rate'])} of orders ({counts}{shown})"
 

@@ -121,6 +121,8 @@ class Breakdown(Interval, SplitAdded):
     decisive: int
     misselected: int
     consistency_rate: float | None
+    #: [low, high], added by add_figures (position.breakdown_consistency)
+    consistency_rate_ci: NotRequired[list[float | None]]
 
 
 class Satisfied(Interval):
@@ -141,7 +143,7 @@ class SatisfiedButFailed(TypedDict):
 
 
 class PositionBias(TypedDict):
-    """Per judge model: order consistency and the first-position tests (split.position_bias)."""
+    """Per judge model: order consistency and the first-position tests (position.position_bias)."""
 
     judge_model: str
     pairs: int
@@ -177,7 +179,7 @@ class Ranking(TypedDict):
 
 class FirstPosition(TypedDict):
     """A judge model's swap-consistency interval and two first-position tests
-    (split.position_bias)."""
+    (position.position_bias)."""
 
     consistency_rate_ci: list[float | None]
     first_position_win_rate: dict[str, Any]

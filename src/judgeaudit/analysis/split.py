@@ -5,9 +5,8 @@
   or a verdict was missing). A judge can lower its misselection rate by being inconsistent, so
   the *tie-aware rate* ``(wrong + tie / 2) / decisive`` (a tie scored as half a loss, as Arena
   scores it) is reported beside it.
-- **Position bias** over orders with a verdict only: the first-position win rate over decided
-  orders, and the share of real order disagreements (both orders decided, opposite sides) the
-  first position won; each with an interval and an exact binomial test against 50%.
+- **Position bias** and **swap consistency** (:mod:`judgeaudit.analysis.position`), swap
+  consistency per breakdown row too.
 - **Satisfied-but-failed** per conversation for the user simulator (a conversation is in many
   pairs but was satisfied once) and per judged conversation side for the judge.
 
@@ -18,17 +17,27 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from judgeaudit.analysis.clustered import METHOD, Sums, as_int, grouped_sums, interval
+from judgeaudit.analysis.clustered import (
+    METHOD,
+    PAIRS,
+    Sums,
+    as_int,
+    grouped_parts,
+    grouped_sums,
+    interval,
+)
 from judgeaudit.analysis.engines.dialect import Pairs, as_pairs
 from judgeaudit.analysis.gap_model import gap_model
+from judgeaudit.analysis.position import CONSISTENT, JUDGED_BOTH, ci_of, position_bias
 from judgeaudit.analysis.report_types import (
     SHARE_NAMES,
     AgentPair,
     Breakdown,
     Bucket,
-    FirstPosition,
+    Clustered,
     PairShares,
     Ranking,
     Report,
@@ -52,7 +61,6 @@ TIE_SCORE = (
     f"CAST(CASE WHEN NOT {IS_DEC} THEN 0 WHEN {IS_WRONG} THEN 1.0 WHEN {IS_RIGHT} THEN 0.0"
     " ELSE 0.5 END AS DOUBLE)"
 )
-PAIRS = "audit_pairs WHERE run_id = ?"
 
 
 def three_way(sums: list[Sums] | None) -> Split:
@@ -73,9 +81,19 @@ def three_way(sums: list[Sums] | None) -> Split:
     }
 
 
-def _split_by(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Split]:
-    sums = grouped_sums(db, keys, [WRONG, RIGHT, TIE_SCORE], DEC, PAIRS, (run_id,))
-    return {key: three_way(value) for key, value in sums.items()}
+Key = tuple[Any, ...]
+
+
+def _split_by(
+    db: Pairs, run_id: str, keys: list[str], agree: bool = False
+) -> tuple[dict[Key, Split], dict[Key, Clustered]]:
+    """The three-way split per group of ``keys`` and, with ``agree``, swap consistency in the
+    same scan (``position``'s :data:`CONSISTENT` over :data:`JUDGED_BOTH`)."""
+    parts = [([WRONG, RIGHT, TIE_SCORE], DEC), *([([CONSISTENT], JUDGED_BOTH)] if agree else [])]
+    found = grouped_parts(db, keys, parts, PAIRS, (run_id,))
+    splits = {key: three_way(sums[0]) for key, sums in found.items() if sums[0] is not None}
+    agreed = {key: interval(got[0]) for key, sums in found.items() if agree and (got := sums[-1])}
+    return splits, agreed
 
 
 def bucket_splits(db: Pairs, run_id: str, source: str, bins: list[float]) -> dict[int, Split]:
@@ -87,37 +105,50 @@ def bucket_splits(db: Pairs, run_id: str, source: str, bins: list[float]) -> dic
     return {int(k[0]): three_way(v) for k, v in sums.items() if k[0] is not None}
 
 
+@dataclass(frozen=True)
+class Splits:
+    """:func:`report_splits`: the split of each row, and the breakdowns' swap consistency."""
+
+    overall: dict[Key, Split]
+    agent_pairs: dict[Key, Split]
+    by_task_type: dict[Key, Split]
+    by_models: dict[Key, Split]
+    agree_by_task_type: dict[Key, Clustered]
+    agree_by_models: dict[Key, Clustered]
+
+
 def report_splits(
     db: Pairs,
     run_id: str,
     judges: Collection[Any] | None = None,
     task_types: Collection[Any] | None = None,
-) -> dict[str, dict[tuple[Any, ...], Split]]:
-    """The split overall, per agent pair, per task type and per (agent pair, judge model).
+) -> Splits:
+    """The split overall, per agent pair, per task type and per (agent pair, judge model), and
+    swap consistency per task type and per (agent pair, judge model) in the same scans.
 
     ``judges`` and ``task_types``, when given, are every judge model and task type of the run's
     pairs, NULL included (:func:`distinct`). A run with one judge model has the same (agent pair, task)
     groups per (agent pair, judge model), so that split is the agent pairs' own, keyed with the
     model; one task type, likewise the overall split. Each is one task-clustered scan fewer (a
     fifth of DuckDB's report CPU on 1M pairs); the sums are exact, so every digit is the same."""
-    overall = _split_by(db, run_id, [])
-    agent_pairs = _split_by(db, run_id, ["agent_a", "agent_b"])
-    if task_types is not None and len(task_types) == 1:
+    one_type = task_types is not None and len(task_types) == 1
+    one_judge = judges is not None and len(judges) == 1
+    overall, overall_agree = _split_by(db, run_id, [], agree=one_type)
+    agent_pairs, pairs_agree = _split_by(db, run_id, ["agent_a", "agent_b"], agree=one_judge)
+    if task_types is not None and one_type:
         (only_type,) = task_types
         by_type = {(only_type,): overall[()]} if () in overall else {}
+        type_agree = {(only_type,): overall_agree[()]} if () in overall_agree else {}
     else:
-        by_type = _split_by(db, run_id, ["task_type"])
-    if judges is not None and len(judges) == 1:
+        by_type, type_agree = _split_by(db, run_id, ["task_type"], agree=True)
+    if judges is not None and one_judge:
         (only_judge,) = judges
         by_models = {(*pair, only_judge): split for pair, split in agent_pairs.items()}
+        models_agree = {(*pair, only_judge): found for pair, found in pairs_agree.items()}
     else:
-        by_models = _split_by(db, run_id, ["agent_a", "agent_b", "judge_model"])
-    return {
-        "overall": overall,
-        "agent_pairs": agent_pairs,
-        "by_task_type": by_type,
-        "by_models": by_models,
-    }
+        models = ["agent_a", "agent_b", "judge_model"]
+        by_models, models_agree = _split_by(db, run_id, models, agree=True)
+    return Splits(overall, agent_pairs, by_type, by_models, type_agree, models_agree)
 
 
 #: An agent pair's shares over all its pairs (the report's point estimates): success of each
@@ -188,63 +219,6 @@ def satisfied_but_failed(db: Pairs, run_id: str, threshold: float) -> SatisfiedP
     }
 
 
-def _tested(s: Sums | None, k_name: str, n_name: str) -> dict[str, Any]:
-    """A rate against 50%: exact two-sided binomial test on the design-effect-adjusted counts."""
-    if s is None or s.n <= 0:
-        return {k_name: 0, n_name: 0, "rate": None, "ci_low": None, "ci_high": None,
-                "design_effect": None, "p_value": None}  # fmt: skip
-    found = interval(s)
-    deff = found["design_effect"]
-    assert deff is not None  # s.n > 0
-    n_eff = max(1, round(s.n / deff))
-    k_eff = round(s.k / s.n * n_eff)
-    return {k_name: int(s.k), n_name: int(s.n), **found,
-            "p_value": mcnemar_exact(k_eff, n_eff - k_eff)}  # fmt: skip
-
-
-#: Per swapped pair, its two orders: first-position wins (A in AB, B in BA; pref_ba is mapped
-#: back) and orders that decided (named a side); an order without a verdict decided nothing.
-SWAPPED = "CASE WHEN pref_ba IS NULL THEN 0 ELSE"
-_AB_A, _BA_B = as_int("pref_ab = 'A'"), as_int("pref_ba = 'B'")
-_AB_DEC, _BA_DEC = as_int("pref_ab IN ('A', 'B')"), as_int("pref_ba IN ('A', 'B')")
-FIRST_WINS = f"({SWAPPED} COALESCE({_AB_A}, 0) + COALESCE({_BA_B}, 0) END)"
-DECIDED = f"({SWAPPED} COALESCE({_AB_DEC}, 0) + COALESCE({_BA_DEC}, 0) END)"
-FLIP = "(pref_ab IN ('A', 'B') AND pref_ba IN ('A', 'B') AND pref_ab != pref_ba)"
-
-
-def _first(sums: dict[tuple[Any, ...], list[Sums]], key: tuple[Any, ...]) -> Sums | None:
-    found = sums.get(key)
-    return found[0] if found else None
-
-
-def position_bias(db: Pairs, run_id: str) -> dict[Any, FirstPosition]:
-    """Per judge model: first-position win rate over decided orders, of the real order
-    disagreements the share the first position won (an order without a verdict is neither),
-    and the interval of the swap-consistency rate (the stored flag over pairs judged in both
-    orders, as the aggregation counts it)."""
-    orders = grouped_sums(db, ["judge_model"], [FIRST_WINS], DECIDED, PAIRS, (run_id,))
-    agree = grouped_sums(
-        db, ["judge_model"], [as_int("COALESCE(consistent, 0) = 1")], as_int("pref_ba IS NOT NULL"),
-        PAIRS, (run_id,),
-    )  # fmt: skip
-    flips = grouped_sums(
-        db, ["judge_model"], [as_int(f"{FLIP} AND pref_ab = 'A'")], as_int(FLIP), PAIRS, (run_id,)
-    )
-    out: dict[Any, FirstPosition] = {}
-    for model in sorted({*orders, *flips, *agree}, key=lambda k: (k[0] is not None, k[0])):
-        consistency = interval(_first(agree, model) or Sums(0, 0, 0, 0, 0, 0))
-        out[model[0]] = {
-            "consistency_rate_ci": [consistency["ci_low"], consistency["ci_high"]],
-            "first_position_win_rate": _tested(
-                _first(orders, model), "first_position_wins", "decided_orders"
-            ),
-            "flips_won_by_first": _tested(
-                _first(flips, model), "won_by_first", "order_disagreements"
-            ),
-        }
-    return out
-
-
 #: the keys of a row's three-way split, its rate and both intervals (what a report row adds)
 SPLIT_KEYS = ("decisive", "right", "wrong", "tie", "rate", "ci_low", "ci_high",
               "tie_aware_rate", "tie_aware_ci")  # fmt: skip
@@ -312,24 +286,22 @@ def add_figures(
     for bucket in report["buckets"]:
         if "tie_aware_ci" not in bucket:
             put_split(bucket, three_way(None))
-    splits = report_splits(
-        db,
-        run_id,
-        judges=distinct(db, run_id, "judge_model"),
-        task_types=distinct(db, run_id, "task_type"),
-    )
+    judges, task_types = distinct(db, run_id, "judge_model"), distinct(db, run_id, "task_type")
+    splits = report_splits(db, run_id, judges=judges, task_types=task_types)
     report["overall"] = {
         "decisive": report["decisive"],
-        **splits["overall"].get((), three_way(None)),
+        **splits.overall.get((), three_way(None)),
     }
     for pair in report["agent_pairs"]:
         key = (pair["agent_a"], pair["agent_b"])
-        put_split(pair, splits["agent_pairs"].get(key, three_way(None)))
+        put_split(pair, splits.agent_pairs.get(key, three_way(None)))
     for row in report["by_task_type"]:
-        put_split(row, splits["by_task_type"].get((row["task_type"],), three_way(None)))
+        put_split(row, splits.by_task_type.get((row["task_type"],), three_way(None)))
+        row["consistency_rate_ci"] = ci_of(splits.agree_by_task_type.get((row["task_type"],)))
     for row in report["by_models"]:
         models = (row["agent_a"], row["agent_b"], row["judge_model"])
-        put_split(row, splits["by_models"].get(models, three_way(None)))
+        put_split(row, splits.by_models.get(models, three_way(None)))
+        row["consistency_rate_ci"] = ci_of(splits.agree_by_models.get(models))
     shares = pair_shares(db, run_id)
     for pair in report["agent_pairs"]:
         _put_ranking(pair, ranking(pair))

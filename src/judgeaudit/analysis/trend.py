@@ -24,14 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from judgeaudit.analysis.clustered import METHOD, grouped_sums, interval
+from judgeaudit.analysis.clustered import METHOD, interval
 from judgeaudit.analysis.engines.auto import open_engine
 from judgeaudit.analysis.engines.history import is_history
+from judgeaudit.analysis.fmt import NO_TASK_COUNTS
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.judged_by import judged_by
+from judgeaudit.analysis.position import consistency_sums
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
-from judgeaudit.analysis.stats import wilson
 from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
 
@@ -176,22 +177,20 @@ def check_series(refs: list[RunRef], gap_source: str | None) -> None:
 
 
 def _consistency(out: Path, run_id: str, engine: str) -> dict[str, Any]:
-    """Both orders agreed, over pairs judged in both orders, with the report's clustered interval."""
+    """Swap consistency over the run's pairs, the report's owner's (position.consistency_sums:
+    the report gives it per judge model, a period needs the run's)."""
     db = open_db(out)
     try:
         pairs, _ = open_engine(engine, db, out, run_id)
         try:
-            sums = grouped_sums(
-                pairs, [], ["consistent"], "(consistent IS NOT NULL)",
-                "audit_pairs WHERE run_id = ?", (run_id,),
-            ).get(())  # fmt: skip
+            sums = consistency_sums(pairs, run_id, []).get(())
         finally:
             pairs.close()
     finally:
         db.close()
-    if not sums:
+    if sums is None:
         return {**_none(), "pairs": 0}
-    return {**interval(sums[0]), "pairs": int(sums[0].n)}
+    return {**interval(sums), "pairs": int(sums.n)}
 
 
 def _none() -> dict[str, Any]:
@@ -213,7 +212,10 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
     ]  # fmt: skip
     sbf = report["satisfied_but_failed"]
     verdicts = report["verdicts"]
-    low, high = wilson(verdicts["no_verdict_orders"], verdicts["orders"])
+    # the report's interval (verdicts.verdict_health), never a second formula; a history
+    # period imported before per-task counts were kept has none, and says so
+    low, high = verdicts.get("no_verdict_rate_ci") or (None, None)
+    untold = verdicts["no_verdict_rate"] is not None and low is None
     review = (report.get("human_review") or {}).get("judge_vs_human") or {}
     disagreement = None
     if review.get("weighted_agreement") is not None:
@@ -242,6 +244,7 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
         "no_verdict": {
             "rate": verdicts["no_verdict_rate"], "ci_low": low, "ci_high": high,
             "orders": verdicts["orders"], "no_verdict_orders": verdicts["no_verdict_orders"],
+            "no_interval": NO_TASK_COUNTS if untold else None,
         },
         "position_consistency": consistency,
         "human_disagreement": disagreement,
@@ -251,7 +254,8 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
 
 INTERVALS = {
     "misselection, buckets, satisfied-but-failed, position consistency": METHOD,
-    "no verdict": "Wilson score interval over judged orders",
+    "no verdict": "the same, over judged orders (two a swapped pair), clustered by task; none "
+    "for a period whose per-task verdict counts were not kept (no_interval says why)",
     "human disagreement": "1 - weighted agreement; stratified bootstrap interval (the report's)",
     "style odds ratios": "task-clustered GLM, Wald interval (the report's)",
 }
@@ -303,14 +307,15 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
 
 
 def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """metric name -> one {period, rate, ci_low, ci_high, n} per period (charts, TUI, CSV)."""
+    """metric name -> one {period, rate, ci_low, ci_high, n, no_interval} per period (charts,
+    TUI, CSV); ``no_interval`` says why a rate has no interval (else None)."""
     out: dict[str, list[dict[str, Any]]] = {}
 
     def add(name: str, period: str, part: dict[str, Any] | None, n: Any = None) -> None:
         part = part or {}
-        out.setdefault(name, []).append(
-            {"period": period, **{k: part.get(k) for k in ("rate", "ci_low", "ci_high")}, "n": n}
-        )
+        shown = {k: part.get(k) for k in ("rate", "ci_low", "ci_high")}
+        point = {"period": period, **shown, "n": n, "no_interval": part.get("no_interval")}
+        out.setdefault(name, []).append(point)
 
     for p in trend["periods"]:
         period = p["period"]

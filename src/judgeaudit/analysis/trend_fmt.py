@@ -20,8 +20,8 @@ def _pct(v: Any) -> str:
 def _with_ci(part: dict[str, Any] | None) -> str:
     if not part or part.get("rate") is None:
         return "n/a"
-    if part.get("ci_low") is None:
-        return _pct(part["rate"])
+    if part.get("ci_low") is None:  # said, never left to look like a rate known exactly
+        return f"{_pct(part['rate'])} [no CI]"
     return f"{_pct(part['rate'])} [{part['ci_low'] * 100:.1f}, {part['ci_high'] * 100:.1f}]"
 
 
@@ -106,6 +106,12 @@ def render_table(trend: dict[str, Any]) -> str:
         f"{det.get('tests', 0)} tests",
         *daily_lines(trend),
     ]
+    untold = [p for p in periods if p["no_verdict"].get("no_interval")]
+    if untold:
+        lines.append(
+            f"no verdict has no interval in {', '.join(p['period'] for p in untold)}: "
+            + untold[0]["no_verdict"]["no_interval"]
+        )
     alerts = trend.get("alerts", [])
     if det.get("note"):
         lines.append(f"alerts not tested: {det['note']} (--baseline)")
@@ -123,11 +129,12 @@ def render_table(trend: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert"]
+CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval"]
 
 
 def render_csv(trend: dict[str, Any]) -> str:
-    """One row per (period, metric): the long form a spreadsheet pivots."""
+    """One row per (period, metric): the long form a spreadsheet pivots (``no_interval``: why a
+    rate has no interval, else empty)."""
     alerts = {(a["period"], a["bucket"]) for a in trend.get("alerts", [])}
     near = trend["labels"][0] if trend.get("labels") else None
     buffer = io.StringIO()

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgeaudit.analysis.fmt import verdict_line
+from judgeaudit.analysis.fmt import NO_TASK_COUNTS, no_verdict, verdict_line
 from judgeaudit.analysis.verdicts import health_line, verdict_health
 from judgeaudit.audit.store.schema import migrate
 from judgeaudit.audit.store.verdict_counts import keep_verdict_counts, kept_task_counts
@@ -101,3 +101,13 @@ def test_no_interval_is_built_for_per_task_counts_that_do_not_cover_the_run(
     assert (health["no_verdict_orders"], health["orders"]) == (7, 34)
     assert health["no_verdict_rate_ci"] == [None, None]
     assert health["by_judge"][0]["no_verdict_rate_ci"] == [None, None]
+
+
+def test_a_share_without_per_task_counts_says_it_has_no_interval() -> None:
+    """A history period imported before per-task counts were kept: the line says why there is
+    no interval instead of printing the share as if it were exact."""
+    health = {"no_verdict_rate": 0.04, "no_verdict_orders": 8, "orders": 200,
+              "no_verdict_rate_ci": [None, None]}  # fmt: skip
+    assert (
+        no_verdict(health, named=True) == f"4.0% of orders (8/200; no interval: {NO_TASK_COUNTS})"
+    )

@@ -31,6 +31,16 @@ def _pct(value: Any) -> str:
     return "  n/a" if value is None else f"{value * 100:5.1f}%"
 
 
+def _title(metric: str, points: list[dict[str, Any]]) -> str:
+    """A chart's title, saying which periods have no interval and why (the trend's
+    ``no_interval``), so a missing band is not read as a rate known exactly."""
+    untold = [p for p in points if p.get("no_interval")]
+    if not untold:
+        return metric
+    periods = ", ".join(p["period"][:10] for p in untold)
+    return f"{metric} (no interval in {periods}: {untold[0]['no_interval']})"
+
+
 class TrendsScreen(Screen[None]):
     SUB_TITLE = "Trends"
     AUTO_FOCUS = "#trend-periods"
@@ -140,7 +150,7 @@ class TrendsScreen(Screen[None]):
             [
                 w
                 for metric, plot, _, _ in widgets
-                for w in (Label(metric, classes="hint", markup=False), plot)
+                for w in (Label(_title(metric, found[metric]), classes="hint", markup=False), plot)
             ]
         )
         for metric, plot, points, scale in widgets:
