@@ -28,6 +28,7 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.trend import TrendOptions, build_trend
 from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
 from judgeaudit.analysis.trend_fmt import render
+from judgeaudit.audit.store.schema import has_table
 from judgeaudit.audit.units.period import PeriodError, parse_period, period_of_name
 from judgeaudit.engine import run_audit_blocking
 from judgeaudit.errors import InputError, JudgeauditError
@@ -162,6 +163,11 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
     kept = out / DIGEST
     if kept.is_file() and kept.read_text().strip() == digest and _one_run(out):
         return False
+    if out.exists() and not kept.is_file():
+        raise InputError(
+            f"{path}: {out} exists and holds no {DIGEST}, so trend did not make it (a folder of "
+            "yours); move it, or give --work another folder; nothing was changed"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
@@ -191,9 +197,10 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
 
 
 def _replace(stage: Path, out: Path) -> None:
-    """``stage`` becomes ``out``. An earlier ``out`` is moved aside first and kept, the last one
-    per day, in ``WORK/.replaced/<day>/`` (labels imported into it are not lost; two levels
-    down, so a trend of ``WORK`` itself does not count it as a second run of the day)."""
+    """``stage`` becomes ``out``. An earlier ``out`` is moved aside first and kept in
+    ``WORK/.replaced/<day>/``: the last one per day, and every one that holds human labels
+    (numbered, ``<day>.1``: labels are never deleted). Two levels down, so a trend of ``WORK``
+    itself does not count it as a second run of the day."""
     if not out.exists():
         os.rename(stage, out)
         return
@@ -207,9 +214,29 @@ def _replace(stage: Path, out: Path) -> None:
         os.rename(aside / "run", out)  # the earlier audit back in its place
         aside.rmdir()
         raise
-    shutil.rmtree(shelf / out.name, ignore_errors=True)
-    os.rename(aside / "run", shelf / out.name)
+    earlier = shelf / out.name
+    if _holds_labels(earlier):  # a human's labels are never deleted: that copy keeps a number
+        earlier.rename(next(shelf / f"{out.name}.{n}" for n in range(1, 10**6)
+                            if not (shelf / f"{out.name}.{n}").exists()))  # fmt: skip
+    shutil.rmtree(earlier, ignore_errors=True)
+    os.rename(aside / "run", earlier)
     aside.rmdir()
+
+
+def _holds_labels(folder: Path) -> bool:
+    """Whether ``folder``'s audit holds human labels (imported into a day's audit by hand)."""
+    if not (folder / "audit.db").is_file():
+        return False
+    try:
+        db = open_db(folder)
+    except JudgeauditError:
+        return True  # unreadable: kept, not judged
+    try:
+        return has_table(db, "human_labels") and bool(
+            db.execute("SELECT 1 FROM human_labels LIMIT 1").fetchone()
+        )
+    finally:
+        db.close()
 
 
 def resolve(

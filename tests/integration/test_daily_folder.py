@@ -199,3 +199,47 @@ def test_import_errors_name_the_users_file_and_line(logs: Path, tmp_path: Path) 
         assert done.returncode == 2, done.stderr
         assert f"{mixed}:{at + 1}: period:" in done.stderr, done.stderr
         assert "pairs.jsonl" not in done.stderr and ".import-" not in done.stderr
+
+
+def test_a_folder_of_yours_named_like_a_day_is_never_moved(logs: Path) -> None:
+    """A review: a folder in the work folder named like a day that trend did not make was moved
+    to .replaced/ and, at the day's next change, deleted. It is refused, named, untouched."""
+    mine = logs / ".judgeaudit-trend" / "2026-11-02"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("mine\n")
+    code, trend, err = _json(logs)
+    assert code == 6, err
+    assert any(f"{mine} exists and holds no source.sha256" in line for line in err), err
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    assert not (logs / ".judgeaudit-trend" / ".replaced").exists()
+    assert "2026-11-02" not in _periods(trend)
+
+
+def test_a_replaced_day_holding_human_labels_is_never_deleted(logs: Path) -> None:
+    """A review: the second correction of a day deleted the first replaced audit, with the human
+    labels imported into it; every replaced audit that holds labels is kept, numbered."""
+    work, day2 = logs / ".judgeaudit-trend", logs / "2026-11-02.jsonl"
+    assert _json(logs)[0] == 0
+    with sqlite3.connect(work / "2026-11-02" / "audit.db") as db:
+        (pair,) = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()
+        db.execute("INSERT INTO human_labels (pair_id, human_pref) VALUES (?, 'A')", (pair,))
+    for _ in range(3):  # three corrections of the same day
+        day2.write_text(day2.read_text() + "\n")
+        assert _json(logs)[0] == 0
+    shelf = work / ".replaced"
+    assert sorted(p.name for p in shelf.iterdir()) == ["2026-11-02", "2026-11-02.1"]
+    with sqlite3.connect(shelf / "2026-11-02.1" / "audit.db") as db:
+        assert db.execute("SELECT pair_id, human_pref FROM human_labels").fetchall() == [
+            (pair, "A")
+        ]
+
+
+def test_a_staging_folder_a_killed_trend_left_is_not_a_second_run(logs: Path) -> None:
+    """A review: a trend killed mid-replace leaves ``WORK/.DAY.new-*``; ``trend WORK`` counted it
+    as a second run of the day and refused the series on every run after."""
+    assert _json(logs)[0] == 0
+    work = logs / ".judgeaudit-trend"
+    shutil.copytree(work / "2026-11-03", work / ".2026-11-03.new-x1y2")
+    done = cli("trend", str(work), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["periods"]) == 4

@@ -42,11 +42,12 @@ def _day_log(prefix: str, judge: str, prompt: str, labels_seed: int, verdicts_se
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
-def _recorded(folder: Path, log_text: str) -> Path:
+def _recorded(folder: Path, log_text: str, period: str | None = None) -> Path:
     folder.mkdir()
     (folder / "log.jsonl").write_text(log_text, encoding="utf-8")
     pairs = folder / "pairs.jsonl"
-    done = cli("import", "recorded-jsonl", str(folder / "log.jsonl"), "--out", str(pairs))
+    dated = ["--period", period] if period else []
+    done = cli("import", "recorded-jsonl", str(folder / "log.jsonl"), "--out", str(pairs), *dated)
     assert done.returncode == 0, done.stderr
     (folder / "spec.toml").write_text(SPEC.format(name=folder.name), encoding="utf-8")
     ran = cli("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
@@ -80,6 +81,22 @@ def test_two_days_of_a_log_without_transcripts_are_not_gated_as_the_same_convers
         assert board.returncode != 0 and board.stdout == ""
         assert "fewer than two runs judged the same conversations" in board.stderr
         assert why in board.stderr and "judgeaudit trend" in board.stderr
+
+
+def test_two_days_with_the_same_pair_ids_and_labels_are_still_two_days(tmp_path: Path) -> None:
+    """A review: a log that restarts its pair ids each day on a fixed task set (a daily canary)
+    has the same ids and labels every day, so only the verdicts differ; the days' periods tell
+    them apart, and the gate must not call them the same conversations."""
+    log = _day_log("", "rm-judge-1", "ph1", 5, 1)
+    first = _recorded(tmp_path / "d1", log, period="2026-11-01")
+    second = _recorded(tmp_path / "d2", log.replace('"winner": "A"', '"winner": "B"'), "2026-11-02")
+    shown = cli("compare", str(first), str(second))
+    assert shown.returncode == 0, shown.stderr
+    assert "unpaired: the runs judged different conversations: they are logs of different " in (
+        shown.stdout
+    )
+    gated = cli("compare", str(first), str(second), "--fail-on-rise")
+    assert gated.returncode == 2 and "are not paired" in gated.stderr, gated.stdout
 
 
 def test_two_judges_recorded_on_the_same_logged_pairs_pair_and_are_named_as_logged(

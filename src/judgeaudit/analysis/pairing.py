@@ -66,6 +66,7 @@ def run_lineage(out: Path, run_id: str | None) -> dict[str, Any]:
         "own_agents": bool((manifest.get("models") or {}).get("agents")),
         "recorded": recorded,
         "manifest": judged,
+        "period": manifest.get("period"),
     }
 
 
@@ -81,6 +82,10 @@ def pair_runs(out_a: Path, a: dict[str, Any], out_b: Path, b: dict[str, Any]) ->
             False, because=f"run {'A' if a['own_agents'] else 'B'} simulated its own conversations"
         )
     found = differences(a["pairs"], b["pairs"], lineage)
+    if not lineage and a["period"] and b["period"] and a["period"] != b["period"]:
+        # a log that restarts its pair ids each day, on a fixed task set (a daily canary), has
+        # the same ids and labels on every day: the days are still different conversations
+        found.append(f"they are logs of different periods ({a['period']}, {b['period']})")
     if (
         not found
         and not lineage

@@ -91,7 +91,8 @@ def _outs_in(path: Path) -> list[Path]:
     if (path / "audit.db").exists() or path.name == "audit.db":
         return [path if path.is_dir() else path.parent]
     if path.is_dir():
-        found = sorted(p.parent for p in path.glob("*/audit.db"))
+        # not a hidden folder: a day being replaced (``.DAY.new-*``) or kept (``.replaced``)
+        found = sorted(p.parent for p in path.glob("*/audit.db") if p.parent.name[:1] != ".")
         if found:
             return found
     raise AnalysisError(
