@@ -228,6 +228,41 @@ def test_a_key_mode_env_binding_keeps_the_shells_token(tmp_path: Path) -> None:
         assert seen["key_sha256"] == hashlib.sha256(b"fake-shell-token-6").hexdigest()[:16]
 
 
+def _env_profile(env: dict[str, str], url: str, project: Path) -> None:
+    """Add a `key_mode = "env"` Claude profile ``pe`` on ``url`` and bind it to ``project``."""
+    done = _ja(
+        env, "profile", "add", "pe", "--app", "claude", "--base-url", url, "--model",
+        "m-project", "--key-env", "ANTHROPIC_AUTH_TOKEN", "--option", "key_mode=env",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = _ja(env, "profile", "use", "pe", "--project", cwd=project)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_key_mode_env_binding_is_refused_under_a_user_api_key_helper(tmp_path: Path) -> None:
+    """A review: an apiKeyHelper in the user's settings.json (a global helper-mode profile)
+    stays in force under an env-mode binding; with the shell's ANTHROPIC_API_KEY the real
+    Claude Code sends the helper's key (another provider's) to the bound gateway beside it."""
+    env, project, user = _user_settings(tmp_path, {})
+    log = tmp_path / "requests.log"
+    other = "fake-helper-provider-key-3"
+    with sim_server("--request-log", str(log)) as url:
+        _env_profile(env, url, project)
+        user.write_text(json.dumps({"apiKeyHelper": f"printf {other}"}) + "\n")
+        shell = {**env, "ANTHROPIC_API_KEY": "fake-shell-api-key-2"}
+        ran = tool([npm_bin("claude"), "-p", "hi"], env=shell, cwd=project, timeout=180)
+        assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
+        seen = [json.loads(line) for line in log.read_text().splitlines()]
+        fingerprints = {line.get("key_sha256") for line in seen}
+        assert hashlib.sha256(other.encode()).hexdigest()[:16] in fingerprints, seen
+        said = _ja(env, "profile", "doctor", "claude", cwd=project).stdout
+        assert f"warning: {user}: apiKeyHelper is set" in said, said
+        assert _ja(env, "profile", "off", "claude", "--project", str(project)).returncode == 0
+        refused = _ja(env, "profile", "use", "pe", "--project", cwd=project)
+    assert refused.returncode != 0 and list(project.iterdir()) == []
+    assert f"{user}: apiKeyHelper is set" in refused.stderr, refused.stderr
+
+
 def test_a_key_mode_env_binding_is_refused_under_a_settings_token(tmp_path: Path) -> None:
     """Why a `key_mode = "env"` binding is refused while a settings file holds a token: bound
     first, then a token put in the user's settings.json, the real Claude Code sends that token
@@ -237,12 +272,7 @@ def test_a_key_mode_env_binding_is_refused_under_a_settings_token(tmp_path: Path
     log = tmp_path / "requests.log"
     other = "fake-other-provider-token-8"
     with sim_server("--request-log", str(log)) as url:
-        done = _ja(
-            env, "profile", "add", "pe", "--app", "claude", "--base-url", url, "--model",
-            "m-project", "--key-env", "ANTHROPIC_AUTH_TOKEN", "--option", "key_mode=env",
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        assert _ja(env, "profile", "use", "pe", "--project", cwd=project).returncode == 0
+        _env_profile(env, url, project)
         user.write_text(json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": other}}) + "\n")
         shell = {**env, "ANTHROPIC_AUTH_TOKEN": "fake-shell-token-7"}
         ran = tool([npm_bin("claude"), "-p", "hi"], env=shell, cwd=project, timeout=180)

@@ -60,6 +60,17 @@ def _files(folders: tuple[Path, ...]) -> dict[Path, bytes]:
     return {p: p.read_bytes() for f in folders for p in sorted(f.rglob("*")) if p.is_file()}
 
 
+def test_an_api_key_helper_below_the_binding_refuses_it(tmp_path: Path) -> None:
+    """A review: a user-level apiKeyHelper (a global `profile use` in helper mode) stays in
+    force under an env-mode binding, and Claude Code sends its key beside an ANTHROPIC_API_KEY
+    from the shell, or alone: refused as a token is."""
+    env, project, user = _env_profile(tmp_path)
+    user.write_text(json.dumps({"apiKeyHelper": "printf other-providers-key"}) + "\n")
+    done = cli("profile", "use", "pe", "--project", str(project), env=env, whole_env=True)
+    assert done.returncode != 0 and f"{user}: apiKeyHelper is set" in done.stderr, done.stderr
+    assert not (project / ".claude" / "settings.local.json").exists()
+
+
 def test_without_a_settings_token_the_binding_is_made(tmp_path: Path) -> None:
     env, project, user = _env_profile(tmp_path)
     user.write_text(json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": ""}}) + "\n")  # empty: unset

@@ -288,9 +288,9 @@ def _outranked_env_key(bound: Profile | None, cwd: Path | None) -> list[str]:
     if bound is None or bound.app != "claude" or bound.option("key_mode") != "env":
         return []
     return [
-        f"  warning: {found} is set: Claude Code sends it to {bound.name!r}'s gateway instead "
-        "of this terminal's token (key_mode env); remove it from that file, or bind a profile "
-        "with key_mode helper (the default)"
+        f"  warning: {found} is set: Claude Code sends that key to {bound.name!r}'s gateway "
+        "instead of, or beside, this terminal's token (key_mode env); remove it from that file, "
+        "or bind a profile with key_mode helper (the default)"
         for found in shadowing.tokens_under_binding(cwd or Path.cwd())
     ]
 

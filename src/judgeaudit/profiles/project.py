@@ -58,8 +58,8 @@ def _refuse_outranked_shell_token(profile: Profile, project: Path) -> None:
     if found:
         raise ProfileError(
             f"profile {profile.name!r} (key_mode env) cannot be bound to {project}: "
-            f"{found[0]} is set, and Claude Code ranks it above this terminal's token, so "
-            f"claude there would send that key to this profile's gateway ({profile.base_url}); "
+            f"{found[0]} is set, and Claude Code would send that key to this profile's gateway "
+            f"({profile.base_url}) instead of, or beside, this terminal's token; "
             "remove it from that file, or bind a profile with key_mode helper (the default), whose "
             "binding hides it; nothing was changed"
         )

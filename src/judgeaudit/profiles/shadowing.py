@@ -137,14 +137,17 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
 
 
 def tokens_under_binding(project: Path) -> list[str]:
-    """``FILE: env.VAR`` for each token a project binding's layer would leave in force: those
-    set in the project's two files or the user file, which Claude Code ranks above the shell's
-    (what a ``key_mode = "env"`` binding relies on; the other modes blank them)."""
+    """``FILE: env.VAR`` (or ``FILE: apiKeyHelper``) for each key a project binding's layer
+    would leave in force: set in the project's two files or the user file, Claude Code sends it
+    instead of, or beside, the shell's token (what a ``key_mode = "env"`` binding relies on; the
+    other modes blank the tokens and set their own helper)."""
     found = []
     for layer in claude_layers(project):
         if layer.scope in ("project-local", "project", "user"):
             env = _env(layer)
             found += [f"{layer.path}: env.{v}" for v in CLAUDE_TOKENS if env.get(v)]
+            if layer.data.get("apiKeyHelper"):
+                found.append(f"{layer.path}: apiKeyHelper")
     return found
 
 
