@@ -99,7 +99,9 @@ def loads_json(
         raise error(safeio.too_deep(where, what)) from None
     except JsonValueError as exc:
         field = refused_field(text)
-        raise error(f"{where}: {field}: {exc}" if field else f"{where}: {exc}") from None
+        raise error(
+            f"{where}: {field_name(field)}: {exc}" if field else f"{where}: {exc}"
+        ) from None
     except json.JSONDecodeError as exc:
         if document is not None:
             raise error(
@@ -246,13 +248,20 @@ def short(value: Any) -> str:
 def unknown_field(where: str, key: str, known: Sequence[str], joiner: str = ": ") -> str:
     """The one line for a field a format does not have: its name (masked if it looks like a
     key), the closest known one ("did you mean"), and the known ones."""
-    from judgeaudit.credentials import scrub
-
-    shown = scrub(key)
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
     close = difflib.get_close_matches(key, list(known), n=1)
     hint = f"did you mean {close[0]}? " if close else ""
-    return f"{where}{joiner}{shown}: unknown field; {hint}known: {', '.join(known)}"
+    return f"{where}{joiner}{field_name(key)}: unknown field; {hint}known: {', '.join(known)}"
+
+
+def field_name(name: str, limit: int = 60) -> str:
+    """A field name or path the input chose, safe on one terminal line: masked if it looks like
+    a key, control characters escaped (a newline or an ANSI escape would forge lines), cut."""
+    from judgeaudit.credentials import scrub
+
+    shown = scrub(name)
+    if not shown.isprintable():
+        shown = shown.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def shown_name(text: str) -> str:

@@ -141,3 +141,14 @@ def test_an_unknown_field_gets_a_did_you_mean_and_a_key_is_masked() -> None:
     pasted = "sk-" + "a1B2c3D4e5" * 4  # a key pasted as a field name is not echoed
     assert pasted not in unknown_field("f:1", pasted, known)
     assert unknown_field("f:1[0]", "scor_a", known, joiner=".").startswith("f:1[0].scor_a: ")
+
+
+def test_a_field_name_cannot_forge_lines_or_colours() -> None:
+    """A review: a key holding a newline or an ANSI escape printed two lines and a raw escape."""
+    with pytest.raises(ValidationError) as refused:
+        loads_json('{"x\\nInjected line\\u001b[31m": NaN}', "f:1", "pair")
+    message = str(refused.value)
+    assert "\n" not in message and "\x1b" not in message
+    assert message.startswith("f:1: x\\nInjected line\\x1b[31m: NaN is not JSON")
+    line = unknown_field("f:2", "wi\nnner\x1b[2J", ("winner",))
+    assert "\n" not in line and "\x1b" not in line and line.startswith("f:2: wi\\nnner\\x1b[2J:")
