@@ -167,6 +167,8 @@ def test_import_out_replaces_only_its_own_file(logs: Path, tmp_path: Path) -> No
     day = str(logs / "2026-11-02.jsonl")
     done = cli("import", "recorded-jsonl", day, "--out", str(raw))
     assert done.returncode == 2 and "--force" in done.stderr and raw.read_bytes() == kept
+    # says why a τ-bench or openai-jsonl import's own file is not recognised either (a review)
+    assert "only recorded-jsonl imports keep that record" in done.stderr
     pairs = tmp_path / "pairs.jsonl"
     assert cli("import", "recorded-jsonl", day, "--out", str(pairs)).returncode == 0
     record = pairs.with_name("pairs.jsonl.checked.json").read_text()

@@ -41,9 +41,9 @@ def check_out(out: Path, inputs: list[Path], force: bool = False) -> None:
             raise RolloutError(f"{out}: --out is also an input file; choose another name")
     if out.is_file() and not force and not written_by_import(out):  # a FIFO: the writer says
         raise RolloutError(
-            f"{out}: --out exists and is not a pairs file an import wrote (no matching "
-            f"{out.name}.checked.json beside it); give --force to replace it, or another --out "
-            "(nothing written)"
+            f"{out}: --out exists and no matching {out.name}.checked.json says an import wrote "
+            "it (only recorded-jsonl imports keep that record); give --force to replace it, or "
+            "another --out (nothing written)"
         )
 
 
