@@ -18,8 +18,8 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,7 +109,7 @@ def audit_daily(
             audited = _audit_one(path, out, gap_source)
         except JudgeauditError as exc:
             if exc.exit_code != 2:
-                raise  # an interrupted or incomplete audit stops the trend, resumable
+                raise  # an interrupted or incomplete audit stops the trend; the next one audits that day again
             kept = f" (its earlier audit is kept in {out}, not shown)" if earlier else ""
             notes.refused.append({"period": path.stem, "file": str(path), "reason": f"{exc}{kept}"})
             continue
@@ -169,7 +169,7 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
             "yours); move it, or give --work another folder; nothing was changed"
         )
     out.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
+    stage = _fresh_dir(out.parent, f".{out.name}.new-")
     try:
         summary = import_rollouts("recorded-jsonl", [path], stage / "pairs.jsonl", None, None,
                                   period_of_name(path.stem))  # fmt: skip
@@ -206,7 +206,7 @@ def _replace(stage: Path, out: Path) -> None:
         return
     shelf = out.parent / REPLACED
     shelf.mkdir(exist_ok=True)
-    aside = Path(tempfile.mkdtemp(dir=shelf, prefix=f".{out.name}-"))
+    aside = _fresh_dir(shelf, f".{out.name}-")
     os.rename(out, aside / "run")
     try:
         os.rename(stage, out)
@@ -221,6 +221,18 @@ def _replace(stage: Path, out: Path) -> None:
     shutil.rmtree(earlier, ignore_errors=True)
     os.rename(aside / "run", earlier)
     aside.rmdir()
+
+
+def _fresh_dir(parent: Path, prefix: str) -> Path:
+    """A new folder under ``parent``, made with the user's umask (a day folder is as readable as
+    any other output; ``mkdtemp`` would make it 0700)."""
+    while True:
+        folder = parent / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
 
 
 def _holds_labels(folder: Path) -> bool:

@@ -5,6 +5,7 @@ output path under a file; and `import --out` over a file it did not write."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -67,6 +68,11 @@ def test_a_corrected_day_replaces_its_audit(logs: Path) -> None:
         *(f.stem for f in sorted(logs.glob("*.jsonl"))),
     ]
     assert _runs(work / ".replaced" / "2026-11-02") == ["finished"]  # the earlier audit, kept
+    # a replaced day's folder is made with the umask, as readable as the others (not 0700)
+    umask = os.umask(0)
+    os.umask(umask)
+    modes = {(work / f.stem).stat().st_mode & 0o777 for f in logs.glob("*.jsonl")}
+    assert modes == {0o777 & ~umask}
     table = cli("trend", str(logs))
     assert table.returncode == 0 and "re-audited" not in table.stdout  # unchanged since: reused
 
