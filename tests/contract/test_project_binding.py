@@ -205,29 +205,6 @@ def test_a_project_binding_never_sends_the_user_files_token_to_its_gateway(
     assert user.read_bytes() == mine and list(project.iterdir()) == []
 
 
-def test_a_key_mode_env_binding_keeps_the_shells_token(tmp_path: Path) -> None:
-    """`key_mode = "env"`: Claude Code takes the key from its own environment. The binding must
-    not blank the token variables then (a settings env outranks the shell: a review found the
-    blank left Claude Code with no key), and the gateway sees the shell's token."""
-    env, project, _user = _user_settings(tmp_path, {})
-    log = tmp_path / "requests.log"
-    with sim_server("--request-log", str(log)) as url:
-        done = _ja(
-            env, "profile", "add", "pe", "--app", "claude", "--base-url", url, "--model",
-            "m-project", "--key-env", "ANTHROPIC_AUTH_TOKEN", "--option", "key_mode=env",
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        done = _ja(env, "profile", "use", "pe", "--project", cwd=project)
-        assert done.returncode == 0, done.stderr
-        written = json.loads((project / ".claude" / "settings.local.json").read_text())["env"]
-        assert "ANTHROPIC_AUTH_TOKEN" not in written and "ANTHROPIC_API_KEY" not in written
-        shell = {**env, "ANTHROPIC_AUTH_TOKEN": "fake-shell-token-6"}
-        ran = tool([npm_bin("claude"), "-p", "hi"], env=shell, cwd=project, timeout=180)
-        assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
-        seen = json.loads(log.read_text().splitlines()[-1])
-        assert seen["key_sha256"] == hashlib.sha256(b"fake-shell-token-6").hexdigest()[:16]
-
-
 def _env_profile(env: dict[str, str], url: str, project: Path) -> None:
     """Add a `key_mode = "env"` Claude profile ``pe`` on ``url`` and bind it to ``project``."""
     done = _ja(
@@ -237,6 +214,23 @@ def _env_profile(env: dict[str, str], url: str, project: Path) -> None:
     assert done.returncode == 0, done.stderr
     done = _ja(env, "profile", "use", "pe", "--project", cwd=project)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_key_mode_env_binding_keeps_the_shells_token(tmp_path: Path) -> None:
+    """`key_mode = "env"`: Claude Code takes the key from its own environment. The binding must
+    not blank the token variables then (a settings env outranks the shell: a review found the
+    blank left Claude Code with no key), and the gateway sees the shell's token."""
+    env, project, _user = _user_settings(tmp_path, {})
+    log = tmp_path / "requests.log"
+    with sim_server("--request-log", str(log)) as url:
+        _env_profile(env, url, project)
+        written = json.loads((project / ".claude" / "settings.local.json").read_text())["env"]
+        assert "ANTHROPIC_AUTH_TOKEN" not in written and "ANTHROPIC_API_KEY" not in written
+        shell = {**env, "ANTHROPIC_AUTH_TOKEN": "fake-shell-token-6"}
+        ran = tool([npm_bin("claude"), "-p", "hi"], env=shell, cwd=project, timeout=180)
+        assert "simulated reply" in ran.stdout, ran.stdout[-1500:] + ran.stderr[-1500:]
+        seen = json.loads(log.read_text().splitlines()[-1])
+        assert seen["key_sha256"] == hashlib.sha256(b"fake-shell-token-6").hexdigest()[:16]
 
 
 def test_a_key_mode_env_binding_is_refused_under_a_user_api_key_helper(tmp_path: Path) -> None:
