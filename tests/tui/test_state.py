@@ -186,17 +186,22 @@ def test_connection_test_on_the_embedded_provider_needs_no_key(
         Profile(name="my-sim", app="sdk", base_url=sim_url, model="sim-chat", key="my-sim")
     )
     assert secrets.get_key("my-sim") is None
+    said = _connection_test(isolated, "my-sim")
+    assert "chat completion with sim-chat: ok" in said and "no key stored" in said
+
+
+def _connection_test(store: ProfileStore, name: str) -> str:
+    """The status line after `t` (the connection test) on profile ``name`` in the app."""
 
     async def go() -> str:
-        app = make_app(isolated)
+        app = make_app(store)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            await select(pilot, app, "my-sim")
+            await select(pilot, app, name)
             await press(pilot, "t")
             return status(app)
 
-    said = asyncio.run(go())
-    assert "chat completion with sim-chat: ok" in said and "no key stored" in said
+    return asyncio.run(go())
 
 
 def test_a_key_less_test_on_any_loopback_address_as_the_cli_counts_it(
@@ -211,16 +216,7 @@ def test_a_key_less_test_on_any_loopback_address_as_the_cli_counts_it(
         isolated.save(profile)
         assert plaintext_warnings(profile) == []  # the CLI: this machine
         assert secrets.get_key("lo2") is None
-
-        async def go() -> str:
-            app = make_app(isolated)
-            async with app.run_test(size=SIZE) as pilot:
-                await settle(pilot)
-                await select(pilot, app, "lo2")
-                await press(pilot, "t")
-                return status(app)
-
-        said = asyncio.run(go())
+        said = _connection_test(isolated, "lo2")
     assert "chat completion with sim-chat: ok" in said and "no key stored" in said, said
 
 
