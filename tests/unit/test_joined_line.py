@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgeaudit.rollouts.recorded_text import ADDED, joined_line
+from tests.json_values import SCALARS, compact
 
 
 def _reference(row: dict[str, Any], bodies: list[dict[str, Any]], model: Any, hashed: Any) -> str:
@@ -24,17 +25,6 @@ def _reference(row: dict[str, Any], bodies: list[dict[str, Any]], model: Any, ha
     return json.dumps(done, ensure_ascii=False, separators=(",", ":"))
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-)
 VALUES = st.recursive(
     SCALARS,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
@@ -51,14 +41,14 @@ BODIES = st.lists(st.dictionaries(st.text(), VALUES, max_size=4), min_size=1, ma
 def test_the_line_is_what_encoding_the_whole_row_gives(
     row: dict[str, Any], bodies: list[dict[str, Any]], model: str | None, hashed: str | None
 ) -> None:
-    line = joined_line(_text(row), [_text(b) for b in bodies], model, hashed)
+    line = joined_line(compact(row), [compact(b) for b in bodies], model, hashed)
     assert line == _reference(row, bodies, model, hashed)
-    assert json.loads(line)["verdicts"] == json.loads(_text(bodies))
+    assert json.loads(line)["verdicts"] == json.loads(compact(bodies))
 
 
 def test_unicode_and_escapes_survive_byte_for_byte() -> None:
     row = {"pair_id": "p/ü", "task_id": '任务\n"1"', "trajectory_a": [], "trial": 0}
     bodies = [{"order": "AB", "winner": "A", "raw_output": "✓ \\ done", "score_a": 0.1}]
-    line = joined_line(_text(row), [_text(b) for b in bodies], "模型", None)
+    line = joined_line(compact(row), [compact(b) for b in bodies], "模型", None)
     assert line == _reference(row, bodies, "模型", None)
     assert "任务" in line and "\\u" not in line

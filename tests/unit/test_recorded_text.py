@@ -19,23 +19,13 @@ from judgeaudit.rollouts.recorded_text import (
     pair_canonical,
     verdict_texts,
 )
-
-
-def _line(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+from tests.json_values import SCALARS, compact
 
 
 def _sorted(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-)
 VALUES = st.recursive(
     SCALARS,
     lambda inner: (
@@ -106,4 +96,4 @@ RAW_VERDICTS = st.fixed_dictionaries(
 def test_a_verdict_s_texts_are_its_encodings(raw: dict[str, Any]) -> None:
     body = clean_verdict(raw)
     assert body is not None
-    assert verdict_texts(body) == (_line(body), _sorted(body))
+    assert verdict_texts(body) == (compact(body), _sorted(body))
