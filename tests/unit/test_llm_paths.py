@@ -32,6 +32,9 @@ from judgeaudit.llm.failure import AttemptFailed, error_message, retry_after
         ("http://172.16.0.9/v1", True),
         ("http://192.168.1.20:11434/v1", True),
         ("http://[fd12:3456::1]/v1", True),
+        ("http://[::ffff:127.0.0.1]:8000/v1", True),
+        ("http://[::ffff:192.168.0.4]/v1", True),
+        ("http://[::ffff:8.8.8.8]/v1", False),
         ("https://api.openai.com/v1", False),
         ("https://8.8.8.8/v1", False),
         ("http://172.32.0.1/v1", False),  # just outside 172.16.0.0/12

@@ -69,8 +69,8 @@ def _log(line: str) -> None:
 
 def cmd_bridge(args: argparse.Namespace) -> int:
     from judgeaudit.bridge.run import config_for, serve_forever
+    from judgeaudit.hosts import is_loopback_host
     from judgeaudit.profiles import bridgeopt, secrets
-    from judgeaudit.profiles.model import is_loopback_host
     from judgeaudit.profiles.store import ProfileStore
 
     for flag, value in (

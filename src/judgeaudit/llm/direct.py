@@ -17,7 +17,6 @@ false``); remote endpoints do by default.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import aiohttp
 import yarl
 
+from judgeaudit.hosts import is_local_host
 from judgeaudit.llm.failure import AttemptFailed, BadReply, error_message, refused, retry_after
 from judgeaudit.llm.reply import CallResult, StreamAssembler, parse_completion
 
@@ -37,21 +37,12 @@ def is_local(base_url: str) -> bool:
     """A loopback or private address (or ``localhost``): the embedded provider, a local server.
 
     Host names other than ``localhost`` are not resolved (no DNS look-up to pick a transport);
-    such endpoints opt in with ``fast_path = true``."""
+    such endpoints opt in with ``fast_path = true``. The rule is :func:`judgeaudit.hosts.is_local_host`."""
     try:
         host = yarl.URL(base_url).host
     except ValueError:
         return False
-    if not host:
-        return False
-    host = host.lower().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private
+    return bool(host) and is_local_host(host or "")
 
 
 def uses_direct(base_url: str, fast_path: bool | None) -> bool:

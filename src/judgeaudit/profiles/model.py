@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import os
 import re
@@ -123,20 +122,6 @@ def base_url_hint(app: str | None) -> str:
     if app == "claude":
         return "e.g. https://taotoken.net/api (Claude Code appends /v1/messages itself)"
     return "e.g. https://taotoken.net/api/v1 (the OpenAI-compatible base, ending in /v1)"
-
-
-def is_loopback_host(host: str) -> bool:
-    """This machine only (``localhost``, ``::1``, any ``127.x.y.z`` address): a Codex id
-    ``local-PORT``, a plain ``http://`` URL that needs no warning, a key-less test in the app,
-    a bridge listening where no other machine reaches it. A name that merely starts with
-    ``127.`` (``127.example.com``) is another machine's."""
-    host = host.strip("[]").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_base_url(url: str, where: str = "base_url", app: str | None = None) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
+from judgeaudit.hosts import is_loopback_host
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.ledger import Entry, Reconciler, fingerprint
 from judgeaudit.profiles.model import (
@@ -28,7 +29,6 @@ from judgeaudit.profiles.model import (
     PROVIDER_ID_RE,
     Profile,
     ProfileError,
-    is_loopback_host,
 )
 from judgeaudit.profiles.paths import config_dir
 from judgeaudit.profiles.targets import FileKind, FilePlan

@@ -18,9 +18,10 @@ from urllib.parse import urlsplit
 
 import tomlkit
 
+from judgeaudit.hosts import is_loopback_host
 from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.ledger import Entry
-from judgeaudit.profiles.model import APPS, App, Profile, ProfileError, is_loopback_host
+from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
 from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex
 from judgeaudit.redact import keylike_words, secret_values

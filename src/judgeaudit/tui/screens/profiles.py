@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.profiles.model import Profile, is_loopback_host
+from judgeaudit.hosts import is_loopback_host
+from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.profile_listing import (
     COLUMNS,
