@@ -109,7 +109,10 @@ def test_table_csv_and_html(monitor: Path) -> None:
     assert code == 0
     assert "2026-11-21 !" in table and "ALERT 2026-11-21: misselection (all)" in table
     assert "Holm" in table and "design effect" in table
-    rows = list(csv.DictReader(io.StringIO(_trend(monitor, "--format", "csv")[1])))
+    csv_text = _trend(monitor, "--format", "csv")[1]
+    for text in (csv_text, _trend(monitor, "--format", "html")[1]):  # no blank line after
+        assert text.endswith("\n") and not text.endswith("\n\n"), text[-80:]
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
     metrics = {r["metric"] for r in rows}
     assert "pairs without verdict" not in metrics  # a row only for a day that left pairs out
     assert {"misselection", "no verdict", "position consistency"} <= metrics

@@ -83,7 +83,7 @@ def build(
 def cmd_trend(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.trend_alerts import ALERT_EXIT, UNTESTED_EXIT, untested
     from judgeaudit.analysis.trend_fmt import render
-    from judgeaudit.cli.common import write_output
+    from judgeaudit.cli.common import print_output, write_output
     from judgeaudit.daily import PARTIAL_EXIT
 
     if args.output and args.output.is_dir():  # refused before any day is audited
@@ -93,7 +93,7 @@ def cmd_trend(args: argparse.Namespace) -> int:
     if args.output:
         write_output(args.output, text, "--output")
     else:
-        print(text)
+        print_output(text)
     daily = trend.get("daily", {})
     for skipped in daily.get("ignored", []):
         print(f"judgeaudit: trend: ignored {skipped['file']}: {skipped['reason']}", file=sys.stderr)
