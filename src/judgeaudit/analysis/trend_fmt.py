@@ -45,9 +45,10 @@ def _no_alert(detector: dict[str, Any]) -> str:
     return "no alert" if detector.get("tests") else "no alert tested"
 
 
-def daily_lines(trend: dict[str, Any]) -> list[str]:
+def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
     """What a folder of daily files adds below the table (``trend["daily"]``, from
-    :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files."""
+    :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files
+    (``files=False``: not those two, which stderr says beside a table printed to stdout)."""
     lines = [
         f"{p['period']}: {p['pairs_without_verdict']} pair(s) without a recorded verdict left "
         "out (judged pairs only)"
@@ -60,6 +61,8 @@ def daily_lines(trend: dict[str, Any]) -> list[str]:
             "re-audited (the file changed since its audit; the earlier audit kept in the work "
             "folder's .replaced/): " + ", ".join(daily["reaudited"])
         )
+    if not files:
+        return lines
     lines += [
         f"REFUSED {r['period']} (not in the series): {r['reason']}"
         for r in daily.get("refused", [])
@@ -68,7 +71,8 @@ def daily_lines(trend: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_table(trend: dict[str, Any]) -> str:
+def render_table(trend: dict[str, Any], files: bool = True) -> str:
+    """The table; ``files``: with the refused and ignored daily files (:func:`daily_lines`)."""
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
     headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties", "judge sbf",
@@ -104,7 +108,7 @@ def render_table(trend: dict[str, Any]) -> str:
         f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
         f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
         f"{det.get('tests', 0)} tests",
-        *daily_lines(trend),
+        *daily_lines(trend, files),
     ]
     untold = [p for p in periods if p["no_verdict"].get("no_interval")]
     if untold:
@@ -261,11 +265,14 @@ def render_html(trend: dict[str, Any]) -> str:
     )
 
 
-def render(trend: dict[str, Any], fmt: str) -> str:
+def render(trend: dict[str, Any], fmt: str, files: bool = True) -> str:
+    """``files=False``: the table without the refused and ignored daily files (the CLI prints
+    them on stderr, so a table on stdout would show them twice on a terminal); the data
+    formats keep them, as data."""
     if fmt == "json":
         return json.dumps(trend, ensure_ascii=False, indent=2, default=str)
     if fmt == "csv":
         return render_csv(trend)
     if fmt == "html":
         return render_html(trend)
-    return render_table(trend)
+    return render_table(trend, files)

@@ -89,7 +89,9 @@ def cmd_trend(args: argparse.Namespace) -> int:
     if args.output and args.output.is_dir():  # refused before any day is audited
         raise UserError(f"--output {args.output}: is a directory; give a file path")
     trend = build(args.targets, args.gap_source, args.baseline, args.alpha, args.work)
-    text = render(trend, args.format)
+    # refused and ignored days: one line each on stderr (a cron job's mail sees them however
+    # stdout is redirected); a table printed to stdout leaves them to stderr, a file keeps them
+    text = render(trend, args.format, files=args.output is not None)
     if args.output:
         write_output(args.output, text, "--output")
     else:
