@@ -10,7 +10,7 @@ from html import escape
 from typing import Any
 
 from judgeaudit.analysis.html import STYLE
-from judgeaudit.analysis.trend import series
+from judgeaudit.analysis.trend import interval_method, series
 
 
 def _pct(v: Any) -> str:
@@ -133,12 +133,14 @@ def render_table(trend: dict[str, Any], files: bool = True) -> str:
     return "\n".join(lines)
 
 
-CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval"]
+CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval",
+              "ci_method"]  # fmt: skip
 
 
 def render_csv(trend: dict[str, Any]) -> str:
     """One row per (period, metric): the long form a spreadsheet pivots (``no_interval``: why a
-    rate has no interval, else empty)."""
+    rate has no interval, else empty; ``ci_method``: the interval's method where there is
+    one)."""
     alerts = {(a["period"], a["bucket"]) for a in trend.get("alerts", [])}
     near = trend["labels"][0] if trend.get("labels") else None
     buffer = io.StringIO()
@@ -148,7 +150,9 @@ def render_csv(trend: dict[str, Any]) -> str:
         for p in points:
             bucket = "all" if metric == "misselection" else (
                 near if metric == f"misselection {near}" else None)  # fmt: skip
-            writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts)})
+            method = interval_method(metric) if p["ci_low"] is not None else None
+            writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts),
+                             "ci_method": method})  # fmt: skip
     for point in trend["periods"]:  # a daily folder's counts: what a period left out
         if point.get("pairs_without_verdict"):
             writer.writerow({"period": point["period"], "metric": "pairs without verdict",
