@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import argparse
 import resource
-import shutil
 import sqlite3
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: bench.*
 
 from bench.report_scale import build_db
+from bench.workdir import work_dir
 
 from judgeaudit.analysis.clustered import PAIRS, as_int, grouped_parts
 from judgeaudit.analysis.engines.auto import open_engine
@@ -48,8 +47,7 @@ def main_() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="consistency-scans-"))
-    try:
+    with work_dir(None, "consistency-scans-") as tmp:
         out = tmp / "out"
         out.mkdir()
         build_db(out / "audit.db", args.rows)
@@ -78,8 +76,6 @@ def main_() -> None:
                 )
         pairs.close()
         store.close()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

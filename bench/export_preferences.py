@@ -12,7 +12,7 @@ real process with its peak RSS from the kernel (wait4):
 - the floor: the export's own ordered scan (pairs joined to both trajectories and the human
   labels), every row fetched and its two event lists parsed, nothing built or written.
 
-Usage: python bench/export_preferences.py [--pairs 1000000] [--dir DIR] [--formats trl,jsonl]
+Usage: python bench/export_preferences.py [--pairs 1000000] [--dir DIR | --keep] [--formats trl,jsonl]
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.recorded_scale import CPU, generate, measured, mib
+from bench.workdir import add_options, work_dir
 
 FLOOR = """
 import json, sqlite3, sys
@@ -131,11 +131,14 @@ def export(work: Path, out: Path, name: str, fmt: str) -> tuple[float, int, floa
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=1_000_000)
-    parser.add_argument("--dir", type=Path, help="working directory (kept; reused if built)")
+    add_options(parser, "working directory (reused if built)")
     parser.add_argument("--formats", default="trl,jsonl")
     args = parser.parse_args()
-    work = args.dir or Path(tempfile.mkdtemp(prefix="export-prefs-"))
-    work.mkdir(parents=True, exist_ok=True)
+    with work_dir(args.dir, "export-prefs-", args.keep) as work:
+        measure(args, work)
+
+
+def measure(args: argparse.Namespace, work: Path) -> None:
     small_n = max(args.pairs // 10, 1)
     print(f"working in {work}; {args.pairs:,} and {small_n:,} recorded pairs")
     outs = {"small": build(work, "small", small_n), "full": build(work, "full", args.pairs)}

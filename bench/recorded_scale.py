@@ -15,7 +15,7 @@ re-measured without redoing an hour of import and run.
 The ingest (``import`` + ``run``) is also set against its floor (:data:`FLOOR`), measured in the
 same run, as time and CPU ratios (issue 23, goal 4: within 1.25x).
 
-Usage: python bench/recorded_scale.py [--pairs 5000000] [--dir DIR] [--report-only OUT]
+Usage: python bench/recorded_scale.py [--pairs 5000000] [--dir DIR | --keep] [--report-only OUT]
 """
 
 from __future__ import annotations
@@ -27,9 +27,12 @@ import random
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: bench.*
+
+from bench.workdir import add_options, work_dir
 
 SNIPPET = """
 import sqlite3, sys, time
@@ -256,11 +259,14 @@ def compare_report(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=5_000_000)
-    parser.add_argument("--dir", type=Path, help="working directory (default: a temp dir)")
+    add_options(parser)
     parser.add_argument("--report-only", type=Path, metavar="OUT", help="an existing run's OUT")
     args = parser.parse_args()
-    work = args.dir or Path(tempfile.mkdtemp(prefix="recorded-scale-"))
-    work.mkdir(parents=True, exist_ok=True)
+    with work_dir(args.dir, "recorded-scale-", args.keep) as work:
+        measure(args, work)
+
+
+def measure(args: argparse.Namespace, work: Path) -> None:
     if args.report_only:
         compare_report(args.report_only, work, None)
         return

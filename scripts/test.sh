@@ -89,6 +89,7 @@ if [ -z "${JUDGEAUDIT_SKIP_BENCH:-}" ]; then
   timeout 180 $B/bridge_overhead.py --n 20 --rounds 1
   timeout 180 $B/export_preferences.py --pairs 2000
   timeout 180 $B/engines.py --pairs 20000
+  timeout 180 $B/consistency_scans.py --rows 20000 --rounds 1
   timeout 180 $B/interval_coverage.py 200
   timeout 180 scripts/with-keyring.sh $B/ccswitch_import.py --rows 200
   # gate_calibration.py, gate_calibration_inprocess.py, inprocess_rejudge.py, gate_null_spread.py,

@@ -166,9 +166,10 @@ def test_review_round_trip(
     rows = list(csv.DictReader(sample.open()))
     assert len(rows) == 12
     assert {"satisfied_but_failed", "inconsistent", "misselected"} & {r["stratum"] for r in rows}
-    for row in rows:
-        row["human_success_a"], row["human_success_b"] = row["success_a"], row["success_b"]
+    for row in rows:  # a reviewer who agrees with the judge and with the success check
         row["human_pref"] = row["judge_pref"]
+        if not _prefers_against(row["success_a"], row["success_b"], row["judge_pref"]):
+            row["human_success_a"], row["human_success_b"] = row["success_a"], row["success_b"]
     with sample.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -186,6 +187,27 @@ def test_review_round_trip(
         writer.writerows(rows)
     bad = cli("review", "import", str(out), str(sample))
     assert bad.returncode != 0 and f"{sample}:2: human_pref: 'maybe'" in bad.stderr
+    # a preference its own success marks contradict: refused, naming the file's line
+    for at, pref in ((2, "B"), (3, "tie")):
+        rows[0].update(human_success_a="1", human_success_b="0", human_pref="A")
+        rows[at - 2].update(human_success_a="1", human_success_b="0", human_pref=pref)
+        with sample.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        bad = cli("review", "import", str(out), str(sample))
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        assert f"{sample}:{at}: human_pref {pref} contradicts human_success_a 1" in bad.stderr
+        assert "A succeeded and B failed" in bad.stderr
+    again = json.loads(cli("report", str(out), "--format", "json").stdout)["human_review"]
+    assert again == review  # nothing stored
+
+
+def _prefers_against(success_a: str, success_b: str, pref: str) -> bool:
+    """By hand: exactly one side succeeded and ``pref`` is not that side."""
+    if success_a == success_b:
+        return False
+    return pref != ("A" if success_a == "1" else "B")
 
 
 def test_rejected_key_stops_run_early_without_the_key(tmp_path: Path) -> None:

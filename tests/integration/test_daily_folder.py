@@ -123,8 +123,18 @@ def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
         "2026-11-01",
         "2026-11-04",
     ]
-    table = cli("trend", str(logs)).stdout
-    assert "REFUSED 2026-11-02 (not in the series)" in table
+    # on a terminal (stdout and stderr together) each refused day and ignored file shows once
+    done = cli("trend", str(logs))
+    shown = (done.stdout + done.stderr).splitlines()
+    for day in ("2026-11-02", "2026-11-03", "2026-11-31"):
+        told = [x for x in shown if f"day {day} refused" in x or f"REFUSED {day}" in x]
+        assert len(told) == 1, (day, shown)
+    assert len([x for x in shown if "ignored" in x and "2026-11-05.json" in x]) == 1, shown
+    assert done.returncode == 6 and "day 2026-11-02 refused, not in the series" in done.stderr
+    saved = logs.parent / "trend.txt"  # a table written to a file keeps them, as a record
+    done = cli("trend", str(logs), "--output", str(saved))
+    assert done.returncode == 6 and "day 2026-11-02 refused" in done.stderr
+    assert "REFUSED 2026-11-02 (not in the series)" in saved.read_text()
     assert "2026-11-02,refused" in cli("trend", str(logs), "--format", "csv").stdout
     # every day refused: one line, exit 2, nothing written
     for day in ("2026-11-01", "2026-11-04"):
@@ -147,7 +157,7 @@ def test_pairs_without_a_verdict_are_counted_per_period(logs: Path) -> None:
     assert counts == {"2026-11-01": 0, "2026-11-02": 1, "2026-11-03": 0, "2026-11-04": 0}
     assert "2026-11-02: 1 pair(s) without a recorded verdict" in cli("trend", str(logs)).stdout
     csv = cli("trend", str(logs), "--format", "csv").stdout
-    assert "2026-11-02,pairs without verdict,,,,1,0," in csv.splitlines()
+    assert "2026-11-02,pairs without verdict,,,,1,0,," in csv.splitlines()
 
 
 def test_an_output_under_a_file_or_a_directory_is_one_line(logs: Path, tmp_path: Path) -> None:

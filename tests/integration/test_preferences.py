@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,40 @@ def test_judge_and_agree_labels(demo: Path, tmp_path: Path) -> None:
     assert {r["pair_id"] for r in agree} == expected
     assert all(r["judge_agrees"] is True for r in agree)
     assert card["left_out"]["judge_disagrees"]["pairs"] == card["reversed_by_state"]
+
+
+def test_a_human_label_that_contradicts_itself_is_left_out_and_listed(
+    demo: Path, tmp_path: Path
+) -> None:
+    """A label stored before `review import` refused them (or saved key by key in the app):
+    marks that say A succeeded with a preference for B would have made A the chosen side."""
+    out = Path(shutil.copytree(demo, tmp_path / "demo"))
+    truth = decisive_truth(out)
+    (mixed, (won, _)), (flipped, (was, _)) = sorted(truth.items())[:2]
+    lost, other = {"A": "B", "B": "A"}[won], {"A": "B", "B": "A"}[was]
+    marks = {"A": (1, 0), "B": (0, 1)}
+    with sqlite3.connect(out / "audit.db") as db:
+        db.executemany(
+            "INSERT INTO human_labels (pair_id, human_success_a, human_success_b, human_pref)"
+            " VALUES (?, ?, ?, ?)",
+            [(mixed, *marks[won], lost), (flipped, *marks[other], other)],
+        )
+    dest = tmp_path / "state.jsonl"
+    done = cli("export", "preferences", str(out), "--out", str(dest))
+    assert done.returncode == 0, done.stderr
+    assert "left out 1 pair(s) whose human label prefers the side" in done.stderr
+    assert mixed in done.stderr
+    rows = {r["pair_id"]: r for r in lines(dest)}
+    assert mixed not in rows and len(rows) == len(truth) - 1
+    # a label that agrees with itself is the human's, against state
+    assert (rows[flipped]["chosen_side"], rows[flipped]["label_source"]) == (other, "human")
+    card = json.loads((tmp_path / "state.card.json").read_text(encoding="utf-8"))
+    assert card["left_out"]["human_label_contradicts"]["pair_ids"] == [mixed]
+    assert f"`{mixed}`" in (tmp_path / "state.card.md").read_text(encoding="utf-8")
+    # the judge's labels do not read the human's: the pair stays
+    export(out, tmp_path / "judge.jsonl", "--labels", "judge")
+    judged = {r["pair_id"] for r in lines(tmp_path / "judge.jsonl")}
+    assert (mixed in judged) == (truth[mixed][1] in ("A", "B"))
 
 
 def test_openai_rows_validate_against_the_documented_schema(demo: Path, tmp_path: Path) -> None:

@@ -128,6 +128,28 @@ def test_the_csv_ends_with_the_overall_row_and_one_line_end(tmp_path: Path) -> N
         assert float(last[key]) == overall["overall"][key], key
 
 
+def test_every_csv_interval_names_its_method(tmp_path: Path) -> None:
+    """The CSV had intervals and no method (a new user's report); JSON and Markdown name it."""
+    import csv
+    import io
+    import json
+
+    from tests.cli_helpers import cli_ok
+
+    out = build_audit_db(tmp_path / "out")
+    rows = list(csv.DictReader(io.StringIO(cli_ok("report", str(out), "--format", "csv").stdout)))
+    report = json.loads(cli_ok("report", str(out), "--format", "json").stdout)
+    markdown = cli_ok("report", str(out), "--format", "md").stdout
+    assert {r["ci_method"] for r in rows} == {report["intervals"]}
+    assert "design effect" in report["intervals"]
+    *buckets, overall = rows
+    for row in buckets:  # the bootstrap's seed and resamples, as the Markdown says them
+        seed, resamples = report["bootstrap"]["seed"], report["bootstrap"]["resamples"]
+        assert f"{resamples} resamples of whole tasks, seed {seed}" in row["boot_method"]
+        assert f"Task-clustered: {row['boot_method']}." in markdown
+    assert overall["boot_low"] == overall["boot_method"] == ""  # no bootstrap on that row
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     import tempfile
 

@@ -109,8 +109,21 @@ def test_table_csv_and_html(monitor: Path) -> None:
     assert code == 0
     assert "2026-11-21 !" in table and "ALERT 2026-11-21: misselection (all)" in table
     assert "Holm" in table and "design effect" in table
-    rows = list(csv.DictReader(io.StringIO(_trend(monitor, "--format", "csv")[1])))
+    csv_text = _trend(monitor, "--format", "csv")[1]
+    for text in (csv_text, _trend(monitor, "--format", "html")[1]):  # no blank line after
+        assert text.endswith("\n") and not text.endswith("\n\n"), text[-80:]
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
     metrics = {r["metric"] for r in rows}
+    # every interval names its method, in the JSON's words (a new user's report: none did)
+    intervals = json.loads(_trend(monitor, "--format", "json")[1])["intervals"]
+    wilson = intervals["misselection, buckets, satisfied-but-failed, position consistency"]
+    assert all(r["ci_method"] for r in rows if r["ci_low"]) and any(r["ci_low"] for r in rows)
+    assert all(not r["ci_method"] for r in rows if not r["ci_low"])
+    for r in rows:
+        if r["ci_low"] and r["metric"] in ("misselection", "position consistency"):
+            assert r["ci_method"] == wilson and "design effect" in wilson
+        if r["ci_low"] and r["metric"] == "no verdict":
+            assert r["ci_method"].startswith(wilson) and "over judged orders" in r["ci_method"]
     assert "pairs without verdict" not in metrics  # a row only for a day that left pairs out
     assert {"misselection", "no verdict", "position consistency"} <= metrics
     flagged = {r["period"] for r in rows if r["alert"] == "1" and r["metric"] == "misselection"}

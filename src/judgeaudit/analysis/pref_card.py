@@ -8,7 +8,6 @@ verdicts that state reverses: exactly the report's ``misselected``.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit import __version__
 from judgeaudit.analysis import clustered
+from judgeaudit.analysis.pref_card_text import render_card
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
+
+__all__ = ["CardMeta", "Tally", "card_paths", "render_card", "style_summary"]
 
 NO_BUCKET = "(no bucket)"
 NOISE_METHOD = f"95%, {clustered.METHOD} (judgeaudit.analysis.clustered.interval, the report's)"
@@ -40,6 +42,8 @@ LEFT_OUT_MEANING = {
     "not_decisive": "both sides succeeded or both failed: state names no winner",
     "human_label_not_decisive": "decisive by state, but a human label says both or neither "
     "succeeded",
+    "human_label_contradicts": "a human label prefers the side its own success marks say "
+    "failed, or a tie (its pairs listed; correct them with `judgeaudit review import`)",
     "judge_tie": "the judge's verdict is a tie (or inconsistent across the two orders)",
     "judge_disagrees": "the judge preferred the other side (--labels agree keeps agreement only)",
 }
@@ -176,6 +180,8 @@ class Tally:
     rows_by: Counter[tuple[str, str]] = field(default_factory=Counter)
     label_sources: Counter[str] = field(default_factory=Counter)
     left_out: Counter[str] = field(default_factory=Counter)
+    #: the pairs whose human label contradicts itself: a reviewer's few, listed to correct
+    contradicting: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     judge_models: set[str] = field(default_factory=set)
 
@@ -215,8 +221,10 @@ class Tally:
         self.against_judge += against_judge
         self.against_truth += against_truth
 
-    def leave_out(self, reason: str) -> None:
+    def leave_out(self, reason: str, pair_id: str | None = None) -> None:
         self.left_out[reason] += 1
+        if reason == "human_label_contradicts" and pair_id is not None:
+            self.contradicting.append(pair_id)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] += 1
@@ -266,6 +274,7 @@ class Tally:
             },
             "left_out": {
                 k: {"pairs": n, "why": LEFT_OUT_MEANING.get(k, k)}
+                | ({"pair_ids": self.contradicting} if k == "human_label_contradicts" else {})
                 for k, n in sorted(self.left_out.items())
             },
             "skipped": {
@@ -309,92 +318,3 @@ def _transformations(fmt: str, dropped: int) -> list[str]:
     else:
         out.append("closing user turns after the agent's last message dropped before comparing")
     return out
-
-
-def render_card(card: dict[str, Any]) -> tuple[str, str]:
-    """(JSON text, Markdown text) of a data card."""
-    return json.dumps(card, ensure_ascii=False, indent=2) + "\n", _markdown(card)
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
-
-
-def _markdown(c: dict[str, Any]) -> str:
-    judge, tasks, gap = c["judge"], c["task_set"], c["gap"]
-    lines = [
-        f"# Data card: {Path(c['file']).name}",
-        "",
-        f"- **Format** `{c['format']}`, **labels** `{c['labels']}`: {c['rows']} rows from run "
-        f"`{c['run_id']}` (spec `{c['spec_hash']}`, judgeaudit {c['tool_version']}).",
-        f"- **Judge** ({judge['source']}) `{judge['model'] or ', '.join(judge['models_on_pairs'])}`"
-        f" (on pairs: {', '.join(judge['models_on_pairs']) or '—'}), prompt hash "
-        f"`{judge['prompt_hash']}` ({judge['prompt_source']}).",
-        f"- **Task set** `{tasks.get('source')}`, hash `{tasks.get('hash')}`, {tasks.get('count')} tasks.",
-        f"- **Gap** `{gap['source']}`, bins {gap['bins']}.",
-        f"- **Reversed by state**: the judge labelled **{c['reversed_by_state']}** of the run's "
-        f"{c['decisive_pairs']} decisive pairs backwards (the report's misselected count).",
-        f"- Rows whose label the judge contradicts: {c['rows_labelled_against_judge']}; rows "
-        f"whose label state (or a human) contradicts: {c['rows_labelled_against_state']}.",
-        f"- Label sources: {', '.join(f'{k} {v}' for k, v in c['label_sources'].items())}.",
-        "",
-        "## Rows by bucket and task type",
-        "",
-    ]
-    types = list(c["rows_by_task_type"])
-    lines += ["| bucket | " + " | ".join(types) + " | all |", "|---" * (len(types) + 2) + "|"]
-    cells = {(r["bucket"], r["task_type"]): r["rows"] for r in c["rows_by_bucket_and_task_type"]}
-    for bucket, n in c["rows_by_bucket"].items():
-        row = " | ".join(str(cells.get((bucket, t), 0)) for t in types)
-        lines.append(f"| {bucket} | {row} | {n} |")
-    noise = c["label_noise"]
-    lines += [
-        "",
-        "## Judge label noise by bucket",
-        "",
-        f"Noise: {noise['definition']}. Interval: {noise['method']}.",
-        "",
-        "| bucket | decisive | judge ties | judge labelled | reversed | noise | 95% CI |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for b in [*noise["by_bucket"], noise["overall"]]:
-        ci = "—" if b["ci_low"] is None else f"[{_pct(b['ci_low'])}, {_pct(b['ci_high'])}]"
-        lines.append(
-            f"| {b['bucket']} | {b['decisive']} | {b['judge_ties']} | {b['judge_labelled']} | "
-            f"{b['reversed']} | {_pct(b['rate'])} | {ci} |"
-        )
-    lines += ["", "## Left out and skipped", ""]
-    for title, key in (
-        ("Left out by the label mode", "left_out"),
-        ("Skipped by the format", "skipped"),
-    ):
-        entries = c[key]
-        if not entries:
-            lines.append(f"- {title}: none.")
-        for reason, item in entries.items():
-            lines.append(f"- {title}: {item['pairs']} `{reason}` — {item['why']}.")
-    lines += ["", "## Transformations", "", *(f"- {t}" for t in c["transformations"])]
-    lines += [
-        "",
-        "## Style features behind reversed labels",
-        "",
-        *_style_lines(c["style_features"]),
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def _style_lines(style: dict[str, Any]) -> list[str]:
-    if not style.get("computed"):
-        return [f"Not fitted: {style.get('reason')} (`{style.get('see')}`)."]
-    return [
-        f"From {style['method']}; the terms with the largest odds ratios, stable ones first "
-        f"(`{style['see']}` shows them all, and how many misselected pairs style explains):",
-        "",
-        *(
-            f"- {t['feature']} ({t['kind']}): odds ratio {t['odds_ratio']:.3g} "
-            f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}], p = {t['p_value']:.2g}"
-            + (f"; unstable: {t['unstable_reason']}" if t.get("unstable") else "")
-            for t in style["terms"]
-        ),
-    ]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from judgeaudit.analysis.frame import stored_json
 from judgeaudit.analysis.pref_card import Tally
 from judgeaudit.analysis.pref_messages import openai_shape, to_messages, trl_shape
-from judgeaudit.audit.units.outcome import true_winner
+from judgeaudit.audit.units.outcome import label_conflict, true_winner
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
@@ -45,6 +45,12 @@ class RowWriter:
             truth, truth_source = true_winner(bool(row["human_a"]), bool(row["human_b"])), "human"
         judge = row["judge_pref"] if row["judge_pref"] in OTHER else None
         tally.see_pair(row, bucket, state, judge)
+        if self.labels != "judge" and label_conflict(
+            row["human_a"], row["human_b"], row["human_pref"]
+        ):
+            # the marks would choose a side the reviewer did not prefer: neither is the label
+            tally.leave_out("human_label_contradicts", row["pair_id"])
+            return None
         side, label_source = self._choose(truth, truth_source, judge, state, human, tally)
         if side is None:
             return None

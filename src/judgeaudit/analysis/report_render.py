@@ -269,13 +269,18 @@ def _markdown_pairs_and_types(report: Report) -> list[str]:
 
 
 def render_csv(report: Report) -> str:
+    """One row per bucket, then the overall row; the last columns name the interval methods
+    (``ci_method`` for ``ci_*`` and ``tie_aware_ci_*``, ``boot_method`` for ``boot_*``), in the
+    words the Markdown report uses."""
     buffer = io.StringIO()
     rows = []
     overall = overall_row(report)  # the overall rate was missing from the CSV
+    methods = {"ci_method": report.get("intervals", "Wilson"), "boot_method": boot_method(report)}
     for bucket in [*report["buckets"], *([overall] if overall else [])]:
         row = {k: v for k, v in bucket.items() if k != "tie_aware_ci"}
         low, high = bucket.get("tie_aware_ci") or (None, None)
-        rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high})
+        named = methods if "boot_low" in bucket else {"ci_method": methods["ci_method"]}
+        rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high, **named})
     columns = list(dict.fromkeys(k for row in rows for k in row))  # the buckets' order first
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()  # a value a row lacks (the overall row's bucket bounds) is empty

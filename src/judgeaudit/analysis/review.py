@@ -14,6 +14,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import cohen_kappa, confusion
+from judgeaudit.audit.units.outcome import label_conflict
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.suggest import command
@@ -239,6 +240,14 @@ def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] |
         "human_pref": pref or None,
         "note": (row.get("note") or "").strip() or None,
     }
+    conflict = label_conflict(
+        label["human_success_a"], label["human_success_b"], label["human_pref"]
+    )
+    if conflict is not None:  # a preference export would train on a side it does not prefer
+        raise AnalysisError(
+            f"{where}: {conflict}; set human_pref to the side that succeeded, correct the "
+            "success marks, or leave human_pref empty"
+        )
     if any(label[k] is not None for k in ("human_success_a", "human_success_b", "human_pref")):
         return label
     return None

@@ -253,13 +253,26 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
     }  # fmt: skip
 
 
+_OVER_ORDERS = "over judged orders (two a swapped pair), clustered by task"
 INTERVALS = {
     "misselection, buckets, satisfied-but-failed, position consistency": METHOD,
-    "no verdict": "the same, over judged orders (two a swapped pair), clustered by task; none "
-    "for a period whose per-task verdict counts were not kept (no_interval says why)",
+    "no verdict": f"the same, {_OVER_ORDERS}; none for a period whose per-task verdict counts "
+    "were not kept (no_interval says why)",
     "human disagreement": "1 - weighted agreement; stratified bootstrap interval (the report's)",
     "style odds ratios": "task-clustered GLM, Wald interval (the report's)",
 }
+
+
+def interval_method(metric: str) -> str:
+    """The method of a :func:`series` metric's interval, in :data:`INTERVALS`' words (the
+    CSV names it on every row that has an interval)."""
+    if metric == "no verdict":
+        return f"{METHOD}; {_OVER_ORDERS}"
+    if metric == "human disagreement":
+        return INTERVALS["human disagreement"]
+    if metric.startswith("odds ratio "):
+        return INTERVALS["style odds ratios"]
+    return METHOD
 
 
 def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> dict[str, Any]:

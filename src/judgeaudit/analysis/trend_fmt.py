@@ -10,7 +10,7 @@ from html import escape
 from typing import Any
 
 from judgeaudit.analysis.html import STYLE
-from judgeaudit.analysis.trend import series
+from judgeaudit.analysis.trend import interval_method, series
 
 
 def _pct(v: Any) -> str:
@@ -45,9 +45,10 @@ def _no_alert(detector: dict[str, Any]) -> str:
     return "no alert" if detector.get("tests") else "no alert tested"
 
 
-def daily_lines(trend: dict[str, Any]) -> list[str]:
+def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
     """What a folder of daily files adds below the table (``trend["daily"]``, from
-    :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files."""
+    :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files
+    (``files=False``: not those two, which stderr says beside a table printed to stdout)."""
     lines = [
         f"{p['period']}: {p['pairs_without_verdict']} pair(s) without a recorded verdict left "
         "out (judged pairs only)"
@@ -60,6 +61,8 @@ def daily_lines(trend: dict[str, Any]) -> list[str]:
             "re-audited (the file changed since its audit; the earlier audit kept in the work "
             "folder's .replaced/): " + ", ".join(daily["reaudited"])
         )
+    if not files:
+        return lines
     lines += [
         f"REFUSED {r['period']} (not in the series): {r['reason']}"
         for r in daily.get("refused", [])
@@ -68,7 +71,8 @@ def daily_lines(trend: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_table(trend: dict[str, Any]) -> str:
+def render_table(trend: dict[str, Any], files: bool = True) -> str:
+    """The table; ``files``: with the refused and ignored daily files (:func:`daily_lines`)."""
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
     headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties", "judge sbf",
@@ -104,7 +108,7 @@ def render_table(trend: dict[str, Any]) -> str:
         f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
         f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
         f"{det.get('tests', 0)} tests",
-        *daily_lines(trend),
+        *daily_lines(trend, files),
     ]
     untold = [p for p in periods if p["no_verdict"].get("no_interval")]
     if untold:
@@ -129,12 +133,14 @@ def render_table(trend: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval"]
+CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval",
+              "ci_method"]  # fmt: skip
 
 
 def render_csv(trend: dict[str, Any]) -> str:
     """One row per (period, metric): the long form a spreadsheet pivots (``no_interval``: why a
-    rate has no interval, else empty)."""
+    rate has no interval, else empty; ``ci_method``: the interval's method where there is
+    one)."""
     alerts = {(a["period"], a["bucket"]) for a in trend.get("alerts", [])}
     near = trend["labels"][0] if trend.get("labels") else None
     buffer = io.StringIO()
@@ -144,7 +150,9 @@ def render_csv(trend: dict[str, Any]) -> str:
         for p in points:
             bucket = "all" if metric == "misselection" else (
                 near if metric == f"misselection {near}" else None)  # fmt: skip
-            writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts)})
+            method = interval_method(metric) if p["ci_low"] is not None else None
+            writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts),
+                             "ci_method": method})  # fmt: skip
     for point in trend["periods"]:  # a daily folder's counts: what a period left out
         if point.get("pairs_without_verdict"):
             writer.writerow({"period": point["period"], "metric": "pairs without verdict",
@@ -261,11 +269,14 @@ def render_html(trend: dict[str, Any]) -> str:
     )
 
 
-def render(trend: dict[str, Any], fmt: str) -> str:
+def render(trend: dict[str, Any], fmt: str, files: bool = True) -> str:
+    """``files=False``: the table without the refused and ignored daily files (the CLI prints
+    them on stderr, so a table on stdout would show them twice on a terminal); the data
+    formats keep them, as data."""
     if fmt == "json":
         return json.dumps(trend, ensure_ascii=False, indent=2, default=str)
     if fmt == "csv":
         return render_csv(trend)
     if fmt == "html":
         return render_html(trend)
-    return render_table(trend)
+    return render_table(trend, files)

@@ -21,6 +21,12 @@ class UserError(JudgeauditError):
         self.exit_code = code
 
 
+def print_output(text: str) -> None:
+    """A command's output on stdout, ending in exactly one newline: CSV and HTML end their
+    own last line, and ``print`` would add a blank one after it."""
+    print(text, end="" if text.endswith("\n") else "\n")
+
+
 def write_output(path: Path, text: str, flag: str) -> None:
     """Write a command's output file atomically; a path that cannot take it (a directory, a FIFO
     or device, a missing or read-only directory) is one line, exit 2, and nothing is written."""

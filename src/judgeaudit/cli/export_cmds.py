@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -116,6 +117,15 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
         f"pairs backwards; {skipped} skipped by the format"
     )
     print(f"data card: {result.card_md} and {result.card_json}")
+    if contradicting := card["left_out"].get("human_label_contradicts"):
+        ids = contradicting["pair_ids"]
+        shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        print(
+            f"export preferences: left out {len(ids)} pair(s) whose human label prefers the side"
+            f" its own success marks say failed, or a tie: {shown} (all listed in the card);"
+            " correct them with judgeaudit review import",
+            file=sys.stderr,
+        )
     return 0
 
 

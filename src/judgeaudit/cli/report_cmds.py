@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli import command_help
-from judgeaudit.cli.common import UserError, write_output
+from judgeaudit.cli.common import UserError, print_output, write_output
 from judgeaudit.credentials import scrub_content
 from judgeaudit.suggest import command
 
@@ -50,7 +50,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.output:
         write_output(args.output, text, "--output")
     else:
-        print(text, end="" if text.endswith("\n") else "\n")  # CSV ends its own last line
+        print_output(text)
     return 0
 
 

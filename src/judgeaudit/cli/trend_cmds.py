@@ -83,17 +83,19 @@ def build(
 def cmd_trend(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.trend_alerts import ALERT_EXIT, UNTESTED_EXIT, untested
     from judgeaudit.analysis.trend_fmt import render
-    from judgeaudit.cli.common import write_output
+    from judgeaudit.cli.common import print_output, write_output
     from judgeaudit.daily import PARTIAL_EXIT
 
     if args.output and args.output.is_dir():  # refused before any day is audited
         raise UserError(f"--output {args.output}: is a directory; give a file path")
     trend = build(args.targets, args.gap_source, args.baseline, args.alpha, args.work)
-    text = render(trend, args.format)
+    # refused and ignored days: one line each on stderr (a cron job's mail sees them however
+    # stdout is redirected); a table printed to stdout leaves them to stderr, a file keeps them
+    text = render(trend, args.format, files=args.output is not None)
     if args.output:
         write_output(args.output, text, "--output")
     else:
-        print(text)
+        print_output(text)
     daily = trend.get("daily", {})
     for skipped in daily.get("ignored", []):
         print(f"judgeaudit: trend: ignored {skipped['file']}: {skipped['reason']}", file=sys.stderr)

@@ -4,7 +4,8 @@ reason, in the JSON and the Markdown (the demo's style-weighted re-judge: ``cite
 
 from __future__ import annotations
 
-from judgeaudit.analysis.pref_card import _style_lines, style_summary
+from judgeaudit.analysis.pref_card import style_summary
+from judgeaudit.analysis.pref_card_text import _style_lines
 
 
 def term(feature: str, odds: float, low: float, high: float) -> dict[str, object]:

@@ -52,6 +52,24 @@ def is_misselected(success_a: bool, success_b: bool, judge_pref: str) -> bool:
     return winner is not None and judge_pref == {"A": "B", "B": "A"}[winner]
 
 
+def label_conflict(success_a: Any, success_b: Any, pref: str | None) -> str | None:
+    """Why a human label contradicts itself, or None: its own success marks name a winner
+    (exactly one side succeeded) and its preference is the other side, or a tie. `review
+    import` refuses such a label; a preference export, which would follow the marks and so
+    train on a side the reviewer did not prefer, leaves a stored one out and lists it."""
+    if success_a is None or success_b is None or pref is None:
+        return None
+    winner = true_winner(bool(success_a), bool(success_b))
+    if winner is None or pref == winner:
+        return None
+    loser = {"A": "B", "B": "A"}[winner]
+    return (
+        f"human_pref {pref} contradicts human_success_a {int(success_a)} and human_success_b "
+        f"{int(success_b)}: by those marks {winner} succeeded and {loser} failed, so {winner} "
+        "is preferred"
+    )
+
+
 def reward_gap(
     source: str,
     cap_a: float,
