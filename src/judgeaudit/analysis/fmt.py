@@ -198,12 +198,19 @@ def weighted(part: Mapping[str, Any]) -> str:
     )
 
 
-def kappa(value: float | None, pair: Sequence[float | None] | None) -> str:
-    """A kappa with its 95% interval on its own scale, ``0.62 [0.41, 0.83]``, or ``n/a``."""
+def kappa(value: float | None, pair: Sequence[float | None] | None, none: str = "") -> str:
+    """A kappa with its 95% interval on its own scale, ``0.62 [0.41, 0.83]``, ``n/a``, or the
+    kappa then ``none`` without an interval."""
     if value is None:
         return "n/a"
     low, high = pair or (None, None)
-    return f"{value:.2f}" + ("" if low is None or high is None else f" [{low:.2f}, {high:.2f}]")
+    shown = none if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+    return f"{value:.2f} {shown}" if shown else f"{value:.2f}"
+
+
+#: The as-labelled intervals in a line that must stay short (the app's Review screen); the
+#: report and JSON name them in full (``unweighted_interval``).
+LABELLED_SHORT = f"agreement {TASK_WILSON}, kappa asymptotic (Fleiss, Cohen & Everitt)"
 
 
 def as_labelled(part: Mapping[str, Any]) -> str:
@@ -211,7 +218,7 @@ def as_labelled(part: Mapping[str, Any]) -> str:
     ``part['unweighted_interval']``, said once beside them)."""
     return (
         f"agreement {with_ci(part['agreement'], part.get('agreement_ci'), none='[no CI]')}, "
-        f"Cohen's kappa {kappa(part['kappa'], part.get('kappa_ci'))}"
+        f"Cohen's kappa {kappa(part['kappa'], part.get('kappa_ci'), '[no CI]')}"
     )
 
 

@@ -211,7 +211,7 @@ def render_html(report: Report, svg: str) -> str:
                 name.replace("_", " "),
                 part["n"],
                 with_ci(part["agreement"], part.get("agreement_ci"), none="[no CI]"),
-                kappa(part["kappa"], part.get("kappa_ci")),
+                kappa(part["kappa"], part.get("kappa_ci"), "[no CI]"),
             ]
             for name, part in review.items()
             if isinstance(part, dict)

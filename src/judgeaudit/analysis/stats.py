@@ -56,8 +56,9 @@ KAPPA_METHOD = "asymptotic normal, Fleiss, Cohen & Everitt (1969) standard error
 def kappa_interval(a: Sequence[object], b: Sequence[object]) -> tuple[float | None, float | None]:
     """95% interval of :func:`cohen_kappa` from its large-sample standard error (Fleiss, Cohen
     and Everitt 1969, the variance not assuming kappa = 0); (None, None) when it has none (no
-    items, or one category only, where kappa is fixed by convention, not estimated); clipped to
-    [-1, 1], where kappa lies."""
+    items, one category only, where kappa is fixed by convention, or a standard error of 0, as
+    one item or perfect agreement give: a zero-width interval would claim certainty); clipped
+    to [-1, 1], where kappa lies."""
     if len(a) != len(b) or not a:
         return None, None
     n = len(a)
@@ -77,7 +78,9 @@ def kappa_interval(a: Sequence[object], b: Sequence[object]) -> tuple[float | No
         p[(x, y)] * (col[x] + row[y]) ** 2 for x in cats for y in cats if x != y
     )
     variance = (on + off - (k - expected * (1 - k)) ** 2) / ((1 - expected) ** 2 * n)
-    half = Z95 * math.sqrt(max(0.0, variance))
+    if variance <= 0:  # one item, or perfect agreement: the large-sample error collapses
+        return None, None
+    half = Z95 * math.sqrt(variance)
     return max(-1.0, k - half), min(1.0, k + half)  # kappa lies in [-1, 1]
 
 

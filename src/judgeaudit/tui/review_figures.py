@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import as_labelled, weighted
+from judgeaudit.analysis.fmt import LABELLED_SHORT, as_labelled, weighted
 
 if TYPE_CHECKING:  # pandas loads when the figures are first computed
     import pandas as pd
@@ -63,18 +63,8 @@ def figures_text(figures: ReviewFigures | None) -> Text:
     method = next(
         (found[k]["interval"] for k, _, _ in PARTS if isinstance(found.get(k), dict)), None
     )
-    unweighted = next(
-        (
-            found[k].get("unweighted_interval")
-            for k, _, _ in PARTS
-            if isinstance(found.get(k), dict)
-        ),
-        None,
-    )
-    if unweighted:
-        text.append(f"95% as labelled: {unweighted}; ", style="dim")
     if method:
-        text.append(f"95% weighted: {method}; ", style="dim")
+        text.append(f"95%: as labelled, {LABELLED_SHORT}; weighted, {method}; ", style="dim")
     needs = (
         f"every one of the run's {figures.suggested} pairs labelled"
         if figures.suggested == figures.pairs
