@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit import __version__
 from judgeaudit.analysis import clustered
+from judgeaudit.analysis.fmt import bracket
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
@@ -358,10 +359,9 @@ def _markdown(c: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for b in [*noise["by_bucket"], noise["overall"]]:
-        ci = "—" if b["ci_low"] is None else f"[{_pct(b['ci_low'])}, {_pct(b['ci_high'])}]"
         lines.append(
             f"| {b['bucket']} | {b['decisive']} | {b['judge_ties']} | {b['judge_labelled']} | "
-            f"{b['reversed']} | {_pct(b['rate'])} | {ci} |"
+            f"{b['reversed']} | {_pct(b['rate'])} | {bracket([b['ci_low'], b['ci_high']])} |"
         )
     lines += ["", "## Left out and skipped", ""]
     for title, key in (
