@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from tests.audit_helpers import write_spec, write_tasks
 from tests.cli_helpers import cli
@@ -49,6 +50,10 @@ def test_the_report_counts_orders_without_a_verdict_in_every_format(runs: Path) 
     assert health["no_verdict_rate"] == 1.0
     assert health["parse_failures"] == health["judge_calls"] > health["orders"], "retried"
     assert [j["judge_model"] for j in health["by_judge"]] == ["gpt-4o-mini"]
+    # the parse-failure share carries its interval and names it (statsmodels' Wilson)
+    wanted = proportion_confint(health["parse_failures"], health["judge_calls"], method="wilson")
+    assert health["parse_failure_rate_ci"] == pytest.approx(list(wanted))
+    assert health["parse_failure_rate_interval"].startswith("Wilson score, 95%, over judge calls")
     table = cli("report", str(broken)).stdout
     assert "no verdict" in table and "100.0% of orders" in table and "WARNING" in table
     assert "gpt-4o-mini: no verdict 100.0%" in table, "per judge too"
@@ -72,7 +77,7 @@ def test_a_judge_without_verdicts_fails_the_gate_instead_of_passing_as_an_improv
 ) -> None:
     done = cli("compare", str(runs / "base"), str(runs / "broken"), "--fail-on-rise")
     assert done.returncode == 3, done.stdout + done.stderr
-    assert "no verdict for 100.0% of its judged orders" in done.stderr
+    assert "no verdict for 100.0% of orders (36/36; 95% CI 90.4–100.0%, Wilson" in done.stderr
     assert "no verdict: 0.0% of orders (0/" in done.stdout
     result = json.loads(
         cli("compare", str(runs / "base"), str(runs / "broken"), "--format", "json").stdout
@@ -80,6 +85,30 @@ def test_a_judge_without_verdicts_fails_the_gate_instead_of_passing_as_an_improv
     assert result["verdicts"]["failed"] and result["verdicts"]["significant_rise"]
     fine = cli("compare", str(runs / "base"), str(runs / "strict"), "--format", "json")
     assert json.loads(fine.stdout)["verdicts"]["failed"] == []
+
+
+def test_compare_prints_each_runs_rate_with_its_interval_and_names_the_method(
+    runs: Path,
+) -> None:
+    """The before and after rates of every row were printed bare: each has the run's interval
+    (the JSON's ``ci_before``/``ci_after``, the report's rule) and the header names it."""
+    args = ("compare", str(runs / "base"), str(runs / "strict"))
+    result = json.loads(cli(*args, "--format", "json").stdout)
+    text = cli(*args).stdout
+    assert "each run's rate with its 95% CI (Wilson with a task design effect)" in text
+    assert result["method"]["rates"].startswith("95% Wilson score interval with a design effect")
+    for row in [*result["buckets"], result["overall"]]:
+        if not row["n_before"]:
+            continue
+        for side in ("before", "after"):
+            low, high = row[f"ci_{side}"]
+            shown = f"{row[side] * 100:.1f}% [{low * 100:.1f}, {high * 100:.1f}] (n="
+            assert shown in text, (shown, text)
+    report = json.loads(cli("report", str(runs / "base"), "--format", "json").stdout)
+    if result["overall"]["n_before"] == report["overall"]["decisive"]:
+        assert result["overall"]["ci_before"] == pytest.approx(
+            [report["overall"]["ci_low"], report["overall"]["ci_high"]]
+        )
 
 
 def test_compare_of_one_directory_compares_its_two_runs_or_refuses(

@@ -135,6 +135,10 @@ def test_label_noise_interval_is_the_reports_task_clustered_wilson(
     assert overall["ci_high"] == pytest.approx(min(1.0, centre + half), rel=1e-9)
     assert clustered / plain > 1.05, "the demo's pairs of a task agree: a real design effect"
     assert "design effect" in card["label_noise"]["method"]
+    # the Markdown card prints it as every report prints an interval (it had its own "[x%, y%]")
+    low, high = max(0.0, centre - half) * 100, min(1.0, centre + half) * 100
+    card_md = (tmp_path / "p.card.md").read_text(encoding="utf-8")
+    assert f"| {p * 100:.1f}% | [{low:.1f}, {high:.1f}] |" in card_md
 
 
 def test_judge_and_agree_labels(demo: Path, tmp_path: Path) -> None:

@@ -45,8 +45,9 @@ def test_a_run_mostly_without_verdicts_counts_the_judged_orders_only(tmp_path: P
     warned = [line.strip() for line in done.stderr.splitlines() if "no verdict" in line]
     assert len(warned) == 1, done.stderr
     found = re.fullmatch(
-        r"warning: the judge gave no verdict on (\d+\.\d)% of orders \((\d+)/(\d+)\): the "
-        r"misselection figures describe only the judged orders",
+        r"warning: the judge gave no verdict on (\d+\.\d)% of orders \((\d+)/(\d+); 95% CI "
+        r"\d+\.\d–\d+\.\d%, Wilson with a task design effect\): the misselection figures "
+        r"describe only the judged orders",
         warned[0],
     )
     assert found is not None, warned[0]
@@ -54,7 +55,7 @@ def test_a_run_mostly_without_verdicts_counts_the_judged_orders_only(tmp_path: P
     assert 50 <= share < 100 and missing < orders
     headline = cli("report", str(out)).stdout.splitlines()[0]
     assert re.search(
-        rf", \d+ misselected in the judged orders only \(no verdict on {found[1]}% of orders, "
-        rf"{missing}/{orders}\)$",
+        rf", \d+ misselected in the judged orders only \(no verdict on {missing} of {orders} "
+        r"orders\)$",
         headline,
     ), headline

@@ -142,3 +142,54 @@ def test_a_stratum_labelled_whole_needs_no_second_label() -> None:
         population,
     )  # fmt: skip
     assert found["weighted_agreement_ci"] is not None, found["interval"]
+
+
+def test_as_labelled_agreement_and_kappa_carry_their_intervals() -> None:
+    """The unweighted figures printed bare once: agreement with the report's interval (one pair
+    per task here, so Wilson's: statsmodels) and kappa with its asymptotic interval
+    (statsmodels' cohens_kappa), both methods named in the text the reports print."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+    from statsmodels.stats.proportion import proportion_confint
+
+    from judgeaudit.analysis.fmt import review_lines
+
+    pairs = _run(n_sbf=0, n_control=40)
+    prefs = ["A"] * 22 + ["B"] * 6 + ["tie"] * 4 + ["A"] * 8
+    pairs["judge_pref"] = ["A"] * 22 + ["A"] * 6 + ["tie"] * 4 + ["B"] * 8
+    labels = pd.DataFrame(
+        {"pair_id": pairs["pair_id"], "human_success_a": None, "human_success_b": None,
+         "human_pref": prefs}
+    )  # fmt: skip
+    got = agreement(pairs, labels)["judge_vs_human"]
+    agreed = 26
+    assert got["agreement"] == pytest.approx(agreed / 40)
+    low, high = proportion_confint(agreed, 40, method="wilson")
+    assert got["agreement_ci"] == pytest.approx([low, high])
+    cats = ["A", "B", "tie"]
+    table = np.zeros((3, 3))
+    for j, h in zip(pairs["judge_pref"], prefs, strict=True):
+        table[cats.index(j), cats.index(h)] += 1
+    ref = cohens_kappa(table)
+    assert got["kappa"] == pytest.approx(ref.kappa)
+    assert got["kappa_ci"] == pytest.approx([ref.kappa_low, min(1.0, ref.kappa_upp)])
+    line = review_lines({"labelled": 40, "judge_vs_human": got})[1]
+    assert f"agreement 65.0% [{low * 100:.1f}, {high * 100:.1f}]" in line
+    assert f"Cohen's kappa {ref.kappa:.2f} [{ref.kappa_low:.2f}, {ref.kappa_upp:.2f}]" in line
+    assert "Wilson with a task design effect" in line and "Fleiss, Cohen & Everitt" in line
+
+
+def test_agreement_of_pairs_of_one_task_is_clustered_by_task() -> None:
+    """Pairs of one task share its conversations: when whole tasks agree or not, the interval
+    widens past Wilson's over pairs (the report's design effect)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    pairs = _run(n_sbf=0, n_control=40)
+    pairs["task_id"] = [f"t{i // 4}" for i in range(40)]  # 10 tasks of 4 pairs
+    prefs = ["A" if (i // 4) % 2 == 0 else "B" for i in range(40)]  # tasks agree as a whole
+    labels = pd.DataFrame(
+        {"pair_id": pairs["pair_id"], "human_success_a": None, "human_success_b": None,
+         "human_pref": prefs}
+    )  # fmt: skip
+    got = agreement(pairs, labels)["judge_vs_human"]
+    low, high = proportion_confint(20, 40, method="wilson")
+    assert got["agreement_ci"][0] < low and got["agreement_ci"][1] > high

@@ -259,3 +259,13 @@ def test_mcnemar_exact_over_a_million_discordant_pairs_is_fast_and_exact() -> No
     p = mcnemar_exact(499_000, 501_000)
     assert time.process_time() - started < 0.5  # the full sum took ~1 s here
     assert math.isclose(p, binomtest(499_000, 1_000_000).pvalue, rel_tol=1e-9)
+
+
+def test_kappa_has_no_interval_where_its_standard_error_collapses() -> None:
+    """One item, or perfect agreement: the large-sample variance is 0 (statsmodels gives a
+    zero-width interval), which would read as certainty; none is given."""
+    from judgeaudit.analysis.stats import kappa_interval
+
+    assert kappa_interval(["A"], ["B"]) == (None, None)
+    assert kappa_interval(["A", "B", "A"], ["A", "B", "A"]) == (None, None)
+    assert kappa_interval([], []) == (None, None)

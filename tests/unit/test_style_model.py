@@ -242,3 +242,33 @@ def test_sides_that_never_differ_get_one_line_instead_of_a_model() -> None:
     assert style["status"] == "skipped"
     assert "no feature differs between the sides" in style["note"]
     assert style["orders"] == len(data.rows) and style["controlled_rate"] is None
+
+
+def test_the_rate_of_the_model_with_style_kept_has_its_delta_method_interval() -> None:
+    """The style section printed the fitted model's own rate bare. It gets the controlled rate's
+    interval (delta method on the logit scale, task-clustered influence), computed here by hand
+    from sklearn's fit: the rate's influence per task is the fit's (gradient x H^-1 x the task's
+    score) plus the task's own share of the average."""
+    data = synthetic()
+    style = fit_style(data.run())
+    x, y, groups, _ = design(data)
+    beta = LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-10, max_iter=10_000)
+    p = 1 / (1 + np.exp(-(x @ beta.fit(x, y).coef_[0])))
+    decisive = np.array([r.first_success != r.second_success for r in data.rows])
+    sign = np.array([1.0 if r.first_success < r.second_success else -1.0 for r in data.rows])
+    q = np.where(sign > 0, p, 1 - p)
+    n, rate = int(decisive.sum()), float(q[decisive].mean())
+    grad = (sign * p * (1 - p))[decisive] @ x[decisive] / n
+    h_inv = np.linalg.inv((x * (p * (1 - p))[:, None]).T @ x)
+    psi = []
+    for g in np.unique(groups):
+        at = groups == g
+        own = float((q[at & decisive] - rate).sum()) / n
+        psi.append(float(grad @ h_inv @ (x[at] * (y - p)[at, None]).sum(axis=0)) + own)
+    tasks = len(psi)
+    se = math.sqrt(sum(v * v for v in psi) * tasks / (tasks - 1))
+    logit, half = math.log(rate / (1 - rate)), Z * se / (rate * (1 - rate))
+    wanted = [1 / (1 + math.exp(-(logit - half))), 1 / (1 + math.exp(-(logit + half)))]
+    controlled = style["controlled_rate"]
+    assert controlled["model_rate"] == pytest.approx(rate, rel=1e-4)
+    assert controlled["model_rate_ci"] == pytest.approx(wanted, rel=1e-3)

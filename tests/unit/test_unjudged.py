@@ -26,10 +26,20 @@ def test_a_judged_run_keeps_its_plain_count() -> None:
 def test_from_half_the_orders_unjudged_the_count_covers_the_judged_ones_only() -> None:
     assert MOSTLY_UNJUDGED == 0.5
     assert misselected_text(3, health(50, 100)) == (
-        "3 misselected in the judged orders only (no verdict on 50.0% of orders, 50/100)"
+        "3 misselected in the judged orders only (no verdict on 50 of 100 orders)"
     )
     note = unjudged(health(50, 100))
     assert note is not None and "describe only the judged orders" in note
+
+
+def test_the_close_gives_the_share_with_its_interval_and_method() -> None:
+    """The run's closing warning printed a bare share; it carries the report's interval and
+    names its method (the interval is the report's: here given, 0.40-0.60)."""
+    note = unjudged({**health(50, 100), "no_verdict_rate_ci": [0.4, 0.6]})
+    assert note == (
+        "the judge gave no verdict on 50.0% of orders (50/100; 95% CI 40.0–60.0%, Wilson with a "
+        "task design effect): the misselection figures describe only the judged orders"
+    )
 
 
 def test_no_order_judged_gives_no_count() -> None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.fmt import bucket_columns
+from judgeaudit.analysis.fmt import TASK_WILSON, bucket_columns, with_ci
 from judgeaudit.analysis.frame import open_db
 from judgeaudit.analysis.gate import (
     coverage_lines,
     decide_rows,
     gate_lines,
-    verdict_check,
     verdict_text,
 )
+from judgeaudit.analysis.gate_verdicts import verdict_check
 from judgeaudit.analysis.noninferiority import DEFAULT_MARGIN
 from judgeaudit.analysis.paired import (
     PAIRED_METHOD,
@@ -26,6 +26,7 @@ from judgeaudit.analysis.paired import (
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.split import run_figures
+from judgeaudit.analysis.verdicts import missing_per_task
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -123,7 +124,12 @@ def compare(
         "status_a": base["status"],
         "status_b": new["status"],
         "shared_tasks": len(shared),
-        "verdicts": verdict_check(base["verdicts"], new["verdicts"]),
+        "verdicts": verdict_check(
+            base["verdicts"],
+            new["verdicts"],
+            _missing(out_a, base["run_id"]),
+            _missing(out_b, new["run_id"]),
+        ),
         "gap_source": base["gap_source"],
         "bins": base["bins"],
         "paired": paired,
@@ -151,6 +157,15 @@ def compare(
         }
         result["gate"] = decide_rows(result, margin, scale)
     return result
+
+
+def _missing(out: Path, run_id: str) -> dict[Any, tuple[int, int]]:
+    """A run's orders without a verdict and its orders, per task (the no-verdict rise test)."""
+    db = open_db(out)
+    try:
+        return missing_per_task(db, run_id)
+    finally:
+        db.close()
 
 
 def _cost_per_decisive(out: Path, run_id: str, decisive: int) -> float | None:
@@ -187,9 +202,6 @@ def bound_pts(upper: float, margin: float | None) -> str:
 
 
 def render_compare(result: dict[str, Any]) -> str:
-    def pct(v: float | None) -> str:
-        return "n/a" if v is None else f"{v * 100:.1f}%"
-
     def pts(v: float | None) -> str:
         return "n/a" if v is None else f"{v * 100:+.1f}"
 
@@ -220,7 +232,8 @@ def render_compare(result: dict[str, Any]) -> str:
         lines.append(f"  {change['key']}: {change['before']!r} -> {change['after']!r}")
     method = result["method"]
     lines.append(
-        f"misselection per bucket: change in points, interval {method['interval']}; "
+        f"misselection per bucket: each run's rate with its 95% CI ({TASK_WILSON}); "
+        f"change in points, interval {method['interval']}; "
         f"test {method['test']}" + (f"; bound {method['bound']}" if method.get("bound") else "")
     )
     for r in [*result["buckets"], result["overall"]]:
@@ -233,8 +246,9 @@ def render_compare(result: dict[str, Any]) -> str:
             p += f" (adjusted {r['p_adjusted']:.3g})"
         tasks = f", {r['tasks']} tasks" if r.get("tasks") else ""
         line = (
-            f"  {bucket_columns(r)} {pct(r['before'])} (n={r['n_before']}{tasks}) -> "
-            f"{pct(r['after'])} (n={r['n_after']})  {pts(r['change'])} {interval}"
+            f"  {bucket_columns(r)} {with_ci(r['before'], r.get('ci_before'), '[no CI]')} "
+            f"(n={r['n_before']}{tasks}) -> {with_ci(r['after'], r.get('ci_after'), '[no CI]')} "
+            f"(n={r['n_after']})  {pts(r['change'])} {interval}"
         )
         if r.get("upper") is not None:
             line += f" bound {bound_pts(r['upper'], (result.get('gate') or {}).get('margin'))}"

@@ -52,6 +52,24 @@ def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value * 100:.1f}%"
 
 
+def bracket(pair: Sequence[float | None] | None, none: str = "—") -> str:
+    """A rate's 95% interval in points, ``[24.2, 33.4]``, or ``none`` without one: the one
+    rule for the bracketed interval every text output prints beside a rate."""
+    low, high = pair or (None, None)
+    if low is None or high is None:
+        return none
+    return f"[{low * 100:.1f}, {high * 100:.1f}]"
+
+
+def with_ci(rate: float | None, pair: Sequence[float | None] | None, none: str = "") -> str:
+    """A rate and its interval, ``28.6% [24.2, 33.4]``; ``n/a`` without a rate, and ``none``
+    after the rate when it has no interval (the rate alone by default)."""
+    if rate is None:
+        return "n/a"
+    shown = bracket(pair, none)
+    return f"{pct(rate)} {shown}" if shown else pct(rate)
+
+
 def ci(row: Mapping[str, Any]) -> str:
     """A row's 95% interval as ``lo–hi%``, or a dash when it has none."""
     if row.get("ci_low") is None:
@@ -173,14 +191,34 @@ NO_SWAPPED = (
 
 def weighted(part: Mapping[str, Any]) -> str:
     """Weighted agreement and kappa with their stratified-bootstrap intervals."""
-    k_ci = part.get("weighted_kappa_ci")
-    kappa = part.get("weighted_kappa")
-    k_text = "n/a" if kappa is None else f"{kappa:.2f}"
-    if kappa is not None and k_ci:
-        k_text += f" [{k_ci[0]:.2f}, {k_ci[1]:.2f}]"
+    k_text = kappa(part.get("weighted_kappa"), part.get("weighted_kappa_ci"))
     return (
         f"agreement {pct(part.get('weighted_agreement'))} {ci_pair(part.get('weighted_agreement_ci'))}, "
         f"kappa {k_text} (95%: {part.get('interval', '')})"
+    )
+
+
+def kappa(value: float | None, pair: Sequence[float | None] | None, none: str = "") -> str:
+    """A kappa with its 95% interval on its own scale, ``0.62 [0.41, 0.83]``, ``n/a``, or the
+    kappa then ``none`` without an interval."""
+    if value is None:
+        return "n/a"
+    low, high = pair or (None, None)
+    shown = none if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+    return f"{value:.2f} {shown}" if shown else f"{value:.2f}"
+
+
+#: The as-labelled intervals in a line that must stay short (the app's Review screen); the
+#: report and JSON name them in full (``unweighted_interval``).
+LABELLED_SHORT = f"agreement {TASK_WILSON}, kappa asymptotic (Fleiss, Cohen & Everitt)"
+
+
+def as_labelled(part: Mapping[str, Any]) -> str:
+    """Agreement and Cohen's kappa as labelled, each with its interval (the method is
+    ``part['unweighted_interval']``, said once beside them)."""
+    return (
+        f"agreement {with_ci(part['agreement'], part.get('agreement_ci'), none='[no CI]')}, "
+        f"Cohen's kappa {kappa(part['kappa'], part.get('kappa_ci'), '[no CI]')}"
     )
 
 
@@ -193,10 +231,9 @@ def review_lines(review: Mapping[str, Any]) -> list[str]:
         part = review.get(name)
         if not isinstance(part, dict):
             continue
-        kappa = "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}"
         lines.append(
-            f"  {name.replace('_', ' ')}: n={part['n']}, agreement {pct(part['agreement'])}, "
-            f"Cohen's kappa {kappa} (as labelled, unweighted)"
+            f"  {name.replace('_', ' ')}: n={part['n']}, {as_labelled(part)} (as labelled, "
+            f"unweighted; 95%: {part.get('unweighted_interval', 'none kept')})"
         )
         if "weighted_kappa" in part:
             lines.append(f"    weighted to the audit by stratum: {weighted(part)}")

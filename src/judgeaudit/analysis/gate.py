@@ -17,9 +17,8 @@ from typing import Any
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.paired import ALPHA, OVERALL_SHARE
+from judgeaudit.analysis.paired import OVERALL_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
-from judgeaudit.analysis.stats import fisher_exact
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
 
@@ -89,40 +88,6 @@ def _identity(out: Path, run_id: str | None) -> tuple[str, str]:
         manifest = {}
     uid = manifest.get("run_uid") if isinstance(manifest, dict) else None
     return run, str(uid) if uid else f"{run}:{row[0] if row else ''}:{row[1] if row else ''}"
-
-
-def verdict_check(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Run B's missing-verdict share against the limit and against run A (Fisher exact on the
-    judged orders); ``failed`` names why the gate must fail, empty when it need not."""
-    orders_a, missing_a = a["orders"], a["no_verdict_orders"]
-    orders_b, missing_b = b["orders"], b["no_verdict_orders"]
-    p_value = fisher_exact(missing_a, orders_a, missing_b, orders_b)
-    rate_a, rate_b = a["no_verdict_rate"], b["no_verdict_rate"]
-    rose = rate_a is not None and rate_b is not None and rate_b > rate_a and p_value < ALPHA
-    limit = b["max_no_verdict_rate"]
-    failed = []
-    if rate_b is not None and rate_b > limit:
-        failed.append(
-            f"run B has no verdict for {rate_b * 100:.1f}% of its judged orders "
-            f"({missing_b}/{orders_b}), above the {limit * 100:g}% limit"
-        )
-    if rose:
-        failed.append(
-            f"run B's no-verdict rate rose from {rate_a * 100:.1f}% to {rate_b * 100:.1f}% "
-            f"(Fisher exact p={p_value:.3g})"
-        )
-    return {
-        "a": _brief(a),
-        "b": _brief(b),
-        "p_value": p_value,
-        "significant_rise": rose,
-        "limit": limit,
-        "failed": failed,
-    }
-
-
-def _brief(health: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in health.items() if k not in ("by_judge", "max_no_verdict_rate")}
 
 
 def gate_ready(result: dict[str, Any]) -> None:

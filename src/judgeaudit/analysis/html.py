@@ -16,12 +16,14 @@ from judgeaudit.analysis.fmt import (
     bucket_name,
     ci,
     ci_pair,
+    kappa,
     no_simulator,
     pct,
     review_lines,
     share,
     simulated,
     tested,
+    with_ci,
 )
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.report_types import Report
@@ -208,13 +210,15 @@ def render_html(report: Report, svg: str) -> str:
             [
                 name.replace("_", " "),
                 part["n"],
-                pct(part["agreement"]),
-                "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}",
+                with_ci(part["agreement"], part.get("agreement_ci"), none="[no CI]"),
+                kappa(part["kappa"], part.get("kappa_ci"), "[no CI]"),
             ]
             for name, part in review.items()
             if isinstance(part, dict)
         ]
-        review_html = _table(["comparison", "n", "agreement", "Cohen's kappa"], rows)
+        review_html = _table(
+            ["comparison", "n", "agreement [95% CI]", "Cohen's kappa [95% CI]"], rows
+        )
         review_html += f"<pre>{escape(chr(10).join(review_lines(review)[1:]))}</pre>"
     manifest = escape(json.dumps(report["manifest"], ensure_ascii=False, indent=2))
     banner = f"<p class='warn'>{escape(SIMULATED)}</p>" if simulated(report) else ""

@@ -23,6 +23,7 @@ import pandas as pd
 from judgeaudit.analysis import clustered
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.drift import compare
+from judgeaudit.analysis.fmt import with_ci
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
@@ -211,18 +212,6 @@ def _vs_best(best: dict[str, Any], row: dict[str, Any], margin: float) -> dict[s
     }
 
 
-def _pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{v * 100:.1f}%"
-
-
-def _with_ci(rate: float | None, ci: list[float | None] | None) -> str:
-    """``28.6% [24.2, 33.4]``, the rate alone without an interval, ``n/a`` without a rate."""
-    low, high = ci or (None, None)
-    if rate is None or low is None or high is None:
-        return _pct(rate)
-    return f"{_pct(rate)} [{low * 100:.1f}, {high * 100:.1f}]"
-
-
 def cells(row: dict[str, Any]) -> dict[str, str]:
     """One judge's printed cells by header (the CLI's table and Markdown, and the app's table)."""
     return dict(zip(HEADERS, _cells(row), strict=True))
@@ -232,7 +221,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     m, near = row["misselection"], row["near"]
 
     def rate(x: dict[str, Any]) -> str:
-        return _with_ci(x["rate"], [x["ci_low"], x["ci_high"]])
+        return with_ci(x["rate"], [x["ci_low"], x["ci_high"]])
 
     vs = row["vs_best"]
     versus = "best" if vs is None else f"{vs['verdict']} ({vs['change'] * 100:+.1f} pts)"
@@ -244,10 +233,10 @@ def _cells(row: dict[str, Any]) -> list[str]:
         str(row["prompt_hash"] or "")[:8],
         rate(m),
         rate(near),
-        _with_ci(row["tie_share"], row.get("tie_share_ci")),
-        _with_ci(row["position_consistency"], row.get("position_consistency_ci")),
-        _with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci")),
-        _with_ci(row["satisfied_but_failed"], row.get("satisfied_but_failed_ci")),
+        with_ci(row["tie_share"], row.get("tie_share_ci")),
+        with_ci(row["position_consistency"], row.get("position_consistency_ci")),
+        with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci")),
+        with_ci(row["satisfied_but_failed"], row.get("satisfied_but_failed_ci")),
         str(row["tokens"]),
         "n/a" if cost is None else f"${cost:.4f}",
         "n/a" if lat[0] is None else f"{lat[0]:.0f}/{lat[1]:.0f}",

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.clustered import METHOD as clustered_method
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.frame import decisive_mask, gap_series
 from judgeaudit.analysis.stats import (
@@ -30,7 +31,10 @@ ALPHA = ni.ALPHA
 FLIPPED_SHOWN = 200
 #: A pair's identity across runs: side B's trial too (a trial-paired import pairs t0~t1, t0~t2, ...).
 KEY = ["task_id", "trial", "trial_b", "agent_a", "agent_b"]
+#: How each run's own rate (``before``, ``after``) gets its interval: the report's rule.
+RATES_METHOD = f"95% {clustered_method}; each run's rate over the rows' pairs"
 PAIRED_METHOD = {
+    "rates": RATES_METHOD,
     "interval": "task-clustered (CR1) t interval of the paired difference, 95%, per row "
     "(not simultaneous)",
     "test": "exact task-level sign-flip permutation test, one-sided (a rise; with one pair per "
@@ -39,6 +43,7 @@ PAIRED_METHOD = {
     "exact (Clopper-Pearson) flip-to-misselected bound less the flip-to-correct share",
 }
 UNPAIRED_METHOD = {
+    "rates": RATES_METHOD,
     "interval": "Newcombe (1998) hybrid score (method 10), 95%, independent samples",
     "test": "Fisher exact, two-sided (for information: unpaired runs are not gated)",
     "bound": None,

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis.fmt import bracket
+
 
 def render_card(card: dict[str, Any]) -> tuple[str, str]:
     """(JSON text, Markdown text) of a data card."""
@@ -55,7 +57,7 @@ def _markdown(c: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for b in [*noise["by_bucket"], noise["overall"]]:
-        ci = "—" if b["ci_low"] is None else f"[{_pct(b['ci_low'])}, {_pct(b['ci_high'])}]"
+        ci = bracket([b["ci_low"], b["ci_high"]])
         lines.append(
             f"| {b['bucket']} | {b['decisive']} | {b['judge_ties']} | {b['judge_labelled']} | "
             f"{b['reversed']} | {_pct(b['rate'])} | {ci} |"

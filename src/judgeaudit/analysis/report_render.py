@@ -16,6 +16,7 @@ from judgeaudit.analysis.fmt import (
     SHARES,
     SIMULATED,
     TASK_WILSON,
+    bracket,
     bucket_columns,
     bucket_edges,
     bucket_name,
@@ -43,15 +44,11 @@ def _pct(value: float | None) -> str:
 
 
 def _ci(row: Mapping[str, Any]) -> str:
-    if row.get("ci_low") is None:
-        return "—"
-    return f"[{row['ci_low'] * 100:.1f}, {row['ci_high'] * 100:.1f}]"
+    return bracket([row.get("ci_low"), row.get("ci_high")])
 
 
 def _boot(row: Mapping[str, Any]) -> str:
-    if row.get("boot_low") is None:
-        return "—"
-    return f"[{row['boot_low'] * 100:.1f}, {row['boot_high'] * 100:.1f}]"
+    return bracket([row.get("boot_low"), row.get("boot_high")])
 
 
 def boot_method(report: Report) -> str:

@@ -11,9 +11,11 @@ from typing import Any
 
 import pandas as pd
 
+from judgeaudit.analysis.clustered import Sums, interval
+from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
-from judgeaudit.analysis.stats import cohen_kappa, confusion
+from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.units.outcome import label_conflict
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
@@ -274,8 +276,10 @@ def agreement(
     pref = joined[joined["human_pref"].notna()]
     if len(pref):
         judge, human = pref["judge_pref"].tolist(), pref["human_pref"].tolist()
-        out["judge_vs_human"] = _compared(judge, human, pref["stratum"].tolist(), population)
-    check, human_s, strata, seen = [], [], [], set()
+        out["judge_vs_human"] = _compared(
+            judge, human, pref["stratum"].tolist(), population, pref["task_id"].tolist()
+        )
+    check, human_s, strata, tasks, seen = [], [], [], [], set()
     for _, row in joined.iterrows():
         for side, agent, trial in (
             ("a", row["agent_a"], row.get("trial")),
@@ -288,21 +292,37 @@ def agreement(
             check.append(int(row[f"success_{side}"]))
             human_s.append(int(row[f"human_success_{side}"]))
             strata.append(row["stratum"])
+            tasks.append(row["task_id"])
     if check:
         out["success_check_vs_human"] = {
-            **_compared(check, human_s, strata, population),
+            **_compared(check, human_s, strata, population, tasks),
             "unit": "conversation (task, agent, trial), counted once",
         }
     return out
 
 
+#: How the figures as labelled get their intervals, as every output names them.
+UNWEIGHTED = f"agreement: {TASK_WILSON}, clustered by task; kappa: {KAPPA_METHOD}"
+
+
 def _compared(
-    x: list[Any], y: list[Any], strata: list[str], population: dict[str, int]
+    x: list[Any], y: list[Any], strata: list[str], population: dict[str, int], tasks: list[Any]
 ) -> dict[str, Any]:
+    """Agreement as labelled with the report's interval (the items of one task share its
+    conversations: clustered by task), kappa with its asymptotic interval, then the weighted
+    figures."""
+    per_task: dict[Any, tuple[int, int]] = {}
+    for a, b, task in zip(x, y, tasks, strict=True):
+        k, n = per_task.get(task, (0, 0))
+        per_task[task] = (k + (a == b), n + 1)
+    agreed = interval(Sums.of([(float(k), float(n)) for k, n in per_task.values()]))
     return {
         "n": len(x),
-        "agreement": sum(a == b for a, b in zip(x, y, strict=True)) / len(x),
+        "agreement": agreed["rate"],
+        "agreement_ci": [agreed["ci_low"], agreed["ci_high"]],
         "kappa": cohen_kappa(x, y),
+        "kappa_ci": list(kappa_interval(x, y)),
+        "unweighted_interval": UNWEIGHTED,
         "confusion": confusion(x, y),
         **weighted_figures(x, y, strata, population),
     }

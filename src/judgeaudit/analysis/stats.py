@@ -49,6 +49,41 @@ def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
+#: How :func:`kappa_interval`'s interval is made, as every output names it.
+KAPPA_METHOD = "asymptotic normal, Fleiss, Cohen & Everitt (1969) standard error, 95%"
+
+
+def kappa_interval(a: Sequence[object], b: Sequence[object]) -> tuple[float | None, float | None]:
+    """95% interval of :func:`cohen_kappa` from its large-sample standard error (Fleiss, Cohen
+    and Everitt 1969, the variance not assuming kappa = 0); (None, None) when it has none (no
+    items, one category only, where kappa is fixed by convention, or a standard error of 0, as
+    one item or perfect agreement give: a zero-width interval would claim certainty); clipped
+    to [-1, 1], where kappa lies."""
+    if len(a) != len(b) or not a:
+        return None, None
+    n = len(a)
+    cats = sorted(set(a) | set(b), key=str)
+    p = {(x, y): 0.0 for x in cats for y in cats}
+    for x, y in zip(a, b, strict=True):
+        p[(x, y)] += 1 / n
+    row = {c: sum(p[(c, y)] for y in cats) for c in cats}
+    col = {c: sum(p[(x, c)] for x in cats) for c in cats}
+    observed = sum(p[(c, c)] for c in cats)
+    expected = sum(row[c] * col[c] for c in cats)
+    if expected >= 1.0:
+        return None, None
+    k = (observed - expected) / (1 - expected)
+    on = sum(p[(c, c)] * (1 - (row[c] + col[c]) * (1 - k)) ** 2 for c in cats)
+    off = (1 - k) ** 2 * sum(
+        p[(x, y)] * (col[x] + row[y]) ** 2 for x in cats for y in cats if x != y
+    )
+    variance = (on + off - (k - expected * (1 - k)) ** 2) / ((1 - expected) ** 2 * n)
+    if variance <= 0:  # one item, or perfect agreement: the large-sample error collapses
+        return None, None
+    half = Z95 * math.sqrt(variance)
+    return max(-1.0, k - half), min(1.0, k + half)  # kappa lies in [-1, 1]
+
+
 def confusion(a: Sequence[object], b: Sequence[object]) -> dict[str, dict[str, int]]:
     categories = sorted(set(a) | set(b), key=str)
     table = {str(x): {str(y): 0 for y in categories} for x in categories}

@@ -9,20 +9,16 @@ import json
 from html import escape
 from typing import Any
 
+from judgeaudit.analysis.fmt import pct, with_ci
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method, series
-
-
-def _pct(v: Any) -> str:
-    return "n/a" if v is None else f"{v * 100:.1f}%"
 
 
 def _with_ci(part: dict[str, Any] | None) -> str:
     if not part or part.get("rate") is None:
         return "n/a"
-    if part.get("ci_low") is None:  # said, never left to look like a rate known exactly
-        return f"{_pct(part['rate'])} [no CI]"
-    return f"{_pct(part['rate'])} [{part['ci_low'] * 100:.1f}, {part['ci_high'] * 100:.1f}]"
+    # without an interval it is said, never left to look like a rate known exactly
+    return with_ci(part["rate"], [part.get("ci_low"), part.get("ci_high")], none="[no CI]")
 
 
 def alert_line(a: dict[str, Any]) -> str:
@@ -33,8 +29,8 @@ def alert_line(a: dict[str, Any]) -> str:
         for k, v in a["changes"].items()
     )
     return (
-        f"ALERT {a['period']}: misselection ({a['bucket']}) {_pct(a['rate'])} vs baseline "
-        f"{_pct(a['baseline_rate'])}: +{a['rise'] * 100:.1f} pts, 95% CI "
+        f"ALERT {a['period']}: misselection ({a['bucket']}) {pct(a['rate'])} vs baseline "
+        f"{pct(a['baseline_rate'])}: +{a['rise'] * 100:.1f} pts, 95% CI "
         f"[{low * 100:+.1f}, {high * 100:+.1f}], Holm p={a['p_adjusted']:.2g}"
         + (f"; changed since baseline: {changed}" if changed else "; manifest unchanged")
     )

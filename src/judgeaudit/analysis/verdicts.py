@@ -15,6 +15,7 @@ from typing import Any
 from judgeaudit.analysis.aggregate import gap_sql
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import no_verdict
+from judgeaudit.analysis.stats import wilson
 from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.audit.store.verdict_counts import (
     JOINED,
@@ -31,6 +32,12 @@ MAX_NO_VERDICT = 0.05
 #: then describe only the judged orders (a missing verdict is a tie, never a misselection, so a
 #: judge that never answers would read "0 misselected").
 MOSTLY_UNJUDGED = 0.5
+#: How the parse-failure share gets its interval (JSON ``parse_failure_rate_interval``): the
+#: per-task call counts are not kept with a finished run, so it is not clustered by task.
+PARSE_FAILURE_INTERVAL = (
+    "Wilson score, 95%, over judge calls (retries included), not clustered by task: the calls "
+    "of one order are not independent, so it is narrower than the report's clustered intervals"
+)
 ALL = object()  # every judge model's tasks (:func:`_per_task`)
 
 
@@ -51,6 +58,8 @@ def _health(row: tuple[Any, ...], per_task: Mapping[Any, tuple[int, int]]) -> di
         "judge_calls": calls,
         "parse_failures": failed,
         "parse_failure_rate": failed / calls if calls else None,
+        "parse_failure_rate_ci": list(wilson(failed, calls)),
+        "parse_failure_rate_interval": PARSE_FAILURE_INTERVAL,
         "pairs_judged": pairs,
         "pairs_without_verdict": without,
         "decisive_pairs_without_verdict": decisive_without,
@@ -68,15 +77,28 @@ def _per_task(rows: list[tuple[Any, ...]], model: Any = ALL) -> dict[Any, tuple[
     return out
 
 
-def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
-    """The run's totals and one entry per judge model (same keys as the totals), the no-verdict
-    share with the report's interval (Wilson with a task design effect)."""
+def _counts(
+    db: sqlite3.Connection, run_id: str
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """Per judge model (its seven counts) and per (judge model, task) (orders, missing)."""
     by_judge = kept_verdict_counts(db, run_id)
     tasks = kept_task_counts(db, run_id) if by_judge is not None else None
     if by_judge is None or tasks is None:  # unfinished, or finished before tasks were kept
         live = count_task_verdicts(db, run_id)
         tasks = [row[:4] for row in live]
         by_judge = by_judge or per_judge(live)
+    return by_judge, tasks
+
+
+def missing_per_task(db: sqlite3.Connection, run_id: str) -> dict[Any, tuple[int, int]]:
+    """(orders without a verdict, orders) per task, every judge model's (the gate's rise test)."""
+    return _per_task(_counts(db, run_id)[1])
+
+
+def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+    """The run's totals and one entry per judge model (same keys as the totals), the no-verdict
+    share with the report's interval (Wilson with a task design effect)."""
+    by_judge, tasks = _counts(db, run_id)
     # The totals are the judges' sums: one pass over judge_logs, not two.
     total = [sum(int(row[i] or 0) for row in by_judge) for i in range(1, 8)]
     return {
@@ -139,8 +161,8 @@ def unjudged(health: dict[str, Any], out: str = "OUT") -> str | None:
             f"carry a verdict (`judgeaudit report {out}` shows the parse failures)"
         )
     return (
-        f"the judge gave no verdict on {rate * 100:.1f}% of orders ({missing}/{orders}): the "
-        "misselection figures describe only the judged orders"
+        f"the judge gave no verdict on {no_verdict(health, named=True)}: the misselection "
+        "figures describe only the judged orders"
     )
 
 
@@ -152,7 +174,5 @@ def misselected_text(misselected: int, health: dict[str, Any]) -> str:
         return f"{misselected} misselected"
     if missing == orders:
         return f"misselection not measured (the judge gave no verdict on any of {orders} orders)"
-    return (
-        f"{misselected} misselected in the judged orders only (no verdict on {rate * 100:.1f}% "
-        f"of orders, {missing}/{orders})"
-    )
+    # counts only: the share and its interval are on the verdict line below the headline
+    return f"{misselected} misselected in the judged orders only (no verdict on {missing} of {orders} orders)"

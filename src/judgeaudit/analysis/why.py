@@ -226,8 +226,12 @@ def _rates(
            "method": "share of judged orders of decisive pairs that preferred the failed side; "
            "Wilson with a task design effect"}  # fmt: skip
     controlled = _controlled(x, x0, y, p, q0, decisive, first_failed, groups, n_tasks)
-    # The fit's own rate (style kept): the controlled rate's counterpart inside the model.
-    controlled["model_rate"] = float(np.where(first_failed, p, 1 - p)[decisive].mean())
+    # The fit's own rate (style kept): the controlled rate's counterpart inside the model, with
+    # the same interval (x0 = x: nothing zeroed).
+    kept = _controlled(x, x, y, p, np.where(first_failed, p, 1 - p), decisive, first_failed,
+                       groups, n_tasks)  # fmt: skip
+    controlled["model_rate"] = kept["rate"]
+    controlled["model_rate_ci"] = [kept["ci_low"], kept["ci_high"]]
     explained = _explained(rows, x, x0, beta, names, style_cols)
     misselected = len(np.unique(rows.pair[rows.misselected]))
     return {

@@ -7,6 +7,8 @@ import math
 from html import escape
 from typing import Any
 
+from judgeaudit.analysis.fmt import with_ci
+
 LABELS = {
     "position": "position (shown first)",
     "success": "success (state check)",
@@ -52,14 +54,16 @@ def _unstable_note(terms: list[dict[str, Any]]) -> str | None:
     )
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
-
-
 def _rate(rate: dict[str, Any] | None) -> str:
     if not rate:
         return "n/a"
-    return f"{_pct(rate['rate'])} [{_pct(rate['ci_low'])}, {_pct(rate['ci_high'])}]"
+    return with_ci(rate["rate"], [rate["ci_low"], rate["ci_high"]])
+
+
+def _model_rate(controlled: dict[str, Any]) -> str:
+    """The fitted model's own rate (style kept) with its interval, the controlled rate's method
+    (a section kept before it had one says so)."""
+    return with_ci(controlled["model_rate"], controlled.get("model_rate_ci"), none="[no CI]")
 
 
 SHOWN = 3  # terms the headline names; the rest are counted ("and 1 more")
@@ -109,7 +113,7 @@ def style_lines(style: dict[str, Any]) -> list[str]:
         f"(largest push: {by})",
         f"  raw {_rate(style['raw_rate'])} vs style-controlled {_rate(style['controlled_rate'])}"
         f" of {style['raw_rate']['orders']} judged orders of decisive pairs (the model with style "
-        f"kept: {_pct(style['controlled_rate']['model_rate'])})",
+        f"kept: {_model_rate(style['controlled_rate'])}, the same interval)",
         f"  ({style['method']}; {style['orders']} orders over {style['tasks']} tasks; "
         f"controlled: {style['controlled_rate']['method']})",
     ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from judgeaudit.analysis.fmt import TASK_WILSON, with_ci
 from judgeaudit.tui.figures import headline
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
@@ -19,8 +20,8 @@ if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
 # their change stays) instead of every column being cut short
 DRIFT_COLUMNS = (
     Col("bucket", "bucket", min=9, whole=True),
-    Col("before", "before", min=14, drop=5, whole=True),
-    Col("after", "after", min=14, drop=4, whole=True),
+    Col("before", "before [95% CI]", min=26, drop=5, whole=True),
+    Col("after", "after [95% CI]", min=26, drop=4, whole=True),
     Col("change", "change", min=6),
     Col("ci", "95% CI", min=14, drop=1, whole=True),
     Col("p", "p (adj.)", min=14, drop=2),
@@ -28,10 +29,6 @@ DRIFT_COLUMNS = (
     Col("flag", "", min=4),
 )
 OVERALL = "overall"
-
-
-def pct(v: float | None) -> str:
-    return "n/a" if v is None else f"{v * 100:.1f}%"
 
 
 def pts(v: float | None) -> str:
@@ -73,7 +70,11 @@ def changes_text(compared: Comparison) -> Text:
         text.append(f"{headline(result['figures'])}\n")
     method = result.get("method")
     if method:
-        text.append(f"interval {method['interval']}; test {method['test']}\n", style="dim")
+        text.append(
+            f"before, after: 95% CI, {TASK_WILSON}; change: interval {method['interval']}; "
+            f"test {method['test']}\n",
+            style="dim",
+        )
     text.append(f"manifest changes: {len(changes) or 'none'}\n")
     for c in changes:
         text.append(f"  {c['key']}: ", style="bold")
@@ -105,8 +106,8 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
         flips = r.get("paired")
         cells: dict[str, Text | str] = {
             "bucket": name,
-            "before": f"{pct(r['before'])} (n={r['n_before']})",
-            "after": f"{pct(r['after'])} (n={r['n_after']})",
+            "before": f"{with_ci(r['before'], r.get('ci_before'), '[no CI]')} (n={r['n_before']})",
+            "after": f"{with_ci(r['after'], r.get('ci_after'), '[no CI]')} (n={r['n_after']})",
             "change": pts(r["change"]),
             "ci": interval,
             "p": p_text(r),

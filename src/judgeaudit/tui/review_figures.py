@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import pct, weighted
+from judgeaudit.analysis.fmt import LABELLED_SHORT, as_labelled, weighted
 
 if TYPE_CHECKING:  # pandas loads when the figures are first computed
     import pandas as pd
@@ -56,19 +56,15 @@ def figures_text(figures: ReviewFigures | None) -> Text:
         part = found.get(key)
         if not isinstance(part, dict):
             continue
-        kappa = "n/a" if part["kappa"] is None else f"{part['kappa']:.2f}"
         text.append(f"{name}: ", style="bold")
-        text.append(
-            f"{part['n']} {unit}, as labelled {pct(part['agreement'])}, kappa {kappa}; "
-            "weighted to the audit: "
-        )
+        text.append(f"{part['n']} {unit}, as labelled {as_labelled(part)}; weighted to the audit: ")
         text.append(weighted(part).split(" (95%: ")[0], style="bold")
         text.append("\n")
     method = next(
         (found[k]["interval"] for k, _, _ in PARTS if isinstance(found.get(k), dict)), None
     )
     if method:
-        text.append(f"95%: {method}; ", style="dim")
+        text.append(f"95%: as labelled, {LABELLED_SHORT}; weighted, {method}; ", style="dim")
     needs = (
         f"every one of the run's {figures.suggested} pairs labelled"
         if figures.suggested == figures.pairs

@@ -72,3 +72,14 @@ def test_the_forest_plots_flag_it_last() -> None:
     assert svg.count("stroke-dasharray='4,3'") == 1  # the unstable interval alone, dashed
     assert svg.index(">asks confirmation<") < svg.index(">cites order/item ids<")
     assert ">796 (unstable)</text>" in svg
+
+
+def test_the_rate_with_style_kept_is_printed_with_its_interval() -> None:
+    """It was printed bare; it carries the controlled rate's interval, named on the next line
+    (a section kept before it had one says so, never a bare rate)."""
+    found = section()
+    found["controlled_rate"] = {**found["controlled_rate"], "model_rate_ci": [0.101, 0.142]}
+    lines = "\n".join(style_lines(found))
+    assert "the model with style kept: 12.0% [10.1, 14.2], the same interval)" in lines
+    assert "controlled: m)" in lines
+    assert "style kept: 12.0% [no CI]" in "\n".join(style_lines(section()))
