@@ -35,8 +35,10 @@ from judgeaudit.errors import InputError, JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.rollouts.run import import_rollouts
 
+#: A day's audit spec; ``name`` is the run's name, whose id prefixes every pair id, so it holds
+#: no space: ``daily-2026-11-03`` (a space made ``report --run`` and ``show`` need quotes).
 SPEC = """[run]
-name = "daily {name}"
+name = "{name}"
 imported = "pairs.jsonl"
 [judge]
 source = "recorded"
@@ -173,7 +175,7 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
     try:
         summary = import_rollouts("recorded-jsonl", [path], stage / "pairs.jsonl", None, None,
                                   period_of_name(path.stem))  # fmt: skip
-        spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
+        spec = SPEC.format(name=json.dumps(f"daily-{path.stem}")[1:-1])
         if gap_source:
             spec += f'[gap]\nsource = "{gap_source}"\n'
         atomic_write_text(stage / "spec.toml", spec)

@@ -67,7 +67,7 @@ def import_to_history(
         summary = import_rollouts(
             "recorded-jsonl", files, scratch / "pairs.jsonl", None, None, period or named
         )
-        spec = SPEC.format(name=json.dumps(files[0].stem)[1:-1]).replace("daily ", "", 1)
+        spec = SPEC.format(name=json.dumps(files[0].stem)[1:-1])
         if gap_source:
             spec += f'[gap]\nsource = "{gap_source}"\n'
         atomic_write_text(scratch / "spec.toml", spec)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 from pathlib import Path
@@ -251,3 +252,19 @@ def test_a_staging_folder_a_killed_trend_left_is_not_a_second_run(logs: Path) ->
     done = cli("trend", str(work), "--format", "json")
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["periods"]) == 4
+
+
+def test_a_days_run_id_is_typed_without_quotes(logs: Path) -> None:
+    """A review: a day's run id was ``daily 2026-11-02-…``; typed as shown, ``report --run`` and
+    ``show`` took its second half for another argument (exit 2). It holds no space now."""
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    period = _periods(trend)["2026-11-02"]
+    run_id, out = period["run_id"], period["out"]
+    assert run_id.startswith("daily-2026-11-02-"), run_id
+    typed = cli(*shlex.split(f"report {out} --run {run_id}"))
+    assert typed.returncode == 0 and f"run {run_id} (finished)" in typed.stdout, typed.stderr
+    with sqlite3.connect(Path(out) / "audit.db") as db:
+        (pair,) = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()
+    shown = cli(*shlex.split(f"show {out} {pair}"))
+    assert shown.returncode == 0 and pair in shown.stdout, shown.stderr
