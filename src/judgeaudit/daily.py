@@ -186,9 +186,8 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
                 raise
             shown = str(exc).replace(str(stage), str(out))
             raise InputError(f"{path}: its audit refused the imported pairs: {shown}") from None
-        unjudged = summary.read - summary.pairs_agents
         record = {"source": path.name, "pairs_read": summary.read,
-                  "pairs_without_verdict": unjudged, "lines_skipped": summary.skips.count}  # fmt: skip
+                  "pairs_without_verdict": summary.without_verdict, "lines_skipped": summary.skips.count}  # fmt: skip
         atomic_write_text(stage / IMPORTED, json.dumps(record, indent=1) + "\n")
         atomic_write_text(stage / DIGEST, digest + "\n")
         _replace(stage, out)
