@@ -8,7 +8,10 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -268,3 +271,99 @@ def test_a_days_run_id_is_typed_without_quotes(logs: Path) -> None:
         (pair,) = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()
     shown = cli(*shlex.split(f"show {out} {pair}"))
     assert shown.returncode == 0 and pair in shown.stdout, shown.stderr
+
+
+#: ``judgeaudit ARGS`` with recorded batches of 2 pairs committed every 4, that sends itself the
+#: signal in argv[1] after its 4th batch, as its second commit ends (SIGTERM stops at a later
+#: batch): part of the day stored, as ``test_recorded_resume`` stops ``run``.
+STOPPED = """
+import os, signal, sys
+sent = getattr(signal, sys.argv.pop(1))
+import judgeaudit.audit.inputs.recorded_verdicts as rv
+from judgeaudit.audit.store import prepared
+rv.BATCH, rv.COMMIT_PAIRS = 2, 4
+add, calls = prepared.Grouped.add, []
+def stopping_add(self, write, units, tag):
+    add(self, write, units, tag)
+    calls.append(tag)
+    if len(calls) == 4:
+        os.kill(os.getpid(), sent)
+prepared.Grouped.add = stopping_add
+from judgeaudit.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _stopped_trend(logs: Path, sent: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-c", STOPPED, sent, "trend", str(logs), "--format", "json"]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300)
+
+
+def _run_rows(out: Path) -> tuple[list[tuple[object, ...]], int]:
+    with sqlite3.connect(out / "audit.db") as db:
+        runs = db.execute("SELECT run_id, created_at, status FROM runs").fetchall()
+        return runs, int(db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0])
+
+
+@pytest.mark.parametrize("sent", ["SIGKILL", "SIGTERM"])
+def test_a_day_audit_a_stopped_trend_left_is_resumed_and_no_staging_stays(
+    logs: Path, tmp_path: Path, sent: str
+) -> None:
+    """A review: a trend killed mid-day left ``WORK/.DAY.new-*`` for ever, and the next trend
+    audited that day again from its first pair. The next trend resumes that audit (the runner's
+    resume: the same run, its committed pairs kept) and removes a staging folder it made for
+    content the file no longer has; a folder it did not make is never touched."""
+    work = logs / ".judgeaudit-trend"
+    stopped = _stopped_trend(logs, sent)
+    assert stopped.returncode == {"SIGKILL": -signal.SIGKILL, "SIGTERM": 143}[sent], stopped.stderr
+    (stage,) = work.glob(".2026-11-01.new-*")
+    (run,), stored = _run_rows(stage)
+    assert 0 < stored < 36  # stopped mid-day (SIGKILL: 8; SIGTERM at the next batch or so)
+    with sqlite3.connect(stage / "audit.db") as db:  # what only a resumed run can still say
+        db.execute("UPDATE runs SET created_at = '2000-01-01 00:00:00'")
+    mine = work / ".2026-11-01.new-0badc0de"  # named as trend names one, not made by it
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n")
+    (work / ".2026-11-03.new-00c0ffee").mkdir()  # killed between its mkdir and its mark
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    resumed = (run[0], "2000-01-01 00:00:00", "finished")
+    assert _run_rows(work / "2026-11-01") == ([resumed], 36)  # resumed, not audited anew
+    assert sorted(p.name for p in work.iterdir() if p.name[0] == ".") == [mine.name]
+    assert (mine / "notes.txt").read_text() == "mine\n"
+    whole = cli("trend", str(logs), "--work", str(tmp_path / "whole"), "--format", "json")
+    uninterrupted = json.loads(whole.stdout)["periods"]
+    for got, want in zip(trend["periods"], uninterrupted, strict=True):
+        where = ("out", "created_at")  # where and when the run was made, not what it measured
+        assert {k: v for k, v in got.items() if k not in where} == {
+            k: v for k, v in want.items() if k not in where
+        }
+    # stopped again while a corrected day is audited, then the file changed once more: the
+    # staging folder for the content the file no longer has is removed, the day audited anew
+    day2 = logs / "2026-11-02.jsonl"
+    day2.write_text(day2.read_text() + "\n")
+    assert _stopped_trend(logs, sent).returncode != 0
+    (stale,) = work.glob(".2026-11-02.new-*")
+    day2.write_text(day2.read_text() + "\n")
+    code, trend, err = _json(logs)
+    assert code == 0 and trend["daily"]["reaudited"] == [str(day2)], err
+    assert not stale.exists() and _run_rows(work / "2026-11-02")[1] == 36
+    hidden = sorted(p.name for p in work.iterdir() if p.name[0] == ".")
+    assert hidden == sorted([".replaced", mine.name])
+
+
+def test_a_second_trend_in_the_same_work_folder_is_refused(logs: Path) -> None:
+    """A trend now removes the staging folders it left: a second one at once must not remove
+    the one the first is writing. It is refused in one line, and nothing is written."""
+    import fcntl
+
+    work = logs / ".judgeaudit-trend"
+    work.mkdir()
+    fd = os.open(work, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the first trend holds it
+        done = cli("trend", str(logs))
+    finally:
+        os.close(fd)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "another trend is writing to it" in done.stderr and not any(work.iterdir())
