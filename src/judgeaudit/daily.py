@@ -27,6 +27,7 @@ from judgeaudit.analysis.trend import TrendOptions, build_trend
 from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
 from judgeaudit.analysis.trend_fmt import render
 from judgeaudit.audit.units.period import PeriodError, parse_period, period_of_name
+from judgeaudit.day_labels import Carried, carry_labels
 from judgeaudit.day_stage import holding, new_stage, replace, stages
 from judgeaudit.engine import Terminated, run_audit_blocking
 from judgeaudit.errors import IncompleteRun, InputError, JudgeauditError
@@ -53,12 +54,13 @@ _PERIOD_LIKE = re.compile(r"^\d{4}-(W\d+|\d{1,2})(-\d{1,2})?([T ].*)?$")
 
 @dataclass
 class Day:
-    """One daily file's audit: its content's digest and spec, and a staging folder a stopped
-    trend left for it (resumed)."""
+    """One daily file's audit: its content's digest and spec, a staging folder a stopped trend
+    left for it (resumed), and the human labels carried into its re-audit."""
 
     digest: str
     spec: str
     resumed: Path | None = None
+    labels: Carried | None = None
 
 
 @dataclass
@@ -69,9 +71,11 @@ class DailyNotes:
     refused: list[dict[str, str]] = field(default_factory=list)  # period, file, reason
     ignored: list[dict[str, str]] = field(default_factory=list)  # file, reason
     unjudged: dict[str, int] = field(default_factory=dict)  # out -> pairs left without verdict
+    labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
 
     def as_json(self) -> dict[str, Any]:
-        return {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
+        shown = {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
+        return shown | ({"labels": self.labels} if self.labels else {})
 
 
 def daily_files(folder: Path) -> list[Path]:
@@ -140,6 +144,8 @@ def _audit_days(
             continue
         if audited and earlier:
             notes.reaudited.append(str(path))
+        if day.labels is not None:
+            notes.labels.append({"period": path.stem, **day.labels.as_json()})
         outs.append(out)
         if (unjudged := _unjudged(out)) is not None:
             notes.unjudged[str(out)] = unjudged
@@ -213,8 +219,12 @@ def _audit_one(path: Path, out: Path, day: Day) -> bool:
                 raise
             shown = str(exc).replace(str(stage), str(out))
             raise InputError(f"{path}: its audit refused the imported pairs: {shown}") from None
+        if out.exists():
+            day.labels = carry_labels(out, stage)
         atomic_write_text(stage / DIGEST, day.digest + "\n")
-        replace(stage, out)
+        aside = replace(stage, out)
+        if day.labels is not None and aside is not None:
+            day.labels.kept_in = str(aside)
     except (IncompleteRun, Terminated, KeyboardInterrupt):
         raise  # kept, marked: the next trend resumes this audit where it stopped
     except BaseException:

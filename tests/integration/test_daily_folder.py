@@ -4,6 +4,7 @@ output path under a file; and `import --out` over a file it did not write."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shlex
@@ -12,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -235,15 +237,82 @@ def test_a_replaced_day_holding_human_labels_is_never_deleted(logs: Path) -> Non
     with sqlite3.connect(work / "2026-11-02" / "audit.db") as db:
         (pair,) = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()
         db.execute("INSERT INTO human_labels (pair_id, human_pref) VALUES (?, 'A')", (pair,))
-    for _ in range(3):  # three corrections of the same day
+    for _ in range(3):  # three corrections of the same day (the label carried into each)
         day2.write_text(day2.read_text() + "\n")
         assert _json(logs)[0] == 0
     shelf = work / ".replaced"
-    assert sorted(p.name for p in shelf.iterdir()) == ["2026-11-02", "2026-11-02.1"]
+    assert sorted(p.name for p in shelf.iterdir()) == [f"2026-11-02.{n}" for n in (1, 2, 3)]
     with sqlite3.connect(shelf / "2026-11-02.1" / "audit.db") as db:
         assert db.execute("SELECT pair_id, human_pref FROM human_labels").fetchall() == [
             (pair, "A")
         ]
+
+
+def _labels(out: Path) -> dict[str, tuple[object, ...]]:
+    """A day's human labels by the log's own pair id (its audit's pair ids change with it)."""
+    with sqlite3.connect(out / "audit.db") as db:
+        rows = db.execute(
+            "SELECT p.source_id, h.human_success_a, h.human_success_b, h.human_pref, h.note"
+            " FROM human_labels h JOIN audit_pairs p USING (pair_id)"
+        ).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def _edit(day: Path, pair: str, edit: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    """Rewrite ``day``'s lines of ``pair`` (pair line and verdicts) through ``edit``; None drops."""
+    kept = []
+    for line in day.read_text().splitlines():
+        row = json.loads(line)
+        new = edit(row) if row["pair_id"] == pair else row
+        if new is not None:
+            kept.append(json.dumps(new) + "\n")
+    day.write_text("".join(kept))
+
+
+def test_human_labels_follow_a_corrected_day_where_the_pair_is_unchanged(
+    logs: Path, tmp_path: Path
+) -> None:
+    """A corrected day's re-audit starts without the labels a reviewer imported into the day;
+    they are carried over for the pairs still in the file with the same content (a verdict
+    corrected is the same content: a reviewer labels the conversations, not the judge), and
+    every one not carried is named with why."""
+    assert _json(logs)[0] == 0
+    work, day2 = logs / ".judgeaudit-trend", logs / "2026-11-02.jsonl"
+    out, sample = work / "2026-11-02", tmp_path / "sample.csv"
+    assert cli("review", "export", str(out), "--n", "8", "--file", str(sample)).returncode == 0
+    rows = list(csv.DictReader(sample.open()))
+    for i, row in enumerate(rows):
+        row |= {"human_success_a": "1", "human_success_b": str(i % 2), "human_pref": "A",
+                "note": f"looked at {i}"}  # fmt: skip
+    with sample.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    done = cli("review", "import", str(out), str(sample))
+    assert done.returncode == 0, done.stderr
+    before = _labels(out)
+    assert len(before) == 8
+    changed, gone, rejudged, *same = sorted(before)
+    _edit(day2, changed, lambda r: r if "order" in r else r | {"trial": 7})  # other conversations
+    _edit(day2, gone, lambda r: None)
+    _edit(day2, rejudged, lambda r: r | {"winner": "A" if r["winner"] == "B" else "B"}
+          if "order" in r else r)  # fmt: skip
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    after = _labels(out)
+    assert after == {k: before[k] for k in (rejudged, *same)}  # labels, notes, as imported
+    kept = work / ".replaced" / "2026-11-02.1"
+    assert _labels(kept) == before  # the earlier audit keeps every label
+    assert trend["daily"]["labels"] == [{
+        "period": "2026-11-02", "carried": 6, "kept_in": str(kept), "dropped": [
+            {"pair_id": changed, "reason": "its pair's content changed (task, conversations,"
+             " agents or logged outcomes)"},
+            {"pair_id": gone, "reason": "its pair is no longer in the file"},
+        ],
+    }]  # fmt: skip
+    assert any(gone in line and "not carried" in line for line in err), err
+    report = json.loads(cli("report", str(out), "--format", "json").stdout)
+    assert report["human_review"]["labelled"] == 6  # the re-audit's report counts them
 
 
 def test_a_staging_folder_a_killed_trend_left_is_not_a_second_run(logs: Path) -> None:

@@ -60,12 +60,27 @@ def daily_lines(trend: dict[str, Any]) -> list[str]:
             "re-audited (the file changed since its audit; the earlier audit kept in the work "
             "folder's .replaced/): " + ", ".join(daily["reaudited"])
         )
+    lines += [carried_line(c) for c in daily.get("labels", [])]
     lines += [
         f"REFUSED {r['period']} (not in the series): {r['reason']}"
         for r in daily.get("refused", [])
     ]
     lines += [f"ignored {i['file']}: {i['reason']}" for i in daily.get("ignored", [])]
     return lines
+
+
+def carried_line(labels: dict[str, Any]) -> str:
+    """A re-audited day's human labels: how many were carried, each one not carried and why."""
+    line = f"{labels['period']}: {labels['carried']} human label(s) carried into its re-audit"
+    return line + (f"; {dropped_part(labels)}" if labels["dropped"] else "")
+
+
+def dropped_part(labels: dict[str, Any]) -> str:
+    """The labels a re-audit did not carry, each with why, and where they all stay."""
+    each = "; ".join(f"{d['pair_id']}: {d['reason']}" for d in labels["dropped"])
+    return (
+        f"{len(labels['dropped'])} not carried ({each}); every label stays in {labels['kept_in']}"
+    )
 
 
 def render_table(trend: dict[str, Any]) -> str:
