@@ -112,6 +112,8 @@ def audit_daily(
     if len(set(stems)) != len(stems):
         twice = next(s for s in stems if stems.count(s) > 1)
         raise AnalysisError(f"trend: two daily files are named {twice}; give each day one file")
+    if blocked := next((p for p in (work, *work.parents) if p.is_file()), None):
+        raise AnalysisError(f"trend: work folder {work}: {blocked} is a file; give --work a folder")
     made = not work.exists()
     work.mkdir(parents=True, exist_ok=True)
     try:

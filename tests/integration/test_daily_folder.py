@@ -163,6 +163,8 @@ def test_an_output_under_a_file_or_a_directory_is_one_line(logs: Path, tmp_path:
         ("trend", str(logs), "--output", str(logs), "--format", "html"),
         ("trend", str(logs), "--output", str(afile / "x.csv"), "--format", "csv"),
         ("import", "recorded-jsonl", str(logs / "2026-11-01.jsonl"), "--out", str(afile / "x")),
+        ("trend", str(logs), "--work", str(afile)),  # was a crash (exit 70)
+        ("trend", str(logs), "--work", str(afile / "w")),
     ):
         done = cli(*args)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
