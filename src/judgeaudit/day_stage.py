@@ -44,7 +44,7 @@ _MADE_BY = "judgeaudit trend"
 def holding(work: Path) -> Iterator[None]:
     """One trend at a time in ``work`` (an existing folder): a second is refused in one line
     (exit 2) rather than remove or replace what the first is writing."""
-    with writing(work, ("another trend", "wait for it to end (nothing was written)")):
+    with writing(work, ("another trend", "wait for it to end")):
         yield
 
 
