@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,15 +26,18 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.trend import TrendOptions, build_trend
 from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
 from judgeaudit.analysis.trend_fmt import render
-from judgeaudit.audit.store.schema import has_table
 from judgeaudit.audit.units.period import PeriodError, parse_period, period_of_name
-from judgeaudit.engine import run_audit_blocking
-from judgeaudit.errors import InputError, JudgeauditError
+from judgeaudit.day_labels import Carried, carry_labels
+from judgeaudit.day_stage import holding, new_stage, replace, stages
+from judgeaudit.engine import Terminated, run_audit_blocking
+from judgeaudit.errors import IncompleteRun, InputError, JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.rollouts.run import import_rollouts
 
+#: A day's audit spec; ``name`` is the run's name, whose id prefixes every pair id, so it holds
+#: no space: ``daily-2026-11-03`` (a space made ``report --run`` and ``show`` need quotes).
 SPEC = """[run]
-name = "daily {name}"
+name = "{name}"
 imported = "pairs.jsonl"
 [judge]
 source = "recorded"
@@ -44,13 +45,22 @@ source = "recorded"
 DIGEST = "source.sha256"
 #: What the day's import left out (pairs without a verdict), shown per period by the trend.
 IMPORTED = "import.json"
-#: Where a re-audited day's earlier audit is kept (the last one), under the work folder.
-REPLACED = ".replaced"
 #: ``judgeaudit trend``'s exit code when some daily files were refused and the series shows the
 #: rest: a cron job must notice a missing day.
 PARTIAL_EXIT = 6
 #: A stem meant as a date, week or month (``2026-11-31``, ``2026-11-1``, ``2026-W60``).
 _PERIOD_LIKE = re.compile(r"^\d{4}-(W\d+|\d{1,2})(-\d{1,2})?([T ].*)?$")
+
+
+@dataclass
+class Day:
+    """One daily file's audit: its content's digest and spec, a staging folder a stopped trend
+    left for it (resumed), and the human labels carried into its re-audit."""
+
+    digest: str
+    spec: str
+    resumed: Path | None = None
+    labels: Carried | None = None
 
 
 @dataclass
@@ -61,9 +71,11 @@ class DailyNotes:
     refused: list[dict[str, str]] = field(default_factory=list)  # period, file, reason
     ignored: list[dict[str, str]] = field(default_factory=list)  # file, reason
     unjudged: dict[str, int] = field(default_factory=dict)  # out -> pairs left without verdict
+    labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
 
     def as_json(self) -> dict[str, Any]:
-        return {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
+        shown = {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
+        return shown | ({"labels": self.labels} if self.labels else {})
 
 
 def daily_files(folder: Path) -> list[Path]:
@@ -96,30 +108,49 @@ def audit_daily(
     """Import and audit each file into ``work/<stem>`` (skipping unchanged ones); the OUTs of
     the days audited. A refused day goes into ``notes.refused``, a changed one into
     ``notes.reaudited``."""
-    outs = []
     stems = [f.stem for f in files]
     if len(set(stems)) != len(stems):
         twice = next(s for s in stems if stems.count(s) > 1)
         raise AnalysisError(f"trend: two daily files are named {twice}; give each day one file")
+    if blocked := next((p for p in (work, *work.parents) if p.is_file()), None):
+        raise AnalysisError(f"trend: work folder {work}: {blocked} is a file; give --work a folder")
     made = not work.exists()
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        with holding(work):
+            return _audit_days(files, work, gap_source, notes)
+    finally:
+        if made and work.is_dir() and not any(work.iterdir()):
+            work.rmdir()  # a refused first file leaves no empty work dir behind
+
+
+def _audit_days(
+    files: list[Path], work: Path, gap_source: str | None, notes: DailyNotes
+) -> list[Path]:
+    days = {p.stem: Day(_digest(p), _spec(p.stem, gap_source)) for p in files}
+    left = stages(
+        work, {k: d.digest for k, d in days.items()}, {k: d.spec for k, d in days.items()}
+    )
+    outs = []
     for path in files:
-        out = work / path.stem
+        out, day = work / path.stem, days[path.stem]
+        day.resumed = left.get(path.stem)
         earlier = (out / "audit.db").exists()
         try:
-            audited = _audit_one(path, out, gap_source)
+            audited = _audit_one(path, out, day)
         except JudgeauditError as exc:
             if exc.exit_code != 2:
-                raise  # an interrupted or incomplete audit stops the trend; the next one audits that day again
+                raise  # interrupted or incomplete: kept, and the next trend resumes that day
             kept = f" (its earlier audit is kept in {out}, not shown)" if earlier else ""
             notes.refused.append({"period": path.stem, "file": str(path), "reason": f"{exc}{kept}"})
             continue
         if audited and earlier:
             notes.reaudited.append(str(path))
+        if day.labels is not None:
+            notes.labels.append({"period": path.stem, **day.labels.as_json()})
         outs.append(out)
         if (unjudged := _unjudged(out)) is not None:
             notes.unjudged[str(out)] = unjudged
-    if made and work.is_dir() and not any(work.iterdir()):
-        work.rmdir()  # a refused first file leaves no empty work dir behind
     return outs
 
 
@@ -154,29 +185,35 @@ def _check_name(path: Path) -> None:
             ) from None
 
 
-def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
+def _spec(day: str, gap_source: str | None) -> str:
+    spec = SPEC.format(name=json.dumps(f"daily-{day}")[1:-1])
+    return spec + (f'[gap]\nsource = "{gap_source}"\n' if gap_source else "")
+
+
+def _audit_one(path: Path, out: Path, day: Day) -> bool:
     """One daily file imported and audited into ``out``; False when its earlier audit is of
     this very content (kept), True when it was audited now. The audit runs in a staging folder
-    that replaces ``out`` only once finished: a refusal leaves ``out`` as it was."""
+    (:mod:`judgeaudit.day_stage`; one a stopped trend left is resumed) that replaces ``out``
+    only once finished: a refusal leaves ``out`` as it was."""
     _check_name(path)
-    digest = _digest(path)
     kept = out / DIGEST
-    if kept.is_file() and kept.read_text().strip() == digest and _one_run(out):
+    if kept.is_file() and kept.read_text().strip() == day.digest and _one_run(out):
         return False
     if out.exists() and not kept.is_file():
         raise InputError(
             f"{path}: {out} exists and holds no {DIGEST}, so trend did not make it (a folder of "
             "yours); move it, or give --work another folder; nothing was changed"
         )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    stage = _fresh_dir(out.parent, f".{out.name}.new-")
+    stage = day.resumed or new_stage(out.parent, out.name, path, day.digest, day.spec)
     try:
-        summary = import_rollouts("recorded-jsonl", [path], stage / "pairs.jsonl", None, None,
-                                  period_of_name(path.stem))  # fmt: skip
-        spec = SPEC.format(name=json.dumps(path.stem)[1:-1])
-        if gap_source:
-            spec += f'[gap]\nsource = "{gap_source}"\n'
-        atomic_write_text(stage / "spec.toml", spec)
+        if not (stage / IMPORTED).is_file():  # else its import finished before it stopped
+            summary = import_rollouts("recorded-jsonl", [path], stage / "pairs.jsonl", None,
+                                      None, period_of_name(path.stem), force=True)  # fmt: skip
+            record = {"source": path.name, "pairs_read": summary.read,
+                      "pairs_without_verdict": summary.without_verdict,
+                      "lines_skipped": summary.skips.count}  # fmt: skip
+            atomic_write_text(stage / "spec.toml", day.spec)
+            atomic_write_text(stage / IMPORTED, json.dumps(record, indent=1) + "\n")
         try:
             run_audit_blocking(stage / "spec.toml", stage, new_run=False)
         except JudgeauditError as exc:
@@ -184,71 +221,18 @@ def _audit_one(path: Path, out: Path, gap_source: str | None) -> bool:
                 raise
             shown = str(exc).replace(str(stage), str(out))
             raise InputError(f"{path}: its audit refused the imported pairs: {shown}") from None
-        unjudged = summary.read - summary.pairs_agents
-        record = {"source": path.name, "pairs_read": summary.read,
-                  "pairs_without_verdict": unjudged, "lines_skipped": summary.skips.count}  # fmt: skip
-        atomic_write_text(stage / IMPORTED, json.dumps(record, indent=1) + "\n")
-        atomic_write_text(stage / DIGEST, digest + "\n")
-        _replace(stage, out)
+        if out.exists():
+            day.labels = carry_labels(out, stage)
+        atomic_write_text(stage / DIGEST, day.digest + "\n")
+        aside = replace(stage, out)
+        if day.labels is not None and aside is not None:
+            day.labels.kept_in = str(aside)
+    except (IncompleteRun, Terminated, KeyboardInterrupt):
+        raise  # kept, marked: the next trend resumes this audit where it stopped
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
     return True
-
-
-def _replace(stage: Path, out: Path) -> None:
-    """``stage`` becomes ``out``. An earlier ``out`` is moved aside first and kept in
-    ``WORK/.replaced/<day>/``: the last one per day, and every one that holds human labels
-    (numbered, ``<day>.1``: labels are never deleted). Two levels down, so a trend of ``WORK``
-    itself does not count it as a second run of the day."""
-    if not out.exists():
-        os.rename(stage, out)
-        return
-    shelf = out.parent / REPLACED
-    shelf.mkdir(exist_ok=True)
-    aside = _fresh_dir(shelf, f".{out.name}-")
-    os.rename(out, aside / "run")
-    try:
-        os.rename(stage, out)
-    except BaseException:
-        os.rename(aside / "run", out)  # the earlier audit back in its place
-        aside.rmdir()
-        raise
-    earlier = shelf / out.name
-    if _holds_labels(earlier):  # a human's labels are never deleted: that copy keeps a number
-        earlier.rename(next(shelf / f"{out.name}.{n}" for n in range(1, 10**6)
-                            if not (shelf / f"{out.name}.{n}").exists()))  # fmt: skip
-    shutil.rmtree(earlier, ignore_errors=True)
-    os.rename(aside / "run", earlier)
-    aside.rmdir()
-
-
-def _fresh_dir(parent: Path, prefix: str) -> Path:
-    """A new folder under ``parent``, made with the user's umask (a day folder is as readable as
-    any other output; ``mkdtemp`` would make it 0700)."""
-    while True:
-        folder = parent / f"{prefix}{secrets.token_hex(4)}"
-        try:
-            folder.mkdir()
-            return folder
-        except FileExistsError:
-            continue
-
-
-def _holds_labels(folder: Path) -> bool:
-    """Whether ``folder``'s audit holds human labels (imported into a day's audit by hand)."""
-    if not (folder / "audit.db").is_file():
-        return False
-    try:
-        db = open_db(folder)
-    except JudgeauditError:
-        return True  # unreadable: kept, not judged
-    try:
-        return has_table(db, "human_labels") and bool(
-            db.execute("SELECT 1 FROM human_labels LIMIT 1").fetchone()
-        )
-    finally:
-        db.close()
 
 
 def resolve(

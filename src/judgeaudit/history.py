@@ -67,12 +67,12 @@ def import_to_history(
         summary = import_rollouts(
             "recorded-jsonl", files, scratch / "pairs.jsonl", None, None, period or named
         )
-        spec = SPEC.format(name=json.dumps(files[0].stem)[1:-1]).replace("daily ", "", 1)
+        spec = SPEC.format(name=json.dumps(files[0].stem)[1:-1])
         if gap_source:
             spec += f'[gap]\nsource = "{gap_source}"\n'
         atomic_write_text(scratch / "spec.toml", spec)
         finished = run_audit_blocking(scratch / "spec.toml", scratch / "out")
-        built = _export(scratch, finished.run_id, files)
+        built = _export(scratch, finished.run_id, files, summary.without_verdict)
         into = dest / built.name
         if into.exists():
             owner = ", ".join(p.name for p in into.glob(f"*{RUN_SUFFIX}")) or "another import"
@@ -91,7 +91,7 @@ def import_to_history(
             dest.rmdir()  # a first import that failed leaves no empty history behind
 
 
-def _export(scratch: Path, run_id: str, files: list[Path]) -> Path:
+def _export(scratch: Path, run_id: str, files: list[Path], without_verdict: int) -> Path:
     """The scratch run's pairs as a ``period=…/`` shard with its records beside it."""
     db = open_db(scratch / "out")
     try:
@@ -120,6 +120,7 @@ def _export(scratch: Path, run_id: str, files: list[Path]) -> Path:
             style=style_section(db, run_id),
             pairs=count,
             source={"files": [f.name for f in files], "sha256": _digest(files)},
+            pairs_without_verdict=without_verdict,
         )
     finally:
         db.close()

@@ -4,10 +4,16 @@ output path under a file; and `import --out` over a file it did not write."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import shlex
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +173,8 @@ def test_an_output_under_a_file_or_a_directory_is_one_line(logs: Path, tmp_path:
         ("trend", str(logs), "--output", str(logs), "--format", "html"),
         ("trend", str(logs), "--output", str(afile / "x.csv"), "--format", "csv"),
         ("import", "recorded-jsonl", str(logs / "2026-11-01.jsonl"), "--out", str(afile / "x")),
+        ("trend", str(logs), "--work", str(afile)),  # was a crash (exit 70)
+        ("trend", str(logs), "--work", str(afile / "w")),
     ):
         done = cli(*args)
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
@@ -241,15 +249,82 @@ def test_a_replaced_day_holding_human_labels_is_never_deleted(logs: Path) -> Non
     with sqlite3.connect(work / "2026-11-02" / "audit.db") as db:
         (pair,) = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()
         db.execute("INSERT INTO human_labels (pair_id, human_pref) VALUES (?, 'A')", (pair,))
-    for _ in range(3):  # three corrections of the same day
+    for _ in range(3):  # three corrections of the same day (the label carried into each)
         day2.write_text(day2.read_text() + "\n")
         assert _json(logs)[0] == 0
     shelf = work / ".replaced"
-    assert sorted(p.name for p in shelf.iterdir()) == ["2026-11-02", "2026-11-02.1"]
+    assert sorted(p.name for p in shelf.iterdir()) == [f"2026-11-02.{n}" for n in (1, 2, 3)]
     with sqlite3.connect(shelf / "2026-11-02.1" / "audit.db") as db:
         assert db.execute("SELECT pair_id, human_pref FROM human_labels").fetchall() == [
             (pair, "A")
         ]
+
+
+def _labels(out: Path) -> dict[str, tuple[object, ...]]:
+    """A day's human labels by the log's own pair id (its audit's pair ids change with it)."""
+    with sqlite3.connect(out / "audit.db") as db:
+        rows = db.execute(
+            "SELECT p.source_id, h.human_success_a, h.human_success_b, h.human_pref, h.note"
+            " FROM human_labels h JOIN audit_pairs p USING (pair_id)"
+        ).fetchall()
+    return {row[0]: row[1:] for row in rows}
+
+
+def _edit(day: Path, pair: str, edit: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    """Rewrite ``day``'s lines of ``pair`` (pair line and verdicts) through ``edit``; None drops."""
+    kept = []
+    for line in day.read_text().splitlines():
+        row = json.loads(line)
+        new = edit(row) if row["pair_id"] == pair else row
+        if new is not None:
+            kept.append(json.dumps(new) + "\n")
+    day.write_text("".join(kept))
+
+
+def test_human_labels_follow_a_corrected_day_where_the_pair_is_unchanged(
+    logs: Path, tmp_path: Path
+) -> None:
+    """A corrected day's re-audit starts without the labels a reviewer imported into the day;
+    they are carried over for the pairs still in the file with the same content (a verdict
+    corrected is the same content: a reviewer labels the conversations, not the judge), and
+    every one not carried is named with why."""
+    assert _json(logs)[0] == 0
+    work, day2 = logs / ".judgeaudit-trend", logs / "2026-11-02.jsonl"
+    out, sample = work / "2026-11-02", tmp_path / "sample.csv"
+    assert cli("review", "export", str(out), "--n", "8", "--file", str(sample)).returncode == 0
+    rows = list(csv.DictReader(sample.open()))
+    for i, row in enumerate(rows):
+        row |= {"human_success_a": "1", "human_success_b": str(i % 2), "human_pref": "A",
+                "note": f"looked at {i}"}  # fmt: skip
+    with sample.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    done = cli("review", "import", str(out), str(sample))
+    assert done.returncode == 0, done.stderr
+    before = _labels(out)
+    assert len(before) == 8
+    changed, gone, rejudged, *same = sorted(before)
+    _edit(day2, changed, lambda r: r if "order" in r else r | {"trial": 7})  # other conversations
+    _edit(day2, gone, lambda r: None)
+    _edit(day2, rejudged, lambda r: r | {"winner": "A" if r["winner"] == "B" else "B"}
+          if "order" in r else r)  # fmt: skip
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    after = _labels(out)
+    assert after == {k: before[k] for k in (rejudged, *same)}  # labels, notes, as imported
+    kept = work / ".replaced" / "2026-11-02.1"
+    assert _labels(kept) == before  # the earlier audit keeps every label
+    assert trend["daily"]["labels"] == [{
+        "period": "2026-11-02", "carried": 6, "kept_in": str(kept), "dropped": [
+            {"pair_id": changed, "reason": "its pair's content changed (task, conversations,"
+             " agents or logged outcomes)"},
+            {"pair_id": gone, "reason": "its pair is no longer in the file"},
+        ],
+    }]  # fmt: skip
+    assert any(gone in line and "not carried" in line for line in err), err
+    report = json.loads(cli("report", str(out), "--format", "json").stdout)
+    assert report["human_review"]["labelled"] == 6  # the re-audit's report counts them
 
 
 def test_a_staging_folder_a_killed_trend_left_is_not_a_second_run(logs: Path) -> None:
@@ -261,3 +336,115 @@ def test_a_staging_folder_a_killed_trend_left_is_not_a_second_run(logs: Path) ->
     done = cli("trend", str(work), "--format", "json")
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)["periods"]) == 4
+
+
+def test_a_days_run_id_is_typed_without_quotes(logs: Path) -> None:
+    """A review: a day's run id was ``daily 2026-11-02-…``; typed as shown, ``report --run`` and
+    ``show`` took its second half for another argument (exit 2). It holds no space now."""
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    period = _periods(trend)["2026-11-02"]
+    run_id, out = period["run_id"], period["out"]
+    assert run_id.startswith("daily-2026-11-02-"), run_id
+    typed = cli(*shlex.split(f"report {out} --run {run_id}"))
+    assert typed.returncode == 0 and f"run {run_id} (finished)" in typed.stdout, typed.stderr
+    with sqlite3.connect(Path(out) / "audit.db") as db:
+        (pair,) = db.execute("SELECT pair_id FROM audit_pairs LIMIT 1").fetchone()
+    shown = cli(*shlex.split(f"show {out} {pair}"))
+    assert shown.returncode == 0 and pair in shown.stdout, shown.stderr
+
+
+#: ``judgeaudit ARGS`` with recorded batches of 2 pairs committed every 4, that sends itself the
+#: signal in argv[1] after its 4th batch, as its second commit ends (SIGTERM stops at a later
+#: batch): part of the day stored, as ``test_recorded_resume`` stops ``run``.
+STOPPED = """
+import os, signal, sys
+sent = getattr(signal, sys.argv.pop(1))
+import judgeaudit.audit.inputs.recorded_verdicts as rv
+from judgeaudit.audit.store import prepared
+rv.BATCH, rv.COMMIT_PAIRS = 2, 4
+add, calls = prepared.Grouped.add, []
+def stopping_add(self, write, units, tag):
+    add(self, write, units, tag)
+    calls.append(tag)
+    if len(calls) == 4:
+        os.kill(os.getpid(), sent)
+prepared.Grouped.add = stopping_add
+from judgeaudit.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _stopped_trend(logs: Path, sent: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-c", STOPPED, sent, "trend", str(logs), "--format", "json"]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300)
+
+
+def _run_rows(out: Path) -> tuple[list[tuple[object, ...]], int]:
+    with sqlite3.connect(out / "audit.db") as db:
+        runs = db.execute("SELECT run_id, created_at, status FROM runs").fetchall()
+        return runs, int(db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0])
+
+
+@pytest.mark.parametrize("sent", ["SIGKILL", "SIGTERM"])
+def test_a_day_audit_a_stopped_trend_left_is_resumed_and_no_staging_stays(
+    logs: Path, tmp_path: Path, sent: str
+) -> None:
+    """A review: a trend killed mid-day left ``WORK/.DAY.new-*`` for ever, and the next trend
+    audited that day again from its first pair. The next trend resumes that audit (the runner's
+    resume: the same run, its committed pairs kept) and removes a staging folder it made for
+    content the file no longer has; a folder it did not make is never touched."""
+    work = logs / ".judgeaudit-trend"
+    stopped = _stopped_trend(logs, sent)
+    assert stopped.returncode == {"SIGKILL": -signal.SIGKILL, "SIGTERM": 143}[sent], stopped.stderr
+    (stage,) = work.glob(".2026-11-01.new-*")
+    (run,), stored = _run_rows(stage)
+    assert 0 < stored < 36  # stopped mid-day (SIGKILL: 8; SIGTERM at the next batch or so)
+    with sqlite3.connect(stage / "audit.db") as db:  # what only a resumed run can still say
+        db.execute("UPDATE runs SET created_at = '2000-01-01 00:00:00'")
+    mine = work / ".2026-11-01.new-0badc0de"  # named as trend names one, not made by it
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n")
+    (work / ".2026-11-03.new-00c0ffee").mkdir()  # killed between its mkdir and its mark
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    resumed = (run[0], "2000-01-01 00:00:00", "finished")
+    assert _run_rows(work / "2026-11-01") == ([resumed], 36)  # resumed, not audited anew
+    assert sorted(p.name for p in work.iterdir() if p.name[0] == ".") == [mine.name]
+    assert (mine / "notes.txt").read_text() == "mine\n"
+    whole = cli("trend", str(logs), "--work", str(tmp_path / "whole"), "--format", "json")
+    uninterrupted = json.loads(whole.stdout)["periods"]
+    for got, want in zip(trend["periods"], uninterrupted, strict=True):
+        where = ("out", "created_at")  # where and when the run was made, not what it measured
+        assert {k: v for k, v in got.items() if k not in where} == {
+            k: v for k, v in want.items() if k not in where
+        }
+    # stopped again while a corrected day is audited, then the file changed once more: the
+    # staging folder for the content the file no longer has is removed, the day audited anew
+    day2 = logs / "2026-11-02.jsonl"
+    day2.write_text(day2.read_text() + "\n")
+    assert _stopped_trend(logs, sent).returncode != 0
+    (stale,) = work.glob(".2026-11-02.new-*")
+    day2.write_text(day2.read_text() + "\n")
+    code, trend, err = _json(logs)
+    assert code == 0 and trend["daily"]["reaudited"] == [str(day2)], err
+    assert not stale.exists() and _run_rows(work / "2026-11-02")[1] == 36
+    hidden = sorted(p.name for p in work.iterdir() if p.name[0] == ".")
+    assert hidden == sorted([".replaced", mine.name])
+
+
+def test_a_second_trend_in_the_same_work_folder_is_refused(logs: Path) -> None:
+    """A trend now removes the staging folders it left: a second one at once must not remove
+    the one the first is writing. It is refused in one line, and nothing is written."""
+    import fcntl
+
+    work = logs / ".judgeaudit-trend"
+    work.mkdir()
+    fd = os.open(work, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the first trend holds it
+        done = cli("trend", str(logs))
+    finally:
+        os.close(fd)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "another trend is writing to it" in done.stderr and not any(work.iterdir())

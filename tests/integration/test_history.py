@@ -25,6 +25,10 @@ def days(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("history")
     logs = tmp / "logs"
     write_stream(logs, days=4, change_day=2, tasks=6)
+    day = logs / "2026-11-02.jsonl"  # one pair its judge never gave a verdict
+    pair = json.loads(next(x for x in day.read_text().splitlines() if '"order"' not in x))
+    with day.open("a") as handle:
+        handle.write(json.dumps({**pair, "pair_id": "late-1", "task_id": "late-task"}) + "\n")
     for day in sorted(logs.glob("*.jsonl")):
         done = cli("import", "recorded-jsonl", str(day), "--parquet", str(tmp / "hist"))
         assert done.returncode == 0, done.stderr
@@ -87,9 +91,12 @@ def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
     done = cli("trend", str(days["hist"]), "--format", "json")
     assert done.returncode == 0, done.stderr
     got, want = json.loads(done.stdout), json.loads((days["tmp"] / "sq.json").read_text())
-    # What only a daily folder reports (what each day's import left out): nothing, here.
+    # What only a daily folder reports (its files' fates): nothing, here.
     assert want.pop("daily") == {"reaudited": [], "refused": [], "ignored": []}
-    assert [p.pop("pairs_without_verdict") for p in want["periods"]] == [0] * 4
+    # the pairs each day's import left out: the history says so too (it did not: a review)
+    assert [p["pairs_without_verdict"] for p in got["periods"]] == [0, 1, 0, 0]
+    lines = cli("trend", str(days["hist"]), "--format", "csv").stdout.splitlines()
+    assert "2026-11-02,pairs without verdict,,,,1,0," in lines
     for trend in (got, want):
         for period in trend["periods"]:
             for key in RUN_KEYS:

@@ -91,7 +91,11 @@ def test_enter_on_a_period_of_a_parquet_history_says_how_to_report_it(
     history = tmp_path / "history"
     (history / "period=2026-11-08").mkdir(parents=True)
     (history / "period=2026-11-08" / "r.run.json").write_text("{}")
-    moved = {**trend, "periods": [{**p, "out": str(history)} for p in trend["periods"]]}
+    # a run id holding a space, as an earlier version named a day (``daily 2026-11-08-…``)
+    moved = {**trend, "periods": [
+        {**p, "out": str(history), "run_id": p["run_id"].replace("-", " ", 1)}
+        for p in trend["periods"]
+    ]}  # fmt: skip
 
     async def go() -> tuple[str, list[str]]:
         app = make_app(isolated, out / "runs", trend=moved)
@@ -102,7 +106,7 @@ def test_enter_on_a_period_of_a_parquet_history_says_how_to_report_it(
 
     mode, notes = asyncio.run(go())
     assert mode != "results"
-    run_id = trend["periods"][7]["run_id"]
+    run_id = moved["periods"][7]["run_id"]
     # the run id holds a space: quoted, so the line pastes as printed
     pasted = f"report {history} --engine duckdb --run {shlex.quote(run_id)}"
     assert " " in run_id and any(pasted in n for n in notes), notes

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from judgeaudit.analysis.clustered import METHOD, interval
 from judgeaudit.analysis.engines.auto import open_engine
-from judgeaudit.analysis.engines.history import is_history
+from judgeaudit.analysis.engines.history import RUN_SUFFIX, RunRecords, is_history, safe_name
 from judgeaudit.analysis.fmt import NO_TASK_COUNTS
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.judged_by import judged_by
@@ -309,6 +309,8 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
                 **period_figures(report, _consistency(ref.out, ref.run_id, engine)),
             }
         )
+        if engine == "duckdb" and (left := _without_verdict(ref.out, ref.run_id)) is not None:
+            points[-1]["pairs_without_verdict"] = left  # as a daily folder's day says it
     return {
         "kind": refs[0].kind,
         "gap_source": source,
@@ -318,6 +320,15 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
         "periods": points,
         "intervals": INTERVALS,
     }
+
+
+def _without_verdict(history: Path, run_id: str) -> int | None:
+    """A history period's pairs its import left out for want of a verdict (its run records);
+    None for a period imported before the count was kept."""
+    for path in history.glob(f"period=*/{safe_name(run_id)}{RUN_SUFFIX}"):
+        if (kept := RunRecords.read(path)).run_id == run_id:
+            return kept.pairs_without_verdict
+    return None
 
 
 def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

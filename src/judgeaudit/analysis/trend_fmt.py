@@ -57,6 +57,8 @@ def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
             "re-audited (the file changed since its audit; the earlier audit kept in the work "
             "folder's .replaced/): " + ", ".join(daily["reaudited"])
         )
+    # a re-audit's dropped labels are on stderr already when the table goes to stdout
+    lines += [carried_line(c, dropped=files) for c in daily.get("labels", [])]
     if not files:
         return lines
     lines += [
@@ -65,6 +67,23 @@ def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
     ]
     lines += [f"ignored {i['file']}: {i['reason']}" for i in daily.get("ignored", [])]
     return lines
+
+
+def carried_line(labels: dict[str, Any], dropped: bool = True) -> str:
+    """A re-audited day's human labels: how many were carried, and (``dropped``) each one not
+    carried and why."""
+    line = f"{labels['period']}: {labels['carried']} human label(s) carried into its re-audit"
+    if labels["dropped"] and not dropped:
+        return line + f"; {len(labels['dropped'])} not carried (named on stderr)"
+    return line + (f"; {dropped_part(labels)}" if labels["dropped"] else "")
+
+
+def dropped_part(labels: dict[str, Any]) -> str:
+    """The labels a re-audit did not carry, each with why, and where they all stay."""
+    each = "; ".join(f"{d['pair_id']}: {d['reason']}" for d in labels["dropped"])
+    return (
+        f"{len(labels['dropped'])} not carried ({each}); every label stays in {labels['kept_in']}"
+    )
 
 
 def render_table(trend: dict[str, Any], files: bool = True) -> str:

@@ -82,7 +82,7 @@ def build(
 
 def cmd_trend(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.trend_alerts import ALERT_EXIT, UNTESTED_EXIT, untested
-    from judgeaudit.analysis.trend_fmt import render
+    from judgeaudit.analysis.trend_fmt import dropped_part, render
     from judgeaudit.cli.common import print_output, write_output
     from judgeaudit.daily import PARTIAL_EXIT
 
@@ -99,6 +99,10 @@ def cmd_trend(args: argparse.Namespace) -> int:
     daily = trend.get("daily", {})
     for skipped in daily.get("ignored", []):
         print(f"judgeaudit: trend: ignored {skipped['file']}: {skipped['reason']}", file=sys.stderr)
+    for labels in daily.get("labels", []):
+        if labels["dropped"]:  # a reviewer's work left behind: said where cron reads it
+            print(f"judgeaudit: trend: day {labels['period']}: human labels {dropped_part(labels)}",
+                  file=sys.stderr)  # fmt: skip
     for refused in daily.get("refused", []):
         print(
             f"judgeaudit: trend: day {refused['period']} refused, not in the series: "

@@ -47,6 +47,12 @@ class ImportSummary:
     def pairs(self) -> int:
         return self.pairs_agents + self.pairs_trials
 
+    @property
+    def without_verdict(self) -> int:
+        """A recorded log's pairs read but left out for want of a verdict (the trend shows how
+        many per period, whether the day was audited into audit.db or a Parquet history)."""
+        return self.read - self.pairs_agents
+
     def count_pair_agents(self, *agents: str) -> None:
         """Count a recorded pair's agents; at most :data:`AGENTS_COUNTED` distinct names, so a
         log with an agent name per pair cannot grow the summary without bound."""

@@ -47,6 +47,9 @@ class RunRecords:
     #: kept_task_counts' rows: judge_model, task_id, orders, missing (the no-verdict share's
     #: task-clustered interval; records written before it have none, and no interval)
     verdict_tasks: list[list[Any]] = field(default_factory=list)
+    #: pairs of the day's log left out for want of a verdict (``trend`` shows them, as for a
+    #: daily folder); None in records written before it was kept: not known, never claimed 0
+    pairs_without_verdict: int | None = None
 
     def write(self, shard: Path) -> Path:
         path = shard / f"{safe_name(self.run_id)}{RUN_SUFFIX}"
