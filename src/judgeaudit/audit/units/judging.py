@@ -12,6 +12,17 @@ from judgeaudit.audit.units.verdict_parse import Order, Pref, Verdict, VerdictEr
 FLIP: dict[Pref, Pref] = {"A": "B", "B": "A", "tie": "tie"}
 
 
+def swap_rule(ab: Pref | None, ba: Pref | None) -> tuple[Pref, Pref, Pref, bool]:
+    """The swap rule, once, for a live judge and a recorded log alike: (pref_ab, pref_ba,
+    judge_pref, consistent) of a pair judged in both orders, each order's preference in the
+    pair's terms or None when its reply gave no verdict. An order without a verdict counts as a
+    tie and never agrees with anything (two failed orders are not a consistent tie); the pair's
+    verdict is the orders' common winner, else a tie."""
+    pref_ab, pref_ba = ab or "tie", ba or "tie"
+    judge_pref = pref_ab if pref_ab == pref_ba else "tie"
+    return pref_ab, pref_ba, judge_pref, ab is not None and ba is not None and ab == ba
+
+
 @dataclass
 class JudgeLog:
     """One judge call, as stored in judge_logs (table and JSONL)."""
@@ -49,7 +60,9 @@ class PairJudgement:
         (two failed orders are not a consistent tie). None without swap."""
         if self.pref_ba is None:
             return None
-        return bool(self.parsed_ab and self.parsed_ba and self.pref_ab == self.pref_ba)
+        return swap_rule(
+            self.pref_ab if self.parsed_ab else None, self.pref_ba if self.parsed_ba else None
+        )[3]
 
 
 async def judge_pair(
@@ -74,7 +87,7 @@ async def judge_pair(
         return PairJudgement(pref_ab, None, pref_ab, sa, sb, logs, verdict_ab is not None)
     verdict_ba = await ask("BA", text_b, text_a)
     pref_ba, sa2, sb2 = _mapped(verdict_ba, flipped=True)
-    judge_pref = pref_ab if pref_ab == pref_ba else "tie"
+    judge_pref = swap_rule(pref_ab, pref_ba)[2]
     return PairJudgement(
         pref_ab,
         pref_ba,
