@@ -40,10 +40,10 @@ def log_lines(tasks: dict[str, tuple[int, int]], error: str = "no JSON object fo
                           "agent_a": "policy-v7", "agent_b": "policy-v8", "trial": i,
                           "success_a": 1, "success_b": 0})  # fmt: skip
         for j, (pair, order) in enumerate(orders):
-            if j < missing:
+            if j < missing:  # the judge's text for every other one only
+                raw = {"raw_output": f"I think A is better {KEY}"} if j % 2 == 0 else {}
                 lines.append({"type": "verdict", "pair_id": pair, "order": order, "winner": None,
-                              "parse_error": error, "raw_output": f"I think A is better {KEY}",
-                              "judge_model": "rm-1"})  # fmt: skip
+                              "parse_error": error, **raw, "judge_model": "rm-1"})  # fmt: skip
             else:
                 lines.append({"type": "verdict", "pair_id": pair, "order": order, "winner": "A",
                               "score_a": 4, "score_b": 2, "judge_model": "rm-1"})  # fmt: skip
@@ -108,6 +108,7 @@ def test_null_winners_give_the_no_verdict_share_with_its_interval(tmp_path: Path
     # printed with its control characters shown, never sent to the terminal
     shown = cli_ok("show", str(out), "t1-0").stdout
     assert "PARSE ERROR: invalid JSON: �[31mred" in shown and "\x1b" not in shown
+    assert "(not recorded: the log held neither the judge's text nor a verdict)" in shown
 
 
 def test_the_trend_shows_a_days_no_verdict_share_and_a_judge_outage(tmp_path: Path) -> None:
