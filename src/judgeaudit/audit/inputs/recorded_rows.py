@@ -1,6 +1,6 @@
 """The rows one recorded pair stores (its two trajectories, its ``audit_pairs`` row, one
 ``judge_logs`` row per recorded verdict, its task): what a live judge's run stores for the same
-replies, by the same swap rule (:func:`~judgeaudit.audit.units.judging.swap_rule`). A verdict
+replies, by the same swap rule (:func:`~judgeaudit.audit.units.verdict_parse.swap_rule`). A verdict
 recorded with ``"winner": null`` is stored as a live judge's reply that did not parse (its
 ``parse_error``, no ``parsed_json``), so every no-verdict figure counts it. Split from
 :mod:`judgeaudit.audit.inputs.recorded_verdicts`, which validates and stores them."""
@@ -19,8 +19,8 @@ from judgeaudit.audit.store.prepared import Table
 from judgeaudit.audit.units import ImportedPair
 from judgeaudit.audit.units.ids import pair_id as make_pair_id
 from judgeaudit.audit.units.ids import recorded_log_id, traj_id
-from judgeaudit.audit.units.judging import FLIP, swap_rule
 from judgeaudit.audit.units.outcome import is_misselected, reward_gap
+from judgeaudit.audit.units.verdict_parse import FLIP, swap_rule
 
 TRAJ_COLUMNS = (
     "traj_id", "run_id", "task_id", "task_type", "agent", "trial", "events", "ending",
@@ -69,7 +69,7 @@ def batch_rows(
 
 def outcome(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
     """Preferences per order (pair terms), the swap rule, mean scores: as a live judge gives,
-    by its own rule (:func:`~judgeaudit.audit.units.judging.swap_rule`); a verdict recorded
+    by its own rule (:func:`~judgeaudit.audit.units.verdict_parse.swap_rule`); a verdict recorded
     with ``"winner": null`` is an order whose reply gave no verdict. A pair recorded in one
     order is stored as a live run without swap stores it (its verdict in ``pref_ab``)."""
     by_order = {v["order"]: v["winner"] for v in verdicts}

@@ -7,20 +7,15 @@ from typing import Any
 
 from judgeaudit.audit.spec.templates import Template, messages_hash, trajectory_block
 from judgeaudit.audit.units.conversation import CallSink, Side
-from judgeaudit.audit.units.verdict_parse import Order, Pref, Verdict, VerdictError, parse_output
-
-FLIP: dict[Pref, Pref] = {"A": "B", "B": "A", "tie": "tie"}
-
-
-def swap_rule(ab: Pref | None, ba: Pref | None) -> tuple[Pref, Pref, Pref, bool]:
-    """The swap rule, once, for a live judge and a recorded log alike: (pref_ab, pref_ba,
-    judge_pref, consistent) of a pair judged in both orders, each order's preference in the
-    pair's terms or None when its reply gave no verdict. An order without a verdict counts as a
-    tie and never agrees with anything (two failed orders are not a consistent tie); the pair's
-    verdict is the orders' common winner, else a tie."""
-    pref_ab, pref_ba = ab or "tie", ba or "tie"
-    judge_pref = pref_ab if pref_ab == pref_ba else "tie"
-    return pref_ab, pref_ba, judge_pref, ab is not None and ba is not None and ab == ba
+from judgeaudit.audit.units.verdict_parse import (
+    FLIP,
+    Order,
+    Pref,
+    Verdict,
+    VerdictError,
+    parse_output,
+    swap_rule,
+)
 
 
 @dataclass
