@@ -72,12 +72,6 @@ def import_recorded(
             _drop(db, scratch)
             raise
     try:
-        # Each verdict without a pair, at its own line, in the order read (rowid: both paths
-        # insert in file order).
-        for (at,) in db.execute(
-            "SELECT at FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs) ORDER BY rowid"
-        ):
-            summary.skips.add(str(at), "verdict whose pair_id has no pair line")
         _verdict_notes(db, summary)
         summary.tasks = int(
             db.execute(
@@ -91,16 +85,21 @@ def import_recorded(
 
 
 def _verdict_notes(db: sqlite3.Connection, summary: ImportSummary) -> None:
-    """What the summary says of the verdicts kept (those of a pair line): how many have no
-    winner, and each whose winner contradicts its own scores, at its line, in the order read."""
-    kept = "pair_id IN (SELECT pair_id FROM pairs)"
-    summary.no_verdicts = db.execute(
-        f"SELECT COUNT(*) FROM verdicts WHERE unjudged = 1 AND {kept}"
-    ).fetchone()[0]
-    for at, how in db.execute(
-        f"SELECT at, contra FROM verdicts WHERE contra IS NOT NULL AND {kept} ORDER BY rowid"
+    """Each verdict without a pair (skipped), and of those kept how many have no winner and each
+    whose winner contradicts its own scores: at its own line, in the order read (rowid: both
+    paths insert in file order), in one scan of the verdicts."""
+    unjudged = 0
+    for at, kept, blank, how in db.execute(
+        "SELECT at, pair_id IN (SELECT pair_id FROM pairs), unjudged, contra FROM verdicts"
+        " WHERE unjudged = 1 OR contra IS NOT NULL OR pair_id NOT IN (SELECT pair_id FROM pairs)"
+        " ORDER BY rowid"
     ):
-        summary.contradictions.add(str(at), str(how))
+        if not kept:
+            summary.skips.add(str(at), "verdict whose pair_id has no pair line")
+        elif how is not None:
+            summary.contradictions.add(str(at), str(how))
+        unjudged += bool(kept and blank)
+    summary.no_verdicts = unjudged
 
 
 def _joined_fast(
