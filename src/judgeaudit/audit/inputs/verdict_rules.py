@@ -112,7 +112,7 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
             raise TaskError(f"{at}: must be an object, got {json_type(item)}")
         if not item.keys() <= _VERDICT_KEYS:
             key = next(key for key in item if key not in _VERDICT_KEYS)
-            raise TaskError(unknown_field(at, key, VERDICT_KEYS, joiner="."))
+            raise TaskError(unknown_field(at, key, (*VERDICT_KEYS, PARSE_ERROR), joiner="."))
         order = item.get("order")
         clean = clean_verdict(item)
         if clean is not None and order not in orders:
