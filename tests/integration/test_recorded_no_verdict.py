@@ -203,3 +203,26 @@ def test_winners_that_contradict_their_scores_are_kept_and_named_at_import(
     cli_ok("run", str(tmp_path / "spec.toml"), "--out", str(tmp_path / "out"))
     report = json.loads(cli_ok("report", str(tmp_path / "out"), "--format", "json").stdout)
     assert report["misselected"] == 0  # the winner (A, the side that succeeded) was kept
+
+
+def test_an_openai_jsonl_verdict_line_may_say_no_verdict_too(tmp_path: Path) -> None:
+    """The rule is the one owner's (verdict_rules): an ``openai-jsonl`` verdict line takes
+    ``"winner": null`` and ``parse_error`` as a ``recorded-jsonl`` one does."""
+    example = (
+        Path(__file__).resolve().parents[2] / "examples" / "rollouts" / "openai-rollouts.jsonl"
+    )
+    lines = [json.loads(line) for line in example.read_text(encoding="utf-8").splitlines()]
+    verdict = next(line for line in lines if line.get("type") == "verdict")
+    for key in ("score_a", "score_b"):
+        verdict.pop(key, None)
+    verdict |= {"winner": None, "parse_error": "no JSON object found"}
+    log = write(tmp_path / "rollouts.jsonl", lines)
+    cli_ok("import", "openai-jsonl", str(log), "--out", str(tmp_path / "pairs.jsonl"))
+    (tmp_path / "spec.toml").write_text(SPEC)
+    cli_ok("run", str(tmp_path / "spec.toml"), "--out", str(tmp_path / "out"))
+    db = sqlite3.connect(tmp_path / "out" / "audit.db")
+    stored = db.execute(
+        "SELECT parse_error, parsed_json FROM judge_logs WHERE parse_error IS NOT NULL"
+    ).fetchall()
+    db.close()
+    assert stored == [("no JSON object found", None)]
