@@ -19,9 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgeaudit.audit.units.judging import FLIP
 from judgeaudit.audit.units.outcome import is_misselected
-from judgeaudit.audit.units.verdict_parse import VerdictError, parse_output
+from judgeaudit.audit.units.verdict_parse import FLIP, VerdictError, parse_output
 from judgeaudit.sim.engine import simulate
 from judgeaudit.sim.modelspec import SimConfig
 from judgeaudit.sim.wire import chat

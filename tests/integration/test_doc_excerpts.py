@@ -88,3 +88,26 @@ def test_the_worked_tau_bench_example_prints_what_the_page_shows(tmp_path: Path)
         printed = [steady(line) for line in re.split(r"[\r\n]", done.stderr + done.stdout)]
         problems += [f"{command}: {line}" for line in in_order(shown, printed)]
     assert not problems, "shown in docs/rollouts.md, not printed:\n" + "\n".join(problems)
+
+
+def test_the_no_verdict_example_prints_what_the_page_shows(tmp_path: Path) -> None:
+    """docs/rollouts.md, "No verdict": the import's summary and contradiction lines, the report's
+    no-verdict line with its interval and what ``show`` prints for a verdict recorded as null."""
+    text = ROLLOUTS.read_text(encoding="utf-8")
+    recorded = text.split("## Recorded verdicts", 1)[1]
+    spec = recorded.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert 'imported = "prod-pairs.jsonl"' in spec and 'source = "recorded"' in spec
+    (tmp_path / "prod.toml").write_text(spec, encoding="utf-8")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    section = recorded.split("### No verdict", 1)[1].split("\n### ", 1)[0]
+    commands = shown_commands(section)
+    assert [c.split()[1] for c, _ in commands] == ["import", "run", "report", "show"]
+    problems = []
+    for command, shown in commands:
+        done = cli(*shlex.split(command)[1:], cwd=tmp_path)
+        assert done.returncode == 0, (command, done.stderr)
+        printed = [steady(line) for line in (done.stdout + done.stderr).splitlines()]
+        if command.split()[1] == "run":
+            continue  # the page shows no line of it
+        problems += [f"{command}: {line}" for line in in_order(shown, printed)]
+    assert not problems, "shown in docs/rollouts.md, not printed:\n" + "\n".join(problems)

@@ -192,3 +192,48 @@ def test_the_block_reader_gives_each_line_and_its_number_as_the_line_reader_does
     assert read == [(where, row) for where, _, row in iter_jsonl(log, "line", RolloutError)]
     lines = len(data.split(b"\n"))
     assert read[-1] == (f"{log}:{lines}", {"pair_id": "✓"})
+
+
+def test_no_verdicts_and_contradicting_winners_take_the_bulk_path_and_agree_with_the_exact(
+    tmp_path: Path,
+) -> None:
+    """``"winner": null`` lines (with and without parse_error and raw_output) and winners that
+    contradict their own scores are clean: the bulk path takes them, and both paths write the
+    same file and record, and count (and name) the same lines in the same order."""
+    records = varied_log()
+    records += [
+        {"pair_id": "n1", "task_id": "t9", "agent_a": "a1", "agent_b": "a2", "success_a": 1,
+         "success_b": 0},
+        {"pair_id": "n1", "order": "BA", "winner": None, "parse_error": "invalid JSON: \x1b[0m",
+         "raw_output": "{ünïcode", "reasons": [], "score_a": None, "judge_model": "rm-2"},
+        {"pair_id": "n1", "order": "AB", "winner": "B", "score_a": 4, "score_b": 1.5,
+         "judge_model": "rm-2"},  # contradicts
+        {"pair_id": "n2", "task_id": "t9", "agent_a": "a2", "agent_b": "a1", "trial": 1, "success_a": 0,
+         "success_b": 1},
+        {"type": "verdict", "pair_id": "n2", "order": "AB", "winner": None},
+        {"pair_id": "n2", "order": "BA", "winner": None, "parse_error": None},
+        {"pair_id": "gone", "order": "AB", "winner": "A", "score_a": 0, "score_b": 5},  # no pair
+    ]  # fmt: skip
+    log = write(tmp_path / "log.jsonl", records)
+    bulk(log)  # no Unusual
+    fast = imported(tmp_path, "fast", log, exact=False)
+    slow = imported(tmp_path, "slow", log, exact=True)
+    assert fast == slow
+    summary = fast[2]
+    assert summary.no_verdicts == 3
+    # by hand: a verdict of a pair line that picked the side it scored strictly lower
+    picked_lower = [
+        f"{log}:{i + 1 + (i >= 5)}"  # the blank line write() puts after the fifth record
+        for i, r in enumerate(records)
+        if r.get("winner") in ("A", "B") and r["pair_id"] != "gone"
+        and None not in (r.get("score_a"), r.get("score_b"))
+        and (r["score_a"] < r["score_b"]) == (r["winner"] == "A") and r["score_a"] != r["score_b"]
+    ]  # fmt: skip
+    assert [r.split(": ")[0] for r in summary.contradictions.reasons] == picked_lower
+    assert summary.contradictions.reasons[-1] == (
+        f"{log}:{len(records) - 4 + 1}: winner B but score_a 4 > score_b 1.5"
+    )
+    assert b'"parse_error":"invalid JSON: \\u001b[0m"' in fast[0]
+    assert (
+        b'{"order":"AB","winner":null,"score_a":null,"score_b":null,"raw_output":null,' in fast[0]
+    )

@@ -91,8 +91,18 @@ RAW_VERDICTS = st.fixed_dictionaries(
 )
 
 
+NO_VERDICTS: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(
+    {"order": st.sampled_from(["AB", "BA"]), "winner": st.none()},
+    optional={
+        "raw_output": st.none() | st.text(),
+        "parse_error": st.none() | st.text().filter(str.strip),
+        "reasons": st.none() | st.just([]),
+    },
+)
+
+
 @settings(max_examples=500, deadline=None)
-@given(RAW_VERDICTS)
+@given(RAW_VERDICTS | NO_VERDICTS)
 def test_a_verdict_s_texts_are_its_encodings(raw: dict[str, Any]) -> None:
     body = clean_verdict(raw)
     assert body is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy.stats import fisher_exact
@@ -13,7 +14,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from judgeaudit.analysis.stats import fisher_greater
-from judgeaudit.analysis.trend_alerts import Point, detect, period_tests
+from judgeaudit.analysis.trend_alerts import Point, detect, period_tests, points_of
 from judgeaudit.audit.units.period import PeriodError, parse_period, period_of_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -109,3 +110,21 @@ def test_the_alert_action_gates_the_current_judge_against_the_baseline() -> None
 
     assert "judgeaudit compare DIR OUT --fail-on-rise" in ACTION
     assert "compare OUT DIR" not in ACTION and "--judge-endpoint" in ACTION
+
+
+def test_an_outage_day_is_neither_tested_nor_pooled_into_the_baseline() -> None:
+    """A day where the judge gave no verdict has all-tie pairs (0 wrong of N decisive): pooled,
+    it would pull the baseline down and make the next ordinary day look like a rise."""
+    measured = {"wrong": 20, "decisive": 100, "design_effect": 1.0, "rate": 0.2}
+    outage = {"wrong": 0, "decisive": 100, "design_effect": 1.0, "rate": None,
+              "not_measured": "not measured: the judge gave no verdict on any order"}  # fmt: skip
+    days = [f"2026-11-{d:02d}" for d in range(1, 9)]
+    parts = [measured] * 3 + [outage] * 4 + [measured]
+    trend: dict[str, Any] = {"periods": [{"period": d, "misselection": m, "buckets": []}
+                         for d, m in zip(days, parts, strict=True)]}  # fmt: skip
+    points = points_of(trend)["misselection"]
+    assert [(p.wrong, p.decisive) for p in points[3:7]] == [(0, 0)] * 4
+    fired, made = detect({"misselection": points})
+    # the last day equals the measured baseline (20/100 = 3 × 20/100 pooled): no alert; with
+    # the outage pooled the baseline would be 60/700 and 20/100 a rise
+    assert fired == [] and made == 1

@@ -43,6 +43,18 @@ OPTIONAL: dict[str, list[Any]] = {
             {"order": "BA", "winner": "tie", "raw_output": "x", "reasons": ["a"]},
             {"order": "AB", "winner": "B", "score_a": None, "reasons": []},
         ],
+        [  # no verdict, as import writes it (and as a hand-written pairs file may)
+            {
+                "order": "AB",
+                "winner": None,
+                "score_a": None,
+                "score_b": None,
+                "raw_output": "{",
+                "reasons": [],
+                "parse_error": "invalid JSON",
+            },
+            {"order": "BA", "winner": None},
+        ],
     ],
 }
 

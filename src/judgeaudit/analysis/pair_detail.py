@@ -201,10 +201,13 @@ def _hashes(call: dict[str, Any]) -> str:
 
 def raw_output_text(call: dict[str, Any]) -> str:
     """A judge call's raw output as ``show`` and Pair detail print it: verbatim, or for a
-    recorded verdict that came without the judge's text, that it was not recorded."""
+    recorded verdict (or recorded lack of one) that came without the judge's text, that it was
+    not recorded."""
     raw = call.get("raw_output")
     if raw is not None:
         return str(raw)
+    if call.get("parse_error"):  # recorded with "winner": null
+        return "(not recorded: the log held neither the judge's text nor a verdict)"
     return "(not recorded: the log held the verdict without the judge's text; see parsed_json)"
 
 

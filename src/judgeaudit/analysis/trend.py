@@ -33,6 +33,7 @@ from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.position import consistency_sums
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
+from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
 
@@ -234,9 +235,15 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
         for t in style.get("terms", [])
         if t.get("feature") != "position"
     ]
+    misselection = {**_rate(overall), **{k: overall.get(k) for k in split}}
+    if nothing_judged(verdicts):  # a judge outage: its all-tie 0% is no measurement
+        gone = {"rate": None, "ci_low": None, "ci_high": None, "tie_aware_rate": None,
+                "tie_aware_ci": None, "not_measured": NOT_MEASURED}  # fmt: skip
+        misselection = {**misselection, **gone}
+        buckets = [{**b, **gone} for b in buckets]
     return {
         "pairs": report["pairs"],
-        "misselection": {**_rate(overall), **{k: overall.get(k) for k in split}},
+        "misselection": misselection,
         "buckets": buckets,
         "judge_satisfied_but_failed": {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]},
         "user_satisfied_but_failed": {
@@ -339,7 +346,8 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     def add(name: str, period: str, part: dict[str, Any] | None, n: Any = None) -> None:
         part = part or {}
         shown = {k: part.get(k) for k in ("rate", "ci_low", "ci_high")}
-        point = {"period": period, **shown, "n": n, "no_interval": part.get("no_interval")}
+        why = part.get("no_interval") or part.get("not_measured")
+        point = {"period": period, **shown, "n": n, "no_interval": why}
         out.setdefault(name, []).append(point)
 
     for p in trend["periods"]:

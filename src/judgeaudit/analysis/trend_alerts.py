@@ -143,6 +143,8 @@ def points_of(trend: dict[str, Any]) -> dict[str, list[Point]]:
     """The two watched series from a trend (overall misselection, near bucket)."""
 
     def point(period: str, part: dict[str, Any]) -> Point:
+        if part.get("not_measured"):  # an outage's all-tie pairs would dilute the baseline
+            return Point(period, 0, 0, 1.0)
         return Point(
             period, int(part.get("wrong") or 0), int(part.get("decisive") or 0),
             float(part.get("design_effect") or 1.0),

@@ -15,6 +15,8 @@ from judgeaudit.analysis.trend import interval_method, series
 
 
 def _with_ci(part: dict[str, Any] | None) -> str:
+    if part and part.get("not_measured"):
+        return "not measured"
     if not part or part.get("rate") is None:
         return "n/a"
     # without an interval it is said, never left to look like a rate known exactly

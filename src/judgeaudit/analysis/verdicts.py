@@ -166,13 +166,23 @@ def unjudged(health: dict[str, Any], out: str = "OUT") -> str | None:
     )
 
 
+NOT_MEASURED = "not measured: the judge gave no verdict on any order"
+
+
+def nothing_judged(health: Mapping[str, Any]) -> bool:
+    """No order of the run got a verdict (a judge outage): its misselection is not measured,
+    since a 0% over pairs that are all ties would read as a perfect judge."""
+    orders = health.get("orders") or 0
+    return bool(orders) and health.get("no_verdict_orders") == orders
+
+
 def misselected_text(misselected: int, health: dict[str, Any]) -> str:
     """The report headline's count: ``N misselected``, or, when most orders have no verdict, a
     count that says it covers the judged orders only (none judged: no count at all)."""
     rate, missing, orders = (health[k] for k in ("no_verdict_rate", "no_verdict_orders", "orders"))
     if rate is None or rate < MOSTLY_UNJUDGED:
         return f"{misselected} misselected"
-    if missing == orders:
+    if nothing_judged(health):
         return f"misselection not measured (the judge gave no verdict on any of {orders} orders)"
     # counts only: the share and its interval are on the verdict line below the headline
     return f"{misselected} misselected in the judged orders only (no verdict on {missing} of {orders} orders)"

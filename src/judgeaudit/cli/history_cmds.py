@@ -10,7 +10,7 @@ from judgeaudit.suggest import command
 
 
 def import_history(args: argparse.Namespace, files: list[Path], period: str | None) -> int:
-    from judgeaudit.cli.import_cmds import print_skips
+    from judgeaudit.cli.import_cmds import print_skips, recorded_verdicts
     from judgeaudit.history import import_to_history
 
     if args.format != "recorded-jsonl":
@@ -23,7 +23,7 @@ def import_history(args: argparse.Namespace, files: list[Path], period: str | No
     summary = done.summary
     print(
         f"read {summary.read} {summary.unit} from {len(files)} file(s) ({summary.tasks} tasks), "
-        f"{summary.verdicts} recorded verdicts"
+        f"{recorded_verdicts(summary)}"
     )
     print(f"period {done.period}: {done.pairs} pairs audited as run {done.run_id} -> {done.shard}")
     print(f"report: {command('report', args.parquet, '--engine', 'duckdb', '--run', done.run_id)}")

@@ -12,6 +12,7 @@ from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
+    from judgeaudit.rollouts.formats import Skips
     from judgeaudit.rollouts.pairing import ImportSummary
 
 FORMATS = ("tau-bench", "tau2-bench", "openai-jsonl", "recorded-jsonl")
@@ -104,7 +105,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     )
     print(
         f"paired {summary.pairs} ({summary.pairs_agents} across agents, {summary.pairs_trials} "
-        f"across trials), {summary.verdicts} recorded verdicts → {args.out}"
+        f"across trials), {recorded_verdicts(summary)} → {args.out}"
     )
     if summary.partial_rewards:
         noun = "reward" if summary.partial_rewards == 1 else "rewards"
@@ -117,12 +118,30 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def recorded_verdicts(summary: ImportSummary) -> str:
+    """``N recorded verdicts``, and how many of them have no winner (``"winner": null``)."""
+    unjudged = (
+        f" ({summary.no_verdicts} with winner null: no verdict)" if summary.no_verdicts else ""
+    )
+    return f"{summary.verdicts} recorded verdicts{unjudged}"
+
+
 def print_skips(summary: ImportSummary) -> None:
-    """What the import left out, on stderr (the first few, then a count)."""
-    skips = summary.skips
-    if skips.count:
-        print(f"skipped {skips.count}:", file=sys.stderr)
-        for reason in skips.reasons[:SHOWN_SKIPS]:
+    """What the import left out, then the verdicts kept whose winner contradicts their own
+    scores, on stderr (the first few of each, then a count)."""
+    _listed(f"skipped {summary.skips.count}:", summary.skips)
+    found = summary.contradictions
+    _listed(
+        f"{found.count} verdict(s) whose winner contradicts its own scores, kept as recorded "
+        "(the winner was the reward signal):",
+        found,
+    )
+
+
+def _listed(title: str, found: Skips) -> None:
+    if found.count:
+        print(title, file=sys.stderr)
+        for reason in found.reasons[:SHOWN_SKIPS]:
             print(f"  {reason}", file=sys.stderr)
-        if skips.count > SHOWN_SKIPS:
-            print(f"  ... and {skips.count - SHOWN_SKIPS} more", file=sys.stderr)
+        if found.count > SHOWN_SKIPS:
+            print(f"  ... and {found.count - SHOWN_SKIPS} more", file=sys.stderr)

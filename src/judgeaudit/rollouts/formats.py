@@ -18,6 +18,8 @@ from typing import Any
 
 from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.inputs.imported import LOG_IMPORTS, RECORDED
+from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR
+from judgeaudit.audit.inputs.verdict_rules import VERDICT_KEYS as BODY_KEYS
 from judgeaudit.rollouts.messages import RolloutError, convert
 from judgeaudit.validate import (
     flag,
@@ -65,7 +67,7 @@ class Verdict:
     trial_b: int
     agent_a: str
     agent_b: str
-    body: dict[str, Any]  # order, winner, score_a, score_b, raw_output, reasons
+    body: dict[str, Any]  # order, winner, score_a, score_b, raw_output, reasons, parse_error
     judge_model: str | None
     prompt_hash: str | None
     where: str
@@ -166,7 +168,7 @@ TRAJECTORY_KEYS = (
 )  # fmt: skip
 VERDICT_KEYS = (
     "type", "task_id", "agent_a", "agent_b", "trial", "trial_a", "trial_b", "order", "winner",
-    "score_a", "score_b", "raw_output", "reasons", "judge_model", "prompt_hash",
+    "score_a", "score_b", "raw_output", "reasons", "parse_error", "judge_model", "prompt_hash",
 )  # fmt: skip
 
 
@@ -244,11 +246,7 @@ def parse_verdict(row: dict[str, Any], where: str) -> Verdict:
         if key not in row:
             raise RolloutError(f"{where}: {key}: missing (a verdict names its pair and winner)")
     trial = integer(row.get("trial", 0), f"{where}: trial", 0, MAX_TRIAL, RolloutError)
-    body: dict[str, Any] = {
-        k: row[k]
-        for k in ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
-        if k in row
-    }
+    body: dict[str, Any] = {k: row[k] for k in (*BODY_KEYS, PARSE_ERROR) if k in row}
     for key in ("judge_model", "prompt_hash"):
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")

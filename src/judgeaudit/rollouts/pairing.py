@@ -42,6 +42,10 @@ class ImportSummary:
     #: Rewards neither 0 nor 1 (τ-bench partial credit): counted as failures, and said so.
     partial_rewards: int = 0
     first_partial: str = ""
+    #: recorded-jsonl: verdicts kept with ``"winner": null`` (no verdict: a reply that did not parse).
+    no_verdicts: int = 0
+    #: recorded-jsonl: verdicts kept whose winner contradicts their own scores, where and how.
+    contradictions: Skips = field(default_factory=Skips)
 
     @property
     def pairs(self) -> int:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from judgeaudit.audit.inputs.checked import Checked, write_checked
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ContentHash, ImportedSet
-from judgeaudit.audit.inputs.verdict_rules import parse_verdicts
+from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, VERDICT_KEYS, parse_verdicts
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.period import OnePeriod, parse_period
 from judgeaudit.credentials import scrub_content
@@ -30,18 +30,20 @@ from judgeaudit.fsutil import atomic_writer
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
 from judgeaudit.rollouts.pairing import ImportSummary
-from judgeaudit.rollouts.recorded_bulk import SCRATCH_TABLES, Unusual, fill_pair_defaults, load_bulk
-from judgeaudit.rollouts.recorded_text import (
-    joined_canonical,
-    joined_line,
-    pair_canonical,
-    verdict_texts,
+from judgeaudit.rollouts.recorded_bulk import (
+    SCRATCH_TABLES,
+    VERDICT_ROW,
+    Unusual,
+    fill_pair_defaults,
+    load_bulk,
+    verdict_row,
 )
+from judgeaudit.rollouts.recorded_text import joined_canonical, joined_line, pair_canonical
 from judgeaudit.validate import iter_jsonl, json_type, unknown_field
 
 VERDICT_FIELDS = (
     "type", "pair_id", "order", "winner", "score_a", "score_b", "raw_output", "reasons",
-    "judge_model", "prompt_hash",
+    "parse_error", "judge_model", "prompt_hash",
 )  # fmt: skip
 BATCH = 20_000
 
@@ -70,12 +72,7 @@ def import_recorded(
             _drop(db, scratch)
             raise
     try:
-        # Each verdict without a pair, at its own line, in the order read (rowid: both paths
-        # insert in file order).
-        for (at,) in db.execute(
-            "SELECT at FROM verdicts WHERE pair_id NOT IN (SELECT pair_id FROM pairs) ORDER BY rowid"
-        ):
-            summary.skips.add(str(at), "verdict whose pair_id has no pair line")
+        _verdict_notes(db, summary)
         summary.tasks = int(
             db.execute(
                 "SELECT COUNT(DISTINCT json_extract(row, '$.task_id')) FROM pairs"
@@ -85,6 +82,24 @@ def import_recorded(
     finally:
         _drop(db, scratch)
     return summary
+
+
+def _verdict_notes(db: sqlite3.Connection, summary: ImportSummary) -> None:
+    """Each verdict without a pair (skipped), and of those kept how many have no winner and each
+    whose winner contradicts its own scores: at its own line, in the order read (rowid: both
+    paths insert in file order), in one scan of the verdicts."""
+    unjudged = 0
+    for at, kept, blank, how in db.execute(
+        "SELECT at, pair_id IN (SELECT pair_id FROM pairs), unjudged, contra FROM verdicts"
+        " WHERE unjudged = 1 OR contra IS NOT NULL OR pair_id NOT IN (SELECT pair_id FROM pairs)"
+        " ORDER BY rowid"
+    ):
+        if not kept:
+            summary.skips.add(str(at), "verdict whose pair_id has no pair line")
+        elif how is not None:
+            summary.contradictions.add(str(at), str(how))
+        unjudged += bool(kept and blank)
+    summary.no_verdicts = unjudged
 
 
 def _joined_fast(
@@ -210,11 +225,7 @@ def _verdict(
         if key not in VERDICT_FIELDS:
             raise RolloutError(unknown_field(where, key, VERDICT_FIELDS))
     pair_id = _pair_id(row, where, "a verdict names the pair it judged")
-    body = {
-        k: row[k]
-        for k in ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
-        if k in row
-    }
+    body = {k: row[k] for k in (*VERDICT_KEYS, PARSE_ERROR) if k in row}
     try:
         (verdict,) = parse_verdicts([body], where)
     except TaskError as exc:
@@ -223,13 +234,10 @@ def _verdict(
     for key in ("judge_model", "prompt_hash"):
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")
-    text, canon = verdict_texts(verdict)
-    inserted = db.execute(
-        "INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (pair_id, verdict["order"], text, row.get("judge_model"), row.get("prompt_hash"), where,
-         canon),
-    ).rowcount  # fmt: skip
+    stored = verdict_row(verdict, pair_id, row.get("judge_model"), row.get("prompt_hash"), where)
+    inserted = db.execute(f"INSERT OR IGNORE INTO {VERDICT_ROW}", stored).rowcount
     if not inserted:
+        text = stored[2]
         found = db.execute(
             "SELECT body, at FROM verdicts WHERE pair_id = ? AND ord = ?",
             (pair_id, verdict["order"]),

@@ -22,7 +22,7 @@ from typing import Any
 from judgeaudit import safeio
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
-from judgeaudit.audit.inputs.verdict_rules import clean_verdict
+from judgeaudit.audit.inputs.verdict_rules import clean_verdict, contradiction
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
@@ -36,13 +36,17 @@ WHAT = "recorded line"
 
 #: The join tables both import paths fill: each row's text as written, where it was read, and
 #: the canonical texts of :mod:`judgeaudit.rollouts.recorded_text` (so the write hashes what it
-#: writes without decoding it; a pair's ``canon`` is NULL when that cannot be done).
+#: writes without decoding it; a pair's ``canon`` is NULL when that cannot be done); a verdict's
+#: ``unjudged`` (1: ``"winner": null``) and ``contra`` (how its winner contradicts its scores,
+#: :func:`~judgeaudit.audit.inputs.verdict_rules.contradiction`) for the import's summary.
 SCRATCH_TABLES = (
     "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT,"
     " canon TEXT, period TEXT)",
     "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT, at TEXT,"
-    " canon TEXT, PRIMARY KEY (pair_id, ord))",
+    " canon TEXT, unjudged INTEGER, contra TEXT, PRIMARY KEY (pair_id, ord))",
 )
+#: A verdict's row in ``verdicts`` (:func:`verdict_row`), as both paths insert it.
+VERDICT_ROW = "verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 class Unusual(Exception):
@@ -118,7 +122,7 @@ def _insert_pairs(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
 
 
 def _insert_verdicts(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    db.executemany(f"INSERT INTO {VERDICT_ROW}", rows)
     rows.clear()
 
 
@@ -138,8 +142,17 @@ def _verdict(row: dict[str, Any], where: str, fields: frozenset[str]) -> tuple[A
         or not (prompt_hash is None or type(prompt_hash) is str)
     ):
         raise Unusual(where)
+    return verdict_row(body, pair_id, model, prompt_hash, where)
+
+
+def verdict_row(
+    body: dict[str, Any], pair_id: str, model: str | None, prompt_hash: str | None, where: str
+) -> tuple[Any, ...]:
+    """A checked verdict's row in ``verdicts`` (:data:`VERDICT_ROW`), for both paths."""
     text, canon = verdict_texts(body)
-    return (pair_id, body["order"], text, model, prompt_hash, where, canon)
+    unjudged = int(body["winner"] is None)
+    return (pair_id, body["order"], text, model, prompt_hash, where, canon, unjudged,
+            contradiction(body))  # fmt: skip
 
 
 def _clean_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 
 from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
-from judgeaudit.audit.inputs.verdict_rules import parse_verdicts
+from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, parse_verdicts
 from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.tasks import Task
 from judgeaudit.audit.tasks.errors import TaskError
@@ -193,22 +193,26 @@ def trusted_pair(row: dict[str, Any], where: str) -> ImportedPair:
         trial_b=get("trial_b", trial),
         context=context or None,
         where=where,
-        verdicts=[
-            {
-                "order": v["order"],
-                "winner": v["winner"],
-                "score_a": _float(v.get("score_a")),
-                "score_b": _float(v.get("score_b")),
-                "raw_output": v.get("raw_output"),
-                "reasons": v.get("reasons") or [],
-            }
-            for v in get("verdicts") or ()
-        ],
+        verdicts=[_trusted_verdict(v) for v in get("verdicts") or ()],
         judge_model=get("judge_model"),
         judge_prompt_hash=get("judge_prompt_hash"),
         pair_id=get("pair_id"),
         period=None if period is None else period.strip(),
     )
+
+
+def _trusted_verdict(v: dict[str, Any]) -> dict[str, Any]:
+    verdict = {
+        "order": v["order"],
+        "winner": v["winner"],
+        "score_a": _float(v.get("score_a")),
+        "score_b": _float(v.get("score_b")),
+        "raw_output": v.get("raw_output"),
+        "reasons": v.get("reasons") or [],
+    }
+    if v["winner"] is None:  # no verdict: why, when the log said (verdict_rules.PARSE_ERROR)
+        verdict[PARSE_ERROR] = v.get(PARSE_ERROR)
+    return verdict
 
 
 def _trusted_events(raw: Any, where: str) -> list[dict[str, Any]]:

@@ -7,9 +7,15 @@ from typing import Any
 
 from judgeaudit.audit.spec.templates import Template, messages_hash, trajectory_block
 from judgeaudit.audit.units.conversation import CallSink, Side
-from judgeaudit.audit.units.verdict_parse import Order, Pref, Verdict, VerdictError, parse_output
-
-FLIP: dict[Pref, Pref] = {"A": "B", "B": "A", "tie": "tie"}
+from judgeaudit.audit.units.verdict_parse import (
+    FLIP,
+    Order,
+    Pref,
+    Verdict,
+    VerdictError,
+    parse_output,
+    swap_rule,
+)
 
 
 @dataclass
@@ -49,7 +55,9 @@ class PairJudgement:
         (two failed orders are not a consistent tie). None without swap."""
         if self.pref_ba is None:
             return None
-        return bool(self.parsed_ab and self.parsed_ba and self.pref_ab == self.pref_ba)
+        return swap_rule(
+            self.pref_ab if self.parsed_ab else None, self.pref_ba if self.parsed_ba else None
+        )[3]
 
 
 async def judge_pair(
@@ -74,7 +82,7 @@ async def judge_pair(
         return PairJudgement(pref_ab, None, pref_ab, sa, sb, logs, verdict_ab is not None)
     verdict_ba = await ask("BA", text_b, text_a)
     pref_ba, sa2, sb2 = _mapped(verdict_ba, flipped=True)
-    judge_pref = pref_ab if pref_ab == pref_ba else "tie"
+    judge_pref = swap_rule(pref_ab, pref_ba)[2]
     return PairJudgement(
         pref_ab,
         pref_ba,

@@ -1,6 +1,8 @@
 """Parsing judge output that may come wrapped in code fences or prose, in the template's
 declared ``output`` mode: ``json`` (winner, scores, reasons), ``scores`` (two scores; the higher
-wins) or ``winner`` (a winner only)."""
+wins) or ``winner`` (a winner only). Also the swap rule (:func:`swap_rule`) that makes a pair's
+verdict of its two orders', here because both a live judge and a recorded log apply it and this
+module is light (the recorded import must not load the LLM client to reach it)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,20 @@ WINNERS: tuple[Pref, ...] = ("A", "B", "tie")
 WINNER_WORDS: dict[str, Pref] = {w.lower(): w for w in WINNERS}  # any case
 BARE_WINNER_RE = re.compile(r"^\W*(?:winner\W*)?(A|B|tie)\W*$", re.IGNORECASE)
 LABELLED_SCORE_RE = re.compile(r"score_([ab])\W+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+
+#: A preference seen from the other order (A and B swapped).
+FLIP: dict[Pref, Pref] = {"A": "B", "B": "A", "tie": "tie"}
+
+
+def swap_rule(ab: Pref | None, ba: Pref | None) -> tuple[Pref, Pref, Pref, bool]:
+    """The swap rule, once, for a live judge and a recorded log alike: (pref_ab, pref_ba,
+    judge_pref, consistent) of a pair judged in both orders, each order's preference in the
+    pair's terms or None when its reply gave no verdict. An order without a verdict counts as a
+    tie and never agrees with anything (two failed orders are not a consistent tie); the pair's
+    verdict is the orders' common winner, else a tie."""
+    pref_ab, pref_ba = ab or "tie", ba or "tie"
+    judge_pref = pref_ab if pref_ab == pref_ba else "tie"
+    return pref_ab, pref_ba, judge_pref, ab is not None and ba is not None and ab == ba
 
 
 @dataclass(frozen=True)
