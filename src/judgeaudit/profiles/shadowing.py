@@ -48,8 +48,6 @@ CLAUDE_VARS = (
     *CLAUDE_TIERS,
 )
 CLAUDE_TOKENS = ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY")
-#: Layer keys that bring their own key (then a layer's base URL does not get the user file's).
-OWN_KEY = ("apiKeyHelper", *(f"env.{v}" for v in CLAUDE_TOKENS))
 CLAUDE_ROUTERS = claude.ROUTER_VARS
 CODEX_KEYS = ("model", "model_provider", "model_providers", "profile")
 #: Keys Codex reads from the user file only (it ignores them in a project's config.toml).
@@ -213,6 +211,7 @@ _OVERRIDES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")
 
 
 def _holds_key(layer: Layer) -> bool:
+    """Whether a layer brings its own key (then its base URL does not get the user file's)."""
     env = _env(layer)
     return bool(layer.data.get("apiKeyHelper")) or any(env.get(v) for v in CLAUDE_TOKENS)
 
