@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import http.server
 import json
+import threading
+from pathlib import Path
 
 import pytest
 
 from judgeaudit.bridge.execlink import TOKEN_VAR, bridged, through
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.switch import use_profile
 
 
 def profile(app: str = "codex", **options: object):  # type: ignore[no-untyped-def]
@@ -104,3 +109,41 @@ def test_the_bridge_model_list_also_decodes_as_a_codex_catalog() -> None:
     catalog = b'{"models": [{"slug": "x"}]}'
     assert codex_catalog(catalog) == catalog  # already one: untouched
     assert codex_catalog(b"not json") == b"not json"
+
+
+class _NotABridge(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b'{"ok": true}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def test_use_refuses_a_bridge_port_held_by_something_else(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The tool would hand that listener the profile's upstream key (seen with a gateway on the
+    port: it logged key C), so `use` refuses, as doctor says, and writes nothing."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), _NotABridge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        bridged_ = profile("claude", bridge="chat", bridge_port=port)
+        isolated.save(bridged_)
+        live = tmp_path / "claude" / "settings.json"
+        live.write_text("{}")
+        assert "is not a judgeaudit bridge" in bridgeopt.status(bridged_)  # doctor's line
+        with pytest.raises(
+            ProfileError, match=r"is not a judgeaudit bridge, and claude would send"
+        ):
+            use_profile(isolated, "gw")
+        assert live.read_text() == "{}"
+    finally:
+        server.shutdown()
+        server.server_close()
+    use_profile(isolated, "gw")  # nothing on the port now: the switch goes ahead, with its note

@@ -136,7 +136,12 @@ def test_leftover_token_removed_kept_in_keyring_and_put_back_by_off(
 def test_keep_conflicts_leaves_the_token_and_warns(env: ProfileStore, tmp_path: Path) -> None:
     settings_file(tmp_path).write_text('{"env": {"ANTHROPIC_API_KEY": "sk-users-own-1234"}}')
     result = use_profile(env, "taotoken-claude", keep_conflicts=True)
-    assert any("keep using that key" in w for w in result.warnings)
+    # said plainly: the kept token goes to the new gateway, named by host
+    assert any(
+        "env.ANTHROPIC_API_KEY" in w
+        and "sends that token to this profile's gateway (taotoken.net)" in w
+        for w in result.warnings
+    )
     assert json.loads(settings_file(tmp_path).read_text())["env"]["ANTHROPIC_API_KEY"]
 
 

@@ -91,8 +91,8 @@ def register(sub: Sub) -> None:
         parser.add_argument(
             "--keep-conflicts",
             action="store_true",
-            help="leave leftover ANTHROPIC_AUTH_TOKEN/ANTHROPIC_API_KEY and Bedrock/Vertex flags "
-            "in settings.json",
+            help="leave leftover ANTHROPIC_AUTH_TOKEN/ANTHROPIC_API_KEY, credential "
+            "ANTHROPIC_CUSTOM_HEADERS and Bedrock/Vertex flags in settings.json",
         )
         parser.set_defaults(func=cmd_use, diff_only=verb == "diff")
     psub.add_parser("backups", help="list backups of live files").set_defaults(func=cmd_backups)

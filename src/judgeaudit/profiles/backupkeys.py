@@ -2,7 +2,8 @@
 
 A backup of ``settings.json`` never holds a token: the inline key judgeaudit wrote becomes a
 marker naming its keyring entry, and any other ``ANTHROPIC_AUTH_TOKEN`` / ``ANTHROPIC_API_KEY``
-(a leftover token a switch removes), or an ``apiKeyHelper`` command with a key in it, is kept in
+(a leftover token a switch removes), ``ANTHROPIC_CUSTOM_HEADERS`` carrying a credential, or an
+``apiKeyHelper`` command with a key in it, is kept in
 the keyring as a ``saved-…`` entry, the way a replaced value is, and becomes a marker naming
 that entry. Restore reads the markers back from the keyring, or refuses before anything is
 written.
@@ -35,10 +36,12 @@ def strip_keys(
     view = claude.SettingsDoc(doc)
     markers: list[Marker] = []
     to_save: dict[str, str] = {}
-    for dotted in (*claude.TOKEN_PATHS, *claude.COMMAND_KEYS):
+    for dotted in (*claude.TOKEN_PATHS, claude.HEADERS_PATH, *claude.COMMAND_KEYS):
         raw = view.current_raw(dotted)
         if raw is None or (dotted in claude.COMMAND_KEYS and not _holds_key(raw)):
             continue
+        if dotted == claude.HEADERS_PATH and not claude.credential_headers(json.loads(raw)):
+            continue  # headers holding no credential (`anthropic-beta: ...`) stay readable
         entry = ledger.get(dotted) or {}
         if entry.get("keyname") and entry.get("wrote") == fingerprint(raw):
             markers.append({"path": dotted, "key": entry["keyname"]})  # our inline key

@@ -10,7 +10,7 @@ one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from judgeaudit.profiles.model import Profile
@@ -51,19 +51,35 @@ def use_note(profile: Profile) -> str:
     )
 
 
-def status(profile: Profile, timeout_s: float = 1.0) -> str:
-    """Whether this profile's bridge answers on its port (``profile doctor``)."""
+def _answer(profile: Profile, timeout_s: float) -> dict[str, Any] | Literal[False] | None:
+    """What listens on the bridge port: a judgeaudit bridge's info, ``None`` (nothing), or
+    ``False`` (something that is not a judgeaudit bridge)."""
     import json  # here, not at the top: profiles.model imports this module, and
-    import urllib.request  # `key print` (run before every Claude Code session) must start fast
+    import urllib.error  # `key print` (run before every Claude Code session) must start fast
+    import urllib.request
 
-    url = local_url(profile)
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
     try:
-        with direct.open(url + "/", timeout=timeout_s) as answer:
+        with direct.open(local_url(profile) + "/", timeout=timeout_s) as answer:
             info = json.loads(answer.read().decode("utf-8"))
-    except (OSError, ValueError):
-        return f"bridge: nothing answers on {url}; start `judgeaudit bridge {profile.name}`"
+    except urllib.error.HTTPError:
+        return False  # it answered, with an error: not our bridge (whose root says who it is)
+    except OSError:
+        return None
+    except ValueError:
+        return False
     if not isinstance(info, dict) or info.get("name") != "judgeaudit bridge":
+        return False
+    return info
+
+
+def status(profile: Profile, timeout_s: float = 1.0) -> str:
+    """Whether this profile's bridge answers on its port (``profile doctor``)."""
+    url = local_url(profile)
+    info = _answer(profile, timeout_s)
+    if info is None:
+        return f"bridge: nothing answers on {url}; start `judgeaudit bridge {profile.name}`"
+    if info is False:
         return f"bridge: {url} answers but is not a judgeaudit bridge; pick another bridge_port"
     if info.get("profile") != profile.name:
         return (
@@ -71,3 +87,16 @@ def status(profile: Profile, timeout_s: float = 1.0) -> str:
             f"restart it with `judgeaudit bridge {profile.name}`"
         )
     return f"bridge: running on {url} for {profile.name} -> {info.get('upstream')}"
+
+
+def foreign_listener(profile: Profile, timeout_s: float = 1.0) -> str | None:
+    """Why a global switch to ``profile`` must not happen: something that is not a judgeaudit
+    bridge answers on its port, and the tool would hand it the profile's upstream key."""
+    if _answer(profile, timeout_s) is not False:
+        return None
+    return (
+        f"profile {profile.name!r}: {local_url(profile)} answers but is not a judgeaudit bridge, "
+        f"and {profile.app} would send it this profile's key; nothing was changed: stop what "
+        f"listens there or pick a free port (`judgeaudit profile edit {profile.name} --option "
+        f"bridge_port=PORT`), then start `judgeaudit bridge {profile.name}`"
+    )

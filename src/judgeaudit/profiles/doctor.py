@@ -306,11 +306,12 @@ def report(
     lines: list[str] = []
     for name in apps:
         if name == "claude":
-            lines += claude_report(cwd, _profile(active.get("claude"), removed, "claude"))
+            switched = _profile(active.get("claude"), removed, "claude")
+            lines += claude_report(cwd, switched)
             bound = bool(_bound_here(cwd).get("claude"))
             lines += [
                 f"  warning: {w}"
-                for w in shadowing.claude_warnings(None, cwd, bound_here=bound, tokens=False)
+                for w in shadowing.claude_warnings(switched, cwd, bound_here=bound, tokens=False)
             ]
         elif name == "codex":
             lines += codex_report(cwd)

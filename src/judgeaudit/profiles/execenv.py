@@ -2,8 +2,9 @@
 
 Claude Code gets the profile as a private settings layer (``claude --settings FILE``, a 0600
 temp file removed afterwards): it outranks the user and project files for that process only,
-and blanks leftover tokens that would outrank ``apiKeyHelper`` and Bedrock/Vertex/... flags that
-would send it to a cloud. Codex gets ``-c`` overrides (provider table, provider id, model), with
+and blanks leftover tokens that would outrank ``apiKeyHelper``, custom headers (another
+gateway's key in ``ANTHROPIC_CUSTOM_HEADERS``) and Bedrock/Vertex/... flags that would send it to a
+cloud. Codex gets ``-c`` overrides (provider table, provider id, model), with
 the same kind of key source as a table of that id in ``config.toml``, which Codex merges them
 into. Any other command gets the profile's environment.
 """
@@ -74,6 +75,8 @@ def claude_redirects(cwd: Path | None = None) -> list[str]:
         for variable in claude.ROUTER_VARS:
             if claude.truthy(env.get(variable)):
                 out.append(f"{layer.path} sets env.{variable}")
+        if claude.credential_headers(env.get(claude.HEADERS_VAR)):
+            out.append(f"{layer.path} sets env.{claude.HEADERS_VAR} (a credential header)")
     return out
 
 
@@ -126,7 +129,7 @@ def cleared(profile: Profile, given: Mapping[str, str]) -> tuple[str, ...]:
     profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it."""
     names: tuple[str, ...] = OPENAI_OTHERS
     if profile.app == "claude":
-        names += (*claude.TOKEN_VARS, *claude.ROUTER_VARS, *claude.TIER_VARS)
+        names += (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS, *claude.TIER_VARS)
     return tuple(name for name in names if name not in given)
 
 
@@ -147,7 +150,7 @@ def plan_launch(
                 "exec: the command already passes --settings; exec adds its own layer (drop "
                 "yours, or run claude without exec)"
             )
-        for variable in (*claude.TOKEN_VARS, *claude.ROUTER_VARS):
+        for variable in (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS):
             env.pop(variable, None)
         layer_env = {"ANTHROPIC_BASE_URL": claude.anthropic_base(profile)}
         layer_env.update({path[4:]: value for path, value in claude.model_values(profile).items()})

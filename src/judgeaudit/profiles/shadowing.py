@@ -22,6 +22,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
@@ -131,7 +132,8 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     for layer in layers:
         assert layer.path is not None
         layer.data, layer.problem = _read_json(layer.path)
-    shell_env = {k: v for k, v in os.environ.items() if k in (*CLAUDE_VARS, *CLAUDE_ROUTERS)}
+    names = (*CLAUDE_VARS, claude.HEADERS_VAR, *CLAUDE_ROUTERS)
+    shell_env = {k: v for k, v in os.environ.items() if k in names}
     layers.append(Layer("shell", None, {"env": shell_env}))
     return layers
 
@@ -205,6 +207,28 @@ def _env(layer: Layer) -> dict[str, Any]:
     return env if isinstance(env, dict) else {}
 
 
+_OVERRIDES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")
+
+
+def _holds_key(layer: Layer) -> bool:
+    """Whether a layer brings its own key (then its base URL does not get the user file's)."""
+    env = _env(layer)
+    return bool(layer.data.get("apiKeyHelper")) or any(env.get(v) for v in CLAUDE_TOKENS)
+
+
+def key_said(profile: Profile | None) -> str:
+    """The key a user file's apiKeyHelper gives Claude Code, named (never its value)."""
+    if profile is not None and profile.key:
+        return f"profile {profile.name}'s key (keyring entry {profile.key!r})"
+    if profile is not None and profile.key_env:
+        return f"profile {profile.name}'s key (from ${profile.key_env})"
+    return "the key of your user settings (its apiKeyHelper)"
+
+
+def _host(url: object) -> str:
+    return urlsplit(str(url)).netloc or repr(url)
+
+
 def claude_warnings(
     profile: Profile | None = None,
     cwd: Path | None = None,
@@ -222,7 +246,11 @@ def claude_warnings(
     below = ("user", "project-local", "project") if project_switch else ("user",)
     if bound_here:
         below = (*below, "project-local")
-    for layer in claude_layers(cwd):
+    layers = claude_layers(cwd)
+    own_key = any(
+        _holds_key(x) for x in layers if x.scope in ("managed", "project-local", "project")
+    )
+    for layer in layers:
         if layer.scope in below:
             continue  # the file judgeaudit edits (conflicts there are the switch's) or below it
         env = _env(layer)
@@ -254,9 +282,21 @@ def claude_warnings(
                     f"{where}{variable} is set: Claude Code sends it as the bearer token "
                     f"instead of the profile's key ({fix})"
                 )
+        for name, _ in claude.credential_headers(env.get(claude.HEADERS_VAR)):
+            out.append(
+                f"{where}{claude.HEADERS_VAR} is set: Claude Code sends its {name} header, a "
+                f"credential, to whatever gateway it talks to, this profile's included ({fix})"
+            )
         if layer.scope == "shell":
             continue
-        for variable in ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"):
+        url = env.get("ANTHROPIC_BASE_URL")
+        if url and not own_key:  # the user file's helper key goes to this URL
+            out.append(
+                f"{where}ANTHROPIC_BASE_URL overrides the user settings ({layer.scope} layer): "
+                f"Claude Code started here sends {key_said(profile)} to {_host(url)}, not to "
+                f"the profile's gateway ({fix})"
+            )
+        for variable in ("ANTHROPIC_MODEL",) if url and not own_key else _OVERRIDES:
             if variable in env:
                 out.append(
                     f"{where}{variable} overrides the user settings ({layer.scope} layer); the "

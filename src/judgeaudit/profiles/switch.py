@@ -28,7 +28,7 @@ from judgeaudit.profiles.livefile import (
     switch_lock,
     write_live,
 )
-from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
 from judgeaudit.redact import keylike_words, redact
@@ -282,6 +282,10 @@ def use_profile(
     """Switch ``name`` in (in ``project_dir``'s own settings when given); ``before_write`` is a
     test hook that runs after planning."""
     profile = store.get(name)
+    if bridgeopt.uses_bridge(profile):
+        refusal = bridgeopt.foreign_listener(profile)  # the key would go to that listener
+        if refusal:
+            raise ProfileError(refusal)
     return _transaction(
         store,
         profile.app,

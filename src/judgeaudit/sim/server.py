@@ -13,6 +13,7 @@ import hmac
 import json
 import math
 import os
+import re
 import sys
 from typing import Any
 
@@ -32,6 +33,12 @@ BANNER = "judgeaudit embedded provider (simulated models, not a real LLM)"
 #: Seconds a connection may sit idle or take to send its request before it is closed.
 READ_TIMEOUT_S = 30.0
 SHUTDOWN_S = 2.0  # longest wait for in-flight handlers when the server stops
+
+
+#: Headers the request log fingerprints by name beside the key (a gateway key a client sent in a
+#: custom header); the two usual ones are ``key_sha256`` / ``x_api_key_sha256`` already.
+CREDENTIAL_HEADER_RE = re.compile(r"auth|key|token|secret", re.I)
+PLAIN_CREDENTIALS = frozenset({"authorization", "x-api-key"})
 
 
 class SimServer:
@@ -88,6 +95,13 @@ class SimServer:
                 {hashlib.sha256(k.encode()).hexdigest()[:16] for k in presented if k}
             ),
         }
+        other_headers = {  # a key in a custom header (ANTHROPIC_CUSTOM_HEADERS), fingerprinted
+            name.lower(): hashlib.sha256(value.encode()).hexdigest()[:16]
+            for name, value in request.headers.items()
+            if CREDENTIAL_HEADER_RE.search(name) and name.lower() not in PLAIN_CREDENTIALS
+        }
+        if other_headers:
+            line["headers_sha256"] = other_headers
         if header and request.headers.get("x-api-key"):  # a client that sends both (doctor)
             other = request.headers["x-api-key"]
             line["x_api_key_sha256"] = hashlib.sha256(other.encode()).hexdigest()[:16]

@@ -5,17 +5,20 @@ file's formatting; remove leftover tokens that would shadow the switch; never wr
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import PRINT_ENV, FilePlan
+from judgeaudit.redact import TOKEN_RE, is_key_shaped, looks_like_key
 
 ENV_FOR_OPTION = {
     "small_fast_model": "ANTHROPIC_SMALL_FAST_MODEL",
@@ -41,7 +44,13 @@ ROUTER_VARS = (
     "CLAUDE_CODE_USE_MANTLE",
 )
 ROUTER_PATHS = tuple(f"env.{v}" for v in ROUTER_VARS)
-SECRET_KEYS = frozenset({*TOKEN_PATHS, "apiKeyHelper"})
+#: Extra headers Claude Code sends with every request (``Name: value``, one a line). A gateway key
+#: put there goes to whatever ANTHROPIC_BASE_URL names, so a switch treats it as a leftover token.
+HEADERS_VAR = "ANTHROPIC_CUSTOM_HEADERS"
+HEADERS_PATH = f"env.{HEADERS_VAR}"
+#: A header name that says it carries a credential (``Authorization``, ``x-gateway-key``, ...).
+CREDENTIAL_NAME_RE = re.compile(r"auth|key|token|secret|passw|cookie|session|bearer", re.I)
+SECRET_KEYS = frozenset({*TOKEN_PATHS, HEADERS_PATH, "apiKeyHelper"})
 COMMAND_KEYS = frozenset({"apiKeyHelper"})  # a command, not a key: shown with keys masked
 
 
@@ -106,6 +115,33 @@ class SettingsDoc:
         return node is not None and node.kind == "object" and not node.members
 
 
+def credential_headers(value: object) -> list[tuple[str, str]]:
+    """The ``(name, value)`` headers of an ``ANTHROPIC_CUSTOM_HEADERS`` value that carry a
+    credential: the name says so, or a word of the value has a key's shape. A header holding
+    none (``anthropic-beta: ...``, beta names with dates included) is not one and stays put."""
+    if not isinstance(value, str):
+        return []
+    found = []
+    for line in value.splitlines():
+        name, colon, text = line.partition(":")
+        name, text = name.strip(), text.strip()
+        if not colon or not name or not text:
+            continue
+        words = TOKEN_RE.findall(text)
+        if CREDENTIAL_NAME_RE.search(name) or any(
+            looks_like_key(w) or is_key_shaped(w) for w in words
+        ):
+            found.append((name, text))
+    return found
+
+
+def header_secrets(env: object) -> set[str]:
+    """The credential values in a settings ``env``'s custom headers (masked wherever shown)."""
+    if not isinstance(env, dict):
+        return set()
+    return {text for _, text in credential_headers(env.get(HEADERS_VAR))}
+
+
 def helper_command(key_name: str) -> str:
     """The apiKeyHelper command: this very interpreter, so it works from any shell and venv."""
     return f"{shlex.quote(sys.executable)} -m judgeaudit key print {shlex.quote(key_name)}"
@@ -153,7 +189,7 @@ def model_values(profile: Profile) -> dict[str, str]:
 
 #: What a settings layer above the user's file (a project binding, exec's ``--settings``) sets
 #: empty where the profile sets nothing: the cloud switches and the model tiers.
-OVER_USER_BLANKS = (*TOKEN_VARS, *ROUTER_VARS, *TIER_VARS)
+OVER_USER_BLANKS = (*TOKEN_VARS, HEADERS_VAR, *ROUTER_VARS, *TIER_VARS)
 
 
 def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -> dict[str, str]:
@@ -219,12 +255,18 @@ def plan(
     warnings = []
     if keep_conflicts and profile is not None:
         env = doc.data().get("env", {})
+        host = urlsplit(anthropic_base(profile)).netloc
         for variable in TOKEN_VARS:
             if variable in env and f"env.{variable}" not in outcome.ledger:
                 warnings.append(
-                    f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code ranks it "
-                    "above apiKeyHelper, so it will keep using that key"
+                    f"{path}: env.{variable} is kept (--keep-conflicts): Claude Code ranks it "
+                    f"above apiKeyHelper and sends that token to this profile's gateway ({host})"
                 )
+        for name, _ in credential_headers(env.get(HEADERS_VAR)):
+            warnings.append(
+                f"{path}: env.{HEADERS_VAR} is kept (--keep-conflicts): Claude Code sends its "
+                f"{name} header, a credential, to this profile's gateway ({host})"
+            )
         for variable in ROUTER_VARS:
             if truthy(env.get(variable)):
                 warnings.append(
@@ -278,16 +320,20 @@ def stale_tiers(env: dict[str, Any], profile: Profile) -> list[str]:
 
 def _conflicts(doc: JsonDoc, ledger: dict[str, Entry]) -> list[str]:
     """What someone else wrote that would override the switch: leftover tokens, model tiers the
-    profile does not set, and a true Bedrock/Vertex/... flag (still a conflict once
-    removed, so it stays removed). The reconcile skips those the profile sets."""
+    profile does not set, a true Bedrock/Vertex/... flag and custom headers carrying a
+    credential (each still a conflict once removed, so it stays removed). The reconcile skips
+    those the profile sets."""
     view = SettingsDoc(doc)
-    routers = []
-    for dotted in ROUTER_PATHS:
+    found = []
+    for dotted, test in (
+        *((d, truthy) for d in ROUTER_PATHS),
+        (HEADERS_PATH, lambda v: bool(credential_headers(v))),
+    ):
         raw = view.current_raw(dotted)
         removed = bool(ledger.get(dotted, {}).get("removed"))
-        if removed or (raw is not None and truthy(json.loads(raw))):
-            routers.append(dotted)
-    return [*TOKEN_PATHS, *TIER_PATHS, *routers]
+        if removed or (raw is not None and test(json.loads(raw))):
+            found.append(dotted)
+    return [*TOKEN_PATHS, *TIER_PATHS, *found]
 
 
 def validate(path: Path, written: bytes, plan_: FilePlan) -> None:

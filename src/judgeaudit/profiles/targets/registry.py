@@ -113,6 +113,7 @@ class ClaudeTarget:
         if isinstance(data, dict):
             for dotted in self.command_keys:  # a key inside a helper command
                 found |= keylike_words(str(data.get(dotted) or ""))
+            found |= claude.header_secrets(data.get("env"))  # a key in a custom header
         return found
 
     def validate(self, plan: FilePlan, written: bytes) -> None:
