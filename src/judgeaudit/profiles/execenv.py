@@ -25,6 +25,7 @@ from types import FrameType
 from typing import Any
 
 from judgeaudit.fsutil import process_alive
+from judgeaudit.profiles import execguard
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
@@ -41,8 +42,6 @@ class Launch:
 
 
 AS_CHOICES = ("claude", "codex", "plain")
-#: Settings-file env variables that would send this process, and our key, somewhere else.
-REDIRECT_VARS = ("ANTHROPIC_BASE_URL", *claude.TOKEN_VARS)
 LAYER_PREFIX = "judgeaudit-claude-"
 
 
@@ -56,40 +55,6 @@ def tool_for(
     if named is not None:
         return Tool(named, 1, f"--as {named}")
     return identify(command, env, cwd)
-
-
-def claude_redirects(cwd: Path | None = None) -> list[str]:
-    """``FILE sets env.X`` for each Claude Code settings layer whose ``env`` outranks the
-    process environment with another endpoint, token or cloud."""
-    from judgeaudit.profiles.shadowing import claude_layers  # reads files: only when needed
-
-    out = []
-    for layer in claude_layers(cwd):
-        env = layer.data.get("env")
-        if layer.path is None or not isinstance(env, dict):
-            continue
-        for variable in REDIRECT_VARS:
-            if env.get(variable):
-                out.append(f"{layer.path} sets env.{variable}")
-        for variable in claude.ROUTER_VARS:
-            if claude.truthy(env.get(variable)):
-                out.append(f"{layer.path} sets env.{variable}")
-    return out
-
-
-def _refuse_unrecognised(profile: Profile, command: list[str], tool: Tool) -> None:
-    """A Claude profile's key goes to an unrecognised command only where no settings file
-    could send it elsewhere (or when the user said ``--as plain``)."""
-    if profile.app != "claude" or tool.app is not None or tool.how == "--as plain":
-        return
-    redirects = claude_redirects()
-    if redirects:
-        raise ProfileError(
-            f"exec: cannot tell that {command[0]} is Claude Code, and {redirects[0]}, which "
-            f"Claude Code would put before this profile's URL with this profile's key; nothing "
-            f"was run: say `judgeaudit exec {profile.name} --as claude -- ...` (Claude Code or "
-            f"a wrapper passing its arguments on) or `--as plain` (no Claude Code inside)"
-        )
 
 
 def _toml_inline(value: object) -> str:
@@ -178,8 +143,8 @@ def plan_launch(
         if key_variable:
             env[key_variable] = key
         return Launch([*head, *overrides, *tail], env)
-    _refuse_unrecognised(profile, command, tool)
     given, gone = profile_environment(profile, key)
+    execguard.check(profile, command, tool, [name for name, value in given.items() if value == key])
     for variable in gone:  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)
