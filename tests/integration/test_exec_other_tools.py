@@ -123,3 +123,32 @@ def test_a_claude_profiles_openai_variables_carry_the_openai_base(home: Path) ->
     assert f"export OPENAI_BASE_URL='{OURS}'" in exports
     assert f"export OPENAI_API_BASE='{OURS}'" in exports
     assert f"export ANTHROPIC_BASE_URL='{OURS[:-3]}'" in exports
+
+
+def _merged(home: Path, name: str) -> dict[str, object]:
+    """The provider table ``codex -p NAME`` sees: NAME.config.toml's over config.toml's."""
+    import tomllib
+
+    codex = home / "codex"
+    base = tomllib.loads((codex / "config.toml").read_text())
+    over = tomllib.loads((codex / f"{name}.config.toml").read_text())
+    ident = over["model_provider"]
+    return {**base["model_providers"].get(ident, {}), **over["model_providers"][ident]}
+
+
+@pytest.mark.parametrize("order", [("kr", "ev"), ("ev", "kr")], ids="->".join)
+def test_codex_profile_files_of_one_gateway_merge_after_either_switch(
+    home: Path, order: tuple[str, str]
+) -> None:
+    """Codex refused `codex -p kr` after `use kr`, `use ev` (one gateway, one provider id; an
+    auth command in kr.config.toml, env_key in config.toml): every table of the id is a
+    command now, the env_key profile's printing its variable (the contract test runs Codex)."""
+    add(home, "kr", "codex", OURS, "--key", "kr-entry")
+    add(home, "ev", "codex", OURS, "--key-env", "GWA_KEY")
+    for name in order:
+        done = cli(home, "profile", "use", name)
+        assert done.returncode == 0, done.stderr
+    for name in order:
+        table = _merged(home, name)
+        assert "auth" in table and "env_key" not in table, (name, table)
+    assert _merged(home, "ev")["auth"]["args"][-1] == "GWA_KEY"  # type: ignore[index]

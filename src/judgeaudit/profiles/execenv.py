@@ -15,7 +15,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -29,7 +28,7 @@ from judgeaudit.profiles import execguard
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import PRINT_ENV, claude, codex, sdk
+from judgeaudit.profiles.targets import claude, codex, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
 
 
@@ -178,9 +177,8 @@ def _matching_auth(
             f"another id (`judgeaudit profile edit {profile.name} --option provider_id=OTHER`)"
         )
     if "auth" in existing and "env_key" in table:  # a command that prints the key we hold
-        variable = str(table.pop("env_key"))
-        table["auth"] = {"command": sys.executable, "args": ["-c", PRINT_ENV, variable]}
-        return table, variable
+        variable = str(table["env_key"])
+        return codex.as_command(table), variable
     if "env_key" in existing and "auth" in table:
         del table["auth"]
         table["env_key"] = codex.env_key_name(profile)
