@@ -5,7 +5,8 @@ temp file removed afterwards): it outranks the user and project files for that p
 and blanks leftover tokens that would outrank ``apiKeyHelper`` and Bedrock/Vertex/... flags that
 would send it to a cloud. Codex gets ``-c`` overrides (provider table, provider id, model), with
 the same kind of key source as a table of that id in ``config.toml``, which Codex merges them
-into. Any other command gets the profile's environment.
+into. Any other command gets the profile's environment, unless a file of the user's would send
+the key elsewhere or the command is the other app's client (:mod:`~judgeaudit.profiles.execguard`).
 """
 
 from __future__ import annotations
