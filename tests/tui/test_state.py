@@ -220,6 +220,19 @@ def test_a_key_less_test_on_any_loopback_address_as_the_cli_counts_it(
     assert "chat completion with sim-chat: ok" in said and "no key stored" in said, said
 
 
+def test_a_key_less_test_of_a_key_env_profile_names_its_variable(
+    isolated: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``t`` on a ``key_env`` profile whose variable is unset said "no key stored", which no
+    keyring entry fixes (a new user's trial, eighteenth session): it names the variable."""
+    monkeypatch.delenv("GWA_ENVKEY", raising=False)
+    with served("sim", "serve", "--port", "0") as (url, _):
+        isolated.save(Profile(name="kenv", app="sdk", base_url=url, key_env="GWA_ENVKEY"))
+        said = _connection_test(isolated, "kenv")
+    assert "GWA_ENVKEY is not exported: tried without a key" in said, said
+    assert "no key stored" not in said
+
+
 def test_a_switch_onto_a_read_only_file_is_refused_before_the_preview(
     isolated: ProfileStore, tmp_path: Path
 ) -> None:

@@ -6,7 +6,8 @@ and blanks leftover tokens that would outrank ``apiKeyHelper``, custom headers (
 gateway's key in ``ANTHROPIC_CUSTOM_HEADERS``) and Bedrock/Vertex/... flags that would send it to a
 cloud. Codex gets ``-c`` overrides (provider table, provider id, model), with
 the same kind of key source as a table of that id in ``config.toml``, which Codex merges them
-into. Any other command gets the profile's environment.
+into. Any other command gets the profile's environment, unless a file of the user's would send
+the key elsewhere or the command is the other app's client (:mod:`~judgeaudit.profiles.execguard`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -26,10 +26,11 @@ from types import FrameType
 from typing import Any
 
 from judgeaudit.fsutil import process_alive
+from judgeaudit.profiles import execguard
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import PRINT_ENV, claude, codex, sdk
+from judgeaudit.profiles.targets import claude, codex, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
 
 
@@ -42,8 +43,6 @@ class Launch:
 
 
 AS_CHOICES = ("claude", "codex", "plain")
-#: Settings-file env variables that would send this process, and our key, somewhere else.
-REDIRECT_VARS = ("ANTHROPIC_BASE_URL", *claude.TOKEN_VARS)
 LAYER_PREFIX = "judgeaudit-claude-"
 
 
@@ -57,42 +56,6 @@ def tool_for(
     if named is not None:
         return Tool(named, 1, f"--as {named}")
     return identify(command, env, cwd)
-
-
-def claude_redirects(cwd: Path | None = None) -> list[str]:
-    """``FILE sets env.X`` for each Claude Code settings layer whose ``env`` outranks the
-    process environment with another endpoint, token or cloud."""
-    from judgeaudit.profiles.shadowing import claude_layers  # reads files: only when needed
-
-    out = []
-    for layer in claude_layers(cwd):
-        env = layer.data.get("env")
-        if layer.path is None or not isinstance(env, dict):
-            continue
-        for variable in REDIRECT_VARS:
-            if env.get(variable):
-                out.append(f"{layer.path} sets env.{variable}")
-        for variable in claude.ROUTER_VARS:
-            if claude.truthy(env.get(variable)):
-                out.append(f"{layer.path} sets env.{variable}")
-        if claude.credential_headers(env.get(claude.HEADERS_VAR)):
-            out.append(f"{layer.path} sets env.{claude.HEADERS_VAR} (a credential header)")
-    return out
-
-
-def _refuse_unrecognised(profile: Profile, command: list[str], tool: Tool) -> None:
-    """A Claude profile's key goes to an unrecognised command only where no settings file
-    could send it elsewhere (or when the user said ``--as plain``)."""
-    if profile.app != "claude" or tool.app is not None or tool.how == "--as plain":
-        return
-    redirects = claude_redirects()
-    if redirects:
-        raise ProfileError(
-            f"exec: cannot tell that {command[0]} is Claude Code, and {redirects[0]}, which "
-            f"Claude Code would put before this profile's URL with this profile's key; nothing "
-            f"was run: say `judgeaudit exec {profile.name} --as claude -- ...` (Claude Code or "
-            f"a wrapper passing its arguments on) or `--as plain` (no Claude Code inside)"
-        )
 
 
 def _toml_inline(value: object) -> str:
@@ -181,8 +144,8 @@ def plan_launch(
         if key_variable:
             env[key_variable] = key
         return Launch([*head, *overrides, *tail], env)
-    _refuse_unrecognised(profile, command, tool)
     given, gone = profile_environment(profile, key)
+    execguard.check(profile, command, tool, [name for name, value in given.items() if value == key])
     for variable in gone:  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)
@@ -216,9 +179,8 @@ def _matching_auth(
             f"another id (`judgeaudit profile edit {profile.name} --option provider_id=OTHER`)"
         )
     if "auth" in existing and "env_key" in table:  # a command that prints the key we hold
-        variable = str(table.pop("env_key"))
-        table["auth"] = {"command": sys.executable, "args": ["-c", PRINT_ENV, variable]}
-        return table, variable
+        variable = str(table["env_key"])
+        return codex.as_command(table), variable
     if "env_key" in existing and "auth" in table:
         del table["auth"]
         table["env_key"] = codex.env_key_name(profile)

@@ -100,6 +100,14 @@ class Profile:
         switch, exec's layer and the SDK variables."""
         return str(self.option("anthropic_base_url") or self.base_url.removesuffix("/v1"))
 
+    def openai_base(self) -> str:
+        """The gateway's OpenAI-style base (``.../v1``, where the SDKs add ``/chat/completions``):
+        a Claude profile's base URL is the Anthropic one, which Claude Code extends itself, so
+        ``/v1`` is added to it; another app's base URL is that already."""
+        if self.app != "claude" or self.base_url.rstrip("/").endswith("/v1"):
+            return self.base_url
+        return self.base_url.rstrip("/") + "/v1"
+
     def to_toml(self) -> str:
         import tomlkit  # here, not at the top: `key print` (a start-up path) never writes TOML
 

@@ -295,12 +295,32 @@ def resolve_key(profile: Profile) -> str:
     if profile.key_env and os.environ.get(profile.key_env):
         return os.environ[profile.key_env]
     ok, message = backend_usable()
-    hint = (
-        f"run `judgeaudit key set {profile.key}`" if profile.key else "set key = ... in the profile"
-    )
-    if not ok:
-        hint = message
+    hint = missing_key_fix(profile)
+    if not ok and profile.key:
+        hint = message + (f", or export {profile.key_env}" if profile.key_env else "")
     raise SecretError(f"profile {profile.name!r}: no key found ({hint})")
+
+
+def missing_key_fix(profile: Profile) -> str:
+    """What gives ``profile`` its key: its keyring entry, its variable (named, never read), or
+    a keyring entry it does not have yet."""
+    if profile.key and profile.key_env:
+        return f"run `judgeaudit key set {profile.key}`, or export {profile.key_env}"
+    if profile.key:
+        return f"run `judgeaudit key set {profile.key}`"
+    if profile.key_env:
+        return f"export {profile.key_env}: the profile reads its key from it"
+    return (
+        f"give it one: `judgeaudit profile edit {profile.name} --key NAME`, then "
+        f"`judgeaudit key set NAME`"
+    )
+
+
+def missing_key_note(profile: Profile) -> str:
+    """Why no key was found, in a few words (the app's key-less test of a local server)."""
+    if profile.key_env and not profile.key:
+        return f"{profile.key_env} is not exported"
+    return "no key stored" + (f" nor {profile.key_env} exported" if profile.key_env else "")
 
 
 def env_key_fix(variable: str) -> str:

@@ -31,7 +31,7 @@ from judgeaudit.profiles.model import (
     ProfileError,
 )
 from judgeaudit.profiles.paths import config_dir
-from judgeaudit.profiles.targets import FileKind, FilePlan
+from judgeaudit.profiles.targets import PRINT_ENV, FileKind, FilePlan
 from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
@@ -114,6 +114,19 @@ def key_mode(profile: Profile) -> str:
     return mode
 
 
+def as_command(table: dict[str, Any]) -> dict[str, Any]:
+    """``table`` with its ``env_key`` turned into an ``auth`` command printing that variable:
+    the same key, in the form a table of the same id elsewhere uses (Codex refuses ``auth``
+    merged with ``env_key``)."""
+    variable = str(table.pop("env_key"))
+    table["auth"] = {
+        "command": sys.executable,
+        "args": ["-c", PRINT_ENV, variable],
+        "timeout_ms": AUTH_TIMEOUT_MS,
+    }
+    return table
+
+
 def parse(path: Path, raw: bytes) -> dict[str, Any]:
     """The file's data, or one line naming the file, line and column of what is wrong."""
     try:
@@ -156,7 +169,7 @@ def provider_table(profile: Profile) -> dict[str, Any]:
     return table
 
 
-def _table_raw(value: Any) -> str:
+def table_raw(value: Any) -> str:
     """One canonical text per table, for fingerprints and the ledger."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
@@ -165,7 +178,7 @@ def _table_raw(value: Any) -> str:
 TABLE_ORDER = ("name", "base_url", "wire_api", "env_key", "auth")
 
 
-def _ordered(table: dict[str, Any]) -> dict[str, Any]:
+def ordered(table: dict[str, Any]) -> dict[str, Any]:
     first = {k: table[k] for k in TABLE_ORDER if k in table}
     return {**first, **{k: table[k] for k in sorted(table) if k not in first}}
 
@@ -204,13 +217,13 @@ class ConfigDoc:
             ident = dotted.split(".", 1)[1]
             if not isinstance(providers, dict) or ident not in providers:
                 return None
-            return _table_raw(providers[ident])
+            return table_raw(providers[ident])
         found = self.text.root_key(dotted)
         return None if found is None else self.text.line_of(found)
 
     def put_raw(self, dotted: str, raw: str, index: int | None = None) -> None:
         if dotted.startswith("model_providers."):
-            sep = self.text.set_table(self._table(dotted), _ordered(json.loads(raw)))
+            sep = self.text.set_table(self._table(dotted), ordered(json.loads(raw)))
             if sep is not None:
                 self.seps[dotted] = sep
             return
@@ -246,7 +259,7 @@ def _adopt_or_refuse(
     table = providers[ident]
     name = table.get("name", "") if isinstance(table, dict) else ""
     if isinstance(name, str) and name.endswith(OURS_SUFFIX):  # an earlier judgeaudit wrote it
-        ledger[dotted] = {"had": False, "wrote": fingerprint(_table_raw(table))}
+        ledger[dotted] = {"had": False, "wrote": fingerprint(table_raw(table))}
         return
     raise ProfileError(
         f"{path}: [model_providers.{ident}] was not written by judgeaudit and a switch would "
@@ -293,8 +306,11 @@ def plan_file(
     *,
     kind: FileKind = "codex",
     created: bool = False,
+    auth_command: bool = False,
 ) -> FilePlan:
-    """Plan ``config.toml`` (kind ``codex``) or ``<name>.config.toml`` (``codex-profile``)."""
+    """Plan ``config.toml`` (kind ``codex``) or ``<name>.config.toml`` (``codex-profile``);
+    ``auth_command``: the provider table takes its key through an ``auth`` command even for an
+    ``env_key`` profile (:mod:`~judgeaudit.profiles.targets.codexauth`)."""
     data_before = parse(path, raw) if raw is not None else {}
     source = raw.decode("utf-8") if raw is not None else ""
     if raw is None and profile is not None and kind == "codex-profile":
@@ -311,7 +327,10 @@ def plan_file(
         want["model_provider"] = "model_provider = " + json.dumps(ident)
         for key, value in (profile.option("config") or {}).items():  # model_reasoning_effort...
             want[key] = f"{render_key(key)} = {render_value(value)}"
-        want[f"model_providers.{ident}"] = _table_raw(provider_table(profile))
+        table = provider_table(profile)
+        if auth_command and "env_key" in table:
+            table = as_command(table)
+        want[f"model_providers.{ident}"] = table_raw(table)
     seps = {d: e.get("sep") for d, e in ledger.items() if d.startswith("model_providers.")}
     doc = ConfigDoc(text, seps)
     reconciler = Reconciler(

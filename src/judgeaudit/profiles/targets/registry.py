@@ -23,7 +23,7 @@ from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex
+from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex, codexauth
 from judgeaudit.redact import keylike_words, secret_values
 
 SecretLoader = Callable[[str], str | None]
@@ -136,6 +136,7 @@ class CodexTarget:
         files: list[tuple[Path, FileKind]] = [(home / "config.toml", "codex")]
         if profile is not None:
             files.append((home / f"{profile.name}.config.toml", "codex-profile"))
+            files += [(path, "codex-profile") for path in codexauth.to_align(profile)]
         else:  # off: every per-profile file judgeaudit wrote
             files += [
                 (Path(p), "codex-profile")
@@ -166,7 +167,18 @@ class CodexTarget:
         keep_conflicts: bool,
         created: bool,
     ) -> FilePlan:
-        return codex.plan_file(path, raw, profile, ledger, load_secret, kind=kind, created=created)
+        if profile is not None and path.name not in ("config.toml", f"{profile.name}.config.toml"):
+            return codexauth.align(path, raw, codex.provider_id(profile), ledger)
+        return codex.plan_file(
+            path,
+            raw,
+            profile,
+            ledger,
+            load_secret,
+            kind=kind,
+            created=created,
+            auth_command=profile is not None and codexauth.needs_command(profile),
+        )
 
     def secrets_in(self, text: str) -> set[str]:
         try:

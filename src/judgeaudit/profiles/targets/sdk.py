@@ -19,10 +19,12 @@ from judgeaudit.profiles.names import SHELLS as SHELLS
 
 
 def variables(profile: Profile, key: str) -> dict[str, str]:
-    """OPENAI_* for any OpenAI SDK, plus the profile's own prefix (e.g. TAOTOKEN_*)."""
+    """OPENAI_* for any OpenAI SDK (the OpenAI-style base, :meth:`Profile.openai_base`), plus
+    the profile's own prefix (e.g. TAOTOKEN_*, the same base and key)."""
+    base = profile.openai_base()
     out = {
-        "OPENAI_BASE_URL": profile.base_url,
-        "OPENAI_API_BASE": profile.base_url,
+        "OPENAI_BASE_URL": base,
+        "OPENAI_API_BASE": base,
         "OPENAI_API_KEY": key,
     }
     if profile.model:
@@ -34,7 +36,7 @@ def variables(profile: Profile, key: str) -> dict[str, str]:
             raise ProfileError(
                 f"profile {profile.name!r}: options.env_prefix {prefix!r} is not a variable prefix"
             )
-        out[f"{prefix}_BASE_URL"] = profile.base_url
+        out[f"{prefix}_BASE_URL"] = base
         out[f"{prefix}_API_KEY"] = key
         if profile.model:
             out[f"{prefix}_MODEL"] = profile.model

@@ -308,7 +308,8 @@ class ProfilesScreen(Screen[None]):
                 fix = f"; press k to set key {profile.key}" if profile.key else ""
                 self.app.call_from_thread(self.status, f"{exc}{fix}", True)
                 return
-            key, note = NO_KEY, " (no key stored: tried without one, as a local server allows)"
+            why = secrets.missing_key_note(profile)
+            key, note = NO_KEY, f" ({why}: tried without a key, as a local server allows)"
 
         from judgeaudit.profiles.probe import probe  # aiohttp: on the first test
 

@@ -1,0 +1,111 @@
+"""Whether ``judgeaudit exec`` may give a profile's key to a command as environment variables.
+
+A command exec does not recognise (``env codex``, a wrapper script, a program that starts a
+client) can still run Claude Code or Codex, and those read their own files before the process
+environment: Claude Code ranks a settings file's ``env`` above it for the URL (not the token),
+and Codex sends the variable a provider table names in ``env_key`` to that table's
+``base_url``. Exporting the key is then a guess, and a wrong one sends it to another gateway.
+So exec refuses such a command while a file of the user's would redirect a variable it exports
+with the key, and refuses a recognised client a profile of another app does not configure; the
+user says what the command is with ``--as``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Collection
+from pathlib import Path
+
+from judgeaudit.profiles.livefile import read_live
+from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.paths import codex_home
+from judgeaudit.profiles.targets import claude
+from judgeaudit.profiles.toolid import Tool
+
+#: Settings-file env variables that would send Claude Code, and our key, somewhere else.
+REDIRECT_VARS = ("ANTHROPIC_BASE_URL", *claude.TOKEN_VARS)
+CLIENTS = {"claude": "Claude Code", "codex": "Codex"}
+
+
+def claude_redirects(cwd: Path | None = None) -> list[str]:
+    """``FILE sets env.X`` for each Claude Code settings layer whose ``env`` outranks the
+    process environment with another endpoint, token or cloud."""
+    from judgeaudit.profiles.shadowing import claude_layers  # reads files: only when needed
+
+    out = []
+    for layer in claude_layers(cwd):
+        env = layer.data.get("env")
+        if layer.path is None or not isinstance(env, dict):
+            continue
+        for variable in REDIRECT_VARS:
+            if env.get(variable):
+                out.append(f"{layer.path} sets env.{variable}")
+        for variable in claude.ROUTER_VARS:
+            if claude.truthy(env.get(variable)):
+                out.append(f"{layer.path} sets env.{variable}")
+        if claude.credential_headers(env.get(claude.HEADERS_VAR)):
+            out.append(f"{layer.path} sets env.{claude.HEADERS_VAR} (a credential header)")
+    return out
+
+
+def _providers(path: Path) -> dict[str, object]:
+    try:
+        raw = read_live(path)
+        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff")) if raw else {}
+    except (ProfileError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # Codex says what is wrong with the file itself
+    providers = data.get("model_providers")
+    return providers if isinstance(providers, dict) else {}
+
+
+def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
+    """``FILE [model_providers.ID] sends $VAR to URL`` for each provider table of the user's
+    Codex files (``config.toml`` and the ``NAME.config.toml`` of ``codex -p``) that reads one
+    of the ``exported`` variables and sends it to another base URL than ``base_url``."""
+    home = codex_home()
+    out = []
+    for path in (home / "config.toml", *sorted(home.glob("*.config.toml"))):
+        for ident, table in _providers(path).items():
+            if not isinstance(table, dict) or table.get("env_key") not in exported:
+                continue
+            url = table.get("base_url")
+            if not isinstance(url, str) or url.rstrip("/") != base_url.rstrip("/"):
+                to = url if isinstance(url, str) else "Codex's default URL"
+                out.append(f"{path} [model_providers.{ident}] sends ${table['env_key']} to {to}")
+    return out
+
+
+def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection[str]) -> None:
+    """Refuse (one line, nothing run) to give the profile's environment to a client of another
+    app, or to a command exec cannot recognise while a file of the user's would send one of
+    ``with_key`` (the variables exec sets to the key) to another gateway."""
+    if tool.how == "--as plain" or tool.app == profile.app:
+        return
+    name = profile.name
+    if tool.app is not None:
+        client = CLIENTS[tool.app]
+        raise ProfileError(
+            f"exec: {command[0]} is {client} ({tool.how}) and {name!r} is a {profile.app} "
+            f"profile, which {client} does not read; nothing was run: use a {tool.app} profile "
+            f"(`judgeaudit profile list`), or `judgeaudit exec {name} --as plain -- ...` to give "
+            f"it the environment anyway"
+        )
+    found: list[tuple[str, str]] = []
+    if set(with_key) & set(claude.TOKEN_VARS):
+        found += [("claude", line) for line in claude_redirects()]
+    found += [("codex", line) for line in codex_redirects(with_key, profile.openai_base())]
+    if not found:
+        return
+    app, line = found[0]
+    client = CLIENTS[app]
+    said = (
+        f"`judgeaudit exec {name} --as {app} -- ...` ({client} or a wrapper passing its "
+        f"arguments on) or `--as plain` (no {client} inside)"
+        if profile.app == app
+        else f"use a {app} profile for {client}, or `judgeaudit exec {name} --as plain -- ...` "
+        f"(no {client} inside)"
+    )
+    raise ProfileError(
+        f"exec: cannot tell that {command[0]} is {client}, and {line}, which {client} would "
+        f"put before this profile's gateway or key; nothing was run: say {said}"
+    )

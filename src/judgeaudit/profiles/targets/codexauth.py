@@ -1,0 +1,90 @@
+"""One key source per Codex provider id across judgeaudit's Codex files.
+
+``codex -p NAME`` merges ``NAME.config.toml`` over ``config.toml`` key by key, and refuses to
+start when a provider table ends up with both ``auth`` and ``env_key`` ("provider auth cannot
+be combined with env_key"). Profiles of one gateway share a provider id (``codex resume`` shows
+one id's sessions) and may take their key differently: a keyring entry through an ``auth``
+command, a variable through ``env_key``. So a switch writes the tables of one id in one form:
+an ``auth`` command as soon as one of judgeaudit's files holds that id with a command (only a
+command prints a keyring entry), an ``env_key`` table then turned into a command printing its
+variable (:func:`~judgeaudit.profiles.targets.codex.as_command`, the same key); and it turns
+the other per-profile files of that id, which a later ``codex -p`` merges, the same way.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from judgeaudit.profiles.ledger import Entry, fingerprint
+from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.paths import codex_home
+from judgeaudit.profiles.targets import FilePlan
+from judgeaudit.profiles.targets import codex as codex_target
+from judgeaudit.profiles.tomltext import TomlText
+
+
+def _our_table(raw: bytes | None, ident: str) -> dict[str, Any] | None:
+    """The ``[model_providers.<ident>]`` judgeaudit wrote in a file's text, if any."""
+    try:
+        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff")) if raw else {}
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    table = (data.get("model_providers") or {}).get(ident)
+    ours = isinstance(table, dict) and str(table.get("name", "")).endswith(codex_target.OURS_SUFFIX)
+    return table if ours and isinstance(table, dict) else None
+
+
+def others(profile: Profile) -> list[Path]:
+    """The ``<name>.config.toml`` files beside ``config.toml`` but ``profile``'s own
+    (``codex -p`` merges each over ``config.toml``)."""
+    home, own = codex_home(), f"{profile.name}.config.toml"
+    return [p for p in sorted(home.glob("*.config.toml")) if p.name not in ("config.toml", own)]
+
+
+def _ours_in(path: Path, ident: str) -> dict[str, Any] | None:
+    try:
+        return _our_table(path.read_bytes(), ident)
+    except OSError:
+        return None
+
+
+def needs_command(profile: Profile) -> bool:
+    """Whether the switch to ``profile`` writes its table as an ``auth`` command: its key is a
+    keyring entry, or another per-profile file holds the same id with a command."""
+    if codex_target.key_mode(profile) == "command":
+        return True
+    ident = codex_target.provider_id(profile)
+    return any("auth" in (_ours_in(p, ident) or {}) for p in others(profile))
+
+
+def to_align(profile: Profile) -> list[Path]:
+    """The other per-profile files whose ``env_key`` table of the profile's id the switch turns
+    into a command (only when it writes a command itself)."""
+    if not needs_command(profile):
+        return []
+    ident = codex_target.provider_id(profile)
+    return [p for p in others(profile) if "env_key" in (_ours_in(p, ident) or {})]
+
+
+def align(path: Path, raw: bytes | None, ident: str, ledger: dict[str, Entry]) -> FilePlan:
+    """Another profile's ``<name>.config.toml`` with its ``env_key`` table of ``ident`` turned
+    into an ``auth`` command (the same variable): the form ``config.toml`` now has."""
+    table = _our_table(raw, ident)
+    dotted = f"model_providers.{ident}"
+    if raw is None or table is None or "env_key" not in table or dotted not in ledger:
+        return FilePlan(path, raw, raw, kind="codex-profile", ledger=ledger)
+    variable = table["env_key"]
+    new = codex_target.as_command(dict(table))
+    text = TomlText(raw.decode("utf-8"))
+    text.set_table(("model_providers", ident), codex_target.ordered(new))
+    ledger = {k: dict(v) for k, v in ledger.items()}
+    ledger[dotted]["wrote"] = fingerprint(codex_target.table_raw(new))
+    note = (
+        f"{path}: [model_providers.{ident}] reads ${variable} through an auth command now, "
+        f"as config.toml's table of that id does (`codex -p` merges the two)"
+    )
+    return FilePlan(
+        path, raw, text.text.encode("utf-8"), kind="codex-profile", ledger=ledger, notes=[note]
+    )
