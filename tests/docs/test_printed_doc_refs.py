@@ -35,7 +35,7 @@ def _strings(path: Path) -> list[str]:
             out.append(node.value)
         elif isinstance(node, ast.JoinedStr):
             out.append(
-                "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+                "".join(str(v.value) if isinstance(v, ast.Constant) else "{}" for v in node.values)
             )
     return out
 

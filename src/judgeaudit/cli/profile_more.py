@@ -9,6 +9,7 @@ from typing import Any
 
 from judgeaudit.cli.common import UserError
 from judgeaudit.credentials import check_name
+from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles.livefile import switch_lock
 from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE, ProfileError
 from judgeaudit.profiles.store import ProfileStore
@@ -55,7 +56,7 @@ def cmd_codex_history(args: argparse.Namespace) -> int:
         else:
             state.pop(codex.SHARED_ID_STATE, None)
         store.save_state(state)
-    active = store.state()["active"].get("codex")
+    active = active_here.here(store.state()).get("codex")
     what = (
         f"every Codex profile now uses provider id {args.id!r}: `codex resume --last` finds "
         "sessions of every gateway (a resumed session's history goes to the gateway in use)"

@@ -202,7 +202,9 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
-        marked = self.store.state()["active"].get(app)
+        from judgeaudit.profiles import active as active_here
+
+        marked = active_here.here(self.store.state()).get(app)
         if all(p.before == p.after for p in plan.plans) and not (app == "sdk" and marked):
             self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
             return
@@ -252,7 +254,11 @@ class ProfilesScreen(Screen[None]):
         except (JudgeauditError, OSError) as exc:
             self.app.call_from_thread(self.status, f"not saved: {exc}", True)
             return
-        self.app.call_from_thread(self.status, f"saved {profile.name} -> {path}")
+        from judgeaudit.profiles import active as active_here
+
+        note = active_here.edit_note(self.store, profile.name)  # active: how to apply it
+        said = f"saved {profile.name} -> {path}" + (f"; {note}" if note else "")
+        self.app.call_from_thread(self.status, said)
         self.app.call_from_thread(self.reload, profile.name)
 
     # --- keys ----------------------------------------------------------------------------------
