@@ -274,7 +274,12 @@ def _project(args: argparse.Namespace) -> Path | None:
 
 def cmd_off(args: argparse.Namespace) -> int:
     where = _project(args)
-    result = turn_off(_store(), args.app, dry_run=args.dry_run, project_dir=where)
+    store = _store()
+    if args.app == "sdk" and where is None:  # no file: only the reminder goes
+        from judgeaudit.cli import profile_more
+
+        return profile_more.off_sdk(store, args.dry_run)
+    result = turn_off(store, args.app, dry_run=args.dry_run, project_dir=where)
     code = _print_switch(result)
     if result.applied:
         scope = f" in {where}" if where else ""

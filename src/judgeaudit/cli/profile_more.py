@@ -106,3 +106,17 @@ def cmd_test_all(args: argparse.Namespace) -> int:
         "interpolation (with few calls it is close to the slowest)"
     )
     return 0 if all(not t.problems for t in timings) else 1
+
+
+def off_sdk(store: ProfileStore, dry_run: bool) -> int:
+    """``profile off sdk``: an SDK profile wrote no file, so only its reminder (*) goes."""
+    from judgeaudit.profiles.switch import turn_off
+
+    marked = active_here.here(store.state()).get("sdk")
+    turn_off(store, "sdk", dry_run=dry_run)
+    if not marked:
+        print("no sdk profile was active; nothing to change")
+    else:
+        later = " (a dry run: still marked)" if dry_run else ""
+        print(f"{marked} is no longer the active sdk profile (it wrote no file){later}")
+    return 0

@@ -120,7 +120,7 @@ class ProfileStore:
             ("created_dirs", list, "a list"),
             ("active_at", dict, "an object"),
         ):
-            if not isinstance(data.get(field, []), kind):
+            if not isinstance(data.get(field, kind()), kind):
                 raise ProfileError(
                     f"{self.state_path}: unreadable state ({field} must be {what}); move it aside"
                 )
