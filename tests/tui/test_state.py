@@ -75,7 +75,7 @@ def test_restore_moves_the_active_marker_back(isolated: ProfileStore) -> None:
             picker = app.screen
             assert isinstance(picker, BackupPicker)
             newest = picker.query_one(FitTable).rows_data[0]  # taken before deepseek-claude
-            assert str(newest[1]["profile"]) == "deepseek-claude"
+            assert str(newest[1]["profile"]) == "switch to deepseek-claude"
             await press(pilot, "enter", "y")  # Enter asks first
             after = marked(app)
         return before, after, active.here(isolated.state())

@@ -36,6 +36,8 @@ from judgeaudit.tui.widgets.note import Note
 # The keyring (secrets: ~75 ms of imports), switching, restoring, the backups dialog and the
 # less frequent tools load in the worker or key that first uses them, not before the first paint.
 
+#: seconds a done-message ("saved …", "active claude profile: …") stays on the status line
+STATUS_FADE_S = 8.0
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
 
@@ -118,7 +120,10 @@ class ProfilesScreen(Screen[None]):
         self.table.loading = False
 
     def status(self, text: str, bad: bool = False) -> None:
-        self.query_one("#profiles-status", Note).say(text, bad)
+        """A problem, or work still going ("testing c…"), stays until the next message; a
+        done-message fades after ``STATUS_FADE_S``."""
+        lasting = bad or text.endswith("…")
+        self.query_one("#profiles-status", Note).say(text, bad, None if lasting else STATUS_FADE_S)
 
     def selected(self) -> Profile | None:
         key = self.table.selected_key()
