@@ -403,3 +403,15 @@ def test_switching_back_restores_content(
     assert claude_file(tmp_path).read_bytes() == first
     restore.restore(env, backups.list_backups(env)[0].id)
     assert claude_file(tmp_path).read_bytes() == original
+
+
+def test_a_state_from_before_gives_its_marker_to_this_environments_file(
+    env: ProfileStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env.save_state(
+        {"active": {"claude": "taotoken-claude", "sdk": "taotoken-sdk"}, "owned": {}, "created": []}
+    )
+    assert active.here(env.state()) == {"claude": "taotoken-claude", "sdk": "taotoken-sdk"}
+    env.save_state(env.state())  # written back in the new layout: the file it belongs to
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc2"))
+    assert active.here(env.state()) == {"sdk": "taotoken-sdk"}  # another dir: its own, none
