@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judgeaudit.profiles.active import DRIFT_MARK
+from judgeaudit.profiles.drift import DRIFT_MARK
 from tests.new_user_helpers import add, cli, home, one_line, unique
 
 pytestmark = pytest.mark.usefixtures("secret_service")

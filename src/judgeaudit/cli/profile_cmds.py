@@ -12,7 +12,7 @@ from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
-from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
+from judgeaudit.profiles import backups, bridgeopt, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
@@ -146,14 +146,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{app}:")
         for p in mine:
             mark = "*" if active.get(app) == p.name else " "
-            drifted = mark == "*" and active_here.drift(store, app, p.name) is not None
+            drifted = mark == "*" and drift.drift(store, app, p.name) is not None
             key = (
                 secrets.mask(stored[p.key])
                 if p.key
                 else ("env " + p.key_env if p.key_env else "no key")
             )
             about = f"  {printable(p.description)}" if p.description else ""  # imported text
-            about += f"  {active_here.DRIFT_MARK}" if drifted else ""
+            about += f"  {drift.DRIFT_MARK}" if drifted else ""
             print(
                 f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
             )
@@ -220,7 +220,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     data = {k: v for k, v in data.items() if v is not None}
     path = store.save(profile_from_dict(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
-    if note := active_here.edit_note(store, args.name):
+    if note := drift.edit_note(store, args.name):
         print(f"note: {note}")
     return 0
 

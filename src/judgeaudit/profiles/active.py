@@ -1,20 +1,17 @@
-"""Which profile is active here, and whether the live file still holds what it would write.
+"""Which profile is active here, and who uses a key.
 
 The active marker belongs to the live file a switch wrote, so ``CLAUDE_CONFIG_DIR`` and
 ``CODEX_HOME`` each have their own (``state.json``'s ``active_at``); ``list``, ``doctor``,
 ``edit``, ``remove``, the backups and the TUI all read it through :func:`here`. Whether that
-file is still what the profile would write (an ``edit`` since, or a hand edit) is answered once,
-by :func:`drift`, which plans the switch again without writing.
+file is still what the profile would write is :mod:`.drift`'s (it plans a switch, so it sits
+above the switch; this module sits below it).
 """
 
 from __future__ import annotations
 
-from judgeaudit.profiles.model import APPS, ProfileError
+from judgeaudit.profiles.model import APPS
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
-
-#: what ``list`` and the TUI add after a drifted active profile
-DRIFT_MARK = "(changed since use: run profile use)"
 
 
 def here(state: SwitchState) -> dict[str, str]:
@@ -47,44 +44,6 @@ def record_at(state: SwitchState, path: str, name: str | None) -> None:
         table.pop(path, None)
     else:
         table[path] = name
-
-
-def drift(store: ProfileStore, app: str, name: str) -> str | None:
-    """None when ``app``'s live files hold what ``name`` would write now; else why not, in a
-    few words with the command that applies it (the SDK has no file: never drifted)."""
-    if live_file(app) is None:
-        return None
-    from judgeaudit.profiles.switch import plan_app  # the switch imports this module's users
-
-    if not store.exists(name):
-        return f"{name} was removed since; `judgeaudit profile off {app}` gives you your own values back"
-    try:
-        plans = plan_app(store, app, store.get(name))
-    except ProfileError as exc:
-        return f"{exc}"
-    changed = [str(plan.path) for plan in plans if plan.changes]
-    if not changed:
-        return None
-    return (
-        f"{', '.join(changed)} no longer holds what {name} writes (edited since `profile use`); "
-        f"`judgeaudit profile use {name}` applies it"
-    )
-
-
-def edit_note(store: ProfileStore, name: str) -> str | None:
-    """After saving ``name``: that it is active here and how the change reaches the app."""
-    apps = [app for app, active in here(store.state()).items() if active == name]
-    for app in apps:
-        if app == "sdk":
-            return (
-                f"{name} is the active sdk profile: `judgeaudit env {name}` / `exec` use the change"
-            )
-        if drift(store, app, name) is not None:
-            return (
-                f"{name} is active for {app} ({live_file(app)}), which still holds the old "
-                f"values: `judgeaudit profile use {name}` applies the change"
-            )
-    return None
 
 
 def key_users(store: ProfileStore, key: str) -> tuple[list[str], dict[str, str]]:

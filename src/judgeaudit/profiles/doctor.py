@@ -297,11 +297,11 @@ def _outranked_env_key(bound: Profile | None, cwd: Path | None) -> list[str]:
 
 def _active_problems(app: str, name: str) -> list[str]:
     """The active profile's key gone from the keyring, or its live file changed since ``use``."""
-    from judgeaudit.profiles import active
+    from judgeaudit.profiles import active, drift
     from judgeaudit.profiles.store import ProfileStore
 
     store = ProfileStore.default()
-    found = [active.missing_key(store, name), active.drift(store, app, name)]
+    found = [active.missing_key(store, name), drift.drift(store, app, name)]
     return [line for line in found if line]
 
 

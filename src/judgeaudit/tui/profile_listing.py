@@ -47,20 +47,18 @@ class Listing:
 def read_listing(store: ProfileStore) -> Listing:
     """Profiles, active ones and key status, reading each keyring entry once."""
     from judgeaudit.profiles import active as active_here
-    from judgeaudit.profiles import latency, secrets, shadowing  # the keyring: in the worker
+    from judgeaudit.profiles import drift, latency, secrets, shadowing  # the keyring: in the worker
 
     listed, problems = store.scan()
     active = active_here.here(store.state())
-    drift = {
-        app: why for app, name in active.items() if (why := active_here.drift(store, app, name))
-    }
+    drifted = {app: why for app, name in active.items() if (why := drift.drift(store, app, name))}
     usable, note = secrets.backend_usable()
     names = sorted({p.key for p in listed if p.key})
     stored = secrets.get_keys(sorted(names)) if usable else {}
     keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
     ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
-    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drift)
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted)
 
 
 def problem_lines(listing: Listing) -> list[str]:

@@ -259,9 +259,9 @@ class ProfilesScreen(Screen[None]):
         except (JudgeauditError, OSError) as exc:
             self.app.call_from_thread(self.status, f"not saved: {exc}", True)
             return
-        from judgeaudit.profiles import active as active_here
+        from judgeaudit.profiles import drift
 
-        note = active_here.edit_note(self.store, profile.name)  # active: how to apply it
+        note = drift.edit_note(self.store, profile.name)  # active: how to apply it
         said = f"saved {profile.name} -> {path}" + (f"; {note}" if note else "")
         self.app.call_from_thread(self.status, said)
         self.app.call_from_thread(self.reload, profile.name)
