@@ -43,6 +43,7 @@ def test_backups_dialog_at_80x24_previews_and_asks(isolated: ProfileStore, tmp_p
             assert isinstance(picker, BackupPicker)
             table = picker.query_one(FitTable)
             shown = [[plain(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            shown.insert(0, [plain(c.label) for c in table.columns.values()])
             await press(pilot, "down")  # the oldest: the file before any switch
             preview = str(picker.query_one("#backup-preview", Static).render())
             await press(pilot, "enter")
@@ -51,7 +52,11 @@ def test_backups_dialog_at_80x24_previews_and_asks(isolated: ProfileStore, tmp_p
             await press(pilot, "y")
             return shown, preview, asked, before, status(app)
 
-    rows, preview, asked, before, said = asyncio.run(go())
+    (header, *rows), preview, asked, before, said = asyncio.run(go())
+    # as the CLI says it: taken before switching to deepseek-claude (it holds taotoken-claude)
+    assert "taken before" in header and rows[0][header.index("taken before")] == (
+        "switch to deepseek-claude"
+    )
     assert len(rows) == 2 and len({tuple(r) for r in rows}) == 2, "rows tell backups apart"
     for row in rows:
         assert all("…" not in cell for cell in row), row  # nothing cut at 80 columns

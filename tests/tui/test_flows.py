@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.worker import Worker, WorkerState
 
-from judgeaudit.profiles import secrets
+from judgeaudit.profiles import active, secrets
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.screens.pair import PairDetailScreen
@@ -66,7 +66,7 @@ def test_switch_profile_with_confirm(isolated: ProfileStore, tmp_path: Path) -> 
     assert "active claude profile: taotoken-claude" in status and "backups: claude-" in status
     data = json.loads(settings.read_text())
     assert data["hooks"] == {"Stop": []} and data["theme"] == "dark" and "apiKeyHelper" in data
-    assert isolated.state()["active"]["claude"] == "taotoken-claude"
+    assert active.here(isolated.state())["claude"] == "taotoken-claude"
 
 
 def test_switch_refused_on_corrupt_file(isolated: ProfileStore, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from textual.widgets import Static
 
 from judgeaudit.cli import main
+from judgeaudit.profiles import active
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
 from judgeaudit.tui.app import JudgeAuditApp
@@ -73,7 +74,7 @@ def test_off_on_the_screen_gives_the_users_settings_back(
     assert before == ["taotoken-claude"] and after == []
     assert "apiKeyHelper" in diff and "judgeaudit is off in claude" in said
     assert json.loads(settings.read_text()) == USERS_OWN
-    assert "claude" not in isolated.state()["active"]
+    assert "claude" not in active.here(isolated.state())
 
 
 def test_cli_profile_off_shows_when_the_screen_is_shown_again(

@@ -13,7 +13,7 @@ import pytest
 from keyring.backends import fail
 from textual.widgets import Static
 
-from judgeaudit.profiles import secrets
+from judgeaudit.profiles import active, secrets
 from judgeaudit.profiles.backups import Backup
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
@@ -75,14 +75,14 @@ def test_restore_moves_the_active_marker_back(isolated: ProfileStore) -> None:
             picker = app.screen
             assert isinstance(picker, BackupPicker)
             newest = picker.query_one(FitTable).rows_data[0]  # taken before deepseek-claude
-            assert str(newest[1]["profile"]) == "deepseek-claude"
+            assert str(newest[1]["profile"]) == "switch to deepseek-claude"
             await press(pilot, "enter", "y")  # Enter asks first
             after = marked(app)
-        return before, after, isolated.state()["active"]
+        return before, after, active.here(isolated.state())
 
-    before, after, active = asyncio.run(go())
+    before, after, here = asyncio.run(go())
     assert before == ["deepseek-claude"]
-    assert after == ["taotoken-claude"] == [active["claude"]]
+    assert after == ["taotoken-claude"] == [here["claude"]]
 
 
 @pytest.mark.parametrize("action", ["switch", "set_key", "edit"])

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.profiles import backups, restore, secrets
+from judgeaudit.profiles import active, backups, restore, secrets
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.store import ProfileStore
@@ -63,7 +63,7 @@ def test_restore_brings_back_the_ownership_state(env: ProfileStore, tmp_path: Pa
     after_a = next(b for b in backups.list_backups(env) if b.profile == "taotoken-claude")
     restore.restore(env, after_a.id)
     assert json.loads(settings_file(tmp_path).read_text())["env"]["ANTHROPIC_MODEL"] == "m-a"
-    assert env.state()["active"]["claude"] == "a"
+    assert active.here(env.state())["claude"] == "a"
     turn_off(env, "claude")  # and still knows the user's own value behind it
     assert json.loads(settings_file(tmp_path).read_text()) == {"env": {"ANTHROPIC_MODEL": "mine"}}
 

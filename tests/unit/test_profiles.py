@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgeaudit.profiles import backups, restore, secrets
+from judgeaudit.profiles import active, backups, restore, secrets
 from judgeaudit.profiles.ccswitch import import_ccswitch
 from judgeaudit.profiles.importers import import_json_list
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
@@ -54,7 +54,7 @@ def test_claude_merge_keeps_every_other_key_and_order(env: ProfileStore, tmp_pat
     assert after["env"]["ANTHROPIC_BASE_URL"] == "https://taotoken.net/api"
     assert after["apiKeyHelper"].endswith("-m judgeaudit key print taotoken")
     assert "ANTHROPIC_AUTH_TOKEN" not in after["env"]
-    assert env.state()["active"]["claude"] == "taotoken-claude"
+    assert active.here(env.state())["claude"] == "taotoken-claude"
 
 
 def test_inline_key_mode_writes_0600_and_warns(env: ProfileStore, tmp_path: Path) -> None:
@@ -188,7 +188,7 @@ def test_dry_run_changes_nothing(env: ProfileStore, tmp_path: Path) -> None:
     assert not result.applied and '"apiKeyHelper": ' in result.diff
     assert '+{"model": "opus", "env": {"ANTHROPIC_BASE_URL"' in result.diff  # compact style kept
     assert claude_file(tmp_path).read_text() == '{"model": "opus"}\n'
-    assert "claude" not in env.state()["active"]
+    assert "claude" not in active.here(env.state())
 
 
 def test_backup_retention_is_bounded(env: ProfileStore, tmp_path: Path) -> None:
@@ -403,3 +403,15 @@ def test_switching_back_restores_content(
     assert claude_file(tmp_path).read_bytes() == first
     restore.restore(env, backups.list_backups(env)[0].id)
     assert claude_file(tmp_path).read_bytes() == original
+
+
+def test_a_state_from_before_gives_its_marker_to_this_environments_file(
+    env: ProfileStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env.save_state(
+        {"active": {"claude": "taotoken-claude", "sdk": "taotoken-sdk"}, "owned": {}, "created": []}
+    )
+    assert active.here(env.state()) == {"claude": "taotoken-claude", "sdk": "taotoken-sdk"}
+    env.save_state(env.state())  # written back in the new layout: the file it belongs to
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc2"))
+    assert active.here(env.state()) == {"sdk": "taotoken-sdk"}  # another dir: its own, none

@@ -43,6 +43,9 @@ def register(sub: Sub) -> None:
     kstatus.set_defaults(func=cmd_key_status)
     kdel = ksub.add_parser("delete", help="remove a key from the keyring")
     kdel.add_argument("name")
+    kdel.add_argument(
+        "--force", action="store_true", help="delete it even though an active profile uses it"
+    )
     kdel.set_defaults(func=cmd_key_delete)
     kprint = ksub.add_parser("print", help="print only the key (for apiKeyHelper / Codex auth)")
     kprint.add_argument("name")
@@ -97,6 +100,19 @@ def cmd_key_status(args: argparse.Namespace) -> int:
 
 
 def cmd_key_delete(args: argparse.Namespace) -> int:
+    from judgeaudit.profiles import active
+
+    users, live = active.key_users(_store(), args.name)
+    breaks = [active.key_in_use(args.name, app, name) for app, name in live.items()]
+    if breaks and not args.force:
+        raise UserError(
+            f"key delete {args.name}: {'; '.join(breaks)}; switch another profile in (or "
+            "`judgeaudit profile off APP`) first, or give --force; nothing was deleted"
+        )
+    for line in breaks:
+        print(f"warning: {line}", file=sys.stderr)
+    if users and not breaks:
+        print(f"note: profiles using it: {', '.join(users)}", file=sys.stderr)
     deleted = secrets.delete_key(args.name)
     print(f"deleted key {args.name}" if deleted else f"no stored key {args.name}")
     return 0 if deleted else 1

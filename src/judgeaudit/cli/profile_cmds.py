@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
-from judgeaudit.profiles import backups, bridgeopt, doctor, importtx, restore, secrets
+from judgeaudit.profiles import active as active_here
+from judgeaudit.profiles import backups, bridgeopt, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
@@ -134,7 +135,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if removed := importtx.recover(store):
         print(f"rolled back an interrupted import ({removed} profiles removed)", file=sys.stderr)
     profiles, broken = store.scan()
-    active = store.state()["active"]
+    active = active_here.here(store.state())
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
     stored = secrets.get_keys(sorted({p.key for p in profiles if p.key}))
@@ -145,14 +146,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{app}:")
         for p in mine:
             mark = "*" if active.get(app) == p.name else " "
+            drifted = mark == "*" and drift.drift(store, app, p.name) is not None
             key = (
                 secrets.mask(stored[p.key])
                 if p.key
                 else ("env " + p.key_env if p.key_env else "no key")
             )
             about = f"  {printable(p.description)}" if p.description else ""  # imported text
+            about += f"  {drift.DRIFT_MARK}" if drifted else ""
             print(
-                f" {mark} {p.name:<22} {p.base_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
+                f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
             )
     return 0
 
@@ -217,6 +220,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     data = {k: v for k, v in data.items() if v is not None}
     path = store.save(profile_from_dict(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
+    if note := drift.edit_note(store, args.name):
+        print(f"note: {note}")
     return 0
 
 
@@ -224,7 +229,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     store = _store()
     store.remove(args.name)
     print(f"removed {args.name}")
-    for app, name in store.state()["active"].items():
+    for app, name in active_here.here(store.state()).items():
         if name == args.name and app != "sdk":  # its values are still in the app's files
             print(
                 f"warning: {args.name} was switched on for {app}, and {app}'s files still point "
@@ -269,7 +274,12 @@ def _project(args: argparse.Namespace) -> Path | None:
 
 def cmd_off(args: argparse.Namespace) -> int:
     where = _project(args)
-    result = turn_off(_store(), args.app, dry_run=args.dry_run, project_dir=where)
+    store = _store()
+    if args.app == "sdk" and where is None:  # no file: only the reminder goes
+        from judgeaudit.cli import profile_more
+
+        return profile_more.off_sdk(store, args.dry_run)
+    result = turn_off(store, args.app, dry_run=args.dry_run, project_dir=where)
     code = _print_switch(result)
     if result.applied:
         scope = f" in {where}" if where else ""
@@ -279,7 +289,7 @@ def cmd_off(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     store = _store()
-    active = store.state()["active"]
+    active = active_here.here(store.state())
     removed = {app for app, name in active.items() if not store.exists(name)}
     for line in doctor.report(args.app, active, removed=removed):
         print(line)

@@ -9,6 +9,7 @@ from typing import Any
 
 from judgeaudit.cli.common import UserError
 from judgeaudit.credentials import check_name
+from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles.livefile import switch_lock
 from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE, ProfileError
 from judgeaudit.profiles.store import ProfileStore
@@ -55,7 +56,7 @@ def cmd_codex_history(args: argparse.Namespace) -> int:
         else:
             state.pop(codex.SHARED_ID_STATE, None)
         store.save_state(state)
-    active = store.state()["active"].get("codex")
+    active = active_here.here(store.state()).get("codex")
     what = (
         f"every Codex profile now uses provider id {args.id!r}: `codex resume --last` finds "
         "sessions of every gateway (a resumed session's history goes to the gateway in use)"
@@ -105,3 +106,17 @@ def cmd_test_all(args: argparse.Namespace) -> int:
         "interpolation (with few calls it is close to the slowest)"
     )
     return 0 if all(not t.problems for t in timings) else 1
+
+
+def off_sdk(store: ProfileStore, dry_run: bool) -> int:
+    """``profile off sdk``: an SDK profile wrote no file, so only its reminder (*) goes."""
+    from judgeaudit.profiles.switch import turn_off
+
+    marked = active_here.here(store.state()).get("sdk")
+    turn_off(store, "sdk", dry_run=dry_run)
+    if not marked:
+        print("no sdk profile was active; nothing to change")
+    else:
+        later = " (a dry run: still marked)" if dry_run else ""
+        print(f"{marked} is no longer the active sdk profile (it wrote no file){later}")
+    return 0

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backups, secrets
 from judgeaudit.profiles.jsonedit import dump_value
 from judgeaudit.profiles.ledger import Entry, fingerprint, referenced_secrets, secret_ref
@@ -118,7 +119,7 @@ def take(
         active=(
             state.get("projects", {}).get(str(project_dir), {}).get(app)
             if project_dir is not None
-            else state["active"].get(app)
+            else active_here.here(state).get(app)
         ),
         redacted=markers,
         txn=txn,

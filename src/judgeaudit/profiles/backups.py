@@ -60,14 +60,15 @@ RESTORE_LABEL = "before restore of "
 
 def occasion(b: Backup, brief: bool = False) -> str:
     """What the backup was taken before, to follow the word "before": ``switching to NAME``,
-    ``turning judgeaudit off``, ``restoring ID``; ``brief`` (a table column headed "before"):
-    ``NAME``, ``judgeaudit off``, ``a restore``."""
+    ``turning judgeaudit off``, ``restoring ID``; ``brief`` (a table column headed "taken
+    before"): ``switch to NAME``, ``judgeaudit off``, ``a restore``. Never the bare NAME: it
+    reads as the profile the backup holds, which is the one active *before* that switch."""
     label = b.profile
     if label.startswith(RESTORE_LABEL):
         return "a restore" if brief else f"restoring {label.removeprefix(RESTORE_LABEL)}"
     if label == OFF_LABEL or label.startswith(OFF_LABEL + " ("):
         return label if brief else f"turning {label}"
-    return label if brief else f"switching to {label}"
+    return f"switch to {label}" if brief else f"switching to {label}"
 
 
 def new_transaction(app: str) -> str:

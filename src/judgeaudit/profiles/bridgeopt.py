@@ -5,7 +5,7 @@ With ``bridge = "chat"`` the profile's ``base_url`` is the gateway's OpenAI-comp
 one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit bridge`` instead.
 ``judgeaudit exec`` starts one for the life of the command, on a free port. A global
 ``profile use`` points the tool at ``http://127.0.0.1:<bridge_port>`` (default 8787), where
-``judgeaudit bridge NAME`` must be running (README: a systemd user unit).
+``judgeaudit bridge NAME`` must be running (docs/bridge.md, 'Global switch': a systemd user unit).
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def use_note(profile: Profile) -> str:
     """What a global switch must tell the user."""
     return (
         f"profile {profile.name} goes through the bridge: {profile.app} will talk to "
-        f"{local_url(profile)}, so keep `judgeaudit bridge {profile.name}` running (README: "
-        "'Codex and Claude Code on a chat-only gateway' has a systemd user unit); "
+        f"{local_url(profile)}, so keep `judgeaudit bridge {profile.name}` running (docs/bridge.md, "
+        "'Global switch', has a systemd user unit); "
         "`judgeaudit exec` starts its own"
     )
 

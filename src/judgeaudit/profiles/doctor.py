@@ -295,6 +295,16 @@ def _outranked_env_key(bound: Profile | None, cwd: Path | None) -> list[str]:
     ]
 
 
+def _active_problems(app: str, name: str) -> list[str]:
+    """The active profile's key gone from the keyring, or its live file changed since ``use``."""
+    from judgeaudit.profiles import active, drift
+    from judgeaudit.profiles.store import ProfileStore
+
+    store = ProfileStore.default()
+    found = [active.missing_key(store, name), drift.drift(store, app, name)]
+    return [line for line in found if line]
+
+
 def report(
     app: str | None,
     active: dict[str, str],
@@ -331,6 +341,8 @@ def report(
                 else ""
             )
             lines.append(f"  judgeaudit profile in the user file: {active[name]}{gone}")
+        if name in active and name not in removed:
+            lines += [f"  warning: {w}" for w in _active_problems(name, active[name])]
         if name == apps[-1]:
             ok, backend = secrets.backend_usable()
             lines.append(f"keyring: {backend}" + ("" if ok else " (not usable)"))

@@ -108,6 +108,12 @@ class Profile:
             return self.base_url
         return self.base_url.rstrip("/") + "/v1"
 
+    @property
+    def shown_url(self) -> str:
+        """The URL the app is given (Claude Code: the Anthropic gateway), for ``list`` and the
+        TUI: ``deepseek-claude`` shows ``…/anthropic``, not the chat ``base_url``."""
+        return self.anthropic_gateway() if self.app == "claude" else self.base_url
+
     def to_toml(self) -> str:
         import tomlkit  # here, not at the top: `key print` (a start-up path) never writes TOML
 

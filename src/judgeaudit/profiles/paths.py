@@ -36,6 +36,16 @@ def codex_home() -> Path:
     return Path(base) if base else Path.home() / ".codex"
 
 
+def live_file(app: str) -> Path | None:
+    """The user file a global switch of ``app`` writes in this environment (``CLAUDE_CONFIG_DIR``,
+    ``CODEX_HOME``): what its active profile belongs to. None for the SDK (no file)."""
+    if app == "claude":
+        return claude_settings()
+    if app == "codex":
+        return codex_home() / "config.toml"
+    return None
+
+
 CLAUDE_MANAGED_ENV = "JUDGEAUDIT_CLAUDE_MANAGED_SETTINGS"
 CODEX_MANAGED_ENV = "JUDGEAUDIT_CODEX_MANAGED_CONFIG"
 

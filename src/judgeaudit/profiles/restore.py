@@ -16,6 +16,7 @@ import dataclasses
 from pathlib import Path
 
 from judgeaudit.fsutil import atomic_write_bytes
+from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backupkeys, backups, project
 from judgeaudit.profiles.livefile import (
     mode_of,
@@ -25,6 +26,7 @@ from judgeaudit.profiles.livefile import (
     write_live,
 )
 from judgeaudit.profiles.model import ProfileError
+from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import claude
 
@@ -137,9 +139,8 @@ def _restore_active(state: SwitchState, app: str, group: list[backups.Backup]) -
     if not group:
         return
     active = next((b.active for b in group if b.active), None)
-    if active:
-        state["active"][app] = active
-        return
     main = [b for b in group if Path(b.original).name in MAIN_FILES]
-    if main and all(b.absent or (b.ledger is not None and not b.ledger) for b in main):
-        state["active"].pop(app, None)
+    if active:  # that file's own marker (another CLAUDE_CONFIG_DIR keeps its own)
+        active_here.record_at(state, main[0].original if main else str(live_file(app)), active)
+    elif main and all(b.absent or (b.ledger is not None and not b.ledger) for b in main):
+        active_here.record_at(state, main[0].original, None)

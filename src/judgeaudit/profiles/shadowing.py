@@ -92,6 +92,10 @@ def _read_json(path: Path) -> tuple[dict[str, Any], str | None]:
     except _NotJson as exc:  # Claude Code's JSON.parse refuses it, so the whole file is skipped
         return {}, f"unreadable ({exc} is not JSON; Claude Code ignores this file)"
     except ValueError as exc:
+        try:  # the switch's parser says where and what, as `use` does
+            claude.parse(path, text.encode("utf-8"))
+        except ProfileError as said:
+            return {}, f"unreadable ({str(said).split('; ')[0]})"
         return {}, f"unreadable ({type(exc).__name__})"
     return (data, None) if isinstance(data, dict) else ({}, "not a JSON object")
 

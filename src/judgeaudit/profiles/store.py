@@ -5,20 +5,23 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
-from judgeaudit.profiles.paths import config_dir, presets_dir
+from judgeaudit.profiles.paths import config_dir, live_file, presets_dir
 
 
 class SwitchState(TypedDict):
     """``state.json``: what the switch wrote and owns. Every switch, restore, import and doctor
     reads it; only the switch transaction, restore and ``codex-history`` write it."""
 
-    active: dict[str, str]  # app -> its active profile
+    active: dict[str, str]  # "sdk" -> its active profile (no file: a reminder only)
+    #: live file -> the profile switched on in it (``profiles.active`` reads it for this
+    #: environment: another CLAUDE_CONFIG_DIR or CODEX_HOME has its own)
+    active_at: NotRequired[dict[str, str]]
     owned: dict[str, dict[str, Entry]]  # live file -> its ledger (dotted key -> entry)
     created: list[str]  # live files the switch created (removed again by ``off``)
     saved: NotRequired[list[str]]  # keyring entries holding the user's replaced secrets
@@ -115,18 +118,21 @@ class ProfileStore:
             ("owned", dict, "an object"),
             ("created", list, "a list"),
             ("created_dirs", list, "a list"),
+            ("active_at", dict, "an object"),
         ):
-            if not isinstance(data.get(field, []), kind):
+            if not isinstance(data.get(field, kind()), kind):
                 raise ProfileError(
                     f"{self.state_path}: unreadable state ({field} must be {what}); move it aside"
                 )
         bad = [k for k, v in data["active"].items() if not isinstance(v, str)]
+        bad += [k for k, v in data.get("active_at", {}).items() if not isinstance(v, str)]
         bad += [k for k, v in data["owned"].items() if not isinstance(v, dict | list)]
         if bad:
             raise ProfileError(
                 f"{self.state_path}: unreadable state (the entry for {bad[0]!r} has the wrong "
                 "type); move it aside"
             )
+        _move_active(data)
         for path, owned in list(data["owned"].items()):
             if isinstance(owned, list):  # before ledgers: the keys we wrote, values unknown
                 data["owned"][path] = {key: {"had": False} for key in owned}
@@ -136,3 +142,11 @@ class ProfileStore:
         atomic_write_text(
             self.state_path, json.dumps(state, indent=2, sort_keys=True) + "\n", mode=0o600
         )
+
+
+def _move_active(data: dict[str, Any]) -> None:
+    """A state from before ``active_at`` named a Claude or Codex profile per app: it belongs to
+    the file a switch in this environment writes (the one that state knew)."""
+    at = data.setdefault("active_at", {})
+    for app in [a for a in data["active"] if live_file(a) is not None]:
+        at.setdefault(str(live_file(app)), data["active"].pop(app))

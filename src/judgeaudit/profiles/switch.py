@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import (
@@ -188,10 +189,8 @@ def _apply(
     if project_dir is not None:
         project.record(state, project_dir, app, active)
         project.settle_dirs(state, plans, made_dirs or [])
-    elif active is None:
-        state["active"].pop(app, None)
     else:
-        state["active"][app] = active
+        active_here.record(state, app, active)
     store.save_state(state)
     backups.prune(store, app)
     backupkeys.forget_unreferenced_secrets(store, state)

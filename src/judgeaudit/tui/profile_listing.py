@@ -40,26 +40,31 @@ class Listing:
     problems: list[str]  # profile files that do not load (the others are listed anyway)
     warnings: list[str]  # what `judgeaudit profile doctor` warns of (settings that shadow ours)
     ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
+    #: app -> why its active profile's live file is not what it would write (``active.drift``)
+    drift: dict[str, str] = field(default_factory=dict)
 
 
 def read_listing(store: ProfileStore) -> Listing:
     """Profiles, active ones and key status, reading each keyring entry once."""
-    from judgeaudit.profiles import latency, secrets, shadowing  # the keyring: in the worker
+    from judgeaudit.profiles import active as active_here
+    from judgeaudit.profiles import drift, latency, secrets, shadowing  # the keyring: in the worker
 
     listed, problems = store.scan()
-    active = dict(store.state()["active"])
+    active = active_here.here(store.state())
+    drifted = {app: why for app, name in active.items() if (why := drift.drift(store, app, name))}
     usable, note = secrets.backend_usable()
     names = sorted({p.key for p in listed if p.key})
     stored = secrets.get_keys(sorted(names)) if usable else {}
     keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
     ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
-    return Listing(listed, active, keys, usable, note, problems, warnings, ttft)
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted)
 
 
 def problem_lines(listing: Listing) -> list[str]:
     """Keyring first (it blocks every key), then broken files, then the doctor's warnings."""
     lines = [] if listing.keyring_ok else [f"keyring: {listing.keyring_note}"]
+    lines += [f"{listing.active[app]} (*!): {why}" for app, why in listing.drift.items()]
     lines += listing.problems + [f"doctor: {w}" for w in listing.warnings]
     if len(lines) > PROBLEMS_SHOWN:
         rest = len(lines) - PROBLEMS_SHOWN + 1
@@ -77,7 +82,9 @@ def listing_rows(listing: Listing) -> list[Row]:
                 key = f"{p.key} {listing.keys[p.key]}"
             else:
                 key = f"env {p.key_env}" if p.key_env else "-"
-            marker = Text("*", style="bold") if listing.active.get(app) == p.name else ""
+            marker: Text | str = ""
+            if listing.active.get(app) == p.name:  # *!: changed since use (problem_lines says)
+                marker = Text("*!" if app in listing.drift else "*", style="bold")
             rows.append(
                 (
                     p.name,
@@ -85,7 +92,7 @@ def listing_rows(listing: Listing) -> list[Row]:
                         "app": app,
                         "active": marker,
                         "name": p.name,
-                        "base_url": p.base_url,
+                        "base_url": p.shown_url,
                         "model": p.model or "-",
                         "key": key,
                         "ttft": listing.ttft.get(p.name, "-"),

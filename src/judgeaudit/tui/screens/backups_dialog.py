@@ -27,7 +27,7 @@ from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
 BACKUP_COLUMNS = (
     Col("taken", "taken (UTC)", min=14),
     Col("file", "file", min=10),
-    Col("profile", "before", min=10, drop=2),
+    Col("profile", "taken before", min=12, drop=2),
     Col("app", "app", min=6, drop=1),
 )
 PREVIEW_LINES = 8

@@ -14,7 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import doctor, secrets
+from judgeaudit.profiles.active import key_in_use
 from judgeaudit.profiles.model import Profile
 from judgeaudit.tui.screens.modals import ConfirmDiff
 from judgeaudit.tui.widgets.table_prompt import TextPrompt
@@ -51,7 +53,7 @@ class TextView(ModalScreen[None]):
 
 def remove_profile(screen: ProfilesScreen, profile: Profile) -> None:
     store = screen.store
-    active = [app for app, name in store.state()["active"].items() if name == profile.name]
+    active = [app for app, name in active_here.here(store.state()).items() if name == profile.name]
     notes = [
         f"{profile.name} is switched on for {app}; its files still point at this provider: "
         f"turn {app} off (o) to get your own values back"
@@ -81,10 +83,11 @@ def delete_key(screen: ProfilesScreen, profile: Profile) -> None:
         screen.status("this profile has no key name", bad=True)
         return
     key = profile.key
-    users = [p.name for p in screen.profiles.values() if p.key == key]
+    users, active = active_here.key_users(screen.store, key)
     body = f"the keyring entry {key!r} (service judgeaudit) is deleted; profiles using it: " + (
         ", ".join(users)
     )
+    notes = [key_in_use(key, app, name) for app, name in active.items()]
 
     def work() -> None:
         deleted = secrets.delete_key(key)
@@ -96,7 +99,7 @@ def delete_key(screen: ProfilesScreen, profile: Profile) -> None:
         if yes:
             screen.run_worker(work, thread=True, group="profiles-io", exclusive=True)
 
-    screen.app.push_screen(ConfirmDiff(f"Delete the key {key}?", body, []), answered)
+    screen.app.push_screen(ConfirmDiff(f"Delete the key {key}?", body, notes), answered)
 
 
 def import_ccswitch(screen: ProfilesScreen) -> None:
@@ -129,7 +132,7 @@ def show_doctor(screen: ProfilesScreen) -> None:
     store = screen.store
 
     def work() -> None:
-        active = store.state()["active"]
+        active = active_here.here(store.state())
         removed = {app for app, name in active.items() if not store.exists(name)}
         lines = doctor.report(None, active, removed=removed)
         view = TextView("Doctor — what Claude Code and Codex will use, and why", "\n".join(lines))

@@ -36,6 +36,8 @@ from judgeaudit.tui.widgets.note import Note
 # The keyring (secrets: ~75 ms of imports), switching, restoring, the backups dialog and the
 # less frequent tools load in the worker or key that first uses them, not before the first paint.
 
+#: seconds a done-message ("saved …", "active claude profile: …") stays on the status line
+STATUS_FADE_S = 8.0
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
 
@@ -118,7 +120,10 @@ class ProfilesScreen(Screen[None]):
         self.table.loading = False
 
     def status(self, text: str, bad: bool = False) -> None:
-        self.query_one("#profiles-status", Note).say(text, bad)
+        """A problem, or work still going ("testing c…"), stays until the next message; a
+        done-message fades after ``STATUS_FADE_S``."""
+        lasting = bad or text.endswith("…")
+        self.query_one("#profiles-status", Note).say(text, bad, None if lasting else STATUS_FADE_S)
 
     def selected(self) -> Profile | None:
         key = self.table.selected_key()
@@ -202,7 +207,9 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
             return
-        marked = self.store.state()["active"].get(app)
+        from judgeaudit.profiles import active as active_here
+
+        marked = active_here.here(self.store.state()).get(app)
         if all(p.before == p.after for p in plan.plans) and not (app == "sdk" and marked):
             self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
             return
@@ -252,7 +259,11 @@ class ProfilesScreen(Screen[None]):
         except (JudgeauditError, OSError) as exc:
             self.app.call_from_thread(self.status, f"not saved: {exc}", True)
             return
-        self.app.call_from_thread(self.status, f"saved {profile.name} -> {path}")
+        from judgeaudit.profiles import drift
+
+        note = drift.edit_note(self.store, profile.name)  # active: how to apply it
+        said = f"saved {profile.name} -> {path}" + (f"; {note}" if note else "")
+        self.app.call_from_thread(self.status, said)
         self.app.call_from_thread(self.reload, profile.name)
 
     # --- keys ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 
@@ -21,7 +22,16 @@ class Note(Static):
 
     said: str | Text | None = None
 
-    def say(self, text: str | Text, bad: bool | None = None) -> None:
+    _fade: Timer | None = None
+
+    def say(self, text: str | Text, bad: bool | None = None, fade_s: float | None = None) -> None:
+        """``fade_s``: gone after that many seconds unless something else was said since (a
+        done-message, not one the user must act on, should not stay for minutes)."""
+        if self._fade is not None:
+            self._fade.stop()
+            self._fade = None
+        if fade_s is not None and text:
+            self._fade = self.set_timer(fade_s, lambda: self.say(""))
         if text != self.said:  # unchanged: no redraw (the Run screen says its rates 5x a second)
             self.said = text
             self.update(text)

@@ -1,0 +1,77 @@
+"""Which profile is active here, and who uses a key.
+
+The active marker belongs to the live file a switch wrote, so ``CLAUDE_CONFIG_DIR`` and
+``CODEX_HOME`` each have their own (``state.json``'s ``active_at``); ``list``, ``doctor``,
+``edit``, ``remove``, the backups and the TUI all read it through :func:`here`. Whether that
+file is still what the profile would write is :mod:`.drift`'s (it plans a switch, so it sits
+above the switch; this module sits below it).
+"""
+
+from __future__ import annotations
+
+from judgeaudit.profiles.model import APPS
+from judgeaudit.profiles.paths import live_file
+from judgeaudit.profiles.store import ProfileStore, SwitchState
+
+
+def here(state: SwitchState) -> dict[str, str]:
+    """App -> the profile active in this environment's live file (the SDK's: its reminder)."""
+    at = state.get("active_at", {})
+    out: dict[str, str] = {}
+    for app in APPS:
+        path = live_file(app)
+        name = state["active"].get(app) if path is None else at.get(str(path))
+        if name:
+            out[app] = name
+    return out
+
+
+def record(state: SwitchState, app: str, name: str | None) -> None:
+    """Mark ``name`` active for ``app`` in this environment's live file (None: none)."""
+    path = live_file(app)
+    table = state["active"] if path is None else state.setdefault("active_at", {})
+    key = app if path is None else str(path)
+    if name is None:
+        table.pop(key, None)
+    else:
+        table[key] = name
+
+
+def record_at(state: SwitchState, path: str, name: str | None) -> None:
+    """Mark ``name`` active in the live file ``path`` (a restore puts back that file's own)."""
+    table = state.setdefault("active_at", {})
+    if name is None:
+        table.pop(path, None)
+    else:
+        table[path] = name
+
+
+def key_users(store: ProfileStore, key: str) -> tuple[list[str], dict[str, str]]:
+    """The profiles whose keyring entry is ``key``, and app -> the one of them active here
+    (deleting the key breaks that app now): ``key delete`` and the TUI's ``K`` both ask this."""
+    users = sorted(p.name for p in store.list() if p.key == key)
+    return users, {app: name for app, name in here(store.state()).items() if name in users}
+
+
+def missing_key(store: ProfileStore, name: str) -> str | None:
+    """When active profile ``name``'s keyring entry is gone: what fails and the fix."""
+    from judgeaudit.profiles import secrets
+
+    if not store.exists(name):
+        return None
+    key = store.get(name).key
+    if not key or secrets.get_key(key) is not None:
+        return None
+    return (
+        f"key {key} (profile {name}'s) is missing from the keyring: the app's requests fail "
+        f"until `judgeaudit key set {key}`"
+    )
+
+
+def key_in_use(key: str, app: str, name: str) -> str:
+    """What deleting ``key`` breaks: the active ``name`` reads it on every request."""
+    where = f" ({live_file(app)})" if live_file(app) else ""
+    return (
+        f"{name} is active for {app}{where} and reads key {key} on every request: {app} fails "
+        f"until another profile is switched in or the key is set again"
+    )

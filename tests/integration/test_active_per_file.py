@@ -1,0 +1,112 @@
+"""New-user trial, eighteenth session: the active marker belongs to the live file it was written
+to, an edit of the active profile says how to apply it, and a key an active profile reads is
+not deleted behind its back. Through the CLI, with the real Secret Service keyring."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.profiles.drift import DRIFT_MARK
+from tests.new_user_helpers import add, cli, home, one_line, unique
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+__all__ = ["home"]  # the fixture, shared
+
+
+def _marked(listing: str) -> list[str]:
+    return re.findall(r"^ \* (\S+)", listing, flags=re.M)
+
+
+def _base(settings: Path) -> str:
+    return str(json.loads(settings.read_text())["env"]["ANTHROPIC_BASE_URL"])
+
+
+def test_editing_the_active_profile_says_it_is_not_applied_until_use(home: Path) -> None:
+    add(home, "a-claude", "claude", "http://127.0.0.1:18801", "--key", "gwa")
+    assert cli(home, "profile", "use", "a-claude").returncode == 0
+    edited = cli(home, "profile", "edit", "a-claude", "--base-url", "http://127.0.0.1:18802")
+    assert edited.returncode == 0
+    assert "`judgeaudit profile use a-claude` applies the change" in edited.stdout
+    assert _base(home / "claude" / "settings.json") == "http://127.0.0.1:18801"  # not applied
+    listing = cli(home, "profile", "list").stdout
+    assert _marked(listing) == ["a-claude"] and DRIFT_MARK in listing
+    doctor = cli(home, "profile", "doctor", "claude").stdout
+    assert "no longer holds what a-claude writes" in doctor
+    assert cli(home, "profile", "use", "a-claude").returncode == 0
+    assert DRIFT_MARK not in cli(home, "profile", "list").stdout
+    assert "no longer holds" not in cli(home, "profile", "doctor", "claude").stdout
+    quiet = cli(home, "profile", "edit", "a-claude", "--model", "m")  # applied: note again
+    assert "profile use a-claude" in quiet.stdout
+
+
+def test_each_claude_config_dir_has_its_own_active_profile(home: Path) -> None:
+    other = {"CLAUDE_CONFIG_DIR": str(home / "cc2")}
+    (home / "cc2").mkdir()
+    add(home, "a-claude", "claude", "http://127.0.0.1:18801", "--key", "gwa")
+    add(home, "b-claude", "claude", "http://127.0.0.1:18802", "--key", "gwb")
+    assert cli(home, "profile", "use", "a-claude").returncode == 0
+    assert cli(home, "profile", "use", "b-claude", env=other).returncode == 0
+    assert _marked(cli(home, "profile", "list").stdout) == ["a-claude"]
+    assert _marked(cli(home, "profile", "list", env=other).stdout) == ["b-claude"]
+    doctor = cli(home, "profile", "doctor", "claude").stdout
+    assert "base URL  http://127.0.0.1:18801" in doctor
+    assert "judgeaudit profile in the user file: a-claude" in doctor
+    assert cli(home, "profile", "off", "claude", env=other).returncode == 0
+    assert _marked(cli(home, "profile", "list").stdout) == ["a-claude"]
+    assert _marked(cli(home, "profile", "list", env=other).stdout) == []
+    assert _base(home / "claude" / "settings.json") == "http://127.0.0.1:18801"
+
+
+def test_deleting_the_key_of_the_active_profile_needs_force(home: Path) -> None:
+    key = unique("gwd")
+    assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0
+    add(home, "k-claude", "claude", "https://gw.example", "--key", key)
+    assert cli(home, "profile", "use", "k-claude").returncode == 0
+    refused = cli(home, "key", "delete", key)
+    assert refused.returncode != 0
+    line = one_line(refused)
+    assert "k-claude is active for claude" in line and "nothing was deleted" in line
+    assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
+    forced = cli(home, "key", "delete", key, "--force")
+    assert forced.returncode == 0 and "k-claude is active for claude" in forced.stderr
+    doctor = cli(home, "profile", "doctor", "claude").stdout
+    assert f"key {key} (profile k-claude's) is missing from the keyring" in doctor
+
+
+def test_deleting_a_key_no_active_profile_reads_names_its_users(home: Path) -> None:
+    key = unique("gwe")
+    assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0
+    add(home, "idle-claude", "claude", "https://gw.example", "--key", key)
+    done = cli(home, "key", "delete", key)
+    assert done.returncode == 0 and "profiles using it: idle-claude" in done.stderr
+
+
+def test_off_sdk_says_what_it_did_once(home: Path) -> None:
+    add(home, "s", "sdk", "https://gw.example/v1", "--key", "k")
+    assert cli(home, "profile", "use", "s").returncode == 0
+    done = cli(home, "profile", "off", "sdk")
+    assert done.returncode == 0
+    assert "your values back" not in done.stdout and "no file to change" not in done.stdout
+    assert "s is no longer the active sdk profile" in done.stdout
+    again = cli(home, "profile", "off", "sdk").stdout
+    assert "no sdk profile was active" in again
+
+
+def test_doctor_names_the_json_error_as_use_does(home: Path) -> None:
+    settings = home / "claude" / "settings.json"
+    settings.write_text("{\n  x: 1}\n")
+    add(home, "c", "claude", "https://gw.example", "--key", "k")
+    refused = one_line(cli(home, "profile", "use", "c"))
+    where = refused.split("judgeaudit: ", 1)[-1].split("; ")[0]
+    assert re.search(r"settings\.json:2:3: invalid JSON \(", where), refused
+    assert f"unreadable ({where})" in cli(home, "profile", "doctor", "claude").stdout
+
+
+def test_list_shows_the_url_claude_code_is_given(home: Path) -> None:
+    listing = cli(home, "profile", "list").stdout
+    row = next(line for line in listing.splitlines() if " deepseek-claude " in line)
+    assert "https://api.deepseek.com/anthropic" in row
