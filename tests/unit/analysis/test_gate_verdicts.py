@@ -58,6 +58,29 @@ def test_an_unchanged_judge_is_called_worse_at_most_at_the_tests_level() -> None
     assert fires / runs <= RISE_ALPHA + 0.01, fires  # 2000 runs: the level within ~3 SE
 
 
+def test_its_power_against_a_real_rise_is_measured() -> None:
+    """The other half of the decision's calibration: the same null-run model with run B's
+    failure rate per conversation raised by 5 and by 10 points (from a mean of 10%). The figures
+    docs/gate.md quotes (seed 11, 1,000 runs each: 22.3% and 66.1%)."""
+    rng = np.random.default_rng(11)
+    tasks, units, runs = 30, 5, 1000
+    power = {}
+    for shift in (0.05, 0.10):
+        fires = 0
+        for _ in range(runs):
+            q = rng.beta(0.5, 4.5, size=tasks)
+            k_a = 4 * rng.binomial(units, q)
+            k_b = 4 * rng.binomial(units, np.minimum(1.0, q + shift))
+            a = {f"t{i}": (int(k_a[i]), 4 * units) for i in range(tasks)}
+            b = {f"t{i}": (int(k_b[i]), 4 * units) for i in range(tasks)}
+            fires += verdict_check(_health(a), _health(b), a, b)["significant_rise"]
+        power[shift] = fires / runs
+    # exact with this numpy; the margin (about two standard errors) for another's samplers
+    assert power[0.05] == pytest.approx(0.223, abs=0.03)
+    assert power[0.10] == pytest.approx(0.661, abs=0.03)
+    assert power[0.05] < power[0.10]
+
+
 def test_a_judge_that_stopped_answering_fails_by_the_rise_and_says_how() -> None:
     a = {f"t{i}": (0, 12) for i in range(8)}
     b = {f"t{i}": (6, 12) for i in range(8)}
