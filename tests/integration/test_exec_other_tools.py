@@ -66,6 +66,24 @@ def test_a_provider_that_sends_the_key_to_this_gateway_or_reads_another_variable
         assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+def test_a_provider_sending_the_key_in_a_header_from_the_variable_is_refused_too(
+    home: Path,
+) -> None:
+    """``env_http_headers`` fills a header from a variable: a review sent B's key to gateway A
+    through ``{"x-gateway-key" = "OPENAI_API_KEY"}`` while the table's own ``env_key`` was
+    another variable (seen in A's request log with the real Codex)."""
+    add(home, "b", "codex", OURS, "--key-env", "B_KEY")
+    _config(home, OTHER, "GWA_KEY")
+    config = home / "codex" / "config.toml"
+    config.write_text(
+        config.read_text() + 'env_http_headers = { "x-gateway-key" = "OPENAI_API_KEY" }\n'
+    )
+    done = cli(home, "exec", "b", "--", sys.executable, "-c", MARK, env={"B_KEY": KEY})
+    assert done.returncode == 2, done.stderr
+    assert "[model_providers.mygw] sends $OPENAI_API_KEY to " + OTHER in one_line(done)
+    assert not (home / "work" / "ran").exists()
+
+
 @pytest.mark.parametrize(
     ("app", "argv", "client"),
     [("codex", ["claude", "-p", "hi"], "Claude Code"), ("claude", ["codex", "exec", "hi"], "Codex"),

@@ -66,13 +66,24 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
     out = []
     for path in (home / "config.toml", *sorted(home.glob("*.config.toml"))):
         for ident, table in _providers(path).items():
-            if not isinstance(table, dict) or table.get("env_key") not in exported:
+            if not isinstance(table, dict):
                 continue
+            read = [v for v in _variables_read(table) if v in exported]
             url = table.get("base_url")
-            if not isinstance(url, str) or url.rstrip("/") != base_url.rstrip("/"):
+            if read and (not isinstance(url, str) or url.rstrip("/") != base_url.rstrip("/")):
                 to = url if isinstance(url, str) else "Codex's default URL"
-                out.append(f"{path} [model_providers.{ident}] sends ${table['env_key']} to {to}")
+                out.append(f"{path} [model_providers.{ident}] sends ${read[0]} to {to}")
     return out
+
+
+def _variables_read(table: dict[str, object]) -> list[str]:
+    """The environment variables a Codex provider table sends to its gateway: ``env_key`` (the
+    bearer token) and each value of ``env_http_headers`` (a header filled from a variable)."""
+    found = [table["env_key"]] if isinstance(table.get("env_key"), str) else []
+    headers = table.get("env_http_headers")
+    if isinstance(headers, dict):
+        found += [v for v in headers.values() if isinstance(v, str)]
+    return [str(v) for v in found]
 
 
 def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection[str]) -> None:
