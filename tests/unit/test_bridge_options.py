@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
+import socket
 import threading
 from pathlib import Path
 
@@ -139,7 +141,8 @@ def test_use_refuses_a_bridge_port_held_by_something_else(
         live.write_text("{}")
         assert "is not a judgeaudit bridge" in bridgeopt.status(bridged_)  # doctor's line
         with pytest.raises(
-            ProfileError, match=r"is not a judgeaudit bridge, and claude would send"
+            ProfileError,
+            match=r"is not a judgeaudit bridge \(it did not answer as one within 1 s\), and claude would send",
         ):
             use_profile(isolated, "gw")
         assert live.read_text() == "{}"
@@ -147,3 +150,40 @@ def test_use_refuses_a_bridge_port_held_by_something_else(
         server.shutdown()
         server.server_close()
     use_profile(isolated, "gw")  # nothing on the port now: the switch goes ahead, with its note
+
+
+@pytest.mark.parametrize("banner", [None, b"SSH-2.0-OpenSSH_9.6\r\n"])
+def test_use_refuses_a_port_held_by_a_silent_or_non_http_listener(
+    isolated: ProfileStore, tmp_path: Path, banner: bytes | None
+) -> None:
+    """A review: a listener that accepts and never replies counted as "nothing listens" (the
+    switch went ahead, and the key would have gone to it), and one that speaks another protocol
+    crashed `use` (exit 70, BadStatusLine)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                held.append(conn)
+                if banner is not None:
+                    conn.sendall(banner)
+                    conn.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        bridged_ = profile("claude", bridge="chat", bridge_port=listener.getsockname()[1])
+        isolated.save(bridged_)
+        live = tmp_path / "claude" / "settings.json"
+        live.write_text("{}")
+        with pytest.raises(ProfileError, match=r"is not a judgeaudit bridge"):
+            use_profile(isolated, "gw")
+        assert live.read_text() == "{}"
+        assert "is not a judgeaudit bridge" in bridgeopt.status(bridged_)
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()

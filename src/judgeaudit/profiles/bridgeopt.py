@@ -54,6 +54,7 @@ def use_note(profile: Profile) -> str:
 def _answer(profile: Profile, timeout_s: float) -> dict[str, Any] | Literal[False] | None:
     """What listens on the bridge port: a judgeaudit bridge's info, ``None`` (nothing), or
     ``False`` (something that is not a judgeaudit bridge)."""
+    import http.client
     import json  # here, not at the top: profiles.model imports this module, and
     import urllib.error  # `key print` (run before every Claude Code session) must start fast
     import urllib.request
@@ -64,10 +65,15 @@ def _answer(profile: Profile, timeout_s: float) -> dict[str, Any] | Literal[Fals
             info = json.loads(answer.read().decode("utf-8"))
     except urllib.error.HTTPError:
         return False  # it answered, with an error: not our bridge (whose root says who it is)
+    except urllib.error.URLError as error:  # the connection itself
+        # refused: nothing listens; a connect that timed out on loopback: something does
+        return False if isinstance(error.reason, TimeoutError) else None
+    except (TimeoutError, ConnectionError, http.client.HTTPException, ValueError):
+        # it accepted the connection, then stayed silent, hung up or spoke another protocol
+        # (an SSH banner): something listens there, and it is not a judgeaudit bridge
+        return False
     except OSError:
         return None
-    except ValueError:
-        return False
     if not isinstance(info, dict) or info.get("name") != "judgeaudit bridge":
         return False
     return info
@@ -95,7 +101,8 @@ def foreign_listener(profile: Profile, timeout_s: float = 1.0) -> str | None:
     if _answer(profile, timeout_s) is not False:
         return None
     return (
-        f"profile {profile.name!r}: {local_url(profile)} answers but is not a judgeaudit bridge, "
+        f"profile {profile.name!r}: something listens on {local_url(profile)} and is not a "
+        f"judgeaudit bridge (it did not answer as one within {timeout_s:g} s), "
         f"and {profile.app} would send it this profile's key; nothing was changed: stop what "
         f"listens there or pick a free port (`judgeaudit profile edit {profile.name} --option "
         f"bridge_port=PORT`), then start `judgeaudit bridge {profile.name}`"
