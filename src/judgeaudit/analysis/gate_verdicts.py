@@ -14,6 +14,7 @@ holds its level whatever the dependence inside a task.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,20 +24,35 @@ from judgeaudit.analysis.fmt import no_verdict
 #: The rise is the rise side of a two-sided 5% test, the level the Fisher test had.
 RISE_ALPHA = ni.ALPHA / 2
 RISE_TEST = (
-    "exact task-level sign-flip test of each task's orders without a verdict, run B less run A, "
+    "exact task-level sign-flip test of each shared task's share of orders without a verdict, "
+    "run B less run A, "
     f"one-sided at {RISE_ALPHA:g} (the rise side of a two-sided {ni.ALPHA:g} test)"
 )
 
 PerTask = Mapping[Any, tuple[int, int]]  # task -> (orders without a verdict, orders)
 
 
+def shared_tasks(per_task_a: PerTask, per_task_b: PerTask) -> list[Any]:
+    """The tasks both runs judged orders of: a task one run lacks says nothing of a change."""
+    return sorted(
+        (t for t in set(per_task_a) & set(per_task_b) if per_task_a[t][1] and per_task_b[t][1]),
+        key=str,
+    )
+
+
 def rise_p(per_task_a: PerTask, per_task_b: PerTask) -> float:
     """One-sided p of a rise in missing verdicts from A to B, by the task-level sign-flip test
-    over the tasks of either run."""
-    tasks = set(per_task_a) | set(per_task_b)
-    return ni.signflip_p(
-        [per_task_b.get(t, (0, 0))[0] - per_task_a.get(t, (0, 0))[0] for t in tasks]
-    )
+    over the shared tasks. Each task's change is its share's, B less A, on a common scale
+    (``k_b n_a - k_a n_b``): with the same orders in both runs, as where the gate pairs the
+    same conversations, it is the count difference times the orders, so more orders, or a
+    task only one run has, never pass for a rise. Divided by the values' common factor (the
+    test does not depend on scale) to keep the exact convolution small."""
+    values = []
+    for t in shared_tasks(per_task_a, per_task_b):
+        (k_a, n_a), (k_b, n_b) = per_task_a[t], per_task_b[t]
+        values.append(k_b * n_a - k_a * n_b)
+    common = math.gcd(*values) if any(values) else 1
+    return ni.signflip_p([v // common for v in values])
 
 
 def verdict_check(
@@ -58,7 +74,8 @@ def verdict_check(
     if rose:
         failed.append(
             f"run B's no-verdict share rose from {no_verdict(a)} to {no_verdict(b, named=True)} "
-            f"({RISE_TEST}: p={p_value:.3g}, over {len(set(per_task_a) | set(per_task_b))} tasks)"
+            f"({RISE_TEST}: p={p_value:.3g}, over {len(shared_tasks(per_task_a, per_task_b))} "
+            "tasks both runs judged)"
         )
     return {
         "a": _brief(a),

@@ -36,6 +36,22 @@ def test_the_rise_p_is_the_exact_sign_flip_over_tasks() -> None:
     assert rise_p(a, b) == pytest.approx(6 / 16)
 
 
+def test_more_orders_or_more_tasks_at_the_same_share_are_no_rise() -> None:
+    """A review: the test took counts, B less A, over the tasks of either run, so run B judging
+    twice the orders at the same 10% (one task at 15%) was p = 9e-10, and 80 tasks only B has
+    a rise too; a real rise on fewer orders was p = 1."""
+    a = {f"t{i}": (1, 10) for i in range(30)}
+    b = {f"t{i}": (2, 20) for i in range(30)}
+    b["t0"] = (3, 20)
+    assert rise_p(a, b) == pytest.approx(0.5)  # one task up, 29 unchanged: 1 of 2 signs
+    b.update({f"new{i}": (2, 20) for i in range(80)})
+    assert rise_p(a, b) == pytest.approx(0.5)  # tasks only B judged say nothing of a change
+    a = {f"t{i}": (1, 20) for i in range(10)}  # 5% ...
+    b = {f"t{i}": (1, 4) for i in range(10)}  # ... to 25% in every task: 10 tasks up
+    assert rise_p(a, b) == pytest.approx(1 / 2**10)
+    assert verdict_check(_health(a), _health(b), a, b)["significant_rise"]
+
+
 def test_an_unchanged_judge_is_called_worse_at_most_at_the_tests_level() -> None:
     """Null runs: the same conversations judged twice by one judge whose output fails on a
     conversation (too long, say: the four orders of its two pairs fail together) at a rate of
