@@ -243,6 +243,15 @@ def resolve(
 ) -> list[str]:
     """The targets with each folder of daily files replaced by the folders of its audited runs."""
     notes = notes if notes is not None else DailyNotes()
+    daily = [t for t in targets if daily_files(Path(t))]
+    if work is not None and len(daily) > 1:
+        # one work folder holds one folder's days: two folders' 2026-12-01 would replace each
+        # other's audit (and re-audit both on every run), and one's staging would be cleaned
+        # away by the other's
+        raise InputError(
+            f"trend: --work {work} is given to two folders of daily files ({daily[0]} and "
+            f"{daily[1]}); nothing was audited: give each folder its own trend and --work"
+        )
     resolved: list[str] = []
     for target in targets:
         files = daily_files(Path(target))

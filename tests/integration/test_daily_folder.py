@@ -448,3 +448,17 @@ def test_a_second_trend_in_the_same_work_folder_is_refused(logs: Path) -> None:
         os.close(fd)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "another trend is writing to it" in done.stderr and not any(work.iterdir())
+
+
+def test_two_folders_of_daily_files_never_share_one_work_folder(logs: Path, tmp_path: Path) -> None:
+    """A review: `trend dA dB --work W` with both holding the same day replaced dA's audit by
+    dB's, said "re-audited (the file changed)" and showed one period, re-auditing both on every
+    run; one folder's staging was cleaned away by the other's."""
+    other = Path(shutil.copytree(logs, tmp_path / "other"))
+    work = tmp_path / "work"
+    done = cli("trend", str(logs), str(other), "--work", str(work))
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and f"--work {work}" in line, line
+    assert str(logs) in line and str(other) in line and "own trend and --work" in line
+    assert not work.exists() or not any(work.iterdir())  # nothing audited
