@@ -77,6 +77,22 @@ def test_deleting_the_key_of_the_active_profile_needs_force(home: Path) -> None:
     assert f"key {key} (profile k-claude's) is missing from the keyring" in doctor
 
 
+def test_a_key_active_under_another_claude_config_dir_is_refused_too(home: Path) -> None:
+    """A review: only this environment's marker was asked, so a plain `key delete` deleted the
+    key a profile active in another CLAUDE_CONFIG_DIR reads on every request."""
+    key = unique("gwf")
+    assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0
+    add(home, "pc", "claude", "https://gw.example", "--key", key)
+    other = home / "alt"
+    other.mkdir()
+    assert cli(home, "profile", "use", "pc", env={"CLAUDE_CONFIG_DIR": str(other)}).returncode == 0
+    refused = cli(home, "key", "delete", key)
+    assert refused.returncode != 0
+    line = one_line(refused)
+    assert "pc is active for claude" in line and str(other / "settings.json") in line, line
+    assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
+
+
 def test_deleting_a_key_no_active_profile_reads_names_its_users(home: Path) -> None:
     key = unique("gwe")
     assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0

@@ -46,11 +46,24 @@ def record_at(state: SwitchState, path: str, name: str | None) -> None:
         table[path] = name
 
 
-def key_users(store: ProfileStore, key: str) -> tuple[list[str], dict[str, str]]:
-    """The profiles whose keyring entry is ``key``, and app -> the one of them active here
-    (deleting the key breaks that app now): ``key delete`` and the TUI's ``K`` both ask this."""
+def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The profiles whose keyring entry is ``key``, and (app, profile, live file) for each live
+    file where one of them is active, in this environment or another (a
+    ``CLAUDE_CONFIG_DIR``'s): deleting the key breaks every one of them. ``key delete`` and
+    the TUI's ``K`` both ask this."""
     users = sorted(p.name for p in store.list() if p.key == key)
-    return users, {app: name for app, name in here(store.state()).items() if name in users}
+    state = store.state()
+    live = [
+        (store.get(name).app, name, path)
+        for path, name in sorted(state.get("active_at", {}).items())
+        if name in users and store.exists(name)
+    ]
+    live += [
+        (app, name, "")  # the SDK's reminder: no file
+        for app, name in sorted(state["active"].items())
+        if live_file(app) is None and name in users
+    ]
+    return users, live
 
 
 def missing_key(store: ProfileStore, name: str) -> str | None:
@@ -68,9 +81,9 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
     )
 
 
-def key_in_use(key: str, app: str, name: str) -> str:
+def key_in_use(key: str, app: str, name: str, path: str = "") -> str:
     """What deleting ``key`` breaks: the active ``name`` reads it on every request."""
-    where = f" ({live_file(app)})" if live_file(app) else ""
+    where = f" ({path})" if path else ""
     return (
         f"{name} is active for {app}{where} and reads key {key} on every request: {app} fails "
         f"until another profile is switched in or the key is set again"
