@@ -161,3 +161,17 @@ def redact(text: str, secrets: Iterable[str | None]) -> str:
     for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
         text = text.replace(secret, mask(secret))
     return text
+
+
+#: A header name that says it carries a credential (``Authorization``, ``x-gateway-key``, ...).
+CREDENTIAL_NAME_RE = re.compile(r"auth|key|token|secret|passw|cookie|session|bearer", re.I)
+
+
+def is_credential_header(name: str, value: str) -> bool:
+    """A header carrying a credential: its name says so, or a word of its value has a key's
+    shape. One rule for the switch (a key in ``ANTHROPIC_CUSTOM_HEADERS`` is a leftover token)
+    and the simulator's request log (which fingerprints such headers), so a contract test sees
+    every header the switch would have moved; ``anthropic-beta: ...`` is none."""
+    return bool(CREDENTIAL_NAME_RE.search(name)) or any(
+        looks_like_key(w) or is_key_shaped(w) for w in TOKEN_RE.findall(value)
+    )

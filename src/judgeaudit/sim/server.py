@@ -13,12 +13,12 @@ import hmac
 import json
 import math
 import os
-import re
 import sys
 from typing import Any
 
 from aiohttp import web
 
+from judgeaudit.redact import is_credential_header
 from judgeaudit.sim.engine import simulate
 from judgeaudit.sim.faults import Decision, FaultPlanner, RateLimits
 from judgeaudit.sim.modelspec import SHARED_RATES, ModelSpec, ModelSpecError, SimConfig
@@ -37,7 +37,6 @@ SHUTDOWN_S = 2.0  # longest wait for in-flight handlers when the server stops
 
 #: Headers the request log fingerprints by name beside the key (a gateway key a client sent in a
 #: custom header); the two usual ones are ``key_sha256`` / ``x_api_key_sha256`` already.
-CREDENTIAL_HEADER_RE = re.compile(r"auth|key|token|secret", re.I)
 PLAIN_CREDENTIALS = frozenset({"authorization", "x-api-key"})
 
 
@@ -98,7 +97,7 @@ class SimServer:
         other_headers = {  # a key in a custom header (ANTHROPIC_CUSTOM_HEADERS), fingerprinted
             name.lower(): hashlib.sha256(value.encode()).hexdigest()[:16]
             for name, value in request.headers.items()
-            if CREDENTIAL_HEADER_RE.search(name) and name.lower() not in PLAIN_CREDENTIALS
+            if is_credential_header(name, value) and name.lower() not in PLAIN_CREDENTIALS
         }
         if other_headers:
             line["headers_sha256"] = other_headers

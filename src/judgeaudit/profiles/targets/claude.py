@@ -5,7 +5,6 @@ file's formatting; remove leftover tokens that would shadow the switch; never wr
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import sys
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import PRINT_ENV, FilePlan
-from judgeaudit.redact import TOKEN_RE, is_key_shaped, looks_like_key
+from judgeaudit.redact import is_credential_header
 
 ENV_FOR_OPTION = {
     "small_fast_model": "ANTHROPIC_SMALL_FAST_MODEL",
@@ -48,8 +47,6 @@ ROUTER_PATHS = tuple(f"env.{v}" for v in ROUTER_VARS)
 #: put there goes to whatever ANTHROPIC_BASE_URL names, so a switch treats it as a leftover token.
 HEADERS_VAR = "ANTHROPIC_CUSTOM_HEADERS"
 HEADERS_PATH = f"env.{HEADERS_VAR}"
-#: A header name that says it carries a credential (``Authorization``, ``x-gateway-key``, ...).
-CREDENTIAL_NAME_RE = re.compile(r"auth|key|token|secret|passw|cookie|session|bearer", re.I)
 SECRET_KEYS = frozenset({*TOKEN_PATHS, HEADERS_PATH, "apiKeyHelper"})
 COMMAND_KEYS = frozenset({"apiKeyHelper"})  # a command, not a key: shown with keys masked
 
@@ -127,10 +124,7 @@ def credential_headers(value: object) -> list[tuple[str, str]]:
         name, text = name.strip(), text.strip()
         if not colon or not name or not text:
             continue
-        words = TOKEN_RE.findall(text)
-        if CREDENTIAL_NAME_RE.search(name) or any(
-            looks_like_key(w) or is_key_shaped(w) for w in words
-        ):
+        if is_credential_header(name, text):
             found.append((name, text))
     return found
 
