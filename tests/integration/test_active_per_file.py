@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from judgeaudit.profiles.drift import DRIFT_MARK
+from tests.cli_helpers import cli as run_cli
+from tests.cli_helpers import world_env
 from tests.new_user_helpers import add, cli, home, one_line, unique
 
 pytestmark = pytest.mark.usefixtures("secret_service")
@@ -126,3 +128,24 @@ def test_list_shows_the_url_claude_code_is_given(home: Path) -> None:
     listing = cli(home, "profile", "list").stdout
     row = next(line for line in listing.splitlines() if " deepseek-claude " in line)
     assert "https://api.deepseek.com/anthropic" in row
+
+
+def test_a_relative_claude_config_dir_is_a_different_file_in_each_directory(home: Path) -> None:
+    """`CLAUDE_CONFIG_DIR=alt` names ./alt in each directory: a switch in one directory is
+    neither active nor undone in another (`off` there emptied the first one's ledger, and `off`
+    back in the first directory then left judgeaudit's keys in place)."""
+    relative = {**world_env(home), "CLAUDE_CONFIG_DIR": "alt"}
+    first, second = home / "work" / "x", home / "work" / "y"
+    for folder, mine in ((first, "X_MINE"), (second, "Y_MINE")):
+        (folder / "alt").mkdir(parents=True)
+        (folder / "alt" / "settings.json").write_text(json.dumps({"env": {mine: "1"}}) + "\n")
+    before = (first / "alt" / "settings.json").read_bytes()
+    add(home, "rel-claude", "claude", "http://127.0.0.1:18801", "--key", "gwr")
+    assert run_cli("profile", "use", "rel-claude", env=relative, cwd=first).returncode == 0
+    assert _base(first / "alt" / "settings.json") == "http://127.0.0.1:18801"
+    listing = run_cli("profile", "list", env=relative, cwd=second).stdout
+    assert _marked(listing) == []
+    assert run_cli("profile", "off", "claude", env=relative, cwd=second).returncode == 0
+    assert _marked(run_cli("profile", "list", env=relative, cwd=first).stdout) == ["rel-claude"]
+    assert run_cli("profile", "off", "claude", env=relative, cwd=first).returncode == 0
+    assert (first / "alt" / "settings.json").read_bytes() == before

@@ -26,14 +26,21 @@ def presets_dir() -> Path:
     return Path(__file__).resolve().parents[1] / "data" / "profiles"
 
 
+def _absolute(base: str) -> Path:
+    """A relative ``CLAUDE_CONFIG_DIR``/``CODEX_HOME`` names a folder under the working directory
+    (as the tools read it): made absolute here, so a marker, ledger or backup written in one
+    directory is never taken for another directory's file of the same relative name."""
+    return Path(os.path.abspath(base))
+
+
 def claude_settings() -> Path:
     base = os.environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(base) if base else Path.home() / ".claude") / "settings.json"
+    return (_absolute(base) if base else Path.home() / ".claude") / "settings.json"
 
 
 def codex_home() -> Path:
     base = os.environ.get("CODEX_HOME")
-    return Path(base) if base else Path.home() / ".codex"
+    return _absolute(base) if base else Path.home() / ".codex"
 
 
 def live_file(app: str) -> Path | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
@@ -133,6 +134,7 @@ class ProfileStore:
                 "type); move it aside"
             )
         _move_active(data)
+        _absolute_paths(data)
         for path, owned in list(data["owned"].items()):
             if isinstance(owned, list):  # before ledgers: the keys we wrote, values unknown
                 data["owned"][path] = {key: {"had": False} for key in owned}
@@ -142,6 +144,17 @@ class ProfileStore:
         atomic_write_text(
             self.state_path, json.dumps(state, indent=2, sort_keys=True) + "\n", mode=0o600
         )
+
+
+def _absolute_paths(data: dict[str, Any]) -> None:
+    """Before 2026-12-06 a relative ``CLAUDE_CONFIG_DIR``/``CODEX_HOME`` was stored as given, so
+    its marker and ledger matched the same relative name under any directory (``off`` there
+    emptied the ledger of the file the switch wrote). Such a key is read as the file under the
+    directory it is first read in, as before, and stored absolute from then on."""
+    for field in ("active_at", "owned"):
+        table = data.get(field, {})
+        for path in [p for p in table if not Path(p).is_absolute()]:
+            table.setdefault(os.path.abspath(path), table.pop(path))
 
 
 def _move_active(data: dict[str, Any]) -> None:
