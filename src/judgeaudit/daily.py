@@ -43,6 +43,8 @@ imported = "pairs.jsonl"
 source = "recorded"
 """
 DIGEST = "source.sha256"
+#: In a ``--work`` folder: the folder of daily files whose days it holds (one folder a --work).
+SOURCE = ".judgeaudit-source"
 #: What the day's import left out (pairs without a verdict), shown per period by the trend.
 IMPORTED = "import.json"
 #: ``judgeaudit trend``'s exit code when some daily files were refused and the series shows the
@@ -103,11 +105,15 @@ def _digest(path: Path) -> str:
 
 
 def audit_daily(
-    files: list[Path], work: Path, gap_source: str | None, notes: DailyNotes
+    files: list[Path],
+    work: Path,
+    gap_source: str | None,
+    notes: DailyNotes,
+    source: Path | None = None,
 ) -> list[Path]:
     """Import and audit each file into ``work/<stem>`` (skipping unchanged ones); the OUTs of
     the days audited. A refused day goes into ``notes.refused``, a changed one into
-    ``notes.reaudited``."""
+    ``notes.reaudited``. ``source``: the folder of the files, held to one per ``work``."""
     stems = [f.stem for f in files]
     if len(set(stems)) != len(stems):
         twice = next(s for s in stems if stems.count(s) > 1)
@@ -115,13 +121,35 @@ def audit_daily(
     if blocked := next((p for p in (work, *work.parents) if p.is_file()), None):
         raise AnalysisError(f"trend: work folder {work}: {blocked} is a file; give --work a folder")
     made = not work.exists()
+    if source is not None:
+        _check_source(work, source)
     work.mkdir(parents=True, exist_ok=True)
     try:
         with holding(work):
-            return _audit_days(files, work, gap_source, notes)
+            outs = _audit_days(files, work, gap_source, notes)
+        if source is not None and any(work.iterdir()):
+            atomic_write_text(work / SOURCE, str(source.resolve()) + "\n")
+        return outs
     finally:
         if made and work.is_dir() and not any(work.iterdir()):
             work.rmdir()  # a refused first file leaves no empty work dir behind
+
+
+def _check_source(work: Path, source: Path) -> None:
+    """One ``--work`` holds one folder's days across calls too: another folder's same day would
+    replace its audit (and each trend would re-audit the other's days, setting labels aside)."""
+    try:
+        held = (work / SOURCE).read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return  # a new --work, or one from before the mark: claimed once audited
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"trend: {work / SOURCE}: unreadable ({exc}); move it aside") from None
+    if held != str(source.resolve()):
+        raise InputError(
+            f"trend: --work {work} holds the days of {held}, not of {source}; nothing was "
+            f"audited: give {source} its own --work (or, if {held} was moved to {source}, "
+            f"delete {work / SOURCE})"
+        )
 
 
 def _audit_days(
@@ -260,7 +288,8 @@ def resolve(
             continue
         notes.ignored += ignored_files(Path(target))
         into = work or Path(target) / ".judgeaudit-trend"
-        resolved += [str(o) for o in audit_daily(files, into, gap_source, notes)]
+        held = Path(target) if work is not None else None  # the default --work sits inside it
+        resolved += [str(o) for o in audit_daily(files, into, gap_source, notes, held)]
     if not resolved and notes.refused:
         first = notes.refused[0]["reason"]
         more = len(notes.refused) - 1

@@ -462,3 +462,24 @@ def test_two_folders_of_daily_files_never_share_one_work_folder(logs: Path, tmp_
     assert len(line.splitlines()) == 1 and f"--work {work}" in line, line
     assert str(logs) in line and str(other) in line and "own trend and --work" in line
     assert not work.exists() or not any(work.iterdir())  # nothing audited
+
+
+def test_one_work_folder_keeps_one_folder_of_daily_files_across_calls(
+    logs: Path, tmp_path: Path
+) -> None:
+    """A review: `trend A --work W`, then `trend B --work W`, then `trend A --work W` each exited
+    0 saying "re-audited (the file changed)": the day's audit flipped between the folders and
+    its human labels were set aside each time. The second folder is refused in one line."""
+    other = Path(shutil.copytree(logs, tmp_path / "other"))
+    work = tmp_path / "work"
+    assert cli("trend", str(logs), "--work", str(work)).returncode == 0
+    days = sorted(p.name for p in work.iterdir() if p.is_dir())
+    before = {p: (work / p / "audit.db").stat().st_mtime_ns for p in days}
+    done = cli("trend", str(other), "--work", str(work))
+    assert done.returncode == 2, done.stderr
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1 and f"holds the days of {logs.resolve()}" in line, line
+    assert f"give {other} its own --work" in line and "nothing was audited" in line
+    assert {p: (work / p / "audit.db").stat().st_mtime_ns for p in days} == before
+    again = cli("trend", str(logs), "--work", str(work))
+    assert again.returncode == 0 and "re-audited" not in again.stdout + again.stderr

@@ -194,7 +194,7 @@ def test_bad_input_one_line_exit_2(tmp_path: Path, monitor: Path) -> None:
     assert not (logs / ".judgeaudit-trend" / "2026-11-02").exists()
     assert [p.name for p in (logs / ".judgeaudit-trend").iterdir()] == ["2026-11-01"]
     # two gap sources in one series: refused (give --gap-source to put them on one)
-    runs = sorted((monitor / "runs").iterdir())
+    runs = sorted(p for p in (monitor / "runs").iterdir() if p.is_dir())  # not .judgeaudit-source
     other = tmp_path / "judge-gap"
     shutil.copytree(runs[1], other)
     spec = other / "spec.toml"
