@@ -73,6 +73,21 @@ def oa(**overrides: Any) -> dict[str, Any]:
     return {k: v for k, v in row.items() if v is not None}
 
 
+def verdict_line(**overrides: Any) -> dict[str, Any]:
+    """A recorded verdict for the pair :func:`oa` x and y make (openai-jsonl's verdict line)."""
+    row: dict[str, Any] = {
+        "type": "verdict",
+        "task_id": "t1",
+        "agent_a": "x",
+        "agent_b": "y",
+        "order": "AB",
+        "winner": "A",
+        "score_a": 4.0,
+        "score_b": 2.0,
+    }
+    return row | overrides
+
+
 def tau_import(case_id: str, files: dict[str, str], *needles: str, agents: int = 0) -> Case:
     """``import tau-bench`` over ``files`` in order, with ``--agent a``, ``--agent b``... if asked."""
     argv: list[str] = ["import", "tau-bench", *(f"{{tmp}}/{name}" for name in files)]
@@ -226,6 +241,23 @@ IMPORT_CASES: list[Case] = [
         jsonl(oa(), oa(agent="y", task="Something else.")),
         "{tmp}/r.jsonl:2: task",
         "{tmp}/r.jsonl:1",
+    ),
+    # --- a verdict line's field is named at its own line (it was "the pair of r.jsonl:1 and
+    # r.jsonl:2: verdicts[0].score_a", the trajectories' lines and the pairs file's path) -------
+    *(
+        one_file(
+            f"import-jsonl-verdict-{field}",
+            "openai-jsonl",
+            "r.jsonl",
+            jsonl(oa(), oa(agent="y", success=0), verdict_line(**{field: value})),
+            f"{{tmp}}/r.jsonl:3: {field}:",
+            says,
+        )
+        for field, value, says in (
+            ("score_a", "4", "must be a number, got a string"),
+            ("order", "ab", 'must be "AB" or "BA", got "ab"'),
+            ("score_b", 7, "5"),
+        )
     ),
     # --- 11: missing or mistyped fields ----------------------------------------------------------
     one_file(

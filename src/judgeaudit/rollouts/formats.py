@@ -18,8 +18,9 @@ from typing import Any
 
 from judgeaudit.agentnames import agent_name_problem
 from judgeaudit.audit.inputs.imported import LOG_IMPORTS, RECORDED
-from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR
+from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, line_verdict
 from judgeaudit.audit.inputs.verdict_rules import VERDICT_KEYS as BODY_KEYS
+from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.rollouts.messages import RolloutError, convert
 from judgeaudit.validate import (
     flag,
@@ -247,6 +248,10 @@ def parse_verdict(row: dict[str, Any], where: str) -> Verdict:
             raise RolloutError(f"{where}: {key}: missing (a verdict names its pair and winner)")
     trial = integer(row.get("trial", 0), f"{where}: trial", 0, MAX_TRIAL, RolloutError)
     body: dict[str, Any] = {k: row[k] for k in (*BODY_KEYS, PARSE_ERROR) if k in row}
+    try:  # at its own line: the pair it joins is checked later, under the trajectories' lines
+        line_verdict(body, where)
+    except TaskError as exc:
+        raise RolloutError(str(exc)) from None
     for key in ("judge_model", "prompt_hash"):
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")

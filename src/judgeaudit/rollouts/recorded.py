@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from judgeaudit.audit.inputs.checked import Checked, write_checked
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ContentHash, ImportedSet
-from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, VERDICT_KEYS, parse_verdicts
+from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, VERDICT_KEYS, line_verdict
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.period import OnePeriod, parse_period
 from judgeaudit.credentials import scrub_content
@@ -227,10 +227,9 @@ def _verdict(
     pair_id = _pair_id(row, where, "a verdict names the pair it judged")
     body = {k: row[k] for k in (*VERDICT_KEYS, PARSE_ERROR) if k in row}
     try:
-        (verdict,) = parse_verdicts([body], where)
+        verdict = line_verdict(body, where)
     except TaskError as exc:
-        # parse_verdicts names a list item (``file:3[0].winner``); this line is one verdict.
-        raise RolloutError(str(exc).replace(f"{where}[0].", f"{where}: ", 1)) from None
+        raise RolloutError(str(exc)) from None
     for key in ("judge_model", "prompt_hash"):
         if row.get(key) is not None and not isinstance(row[key], str):
             raise RolloutError(f"{where}: {key}: must be a string")

@@ -168,6 +168,16 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
     return out
 
 
+def line_verdict(body: dict[str, Any], where: str) -> dict[str, Any]:
+    """One log line's verdict, checked as :func:`parse_verdicts` checks a list item but named at
+    its own line (``file:3: winner: …``, not the list item ``file:3[0].winner``)."""
+    try:
+        (verdict,) = parse_verdicts([body], where)
+    except TaskError as exc:
+        raise TaskError(str(exc).replace(f"{where}[0].", f"{where}: ", 1)) from None
+    return verdict
+
+
 def _nothing_judged(verdict: dict[str, Any], at: str) -> None:
     """A verdict with ``"winner": null`` holds no scores or reasons: they would be judgements of
     a reply that gave none (refused rather than dropped without a word)."""
