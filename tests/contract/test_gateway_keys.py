@@ -1,7 +1,7 @@
 """Another gateway's key never goes to the switched-in one, with the real newest Claude Code (npm)
 against two loopback gateways whose request logs fingerprint every credential they were sent:
 a key in ``ANTHROPIC_CUSTOM_HEADERS`` (kept out by the switch, blanked by exec, put back by
-``off``); a project's own ``ANTHROPIC_BASE_URL`` gets the switched profile's key, as the
+``off``) while the variable's other headers still reach the switched-in gateway; a project's own ``ANTHROPIC_BASE_URL`` gets the switched profile's key, as the
 warning (doctor, ``use`` run there) says by keyring entry and host, and exec keeps it away."""
 
 from __future__ import annotations
@@ -128,6 +128,25 @@ def test_a_key_in_custom_headers_stays_with_its_gateway(world: World, tmp_path: 
     off = world.ja("profile", "off", "claude")
     assert off.returncode == 0, off.stderr
     assert user.read_bytes() == original  # the header back, byte for byte
+
+
+def test_the_other_custom_headers_still_reach_the_switched_in_gateway(world: World) -> None:
+    user = world.user_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    headers = f"X-Org: acme\r\nx-gateway-key: {world.secret_a}\r\nX-Team: \u00e9quipe-2\r\n"
+    user.write_text(json.dumps({"env": {"ANTHROPIC_CUSTOM_HEADERS": headers}}) + "\n")
+    original = user.read_bytes()
+    used = world.ja("profile", "use", "b-claude")
+    assert used.returncode == 0, used.stderr
+    assert world.secret_a not in used.stdout + used.stderr + user.read_text()
+    world.claude()
+    names = [set(line["header_names"]) for line in request_log(world.log_b)]
+    assert names and all({"x-org", "x-team"} <= seen for seen in names), names
+    assert not any("x-gateway-key" in seen for seen in names)
+    assert _sent(world.log_b, world.secret_a) == []
+    off = world.ja("profile", "off", "claude")
+    assert off.returncode == 0, off.stderr
+    assert user.read_bytes() == original
 
 
 def test_a_projects_base_url_gets_the_key_as_the_warning_says(world: World, tmp_path: Path) -> None:

@@ -114,6 +114,24 @@ def test_off_sdk_says_what_it_did_once(home: Path) -> None:
     assert "no sdk profile was active" in again
 
 
+def test_off_with_nothing_to_undo_says_so_in_one_line(home: Path) -> None:
+    settings = home / "claude" / "settings.json"
+    settings.write_text('{"model": "mine"}\n')
+    for extra in ((), ("--dry-run",), ("--project", str(home / "work"))):
+        done = cli(home, "profile", "off", "claude", *extra)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        lines = done.stdout.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("nothing to undo: no judgeaudit profile"), (
+            done.stdout
+        )
+    assert settings.read_text() == '{"model": "mine"}\n'
+    add(home, "c", "claude", "https://gw.example", "--key", "k")
+    assert cli(home, "profile", "use", "c").returncode == 0
+    done = cli(home, "profile", "off", "claude")  # something to undo: the diff and the line
+    assert "judgeaudit is off for claude" in done.stdout and "nothing to undo" not in done.stdout
+    assert settings.read_text() == '{"model": "mine"}\n'
+
+
 def test_doctor_names_the_json_error_as_use_does(home: Path) -> None:
     settings = home / "claude" / "settings.json"
     settings.write_text("{\n  x: 1}\n")
@@ -122,6 +140,16 @@ def test_doctor_names_the_json_error_as_use_does(home: Path) -> None:
     where = refused.split("judgeaudit: ", 1)[-1].split("; ")[0]
     assert re.search(r"settings\.json:2:3: invalid JSON \(", where), refused
     assert f"unreadable ({where})" in cli(home, "profile", "doctor", "claude").stdout
+
+
+def test_doctor_names_the_toml_error_line_and_column(home: Path) -> None:
+    config = home / "codex" / "config.toml"
+    config.write_text('model = "o3"\n[model_providers.x\nbase_url = 1\n')
+    out = cli(home, "profile", "doctor", "codex").stdout
+    said = [line for line in out.splitlines() if "unreadable" in line]
+    assert len(said) == 1 and "TOMLDecodeError" not in out, out
+    pattern = rf"{re.escape(str(config))}:2:19: invalid TOML \(.+\); fix it or move it aside\)$"
+    assert re.search(pattern, said[0]), said[0]
 
 
 def test_list_shows_the_url_claude_code_is_given(home: Path) -> None:

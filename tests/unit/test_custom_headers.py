@@ -132,3 +132,43 @@ def test_a_project_base_url_warning_names_the_key_and_host(
     ), warnings
     result = use_profile(isolated, "b")  # `use` run inside the project says it too
     assert any("keyring entry 'kb'" in w and "127.0.0.1:18899" in w for w in result.warnings)
+
+
+MIXED = (
+    "anthropic-beta: fine-grained-tool-streaming-2025-05-14\r\n"
+    f"Authorization: Bearer {KEY_A}\r\nX-Org: acme\r\nX-Team: caf\u00e9\r\n"
+)
+
+
+def test_only_the_credential_lines_move_and_off_gives_the_value_back(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    original = '{\n  "env": {"ANTHROPIC_CUSTOM_HEADERS": ' + json.dumps(MIXED) + "}\n}\n"
+    settings(tmp_path).write_text(original)
+    add_b(isolated)
+    result = use_profile(isolated, "b")
+    live = settings(tmp_path).read_text()
+    assert KEY_A not in live and KEY_A not in result.diff
+    assert json.loads(live)["env"]["ANTHROPIC_CUSTOM_HEADERS"] == (
+        "anthropic-beta: fine-grained-tool-streaming-2025-05-14\r\nX-Org: acme\r\nX-Team: café\r\n"
+    )
+    assert '\\r\\nX-Team: caf\\u00e9\\r\\n"' in live  # the kept lines' own bytes
+    assert "moves the Authorization header out of env.ANTHROPIC_CUSTOM_HEADERS" in result.diff
+    for path in (isolated.root / "backups").iterdir():
+        assert KEY_A.encode() not in path.read_bytes(), path
+    assert not any(p.changes for p in use_profile(isolated, "b").plans)  # no drift after it
+    turn_off(isolated, "claude")
+    assert settings(tmp_path).read_text() == original  # byte for byte
+
+
+def test_an_edit_made_while_switched_is_kept_at_off(isolated: ProfileStore, tmp_path: Path) -> None:
+    settings(tmp_path).write_text(json.dumps({"env": {"ANTHROPIC_CUSTOM_HEADERS": MIXED}}))
+    add_b(isolated)
+    use_profile(isolated, "b")
+    data = json.loads(settings(tmp_path).read_text())
+    data["env"]["ANTHROPIC_CUSTOM_HEADERS"] = "X-Org: acme-2\n"  # the user's edit
+    settings(tmp_path).write_text(json.dumps(data))
+    result = turn_off(isolated, "claude")
+    assert "keeps your edit of env.ANTHROPIC_CUSTOM_HEADERS" in result.diff
+    back = json.loads(settings(tmp_path).read_text())["env"]["ANTHROPIC_CUSTOM_HEADERS"]
+    assert back == f"Authorization: Bearer {KEY_A}\r\nX-Org: acme-2\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Any
 
 from judgeaudit.cli.common import UserError
@@ -119,4 +120,22 @@ def off_sdk(store: ProfileStore, dry_run: bool) -> int:
     else:
         later = " (a dry run: still marked)" if dry_run else ""
         print(f"{marked} is no longer the active sdk profile (it wrote no file){later}")
+    return 0
+
+
+def marked_here(store: ProfileStore, app: str, project_dir: Path | None) -> str | None:
+    """The profile marked active for ``app`` here (in ``project_dir``'s binding when given)."""
+    state = store.state()
+    if project_dir is not None:
+        bound: str | None = state.get("projects", {}).get(str(project_dir), {}).get(app)
+        return bound
+    return active_here.here(state).get(app)
+
+
+def nothing_to_undo(app: str, paths: list[Path], project_dir: Path | None) -> int:
+    """``profile off`` when no profile was on and no file would change: one line, exit 0
+    (before: a "no change" diff line and "judgeaudit is off ...: your values back")."""
+    scope = f" in {project_dir}" if project_dir is not None else ""
+    files = ", ".join(str(p) for p in paths) or "no file"
+    print(f"nothing to undo: no judgeaudit profile is on for {app}{scope} ({files} left as it is)")
     return 0

@@ -65,6 +65,18 @@ def _mask(raw: str) -> str:
     return "…" + text[-4:] if len(text) > 8 else "…"
 
 
+@dataclass(frozen=True)
+class Split:
+    """A conflict only some of whose value overrides a switch (custom headers holding a
+    credential among other lines): ``leave`` gives the JSON text that stays live (None: the
+    value goes whole), ``rejoin`` puts what was taken out back into the user's edit of what
+    stayed (None: they removed it), ``said`` names what moves for the preview (no secret)."""
+
+    leave: Callable[[str], str | None]
+    rejoin: Callable[[str, str | None], str]
+    said: Callable[[str], str]
+
+
 def _parent(dotted: str) -> str | None:
     return dotted.rsplit(".", 1)[0] if "." in dotted else None
 
@@ -79,6 +91,9 @@ class Reconciler:
     #: Secret keys whose value is a command (``apiKeyHelper``): kept in the keyring like a key
     #: (it may embed one) but shown with only its key-like words masked, so a path stays legible.
     commands: frozenset[str] = frozenset()
+    #: Conflicts of which only a part is taken out (the entry's ``left``: a fingerprint of
+    #: what stayed live); ``off`` gives the whole value back.
+    splits: dict[str, Split] = field(default_factory=dict)
 
     def _shown(self, dotted: str, raw: str, entry: Entry) -> str:
         if "ref" not in entry:
@@ -132,6 +147,23 @@ class Reconciler:
         if "ref" in entry:
             out.dropped_secrets.append(entry["ref"])
 
+    def _rejoin(self, dotted: str, entry: Entry, current: str | None, out: Outcome) -> None:
+        """The user edited what a split left live: their edit stays, and what was taken out
+        goes back into it (a switch that still conflicts takes it out again)."""
+        original = self._user_raw(dotted, entry)
+        split = self.splits.get(dotted)
+        if original is None or split is None:
+            return
+        parent = _parent(dotted)
+        if parent in self.containers:
+            self.doc.ensure_container(parent)
+        self.doc.put_raw(dotted, split.rejoin(original, current), entry.get("index"))
+        out.dropped_secrets.append(entry["ref"])
+        out.notes.append(
+            f"keeps your edit of {dotted} made while switched, with the credential lines "
+            "judgeaudit took out put back in front of your lines"
+        )
+
     def _note_replaced(self, dotted: str, entry: Entry, raw: str, out: Outcome) -> None:
         """Tell the preview that a user's value is replaced (and kept)."""
         current = self.doc.current_raw(dotted) if entry["had"] else None
@@ -155,6 +187,11 @@ class Reconciler:
             if entry.get("container") or dotted == FILE_FACTS:
                 continue
             current = self.doc.current_raw(dotted)
+            if entry.get("removed") and "left" in entry:
+                if current is None or fingerprint(current) != entry["left"]:
+                    self._rejoin(dotted, entry, current, out)
+                    del ledger[dotted]
+                continue
             if entry.get("removed"):
                 if current is not None:  # they put the key back themselves: forget ours
                     del ledger[dotted]
@@ -230,6 +267,17 @@ class Reconciler:
             if secret is not None:
                 out.save_secrets[entry["ref"]] = secret
             ledger[dotted] = entry
+            split = self.splits.get(dotted)
+            left = split.leave(current) if split is not None else None
+            if split is not None and left is not None:
+                self.doc.put_raw(dotted, left)
+                entry["left"] = fingerprint(left)
+                out.notes.append(
+                    f"moves the {split.said(current)} header out of {dotted} (a credential, "
+                    "it would go to this profile's gateway), kept for `judgeaudit profile "
+                    "off`; its other lines stay; --keep-conflicts leaves it"
+                )
+                continue
             self.doc.remove(dotted)
             out.notes.append(
                 f"removes {self._said(dotted, current, entry)} (written by someone else, it would override "

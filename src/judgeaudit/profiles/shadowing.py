@@ -32,7 +32,7 @@ from judgeaudit.profiles.paths import (
     codex_home,
     codex_managed_config,
 )
-from judgeaudit.profiles.targets import claude
+from judgeaudit.profiles.targets import claude, codex
 
 CLAUDE_TIERS = (
     "ANTHROPIC_DEFAULT_HAIKU_MODEL",
@@ -120,6 +120,10 @@ def _read_toml(path: Path) -> tuple[dict[str, Any], str | None]:
     try:
         return tomllib.loads(text), None
     except ValueError as exc:
+        try:  # the switch's parser names the line and column, as `use` does
+            codex.parse(path, text.encode("utf-8"))
+        except ProfileError as said:
+            return {}, f"unreadable ({str(said).split('; ')[0]}; fix it or move it aside)"
         return {}, f"unreadable ({type(exc).__name__})"
 
 

@@ -109,7 +109,10 @@ def _secrets_in(plan: FilePlan) -> set[str]:
         for dotted, entry in plan.ledger.items()
         if dotted in target.command_keys and "ref" in entry
     }
+    split = {entry["ref"] for entry in plan.ledger.values() if "left" in entry and "ref" in entry}
     for ref, raw in plan.save_secrets.items():
+        if ref in split:  # only part of it was a secret (custom headers): masked line by line
+            continue
         text = raw.strip('"')
         found |= keylike_words(text) if ref in commands else {text}
     return found

@@ -101,6 +101,8 @@ class SimServer:
         }
         if other_headers:
             line["headers_sha256"] = other_headers
+        # which headers came at all (names only): a client's own custom headers show there
+        line["header_names"] = sorted({name.lower() for name in request.headers})
         if header and request.headers.get("x-api-key"):  # a client that sends both (doctor)
             other = request.headers["x-api-key"]
             line["x_api_key_sha256"] = hashlib.sha256(other.encode()).hexdigest()[:16]

@@ -14,10 +14,10 @@ from urllib.parse import urlsplit
 
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
-from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler
+from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler, Split
 from judgeaudit.profiles.model import Profile, ProfileError
-from judgeaudit.profiles.targets import PRINT_ENV, FilePlan
-from judgeaudit.redact import is_credential_header
+from judgeaudit.profiles.targets import PRINT_ENV, FilePlan, customheaders
+from judgeaudit.profiles.targets.customheaders import credential_headers as credential_headers
 
 ENV_FOR_OPTION = {
     "small_fast_model": "ANTHROPIC_SMALL_FAST_MODEL",
@@ -44,9 +44,11 @@ ROUTER_VARS = (
 )
 ROUTER_PATHS = tuple(f"env.{v}" for v in ROUTER_VARS)
 #: Extra headers Claude Code sends with every request (``Name: value``, one a line). A gateway key
-#: put there goes to whatever ANTHROPIC_BASE_URL names, so a switch treats it as a leftover token.
+#: put there goes to whatever ANTHROPIC_BASE_URL names, so a switch treats its credential lines
+#: as a leftover token and leaves the other lines live (``customheaders``).
 HEADERS_VAR = "ANTHROPIC_CUSTOM_HEADERS"
 HEADERS_PATH = f"env.{HEADERS_VAR}"
+HEADERS_SPLIT = Split(customheaders.leave, customheaders.rejoin, customheaders.said)
 SECRET_KEYS = frozenset({*TOKEN_PATHS, HEADERS_PATH, "apiKeyHelper"})
 COMMAND_KEYS = frozenset({"apiKeyHelper"})  # a command, not a key: shown with keys masked
 
@@ -112,28 +114,22 @@ class SettingsDoc:
         return node is not None and node.kind == "object" and not node.members
 
 
-def credential_headers(value: object) -> list[tuple[str, str]]:
-    """The ``(name, value)`` headers of an ``ANTHROPIC_CUSTOM_HEADERS`` value that carry a
-    credential: the name says so, or a word of the value has a key's shape. A header holding
-    none (``anthropic-beta: ...``, beta names with dates included) is not one and stays put."""
-    if not isinstance(value, str):
-        return []
-    found = []
-    for line in value.splitlines():
-        name, colon, text = line.partition(":")
-        name, text = name.strip(), text.strip()
-        if not colon or not name or not text:
-            continue
-        if is_credential_header(name, text):
-            found.append((name, text))
-    return found
-
-
 def header_secrets(env: object) -> set[str]:
     """The credential values in a settings ``env``'s custom headers (masked wherever shown)."""
     if not isinstance(env, dict):
         return set()
     return {text for _, text in credential_headers(env.get(HEADERS_VAR))}
+
+
+def header_lines_in(text: str) -> set[str]:
+    """The credential lines of a settings file's custom headers as its JSON text holds them
+    (escapes and all), so a preview masks them even where the decoded value is not what the
+    file shows; a switch that moves only those lines masks only those."""
+    try:
+        raw = JsonDoc(text).raw(("env", HEADERS_VAR))
+    except (JsonEditError, ValueError):
+        return set()
+    return customheaders.credential_raws(raw) if raw is not None else set()
 
 
 def helper_command(key_name: str) -> str:
@@ -244,6 +240,7 @@ def plan(
         load_secret,
         containers=frozenset({"env"}),
         commands=COMMAND_KEYS,
+        splits={HEADERS_PATH: HEADERS_SPLIT},
     )
     outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
     warnings = []

@@ -114,6 +114,7 @@ class ClaudeTarget:
             for dotted in self.command_keys:  # a key inside a helper command
                 found |= keylike_words(str(data.get(dotted) or ""))
             found |= claude.header_secrets(data.get("env"))  # a key in a custom header
+            found |= claude.header_lines_in(text)  # ... as the file spells it
         return found
 
     def validate(self, plan: FilePlan, written: bytes) -> None:
