@@ -3,7 +3,8 @@
 A command exec does not recognise (``env codex``, a wrapper script, a program that starts a
 client) can still run Claude Code or Codex, and those read their own files before the process
 environment: Claude Code ranks a settings file's ``env`` above it for the URL (not the token),
-and Codex sends the variable a provider table names in ``env_key`` to that table's
+and Codex sends the variables a provider table reads (``env_key``, ``env_http_headers``, an
+``auth`` command: :func:`~judgeaudit.profiles.targets.codexauth.variables_read`) to that table's
 ``base_url``. Exporting the key is then a guess, and a wrong one sends it to another gateway.
 So exec refuses such a command while a file of the user's would redirect a variable it exports
 with the key, and refuses a recognised client a profile of another app does not configure; the
@@ -19,7 +20,7 @@ from pathlib import Path
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import claude
+from judgeaudit.profiles.targets import claude, codexauth
 from judgeaudit.profiles.toolid import Tool
 
 #: Settings-file env variables that would send Claude Code, and our key, somewhere else.
@@ -68,22 +69,12 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
         for ident, table in _providers(path).items():
             if not isinstance(table, dict):
                 continue
-            read = [v for v in _variables_read(table) if v in exported]
+            read = [v for v in codexauth.variables_read(table, exported) if v in exported]
             url = table.get("base_url")
             if read and (not isinstance(url, str) or url.rstrip("/") != base_url.rstrip("/")):
                 to = url if isinstance(url, str) else "Codex's default URL"
                 out.append(f"{path} [model_providers.{ident}] sends ${read[0]} to {to}")
     return out
-
-
-def _variables_read(table: dict[str, object]) -> list[str]:
-    """The environment variables a Codex provider table sends to its gateway: ``env_key`` (the
-    bearer token) and each value of ``env_http_headers`` (a header filled from a variable)."""
-    found = [table["env_key"]] if isinstance(table.get("env_key"), str) else []
-    headers = table.get("env_http_headers")
-    if isinstance(headers, dict):
-        found += [v for v in headers.values() if isinstance(v, str)]
-    return [str(v) for v in found]
 
 
 def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection[str]) -> None:
