@@ -2,8 +2,9 @@
 exec exports with B's key to another gateway (a review, nineteenth session). The guard read
 only ``env_key`` and ``env_http_headers``, so the ``auth`` command judgeaudit itself writes
 when two profiles of one gateway share a provider id (one with a keyring entry, one with
-``key_env``) printed B's key to gateway A, exit 0. Real CLI; B reads its key from a variable and
-no key is in argv."""
+``key_env``) printed B's key to gateway A, exit 0; and it listed Codex's files itself, without
+the managed config. Real CLI; B reads its key from a variable and no key is in argv (a keyring
+entry is only named, never read: no keyring is needed)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import pytest
 from tests.new_user_helpers import add, cli, home, one_line
 
 __all__ = ["home"]  # the fixture, shared
-pytestmark = pytest.mark.usefixtures("secret_service")
 
 OURS = "http://127.0.0.1:9/v1"
 OTHER = "http://127.0.0.1:18801/v1"
@@ -78,3 +78,17 @@ def test_an_auth_command_naming_an_exported_variable_is_refused(
 
 def _quoted(arg: str) -> str:
     return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def test_a_provider_table_in_codexs_managed_config_is_asked_too(home: Path) -> None:
+    """The guard listed ``config.toml`` and ``NAME.config.toml`` itself and missed the managed
+    config Codex reads above them (``shadowing.codex_layers`` owns that list): exit 0."""
+    add(home, "b", "codex", OURS, "--key-env", "B_KEY")
+    (home / "managed.toml").write_text(
+        f'[model_providers.corp]\nname = "corp"\nbase_url = "{OTHER}"\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+    )
+    code, line = _exec_b(home)
+    assert code == 2, line
+    assert f"managed.toml [model_providers.corp] sends $OPENAI_API_KEY to {OTHER}" in line
+    assert not _ran(home)

@@ -13,11 +13,9 @@ user says what the command is with ``--as``.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Collection
 from pathlib import Path
 
-from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.targets import claude, codexauth
@@ -49,24 +47,27 @@ def claude_redirects(cwd: Path | None = None) -> list[str]:
     return out
 
 
-def _providers(path: Path) -> dict[str, object]:
-    try:
-        raw = read_live(path)
-        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff")) if raw else {}
-    except (ProfileError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}  # Codex says what is wrong with the file itself
-    providers = data.get("model_providers")
-    return providers if isinstance(providers, dict) else {}
+def _codex_files() -> list[tuple[Path, dict[str, object]]]:
+    """Each Codex file that can hold a provider table, with its data: the layers Codex reads
+    (:func:`~judgeaudit.profiles.shadowing.codex_layers`: the managed config and
+    ``config.toml``; a project's tables Codex ignores) and the ``NAME.config.toml`` of
+    ``codex -p``. An unreadable file has no tables (Codex says what is wrong with it)."""
+    from judgeaudit.profiles import shadowing  # reads files: only when needed
+
+    found = [(x.path, x.data) for x in shadowing.codex_layers() if x.path and not x.ignored]
+    per_profile = sorted(codex_home().glob("*.config.toml"))
+    return found + [(p, shadowing.read_toml_layer(p)[0]) for p in per_profile]
 
 
 def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
-    """``FILE [model_providers.ID] sends $VAR to URL`` for each provider table of the user's
-    Codex files (``config.toml`` and the ``NAME.config.toml`` of ``codex -p``) that reads one
-    of the ``exported`` variables and sends it to another base URL than ``base_url``."""
-    home = codex_home()
+    """``FILE [model_providers.ID] sends $VAR to URL`` for each provider table of the Codex
+    files (:func:`_codex_files`) that reads one of the ``exported`` variables
+    (:func:`~judgeaudit.profiles.targets.codexauth.variables_read`) and sends it to another
+    base URL than ``base_url``."""
     out = []
-    for path in (home / "config.toml", *sorted(home.glob("*.config.toml"))):
-        for ident, table in _providers(path).items():
+    for path, data in _codex_files():
+        providers = data.get("model_providers")
+        for ident, table in (providers if isinstance(providers, dict) else {}).items():
             if not isinstance(table, dict):
                 continue
             read = [v for v in codexauth.variables_read(table, exported) if v in exported]
