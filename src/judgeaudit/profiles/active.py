@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from judgeaudit.profiles import project
-from judgeaudit.profiles.model import APPS
+from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 
@@ -77,13 +77,26 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
         for app, name in sorted(state["active"].items())
         if live_file(app) is None and name in users
     ]
-    for directory, apps in sorted(state.get(project.STATE_KEY, {}).items()):
-        for app, name in sorted(apps.items()):
-            if name in users and store.exists(name):
-                file = project.settings_file(app, Path(directory))
-                if file.exists():  # a binding whose file is gone reads nothing
-                    live.append(KeyUse(app, name, str(file), directory))
+    live += _bindings(state, users, store)
     return users, live
+
+
+def _bindings(state: SwitchState, users: list[str], store: ProfileStore) -> list[KeyUse]:
+    """The project bindings of ``users`` whose settings file is there (one whose file is gone
+    reads nothing; a hand-edited entry of the wrong shape is no binding)."""
+    projects = state.get(project.STATE_KEY)
+    out = []
+    for directory, apps in sorted(projects.items() if isinstance(projects, dict) else ()):
+        for app, name in sorted(apps.items() if isinstance(apps, dict) else ()):
+            if name not in users or app not in APPS or not store.exists(name):
+                continue
+            try:
+                file = project.settings_file(app, Path(directory))
+            except ProfileError:
+                continue  # an app no project can bind (Codex, sdk)
+            if file.exists():
+                out.append(KeyUse(app, name, str(file), directory))
+    return out
 
 
 def missing_key(store: ProfileStore, name: str) -> str | None:
