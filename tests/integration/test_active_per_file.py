@@ -1,6 +1,6 @@
 """New-user trial, eighteenth session: the active marker belongs to the live file it was written
 to, an edit of the active profile says how to apply it, and a key an active profile reads is
-not deleted behind its back. Through the CLI, with the real Secret Service keyring."""
+not deleted behind its back (nor one a project binding reads). Through the CLI, with the real Secret Service keyring."""
 
 from __future__ import annotations
 
@@ -93,6 +93,28 @@ def test_a_key_active_under_another_claude_config_dir_is_refused_too(home: Path)
     line = one_line(refused)
     assert "pc is active for claude" in line and str(other / "settings.json") in line, line
     assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
+
+
+def test_a_key_a_project_binding_reads_is_refused_too(home: Path) -> None:
+    """A review (nineteenth session): the project bindings of state.json were not asked, so a
+    plain `key delete` deleted the key `profile use P --project DIR` had Claude Code read there."""
+    key = unique("gwp")
+    assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0
+    add(home, "pp", "claude", "https://gw.example", "--key", key)
+    project = home / "work" / "proj"
+    project.mkdir()
+    assert cli(home, "profile", "use", "pp", "--project", "proj").returncode == 0
+    refused = cli(home, "key", "delete", key)
+    assert refused.returncode == 2
+    line = one_line(refused)
+    settings = project / ".claude" / "settings.local.json"
+    assert f"pp is bound to {project} for claude ({settings})" in line, line
+    assert f"`judgeaudit profile off claude --project {project}`" in line
+    assert "nothing was deleted" in line
+    assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
+    assert cli(home, "profile", "off", "claude", "--project", "proj").returncode == 0
+    done = cli(home, "key", "delete", key)
+    assert done.returncode == 0 and "profiles using it: pp" in done.stderr
 
 
 def test_deleting_a_key_no_active_profile_reads_names_its_users(home: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from textual.widgets import Static
@@ -56,6 +57,31 @@ def test_the_key_dialog_names_the_active_profile_that_reads_it(isolated: Profile
 
     notes = asyncio.run(go())
     assert any("taotoken-claude is active for claude" in note for note in notes), notes
+
+
+def test_the_key_dialog_names_a_project_binding_that_reads_it(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The K dialog asks the owner `key delete` asks (``active.key_users``): a project
+    binding's settings file is named too (a review, nineteenth session)."""
+    secrets.set_key("taotoken", "sk-test-taotoken-1234")
+    project = tmp_path / "proj"
+    project.mkdir()
+    use_profile(isolated, "taotoken-claude", project_dir=project)
+
+    async def go() -> list[str]:
+        app = make_app(isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-claude")
+            await press(pilot, "K")
+            dialog = app.screen
+            assert isinstance(dialog, ConfirmDiff)
+            return dialog.warnings
+
+    notes = asyncio.run(go())
+    settings = project / ".claude" / "settings.local.json"
+    assert any(f"taotoken-claude is bound to {project}" in n and str(settings) in n for n in notes)
 
 
 def test_base_url_column_shows_what_claude_code_is_given(isolated: ProfileStore) -> None:

@@ -103,7 +103,7 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     from judgeaudit.profiles import active
 
     users, live = active.key_users(_store(), args.name)
-    breaks = [active.key_in_use(args.name, app, name, path) for app, name, path in live]
+    breaks = [active.key_in_use(args.name, use) for use in live]
     if breaks and not args.force:
         raise UserError(
             f"key delete {args.name}: {'; '.join(breaks)}; switch another profile in (or "

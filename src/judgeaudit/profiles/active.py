@@ -9,7 +9,11 @@ above the switch; this module sits below it).
 
 from __future__ import annotations
 
-from judgeaudit.profiles.model import APPS
+from pathlib import Path
+from typing import NamedTuple
+
+from judgeaudit.profiles import project
+from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 
@@ -46,24 +50,53 @@ def record_at(state: SwitchState, path: str, name: str | None) -> None:
         table[path] = name
 
 
-def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[tuple[str, str, str]]]:
-    """The profiles whose keyring entry is ``key``, and (app, profile, live file) for each live
-    file where one of them is active, in this environment or another (a
-    ``CLAUDE_CONFIG_DIR``'s): deleting the key breaks every one of them. ``key delete`` and
-    the TUI's ``K`` both ask this."""
+class KeyUse(NamedTuple):
+    """Where a profile reading a key is switched on: ``path`` the live file (``""`` for the
+    SDK's reminder), ``project`` the directory of a project binding (``""``: global)."""
+
+    app: str
+    name: str
+    path: str = ""
+    project: str = ""
+
+
+def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
+    """The profiles whose keyring entry is ``key``, and each place where one of them is
+    switched on: a live file, in this environment or another (a ``CLAUDE_CONFIG_DIR``'s), or a
+    project's settings file (``profile use NAME --project``); deleting the key breaks every
+    one of them. ``key delete`` and the TUI's ``K`` both ask this."""
     users = sorted(p.name for p in store.list() if p.key == key)
     state = store.state()
     live = [
-        (store.get(name).app, name, path)
+        KeyUse(store.get(name).app, name, path)
         for path, name in sorted(state.get("active_at", {}).items())
         if name in users and store.exists(name)
     ]
     live += [
-        (app, name, "")  # the SDK's reminder: no file
+        KeyUse(app, name)  # the SDK's reminder: no file
         for app, name in sorted(state["active"].items())
         if live_file(app) is None and name in users
     ]
+    live += _bindings(state, users, store)
     return users, live
+
+
+def _bindings(state: SwitchState, users: list[str], store: ProfileStore) -> list[KeyUse]:
+    """The project bindings of ``users`` whose settings file is there (one whose file is gone
+    reads nothing; a hand-edited entry of the wrong shape is no binding)."""
+    projects = state.get(project.STATE_KEY)
+    out = []
+    for directory, apps in sorted(projects.items() if isinstance(projects, dict) else ()):
+        for app, name in sorted(apps.items() if isinstance(apps, dict) else ()):
+            if name not in users or app not in APPS or not store.exists(name):
+                continue
+            try:
+                file = project.settings_file(app, Path(directory))
+            except ProfileError:
+                continue  # an app no project can bind (Codex, sdk)
+            if file.exists():
+                out.append(KeyUse(app, name, str(file), directory))
+    return out
 
 
 def missing_key(store: ProfileStore, name: str) -> str | None:
@@ -81,10 +114,16 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
     )
 
 
-def key_in_use(key: str, app: str, name: str, path: str = "") -> str:
-    """What deleting ``key`` breaks: the active ``name`` reads it on every request."""
-    where = f" ({path})" if path else ""
+def key_in_use(key: str, use: KeyUse) -> str:
+    """What deleting ``key`` breaks: the active profile reads it on every request."""
+    where = f" ({use.path})" if use.path else ""
+    if use.project:
+        return (
+            f"{use.name} is bound to {use.project} for {use.app}{where} and reads key {key} on "
+            f"every request there: {use.app} fails there until `judgeaudit profile off "
+            f"{use.app} --project {use.project}` or the key is set again"
+        )
     return (
-        f"{name} is active for {app}{where} and reads key {key} on every request: {app} fails "
-        f"until another profile is switched in or the key is set again"
+        f"{use.name} is active for {use.app}{where} and reads key {key} on every request: "
+        f"{use.app} fails until another profile is switched in or the key is set again"
     )

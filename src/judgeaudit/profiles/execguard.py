@@ -3,7 +3,8 @@
 A command exec does not recognise (``env codex``, a wrapper script, a program that starts a
 client) can still run Claude Code or Codex, and those read their own files before the process
 environment: Claude Code ranks a settings file's ``env`` above it for the URL (not the token),
-and Codex sends the variable a provider table names in ``env_key`` to that table's
+and Codex sends the variables a provider table reads (``env_key``, ``env_http_headers``, an
+``auth`` command: :func:`~judgeaudit.profiles.targets.codexauth.variables_read`) to that table's
 ``base_url``. Exporting the key is then a guess, and a wrong one sends it to another gateway.
 So exec refuses such a command while a file of the user's would redirect a variable it exports
 with the key, and refuses a recognised client a profile of another app does not configure; the
@@ -12,14 +13,12 @@ user says what the command is with ``--as``.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Collection
 from pathlib import Path
 
-from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import claude
+from judgeaudit.profiles.targets import claude, codexauth
 from judgeaudit.profiles.toolid import Tool
 
 #: Settings-file env variables that would send Claude Code, and our key, somewhere else.
@@ -48,42 +47,35 @@ def claude_redirects(cwd: Path | None = None) -> list[str]:
     return out
 
 
-def _providers(path: Path) -> dict[str, object]:
-    try:
-        raw = read_live(path)
-        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff")) if raw else {}
-    except (ProfileError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}  # Codex says what is wrong with the file itself
-    providers = data.get("model_providers")
-    return providers if isinstance(providers, dict) else {}
+def _codex_files() -> list[tuple[Path, dict[str, object]]]:
+    """Each Codex file that can hold a provider table, with its data: the layers Codex reads
+    (:func:`~judgeaudit.profiles.shadowing.codex_layers`: the managed config and
+    ``config.toml``; a project's tables Codex ignores) and the ``NAME.config.toml`` of
+    ``codex -p``. An unreadable file has no tables (Codex says what is wrong with it)."""
+    from judgeaudit.profiles import shadowing  # reads files: only when needed
+
+    found = [(x.path, x.data) for x in shadowing.codex_layers() if x.path and not x.ignored]
+    per_profile = sorted(codex_home().glob("*.config.toml"))
+    return found + [(p, shadowing.read_toml_layer(p)[0]) for p in per_profile]
 
 
 def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
-    """``FILE [model_providers.ID] sends $VAR to URL`` for each provider table of the user's
-    Codex files (``config.toml`` and the ``NAME.config.toml`` of ``codex -p``) that reads one
-    of the ``exported`` variables and sends it to another base URL than ``base_url``."""
-    home = codex_home()
+    """``FILE [model_providers.ID] sends $VAR to URL`` for each provider table of the Codex
+    files (:func:`_codex_files`) that reads one of the ``exported`` variables
+    (:func:`~judgeaudit.profiles.targets.codexauth.variables_read`) and sends it to another
+    base URL than ``base_url``."""
     out = []
-    for path in (home / "config.toml", *sorted(home.glob("*.config.toml"))):
-        for ident, table in _providers(path).items():
+    for path, data in _codex_files():
+        providers = data.get("model_providers")
+        for ident, table in (providers if isinstance(providers, dict) else {}).items():
             if not isinstance(table, dict):
                 continue
-            read = [v for v in _variables_read(table) if v in exported]
+            read = [v for v in codexauth.variables_read(table, exported) if v in exported]
             url = table.get("base_url")
             if read and (not isinstance(url, str) or url.rstrip("/") != base_url.rstrip("/")):
                 to = url if isinstance(url, str) else "Codex's default URL"
                 out.append(f"{path} [model_providers.{ident}] sends ${read[0]} to {to}")
     return out
-
-
-def _variables_read(table: dict[str, object]) -> list[str]:
-    """The environment variables a Codex provider table sends to its gateway: ``env_key`` (the
-    bearer token) and each value of ``env_http_headers`` (a header filled from a variable)."""
-    found = [table["env_key"]] if isinstance(table.get("env_key"), str) else []
-    headers = table.get("env_http_headers")
-    if isinstance(headers, dict):
-        found += [v for v in headers.values() if isinstance(v, str)]
-    return [str(v) for v in found]
 
 
 def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection[str]) -> None:

@@ -113,7 +113,7 @@ def _same(a: Path, b: Path) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _read_toml(path: Path) -> tuple[dict[str, Any], str | None]:
+def read_toml_layer(path: Path) -> tuple[dict[str, Any], str | None]:
     text, problem = _read_text(path)
     if text is None:
         return {}, problem
@@ -195,7 +195,7 @@ def codex_layers(cwd: Path | None = None) -> list[Layer]:
     cwd = cwd or Path.cwd()
     layers = [Layer("managed", codex_managed_config())]
     user = Layer("user", codex_home() / "config.toml")
-    user.data, user.problem = _read_toml(codex_home() / "config.toml")
+    user.data, user.problem = read_toml_layer(codex_home() / "config.toml")
     trusted = codex_trusted(cwd, user.data)
     for directory in codex_project_dirs(cwd):
         path = directory / ".codex" / "config.toml"
@@ -203,7 +203,7 @@ def codex_layers(cwd: Path | None = None) -> list[Layer]:
             layers.append(Layer("project", path, ignored=not trusted))
     for layer in layers:
         assert layer.path is not None
-        layer.data, layer.problem = _read_toml(layer.path)
+        layer.data, layer.problem = read_toml_layer(layer.path)
         if layer.scope == "project":  # Codex 0.171: "Ignored unsupported project-local keys"
             layer.unsupported = [k for k in CODEX_USER_ONLY if layer.data.pop(k, None) is not None]
     layers.append(user)

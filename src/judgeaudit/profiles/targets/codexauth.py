@@ -9,18 +9,21 @@ an ``auth`` command as soon as one of judgeaudit's files holds that id with a co
 command prints a keyring entry), an ``env_key`` table then turned into a command printing its
 variable (:func:`~judgeaudit.profiles.targets.codex.as_command`, the same key); and it turns
 the other per-profile files of that id, which a later ``codex -p`` merges, the same way.
+Which variables a table then reads (:func:`variables_read`) is asked here too, by ``exec``.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from judgeaudit.profiles.ledger import Entry, fingerprint
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import FilePlan
+from judgeaudit.profiles.targets import PRINT_ENV, FilePlan
 from judgeaudit.profiles.targets import codex as codex_target
 from judgeaudit.profiles.tomltext import TomlText
 
@@ -88,3 +91,30 @@ def align(path: Path, raw: bytes | None, ident: str, ledger: dict[str, Entry]) -
     return FilePlan(
         path, raw, text.text.encode("utf-8"), kind="codex-profile", ledger=ledger, notes=[note]
     )
+
+
+def variables_read(table: Mapping[str, object], exported: Collection[str] = ()) -> list[str]:
+    """The environment variables a Codex provider table sends to its gateway: ``env_key`` (the
+    bearer token), each value of ``env_http_headers`` (a header filled from a variable), and
+    what an ``auth`` command prints: judgeaudit's own (:data:`PRINT_ENV`, written by
+    :func:`~judgeaudit.profiles.targets.codex.as_command`) its last argument; any other
+    command, run by Codex with the whole environment, each of ``exported`` its command line
+    names (``sh -c 'echo $VAR'``): what it prints cannot be known, so it is assumed."""
+    found = [table["env_key"]] if isinstance(table.get("env_key"), str) else []
+    headers = table.get("env_http_headers")
+    if isinstance(headers, dict):
+        found += [v for v in headers.values() if isinstance(v, str)]
+    auth = table.get("auth")
+    if isinstance(auth, dict):
+        args = auth.get("args")
+        words = [str(auth.get("command", "")), *(map(str, args) if isinstance(args, list) else ())]
+        if len(words) == 4 and words[1:3] == ["-c", PRINT_ENV]:
+            found.append(words[3])
+        else:
+            found += [v for v in exported if any(_names(w, v) for w in words)]
+    return list(dict.fromkeys(str(v) for v in found))
+
+
+def _names(word: str, variable: str) -> bool:
+    """Whether ``word`` holds ``variable`` as a whole name (``$VAR``, ``"VAR"``, ``%VAR%``)."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(variable)}(?![A-Za-z0-9_])", word) is not None

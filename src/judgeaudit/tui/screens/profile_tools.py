@@ -87,7 +87,7 @@ def delete_key(screen: ProfilesScreen, profile: Profile) -> None:
     body = f"the keyring entry {key!r} (service judgeaudit) is deleted; profiles using it: " + (
         ", ".join(users)
     )
-    notes = [key_in_use(key, app, name, path) for app, name, path in active]
+    notes = [key_in_use(key, use) for use in active]
 
     def work() -> None:
         deleted = secrets.delete_key(key)

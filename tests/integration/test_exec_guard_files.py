@@ -1,0 +1,94 @@
+"""`exec B -- <a command exec cannot recognise>` while a Codex provider table sends a variable
+exec exports with B's key to another gateway (a review, nineteenth session). The guard read
+only ``env_key`` and ``env_http_headers``, so the ``auth`` command judgeaudit itself writes
+when two profiles of one gateway share a provider id (one with a keyring entry, one with
+``key_env``) printed B's key to gateway A, exit 0; and it listed Codex's files itself, without
+the managed config. Real CLI; B reads its key from a variable and no key is in argv (a keyring
+entry is only named, never read: no keyring is needed)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.new_user_helpers import add, cli, home, one_line
+
+__all__ = ["home"]  # the fixture, shared
+
+OURS = "http://127.0.0.1:9/v1"
+OTHER = "http://127.0.0.1:18801/v1"
+KEY = "k-b-" + "5" * 16
+#: a command that would leave a mark if exec ran it
+MARK = "import pathlib; pathlib.Path('ran').write_text('x')"
+
+
+def _exec_b(home: Path, *extra: str) -> tuple[int, str]:
+    """``exec b [extra] -- python -c MARK`` with B's key in ``B_KEY``: its exit and stderr."""
+    done = cli(home, "exec", "b", *extra, "--", sys.executable, "-c", MARK, env={"B_KEY": KEY})
+    assert KEY not in done.stdout + done.stderr
+    return done.returncode, one_line(done) if done.returncode else done.stderr
+
+
+def _ran(home: Path) -> bool:
+    return (home / "work" / "ran").exists()
+
+
+def test_the_auth_command_judgeaudit_writes_for_a_shared_provider_id_is_refused(
+    home: Path,
+) -> None:
+    add(home, "a2", "codex", OTHER, "--key", "a2key", "--option", "provider_id=gwa")
+    add(home, "a1", "codex", OTHER, "--key-env", "OPENAI_API_KEY", "--option", "provider_id=gwa")
+    add(home, "b", "codex", OURS, "--key-env", "B_KEY")
+    for name in ("a2", "a1"):
+        assert cli(home, "profile", "use", name).returncode == 0
+    config = (home / "codex" / "config.toml").read_text()
+    assert "env_key" not in config and "OPENAI_API_KEY" in config  # the auth command form
+    code, line = _exec_b(home)
+    assert code == 2, line
+    assert f"config.toml [model_providers.gwa] sends $OPENAI_API_KEY to {OTHER}" in line
+    assert "nothing was run" in line and not _ran(home)
+
+
+@pytest.mark.parametrize(
+    ("args", "refused"),
+    [
+        (["-c", 'printf %s "$OPENAI_API_KEY"'], True),  # a hand-written command reading it
+        (["-c", 'printf %s "$OPENAI_API_KEY_2"'], False),  # another variable
+        (["-m", "judgeaudit", "key", "print", "gwa"], False),  # a keyring entry
+    ],
+)
+def test_an_auth_command_naming_an_exported_variable_is_refused(
+    home: Path, args: list[str], refused: bool
+) -> None:
+    add(home, "b", "codex", OURS, "--key-env", "B_KEY")
+    (home / "codex" / "config.toml").write_text(
+        'model_provider = "mygw"\n\n[model_providers.mygw]\nname = "mine"\n'
+        f'base_url = "{OTHER}"\nwire_api = "responses"\n'
+        f'auth = {{ command = "sh", args = [{", ".join(map(_quoted, args))}] }}\n'
+    )
+    code, line = _exec_b(home)
+    if refused:
+        assert code == 2 and f"[model_providers.mygw] sends $OPENAI_API_KEY to {OTHER}" in line
+    else:
+        assert code == 0, line
+    assert _ran(home) is not refused
+
+
+def _quoted(arg: str) -> str:
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def test_a_provider_table_in_codexs_managed_config_is_asked_too(home: Path) -> None:
+    """The guard listed ``config.toml`` and ``NAME.config.toml`` itself and missed the managed
+    config Codex reads above them (``shadowing.codex_layers`` owns that list): exit 0."""
+    add(home, "b", "codex", OURS, "--key-env", "B_KEY")
+    (home / "managed.toml").write_text(
+        f'[model_providers.corp]\nname = "corp"\nbase_url = "{OTHER}"\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+    )
+    code, line = _exec_b(home)
+    assert code == 2, line
+    assert f"managed.toml [model_providers.corp] sends $OPENAI_API_KEY to {OTHER}" in line
+    assert not _ran(home)
