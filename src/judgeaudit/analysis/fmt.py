@@ -210,7 +210,9 @@ def kappa(value: float | None, pair: Sequence[float | None] | None, none: str = 
 
 #: The as-labelled intervals in a line that must stay short (the app's Review screen); the
 #: report and JSON name them in full (``unweighted_interval``).
-LABELLED_SHORT = f"agreement {TASK_WILSON}, kappa asymptotic (Fleiss, Cohen & Everitt)"
+LABELLED_SHORT = (
+    f"agreement {TASK_WILSON}, kappa asymptotic (Fleiss, Cohen & Everitt) with a task design effect"
+)
 
 
 def as_labelled(part: Mapping[str, Any]) -> str:

@@ -309,8 +309,8 @@ def _compared(
     x: list[Any], y: list[Any], strata: list[str], population: dict[str, int], tasks: list[Any]
 ) -> dict[str, Any]:
     """Agreement as labelled with the report's interval (the items of one task share its
-    conversations: clustered by task), kappa with its asymptotic interval, then the weighted
-    figures."""
+    conversations: clustered by task), kappa with its asymptotic interval clustered the same
+    way, then the weighted figures."""
     per_task: dict[Any, tuple[int, int]] = {}
     for a, b, task in zip(x, y, tasks, strict=True):
         k, n = per_task.get(task, (0, 0))
@@ -321,7 +321,7 @@ def _compared(
         "agreement": agreed["rate"],
         "agreement_ci": [agreed["ci_low"], agreed["ci_high"]],
         "kappa": cohen_kappa(x, y),
-        "kappa_ci": list(kappa_interval(x, y)),
+        "kappa_ci": list(kappa_interval(x, y, tasks)),
         "unweighted_interval": UNWEIGHTED,
         "confusion": confusion(x, y),
         **weighted_figures(x, y, strata, population),
