@@ -273,6 +273,10 @@ def agreement(
     joined = pairs.merge(labels, on="pair_id")
     joined = joined.assign(stratum=stratum_of(joined, threshold))
     out: dict[str, Any] = {"labelled": len(joined)}
+    conflicting = contradicting(joined)
+    if conflicting:  # which of its parts is wrong is unknown: the whole label is left out
+        out["contradicting"] = {"count": len(conflicting), "pair_ids": conflicting}
+        joined = joined[~joined["pair_id"].isin(set(conflicting))]
     pref = joined[joined["human_pref"].notna()]
     if len(pref):
         judge, human = pref["judge_pref"].tolist(), pref["human_pref"].tolist()
@@ -299,6 +303,18 @@ def agreement(
             "unit": "conversation (task, agent, trial), counted once",
         }
     return out
+
+
+def contradicting(joined: pd.DataFrame) -> list[str]:
+    """The pairs whose stored label contradicts itself by
+    :func:`~judgeaudit.audit.units.outcome.label_conflict` (the rule `review import` refuses by
+    and the preference export leaves out by; the app's Review saves one and warns)."""
+    cells = joined[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
+    return [
+        str(row[0])
+        for row in cells.astype(object).where(cells.notna(), None).itertuples(index=False)
+        if label_conflict(row[1], row[2], row[3]) is not None
+    ]
 
 
 #: How the figures as labelled get their intervals, as every output names them.
