@@ -201,6 +201,18 @@ def test_review_round_trip(
         assert "A succeeded and B failed" in bad.stderr
     again = json.loads(cli("report", str(out), "--format", "json").stdout)["human_review"]
     assert again == review  # nothing stored
+    # the app's Review stores such a label as typed (and warns): the report leaves it out
+    from judgeaudit.analysis.label_import import import_labels
+
+    first = rows[0]["pair_id"]
+    import_labels(out, [{"pair_id": first, "human_success_a": 1, "human_success_b": 0,
+                         "human_pref": "B", "note": None}])  # fmt: skip
+    left = json.loads(cli("report", str(out), "--format", "json").stdout)["human_review"]
+    assert left["contradicting"] == {"count": 1, "pair_ids": [first]}
+    assert left["labelled"] == 12 and left["judge_vs_human"]["n"] == 11
+    text = cli("report", str(out), "--format", "table").stdout
+    assert f"1 labelled pair left out of these figures, human_pref contradicting the label's " \
+        f"own success marks ({first})" in text  # fmt: skip
 
 
 def _prefers_against(success_a: str, success_b: str, pref: str) -> bool:

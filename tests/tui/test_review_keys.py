@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.review import ReviewScreen
-from tests.tui.helpers import SIZE, SMALL, make_app, press
+from tests.tui.helpers import SIZE, SMALL, make_app, press, wait_until
 
 
 def head(app: object) -> str:
@@ -87,3 +87,37 @@ def test_review_footer_names_each_key_at_80_columns(isolated: ProfileStore, run_
     footer = asyncio.run(go())
     for words in ("1-4 A/B ok/fail", "a/b/t", "Clear", "Note", "n/p Next", "? Help"):
         assert words in footer, footer
+
+
+def test_review_warns_when_the_label_saved_contradicts_itself(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """A ok, B failed, then "prefer B": `review import` would refuse that label; the app stores
+    it as typed but says so at once, naming the pair, and its figures say it is left out."""
+
+    async def go() -> tuple[str, list[str], list[str], str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f5", "1", "4", "a")
+            agreeing = [str(n.message) for n in app._notifications]
+            await press(pilot, "b")
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen) and screen.data is not None
+            pair_id = str(screen.data.items[screen.index]["pair_id"])
+            toasts = [str(n.message) for n in app._notifications]
+            assert any("contradicts" in t for t in toasts), toasts  # at once, not later
+            await wait_until(
+                pilot,
+                lambda: "left out" in str(screen.query_one("#review-figures", Static).render()),
+                "the figures without the label",
+            )
+            return pair_id, agreeing, toasts, str(screen.query_one("#review-figures").render())
+
+    pair_id, agreeing, toasts, figures = asyncio.run(go())
+    assert not any("contradicts" in t for t in agreeing)
+    warned = [t for t in toasts if "contradicts" in t]
+    assert len(warned) == 1, toasts
+    assert warned[0].startswith(f"{pair_id}: label saved, but human_pref B contradicts ")
+    assert "by those marks A succeeded and B failed" in warned[0]
+    assert labels(run_copy) == [(1, 0, "B", None)]  # stored as typed: the next key may fix it
+    assert "1 labelled pair left out of these figures" in figures and pair_id in figures

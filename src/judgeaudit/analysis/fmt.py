@@ -210,7 +210,9 @@ def kappa(value: float | None, pair: Sequence[float | None] | None, none: str = 
 
 #: The as-labelled intervals in a line that must stay short (the app's Review screen); the
 #: report and JSON name them in full (``unweighted_interval``).
-LABELLED_SHORT = f"agreement {TASK_WILSON}, kappa asymptotic (Fleiss, Cohen & Everitt)"
+LABELLED_SHORT = (
+    f"agreement {TASK_WILSON}, kappa asymptotic (Fleiss, Cohen & Everitt) with a task design effect"
+)
 
 
 def as_labelled(part: Mapping[str, Any]) -> str:
@@ -227,6 +229,8 @@ def review_lines(review: Mapping[str, Any]) -> list[str]:
     if not review.get("labelled"):
         return ["human review: no labels yet (judgeaudit review export, then review import)"]
     lines = [f"human review: {review['labelled']} labelled pairs"]
+    if line := contradicting_line(review):
+        lines.append(f"  {line}")
     for name, rows_are in (("judge_vs_human", "judge"), ("success_check_vs_human", "check")):
         part = review.get(name)
         if not isinstance(part, dict):
@@ -244,6 +248,21 @@ def review_lines(review: Mapping[str, Any]) -> list[str]:
         for row, counts in table.items():
             lines.append(f"    {row:<14}" + "".join(f"{counts[c]:>8}" for c in columns))
     return lines
+
+
+def contradicting_line(review: Mapping[str, Any]) -> str:
+    """The labels left out of the agreement figures because they contradict themselves, as one
+    line naming the first pairs; empty when there are none."""
+    found = review.get("contradicting") or {}
+    if not found.get("count"):
+        return ""
+    ids = list(found.get("pair_ids") or [])
+    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    return (
+        f"{found['count']} labelled pair{'' if found['count'] == 1 else 's'} left out of these "
+        f"figures, human_pref contradicting the label's own success marks ({shown}); correct "
+        "them in the app's Review or with `review import`"
+    )
 
 
 NO_SIMULATOR = "no user simulator ran: imported pairs count here only with satisfied_a/_b"

@@ -213,8 +213,8 @@ def render_html(report: Report, svg: str) -> str:
                 with_ci(part["agreement"], part.get("agreement_ci"), none="[no CI]"),
                 kappa(part["kappa"], part.get("kappa_ci"), "[no CI]"),
             ]
-            for name, part in review.items()
-            if isinstance(part, dict)
+            for name in ("judge_vs_human", "success_check_vs_human")
+            if isinstance(part := review.get(name), dict)
         ]
         review_html = _table(
             ["comparison", "n", "agreement [95% CI]", "Cohen's kappa [95% CI]"], rows

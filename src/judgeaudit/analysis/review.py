@@ -273,6 +273,10 @@ def agreement(
     joined = pairs.merge(labels, on="pair_id")
     joined = joined.assign(stratum=stratum_of(joined, threshold))
     out: dict[str, Any] = {"labelled": len(joined)}
+    conflicting = contradicting(joined)
+    if conflicting:  # which of its parts is wrong is unknown: the whole label is left out
+        out["contradicting"] = {"count": len(conflicting), "pair_ids": conflicting}
+        joined = joined[~joined["pair_id"].isin(set(conflicting))]
     pref = joined[joined["human_pref"].notna()]
     if len(pref):
         judge, human = pref["judge_pref"].tolist(), pref["human_pref"].tolist()
@@ -301,6 +305,18 @@ def agreement(
     return out
 
 
+def contradicting(joined: pd.DataFrame) -> list[str]:
+    """The pairs whose stored label contradicts itself by
+    :func:`~judgeaudit.audit.units.outcome.label_conflict` (the rule `review import` refuses by
+    and the preference export leaves out by; the app's Review saves one and warns)."""
+    cells = joined[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
+    return [
+        str(row[0])
+        for row in cells.astype(object).where(cells.notna(), None).itertuples(index=False)
+        if label_conflict(row[1], row[2], row[3]) is not None
+    ]
+
+
 #: How the figures as labelled get their intervals, as every output names them.
 UNWEIGHTED = f"agreement: {TASK_WILSON}, clustered by task; kappa: {KAPPA_METHOD}"
 
@@ -309,8 +325,8 @@ def _compared(
     x: list[Any], y: list[Any], strata: list[str], population: dict[str, int], tasks: list[Any]
 ) -> dict[str, Any]:
     """Agreement as labelled with the report's interval (the items of one task share its
-    conversations: clustered by task), kappa with its asymptotic interval, then the weighted
-    figures."""
+    conversations: clustered by task), kappa with its asymptotic interval clustered the same
+    way, then the weighted figures."""
     per_task: dict[Any, tuple[int, int]] = {}
     for a, b, task in zip(x, y, tasks, strict=True):
         k, n = per_task.get(task, (0, 0))
@@ -321,7 +337,7 @@ def _compared(
         "agreement": agreed["rate"],
         "agreement_ci": [agreed["ci_low"], agreed["ci_high"]],
         "kappa": cohen_kappa(x, y),
-        "kappa_ci": list(kappa_interval(x, y)),
+        "kappa_ci": list(kappa_interval(x, y, tasks)),
         "unweighted_interval": UNWEIGHTED,
         "confusion": confusion(x, y),
         **weighted_figures(x, y, strata, population),

@@ -50,15 +50,28 @@ def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float | None:
 
 
 #: How :func:`kappa_interval`'s interval is made, as every output names it.
-KAPPA_METHOD = "asymptotic normal, Fleiss, Cohen & Everitt (1969) standard error, 95%"
+KAPPA_METHOD = (
+    "asymptotic normal, Fleiss, Cohen & Everitt (1969) standard error with a design effect for "
+    "task clustering (deff = max(1, cluster-robust delta-method variance / iid variance)), 95%"
+)
 
 
-def kappa_interval(a: Sequence[object], b: Sequence[object]) -> tuple[float | None, float | None]:
-    """95% interval of :func:`cohen_kappa` from its large-sample standard error (Fleiss, Cohen
-    and Everitt 1969, the variance not assuming kappa = 0); (None, None) when it has none (no
-    items, one category only, where kappa is fixed by convention, or a standard error of 0, as
-    one item or perfect agreement give: a zero-width interval would claim certainty); clipped
-    to [-1, 1], where kappa lies."""
+def kappa_interval(
+    a: Sequence[object], b: Sequence[object], clusters: Sequence[object] | None = None
+) -> tuple[float | None, float | None]:
+    """95% interval of :func:`cohen_kappa`, clustered by ``clusters`` (each item's task; None:
+    one item a cluster), as the report's rates are (:mod:`judgeaudit.analysis.clustered`).
+
+    The variance is the large-sample one of Fleiss, Cohen and Everitt (1969, not assuming
+    kappa = 0) times a design effect: the cluster-robust (delta-method) variance, whose
+    per-item terms summed over each task carry the items of one task as one unit, over the
+    same variance with every item its own cluster (each with its own small-sample factor,
+    G/(G-1) and n/(n-1), so one item a task gives exactly 1), never below 1; one task alone
+    says nothing of its spread and counts its n items as one (deff = n), as
+    :func:`~judgeaudit.analysis.clustered.design_effect` does. (None, None) when there is no
+    interval (no items, one category only, where kappa is fixed by convention, or a standard
+    error of 0, as one item or perfect agreement give: a zero-width interval would claim
+    certainty); clipped to [-1, 1], where kappa lies."""
     if len(a) != len(b) or not a:
         return None, None
     n = len(a)
@@ -80,8 +93,31 @@ def kappa_interval(a: Sequence[object], b: Sequence[object]) -> tuple[float | No
     variance = (on + off - (k - expected * (1 - k)) ** 2) / ((1 - expected) ** 2 * n)
     if variance <= 0:  # one item, or perfect agreement: the large-sample error collapses
         return None, None
+    if clusters is not None:
+        # each item's term of kappa's linearisation (its influence, times 1 - expected)
+        terms = [
+            (x == y) - (1 - k) * (col[x] + row[y]) - (k - expected * (1 - k))
+            for x, y in zip(a, b, strict=True)
+        ]
+        variance *= _kappa_design_effect(terms, list(clusters))
     half = Z95 * math.sqrt(variance)
     return max(-1.0, k - half), min(1.0, k + half)  # kappa lies in [-1, 1]
+
+
+def _kappa_design_effect(terms: Sequence[float], clusters: Sequence[object]) -> float:
+    """The summed-by-cluster variance of ``terms`` (mean 0) over their iid variance, >= 1."""
+    n = len(terms)
+    per: dict[object, float] = {}
+    for term, cluster in zip(terms, clusters, strict=True):
+        per[cluster] = per.get(cluster, 0.0) + term
+    groups = len(per)
+    if groups <= 1:
+        return float(max(1, n))
+    iid = math.fsum(t * t for t in terms) * n / (n - 1)
+    if iid <= 0:
+        return 1.0
+    robust = math.fsum(s * s for s in per.values()) * groups / (groups - 1)
+    return max(1.0, robust / iid)
 
 
 def confusion(a: Sequence[object], b: Sequence[object]) -> dict[str, dict[str, int]]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import LABELLED_SHORT, as_labelled, weighted
+from judgeaudit.analysis.fmt import LABELLED_SHORT, as_labelled, contradicting_line, weighted
 
 if TYPE_CHECKING:  # pandas loads when the figures are first computed
     import pandas as pd
@@ -52,6 +52,8 @@ def figures_text(figures: ReviewFigures | None) -> Text:
         return Text("")
     found = figures.agreement
     text = Text()
+    if line := contradicting_line(found):
+        text.append(f"{line}\n", style="bold yellow")
     for key, name, unit in PARTS:
         part = found.get(key)
         if not isinstance(part, dict):

@@ -251,6 +251,7 @@ class ReviewScreen(Screen[None]):
     def save(self, out: Path, pair_id: str) -> None:
         from judgeaudit.analysis.label_import import clear_label, import_labels
         from judgeaudit.analysis.queries import human_labels
+        from judgeaudit.audit.units.outcome import label_conflict
 
         with self.save_lock:  # saves in key order; each writes the pair's latest labels
             if (latest := self.pending.get(pair_id)) is None:
@@ -265,7 +266,21 @@ class ReviewScreen(Screen[None]):
             except JudgeauditError as exc:  # e.g. audit.db damaged since the screen opened
                 self.app.call_from_thread(self.refused, out, pair_id, label, exc.in_app())
                 return
+        conflict = label_conflict(label["human_success_a"], label["human_success_b"],
+                                  label["human_pref"])  # fmt: skip
+        if conflict is not None:  # stored as typed (the next key may fix it), but said now
+            self.app.call_from_thread(self.contradicts, pair_id, conflict)
         self.app.call_from_thread(self.saved, out, labels, refreshed.skipped)
+
+    def contradicts(self, pair_id: str, conflict: str) -> None:
+        """The label just saved contradicts itself (`review import` refuses such a label): the
+        reviewer hears it now, not from the report or the preference export later."""
+        self.notify(
+            f"{pair_id}: label saved, but {conflict}; the report's agreement figures and the "
+            "preference export leave it out until the marks or the preference are corrected",
+            severity="warning",
+            timeout=10,
+        )
 
     def refused(self, out: Path, pair_id: str, label: dict[str, Any], message: str) -> None:
         """The store refused the save (it writes nothing then): the pair shows its stored labels
