@@ -91,7 +91,9 @@ def kappa_interval(
         p[(x, y)] * (col[x] + row[y]) ** 2 for x in cats for y in cats if x != y
     )
     variance = (on + off - (k - expected * (1 - k)) ** 2) / ((1 - expected) ** 2 * n)
-    if variance <= 0:  # one item, or perfect agreement: the large-sample error collapses
+    if observed_count(a, b) == n or variance <= 0:
+        # one item, or perfect agreement: the large-sample error collapses (decided on counts:
+        # rounding leaves a variance of ~1e-16 there, which printed [1.00, 1.00])
         return None, None
     if clusters is not None:
         # each item's term of kappa's linearisation (its influence, times 1 - expected)
@@ -102,6 +104,11 @@ def kappa_interval(
         variance *= _kappa_design_effect(terms, list(clusters))
     half = Z95 * math.sqrt(variance)
     return max(-1.0, k - half), min(1.0, k + half)  # kappa lies in [-1, 1]
+
+
+def observed_count(a: Sequence[object], b: Sequence[object]) -> int:
+    """How many items the two raters label alike."""
+    return sum(x == y for x, y in zip(a, b, strict=True))
 
 
 def _kappa_design_effect(terms: Sequence[float], clusters: Sequence[object]) -> float:
