@@ -286,7 +286,6 @@ def test_a_program_on_the_port_of_a_stopped_bridge_never_gets_the_key(
     name = f"sq-{app}"
     world.add_bridged(name, app, "--option", f"bridge_port={port}")
     world.judgeaudit("profile", "use", name)
-    token = world.judgeaudit("key", "bridge-token", name).stdout.strip()
     squat_log = world.tmp / "squatter.jsonl"
     api = "responses" if app == "codex" else "messages"
     squatter = ("sim", "serve", "--port", str(port), "--apis", api, "--request-log", str(squat_log))
@@ -298,6 +297,6 @@ def test_a_program_on_the_port_of_a_stopped_bridge_never_gets_the_key(
         tool(argv, env=world.env, cwd=world.tmp / "work", timeout=240)
     seen = request_log(squat_log)
     assert any(r["path"] == f"/v1/{api}" for r in seen), seen  # the tool did talk to it
-    presented = {f for r in seen for f in r["keys_sha256"]}
-    assert key_fingerprint(token) in presented
     assert key_fingerprint(world.secret) not in json.dumps(seen)
+    token = world.judgeaudit("key", "bridge-token", name).stdout.strip()
+    assert key_fingerprint(token) in {f for r in seen for f in r["keys_sha256"]}
