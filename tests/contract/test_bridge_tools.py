@@ -272,3 +272,31 @@ def test_upstream_reasoning_reaches_both_tools(world: World) -> None:
         )
         result = json.loads(out)
         assert result["result"] == ReasoningUpstream.ANSWER and result["is_error"] is False
+
+
+@pytest.mark.parametrize("app", ["codex", "claude"])
+def test_a_program_on_the_port_of_a_stopped_bridge_never_gets_the_key(
+    world: World, app: str
+) -> None:
+    """A global switch sent the profile's real key to whatever held ``bridge_port`` while the
+    bridge was stopped; the tool now sends its profile's local token. The program on the port
+    here is the embedded server answering the tool's own API, whose log fingerprints every
+    credential the real tool sent."""
+    port = _free_port()
+    name = f"sq-{app}"
+    world.add_bridged(name, app, "--option", f"bridge_port={port}")
+    world.judgeaudit("profile", "use", name)
+    squat_log = world.tmp / "squatter.jsonl"
+    api = "responses" if app == "codex" else "messages"
+    squatter = ("sim", "serve", "--port", str(port), "--apis", api, "--request-log", str(squat_log))
+    with served(*squatter):
+        if app == "codex":
+            argv = [npm_bin("codex"), "exec", "--skip-git-repo-check", "say hi"]
+        else:
+            argv = [npm_bin("claude"), "-p", "say hi"]
+        tool(argv, env=world.env, cwd=world.tmp / "work", timeout=240)
+    seen = request_log(squat_log)
+    assert any(r["path"] == f"/v1/{api}" for r in seen), seen  # the tool did talk to it
+    assert key_fingerprint(world.secret) not in json.dumps(seen)
+    token = world.judgeaudit("key", "bridge-token", name).stdout.strip()
+    assert key_fingerprint(token) in {f for r in seen for f in r["keys_sha256"]}

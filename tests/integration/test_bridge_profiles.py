@@ -40,6 +40,7 @@ def add(env: dict[str, str], name: str, app: str, url: str, *options: str) -> No
     add_profile(env, name, app, url, "--model", "sim-chat", "--key-env", "GWKEY", *flags)
 
 
+@pytest.mark.usefixtures("secret_service")  # the switch stores the bridge's local token
 def test_a_global_codex_switch_points_at_the_bridge_and_says_so(home: dict[str, str]) -> None:
     add(home, "gw", "codex", "https://gateway.example/v1", "bridge=chat", "bridge_port=8799")
     done = cli(home, "profile", "use", "gw")
@@ -56,6 +57,7 @@ def test_a_global_codex_switch_points_at_the_bridge_and_says_so(home: dict[str, 
     assert KEY not in config + done.stdout + done.stderr
 
 
+@pytest.mark.usefixtures("secret_service")  # the switch stores the bridge's local token
 def test_a_global_claude_switch_points_at_the_bridge(home: dict[str, str]) -> None:
     add(home, "gwc", "claude", "https://gateway.example/v1", "bridge=chat")
     done = cli(home, "profile", "use", "gwc")
@@ -98,6 +100,7 @@ def test_profile_test_on_a_bridged_profile_probes_chat_completions(
     assert "chat completion with sim-chat: ok" in done.stdout
 
 
+@pytest.mark.usefixtures("secret_service")  # the switch stores the bridge's local token
 def test_profile_doctor_says_whether_the_bridge_runs(home: dict[str, str], chat_only: str) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -128,3 +131,18 @@ def test_a_bridge_on_another_loopback_address_is_not_called_reachable(
         assert proc.stderr is not None
         log = proc.stderr.read()
     assert "not loopback" not in log, log
+
+
+def test_without_a_keyring_a_bridged_switch_is_refused_and_nothing_written(
+    home: dict[str, str],
+) -> None:
+    """The tool's key is the bridge's local token, kept only in the keyring: with no keyring
+    the switch says so and leaves the files alone (it never falls back to the real key)."""
+    add(home, "gw-nokr", "claude", "https://gateway.example/v1", "bridge=chat")
+    done = cli({**home, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}, "profile",
+               "use", "gw-nokr")  # fmt: skip
+    assert done.returncode != 0
+    assert "the bridge's local token of profile 'gw-nokr' lives there; nothing was changed" in (
+        done.stderr
+    )
+    assert not (Path(home["CLAUDE_CONFIG_DIR"]) / "settings.json").exists()

@@ -14,6 +14,7 @@ from types import TracebackType
 
 from aiohttp import web
 
+from judgeaudit.bridge.callers import Callers
 from judgeaudit.bridge.server import BridgeConfig, start
 from judgeaudit.bridge.upstream import UpstreamConfig
 from judgeaudit.profiles.model import Profile
@@ -29,9 +30,12 @@ def config_for(
     queue_timeout_s: float = 60.0,
     idle_timeout_s: float = 30.0,
     log: Callable[[str], None] | None = None,
+    token: Callable[[], str | None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> BridgeConfig:
-    """A bridge in front of the profile's upstream; callers must present the profile's key
-    (which is what a tool switched with ``profile use`` sends)."""
+    """A bridge in front of the profile's upstream. Callers present the profile's local token
+    (``token`` reads it; what a tool switched with ``profile use`` sends) or, as a tool switched
+    by an older judgeaudit does, the profile's key, which ``notice`` is told about once."""
     upstream = UpstreamConfig(
         base_url=profile.base_url,
         key=key,
@@ -44,7 +48,16 @@ def config_for(
         upstream=upstream,
         profile=profile.name,
         default_model=profile.model,
-        accepted_keys=(key,),
+        callers=Callers(
+            keys=(key,),
+            token=token,
+            legacy_note=(
+                f"a caller sent profile {profile.name}'s real key, not its local token: a tool "
+                f"switched by an older judgeaudit; `judgeaudit profile use {profile.name}` again "
+                "makes it send the token (the real key then never leaves for this port)"
+            ),
+            notice=notice,
+        ),
         log=log,
         idle_timeout_s=idle_timeout_s,
     )
@@ -82,7 +95,7 @@ class BackgroundBridge:
 
     def __init__(self, config: BridgeConfig, host: str = "127.0.0.1") -> None:
         self.token = "ja-bridge-" + pysecrets.token_urlsafe(24)
-        self.config = replace(config, accepted_keys=(self.token,))
+        self.config = replace(config, callers=Callers(keys=(self.token,)))
         self.host = host
         self.url = ""
         self._loop = asyncio.new_event_loop()

@@ -4,16 +4,16 @@ shared by the Responses and Messages front ends."""
 from __future__ import annotations
 
 import contextlib
-import hmac
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from aiohttp import web
 
 from judgeaudit.bridge import errors, guard, messages_in, messages_out, responses_in, responses_out
+from judgeaudit.bridge.callers import CallerCheck, Callers
 from judgeaudit.bridge.chat import ChatOutcome, ChatStreamReader, Delta, parse_completion
 from judgeaudit.bridge.errors import BridgeError
 from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
@@ -74,7 +74,9 @@ class BridgeConfig:
     upstream: UpstreamConfig
     profile: str = ""
     default_model: str | None = None  # used when a request names no model
-    accepted_keys: tuple[str, ...] = ()  # what callers may present; empty: any caller
+    callers: Callers = field(
+        default_factory=Callers
+    )  # who may call (bridge.callers); empty: anyone
     log: Callable[[str], None] | None = None  # one line per request (never a key)
     idle_timeout_s: float = 30.0  # an idle or half-open connection is closed after this
 
@@ -83,6 +85,7 @@ class BridgeServer:
     def __init__(self, config: BridgeConfig) -> None:
         self.config = config
         self.upstream = Upstream(config.upstream)
+        self.callers = CallerCheck(config.callers)
 
     def app(self) -> web.Application:
         middlewares = [self._log_request] if self.config.log is not None else []
@@ -99,6 +102,7 @@ class BridgeServer:
 
     async def _start(self, app: web.Application) -> None:
         await self.upstream.start()
+        await self.callers.start()
 
     async def _stop(self, app: web.Application) -> None:
         await self.upstream.close()
@@ -112,17 +116,15 @@ class BridgeServer:
             }
         )
 
-    def _denied(self, request: web.Request, front: FrontEnd) -> web.Response | None:
-        accepted = self.config.accepted_keys
-        if not accepted:
-            return None
+    async def _denied(self, request: web.Request, front: FrontEnd) -> web.Response | None:
         header = request.headers.get("Authorization", "")
         given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
-        if any(hmac.compare_digest(given.encode(), key.encode()) for key in accepted):
+        if await self.callers.allows(given):
             return None
         error = BridgeError(
             401,
-            "the bridge did not get its key (the profile's key, or the token `judgeaudit exec` "
+            "the bridge did not get its key (the profile's local token, which `judgeaudit key "
+            "bridge-token PROFILE` prints for a switched tool, or the token `judgeaudit exec` "
             "gave the tool)",
             "authentication_error" if front is MESSAGES else "invalid_request_error",
             "invalid_api_key",
@@ -135,7 +137,7 @@ class BridgeServer:
         )
 
     async def models(self, request: web.Request) -> web.Response:
-        if (denied := self._denied(request, RESPONSES)) is not None:
+        if (denied := await self._denied(request, RESPONSES)) is not None:
             return denied
         try:
             raw = await self.upstream.models()
@@ -144,7 +146,7 @@ class BridgeServer:
         return web.Response(body=codex_catalog(raw), content_type="application/json")
 
     async def count_tokens(self, request: web.Request) -> web.Response:
-        if (denied := self._denied(request, MESSAGES)) is not None:
+        if (denied := await self._denied(request, MESSAGES)) is not None:
             return denied
         body = await self._body(request, MESSAGES)
         if isinstance(body, web.Response):
@@ -191,7 +193,7 @@ class BridgeServer:
         return handle
 
     async def _translate(self, request: web.Request, front: FrontEnd) -> web.StreamResponse:
-        if (denied := self._denied(request, front)) is not None:
+        if (denied := await self._denied(request, front)) is not None:
             return denied
         body = await self._body(request, front)
         if isinstance(body, web.Response):

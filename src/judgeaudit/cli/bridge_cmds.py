@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli import command_help
@@ -67,6 +68,21 @@ def _log(line: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
 
 
+def _token_reader(name: str, *, create: bool) -> Callable[[], str | None] | None:
+    """Reads the profile's local token (made at the first read for a bridged profile, so a
+    bridge started before `profile use` accepts it); None without a usable keyring, where
+    only the profile's key opens the bridge."""
+    from judgeaudit.profiles import secrets
+
+    if not secrets.backend_usable()[0]:
+        return None
+
+    def read() -> str | None:
+        return secrets.bridge_token(name, create=create)
+
+    return read
+
+
 def cmd_bridge(args: argparse.Namespace) -> int:
     from judgeaudit.bridge.run import config_for, serve_forever
     from judgeaudit.hosts import is_loopback_host
@@ -98,6 +114,8 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         queue_timeout_s=args.queue_timeout,
         idle_timeout_s=args.idle_timeout,
         log=None if args.quiet else _log,
+        token=_token_reader(profile.name, create=bridgeopt.uses_bridge(profile)),
+        notice=_log,
     )
 
     def announce(url: str) -> None:

@@ -50,6 +50,13 @@ def register(sub: Sub) -> None:
     kprint = ksub.add_parser("print", help="print only the key (for apiKeyHelper / Codex auth)")
     kprint.add_argument("name")
     kprint.set_defaults(func=cmd_key_print)
+    ktoken = ksub.add_parser(
+        "bridge-token",
+        help="print a bridged profile's local token (what its switched tool gives the bridge "
+        "instead of the key)",
+    )
+    ktoken.add_argument("profile")
+    ktoken.set_defaults(func=cmd_key_bridge_token)
 
     env = quiet(sub.add_parser("env", help=command_help("env")))
     env.add_argument("name")
@@ -75,9 +82,17 @@ def cmd_key_set(args: argparse.Namespace) -> int:
         value = sys.stdin.readline()
     secrets.set_key(args.name, value)
     print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
+    if renewed := _bridge_tokens(args.name, renew=True):
+        print(f"new local bridge token for {', '.join(renewed)} (switched tools take it at once)")
     if (warning := secrets.plaintext_warning()) is not None:
         print(warning, file=sys.stderr)
     return 0
+
+
+def _bridge_tokens(key: str, *, renew: bool) -> list[str]:
+    from judgeaudit.profiles import bridgetokens
+
+    return bridgetokens.follow_key(_store(), key, renew=renew)
 
 
 def cmd_key_status(args: argparse.Namespace) -> int:
@@ -114,6 +129,7 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     if users and not breaks:
         print(f"note: profiles using it: {', '.join(users)}", file=sys.stderr)
     deleted = secrets.delete_key(args.name)
+    _bridge_tokens(args.name, renew=False)
     print(f"deleted key {args.name}" if deleted else f"no stored key {args.name}")
     return 0 if deleted else 1
 
@@ -129,6 +145,20 @@ def cmd_key_print(args: argparse.Namespace) -> int:
             code=1,
         )
     sys.stdout.write(value + "\n")
+    return 0
+
+
+def cmd_key_bridge_token(args: argparse.Namespace) -> int:
+    """Claude Code's apiKeyHelper / Codex's auth command of a globally switched bridged profile:
+    no profile store is read (it runs before every session), the keyring entry is the name's."""
+    token = secrets.bridge_token(args.profile, create=False)
+    if not token:  # made by `profile use` and by the bridge; never here for a removed profile
+        raise UserError(
+            f"no local bridge token for profile {args.profile}; `judgeaudit profile use "
+            f"{args.profile}` (or starting `judgeaudit bridge {args.profile}`) makes one",
+            code=1,
+        )
+    sys.stdout.write(f"{token}\n")
     return 0
 
 

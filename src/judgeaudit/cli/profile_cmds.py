@@ -300,7 +300,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         if app in active and store.exists(active[app]):
             profile = store.get(active[app])
             if bridgeopt.uses_bridge(profile):
-                print(f"{app}: {bridgeopt.status(profile)}")
+                for line in bridgeopt.doctor(profile):
+                    print(f"{app}: {line}")
     return 0
 
 

@@ -10,6 +10,7 @@ one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit 
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -39,6 +40,14 @@ def bridge_port(profile: Profile) -> int:
 def local_url(profile: Profile) -> str:
     """Where a globally switched tool finds the bridge (no path: it serves /v1/...)."""
     return f"http://127.0.0.1:{bridge_port(profile)}"
+
+
+def token_command(profile: Profile) -> list[str]:
+    """What the switched tool runs for its key (Claude Code's ``apiKeyHelper``, Codex's
+    ``auth``): the profile's local bridge token from the keyring, never the upstream key, so
+    whatever holds ``bridge_port`` while the bridge is stopped gets nothing that opens the
+    upstream (docs/bridge.md, 'Global switch')."""
+    return [sys.executable, "-m", "judgeaudit", "key", "bridge-token", profile.name]
 
 
 def use_note(profile: Profile) -> str:
@@ -95,6 +104,30 @@ def status(profile: Profile, timeout_s: float = 1.0) -> str:
     return f"bridge: running on {url} for {profile.name} -> {info.get('upstream')}"
 
 
+def old_switch(profile: Profile) -> str | None:
+    """The live file points the tool at this bridge but runs no token helper: a switch written
+    by an older judgeaudit (or a hand edit), whose tool still sends the real key to the port."""
+    from judgeaudit.profiles.paths import live_file  # not at import: see _answer
+
+    path = live_file(profile.app)
+    try:
+        text = path.read_text(encoding="utf-8") if path is not None else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    if local_url(profile) not in text or "bridge-token" in text:
+        return None
+    return (
+        f"bridge: {path} still has {profile.app} send this profile's real key to "
+        f"{local_url(profile)} (switched by an older judgeaudit); `judgeaudit profile use "
+        f"{profile.name}` makes it send the local token instead"
+    )
+
+
+def doctor(profile: Profile) -> list[str]:
+    """``profile doctor``'s lines about a bridged active profile."""
+    return [status(profile), *filter(None, [old_switch(profile)])]
+
+
 def foreign_listener(profile: Profile, timeout_s: float = 1.0) -> str | None:
     """Why a global switch to ``profile`` must not happen: something that is not a judgeaudit
     bridge answers on its port, and the tool would hand it the profile's upstream key."""
@@ -103,7 +136,7 @@ def foreign_listener(profile: Profile, timeout_s: float = 1.0) -> str | None:
     return (
         f"profile {profile.name!r}: something listens on {local_url(profile)} and is not a "
         f"judgeaudit bridge (it did not answer as one within {timeout_s:g} s), "
-        f"and {profile.app} would send it this profile's key; nothing was changed: stop what "
+        f"and {profile.app} would send it this profile's local token; nothing was changed: stop what "
         f"listens there or pick a free port (`judgeaudit profile edit {profile.name} --option "
         f"bridge_port=PORT`), then start `judgeaudit bridge {profile.name}`"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets as pysecrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,9 @@ SERVICE = "judgeaudit"
 #: imported keys as 5,000 items took many minutes; as one item it is one write. Not a valid key
 #: name (':'), so no profile or ``key set`` can collide with it; an entry of its own name wins.
 BUNDLE_ENTRY = "judgeaudit:imported-keys"
+#: A bridged profile's local token (what its switched tool gives ``judgeaudit bridge`` instead
+#: of the real key) is entry ``TOKEN_ENTRY + profile``; not a valid key name either (':').
+TOKEN_ENTRY = "judgeaudit:bridge-token:"
 OPT_IN_ENV = "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING"
 #: Backends that keep secrets encrypted at rest, by class (module.name) -> what to call them.
 ENCRYPTED_BACKENDS = {
@@ -358,3 +362,29 @@ def delete_saved(ref: str) -> None:
     """Forget a kept user value nothing refers to any more (a missing entry is fine)."""
     with contextlib.suppress(keyring.errors.KeyringError):
         _remove(ref)
+
+
+def bridge_token(profile: str, *, create: bool = True, renew: bool = False) -> str | None:
+    """``profile``'s local bridge token (32 random bytes, URL-safe), created when missing and
+    ``create`` (a fresh one when ``renew``); what is stored after a racing creator wins. One
+    line naming the fix when there is no usable keyring (the token is never kept elsewhere)."""
+    entry = TOKEN_ENTRY + check_name(profile)
+    ok, message = backend_usable()
+    if not ok:
+        raise SecretError(f"{message}; the bridge's local token of profile {profile!r} lives there")
+    try:
+        if ((found := _read(entry)) or not create) and not renew:
+            return found or None
+        _write(entry, "ja-local-" + pysecrets.token_urlsafe(32))
+        return _read(entry) or None
+    except keyring.errors.KeyringError as exc:
+        raise SecretError(
+            f"the keyring refused the bridge token of {profile!r}: {_why(exc)}"
+        ) from None
+
+
+def drop_bridge_tokens(profiles: list[str]) -> None:
+    """Forget these profiles' local tokens (a next switch or bridge start makes new ones)."""
+    if profiles and backend_usable()[0]:
+        for profile in profiles:
+            delete_saved(TOKEN_ENTRY + check_name(profile))

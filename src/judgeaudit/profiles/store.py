@@ -91,6 +91,9 @@ class ProfileStore:
                 )
             raise ProfileError(f"profile {name!r} not found")
         path.unlink()
+        from judgeaudit.profiles import secrets  # the keyring: not at the app's first paint
+
+        secrets.drop_bridge_tokens([name])  # a bridged profile's local token goes with it
 
     # --- state: the active profile per app and the keys we wrote ---------------------------
     @property

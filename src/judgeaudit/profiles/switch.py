@@ -285,9 +285,17 @@ def use_profile(
     test hook that runs after planning."""
     profile = store.get(name)
     if bridgeopt.uses_bridge(profile):
-        refusal = bridgeopt.foreign_listener(profile)  # the key would go to that listener
+        refusal = bridgeopt.foreign_listener(profile)  # the token would go to that listener
         if refusal:
             raise ProfileError(refusal)
+        if not dry_run:  # the tool's key: made now, so no keyring means nothing is written
+            try:
+                secrets.bridge_token(profile.name)
+            except secrets.SecretError as exc:
+                raise ProfileError(
+                    f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
+                    "no stored token: it makes a fresh one per command)"
+                ) from None
     return _transaction(
         store,
         profile.app,

@@ -144,7 +144,10 @@ def env_helper_command(variable: str) -> str:
 
 def key_helper(profile: Profile) -> str:
     """The apiKeyHelper command of a ``key_mode = "helper"`` profile (the default): its keyring
-    entry, else its ``key_env`` variable; one line naming both options when it has neither."""
+    entry, else its ``key_env`` variable; one line naming both options when it has neither. A
+    bridged profile's prints its local bridge token instead (the real key stays with the bridge)."""
+    if bridgeopt.uses_bridge(profile):
+        return shlex.join(bridgeopt.token_command(profile))
     if profile.key:
         return helper_command(profile.key)
     if profile.key_env:
@@ -182,6 +185,12 @@ def model_values(profile: Profile) -> dict[str, str]:
 OVER_USER_BLANKS = (*TOKEN_VARS, HEADERS_VAR, *ROUTER_VARS, *TIER_VARS)
 
 
+def tool_key_mode(profile: Profile) -> str:
+    """How Claude Code gets its key: ``key_mode``, except that a bridged profile's tool always
+    runs the helper (its local token: an inline key or the shell's would go to the port)."""
+    return "helper" if bridgeopt.uses_bridge(profile) else str(profile.option("key_mode", "helper"))
+
+
 def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -> dict[str, str]:
     """The owned keys this profile sets, as dotted paths to plain values. ``over_user``: a
     layer above the user's file (a project binding), which cannot remove what that file sets,
@@ -190,7 +199,7 @@ def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -
     outranks the binding's apiKeyHelper, so the bound gateway got another provider's key; a
     tier sent its model id there."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
-    mode = profile.option("key_mode", "helper")
+    mode = tool_key_mode(profile)
     if over_user:
         for variable in OVER_USER_BLANKS:
             if mode == "env" and variable in TOKEN_VARS:

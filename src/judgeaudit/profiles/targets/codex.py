@@ -96,6 +96,8 @@ def key_mode(profile: Profile) -> str:
     ``env_key`` (Codex reads a variable). Unset, it follows the key the profile has: a keyring
     entry, else its ``key_env``. ``command`` without a keyring entry is one line naming both
     fixes."""
+    if bridgeopt.uses_bridge(profile):
+        return "command"  # the local bridge token's command (the bridge holds the real key)
     mode = str(
         profile.option("key_mode")
         or ("env_key" if profile.key_env and not profile.key else "command")
@@ -156,7 +158,10 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         "base_url": base_url,
         "wire_api": "responses",
     }
-    if key_mode(profile) == "command":
+    if bridgeopt.uses_bridge(profile):
+        command, *args = bridgeopt.token_command(profile)
+        table["auth"] = {"command": command, "args": args, "timeout_ms": AUTH_TIMEOUT_MS}
+    elif key_mode(profile) == "command":
         table["auth"] = {
             "command": sys.executable,
             "args": ["-m", "judgeaudit", "key", "print", profile.key],

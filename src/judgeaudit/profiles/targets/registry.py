@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import tomlkit
 
 from judgeaudit.hosts import is_loopback_host
-from judgeaudit.profiles import secrets, shadowing
+from judgeaudit.profiles import bridgeopt, secrets, shadowing
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
@@ -269,6 +269,8 @@ def plaintext_warnings(profile: Profile) -> list[str]:
 def helper_warnings(profile: Profile) -> list[str]:
     """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
     without a key: say so in the preview and in ``--dry-run``, before it is written."""
+    if bridgeopt.uses_bridge(profile):
+        return _token_gaps(profile, "Claude Code")
     if profile.option("key_mode", "helper") != "helper":
         return []
     if not profile.key:  # a key_env profile: the helper prints the variable Claude Code has
@@ -279,9 +281,22 @@ def helper_warnings(profile: Profile) -> list[str]:
 def codex_key_warnings(profile: Profile) -> list[str]:
     """The same for Codex (a switch with no stored key said nothing): its ``auth`` command
     prints the keyring's key, or it reads the ``env_key`` variable."""
+    if bridgeopt.uses_bridge(profile):
+        return _token_gaps(profile, "Codex")
     if codex.key_mode(profile) == "command" and profile.key:
         return _keyring_gaps(profile.key, "Codex's auth command runs", "Codex")
     return _unset(codex.env_key_name(profile), "Codex reads", "Codex")
+
+
+def _token_gaps(profile: Profile, tool: str) -> list[str]:
+    """A bridged profile's tool prints its local bridge token, kept only in the keyring."""
+    ok, message = secrets.backend_usable()
+    if ok:
+        return []
+    return [
+        f"{tool} runs `judgeaudit key bridge-token {profile.name}`, but there is {message}; "
+        "the switch needs it for the bridge's local token"
+    ]
 
 
 def _unset(variable: str | None, reads: str, tool: str) -> list[str]:

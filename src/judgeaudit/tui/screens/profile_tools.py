@@ -15,7 +15,7 @@ from textual.widgets import Button, Static
 
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.profiles import active as active_here
-from judgeaudit.profiles import doctor, secrets
+from judgeaudit.profiles import bridgetokens, doctor, secrets
 from judgeaudit.profiles.active import key_in_use
 from judgeaudit.profiles.model import Profile
 from judgeaudit.tui.screens.modals import ConfirmDiff
@@ -91,6 +91,7 @@ def delete_key(screen: ProfilesScreen, profile: Profile) -> None:
 
     def work() -> None:
         deleted = secrets.delete_key(key)
+        bridgetokens.follow_key(screen.store, key, renew=False)
         said = f"deleted key {key}" if deleted else f"no stored key {key}"
         screen.app.call_from_thread(screen.status, said, not deleted)
         screen.app.call_from_thread(screen.reload)

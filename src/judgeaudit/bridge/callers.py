@@ -1,0 +1,78 @@
+"""Who may use the bridge: the key a caller presents, compared in constant time.
+
+A globally switched tool presents its profile's local token (``secrets.bridge_token``), never
+the real key, so a program that holds ``bridge_port`` while the bridge is stopped learns
+nothing that opens the upstream. The token is read from the keyring when the bridge starts and
+again by the first request after it is a second old, so a token created, renewed or removed
+after the start counts within a second, without a restart (and a wrong key in a loop reads the
+keyring at most once a second). The real key is still accepted (a tool
+switched by an older judgeaudit sends it), with one log line saying how to stop that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: How long a token read from the keyring is trusted before the next request reads it again.
+REREAD_S = 1.0
+
+
+@dataclass(frozen=True)
+class Callers:
+    """``keys``: accepted as they are (exec's fresh token; the standalone bridge's real key).
+    ``token``: reads the profile's local token from the keyring (None: there is none).
+    ``legacy_note``: given to ``notice`` once, when a caller presents one of ``keys`` while
+    there is a token (even with ``--quiet``: it says what to do)."""
+
+    keys: tuple[str, ...] = ()
+    token: Callable[[], str | None] | None = None
+    legacy_note: str | None = None
+    notice: Callable[[str], None] | None = None
+
+    @property
+    def open(self) -> bool:
+        return not self.keys and self.token is None
+
+
+def _same(given: str, key: str | None) -> bool:
+    return bool(key) and hmac.compare_digest(given.encode(), str(key).encode())
+
+
+class CallerCheck:
+    def __init__(self, callers: Callers) -> None:
+        self.callers = callers
+        self._token: str | None = None
+        self._read_at = float("-inf")
+        self._noted = False
+
+    async def _read(self) -> None:
+        """The stored token; a keyring that fails to answer keeps the last one read (a token
+        deleted since is None, and then no longer opens the bridge)."""
+        assert self.callers.token is not None
+        self._read_at = time.monotonic()
+        with contextlib.suppress(Exception):
+            self._token = await asyncio.to_thread(self.callers.token)
+
+    async def start(self) -> None:
+        if self.callers.token is not None:
+            await self._read()
+
+    async def allows(self, given: str) -> bool:
+        if self.callers.open:
+            return True
+        if self.callers.token is not None and time.monotonic() - self._read_at >= REREAD_S:
+            await self._read()
+        if _same(given, self._token):
+            return True
+        if any(_same(given, key) for key in self.callers.keys):
+            note, notice = self.callers.legacy_note, self.callers.notice
+            if note and notice is not None and self._token and not self._noted:
+                self._noted = True
+                notice(note)
+            return True
+        return False

@@ -1,0 +1,175 @@
+"""A globally switched bridged profile gives its tool a local token, never the upstream key:
+what the switched helper prints, what a program holding ``bridge_port`` while the bridge is
+stopped receives (the embedded server plays that program and fingerprints every credential it
+gets), what the standalone bridge accepts and sends upstream. Secret Service: run under
+scripts/with-keyring.sh."""
+
+from __future__ import annotations
+
+import json
+import secrets as pysecrets
+import shlex
+import socket
+import subprocess
+import time
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.bridge_helpers import key_fingerprint, post, request_log, served
+from tests.cli_helpers import cli, cli_ok, stored_keys, tool_env
+
+pytestmark = pytest.mark.usefixtures("secret_service")
+
+MESSAGE = {"model": "sim-chat", "max_tokens": 16, "messages": [{"role": "user", "content": "hi"}]}
+
+
+@dataclass
+class Home:
+    env: dict[str, str]
+    tmp: Path
+    key: str
+    key_name: str
+    upstream: str
+    upstream_log: Path
+    port: int
+
+    def judgeaudit(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return cli(*args, env=self.env, whole_env=True, stdin=stdin, timeout=120)
+
+    def add(self, name: str, app: str) -> None:
+        cli_ok(
+            "profile", "add", name, "--app", app, "--base-url", self.upstream,
+            "--model", "sim-chat", "--key", self.key_name,
+            "--option", "bridge=chat", "--option", f"bridge_port={self.port}",
+            env=self.env, whole_env=True, timeout=120,
+        )  # fmt: skip
+
+    def run(self, argv: list[str]) -> str:
+        """Run a helper command as the tool would (its stdout is what the tool sends)."""
+        done = subprocess.run(
+            argv, env=self.env, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Home]:
+    key = "sk-local-token-" + pysecrets.token_hex(12)
+    key_name = "lt-" + pysecrets.token_hex(5)
+    env = tool_env(tmp_path, SIMKEY=key)
+    log = tmp_path / "upstream.jsonl"
+    sim = ("sim", "serve", "--port", "0", "--apis", "chat", "--require-key-env", "SIMKEY")
+    with (
+        served(*sim, "--request-log", str(log), env={"SIMKEY": key}) as (url, _),
+        stored_keys(env, {key_name: key}),
+    ):
+        yield Home(env, tmp_path, key, key_name, url, log, _free_port())
+
+
+def _claude_helper(home: Home) -> list[str]:
+    settings = json.loads((home.tmp / "claude" / "settings.json").read_text())
+    return shlex.split(settings["apiKeyHelper"])
+
+
+def _codex_auth(home: Home) -> list[str]:
+    config = tomllib.loads((home.tmp / "codex" / "config.toml").read_text())
+    (table,) = config["model_providers"].values()
+    return [table["auth"]["command"], *table["auth"]["args"]]
+
+
+def test_the_switched_tools_print_a_local_token_and_a_squatter_gets_only_that(home: Home) -> None:
+    home.add("lt-claude", "claude")
+    home.add("lt-codex", "codex")
+    for name in ("lt-claude", "lt-codex"):
+        done = home.judgeaudit("profile", "use", name)
+        assert done.returncode == 0, done.stderr
+    claude_token = home.run(_claude_helper(home))
+    codex_token = home.run(_codex_auth(home))
+    assert home.key not in claude_token + codex_token
+    assert claude_token.startswith("ja-local-") and codex_token.startswith("ja-local-")
+    assert claude_token != codex_token  # one token per profile
+    files = (home.tmp / "claude" / "settings.json").read_text()
+    files += (home.tmp / "codex" / "config.toml").read_text()
+    assert claude_token not in files and codex_token not in files  # in the keyring only
+    # The bridge is stopped and another program holds the port: it gets the token, not the key.
+    squat_log = home.tmp / "squatter.jsonl"
+    squat = ("sim", "serve", "--port", str(home.port), "--request-log", str(squat_log))
+    with served(*squat):
+        at = f"http://127.0.0.1:{home.port}/v1/messages"
+        assert post(at, MESSAGE, home.run(_claude_helper(home)))[0] == 200  # as Claude Code
+    (line,) = request_log(squat_log)
+    assert line["keys_sha256"] == [key_fingerprint(claude_token)]
+    assert key_fingerprint(home.key) not in json.dumps(line)
+
+
+def test_the_bridge_takes_the_token_sends_the_key_and_refuses_others(home: Home) -> None:
+    home.add("lt-gw", "claude")
+    assert home.judgeaudit("profile", "use", "lt-gw").returncode == 0
+    token = home.run(_claude_helper(home))
+    with served("bridge", "lt-gw", env=home.env) as (url, proc):
+        assert url == f"http://127.0.0.1:{home.port}"
+        status, _, body = post(url + "/v1/messages", MESSAGE, token)
+        assert status == 200, body
+        assert request_log(home.upstream_log)[-1]["key_sha256"] == key_fingerprint(home.key)
+        wrong, _, body = post(url + "/v1/messages", MESSAGE, "ja-local-" + "x" * 43)
+        assert wrong == 401 and b"local token" in body
+        # A new key (key set) is a new token: the bridge takes it without a restart, within
+        # the second it trusts a token read from the keyring.
+        said = home.judgeaudit("key", "set", home.key_name, stdin=home.key)
+        assert "new local bridge token for lt-gw" in said.stdout
+        renewed = home.run(_claude_helper(home))
+        assert renewed != token
+        time.sleep(1.1)
+        assert post(url + "/v1/messages", MESSAGE, token)[0] == 401
+        assert post(url + "/v1/messages", MESSAGE, renewed)[0] == 200
+        # A tool switched by an older judgeaudit sends the real key: it works, and is told.
+        assert post(url + "/v1/messages", MESSAGE, home.key)[0] == 200
+        proc.send_signal(2)
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
+    assert "sent profile lt-gw's real key, not its local token" in log
+    assert "`judgeaudit profile use lt-gw` again" in log
+    assert home.key not in log and token not in log and renewed not in log
+
+
+def test_removing_the_profile_removes_its_token(home: Home) -> None:
+    home.add("lt-gone", "codex")
+    assert home.judgeaudit("profile", "use", "lt-gone").returncode == 0
+    assert home.judgeaudit("key", "bridge-token", "lt-gone").returncode == 0
+    assert home.judgeaudit("profile", "off", "codex").returncode == 0
+    assert home.judgeaudit("profile", "remove", "lt-gone").returncode == 0
+    done = home.judgeaudit("key", "bridge-token", "lt-gone")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "no local bridge token for profile lt-gone" in done.stderr
+
+
+def test_doctor_names_a_switch_that_still_sends_the_real_key(home: Home) -> None:
+    """A switch written before the local token ran ``key print KEY`` for Claude Code: doctor
+    says its tool still sends the real key to the port, and what makes it send the token."""
+    home.add("lt-old", "claude")
+    assert home.judgeaudit("profile", "use", "lt-old").returncode == 0
+    settings = home.tmp / "claude" / "settings.json"
+    assert "real key" not in home.judgeaudit("profile", "doctor", "claude").stdout
+    data = json.loads(settings.read_text())
+    data["apiKeyHelper"] = shlex.join([*_claude_helper(home)[:3], "key", "print", home.key_name])
+    settings.write_text(json.dumps(data))  # what the older version wrote
+    done = home.judgeaudit("profile", "doctor", "claude")
+    assert (
+        f"claude: bridge: {settings} still has claude send this profile's real key to "
+        f"http://127.0.0.1:{home.port} (switched by an older judgeaudit); `judgeaudit profile "
+        "use lt-old` makes it send the local token instead"
+    ) in done.stdout
+    assert home.judgeaudit("profile", "use", "lt-old").returncode == 0
+    assert "real key" not in home.judgeaudit("profile", "doctor", "claude").stdout
