@@ -155,11 +155,37 @@ def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path:
     assert "28 recorded verdicts (28 with winner null: no verdict)" in said
     text = cli_ok("report", str(after)).stdout
     assert "misselection not measured (the judge gave no verdict on any of 28 orders)" in text
-    compared = cli_ok("compare", str(before), str(after)).stdout
-    assert "WARNING: run B has no verdict for 100.0% of orders (28/28; 95% CI" in compared
-    gate = cli("compare", str(before), str(after), "--fail-on-rise")
-    assert gate.returncode == 3 and "gate" in gate.stdout, gate  # the judge's outage fails it
-    assert "run B has no verdict for 100.0%" in gate.stdout
+    # a run that measured nothing is no side of a comparison (before: B's outage was a rise in
+    # misselection's 0% and A's outage an INCONCLUSIVE gate, exit 5, against a 0% baseline)
+    for args, side in (((before, after), "B"), ((after, before), "A")):
+        for gate in ([], ["--fail-on-rise"]):
+            refused = cli("compare", *map(str, args), *gate)
+            assert refused.returncode == 2 and not refused.stdout, refused
+            line = refused.stderr.strip()
+            assert line.count("\n") == 0 and f"run {side} ({after}#" in line, line
+            assert "measured nothing: the judge gave no verdict on any of its 28 orders" in line
+            assert f"judgeaudit report {after}" in line
+
+
+def test_judges_ranks_a_judge_that_never_answered_last_as_not_measured(tmp_path: Path) -> None:
+    """A review: `judges` ranked an outage's all-tie 0% as the best judge, on the frontier, and
+    gated the judge that answered against it."""
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "down").mkdir()
+    good, _ = audited(tmp_path / "ok", write(tmp_path / "ok.jsonl", log_lines(TASKS)))
+    outage = {task: (pairs, 2 * pairs) for task, (pairs, _) in TASKS.items()}
+    down, _ = audited(tmp_path / "down", write(tmp_path / "down.jsonl", log_lines(outage)))
+    board = json.loads(cli_ok("judges", str(down), str(good), "--format", "json").stdout)
+    first, last = board["judges"]
+    assert first["out"] == str(good) and first["measured"] and first["frontier"]
+    assert first["vs_best"] is None and first["misselection"]["rate"] is not None
+    assert last["out"] == str(down) and not last["measured"] and not last["frontier"]
+    assert last["rank"] == 2 and last["vs_best"] is None
+    assert last["misselection"]["rate"] is None and last["not_measured"].startswith("not measured")
+    table = cli_ok("judges", str(down), str(good)).stdout.splitlines()
+    row = next(line for line in table if line.startswith("2 "))
+    assert "not measured" in row and " *" not in row and "0.0% [" not in row.split("100.0%")[0]
+    assert table[1].startswith("1 ") and "*" in table[1] and "best" in table[1]
 
 
 @pytest.mark.parametrize(

@@ -176,6 +176,21 @@ def nothing_judged(health: Mapping[str, Any]) -> bool:
     return bool(orders) and health.get("no_verdict_orders") == orders
 
 
+def unmeasured_refusal(
+    side: str, run_id: str, out: object, health: Mapping[str, Any]
+) -> str | None:
+    """The one line ``compare`` refuses with when run ``side`` (A or B) measured nothing
+    (:func:`nothing_judged`), else None: a gate against, or of, an all-tie 0% is no comparison."""
+    if not nothing_judged(health):
+        return None
+    return (
+        f"compare: run {side} ({out}#{run_id}) measured nothing: the judge gave no verdict on any "
+        f"of its {health['orders']} orders, so it has no misselection to compare; check its "
+        f"[judge] model and that the replies carry a verdict (`judgeaudit report {out}` shows "
+        "the parse failures), then re-judge it or compare a run that was judged"
+    )
+
+
 def misselected_text(misselected: int, health: dict[str, Any]) -> str:
     """The report headline's count: ``N misselected``, or, when most orders have no verdict, a
     count that says it covers the judged orders only (none judged: no count at all)."""
