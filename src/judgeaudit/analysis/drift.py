@@ -26,7 +26,7 @@ from judgeaudit.analysis.paired import (
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.split import run_figures
-from judgeaudit.analysis.verdicts import missing_per_task, unmeasured_refusal
+from judgeaudit.analysis.verdicts import missing_per_order, unmeasured_refusal
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -163,11 +163,11 @@ def compare(
     return result
 
 
-def _missing(out: Path, run_id: str) -> dict[Any, tuple[int, int]]:
-    """A run's orders without a verdict and its orders, per task (the no-verdict rise test)."""
+def _missing(out: Path, run_id: str) -> dict[tuple[Any, ...], float]:
+    """Whether each of a run's judged orders has no verdict (the no-verdict rise test)."""
     db = open_db(out)
     try:
-        return missing_per_task(db, run_id)
+        return missing_per_order(db, run_id)
     finally:
         db.close()
 
