@@ -8,6 +8,8 @@ share was 0% by construction."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -139,11 +141,24 @@ def test_the_trend_shows_a_days_no_verdict_share_and_a_judge_outage(tmp_path: Pa
     assert second["misselection"]["rate"] is None and second["misselection"]["ci_low"] is None
     assert second["misselection"]["not_measured"].startswith("not measured")
     assert all(b["rate"] is None for b in second["buckets"])
+    # nor a consistency: every order a tie agrees with nothing (a review: it read 0.0% [0.0, 21.5])
+    consistency = second["position_consistency"]
+    assert consistency["rate"] is None and consistency["ci_low"] is None
+    assert consistency["not_measured"].startswith("not measured")
+    assert first["position_consistency"]["rate"] is not None
+    rows = list(csv.DictReader(io.StringIO(cli_ok(
+        "trend", str(days), "--work", str(tmp_path / "runs"), "--format", "csv").stdout)))  # fmt: skip
+    for metric in ("position consistency", "tie-aware misselection", "misselection"):
+        row = next(r for r in rows if r["period"] == "2026-11-04" and r["metric"] == metric)
+        assert row["rate"] == "" and row["no_interval"].startswith("not measured"), row
+    html = cli_ok("trend", str(days), "--work", str(tmp_path / "runs"), "--format", "html").stdout
+    assert "2026-11-04: not measured: the judge gave no verdict on any order" in html
     assert first["misselection"]["rate"] is not None
     table = cli_ok("trend", str(days), "--work", str(tmp_path / "runs")).stdout
     assert f"100.0% [{low * 100:.1f}, {high * 100:.1f}]" in table
     outage_row = next(line for line in table.splitlines() if line.startswith("2026-11-04"))
     assert outage_row.split()[1:3] == ["not", "measured"], outage_row
+    assert "0.0% [0.0" not in outage_row and outage_row.count("not measured") == 3, outage_row
 
 
 def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path: Path) -> None:

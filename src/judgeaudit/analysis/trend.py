@@ -241,6 +241,8 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
                 "tie_aware_ci": None, "not_measured": NOT_MEASURED}  # fmt: skip
         misselection = {**misselection, **gone}
         buckets = [{**b, **gone} for b in buckets]
+        # every order a tie agrees with nothing: its 0% consistency is no measurement either
+        consistency = {**consistency, **_none(), "not_measured": NOT_MEASURED}
     return {
         "pairs": report["pairs"],
         "misselection": misselection,
@@ -374,4 +376,5 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 def _tie_aware(part: dict[str, Any]) -> dict[str, Any]:
     low, high = part.get("tie_aware_ci") or (None, None)
-    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high}
+    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high,
+            "not_measured": part.get("not_measured")}  # fmt: skip
