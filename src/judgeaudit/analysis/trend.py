@@ -227,6 +227,8 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
             "ci_low": None if a_high is None else 1 - a_high,
             "ci_high": None if a_low is None else 1 - a_low,
             "labelled": review.get("n"),
+            # the report's stratified bootstrap; without one, its reason (too few labels)
+            "no_interval": None if a_low is not None else review.get("interval"),
         }
     style = report.get("style") or {}
     keep = ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")
