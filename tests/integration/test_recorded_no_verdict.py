@@ -8,6 +8,8 @@ share was 0% by construction."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -139,11 +141,24 @@ def test_the_trend_shows_a_days_no_verdict_share_and_a_judge_outage(tmp_path: Pa
     assert second["misselection"]["rate"] is None and second["misselection"]["ci_low"] is None
     assert second["misselection"]["not_measured"].startswith("not measured")
     assert all(b["rate"] is None for b in second["buckets"])
+    # nor a consistency: every order a tie agrees with nothing (a review: it read 0.0% [0.0, 21.5])
+    consistency = second["position_consistency"]
+    assert consistency["rate"] is None and consistency["ci_low"] is None
+    assert consistency["not_measured"].startswith("not measured")
+    assert first["position_consistency"]["rate"] is not None
+    rows = list(csv.DictReader(io.StringIO(cli_ok(
+        "trend", str(days), "--work", str(tmp_path / "runs"), "--format", "csv").stdout)))  # fmt: skip
+    for metric in ("position consistency", "tie-aware misselection", "misselection"):
+        row = next(r for r in rows if r["period"] == "2026-11-04" and r["metric"] == metric)
+        assert row["rate"] == "" and row["no_interval"].startswith("not measured"), row
+    html = cli_ok("trend", str(days), "--work", str(tmp_path / "runs"), "--format", "html").stdout
+    assert "2026-11-04: not measured: the judge gave no verdict on any order" in html
     assert first["misselection"]["rate"] is not None
     table = cli_ok("trend", str(days), "--work", str(tmp_path / "runs")).stdout
     assert f"100.0% [{low * 100:.1f}, {high * 100:.1f}]" in table
     outage_row = next(line for line in table.splitlines() if line.startswith("2026-11-04"))
     assert outage_row.split()[1:3] == ["not", "measured"], outage_row
+    assert "0.0% [0.0" not in outage_row and outage_row.count("not measured") == 3, outage_row
 
 
 def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path: Path) -> None:
@@ -155,11 +170,37 @@ def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path:
     assert "28 recorded verdicts (28 with winner null: no verdict)" in said
     text = cli_ok("report", str(after)).stdout
     assert "misselection not measured (the judge gave no verdict on any of 28 orders)" in text
-    compared = cli_ok("compare", str(before), str(after)).stdout
-    assert "WARNING: run B has no verdict for 100.0% of orders (28/28; 95% CI" in compared
-    gate = cli("compare", str(before), str(after), "--fail-on-rise")
-    assert gate.returncode == 3 and "gate" in gate.stdout, gate  # the judge's outage fails it
-    assert "run B has no verdict for 100.0%" in gate.stdout
+    # a run that measured nothing is no side of a comparison (before: B's outage was a rise in
+    # misselection's 0% and A's outage an INCONCLUSIVE gate, exit 5, against a 0% baseline)
+    for args, side in (((before, after), "B"), ((after, before), "A")):
+        for gate in ([], ["--fail-on-rise"]):
+            refused = cli("compare", *map(str, args), *gate)
+            assert refused.returncode == 2 and not refused.stdout, refused
+            line = refused.stderr.strip()
+            assert line.count("\n") == 0 and f"run {side} ({after}#" in line, line
+            assert "measured nothing: the judge gave no verdict on any of its 28 orders" in line
+            assert f"judgeaudit report {after}" in line
+
+
+def test_judges_ranks_a_judge_that_never_answered_last_as_not_measured(tmp_path: Path) -> None:
+    """A review: `judges` ranked an outage's all-tie 0% as the best judge, on the frontier, and
+    gated the judge that answered against it."""
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "down").mkdir()
+    good, _ = audited(tmp_path / "ok", write(tmp_path / "ok.jsonl", log_lines(TASKS)))
+    outage = {task: (pairs, 2 * pairs) for task, (pairs, _) in TASKS.items()}
+    down, _ = audited(tmp_path / "down", write(tmp_path / "down.jsonl", log_lines(outage)))
+    board = json.loads(cli_ok("judges", str(down), str(good), "--format", "json").stdout)
+    first, last = board["judges"]
+    assert first["out"] == str(good) and first["measured"] and first["frontier"]
+    assert first["vs_best"] is None and first["misselection"]["rate"] is not None
+    assert last["out"] == str(down) and not last["measured"] and not last["frontier"]
+    assert last["rank"] == 2 and last["vs_best"] is None
+    assert last["misselection"]["rate"] is None and last["not_measured"].startswith("not measured")
+    table = cli_ok("judges", str(down), str(good)).stdout.splitlines()
+    row = next(line for line in table if line.startswith("2 "))
+    assert "not measured" in row and " *" not in row and "0.0% [" not in row.split("100.0%")[0]
+    assert table[1].startswith("1 ") and "*" in table[1] and "best" in table[1]
 
 
 @pytest.mark.parametrize(

@@ -98,7 +98,9 @@ def wilson_float(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 and 1 the bound is the rate itself; in floats centre - half left 1.4e-17 (CSV, JSON)
+    low = 0.0 if p <= 0 else max(0.0, centre - half)
+    return low, 1.0 if p >= 1 else min(1.0, centre + half)
 
 
 def interval(s: Sums) -> Clustered:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.fmt import TASK_WILSON, bucket_columns, with_ci
-from judgeaudit.analysis.frame import open_db
+from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.gate import (
     coverage_lines,
     decide_rows,
@@ -26,7 +26,7 @@ from judgeaudit.analysis.paired import (
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.split import run_figures
-from judgeaudit.analysis.verdicts import missing_per_task
+from judgeaudit.analysis.verdicts import missing_per_order, unmeasured_refusal
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -91,6 +91,10 @@ def compare(
             style=False,
         ),
     )
+    for side, out, report in (("A", out_a, base), ("B", out_b, new)):
+        refusal = unmeasured_refusal(side, report["run_id"], out, report["verdicts"])
+        if refusal:
+            raise AnalysisError(refusal)
     a, b = run_lineage(out_a, base["run_id"]), run_lineage(out_b, new["run_id"])
     pairs_with = pair_runs(out_a, a, out_b, b)
     paired = pairs_with.paired
@@ -159,11 +163,11 @@ def compare(
     return result
 
 
-def _missing(out: Path, run_id: str) -> dict[Any, tuple[int, int]]:
-    """A run's orders without a verdict and its orders, per task (the no-verdict rise test)."""
+def _missing(out: Path, run_id: str) -> dict[tuple[Any, ...], float]:
+    """Whether each of a run's judged orders has no verdict (the no-verdict rise test)."""
     db = open_db(out)
     try:
-        return missing_per_task(db, run_id)
+        return missing_per_order(db, run_id)
     finally:
         db.close()
 

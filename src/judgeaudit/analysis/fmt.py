@@ -61,9 +61,10 @@ def bracket(pair: Sequence[float | None] | None, none: str = "—") -> str:
     return f"[{low * 100:.1f}, {high * 100:.1f}]"
 
 
-def with_ci(rate: float | None, pair: Sequence[float | None] | None, none: str = "") -> str:
+def with_ci(rate: float | None, pair: Sequence[float | None] | None, none: str = "[no CI]") -> str:
     """A rate and its interval, ``28.6% [24.2, 33.4]``; ``n/a`` without a rate, and ``none``
-    after the rate when it has no interval (the rate alone by default)."""
+    after the rate when it has no interval (``[no CI]``, or the reason: never a bare rate that
+    reads as one known exactly)."""
     if rate is None:
         return "n/a"
     shown = bracket(pair, none)

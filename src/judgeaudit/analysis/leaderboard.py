@@ -27,6 +27,7 @@ from judgeaudit.analysis.fmt import with_ci
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
+from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import UNSTABLE_SPAN, is_unstable, top_style_term
 
 
@@ -73,14 +74,23 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
             )
         )
     rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
-    rows.sort(key=lambda r: (r["misselection"]["rate"], r["run_id"]))
-    best = rows[0]
+    # a judge that never answered is not measured (its all-tie 0% is no rate): last, unranked
+    # against the others, and never the best, a frontier judge or a gate's baseline
+    rows.sort(key=lambda r: (not r["measured"], r["misselection"]["rate"] or 0.0, r["run_id"]))
+    measured = [r for r in rows if r["measured"]]
+    best = measured[0] if measured else None
     for row in rows:
         row["rank"] = rows.index(row) + 1
-        row["vs_best"] = None if row is best else _vs_best(best, row, margin)
+        row["vs_best"] = (
+            None
+            if best is None or row is best or not row["measured"]
+            else (_vs_best(best, row, margin))
+        )
     axis = "cost_usd" if all(r["cost_usd"] is not None for r in rows) else "tokens"
     for row in rows:
-        row["frontier"] = not any(_beats(other, row, axis) for other in rows if other is not row)
+        row["frontier"] = row["measured"] and not any(
+            _beats(other, row, axis) for other in measured if other is not row
+        )
     return {
         "margin": margin,
         "cost_axis": axis,
@@ -133,12 +143,16 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
     usage = _usage(out, run_id)
     ties = _rate(pairs.assign(tie=(pairs["judge_pref"] == "tie").astype(int)), "tie")
     given = verdicts["orders"] - verdicts["no_verdict_orders"]
-    return {
+    measured = not nothing_judged(verdicts)
+    row = {
         "out": str(out),
         "run_id": run_id,
         "judge_model": (manifest.get("models", {}).get("judge") or {}).get("model"),
         "recorded": lineage["recorded"],
         "prompt_hash": (manifest.get("prompts", {}).get("hashes") or {}).get("judge"),
+        # False when the judge gave no verdict on any order: its misselection is then not a rate
+        "measured": measured,
+        "not_measured": None if measured else NOT_MEASURED,
         "misselection": _rate(decisive),
         "near": {"label": first["label"], "alias": first.get("alias"), **_rate(near)},
         "tie_share": ties["rate"],
@@ -161,6 +175,24 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "latency_p50_ms": usage["p50"],
         "latency_p95_ms": usage["p95"],
         "style": _style(report["style"]),
+    }
+    return row if measured else _unmeasured(row)
+
+
+def _unmeasured(row: dict[str, Any]) -> dict[str, Any]:
+    """A row whose judge gave no verdict on any order: its judge figures are no rates (JSON
+    null, ``not_measured`` says why), not an all-tie 0% with an interval."""
+    none: dict[str, Any] = {"rate": None, "ci_low": None, "ci_high": None}
+    return {
+        **row,
+        "misselection": {**row["misselection"], **none},
+        "near": {**row["near"], **none},
+        "tie_share": None,
+        "tie_share_ci": [None, None],
+        "position_consistency": None,
+        "position_consistency_ci": [None, None],
+        "satisfied_but_failed": None,
+        "satisfied_but_failed_ci": [None, None],
     }
 
 
@@ -225,8 +257,14 @@ def _cells(row: dict[str, Any]) -> list[str]:
 
     vs = row["vs_best"]
     versus = "best" if vs is None else f"{vs['verdict']} ({vs['change'] * 100:+.1f} pts)"
+    if not row["measured"]:
+        # no verdict on any order: its 0% misselection, ties and consistency are no figures
+        return [str(row["rank"]), judge_cell(row), str(row["prompt_hash"] or "")[:8],
+                "not measured", "not measured", "not measured", "not measured",
+                with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci"), "[no CI]"),
+                "not measured", str(row["tokens"]), "n/a", _latency(row), style_cell(row["style"]),
+                "not measured: no verdict", row["run_id"]]  # fmt: skip
     cost = row["cost_per_1000_verdicts"]
-    lat = row["latency_p50_ms"], row["latency_p95_ms"]
     return [
         str(row["rank"]),
         judge_cell(row) + (" *" if row["frontier"] else ""),
@@ -235,15 +273,20 @@ def _cells(row: dict[str, Any]) -> list[str]:
         rate(near),
         with_ci(row["tie_share"], row.get("tie_share_ci")),
         with_ci(row["position_consistency"], row.get("position_consistency_ci")),
-        with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci")),
+        with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci"), "[no CI]"),
         with_ci(row["satisfied_but_failed"], row.get("satisfied_but_failed_ci")),
         str(row["tokens"]),
         "n/a" if cost is None else f"${cost:.4f}",
-        "n/a" if lat[0] is None else f"{lat[0]:.0f}/{lat[1]:.0f}",
+        _latency(row),
         style_cell(row["style"]),
         versus,
         row["run_id"],
     ]
+
+
+def _latency(row: dict[str, Any]) -> str:
+    lat = row["latency_p50_ms"], row["latency_p95_ms"]
+    return "n/a" if lat[0] is None else f"{lat[0]:.0f}/{lat[1]:.0f}"
 
 
 def judge_cell(row: dict[str, Any]) -> str:
@@ -296,6 +339,12 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
         f"* no other judge beats it on both misselection and {board['cost_axis']} "
         f"({board['method']['frontier']})",
     ]
+    unmeasured = [r["run_id"] for r in board["judges"] if not r["measured"]]
+    if unmeasured:
+        notes.append(
+            f"{', '.join(unmeasured)}: {NOT_MEASURED}, so its all-tie 0% misselection is no "
+            "rate; ranked last, never the best or on the frontier"
+        )
     if board["left_out"]:
         notes.append(
             "left out (judged other conversations): "

@@ -7,16 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.fmt import bracket
+from judgeaudit.analysis.fmt import bracket, pct
 
 
 def render_card(card: dict[str, Any]) -> tuple[str, str]:
     """(JSON text, Markdown text) of a data card."""
     return json.dumps(card, ensure_ascii=False, indent=2) + "\n", _markdown(card)
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value * 100:.1f}%"
 
 
 def _markdown(c: dict[str, Any]) -> str:
@@ -60,7 +56,7 @@ def _markdown(c: dict[str, Any]) -> str:
         ci = bracket([b["ci_low"], b["ci_high"]])
         lines.append(
             f"| {b['bucket']} | {b['decisive']} | {b['judge_ties']} | {b['judge_labelled']} | "
-            f"{b['reversed']} | {_pct(b['rate'])} | {ci} |"
+            f"{b['reversed']} | {pct(b['rate'])} | {ci} |"
         )
     lines += ["", "## Left out and skipped", ""]
     for title, key in (

@@ -227,6 +227,8 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
             "ci_low": None if a_high is None else 1 - a_high,
             "ci_high": None if a_low is None else 1 - a_low,
             "labelled": review.get("n"),
+            # the report's stratified bootstrap; without one, its reason (too few labels)
+            "no_interval": None if a_low is not None else review.get("interval"),
         }
     style = report.get("style") or {}
     keep = ("feature", "kind", "odds_ratio", "ci_low", "ci_high", "p_value")
@@ -241,6 +243,8 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
                 "tie_aware_ci": None, "not_measured": NOT_MEASURED}  # fmt: skip
         misselection = {**misselection, **gone}
         buckets = [{**b, **gone} for b in buckets]
+        # every order a tie agrees with nothing: its 0% consistency is no measurement either
+        consistency = {**consistency, **_none(), "not_measured": NOT_MEASURED}
     return {
         "pairs": report["pairs"],
         "misselection": misselection,
@@ -374,4 +378,5 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 def _tie_aware(part: dict[str, Any]) -> dict[str, Any]:
     low, high = part.get("tie_aware_ci") or (None, None)
-    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high}
+    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high,
+            "not_measured": part.get("not_measured")}  # fmt: skip

@@ -252,6 +252,10 @@ def render_html(trend: dict[str, Any]) -> str:
         alerts = by_bucket.get("all", set()) if metric == "misselection" else (
             by_bucket.get(str(near), set()) if metric == f"misselection {near}" else set())  # fmt: skip
         charts.append(line_svg(metric, points, periods, alerts, not metric.startswith("odds")))
+        gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
+        if gaps:  # a gap in the line says why (a judge outage: not measured)
+            charts[-1] += "<p class='note'>" + escape(
+                "; ".join(f"{p['period']}: {p['no_interval']}" for p in gaps)) + "</p>"  # fmt: skip
     alerts = trend.get("alerts", [])
     refused = "".join(
         f"<li class='warn'>{escape(r['period'])}: {escape(r['reason'])}</li>"

@@ -90,9 +90,27 @@ def _counts(
     return by_judge, tasks
 
 
-def missing_per_task(db: sqlite3.Connection, run_id: str) -> dict[Any, tuple[int, int]]:
-    """(orders without a verdict, orders) per task, every judge model's (the gate's rise test)."""
-    return _per_task(_counts(db, run_id)[1])
+#: One row per judged order: its pair's identity across runs (``paired.KEY``), the order, and
+#: whether any of its attempts parsed.
+PER_ORDER = (
+    'SELECT p.task_id, p.trial, p.trial_b, p.agent_a, p.agent_b, l."order",'
+    " MAX(l.parse_error IS NULL) FROM judge_logs l JOIN audit_pairs p ON p.pair_id = l.pair_id"
+    ' WHERE l.run_id = ? GROUP BY l.pair_id, l."order"'
+)
+
+
+def missing_per_order(db: sqlite3.Connection, run_id: str) -> dict[tuple[Any, ...], float]:
+    """(task, trial, trial_b, agent_a, agent_b, order) -> the share of its judge models that gave
+    it no verdict (0 or 1 with one model): the orders the gate's rise test pairs across runs.
+    Trials as ``paired.with_trials`` reads them (none is 0; side B's is side A's)."""
+    found: dict[tuple[Any, ...], list[int]] = {}
+    for task, trial, trial_b, agent_a, agent_b, order, ok in db.execute(PER_ORDER, (run_id,)):
+        first = int(trial or 0)
+        key = (task, first, first if trial_b is None else int(trial_b), agent_a, agent_b, order)
+        into = found.setdefault(key, [0, 0])
+        into[0] += not ok
+        into[1] += 1
+    return {key: missing / judged for key, (missing, judged) in found.items()}
 
 
 def verdict_health(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
@@ -174,6 +192,21 @@ def nothing_judged(health: Mapping[str, Any]) -> bool:
     since a 0% over pairs that are all ties would read as a perfect judge."""
     orders = health.get("orders") or 0
     return bool(orders) and health.get("no_verdict_orders") == orders
+
+
+def unmeasured_refusal(
+    side: str, run_id: str, out: object, health: Mapping[str, Any]
+) -> str | None:
+    """The one line ``compare`` refuses with when run ``side`` (A or B) measured nothing
+    (:func:`nothing_judged`), else None: a gate against, or of, an all-tie 0% is no comparison."""
+    if not nothing_judged(health):
+        return None
+    return (
+        f"compare: run {side} ({out}#{run_id}) measured nothing: the judge gave no verdict on any "
+        f"of its {health['orders']} orders, so it has no misselection to compare; check its "
+        f"[judge] model and that the replies carry a verdict (`judgeaudit report {out}` shows "
+        "the parse failures), then re-judge it or compare a run that was judged"
+    )
 
 
 def misselected_text(misselected: int, health: dict[str, Any]) -> str:

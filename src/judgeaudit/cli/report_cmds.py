@@ -103,7 +103,8 @@ def _later_of_its_spec(folder: Path, run_id: str) -> str | None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Exit codes with --fail-on-rise: 0 not worse, 3 worse (or run B's judge often gave no
-    verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive), 4
+    verdict), 5 inconclusive (not enough data), 2 refused (unpaired, nothing decisive, a run
+    whose judge gave no verdict at all), 4
     unfinished."""
     from judgeaudit.analysis.compare_entry import compare_runs
     from judgeaudit.analysis.drift import render_compare
