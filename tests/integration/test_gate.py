@@ -77,7 +77,7 @@ def test_a_judge_without_verdicts_fails_the_gate_instead_of_passing_as_an_improv
 ) -> None:
     done = cli("compare", str(runs / "base"), str(runs / "broken"), "--fail-on-rise")
     assert done.returncode == 3, done.stdout + done.stderr
-    assert "no verdict for 100.0% of orders (36/36; 95% CI 90.4–100.0%, Wilson" in done.stderr
+    assert "no verdict for 100.0% of orders (36/36; 95% CI [90.4, 100.0], Wilson" in done.stderr
     assert "no verdict: 0.0% of orders (0/" in done.stdout
     result = json.loads(
         cli("compare", str(runs / "base"), str(runs / "broken"), "--format", "json").stdout
