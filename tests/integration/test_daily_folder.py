@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,15 @@ def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
     assert done.returncode == 6 and "day 2026-11-02 refused" in done.stderr
     assert "REFUSED 2026-11-02 (not in the series)" in saved.read_text()
     assert "2026-11-02,refused" in cli("trend", str(logs), "--format", "csv").stdout
+    # the HTML page lists each refused day once (its own section, not again under the table)
+    page = cli("trend", str(logs), "--format", "html", "--output", str(logs.parent / "t.html"))
+    assert page.returncode == 6, page.stderr
+    html = (logs.parent / "t.html").read_text()
+    assert "Days refused, not in the series" in html
+    assert html.count("not in the series") == 1  # the section's heading, no REFUSED line
+    for reason in refused.values():
+        assert html.count(escape(reason)) == 1, reason
+    assert html.count("2026-11-05.json") == 1  # the ignored file stays under the table
     # every day refused: one line, exit 2, nothing written
     for day in ("2026-11-01", "2026-11-04"):
         (logs / f"{day}.jsonl").write_text("")

@@ -43,10 +43,11 @@ def _no_alert(detector: dict[str, Any]) -> str:
     return "no alert" if detector.get("tests") else "no alert tested"
 
 
-def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
+def daily_lines(trend: dict[str, Any], files: bool = True, refused: bool = True) -> list[str]:
     """What a folder of daily files adds below the table (``trend["daily"]``, from
     :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files
-    (``files=False``: not those two, which stderr says beside a table printed to stdout)."""
+    (``files=False``: not those two, which stderr says beside a table printed to stdout;
+    ``refused=False``: not the refused days, which the HTML page lists in its own section)."""
     lines = [
         f"{p['period']}: {p['pairs_without_verdict']} pair(s) without a recorded verdict left "
         "out (judged pairs only)"
@@ -65,7 +66,7 @@ def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
         return lines
     lines += [
         f"REFUSED {r['period']} (not in the series): {r['reason']}"
-        for r in daily.get("refused", [])
+        for r in (daily.get("refused", []) if refused else [])
     ]
     lines += [f"ignored {i['file']}: {i['reason']}" for i in daily.get("ignored", [])]
     return lines
@@ -88,8 +89,9 @@ def dropped_part(labels: dict[str, Any]) -> str:
     )
 
 
-def render_table(trend: dict[str, Any], files: bool = True) -> str:
-    """The table; ``files``: with the refused and ignored daily files (:func:`daily_lines`)."""
+def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True) -> str:
+    """The table; ``files``: with the refused and ignored daily files, ``refused``: with the
+    refused days among them (:func:`daily_lines`)."""
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
     headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties", "judge sbf",
@@ -125,7 +127,7 @@ def render_table(trend: dict[str, Any], files: bool = True) -> str:
         f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
         f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
         f"{det.get('tests', 0)} tests",
-        *daily_lines(trend, files),
+        *daily_lines(trend, files, refused),
     ]
     untold = [p for p in periods if p["no_verdict"].get("no_interval")]
     if untold:
@@ -278,7 +280,7 @@ def render_html(trend: dict[str, Any]) -> str:
         "<h2>Series</h2>"
         + "".join(f"<div>{c}</div>" for c in charts)
         + "<h2>Table</h2><pre>"
-        + escape(render_table(trend))
+        + escape(render_table(trend, refused=False))  # the refused days have their section
         + "</pre>"
         + "<p class='note'>Intervals: "
         + escape("; ".join(f"{k}: {v}" for k, v in trend["intervals"].items()))
