@@ -71,6 +71,17 @@ def with_ci(rate: float | None, pair: Sequence[float | None] | None, none: str =
     return f"{pct(rate)} {shown}" if shown else pct(rate)
 
 
+def with_interval(part: Mapping[str, Any] | None) -> str:
+    """A period's figure (``rate``, ``ci_low``, ``ci_high``) as the table and the app's period
+    list print it: ``12.3% [9.1, 16.2]``, ``[no CI]`` said, ``not measured``, ``n/a``."""
+    if part and part.get("not_measured"):
+        return "not measured"
+    if not part or part.get("rate") is None:
+        return "n/a"
+    # without an interval it is said, never left to look like a rate known exactly
+    return with_ci(part["rate"], [part.get("ci_low"), part.get("ci_high")], none="[no CI]")
+
+
 def ci(row: Mapping[str, Any]) -> str:
     """A row's ``ci_low``/``ci_high`` as :func:`bracket`, or a dash when it has none."""
     return bracket([row.get("ci_low"), row.get("ci_high")])

@@ -9,18 +9,9 @@ import json
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import pct, with_ci
+from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method, series
-
-
-def _with_ci(part: dict[str, Any] | None) -> str:
-    if part and part.get("not_measured"):
-        return "not measured"
-    if not part or part.get("rate") is None:
-        return "n/a"
-    # without an interval it is said, never left to look like a rate known exactly
-    return with_ci(part["rate"], [part.get("ci_low"), part.get("ci_high")], none="[no CI]")
 
 
 def alert_line(a: dict[str, Any]) -> str:
@@ -103,14 +94,14 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
         rows.append(
             [
                 p["period"] + (" !" if p["period"] in alerted else ""),
-                _with_ci(m),
-                _with_ci(p["buckets"][0] if p["buckets"] else None),
+                with_interval(m),
+                with_interval(p["buckets"][0] if p["buckets"] else None),
                 str(m.get("tie") if m.get("tie") is not None else "n/a"),
-                _with_ci(p["judge_satisfied_but_failed"]),
-                _with_ci(p["user_satisfied_but_failed"]),
-                _with_ci(p["no_verdict"]),
-                _with_ci(p["position_consistency"]),
-                _with_ci(p["human_disagreement"]),
+                with_interval(p["judge_satisfied_but_failed"]),
+                with_interval(p["user_satisfied_but_failed"]),
+                with_interval(p["no_verdict"]),
+                with_interval(p["position_consistency"]),
+                with_interval(p["human_disagreement"]),
                 ",".join(p["judge_models"]) or "?",
             ]
         )
