@@ -139,12 +139,27 @@ def no_verdict(health: Mapping[str, Any], named: bool = False) -> str:
     return f"{pct(health['no_verdict_rate'])} of orders ({counts}{shown})"
 
 
-def verdict_line(judge: Mapping[str, Any]) -> str:
+#: Why an order has no verdict, by the run's judge source (``recorded``: the verdicts came from
+#: a log, so no judge was called and nothing was retried).
+NO_VERDICT_WHY = {
+    False: "unparsable judge output after retries",
+    True: "verdicts the log gave as null or unparsable",
+}
+
+
+def failures(health: Mapping[str, Any], recorded: bool) -> str:
+    """The judge's calls that gave no verdict, or (``recorded``) the log's verdict lines that
+    were null or unparsable: ``parse failures 7/28 calls``, ``7/28 recorded verdicts null or
+    unparsable``."""
+    failed, calls = health["parse_failures"], health["judge_calls"]
+    if recorded:
+        return f"{failed}/{calls} recorded verdicts null or unparsable"
+    return f"parse failures {failed}/{calls} calls"
+
+
+def verdict_line(judge: Mapping[str, Any], recorded: bool) -> str:
     """One judge model's verdict health (the text report's and the app's line)."""
-    return (
-        f"{judge['judge_model']}: no verdict {no_verdict(judge)}, parse failures "
-        f"{judge['parse_failures']}/{judge['judge_calls']} calls"
-    )
+    return f"{judge['judge_model']}: no verdict {no_verdict(judge)}, {failures(judge, recorded)}"
 
 
 #: What an agent pair's success and judge-win shares count (said once per section).
