@@ -45,6 +45,12 @@ def daily_lines(trend: dict[str, Any], files: bool = True, refused: bool = True)
         for p in trend["periods"]
         if p.get("pairs_without_verdict")
     ]
+    lines += [
+        f"{p['period']}: {p['verdicts_contradicting']} recorded verdict(s) whose winner "
+        "contradicts its own scores, kept as recorded (the day's import names each)"
+        for p in trend["periods"]
+        if p.get("verdicts_contradicting")
+    ]
     daily = trend.get("daily", {})
     if daily.get("reaudited"):
         lines.append(
@@ -167,6 +173,9 @@ def render_csv(trend: dict[str, Any]) -> str:
         if point.get("pairs_without_verdict"):
             writer.writerow({"period": point["period"], "metric": "pairs without verdict",
                              "n": point["pairs_without_verdict"], "alert": 0})  # fmt: skip
+        if point.get("verdicts_contradicting"):
+            writer.writerow({"period": point["period"], "metric": "verdicts contradicting "
+                             "their scores", "n": point["verdicts_contradicting"], "alert": 0})  # fmt: skip
     for refused in trend.get("daily", {}).get("refused", []):
         writer.writerow({"period": refused["period"], "metric": "refused", "alert": 0})
     return buffer.getvalue()
