@@ -73,6 +73,8 @@ class DailyNotes:
     refused: list[dict[str, str]] = field(default_factory=list)  # period, file, reason
     ignored: list[dict[str, str]] = field(default_factory=list)  # file, reason
     unjudged: dict[str, int] = field(default_factory=dict)  # out -> pairs left without verdict
+    #: out -> the day's verdicts kept whose winner contradicts their own scores
+    contradicting: dict[str, int] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
 
     def as_json(self) -> dict[str, Any]:
@@ -177,14 +179,18 @@ def _audit_days(
         if day.labels is not None:
             notes.labels.append({"period": path.stem, **day.labels.as_json()})
         outs.append(out)
-        if (unjudged := _unjudged(out)) is not None:
+        if (unjudged := _kept_count(out, "pairs_without_verdict")) is not None:
             notes.unjudged[str(out)] = unjudged
+        if (contradicting := _kept_count(out, "verdicts_contradicting")) is not None:
+            notes.contradicting[str(out)] = contradicting
     return outs
 
 
-def _unjudged(out: Path) -> int | None:
+def _kept_count(out: Path, key: str) -> int | None:
+    """A count the day's import record keeps (``pairs_without_verdict``,
+    ``verdicts_contradicting``); None for a day imported before it was kept."""
     try:
-        return int(json.loads((out / IMPORTED).read_text())["pairs_without_verdict"])
+        return int(json.loads((out / IMPORTED).read_text())[key])
     except (OSError, ValueError, KeyError, TypeError):
         return None  # audited before the count was kept: not known, not claimed 0
 
@@ -239,7 +245,8 @@ def _audit_one(path: Path, out: Path, day: Day) -> bool:
                                       None, period_of_name(path.stem), force=True)  # fmt: skip
             record = {"source": path.name, "pairs_read": summary.read,
                       "pairs_without_verdict": summary.without_verdict,
-                      "lines_skipped": summary.skips.count}  # fmt: skip
+                      "lines_skipped": summary.skips.count,
+                      "verdicts_contradicting": summary.contradictions.count}  # fmt: skip
             atomic_write_text(stage / "spec.toml", day.spec)
             atomic_write_text(stage / IMPORTED, json.dumps(record, indent=1) + "\n")
         try:
@@ -316,6 +323,8 @@ def trend_with_alerts(
     for period in trend["periods"]:
         if period["out"] in notes.unjudged:
             period["pairs_without_verdict"] = notes.unjudged[period["out"]]
+        if period["out"] in notes.contradicting:
+            period["verdicts_contradicting"] = notes.contradicting[period["out"]]
     if notes.unjudged or notes.refused or notes.ignored:
         trend["daily"] = notes.as_json()
     return add_alerts(trend, baseline, alpha)

@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,15 @@ def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
     assert done.returncode == 6 and "day 2026-11-02 refused" in done.stderr
     assert "REFUSED 2026-11-02 (not in the series)" in saved.read_text()
     assert "2026-11-02,refused" in cli("trend", str(logs), "--format", "csv").stdout
+    # the HTML page lists each refused day once (its own section, not again under the table)
+    page = cli("trend", str(logs), "--format", "html", "--output", str(logs.parent / "t.html"))
+    assert page.returncode == 6, page.stderr
+    html = (logs.parent / "t.html").read_text()
+    assert "Days refused, not in the series" in html
+    assert html.count("not in the series") == 1  # the section's heading, no REFUSED line
+    for reason in refused.values():
+        assert html.count(escape(reason)) == 1, reason
+    assert html.count("2026-11-05.json") == 1  # the ignored file stays under the table
     # every day refused: one line, exit 2, nothing written
     for day in ("2026-11-01", "2026-11-04"):
         (logs / f"{day}.jsonl").write_text("")
@@ -164,6 +174,44 @@ def test_pairs_without_a_verdict_are_counted_per_period(logs: Path) -> None:
     assert "2026-11-02: 1 pair(s) without a recorded verdict" in cli("trend", str(logs)).stdout
     csv = cli("trend", str(logs), "--format", "csv").stdout
     assert "2026-11-02,pairs without verdict,,,,1,0,," in csv.splitlines()
+
+
+def _contradicting(day: Path) -> int:
+    """By hand: the day's verdict lines whose winner is the side they scored lower."""
+    found = 0
+    for line in day.read_text().splitlines():
+        v = json.loads(line)
+        a, b, winner = v.get("score_a"), v.get("score_b"), v.get("winner")
+        if "order" in v and a is not None and b is not None:
+            found += (winner == "A" and a < b) or (winner == "B" and b < a)
+    return found
+
+
+def test_a_days_contradicting_verdicts_are_kept_and_shown_per_period(logs: Path) -> None:
+    """The day's import record keeps how many verdicts contradict their own scores (the import
+    printed them and the count was gone), so the trend shows it per period."""
+    day = logs / "2026-11-03.jsonl"
+    lines = [json.loads(x) for x in day.read_text().splitlines()]
+    flipped = 0
+    for v in lines:  # two decided verdicts made to pick the side they scored lower
+        if flipped < 2 and v.get("winner") in ("A", "B") and v.get("score_a") != v.get("score_b"):
+            v["winner"] = "A" if v["score_a"] < v["score_b"] else "B"
+            flipped += 1
+    day.write_text("".join(json.dumps(v) + "\n" for v in lines))
+    want = {f.stem: _contradicting(f) for f in sorted(logs.glob("*.jsonl"))}
+    assert flipped == 2 and want["2026-11-03"] >= 2
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    assert {k: v["verdicts_contradicting"] for k, v in _periods(trend).items()} == want
+    record = json.loads((logs / ".judgeaudit-trend" / "2026-11-03" / "import.json").read_text())
+    assert record["verdicts_contradicting"] == want["2026-11-03"]
+    table = cli("trend", str(logs)).stdout
+    assert (
+        f"2026-11-03: {want['2026-11-03']} recorded verdict(s) whose winner contradicts its own "
+        "scores, kept as recorded" in table
+    )
+    csv = cli("trend", str(logs), "--format", "csv").stdout.splitlines()
+    assert f"2026-11-03,verdicts contradicting their scores,,,,{want['2026-11-03']},0,," in csv
 
 
 def test_an_output_under_a_file_or_a_directory_is_one_line(logs: Path, tmp_path: Path) -> None:

@@ -85,7 +85,13 @@ def test_null_winners_give_the_no_verdict_share_with_its_interval(tmp_path: Path
     assert low < 0.127 and high > 0.434
     assert verdicts["pairs_without_verdict"] == 4  # t1-0, t1-1, t2-0 (both orders), t5-0 (AB)
     text = cli_ok("report", str(out)).stdout
-    assert f"25.0% of orders (7/28; 95% CI {low * 100:.1f}–{high * 100:.1f}%" in text
+    assert f"25.0% of orders (7/28; 95% CI [{low * 100:.1f}, {high * 100:.1f}]" in text
+    # the verdicts came from the log: no judge was called, nothing was retried
+    for fmt in ("table", "md", "html"):
+        shown = cli_ok("report", str(out), "--format", fmt).stdout
+        assert "no verdict (verdicts the log gave as null or unparsable): 25.0%" in shown, fmt
+        assert "7/28 recorded verdicts null or unparsable" in shown, fmt
+        assert "after retries" not in shown and "7/28 calls" not in shown, fmt
 
     db = sqlite3.connect(out / "audit.db")
     # the swap rule of a live judge: an order without a verdict is a tie and agrees with nothing

@@ -46,7 +46,7 @@ def test_a_run_mostly_without_verdicts_counts_the_judged_orders_only(tmp_path: P
     assert len(warned) == 1, done.stderr
     found = re.fullmatch(
         r"warning: the judge gave no verdict on (\d+\.\d)% of orders \((\d+)/(\d+); 95% CI "
-        r"\d+\.\d–\d+\.\d%, Wilson with a task design effect\): the misselection figures "
+        r"\[\d+\.\d, \d+\.\d\], Wilson with a task design effect\): the misselection figures "
         r"describe only the judged orders",
         warned[0],
     )

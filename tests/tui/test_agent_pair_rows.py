@@ -70,4 +70,4 @@ def test_the_highlighted_agent_pairs_shares_show_their_intervals(
     tasks = np.unique([t for t, _ in rows], return_inverse=True)[1]
     low, high = _statsmodels_interval(np.array([s for _, s in rows], dtype=float), tasks)
     assert line.startswith(f"{agent_a} vs {agent_b} ({len(rows)} pairs), 95% CI, Wilson")
-    assert f", B {low:.2f}–{high:.2f}; judge wins A " in line
+    assert f", B [{low:.2f}, {high:.2f}]; judge wins A " in line

@@ -84,7 +84,7 @@ def test_runs_compare_shows_each_runs_split_tie_aware_rate_and_position_bias(
         first = n["first"] / n["decided"] * 100
         assert f"first position won {first:.1f}% ({n['first']}/{n['decided']})" in bias
         # the headline's first-position share carries its interval too (it had none)
-        assert re.search(rf"{side} {first:.1f}% \d+\.\d–\d+\.\d%", summary.split("first")[1])
+        assert re.search(rf"{side} {first:.1f}% \[\d+\.\d, \d+\.\d\]", summary.split("first")[1])
         won = "of real order disagreements the first position won"
         if n["flips"]:
             flips = n["flips_first"] / n["flips"] * 100

@@ -332,7 +332,7 @@ def test_compare_chart_shows_each_rate_with_the_interval_report_gives_it(
             assert found["decisive"] == n  # the same pairs, so the same interval
             low, high = found["ci_low"], found["ci_high"]
             assert low is not None and high is not None
-            assert f"[{low * 100:.1f}–{high * 100:.1f}] n={n}" in line, line
+            assert f"[{low * 100:.1f}, {high * 100:.1f}] n={n}" in line, line
             compared += 1
     assert compared >= 4
     assert "task-clustering design effect" in chart

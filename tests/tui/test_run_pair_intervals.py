@@ -69,10 +69,10 @@ def test_the_live_rate_has_the_reports_interval(isolated: ProfileStore) -> None:
     low, high = _statsmodels_interval(y, groups)
     ace_weak = rows["ace~weak"]
     assert (ace_weak["decisive"], ace_weak["missel"], ace_weak["rate"]) == ("20", "6", "30.0%")
-    assert ace_weak["ci"] == f"{low * 100:.1f}–{high * 100:.1f}%"
+    assert ace_weak["ci"] == f"[{low * 100:.1f}, {high * 100:.1f}]"
     # by hand: deff = (7.1 / 20² × 6/5) / (0.3 × 0.7 / 19) = 1.93, so the interval is Wilson's
     # at n = 10.4, wider than Wilson's over the 20 pairs as if independent (14.5–51.9%)
-    assert ace_weak["ci"] == "11.0–59.8%"
+    assert ace_weak["ci"] == "[11.0, 59.8]"
     assert rows["ace~pro"]["ci"] == "—"  # no task: no interval rather than a wrong one
 
 

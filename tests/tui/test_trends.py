@@ -54,7 +54,12 @@ def test_trends_charts_alerts_and_enter_opens_the_period(
     rows, charts, mode, run_id, opened = asyncio.run(go())
     assert [r[0] for r in rows] == [p["period"] for p in trend["periods"]]
     assert {r[0] for r in rows if r[2] == "!"} == alerted
-    assert rows[0][1].strip() == f"{trend['periods'][0]['misselection']['rate'] * 100:.1f}%"
+    # each period's misselection with its interval, as the charts' band and `trend` give it
+    for row, period in zip(rows, trend["periods"], strict=True):
+        m = period["misselection"]
+        assert m["ci_low"] is not None
+        want = f"{m['rate'] * 100:.1f}% [{m['ci_low'] * 100:.1f}, {m['ci_high'] * 100:.1f}]"
+        assert row[1].strip() == want, (row, want)
     drawn = [m for m, points in series(trend).items() if any(p["rate"] is not None for p in points)]
     assert charts == len(drawn) >= 6  # one chart per metric with data
     assert mode == "results"

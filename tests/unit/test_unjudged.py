@@ -37,7 +37,7 @@ def test_the_close_gives_the_share_with_its_interval_and_method() -> None:
     names its method (the interval is the report's: here given, 0.40-0.60)."""
     note = unjudged({**health(50, 100), "no_verdict_rate_ci": [0.4, 0.6]})
     assert note == (
-        "the judge gave no verdict on 50.0% of orders (50/100; 95% CI 40.0–60.0%, Wilson with a "
+        "the judge gave no verdict on 50.0% of orders (50/100; 95% CI [40.0, 60.0], Wilson with a "
         "task design effect): the misselection figures describe only the judged orders"
     )
 

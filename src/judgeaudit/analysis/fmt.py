@@ -54,7 +54,8 @@ def pct(value: float | None) -> str:
 
 def bracket(pair: Sequence[float | None] | None, none: str = "—") -> str:
     """A rate's 95% interval in points, ``[24.2, 33.4]``, or ``none`` without one: the one
-    rule for the bracketed interval every text output prints beside a rate."""
+    printed form of a rate's interval in every text output (report, HTML, app, ``trend``),
+    so a reader never meets ``24.2–33.4%`` in one place and ``[24.2, 33.4]`` in another."""
     low, high = pair or (None, None)
     if low is None or high is None:
         return none
@@ -71,17 +72,20 @@ def with_ci(rate: float | None, pair: Sequence[float | None] | None, none: str =
     return f"{pct(rate)} {shown}" if shown else pct(rate)
 
 
+def with_interval(part: Mapping[str, Any] | None) -> str:
+    """A period's figure (``rate``, ``ci_low``, ``ci_high``) as the table and the app's period
+    list print it: ``12.3% [9.1, 16.2]``, ``[no CI]`` said, ``not measured``, ``n/a``."""
+    if part and part.get("not_measured"):
+        return "not measured"
+    if not part or part.get("rate") is None:
+        return "n/a"
+    # without an interval it is said, never left to look like a rate known exactly
+    return with_ci(part["rate"], [part.get("ci_low"), part.get("ci_high")], none="[no CI]")
+
+
 def ci(row: Mapping[str, Any]) -> str:
-    """A row's 95% interval as ``lo–hi%``, or a dash when it has none."""
-    if row.get("ci_low") is None:
-        return "—"
-    return f"{row['ci_low'] * 100:.1f}–{row['ci_high'] * 100:.1f}%"
-
-
-def ci_pair(pair: Sequence[float | None] | None) -> str:
-    """A ``[low, high]`` interval (``tie_aware_ci``, ``consistency_rate_ci``) as :func:`ci`."""
-    low, high = pair or (None, None)
-    return ci({"ci_low": low, "ci_high": high})
+    """A row's ``ci_low``/``ci_high`` as :func:`bracket`, or a dash when it has none."""
+    return bracket([row.get("ci_low"), row.get("ci_high")])
 
 
 def bounds(pair: Sequence[float | None] | None) -> str:
@@ -97,18 +101,14 @@ def share(row: Mapping[str, Any], name: str) -> str:
 
 def share_intervals(p: Mapping[str, Any]) -> str:
     """An agent pair's success and judge-win intervals, A then B (the text report's line under
-    the pair, the app's under its table): ``success A 0.87–0.97, B 0.63–0.82; judge wins ...``."""
+    the pair, the app's under its table): ``success A [0.87, 0.97], B [0.63, 0.82]; judge wins
+    ...``."""
 
     def two(name: str) -> str:
-        a, b = (p.get(f"{name}_{side}_ci") or (None, None) for side in "ab")
-        return f"A {_span(a)}, B {_span(b)}"
+        a, b = (p.get(f"{name}_{side}_ci") for side in "ab")
+        return f"A {bounds(a)}, B {bounds(b)}"
 
     return f"success {two('success_rate')}; judge wins {two('judge_win_rate')}"
-
-
-def _span(pair: Sequence[float | None]) -> str:
-    low, high = pair
-    return "—" if low is None or high is None else f"{low:.2f}–{high:.2f}"
 
 
 #: The report's interval, named where a rate is printed (:data:`judgeaudit.analysis.clustered.METHOD`
@@ -127,11 +127,11 @@ NO_TASK_COUNTS = (
 
 def no_verdict(health: Mapping[str, Any], named: bool = False) -> str:
     """A judge's (or the run's) share of judged orders with no verdict and its interval:
-    ``2.1% of orders (5/240; 95% CI 0.7–6.0%)``, or why it has none (:data:`NO_TASK_COUNTS`);
+    ``2.1% of orders (5/240; 95% CI [0.7, 6.0])``, or why it has none (:data:`NO_TASK_COUNTS`);
     ``named`` names the interval's method."""
     low, high = health.get("no_verdict_rate_ci") or (None, None)
     if low is not None:
-        shown = f"; 95% CI {ci_pair([low, high])}" + (f", {TASK_WILSON}" if named else "")
+        shown = f"; 95% CI {bracket([low, high])}" + (f", {TASK_WILSON}" if named else "")
     elif health["no_verdict_rate"] is not None:
         shown = f"; no interval: {NO_TASK_COUNTS}"
     else:
@@ -140,12 +140,27 @@ def no_verdict(health: Mapping[str, Any], named: bool = False) -> str:
     return f"{pct(health['no_verdict_rate'])} of orders ({counts}{shown})"
 
 
-def verdict_line(judge: Mapping[str, Any]) -> str:
+#: Why an order has no verdict, by the run's judge source (``recorded``: the verdicts came from
+#: a log, so no judge was called and nothing was retried).
+NO_VERDICT_WHY = {
+    False: "unparsable judge output after retries",
+    True: "verdicts the log gave as null or unparsable",
+}
+
+
+def failures(health: Mapping[str, Any], recorded: bool) -> str:
+    """The judge's calls that gave no verdict, or (``recorded``) the log's verdict lines that
+    were null or unparsable: ``parse failures 7/28 calls``, ``7/28 recorded verdicts null or
+    unparsable``."""
+    failed, calls = health["parse_failures"], health["judge_calls"]
+    if recorded:
+        return f"{failed}/{calls} recorded verdicts null or unparsable"
+    return f"parse failures {failed}/{calls} calls"
+
+
+def verdict_line(judge: Mapping[str, Any], recorded: bool) -> str:
     """One judge model's verdict health (the text report's and the app's line)."""
-    return (
-        f"{judge['judge_model']}: no verdict {no_verdict(judge)}, parse failures "
-        f"{judge['parse_failures']}/{judge['judge_calls']} calls"
-    )
+    return f"{judge['judge_model']}: no verdict {no_verdict(judge)}, {failures(judge, recorded)}"
 
 
 #: What an agent pair's success and judge-win shares count (said once per section).
@@ -158,7 +173,7 @@ def split(row: Mapping[str, Any]) -> str:
         return ""
     return (
         f"right {row['right']}, wrong {row['wrong']}, tie {row['tie']}; "
-        f"tie-aware {pct(row['tie_aware_rate'])} {ci_pair(row['tie_aware_ci'])}"
+        f"tie-aware {pct(row['tie_aware_rate'])} {bracket(row['tie_aware_ci'])}"
     )
 
 
@@ -174,7 +189,7 @@ def bias(b: Mapping[str, Any]) -> str:
     """One judge's position bias: both statistics under their own names, unparsed orders."""
     return (
         f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])} "
-        f"{ci_pair(b.get('consistency_rate_ci'))}; unparsed orders "
+        f"{bracket(b.get('consistency_rate_ci'))}; unparsed orders "
         f"{b.get('unparsed_orders', 0)} (left out); of decided orders the first position won "
         f"{tested(b.get('first_position_win_rate'), 'first_position_wins', 'decided_orders')}"
         "; of real order disagreements the first position won "
@@ -194,7 +209,7 @@ def weighted(part: Mapping[str, Any]) -> str:
     """Weighted agreement and kappa with their stratified-bootstrap intervals."""
     k_text = kappa(part.get("weighted_kappa"), part.get("weighted_kappa_ci"))
     return (
-        f"agreement {pct(part.get('weighted_agreement'))} {ci_pair(part.get('weighted_agreement_ci'))}, "
+        f"agreement {pct(part.get('weighted_agreement'))} {bracket(part.get('weighted_agreement_ci'))}, "
         f"kappa {k_text} (95%: {part.get('interval', '')})"
     )
 

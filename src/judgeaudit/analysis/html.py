@@ -12,10 +12,10 @@ from judgeaudit.analysis.fmt import (
     NO_SWAPPED,
     SHARES,
     SIMULATED,
+    bracket,
     bucket_edges,
     bucket_name,
     ci,
-    ci_pair,
     kappa,
     no_simulator,
     pct,
@@ -29,6 +29,7 @@ from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import forest_svg, headline, style_lines
+from judgeaudit.audit.spec.records import recorded_verdicts
 
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;max-width:1100px;color:#222}
@@ -47,17 +48,22 @@ def _table(headers: list[str], rows: list[list[Any]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _verdicts(health: dict[str, Any]) -> str:
+def _verdicts(health: dict[str, Any], recorded: bool) -> str:
     """Missing verdicts per judge, in red above the chart when they exceed the gate's limit."""
     table = _table(
-        ["judge model", "orders", "no verdict", "rate", "95% CI", "judge calls", "parse failures"],
+        ["judge model", "orders", "no verdict", "rate", "95% CI"]
+        + (
+            ["recorded verdicts", "null or unparsable"]
+            if recorded
+            else ["judge calls", "parse failures"]
+        ),
         [
             [
                 j["judge_model"],
                 j["orders"],
                 j["no_verdict_orders"],
                 pct(j["no_verdict_rate"]),
-                ci_pair(j.get("no_verdict_rate_ci")),
+                bracket(j.get("no_verdict_rate_ci")),
                 j["judge_calls"],
                 j["parse_failures"],
             ]
@@ -66,7 +72,7 @@ def _verdicts(health: dict[str, Any]) -> str:
     )
     rate = health["no_verdict_rate"]
     css = "warn" if rate is not None and rate > health["max_no_verdict_rate"] else "note"
-    return f"<p class='{css}'>{escape(health_line(health))}</p>{table}"
+    return f"<p class='{css}'>{escape(health_line(health, recorded=recorded))}</p>{table}"
 
 
 def overall_row(report: Report) -> Mapping[str, Any] | None:
@@ -187,7 +193,7 @@ def render_html(report: Report, svg: str) -> str:
             [
                 b["judge_model"],
                 b["pairs"],
-                f"{pct(b['consistency_rate'])} {ci_pair(b.get('consistency_rate_ci'))}",
+                f"{pct(b['consistency_rate'])} {bracket(b.get('consistency_rate_ci'))}",
                 b.get("unparsed_orders", 0),
                 tested(b.get("first_position_win_rate"), "first_position_wins", "decided_orders"),
                 tested(b.get("flips_won_by_first"), "won_by_first", "order_disagreements"),
@@ -202,7 +208,7 @@ def render_html(report: Report, svg: str) -> str:
             for t in report["by_task_type"]
         ],
     )
-    verdicts = _verdicts(report["verdicts"])
+    verdicts = _verdicts(report["verdicts"], recorded_verdicts(report["manifest"]))
     review = report.get("human_review", {})
     review_html = "<p class='note'>No human labels yet (`judgeaudit review export/import`).</p>"
     if review.get("labelled"):

@@ -35,6 +35,7 @@ from judgeaudit.analysis.html import overall_row, render_html
 from judgeaudit.analysis.report_types import SHARE_NAMES, Report
 from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
+from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 
@@ -127,7 +128,7 @@ def render_table(report: Report) -> str:
         f"run {report['run_id']} ({report['status']}): {report['pairs']} pairs, "
         f"{report['decisive']} decisive, "
         f"{misselected_text(report['misselected'], report['verdicts'])}",
-        health_line(report["verdicts"]),
+        health_line(report["verdicts"], recorded=recorded_verdicts(report["manifest"])),
         "",
     ]
     if simulated(report):
@@ -160,8 +161,9 @@ def render_table(report: Report) -> str:
         "judge verdicts (an order without a parsable verdict counts as a tie; intervals over "
         f"orders: {TASK_WILSON}):",
     ]
+    recorded = recorded_verdicts(report["manifest"])
     for j in report["verdicts"]["by_judge"]:
-        lines.append(f"  {verdict_line(j)}")
+        lines.append(f"  {verdict_line(j, recorded)}")
     lines += ["", "by task type:"]
     for t in report["by_task_type"]:
         lines.append(
@@ -181,7 +183,7 @@ def render_markdown(report: Report) -> str:
         f"{report['decisive']} decisive.",
         *(["", f"> **{SIMULATED}**"] if simulated(report) else []),
         "",
-        health_line(report["verdicts"]),
+        health_line(report["verdicts"], recorded=recorded_verdicts(report["manifest"])),
         "",
         "| bucket | gap | pairs | decisive | right | wrong (misselected) | tie | rate | 95% CI |"
         " task-clustered | tie-aware rate | 95% CI | decisive without verdict |",

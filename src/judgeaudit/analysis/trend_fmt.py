@@ -9,18 +9,9 @@ import json
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import pct, with_ci
+from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method, series
-
-
-def _with_ci(part: dict[str, Any] | None) -> str:
-    if part and part.get("not_measured"):
-        return "not measured"
-    if not part or part.get("rate") is None:
-        return "n/a"
-    # without an interval it is said, never left to look like a rate known exactly
-    return with_ci(part["rate"], [part.get("ci_low"), part.get("ci_high")], none="[no CI]")
 
 
 def alert_line(a: dict[str, Any]) -> str:
@@ -43,15 +34,22 @@ def _no_alert(detector: dict[str, Any]) -> str:
     return "no alert" if detector.get("tests") else "no alert tested"
 
 
-def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
+def daily_lines(trend: dict[str, Any], files: bool = True, refused: bool = True) -> list[str]:
     """What a folder of daily files adds below the table (``trend["daily"]``, from
     :mod:`judgeaudit.daily`): pairs left out per period, re-audited, refused and ignored files
-    (``files=False``: not those two, which stderr says beside a table printed to stdout)."""
+    (``files=False``: not those two, which stderr says beside a table printed to stdout;
+    ``refused=False``: not the refused days, which the HTML page lists in its own section)."""
     lines = [
         f"{p['period']}: {p['pairs_without_verdict']} pair(s) without a recorded verdict left "
         "out (judged pairs only)"
         for p in trend["periods"]
         if p.get("pairs_without_verdict")
+    ]
+    lines += [
+        f"{p['period']}: {p['verdicts_contradicting']} recorded verdict(s) whose winner "
+        "contradicts its own scores, kept as recorded (the day's import names each)"
+        for p in trend["periods"]
+        if p.get("verdicts_contradicting")
     ]
     daily = trend.get("daily", {})
     if daily.get("reaudited"):
@@ -65,7 +63,7 @@ def daily_lines(trend: dict[str, Any], files: bool = True) -> list[str]:
         return lines
     lines += [
         f"REFUSED {r['period']} (not in the series): {r['reason']}"
-        for r in daily.get("refused", [])
+        for r in (daily.get("refused", []) if refused else [])
     ]
     lines += [f"ignored {i['file']}: {i['reason']}" for i in daily.get("ignored", [])]
     return lines
@@ -88,8 +86,9 @@ def dropped_part(labels: dict[str, Any]) -> str:
     )
 
 
-def render_table(trend: dict[str, Any], files: bool = True) -> str:
-    """The table; ``files``: with the refused and ignored daily files (:func:`daily_lines`)."""
+def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True) -> str:
+    """The table; ``files``: with the refused and ignored daily files, ``refused``: with the
+    refused days among them (:func:`daily_lines`)."""
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
     headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties", "judge sbf",
@@ -101,14 +100,14 @@ def render_table(trend: dict[str, Any], files: bool = True) -> str:
         rows.append(
             [
                 p["period"] + (" !" if p["period"] in alerted else ""),
-                _with_ci(m),
-                _with_ci(p["buckets"][0] if p["buckets"] else None),
+                with_interval(m),
+                with_interval(p["buckets"][0] if p["buckets"] else None),
                 str(m.get("tie") if m.get("tie") is not None else "n/a"),
-                _with_ci(p["judge_satisfied_but_failed"]),
-                _with_ci(p["user_satisfied_but_failed"]),
-                _with_ci(p["no_verdict"]),
-                _with_ci(p["position_consistency"]),
-                _with_ci(p["human_disagreement"]),
+                with_interval(p["judge_satisfied_but_failed"]),
+                with_interval(p["user_satisfied_but_failed"]),
+                with_interval(p["no_verdict"]),
+                with_interval(p["position_consistency"]),
+                with_interval(p["human_disagreement"]),
                 ",".join(p["judge_models"]) or "?",
             ]
         )
@@ -125,7 +124,7 @@ def render_table(trend: dict[str, Any], files: bool = True) -> str:
         f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
         f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
         f"{det.get('tests', 0)} tests",
-        *daily_lines(trend, files),
+        *daily_lines(trend, files, refused),
     ]
     untold = [p for p in periods if p["no_verdict"].get("no_interval")]
     if untold:
@@ -174,6 +173,9 @@ def render_csv(trend: dict[str, Any]) -> str:
         if point.get("pairs_without_verdict"):
             writer.writerow({"period": point["period"], "metric": "pairs without verdict",
                              "n": point["pairs_without_verdict"], "alert": 0})  # fmt: skip
+        if point.get("verdicts_contradicting"):
+            writer.writerow({"period": point["period"], "metric": "verdicts contradicting "
+                             "their scores", "n": point["verdicts_contradicting"], "alert": 0})  # fmt: skip
     for refused in trend.get("daily", {}).get("refused", []):
         writer.writerow({"period": refused["period"], "metric": "refused", "alert": 0})
     return buffer.getvalue()
@@ -282,7 +284,7 @@ def render_html(trend: dict[str, Any]) -> str:
         "<h2>Series</h2>"
         + "".join(f"<div>{c}</div>" for c in charts)
         + "<h2>Table</h2><pre>"
-        + escape(render_table(trend))
+        + escape(render_table(trend, refused=False))  # the refused days have their section
         + "</pre>"
         + "<p class='note'>Intervals: "
         + escape("; ".join(f"{k}: {v}" for k, v in trend["intervals"].items()))

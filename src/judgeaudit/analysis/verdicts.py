@@ -14,7 +14,7 @@ from typing import Any
 
 from judgeaudit.analysis.aggregate import gap_sql
 from judgeaudit.analysis.clustered import Sums, interval
-from judgeaudit.analysis.fmt import no_verdict
+from judgeaudit.analysis.fmt import NO_VERDICT_WHY, failures, no_verdict
 from judgeaudit.analysis.stats import wilson
 from judgeaudit.audit.store.schema import is_decisive
 from judgeaudit.audit.store.verdict_counts import (
@@ -146,16 +146,18 @@ def missing_by_bucket(
     return {int(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows if r[0] is not None}
 
 
-def health_line(health: dict[str, Any]) -> str:
-    """One line for the text reports: the no-verdict share, and a warning when it is high."""
+def health_line(health: dict[str, Any], *, recorded: bool) -> str:
+    """One line for the text reports: the no-verdict share, and a warning when it is high.
+    ``recorded`` (the run's ``judge_source``, :func:`~judgeaudit.audit.spec.records.
+    recorded_verdicts`): the verdicts came from a log, so no judge was called or retried and
+    the line says what the log gave instead."""
     rate = health["no_verdict_rate"]
     if rate is None:
         return "judge verdicts: no judge call stored for this run"
     line = (
-        f"no verdict (unparsable judge output after retries): {no_verdict(health, named=True)}, "
+        f"no verdict ({NO_VERDICT_WHY[recorded]}): {no_verdict(health, named=True)}, "
         f"{health['pairs_without_verdict']} pairs affected "
-        f"({health['decisive_pairs_without_verdict']} decisive); parse failures "
-        f"{health['parse_failures']}/{health['judge_calls']} calls"
+        f"({health['decisive_pairs_without_verdict']} decisive); {failures(health, recorded)}"
     )
     if rate > health["max_no_verdict_rate"]:
         line += (

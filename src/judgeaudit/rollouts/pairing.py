@@ -16,6 +16,7 @@ from typing import Any
 
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
+from judgeaudit.audit.inputs.verdict_rules import clean_verdict, contradiction
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
@@ -42,9 +43,9 @@ class ImportSummary:
     #: Rewards neither 0 nor 1 (τ-bench partial credit): counted as failures, and said so.
     partial_rewards: int = 0
     first_partial: str = ""
-    #: recorded-jsonl: verdicts kept with ``"winner": null`` (no verdict: a reply that did not parse).
+    #: Verdicts kept with ``"winner": null`` (no verdict: a reply that did not parse).
     no_verdicts: int = 0
-    #: recorded-jsonl: verdicts kept whose winner contradicts their own scores, where and how.
+    #: Verdicts kept whose winner contradicts their own scores, where and how.
     contradictions: Skips = field(default_factory=Skips)
 
     @property
@@ -231,6 +232,19 @@ def _attach_verdicts(
                     raise RolloutError(f"{v.where}: {key}: differs from the pair's other verdict")
                 row[key] = value
         summary.verdicts += 1
+        _note_verdict(v, summary)
+
+
+def _note_verdict(v: Verdict, summary: ImportSummary) -> None:
+    """A kept verdict's winner null (no verdict) or contradicting its own scores, counted as
+    recorded-jsonl counts them (:mod:`~judgeaudit.audit.inputs.verdict_rules`), in the line's
+    own A/B terms; one the audit's checks refuse is left to them (the write names it)."""
+    checked = clean_verdict(v.body)
+    if checked is None:
+        return
+    summary.no_verdicts += checked["winner"] is None
+    if (how := contradiction(checked)) is not None:
+        summary.contradictions.add(v.where, how)
 
 
 def _mirror(body: dict[str, Any]) -> dict[str, Any]:

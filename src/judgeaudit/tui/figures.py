@@ -26,7 +26,7 @@ def split_cells(row: Mapping[str, Any]) -> dict[str, str]:
 
 
 def tie_aware(row: Mapping[str, Any]) -> str:
-    """``12.6% 9.3–16.7%``: a row's tie-aware rate and interval, or n/a."""
+    """``12.6% [9.3, 16.7]``: a row's tie-aware rate and interval, or n/a."""
     return split_cells(row).get("tie", "n/a")
 
 

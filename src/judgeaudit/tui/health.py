@@ -17,12 +17,14 @@ def health_text(r: Report) -> Text:
     """The report's verdict health (its own line) and, per judge, the no-verdict share."""
     # pandas: not before the first paint
     from judgeaudit.analysis.verdicts import health_line, misselected_text, unjudged
+    from judgeaudit.audit.spec.records import recorded_verdicts
 
-    line = health_line(r["verdicts"])
+    recorded = recorded_verdicts(r["manifest"])
+    line = health_line(r["verdicts"], recorded=recorded)
     text = Text()
     if unjudged(r["verdicts"]) is not None:  # the report's headline, as `report` words it
         text.append(misselected_text(r["misselected"], r["verdicts"]) + "\n", style="bold red")
     text.append(line + "\n", style="bold red" if "WARNING" in line else "")
     for j in r["verdicts"].get("by_judge", []):
-        text.append(f"  {verdict_line(j)}\n", style="dim")
+        text.append(f"  {verdict_line(j, recorded)}\n", style="dim")
     return text

@@ -55,7 +55,7 @@ TASK_COLUMNS = (
     Col("ci", "95% CI", min=9, drop=1, whole=True),
 )
 RANKING = Text("RANKING MISSELECTED", style="bold red")
-BAR_TAIL = 28  # " 18.8% [12.4–27.5] n=1010" after each bar
+BAR_TAIL = 29  # " 18.8% [12.4, 27.5] n=1010" after each bar
 
 
 def outside_count(report: Report) -> int:

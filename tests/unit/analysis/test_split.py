@@ -68,7 +68,7 @@ def test_agent_pair_shares_have_statsmodels_intervals(report: Any) -> None:
     assert high - low > 1.5 * (plain[1] - plain[0])
     text = render(report, "table")
     assert "intervals: Wilson with a task design effect" in text.split("agent pairs")[1]
-    assert f"95% CI success A {low:.2f}–{high:.2f}, B " in text and "(of 17 pairs)" in text
+    assert f"95% CI success A [{low:.2f}, {high:.2f}], B " in text and "(of 17 pairs)" in text
     assert f"{pair['judge_win_rate_a']:.2f} [" in render(report, "md")
 
 
@@ -81,4 +81,4 @@ def test_swap_consistency_has_a_statsmodels_interval_over_swapped_pairs(report: 
     want = _reference(consistent, [p[0] for p in swapped])
     assert bias["consistency_rate_ci"] == pytest.approx(want, rel=1e-9)
     low, high = want
-    assert f"swap-consistent 78.6% {low * 100:.1f}–{high * 100:.1f}%;" in render(report, "table")
+    assert f"swap-consistent 78.6% [{low * 100:.1f}, {high * 100:.1f}];" in render(report, "table")

@@ -74,9 +74,11 @@ def test_the_no_verdict_share_has_the_task_clustered_interval(tmp_path: Path) ->
     # by hand: 7/34 over 6 tasks, deff > 1, so wider than Wilson over 34 independent orders
     # (10.3–36.8%)
     assert low < 0.103 and high > 0.368
-    shown = f"95% CI {low * 100:.1f}–{high * 100:.1f}%"
-    assert f"20.6% of orders (7/34; {shown}, Wilson with a task design effect)" in health_line(live)
-    assert verdict_line({**live["by_judge"][0]}).startswith(
+    shown = f"95% CI [{low * 100:.1f}, {high * 100:.1f}]"
+    assert f"20.6% of orders (7/34; {shown}, Wilson with a task design effect)" in health_line(
+        live, recorded=False
+    )
+    assert verdict_line({**live["by_judge"][0]}, recorded=False).startswith(
         f"judge-x: no verdict 20.6% of orders (7/34; {shown}), parse failures"
     )
 

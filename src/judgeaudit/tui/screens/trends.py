@@ -17,6 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
+from judgeaudit.analysis.fmt import with_interval
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.suggest import command
 from judgeaudit.tui.messages import OpenResults
@@ -25,10 +26,6 @@ from judgeaudit.tui.widgets.note import Note
 
 #: metrics charted first (the watched ones); the rest follow in the trend's order
 FIRST = ("misselection",)
-
-
-def _pct(value: Any) -> str:
-    return "  n/a" if value is None else f"{value * 100:5.1f}%"
 
 
 def _title(metric: str, points: list[dict[str, Any]]) -> str:
@@ -71,7 +68,7 @@ class TrendsScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         table = self.query_one("#trend-periods", DataTable)
-        table.add_columns("period", "missel.", "!")
+        table.add_columns("period", "missel. [95% CI]", "!")
         if self.trend is not None:
             await self.show_trend(self.trend)
 
@@ -108,7 +105,8 @@ class TrendsScreen(Screen[None]):
         table.clear()
         for p in periods:
             mark = "!" if p["period"] in alerted else ""
-            table.add_row(p["period"][:10], _pct(p["misselection"]["rate"]), mark, key=p["run_id"])
+            missel = with_interval(p["misselection"])
+            table.add_row(p["period"][:10], missel, mark, key=p["run_id"])
         first = next((a for a in trend.get("alerts", []) if a.get("first")), None)
         status = (
             f"{len(periods)} periods; {len(trend.get('alerts', []))} alerts, first "

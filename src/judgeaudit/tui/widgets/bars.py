@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from judgeaudit.analysis.fmt import bucket_name
+from judgeaudit.analysis.fmt import bracket, bucket_name, pct
 
 WIDTH = 40
 
@@ -46,9 +46,8 @@ def bars(buckets: Sequence[Mapping[str, Any]], width: int = WIDTH) -> Text:
         out.append("".join(cells[:filled]), style="red")
         out.append("".join(cells[filled:]), style="white")
         # a rate shown without an interval says so rather than inventing one
-        shown = "no interval" if low is None or high is None else (
-            f"{low * 100:.1f}–{high * 100:.1f}")  # fmt: skip
-        out.append(f" {b['rate'] * 100:5.1f}% [{shown}] n={b['decisive']}\n")
+        shown = bracket([low, high], none="[no interval]")
+        out.append(f" {pct(b['rate']):>6} {shown} n={b['decisive']}\n")
     return out
 
 
