@@ -75,7 +75,10 @@ def test_weighted_kappa_is_sklearns_with_inverse_sampling_weights() -> None:
         values.append(np.average(agree[pick], weights=weights[pick]))
     low, high = np.percentile(values, [2.5, 97.5])
     assert got["weighted_agreement_ci"] == pytest.approx([low, high], abs=0.04)
-    assert got["weighted_kappa_ci"][0] <= got["weighted_kappa"] <= got["weighted_kappa_ci"][1]
+    # the judge said "A" on every drawn pair: kappa is 0 in every resample by construction,
+    # which no interval bounds (it printed [0.00, 0.00] before)
+    assert set(joined["judge_pref"]) == {"A"} and got["weighted_kappa"] == 0.0
+    assert got["weighted_kappa_ci"] is None
 
 
 def test_success_check_agreement_counts_each_conversation_once() -> None:
@@ -129,6 +132,19 @@ def test_no_interval_while_a_stratum_holds_one_label() -> None:
     two_each = weighted_figures([*x, "A"], [*y, "A"], [*strata, "inconsistent"], population)
     low, high = two_each["weighted_agreement_ci"]
     assert 0 <= low < two_each["weighted_agreement"] < high <= 1
+
+
+def test_no_zero_width_interval_when_every_label_agrees() -> None:
+    """A new user's trial: three agreeing labels printed "weighted 100.0% [100.0, 100.0], kappa
+    1.00 [1.00, 1.00]": every resample reproduces the figure, which bounds nothing."""
+    from judgeaudit.analysis.review_weights import weighted_figures
+
+    population = {"control": 100, "misselected": 10}
+    same = ["A", "B", "A", "B"]
+    found = weighted_figures(same, same, ["control"] * 2 + ["misselected"] * 2, population)
+    assert found["weighted_agreement"] == 1.0
+    assert found["weighted_agreement_ci"] is None and found["weighted_kappa_ci"] is None
+    assert "none where every resample gives the same figure" in found["interval"]
 
 
 def test_a_stratum_labelled_whole_needs_no_second_label() -> None:

@@ -110,15 +110,27 @@ def _weighted(
             kappas.append(k)
 
     def limits(values: list[float]) -> list[float] | None:
-        return [float(v) for v in np.percentile(values, [2.5, 97.5])] if values else None
+        # every resample giving the same figure (all labels agree, or one side's labels are one
+        # category: kappa 0 by construction) is no evidence of certainty:
+        # a zero-width "[100.0, 100.0]" would claim it, so no interval (a new user's trial)
+        if not values or max(values) == min(values):
+            return None
+        return [float(v) for v in np.percentile(values, [2.5, 97.5])]
 
+    method = f"stratified bootstrap, {RESAMPLES} resamples within strata, seed {SEED}"
+    cis = limits(agreements), limits(kappas)
+    if (agreement is not None and cis[0] is None) or (kappa is not None and cis[1] is None):
+        method += (
+            "; none where every resample gives the same figure (all labels agree, or one side"
+            " gives one label only): label more"
+        )
     return {
         "weighted_agreement": agreement,
-        "weighted_agreement_ci": limits(agreements),
+        "weighted_agreement_ci": cis[0],
         "weighted_kappa": kappa,
-        "weighted_kappa_ci": limits(kappas),
+        "weighted_kappa_ci": cis[1],
         "stratum_weights": {s: weight[s] for s in sorted(weight)},
-        "interval": f"stratified bootstrap, {RESAMPLES} resamples within strata, seed {SEED}",
+        "interval": method,
     }
 
 
