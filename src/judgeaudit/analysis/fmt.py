@@ -59,7 +59,20 @@ def bracket(pair: Sequence[float | None] | None, none: str = "—") -> str:
     low, high = pair or (None, None)
     if low is None or high is None:
         return none
-    return f"[{low * 100:.1f}, {high * 100:.1f}]"
+    return f"[{_bound(low * 100)}, {_bound(high * 100)}]"
+
+
+def _bound(points: float) -> str:
+    """One decimal, unless that rounds a bound off 0 or 100 onto it: 0/40,000 has the upper
+    bound 0.0096, which printed a zero-width ``[0.0, 0.0]``; more digits, up to three. A float
+    within 1e-9 of 0 or 100 (a closed form's rounding) is that bound."""
+    points = 0.0 if abs(points) < 1e-9 else 100.0 if abs(points - 100) < 1e-9 else points
+    for digits in (1, 2, 3):
+        shown = f"{points:.{digits}f}"
+        if (points > 0 and float(shown) == 0) or (points < 100 and float(shown) == 100):
+            continue
+        return shown
+    return shown
 
 
 def with_ci(rate: float | None, pair: Sequence[float | None] | None, none: str = "[no CI]") -> str:

@@ -45,3 +45,16 @@ def test_the_apps_bars_and_the_shared_lines_use_the_same_form() -> None:
     assert no_verdict(health) == "2.1% of orders (5/240; 95% CI [0.7, 6.0])"
     pair = {f"{n}_{s}_ci": [0.87, 0.97] for n in ("success_rate", "judge_win_rate") for s in "ab"}
     assert share_intervals(pair).startswith("success A [0.87, 0.97], B [0.87, 0.97];")
+
+
+def test_a_bound_near_0_or_100_is_never_rounded_onto_it() -> None:
+    """A new user: 0 of 40,000 orders printed `0.0% [0.0, 0.0]`, a zero-width interval; the
+    Wilson upper bound (statsmodels) is 0.0096 points, printed with the digits it needs."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from judgeaudit.analysis.fmt import bracket
+
+    assert bracket(proportion_confint(0, 40000, method="wilson")) == "[0.0, 0.01]"
+    assert bracket(proportion_confint(40000, 40000, method="wilson")) == "[99.99, 100.0]"
+    assert bracket(proportion_confint(0, 14, method="wilson")) == "[0.0, 21.5]"
+    assert bracket((0.242, 0.334)) == "[24.2, 33.4]"
