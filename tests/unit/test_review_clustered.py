@@ -17,6 +17,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from judgeaudit.analysis.review import agreement
 from judgeaudit.analysis.stats import KAPPA_METHOD, kappa_interval
+from tests.review_frames import review_pairs
 
 REPO = Path(__file__).resolve().parents[2]
 Z95 = 1.959963984540054
@@ -81,16 +82,6 @@ def test_kappa_interval_is_the_task_clustered_sandwich(seed: int) -> None:
     assert (low, high) == pytest.approx(reference_interval(x, y, tasks), abs=1e-6)
 
 
-def _pairs(tasks: list[str], judge: list[str]) -> pd.DataFrame:
-    n = len(tasks)
-    return pd.DataFrame(
-        {"pair_id": [f"p{i}" for i in range(n)], "task_id": tasks, "agent_a": "x",
-         "agent_b": "y", "trial": list(range(n)), "trial_b": list(range(n)), "success_a": 1,
-         "success_b": 0, "judge_score_a": 3.0, "judge_score_b": 1.0, "judge_pref": judge,
-         "consistent": 1, "misselected": 0}
-    )  # fmt: skip
-
-
 def test_report_kappa_of_pairs_of_one_task_is_clustered_and_says_so() -> None:
     """Whole tasks agreeing or not: the report's kappa interval is the clustered one, wider
     than the iid interval it printed before (statsmodels'), and its method is named."""
@@ -101,7 +92,7 @@ def test_report_kappa_of_pairs_of_one_task_is_clustered_and_says_so() -> None:
         {"pair_id": [f"p{i}" for i in range(40)], "human_success_a": None,
          "human_success_b": None, "human_pref": human}
     )  # fmt: skip
-    got = agreement(_pairs(tasks, judge), labels)["judge_vs_human"]
+    got = agreement(review_pairs(tasks, judge), labels)["judge_vs_human"]
     assert got["kappa"] == pytest.approx(cohen_kappa_score(judge, human))
     assert got["kappa_ci"] == pytest.approx(reference_interval(judge, human, tasks), abs=1e-6)
     iid = cohens_kappa(pd.crosstab(pd.Series(judge), pd.Series(human)).to_numpy())

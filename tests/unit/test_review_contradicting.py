@@ -10,23 +10,14 @@ from sklearn.metrics import cohen_kappa_score
 
 from judgeaudit.analysis.fmt import review_lines
 from judgeaudit.analysis.review import agreement
-
-
-def _pairs(tasks: list[str], judge: list[str]) -> pd.DataFrame:
-    n = len(tasks)
-    return pd.DataFrame(
-        {"pair_id": [f"p{i}" for i in range(n)], "task_id": tasks, "agent_a": "x",
-         "agent_b": "y", "trial": list(range(n)), "trial_b": list(range(n)), "success_a": 1,
-         "success_b": 0, "judge_score_a": 3.0, "judge_score_b": 1.0, "judge_pref": judge,
-         "consistent": 1, "misselected": 0}
-    )  # fmt: skip
+from tests.review_frames import review_pairs
 
 
 def test_contradicting_labels_are_left_out_of_agreement_and_counted() -> None:
     """A label whose preference contradicts its own success marks (review import's rule) is
     left out of both comparisons, and the report says how many and which."""
     tasks = [f"t{i}" for i in range(10)]
-    pairs = _pairs(tasks, ["A"] * 10)
+    pairs = review_pairs(tasks, ["A"] * 10)
     labels = pd.DataFrame(
         {"pair_id": [f"p{i}" for i in range(10)],
          "human_success_a": [1] * 8 + [1, np.nan],
