@@ -8,12 +8,13 @@ interval: the test now (``verdict_check``, the orders both runs judged), and the
 replaced (shares of each task's own orders, ``k_b n_a - k_a n_b``, sign-flipped) or Fisher's
 over orders. Power: run B's failure rate per conversation raised by 5 and 10 points.
 
-    PYTHONPATH=src python bench/gate_rise_calibration.py
+    PYTHONPATH=src python bench/gate_rise_calibration.py [NULL_RUNS, default 2000]
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -76,14 +77,17 @@ def _share(k: int, n: int) -> str:
     return f"{k / n * 100:.1f}% [{low * 100:.1f}, {high * 100:.1f}]"
 
 
-def main() -> None:
+def main(null_runs: int = 2000) -> None:
+    """``null_runs`` pairs of runs per null model, half as many per power model (the figures in
+    docs/gate.md are the defaults; CI runs a small number so the script cannot rot)."""
+    power_runs = max(1, null_runs // 2)
     print(f"rise test level {RISE_ALPHA:g}; 30 tasks; shares with Wilson 95% intervals")
     for seed, runs, n_a, n_b, together, q_mean in (
-        (3, 2000, 20, 20, 4, 0.1),
-        (5, 2000, 2, 20, 1, 0.05),
-        (5, 2000, 4, 40, 1, 0.05),
-        (5, 2000, 20, 20, 1, 0.05),
-        (5, 2000, 2, 20, 1, 0.2),
+        (3, null_runs, 20, 20, 4, 0.1),
+        (5, null_runs, 2, 20, 1, 0.05),
+        (5, null_runs, 4, 40, 1, 0.05),
+        (5, null_runs, 20, 20, 1, 0.05),
+        (5, null_runs, 2, 20, 1, 0.2),
     ):
         now, before, fisher = simulate(runs, seed, n_a, n_b, together, q_mean)
         print(
@@ -92,13 +96,13 @@ def main() -> None:
             f"{_share(before, runs)}; Fisher over orders {_share(fisher, runs)}"
         )
     for shift in (0.05, 0.10):
-        now, before, _ = simulate(1000, 11, 20, 20, 4, 0.1, shift)
+        now, before, _ = simulate(power_runs, 11, 20, 20, 4, 0.1, shift)
         print(
             f"power, +{shift * 100:g} points per conversation from a mean of 10%, A=B=20 orders, "
-            f"4 failing together (seed 11, 1000 runs): now {_share(now, 1000)}; before "
-            f"{_share(before, 1000)}"
+            f"4 failing together (seed 11, {power_runs} runs): now {_share(now, power_runs)}; "
+            f"before {_share(before, power_runs)}"
         )
 
 
 if __name__ == "__main__":
-    main()
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
