@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--sd", type=float, default=0.8)
     parser.add_argument("--ties", type=float, default=0.2, help="tie share of the right pairs")
     parser.add_argument(
-        "--undecided", type=float, default=0.5, help="share of verdicts turned tie after the change"
+        "--undecided", type=float, default=1.0, help="share of verdicts turned tie after the change"
     )
     parser.add_argument("--baseline", type=int, default=BASELINE)
     parser.add_argument("--alpha", type=float, default=ALPHA)
