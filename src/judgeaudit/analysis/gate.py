@@ -321,8 +321,10 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     tie_aware = summary.get("tie_aware")
     if tie_aware == "worse":
         why.append(f"{'WORSE ' if why else ''}on the tie-aware rate: ties count half a loss")
-    elif summary["verdict"] == "inconclusive" and tie_aware not in ("not worse", None):
-        why.append(f"(the tie-aware rate, ties counting half a loss, is {tie_aware})")
+    elif summary["verdict"] == "inconclusive" and result["overall"].get("verdict") == "not worse":
+        why.append(
+            f"(misselection is not worse; the tie-aware rate, a tie counting half a loss, is {tie_aware})"
+        )
     lines = [
         f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
         + (f" {'; '.join(why)}" if why else ""),
