@@ -7,7 +7,9 @@ and they were gated against one shared source (correlated instances). Here each 
 ``tests/integration/test_inprocess_rejudge.py``), about 2.5 s at 504 tasks, and each gate is
 the one ``compare --fail-on-rise`` computes (``paired_rows``, the weighted-Holm family ``gate``,
 then ``decide_rows``), and beside it, on the same rows, the rule before it (plain Holm over the
-rows, ``gate(..., share=None)``) on the runs' pair tables; ``compare``'s no-verdict check is left out, as these
+rows, ``gate(..., share=None)``) and the rule before the tie-aware criterion (misselection only,
+the overall row's ``tie_aware`` left out) on the runs' pair tables; each re-judge carries its own
+``judge_pref`` (its ties); ``compare``'s no-verdict check is left out, as these
 simulated judges always give a verdict (one that did not would stop the bench). Reported, each with its 95% Wilson interval:
 
 - disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
