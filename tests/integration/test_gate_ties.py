@@ -80,6 +80,14 @@ def test_an_always_tie_judge_is_worse_on_the_tie_aware_rate(good: Path, tmp_path
     assert result["overall"]["after"] == 0.0 and result["overall"]["verdict"] == "not worse"
     assert result["overall"]["tie_aware"]["after"] == 0.5
     assert result["gate"]["worse_on"] == ["tie-aware"]
+    # the leaderboard ranks by the tie-aware rate: the always-tie judge is not "best"
+    board = json.loads(cli("judges", str(good), str(tie), "--format", "json").stdout)["judges"]
+    assert [(j["judge_model"], j["rank"]) for j in board] == [
+        ("judge-good", 1),
+        ("judge-always-tie", 2),
+    ]
+    assert board[1]["misselection"]["rate"] == 0.0 < board[0]["misselection"]["rate"]
+    assert board[1]["vs_best"]["verdict"] == "worse"
 
 
 def test_a_first_position_judge_is_worse(good: Path, tmp_path: Path) -> None:
