@@ -163,7 +163,7 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
 
 #: The tie-aware criterion's "worse" is tested at the overall row's starting share of alpha, on
 #: its own (beside the misselection family): a false "worse" on either is at most
-#: ALPHA * (1 + OVERALL_SHARE) by Bonferroni; bench/gate_calibration.py measures it.
+#: ALPHA * (1 + OVERALL_SHARE) by Bonferroni; bench/gate_calibration_inprocess.py measures it.
 TIE_AWARE_ALPHA_SHARE = 0.5
 
 
