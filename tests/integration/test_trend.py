@@ -256,6 +256,7 @@ def test_days_whose_verdicts_all_turn_tie_alert_on_the_tie_aware_rate(
     done = cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--fail-on-alert")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "ALERT 2026-11-08: tie-aware rate (all; a tie counts half a loss)" in done.stdout
+    assert "also alerted: 2026-11-09 (all tie-aware), 2026-11-10 (all tie-aware)" in done.stdout
     trend = json.loads(cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format",
                            "json").stdout)  # fmt: skip
     assert {(a["period"], a["metric"]) for a in trend["alerts"]} == {

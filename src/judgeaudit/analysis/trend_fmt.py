@@ -142,7 +142,8 @@ def render_table(trend: dict[str, Any], files: bool = True) -> str:
     later: dict[str, list[str]] = {}
     for a in alerts:
         if not a.get("first"):
-            later.setdefault(a["period"], []).append(str(a["bucket"]))
+            tie = " tie-aware" if a.get("metric") == "tie-aware rate" else ""
+            later.setdefault(a["period"], []).append(f"{a['bucket']}{tie}")
     if later:
         lines.append(
             "also alerted: " + ", ".join(f"{p} ({', '.join(b)})" for p, b in later.items())
