@@ -7,7 +7,9 @@ and they were gated against one shared source (correlated instances). Here each 
 ``tests/integration/test_inprocess_rejudge.py``), about 2.5 s at 504 tasks, and each gate is
 the one ``compare --fail-on-rise`` computes (``paired_rows``, the weighted-Holm family ``gate``,
 then ``decide_rows``), and beside it, on the same rows, the rule before it (plain Holm over the
-rows, ``gate(..., share=None)``) on the runs' pair tables; ``compare``'s no-verdict check is left out, as these
+rows, ``gate(..., share=None)``) and the rule before the tie-aware criterion (misselection only,
+the overall row's ``tie_aware`` left out) on the runs' pair tables; each re-judge carries its own
+``judge_pref`` (its ties); ``compare``'s no-verdict check is left out, as these
 simulated judges always give a verdict (one that did not would stop the bench). Reported, each with its 95% Wilson interval:
 
 - disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
@@ -44,12 +46,14 @@ from judgeaudit.analysis.paired import OVERALL_SHARE, gate, pair_key, paired_row
 from judgeaudit.analysis.pairing import run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.stats import wilson
+from judgeaudit.audit.units.outcome import is_misselected
 
 JUDGE = "judge-default"
 WEAKER = [
     "judge-default:diligence=0,evidence=0.3,style=0.7",
     "judge-default:diligence=0,evidence=0.2,style=0.8",
     "judge-default:noise=3,position=0",
+    "judge-default:position=2.5",  # decides less often: the tie-aware criterion's case
 ]
 
 
@@ -65,8 +69,15 @@ class Source:
         self.pairs: list[StoredPair] = load_pairs(out)
 
     def rejudged(self, judge: InProcessJudge, seed: int) -> pd.DataFrame:
-        missel = judge.misselected(self.pairs, seed)
-        return self.frame.assign(misselected=self.keys.map(missel).astype("Int64"))
+        """The source's pairs with this re-judge's misselection and preference (``judge_pref``:
+        the gate's tie-aware criterion reads which side it picked, or a tie)."""
+        prefs = {p.key: judge.preference(p, seed)[2] for p in self.pairs}
+        missel = {
+            p.key: int(is_misselected(p.success_a, p.success_b, prefs[p.key])) for p in self.pairs
+        }
+        return self.frame.assign(
+            misselected=self.keys.map(missel).astype("Int64"), judge_pref=self.keys.map(prefs)
+        )
 
     def gate(self, before: pd.DataFrame, after: pd.DataFrame, margin: float) -> dict[str, Any]:
         """The gate's exit by its rule (weighted Holm) and, on the same rows, by plain Holm over
@@ -74,8 +85,14 @@ class Source:
         rows, overall, _ = paired_rows(before, after, self.gap_source, self.bins, self.labels)
         exits: dict[str, int] = {}
         verdicts: dict[str, Any] = {}
-        for rule, share in (("exit", OVERALL_SHARE), ("exit_holm", None)):
+        for rule, share in (
+            ("exit", OVERALL_SHARE),
+            ("exit_holm", None),
+            ("exit_untied", OVERALL_SHARE),
+        ):
             buckets, whole = copy.deepcopy(rows), copy.deepcopy(overall)
+            if rule == "exit_untied":  # the rule before the tie-aware criterion: misselection only
+                whole.pop("tie_aware")
             gate(buckets, whole, share)
             result = {"buckets": buckets, "overall": whole}
             exits[rule] = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})[
@@ -102,7 +119,11 @@ def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
         f"{label}: {len(gates)} gates; change mean {changes.mean():+.2f} SD {changes.std():.2f} points"
     )
     figures: dict[str, Any] = {"change_sd": float(changes.std()), "gates": gates}
-    for rule, suffix, title in (("exit", "", "the gate"), ("exit_holm", "_holm", "plain Holm")):
+    for rule, suffix, title in (
+        ("exit", "", "the gate"),
+        ("exit_holm", "_holm", "plain Holm"),
+        ("exit_untied", "_untied", "misselection only (the rule before the tie-aware criterion)"),
+    ):
         exits = [g[rule] for g in gates if rule in g]
         if not exits:
             continue
@@ -150,7 +171,11 @@ def pool(files: list[Path]) -> int:
     )
     for label, parts in groups.items():
         print(f"{label}:")
-        for suffix, title in (("", "the gate"), ("_holm", "plain Holm")):
+        for suffix, title in (
+            ("", "the gate"),
+            ("_holm", "plain Holm"),
+            ("_untied", "misselection only"),
+        ):
             if not all("worse" + suffix in p for p in parts):
                 continue
             print(f" {title}:")

@@ -13,6 +13,9 @@ period's rates, design effects and the alerts come from the product's own code
 
 Prints each rate with its Wilson interval. Usage:
     python bench/trend_alerts.py [--series 200] [--periods 30] [--tasks 40] [--seed 1]
+
+- *A judge that stops deciding*: as many series where ``--undecided`` of the verdicts turn
+  "tie" from the change on (misselection falls; only the tie-aware rate rises).
 """
 
 from __future__ import annotations
@@ -32,34 +35,52 @@ from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, Point, detect
 
 
 def _period(
-    rng: random.Random, name: str, rate: float, args: argparse.Namespace
-) -> tuple[Point, Point]:
+    rng: random.Random, name: str, rate: float, args: argparse.Namespace, undecided: float = 0.0
+) -> tuple[Point, Point, Point]:
+    """Misselection, near bucket and tie-aware points of one period; a decisive pair that is not
+    wrong is a tie with the task's own tie share (logit-normal around ``--ties``), and with
+    ``undecided`` of its verdicts replaced by "tie" (a judge that stops deciding)."""
     logit = math.log(rate / (1 - rate))
+    tie_logit = math.log(args.ties / (1 - args.ties))
     overall: list[tuple[float, float]] = []
     near: list[tuple[float, float]] = []
+    ties = 0
     for _ in range(args.tasks):
         p = 1 / (1 + math.exp(-(logit + rng.gauss(0, args.sd))))
-        wrong = [int(rng.random() < p) for _ in range(args.pairs)]
+        q = 1 / (1 + math.exp(-(tie_logit + rng.gauss(0, args.sd))))
+        wrong, tie = [], []
+        for _ in range(args.pairs):
+            gone = rng.random() < undecided
+            w = not gone and rng.random() < p
+            wrong.append(int(w))
+            tie.append(int(gone or (not w and rng.random() < q)))
         overall.append((sum(wrong), len(wrong)))
         near.append((wrong[0], 1))
+        ties += sum(tie)
 
     def point(per_task: list[tuple[float, float]]) -> Point:
         s = Sums.of(per_task)
         deff = interval(s)["design_effect"] or 1.0
         return Point(name, int(s.k), int(s.n), float(deff))
 
-    return point(overall), point(near)
+    o = point(overall)  # the tie-aware series as trend_alerts.points_of builds it
+    return o, point(near), Point(name, o.wrong + ties / 2, o.decisive, o.design_effect)
 
 
-def one_series(rng: random.Random, args: argparse.Namespace, rise: float) -> int | None:
+def one_series(
+    rng: random.Random, args: argparse.Namespace, rise: float, undecided: float = 0.0
+) -> int | None:
     """The index of the first alert, or None."""
-    overall, near = [], []
+    overall, near, tie_aware = [], [], []
     for t in range(args.periods):
-        rate = args.rate + (rise if t >= args.change else 0.0)
-        o, n = _period(rng, f"p{t:03d}", rate, args)
+        after = t >= args.change
+        rate = args.rate + (rise if after else 0.0)
+        o, n, a = _period(rng, f"p{t:03d}", rate, args, undecided if after else 0.0)
         overall.append(o)
         near.append(n)
-    fired, _ = detect({"misselection": overall, "near": near}, args.baseline, args.alpha)
+        tie_aware.append(a)
+    series = {"misselection": overall, "near": near, "tie_aware": tie_aware}
+    fired, _ = detect(series, args.baseline, args.alpha)
     return min((f["index"] for f in fired), default=None)
 
 
@@ -79,6 +100,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--rate", type=float, default=0.15)
     parser.add_argument("--rise", type=float, default=0.15)
     parser.add_argument("--sd", type=float, default=0.8)
+    parser.add_argument("--ties", type=float, default=0.2, help="tie share of the right pairs")
+    parser.add_argument(
+        "--undecided", type=float, default=1.0, help="share of verdicts turned tie after the change"
+    )
     parser.add_argument("--baseline", type=int, default=BASELINE)
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--seed", type=int, default=1)
@@ -90,17 +115,23 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     early = sum(first is not None and first < args.change for first in risen)
     delays = [first - args.change for first in risen if first is not None and first >= args.change]
     at_change = sum(d == 0 for d in delays)
+    stopped = [one_series(rng, args, 0.0, args.undecided) for _ in range(args.series)]
+    caught = sum(first is not None and first >= args.change for first in stopped)
     print(
         f"detector: one-sided Fisher exact test on effective counts vs the first {args.baseline} periods, Holm "
         f"over every (period, metric), alpha {args.alpha}; {args.periods} periods x {args.tasks} "
-        f"tasks x {args.pairs} decisive pairs, rate {args.rate}, task sd {args.sd} (logit), "
-        f"seed {args.seed}"
+        f"tasks x {args.pairs} decisive pairs, rate {args.rate}, ties {args.ties} of the rest, "
+        f"task sd {args.sd} (logit), seed {args.seed}; metrics: misselection, near, tie-aware"
     )
     print(f"false alarms (drift-free series with any alert): {_rate(alarms, args.series)}")
     print(
         f"rise of +{args.rise:.2f} from period {args.change}: detected in "
         f"{_rate(len(delays), args.series)}; at the change itself {_rate(at_change, args.series)}; "
         f"alerts before the change {early}"
+    )
+    print(
+        f"{args.undecided:.0%} of verdicts turned tie from period {args.change} (misselection "
+        f"falls): detected in {_rate(caught, args.series)}"
     )
     if delays:
         print(
@@ -114,6 +145,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "detected": len(delays) / args.series,
         "at_change": at_change / args.series,
         "early": early,
+        "undecided_detected": caught / args.series,
     }
 
 

@@ -236,3 +236,30 @@ def test_fail_on_alert_does_not_pass_a_series_it_could_not_test(
     tested = cli("trend", str(logs), *work, "--baseline", "2", "--fail-on-alert")
     assert tested.returncode == 0, tested.stderr
     assert tested.stdout.rstrip().endswith("no alert") and tested.stderr == ""
+
+
+def test_days_whose_verdicts_all_turn_tie_alert_on_the_tie_aware_rate(
+    tmp_path: Path, monitor: Path
+) -> None:
+    """A new user's trial: days 1-7 of the monitor, days 8-10 rewritten so every winner is
+    "tie". Misselection reads 0.0% on those days and raised no alert (exit 0); the tie-aware
+    rate (a tie counts half a loss) rises to 50% and alerts (exit 3)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for day in range(1, 11):
+        name = f"2026-11-{day:02d}.jsonl"
+        lines = (monitor / "logs" / name).read_text(encoding="utf-8").splitlines()
+        if day >= 8:
+            records = [json.loads(line) for line in lines if line.strip()]
+            lines = [json.dumps({**r, "winner": "tie"} if "winner" in r else r) for r in records]
+        (logs / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--fail-on-alert")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "ALERT 2026-11-08: tie-aware rate (all; a tie counts half a loss)" in done.stdout
+    assert "also alerted: 2026-11-09 (all tie-aware), 2026-11-10 (all tie-aware)" in done.stdout
+    trend = json.loads(cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format",
+                           "json").stdout)  # fmt: skip
+    assert {(a["period"], a["metric"]) for a in trend["alerts"]} == {
+        (f"2026-11-{d:02d}", "tie-aware rate") for d in (8, 9, 10)
+    }
+    assert all(p["misselection"]["rate"] == 0.0 for p in trend["periods"][7:])

@@ -1,5 +1,5 @@
 """The judge leaderboard on the Runs screen (`j`): the runs that judged the same conversations,
-ranked by misselection as `judgeaudit judges` ranks them, and Enter opens a judge's run."""
+ranked by the tie-aware rate as `judgeaudit judges` ranks them, and Enter opens a judge's run."""
 
 from __future__ import annotations
 
@@ -34,6 +34,18 @@ def misselection_by_hand(out: Path) -> dict[str, tuple[int, int]]:
     return {str(r): (int(k), int(n)) for r, k, n in rows}
 
 
+def tie_aware_by_hand(out: Path) -> dict[str, float]:
+    """Each run's (wrong + tie/2) / decisive: a decisive pair neither misselected nor preferring
+    the side that succeeded is a tie."""
+    with closing(sqlite3.connect(out / "audit.db")) as db:
+        rows = db.execute(
+            "SELECT run_id, SUM(CASE WHEN COALESCE(misselected, 0) = 1 THEN 1.0 WHEN judge_pref "
+            "= CASE WHEN success_a = 1 THEN 'A' ELSE 'B' END THEN 0.0 ELSE 0.5 END), COUNT(*) "
+            "FROM audit_pairs WHERE success_a != success_b GROUP BY run_id"
+        ).fetchall()
+    return {str(r): float(s) / int(n) for r, s, n in rows}
+
+
 def test_j_ranks_the_judges_of_the_same_conversations_and_enter_opens_one(
     isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
 ) -> None:
@@ -57,10 +69,12 @@ def test_j_ranks_the_judges_of_the_same_conversations_and_enter_opens_one(
     counts = {**misselection_by_hand(run_copy), **misselection_by_hand(rejudged_copy)}
     assert len(rows) == 2 == len(counts)
     rates = {run: k / n for run, (k, n) in counts.items()}
-    ranked = sorted(rates, key=lambda r: (rates[r], r))
+    tie_aware = {**tie_aware_by_hand(run_copy), **tie_aware_by_hand(rejudged_copy)}
+    ranked = sorted(rates, key=lambda r: (tie_aware[r], rates[r], r))
     assert [r["run"] for _, r in rows] == ranked  # best first
     for _, row in rows:
         assert row["missel"].startswith(f"{rates[row['run']] * 100:.1f}%")
+        assert row["tieaware"].startswith(f"{tie_aware[row['run']] * 100:.1f}%")
     assert rows[0][1]["vs"] == "best" and rows[1][1]["vs"] != "best"
     assert screen == "results"
     second = rows[1][0]
@@ -111,16 +125,16 @@ def test_the_verdict_and_the_intervals_are_never_cut_at_160_120_or_80_columns(
             table = app.screen.query_one(JudgesTable)
             shown = []
             for key, row in table.shown_rows():
-                for column in ("missel", "near", "ties", "sbf", "vs"):
+                for column in ("tieaware", "missel", "near", "ties", "sbf", "vs"):
                     if column not in table.columns:  # dropped whole at this width
                         continue
                     cell = table.get_cell(key, column)
                     shown.append((key, column, str(row[column]), str(cell)))
             return shown
 
-    for size, count in (((160, 40), 10), ((120, 40), 6), (SMALL_SIZE, 4)):
+    for size, count in (((160, 40), 12), ((120, 40), 6), (SMALL_SIZE, 6)):
         shown = asyncio.run(go(size))
-        assert len(shown) == count, "the near bucket at 120 columns; ties and sbf at 160"
+        assert len(shown) == count, "the near bucket at 160 columns, ties and sbf too"
         for key, column, full, drawn in shown:
             assert drawn == full and "…" not in drawn, (size, key, column, drawn)
 

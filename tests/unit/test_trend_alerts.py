@@ -99,6 +99,7 @@ def test_bench_false_alarm_rate_small_configuration(capsys: pytest.CaptureFixtur
     assert low is not None and low <= 0.05
     assert found["detected"] >= 0.8
     assert found["early"] <= 0.1 * found["series"]
+    assert found["undecided_detected"] >= 0.8, "a judge that stops deciding is caught"
 
 
 def test_the_alert_action_gates_the_current_judge_against_the_baseline() -> None:
@@ -128,3 +129,23 @@ def test_an_outage_day_is_neither_tested_nor_pooled_into_the_baseline() -> None:
     # the last day equals the measured baseline (20/100 = 3 × 20/100 pooled): no alert; with
     # the outage pooled the baseline would be 60/700 and 20/100 a rise
     assert fired == [] and made == 1
+
+
+def test_days_whose_verdicts_all_turn_tie_raise_a_tie_aware_alert() -> None:
+    """A new user's monitor, days 8-10 rewritten so every winner is "tie": misselection falls to
+    0% and raised nothing; the tie-aware rate ((wrong + tie/2) / decisive) rises to 50%."""
+    day = {"wrong": 10, "tie": 20, "decisive": 100, "design_effect": 1.5}
+    tie = {"wrong": 0, "tie": 100, "decisive": 100, "design_effect": 1.5}
+    days = [f"2026-11-{d:02d}" for d in range(1, 11)]
+    trend: dict[str, Any] = {"periods": [{"period": d, "misselection": m, "buckets": []}
+                             for d, m in zip(days, [day] * 7 + [tie] * 3, strict=True)]}  # fmt: skip
+    series = points_of(trend)
+    assert [p.wrong for p in series["tie_aware"]] == [20.0] * 7 + [50.0] * 3  # 10 + 20/2
+    fired, made = detect(series)
+    assert made == 6 and {(f["period"], f["metric"]) for f in fired} == {
+        (d, "tie_aware") for d in days[7:]
+    }
+    # by hand: effective n = 100 / 1.5 = 67 per day (baseline 467, 93 wrong + tie/2), the day
+    # 34 of 67; scipy's one-sided Fisher on those counts, Holm over the 6 tests
+    expected = fisher_exact([[34, 33], [93, 374]], alternative="greater").pvalue
+    assert fired[0]["p_value"] == pytest.approx(expected, rel=1e-9)

@@ -127,20 +127,34 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
             for r in [*result["buckets"], result["overall"]]
             if r.get("verdict") == "worse"
         )
+        why = [f"misselection rose in: {rose}"] if rose else []
+        tie = result["overall"].get("tie_aware") or {}
+        if tie.get("verdict") == "worse":
+            why.append(
+                f"the tie-aware rate rose {tie['before'] * 100:.1f}% -> {tie['after'] * 100:.1f}% "
+                f"(ties count half a loss; p={tie['p_value']:.3g}, alpha {tie['alpha']:g}): "
+                "run B's judge decides less often"
+            )
         return (
             "failed",
-            [
-                f"worse: misselection rose in: {rose}; decided by the paired test: {result['decided_by']}"
-            ],
+            [f"worse: {'; '.join(why)}; decided by the paired test: {result['decided_by']}"],
             code,
         )
     if code != 0:
         margin = result["gate"]["margin"] * 100
+        tie_only = result["overall"].get("verdict") == "not worse"
         return (
             "inconclusive",
             [
-                f"inconclusive (exit {code}): not worse is not shown within {margin:g} points and "
-                "no rise is significant; the data cannot tell yet (see the 'not enough data' line)"
+                f"inconclusive (exit {code}): "
+                + (
+                    f"misselection is not worse, but the tie-aware rate (ties count half a "
+                    f"loss) is not shown within {margin:g} points and did not rise "
+                    "significantly; the data cannot tell yet"
+                    if tie_only
+                    else f"not worse is not shown within {margin:g} points and no rise is "
+                    "significant; the data cannot tell yet (see the 'not enough data' line)"
+                )
             ],
             code,
         )

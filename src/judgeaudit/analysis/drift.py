@@ -264,7 +264,26 @@ def render_compare(result: dict[str, Any]) -> str:
                 f"{flips['flipped_to_correct']} to correct"
             )
         verdict = verdict_text(r)
+        if r is not result["overall"] and r.get("verdict") == "inconclusive":
+            verdict += " (advice: the overall row decides the gate)"
         lines.append(line + flag + (f"  -> {verdict}" if verdict else ""))
+    tie = result["overall"].get("tie_aware")
+    if tie and tie["n"]:
+        margin = (result.get("gate") or {}).get("margin")
+        interval = (
+            "n/a" if tie["ci_low"] is None else f"[{pts(tie['ci_low'])}, {pts(tie['ci_high'])}]"
+        )
+        bound = "" if tie["upper"] is None else f" bound {bound_pts(tie['upper'], margin)}"
+        lines.append(
+            f"  tie-aware overall (a tie counts half a loss) {tie['before'] * 100:.1f}% -> "
+            f"{tie['after'] * 100:.1f}% (n={tie['n']})  {pts(tie['change'])} {interval}{bound}  "
+            f"p={tie['p_value']:.3g} (alpha {tie['alpha']:g})"
+            + (
+                f"  -> {tie['verdict'].upper() if tie['verdict'] == 'worse' else tie['verdict']}"
+                if tie.get("verdict")
+                else ""
+            )
+        )
     lines.append(f"decided by: {result['decided_by']}")
     lines += gate_lines(result)
     return "\n".join(lines)

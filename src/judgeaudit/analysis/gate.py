@@ -17,7 +17,7 @@ from typing import Any
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.paired import OVERALL_SHARE
+from judgeaudit.analysis.paired import OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
@@ -163,9 +163,14 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
             row["needed"] = _needed(row, margin, scale)
     overall = result["overall"]["verdict"]
     worse = [r["label"] for r in rows if r["verdict"] == "worse"]
-    if worse:
+    tie_aware = tie_aware_verdict(result["overall"].get("tie_aware"), margin)
+    failed = [
+        *(["misselection"] if worse else []),
+        *(["tie-aware"] if tie_aware == "worse" else []),
+    ]
+    if failed:
         verdict, code = "worse", EXIT_WORSE
-    elif overall == "not worse":
+    elif overall == "not worse" and tie_aware in ("not worse", None):
         verdict, code = "not worse", 0
     else:
         verdict, code = "inconclusive", EXIT_INCONCLUSIVE
@@ -174,11 +179,24 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         "verdict": verdict,
         "exit_code": code,
         "worse": worse,
+        "worse_on": failed,
+        "tie_aware": tie_aware,
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
         "power": ni.POWER,
         "at_this_size": at_this_size(result["overall"], margin),
     }
+
+
+def tie_aware_verdict(row: dict[str, Any] | None, margin: float) -> ni.Verdict | None:
+    """The overall tie-aware criterion's verdict (None where the row has none: unpaired):
+    worse when its sign-flip p is below its share of alpha and it rose, not worse when its
+    bound is below the same margin at the same fewest pairs; stored on ``row``."""
+    if row is None:
+        return None
+    rose = (row["change"] or 0.0) > 0 and row["p_value"] < row["alpha"]
+    row["verdict"] = ni.decide(rose, row["n"], row["upper"], margin)
+    return row["verdict"]  # type: ignore[no-any-return]
 
 
 def at_this_size(overall: dict[str, Any], margin: float) -> dict[str, Any] | None:
@@ -299,15 +317,27 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     if not summary or summary.get("verdict") is None:
         return []
     margin = summary["margin"] * 100
+    why = [f"in {', '.join(summary['worse'])}"] if summary["worse"] else []
+    tie_aware = summary.get("tie_aware")
+    if tie_aware == "worse":
+        why.append(f"{'WORSE ' if why else ''}on the tie-aware rate: ties count half a loss")
+    elif summary["verdict"] == "inconclusive" and result["overall"].get("verdict") == "not worse":
+        why.append(
+            f"(misselection is not worse; the tie-aware rate, a tie counting half a loss, is {tie_aware})"
+        )
     lines = [
         f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
-        + (f" in {', '.join(summary['worse'])}" if summary["worse"] else ""),
+        + (f" {'; '.join(why)}" if why else ""),
         f"  worse = a rise significant by the one-sided task sign-flip test, adjusted across the "
         f"rows with flips by weighted Holm (alpha {summary['alpha']}: the overall row holds half "
-        "of it when buckets have flips too, the buckets share the rest); not worse = a row of at least "
-        f"{summary['min_pairs']} decisive pairs whose own one-sided 95% upper bound is below "
-        f"{margin:g} points (intersection-union: no multiplicity adjustment needed); the printed "
-        "intervals are 95% task-clustered and per row, not simultaneous",
+        "of it when buckets have flips too, the buckets share the rest), or a rise of the overall "
+        f"tie-aware rate at alpha {summary['alpha'] * TIE_AWARE_ALPHA_SHARE:g}; not worse = the "
+        f"overall row, of at least {summary['min_pairs']} decisive pairs, has its one-sided 95% "
+        f"upper bound below {margin:g} points both for misselection and for the tie-aware rate "
+        "(intersection-union: no multiplicity adjustment needed) and no row is worse; the "
+        "overall row decides: a bucket that is inconclusive or has too few pairs is advice and "
+        "does not block; the printed intervals are 95% task-clustered and per row, not "
+        "simultaneous",
     ]
     size = summary.get("at_this_size")
     if size:

@@ -1,4 +1,6 @@
-"""Choosing a judge: every run that judged the same trajectories, ranked by misselection, with
+"""Choosing a judge: every run that judged the same trajectories, ranked by the tie-aware rate
+(``(wrong + tie/2) / decisive``, the report's: a tie never counts as a misselection, so a judge
+that answers "tie" to everything would rank first on misselection), misselection beside it, with
 the paired three-way gate verdict against the best and the judges no other beats on both cost
 and misselection.
 
@@ -75,8 +77,11 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         )
     rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
     # a judge that never answered is not measured (its all-tie 0% is no rate): last, unranked
-    # against the others, and never the best, a frontier judge or a gate's baseline
-    rows.sort(key=lambda r: (not r["measured"], r["misselection"]["rate"] or 0.0, r["run_id"]))
+    # against the others, and never the best, a frontier judge or a gate's baseline; the rest
+    # by the tie-aware rate (a judge that stops deciding is not the best), then misselection
+    rows.sort(key=lambda r: (not r["measured"], r["tie_aware"]["rate"] is None,
+                             r["tie_aware"]["rate"] or 0.0, r["misselection"]["rate"] or 0.0,
+                             r["run_id"]))  # fmt: skip
     measured = [r for r in rows if r["measured"]]
     best = measured[0] if measured else None
     for row in rows:
@@ -98,6 +103,7 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         "left_out": [{"out": str(o), "run_id": r, "because": why} for o, r, why in left_out],
         "method": {
             "interval": f"95%, {clustered.METHOD} (the report's)",
+            "rank": "the tie-aware rate, (wrong + tie/2) / decisive (the report's), then misselection",
             "vs_best": "the paired gate of `compare --fail-on-rise` (best as run A)",
             "frontier": f"no other judge has lower-or-equal misselection and {axis} with one "
             "strictly lower",
@@ -144,6 +150,7 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
     ties = _rate(pairs.assign(tie=(pairs["judge_pref"] == "tie").astype(int)), "tie")
     given = verdicts["orders"] - verdicts["no_verdict_orders"]
     measured = not nothing_judged(verdicts)
+    overall: Mapping[str, Any] = report.get("overall") or {}
     row = {
         "out": str(out),
         "run_id": run_id,
@@ -153,6 +160,11 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         # False when the judge gave no verdict on any order: its misselection is then not a rate
         "measured": measured,
         "not_measured": None if measured else NOT_MEASURED,
+        "tie_aware": {  # the report's (analysis/split.py), the rank's key
+            "rate": overall.get("tie_aware_rate"),
+            "ci_low": (overall.get("tie_aware_ci") or [None, None])[0],
+            "ci_high": (overall.get("tie_aware_ci") or [None, None])[1],
+        },
         "misselection": _rate(decisive),
         "near": {"label": first["label"], "alias": first.get("alias"), **_rate(near)},
         "tie_share": ties["rate"],
@@ -187,6 +199,7 @@ def _unmeasured(row: dict[str, Any]) -> dict[str, Any]:
         **row,
         "misselection": {**row["misselection"], **none},
         "near": {**row["near"], **none},
+        "tie_aware": dict(none),
         "tie_share": None,
         "tie_share_ci": [None, None],
         "position_consistency": None,
@@ -260,7 +273,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     if not row["measured"]:
         # no verdict on any order: its 0% misselection, ties and consistency are no figures
         return [str(row["rank"]), judge_cell(row), str(row["prompt_hash"] or "")[:8],
-                "not measured", "not measured", "not measured", "not measured",
+                "not measured", "not measured", "not measured", "not measured", "not measured",
                 with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci"), "[no CI]"),
                 "not measured", str(row["tokens"]), "n/a", _latency(row), style_cell(row["style"]),
                 "not measured: no verdict", row["run_id"]]  # fmt: skip
@@ -269,6 +282,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         str(row["rank"]),
         judge_cell(row) + (" *" if row["frontier"] else ""),
         str(row["prompt_hash"] or "")[:8],
+        rate(row["tie_aware"]),
         rate(m),
         rate(near),
         with_ci(row["tie_share"], row.get("tie_share_ci")),
@@ -311,6 +325,7 @@ HEADERS = [
     "#",
     "judge",
     "prompt",
+    "tie-aware [95% CI]",
     "misselection [95% CI]",
     "near [95% CI]",
     "ties [95% CI]",
@@ -331,7 +346,9 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
         return json.dumps(board, ensure_ascii=False, indent=2, default=str)
     rows = [_cells(r) for r in board["judges"]]
     notes = [
-        f"misselection over decisive pairs; intervals {board['method']['interval']}; "
+        "ranked by the tie-aware rate (wrong + tie/2) / decisive: a tie counts half a loss, so a "
+        "judge that stops deciding is not best; misselection (a tie never counts) beside it; "
+        f"both over decisive pairs; intervals {board['method']['interval']}; "
         f"vs best: {board['method']['vs_best']}, margin {board['margin'] * 100:g} points",
         "top style OR: the largest odds ratio of a transcript feature in the run's style model "
         f"(docs/why.md), and the feature; a term whose 95% interval spans over {UNSTABLE_SPAN:g}-"

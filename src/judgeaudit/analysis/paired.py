@@ -19,6 +19,7 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.clustered import METHOD as clustered_method
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.frame import decisive_mask, gap_series
+from judgeaudit.analysis.split import tie_halves
 from judgeaudit.analysis.stats import (
     fisher_exact,
     mcnemar_exact,
@@ -89,7 +90,7 @@ def paired_rows(
         missel=base["misselected"].fillna(0).astype(int),
     )
     right = new.assign(decisive=decisive_mask(new), missel=new["misselected"].fillna(0).astype(int))
-    columns = ["success_a", "success_b", "decisive", "missel"]
+    columns = ["success_a", "success_b", "decisive", "missel", "judge_pref"]
     merged = left[[*KEY, "bucket", *columns]].merge(
         right[[*KEY, *columns]], on=KEY, suffixes=("_before", "_after")
     )
@@ -108,7 +109,7 @@ def paired_rows(
     for index, label in enumerate(labels):
         part = usable[usable["bucket"] == label]
         rows.append({"label": label, "lo": bins[index], "hi": bins[index + 1], **_paired(part)})
-    overall = {"label": "overall", **_paired(usable)}
+    overall = {"label": "overall", **_paired(usable), "tie_aware": tie_aware_change(usable)}
     return rows, overall, pairing
 
 
@@ -157,6 +158,50 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
             .tolist(),
             "flipped_to_correct_ids": part.loc[before & ~after, "key"].head(FLIPPED_SHOWN).tolist(),
         },
+    }
+
+
+#: The tie-aware criterion's "worse" is tested at the overall row's starting share of alpha, on
+#: its own (beside the misselection family): a false "worse" on either is at most
+#: ALPHA * (1 + OVERALL_SHARE) by Bonferroni; bench/gate_calibration_inprocess.py measures it.
+TIE_AWARE_ALPHA_SHARE = 0.5
+
+
+def tie_aware_change(part: pd.DataFrame) -> dict[str, Any]:
+    """The paired change of the tie-aware rate (split.py's ``(wrong + tie/2) / decisive``) over
+    these decisive pairs, by the misselection row's machinery in half-units: per pair the
+    score moves by -2..+2 halves, per task the halves sum to an integer for the sign-flip test
+    and the task-clustered interval; the rare-flip floor counts each half step as one of 2n.
+    A judge that stops deciding (every answer a tie) moves no misselection but raises this."""
+    n = len(part)
+    before = tie_halves(part["missel_before"], part["judge_pref_before"], part["success_a_before"])
+    after = tie_halves(part["missel_after"], part["judge_pref_after"], part["success_a_after"])
+    d = after - before
+    per_task = part.assign(d=d, one=1).groupby("task_id")[["d", "one"]].sum()
+    sums, counts = per_task["d"].astype(int).tolist(), per_task["one"].astype(int).tolist()
+    spread = ni.clustered(sums, counts)
+    up, down = int(d[d > 0].sum()), int(-d[d < 0].sum())
+    floor = ni.cp_upper(up, 2 * n) - down / (2 * n) if n else None
+    upper = (
+        None if floor is None else floor if spread.upper is None else max(spread.upper / 2, floor)
+    )
+
+    def half(x: float | None) -> float | None:
+        return None if x is None else x / 2
+
+    return {
+        "before": int(before.sum()) / (2 * n) if n else None,
+        "after": int(after.sum()) / (2 * n) if n else None,
+        "n": n,
+        "change": half(spread.change) if n else None,
+        "ci_low": half(spread.low),
+        "ci_high": half(spread.high),
+        "upper": upper,
+        "p_value": ni.signflip_p(sums),
+        "alpha": ALPHA * TIE_AWARE_ALPHA_SHARE,
+        "tasks": spread.tasks,
+        "half_steps_up": up,
+        "half_steps_down": down,
     }
 
 

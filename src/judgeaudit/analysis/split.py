@@ -63,6 +63,16 @@ TIE_SCORE = (
 )
 
 
+def tie_halves(wrong: Any, pref: Any, success_a: Any) -> Any:
+    """:data:`TIE_SCORE` per decisive pair in half-units, elementwise over pandas/numpy
+    columns: 2 wrong, 0 right (``pref`` names the side that succeeded), 1 a tie or no verdict;
+    integers, so a task's sum is exact (the gate's paired tie-aware criterion)."""
+    import numpy as np
+
+    right = np.asarray(pref, dtype=object) == np.where(np.asarray(success_a) == 1, "A", "B")
+    return np.where(np.asarray(wrong) == 1, 2, np.where(right, 0, 1))
+
+
 def three_way(sums: list[Sums] | None) -> Split:
     """``right``, ``wrong``, ``tie``, the misselection rate and the tie-aware rate, intervals."""
     if not sums:

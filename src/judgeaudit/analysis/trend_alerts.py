@@ -3,7 +3,10 @@
 The detector (one owner; the bench ``bench/trend_alerts.py`` measures it):
 
 - **Baseline**: the first ``baseline`` periods of the series (default 7), pooled.
-- **Per later period and metric** (overall misselection and the near bucket, the first one):
+- **Per later period and metric** (overall misselection, the near bucket (the first one), and
+  the overall tie-aware rate ``(wrong + tie/2) / decisive``, tested on ``wrong + tie/2`` of the
+  decisive pairs: a tie is never a misselection, so a judge that starts answering "tie" lowers
+  misselection and raises only this):
   a one-sided Fisher exact test of "this period's rate is above the baseline's" on *effective*
   counts: each side's decisive pairs divided by a design effect for task clustering (the
   report's, :mod:`judgeaudit.analysis.clustered`; the baseline's is the n-weighted mean of its
@@ -65,16 +68,19 @@ METHOD = {
     "multiplicity": "Holm across every (period, metric) tested in the series: family-wise "
     "error (any false alert in a drift-free series) <= alpha",
     "rise_interval": "Newcombe hybrid score interval (method 10) on the effective counts, 95%",
-    "metrics": "overall misselection and the near bucket (the first)",
+    "metrics": "overall misselection, the near bucket (the first) and the overall tie-aware "
+    "rate (wrong + tie/2) / decisive, counted as wrong + tie/2 of the decisive pairs with the "
+    "misselection's design effect",
 }
 
 
 @dataclass(frozen=True)
 class Point:
-    """One period's rate: misselected (wrong) of decisive pairs and its design effect."""
+    """One period's rate: misselected (wrong; for the tie-aware rate wrong + tie/2) of decisive
+    pairs and its design effect."""
 
     period: str
-    wrong: int
+    wrong: float
     decisive: int
     design_effect: float = 1.0
 
@@ -84,7 +90,7 @@ def _effective(k: float, n: float, deff: float) -> tuple[int, int]:
     return (round(k / n * n_eff) if n else 0), n_eff
 
 
-def baseline_counts(points: list[Point]) -> tuple[int, int, float]:
+def baseline_counts(points: list[Point]) -> tuple[float, int, float]:
     """Pooled (wrong, decisive, design effect) of the baseline window."""
     k = sum(p.wrong for p in points)
     n = sum(p.decisive for p in points)
@@ -140,7 +146,7 @@ def detect(
 
 
 def points_of(trend: dict[str, Any]) -> dict[str, list[Point]]:
-    """The two watched series from a trend (overall misselection, near bucket)."""
+    """The three watched series from a trend (overall misselection, near bucket, tie-aware)."""
 
     def point(period: str, part: dict[str, Any]) -> Point:
         if part.get("not_measured"):  # an outage's all-tie pairs would dilute the baseline
@@ -150,10 +156,16 @@ def points_of(trend: dict[str, Any]) -> dict[str, list[Point]]:
             float(part.get("design_effect") or 1.0),
         )  # fmt: skip
 
+    def tie_aware(period: str, part: dict[str, Any]) -> Point:
+        base = point(period, part)
+        return Point(period, base.wrong + int(part.get("tie") or 0) / 2 if base.decisive else 0,
+                     base.decisive, base.design_effect)  # fmt: skip
+
     periods = trend["periods"]
     return {
         "misselection": [point(p["period"], p["misselection"]) for p in periods],
         "near": [point(p["period"], p["buckets"][0]) for p in periods if p["buckets"]],
+        "tie_aware": [tie_aware(p["period"], p["misselection"]) for p in periods],
     }
 
 
@@ -191,7 +203,7 @@ def add_alerts(
         alerts.append(
             {
                 "period": t["period"],
-                "metric": "misselection",
+                "metric": "tie-aware rate" if t["metric"] == "tie_aware" else "misselection",
                 "bucket": near_label if t["metric"] == "near" else "all",
                 "first": t["metric"] not in seen,
                 "rate": t["rate"],

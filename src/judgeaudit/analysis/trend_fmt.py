@@ -22,7 +22,9 @@ def alert_line(a: dict[str, Any]) -> str:
         for k, v in a["changes"].items()
     )
     return (
-        f"ALERT {a['period']}: misselection ({a['bucket']}) {pct(a['rate'])} vs baseline "
+        f"ALERT {a['period']}: {a['metric']} ({a['bucket']}"
+        + ("; a tie counts half a loss" if a["metric"] == "tie-aware rate" else "")
+        + f") {pct(a['rate'])} vs baseline "
         f"{pct(a['baseline_rate'])}: +{a['rise'] * 100:.1f} pts, 95% CI "
         f"[{low * 100:+.1f}, {high * 100:+.1f}], Holm p={a['p_adjusted']:.2g}"
         + (f"; changed since baseline: {changed}" if changed else "; manifest unchanged")
@@ -139,7 +141,8 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
     later: dict[str, list[str]] = {}
     for a in alerts:
         if not a.get("first"):
-            later.setdefault(a["period"], []).append(str(a["bucket"]))
+            tie = " tie-aware" if a.get("metric") == "tie-aware rate" else ""
+            later.setdefault(a["period"], []).append(f"{a['bucket']}{tie}")
     if later:
         lines.append(
             "also alerted: " + ", ".join(f"{p} ({', '.join(b)})" for p, b in later.items())

@@ -68,7 +68,7 @@ def test_an_unstable_period_is_flagged_and_a_gap_in_the_series() -> None:
         "n": None,
         "no_interval": None,
     }
-    assert set(points_of({"periods": periods})) == {"misselection", "near"}  # no style alert
+    assert set(points_of({"periods": periods})) == {"misselection", "near", "tie_aware"}  # no style
 
 
 def test_the_no_verdict_share_has_the_reports_task_clustered_interval(tmp_path: Path) -> None:

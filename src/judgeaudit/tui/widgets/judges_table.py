@@ -15,12 +15,13 @@ from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 #: leaderboard header -> (column key, shown label, narrowest width, drop order: the highest goes
 #: first when the terminal is narrow, 0 never goes). The intervals and the verdict against the
 #: best are never cut (``WHOLE``): shown whole or not at all, while other columns narrow. At 80
-#: columns the rank, judge, misselection and the verdict against the best stay; at 120 the near
-#: bucket and the largest style odds ratio too; at 160 ties and satisfied-but-failed, each with
-#: its interval (a bare rate fitted before the intervals came).
+#: and 120 columns the rank, judge, the tie-aware rate (the rank's key), misselection and the
+#: verdict against the best stay; at 160 the near bucket, ties and satisfied-but-failed too,
+#: each with its interval (a bare rate fitted before the intervals came).
 SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("#", "rank", "#", 1, 0),
     ("judge", "judge", "judge", 20, 0),
+    ("tie-aware [95% CI]", "tieaware", "tie-aware [95% CI]", 15, 0),
     ("misselection [95% CI]", "missel", "missel. [95% CI]", 15, 0),
     ("near [95% CI]", "near", "near [95% CI]", 15, 4),
     ("ties [95% CI]", "ties", "ties [95% CI]", 15, 5),
@@ -31,7 +32,7 @@ SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("vs best", "vs", "vs best", 12, 0),
     ("run", "run", "run", 8, 9),
 )
-WHOLE = ("missel", "near", "ties", "sbf", "vs")
+WHOLE = ("tieaware", "missel", "near", "ties", "sbf", "vs")
 JUDGES_COLUMNS = tuple(
     Col(key, label, min=width, drop=drop, whole=key in WHOLE)
     for _, key, label, width, drop in SHOWN
@@ -64,7 +65,8 @@ def judges_note(board: dict[str, Any]) -> str:
     left = len(board["left_out"])
     tail = f"; {left} run(s) judged other conversations, left out" if left else ""
     return (
-        f"{len(board['judges'])} judges of the same conversations, best first (95% "
+        f"{len(board['judges'])} judges of the same conversations, best first by the tie-aware "
+        f"rate (a tie counts half a loss; 95% "
         f"task-clustered CIs; vs best: the paired gate, margin {board['margin'] * 100:g} pts; "
         f"* unbeaten on misselection and {board['cost_axis']}{tail}) — Enter opens a judge's run"
     )
