@@ -172,8 +172,16 @@ def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path:
     (tmp_path / "down").mkdir()
     before, _ = audited(tmp_path / "ok", write(tmp_path / "ok.jsonl", log_lines(TASKS)))
     outage = {task: (pairs, 2 * pairs) for task, (pairs, _) in TASKS.items()}
-    after, said = audited(tmp_path / "down", write(tmp_path / "down.jsonl", log_lines(outage)))
+    down = tmp_path / "down"
+    said = cli_ok("import", "recorded-jsonl", str(write(tmp_path / "down.jsonl",
+                  log_lines(outage))), "--out", str(down / "pairs.jsonl")).stdout  # fmt: skip
+    (down / "spec.toml").write_text(SPEC)
+    ran = cli_ok("run", str(down / "spec.toml"), "--out", str(down / "out"))
+    after = down / "out"
     assert "28 recorded verdicts (28 with winner null: no verdict)" in said
+    # the run's close names the log, not a judge model no recorded run calls
+    assert "warning: every recorded verdict was null or unparsable (28/28)" in ran.stderr
+    assert "[judge] model" not in ran.stderr
     text = cli_ok("report", str(after)).stdout
     assert "misselection not measured (the judge gave no verdict on any of 28 orders)" in text
     # a run that measured nothing is no side of a comparison (before: B's outage was a rise in

@@ -167,13 +167,20 @@ def health_line(health: dict[str, Any], *, recorded: bool) -> str:
     return line
 
 
-def unjudged(health: dict[str, Any], out: str = "OUT") -> str | None:
+def unjudged(health: dict[str, Any], out: str = "OUT", *, recorded: bool = False) -> str | None:
     """What a run's close says when at least :data:`MOSTLY_UNJUDGED` of its orders have no
     verdict (None otherwise): the run finished, but its misselection figures are not a finding.
-    ``out``: the run's directory, for the command that shows the parse failures."""
+    ``out``: the run's directory, for the command that shows the parse failures; ``recorded``:
+    the verdicts came from a log, so no judge model was called and the log is what to check."""
     rate, missing, orders = (health[k] for k in ("no_verdict_rate", "no_verdict_orders", "orders"))
     if rate is None or rate < MOSTLY_UNJUDGED:
         return None
+    if missing == orders and recorded:
+        return (
+            f"every recorded verdict was null or unparsable ({missing}/{orders}): nothing was "
+            "judged, so the run measured no misselection; check the log's winner fields "
+            f"(`judgeaudit report {out}` counts them)"
+        )
     if missing == orders:
         return (
             f"the judge gave no verdict on any order ({missing}/{orders}): nothing was judged, "

@@ -93,12 +93,16 @@ def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
 def _say_if_unjudged(out: Path, run_id: str) -> None:
     """After the run's closing line: a plain warning when most judge orders got no verdict (the
     run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md)."""
+    from judgeaudit.analysis.frame import stored_manifest
     from judgeaudit.analysis.verdicts import unjudged, verdict_health
+    from judgeaudit.audit.spec.records import recorded_verdicts
     from judgeaudit.audit.store import open_readonly
 
     db = open_readonly(out / "audit.db")
     try:
-        note = unjudged(verdict_health(db, run_id), str(out))
+        (text,) = db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        recorded = recorded_verdicts(stored_manifest(text, run_id))
+        note = unjudged(verdict_health(db, run_id), str(out), recorded=recorded)
     finally:
         db.close()
     if note is not None:
