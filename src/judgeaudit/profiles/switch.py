@@ -118,13 +118,22 @@ def _secrets_in(plan: FilePlan) -> set[str]:
     return found
 
 
+def _shown(path: Path) -> str:
+    """A file as the diff names it: under the working directory relative to it (as git does;
+    a relative ``CLAUDE_CONFIG_DIR`` reads as given), elsewhere whole."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except (ValueError, OSError):  # elsewhere, or the working directory is gone
+        return str(path)
+
+
 def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> str:
     """The unified diff of every file, with what it replaces or removes; keys masked."""
     chunks = []
     for plan in plans:
         before = (plan.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         after = (plan.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        label = str(plan.path)
+        label = _shown(plan.path)
         text = "".join(
             # a last line without its line end is marked as git marks it (it ran into the note)
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
