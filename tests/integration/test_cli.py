@@ -379,8 +379,9 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
     board = json.loads(cli("judges", str(board_dir), "--format", "json").stdout)
     rows = board["judges"]
     assert sorted(r["judge_model"] for r in rows) == sorted(models)
-    rates = [r["misselection"]["rate"] for r in rows]
-    assert rates == sorted(rates) and rows[0]["vs_best"] is None
+    # ranked by the tie-aware rate (a judge that stops deciding is not the best), then misselection
+    keys = [(r["tie_aware"]["rate"], r["misselection"]["rate"]) for r in rows]
+    assert keys == sorted(keys) and rows[0]["vs_best"] is None
     assert all(r["vs_best"]["verdict"] in ("worse", "not worse", "inconclusive") for r in rows[1:])
     weak = next(r for r in rows if r["judge_model"] == models[2])
     assert weak["vs_best"] is None or weak["vs_best"]["verdict"] != "not worse"

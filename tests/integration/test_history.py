@@ -101,6 +101,10 @@ def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
         for period in trend["periods"]:
             for key in RUN_KEYS:
                 period.pop(key)
+    # a day folder's import.json keeps the contradiction count, a Parquet history does not yet
+    # (trend.md says so): here every day has none
+    assert [p.pop("verdicts_contradicting") for p in want["periods"]] == [0, 0, 0, 0]
+    assert not any("verdicts_contradicting" in p for p in got["periods"])
     assert [p["period"] for p in got["periods"]] == [f"2026-11-0{d}" for d in range(1, 5)]
     assert got == want
 

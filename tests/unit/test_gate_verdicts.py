@@ -94,7 +94,7 @@ def test_a_small_bucket_whose_bound_is_below_the_margin_is_explained_not_contrad
     summary = decide_rows(result, 0.02, {"trials": 2, "cost_per_decisive": None})
     assert result["buckets"][0]["verdict"] == "too few pairs to tell"
     text = "\n".join(gate_lines({**result, "gate": summary}))
-    assert "not worse = a row of at least 149 decisive pairs whose own one-sided" in text
+    assert "not worse = the overall row, of at least 149 decisive pairs, has its one-sided" in text
     assert "is not called not worse, whatever its printed bound" in text
     assert "even zero flips cannot bound" not in text
 
