@@ -41,9 +41,8 @@ def test_editing_the_active_profile_says_how_to_apply_it(isolated: ProfileStore)
     assert "no longer holds what taotoken-claude writes" in shown
 
 
-def test_the_key_dialog_names_the_active_profile_that_reads_it(isolated: ProfileStore) -> None:
-    secrets.set_key("taotoken", "sk-test-taotoken-1234")
-    use_profile(isolated, "taotoken-claude")
+def _key_dialog_warnings(isolated: ProfileStore) -> list[str]:
+    """What the K (key delete) dialog of taotoken-claude's key warns."""
 
     async def go() -> list[str]:
         app = make_app(isolated)
@@ -55,7 +54,14 @@ def test_the_key_dialog_names_the_active_profile_that_reads_it(isolated: Profile
             assert isinstance(dialog, ConfirmDiff)
             return dialog.warnings
 
-    notes = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def test_the_key_dialog_names_the_active_profile_that_reads_it(isolated: ProfileStore) -> None:
+    secrets.set_key("taotoken", "sk-test-taotoken-1234")
+    use_profile(isolated, "taotoken-claude")
+
+    notes = _key_dialog_warnings(isolated)
     assert any("taotoken-claude is active for claude" in note for note in notes), notes
 
 
@@ -69,17 +75,7 @@ def test_the_key_dialog_names_a_project_binding_that_reads_it(
     project.mkdir()
     use_profile(isolated, "taotoken-claude", project_dir=project)
 
-    async def go() -> list[str]:
-        app = make_app(isolated)
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await select(pilot, app, "taotoken-claude")
-            await press(pilot, "K")
-            dialog = app.screen
-            assert isinstance(dialog, ConfirmDiff)
-            return dialog.warnings
-
-    notes = asyncio.run(go())
+    notes = _key_dialog_warnings(isolated)
     settings = project / ".claude" / "settings.local.json"
     assert any(f"taotoken-claude is bound to {project}" in n and str(settings) in n for n in notes)
 
