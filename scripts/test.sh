@@ -92,6 +92,7 @@ if [ -z "${JUDGEAUDIT_SKIP_BENCH:-}" ]; then
   timeout 180 $B/consistency_scans.py --rows 20000 --rounds 1
   timeout 180 $B/interval_coverage.py 200
   timeout 180 $B/kappa_coverage.py 200
+  timeout 180 $B/review_weights_coverage.py 100 3
   timeout 180 $B/gate_rise_calibration.py 100
   timeout 180 scripts/with-keyring.sh $B/ccswitch_import.py --rows 200
   # gate_calibration.py, gate_calibration_inprocess.py, inprocess_rejudge.py, gate_null_spread.py,

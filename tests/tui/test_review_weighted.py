@@ -80,6 +80,6 @@ def test_review_shows_weighted_agreement_and_kappa_with_intervals(
     )
     assert low <= round(kappa, 2) <= high
     assert "success check vs human: " in shown and "conversations" in shown
-    assert "stratified bootstrap, 1000 resamples within strata" in shown
+    assert "stratified Jeffreys" in shown and "Rao-Wu) of labelled tasks within strata" in shown
     assert need == 126, "this run has fewer pairs than the interval would need"
     assert f"needs every one of the run's {need} pairs labelled" in shown

@@ -340,7 +340,7 @@ def _compared(
         "kappa_ci": list(kappa_interval(x, y, tasks)),
         "unweighted_interval": UNWEIGHTED,
         "confusion": confusion(x, y),
-        **weighted_figures(x, y, strata, population),
+        **weighted_figures(x, y, strata, population, tasks),
     }
 
 

@@ -1,11 +1,12 @@
-"""Human-review agreement weighted back to the audit, with a stratified bootstrap interval.
+"""Human-review agreement weighted back to the audit, with a bootstrap interval by stratum.
 
 The review sample is stratified with very unequal strata (a few hundred satisfied-but-failed
 pairs, thousands of controls, equal shares of each in the sample), so an unweighted kappa
 describes the sample, not the audit. Each labelled item is weighted by the inverse of its
 stratum's sampling probability (stratum size in the run / labelled items of the stratum); the
-interval resamples labelled items with replacement *within* each stratum (the design's own
-bootstrap). The success check is compared per conversation: a conversation labelled in
+interval resamples labelled *tasks* within each stratum with the Rao-Wu rescaling (the pairs of
+one task share its conversations; a plain bootstrap of two labels understates the spread by
+half). The success check is compared per conversation: a conversation labelled in
 several pairs counts once (its first label).
 """
 
@@ -56,21 +57,36 @@ def weighted_kappa(x: list[Any], y: list[Any], w: np.ndarray) -> tuple[float | N
     return observed, (observed - expected) / (1 - expected)
 
 
-#: Labelled items a stratum needs before the stratified bootstrap can give an interval: a
-#: stratum of one is resampled as itself, so 5 labels over 4 strata gave "77.8–100.0%" and a
-#: kappa interval of zero width (a new user's trial).
+#: Tasks a stratum's labels must span before the bootstrap can give an interval: a stratum
+#: whose labels come from one task is resampled as itself, so 5 labels over 4 strata gave
+#: "77.8–100.0%" and a kappa interval of zero width (a new user's trial).
 MIN_PER_STRATUM = 2
 
 
 def weighted_figures(
-    x: list[Any], y: list[Any], strata: list[str], population: dict[str, int]
+    x: list[Any],
+    y: list[Any],
+    strata: list[str],
+    population: dict[str, int],
+    tasks: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """Weighted agreement and kappa, each with a stratified-bootstrap 95% interval.
+    """Weighted agreement and kappa, each with a 95% interval from a rescaled bootstrap of the
+    labelled tasks within strata (``tasks``: each item's task; None: each item its own).
 
     Cached on its inputs: the Review screen recomputes the figures on every item it shows,
-    and the labels change only when one is edited (the bootstrap takes ~0.5 s)."""
-    found = _weighted(tuple(x), tuple(y), tuple(strata), tuple(sorted(population.items())))
+    and the labels change only when one is edited."""
+    clusters = tuple(tasks) if tasks is not None else tuple(range(len(x)))
+    found = _weighted(
+        tuple(x), tuple(y), tuple(strata), tuple(sorted(population.items())), clusters
+    )
     return copy.deepcopy(found)
+
+
+def _none_yet(short: list[str]) -> str:
+    return (
+        f"none yet: the bootstrap needs labelled pairs from {MIN_PER_STRATUM} tasks in each "
+        f"stratum it weighs, and these have them from one: {', '.join(short)}; label more"
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -79,59 +95,145 @@ def _weighted(
     y_in: tuple[Any, ...],
     strata_in: tuple[str, ...],
     population_in: tuple[tuple[str, int], ...],
+    tasks_in: tuple[Any, ...],
 ) -> dict[str, Any]:
     x, y, strata, population = list(x_in), list(y_in), list(strata_in), dict(population_in)
     labelled = {s: strata.count(s) for s in sorted(set(strata))}
     weight = {s: population.get(s, 0) / n for s, n in labelled.items()}
     w = np.array([weight[s] for s in strata], dtype=float)
     agreement, kappa = weighted_kappa(x, y, w)
-    # resampling one item gives it no spread, so the interval would be far too narrow, unless
-    # that item is the whole stratum (a census has no sampling spread)
-    short = [s for s, n in labelled.items() if n < min(MIN_PER_STRATUM, population.get(s, 0))]
+    # a stratum labelled whole (a census) has no sampling spread and is kept as it is; any
+    # other needs labels from two tasks, or its resample is itself and the interval too narrow
+    census = {s for s, n in labelled.items() if n >= population.get(s, 0)}
+    groups = _task_groups(strata, tasks_in, census)
+    short = [s for s in labelled if s not in census and len(groups[s]) < MIN_PER_STRATUM]
+    figures = {
+        "weighted_agreement": agreement,
+        "weighted_kappa": kappa,
+        "stratum_weights": {s: weight[s] for s in sorted(weight)},
+    }
+    agreement_ci = _jeffreys(x, y, strata, labelled, population, census)
     if short:
         return {
-            "weighted_agreement": agreement,
-            "weighted_agreement_ci": None,
-            "weighted_kappa": kappa,
+            **figures,
+            "weighted_agreement_ci": agreement_ci,
             "weighted_kappa_ci": None,
-            "stratum_weights": {s: weight[s] for s in sorted(weight)},
-            "interval": f"none yet: a stratified bootstrap needs {MIN_PER_STRATUM} labelled "
-            f"pairs in each stratum it weighs, and {', '.join(short)} has 1; label more",
+            "interval": f"{AGREEMENT_METHOD}; kappa: {_none_yet(short)}",
         }
-    rng = np.random.default_rng(SEED)
-    index = {s: np.flatnonzero(np.asarray(strata, dtype=object) == s) for s in labelled}
-    agreements, kappas = [], []
-    for _ in range(RESAMPLES):
-        pick = np.concatenate([rng.choice(ix, size=len(ix), replace=True) for ix in index.values()])
-        a, k = weighted_kappa([x[i] for i in pick], [y[i] for i in pick], w[pick])
-        if a is not None:
-            agreements.append(a)
-        if k is not None:
-            kappas.append(k)
-
-    def limits(values: list[float]) -> list[float] | None:
-        # every resample giving the same figure (all labels agree, or one side's labels are one
-        # category: kappa 0 by construction) is no evidence of certainty:
-        # a zero-width "[100.0, 100.0]" would claim it, so no interval (a new user's trial)
-        if not values or max(values) == min(values):
-            return None
-        return [float(v) for v in np.percentile(values, [2.5, 97.5])]
-
-    method = f"stratified bootstrap, {RESAMPLES} resamples within strata, seed {SEED}"
-    cis = limits(agreements), limits(kappas)
-    if (agreement is not None and cis[0] is None) or (kappa is not None and cis[1] is None):
+    kappas = _resampled_kappas(x, y, w, groups)
+    # rounded: rescaled weights leave a kappa of 0 by construction at +-1e-15 in some draws
+    kappas = np.round(kappas[~np.isnan(kappas)], 12)
+    # every resample giving the same kappa (one side gives one label only: 0 by construction,
+    # or all labels agree) is no evidence of certainty: a zero-width "[1.00, 1.00]" would claim
+    # it, so no interval (a new user's trial)
+    kappa_ci = None
+    if len(kappas) and np.ptp(kappas) > 0:
+        kappa_ci = [float(v) for v in np.percentile(kappas, [2.5, 97.5])]
+    method = f"{AGREEMENT_METHOD}; kappa: {KAPPA_METHOD}"
+    if kappa is not None and kappa_ci is None:
         method += (
-            "; none where every resample gives the same figure (all labels agree, or one side"
-            " gives one label only): label more"
+            " (none where every resample gives the same kappa: all labels agree, or one side"
+            " gives one label only; label more)"
         )
     return {
-        "weighted_agreement": agreement,
-        "weighted_agreement_ci": cis[0],
-        "weighted_kappa": kappa,
-        "weighted_kappa_ci": cis[1],
-        "stratum_weights": {s: weight[s] for s in sorted(weight)},
+        **figures,
+        "weighted_agreement_ci": agreement_ci,
+        "weighted_kappa_ci": kappa_ci,
         "interval": method,
     }
+
+
+DRAWS = 4000
+
+
+def _jeffreys(
+    x: list[Any],
+    y: list[Any],
+    strata: list[str],
+    labelled: dict[str, int],
+    population: dict[str, int],
+    census: set[str],
+) -> list[float] | None:
+    """The weighted agreement's 95% interval: per stratum a draw from the Jeffreys posterior
+    Beta(k + 1/2, n - k + 1/2) of its agreement, weighted by the stratum's share of the run
+    (a census stratum as it is). A bootstrap gives a stratum whose labels all agree no spread
+    at all, and the control stratum (most of the weight, agreement near 1) often does: it
+    covered 74-89% (bench/review_weights_coverage.py)."""
+    total = sum(population.get(s, 0) for s in labelled)
+    if not labelled or total <= 0:
+        return None
+    rng = np.random.default_rng(SEED)
+    draws, point = np.zeros(DRAWS), 0.0
+    for s, n in labelled.items():
+        agreed = sum(1 for a, b, t in zip(x, y, strata, strict=True) if t == s and a == b)
+        share = population.get(s, 0) / total
+        point += share * agreed / n
+        if s in census:
+            draws += share * agreed / n
+        else:
+            draws += share * rng.beta(agreed + 0.5, n - agreed + 0.5, size=DRAWS)
+    if np.ptp(draws) == 0:  # every stratum a census: the figure is the run's, exactly
+        return None
+    low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
+    # the prior pulls toward 1/2: where every label agrees the interval would end below the
+    # figure itself, so it reaches it (the Brown-Cai-DasGupta rule for k = n, stratified)
+    return [min(low, point), max(high, point)]
+
+
+#: How the weighted figures get their intervals, as every output names them.
+AGREEMENT_METHOD = (
+    f"agreement: stratified Jeffreys (a Beta(k+1/2, n-k+1/2) draw per stratum, weighted;"
+    f" {DRAWS} draws, seed {SEED})"
+)
+KAPPA_METHOD = (
+    f"rescaled bootstrap (Rao-Wu) of labelled tasks within strata, {RESAMPLES} resamples,"
+    f" seed {SEED}"
+)
+
+
+def _task_groups(
+    strata: list[str], tasks: tuple[Any, ...], census: set[str]
+) -> dict[str, list[np.ndarray]]:
+    """Per stratum, its labelled items grouped by task: the units the bootstrap draws (the
+    pairs of one task share its conversations, so they are not independent draws)."""
+    found: dict[str, dict[Any, list[int]]] = {}
+    for i, (stratum, task) in enumerate(zip(strata, tasks, strict=True)):
+        found.setdefault(stratum, {}).setdefault(task, []).append(i)
+    return {
+        s: [] if s in census else [np.array(ix) for ix in by_task.values()]
+        for s, by_task in found.items()
+    }
+
+
+def _resampled_kappas(
+    x: list[Any], y: list[Any], w: np.ndarray, groups: dict[str, list[np.ndarray]]
+) -> np.ndarray:
+    """Kappa in each resample. Rao-Wu with m = c - 1: each stratum draws c - 1
+    of its c labelled tasks with replacement and scales their weight by c / (c - 1), so the
+    stratum keeps its total weight and the spread is unbiased for a stratum mean's variance
+    (drawing c of c understates it by (c - 1) / c: by half at two tasks)."""
+    rng = np.random.default_rng(SEED)
+    scale = np.ones((RESAMPLES, len(x)))
+    for tasks in groups.values():
+        c = len(tasks)
+        if c == 0:  # a census stratum: every resample keeps it whole
+            continue
+        counts = rng.multinomial(c - 1, np.full(c, 1 / c), size=RESAMPLES) * (c / (c - 1))
+        for j, items in enumerate(tasks):
+            scale[:, items] = counts[:, [j]]
+    weights = scale * w
+    total = weights.sum(axis=1)
+    xs, ys = np.asarray(x, dtype=object), np.asarray(y, dtype=object)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agreements = weights @ (xs == ys).astype(float) / total
+        expected = (
+            sum(
+                (weights @ (xs == c).astype(float)) * (weights @ (ys == c).astype(float))
+                for c in sorted(set(x) | set(y), key=str)
+            )
+            / total**2
+        )
+        return np.where(expected < 1.0, (agreements - expected) / (1 - expected), np.nan)
 
 
 def kish_design_effect(population: dict[str, int]) -> float:

@@ -227,7 +227,7 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
             "ci_low": None if a_high is None else 1 - a_high,
             "ci_high": None if a_low is None else 1 - a_low,
             "labelled": review.get("n"),
-            # the report's stratified bootstrap; without one, its reason (too few labels)
+            # the report's stratified Jeffreys interval; without one, the report's reason
             "no_interval": None if a_low is not None else review.get("interval"),
         }
     style = report.get("style") or {}
@@ -269,7 +269,7 @@ INTERVALS = {
     "misselection, buckets, satisfied-but-failed, position consistency": METHOD,
     "no verdict": f"the same, {_OVER_ORDERS}; none for a period whose per-task verdict counts "
     "were not kept (no_interval says why)",
-    "human disagreement": "1 - weighted agreement; stratified bootstrap interval (the report's)",
+    "human disagreement": "1 - weighted agreement; stratified Jeffreys interval (the report's)",
     "style odds ratios": "task-clustered GLM, Wald interval (the report's)",
 }
 
