@@ -120,9 +120,14 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     users, live = active.key_users(_store(), args.name)
     breaks = [active.key_in_use(args.name, use) for use in live]
     if breaks and not args.force:
+        # A project binding's line names its own `profile off ... --project DIR` already.
+        first = (
+            ""
+            if all(use.project for use in live)
+            else "switch another profile in (or `judgeaudit profile off APP`) first, or "
+        )
         raise UserError(
-            f"key delete {args.name}: {'; '.join(breaks)}; switch another profile in (or "
-            "`judgeaudit profile off APP`) first, or give --force; nothing was deleted"
+            f"key delete {args.name}: {'; '.join(breaks)}; {first}give --force; nothing was deleted"
         )
     for line in breaks:
         print(f"warning: {line}", file=sys.stderr)
