@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import tomlkit
 
 from tests.bridge_helpers import key_fingerprint, request_log, served
 from tests.cli_helpers import JUDGEAUDIT, cli, stored_keys, tool, tool_env
@@ -97,3 +98,30 @@ def test_as_codex_sends_bs_key_to_b_only(world: World) -> None:
     assert lines and all(
         line["keys_sha256"] == [key_fingerprint(world.secret_b)] for line in lines
     ), lines
+
+
+def test_a_script_of_the_users_as_auth_command_is_refused_and_would_have_sent_bs_key_to_a(
+    world: World,
+) -> None:
+    """The guard counted a command of the user's only when its command line named the variable
+    (a review, twentieth session): ``auth = { command = "key.sh" }`` printing
+    ``$OPENAI_API_KEY`` passed, exit 0. Now refused; ``--as plain`` (the user's say-so) shows
+    what the guard prevents: the real Codex runs the script and A gets B's key."""
+    script = world.work / "key.sh"
+    script.write_text("#!/bin/sh\nprintf '%s' \"$OPENAI_API_KEY\"\n")
+    script.chmod(0o755)
+    for config in Path(world.env["CODEX_HOME"]).glob("*config.toml"):  # a1's, a2's too
+        data = tomlkit.parse(config.read_text())
+        if "gwa" in data.get("model_providers", {}):
+            data["model_providers"]["gwa"]["auth"] = {"command": str(script)}
+            config.write_text(tomlkit.dumps(data))
+    refused = world.ja("exec", "b", "--", _wrapper(world.work), *CODEX_ARGS)
+    assert refused.returncode == 2, refused.stdout[-1500:] + refused.stderr[-1500:]
+    assert (
+        "config.toml [model_providers.gwa] runs an auth command that is not judgeaudit's and "
+        "may print $OPENAI_API_KEY, sending it to http://127.0.0.1:"
+    ) in refused.stderr
+    assert request_log(world.log_a) == [] and request_log(world.log_b) == []  # nothing ran
+    world.ja("exec", "b", "--as", "plain", "--", _wrapper(world.work), *CODEX_ARGS)
+    sent = {k for line in request_log(world.log_a) for k in line["keys_sha256"]}
+    assert key_fingerprint(world.secret_b) in sent  # what the refusal kept from gateway A

@@ -72,6 +72,7 @@ def test_deleting_the_key_of_the_active_profile_needs_force(home: Path) -> None:
     assert refused.returncode != 0
     line = one_line(refused)
     assert "k-claude is active for claude" in line and "nothing was deleted" in line
+    assert "switch another profile in (or `judgeaudit profile off APP`) first" in line
     assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
     forced = cli(home, "key", "delete", key, "--force")
     assert forced.returncode == 0 and "k-claude is active for claude" in forced.stderr
@@ -110,7 +111,8 @@ def test_a_key_a_project_binding_reads_is_refused_too(home: Path) -> None:
     settings = project / ".claude" / "settings.local.json"
     assert f"pp is bound to {project} for claude ({settings})" in line, line
     assert f"`judgeaudit profile off claude --project {project}`" in line
-    assert "nothing was deleted" in line
+    # Only what helps a binding: the global "switch another profile in" does not (twentieth).
+    assert line.endswith("or the key is set again; give --force; nothing was deleted"), line
     assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
     assert cli(home, "profile", "off", "claude", "--project", "proj").returncode == 0
     done = cli(home, "key", "delete", key)

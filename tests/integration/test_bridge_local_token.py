@@ -173,3 +173,90 @@ def test_doctor_names_a_switch_that_still_sends_the_real_key(home: Home) -> None
     ) in done.stdout
     assert home.judgeaudit("profile", "use", "lt-old").returncode == 0
     assert "real key" not in home.judgeaudit("profile", "doctor", "claude").stdout
+
+
+def _refusal(url: str, token: str) -> str:
+    status, _, body = post(url + "/v1/messages", MESSAGE, token)
+    assert status == 401, body
+    return str(json.loads(body)["error"]["message"])
+
+
+def test_a_running_bridge_brings_back_no_deleted_key_token_or_profile(home: Home) -> None:
+    """The bridge re-read its token with ``create`` on, once a second: after ``key delete`` (or
+    ``profile remove``) one request made a new token, and the switched Claude Code worked on
+    (a review, twentieth session). Now it refuses, says why once, and makes nothing."""
+    home.add("lt-del", "claude")
+    assert home.judgeaudit("profile", "use", "lt-del").returncode == 0
+    with served("bridge", "lt-del", env=home.env) as (url, proc):
+        assert post(url + "/v1/messages", MESSAGE, home.run(_claude_helper(home)))[0] == 200
+        assert home.judgeaudit("key", "delete", home.key_name, "--force").returncode == 0
+        time.sleep(1.1)
+        for _ in range(2):  # said on the log once
+            assert _refusal(url, "ja-local-anything") == (
+                "profile lt-del has no key now, so its bridge refuses every caller: run "
+                f"`judgeaudit key set {home.key_name}` (taken within a second)"
+            )
+        assert home.judgeaudit("key", "bridge-token", "lt-del").returncode == 1  # none made
+        # What it says brings it back: key set makes a new token, taken within a second.
+        assert home.judgeaudit("key", "set", home.key_name, stdin=home.key).returncode == 0
+        time.sleep(1.1)
+        token = home.run(_claude_helper(home))
+        assert post(url + "/v1/messages", MESSAGE, token)[0] == 200
+        # Moved to another gateway: this bridge never sends the profile's key to the old one.
+        moved = home.judgeaudit("profile", "edit", "lt-del", "--base-url", "http://127.0.0.1:9/v1")
+        assert moved.returncode == 0, moved.stderr
+        time.sleep(1.1)
+        assert _refusal(url, token) == (
+            f"profile lt-del's base_url is not {home.upstream} any more, so its bridge refuses "
+            "every caller: restart `judgeaudit bridge lt-del`"
+        )
+        assert home.judgeaudit("profile", "off", "claude").returncode == 0
+        assert home.judgeaudit("profile", "remove", "lt-del").returncode == 0
+        time.sleep(1.1)
+        assert _refusal(url, home.key) == (
+            "profile lt-del was removed, so its bridge refuses every caller: stop this bridge "
+            "(nothing uses it)"
+        )
+        done = home.judgeaudit("key", "bridge-token", "lt-del")
+        assert done.returncode == 1 and "no local bridge token" in done.stderr
+        proc.send_signal(2)
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
+    assert log.count("profile lt-del has no key now") == 1
+    assert log.count("profile lt-del was removed") == 1
+    assert home.key not in log
+
+
+def test_a_key_set_while_the_bridge_runs_is_sent_upstream_within_a_second(
+    home: Home,
+) -> None:
+    """The bridge kept the key it started with, so after ``key set`` (which said switched tools
+    take it at once) the upstream still got the old one (a review, twentieth session). The
+    upstream logs a fingerprint of each key it gets, never the key."""
+    old, new = ("sk-rotate-" + x * 4 + pysecrets.token_hex(6) for x in "12")
+    log = home.tmp / "rotating.jsonl"
+    with served("sim", "serve", "--port", "0", "--apis", "chat", "--request-log", str(log)) as (
+        upstream,
+        _,
+    ):
+        cli_ok(
+            "profile", "add", "lt-rot", "--app", "claude", "--base-url", upstream,
+            "--model", "sim-chat", "--key", home.key_name, "--option", "bridge=chat",
+            "--option", f"bridge_port={home.port}", env=home.env, whole_env=True, timeout=120,
+        )  # fmt: skip
+        assert home.judgeaudit("key", "set", home.key_name, stdin=old).returncode == 0
+        assert home.judgeaudit("profile", "use", "lt-rot").returncode == 0
+        with served("bridge", "lt-rot", env=home.env) as (url, proc):
+            assert post(url + "/v1/messages", MESSAGE, home.run(_claude_helper(home)))[0] == 200
+            said = home.judgeaudit("key", "set", home.key_name, stdin=new).stdout
+            assert "a running bridge takes it and the new key within a second" in said
+            time.sleep(1.1)
+            assert post(url + "/v1/messages", MESSAGE, home.run(_claude_helper(home)))[0] == 200
+            proc.send_signal(2)
+            proc.wait(timeout=30)
+            assert proc.stderr is not None
+            said = proc.stderr.read()
+    sent = [line["key_sha256"] for line in request_log(log)]
+    assert sent == [key_fingerprint(old), key_fingerprint(new)]
+    assert old not in said and new not in said

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from judgeaudit.profiles.targets import PRINT_ENV
 from tests.new_user_helpers import add, cli, home, one_line
 
 __all__ = ["home"]  # the fixture, shared
@@ -51,26 +52,43 @@ def test_the_auth_command_judgeaudit_writes_for_a_shared_provider_id_is_refused(
     assert "nothing was run" in line and not _ran(home)
 
 
+#: a script of the user's whose command line names no variable (a review, twentieth session:
+#: the guard only counted a variable a command line named, and this one printed B's key)
+SCRIPT = "printf '%s' \"$OPENAI_API_KEY\"\n"
+
+
 @pytest.mark.parametrize(
-    ("args", "refused"),
+    ("command", "args", "refused"),
     [
-        (["-c", 'printf %s "$OPENAI_API_KEY"'], True),  # a hand-written command reading it
-        (["-c", 'printf %s "$OPENAI_API_KEY_2"'], False),  # another variable
-        (["-m", "judgeaudit", "key", "print", "gwa"], False),  # a keyring entry
+        ("sh", ["-c", 'printf %s "$OPENAI_API_KEY"'], True),  # a hand-written command reading it
+        ("SCRIPT", [], True),  # names nothing, prints it all the same
+        ("sh", ["-c", 'printf %s "$OPENAI_API_KEY_2"'], True),  # any command of the user's
+        ("sh", ["-m", "judgeaudit", "key", "print", "gwa"], True),  # our arguments, not ours
+        ("python3", ["-m", "judgeaudit", "key", "print", "gwa"], False),  # a keyring entry
+        ("/opt/venv/bin/python3.12", ["-c", PRINT_ENV, "OPENAI_API_KEY_2"], False),  # another
     ],
 )
-def test_an_auth_command_naming_an_exported_variable_is_refused(
-    home: Path, args: list[str], refused: bool
+def test_an_auth_command_that_is_not_judgeaudits_is_refused(
+    home: Path, command: str, args: list[str], refused: bool
 ) -> None:
     add(home, "b", "codex", OURS, "--key-env", "B_KEY")
+    if command == "SCRIPT":
+        command = str(home / "key.sh")
+        Path(command).write_text("#!/bin/sh\n" + SCRIPT)
+        Path(command).chmod(0o755)
     (home / "codex" / "config.toml").write_text(
         'model_provider = "mygw"\n\n[model_providers.mygw]\nname = "mine"\n'
         f'base_url = "{OTHER}"\nwire_api = "responses"\n'
-        f'auth = {{ command = "sh", args = [{", ".join(map(_quoted, args))}] }}\n'
+        f"auth = {{ command = {_quoted(command)}, args = [{', '.join(map(_quoted, args))}] }}\n"
     )
     code, line = _exec_b(home)
     if refused:
-        assert code == 2 and f"[model_providers.mygw] sends $OPENAI_API_KEY to {OTHER}" in line
+        assert code == 2, line
+        assert (
+            f"config.toml [model_providers.mygw] runs an auth command that is not judgeaudit's "
+            f"and may print $OPENAI_API_KEY, sending it to {OTHER}"
+        ) in line
+        assert "nothing was run: say `judgeaudit exec b --as codex -- ...`" in line
     else:
         assert code == 0, line
     assert _ran(home) is not refused

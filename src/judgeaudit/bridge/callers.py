@@ -5,14 +5,16 @@ the real key, so a program that holds ``bridge_port`` while the bridge is stoppe
 nothing that opens the upstream. The token is read from the keyring when the bridge starts and
 again by the first request after it is a second old, so a token created, renewed or removed
 after the start counts within a second, without a restart (and a wrong key in a loop reads the
-keyring at most once a second). The real key is still accepted (a tool
-switched by an older judgeaudit sends it), with one log line saying how to stop that.
+keyring at most once a second). The same read gives the real key (``key set`` rotated it: sent
+upstream from then on) and a refusal when what the bridge stands for is gone (the profile, its
+key or its token): every caller then gets a 401 saying why, said once on the log. The real key
+is still accepted (a tool switched by an older judgeaudit sends it), with one log line saying
+how to stop that.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import time
 from collections.abc import Callable
@@ -23,14 +25,25 @@ REREAD_S = 1.0
 
 
 @dataclass(frozen=True)
+class Reading:
+    """One read of the keyring (``bridge.live``): the profile's local token, its real key now
+    (None: the one the bridge has), and why every caller is refused now (None: served)."""
+
+    token: str | None
+    key: str | None = None
+    refusal: str | None = None
+
+
+@dataclass(frozen=True)
 class Callers:
     """``keys``: accepted as they are (exec's fresh token; the standalone bridge's real key).
-    ``token``: reads the profile's local token from the keyring (None: there is none).
+    ``token``: reads the profile's local token from the keyring, with its real key, which
+    then replaces ``keys`` (None: there is none).
     ``legacy_note``: given to ``notice`` once, when a caller presents one of ``keys`` while
     there is a token (even with ``--quiet``: it says what to do)."""
 
     keys: tuple[str, ...] = ()
-    token: Callable[[], str | None] | None = None
+    token: Callable[[], Reading] | None = None
     legacy_note: str | None = None
     notice: Callable[[str], None] | None = None
 
@@ -47,16 +60,26 @@ class CallerCheck:
     def __init__(self, callers: Callers) -> None:
         self.callers = callers
         self._token: str | None = None
+        self.key: str | None = None  # the real key last read (None: the one at the start)
+        self.refusal: str | None = None  # why every caller is refused now
         self._read_at = float("-inf")
         self._noted = False
 
     async def _read(self) -> None:
-        """The stored token; a keyring that fails to answer keeps the last one read (a token
-        deleted since is None, and then no longer opens the bridge)."""
+        """The stored token and key; a keyring that fails to answer keeps the last ones read
+        (a token deleted since is None, and then no longer opens the bridge). A new refusal is
+        told to ``notice`` once."""
         assert self.callers.token is not None
         self._read_at = time.monotonic()
-        with contextlib.suppress(Exception):
-            self._token = await asyncio.to_thread(self.callers.token)
+        try:
+            reading = await asyncio.to_thread(self.callers.token)
+        except Exception:
+            return
+        self._token, self.key = reading.token, reading.key or self.key
+        if reading.refusal != self.refusal:
+            self.refusal = reading.refusal
+            if reading.refusal and self.callers.notice is not None:
+                self.callers.notice(reading.refusal)
 
     async def start(self) -> None:
         if self.callers.token is not None:
@@ -67,9 +90,11 @@ class CallerCheck:
             return True
         if self.callers.token is not None and time.monotonic() - self._read_at >= REREAD_S:
             await self._read()
+        if self.refusal:
+            return False
         if _same(given, self._token):
             return True
-        if any(_same(given, key) for key in self.callers.keys):
+        if any(_same(given, key) for key in ((self.key,) if self.key else self.callers.keys)):
             note, notice = self.callers.legacy_note, self.callers.notice
             if note and notice is not None and self._token and not self._noted:
                 self._noted = True

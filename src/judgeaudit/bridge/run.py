@@ -14,7 +14,7 @@ from types import TracebackType
 
 from aiohttp import web
 
-from judgeaudit.bridge.callers import Callers
+from judgeaudit.bridge.callers import Callers, Reading
 from judgeaudit.bridge.server import BridgeConfig, start
 from judgeaudit.bridge.upstream import UpstreamConfig
 from judgeaudit.profiles.model import Profile
@@ -30,11 +30,12 @@ def config_for(
     queue_timeout_s: float = 60.0,
     idle_timeout_s: float = 30.0,
     log: Callable[[str], None] | None = None,
-    token: Callable[[], str | None] | None = None,
+    token: Callable[[], Reading] | None = None,
     notice: Callable[[str], None] | None = None,
 ) -> BridgeConfig:
     """A bridge in front of the profile's upstream. Callers present the profile's local token
-    (``token`` reads it; what a tool switched with ``profile use`` sends) or, as a tool switched
+    (``token`` reads it, with the real key, which then replaces ``key``: ``bridge.live``; what a
+    tool switched with ``profile use`` sends) or, as a tool switched
     by an older judgeaudit does, the profile's key, which ``notice`` is told about once."""
     upstream = UpstreamConfig(
         base_url=profile.base_url,

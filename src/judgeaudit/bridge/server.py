@@ -120,10 +120,13 @@ class BridgeServer:
         header = request.headers.get("Authorization", "")
         given = header[7:] if header.startswith("Bearer ") else request.headers.get("x-api-key", "")
         if await self.callers.allows(given):
+            if self.callers.key:
+                self.upstream.use_key(self.callers.key)
             return None
         error = BridgeError(
             401,
-            "the bridge did not get its key (the profile's local token, which `judgeaudit key "
+            self.callers.refusal
+            or "the bridge did not get its key (the profile's local token, which `judgeaudit key "
             "bridge-token PROFILE` prints for a switched tool, or the token `judgeaudit exec` "
             "gave the tool)",
             "authentication_error" if front is MESSAGES else "invalid_request_error",

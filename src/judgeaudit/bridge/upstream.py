@@ -106,7 +106,8 @@ class Upstream:
     def __init__(self, config: UpstreamConfig) -> None:
         self.config = config
         self.url = config.base_url.rstrip("/") + "/chat/completions"
-        self.secrets = (config.key,)
+        self.key = config.key  # `use_key` rotates it (the standalone bridge re-reads it)
+        self.secrets: tuple[str, ...] = (config.key,)  # every key used: scrubbed from errors
         self.proxy = env_proxy(self.url)
         self._slots = asyncio.Semaphore(config.max_concurrency)
         self._session: aiohttp.ClientSession | None = None
@@ -122,6 +123,11 @@ class Upstream:
         self._session = aiohttp.ClientSession(
             connector=connector, timeout=timeout, auto_decompress=True, trust_env=False
         )
+
+    def use_key(self, key: str) -> None:
+        """Send ``key`` from the next request on (``key set`` rotated the profile's key)."""
+        if key != self.key:
+            self.key, self.secrets = key, (key, *self.secrets)
 
     async def close(self) -> None:
         if self._session is not None:
@@ -166,7 +172,7 @@ class Upstream:
         url = self.url.removesuffix("/chat/completions") + "/models"
         try:
             async with self._session.get(
-                url, headers={"Authorization": f"Bearer {self.config.key}"}, proxy=self.proxy
+                url, headers={"Authorization": f"Bearer {self.key}"}, proxy=self.proxy
             ) as response:
                 raw = await self._capped(response, guard.MAX_UPSTREAM_BODY)
                 if response.status >= 300:
@@ -191,7 +197,7 @@ class Upstream:
             ) from None
         try:
             headers = {
-                "Authorization": f"Bearer {self.config.key}",
+                "Authorization": f"Bearer {self.key}",
                 "Content-Type": "application/json",
                 "Accept": "text/event-stream" if body.get("stream") else "application/json",
                 "User-Agent": f"judgeaudit-bridge/{__version__}",

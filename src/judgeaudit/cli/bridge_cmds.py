@@ -14,7 +14,9 @@ from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 
 if TYPE_CHECKING:
+    from judgeaudit.bridge.callers import Reading
     from judgeaudit.cli.common import Sub
+    from judgeaudit.profiles.model import Profile
 
 
 def register(sub: Sub) -> None:
@@ -68,19 +70,21 @@ def _log(line: str) -> None:
     print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
 
 
-def _token_reader(name: str, *, create: bool) -> Callable[[], str | None] | None:
-    """Reads the profile's local token (made at the first read for a bridged profile, so a
-    bridge started before `profile use` accepts it); None without a usable keyring, where
-    only the profile's key opens the bridge."""
-    from judgeaudit.profiles import secrets
+def _token_reader(profile: Profile) -> Callable[[], Reading] | None:
+    """Reads the profile's local token and key once a second (``bridge.live``); the token is
+    made here, at the start, for a bridged profile (so a bridge started before `profile use`
+    accepts it), never by a read. None without a usable keyring, where only the profile's key
+    opens the bridge."""
+    from judgeaudit.bridge import live
+    from judgeaudit.profiles import bridgeopt, secrets
 
     if not secrets.backend_usable()[0]:
         return None
-
-    def read() -> str | None:
-        return secrets.bridge_token(name, create=create)
-
-    return read
+    try:
+        token = secrets.bridge_token(profile.name, create=bridgeopt.uses_bridge(profile))
+    except secrets.SecretError:
+        token = None  # the keyring refused: the bridge asks it again on the next request
+    return live.reader(profile, token_at_start=token)
 
 
 def cmd_bridge(args: argparse.Namespace) -> int:
@@ -114,7 +118,7 @@ def cmd_bridge(args: argparse.Namespace) -> int:
         queue_timeout_s=args.queue_timeout,
         idle_timeout_s=args.idle_timeout,
         log=None if args.quiet else _log,
-        token=_token_reader(profile.name, create=bridgeopt.uses_bridge(profile)),
+        token=_token_reader(profile),
         notice=_log,
     )
 

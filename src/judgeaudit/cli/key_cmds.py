@@ -83,7 +83,10 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     secrets.set_key(args.name, value)
     print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
     if renewed := _bridge_tokens(args.name, renew=True):
-        print(f"new local bridge token for {', '.join(renewed)} (switched tools take it at once)")
+        print(
+            f"new local bridge token for {', '.join(renewed)} (a running bridge takes it and the "
+            "new key within a second; nothing needs a restart)"
+        )
     if (warning := secrets.plaintext_warning()) is not None:
         print(warning, file=sys.stderr)
     return 0
@@ -120,9 +123,14 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     users, live = active.key_users(_store(), args.name)
     breaks = [active.key_in_use(args.name, use) for use in live]
     if breaks and not args.force:
+        # A project binding's line names its own `profile off ... --project DIR` already.
+        first = (
+            ""
+            if all(use.project for use in live)
+            else "switch another profile in (or `judgeaudit profile off APP`) first, or "
+        )
         raise UserError(
-            f"key delete {args.name}: {'; '.join(breaks)}; switch another profile in (or "
-            "`judgeaudit profile off APP`) first, or give --force; nothing was deleted"
+            f"key delete {args.name}: {'; '.join(breaks)}; {first}give --force; nothing was deleted"
         )
     for line in breaks:
         print(f"warning: {line}", file=sys.stderr)

@@ -10,7 +10,6 @@ one ``/chat/completions`` hangs off) and the tool talks to a local ``judgeaudit 
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -47,7 +46,9 @@ def token_command(profile: Profile) -> list[str]:
     ``auth``): the profile's local bridge token from the keyring, never the upstream key, so
     whatever holds ``bridge_port`` while the bridge is stopped gets nothing that opens the
     upstream (docs/bridge.md, 'Global switch')."""
-    return [sys.executable, "-m", "judgeaudit", "key", "bridge-token", profile.name]
+    from judgeaudit.profiles.targets import authcmd  # `key print` must start fast
+
+    return authcmd.bridge_token(profile.name)
 
 
 def use_note(profile: Profile) -> str:

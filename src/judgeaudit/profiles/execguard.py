@@ -63,7 +63,8 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
     """``FILE [model_providers.ID] sends $VAR to URL`` for each provider table of the Codex
     files (:func:`_codex_files`) that reads one of the ``exported`` variables
     (:func:`~judgeaudit.profiles.targets.codexauth.variables_read`) and sends it to another
-    base URL than ``base_url``."""
+    base URL than ``base_url``; an ``auth`` command that is not judgeaudit's may print any of
+    them (:func:`~judgeaudit.profiles.targets.codexauth.foreign_auth`)."""
     out = []
     for path, data in _codex_files():
         providers = data.get("model_providers")
@@ -74,7 +75,13 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
             url = table.get("base_url")
             if read and (not isinstance(url, str) or url.rstrip("/") != base_url.rstrip("/")):
                 to = url if isinstance(url, str) else "Codex's default URL"
-                out.append(f"{path} [model_providers.{ident}] sends ${read[0]} to {to}")
+                sends = (
+                    "runs an auth command that is not judgeaudit's and may print "
+                    f"${read[0]}, sending it to {to}"
+                    if codexauth.foreign_auth(table)
+                    else f"sends ${read[0]} to {to}"
+                )
+                out.append(f"{path} [model_providers.{ident}] {sends}")
     return out
 
 

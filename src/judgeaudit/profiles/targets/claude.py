@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler, Split
 from judgeaudit.profiles.model import Profile, ProfileError
-from judgeaudit.profiles.targets import PRINT_ENV, FilePlan, customheaders
+from judgeaudit.profiles.targets import FilePlan, authcmd, customheaders
 from judgeaudit.profiles.targets.customheaders import credential_headers as credential_headers
 
 ENV_FOR_OPTION = {
@@ -134,12 +133,12 @@ def header_lines_in(text: str) -> set[str]:
 
 def helper_command(key_name: str) -> str:
     """The apiKeyHelper command: this very interpreter, so it works from any shell and venv."""
-    return f"{shlex.quote(sys.executable)} -m judgeaudit key print {shlex.quote(key_name)}"
+    return shlex.join(authcmd.key_print(key_name))
 
 
 def env_helper_command(variable: str) -> str:
     """The apiKeyHelper of a ``key_env`` profile: prints the variable Claude Code starts with."""
-    return f"{shlex.quote(sys.executable)} -c {shlex.quote(PRINT_ENV)} {shlex.quote(variable)}"
+    return shlex.join(authcmd.print_env(variable))
 
 
 def key_helper(profile: Profile) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +30,7 @@ from judgeaudit.profiles.model import (
     ProfileError,
 )
 from judgeaudit.profiles.paths import config_dir
-from judgeaudit.profiles.targets import PRINT_ENV, FileKind, FilePlan
+from judgeaudit.profiles.targets import FileKind, FilePlan, authcmd
 from judgeaudit.profiles.tomltext import TomlText, render_key, render_value
 
 OURS_SUFFIX = "(judgeaudit)"
@@ -120,12 +119,8 @@ def as_command(table: dict[str, Any]) -> dict[str, Any]:
     """``table`` with its ``env_key`` turned into an ``auth`` command printing that variable:
     the same key, in the form a table of the same id elsewhere uses (Codex refuses ``auth``
     merged with ``env_key``)."""
-    variable = str(table.pop("env_key"))
-    table["auth"] = {
-        "command": sys.executable,
-        "args": ["-c", PRINT_ENV, variable],
-        "timeout_ms": AUTH_TIMEOUT_MS,
-    }
+    command, *args = authcmd.print_env(str(table.pop("env_key")))
+    table["auth"] = {"command": command, "args": args, "timeout_ms": AUTH_TIMEOUT_MS}
     return table
 
 
@@ -158,15 +153,13 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         "base_url": base_url,
         "wire_api": "responses",
     }
-    if bridgeopt.uses_bridge(profile):
-        command, *args = bridgeopt.token_command(profile)
+    if bridgeopt.uses_bridge(profile) or key_mode(profile) == "command":
+        command, *args = (
+            bridgeopt.token_command(profile)
+            if bridgeopt.uses_bridge(profile)
+            else authcmd.key_print(str(profile.key))
+        )
         table["auth"] = {"command": command, "args": args, "timeout_ms": AUTH_TIMEOUT_MS}
-    elif key_mode(profile) == "command":
-        table["auth"] = {
-            "command": sys.executable,
-            "args": ["-m", "judgeaudit", "key", "print", profile.key],
-            "timeout_ms": AUTH_TIMEOUT_MS,
-        }
     else:
         table["env_key"] = env_key_name(profile)
     extra = profile.option("provider") or {}

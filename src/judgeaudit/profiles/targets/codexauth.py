@@ -14,7 +14,6 @@ Which variables a table then reads (:func:`variables_read`) is asked here too, b
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 from judgeaudit.profiles.ledger import Entry, fingerprint
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import PRINT_ENV, FilePlan
+from judgeaudit.profiles.targets import FilePlan, authcmd
 from judgeaudit.profiles.targets import codex as codex_target
 from judgeaudit.profiles.tomltext import TomlText
 
@@ -96,25 +95,29 @@ def align(path: Path, raw: bytes | None, ident: str, ledger: dict[str, Entry]) -
 def variables_read(table: Mapping[str, object], exported: Collection[str] = ()) -> list[str]:
     """The environment variables a Codex provider table sends to its gateway: ``env_key`` (the
     bearer token), each value of ``env_http_headers`` (a header filled from a variable), and
-    what an ``auth`` command prints: judgeaudit's own (:data:`PRINT_ENV`, written by
-    :func:`~judgeaudit.profiles.targets.codex.as_command`) its last argument; any other
-    command, run by Codex with the whole environment, each of ``exported`` its command line
-    names (``sh -c 'echo $VAR'``): what it prints cannot be known, so it is assumed."""
+    what an ``auth`` command prints: judgeaudit's own (:func:`~judgeaudit.profiles.targets.
+    authcmd.ours`) its variable, if any; any other command (:func:`foreign_auth`), run by Codex
+    with the whole environment, every one of ``exported``: what it prints cannot be known."""
     found = [table["env_key"]] if isinstance(table.get("env_key"), str) else []
     headers = table.get("env_http_headers")
     if isinstance(headers, dict):
         found += [v for v in headers.values() if isinstance(v, str)]
-    auth = table.get("auth")
-    if isinstance(auth, dict):
-        args = auth.get("args")
-        words = [str(auth.get("command", "")), *(map(str, args) if isinstance(args, list) else ())]
-        if len(words) == 4 and words[1:3] == ["-c", PRINT_ENV]:
-            found.append(words[3])
-        else:
-            found += [v for v in exported if any(_names(w, v) for w in words)]
+    if foreign_auth(table):
+        found += list(exported)
+    elif (own := authcmd.ours(_auth_argv(table))) is not None and own[0] == "env":
+        found.append(own[1])
     return list(dict.fromkeys(str(v) for v in found))
 
 
-def _names(word: str, variable: str) -> bool:
-    """Whether ``word`` holds ``variable`` as a whole name (``$VAR``, ``"VAR"``, ``%VAR%``)."""
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(variable)}(?![A-Za-z0-9_])", word) is not None
+def _auth_argv(table: Mapping[str, object]) -> list[str]:
+    auth = table.get("auth")
+    if not isinstance(auth, dict):
+        return []
+    args = auth.get("args", [])
+    return [str(auth.get("command", "")), *(map(str, args) if isinstance(args, list) else ["?"])]
+
+
+def foreign_auth(table: Mapping[str, object]) -> bool:
+    """Whether the table has an ``auth`` command that is not one of judgeaudit's own (a script
+    of the user's, ``sh -c ...``): it may print any variable of Codex's environment."""
+    return "auth" in table and authcmd.ours(_auth_argv(table)) is None

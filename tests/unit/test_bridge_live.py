@@ -1,0 +1,71 @@
+"""What a running standalone bridge reads each second (``bridge/live.py``) and what its caller
+check does with it (``bridge/callers.py``): a token removed on its own is a refusal naming
+what makes a new one, a read never makes one, and a refusal is told once. In-memory keyring;
+the CLI and Secret Service path is tests/integration/test_bridge_local_token.py."""
+
+from __future__ import annotations
+
+import asyncio
+
+from judgeaudit.bridge import live
+from judgeaudit.bridge.callers import CallerCheck, Callers, Reading
+from judgeaudit.profiles import secrets
+from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.store import ProfileStore
+
+KEY = "sk-test-live-1111"
+
+
+def _bridged(store: ProfileStore) -> Profile:
+    profile = Profile(
+        name="br",
+        app="claude",
+        base_url="http://127.0.0.1:9/v1",
+        key="gw",
+        options={"bridge": "chat"},
+    )
+    store.save(profile)
+    secrets.set_key("gw", KEY)
+    return profile
+
+
+def test_a_token_removed_alone_is_a_refusal_and_no_read_makes_one(isolated: ProfileStore) -> None:
+    profile = _bridged(isolated)
+    token = secrets.bridge_token("br")
+    read = live.reader(profile, token_at_start=token)
+    assert read() == Reading(token, KEY)
+    secrets.drop_bridge_tokens(["br"])
+    reading = read()
+    assert reading.token is None and reading.key == KEY
+    assert reading.refusal == (
+        "profile br's local token was removed, so its bridge refuses every caller: "
+        "`judgeaudit profile use br` makes a new one (taken within a second)"
+    )
+    assert secrets.bridge_token("br", create=False) is None  # the read made none
+
+
+def test_a_profile_that_never_had_a_token_takes_its_key(isolated: ProfileStore) -> None:
+    profile = _bridged(isolated)
+    assert live.reader(profile, token_at_start=None)() == Reading(None, KEY)
+
+
+def test_a_refusal_is_told_once_and_the_key_read_replaces_the_start_key() -> None:
+    told: list[str] = []
+    readings = iter(
+        [Reading("tok", "new-key"), Reading(None, refusal="gone"), Reading(None, refusal="gone")]
+    )
+    check = CallerCheck(
+        Callers(keys=("old-key",), token=lambda: next(readings), notice=told.append)
+    )
+
+    async def go() -> list[bool]:
+        await check.start()
+        allowed = [await check.allows("tok"), await check.allows("new-key")]
+        allowed.append(await check.allows("old-key"))  # the start key is no longer taken
+        for _ in range(2):
+            check._read_at = float("-inf")  # a second later
+            allowed.append(await check.allows("tok"))
+        return allowed
+
+    assert asyncio.run(go()) == [True, True, False, False, False]
+    assert check.key == "new-key" and check.refusal == "gone" and told == ["gone"]
