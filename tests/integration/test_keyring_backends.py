@@ -87,3 +87,22 @@ def test_beside_secret_service_the_plaintext_file_is_never_written(
         assert not data.exists() or secret not in _files_text(data)
     finally:
         run(env, "key", "delete", name)
+
+
+def test_key_set_refuses_two_lines_and_stores_nothing(env: dict[str, str]) -> None:
+    """`printf 'k1\\nk2\\n' | key set X` stored the first line silently (a new user's trial):
+    which key went in was a guess. Two lines are refused in one line; one line (a trailing
+    newline, blank lines around it) is stored as it was."""
+    env = {**env, "PYTHON_KEYRING_BACKEND": PLAINTEXT, "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING": "1"}
+    first, second = "sk-one-" + pysecrets.token_hex(6), "sk-two-" + pysecrets.token_hex(6)
+    done = run(env, "key", "set", "two", stdin=f"{first}\n{second}\n")
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines == [
+        "judgeaudit: key set two: the standard input holds 2 lines and a key is one; pipe the one line "
+        "(e.g. `head -n 1 FILE |` or `sed -n 2p FILE |`); nothing stored"
+    ]
+    assert first not in done.stdout + done.stderr and second not in done.stdout + done.stderr
+    assert run(env, "key", "print", "two").returncode != 0  # nothing stored
+    assert run(env, "key", "set", "two", stdin=f"\n{first}\n\n").returncode == 0
+    assert run(env, "key", "print", "two").stdout == first + "\n"

@@ -92,7 +92,8 @@ def test_a_codex_switch_warns_when_the_keyring_has_no_such_key_yet(home: Path) -
     dry = cli(home, "profile", "use", "y", "--dry-run")
     assert (
         f"warning: Codex's auth command runs `judgeaudit key print {name}`, but the keyring has"
-        f" no key '{name}' yet: set it first (k on F1, or `judgeaudit key set {name}`), else"
+        f" no key '{name}' yet: set it first (`judgeaudit key set {name}`, or k on the app's"
+        " Profiles screen), else"
         " Codex gets no key"
     ) in dry.stderr
 

@@ -79,7 +79,7 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     if sys.stdin.isatty():
         value = getpass.getpass(f"key for {args.name} (input hidden): ")
     else:
-        value = sys.stdin.readline()
+        value = _one_line(sys.stdin.read(), args.name)
     secrets.set_key(args.name, value)
     print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
     if renewed := _bridge_tokens(args.name, renew=True):
@@ -90,6 +90,18 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     if (warning := secrets.plaintext_warning()) is not None:
         print(warning, file=sys.stderr)
     return 0
+
+
+def _one_line(text: str, name: str) -> str:
+    """A key piped in is its one line: a second (two keys pasted, a file of several) stored
+    the first silently, so which key went in was a guess."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1:
+        raise secrets.SecretError(
+            f"key set {name}: the standard input holds {len(lines)} lines and a key is one; "
+            "pipe the one line (e.g. `head -n 1 FILE |` or `sed -n 2p FILE |`); nothing stored"
+        )
+    return lines[0] if lines else ""
 
 
 def _bridge_tokens(key: str, *, renew: bool) -> list[str]:

@@ -315,7 +315,8 @@ def _keyring_gaps(key: str, runs: str, tool: str) -> list[str]:
         return [f"{command}, but there is {message}; {tool} would get no key"]
     if secrets.get_key(key) is None:
         return [
-            f"{command}, but the keyring has no key {key!r} yet: set it first (k on "
-            f"F1, or `judgeaudit key set {key}`), else {tool} gets no key"
+            f"{command}, but the keyring has no key {key!r} yet: set it first "
+            f"(`judgeaudit key set {key}`, or k on the app's Profiles screen), else {tool} gets "
+            "no key"
         ]
     return []
