@@ -95,9 +95,10 @@ class Source:
                 whole.pop("tie_aware")
             gate(buckets, whole, share)
             result = {"buckets": buckets, "overall": whole}
-            exits[rule] = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})[
-                "exit_code"
-            ]
+            decided = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})
+            exits[rule] = decided["exit_code"]
+            if rule != "exit_holm" and decided["at_this_size"]:  # what the line printed
+                exits["printed_" + rule] = decided["at_this_size"]["pass_unchanged"]
             if share is not None:
                 verdicts = {r["label"]: r["verdict"] for r in [*buckets, whole]}
         return {**exits, "change": overall["change"], "upper": overall["upper"], "rows": verdicts}
@@ -131,6 +132,11 @@ def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
         figures["worse" + suffix] = rate("worse (exit 3)", exits.count(3), len(exits))
         figures["not_worse" + suffix] = rate("not worse (exit 0)", exits.count(0), len(exits))
         figures["inconclusive" + suffix] = rate("inconclusive (exit 5)", exits.count(5), len(exits))
+        printed = [g["printed_" + rule] for g in gates if "printed_" + rule in g]
+        if printed:  # the "at this size" line's pass chance, planned from each gate's own flips
+            figures["printed_pass" + suffix] = sum(printed) / len(printed)
+            print(f"  the gate line's 'passes ~' figure, mean over these gates: "
+                  f"{sum(printed) / len(printed) * 100:.1f}%")  # fmt: skip
     return figures
 
 

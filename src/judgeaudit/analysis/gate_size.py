@@ -4,9 +4,9 @@ calls an unchanged judge worse; so a verdict is read with its own error rates.
 
 Passing takes both criteria's bounds below the margin (misselection and the tie-aware rate,
 ``analysis/paired.py``). Under no change each overall change is close to normal with the exact
-moments of its sign-flip null (``paired.null_spread``: each task's two sums keep or flip their
-signs together, so the two changes are correlated), and a bound is the change plus t(G-1) times
-its standard error; so the chance that both bounds are below the margin delta is the bivariate
+moments of its sign-flip null (the overall row's ``null_se``, ``paired.null_spread``: each
+task's two sums keep or flip their signs together, so the two changes are correlated), and a
+bound is the change plus t(G-1) times its standard error; so the chance that both bounds are below the margin delta is the bivariate
 normal probability P(X < delta / se_m - t, Y < delta / se_t - t) at their correlation.
 """
 
@@ -58,18 +58,20 @@ def at_this_size(
     deff = overall.get("deff") or 1.0
     share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
     null = (overall.get("tie_aware") or {}).get("null") or {}
-    se_m = null.get("misselection_se") or math.sqrt(discordance * deff / n)
+    # the row's sign-flip null spread; Connor's sqrt(psi deff / n) where a row lacks it
+    se_m = overall.get("null_se") or math.sqrt(discordance * deff / n)
     t = ni.t_quantile(1 - ni.ALPHA, max(1, int(overall.get("tasks") or 2) - 1))
     can_pass = n >= ni.min_pairs(margin)  # under it the row is never called not worse
     alone = _N.cdf(margin / se_m - t) if can_pass else 0.0
-    tied = null.get("tie_aware_se") is not None
+    tied = null.get("se") is not None
     both = (
-        both_below(margin / se_m - t, margin / null["tie_aware_se"] - t, null["correlation"])
+        both_below(margin / se_m - t, margin / null["se"] - t, null["correlation"])
         if tied and can_pass
         else alone
     )
-    tie_share = ni.ALPHA * TIE_AWARE_ALPHA_SHARE if tied else 0.0
-    false_worse = (FALSE_WORSE_AT_MOST if tied else ni.ALPHA) + (
+    judged_on_ties = overall.get("tie_aware") is not None  # the rule has the criterion
+    tie_share = ni.ALPHA * TIE_AWARE_ALPHA_SHARE if judged_on_ties else 0.0
+    false_worse = (FALSE_WORSE_AT_MOST if judged_on_ties else ni.ALPHA) + (
         RISE_ALPHA if missing_verdicts else 0.0
     )
     return {

@@ -10,6 +10,7 @@ only: seed-to-seed variation dwarfs their binomial error, so the gate refuses th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -142,6 +143,8 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
         "testable": to_correct + to_missel > 0,
         "tasks": spread.tasks,
         "se": spread.se,
+        # the change's standard error under the sign-flip null: sqrt(sum S_t^2) / n
+        "null_se": math.sqrt(sum(s * s for s in sums)) / n if n else None,
         "upper": ni.ni_bound(spread, to_missel, to_correct),
         "upper_t": spread.upper,
         "deff": ni.design_effect(spread, to_correct + to_missel),
@@ -212,18 +215,18 @@ def tie_aware_change(part: pd.DataFrame) -> dict[str, Any]:
 
 
 def null_spread(missel: pd.Series, tie: pd.Series, n: int) -> dict[str, float | None]:
-    """The two overall changes' spread under the sign-flip null, from their per-task sums (each
-    task's sums keep or flip their signs together): the standard errors sqrt(sum S_t^2) / n and
-    their correlation sum S_t T_t / sqrt(sum S_t^2 sum T_t^2), exact moments of the tests' own
-    null; what the gate's chance of passing an unchanged judge on both criteria is planned from."""
+    """The tie-aware change's spread under the sign-flip null, from the per-task sums of both
+    changes (each task's two sums keep or flip their signs together): its standard error
+    sqrt(sum T_t^2) / n and its correlation with misselection's, sum S_t T_t / sqrt(sum S_t^2
+    sum T_t^2), exact moments of the tests' own null; what the gate's chance of passing an
+    unchanged judge on both criteria is planned from (misselection's own: the row's
+    ``null_se``)."""
     ss_m, ss_t = float((missel**2).sum()), float((tie**2).sum())
-    if not n or not ss_m or not ss_t:
-        return {"misselection_se": ss_m**0.5 / n if n else None, "tie_aware_se": None,
-                "correlation": None}  # fmt: skip
+    if not n or not ss_t:
+        return {"se": None, "correlation": None}
     return {
-        "misselection_se": ss_m**0.5 / n,
-        "tie_aware_se": ss_t**0.5 / n,
-        "correlation": float((missel * tie).sum()) / (ss_m * ss_t) ** 0.5,
+        "se": ss_t**0.5 / n,
+        "correlation": float((missel * tie).sum()) / (ss_m * ss_t) ** 0.5 if ss_m else 0.0,
     }
 
 

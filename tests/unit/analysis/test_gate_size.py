@@ -5,6 +5,7 @@ prints, the Bonferroni sum of the tests that can call an unchanged judge worse."
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -32,11 +33,23 @@ def test_the_null_spread_is_the_sign_flip_moments_of_the_task_sums() -> None:
     missel = (part["missel_after"] - part["missel_before"]).groupby(part["task_id"]).sum()
     tie = pd_tie(part)
     # Var(sum e_t S_t) = sum S_t^2 over the 2^G sign vectors: by hand, per task sums
-    assert null["misselection_se"] == pytest.approx(math.sqrt((missel**2).sum()) / n)
-    assert null["tie_aware_se"] == pytest.approx(math.sqrt((tie**2).sum()) / n)
+    assert null["se"] == pytest.approx(math.sqrt((tie**2).sum()) / n)
     assert null["correlation"] == pytest.approx(
         (missel * tie).sum() / math.sqrt((missel**2).sum() * (tie**2).sum())
     )
+    # misselection's own, on its row: the variance of the sign-flip sum by enumeration of a
+    # few tasks' sums (2^4 sign vectors)
+    sums = [2, -1, 3, 1]
+    totals = [sum(e * s for e, s in zip(signs, sums, strict=True))
+              for signs in itertools.product((1, -1), repeat=4)]  # fmt: skip
+    assert np.var(totals) == sum(s * s for s in sums)
+    assert _paired_null_se(part) == pytest.approx(math.sqrt((missel**2).sum()) / n)
+
+
+def _paired_null_se(part: Any) -> float:
+    from judgeaudit.analysis.paired import _paired
+
+    return float(_paired(part.assign(key="k"))["null_se"])
 
 
 def pd_tie(part: Any) -> Any:
@@ -46,10 +59,11 @@ def pd_tie(part: Any) -> Any:
     return part.assign(d=d).groupby("task_id")["d"].sum()
 
 
-def _overall(tie_aware: dict[str, Any] | None) -> dict[str, Any]:
+def _overall(tie_aware: dict[str, Any] | None, null_se: float | None = None) -> dict[str, Any]:
     """649 decisive pairs over 42 tasks, 54 flips, design effect 2.2 (the demo's size)."""
     row = {
         "label": "overall", "n_before": 649, "tasks": 42, "deff": 2.2, "upper": 0.05,
+        "null_se": null_se,
         "significant_rise": False, "alpha_share": 0.5,
         "paired": {"flipped_to_misselected": 34, "flipped_to_correct": 20},
     }  # fmt: skip
@@ -58,16 +72,16 @@ def _overall(tie_aware: dict[str, Any] | None) -> dict[str, Any]:
     return row
 
 
-def _tie_aware(se_m: float, se_t: float, rho: float) -> dict[str, Any]:
+def _tie_aware(se_t: float, rho: float) -> dict[str, Any]:
     return {
         "n": 649, "change": 0.0, "upper": 0.05, "p_value": 0.5, "alpha": 0.025,
-        "null": {"misselection_se": se_m, "tie_aware_se": se_t, "correlation": rho},
+        "null": {"se": se_t, "correlation": rho},
     }  # fmt: skip
 
 
 def test_an_unchanged_judge_passes_on_both_criteria_less_often_than_on_misselection() -> None:
     se_m, se_t, rho = 0.0062, 0.0075, 0.55
-    result = {"buckets": [], "overall": _overall(_tie_aware(se_m, se_t, rho)), "pairing": {}}
+    result = {"buckets": [], "overall": _overall(_tie_aware(se_t, rho), se_m), "pairing": {}}
     summary = decide_rows(result, 0.02, {})
     size = summary["at_this_size"]
     t = stats.t.ppf(0.95, 41)  # the bound's one-sided t quantile over 42 tasks
@@ -94,7 +108,7 @@ def test_missing_verdicts_add_the_rise_tests_share() -> None:
     0.025) can call an unchanged judge worse too: the bound is 5 + 2.5 + 2.5 = 10%."""
     result = {
         "buckets": [],
-        "overall": _overall(_tie_aware(0.0062, 0.0075, 0.55)),
+        "overall": _overall(_tie_aware(0.0075, 0.55), 0.0062),
         "pairing": {},
         "verdicts": {"paired_no_verdict": {"a": 3.0, "b": 5.0}, "failed": []},
     }
@@ -110,8 +124,9 @@ def test_missing_verdicts_add_the_rise_tests_share() -> None:
 
 
 def test_misselection_alone_is_its_own_figure() -> None:
-    """Without the tie-aware row (the bench's rule before it) the line is misselection's alone:
-    sqrt(psi * deff / n) its spread, 5% its bound."""
+    """Without the tie-aware row (the bench's rule before it) the line is misselection's alone
+    and 5% its bound; a row without its sign-flip null spread plans from Connor's
+    sqrt(psi * deff / n)."""
     result = {"buckets": [], "overall": _overall(None), "pairing": {}}
     summary = decide_rows(result, 0.02, {})
     size = summary["at_this_size"]
