@@ -15,7 +15,9 @@ simulated judges always give a verdict (one that did not would stop the bench). 
 - disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
   independent null instances; "worse" is a false alarm, "not worse" the gate passing;
 - null re-judges against the source: as the HTTP calibration does (they share the source);
-- each weaker simulated judge, one re-judge per seed, against the source: "worse" is power.
+- each weaker simulated judge, one re-judge per seed, against the source: "worse" is power;
+- beside "not worse", the mean of what the gate's "at this size" line printed as its chance of
+  passing an unchanged judge (``gate_size.at_this_size``), to hold against the measured rate.
 
     python bench/gate_calibration_inprocess.py OUT --nulls 400 --weak-seeds 40 [--json FILE]
     python bench/gate_calibration_inprocess.py --pool A.json B.json   # counts of two halves
