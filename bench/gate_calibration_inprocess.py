@@ -15,7 +15,9 @@ simulated judges always give a verdict (one that did not would stop the bench). 
 - disjoint null pairs: re-judges with seeds (s, s+1), s odd, gated one against the other: the
   independent null instances; "worse" is a false alarm, "not worse" the gate passing;
 - null re-judges against the source: as the HTTP calibration does (they share the source);
-- each weaker simulated judge, one re-judge per seed, against the source: "worse" is power.
+- each weaker simulated judge, one re-judge per seed, against the source: "worse" is power;
+- beside "not worse", the mean of what the gate's "at this size" line printed as its chance of
+  passing an unchanged judge (``gate_size.at_this_size``), to hold against the measured rate.
 
     python bench/gate_calibration_inprocess.py OUT --nulls 400 --weak-seeds 40 [--json FILE]
     python bench/gate_calibration_inprocess.py --pool A.json B.json   # counts of two halves
@@ -95,9 +97,10 @@ class Source:
                 whole.pop("tie_aware")
             gate(buckets, whole, share)
             result = {"buckets": buckets, "overall": whole}
-            exits[rule] = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})[
-                "exit_code"
-            ]
+            decided = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})
+            exits[rule] = decided["exit_code"]
+            if rule != "exit_holm" and decided["at_this_size"]:  # what the line printed
+                exits["printed_" + rule] = decided["at_this_size"]["pass_unchanged"]
             if share is not None:
                 verdicts = {r["label"]: r["verdict"] for r in [*buckets, whole]}
         return {**exits, "change": overall["change"], "upper": overall["upper"], "rows": verdicts}
@@ -131,6 +134,11 @@ def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
         figures["worse" + suffix] = rate("worse (exit 3)", exits.count(3), len(exits))
         figures["not_worse" + suffix] = rate("not worse (exit 0)", exits.count(0), len(exits))
         figures["inconclusive" + suffix] = rate("inconclusive (exit 5)", exits.count(5), len(exits))
+        printed = [g["printed_" + rule] for g in gates if "printed_" + rule in g]
+        if printed:  # the "at this size" line's pass chance, planned from each gate's own flips
+            figures["printed_pass" + suffix] = sum(printed) / len(printed)
+            print(f"  the gate line's 'passes ~' figure, mean over these gates: "
+                  f"{sum(printed) / len(printed) * 100:.1f}%")  # fmt: skip
     return figures
 
 

@@ -81,7 +81,8 @@ def test_a_judge_without_verdicts_fails_the_gate_instead_of_passing_as_an_improv
         done = cli("compare", str(runs / "base"), str(runs / "broken"), *flags)
         assert done.returncode == 2 and not done.stdout, done.stdout + done.stderr
         assert "run B (" in done.stderr and "measured nothing" in done.stderr
-        assert "gave no verdict on any of its 36 orders" in done.stderr
+        assert "the judge gave no verdict on any order (36/36)" in done.stderr
+        assert "check [judge] model" in done.stderr and "re-judge it" in done.stderr
     fine = cli("compare", str(runs / "base"), str(runs / "strict"), "--format", "json")
     assert json.loads(fine.stdout)["verdicts"]["failed"] == []
 

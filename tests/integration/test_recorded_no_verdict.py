@@ -192,8 +192,13 @@ def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path:
             assert refused.returncode == 2 and not refused.stdout, refused
             line = refused.stderr.strip()
             assert line.count("\n") == 0 and f"run {side} ({after}#" in line, line
-            assert "measured nothing: the judge gave no verdict on any of its 28 orders" in line
-            assert f"judgeaudit report {after}" in line
+            # the recorded wording of the run's close: no judge model was called
+            assert (
+                "measured nothing: every recorded verdict was null or unparsable (28/28): "
+                "nothing was judged" in line
+            ), line
+            assert "check the log's winner fields" in line and "[judge] model" not in line
+            assert "re-judge" not in line and f"judgeaudit report {after}" in line
 
 
 def test_judges_ranks_a_judge_that_never_answered_last_as_not_measured(tmp_path: Path) -> None:

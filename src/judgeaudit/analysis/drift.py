@@ -27,6 +27,7 @@ from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.split import run_figures
 from judgeaudit.analysis.verdicts import missing_per_order, unmeasured_refusal
+from judgeaudit.audit.spec.records import recorded_verdicts
 
 WATCHED = ("prompts.hashes", "models", "task_set.hash", "settings", "seed", "tool_version")
 
@@ -92,7 +93,10 @@ def compare(
         ),
     )
     for side, out, report in (("A", out_a, base), ("B", out_b, new)):
-        refusal = unmeasured_refusal(side, report["run_id"], out, report["verdicts"])
+        recorded = recorded_verdicts(report["manifest"])
+        refusal = unmeasured_refusal(
+            side, report["run_id"], out, report["verdicts"], recorded=recorded
+        )
         if refusal:
             raise AnalysisError(refusal)
     a, b = run_lineage(out_a, base["run_id"]), run_lineage(out_b, new["run_id"])

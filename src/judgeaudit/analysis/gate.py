@@ -17,7 +17,8 @@ from typing import Any
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.paired import OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
+from judgeaudit.analysis.gate_size import at_this_size, size_line
+from judgeaudit.analysis.paired import TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
@@ -184,8 +185,14 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
         "power": ni.POWER,
-        "at_this_size": at_this_size(result["overall"], margin),
+        "at_this_size": at_this_size(result["overall"], margin, missing_verdicts=_missing(result)),
     }
+
+
+def _missing(result: dict[str, Any]) -> bool:
+    """Whether either run has a paired order without a verdict (the rise test can then fire)."""
+    counts = (result.get("verdicts") or {}).get("paired_no_verdict") or {}
+    return any(counts.get(side) for side in ("a", "b"))
 
 
 def tie_aware_verdict(row: dict[str, Any] | None, margin: float) -> ni.Verdict | None:
@@ -197,32 +204,6 @@ def tie_aware_verdict(row: dict[str, Any] | None, margin: float) -> ni.Verdict |
     rose = (row["change"] or 0.0) > 0 and row["p_value"] < row["alpha"]
     row["verdict"] = ni.decide(rose, row["n"], row["upper"], margin)
     return row["verdict"]  # type: ignore[no-any-return]
-
-
-def at_this_size(overall: dict[str, Any], margin: float) -> dict[str, Any] | None:
-    """How often this gate, at this many decisive pairs and the flips and design effect it
-    saw, passes an unchanged judge and calls a rise of the margin worse (Connor's
-    approximation; the overall row's starting share of alpha), so a verdict is read with its
-    own error rates; None without decisive pairs, a paired row or a flip (no discordance to
-    plan from: a same-seed re-judge reproduces every verdict)."""
-    n, flips = overall["n_before"] or 0, overall.get("paired")
-    if not n or flips is None:
-        return None
-    discordance = (flips["flipped_to_misselected"] + flips["flipped_to_correct"]) / n
-    if discordance == 0:
-        return None
-    deff = overall.get("deff") or 1.0
-    share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
-    can_pass = n >= ni.min_pairs(margin)  # under it the row is never called not worse
-    return {
-        "pairs": n,
-        "discordance": discordance,
-        "deff": deff,
-        "pass_unchanged": ni.power_at(n, discordance, margin, deff) if can_pass else 0.0,
-        "catch_margin_rise": ni.power_at(n, discordance, margin, deff, alpha=share),
-        "catch_alpha": share,
-        "false_alarm_at_most": ni.ALPHA,
-    }
 
 
 def _needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:
@@ -341,19 +322,7 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     ]
     size = summary.get("at_this_size")
     if size:
-        lines.append(
-            f"  at this size ({size['pairs']} decisive pairs, {size['discordance'] * 100:.1f}% "
-            f"flipping, design effect {size['deff']:.2f}): "
-            + (
-                f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time"
-                if size["pairs"] >= summary["min_pairs"]
-                else f"an unchanged judge cannot pass under {summary['min_pairs']} decisive pairs"
-            )
-            + f" and a rise of {margin:g} points is called worse ~"
-            f"{size['catch_margin_rise'] * 100:.0f}% of the time (Connor's approximation, "
-            f"one-sided, the rise at alpha {size['catch_alpha']:g}); an unchanged judge is called "
-            f"worse at most {size['false_alarm_at_most'] * 100:g}% of the time"
-        )
+        lines.append(size_line(size, margin, summary["min_pairs"]))
     overall = result["overall"]
     few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]
     if overall.get("verdict") == "too few pairs to tell":

@@ -204,18 +204,22 @@ def nothing_judged(health: Mapping[str, Any]) -> bool:
 
 
 def unmeasured_refusal(
-    side: str, run_id: str, out: object, health: Mapping[str, Any]
+    side: str, run_id: str, out: object, health: Mapping[str, Any], *, recorded: bool = False
 ) -> str | None:
     """The one line ``compare`` refuses with when run ``side`` (A or B) measured nothing
-    (:func:`nothing_judged`), else None: a gate against, or of, an all-tie 0% is no comparison."""
+    (:func:`nothing_judged`), else None: a gate against, or of, an all-tie 0% is no comparison.
+    Why and what to check are the run's close's (:func:`unjudged`): ``recorded`` (the run's
+    manifest, :func:`~judgeaudit.audit.spec.records.recorded_verdicts`) names the log's winner
+    fields, not a judge model no recorded run calls."""
     if not nothing_judged(health):
         return None
-    return (
-        f"compare: run {side} ({out}#{run_id}) measured nothing: the judge gave no verdict on any "
-        f"of its {health['orders']} orders, so it has no misselection to compare; check its "
-        f"[judge] model and that the replies carry a verdict (`judgeaudit report {out}` shows "
-        "the parse failures), then re-judge it or compare a run that was judged"
+    why = unjudged(dict(health), str(out), recorded=recorded)
+    then = (
+        "fix the log's verdicts and audit it again, or compare a run whose log has verdicts"
+        if recorded
+        else "re-judge it or compare a run that was judged"
     )
+    return f"compare: run {side} ({out}#{run_id}) measured nothing: {why}; {then}"
 
 
 def misselected_text(misselected: int, health: dict[str, Any]) -> str:

@@ -1,0 +1,122 @@
+"""The gate's own error rates at the size it saw (``gate.at_this_size``, the line under the
+rule): how often it passes an unchanged judge, calls a rise of the margin worse, and, at most,
+calls an unchanged judge worse; so a verdict is read with its own error rates.
+
+Passing takes both criteria's bounds below the margin (misselection and the tie-aware rate,
+``analysis/paired.py``). Under no change each overall change is close to normal with the exact
+moments of its sign-flip null (the overall row's ``null_se``, ``paired.null_spread``: each
+task's two sums keep or flip their signs together, so the two changes are correlated), and a
+bound is the change plus t(G-1) times its standard error; so the chance that both bounds are below the margin delta is the bivariate
+normal probability P(X < delta / se_m - t, Y < delta / se_t - t) at their correlation.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Any
+
+from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.gate_verdicts import RISE_ALPHA
+from judgeaudit.analysis.paired import FALSE_WORSE_AT_MOST, OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
+
+_N = NormalDist()
+
+
+def both_below(a: float, b: float, rho: float) -> float:
+    """P(X < a, Y < b) for standard normals of correlation ``rho``: the integral of
+    phi(x) Phi((b - rho x) / sqrt(1 - rho^2)) over x < a (composite Simpson, 2,000 panels
+    from -9); the limits rho = +-1 exactly."""
+    if 1 - rho * rho < 1e-12:
+        return _N.cdf(min(a, b)) if rho > 0 else max(0.0, _N.cdf(a) + _N.cdf(b) - 1)
+    low = -9.0
+    if a <= low:
+        return 0.0
+    scale, panels = math.sqrt(1 - rho * rho), 2000
+    h = (a - low) / panels
+
+    def f(x: float) -> float:
+        return _N.pdf(x) * _N.cdf((b - rho * x) / scale)
+
+    inner = sum((4 if i % 2 else 2) * f(low + i * h) for i in range(1, panels))
+    return (f(low) + inner + f(a)) * h / 3
+
+
+def at_this_size(
+    overall: dict[str, Any], margin: float, *, missing_verdicts: bool = False
+) -> dict[str, Any] | None:
+    """The gate's error rates at this many decisive pairs and the flips it saw (None without
+    decisive pairs, a paired row or a flip: nothing to plan from, a same-seed re-judge
+    reproduces every verdict). ``missing_verdicts``: either run has an order without a verdict,
+    so the no-verdict rise test can call an unchanged judge worse too."""
+    n, flips = overall["n_before"] or 0, overall.get("paired")
+    if not n or flips is None:
+        return None
+    discordance = (flips["flipped_to_misselected"] + flips["flipped_to_correct"]) / n
+    if discordance == 0:
+        return None
+    deff = overall.get("deff") or 1.0
+    share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
+    null = (overall.get("tie_aware") or {}).get("null") or {}
+    # the row's sign-flip null spread; Connor's sqrt(psi deff / n) where a row lacks it
+    se_m = overall.get("null_se") or math.sqrt(discordance * deff / n)
+    t = ni.t_quantile(1 - ni.ALPHA, max(1, int(overall.get("tasks") or 2) - 1))
+    can_pass = n >= ni.min_pairs(margin)  # under it the row is never called not worse
+    alone = _N.cdf(margin / se_m - t) if can_pass else 0.0
+    tied = null.get("se") is not None
+    both = (
+        both_below(margin / se_m - t, margin / null["se"] - t, null["correlation"])
+        if tied and can_pass
+        else alone
+    )
+    judged_on_ties = overall.get("tie_aware") is not None  # the rule has the criterion
+    tie_share = ni.ALPHA * TIE_AWARE_ALPHA_SHARE if judged_on_ties else 0.0
+    false_worse = (FALSE_WORSE_AT_MOST if judged_on_ties else ni.ALPHA) + (
+        RISE_ALPHA if missing_verdicts else 0.0
+    )
+    return {
+        "pairs": n,
+        "discordance": discordance,
+        "deff": deff,
+        "pass_unchanged": both,
+        "pass_unchanged_misselection": alone,
+        "catch_margin_rise": ni.power_at(n, discordance, margin, deff, alpha=share),
+        "catch_alpha": share,
+        "false_alarm_at_most": false_worse,
+        "false_alarm_shares": {
+            "misselection": ni.ALPHA,
+            "tie_aware": tie_share,
+            "no_verdict_rise": RISE_ALPHA if missing_verdicts else 0.0,
+        },
+    }
+
+
+def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
+    """The "at this size" line under the gate's rule (``margin`` in points)."""
+    shares = size["false_alarm_shares"]
+    named = [
+        f"{shares[k] * 100:g}% {label}"
+        for k, label in (
+            ("misselection", "misselection"),
+            ("tie_aware", "the tie-aware rate"),
+            ("no_verdict_rise", "the rise in orders without a verdict"),
+        )
+        if shares[k]
+    ]
+    if size["pairs"] < min_pairs:
+        passes = f"an unchanged judge cannot pass under {min_pairs} decisive pairs"
+    elif size["pass_unchanged"] == size["pass_unchanged_misselection"]:
+        passes = f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time"
+    else:
+        passes = (
+            f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time (both "
+            f"criteria; ~{size['pass_unchanged_misselection'] * 100:.0f}% on misselection alone)"
+        )
+    return (
+        f"  at this size ({size['pairs']} decisive pairs, {size['discordance'] * 100:.1f}% "
+        f"flipping, design effect {size['deff']:.2f}): {passes} and a rise of {margin:g} points "
+        f"is called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time (normal "
+        f"approximations, one-sided, the rise at alpha {size['catch_alpha']:g}); an unchanged "
+        f"judge is called worse at most {size['false_alarm_at_most'] * 100:g}% of the time "
+        f"(Bonferroni: {' + '.join(named)})"
+    )
