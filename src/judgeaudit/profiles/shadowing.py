@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,17 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     shell_env = {k: v for k, v in os.environ.items() if k in names}
     layers.append(Layer("shell", None, {"env": shell_env}))
     return layers
+
+
+def headers_below(cwd: Path, scopes: tuple[str, ...], shell: Mapping[str, str]) -> object:
+    """The ``ANTHROPIC_CUSTOM_HEADERS`` value Claude Code started in ``cwd`` takes from the
+    settings layers ``scopes`` or, when none of them sets it, from ``shell``: what a layer above
+    them (exec's ``--settings``, a project binding) starts from. None: nothing sets it."""
+    for layer in claude_layers(cwd):
+        env = _env(layer)
+        if layer.scope in scopes and claude.HEADERS_VAR in env:
+            return env[claude.HEADERS_VAR]
+    return shell.get(claude.HEADERS_VAR)
 
 
 def tokens_under_binding(project: Path) -> list[str]:

@@ -110,6 +110,18 @@ def leave(raw: str) -> str | None:
     return _join(kept)
 
 
+def without_credentials(value: object) -> str:
+    """What a layer above the one holding ``value`` (a decoded value: exec's ``--settings``, a
+    project binding) sets so Claude Code sends the same headers less the credential lines:
+    the other lines as they were, or ``""`` (unset to Claude Code) when none is left or
+    ``value`` is not a string."""
+    if not isinstance(value, str):
+        return ""
+    left = leave(json.dumps(value, ensure_ascii=False))
+    kept: str = json.loads(left) if left is not None else ""
+    return kept
+
+
 def rejoin(original: str, now: str | None) -> str:
     """``original`` (JSON text) when ``now`` is what :func:`leave` left of it; else the user's
     edit ``now`` with the credential lines taken out of ``original`` put in front of it, in

@@ -95,6 +95,10 @@ class ClaudeTarget:
         inline = None
         if profile is not None and profile.option("key_mode") == "inline":
             inline = secrets.resolve_key(profile)
+        binding = path.name == "settings.local.json"  # a project binding's layer
+        below = None
+        if binding and profile is not None:  # the headers of the two files it outranks
+            below = shadowing.headers_below(path.parent.parent, ("project", "user"), {})
         return claude.plan(
             path,
             raw,
@@ -104,7 +108,8 @@ class ClaudeTarget:
             inline_key=inline,
             keep_conflicts=keep_conflicts,
             created=created,
-            over_user=path.name == "settings.local.json",  # a project binding's layer
+            over_user=binding,
+            headers_below=below,
         )
 
     def secrets_in(self, text: str) -> set[str]:
