@@ -39,6 +39,14 @@ def state(text: bytes) -> Callable[[Path], None]:
     return write("cfg/state.json", text)
 
 
+def state_and_project(text: bytes) -> Callable[[Path], None]:
+    def setup(home: Path) -> None:
+        state(text)(home)
+        (home / "home" / "proj").mkdir(parents=True, exist_ok=True)
+
+    return setup
+
+
 CASES = [
     Case(
         "doctor-off-deep-settings",
@@ -87,6 +95,29 @@ CASES = [
         ("profile", "off", "claude"),
         "created_dirs must be a list",
         state(b'{"active": {}, "owned": {}, "created": [], "created_dirs": "/x"}'),
+    ),
+    *(
+        Case(  # twentieth session: `use --project` crashed (exit 70), others ignored it
+            f"state-projects-{name}",
+            args,
+            expect,
+            state_and_project(
+                b'{"active": {}, "owned": {}, "created": [], "projects": ' + projects + b"}"
+            ),
+        )
+        for name, projects, expect in (
+            ("list", b"[]", "(projects must be an object of {project directory:"),
+            ("string", b'"/x"', "(projects must be an object of {project directory:"),
+            ("number", b"3", "(projects must be an object of {project directory:"),
+            ("entry-list", b'{"/x": []}', "(projects: the entry for '/x' must be"),
+            ("profile-number", b'{"/x": {"claude": 3}}', "(projects: the entry for '/x' must"),
+            ("lone-surrogate", b'{"/x\\ud800": {"claude": "b"}}', "the entry for '/x\\ud800'"),
+            ("relative", b'{"rel/p": {"claude": "b"}}', "(projects: the entry for 'rel/p' must"),
+        )
+        for args in (
+            ("profile", "use", "taotoken-claude", "--project", "{home}/home/proj"),
+            ("key", "delete", "taotoken"),
+        )
     ),
     Case(
         "state-deep",
@@ -385,3 +416,16 @@ def test_a_killed_import_leaves_no_key_without_a_profile(tmp_path: Path) -> None
     orphans = {n for n in keyring_names() if n.startswith("ccswitch-kill")} - names
     assert not orphans, f"{len(orphans)} keyring entries without a profile"
     assert not names, "the interrupted import was not rolled back"
+
+
+def test_a_project_directory_named_in_unicode_is_a_binding(tmp_path: Path) -> None:
+    """The shape check of ``projects`` refuses a lone surrogate, not a directory's own name."""
+    home(tmp_path)
+    project = tmp_path / "home" / "projé✓"
+    project.mkdir()
+    record = {str(project): {"claude": "taotoken-claude"}}
+    state_json = {"active": {}, "owned": {}, "created": [], "projects": record}
+    (tmp_path / "cfg" / "state.json").write_text(json.dumps(state_json))
+    done = cli(tmp_path, "profile", "off", "claude", "--project", str(project))
+    assert done.returncode == 0, done.stderr
+    assert "unreadable state" not in done.stderr

@@ -300,3 +300,43 @@ def test_a_program_on_the_port_of_a_stopped_bridge_never_gets_the_key(
     assert key_fingerprint(world.secret) not in json.dumps(seen)
     token = world.judgeaudit("key", "bridge-token", name).stdout.strip()
     assert key_fingerprint(token) in {f for r in seen for f in r["keys_sha256"]}
+
+
+@pytest.mark.parametrize("variable", ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"])
+def test_a_shell_token_beside_a_switched_bridged_profile_is_warned_of(
+    world: World, variable: str
+) -> None:
+    """A token exported in the terminal outranks (AUTH_TOKEN: instead of) or joins (API_KEY:
+    beside) the bridged profile's helper token, as the real Claude Code shows on the port of
+    a stopped bridge; `use` and `doctor` say so by name, never by value, and exec leaves it
+    out (its bridge then accepts the command's requests)."""
+    port = _free_port()
+    name = "st-claude"
+    world.add_bridged(name, "claude", "--option", f"bridge_port={port}")
+    shell_key = "sk-ant-shell-" + pysecrets.token_hex(10)
+    shell = {**world.env, variable: shell_key}
+    said = f"in this terminal's environment, {variable} is set: Claude Code sends it"
+    fix = f"`judgeaudit exec {name} -- claude`, which leaves it out"
+    used = cli_ok("profile", "use", name, env=shell, whole_env=True, timeout=120)
+    doctor = cli_ok("profile", "doctor", "claude", env=shell, whole_env=True, timeout=120)
+    for out in (used.stdout + used.stderr, doctor.stdout + doctor.stderr):
+        line = next((x for x in out.splitlines() if said in x), "")
+        assert fix in line and f"127.0.0.1:{port}" in line, out
+        assert shell_key not in out
+    squat_log = world.tmp / "squatter.jsonl"
+    squatter = ("sim", "serve", "--port", str(port), "--apis", "messages")
+    with served(*squatter, "--request-log", str(squat_log)):
+        tool([npm_bin("claude"), "-p", "say hi"], env=shell, cwd=world.tmp / "work", timeout=240)
+    token = world.judgeaudit("key", "bridge-token", name).stdout.strip()
+    seen = [r for r in request_log(squat_log) if r["path"] == "/v1/messages"]
+    # what the warning says: the port gets it; AUTH_TOKEN is the bearer the bridge checks
+    bearer = key_fingerprint(shell_key if variable == "ANTHROPIC_AUTH_TOKEN" else token)
+    assert seen and all(r["key_sha256"] == bearer for r in seen), seen
+    assert all(key_fingerprint(shell_key) in r["keys_sha256"] for r in seen), seen
+    before = len(world.chat_requests())
+    run_tool(
+        world,
+        [*JUDGEAUDIT, "exec", name, "--", npm_bin("claude"), "-p", "say hi"],
+        {variable: shell_key},
+    )
+    assert len(world.chat_requests()) > before  # exec's own bridge accepted: no shell token

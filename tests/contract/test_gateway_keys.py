@@ -1,7 +1,7 @@
 """Another gateway's key never goes to the switched-in one, with the real newest Claude Code (npm)
 against two loopback gateways whose request logs fingerprint every credential they were sent:
-a key in ``ANTHROPIC_CUSTOM_HEADERS`` (kept out by the switch, blanked by exec, put back by
-``off``) while the variable's other headers still reach the switched-in gateway; a project's own ``ANTHROPIC_BASE_URL`` gets the switched profile's key, as the
+a key in ``ANTHROPIC_CUSTOM_HEADERS`` (kept out by the switch, left out by exec and a binding, put back
+by ``off``) while the variable's other headers still reach the switched-in gateway; a project's own ``ANTHROPIC_BASE_URL`` gets the switched profile's key, as the
 warning (doctor, ``use`` run there) says by keyring entry and host, and exec keeps it away."""
 
 from __future__ import annotations
@@ -172,3 +172,44 @@ def test_a_projects_base_url_gets_the_key_as_the_warning_says(world: World, tmp_
         world.claude(cwd=project, via="a-claude")  # exec's layer outranks the project's file
         assert len(request_log(log_p)) == before
         assert _sent(world.log_a, world.secret_a)
+
+
+def test_exec_and_a_binding_send_the_other_custom_headers_not_the_key(world: World) -> None:
+    """exec's layer and a project binding sit above the user's file: they send its headers
+    less the credential line (they used to blank the whole variable: no X-Org either)."""
+    user = world.user_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    headers = f"X-Org: acme\nx-gateway-key: {world.secret_a}"
+    user.write_text(json.dumps({"env": {"ANTHROPIC_CUSTOM_HEADERS": headers}}) + "\n")
+
+    def names_at_b() -> list[set[str]]:
+        return [set(line["header_names"]) for line in request_log(world.log_b)]
+
+    world.claude(via="b-claude")
+    assert names_at_b() and all("x-org" in seen for seen in names_at_b()), names_at_b()
+    project = world.work / "projH"
+    project.mkdir()
+    bound = world.ja("profile", "use", "b-claude", "--project", str(project))
+    assert bound.returncode == 0, bound.stderr
+    local = (project / ".claude" / "settings.local.json").read_text()
+    assert world.secret_a not in local
+    before = len(request_log(world.log_b))
+    world.claude(cwd=project)
+    bound_names = names_at_b()[before:]
+    assert bound_names and all("x-org" in seen for seen in bound_names), bound_names
+    # the shell's own headers reach the command exec runs, less the credential line
+    shell = {
+        **world.env,
+        "ANTHROPIC_CUSTOM_HEADERS": f"X-Team: t2\nAuthorization: {world.secret_a}",
+    }
+    user.write_text("{}\n")
+    before = len(request_log(world.log_b))
+    tool(
+        [*JUDGEAUDIT, "exec", "b-claude", "--", npm_bin("claude"), "-p", "hi"],
+        env=shell,
+        cwd=world.work,
+    )
+    shell_names = names_at_b()[before:]
+    assert shell_names and all("x-team" in seen for seen in shell_names), shell_names
+    assert not any("x-gateway-key" in seen for seen in names_at_b())
+    assert _sent(world.log_b, world.secret_a) == []

@@ -119,6 +119,26 @@ def test_a_key_a_project_binding_reads_is_refused_too(home: Path) -> None:
     assert done.returncode == 0 and "profiles using it: pp" in done.stderr
 
 
+def test_a_key_mode_that_reads_no_keyring_entry_does_not_block_its_deletion(home: Path) -> None:
+    """key_users asked only which profile names the entry, not whether its key mode reads it:
+    a ``key_mode = "env"`` binding sends the shell's token (no apiKeyHelper in its file) and a
+    Codex ``env_key`` switch has Codex read a variable, so deleting the entry breaks neither and
+    `key delete` refused it."""
+    key = unique("gwn")
+    assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0
+    add(home, "pe", "claude", "https://gw.example", "--key", key, "--option", "key_mode=env")
+    add(home, "ce", "codex", "https://gw.example/v1", "--key", key, "--option", "key_mode=env_key")
+    (home / "work" / "proj").mkdir()
+    assert cli(home, "profile", "use", "pe", "--project", "proj").returncode == 0
+    bound = json.loads((home / "work" / "proj" / ".claude" / "settings.local.json").read_text())
+    assert "apiKeyHelper" not in bound and not bound["env"].get("ANTHROPIC_AUTH_TOKEN")
+    assert cli(home, "profile", "use", "ce").returncode == 0
+    assert "auth" not in (home / "codex" / "config.toml").read_text()
+    done = cli(home, "key", "delete", key)
+    assert done.returncode == 0, done.stderr
+    assert "profiles using it: ce, pe" in done.stderr
+
+
 def test_deleting_a_key_no_active_profile_reads_names_its_users(home: Path) -> None:
     key = unique("gwe")
     assert cli(home, "key", "set", key, stdin="sk-test-" + key).returncode == 0

@@ -91,3 +91,17 @@ def test_round_trip_over_generated_header_lists(
     assert ch.leave(joined) == extra  # the edit survives a later switch and `off` alike
     # every credential line comes back, duplicates too, in their order
     assert ch.credential_headers(json.loads(joined)) == [h for h in found if h in SECRET]
+
+
+@given(headers, st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_a_backup_masks_only_the_credential_lines_and_unmasks_byte_for_byte(
+    found: list[tuple[str, str]], sep: str, trailing: bool, ascii_only: bool
+) -> None:
+    raw = json.dumps(value_of(found, sep, trailing), ensure_ascii=ascii_only)
+    masked, originals = ch.mask_credentials(raw, lambda line: f"MARK-{len(line)}")
+    shown = json.loads(masked)
+    assert KEYLIKE not in shown and "short1" not in shown and "sid=1" not in shown
+    assert [t for t in texts(masked) if t and "MARK-" not in t] == [
+        f"{n}: {v}" for n, v in found if (n, v) not in SECRET
+    ]  # the other lines readable, in order
+    assert ch.unmask(masked, originals) == raw

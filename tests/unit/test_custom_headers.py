@@ -1,6 +1,7 @@
 """Another gateway's key in ``ANTHROPIC_CUSTOM_HEADERS`` is a leftover token: a switch masks it in
 the diff, keeps it out of the file and the backup (in the keyring, for ``off``), and the layers
-above the user file (exec, a project binding) blank it. A header holding no credential stays."""
+above the user file (exec, a project binding) leave its credential lines out. A header holding
+no credential stays."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from judgeaudit.profiles import project
 from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
+from judgeaudit.profiles.targets import registry
 
 
 def here(state: SwitchState) -> dict[str, str]:
@@ -64,8 +65,17 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     """The profiles whose keyring entry is ``key``, and each place where one of them is
     switched on: a live file, in this environment or another (a ``CLAUDE_CONFIG_DIR``'s), or a
     project's settings file (``profile use NAME --project``); deleting the key breaks every
-    one of them. ``key delete`` and the TUI's ``K`` both ask this."""
-    users = sorted(p.name for p in store.list() if p.key == key)
+    one of them. ``key delete`` and the TUI's ``K`` both ask this. A use whose key mode reads
+    no keyring entry (claude ``inline``/``env``, codex ``env_key``) is none: deleting the key
+    breaks nothing there (:meth:`~judgeaudit.profiles.targets.registry.Target.reads_key`)."""
+    profiles = [p for p in store.list() if p.key == key]
+    users = sorted(p.name for p in profiles)
+    readers = [p.name for p in profiles if registry.for_app(p.app).reads_key(p)]
+    uses = _uses(store, users)
+    return users, [use for use in uses if use.name in readers]
+
+
+def _uses(store: ProfileStore, users: list[str]) -> list[KeyUse]:
     state = store.state()
     live = [
         KeyUse(store.get(name).app, name, path)
@@ -78,7 +88,7 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
         if live_file(app) is None and name in users
     ]
     live += _bindings(state, users, store)
-    return users, live
+    return live
 
 
 def _bindings(state: SwitchState, users: list[str], store: ProfileStore) -> list[KeyUse]:

@@ -2,10 +2,10 @@
 
 A backup of ``settings.json`` never holds a token: the inline key judgeaudit wrote becomes a
 marker naming its keyring entry, and any other ``ANTHROPIC_AUTH_TOKEN`` / ``ANTHROPIC_API_KEY``
-(a leftover token a switch removes), ``ANTHROPIC_CUSTOM_HEADERS`` carrying a credential, or an
-``apiKeyHelper`` command with a key in it, is kept in
-the keyring as a ``saved-…`` entry, the way a replaced value is, and becomes a marker naming
-that entry. Restore reads the markers back from the keyring, or refuses before anything is
+(a leftover token a switch removes), each credential line of ``ANTHROPIC_CUSTOM_HEADERS`` (its
+other lines stay readable in the backup), or an ``apiKeyHelper`` command with a key in it, is
+kept in the keyring as a ``saved-…`` entry, the way a replaced value is, and becomes a marker
+naming that entry. Restore reads the markers back from the keyring, or refuses before anything is
 written.
 """
 
@@ -22,7 +22,7 @@ from judgeaudit.profiles.ledger import Entry, fingerprint, referenced_secrets, s
 from judgeaudit.profiles.livefile import mode_of
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
-from judgeaudit.profiles.targets import claude
+from judgeaudit.profiles.targets import claude, customheaders
 from judgeaudit.redact import keylike_words
 
 Marker = dict[str, Any]  # path, key (the keyring entry), raw (True: it holds the JSON text)
@@ -41,8 +41,11 @@ def strip_keys(
         raw = view.current_raw(dotted)
         if raw is None or (dotted in claude.COMMAND_KEYS and not _holds_key(raw)):
             continue
-        if dotted == claude.HEADERS_PATH and not claude.credential_headers(json.loads(raw)):
-            continue  # headers holding no credential (`anthropic-beta: ...`) stay readable
+        if dotted == claude.HEADERS_PATH:
+            masked = _mask_headers(str(path), raw, markers, to_save)
+            if masked != raw:
+                view.put_raw(dotted, masked)
+            continue
         entry = ledger.get(dotted) or {}
         if entry.get("keyname") and entry.get("wrote") == fingerprint(raw):
             markers.append({"path": dotted, "key": entry["keyname"]})  # our inline key
@@ -52,6 +55,23 @@ def strip_keys(
             markers.append({"path": dotted, "key": ref, "raw": True})
         view.put_raw(dotted, dump_value(backups.REDACTED_MARK + markers[-1]["key"]))
     return doc.text.encode("utf-8"), markers, to_save
+
+
+def _mask_headers(file_id: str, raw: str, markers: list[Marker], to_save: dict[str, str]) -> str:
+    """Custom headers (JSON text) with each credential line's value swapped for a marker naming
+    the ``saved-…`` entry that keeps the line (its ``line``: the masked line's JSON text); the
+    other lines stay readable, so the backup shows them as they were."""
+
+    def mark(line_raw: str) -> str:
+        ref = secret_ref(file_id, claude.HEADERS_PATH, line_raw)
+        to_save[ref] = line_raw
+        return backups.REDACTED_MARK + ref
+
+    masked, originals = customheaders.mask_credentials(raw, mark)
+    for line_masked, line_raw in originals.items():
+        ref = secret_ref(file_id, claude.HEADERS_PATH, line_raw)
+        markers.append({"path": claude.HEADERS_PATH, "key": ref, "raw": True, "line": line_masked})
+    return masked
 
 
 def _holds_key(raw: str) -> bool:
@@ -71,17 +91,27 @@ def put_keys_back(found: backups.Backup, content: bytes) -> bytes:
     target = Path(found.original)
     doc = claude.parse(target, content)
     view = claude.SettingsDoc(doc)
+    lines: dict[str, dict[str, str]] = {}  # path -> masked line -> the line from the keyring
     for marker in found.redacted:
         name = str(marker.get("key", ""))
         value = secrets.get_key(name)
         if not value:
             what = "a token it removed" if marker.get("raw") else "the inline key"
+            if "line" in marker:
+                what = "a credential line of its custom headers"
             fix = "" if marker.get("raw") else f"`judgeaudit key set {name}` first, "
             raise ProfileError(
                 f"backup {found.id}: {what} of {target} was kept in keyring entry {name!r}, "
                 f"which is gone; {fix}nothing was changed"
             )
+        if "line" in marker:  # one credential line of custom headers
+            lines.setdefault(str(marker["path"]), {})[str(marker["line"])] = value
+            continue
         view.put_raw(str(marker["path"]), value if marker.get("raw") else dump_value(value))
+    for dotted, originals in lines.items():
+        masked = view.current_raw(dotted)
+        if masked is not None:
+            view.put_raw(dotted, customheaders.unmask(masked, originals))
     return doc.text.encode("utf-8")
 
 

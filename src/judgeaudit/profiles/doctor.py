@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.profiles import secrets, shadowing
+from judgeaudit.profiles import bridgeopt, secrets, shadowing
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.targets import claude
 from judgeaudit.redact import mask, scrub_keylike
@@ -46,11 +46,15 @@ def _key_text(value: Any) -> str:
     return f"set ({mask(str(value))})" if value else "set but empty"
 
 
-def _claude_keys(layers: list[shadowing.Layer], base: str) -> list[str]:
+def _claude_keys(
+    layers: list[shadowing.Layer], base: str, active: Profile | None = None
+) -> list[str]:
     """Which key goes in which header (observed with Claude Code 2.1.332): a set
     ANTHROPIC_AUTH_TOKEN is the bearer token instead of the helper's key; a set
-    ANTHROPIC_API_KEY goes as x-api-key *beside* it; empty ones count as unset."""
+    ANTHROPIC_API_KEY goes as x-api-key *beside* it; empty ones count as unset. With a bridged
+    profile switched in, a token from this terminal is said as what it does to the bridge."""
     out = []
+    bridged = active is not None and bridgeopt.uses_bridge(active)
     helper = next(
         (
             (layer.label, layer.data["apiKeyHelper"])
@@ -65,11 +69,19 @@ def _claude_keys(layers: list[shadowing.Layer], base: str) -> list[str]:
         out.append(_line("key", f"ANTHROPIC_AUTH_TOKEN {_key_text(token)}", token_src, token_over))
         if helper:
             out.append("            (sent as the bearer token instead of apiKeyHelper's key)")
+        if bridged and token_src == "shell" and active is not None:
+            out.append(
+                f"  warning: {shadowing.shell_token_over_bridge(active, 'ANTHROPIC_AUTH_TOKEN')}"
+            )
     elif helper:
         out.append(_line("key", f"apiKeyHelper `{scrub_keylike(str(helper[1]))}`", helper[0], []))
     if api_key is not None and key_src:
         out.append(_line("key", f"ANTHROPIC_API_KEY {_key_text(api_key)}", key_src, key_over))
-        if token_src or helper:
+        if bridged and key_src == "shell" and active is not None:
+            out.append(
+                f"  warning: {shadowing.shell_token_over_bridge(active, 'ANTHROPIC_API_KEY')}"
+            )
+        elif token_src or helper:
             out.append(
                 f"  warning: ANTHROPIC_API_KEY from {key_src} is sent as x-api-key beside the "
                 f"profile's key to {base}: if it is a real Anthropic key, this third-party "
@@ -125,7 +137,7 @@ def claude_report(cwd: Path | None = None, active: Profile | None = None) -> lis
     model, source, over = _winner(layers, "ANTHROPIC_MODEL")
     setting_model = next((layer.data["model"] for layer in layers if "model" in layer.data), None)
     out.append(_line("model", model or setting_model or "Claude Code's default", source, over))
-    out += _claude_keys(layers, base or CLAUDE_DEFAULT_BASE)
+    out += _claude_keys(layers, base or CLAUDE_DEFAULT_BASE, active)
     out += _claude_tiers(layers, active)
     for variable in shadowing.CLAUDE_ROUTERS:
         value, source, _ = _winner(layers, variable)

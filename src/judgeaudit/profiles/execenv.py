@@ -2,8 +2,8 @@
 
 Claude Code gets the profile as a private settings layer (``claude --settings FILE``, a 0600
 temp file removed afterwards): it outranks the user and project files for that process only,
-and blanks leftover tokens that would outrank ``apiKeyHelper``, custom headers (another
-gateway's key in ``ANTHROPIC_CUSTOM_HEADERS``) and Bedrock/Vertex/... flags that would send it to a
+and blanks leftover tokens that would outrank ``apiKeyHelper``, the credential lines of custom
+headers (another gateway's key in ``ANTHROPIC_CUSTOM_HEADERS``; its other lines stay) and Bedrock/Vertex/... flags that would send it to a
 cloud. Codex gets ``-c`` overrides (provider table, provider id, model), with
 the same kind of key source as a table of that id in ``config.toml``, which Codex merges them
 into. Any other command gets the profile's environment, unless a file of the user's would send
@@ -26,11 +26,11 @@ from types import FrameType
 from typing import Any
 
 from judgeaudit.fsutil import process_alive
-from judgeaudit.profiles import execguard
+from judgeaudit.profiles import execguard, shadowing
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import codex_home
-from judgeaudit.profiles.targets import claude, codex, sdk
+from judgeaudit.profiles.targets import claude, codex, customheaders, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
 
 
@@ -44,6 +44,8 @@ class Launch:
 
 AS_CHOICES = ("claude", "codex", "plain")
 LAYER_PREFIX = "judgeaudit-claude-"
+#: The settings layers exec's ``--settings`` outranks (managed settings outrank it).
+BELOW_EXEC = ("project-local", "project", "user")
 
 
 def tool_for(
@@ -102,8 +104,10 @@ def plan_launch(
     command: list[str],
     base_env: dict[str, str],
     tool: Tool | None = None,
+    cwd: Path | None = None,
 ) -> Launch:
-    """What to run: argv, environment and (Claude) the private settings layer."""
+    """What to run: argv, environment and (Claude) the private settings layer (``cwd``: where
+    the command runs, whose project settings Claude Code reads)."""
     tool = tool or tool_for(command, base_env)
     head, tail = command[: tool.insert_at], command[tool.insert_at :]
     env = dict(base_env)
@@ -116,6 +120,10 @@ def plan_launch(
         for variable in (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS):
             env.pop(variable, None)
         layer_env = {"ANTHROPIC_BASE_URL": claude.anthropic_base(profile)}
+        # The custom headers Claude Code would send here, less their credential lines (another
+        # gateway's key); `X-Org: acme` still goes out.
+        below = shadowing.headers_below(cwd or Path.cwd(), BELOW_EXEC, base_env)
+        layer_env[claude.HEADERS_VAR] = customheaders.without_credentials(below)
         layer_env.update({path[4:]: value for path, value in claude.model_values(profile).items()})
         # A token in the user's settings would outrank the helper's key, a Bedrock/Vertex/...
         # flag send this process to a cloud, a tier a CC Switch preset left there go to this

@@ -19,11 +19,13 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import (
@@ -144,6 +146,17 @@ def claude_layers(cwd: Path | None = None) -> list[Layer]:
     shell_env = {k: v for k, v in os.environ.items() if k in names}
     layers.append(Layer("shell", None, {"env": shell_env}))
     return layers
+
+
+def headers_below(cwd: Path, scopes: tuple[str, ...], shell: Mapping[str, str]) -> object:
+    """The ``ANTHROPIC_CUSTOM_HEADERS`` value Claude Code started in ``cwd`` takes from the
+    settings layers ``scopes`` or, when none of them sets it, from ``shell``: what a layer above
+    them (exec's ``--settings``, a project binding) starts from. None: nothing sets it."""
+    for layer in claude_layers(cwd):
+        env = _env(layer)
+        if layer.scope in scopes and claude.HEADERS_VAR in env:
+            return env[claude.HEADERS_VAR]
+    return shell.get(claude.HEADERS_VAR)
 
 
 def tokens_under_binding(project: Path) -> list[str]:
@@ -279,6 +292,9 @@ def claude_warnings(
         for variable in CLAUDE_TOKENS if tokens else ():
             if not env.get(variable) or (inline and layer.scope == "shell"):
                 continue  # empty: Claude Code treats it as unset
+            if layer.scope == "shell" and profile is not None and bridgeopt.uses_bridge(profile):
+                out.append(shell_token_over_bridge(profile, variable))
+                continue
             if variable == "ANTHROPIC_API_KEY":
                 out.append(
                     f"{where}{variable} is set: Claude Code sends it as x-api-key beside the "
@@ -313,6 +329,26 @@ def claude_warnings(
         if "apiKeyHelper" in layer.data:
             out.append(f"{layer.path}: apiKeyHelper overrides the user settings ({fix})")
     return out
+
+
+def shell_token_over_bridge(profile: Profile, variable: str) -> str:
+    """What a token exported in this terminal does to a globally switched bridged profile (seen
+    with the real Claude Code: ``ANTHROPIC_AUTH_TOKEN`` is sent instead of the helper's local
+    token, ``ANTHROPIC_API_KEY`` beside it), named by variable, never by value; ``exec`` leaves
+    both out of the command's environment."""
+    host = _host(bridgeopt.local_url(profile))
+    if variable == "ANTHROPIC_AUTH_TOKEN":
+        what = (
+            f"as the bearer token instead of {profile.name}'s bridge token to {host}: the bridge "
+            "refuses its requests, and"
+        )
+    else:
+        what = f"as x-api-key beside {profile.name}'s bridge token to {host}, and"
+    return (
+        f"in this terminal's environment, {variable} is set: Claude Code sends it {what} "
+        "whatever holds that port while the bridge is stopped gets it (unset it, or start "
+        f"Claude Code with `judgeaudit exec {profile.name} -- claude`, which leaves it out)"
+    )
 
 
 def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:

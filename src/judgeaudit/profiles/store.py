@@ -123,6 +123,7 @@ class ProfileStore:
             ("created", list, "a list"),
             ("created_dirs", list, "a list"),
             ("active_at", dict, "an object"),
+            ("projects", dict, "an object of {project directory: {app: profile}}"),
         ):
             if not isinstance(data.get(field, kind()), kind):
                 raise ProfileError(
@@ -136,6 +137,13 @@ class ProfileStore:
                 f"{self.state_path}: unreadable state (the entry for {bad[0]!r} has the wrong "
                 "type); move it aside"
             )
+        wrong = _bad_project(data.get("projects", {}))
+        if wrong is not None:
+            raise ProfileError(
+                f"{self.state_path}: unreadable state (projects: the entry for {wrong!r} must "
+                "be an absolute directory holding {app: profile}); fix or remove that entry "
+                "(a project binding's record), or move the file aside"
+            )
         _move_active(data)
         _absolute_paths(data)
         for path, owned in list(data["owned"].items()):
@@ -147,6 +155,22 @@ class ProfileStore:
         atomic_write_text(
             self.state_path, json.dumps(state, indent=2, sort_keys=True) + "\n", mode=0o600
         )
+
+
+def _bad_project(projects: dict[str, Any]) -> str | None:
+    """The first ``projects`` key whose entry is not a binding record: an absolute directory
+    that can be a file name (no lone surrogate from a ``\\ud800`` escape) mapped to an object of
+    app -> profile name (strings)."""
+    for directory, apps in projects.items():
+        try:
+            directory.encode("utf-8")
+        except UnicodeEncodeError:
+            return directory
+        if not os.path.isabs(directory) or not isinstance(apps, dict):
+            return directory
+        if not all(isinstance(name, str) for name in apps.values()):
+            return directory
+    return None
 
 
 def _absolute_paths(data: dict[str, Any]) -> None:

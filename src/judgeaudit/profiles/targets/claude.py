@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
-from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler, Split
+from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler, Split, fingerprint
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.targets import FilePlan, authcmd, customheaders
 from judgeaudit.profiles.targets.customheaders import credential_headers as credential_headers
@@ -190,16 +190,20 @@ def tool_key_mode(profile: Profile) -> str:
     return "helper" if bridgeopt.uses_bridge(profile) else str(profile.option("key_mode", "helper"))
 
 
-def desired(profile: Profile, inline_key: str | None, over_user: bool = False) -> dict[str, str]:
+def desired(
+    profile: Profile, inline_key: str | None, over_user: bool = False, headers: object = None
+) -> dict[str, str]:
     """The owned keys this profile sets, as dotted paths to plain values. ``over_user``: a
     layer above the user's file (a project binding), which cannot remove what that file sets,
     so it blanks it instead (empty is unset to Claude Code, as in exec's layer): the tokens, the
     cloud switches and the model tiers this profile does not set. A token in the user's file
     outranks the binding's apiKeyHelper, so the bound gateway got another provider's key; a
-    tier sent its model id there."""
+    tier sent its model id there. Its custom headers are ``headers`` (the value Claude Code
+    would otherwise send) less the credential lines."""
     want = {"env.ANTHROPIC_BASE_URL": anthropic_base(profile), **model_values(profile)}
     mode = tool_key_mode(profile)
     if over_user:
+        want[HEADERS_PATH] = customheaders.without_credentials(headers)
         for variable in OVER_USER_BLANKS:
             if mode == "env" and variable in TOKEN_VARS:
                 continue  # the key is the shell's token, which a settings env (blank) outranks
@@ -224,22 +228,28 @@ def plan(
     keep_conflicts: bool = False,
     created: bool = False,
     over_user: bool = False,
+    headers_below: object = None,
 ) -> FilePlan:
     """Plan the file for ``profile`` (``None``: judgeaudit off, the user's own file back);
-    ``over_user``: the file is a layer above the user's (:func:`desired`)."""
+    ``over_user``: the file is a layer above the user's (:func:`desired`), ``headers_below``
+    the custom headers of the layers under it (used when this file has none of its own)."""
     doc = parse(path, raw) if raw is not None else JsonDoc("")
     facts = dict(ledger.get(FILE_FACTS, {}))
     ours = any(k != FILE_FACTS for k in ledger)
     blank = raw is not None and not raw.removeprefix(BOM.encode("utf-8")).strip()
     if raw is not None and profile is not None and blank and not ours:
         facts["text"] = raw.decode("utf-8")  # a blank file (a BOM too): `off` gives back this
-    want = desired(profile, inline_key, over_user) if profile else {}
+    headers = headers_below
+    if over_user:
+        own_headers = _users_raw(SettingsDoc(doc), HEADERS_PATH, ledger, load_secret)
+        headers = json.loads(own_headers) if own_headers is not None else headers_below
+    want = desired(profile, inline_key, over_user, headers) if profile else {}
     if keep_conflicts:  # the file's own values stay, blanks included: none written over them
         env_now = doc.data().get("env")
         own = env_now if isinstance(env_now, dict) else {}
         for variable in OVER_USER_BLANKS:
-            if variable in own and want.get(f"env.{variable}") == "":
-                del want[f"env.{variable}"]
+            if variable in own and (want.get(f"env.{variable}") == "" or variable == HEADERS_VAR):
+                want.pop(f"env.{variable}", None)
     conflicts = [] if keep_conflicts or profile is None else _conflicts(doc, ledger)
     reconciler = Reconciler(
         SettingsDoc(doc),
@@ -308,6 +318,25 @@ def plan(
         dropped_secrets=outcome.dropped_secrets,
         inline_key_name=inline_ref,
     )
+
+
+def _users_raw(
+    view: SettingsDoc,
+    dotted: str,
+    ledger: dict[str, Entry],
+    load_secret: Callable[[str], str | None],
+) -> str | None:
+    """The user's own value of ``dotted`` in this file (JSON text): the live one, unless the
+    ledger says judgeaudit wrote it (then the one it replaced, None when there was none)."""
+    current = view.current_raw(dotted)
+    entry = ledger.get(dotted)
+    if entry is None or entry.get("removed") or current is None:
+        return current
+    if entry.get("wrote") != fingerprint(current):
+        return current  # edited by hand since: theirs
+    if not entry.get("had"):
+        return None
+    return load_secret(entry["ref"]) if "ref" in entry else entry.get("raw")
 
 
 def stale_tiers(env: dict[str, Any], profile: Profile) -> list[str]:

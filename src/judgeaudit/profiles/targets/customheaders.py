@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from judgeaudit.redact import is_credential_header, scrub_keylike
@@ -110,6 +111,18 @@ def leave(raw: str) -> str | None:
     return _join(kept)
 
 
+def without_credentials(value: object) -> str:
+    """What a layer above the one holding ``value`` (a decoded value: exec's ``--settings``, a
+    project binding) sets so Claude Code sends the same headers less the credential lines:
+    the other lines as they were, or ``""`` (unset to Claude Code) when none is left or
+    ``value`` is not a string."""
+    if not isinstance(value, str):
+        return ""
+    left = leave(json.dumps(value, ensure_ascii=False))
+    kept: str = json.loads(left) if left is not None else ""
+    return kept
+
+
 def rejoin(original: str, now: str | None) -> str:
     """``original`` (JSON text) when ``now`` is what :func:`leave` left of it; else the user's
     edit ``now`` with the credential lines taken out of ``original`` put in front of it, in
@@ -136,6 +149,36 @@ def rejoin(original: str, now: str | None) -> str:
 def credential_raws(raw: str) -> set[str]:
     """The JSON text of each credential line of a value (JSON text), for masking."""
     return {line.raw for line in lines(raw) or [] if line_credential(line.text) is not None}
+
+
+def mask_credentials(raw: str, mark: Callable[[str], str]) -> tuple[str, dict[str, str]]:
+    """``raw`` (JSON text) with each credential line's value replaced by ``mark(line's JSON
+    text)`` (the whole line when its name has a key's shape), the other lines and every
+    separator as they were; and, per masked line (JSON text), the line it stands for."""
+    parsed = lines(raw)
+    if parsed is None:
+        return raw, {}
+    out: list[Line] = []
+    originals: dict[str, str] = {}
+    for line in parsed:
+        header = line_credential(line.text)
+        if header is None:
+            out.append(line)
+            continue
+        name = header[0]
+        text = mark(line.raw) if scrub_keylike(name) != name else f"{name}: {mark(line.raw)}"
+        masked = json.dumps(text, ensure_ascii=False)[1:-1]
+        originals[masked] = line.raw
+        out.append(Line(masked, line.sep))
+    return _join(out), originals
+
+
+def unmask(raw: str, originals: Mapping[str, str]) -> str:
+    """``raw`` (JSON text) with each line :func:`mask_credentials` masked put back as it was."""
+    parsed = lines(raw)
+    if parsed is None:
+        return raw
+    return _join([Line(originals.get(line.raw, line.raw), line.sep) for line in parsed])
 
 
 def said(raw: str) -> str:

@@ -68,6 +68,11 @@ class Target(Protocol):
         """What would keep the switch from taking effect (shown in the preview)."""
         ...
 
+    def reads_key(self, profile: Profile) -> bool:
+        """Whether the tool, switched to ``profile`` (globally or in a project), reads its
+        keyring entry while it runs, so deleting that entry breaks it (``key delete``)."""
+        ...
+
 
 class ClaudeTarget:
     app: App = "claude"
@@ -95,6 +100,10 @@ class ClaudeTarget:
         inline = None
         if profile is not None and profile.option("key_mode") == "inline":
             inline = secrets.resolve_key(profile)
+        binding = path.name == "settings.local.json"  # a project binding's layer
+        below = None
+        if binding and profile is not None:  # the headers of the two files it outranks
+            below = shadowing.headers_below(path.parent.parent, ("project", "user"), {})
         return claude.plan(
             path,
             raw,
@@ -104,7 +113,8 @@ class ClaudeTarget:
             inline_key=inline,
             keep_conflicts=keep_conflicts,
             created=created,
-            over_user=path.name == "settings.local.json",  # a project binding's layer
+            over_user=binding,
+            headers_below=below,
         )
 
     def secrets_in(self, text: str) -> set[str]:
@@ -125,6 +135,11 @@ class ClaudeTarget:
             profile, project_dir, project_switch=project_dir is not None
         )
         return out + helper_warnings(profile) + plaintext_warnings(profile)
+
+    def reads_key(self, profile: Profile) -> bool:
+        # helper: apiKeyHelper runs `key print KEY`; a bridged profile's bridge reads the key.
+        # inline: the key is in the file; env: the shell's token is sent (docs/profiles.md).
+        return bool(profile.key) and claude.tool_key_mode(profile) == "helper"
 
 
 class CodexTarget:
@@ -197,6 +212,14 @@ class CodexTarget:
             + plaintext_warnings(profile)
         )
 
+    def reads_key(self, profile: Profile) -> bool:
+        # command: an auth command prints the keyring entry (a bridged profile's bridge reads
+        # it); env_key: Codex reads the variable.
+        try:
+            return bool(profile.key) and codex.key_mode(profile) == "command"
+        except ProfileError:  # command without a keyring entry: it reads none
+            return False
+
 
 class SdkTarget:
     """SDK profiles live in the environment (``env``/``exec``): a switch writes no file."""
@@ -235,6 +258,9 @@ class SdkTarget:
 
     def warnings(self, profile: Profile, project_dir: Path | None) -> list[str]:
         return []
+
+    def reads_key(self, profile: Profile) -> bool:
+        return bool(profile.key)  # `exec`/`env` of the active profile read it
 
 
 #: Every app a profile can be for, in the order of :data:`~judgeaudit.profiles.model.APPS`.
