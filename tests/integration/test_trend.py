@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -268,6 +269,14 @@ def test_days_whose_verdicts_all_turn_tie_alert_on_the_tie_aware_rate(
         tied = next(c.strip() for c in cells if c.strip().endswith(f"/{decisive}"))
         assert day == 7 or tied == f"{decisive}/{decisive}", row
     assert "ties/decisive" in done.stdout.splitlines()[0]
+    # the page marks a tie-aware alert on the tie-aware chart, not on misselection's (0.0%)
+    page = cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format", "html").stdout
+    charts = {
+        re.search(r'font-weight="bold">(.*?)</text>', chart).group(1): chart  # type: ignore[union-attr]
+        for chart in page.split("<svg")[1:]
+    }
+    assert charts["tie-aware misselection"].count('r="5" fill="#d00"') == 3
+    assert 'r="5" fill="#d00"' not in charts["misselection"]
     trend = json.loads(cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format",
                            "json").stdout)  # fmt: skip
     assert {(a["period"], a["metric"]) for a in trend["alerts"]} == {
