@@ -88,6 +88,15 @@ def test_an_always_tie_judge_is_worse_on_the_tie_aware_rate(good: Path, tmp_path
     ]
     assert board[1]["misselection"]["rate"] == 0.0 < board[0]["misselection"]["rate"]
     assert board[1]["vs_best"]["verdict"] == "worse"
+    # the frontier and the change against the best are the rank's too: on misselection the
+    # always-tie judge was unbeaten (`*`) and read "worse (-x pts)", a fall beside a worse
+    assert [j["frontier"] for j in board] == [True, False]
+    rise = board[1]["tie_aware"]["rate"] - board[0]["tie_aware"]["rate"]  # the same pairs
+    assert board[1]["vs_best"]["change"] == pytest.approx(rise) and rise > 0.3
+    table = cli("judges", str(good), str(tie)).stdout.splitlines()
+    always = next(line for line in table if "judge-always-tie" in line)
+    assert f"worse (+{rise * 100:.1f} pts)" in always and " *" not in always, always
+    assert "judge-good *" in next(line for line in table if "judge-good" in line)
 
 
 def test_a_first_position_judge_is_worse(good: Path, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -257,6 +258,25 @@ def test_days_whose_verdicts_all_turn_tie_alert_on_the_tie_aware_rate(
     assert done.returncode == 3, done.stdout + done.stderr
     assert "ALERT 2026-11-08: tie-aware rate (all; a tie counts half a loss)" in done.stdout
     assert "also alerted: 2026-11-09 (all tie-aware), 2026-11-10 (all tie-aware)" in done.stdout
+    # the ties column says of what: the day's decisive pairs, counted in the log by hand (a
+    # bare "56" read as nothing); on an all-tie day every decisive pair is a tie
+    for day in (7, 8):
+        path = logs / f"2026-11-{day:02d}.jsonl"
+        records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+        decisive = sum(1 for r in records if "success_a" in r and r["success_a"] != r["success_b"])
+        row = next(line for line in done.stdout.splitlines() if line.startswith(path.stem))
+        cells = row.split("  ")
+        tied = next(c.strip() for c in cells if c.strip().endswith(f"/{decisive}"))
+        assert day == 7 or tied == f"{decisive}/{decisive}", row
+    assert "ties/decisive" in done.stdout.splitlines()[0]
+    # the page marks a tie-aware alert on the tie-aware chart, not on misselection's (0.0%)
+    page = cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format", "html").stdout
+    charts = {
+        re.search(r'font-weight="bold">(.*?)</text>', chart).group(1): chart  # type: ignore[union-attr]
+        for chart in page.split("<svg")[1:]
+    }
+    assert charts["tie-aware misselection"].count('r="5" fill="#d00"') == 3
+    assert 'r="5" fill="#d00"' not in charts["misselection"]
     trend = json.loads(cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format",
                            "json").stdout)  # fmt: skip
     assert {(a["period"], a["metric"]) for a in trend["alerts"]} == {

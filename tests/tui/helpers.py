@@ -8,11 +8,14 @@ cursor blink, no animations, toasts that stay), so a snapshot is the same on a b
 from __future__ import annotations
 
 import contextlib
+import html
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot, WaitForScreenTimeout
 from textual.worker import WorkerCancelled, WorkerFailed
@@ -137,3 +140,15 @@ async def run_from_launch(pilot: Pilot[Any], app: JudgeAuditApp, key: str, what:
     assert isinstance(screen, RunScreen)
     await until(pilot, lambda: screen.finished, what)
     return " ".join(str(screen.query_one("#stats", Static).render()).split())
+
+
+TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', re.S)
+
+
+def painted(app: App[Any]) -> list[str]:
+    """The screen's rows as text, from the same render the terminal gets (what a cut column, a
+    line below the fold or a scrolled-off cell leaves out is not there)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, body in TEXT.findall(app.export_screenshot()):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(body)))
+    return ["".join(t for _, t in sorted(p)).replace("\xa0", " ") for _, p in sorted(rows.items())]

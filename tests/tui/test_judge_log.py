@@ -6,7 +6,6 @@ shows the matching lines, old and new; a judge's control characters stay on thei
 from __future__ import annotations
 
 import asyncio
-import html
 import re
 from pathlib import Path
 
@@ -17,9 +16,7 @@ from judgeaudit.audit import events as ev
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.app import JudgeAuditApp
 from judgeaudit.tui.judge_log import KEPT, JudgeLog, LogFilter
-from tests.tui.helpers import SIZE, make_app, press, settle
-
-TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', re.S)
+from tests.tui.helpers import SIZE, make_app, painted, press, settle
 
 
 class LogApp(App[None]):
@@ -27,14 +24,6 @@ class LogApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield JudgeLog(id="judge-log")
-
-
-def painted(app: App[None]) -> list[str]:
-    """The screen's rows as text, from the same render the terminal gets."""
-    rows: dict[float, list[tuple[float, str]]] = {}
-    for x, y, body in TEXT.findall(app.export_screenshot()):
-        rows.setdefault(float(y), []).append((float(x), html.unescape(body)))
-    return ["".join(t for _, t in sorted(p)).replace("\xa0", " ") for _, p in sorted(rows.items())]
 
 
 def numbers(rows: list[str]) -> list[int]:

@@ -4,6 +4,7 @@ ranked by the tie-aware rate as `judgeaudit judges` ranks them, and Enter opens 
 from __future__ import annotations
 
 import asyncio
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -17,7 +18,7 @@ from textual.widgets import Input
 from judgeaudit.analysis.leaderboard import cells, leaderboard, render_leaderboard
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.judges_table import JudgesTable
-from tests.tui.helpers import SIZE, make_app, press, settle, snapshot
+from tests.tui.helpers import SIZE, make_app, painted, press, settle, snapshot
 from tests.unit.test_split_figures import _statsmodels_interval
 
 SMALL_SIZE = (80, 24)
@@ -113,30 +114,40 @@ def test_judges_snapshot_at_80x24(
 def test_the_verdict_and_the_intervals_are_never_cut_at_160_120_or_80_columns(
     isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
 ) -> None:
-    """Narrow columns give way (they narrow or go); "inconclusive (+1.8 pts)" read as
-    "inconclusive…", or an interval without its upper bound, would mislead."""
+    """Narrow columns give way (they narrow or go) and the table fits the screen: at 80
+    columns the verdict ran off its edge (``inconclusive (-2``) and at 120 the style term read
+    ``asks_confirmation 12…``; an interval without its upper bound would mislead too. Read from
+    the painted screen, not the table's cells."""
+    whole = ("tieaware", "missel", "near", "ties", "sbf", "style", "vs")  # style: its figure
 
-    async def go(size: tuple[int, int]) -> list[tuple[str, str, str, str]]:
+    async def go(size: tuple[int, int]) -> tuple[list[str], list[tuple[str, str]], list[str]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
             await press(pilot, "f6")
             app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
             await press(pilot, "j")
             table = app.screen.query_one(JudgesTable)
-            shown = []
-            for key, row in table.shown_rows():
-                for column in ("tieaware", "missel", "near", "ties", "sbf", "vs"):
-                    if column not in table.columns:  # dropped whole at this width
-                        continue
-                    cell = table.get_cell(key, column)
-                    shown.append((key, column, str(row[column]), str(cell)))
-            return shown
+            columns = [c for c in whole if c in table.columns]
+            cells = [(c, str(row[c])) for _, row in table.shown_rows() for c in columns]
+            return (
+                columns,
+                cells,
+                [ln for ln in painted(app) if re.match(r"^ *\d+ +(\* +)?judge-", ln)],
+            )
 
-    for size, count in (((160, 40), 12), ((120, 40), 6), (SMALL_SIZE, 6)):
-        shown = asyncio.run(go(size))
-        assert len(shown) == count, "the near bucket at 160 columns, ties and sbf too"
-        for key, column, full, drawn in shown:
-            assert drawn == full and "…" not in drawn, (size, key, column, drawn)
+    expected = {
+        (160, 40): ["tieaware", "missel", "near", "ties", "sbf", "style", "vs"],
+        (120, 40): ["tieaware", "missel", "style", "vs"],
+        SMALL_SIZE: ["tieaware", "vs"],  # the rank's key and the verdict; misselection at 120
+    }
+    for size, want in expected.items():
+        columns, cells, rows = asyncio.run(go(size))
+        assert columns == want, size
+        assert len(rows) == 2, (size, rows)
+        for column, full in cells:
+            shown = full.partition(" ")[2] if column == "style" else full
+            assert any(shown in row for row in rows) and "…" not in full, (size, column, full, rows)
+        assert any(row.split()[1] == "*" for row in rows), (size, rows)  # the frontier's mark
 
 
 def _clustered_reference(out: Path, run_id: str, value: str, where: str = "1") -> list[float]:

@@ -6,6 +6,7 @@ Enter on a period opening its run in Results; computed from the output dirs with
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from textual.widgets import DataTable
 from textual_plot import PlotWidget
 
 from judgeaudit.analysis.trend import series
-from judgeaudit.daily import monitor_demo
+from judgeaudit.daily import monitor_demo, trend_with_alerts
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.sim.stream import write_stream
 from judgeaudit.tui.screens.trends import TrendsScreen
 from judgeaudit.tui.widgets.field import Field
 from tests.tui.helpers import SMALL, make_app, press, settle, snapshot, wait_until
@@ -53,7 +55,7 @@ def test_trends_charts_alerts_and_enter_opens_the_period(
 
     rows, charts, mode, run_id, opened = asyncio.run(go())
     assert [r[0] for r in rows] == [p["period"] for p in trend["periods"]]
-    assert {r[0] for r in rows if r[2] == "!"} == alerted
+    assert {r[0] for r in rows if r[3] == "!"} == alerted
     # each period's misselection with its interval, as the charts' band and `trend` give it
     for row, period in zip(rows, trend["periods"], strict=True):
         m = period["misselection"]
@@ -142,3 +144,70 @@ def test_trends_snapshot_80x24(
 ) -> None:
     _out, trend = monitored
     assert snapshot(snap_compare, make_app(isolated, "out/tui", trend=trend), size=SMALL)
+
+
+@pytest.fixture(scope="module")
+def all_tie_days(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A new user's trial on the app: ten days of the embedded judge's log, days 8-10
+    rewritten so every winner is "tie" (misselection 0.0%, tie-aware 50%) and day 3 a judge
+    outage's pair lines only (refused, left out of the series)."""
+    logs = tmp_path_factory.mktemp("ties") / "logs"
+    write_stream(logs, days=10, change_day=20, tasks=30)
+    for day in (3, 8, 9, 10):
+        path = logs / f"2026-11-{day:02d}.jsonl"
+        records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+        if day == 3:
+            records = [r for r in records if "winner" not in r]
+        else:
+            records = [{**r, "winner": "tie"} if "winner" in r else r for r in records]
+        path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return logs, trend_with_alerts([str(logs)], baseline=4, work=logs.parent / "runs")
+
+
+def _decisive_in_log(path: Path) -> int:
+    """The day's pairs with exactly one side succeeding, counted in the log itself."""
+    pairs = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return sum(1 for r in pairs if "success_a" in r and r["success_a"] != r["success_b"])
+
+
+def test_tie_aware_alerts_are_named_charted_and_days_keep_their_place(
+    isolated: ProfileStore, all_tie_days: tuple[Path, dict[str, Any]]
+) -> None:
+    """The status line said ``first 2026-11-08 (all: +…)``, read as overall misselection
+    (0.0% that day), and marked it on the misselection chart; the ties column was a bare
+    count; after the refused day 3 the chart's x put day 4 at 2. Now: the alert is named
+    tie-aware and marked on the tie-aware chart, ties read ``ties/decisive``, x is the day."""
+    logs, trend = all_tie_days
+    assert {a["metric"] for a in trend["alerts"]} == {"tie-aware rate"}
+    assert [r["period"] for r in trend["daily"]["refused"]] == ["2026-11-03"]
+
+    async def go() -> tuple[str, list[list[str]], dict[str, list[Any]]]:
+        app = make_app(isolated, logs.parent / "runs", trend=trend)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            status = str(app.screen.query_one("#trend-status").render())
+            labels = [str(x.render()) for x in app.screen.query("#trend-charts Label")]
+            plots = list(app.screen.query(PlotWidget))
+            drawn = {
+                label: [plot._datasets, plot._x_label]  # what the chart holds
+                for label, plot in zip(labels, plots, strict=True)
+            }
+            return status, _rows(app), drawn
+
+    status, rows, drawn = asyncio.run(go())
+    first = next(a for a in trend["alerts"] if a["first"])
+    assert f"first {first['period']} (all tie-aware: +{first['rise'] * 100:.1f} pts)" in status
+    assert "(3 tie-aware)" in status and "refused" in status
+    for row in rows:  # every day's ties over its decisive pairs, those of days 8-10 all ties
+        decisive = _decisive_in_log(logs / f"{row[0]}.jsonl")
+        tied = row[2].split("/")
+        assert int(tied[1]) == decisive and (row[0] < "2026-11-08" or tied[0] == tied[1]), row
+    days = [1, 2, 4, 5, 6, 7, 8, 9, 10]
+    datasets, x_label = drawn["misselection"]
+    shown = sorted({float(x) for d in datasets for x in d.x})
+    assert shown == [float(d - 1) for d in days] and x_label == "day (0 = 2026-11-01)"
+    marked = [
+        d for d in drawn["tie-aware misselection"][0] if d.__class__.__name__ == "ScatterPlot"
+    ]
+    assert [float(x) for d in marked for x in d.x] == [7.0, 8.0, 9.0]
+    assert not any(d.__class__.__name__ == "ScatterPlot" for d in datasets)

@@ -23,7 +23,7 @@ from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.audit_helpers import write_spec
 from tests.cli_helpers import cli
 from tests.tui.conftest import REJUDGE_MODEL
-from tests.tui.helpers import SIZE, SMALL, make_app, press, settle, wait_until
+from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, settle, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +222,26 @@ def test_a_run_no_process_writes_is_headed_and_listed_as_stopped(
     with writing(run_copy):
         title, statuses = asyncio.run(go())
     assert "(running)" in title and statuses == ["running"]
+
+
+def test_the_gate_verdict_is_on_screen_after_a_compare_at_80x24_and_120x40(
+    isolated: ProfileStore, both_runs: Path
+) -> None:
+    """At 80x24 the gate's verdict sat below the fold of the compare pane (under the pairing,
+    the no-verdict lines and the method): it is the pane's second line, as the CLI decides."""
+    cli_result = json.loads(cli("compare", str(both_runs), "--format", "json").stdout)
+    verdict = cli_result["gate"]["verdict"].upper()
+
+    async def go(size: tuple[int, int]) -> list[str]:
+        app = make_app(isolated, both_runs)
+        async with app.run_test(size=size) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
+            await press(pilot, "ctrl+t")
+            await settle(pilot)
+            return painted(app)
+
+    for size in (SMALL, (120, 40)):
+        shown = " ".join(line.strip(" │\n") for line in asyncio.run(go(size)))
+        assert f"gate (--fail-on-rise): {verdict}" in shown, (size, shown)

@@ -2,7 +2,8 @@
 (``(wrong + tie/2) / decisive``, the report's: a tie never counts as a misselection, so a judge
 that answers "tie" to everything would rank first on misselection), misselection beside it, with
 the paired three-way gate verdict against the best and the judges no other beats on both cost
-and misselection.
+and that rate (which rate ranks: :mod:`judgeaudit.analysis.judge_rank`, for the order, the
+frontier and the change against the best alike).
 
 One entry for the CLI (``judgeaudit judges``) and the TUI: :func:`leaderboard` returns the
 rows; :func:`render_leaderboard` prints them as a table, JSON or Markdown. Each misselection
@@ -23,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis import clustered
+from judgeaudit.analysis import judge_rank as rank
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.drift import compare
 from judgeaudit.analysis.fmt import with_ci
@@ -78,10 +80,9 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
     rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
     # a judge that never answered is not measured (its all-tie 0% is no rate): last, unranked
     # against the others, and never the best, a frontier judge or a gate's baseline; the rest
-    # by the tie-aware rate (a judge that stops deciding is not the best), then misselection
-    rows.sort(key=lambda r: (not r["measured"], r["tie_aware"]["rate"] is None,
-                             r["tie_aware"]["rate"] or 0.0, r["misselection"]["rate"] or 0.0,
-                             r["run_id"]))  # fmt: skip
+    # by the rank's key (judge_rank: the tie-aware rate, so a judge that stops deciding is not
+    # the best), then misselection; the frontier and the change against the best are the key's
+    rows.sort(key=rank.order)
     measured = [r for r in rows if r["measured"]]
     best = measured[0] if measured else None
     for row in rows:
@@ -94,7 +95,7 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
     axis = "cost_usd" if all(r["cost_usd"] is not None for r in rows) else "tokens"
     for row in rows:
         row["frontier"] = row["measured"] and not any(
-            _beats(other, row, axis) for other in measured if other is not row
+            rank.beats(other, row, axis) for other in measured if other is not row
         )
     return {
         "margin": margin,
@@ -103,18 +104,12 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         "left_out": [{"out": str(o), "run_id": r, "because": why} for o, r, why in left_out],
         "method": {
             "interval": f"95%, {clustered.METHOD} (the report's)",
-            "rank": "the tie-aware rate, (wrong + tie/2) / decisive (the report's), then misselection",
-            "vs_best": "the paired gate of `compare --fail-on-rise` (best as run A)",
-            "frontier": f"no other judge has lower-or-equal misselection and {axis} with one "
-            "strictly lower",
+            "rank": f"{rank.RANK_NAME}, {rank.RANK_FORMULA} (the report's), then misselection",
+            "vs_best": "the paired gate of `compare --fail-on-rise` (best as run A); the change "
+            f"is {rank.RANK_NAME}'s (misselection's when the gate failed on it alone)",
+            "frontier": rank.frontier_rule(axis),
         },
     }
-
-
-def _beats(a: dict[str, Any], b: dict[str, Any], axis: str) -> bool:
-    ma, mb = a["misselection"]["rate"], b["misselection"]["rate"]
-    ca, cb = a[axis] or 0.0, b[axis] or 0.0
-    return ma <= mb and ca <= cb and (ma < mb or ca < cb)
 
 
 def _rate(part: pd.DataFrame, column: str = "missel") -> dict[str, Any]:
@@ -243,18 +238,9 @@ def _usage(out: Path, run_id: str) -> dict[str, Any]:
 
 
 def _vs_best(best: dict[str, Any], row: dict[str, Any], margin: float) -> dict[str, Any]:
-    result = compare(
-        Path(best["out"]), Path(row["out"]), best["run_id"], row["run_id"], margin=margin
+    return rank.versus(
+        compare(Path(best["out"]), Path(row["out"]), best["run_id"], row["run_id"], margin=margin)
     )
-    overall = result["overall"]
-    return {
-        "verdict": result["gate"]["verdict"] if result["gate"] else None,
-        "change": overall["change"],
-        "ci_low": overall["ci_low"],
-        "ci_high": overall["ci_high"],
-        "upper": overall.get("upper"),
-        "needed_pairs": (overall.get("needed") or {}).get("pairs"),
-    }
 
 
 def cells(row: dict[str, Any]) -> dict[str, str]:
@@ -268,8 +254,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     def rate(x: dict[str, Any]) -> str:
         return with_ci(x["rate"], [x["ci_low"], x["ci_high"]])
 
-    vs = row["vs_best"]
-    versus = "best" if vs is None else f"{vs['verdict']} ({vs['change'] * 100:+.1f} pts)"
+    versus = rank.versus_cell(row["vs_best"])
     if not row["measured"]:
         # no verdict on any order: its 0% misselection, ties and consistency are no figures
         return [str(row["rank"]), judge_cell(row), str(row["prompt_hash"] or "")[:8],
@@ -346,14 +331,14 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
         return json.dumps(board, ensure_ascii=False, indent=2, default=str)
     rows = [_cells(r) for r in board["judges"]]
     notes = [
-        "ranked by the tie-aware rate (wrong + tie/2) / decisive: a tie counts half a loss, so a "
+        f"ranked by {rank.RANK_NAME} {rank.RANK_FORMULA}: a tie counts half a loss, so a "
         "judge that stops deciding is not best; misselection (a tie never counts) beside it; "
         f"both over decisive pairs; intervals {board['method']['interval']}; "
         f"vs best: {board['method']['vs_best']}, margin {board['margin'] * 100:g} points",
         "top style OR: the largest odds ratio of a transcript feature in the run's style model "
         f"(docs/why.md), and the feature; a term whose 95% interval spans over {UNSTABLE_SPAN:g}-"
         "fold is unstable and named only when no other is, marked (unstable)",
-        f"* no other judge beats it on both misselection and {board['cost_axis']} "
+        f"* no other judge beats it on both {rank.RANK_NAME} and {board['cost_axis']} "
         f"({board['method']['frontier']})",
     ]
     unmeasured = [r["run_id"] for r in board["judges"] if not r["measured"]]

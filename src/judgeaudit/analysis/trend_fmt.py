@@ -31,6 +31,50 @@ def alert_line(a: dict[str, Any]) -> str:
     )
 
 
+def alert_label(a: dict[str, Any]) -> str:
+    """Where an alert rose: its bucket, ``all tie-aware`` for the tie-aware rate's (a tie
+    counting half a loss), so it never reads as the overall misselection's ``all``."""
+    return f"{a['bucket']} tie-aware" if a.get("metric") == "tie-aware rate" else str(a["bucket"])
+
+
+def chart_alerts(trend: dict[str, Any]) -> dict[str, set[str]]:
+    """:func:`judgeaudit.analysis.trend.series` metric -> the periods alerted on it: a
+    tie-aware alert marks the tie-aware chart, not the misselection chart its bucket ``all``
+    named (the app's charts and the HTML page)."""
+    marked: dict[str, set[str]] = {}
+    for a in trend.get("alerts", []):
+        if a.get("metric") == "tie-aware rate":
+            metric = "tie-aware misselection"
+        else:
+            metric = "misselection" if a["bucket"] == "all" else f"misselection {a['bucket']}"
+        marked.setdefault(metric, set()).add(a["period"])
+    return marked
+
+
+def day_axis(periods: list[str]) -> tuple[dict[str, int], str]:
+    """Each period's x: its days after the first when every period is a distinct date, so a
+    refused day leaves its own gap (by index, the day after it took its place: x 5 read
+    2026-11-07 after 2026-11-06 was refused); else its index. With the axis's name."""
+    from datetime import date
+
+    try:
+        days = [date.fromisoformat(p[:10]) for p in periods]
+    except ValueError:
+        days = []
+    if not days or len(set(days)) != len(days):
+        return {p: i for i, p in enumerate(periods)}, f"period (0 = {periods[0][:10]})"
+    return {p: (d - days[0]).days for p, d in zip(periods, days, strict=True)}, (
+        f"day (0 = {periods[0][:10]})"
+    )
+
+
+def ties_cell(part: dict[str, Any]) -> str:
+    """A period's ties over its decisive pairs, ``10/56``: the count with what it is of."""
+    if part.get("not_measured") or part.get("tie") is None or not part.get("decisive"):
+        return "n/a"
+    return f"{part['tie']}/{part['decisive']}"
+
+
 def _no_alert(detector: dict[str, Any]) -> str:
     """What a trend without an alert says: whether anything was tested at all."""
     return "no alert" if detector.get("tests") else "no alert tested"
@@ -93,7 +137,7 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
     refused days among them (:func:`daily_lines`)."""
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
-    headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties", "judge sbf",
+    headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties/decisive", "judge sbf",
                "user sbf", "no verdict", "consistent", "human disagr.", "judge"]  # fmt: skip
     alerted = {(a["period"]) for a in trend.get("alerts", [])}
     rows = []
@@ -104,7 +148,7 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
                 p["period"] + (" !" if p["period"] in alerted else ""),
                 with_interval(m),
                 with_interval(p["buckets"][0] if p["buckets"] else None),
-                str(m.get("tie") if m.get("tie") is not None else "n/a"),
+                ties_cell(m),
                 with_interval(p["judge_satisfied_but_failed"]),
                 with_interval(p["user_satisfied_but_failed"]),
                 with_interval(p["no_verdict"]),
@@ -141,8 +185,7 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
     later: dict[str, list[str]] = {}
     for a in alerts:
         if not a.get("first"):
-            tie = " tie-aware" if a.get("metric") == "tie-aware rate" else ""
-            later.setdefault(a["period"], []).append(f"{a['bucket']}{tie}")
+            later.setdefault(a["period"], []).append(alert_label(a))
     if later:
         lines.append(
             "also alerted: " + ", ".join(f"{p} ({', '.join(b)})" for p, b in later.items())
@@ -248,14 +291,10 @@ def line_svg(
 
 def render_html(trend: dict[str, Any]) -> str:
     periods = [p["period"] for p in trend["periods"]]
-    by_bucket: dict[str, set[str]] = {}
-    for a in trend.get("alerts", []):
-        by_bucket.setdefault(a["bucket"], set()).add(a["period"])
-    near = trend["labels"][0] if trend.get("labels") else None
+    marked = chart_alerts(trend)
     charts = []
     for metric, points in series(trend).items():
-        alerts = by_bucket.get("all", set()) if metric == "misselection" else (
-            by_bucket.get(str(near), set()) if metric == f"misselection {near}" else set())  # fmt: skip
+        alerts = marked.get(metric, set())
         charts.append(line_svg(metric, points, periods, alerts, not metric.startswith("odds")))
         gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
         if gaps:  # a gap in the line says why (a judge outage: not measured)

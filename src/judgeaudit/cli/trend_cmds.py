@@ -23,7 +23,8 @@ def register(sub: Sub) -> None:
         help=command_help("trend"),
         description="Orders the finished runs by period (the `period` of recorded imports, else "
         "the run's creation time) and reports each period's figures with intervals; alerts "
-        "when overall or near-bucket misselection rises above the baseline window.",
+        "when overall or near-bucket misselection, or the overall tie-aware rate (a tie counts "
+        "half a loss), rises above the baseline window.",
     )
     trend.add_argument(
         "targets",

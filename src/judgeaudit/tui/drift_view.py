@@ -47,6 +47,11 @@ def changes_text(compared: Comparison) -> Text:
     result = compared.result
     changes = result["manifest_changes"]
     text = Text(f"{result['run_a']} → {result['run_b']} ({result['gap_source']} gap)\n", "bold")
+    # the verdict second, visible without scrolling at 80x24 (it sat under the pairing, the
+    # no-verdict lines and the method, below the pane's fold); then where it comes from
+    reasons = "; ".join(compared.gate_reasons)
+    text.append(f"gate (--fail-on-rise): {compared.gate.upper()}", style=GATE_STYLE[compared.gate])
+    text.append(f" — {reasons}\n" if reasons else "\n", style=GATE_STYLE[compared.gate])
     text.append(f"A: {compared.out_a}  B: {compared.out_b}\n", style="dim")
     pairing = result.get("pairing")
     if result.get("paired") and pairing:
@@ -59,9 +64,6 @@ def changes_text(compared: Comparison) -> Text:
         text.append(f"unpaired: {result['unpaired_because']}\n", style="yellow")
     for line in compared.warnings:
         text.append(f"{line}\n", style="yellow" if line.startswith("WARNING") else "")
-    reasons = "; ".join(compared.gate_reasons)
-    text.append(f"gate (--fail-on-rise): {compared.gate.upper()}", style=GATE_STYLE[compared.gate])
-    text.append(f" — {reasons}\n" if reasons else "\n", style=GATE_STYLE[compared.gate])
     from judgeaudit.analysis.gate import gate_lines  # pandas: loaded with the first compare
 
     for line in gate_lines(result)[2:]:  # too few pairs / not enough data, as the CLI says them

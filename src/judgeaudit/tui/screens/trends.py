@@ -28,6 +28,17 @@ from judgeaudit.tui.widgets.note import Note
 FIRST = ("misselection",)
 
 
+def _apart(points: list[dict[str, Any]], refused: list[str]) -> list[list[dict[str, Any]]]:
+    """``points`` in runs that no refused day falls between (periods sort as dates)."""
+    parts: list[list[dict[str, Any]]] = []
+    for p in points:
+        if parts and not any(parts[-1][-1]["period"] < r < p["period"] for r in refused):
+            parts[-1].append(p)
+        else:
+            parts.append([p])
+    return parts
+
+
 def _title(metric: str, points: list[dict[str, Any]]) -> str:
     """A chart's title, saying which periods have no interval and why (the trend's
     ``no_interval``), so a missing band is not read as a rate known exactly."""
@@ -68,7 +79,7 @@ class TrendsScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         table = self.query_one("#trend-periods", DataTable)
-        table.add_columns("period", "missel. [95% CI]", "!")
+        table.add_columns("period", "missel. [95% CI]", "ties", "!")
         if self.trend is not None:
             await self.show_trend(self.trend)
 
@@ -98,19 +109,25 @@ class TrendsScreen(Screen[None]):
         self.query_one("#trend-status", Note).say(message, bad=True)
 
     async def show_trend(self, trend: dict[str, Any]) -> None:
+        from judgeaudit.analysis.trend_fmt import alert_label, ties_cell  # numpy: with a trend
+
         self.trend = trend
         periods = trend["periods"]
-        alerted = {a["period"] for a in trend.get("alerts", [])}
+        alerts = trend.get("alerts", [])
+        alerted = {a["period"] for a in alerts}
         table = self.query_one("#trend-periods", DataTable)
         table.clear()
         for p in periods:
             mark = "!" if p["period"] in alerted else ""
             missel = with_interval(p["misselection"])
-            table.add_row(p["period"][:10], missel, mark, key=p["run_id"])
-        first = next((a for a in trend.get("alerts", []) if a.get("first")), None)
+            table.add_row(p["period"][:10], missel, ties_cell(p["misselection"]), mark,
+                          key=p["run_id"])  # fmt: skip
+        first = next((a for a in alerts if a.get("first")), None)
+        tied = sum(a.get("metric") == "tie-aware rate" for a in alerts)
         status = (
-            f"{len(periods)} periods; {len(trend.get('alerts', []))} alerts, first "
-            f"{first['period']} ({first['bucket']}: +{first['rise'] * 100:.1f} pts)"
+            f"{len(periods)} periods; {len(alerts)} alerts"
+            + (f" ({tied} tie-aware)" if tied else "")
+            + f", first {first['period']} ({alert_label(first)}: +{first['rise'] * 100:.1f} pts)"
             if first
             else f"{len(periods)} periods; no alert"
         )
@@ -124,16 +141,15 @@ class TrendsScreen(Screen[None]):
         """Mounted first, then drawn: a PlotWidget takes data once it is composed."""
         pane = self.query_one("#trend-charts", VerticalScroll)
         await pane.remove_children()
-        names = [p["period"] for p in trend["periods"]]
-        at = {name: i for i, name in enumerate(names)}
-        alerts: dict[str, set[str]] = {}
-        for a in trend.get("alerts", []):
-            alerts.setdefault(a["bucket"], set()).add(a["period"])
-        near = trend["labels"][0] if trend.get("labels") else None
         from textual_plot import HiResMode, PlotWidget  # numpy: when a trend is first drawn
 
         from judgeaudit.analysis.trend import series
+        from judgeaudit.analysis.trend_fmt import chart_alerts, day_axis
 
+        names = [p["period"] for p in trend["periods"]]
+        at, axis = day_axis(names)
+        refused = [r["period"] for r in trend.get("daily", {}).get("refused", [])]
+        alerts = chart_alerts(trend)
         found = series(trend)
         order = [m for m in FIRST if m in found] + [m for m in found if m not in FIRST]
         widgets = []
@@ -152,21 +168,19 @@ class TrendsScreen(Screen[None]):
             ]
         )
         for metric, plot, points, scale in widgets:
-            xs = [at[p["period"]] for p in points]
-            banded = [p for p in points if p["ci_low"] is not None]
-            bx = [at[p["period"]] for p in banded]
-            plot.plot(bx, [p["ci_high"] * scale for p in banded], line_style="grey50")
-            plot.plot(bx, [p["ci_low"] * scale for p in banded], line_style="grey50")
-            plot.plot(xs, [p["rate"] * scale for p in points], line_style="bold white",
-                      hires_mode=HiResMode.BRAILLE)  # fmt: skip
-            bucket = "all" if metric == "misselection" else (
-                near if metric == f"misselection {near}" else None)  # fmt: skip
-            hits = [p for p in points if bucket and p["period"] in alerts.get(str(bucket), set())]
+            for part in _apart(points, refused):  # no line across a refused day
+                banded = [p for p in part if p["ci_low"] is not None]
+                bx = [at[p["period"]] for p in banded]
+                plot.plot(bx, [p["ci_high"] * scale for p in banded], line_style="grey50")
+                plot.plot(bx, [p["ci_low"] * scale for p in banded], line_style="grey50")
+                plot.plot([at[p["period"]] for p in part], [p["rate"] * scale for p in part],
+                          line_style="bold white", hires_mode=HiResMode.BRAILLE)  # fmt: skip
+            hits = [p for p in points if p["period"] in alerts.get(metric, set())]
             if hits:
                 plot.scatter([at[p["period"]] for p in hits],
                              [p["rate"] * scale for p in hits], marker="!", marker_style="bold red")  # fmt: skip
-            plot.set_xlimits(0, max(1, len(names) - 1))
-            plot.set_xlabel("period (0 = " + names[0][:10] + ")")
+            plot.set_xlimits(0, max(1, *at.values()))
+            plot.set_xlabel(axis)
             plot.set_ylabel("%" if scale == 100.0 else "odds ratio")
 
     def action_open_period(self) -> None:

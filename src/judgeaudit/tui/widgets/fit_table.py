@@ -36,6 +36,8 @@ class Col:
     drop: int = 0  # higher goes first when space is short; 0 never goes
     whole: bool = False  # never cut: a verdict or an interval read in part misleads
     middle: bool = False  # cut in the middle: a URL's port and path tell rows apart
+    apart: bool = False  # cut to keep where a value parts from the others' (a judge's options)
+    figure: bool = False  # ``name figure``: the name is cut, never the figure after it
 
     def narrowest(self, natural: int) -> int:
         return natural if self.whole else min(natural, self.min)
@@ -89,6 +91,44 @@ def fit(cell: Cell, width: int, middle: bool = False) -> Cell:
         return text[:head] + Text("…") + text[len(text.plain) - tail :]
     text.truncate(width, overflow="ellipsis")
     return text
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` have in common."""
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+
+
+def fit_apart(cell: Cell, width: int, others: Sequence[str]) -> Cell:
+    """``cell`` cut to ``width`` so the part where it differs from ``others`` stays: its head,
+    ``…``, then from the first character no other value shares (``judg…diligence=0…`` and
+    ``judg…evidence=0,s…``, where an end cut read ``judge-defau…`` twice). A value whose
+    difference a plain cut keeps is cut as :func:`fit` cuts it."""
+    text = cell.copy() if isinstance(cell, Text) else Text(cell)
+    value = text.plain
+    if cell_len(value) <= width or width < 7 or len(value) != cell_len(value):
+        return fit(cell, width)
+    shared = max((_shared(value, o) for o in others if o != value), default=0)
+    if shared < width - 1:
+        return fit(cell, width)
+    head = width // 3
+    room = width - head - 1
+    if len(value) - shared <= room:  # the rest shows whole
+        return text[:head] + Text("…") + text[len(value) - room :]
+    return text[:head] + Text("…") + text[shared : shared + room - 1] + Text("…")
+
+
+def fit_figure(cell: Cell, width: int) -> Cell:
+    """``name 12.8 (unstable)`` cut in its name, the figure after the first space whole
+    (``asks_confirm… 12.8``: cut at its end it read ``asks_confirmation 12…``)."""
+    text = cell.copy() if isinstance(cell, Text) else Text(cell)
+    value = text.plain
+    name, space, rest = value.partition(" ")
+    keep = cell_len(rest) + 2  # "… " before the figure
+    if cell_len(value) <= width or not space or len(name) != cell_len(name) or width - keep < 3:
+        return fit(cell, width)
+    return text[: width - keep] + Text("… ") + text[len(name) + 1 :]
 
 
 NUMBER = re.compile(r"^[(+−-]?\d+(?:\.\d+)?")
@@ -273,8 +313,16 @@ class FitTable(DataTable[Cell]):
             if c.key == self.sort_key:
                 label = f"{label}{'↓' if self.sort_reverse else '↑'}"
             self.add_column(fit(label, widths[c.key]), width=widths[c.key], key=c.key)
+        values = {c.key: [plain(r.get(c.key, "")) for _, r in rows] for c in shown if c.apart}
         for key, row in rows:
-            cells = (fit(row.get(c.key, ""), widths[c.key], c.middle) for c in shown)
+            cells = (
+                fit_apart(row.get(c.key, ""), widths[c.key], values[c.key])
+                if c.apart
+                else fit_figure(row.get(c.key, ""), widths[c.key])
+                if c.figure
+                else fit(row.get(c.key, ""), widths[c.key], c.middle)
+                for c in shown
+            )
             self.add_row(*cells, key=key)
         if keep is not None and keep in {k for k, _ in rows}:
             self.move_cursor(row=self.get_row_index(keep), animate=False)

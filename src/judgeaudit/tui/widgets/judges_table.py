@@ -10,19 +10,22 @@ from typing import Any
 
 from rich.text import Text
 
+from judgeaudit.analysis.judge_rank import RANK_NAME
 from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 
 #: leaderboard header -> (column key, shown label, narrowest width, drop order: the highest goes
 #: first when the terminal is narrow, 0 never goes). The intervals and the verdict against the
-#: best are never cut (``WHOLE``): shown whole or not at all, while other columns narrow. At 80
-#: and 120 columns the rank, judge, the tie-aware rate (the rank's key), misselection and the
-#: verdict against the best stay; at 160 the near bucket, ties and satisfied-but-failed too,
-#: each with its interval (a bare rate fitted before the intervals came).
+#: best are never cut (``WHOLE``): shown whole or not at all, while other columns narrow, so the
+#: table fits the screen (at 80 columns the verdict ran off its edge, ``inconclusive (-2``). At
+#: 80 columns the rank (with the frontier's ``*``), judge, the rank's key (the tie-aware rate)
+#: and the verdict against the best stay; at 120 misselection and the top style term too; at 160
+#: the near bucket, ties and satisfied-but-failed, each with its interval. The judge is cut
+#: where it parts from the others, the style term in its name (its odds ratio whole).
 SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("#", "rank", "#", 1, 0),
-    ("judge", "judge", "judge", 20, 0),
+    ("judge", "judge", "judge", 18, 0),
     ("tie-aware [95% CI]", "tieaware", "tie-aware [95% CI]", 15, 0),
-    ("misselection [95% CI]", "missel", "missel. [95% CI]", 15, 0),
+    ("misselection [95% CI]", "missel", "missel. [95% CI]", 15, 2),
     ("near [95% CI]", "near", "near [95% CI]", 15, 4),
     ("ties [95% CI]", "ties", "ties [95% CI]", 15, 5),
     ("sat.-but-failed [95% CI]", "sbf", "sat.-but-failed", 15, 6),
@@ -32,9 +35,17 @@ SHOWN: tuple[tuple[str, str, str, int, int], ...] = (
     ("vs best", "vs", "vs best", 12, 0),
     ("run", "run", "run", 8, 9),
 )
-WHOLE = ("tieaware", "missel", "near", "ties", "sbf", "vs")
+WHOLE = ("rank", "tieaware", "missel", "near", "ties", "sbf", "vs")
 JUDGES_COLUMNS = tuple(
-    Col(key, label, min=width, drop=drop, whole=key in WHOLE)
+    Col(
+        key,
+        label,
+        min=width,
+        drop=drop,
+        whole=key in WHOLE,
+        apart=key == "judge",
+        figure=key == "style",
+    )
     for _, key, label, width, drop in SHOWN
 )
 
@@ -45,12 +56,14 @@ def judge_key(row: dict[str, Any]) -> str:
 
 def judges_rows(board: dict[str, Any]) -> list[Row]:
     """One table row per judge, keyed ``OUT#RUN`` (Enter opens that run)."""
-    from judgeaudit.analysis.leaderboard import cells  # pandas: not before the first paint
+    from judgeaudit.analysis.leaderboard import cells, judge_cell  # pandas: not before a paint
 
     rows: list[Row] = []
     for judge in board["judges"]:
         printed = cells(judge)
         row: dict[str, Cell] = {key: printed[header] for header, key, *_ in SHOWN}
+        if judge.get("frontier"):  # beside the rank: a judge cut to fit would lose it
+            row["rank"], row["judge"] = f"{printed['#']} *", judge_cell(judge)
         vs = judge["vs_best"]
         if vs is not None and vs["verdict"] == "worse":
             row["vs"] = Text(printed["vs best"], style="bold red")
@@ -65,10 +78,10 @@ def judges_note(board: dict[str, Any]) -> str:
     left = len(board["left_out"])
     tail = f"; {left} run(s) judged other conversations, left out" if left else ""
     return (
-        f"{len(board['judges'])} judges of the same conversations, best first by the tie-aware "
-        f"rate (a tie counts half a loss; 95% "
-        f"task-clustered CIs; vs best: the paired gate, margin {board['margin'] * 100:g} pts; "
-        f"* unbeaten on misselection and {board['cost_axis']}{tail}) — Enter opens a judge's run"
+        f"{len(board['judges'])} judges of the same conversations, best first by {RANK_NAME} "
+        f"(ties count half a loss; 95% task-clustered CIs; vs best: the paired gate, margin "
+        f"{board['margin'] * 100:g} pts, and its change; * unbeaten on it and "
+        f"{board['cost_axis']}{tail}) — Enter opens a judge's run"
     )
 
 

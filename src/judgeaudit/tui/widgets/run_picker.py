@@ -15,12 +15,13 @@ if TYPE_CHECKING:  # the analysis (pandas) loads when the runs are listed
     from judgeaudit.analysis.compare_entry import RunInfo
 
 #: A run id and a directory cut in their middle name another run or place, so both are shown
-#: whole; the directory (also in the "output dir" fields above) is the first to go.
+#: whole; the directory (also in the "output dir" fields above) is the first to go. A judge is
+#: cut where it parts from the others (two re-judges of judge-default read ``judge-defau…``).
 PICKER_COLUMNS = (
     Col("side", "", min=3),
     Col("run", "run", whole=True),
     Col("time", "created (UTC)", min=16, drop=2),
-    Col("judge", "judge", min=10, drop=3),
+    Col("judge", "judge", min=10, drop=3, apart=True),
     Col("status", "status", min=9),
     Col("dir", "dir", whole=True, drop=4),
 )
