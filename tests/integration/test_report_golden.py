@@ -5,12 +5,20 @@ fd7dcf8 (three grouped scans and a clustered join) from the seeded DB of
 ``tests/report_fixture.py``; any change to how the report reads the store must leave every
 figure, interval and ordering as it was. Regenerate only for a deliberate change of a number:
 ``python -m tests.integration.test_report_golden --write`` (and say why in the commit).
+
+The JSON's floats are compared to 1e-9 relative: a model fit's last digits (a p-value's
+fifteenth, an odds ratio's sixteenth) follow the CPU's BLAS, so the same code wrote other
+digits on two of the project's machines; every printed form (table, Markdown, CSV, HTML) is
+compared byte for byte.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,7 +66,29 @@ def texts(
 )
 def test_report_equals_the_golden_report(texts: dict[str, str], name: str) -> None:
     expected = (GOLDEN / name).read_text(encoding="utf-8")
-    assert texts[name] == expected, f"{name} differs from {GOLDEN / name}"
+    if name.endswith(".json"):
+        found = differences(json.loads(texts[name]), json.loads(expected), "")
+        assert not found, f"{name} differs from {GOLDEN / name}: {found[:5]}"
+    else:
+        assert texts[name] == expected, f"{name} differs from {GOLDEN / name}"
+
+
+def differences(got: Any, want: Any, where: str) -> list[str]:
+    """Where two JSON values differ: structure and every non-float exactly, floats to 1e-9
+    relative (1e-12 absolute near zero)."""
+    if isinstance(want, float) and isinstance(got, float):
+        same = got == want or math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+        return [] if same else [f"{where}: {got!r} != {want!r}"]
+    if isinstance(want, dict) and isinstance(got, dict):
+        if list(got) != list(want):
+            return [f"{where}: keys {list(got)} != {list(want)}"]
+        return [d for key in want for d in differences(got[key], want[key], f"{where}.{key}")]
+    if isinstance(want, list) and isinstance(got, list):
+        if len(got) != len(want):
+            return [f"{where}: {len(got)} items != {len(want)}"]
+        return [d for i, (a, b) in enumerate(zip(got, want, strict=True))
+                for d in differences(a, b, f"{where}[{i}]")]  # fmt: skip
+    return [] if type(got) is type(want) and got == want else [f"{where}: {got!r} != {want!r}"]
 
 
 def test_the_fixture_reaches_both_interval_paths(tmp_path: Path) -> None:

@@ -74,11 +74,17 @@ def fit(x: np.ndarray, k: np.ndarray, n: np.ndarray, task: np.ndarray) -> dict[s
     p = 1 / (1 + np.exp(-(X @ beta)))
     info = (X * (n * p * (1 - p))[:, None]).T @ X
     nobs = float(n.sum())
-    cov = clustered_cov(np.linalg.inv(info), X * (k - n * p)[:, None], task, nobs)
-    var = float(cov[1, 1])  # may come out a hair below zero when it is zero (two tasks)
+    bread = np.linalg.inv(info)
+    cov = clustered_cov(bread, X * (k - n * p)[:, None], task, nobs)
+    var = float(cov[1, 1])
+    # zero when the tasks' score contributions cancel (two tasks), but the rounding of the
+    # machine's BLAS leaves it a hair either side: below 1e-10 of the model-based variance it
+    # is taken as the zero it is (a positive hair gave a [1.00, 1.00] interval on one CPU)
+    if var <= 1e-10 * float(bread[1, 1]):
+        var = 0.0
     return {
         "beta": float(beta[1]),
-        "se": math.sqrt(var) if var > 0 else 0.0,
+        "se": math.sqrt(var),
         "tasks": len(np.unique(task)),
         "n": int(nobs),
     }
