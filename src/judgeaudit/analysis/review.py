@@ -172,7 +172,7 @@ def _held(path: Path, out: Path) -> str | None:
     """What replacing ``path`` would lose, as the start of the refusal; None: nothing."""
     if not path.is_file() or path.stat().st_size == 0:
         return None  # absent, or not a file (the writer refuses those with its own line)
-    where = f"review export: --file {path}"
+    where = f"review export: --out {path}"
     try:
         rows = csv.DictReader(io.StringIO(read_text(path, "review sample", AnalysisError)))
         if not set(REVIEWER_COLUMNS) <= set(rows.fieldnames or ()):

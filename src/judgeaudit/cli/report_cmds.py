@@ -246,7 +246,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     path = args.file or args.out / "review_sample.csv"
     if path.suffix.lower() != ".csv":
         raise UserError(
-            f"review export: --file {path}: the sample is written as CSV; name a .csv file"
+            f"review export: --out {path}: the sample is written as CSV; name a .csv file"
         )
     if args.n < 1:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
@@ -258,7 +258,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     drawn = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
     frame = for_reviewer(drawn, blind=not args.unblind, seed=args.seed)
-    write_output(path, sample_csv(frame), "review export: --file")
+    write_output(path, sample_csv(frame), "review export: --out")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: {command('review', 'import', args.out, path)}"
