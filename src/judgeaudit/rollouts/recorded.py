@@ -173,6 +173,11 @@ def _pair(
 ) -> None:
     row = {k: v for k, v in raw.items() if k != "type"}
     _pair_id(row, where, "verdict lines are joined to pairs by it")
+    if "task_id" in row and type(row["task_id"]) is not str:  # 7 and "7": one task or two?
+        raise RolloutError(
+            f"{where}: task_id: must be a string, got {json_type(row['task_id'])}; write it as a "
+            "string (in quotes), as the log's other ids"
+        )
     if "verdicts" in row:
         raise RolloutError(f"{where}: verdicts: give verdicts on their own lines (type verdict)")
     fill_pair_defaults(row)

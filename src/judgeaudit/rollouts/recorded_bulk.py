@@ -83,7 +83,12 @@ def load_bulk(
                     row.setdefault("period", period)
                 row.pop("type", None)
                 pair_id = row.get("pair_id")
-                if type(pair_id) is not str or not pair_id.strip() or "verdicts" in row:
+                if (
+                    type(pair_id) is not str
+                    or not pair_id.strip()
+                    or "verdicts" in row
+                    or ("task_id" in row and type(row["task_id"]) is not str)  # the exact says
+                ):
                     raise Unusual(where)
                 fill_pair_defaults(row)
                 try:
