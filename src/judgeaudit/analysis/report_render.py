@@ -110,6 +110,8 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
             f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
             f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}"
         )
+        if who == "judge" and "scale_note" in sbf:
+            lines.append(f"    WARNING: {sbf['scale_note']}")
     return lines
 
 
