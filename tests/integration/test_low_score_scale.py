@@ -61,6 +61,23 @@ def test_a_log_scored_0_to_1_is_imported_with_a_warning_and_the_report_says_why(
     at = next(i for i, line in enumerate(report) if "failed although judge satisfied" in line)
     assert "n/a (0/0 judged sides)" in report[at]
     assert report[at + 1].strip().startswith("WARNING: every one of the 20 recorded scores")
+    out = str(tmp_path / "out")
+    data = json.loads(cli_ok("report", out, "--format", "json").stdout)
+    assert "multiply its scores by 5" in data["satisfied_but_failed"]["scale_note"]
+    for fmt in ("md", "html"):
+        assert (
+            "every one of the 20 recorded scores" in cli_ok("report", out, "--format", fmt).stdout
+        )
+
+
+def test_the_cli_threshold_is_the_one_rule() -> None:
+    """`report --threshold`'s default is the satisfied score the warning names (the CLI keeps
+    the number itself: it must not load the engine to start)."""
+    from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
+    from judgeaudit.cli import build_parser
+
+    argv = ["report", "out"]
+    assert build_parser(argv).parse_args(argv).threshold == SATISFIED_AT
 
 
 def test_no_warning_with_few_scores_or_one_above_1(tmp_path: Path) -> None:

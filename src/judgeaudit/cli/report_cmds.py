@@ -23,11 +23,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.report import ReportOptions, build_report, render
+    from judgeaudit.audit.units.verdict_parse import SATISFIED_AT, SCORE_MAX
 
-    if not (math.isfinite(args.threshold) and 0 <= args.threshold <= 5):
+    if not (math.isfinite(args.threshold) and 0 <= args.threshold <= SCORE_MAX):
         raise UserError(
-            f"report: --threshold {args.threshold:g} is outside the judge's 0-5 score range; "
-            "use a score from 0 to 5 (default 4)"
+            f"report: --threshold {args.threshold:g} is outside the judge's 0-{SCORE_MAX:g} "
+            f"score range; use a score from 0 to {SCORE_MAX:g} (default {SATISFIED_AT:g})"
         )
     try:
         report = build_report(
