@@ -100,12 +100,10 @@ def _verdict_notes(db: sqlite3.Connection, summary: ImportSummary) -> None:
             summary.contradictions.add(str(at), str(how))
         unjudged += bool(kept and blank)
     summary.no_verdicts = unjudged
-    a, b, top_a, top_b = db.execute(
-        "SELECT COUNT(a), COUNT(b), MAX(a), MAX(b) FROM (SELECT json_extract(body, '$.score_a')"
-        " AS a, json_extract(body, '$.score_b') AS b FROM verdicts"
-        " WHERE pair_id IN (SELECT pair_id FROM pairs))"
+    scored, top = db.execute(
+        "SELECT TOTAL(scored), MAX(top) FROM verdicts WHERE pair_id IN (SELECT pair_id FROM pairs)"
     ).fetchone()
-    summary.count_scores(a + b, max((t for t in (top_a, top_b) if t is not None), default=None))
+    summary.count_scores(int(scored), top)
 
 
 def _joined_fast(
