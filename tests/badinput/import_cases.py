@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.badinput.cases import TASKS_SPEC, Case, jsonl, pair, run_imported, run_spec
+from tests.badinput.cases import TASKS_SPEC, Case, jsonl, pair, run_imported, run_spec, spec
 
 GOAL = "You are Zoë. Ask for a refund of the mug in order #W1001."
 
@@ -521,6 +521,12 @@ IMPORT_CASES: list[Case] = [
         jsonl(pair(task_id="\ufefft1")),
         ":1: task_id",
         "U+FEFF (ZERO WIDTH NO-BREAK SPACE) at character 1",
+    ),
+    run_spec(  # a spec's agent name: the same rule (a TOML \u escape writes the character)
+        "spec-agent-zero-width",
+        spec().replace('name = "ace"', 'name = "a\\u200bce"'),
+        "agents[0].name",
+        "U+200B (ZERO WIDTH SPACE) at character 2",
     ),
     run_spec(
         "tasks-task-id-zero-width",
