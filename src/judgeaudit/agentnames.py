@@ -1,5 +1,13 @@
-"""What an agent name may be, wherever one comes from (a spec, ``import --agent``, a results
-file, a pairs file): one rule, so an import never writes a name the audit then refuses.
+"""What an agent name or a task id may be, wherever one comes from (a spec, ``import --agent``,
+a results file, a pairs file, a log, a task file): one rule, so an import never writes an id the
+audit then refuses.
+
+Both are shown in every report row and joined into pair and trajectory ids, so neither may hold
+a character that prints as nothing or moves the text around (:func:`id_text_problem`: control
+characters, zero-width and other invisible format characters such as U+200B or the bidi
+overrides, line and paragraph separators): ``t\u200b1`` would print as ``t1`` and be another task.
+A task id may hold ``/`` and ``~``: ids are cut at their trial part, never at those, so different
+tasks still get different ids (``tests/unit/test_id_injective.py``).
 
 ``~`` is refused because it separates the two agents of a pair id (``a~b``/``c`` and
 ``a``/``b~c`` would be one pair). A part between slashes of the form ``t0``, ``t12`` is refused
@@ -14,6 +22,7 @@ shown in every report row; a key pasted as a name is refused without being echoe
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from judgeaudit.credentials import looks_like_key
 
@@ -22,10 +31,37 @@ MAX_AGENT_NAME = 200
 TRIAL_PART = re.compile(r"t[0-9]+")
 
 
+#: Unicode categories an id may not hold: control (Cc), format (Cf: zero-width spaces and
+#: joiners, bidi controls, the byte-order mark, the soft hyphen), line and paragraph separators.
+_INVISIBLE = frozenset(("Cc", "Cf", "Zl", "Zp"))
+
+
+def id_text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a task id or an agent name by its characters, or ``None``: the
+    first one that prints as nothing or moves text (named by its code point, never echoed)."""
+    if text.isascii() and text.isprintable():  # the usual id: one pass in C
+        return None
+    for index, char in enumerate(text, 1):
+        if unicodedata.category(char) in _INVISIBLE:
+            name = unicodedata.name(char, "a control character")
+            return (
+                f"holds U+{ord(char):04X} ({name}) at character {index}, which prints as nothing "
+                "or moves the text (the id would look like another and not be it); remove it"
+            )
+    return None
+
+
+def task_id_problem(task_id: str) -> str | None:
+    """Why ``task_id`` cannot name a task, or ``None`` (``/`` and ``~`` are fine: see above)."""
+    return id_text_problem(task_id)
+
+
 def agent_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name an agent (the message never repeats a key), or ``None``."""
     if looks_like_key(name):
         return "looks like an API key, not an agent name (not shown); give the agent's name"
+    if (problem := id_text_problem(name)) is not None:
+        return problem
     if len(name) > MAX_AGENT_NAME:
         return f"is {len(name)} characters long; use at most {MAX_AGENT_NAME}"
     if "~" in name:

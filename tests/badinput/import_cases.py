@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.badinput.cases import TASKS_SPEC, Case, jsonl, pair, run_spec
+from tests.badinput.cases import TASKS_SPEC, Case, jsonl, pair, run_imported, run_spec, spec
 
 GOAL = "You are Zoë. Ask for a refund of the mug in order #W1001."
 
@@ -464,5 +464,82 @@ IMPORT_CASES: list[Case] = [
                 "actions",
             )
         ),
+    ),
+    # --- twentieth session (a new user's finding): ids and content the imports let through ------
+    one_file(  # 7 and "7" in one log: one task or two? (the log's pair_id must be a string too)
+        "import-recorded-task-id-number",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({**pair(pair_id="p", task_id=7), "type": "pair"}),
+        "{tmp}/r.jsonl:1: task_id",
+        "must be a string, got a number",
+        "in quotes",
+    ),
+    one_file(  # 't\u200b1' prints as 't1' and was another task
+        "import-recorded-task-id-zero-width",
+        "recorded-jsonl",
+        "r.jsonl",
+        jsonl({**pair(pair_id="p", task_id="t\u200b1"), "type": "pair"}),
+        "{tmp}/r.jsonl:1: task_id",
+        "U+200B (ZERO WIDTH SPACE) at character 2",
+        "remove it",
+    ),
+    one_file(
+        "import-jsonl-task-id-zero-width",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(task_id="t1\u200b"), oa(agent="y", success=0)),
+        "{tmp}/r.jsonl:1: task_id",
+        "U+200B (ZERO WIDTH SPACE) at character 3",
+    ),
+    one_file(  # a bidi override turns the rest of a report row around
+        "import-jsonl-agent-bidi-override",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(), oa(agent="y\u202egpt")),
+        "{tmp}/r.jsonl:2: agent",
+        "U+202E (RIGHT-TO-LEFT OVERRIDE) at character 2",
+    ),
+    one_file(  # ["a", "b"] was joined to "ab": not OpenAI's content parts
+        "import-jsonl-content-list-of-strings",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(
+            oa(
+                messages=[
+                    {"role": "user", "content": ["a", "b"]},
+                    {"role": "assistant", "content": "ok"},
+                ]
+            ),
+            oa(agent="y", success=0),
+        ),
+        "{tmp}/r.jsonl:1: messages[0].content[0]",
+        '{"type": "text", "text": ...}',
+    ),
+    run_imported(  # a pairs file written by hand: the same rule
+        "pairs-task-id-zero-width",
+        jsonl(pair(task_id="\ufefft1")),
+        ":1: task_id",
+        "U+FEFF (ZERO WIDTH NO-BREAK SPACE) at character 1",
+    ),
+    run_spec(  # a spec's agent name: the same rule (a TOML \u escape writes the character)
+        "spec-agent-zero-width",
+        spec().replace('name = "ace"', 'name = "a\\u200bce"'),
+        "agents[0].name",
+        "U+200B (ZERO WIDTH SPACE) at character 2",
+    ),
+    run_spec(
+        "tasks-task-id-zero-width",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: task_id",
+        "U+200D (ZERO WIDTH JOINER) at character 3",
+        tasks__jsonl=jsonl(task_row(task_id="zh\u200d1")),
+    ),
+    run_spec(
+        "tasks-task-id-a-list",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: task_id",
+        "must be a non-empty string or an integer, got a list",
+        tasks__jsonl=jsonl(task_row(task_id=["a"])),
     ),
 ]

@@ -43,29 +43,29 @@ def test_a_filled_in_sample_is_kept_until_its_labels_are_stored_and_force_is_giv
     out: Path, tmp_path: Path
 ) -> None:
     sample = tmp_path / "sample.csv"
-    first = cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample))
+    first = cli_ok("review", "export", str(out), "--n", "10", "--out", str(sample))
     suggested = shlex.split(first.stdout.splitlines()[0].split("then: ", 1)[1])
     assert suggested == ["judgeaudit", "review", "import", str(out), str(sample)]
-    cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample))  # nothing filled in
+    cli_ok("review", "export", str(out), "--n", "10", "--out", str(sample))  # nothing filled in
     fill(sample, {0: {"human_pref": "A", "human_success_a": "1"}, 3: {"note": "odd reply"}})
     kept = sample.read_bytes()
 
-    refused = cli("review", "export", str(out), "--n", "10", "--file", str(sample))
+    refused = cli("review", "export", str(out), "--n", "10", "--out", str(sample))
     assert refused.returncode == 2 and refused.stdout == ""
     assert len(refused.stderr.splitlines()) == 1, refused.stderr
     line = refused.stderr.strip()
-    assert f"--file {sample} holds 2 rows with labels or notes" in line
+    assert f"--out {sample} holds 2 rows with labels or notes" in line
     assert line.endswith("; pass --force to replace it")
     assert sample.read_bytes() == kept
     store = shlex.split(line.split("`")[1])  # the first way out, pasted as printed
     assert store == ["judgeaudit", "review", "import", str(out), str(sample)]
     assert "stored 1 labelled pairs" in cli_ok(*store[1:]).stdout
 
-    cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample), "--force")
+    cli_ok("review", "export", str(out), "--n", "10", "--out", str(sample), "--force")
     with sample.open(newline="", encoding="utf-8") as handle:  # only what is stored is shown
         shown = [row for row in csv.DictReader(handle) if row["human_pref"] or row["note"]]
     assert len(shown) == 1 and shown[0]["human_pref"] == "A"  # the one pair labelled above
-    cli_ok("review", "export", str(out), "--n", "10", "--file", str(sample))  # nothing unsaved
+    cli_ok("review", "export", str(out), "--n", "10", "--out", str(sample))  # nothing unsaved
 
 
 def test_a_file_that_is_no_review_sample_is_kept_and_an_empty_one_replaced(
@@ -73,13 +73,13 @@ def test_a_file_that_is_no_review_sample_is_kept_and_an_empty_one_replaced(
 ) -> None:
     other = tmp_path / "budget.csv"
     other.write_text("month,spend\n2026-11,120\n", encoding="utf-8")
-    refused = cli("review", "export", str(out), "--file", str(other))
+    refused = cli("review", "export", str(out), "--out", str(other))
     assert refused.returncode == 2
-    assert f"--file {other} is not a review sample" in refused.stderr
+    assert f"--out {other} is not a review sample" in refused.stderr
     assert other.read_text(encoding="utf-8") == "month,spend\n2026-11,120\n"
     empty = tmp_path / "empty.csv"
     empty.touch()
-    cli_ok("review", "export", str(out), "--n", "10", "--file", str(empty))
+    cli_ok("review", "export", str(out), "--n", "10", "--out", str(empty))
     assert empty.read_text(encoding="utf-8").startswith("pair_id,task_id,")
 
 
@@ -125,13 +125,13 @@ def test_a_new_sample_shows_the_labels_already_stored_and_import_says_what_it_re
     with closing(sqlite3.connect(mine / "audit.db")) as db, db:  # no earlier test's labels
         db.execute("DELETE FROM human_labels")
     first = tmp_path / "first.csv"
-    cli_ok("review", "export", str(mine), "--n", "10", "--file", str(first))
+    cli_ok("review", "export", str(mine), "--n", "10", "--out", str(first))
     fill(first, {0: {"human_pref": "tie", "human_success_a": "0"}, 1: {"human_pref": "A"}})
     stored = cli_ok("review", "import", str(mine), str(first))
     assert "stored 2 labelled pairs" in stored.stdout and "replaced" not in stored.stdout
 
     second = tmp_path / "second.csv"
-    cli_ok("review", "export", str(mine), "--n", "10", "--file", str(second))
+    cli_ok("review", "export", str(mine), "--n", "10", "--out", str(second))
     with second.open(newline="", encoding="utf-8") as handle:
         rows = {r["pair_id"]: r for r in csv.DictReader(handle)}
     with first.open(newline="", encoding="utf-8") as handle:
@@ -141,20 +141,20 @@ def test_a_new_sample_shows_the_labels_already_stored_and_import_says_what_it_re
         assert [shown[c] for c in ("human_success_a", "human_success_b", "human_pref")] == [
             row[c] for c in ("human_success_a", "human_success_b", "human_pref")
         ]
-    cli_ok("review", "export", str(mine), "--n", "10", "--file", str(second))  # nothing unsaved
+    cli_ok("review", "export", str(mine), "--n", "10", "--out", str(second))  # nothing unsaved
 
     index = next(i for i, r in enumerate(rows.values()) if r["pair_id"] == labelled[0]["pair_id"])
     fill(second, {index: {"human_pref": "B"}})
     again = cli_ok("review", "import", str(mine), str(second))
     assert "; 1 of them replaced a different label stored before" in again.stdout
-    over_it = cli("review", "export", str(mine), "--n", "10", "--file", str(second))
+    over_it = cli("review", "export", str(mine), "--n", "10", "--out", str(second))
     assert over_it.returncode == 0  # its one changed row is stored now too: nothing unsaved
 
 
 def test_suggested_n_never_exceeds_the_run(out: Path, tmp_path: Path) -> None:
     done = cli_ok(
         "review", "export", str(out), "--n", "5", "--width", "0.02",
-        "--file", str(tmp_path / "s.csv"),
+        "--out", str(tmp_path / "s.csv"),
     )  # fmt: skip
     pairs = len(open_db_pairs(out))
     assert f"suggested --n {pairs} (every pair of the run: no fewer would do)" in done.stdout
@@ -174,8 +174,8 @@ def test_the_sample_is_blind_unless_asked(out: Path, tmp_path: Path) -> None:
     ("misselected"), in stratum blocks, while the app's Review starts blind (a new user's
     trial): the default sample has none of them, its rows shuffled; --unblind adds them."""
     blind, seen = tmp_path / "blind.csv", tmp_path / "seen.csv"
-    cli_ok("review", "export", str(out), "--n", "12", "--file", str(blind))
-    cli_ok("review", "export", str(out), "--n", "12", "--file", str(seen), "--unblind")
+    cli_ok("review", "export", str(out), "--n", "12", "--out", str(blind))
+    cli_ok("review", "export", str(out), "--n", "12", "--out", str(seen), "--unblind")
     with blind.open(newline="", encoding="utf-8") as handle:
         blind_rows = list(csv.DictReader(handle))
     with seen.open(newline="", encoding="utf-8") as handle:
@@ -187,3 +187,16 @@ def test_the_sample_is_blind_unless_asked(out: Path, tmp_path: Path) -> None:
     assert {"stratum", "judge_pref", "success_a", "success_b"} <= set(seen_rows[0])
     assert sorted(r["pair_id"] for r in blind_rows) == sorted(r["pair_id"] for r in seen_rows)
     assert [r["pair_id"] for r in blind_rows] != [r["pair_id"] for r in seen_rows]
+
+
+def test_out_names_the_sample_and_the_old_file_flag_still_works(out: Path, tmp_path: Path) -> None:
+    """`review export` takes `--out` like every other command that writes a file (a new user
+    typed `--out` and got "unrecognized arguments"); `--file`, its name before, still writes the
+    same sample so existing scripts go on working, but is no longer shown in the help."""
+    new, old = tmp_path / "new.csv", tmp_path / "old.csv"
+    done = cli_ok("review", "export", str(out), "--n", "6", "--out", str(new))
+    assert done.stdout.startswith(f"wrote 6 pairs to {new};")
+    cli_ok("review", "export", str(out), "--n", "6", "--file", str(old))
+    assert old.read_bytes() == new.read_bytes()
+    shown = cli_ok("review", "export", "--help").stdout
+    assert "--out FILE" in shown and "--file" not in shown

@@ -129,7 +129,7 @@ def test_palette_export_review_keeps_a_filled_in_sample(
     shown = asyncio.run(go())
     assert sample.read_bytes() == kept
     assert any(
-        f"--file {sample} holds 2 rows with labels or notes" in line and "pass --force" in line
+        f"--out {sample} holds 2 rows with labels or notes" in line and "pass --force" in line
         for line in shown
     ), shown
 

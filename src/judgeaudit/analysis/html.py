@@ -164,7 +164,8 @@ def render_html(report: Report, svg: str) -> str:
         ["who was satisfied", "satisfied", "task failed", "P(failed | satisfied)", "95% CI"],
         [
             [
-                f"judge (score ≥ {sbf['threshold']:g}), per judged side",
+                f"judge (score ≥ {sbf['threshold']:g}), per judged side"
+                + (f" (WARNING: {sbf['scale_note']})" if "scale_note" in sbf else ""),
                 sbf["judge"]["satisfied"],
                 sbf["judge"]["failed"],
                 pct(sbf["judge"]["rate"]),

@@ -10,6 +10,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, decisive_mask, gap_series, nan_to_none
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
 from judgeaudit.audit.units.gap import bucket_series
+from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:
@@ -134,7 +135,7 @@ def agent_pairs(pairs: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def satisfied_but_failed(pairs: pd.DataFrame, threshold: float = 4.0) -> dict[str, Any]:
+def satisfied_but_failed(pairs: pd.DataFrame, threshold: float = SATISFIED_AT) -> dict[str, Any]:
     """P(task failed | judge satisfied) and P(task failed | user simulator satisfied)."""
     sides = pd.concat(
         [

@@ -26,6 +26,7 @@ from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.analysis.verdicts import missing_by_bucket, verdict_health
 from judgeaudit.analysis.why import style_section
+from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 
 BOOTSTRAP: Bootstrap = {
     "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "
@@ -42,7 +43,7 @@ class ReportOptions:
     gap_source: str | None = None  # default: the run's declared source
     bins: list[float] | None = None
     labels: list[str] | None = None
-    threshold: float = 4.0
+    threshold: float = SATISFIED_AT
     #: where the pairs are aggregated: audit.db (sqlite), Parquet on duckdb or spark, or auto
     #: (DuckDB over the run's own Parquet on a large finished run: analysis/engines/auto.py)
     engine: str = "auto"

@@ -110,6 +110,8 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
             f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
             f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}"
         )
+        if who == "judge" and "scale_note" in sbf:
+            lines.append(f"    WARNING: {sbf['scale_note']}")
     return lines
 
 
@@ -214,7 +216,7 @@ def render_markdown(report: Report) -> str:
         "",
         f"Failed although judge satisfied (score ≥ {sbf['threshold']:g}): "
         f"{_pct(judge['rate']).strip()} ({judge['failed']}/{judge['satisfied']} judged sides), "
-        f"95% CI {_ci(judge)}",
+        f"95% CI {_ci(judge)}" + (f". WARNING: {sbf['scale_note']}" if "scale_note" in sbf else ""),
         f"Failed although user simulator satisfied: n/a ({NO_SIMULATOR})"
         if no_simulator(report)
         else f"Failed although user simulator satisfied: {_pct(user['rate']).strip()} "

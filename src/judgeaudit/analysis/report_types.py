@@ -140,6 +140,9 @@ class SatisfiedButFailed(TypedDict):
     user_simulator: Satisfied
     judge_prefers_a_unsupported: int | None
     pairs: list[str]  # up to 200 example pair ids
+    #: Why no side reached the threshold when every judge score is at most 1 (a 0-1 judge):
+    #: verdict_rules.low_scale's words; only then (twentieth session).
+    scale_note: NotRequired[str]
 
 
 class PositionBias(TypedDict):

@@ -17,6 +17,7 @@ from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.units.outcome import label_conflict
+from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.suggest import command
@@ -71,7 +72,7 @@ def sample(
     pairs: pd.DataFrame,
     n: int,
     seed: int = 0,
-    threshold: float = 4.0,
+    threshold: float = SATISFIED_AT,
     explained: tuple[str, set[str]] | None = None,
     stored: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
@@ -172,7 +173,7 @@ def _held(path: Path, out: Path) -> str | None:
     """What replacing ``path`` would lose, as the start of the refusal; None: nothing."""
     if not path.is_file() or path.stat().st_size == 0:
         return None  # absent, or not a file (the writer refuses those with its own line)
-    where = f"review export: --file {path}"
+    where = f"review export: --out {path}"
     try:
         rows = csv.DictReader(io.StringIO(read_text(path, "review sample", AnalysisError)))
         if not set(REVIEWER_COLUMNS) <= set(rows.fieldnames or ()):
@@ -259,7 +260,7 @@ def agreement(
     pairs: pd.DataFrame,
     labels: pd.DataFrame,
     population: dict[str, int] | None = None,
-    threshold: float = 4.0,
+    threshold: float = SATISFIED_AT,
 ) -> dict[str, Any]:
     """Judge vs human (per pair) and success check vs human (per conversation, once each),
     unweighted as labelled and weighted back to the audit by stratum (``population``: pairs

@@ -21,13 +21,14 @@ import numpy as np
 import pandas as pd
 
 from judgeaudit.analysis.stats import Z95
+from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 
 STRATA = ("satisfied_but_failed", "inconsistent", "misselected", "control")
 RESAMPLES = 1000
 SEED = 0
 
 
-def stratum_of(pairs: pd.DataFrame, threshold: float = 4.0) -> pd.Series:
+def stratum_of(pairs: pd.DataFrame, threshold: float = SATISFIED_AT) -> pd.Series:
     """Each pair's stratum: the first of STRATA whose rule it meets (a partition of the run)."""
     sbf = ((pairs["judge_score_a"] >= threshold) & (pairs["success_a"] == 0)) | (
         (pairs["judge_score_b"] >= threshold) & (pairs["success_b"] == 0)

@@ -131,13 +131,30 @@ def sum_satisfied_but_failed(
             (run_id, t, t),
         )
     ]
-    return {
+    out: SatisfiedButFailed = {
         "threshold": threshold,
         "judge": satisfied(judge_n, judge_k),
         "user_simulator": satisfied(user_n, user_k),
         "judge_prefers_a_unsupported": crosstab,
         "pairs": examples,
     }
+    if judge_n == 0:  # none satisfied: a judge on a 0-1 scale says why (one scan, only then)
+        from judgeaudit.audit.inputs.verdict_rules import low_scale
+
+        a, b, top_a, top_b = next(
+            iter(
+                db.execute(
+                    "SELECT COUNT(judge_score_a), COUNT(judge_score_b), MAX(judge_score_a),"
+                    " MAX(judge_score_b) FROM audit_pairs WHERE run_id = ?",
+                    (run_id,),
+                )
+            )
+        )
+        tops = [float(t) for t in (top_a, top_b) if t is not None]
+        note = low_scale(int(a) + int(b), max(tops, default=None))
+        if note is not None:
+            out["scale_note"] = note
+    return out
 
 
 def satisfied(n: int, k: int) -> Satisfied:

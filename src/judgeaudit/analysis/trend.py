@@ -36,6 +36,7 @@ from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
+from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 
 Kind = Literal["recorded", "imported", "simulated", "rejudge"]
 GLOB_CHARS = set("*?[")
@@ -62,7 +63,7 @@ class TrendOptions:
     gap_source: str | None = None
     bins: list[float] | None = None
     labels: list[str] | None = None
-    threshold: float = 4.0
+    threshold: float = SATISFIED_AT
 
 
 def expand(targets: list[str]) -> list[Path]:

@@ -37,7 +37,7 @@ from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, en
 from judgeaudit.audit.spec.manifest import build_manifest
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import count_pairs, stored_any
+from judgeaudit.audit.store.bulk import count_pairs, stored_any, with_tasks_hash
 from judgeaudit.audit.store.out_lock import writing
 from judgeaudit.audit.store.readonly import open_readonly
 from judgeaudit.audit.tasks import Task
@@ -185,6 +185,7 @@ class AuditRunner(WorkerPool):
         if not resumed:
             manifest = build_manifest(run_id, self.spec, self.prompts, tasks, source)
             stored_tasks = {t.task_id: task_to_json(t) for t in tasks}
+            manifest = with_tasks_hash(manifest, stored_tasks)
             store.create_run(run_id, self.spec.spec_hash(), manifest, stored_tasks)
             self._created_run = run_id
         store.set_status(run_id, "running")  # a resumed one runs again; a killed other is stopped

@@ -176,11 +176,19 @@ def register(sub: Sub) -> None:
     rexp.add_argument("--n", type=int)  # default: analysis.review.SAMPLE_N (loads pandas)
     rexp.add_argument("--run")
     rexp.add_argument("--seed", type=int, default=0)
-    rexp.add_argument("--file", type=Path, help="default: OUT/review_sample.csv")
+    rexp.add_argument(
+        "--out",
+        dest="file",
+        type=Path,
+        metavar="FILE",
+        help="the sample to write (CSV; default: OUT/review_sample.csv)",
+    )
+    # The name before the session-20 rename, kept so existing scripts go on working.
+    rexp.add_argument("--file", dest="file", type=Path, help=argparse.SUPPRESS)
     rexp.add_argument(
         "--force",
         action="store_true",
-        help="replace --file even when a reviewer has filled in labels or notes there",
+        help="replace --out even when a reviewer has filled in labels or notes there",
     )
     rexp.add_argument(
         "--width",

@@ -129,7 +129,11 @@ def recorded_verdicts(summary: ImportSummary) -> str:
 def print_skips(summary: ImportSummary) -> None:
     """What the import left out, then the verdicts kept whose winner contradicts their own
     scores, on stderr (the first few of each, then a count)."""
+    from judgeaudit.audit.inputs.verdict_rules import low_scale
+
     _listed(f"skipped {summary.skips.count}:", summary.skips)
+    if (scale := low_scale(summary.scores, summary.top_score)) is not None:
+        print(f"warning: {scale}", file=sys.stderr)
     found = summary.contradictions
     _listed(
         f"{found.count} verdict(s) whose winner contradicts its own scores, kept as recorded "

@@ -23,11 +23,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.report import ReportOptions, build_report, render
+    from judgeaudit.audit.units.verdict_parse import SATISFIED_AT, SCORE_MAX
 
-    if not (math.isfinite(args.threshold) and 0 <= args.threshold <= 5):
+    if not (math.isfinite(args.threshold) and 0 <= args.threshold <= SCORE_MAX):
         raise UserError(
-            f"report: --threshold {args.threshold:g} is outside the judge's 0-5 score range; "
-            "use a score from 0 to 5 (default 4)"
+            f"report: --threshold {args.threshold:g} is outside the judge's 0-{SCORE_MAX:g} "
+            f"score range; use a score from 0 to {SCORE_MAX:g} (default {SATISFIED_AT:g})"
         )
     try:
         report = build_report(
@@ -246,7 +247,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     path = args.file or args.out / "review_sample.csv"
     if path.suffix.lower() != ".csv":
         raise UserError(
-            f"review export: --file {path}: the sample is written as CSV; name a .csv file"
+            f"review export: --out {path}: the sample is written as CSV; name a .csv file"
         )
     if args.n < 1:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
@@ -258,7 +259,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     drawn = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
     frame = for_reviewer(drawn, blind=not args.unblind, seed=args.seed)
-    write_output(path, sample_csv(frame), "review export: --file")
+    write_output(path, sample_csv(frame), "review export: --out")
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: {command('review', 'import', args.out, path)}"

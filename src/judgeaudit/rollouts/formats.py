@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.agentnames import agent_name_problem
+from judgeaudit.agentnames import agent_name_problem, task_id_problem
 from judgeaudit.audit.inputs.imported import LOG_IMPORTS, RECORDED
 from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, line_verdict
 from judgeaudit.audit.inputs.verdict_rules import VERDICT_KEYS as BODY_KEYS
@@ -93,6 +93,8 @@ def ident(value: Any, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if isinstance(value, str) and value.strip():
+        if (problem := task_id_problem(value)) is not None:
+            raise RolloutError(f"{where}: {problem}")
         return value
     raise RolloutError(f"{where}: must be a non-empty string or an integer, got {json_type(value)}")
 
@@ -102,7 +104,7 @@ def agent_name(value: Any, where: str) -> str:
     ``5`` next to ``gpt-4o`` in a report names nothing)."""
     if not isinstance(value, str):
         raise RolloutError(f"{where}: must be a string, got {json_type(value)}; name the agent")
-    if not value.strip() or any(ch in value for ch in "\n\r\t\0"):
+    if not value.strip():
         raise RolloutError(f"{where}: {value!r} is not a usable name; give a one-line name")
     if (problem := agent_name_problem(value)) is not None:
         raise RolloutError(f"{where}: {problem}")

@@ -60,7 +60,9 @@ def convert(messages: Any, where: str) -> tuple[list[dict[str, Any]], str | None
 
 
 def _text(content: Any, where: str) -> str:
-    """Message content: a string, null, or a list of text parts (the newer OpenAI shape)."""
+    """Message content: a string, null, or OpenAI's content parts (``[{"type": "text", "text":
+    ...}]``, joined). A bare string in the list is not that shape (``["a", "b"]`` was joined to
+    ``ab`` without a word): refused, like a part that holds no text (an image)."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -69,8 +71,12 @@ def _text(content: Any, where: str) -> str:
         parts = []
         for index, part in enumerate(content):
             if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                raise RolloutError(
+                    f"{where}[{index}]: a string where OpenAI's content part is an object "
+                    '{"type": "text", "text": ...}; give the content as one string, or each part '
+                    "as such an object"
+                )
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
                 parts.append(part["text"])
             else:
                 raise RolloutError(f"{where}[{index}]: a content part needs a text string")

@@ -47,6 +47,15 @@ class ImportSummary:
     no_verdicts: int = 0
     #: Verdicts kept whose winner contradicts their own scores, where and how.
     contradictions: Skips = field(default_factory=Skips)
+    #: Scores of the verdicts kept (score_a and score_b each), and the highest: a log on a 0-1
+    #: scale is said (:func:`~judgeaudit.audit.inputs.verdict_rules.low_scale`).
+    scores: int = 0
+    top_score: float | None = None
+
+    def count_scores(self, count: int, top: float | None) -> None:
+        self.scores += count
+        if top is not None and (self.top_score is None or top > self.top_score):
+            self.top_score = top
 
     @property
     def pairs(self) -> int:
@@ -243,6 +252,8 @@ def _note_verdict(v: Verdict, summary: ImportSummary) -> None:
     if checked is None:
         return
     summary.no_verdicts += checked["winner"] is None
+    given = [x for x in (checked["score_a"], checked["score_b"]) if x is not None]
+    summary.count_scores(len(given), max(given, default=None))
     if (how := contradiction(checked)) is not None:
         summary.contradictions.add(v.where, how)
 

@@ -100,6 +100,10 @@ def _verdict_notes(db: sqlite3.Connection, summary: ImportSummary) -> None:
             summary.contradictions.add(str(at), str(how))
         unjudged += bool(kept and blank)
     summary.no_verdicts = unjudged
+    scored, top = db.execute(
+        "SELECT TOTAL(scored), MAX(top) FROM verdicts WHERE pair_id IN (SELECT pair_id FROM pairs)"
+    ).fetchone()
+    summary.count_scores(int(scored), top)
 
 
 def _joined_fast(
@@ -173,6 +177,11 @@ def _pair(
 ) -> None:
     row = {k: v for k, v in raw.items() if k != "type"}
     _pair_id(row, where, "verdict lines are joined to pairs by it")
+    if "task_id" in row and type(row["task_id"]) is not str:  # 7 and "7": one task or two?
+        raise RolloutError(
+            f"{where}: task_id: must be a string, got {json_type(row['task_id'])}; write it as a "
+            "string (in quotes), as the log's other ids"
+        )
     if "verdicts" in row:
         raise RolloutError(f"{where}: verdicts: give verdicts on their own lines (type verdict)")
     fill_pair_defaults(row)

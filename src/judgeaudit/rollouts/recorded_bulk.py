@@ -37,16 +37,18 @@ WHAT = "recorded line"
 #: The join tables both import paths fill: each row's text as written, where it was read, and
 #: the canonical texts of :mod:`judgeaudit.rollouts.recorded_text` (so the write hashes what it
 #: writes without decoding it; a pair's ``canon`` is NULL when that cannot be done); a verdict's
-#: ``unjudged`` (1: ``"winner": null``) and ``contra`` (how its winner contradicts its scores,
-#: :func:`~judgeaudit.audit.inputs.verdict_rules.contradiction`) for the import's summary.
+#: ``unjudged`` (1: ``"winner": null``), ``contra`` (how its winner contradicts its scores,
+#: :func:`~judgeaudit.audit.inputs.verdict_rules.contradiction`), ``scored`` (how many scores it
+#: gives) and ``top`` (the higher) for the import's summary.
 SCRATCH_TABLES = (
     "CREATE TABLE pairs (seq INTEGER PRIMARY KEY, pair_id TEXT UNIQUE, row TEXT, at TEXT,"
     " canon TEXT, period TEXT)",
     "CREATE TABLE verdicts (pair_id TEXT, ord TEXT, body TEXT, model TEXT, hash TEXT, at TEXT,"
-    " canon TEXT, unjudged INTEGER, contra TEXT, PRIMARY KEY (pair_id, ord))",
+    " canon TEXT, unjudged INTEGER, contra TEXT, scored INTEGER, top REAL,"
+    " PRIMARY KEY (pair_id, ord))",
 )
 #: A verdict's row in ``verdicts`` (:func:`verdict_row`), as both paths insert it.
-VERDICT_ROW = "verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+VERDICT_ROW = "verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 class Unusual(Exception):
@@ -83,7 +85,12 @@ def load_bulk(
                     row.setdefault("period", period)
                 row.pop("type", None)
                 pair_id = row.get("pair_id")
-                if type(pair_id) is not str or not pair_id.strip() or "verdicts" in row:
+                if (
+                    type(pair_id) is not str
+                    or not pair_id.strip()
+                    or "verdicts" in row
+                    or ("task_id" in row and type(row["task_id"]) is not str)  # the exact says
+                ):
                     raise Unusual(where)
                 fill_pair_defaults(row)
                 try:
@@ -151,8 +158,10 @@ def verdict_row(
     """A checked verdict's row in ``verdicts`` (:data:`VERDICT_ROW`), for both paths."""
     text, canon = verdict_texts(body)
     unjudged = int(body["winner"] is None)
+    a, b = body["score_a"], body["score_b"]
+    top = a if b is None else b if a is None else max(a, b)
     return (pair_id, body["order"], text, model, prompt_hash, where, canon, unjudged,
-            contradiction(body))  # fmt: skip
+            contradiction(body), (a is not None) + (b is not None), top)  # fmt: skip
 
 
 def _clean_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:

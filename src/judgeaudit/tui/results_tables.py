@@ -103,6 +103,7 @@ def satisfied_text(r: Report) -> str:
     return (
         f"Satisfied but failed: judge (score ≥ {sbf['threshold']:g}) {pct(judge['rate'])} "
         f"({judge['failed']}/{judge['satisfied']} judged sides) {ci(judge)}{user_part}"
+        + (f"\nWARNING: {sbf['scale_note']}" if "scale_note" in sbf else "")
     )
 
 

@@ -25,7 +25,9 @@ from judgeaudit.fsutil import atomic_write_text
 
 #: Bumped whenever a check of :func:`~judgeaudit.audit.inputs.imported.parse_pair`, the cross-row
 #: checks or the content hash change: a record from an older import is then ignored.
-CHECKS_VERSION = 3  # 2: agent names with a trial-like part refused; 3: a log's pair_id checked
+#: 2: agent names with a trial-like part refused; 3: a log's pair_id checked; 4: ids holding an
+#: invisible character (zero-width space, bidi control) refused (agentnames.id_text_problem).
+CHECKS_VERSION = 4
 SUFFIX = ".checked.json"
 CHUNK = 1 << 20
 

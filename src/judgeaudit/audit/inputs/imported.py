@@ -26,7 +26,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, NoReturn
 
-from judgeaudit.agentnames import agent_name_problem
+from judgeaudit.agentnames import agent_name_problem, task_id_problem
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, parse_verdicts
 from judgeaudit.audit.store import AuditStore
@@ -241,8 +241,8 @@ def _ident(value: Any, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     name = string(value, where, TaskError)
-    if any(ch in name for ch in "\n\r\t\0"):
-        raise TaskError(f"{where}: holds a control character; use a one-line id")
+    if (problem := task_id_problem(name)) is not None:  # (an agent's checked before, the same)
+        raise TaskError(f"{where}: {problem}")
     return name
 
 

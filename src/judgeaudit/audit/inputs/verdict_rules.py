@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from judgeaudit.audit.tasks.errors import TaskError
-from judgeaudit.audit.units.verdict_parse import WINNERS, Order
+from judgeaudit.audit.units.verdict_parse import SATISFIED_AT, SCORE_MAX, WINNERS, Order
 from judgeaudit.validate import json_type, number, string, unknown_field
 
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
@@ -85,6 +85,23 @@ def contradiction(verdict: dict[str, Any]) -> str | None:
 
 
 ORDERS: tuple[Order, ...] = ("AB", "BA")
+
+#: Scores needed before :func:`low_scale` speaks: a few low scores are a 0-5 judge's own.
+LOW_SCALE_SCORES = 20
+
+
+def low_scale(scores: int, top: float | None) -> str | None:
+    """The warning (exit 0) when every one of at least :data:`LOW_SCALE_SCORES` recorded scores
+    is at most 1, as a judge scoring 0-1 (probabilities) gives: no side can reach
+    :data:`SATISFIED_AT`, so "failed although judge satisfied" is n/a; None otherwise."""
+    if scores < LOW_SCALE_SCORES or top is None or top > 1:
+        return None
+    return (
+        f"every one of the {scores} recorded scores is at most 1 (highest {top:g}), but the "
+        f"audit's scale is 0-{SCORE_MAX:g} and a side counts as the judge satisfied at "
+        f"{SATISFIED_AT:g} or more: if your judge scores 0-1, multiply its scores by "
+        f"{SCORE_MAX:g} before importing, or 'failed although judge satisfied' stays n/a"
+    )
 
 
 def _clean_score(value: Any) -> float | bool | None:

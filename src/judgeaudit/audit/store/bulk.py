@@ -5,7 +5,7 @@ Kept in the store so nothing outside it holds SQL against ``audit.db``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -167,10 +167,35 @@ def fill_capability(store: AuditStore, run_id: str, gap_expr: str) -> None:
         raise
 
 
+def tasks_hash(tasks: Iterable[tuple[str, str]]) -> str:
+    """The manifest's ``task_set.tasks_hash``: of the run's tasks alone, as the ``tasks`` table
+    stores them ((task id, task JSON), in task id order, keys masked as stored), so two runs of
+    the same tasks share it whatever their conversations, labels or verdicts (``task_set.hash``
+    is of the whole input file, verdicts included). ``compare`` lists it among the changes."""
+    import hashlib
+    import json
+
+    from judgeaudit.credentials import scrub_content
+
+    rows = sorted((task_id, scrub_content(text)) for task_id, text in tasks)
+    blob = json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def with_tasks_hash(manifest: dict[str, Any], tasks: dict[str, str]) -> dict[str, Any]:
+    """``manifest`` with ``task_set.tasks_hash`` of ``tasks`` (task id -> stored JSON), when the
+    run knows its tasks as it starts (a recorded run's are hashed at its final export)."""
+    task_set = manifest.get("task_set")
+    if not tasks or not isinstance(task_set, dict):
+        return manifest
+    return {**manifest, "task_set": {**task_set, "tasks_hash": tasks_hash(tasks.items())}}
+
+
 def count_streamed_tasks(db: Any, run_id: str) -> None:
     """A run that streams its pairs (recorded verdicts) knows no task before it starts, so its
-    manifest's ``task_set.count`` was 0: it is the run's distinct task ids, counted again at
-    every final export (a resumed run stores more)."""
+    manifest's ``task_set.count`` was 0 and it had no ``tasks_hash``: the run's distinct task
+    ids and the hash of its stored tasks, again at every final export (a resumed run stores
+    more)."""
     import json
 
     (text,) = db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -182,8 +207,11 @@ def count_streamed_tasks(db: Any, run_id: str) -> None:
         return
     query = "SELECT COUNT(DISTINCT task_id) FROM audit_pairs WHERE run_id = ?"
     counted = db.execute(query, (run_id,)).fetchone()[0]
-    if counted != task_set.get("count"):
+    stored = db.execute("SELECT task_id, task_json FROM tasks WHERE run_id = ?", (run_id,))
+    hashed = tasks_hash(stored)
+    if counted != task_set.get("count") or hashed != task_set.get("tasks_hash"):
         task_set["count"] = counted
+        task_set["tasks_hash"] = hashed
         db.execute(
             "UPDATE runs SET manifest = ? WHERE run_id = ?",
             (json.dumps(manifest, ensure_ascii=False), run_id),

@@ -201,6 +201,12 @@ def parse_verdict(raw: str) -> Verdict:
     raise VerdictError(problem)
 
 
+#: The judge's score scale, and the score at which a side counts as the judge satisfied (the
+#: report's "failed although judge satisfied"; ``report --threshold`` changes it).
+SCORE_MAX = 5.0
+SATISFIED_AT = 4.0
+
+
 def _score(value: Any) -> float | None:
     if value is None:
         return None
@@ -208,8 +214,8 @@ def _score(value: Any) -> float | None:
         score = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"score {value!r} is not a number") from None
-    if not 0 <= score <= 5:
-        raise ValueError(f"score {score} is outside 0-5")
+    if not 0 <= score <= SCORE_MAX:
+        raise ValueError(f"score {score} is outside 0-{SCORE_MAX:g}")
     return score
 
 

@@ -1,0 +1,39 @@
+"""One rule for what a task id and an agent name may hold (judgeaudit/agentnames.py), and the
+OpenAI content parts an import reads (a new user's findings, twentieth session)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from judgeaudit.agentnames import agent_name_problem, task_id_problem
+from judgeaudit.rollouts.messages import RolloutError, convert
+
+
+@pytest.mark.parametrize("task_id", ["a/b~c", "retail/12", "x~y", "退款 任务 3", "t-✓", "0"])
+def test_slashes_tildes_and_visible_text_are_task_ids(task_id: str) -> None:
+    """'/' and '~' stay allowed in task ids: pair ids are cut at the trial part, never at them
+    (tests/unit/test_id_injective.py proves no two pairs share an id)."""
+    assert task_id_problem(task_id) is None
+
+
+@pytest.mark.parametrize(
+    "char", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u202e", "\u2066", "\u00ad",
+             "\u2028", "\u2029", "\n", "\t", "\x00", "\x1b"],
+)  # fmt: skip
+def test_a_character_that_prints_as_nothing_is_refused_in_both_kinds_of_id(char: str) -> None:
+    """Named by code point and place, the same words for a task id and an agent name (one
+    owner), and never the id itself."""
+    said = task_id_problem(f"t{char}1")
+    assert said is not None and f"U+{ord(char):04X}" in said and "at character 2" in said
+    assert unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp")
+    assert agent_name_problem(f"t{char}1") == said
+
+
+def test_openai_content_parts_are_read_and_a_bare_string_list_is_refused() -> None:
+    parts = [{"type": "text", "text": "Refund "}, {"type": "text", "text": "my mug"}]
+    events, _ = convert([{"role": "user", "content": parts}], "r.jsonl:1: messages")
+    assert events == [{"role": "user", "content": "Refund my mug"}]
+    with pytest.raises(RolloutError, match=r"^r\.jsonl:1: messages\[0\]\.content\[1\]: a string"):
+        convert([{"role": "user", "content": [parts[0], "b"]}], "r.jsonl:1: messages")
