@@ -173,6 +173,7 @@ def cmd_env(args: argparse.Namespace) -> int:
     from judgeaudit.profiles.execenv import profile_environment
     from judgeaudit.profiles.targets import sdk
 
+    profile = _store().get(args.name)  # an unknown name says so first
     if sys.stdout.isatty() and not args.force:  # a key on screen: scrollback, a recording
         load = f"judgeaudit env {args.name} --shell {args.shell}"
         raise UserError(
@@ -180,7 +181,6 @@ def cmd_env(args: argparse.Namespace) -> int:
             f'nothing was printed: load it with `eval "$({load})"` (fish, PowerShell: pipe it '
             "to `source`, `Invoke-Expression`), or give --force to show it here"
         )
-    profile = _store().get(args.name)
     key = secrets.resolve_key(profile)
     given, gone = profile_environment(profile, key)
     if not args.force:
