@@ -105,3 +105,48 @@ def test_restore_over_an_unreadable_settings_json_keeps_it_aside(
     said = asyncio.run(in_app())
     assert "restored" in said and "unreadable file is kept as" in said
     assert json.loads(settings.read_text()) == {"theme": "dark"}
+
+
+#: the user's own values in their settings.json, nothing of judgeaudit's (a new user's trial)
+OWN_OPENAI = "sk-proj-" + "Q7wXb2Lm9Tz4" * 3
+OWN_GITHUB = "ghp_" + "R5tYu8Io2Pa6Sd3Fg7" * 2
+
+
+def test_backups_dialog_masks_your_own_keys_and_the_backup_gives_them_back(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The CLI's diff masked both values; the Backups dialog showed them in full in its preview
+    and in the restore confirmation. Both mask as the diff does now; the backup files keep the
+    values (0600), so the restore gives the file back as it was."""
+    from judgeaudit.redact import mask
+
+    settings = tmp_path / "claude" / "settings.json"
+    mine = {"theme": "dark", "env": {"OPENAI_API_KEY": OWN_OPENAI, "GITHUB_TOKEN": OWN_GITHUB}}
+    original = json.dumps(mine, indent=2) + "\n"
+    settings.write_text(original)
+
+    async def go() -> tuple[str, str]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await two_switches(pilot, app)
+            await press(pilot, "b")
+            picker = app.screen
+            assert isinstance(picker, BackupPicker)
+            await press(pilot, "down")  # the oldest: the file before any switch
+            preview = str(picker.query_one("#backup-preview", Static).render())
+            await press(pilot, "enter")
+            asked = app.screen
+            assert isinstance(asked, ConfirmDiff)
+            body = "\n".join(str(w.render()) for w in asked.query(Static))
+            await press(pilot, "y")
+            return preview, body
+
+    preview, body = asyncio.run(go())
+    for shown in (preview, body):
+        assert OWN_OPENAI not in shown and OWN_GITHUB not in shown, shown
+        assert f'"OPENAI_API_KEY": "{mask(OWN_OPENAI)}"' in shown, shown
+    assert f'"GITHUB_TOKEN": "{mask(OWN_GITHUB)}"' in body
+    kept = sorted((tmp_path / "cfg").rglob("*.bak"))
+    assert kept and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in kept)
+    assert any(p.read_text() == original for p in kept)  # the user's file, whole
+    assert settings.read_text() == original  # restored byte for byte, their values included

@@ -61,6 +61,12 @@ def register(sub: Sub) -> None:
     env = quiet(sub.add_parser("env", help=command_help("env")))
     env.add_argument("name")
     env.add_argument("--shell", default="bash", choices=SHELLS)
+    env.add_argument(
+        "--force",
+        action="store_true",
+        help="print the key even to a terminal, or while a file of yours would send it to "
+        "another gateway (only when no Claude Code / Codex runs with these exports)",
+    )
     env.set_defaults(func=cmd_env)
     run = quiet(sub.add_parser("exec", help=command_help("exec")))
     run.add_argument("name")
@@ -183,11 +189,25 @@ def cmd_key_bridge_token(args: argparse.Namespace) -> int:
 
 
 def cmd_env(args: argparse.Namespace) -> int:
-    from judgeaudit.profiles.execenv import profile_environment  # not on `key print`'s path
+    from judgeaudit.profiles import execguard  # not on `key print`'s path
+    from judgeaudit.profiles.execenv import profile_environment
     from judgeaudit.profiles.targets import sdk
 
-    profile = _store().get(args.name)
-    given, gone = profile_environment(profile, secrets.resolve_key(profile))
+    profile = _store().get(args.name)  # an unknown name says so first
+    if sys.stdout.isatty() and not args.force:  # a key on screen: scrollback, a recording
+        load = f"judgeaudit env {args.name} --shell {args.shell}"
+        raise UserError(
+            f"env: this prints {args.name}'s key in clear and standard output is a terminal; "
+            f'nothing was printed: load it with `eval "$({load})"` (fish, PowerShell: pipe it '
+            "to `source`, `Invoke-Expression`), or give --force to show it here"
+        )
+    key = secrets.resolve_key(profile)
+    given, gone = profile_environment(profile, key)
+    if not args.force:
+        try:
+            execguard.check_env(profile, [name for name, value in given.items() if value == key])
+        except ProfileError as exc:
+            raise UserError(str(exc)) from None
     print(sdk.exports(given, args.shell, unset=gone))
     return 0
 

@@ -3,9 +3,11 @@
 Each backup keeps the file's bytes (0600), its mode and the ownership ledger that belonged to
 them, so a restore also restores what judgeaudit owns in the file. The backups one switch
 (``use``/``off``/``restore``) takes share a transaction id, and a file that switch created gets
-an "absent" record: restoring any of them restores the whole switch. No key is ever kept in a
-backup: an inline key judgeaudit wrote and a leftover token it removed are replaced by markers
-and put back from the keyring on restore (:mod:`.backupkeys`). A corrupt backup is reported by
+an "absent" record: restoring any of them restores the whole switch. No key judgeaudit handles
+is kept in a backup: an inline key judgeaudit wrote and a leftover token it removed are replaced
+by markers and put back from the keyring on restore (:mod:`.backupkeys`); the user's own other
+values stay (the backup gives their file back whole), and what shows a backup masks them
+(:func:`~judgeaudit.profiles.switch.masked_file`). A corrupt backup is reported by
 name and skipped; it never breaks a switch. The last ``KEEP_PER_APP`` switches per app are kept.
 """
 

@@ -8,7 +8,8 @@ and Codex sends the variables a provider table reads (``env_key``, ``env_http_he
 ``base_url``. Exporting the key is then a guess, and a wrong one sends it to another gateway.
 So exec refuses such a command while a file of the user's would redirect a variable it exports
 with the key, and refuses a recognised client a profile of another app does not configure; the
-user says what the command is with ``--as``.
+user says what the command is with ``--as``. ``judgeaudit env`` cannot know what the shell will
+run, so it refuses in the same case (:func:`check_env`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ REDIRECT_VARS = ("ANTHROPIC_BASE_URL", *claude.TOKEN_VARS)
 CLIENTS = {"claude": "Claude Code", "codex": "Codex"}
 
 
-def claude_redirects(cwd: Path | None = None) -> list[str]:
+def claude_redirects(cwd: Path | None = None, base_url: str | None = None) -> list[str]:
     """``FILE sets env.X`` for each Claude Code settings layer whose ``env`` outranks the
-    process environment with another endpoint, token or cloud."""
+    process environment with another endpoint (than ``base_url``, the one exported), token or
+    cloud."""
     from judgeaudit.profiles.shadowing import claude_layers  # reads files: only when needed
 
     out = []
@@ -37,6 +39,9 @@ def claude_redirects(cwd: Path | None = None) -> list[str]:
         if layer.path is None or not isinstance(env, dict):
             continue
         for variable in REDIRECT_VARS:
+            url = env.get(variable) if variable == "ANTHROPIC_BASE_URL" else None
+            if isinstance(url, str) and base_url and url.rstrip("/") == base_url.rstrip("/"):
+                continue  # this profile's own gateway (it is switched in): nothing redirected
             if env.get(variable):
                 out.append(f"{layer.path} sets env.{variable}")
         for variable in claude.ROUTER_VARS:
@@ -85,6 +90,36 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
     return out
 
 
+def redirects(profile: Profile, with_key: Collection[str]) -> list[tuple[str, str]]:
+    """``(app, FILE ...)`` for each file of the user's that would send one of ``with_key`` (the
+    variables set to the profile's key) to another gateway than the profile's."""
+    found: list[tuple[str, str]] = []
+    if set(with_key) & set(claude.TOKEN_VARS):
+        found += [("claude", line) for line in claude_redirects(None, profile.anthropic_gateway())]
+    found += [("codex", line) for line in codex_redirects(with_key, profile.openai_base())]
+    return found
+
+
+def check_env(profile: Profile, with_key: Collection[str]) -> None:
+    """``judgeaudit env``: the guard of a command exec cannot recognise (a shell that loaded the
+    exports can start anything), refused in one line before anything is printed."""
+    found = redirects(profile, with_key)
+    if not found:
+        return
+    app, line = found[0]
+    client, name = CLIENTS[app], profile.name
+    run = (
+        f"run {client} with `judgeaudit exec {name} -- {app} ...`, which outranks that file"
+        if profile.app == app
+        else f"give {client} a {app} profile (`judgeaudit exec NAME -- {app} ...`)"
+    )
+    raise ProfileError(
+        f"env: {line}, which {client} would put before this profile's gateway or key; "
+        f"nothing was printed: {run}, or give "
+        f"`judgeaudit env {name} --force` only if no {client} runs with these exports"
+    )
+
+
 def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection[str]) -> None:
     """Refuse (one line, nothing run) to give the profile's environment to a client of another
     app, or to a command exec cannot recognise while a file of the user's would send one of
@@ -100,10 +135,7 @@ def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection
             f"(`judgeaudit profile list`), or `judgeaudit exec {name} --as plain -- ...` to give "
             f"it the environment anyway"
         )
-    found: list[tuple[str, str]] = []
-    if set(with_key) & set(claude.TOKEN_VARS):
-        found += [("claude", line) for line in claude_redirects()]
-    found += [("codex", line) for line in codex_redirects(with_key, profile.openai_base())]
+    found = redirects(profile, with_key)
     if not found:
         return
     app, line = found[0]

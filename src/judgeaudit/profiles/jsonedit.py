@@ -3,7 +3,8 @@
 A settings file keeps its indentation (2, 4, tabs), key order, final newline, compact style and
 the exact text of every untouched value (``1e400`` stays ``1e400``), so a diff shows only what
 changed. ``NaN``/``Infinity`` are refused: they are not JSON and Claude Code would ignore the
-whole file.
+whole file. So is a key twice in one object: which one counts depends on the reader, and the
+first one's value (a token) would escape the masking of a diff that reads the last.
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ class _Parser:
             self.pos += 1
             node.end = self.pos
             return node
+        seen: dict[str, int] = {}
         while True:
             self.skip()
             if not self.text.startswith('"', self.pos):
@@ -137,6 +139,14 @@ class _Parser:
             key_start = self.pos
             key = self.string()
             key_end = self.pos
+            if key in seen:  # readers disagree on which one counts; a diff would mask the other
+                first = _where(self.text, seen[key])[0]
+                raise self.fail(
+                    f"the key {json.dumps(key)} appears twice in one object (first on line "
+                    f"{first}); Claude Code reads only the last: keep one",
+                    key_start,
+                )
+            seen[key] = key_start
             self.skip()
             if not self.text.startswith(":", self.pos):
                 raise self.fail("expected ':'")

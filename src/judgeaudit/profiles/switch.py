@@ -32,7 +32,7 @@ from judgeaudit.profiles.livefile import (
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
-from judgeaudit.redact import keylike_words, redact
+from judgeaudit.redact import keylike_words, redact, scrub_keylike
 
 
 @dataclass
@@ -116,6 +116,18 @@ def _secrets_in(plan: FilePlan) -> set[str]:
         text = raw.strip('"')
         found |= keylike_words(text) if ref in commands else {text}
     return found
+
+
+def masked_file(app: str, text: str) -> str:
+    """A whole file of ``app`` (a backup the app previews, or asks to restore) masked as the
+    switch's diff masks it: every value :meth:`~.registry.Target.secrets_in` finds (under a
+    key-like name, a key in a helper command or a custom header). A file that does not parse
+    has every key-like word masked instead."""
+    try:
+        found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
+    except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
+        return scrub_keylike(text)
+    return redact(text, found)
 
 
 def _shown(path: Path) -> str:

@@ -3,7 +3,8 @@ confirmation before anything is restored.
 
 At 80 columns the ids of one app share a long prefix, so the table shows what tells backups
 apart (when, which file, before which switch) and the preview below it the whole id, path and
-content. A backup holds no key (markers name the keyring entries), so the preview can show it."""
+content. The keys judgeaudit handles are markers in a backup (they name the keyring entries);
+your own values stay, so both the preview and the confirmation mask as the switch's diff does."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from textual.widgets import Button, Static
 
 from judgeaudit.profiles import backups
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.switch import masked_file
 from judgeaudit.tui.screens.modals import ConfirmDiff
 from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
 
@@ -43,10 +45,12 @@ def when(taken_at: str) -> str:
 
 
 def content(b: backups.Backup) -> str:
+    """What the backup holds, masked as the switch's diff masks (your own keys stay in the
+    file, so that a restore gives it back whole, but never on screen)."""
     if b.absent:
         return "(the file did not exist before that switch: restoring removes it)"
     try:
-        return b.path.read_bytes().decode("utf-8", "replace")
+        return masked_file(b.app, b.path.read_bytes().decode("utf-8", "replace"))
     except OSError as exc:
         return f"(unreadable: {exc.strerror})"
 
