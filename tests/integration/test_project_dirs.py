@@ -116,3 +116,21 @@ def test_a_token_in_the_projects_own_file_is_blanked_kept_and_given_back(tmp_pat
         done = cli("profile", "off", "claude", "--project", str(project), env=env, whole_env=True)
         assert done.returncode == 0, done.stderr
     assert local.read_bytes() == mine
+
+
+def test_a_terminal_token_is_not_warned_of_where_the_binding_blanks_it(tmp_path: Path) -> None:
+    """A new user with ANTHROPIC_AUTH_TOKEN exported was told "Claude Code sends it as the
+    bearer token instead of the profile's key" by `use --project`, while the binding blanks it
+    and the real Claude Code in the project sent the profile's key only. A global switch, which
+    blanks nothing, still warns."""
+    env = _bound_world(tmp_path)
+    env = {**env, "ANTHROPIC_AUTH_TOKEN": "fake-shell-token-" + "5" * 12}
+    project = tmp_path / "proj"
+    with stored_keys(env, {"pd-project": "fake-project-key-3"}):
+        bound = cli_ok(
+            "profile", "use", "pd-project", "--project", str(project), env=env, whole_env=True
+        )
+        assert "ANTHROPIC_AUTH_TOKEN is set" not in bound.stdout + bound.stderr
+        assert '"ANTHROPIC_AUTH_TOKEN": ""' in (project / ".claude/settings.local.json").read_text()
+        switched = cli_ok("profile", "use", "pd-project", env=env, whole_env=True)
+        assert "ANTHROPIC_AUTH_TOKEN is set" in switched.stderr

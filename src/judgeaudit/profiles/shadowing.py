@@ -289,7 +289,10 @@ def claude_warnings(
                     f"{where}{variable} is set: Claude Code then talks to Bedrock/Vertex and "
                     f"ignores ANTHROPIC_BASE_URL ({fix})"
                 )
-        for variable in CLAUDE_TOKENS if tokens else ():
+        # a binding's layer blanks the terminal's tokens (or, key_mode env, sends them as meant):
+        # the real Claude Code in a bound project sent the profile's key only (a new user)
+        bound = (project_switch or bound_here) and layer.scope == "shell"
+        for variable in CLAUDE_TOKENS if tokens and not bound else ():
             if not env.get(variable) or (inline and layer.scope == "shell"):
                 continue  # empty: Claude Code treats it as unset
             if layer.scope == "shell" and profile is not None and bridgeopt.uses_bridge(profile):
