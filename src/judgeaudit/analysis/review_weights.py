@@ -71,8 +71,9 @@ def weighted_figures(
     population: dict[str, int],
     tasks: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """Weighted agreement and kappa, each with a 95% interval from a rescaled bootstrap of the
-    labelled tasks within strata (``tasks``: each item's task; None: each item its own).
+    """Weighted agreement with its stratified Jeffreys 95% interval, and weighted kappa with a
+    rescaled bootstrap of the labelled tasks within strata (``tasks``: each item's task; None:
+    each item its own).
 
     Cached on its inputs: the Review screen recomputes the figures on every item it shows,
     and the labels change only when one is edited."""
