@@ -40,10 +40,10 @@ def logit(p: float) -> float:
     return float(np.log(p / (1 - p)))
 
 
-def mean_over_tasks(p: float) -> float:
-    """E[expit(logit(p) + TASK_SD * Z)], Z standard normal, by 60-point Gauss-Hermite."""
+def mean_over_tasks(p: float, sd: float = TASK_SD) -> float:
+    """E[expit(logit(p) + sd * Z)], Z standard normal, by 60-point Gauss-Hermite."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(60)
-    return float(np.sum(weights * expit(logit(p) + TASK_SD * nodes)) / np.sqrt(2 * np.pi))
+    return float(np.sum(weights * expit(logit(p) + sd * nodes)) / np.sqrt(2 * np.pi))
 
 
 def naive_interval(
@@ -62,14 +62,16 @@ def naive_interval(
     return float(low), float(high)
 
 
-def one_review(rng: np.random.Generator, labels: int) -> dict[str, Any]:
-    tasks = np.repeat(np.arange(TASKS), PAIRS_PER_TASK)
+def one_review(
+    rng: np.random.Generator, labels: int, n_tasks: int = TASKS, sd: float = TASK_SD
+) -> dict[str, Any]:
+    tasks = np.repeat(np.arange(n_tasks), PAIRS_PER_TASK)
     strata = rng.choice(list(SHARE), size=tasks.size, p=list(SHARE.values()))
-    effect = rng.normal(0, TASK_SD, TASKS)[tasks]
+    effect = rng.normal(0, sd, n_tasks)[tasks]
     base = np.array([logit(AGREE[s]) for s in strata])
     agree_run = rng.random(tasks.size) < expit(base + effect)
     population = {s: int((strata == s).sum()) for s in SHARE}
-    truth = sum(population[s] / tasks.size * mean_over_tasks(AGREE[s]) for s in SHARE)
+    truth = sum(population[s] / tasks.size * mean_over_tasks(AGREE[s], sd) for s in SHARE)
     picked = np.concatenate(
         [rng.choice(np.flatnonzero(strata == s), size=min(labels, population[s]), replace=False)
          for s in SHARE]
@@ -87,13 +89,15 @@ def one_review(rng: np.random.Generator, labels: int) -> dict[str, Any]:
             "after": None if after is None else (after[0], after[1])}  # fmt: skip
 
 
-def coverage(reps: int, labels: int, seed: int = 7) -> dict[str, float]:
+def coverage(
+    reps: int, labels: int, seed: int = 7, n_tasks: int = TASKS, sd: float = TASK_SD
+) -> dict[str, float]:
     """Per method and estimand, the share of reviews whose interval holds it (a review
     without an interval counts as a miss)."""
     rng = np.random.default_rng(seed)
     hits = dict.fromkeys((f"{m} {e}" for m in ("before", "after") for e in ("run", "audits")), 0)
     for _ in range(reps):
-        found = one_review(rng, labels)
+        found = one_review(rng, labels, n_tasks, sd)
         for name in hits:
             method, estimand = name.split()
             ci = found[method]
@@ -101,18 +105,24 @@ def coverage(reps: int, labels: int, seed: int = 7) -> dict[str, float]:
     return {name: hit / reps for name, hit in hits.items()}
 
 
+#: A second world where labels share tasks: 8 tasks, a strong task effect (most of a stratum's
+#: labels then come from a few tasks whose conversations are hard or easy together).
+CLUSTERED = (8, 3.0)
+
+
 def main(reps: int, labels: list[int]) -> None:
-    print(
-        f"{TASKS} tasks x {PAIRS_PER_TASK} pairs; task effect sd {TASK_SD} (logit); "
-        f"{reps} reviews each; coverage of the run's agreement / such audits' agreement"
-    )
-    for n in labels:
-        found = coverage(reps, n)
+    for n_tasks, sd in ((TASKS, TASK_SD), CLUSTERED):
         print(
-            f"{n:>3} labels per stratum: before (bootstrap of pairs) "
-            f"{found['before run']:.1%} / {found['before audits']:.1%}; after (stratified "
-            f"Jeffreys) {found['after run']:.1%} / {found['after audits']:.1%}"
+            f"{n_tasks} tasks x {PAIRS_PER_TASK} pairs; task effect sd {sd} (logit); "
+            f"{reps} reviews each; coverage of the run's agreement / such audits' agreement"
         )
+        for n in labels:
+            found = coverage(reps, n, n_tasks=n_tasks, sd=sd)
+            print(
+                f"{n:>3} labels per stratum: before (bootstrap of pairs) "
+                f"{found['before run']:.1%} / {found['before audits']:.1%}; after (stratified "
+                f"Jeffreys) {found['after run']:.1%} / {found['after audits']:.1%}"
+            )
 
 
 if __name__ == "__main__":

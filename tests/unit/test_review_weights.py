@@ -206,6 +206,28 @@ def test_the_interval_covers_where_the_bootstrap_did_not() -> None:
     found = bench.coverage(300, 3)
     assert found["before run"] < 0.85 and found["before audits"] < 0.85
     assert found["after run"] >= 0.91 and found["after audits"] >= 0.91
+    # labels sharing tasks (8 tasks, a strong task effect): the bootstrap covered 57-64%; the
+    # effective n (task design effect, Korn-Graubard degrees of freedom) keeps it >= 95%
+    clustered = bench.coverage(300, 3, n_tasks=8, sd=3.0)
+    assert clustered["before audits"] < 0.7
+    assert clustered["after run"] >= 0.93 and clustered["after audits"] >= 0.93
+
+
+def test_labels_of_one_task_count_as_fewer() -> None:
+    """A reviewer's case: 8 tasks x 3 labels whose agreement a task shares. Counted as 24
+    independent labels the interval was as narrow as 24 labels make it; with the task design
+    effect it is as wide as the tasks allow: the interval of the same labels spread over 24
+    tasks is strictly inside it."""
+    from judgeaudit.analysis.review_weights import weighted_figures
+
+    agree = [True] * 3 + [False] * 3 + [True] * 18  # one task disagrees wholly
+    x, y = ["A"] * 24, ["A" if a else "B" for a in agree]
+    population = {"control": 10**6}
+    per_task = [t for t in range(8) for _ in range(3)]
+    together = weighted_figures(x, y, ["control"] * 24, population, per_task)
+    apart = weighted_figures(x, y, ["control"] * 24, population, list(range(24)))
+    (lo_t, hi_t), (lo_a, hi_a) = together["weighted_agreement_ci"], apart["weighted_agreement_ci"]
+    assert lo_t < lo_a and hi_a < hi_t
 
 
 def test_as_labelled_agreement_and_kappa_carry_their_intervals() -> None:

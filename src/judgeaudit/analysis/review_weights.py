@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgeaudit.analysis.clustered import Sums, design_effect
+from judgeaudit.analysis.noninferiority import t_quantile
 from judgeaudit.analysis.stats import Z95
 from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 
@@ -114,7 +116,7 @@ def _weighted(
         "weighted_kappa": kappa,
         "stratum_weights": {s: weight[s] for s in sorted(weight)},
     }
-    agreement_ci = _jeffreys(x, y, strata, labelled, population, census)
+    agreement_ci = _jeffreys(x, y, strata, tasks_in, population, census)
     if short:
         return {
             **figures,
@@ -152,28 +154,39 @@ def _jeffreys(
     x: list[Any],
     y: list[Any],
     strata: list[str],
-    labelled: dict[str, int],
+    tasks: tuple[Any, ...],
     population: dict[str, int],
     census: set[str],
 ) -> list[float] | None:
     """The weighted agreement's 95% interval: per stratum a draw from the Jeffreys posterior
-    Beta(k + 1/2, n - k + 1/2) of its agreement, weighted by the stratum's share of the run
+    Beta(k + 1/2, n - k + 1/2) of its agreement at the stratum's effective n (n over its task
+    design effect, the report's own :func:`~judgeaudit.analysis.clustered.design_effect`: the
+    labels of one task share its conversations), weighted by the stratum's share of the run
     (a census stratum as it is). A bootstrap gives a stratum whose labels all agree no spread
     at all, and the control stratum (most of the weight, agreement near 1) often does: it
-    covered 74-89% (bench/review_weights_coverage.py)."""
-    total = sum(population.get(s, 0) for s in labelled)
-    if not labelled or total <= 0:
+    covered 70-89% (bench/review_weights_coverage.py)."""
+    per_stratum: dict[str, dict[Any, tuple[int, int]]] = {}
+    for a, b, stratum, task in zip(x, y, strata, tasks, strict=True):
+        k, n = per_stratum.setdefault(stratum, {}).get(task, (0, 0))
+        per_stratum[stratum][task] = (k + (a == b), n + 1)
+    total = sum(population.get(s, 0) for s in per_stratum)
+    if not per_stratum or total <= 0:
         return None
     rng = np.random.default_rng(SEED)
     draws, point = np.zeros(DRAWS), 0.0
-    for s, n in labelled.items():
-        agreed = sum(1 for a, b, t in zip(x, y, strata, strict=True) if t == s and a == b)
-        share = population.get(s, 0) / total
-        point += share * agreed / n
+    for s, by_task in per_stratum.items():
+        sums = Sums.of([(float(k), float(n)) for k, n in by_task.values()])
+        share, rate = population.get(s, 0) / total, sums.k / sums.n
+        point += share * rate
         if s in census:
-            draws += share * agreed / n
-        else:
-            draws += share * rng.beta(agreed + 0.5, n - agreed + 0.5, size=DRAWS)
+            draws += share * rate
+            continue
+        n_eff = sums.n / design_effect(sums)
+        if 2 <= sums.clusters < sums.n:  # labels share tasks: the spread is known from few
+            # tasks, so Korn and Graubard's degrees of freedom shrink n_eff by (z / t_(G-1))^2
+            n_eff *= (Z95 / t_quantile(0.975, sums.clusters - 1)) ** 2
+        k_eff = rate * n_eff
+        draws += share * rng.beta(k_eff + 0.5, n_eff - k_eff + 0.5, size=DRAWS)
     if np.ptp(draws) == 0:  # every stratum a census: the figure is the run's, exactly
         return None
     low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
@@ -184,7 +197,8 @@ def _jeffreys(
 
 #: How the weighted figures get their intervals, as every output names them.
 AGREEMENT_METHOD = (
-    f"agreement: stratified Jeffreys (a Beta(k+1/2, n-k+1/2) draw per stratum, weighted;"
+    f"agreement: stratified Jeffreys (a Beta(k+1/2, n-k+1/2) draw per stratum at its task"
+    f" design effect's effective n, weighted;"
     f" {DRAWS} draws, seed {SEED})"
 )
 KAPPA_METHOD = (
@@ -235,7 +249,8 @@ def _resampled_kappas(
             )
             / total**2
         )
-        return np.where(expected < 1.0, (agreements - expected) / (1 - expected), np.nan)
+        # one category on a side gives expected 1 (kappa undefined), in floats 1 - 1e-16
+        return np.where(expected < 1 - 1e-9, (agreements - expected) / (1 - expected), np.nan)
 
 
 def kish_design_effect(population: dict[str, int]) -> float:
