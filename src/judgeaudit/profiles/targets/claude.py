@@ -102,6 +102,14 @@ class SettingsDoc:
     def index_of(self, dotted: str) -> int | None:
         return self.doc.index(self._path(dotted))
 
+    def siblings(self, dotted: str) -> list[str]:
+        path = self._path(dotted)
+        parent = self.doc.node(path[:-1]) if len(path) > 1 else self.doc.root
+        if parent is None or parent.kind != "object":
+            return []
+        prefix = "env." if len(path) > 1 else ""
+        return [prefix + member.key for member in parent.members]
+
     def ensure_container(self, dotted: str) -> bool:
         if self.doc.node((dotted,)) is not None:
             return False
