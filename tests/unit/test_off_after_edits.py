@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from judgeaudit.cli import main
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
@@ -72,3 +73,62 @@ def test_off_gives_the_file_back_byte_for_byte(
         use_profile(isolated, name)
     turn_off(isolated, "claude")
     assert settings(tmp_path).read_text() == original
+
+
+def _edit_base_url(path: Path, url: str) -> None:
+    data = json.loads(path.read_text())
+    data["env"]["ANTHROPIC_BASE_URL"] = url
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+@pytest.mark.parametrize("then", [[], ["b-claude"], ["i-claude"]])
+def test_off_never_pairs_the_old_credential_with_a_new_base_url(
+    isolated: ProfileStore, tmp_path: Path, then: list[str]
+) -> None:
+    path = settings(tmp_path)
+    original = json.dumps(FULL, indent=2) + "\n"
+    path.write_text(original)
+    add_profiles(isolated)
+    use_profile(isolated, "a-claude")
+    _edit_base_url(path, "http://127.0.0.1:9")  # by hand, while switched
+    for name in then:
+        use_profile(isolated, name)
+    result = turn_off(isolated, "claude")
+    text = path.read_text()
+    env = json.loads(text)["env"]
+    assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"  # the user's edit stays
+    assert OLD_TOKEN not in text and GATEWAY_KEY not in text
+    assert "ANTHROPIC_AUTH_TOKEN" not in env and "apiKeyHelper" not in json.loads(text)
+    assert env["ANTHROPIC_CUSTOM_HEADERS"] == "X-Org: acme"  # its other lines stay
+    assert env["ANTHROPIC_DEFAULT_OPUS_MODEL"] == "old-opus"
+    assert (
+        "holds back your env.ANTHROPIC_AUTH_TOKEN, env.ANTHROPIC_CUSTOM_HEADERS: saved with "
+        "ANTHROPIC_BASE_URL https://old.example.com/api, which you changed to "
+        "http://127.0.0.1:9" in " ".join(result.diff.split())
+    )
+    assert OLD_TOKEN not in result.diff and GATEWAY_KEY not in result.diff
+    assert result.plans[0].held
+    # Nothing lost: a second off says it again; with the URL set back, off gives it all back.
+    assert turn_off(isolated, "claude").plans[0].held
+    _edit_base_url(path, "https://old.example.com/api")
+    assert not turn_off(isolated, "claude").plans[0].held
+    assert json.loads(path.read_text()) == FULL
+
+
+def test_off_says_what_it_held_back(
+    isolated: ProfileStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings(tmp_path).write_text(json.dumps(FULL, indent=2) + "\n")
+    add_profiles(isolated)
+    use_profile(isolated, "a-claude")
+    _edit_base_url(settings(tmp_path), "http://127.0.0.1:9")
+    capsys.readouterr()
+    assert main(["profile", "off", "claude"]) == 0
+    out = capsys.readouterr().out
+    assert "note: holds back your env.ANTHROPIC_AUTH_TOKEN" in out
+    assert out.rstrip().endswith(
+        "judgeaudit is off for claude: its keys removed, your values back but those held back "
+        "(note above)"
+    )
+    assert OLD_TOKEN not in out and GATEWAY_KEY not in out
+

@@ -286,7 +286,9 @@ def cmd_off(args: argparse.Namespace) -> int:
     code = _print_switch(result)
     if result.applied:
         scope = f" in {where}" if where else ""
-        print(f"judgeaudit is off for {args.app}{scope}: its keys removed, your values back")
+        held = any(p.held for p in result.plans)
+        back = "your values back" + (" but those held back (note above)" if held else "")
+        print(f"judgeaudit is off for {args.app}{scope}: its keys removed, {back}")
     return code
 
 
