@@ -132,3 +132,29 @@ def test_off_says_what_it_held_back(
     )
     assert OLD_TOKEN not in out and GATEWAY_KEY not in out
 
+
+def test_off_of_a_file_that_is_gone_changes_nothing_and_keeps_your_values(
+    isolated: ProfileStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps(FULL, indent=2) + "\n")
+    settings(tmp_path).symlink_to(dotfiles)
+    add_profiles(isolated)
+    use_profile(isolated, "a-claude")
+    state_before = (isolated.root / "state.json").read_bytes()
+    linked = dotfiles.read_bytes()
+    settings(tmp_path).unlink()  # the link, by hand
+    capsys.readouterr()
+    assert main(["profile", "off", "claude"]) == 2
+    done = capsys.readouterr()
+    assert done.out == ""
+    line = done.err.strip()
+    assert "\n" not in line and f"{settings(tmp_path)}: is gone" in line
+    assert "env.ANTHROPIC_AUTH_TOKEN" in line and "nothing was changed" in line
+    assert OLD_TOKEN not in line and GATEWAY_KEY not in line
+    assert (isolated.root / "state.json").read_bytes() == state_before  # the ledger kept
+    assert not settings(tmp_path).exists() and dotfiles.read_bytes() == linked
+    settings(tmp_path).symlink_to(dotfiles)  # put back: off gives it all back
+    turn_off(isolated, "claude")
+    assert dotfiles.read_text() == json.dumps(FULL, indent=2) + "\n"

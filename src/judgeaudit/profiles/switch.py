@@ -77,6 +77,8 @@ def plan_app(
     for path, kind in _files(app, profile, state, project_dir):
         raw = read_live(path)
         ledger = state["owned"].get(str(path), {})
+        if profile is None and raw is None:
+            _refuse_gone(path, app, ledger)
         plan = registry.for_kind(kind).plan(
             path,
             raw,
@@ -92,6 +94,19 @@ def plan_app(
     if profile is not None and bridgeopt.uses_bridge(profile) and plans:
         plans[0].notes.append(bridgeopt.use_note(profile))  # shown in the diff preview
     return plans
+
+
+def _refuse_gone(path: Path, app: str, ledger: dict[str, dict[str, object]]) -> None:
+    """``off`` of a file that is gone while judgeaudit keeps values of the user's taken out of
+    it: nothing to put them back into, so nothing is changed and they stay kept."""
+    kept = [d for d, e in ledger.items() if e.get("had") and d != FILE_FACTS]
+    if kept:
+        raise ProfileError(
+            f"{path}: is gone, so judgeaudit cannot put back your {', '.join(kept)} (still "
+            "kept; nothing was changed); put the file back (if it was a link, the file it "
+            f"pointed to may still hold judgeaudit's keys) and run `judgeaudit profile off {app}` "
+            "again, or `judgeaudit profile restore ID` (`judgeaudit profile backups` lists them)"
+        )
 
 
 def _secrets_in(plan: FilePlan) -> set[str]:
