@@ -218,7 +218,9 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model == "":  # `--model ''` clears the model
         data["model"] = None
     data = {k: v for k, v in data.items() if v is not None}
-    path = store.save(profile_from_dict(data, "profile edit"))
+    from judgeaudit.profiles.bridgeports import unclashed
+
+    path = store.save(unclashed(store, profile_from_dict(data, "profile edit")))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
         print(f"note: {note}")
@@ -285,10 +287,7 @@ def cmd_off(args: argparse.Namespace) -> int:
         return profile_more.nothing_to_undo(args.app, [p.path for p in result.plans], where)
     code = _print_switch(result)
     if result.applied:
-        scope = f" in {where}" if where else ""
-        held = any(p.held for p in result.plans)
-        back = "your values back" + (" but those held back (note above)" if held else "")
-        print(f"judgeaudit is off for {args.app}{scope}: its keys removed, {back}")
+        print(profile_more.off_line(result, args.app, where))
     return code
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgeaudit.profiles import active as active_here
-from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets
+from judgeaudit.profiles import backupkeys, backups, bridgeopt, bridgeports, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import (
     mode_of,
@@ -309,7 +309,10 @@ def use_profile(
     test hook that runs after planning."""
     profile = store.get(name)
     if bridgeopt.uses_bridge(profile):
-        refusal = bridgeopt.foreign_listener(profile)  # the token would go to that listener
+        refusal = bridgeports.port_clash(store, profile, project_dir is not None)
+        refusal = refusal or bridgeopt.foreign_listener(
+            profile
+        )  # the token would go to that listener
         if refusal:
             raise ProfileError(refusal)
         if not dry_run:  # the tool's key: made now, so no keyring means nothing is written
