@@ -99,3 +99,16 @@ def test_bridge_on_a_port_our_bridge_holds_names_it(
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and f"cannot listen on 127.0.0.1:{port}: " in err
     assert "`judgeaudit bridge c-codex` is running there" in err
+
+
+def test_doctor_does_not_advise_taking_over_the_other_profiles_bridge(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_profile(isolated, "d-claude")
+    add(isolated, "d-claude", "claude", codex_on)  # switched before the refusal existed
+    capsys.readouterr()
+    assert main(["profile", "doctor", "claude"]) == 0
+    out = capsys.readouterr().out
+    assert "is also the port of 'c-codex' (switched on globally for codex)" in out
+    assert "do not restart it as d-claude" in out and "--option bridge_port=PORT" in out
+    assert "start `judgeaudit bridge d-claude`" not in out

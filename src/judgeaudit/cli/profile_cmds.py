@@ -12,7 +12,7 @@ from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
-from judgeaudit.profiles import backups, bridgeopt, doctor, drift, importtx, restore, secrets
+from judgeaudit.profiles import backups, bridgeports, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
@@ -218,9 +218,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model == "":  # `--model ''` clears the model
         data["model"] = None
     data = {k: v for k, v in data.items() if v is not None}
-    from judgeaudit.profiles.bridgeports import unclashed
-
-    path = store.save(unclashed(store, profile_from_dict(data, "profile edit")))
+    path = store.save(bridgeports.unclashed(store, profile_from_dict(data, "profile edit")))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
         print(f"note: {note}")
@@ -299,10 +297,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print(line)
     for app in [args.app] if args.app else APPS:
         if app in active and store.exists(active[app]):
-            profile = store.get(active[app])
-            if bridgeopt.uses_bridge(profile):
-                for line in bridgeopt.doctor(profile):
-                    print(f"{app}: {line}")
+            for line in bridgeports.doctor(store, store.get(active[app])):
+                print(f"{app}: {line}")
     return 0
 
 
