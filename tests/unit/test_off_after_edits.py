@@ -158,3 +158,16 @@ def test_off_of_a_file_that_is_gone_changes_nothing_and_keeps_your_values(
     settings(tmp_path).symlink_to(dotfiles)  # put back: off gives it all back
     turn_off(isolated, "claude")
     assert dotfiles.read_text() == json.dumps(FULL, indent=2) + "\n"
+
+
+def test_off_of_a_file_judgeaudit_made_that_is_gone_says_so(
+    isolated: ProfileStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    add_profiles(isolated)
+    use_profile(isolated, "a-claude")  # no settings file before: judgeaudit made it
+    settings(tmp_path).unlink()
+    capsys.readouterr()
+    assert main(["profile", "off", "claude"]) == 0
+    out = capsys.readouterr().out
+    assert "note: is gone: nothing of yours was in it, nothing to put back" in out
+    assert not settings(tmp_path).exists() and not isolated.state()["owned"]

@@ -90,6 +90,8 @@ def plan_app(
             created=str(path) in created,
         )
         _settle_mode(plan, profile is None)
+        if profile is None and raw is None and ledger:  # gone, and nothing of the user's in it
+            plan.notes.append("is gone: nothing of yours was in it, nothing to put back")
         plans.append(plan)
     if profile is not None and bridgeopt.uses_bridge(profile) and plans:
         plans[0].notes.append(bridgeopt.use_note(profile))  # shown in the diff preview
