@@ -131,6 +131,8 @@ def test_off_says_what_it_held_back(
         "(note above)"
     )
     assert OLD_TOKEN not in out and GATEWAY_KEY not in out
+    assert main(["profile", "off", "claude"]) == 0  # again: still kept, said again
+    assert "note: holds back your env.ANTHROPIC_AUTH_TOKEN" in capsys.readouterr().out
 
 
 def test_off_of_a_file_that_is_gone_changes_nothing_and_keeps_your_values(
