@@ -112,7 +112,7 @@ def test_off_never_pairs_the_old_credential_with_a_new_base_url(
     assert turn_off(isolated, "claude").plans[0].held
     _edit_base_url(path, "https://old.example.com/api")
     assert not turn_off(isolated, "claude").plans[0].held
-    assert json.loads(path.read_text()) == FULL
+    assert path.read_text() == original  # byte for byte
 
 
 def test_off_says_what_it_held_back(

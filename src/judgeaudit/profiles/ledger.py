@@ -96,6 +96,9 @@ class Reconciler:
     #: Conflicts of which only a part is taken out (the entry's ``left``: a fingerprint of
     #: what stayed live); ``off`` gives the whole value back.
     splits: dict[str, Split] = field(default_factory=dict)
+    #: Values of the user's kept out of this reconcile (``off`` holding back a credential):
+    #: not touched, but their places still count where other values go back in.
+    held: dict[str, Entry] = field(default_factory=dict)
 
     def _shown(self, dotted: str, raw: str, entry: Entry) -> str:
         if "ref" not in entry:
@@ -117,7 +120,7 @@ class Reconciler:
         parent = _parent(dotted)
         taken = sorted(
             (int(e["index"]), d)
-            for d, e in ledger.items()
+            for d, e in {**ledger, **self.held}.items()
             if e.get("had") and isinstance(e.get("index"), int) and _parent(d) == parent
             if d not in names
         )

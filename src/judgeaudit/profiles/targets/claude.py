@@ -264,6 +264,7 @@ def plan(
     base_after = base_now
     if profile is None:  # a credential goes back only beside the URL it was saved with
         ledger, held, base_after = heldback.hold(ledger, CREDENTIAL_PATHS, base_now)
+        reconciler.held = held
     outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
     if held:
         heldback.keep(outcome.ledger, held)
