@@ -6,6 +6,7 @@ warning (doctor, ``use`` run there) says by keyring entry and host, and exec kee
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets as pysecrets
 import subprocess
@@ -213,3 +214,32 @@ def test_exec_and_a_binding_send_the_other_custom_headers_not_the_key(world: Wor
     assert shell_names and all("x-team" in seen for seen in shell_names), shell_names
     assert not any("x-gateway-key" in seen for seen in names_at_b())
     assert _sent(world.log_b, world.secret_a) == []
+
+
+def test_off_after_a_hand_edited_base_url_sends_the_old_token_nowhere(world: World) -> None:
+    """`off` after the user pointed ANTHROPIC_BASE_URL at another gateway by hand while switched
+    put A's token and x-gateway-key header back beside B's URL: B's log saw them."""
+    user = world.user_file()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    own = {
+        "env": {
+            "ANTHROPIC_AUTH_TOKEN": world.secret_a,
+            "ANTHROPIC_BASE_URL": world.url_a,
+            "ANTHROPIC_CUSTOM_HEADERS": f"x-gateway-key: {world.secret_a}",
+            "ANTHROPIC_MODEL": "sim-chat",
+        }
+    }
+    user.write_text(json.dumps(own, indent=2) + "\n")
+    original = user.read_bytes()
+    assert world.ja("profile", "use", "a-claude").returncode == 0
+    user.write_text(user.read_text().replace(world.url_a, world.url_b))  # the hand edit (sed)
+    off = world.ja("profile", "off", "claude")
+    assert off.returncode == 0, off.stderr
+    assert "holds back your env.ANTHROPIC_AUTH_TOKEN, env.ANTHROPIC_CUSTOM_HEADERS" in off.stdout
+    assert world.secret_a not in off.stdout + off.stderr + user.read_text()
+    with contextlib.suppress(subprocess.TimeoutExpired):  # before: 401 retries at B
+        tool([npm_bin("claude"), "-p", "hi"], env=world.env, cwd=world.work, timeout=90)
+    assert _sent(world.log_b, world.secret_a) == []
+    user.write_text(user.read_text().replace(world.url_b, world.url_a))  # the URL set back
+    assert world.ja("profile", "off", "claude").returncode == 0
+    assert user.read_bytes() == original  # kept all along: all of it back

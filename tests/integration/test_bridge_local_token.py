@@ -40,11 +40,11 @@ class Home:
     def judgeaudit(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return cli(*args, env=self.env, whole_env=True, stdin=stdin, timeout=120)
 
-    def add(self, name: str, app: str) -> None:
+    def add(self, name: str, app: str, port: int | None = None) -> None:
         cli_ok(
             "profile", "add", name, "--app", app, "--base-url", self.upstream,
             "--model", "sim-chat", "--key", self.key_name,
-            "--option", "bridge=chat", "--option", f"bridge_port={self.port}",
+            "--option", "bridge=chat", "--option", f"bridge_port={port or self.port}",
             env=self.env, whole_env=True, timeout=120,
         )  # fmt: skip
 
@@ -90,7 +90,7 @@ def _codex_auth(home: Home) -> list[str]:
 
 def test_the_switched_tools_print_a_local_token_and_a_squatter_gets_only_that(home: Home) -> None:
     home.add("lt-claude", "claude")
-    home.add("lt-codex", "codex")
+    home.add("lt-codex", "codex", _free_port())  # switched on at once: its own bridge port
     for name in ("lt-claude", "lt-codex"):
         done = home.judgeaudit("profile", "use", name)
         assert done.returncode == 0, done.stderr

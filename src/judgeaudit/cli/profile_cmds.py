@@ -12,7 +12,7 @@ from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
-from judgeaudit.profiles import backups, bridgeopt, doctor, drift, importtx, restore, secrets
+from judgeaudit.profiles import backups, bridgeports, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
@@ -218,7 +218,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model == "":  # `--model ''` clears the model
         data["model"] = None
     data = {k: v for k, v in data.items() if v is not None}
-    path = store.save(profile_from_dict(data, "profile edit"))
+    path = store.save(bridgeports.unclashed(store, profile_from_dict(data, "profile edit")))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
         print(f"note: {note}")
@@ -281,12 +281,11 @@ def cmd_off(args: argparse.Namespace) -> int:
         return profile_more.off_sdk(store, args.dry_run)
     marked = profile_more.marked_here(store, args.app, where)
     result = turn_off(store, args.app, dry_run=args.dry_run, project_dir=where)
-    if not marked and not result.warnings and not any(p.changes for p in result.plans):
+    if not marked and not result.warnings and not any(p.changes or p.held for p in result.plans):
         return profile_more.nothing_to_undo(args.app, [p.path for p in result.plans], where)
     code = _print_switch(result)
     if result.applied:
-        scope = f" in {where}" if where else ""
-        print(f"judgeaudit is off for {args.app}{scope}: its keys removed, your values back")
+        print(profile_more.off_line(result, args.app, where))
     return code
 
 
@@ -298,10 +297,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print(line)
     for app in [args.app] if args.app else APPS:
         if app in active and store.exists(active[app]):
-            profile = store.get(active[app])
-            if bridgeopt.uses_bridge(profile):
-                for line in bridgeopt.doctor(profile):
-                    print(f"{app}: {line}")
+            for line in bridgeports.doctor(store, store.get(active[app])):
+                print(f"{app}: {line}")
     return 0
 
 

@@ -62,8 +62,12 @@ def use_note(profile: Profile) -> str:
 
 
 def _answer(profile: Profile, timeout_s: float) -> dict[str, Any] | Literal[False] | None:
-    """What listens on the bridge port: a judgeaudit bridge's info, ``None`` (nothing), or
-    ``False`` (something that is not a judgeaudit bridge)."""
+    return answer_at(local_url(profile), timeout_s)
+
+
+def answer_at(url: str, timeout_s: float = 1.0) -> dict[str, Any] | Literal[False] | None:
+    """What listens at ``url``: a judgeaudit bridge's info, ``None`` (nothing), or ``False``
+    (something that is not a judgeaudit bridge)."""
     import http.client
     import json  # here, not at the top: profiles.model imports this module, and
     import urllib.error  # `key print` (run before every Claude Code session) must start fast
@@ -71,7 +75,7 @@ def _answer(profile: Profile, timeout_s: float) -> dict[str, Any] | Literal[Fals
 
     direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
     try:
-        with direct.open(local_url(profile) + "/", timeout=timeout_s) as answer:
+        with direct.open(url + "/", timeout=timeout_s) as answer:
             info = json.loads(answer.read().decode("utf-8"))
     except urllib.error.HTTPError:
         return False  # it answered, with an error: not our bridge (whose root says who it is)

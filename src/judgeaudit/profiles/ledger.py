@@ -37,6 +37,8 @@ class Editable(Protocol):
 
     def index_of(self, dotted: str) -> int | None: ...
 
+    def siblings(self, dotted: str) -> list[str]: ...  # in file order; [] if order is not kept
+
     def ensure_container(self, dotted: str) -> bool: ...  # True when it had to be created
 
     def container_empty(self, dotted: str) -> bool: ...
@@ -94,6 +96,9 @@ class Reconciler:
     #: Conflicts of which only a part is taken out (the entry's ``left``: a fingerprint of
     #: what stayed live); ``off`` gives the whole value back.
     splits: dict[str, Split] = field(default_factory=dict)
+    #: Values of the user's kept out of this reconcile (``off`` holding back a credential):
+    #: not touched, but their places still count where other values go back in.
+    held: dict[str, Entry] = field(default_factory=dict)
 
     def _shown(self, dotted: str, raw: str, entry: Entry) -> str:
         if "ref" not in entry:
@@ -108,9 +113,36 @@ class Reconciler:
             return shown.strip()
         return f"{dotted} = {shown}"
 
-    def _capture(self, dotted: str, seq: int) -> tuple[Entry, str | None]:
+    def _order(self, dotted: str, ledger: dict[str, Entry]) -> list[str]:
+        """``dotted``'s container as the user's file had it: the keys there now, with every
+        value judgeaudit took out (or keeps for ``off``) back at its own place."""
+        names = self.doc.siblings(dotted)
+        parent = _parent(dotted)
+        taken = sorted(
+            (int(e["index"]), d)
+            for d, e in {**ledger, **self.held}.items()
+            if e.get("had") and isinstance(e.get("index"), int) and _parent(d) == parent
+            if d not in names
+        )
+        for index, name in taken:
+            names.insert(min(index, len(names)), name)
+        return names
+
+    def _place(self, dotted: str, ledger: dict[str, Entry]) -> int | None:
+        """Where a value of the user's goes back in: after the keys that were before it (index
+        of the live container; None: at the end, or the document keeps no order)."""
+        order = self._order(dotted, ledger)
+        if dotted not in order:
+            return None
+        live = set(self.doc.siblings(dotted))
+        return sum(1 for name in order[: order.index(dotted)] if name in live)
+
+    def _capture(self, dotted: str, seq: int, ledger: dict[str, Entry]) -> tuple[Entry, str | None]:
         raw = self.doc.current_raw(dotted)
-        entry: Entry = {"had": raw is not None, "index": self.doc.index_of(dotted), "seq": seq}
+        index = self.doc.index_of(dotted)
+        if raw is not None and self.doc.siblings(dotted):  # its place in the user's own order
+            index = self._order(dotted, ledger).index(dotted)
+        entry: Entry = {"had": raw is not None, "index": index, "seq": seq}
         secret = None
         if raw is not None:
             if dotted in self.secret_keys:
@@ -135,7 +167,7 @@ class Reconciler:
         value: str = entry["raw"]
         return value
 
-    def _put_back(self, dotted: str, entry: Entry, out: Outcome) -> None:
+    def _put_back(self, dotted: str, entry: Entry, out: Outcome, ledger: dict[str, Entry]) -> None:
         raw = self._user_raw(dotted, entry)
         if raw is None:
             self.doc.remove(dotted)
@@ -143,11 +175,18 @@ class Reconciler:
             parent = _parent(dotted)
             if parent in self.containers:
                 self.doc.ensure_container(parent)
-            self.doc.put_raw(dotted, raw, entry.get("index"))
+            self.doc.put_raw(dotted, raw, self._place(dotted, ledger))
         if "ref" in entry:
             out.dropped_secrets.append(entry["ref"])
 
-    def _rejoin(self, dotted: str, entry: Entry, current: str | None, out: Outcome) -> None:
+    def _rejoin(
+        self,
+        dotted: str,
+        entry: Entry,
+        current: str | None,
+        out: Outcome,
+        ledger: dict[str, Entry],
+    ) -> None:
         """The user edited what a split left live: their edit stays, and what was taken out
         goes back into it (a switch that still conflicts takes it out again)."""
         original = self._user_raw(dotted, entry)
@@ -157,7 +196,7 @@ class Reconciler:
         parent = _parent(dotted)
         if parent in self.containers:
             self.doc.ensure_container(parent)
-        self.doc.put_raw(dotted, split.rejoin(original, current), entry.get("index"))
+        self.doc.put_raw(dotted, split.rejoin(original, current), self._place(dotted, ledger))
         out.dropped_secrets.append(entry["ref"])
         out.notes.append(
             f"keeps your edit of {dotted} made while switched, with the credential lines "
@@ -189,7 +228,7 @@ class Reconciler:
             current = self.doc.current_raw(dotted)
             if entry.get("removed") and "left" in entry:
                 if current is None or fingerprint(current) != entry["left"]:
-                    self._rejoin(dotted, entry, current, out)
+                    self._rejoin(dotted, entry, current, out, ledger)
                     del ledger[dotted]
                 continue
             if entry.get("removed"):
@@ -204,7 +243,7 @@ class Reconciler:
                 continue
             if current is not None and entry["wrote"] != fingerprint(current):
                 seq += 1
-                fresh, secret = self._capture(dotted, seq)
+                fresh, secret = self._capture(dotted, seq, ledger)
                 ledger[dotted] = fresh
                 hand_edited.add(dotted)
                 if secret is not None:
@@ -233,7 +272,7 @@ class Reconciler:
                     "`judgeaudit profile off` puts it back"
                 )
                 continue
-            self._put_back(dotted, entry, out)
+            self._put_back(dotted, entry, out, ledger)
             del ledger[dotted]
         for dotted, raw in want.items():
             parent = _parent(dotted)
@@ -243,7 +282,7 @@ class Reconciler:
             if existing is None or existing.get("removed"):
                 if existing is None:
                     seq += 1
-                    entry, secret = self._capture(dotted, seq)
+                    entry, secret = self._capture(dotted, seq, ledger)
                     if secret is not None:
                         out.save_secrets[entry["ref"]] = secret
                 else:
@@ -255,14 +294,15 @@ class Reconciler:
                 entry = existing
                 if dotted in hand_edited:  # edited by hand since our switch: theirs, like any
                     self._note_replaced(dotted, entry, raw, out)
-            self.doc.put_raw(dotted, raw)
+            absent = self.doc.current_raw(dotted) is None  # a value of theirs kept out: its place
+            self.doc.put_raw(dotted, raw, self._place(dotted, ledger) if absent else None)
             entry["wrote"] = fingerprint(raw)
         for dotted in conflicts:
             current = self.doc.current_raw(dotted)
             if dotted in want or current is None or dotted in ledger:
                 continue
             seq += 1
-            entry, secret = self._capture(dotted, seq)
+            entry, secret = self._capture(dotted, seq, ledger)
             entry["removed"] = True
             if secret is not None:
                 out.save_secrets[entry["ref"]] = secret

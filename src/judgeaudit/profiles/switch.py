@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judgeaudit.profiles import active as active_here
-from judgeaudit.profiles import backupkeys, backups, bridgeopt, project, secrets
+from judgeaudit.profiles import backupkeys, backups, bridgeopt, bridgeports, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import (
     mode_of,
@@ -77,6 +77,8 @@ def plan_app(
     for path, kind in _files(app, profile, state, project_dir):
         raw = read_live(path)
         ledger = state["owned"].get(str(path), {})
+        if profile is None and raw is None:
+            _refuse_gone(path, app, ledger)
         plan = registry.for_kind(kind).plan(
             path,
             raw,
@@ -88,10 +90,25 @@ def plan_app(
             created=str(path) in created,
         )
         _settle_mode(plan, profile is None)
+        if profile is None and raw is None and ledger:  # gone, and nothing of the user's in it
+            plan.notes.append("is gone: nothing of yours was in it, nothing to put back")
         plans.append(plan)
     if profile is not None and bridgeopt.uses_bridge(profile) and plans:
         plans[0].notes.append(bridgeopt.use_note(profile))  # shown in the diff preview
     return plans
+
+
+def _refuse_gone(path: Path, app: str, ledger: dict[str, dict[str, object]]) -> None:
+    """``off`` of a file that is gone while judgeaudit keeps values of the user's taken out of
+    it: nothing to put them back into, so nothing is changed and they stay kept."""
+    kept = [d for d, e in ledger.items() if e.get("had") and d != FILE_FACTS]
+    if kept:
+        raise ProfileError(
+            f"{path}: is gone, so judgeaudit cannot put back your {', '.join(kept)} (still "
+            "kept; nothing was changed); put the file back (if it was a link, the file it "
+            f"pointed to may still hold judgeaudit's keys) and run `judgeaudit profile off {app}` "
+            "again, or `judgeaudit profile restore ID` (`judgeaudit profile backups` lists them)"
+        )
 
 
 def _secrets_in(plan: FilePlan) -> set[str]:
@@ -306,7 +323,10 @@ def use_profile(
     test hook that runs after planning."""
     profile = store.get(name)
     if bridgeopt.uses_bridge(profile):
-        refusal = bridgeopt.foreign_listener(profile)  # the token would go to that listener
+        refusal = bridgeports.port_clash(store, profile, project_dir is not None)
+        refusal = refusal or bridgeopt.foreign_listener(
+            profile
+        )  # the token would go to that listener
         if refusal:
             raise ProfileError(refusal)
         if not dry_run:  # the tool's key: made now, so no keyring means nothing is written

@@ -34,6 +34,7 @@ class FilePlan:
     save_secrets: dict[str, str] = field(default_factory=dict)  # keyring entry -> user's text
     dropped_secrets: list[str] = field(default_factory=list)
     inline_key_name: str | None = None  # the keyring entry whose key sits inline in ``after``
+    held: list[str] = field(default_factory=list)  # user values ``off`` kept out (``heldback``)
 
     @property
     def changes(self) -> bool:

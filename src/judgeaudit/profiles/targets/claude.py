@@ -15,7 +15,7 @@ from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.jsonedit import BOM, JsonDoc, JsonEditError, dump_value
 from judgeaudit.profiles.ledger import FILE_FACTS, Entry, Reconciler, Split, fingerprint
 from judgeaudit.profiles.model import Profile, ProfileError
-from judgeaudit.profiles.targets import FilePlan, authcmd, customheaders
+from judgeaudit.profiles.targets import FilePlan, authcmd, customheaders, heldback
 from judgeaudit.profiles.targets.customheaders import credential_headers as credential_headers
 
 ENV_FOR_OPTION = {
@@ -49,6 +49,7 @@ HEADERS_VAR = "ANTHROPIC_CUSTOM_HEADERS"
 HEADERS_PATH = f"env.{HEADERS_VAR}"
 HEADERS_SPLIT = Split(customheaders.leave, customheaders.rejoin, customheaders.said)
 SECRET_KEYS = frozenset({*TOKEN_PATHS, HEADERS_PATH, "apiKeyHelper"})
+CREDENTIAL_PATHS = (*TOKEN_PATHS, HEADERS_PATH)  # bound to the base URL they were saved with
 COMMAND_KEYS = frozenset({"apiKeyHelper"})  # a command, not a key: shown with keys masked
 
 
@@ -101,6 +102,14 @@ class SettingsDoc:
 
     def index_of(self, dotted: str) -> int | None:
         return self.doc.index(self._path(dotted))
+
+    def siblings(self, dotted: str) -> list[str]:
+        path = self._path(dotted)
+        parent = self.doc.node(path[:-1]) if len(path) > 1 else self.doc.root
+        if parent is None or parent.kind != "object":
+            return []
+        prefix = "env." if len(path) > 1 else ""
+        return [prefix + member.key for member in parent.members]
 
     def ensure_container(self, dotted: str) -> bool:
         if self.doc.node((dotted,)) is not None:
@@ -260,7 +269,19 @@ def plan(
         commands=COMMAND_KEYS,
         splits={HEADERS_PATH: HEADERS_SPLIT},
     )
+    base_now = SettingsDoc(doc).current_raw(heldback.BASE_URL)
+    held: dict[str, Entry] = {}
+    base_after = base_now
+    if profile is None:  # a credential goes back only beside the URL it was saved with
+        ledger, held, base_after = heldback.hold(ledger, CREDENTIAL_PATHS, base_now)
+        reconciler.held = held
     outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
+    if held:
+        heldback.keep(outcome.ledger, held)
+        outcome.notes.append(heldback.said(held, base_after))
+    elif profile is not None:
+        base_live = SettingsDoc(doc).current_raw(heldback.BASE_URL)
+        heldback.note_saved_with(outcome.ledger, CREDENTIAL_PATHS, base_live)
     warnings = []
     if keep_conflicts and profile is not None:
         env = doc.data().get("env", {})
@@ -317,6 +338,7 @@ def plan(
         save_secrets=outcome.save_secrets,
         dropped_secrets=outcome.dropped_secrets,
         inline_key_name=inline_ref,
+        held=list(held),
     )
 
 

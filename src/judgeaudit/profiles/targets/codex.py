@@ -236,6 +236,9 @@ class ConfigDoc:
     def index_of(self, dotted: str) -> int | None:
         return None  # values are replaced where they are
 
+    def siblings(self, dotted: str) -> list[str]:
+        return []  # no order kept: a line is replaced where it is
+
     def ensure_container(self, dotted: str) -> bool:
         value = self._data().get(dotted)
         if value is not None and not isinstance(value, dict):

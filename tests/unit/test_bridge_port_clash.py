@@ -1,0 +1,114 @@
+"""Two profiles switched on at once cannot share a bridge port: `profile use` and `profile edit`
+refuse, naming the profile already there; `judgeaudit bridge` on a port a bridge of ours holds
+names that bridge."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.cli import main
+from judgeaudit.profiles import secrets
+from judgeaudit.profiles.model import ProfileError, profile_from_dict
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.switch import use_profile
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def add(store: ProfileStore, name: str, app: str, port: int) -> None:
+    options = {"bridge": "chat", "bridge_port": port}
+    data = {"name": name, "app": app, "base_url": "https://gw.example/v1", "model": "m"}
+    store.save(profile_from_dict({**data, "key": "gw", "options": options}, "test"))
+
+
+@pytest.fixture
+def codex_on(isolated: ProfileStore) -> int:
+    """c-codex switched on globally for Codex, its bridge on a port nothing listens on yet."""
+    secrets.set_key("gw", "sk-upstream-0123456789abcdef")
+    port = free_port()
+    add(isolated, "c-codex", "codex", port)
+    add(isolated, "d-claude", "claude", free_port())
+    use_profile(isolated, "c-codex")
+    return port
+
+
+def test_use_refuses_a_port_another_switched_profile_has(
+    isolated: ProfileStore, tmp_path: Path, codex_on: int
+) -> None:
+    add(isolated, "d-claude", "claude", codex_on)  # as `profile edit` once let it be
+    live = tmp_path / "claude" / "settings.json"
+    live.write_text("{}")
+    state = (isolated.root / "state.json").read_bytes()
+    with pytest.raises(ProfileError) as refused:
+        use_profile(isolated, "d-claude")
+    line = str(refused.value)
+    assert f"bridge_port {codex_on} is where 'c-codex' (switched on globally for codex)" in line
+    assert "nothing was changed" in line and "--option bridge_port=PORT" in line
+    assert live.read_text() == "{}" and (isolated.root / "state.json").read_bytes() == state
+    add(isolated, "d-claude", "claude", free_port())
+    use_profile(isolated, "d-claude")  # its own port: goes ahead
+
+
+def test_edit_refuses_the_port_and_saves_nothing(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = isolated.get("d-claude")
+    capsys.readouterr()
+    assert main(["profile", "edit", "d-claude", "--option", f"bridge_port={codex_on}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'c-codex' (switched on globally for codex)" in err
+    assert isolated.get("d-claude") == saved
+    assert main(["profile", "edit", "c-codex", "--model", "m2"]) == 0  # its own port: no clash
+
+
+class _Bridge(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = json.dumps({"name": "judgeaudit bridge", "profile": "c-codex"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+def test_bridge_on_a_port_our_bridge_holds_names_it(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Bridge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        capsys.readouterr()
+        assert main(["bridge", "d-claude", "--port", str(port), "--quiet"]) != 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"cannot listen on 127.0.0.1:{port}: " in err
+    assert "`judgeaudit bridge c-codex` is running there" in err
+
+
+def test_doctor_does_not_advise_taking_over_the_other_profiles_bridge(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_profile(isolated, "d-claude")
+    add(isolated, "d-claude", "claude", codex_on)  # switched before the refusal existed
+    capsys.readouterr()
+    assert main(["profile", "doctor", "claude"]) == 0
+    out = capsys.readouterr().out
+    assert "is also the port of 'c-codex' (switched on globally for codex)" in out
+    assert "do not restart it as d-claude" in out and "--option bridge_port=PORT" in out
+    assert "start `judgeaudit bridge d-claude`" not in out
