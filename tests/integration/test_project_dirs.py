@@ -134,3 +134,23 @@ def test_a_terminal_token_is_not_warned_of_where_the_binding_blanks_it(tmp_path:
         assert '"ANTHROPIC_AUTH_TOKEN": ""' in (project / ".claude/settings.local.json").read_text()
         switched = cli_ok("profile", "use", "pd-project", env=env, whole_env=True)
         assert "ANTHROPIC_AUTH_TOKEN is set" in switched.stderr
+
+
+def test_a_key_mode_env_binding_still_warns_of_the_api_key_beside_the_token(
+    tmp_path: Path,
+) -> None:
+    """A reviewer: a key_mode env binding leaves the terminal's tokens (they are its key), so
+    Claude Code sends ANTHROPIC_API_KEY as x-api-key beside the bearer; the warning must stay."""
+    env = _bound_world(tmp_path)
+    cli_ok(
+        *("profile", "add", "pd-env", "--app", "claude", "--base-url", "https://gw.example.com/v1"),
+        *("--key-env", "GW_KEY", "--option", "key_mode=env"),
+        env=env,
+        whole_env=True,
+    )
+    env = {**env, "ANTHROPIC_API_KEY": "fake-shell-api-key-" + "4" * 12, "GW_KEY": "fake-gw-4"}
+    env["ANTHROPIC_AUTH_TOKEN"] = "fake-shell-token-" + "5" * 12
+    bound = cli_ok(
+        "profile", "use", "pd-env", "--project", str(tmp_path / "proj"), env=env, whole_env=True
+    )
+    assert "ANTHROPIC_API_KEY is set: Claude Code sends it as x-api-key" in bound.stderr

@@ -264,6 +264,7 @@ def claude_warnings(
     whether to warn about tokens too (the doctor's key lines already say it, in other words)."""
     out = []
     inline = profile is not None and profile.option("key_mode") == "inline"
+    env_mode = profile is not None and claude.tool_key_mode(profile) == "env"
     below = ("user", "project-local", "project") if project_switch else ("user",)
     if bound_here:
         below = (*below, "project-local")
@@ -289,9 +290,10 @@ def claude_warnings(
                     f"{where}{variable} is set: Claude Code then talks to Bedrock/Vertex and "
                     f"ignores ANTHROPIC_BASE_URL ({fix})"
                 )
-        # a binding's layer blanks the terminal's tokens (or, key_mode env, sends them as meant):
-        # the real Claude Code in a bound project sent the profile's key only (a new user)
-        bound = (project_switch or bound_here) and layer.scope == "shell"
+        # a binding's layer blanks the terminal's tokens: the real Claude Code in a bound project
+        # sent the profile's key only (a new user); key_mode env leaves them (they are its key,
+        # and ANTHROPIC_API_KEY still goes beside ANTHROPIC_AUTH_TOKEN), so it warns as before
+        bound = (project_switch or bound_here) and layer.scope == "shell" and not env_mode
         for variable in CLAUDE_TOKENS if tokens and not bound else ():
             if not env.get(variable) or (inline and layer.scope == "shell"):
                 continue  # empty: Claude Code treats it as unset
