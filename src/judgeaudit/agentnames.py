@@ -42,13 +42,41 @@ def id_text_problem(text: str) -> str | None:
     if text.isascii() and text.isprintable():  # the usual id: one pass in C
         return None
     for index, char in enumerate(text, 1):
-        if unicodedata.category(char) in _INVISIBLE:
+        if unicodedata.category(char) in _INVISIBLE and not _shapes(text, index - 1):
             name = unicodedata.name(char, "a control character")
             return (
                 f"holds U+{ord(char):04X} ({name}) at character {index}, which prints as nothing "
                 "or moves the text (the id would look like another and not be it); remove it"
             )
     return None
+
+
+#: Zero-width non-joiner and joiner: they change how the characters beside them are drawn
+#: (Persian ``می‌خواهم``, emoji sequences such as the family or the rainbow flag).
+_JOINERS = frozenset(("\u200c", "\u200d"))
+_BLACK_FLAG, _CANCEL_TAG = "\U0001f3f4", "\U000e007f"
+
+
+def _shapes(text: str, at: int) -> bool:
+    """Whether the format character at ``at`` visibly shapes its neighbours rather than hiding:
+    a joiner between two visible non-ASCII characters (between ASCII letters it would hide:
+    ``t\u200d1`` prints as ``t1``), or a tag character of a flag sequence (U+1F3F4, tags,
+    U+E007F: England's flag)."""
+    char = text[at]
+    if char in _JOINERS:
+        if at == 0 or at == len(text) - 1:
+            return False
+        return all(
+            not n.isascii() and unicodedata.category(n) not in _INVISIBLE
+            for n in (text[at - 1], text[at + 1])
+        )
+    if "\U000e0020" <= char <= _CANCEL_TAG:
+        start = at
+        while start > 0 and "\U000e0020" <= text[start - 1] <= _CANCEL_TAG:
+            start -= 1
+        end = text.find(_CANCEL_TAG, at)
+        return start > 0 and text[start - 1] == _BLACK_FLAG and end != -1
+    return False
 
 
 def task_id_problem(task_id: str) -> str | None:

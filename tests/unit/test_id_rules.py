@@ -31,6 +31,22 @@ def test_a_character_that_prints_as_nothing_is_refused_in_both_kinds_of_id(char:
     assert agent_name_problem(f"t{char}1") == said
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f3f3\ufe0f\u200d\U0001f308",
+     "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+     "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"],
+    ids=["family", "rainbow-flag", "england-flag", "persian-zwnj"],
+)  # fmt: skip
+def test_a_joiner_that_shapes_visible_text_is_part_of_the_id(text: str) -> None:
+    """A reviewer: emoji sequences and Persian words were refused ("remove it" would change
+    the spelling). A joiner between two visible non-ASCII characters, and the tags of a flag
+    sequence, shape what is drawn; between ASCII letters, at an end or alone they still hide."""
+    assert task_id_problem(f"task {text}") is None and agent_name_problem(f"a-{text}") is None
+    for hiding in ("t\u200d1", "\u200d\u00e9", "\u00e9\u200d", "a\U000e0067\U000e007f"):
+        assert task_id_problem(hiding) is not None, repr(hiding)
+
+
 def test_openai_content_parts_are_read_and_a_bare_string_list_is_refused() -> None:
     parts = [{"type": "text", "text": "Refund "}, {"type": "text", "text": "my mug"}]
     events, _ = convert([{"role": "user", "content": parts}], "r.jsonl:1: messages")
