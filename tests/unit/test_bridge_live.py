@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from judgeaudit.bridge import live
 from judgeaudit.bridge.callers import CallerCheck, Callers, Reading
 from judgeaudit.profiles import secrets
@@ -69,3 +71,40 @@ def test_a_refusal_is_told_once_and_the_key_read_replaces_the_start_key() -> Non
 
     assert asyncio.run(go()) == [True, True, False, False, False]
     assert check.key == "new-key" and check.refusal == "gone" and told == ["gone"]
+
+
+def test_a_keyring_that_fails_to_answer_is_no_refusal(
+    isolated: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reviewer: one failed read of the key entry refused every caller for a second and told
+    the user to run `key set`; it raises now, and the bridge keeps what it last read."""
+    import keyring.errors
+
+    profile = _bridged(isolated)
+    read = live.reader(profile, token_at_start=secrets.bridge_token("br"))
+    real = secrets._read
+
+    def failing(name: str) -> str | None:
+        if name == "gw":
+            raise keyring.errors.KeyringError("D-Bus connection reset")
+        return real(name)
+
+    monkeypatch.setattr(secrets, "_read", failing)
+    with pytest.raises(keyring.errors.KeyringError):
+        read()
+    monkeypatch.setattr(secrets, "_read", real)
+    assert read().refusal is None
+
+
+def test_the_end_of_a_refusal_is_told_too() -> None:
+    told: list[str] = []
+    readings = iter([Reading(None, refusal="gone"), Reading("tok", "key")])
+    check = CallerCheck(Callers(keys=(), token=lambda: next(readings), notice=told.append))
+
+    async def go() -> bool:
+        await check.start()
+        check._read_at = float("-inf")  # a second later
+        return await check.allows("tok")
+
+    assert asyncio.run(go()) is True
+    assert told == ["gone", "serving callers again: what was missing is back"]

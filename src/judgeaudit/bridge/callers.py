@@ -77,9 +77,12 @@ class CallerCheck:
             return
         self._token, self.key = reading.token, reading.key or self.key
         if reading.refusal != self.refusal:
-            self.refusal = reading.refusal
-            if reading.refusal and self.callers.notice is not None:
-                self.callers.notice(reading.refusal)
+            cleared, self.refusal = self.refusal, reading.refusal
+            if self.callers.notice is not None and (reading.refusal or cleared):
+                # a refusal told once; its end too, or the log's last word stays the refusal
+                self.callers.notice(
+                    reading.refusal or "serving callers again: what was missing is back"
+                )
 
     async def start(self) -> None:
         if self.callers.token is not None:

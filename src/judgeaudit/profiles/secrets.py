@@ -205,6 +205,14 @@ def get_key(name: str) -> str | None:
         return None
 
 
+def key_answer(name: str) -> str | None:
+    """What the keyring holds for ``name`` (None: nothing); unlike :func:`get_key` a keyring
+    that fails to answer raises, so a caller can tell "gone" from "not answering" (the
+    standalone bridge refused every caller on one failed read)."""
+    check_name(name, "key name")
+    return _read(name) or bundled().get(name)
+
+
 def get_keys(names: list[str]) -> dict[str, str | None]:
     """Several keys at once (a screen listing every profile): each own entry read once and the
     import bundle at most once, instead of once per missing key."""
