@@ -89,10 +89,9 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     secrets.set_key(args.name, value)
     print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
     if renewed := _bridge_tokens(args.name, renew=True):
-        print(
-            f"new local bridge token for {', '.join(renewed)} (a running bridge takes it and the "
-            "new key within a second; nothing needs a restart)"
-        )
+        from judgeaudit.profiles.bridgetokens import renewed_note
+
+        print(renewed_note(renewed))
     if (warning := secrets.plaintext_warning()) is not None:
         print(warning, file=sys.stderr)
     return 0
