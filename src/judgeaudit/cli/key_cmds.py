@@ -208,6 +208,13 @@ def cmd_env(args: argparse.Namespace) -> int:
         except ProfileError as exc:
             raise UserError(str(exc)) from None
     print(sdk.exports(given, args.shell, unset=gone))
+    if profile.app == "codex":  # Codex 0.171 sent a shell's OPENAI_BASE_URL nowhere: api.openai.com
+        print(
+            f"note: Codex does not read these variables (it takes its provider from config.toml); "
+            f"run it with `judgeaudit exec {args.name} -- codex ...` or switch it in with "
+            f"`judgeaudit profile use {args.name}`",
+            file=sys.stderr,
+        )
     return 0
 
 
