@@ -76,6 +76,17 @@ def _atomic(
         _fsync_dir(path.parent)
 
 
+def private_dir(folder: Path) -> Path:
+    """``folder``, made 0700 (its parents with the umask's mode), or tightened to 0700 when it
+    exists with group or other bits: the file names inside are only its owner's to list."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if os.name != "nt":
+        with contextlib.suppress(OSError):  # not ours to change (another owner): written as is
+            if stat.S_IMODE(folder.stat().st_mode) & 0o077:
+                os.chmod(folder, 0o700)
+    return folder
+
+
 def replace_private(made: Path, path: Path) -> None:
     """Move ``made`` (a finished file another library wrote, with the umask's mode) over ``path``
     as :data:`PRIVATE`, like every file :func:`_atomic` writes."""

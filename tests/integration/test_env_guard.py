@@ -110,3 +110,21 @@ def test_env_does_not_print_a_key_to_a_terminal_unless_forced(home: Path) -> Non
     # a pipe (what `eval "$(...)"` reads) is no terminal
     piped = cli(home, "env", "s", env={"B_KEY": KEY_A})
     assert piped.returncode == 0 and f"export OPENAI_API_KEY='{KEY_A}'" in piped.stdout
+
+
+def test_env_of_a_codex_profile_says_codex_does_not_read_the_exports(home: Path) -> None:
+    """Codex 0.171 ignores OPENAI_BASE_URL (it went to api.openai.com), so `eval "$(judgeaudit
+    env a-codex)"; codex exec ...` never reached the gateway, silently; the exports are kept
+    (other programs read them) and one stderr line names what does work."""
+    add(home, "a-codex", "codex", GW_A + "/v1", "--key-env", "B_KEY")
+    add(home, "s", "sdk", GW_A + "/v1", "--key-env", "B_KEY")
+    done = cli(home, "env", "a-codex", env={"B_KEY": KEY_A})
+    assert done.returncode == 0, done.stderr
+    assert f"export OPENAI_BASE_URL='{GW_A}/v1'" in done.stdout
+    assert f"export OPENAI_API_KEY='{KEY_A}'" in done.stdout
+    line = one_line(done)
+    assert "Codex does not read these variables" in line
+    assert "`judgeaudit exec a-codex -- codex ...`" in line
+    assert "`judgeaudit profile use a-codex`" in line and KEY_A not in line
+    sdk = cli(home, "env", "s", env={"B_KEY": KEY_A})
+    assert sdk.returncode == 0 and sdk.stderr == ""  # other profiles: as before

@@ -69,3 +69,33 @@ def test_remove_delete_key_import_and_doctor(isolated: ProfileStore, tmp_path: P
     assert seen["import_asks"] and "nothing imported" in str(seen["import_said"])
     assert "nowhere.db" in str(seen["import_said"])
     assert seen["doctor"] and "claude" in str(seen["doctor"]).lower()
+
+
+def test_key_set_in_the_app_renews_the_bridge_tokens_as_the_cli_does(
+    isolated: ProfileStore,
+) -> None:
+    """A new key is what a suspected leak gets: the bridged profiles on it get a new local
+    token, so the old token (handed to a tool) stops working, with the CLI's notice."""
+    for name, options in (("br-claude", {"bridge": "chat"}), ("plain-claude", {})):
+        data = {"name": name, "app": "claude", "base_url": "http://127.0.0.1:9/v1", "key": "gw"}
+        isolated.save(profile_from_dict({**data, "options": options}, "test"))
+    secrets.set_key("gw", "sk-old-key-not-real-1111")
+    old = secrets.bridge_token("br-claude")
+
+    async def go() -> str:
+        app = make_app(isolated)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "plain-claude")
+            await press(pilot, "k")
+            await pilot.press(*"sk-new-key-not-real-2222")
+            await press(pilot, "enter")
+            return status(app)
+
+    said = asyncio.run(go())
+    assert secrets.get_key("gw") == "sk-new-key-not-real-2222"
+    new = secrets.bridge_token("br-claude", create=False)
+    assert new and new != old
+    assert secrets.bridge_token("plain-claude", create=False) is None  # not bridged: none made
+    assert "stored key gw (…2222)" in said
+    assert "new local bridge token for br-claude" in said and "nothing needs a restart" in said

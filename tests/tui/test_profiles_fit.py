@@ -1,10 +1,14 @@
-"""The Profiles table at 80×24 and 120×40: a profile's name is how the user picks it, so it is
-shown whole (a new user saw `anthropic-cl…` and the header `TTFT p5…`); columns of less use give
-way first, the key and the speed test are whole or not shown, and no header is cut."""
+"""The Profiles table at 80×24 and 120×40: every row shows the gateway it points at (host and
+port: a new user with an imported long name saw no base URL column at all, and without one saw
+`http…1:18101`), a name is cut only after the URL and model are at their narrowest, a key's
+status and the speed test are whole or not shown, and no header is cut (a new user saw the
+header `TTFT p5…`)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -60,22 +64,31 @@ def shown(store: ProfileStore, size: tuple[int, int]) -> tuple[list[str], list[d
 
 @pytest.mark.parametrize("size", [SMALL, (120, 40)], ids=["80x24", "120x40"])
 @pytest.mark.parametrize("longest", [False, True], ids=["long", "63-letter"])
-def test_profile_names_are_shown_whole_and_no_header_is_cut(
+def test_every_row_shows_its_gateway_and_no_header_is_cut(
     isolated: ProfileStore, size: tuple[int, int], longest: bool
 ) -> None:
+    """The base URL column stays, narrowed to each row's host:port at worst (after
+    `import-ccswitch` gave a long name it was dropped at 80x24: which gateway a row points at
+    was not shown); a long name is cut where it parts from the others instead."""
     add_profiles(isolated, longest=longest)
     headers, rows = shown(isolated, size)
-    assert set(headers) <= LABELS, headers  # "TTFT p5…" was cut
-    names = [p.name for p in isolated.scan()[0]]
-    assert sorted(row["name"] for row in rows) == sorted(names)  # "anthropic-cl…" was cut
+    assert set(headers) <= LABELS and "base URL" in headers, headers  # "TTFT p5…" was cut
+    profiles_by_name = {p.name: p for p in isolated.scan()[0]}
+    assert len(rows) == len(profiles_by_name)
     for row in rows:
-        for header in ("key", "TTFT"):
-            assert "…" not in row.get(header, ""), row  # whole or not shown
+        # the name shown is the profile's, whole or cut (its parts in order), never another's
+        cut = re.compile(".+".join(map(re.escape, row["name"].split("…"))))
+        whole = [n for n in profiles_by_name if n == row["name"]]
+        named = whole or [n for n in profiles_by_name if cut.fullmatch(n)]
+        assert len(named) == 1, row
+        host = urlsplit(profiles_by_name[named[0]].shown_url).netloc
+        assert host in row["base URL"], row  # the gateway, host and port whole
+        assert "…" not in row.get("TTFT", ""), row  # whole or not shown
+        key = row["key"]
+        assert key.endswith(" missing") or key.startswith("env "), row  # the status whole
     by_name = {row["name"]: row for row in rows}
-    if not longest:  # the names fit beside the key, at 80 columns too
-        assert by_name[GATEWAY]["key"] == "anthropic-main missing"
-        assert by_name["zh-router"]["key"] == "env QWEN_KEY"
     if size == (120, 40) and not longest:
+        assert by_name["zh-router"]["key"] == "env QWEN_KEY"
         assert by_name["zh-router"]["TTFT"] == "955/1358 ms"
 
 
@@ -88,3 +101,47 @@ def test_a_cut_url_keeps_its_end() -> None:
     assert not isinstance(cut, str) and cut.plain == "http…8765/v1"
     whole = fit("http://127.0.0.1:9/v1", 24, middle=True)
     assert not isinstance(whole, str) and whole.plain == "http://127.0.0.1:9/v1"
+
+
+def test_a_new_user_after_import_ccswitch_sees_each_gateway_at_80x24(
+    isolated: ProfileStore,
+) -> None:
+    """tmux 80x24: after `profile import-ccswitch` gave `ccswitch-codex-kimi-chat` the table
+    dropped the base URL (and TTFT) columns; two loopback gateways read `http…1:18101` and
+    `http…/api/v1`."""
+    for name, url in (
+        ("ccswitch-codex-kimi-chat", "https://api.moonshot.cn/v1"),
+        ("gw-a", "http://127.0.0.1:18101/v1"),
+        ("gw-b", "http://127.0.0.1:18102/api/v1"),
+    ):
+        isolated.save(
+            profile_from_dict({"name": name, "app": "codex", "base_url": url, "key": name}, "t")
+        )
+    headers, rows = shown(isolated, SMALL)
+    assert "base URL" in headers and "TTFT" in headers, headers
+    by_name = {row["name"]: row for row in rows}
+    assert by_name["gw-a"]["base URL"].startswith("127.0.0.1:18101")
+    assert by_name["gw-b"]["base URL"].startswith("127.0.0.1:18102")
+    imported = next(row for row in rows if row["name"].startswith("ccswitch-"))
+    assert imported["base URL"].startswith("api.moonshot.cn")
+
+
+def test_a_cut_url_keeps_its_host_and_port() -> None:
+    """Scheme first, then the path, never the host:port (by hand)."""
+    from judgeaudit.tui.widgets.fit_table import fit_url
+
+    url = "http://127.0.0.1:18101/api/v1"
+    assert [plain_of(fit_url(url, w)) for w in (29, 22, 17, 15)] == [
+        url,
+        "127.0.0.1:18101/api/v1",
+        "127.0.0.1:18101/…",
+        "127.0.0.1:18101",
+    ]
+    assert plain_of(fit_url("https://api.moonshot.cn/v1", 16)) == "api.moonshot.cn"
+
+
+def plain_of(cell: object) -> str:
+    from judgeaudit.tui.widgets.fit_table import plain
+
+    assert not isinstance(cell, str)
+    return plain(cell)  # type: ignore[arg-type]

@@ -89,10 +89,9 @@ def cmd_key_set(args: argparse.Namespace) -> int:
     secrets.set_key(args.name, value)
     print(f"stored key {args.name} ({secrets.mask(value.strip())}) in {secrets.storage_label()}")
     if renewed := _bridge_tokens(args.name, renew=True):
-        print(
-            f"new local bridge token for {', '.join(renewed)} (a running bridge takes it and the "
-            "new key within a second; nothing needs a restart)"
-        )
+        from judgeaudit.profiles.bridgetokens import renewed_note
+
+        print(renewed_note(renewed))
     if (warning := secrets.plaintext_warning()) is not None:
         print(warning, file=sys.stderr)
     return 0
@@ -209,6 +208,13 @@ def cmd_env(args: argparse.Namespace) -> int:
         except ProfileError as exc:
             raise UserError(str(exc)) from None
     print(sdk.exports(given, args.shell, unset=gone))
+    if profile.app == "codex":  # Codex 0.171 sent a shell's OPENAI_BASE_URL nowhere: api.openai.com
+        print(
+            f"note: Codex does not read these variables (it takes its provider from config.toml); "
+            f"run it with `judgeaudit exec {args.name} -- codex ...` or switch it in with "
+            f"`judgeaudit profile use {args.name}`",
+            file=sys.stderr,
+        )
     return 0
 
 

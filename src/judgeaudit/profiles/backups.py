@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgeaudit.fsutil import atomic_write_bytes, atomic_write_text
+from judgeaudit.fsutil import atomic_write_bytes, atomic_write_text, private_dir
 from judgeaudit.profiles.model import ProfileError
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def save(
     """Keep ``content`` (``absent``: a record that the file did not exist) with its metadata."""
     now = time.gmtime()  # one instant for the id and taken_at: they order backups together
     stamp = time.strftime("%Y%m%dT%H%M%S", now)
-    folder = backup_dir(store)
+    folder = private_dir(backup_dir(store))  # its file names say which tools and when
     # After the highest counter of this second, never a gap prune left: a reused low counter
     # would sort before the backups it follows, and the next prune would drop it at once.
     same_second = [p.stem.rsplit("-", 1)[-1] for p in folder.glob(f"{app}-{stamp}-*.json")]

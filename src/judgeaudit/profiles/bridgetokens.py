@@ -18,3 +18,11 @@ def follow_key(store: ProfileStore, key: str, *, renew: bool) -> list[str]:
     else:
         secrets.drop_bridge_tokens(names)
     return names
+
+
+def renewed_note(names: list[str]) -> str:
+    """What ``key set`` and the app's key entry say after renewing ``names``' tokens."""
+    return (
+        f"new local bridge token for {', '.join(names)} (a running bridge takes it and the "
+        "new key within a second; nothing needs a restart)"
+    )

@@ -12,17 +12,19 @@ from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
-#: The name is how a profile is picked, so it is shown whole and the others give way: the speed
-#: test first, then base URL, model and at last the key (a 63-letter name at 80 columns). The
-#: key's name and status ("missing", a masked key) and the speed test are read whole or not at
-#: all; no header is cut (a column narrows no further than its label).
+#: The gateway a row points at is its host and port, so the base URL narrows no further than
+#: its host:port (scheme and path go first) and is never dropped; the name (how a profile is
+#: picked) and the key narrow only after the URL and model are at their narrowest, a name cut
+#: where the names part (``ccsw…kimi-chat``), a key's name before its status (``ccswitch… …1234``).
+#: The speed test goes first, then the model, then the key; no header is cut (a column narrows
+#: no further than its label).
 COLUMNS = (
     Col("app", "app", min=3, whole=True),
     Col("active", " ", min=1),
-    Col("name", "name", min=12, whole=True),
-    Col("base_url", "base URL", min=12, drop=3, middle=True),
+    Col("name", "name", min=12, late=True, apart=True),
+    Col("base_url", "base URL", min=8, url=True),
     Col("model", "model", min=6, drop=2),
-    Col("key", "key", min=16, drop=1, whole=True),
+    Col("key", "key", min=12, drop=1, late=True, figure=True),
     # the last `profile test --all`: time to first token, "p50/p95 ms" (docs/tui.md)
     Col("ttft", "TTFT", min=4, drop=4, whole=True),
 )

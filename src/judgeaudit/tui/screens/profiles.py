@@ -288,16 +288,19 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def store_key(self, key_name: str, value: str) -> None:
-        from judgeaudit.profiles import secrets
+        from judgeaudit.profiles import bridgetokens, secrets
 
         try:
             secrets.set_key(key_name, value)
+            # a new key renews its bridged profiles' local tokens, as `key set` does (one owner)
+            renewed = bridgetokens.follow_key(self.store, key_name, renew=True)
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, str(exc), True)
             return
-        self.app.call_from_thread(
-            self.status, f"stored key {key_name} ({secrets.mask(value)}) in the OS keyring"
-        )
+        said = f"stored key {key_name} ({secrets.mask(value)}) in the OS keyring"
+        if renewed:
+            said += f"; {bridgetokens.renewed_note(renewed)}"
+        self.app.call_from_thread(self.status, said)
         self.app.call_from_thread(self.reload)
 
     # --- test ----------------------------------------------------------------------------------

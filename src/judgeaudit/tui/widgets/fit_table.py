@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -38,31 +39,45 @@ class Col:
     middle: bool = False  # cut in the middle: a URL's port and path tell rows apart
     apart: bool = False  # cut to keep where a value parts from the others' (a judge's options)
     figure: bool = False  # ``name figure``: the name is cut, never the figure after it
+    #: a URL: scheme and path give way first, its host:port never (the gateway a row points at)
+    url: bool = False
+    late: bool = False  # narrowed only once the others are at their narrowest (a profile's name)
 
-    def narrowest(self, natural: int) -> int:
-        return natural if self.whole else min(natural, self.min)
+    def narrowest(self, natural: int, floor: int | None = None) -> int:
+        return natural if self.whole else min(natural, self.min if floor is None else floor)
 
 
-def plan_widths(cols: Sequence[Col], natural: dict[str, int], width: int) -> dict[str, int]:
-    """Column widths that fit `width` cells: natural if they fit, else narrowed, else dropped."""
+def plan_widths(
+    cols: Sequence[Col],
+    natural: dict[str, int],
+    width: int,
+    floors: Mapping[str, int] | None = None,
+) -> dict[str, int]:
+    """Column widths that fit `width` cells: natural if they fit, else narrowed, else dropped.
+    ``floors``: a column's own narrowest (a URL column's widest host:port)."""
     shown = list(cols)
+    floors = floors or {}
 
     def need(widths: dict[str, int]) -> int:
         return sum(widths[c.key] + PADDING for c in shown)
 
     def narrowest() -> dict[str, int]:
-        return {c.key: c.narrowest(natural[c.key]) for c in shown}
+        return {c.key: c.narrowest(natural[c.key], floors.get(c.key)) for c in shown}
 
     while need(narrowest()) > width and any(c.drop for c in shown):
         shown.remove(max((c for c in shown if c.drop), key=lambda c: c.drop))
     widths = {c.key: natural[c.key] for c in shown}
     excess = need(widths) - width
-    # narrow the widest shrinkable column one cell at a time: long URLs and names give first
+    low = narrowest()
+    # narrow the widest shrinkable column one cell at a time: long URLs and names give first,
+    # a `late` column only once the others are at their narrowest
     while excess > 0:
-        candidates = [c for c in shown if widths[c.key] > c.narrowest(natural[c.key])]
+        candidates = [c for c in shown if widths[c.key] > low[c.key]]
+        if early := [c for c in candidates if not c.late]:
+            candidates = early
         if not candidates:
             break
-        widest = max(candidates, key=lambda c: (widths[c.key] - c.min, c.drop))
+        widest = max(candidates, key=lambda c: (widths[c.key] - low[c.key], c.drop))
         widths[widest.key] -= 1
         excess -= 1
     return widths
@@ -91,6 +106,34 @@ def fit(cell: Cell, width: int, middle: bool = False) -> Cell:
         return text[:head] + Text("…") + text[len(text.plain) - tail :]
     text.truncate(width, overflow="ellipsis")
     return text
+
+
+def host_port(url: str) -> str | None:
+    """``api.moonshot.cn`` of ``https://api.moonshot.cn/v1``, ``127.0.0.1:18101`` of
+    ``http://127.0.0.1:18101/v1``; None for what is no URL."""
+    netloc = urlsplit(url).netloc if "://" in url else ""
+    return netloc.rpartition("@")[2] or None
+
+
+def fit_url(cell: Cell, width: int) -> Cell:
+    """A URL cut to ``width`` so its host and port stay: whole, then without the scheme, then
+    host:port and ``/…`` for the path, then host:port; only a host:port wider than ``width`` is
+    cut, in its middle (two loopback gateways read ``http…1:18101`` and ``http…/api/v1``)."""
+    value = plain(cell)
+    host = host_port(value)
+    if cell_len(value) <= width or host is None:
+        return fit(cell, width, middle=True)
+    bare = value.split("://", 1)[1]
+    for shown in (bare, f"{host}/…" if bare.rstrip("/") != host else host, host):
+        if cell_len(shown) <= width:
+            return Text(shown)
+    return fit(host, width, middle=True)
+
+
+def url_floor(col: Col, rows: Sequence[Row]) -> int:
+    """A URL column's narrowest: its widest host:port (at most ``col.max`` or 32)."""
+    hosts = [host_port(plain(r.get(col.key, ""))) for _, r in rows]
+    return min(max([col.min] + [cell_len(h) for h in hosts if h]), col.max or 32)
 
 
 def _shared(a: str, b: str) -> int:
@@ -304,7 +347,8 @@ class FitTable(DataTable[Cell]):
         if self.sort_key in natural:  # room for the arrow
             col = next(c for c in self.cols if c.key == self.sort_key)
             natural[col.key] = max(natural[col.key], cell_len(col.label) + 1)
-        widths = plan_widths(self.cols, natural, width)
+        floors = {c.key: url_floor(c, rows) for c in self.cols if c.url}
+        widths = plan_widths(self.cols, natural, width, floors)
         keep = self.wanted_cursor
         self.clear(columns=True)
         shown = [c for c in self.cols if c.key in widths]
@@ -320,6 +364,8 @@ class FitTable(DataTable[Cell]):
                 if c.apart
                 else fit_figure(row.get(c.key, ""), widths[c.key])
                 if c.figure
+                else fit_url(row.get(c.key, ""), widths[c.key])
+                if c.url
                 else fit(row.get(c.key, ""), widths[c.key], c.middle)
                 for c in shown
             )
