@@ -7,6 +7,7 @@ the pandas builder, and in the text, Markdown and HTML reports."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ import pytest
 from judgeaudit.analysis.html import render_html
 from judgeaudit.analysis.report import ReportOptions, build_report, build_report_pandas
 from judgeaudit.analysis.report_render import render_markdown, render_table
+from judgeaudit.analysis.trend import build_trend
+from judgeaudit.analysis.trend_fmt import render
 from judgeaudit.cli import main
 from tests.unit.test_split_figures import _db, _pair, _statsmodels_interval
 
@@ -41,7 +44,9 @@ def test_an_always_tie_judge_is_all_tie_tie_and_its_decided_consistency_not_meas
     rows = [_swapped(i, f"t{i % 6}", "tie", "tie", 1) for i in range(12)]
     for report in _reports(_db(tmp_path, rows)):
         (row,) = report["position_bias"]
-        assert row["consistency_rate"] == 1.0  # the definition stays (GAUGE's, the goldens')
+        assert (
+            set(KEYS) <= set(row) and row["consistency_rate"] == 1.0
+        )  # the definition stays (GAUGE's, the goldens')
         assert row["both_tie"] == 12 and row["both_tie_rate"] == 1.0
         assert row["decided_pairs"] == 0 and row["decided_consistent"] == 0
         assert row["decided_consistency_rate"] is None
@@ -82,3 +87,29 @@ def test_a_mixed_run_by_hand(tmp_path: Path) -> None:
     text = render_table(report)
     assert "tie/tie 3 of 5 consistent pairs, 37.5%" in text
     assert f"where an order named a side, consistent 50.0% (2/4) [{low}, {high}]" in text
+
+
+def test_the_trend_table_says_an_always_tie_periods_consistency_is_tie_tie(tmp_path: Path) -> None:
+    rows = [_swapped(i, f"t{i % 6}", "tie", "tie", 1) for i in range(12)]
+    rows.append(_swapped(12, "t0", "A", "A", 1))  # one pair named a side: 1/1 agreed
+    out = _db(tmp_path, rows)
+    with sqlite3.connect(out / "audit.db") as db:
+        db.execute("UPDATE runs SET status = 'finished', created_at = '2026-11-01'")
+    db.close()
+    trend = build_trend([str(out)])
+    (period,) = trend["periods"]
+    got = period["position_consistency"]
+    assert (got["rate"], got["consistent"], got["both_tie"], got["decided_pairs"]) == (
+        1.0, 13, 12, 1)  # fmt: skip
+    table = render(trend, "table")
+    header, row = table.splitlines()[:2]
+    assert "tie/tie of consistent" in header and "consistent, side named" in header
+    assert "12/13" in row.split() and "100.0%" in row
+    assert "tie/tie of consistent" in render(trend, "html")
+    db = sqlite3.connect(out / "audit.db")
+    with db:
+        db.execute("DELETE FROM audit_pairs WHERE pair_id = 'p12'")
+    db.close()
+    (period,) = build_trend([str(out)])["periods"]
+    assert period["position_consistency"]["decided_consistency_rate"] is None
+    assert "not measured" in render(build_trend([str(out)]), "table").splitlines()[1]
