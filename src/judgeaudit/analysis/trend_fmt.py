@@ -78,8 +78,8 @@ def ties_cell(part: dict[str, Any]) -> str:
 def tie_tie_cell(part: dict[str, Any]) -> str:
     """A period's consistent pairs that were tie/tie, ``20/20``: two ties agree, so an
     always-tie judge is 100% consistent having decided nothing (position.agreement)."""
-    if "both_tie" not in part or part.get("consistent") is None:
-        return "n/a"
+    if "both_tie" not in part or part.get("consistent") is None or part.get("not_measured"):
+        return "n/a"  # a judge outage: no order agreed, its consistency is not measured
     return f"{part['both_tie']}/{part['consistent']}"
 
 
