@@ -436,5 +436,5 @@ def test_results_say_an_always_tie_judges_consistency_is_all_tie_tie(
 
     shown = " ".join(asyncio.run(go()).split())
     assert "swap-consistent 100.0%" in shown
-    assert "(all of it tie/tie (" in shown
-    assert "where an order named a side, consistent not measured (0 pairs)" in shown
+    assert "(all of it tie/tie: " in shown
+    assert "where an order named a side, consistent not measured, 0 pairs)" in shown

@@ -51,8 +51,8 @@ def test_an_always_tie_judge_is_all_tie_tie_and_its_decided_consistency_not_meas
         assert row["decided_pairs"] == 0 and row["decided_consistent"] == 0
         assert row["decided_consistency_rate"] is None
         assert row["decided_consistency_rate_ci"] == [None, None]
-    said = "all of it tie/tie (12 of 12 consistent pairs, 100.0%"
-    named = "where an order named a side, consistent not measured (0 pairs)"
+    said = "(all of it tie/tie: 12 of 12 consistent pairs, 100.0%"
+    named = "where an order named a side, consistent not measured, 0 pairs)"
     for text in (render_table(report), render_markdown(report), render_html(report, "")):
         assert said in text and named in text
 
@@ -85,7 +85,7 @@ def test_a_mixed_run_by_hand(tmp_path: Path) -> None:
         assert row["decided_consistency_rate_ci"] == pytest.approx(want)
     low, high = (f"{100 * v:.1f}" for v in _statsmodels_interval(named, named_tasks))
     text = render_table(report)
-    assert "tie/tie 3 of 5 consistent pairs, 37.5%" in text
+    assert "(tie/tie: 3 of 5 consistent pairs, 37.5%" in text
     assert f"where an order named a side, consistent 50.0% (2/4) [{low}, {high}]" in text
 
 
