@@ -198,9 +198,16 @@ def test_ties_and_consistency_carry_the_reports_interval(
         assert shown["ties [95% CI]"] == (
             f"{row['tie_share'] * 100:.1f}% [{ties[0] * 100:.1f}, {ties[1] * 100:.1f}]"
         )
-        assert shown["consistent [95% CI]"].endswith(
-            f"[{agree[0] * 100:.1f}, {agree[1] * 100:.1f}]"
-        )
+        consistent, tie_tie = shown["consistent [95% CI]"].split(" (tie/tie ")
+        assert consistent.endswith(f"[{agree[0] * 100:.1f}, {agree[1] * 100:.1f}]")
+        with sqlite3.connect(out / "audit.db") as db:  # by hand: consistent pairs, tie/tie ones
+            counted = db.execute(
+                "SELECT SUM(consistent), SUM(consistent = 1 AND pref_ab = 'tie') FROM"
+                " audit_pairs WHERE run_id = ? AND pref_ba IS NOT NULL", (run,)
+            ).fetchone()  # fmt: skip
+        db.close()
+        assert (row["position_consistent"], row["position_both_tie"]) == counted
+        assert tie_tie == f"{row['position_both_tie']}/{row['position_consistent']})"
         assert shown["consistent [95% CI]"] in text
         missing = _no_verdict_reference(out, run)
         assert row["no_verdict_rate_ci"] == pytest.approx(missing, rel=1e-9, abs=1e-12)

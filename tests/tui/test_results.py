@@ -410,3 +410,31 @@ def test_results_say_when_the_judge_gave_no_verdict(isolated: ProfileStore, tmp_
 
     shown = asyncio.run(go())
     assert shown.startswith("misselection not measured (the judge gave no verdict on any of")
+
+
+def test_results_say_an_always_tie_judges_consistency_is_all_tie_tie(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A judge answering "tie" to everything read "swap-consistent 100.0%" on Results, which a
+    reader takes for no position bias; it now says all of it is tie/tie and that consistency
+    where an order named a side was not measured."""
+    from tests.audit_helpers import write_tasks
+    from tests.cli_helpers import cli
+
+    write_tasks(tmp_path / "tasks.jsonl", 3)
+    judge = "judge-default:evidence=0,style=0,noise=0,position=0"
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl", judge=judge)
+    out = tmp_path / "out"
+    assert cli("run", str(spec), "--out", str(out)).returncode == 0
+
+    async def go() -> str:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f4")
+            assert results(app).report is not None
+            return str(results(app).query_one("#bias", Static).render())
+
+    shown = " ".join(asyncio.run(go()).split())
+    assert "swap-consistent 100.0%" in shown
+    assert "(all of it tie/tie: " in shown
+    assert "where an order named a side, consistent not measured, 0 pairs)" in shown

@@ -198,11 +198,33 @@ def tested(stat: Mapping[str, Any] | None, k: str, n: str) -> str:
     return f"{pct(stat['rate'])} ({stat[k]}/{stat[n]}) {ci(stat)}, p={p:.2g} vs 50%"
 
 
+def tie_tie(b: Mapping[str, Any]) -> str:
+    """How much of a swap consistency is tie/tie (position.agreement's keys, in a report row or
+    a trend period): two ties agree, so an always-tie judge is 100% consistent having decided
+    nothing. Then the consistency where an order named a side, ``not measured`` over none:
+    `` (all of it tie/tie: 12 of 12 consistent pairs, …; where an order named a side,
+    consistent not measured, 0 pairs)``."""
+    if "both_tie" not in b:  # a report or period from before the twentieth session
+        return ""
+    both, consistent = b["both_tie"], b.get("consistent")
+    share = f"{pct(b['both_tie_rate'])} {bracket(b.get('both_tie_rate_ci'))}"
+    counted = f"{both} of {consistent} consistent pairs, {share} of pairs judged in both orders"
+    of = f"{'all of it ' if both and both == consistent else ''}tie/tie: {counted}"
+    n = b.get("decided_pairs", 0)
+    named = (
+        f"{pct(b['decided_consistency_rate'])} ({b['decided_consistent']}/{n}) "
+        f"{bracket(b.get('decided_consistency_rate_ci'))}"
+        if n
+        else "not measured, 0 pairs"
+    )
+    return f" ({of}; where an order named a side, consistent {named})"
+
+
 def bias(b: Mapping[str, Any]) -> str:
     """One judge's position bias: both statistics under their own names, unparsed orders."""
     return (
         f"{b['judge_model']}: swap-consistent {pct(b['consistency_rate'])} "
-        f"{bracket(b.get('consistency_rate_ci'))}; unparsed orders "
+        f"{bracket(b.get('consistency_rate_ci'))}{tie_tie(b)}; unparsed orders "
         f"{b.get('unparsed_orders', 0)} (left out); of decided orders the first position won "
         f"{tested(b.get('first_position_win_rate'), 'first_position_wins', 'decided_orders')}"
         "; of real order disagreements the first position won "

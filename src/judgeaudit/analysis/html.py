@@ -23,6 +23,7 @@ from judgeaudit.analysis.fmt import (
     share,
     simulated,
     tested,
+    tie_tie,
     with_ci,
 )
 from judgeaudit.analysis.gap_model import model_line
@@ -194,7 +195,7 @@ def render_html(report: Report, svg: str) -> str:
             [
                 b["judge_model"],
                 b["pairs"],
-                f"{pct(b['consistency_rate'])} {bracket(b.get('consistency_rate_ci'))}",
+                f"{pct(b['consistency_rate'])} {bracket(b.get('consistency_rate_ci'))}{tie_tie(b)}",
                 b.get("unparsed_orders", 0),
                 tested(b.get("first_position_win_rate"), "first_position_wins", "decided_orders"),
                 tested(b.get("flips_won_by_first"), "won_by_first", "order_disagreements"),

@@ -166,6 +166,14 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "tie_share_ci": [ties["ci_low"], ties["ci_high"]],  # over all the run's pairs
         "position_consistency": consistency.get("consistency_rate"),
         "position_consistency_ci": consistency.get("consistency_rate_ci", [None, None]),
+        # how much of it is tie/tie, and the consistency where an order named a side
+        # (position.agreement: an always-tie judge is 100% consistent, all of it tie/tie)
+        "position_consistent": consistency.get("consistent"),
+        "position_both_tie": consistency.get("both_tie"),
+        "position_decided_consistency": consistency.get("decided_consistency_rate"),
+        "position_decided_consistency_ci": consistency.get(
+            "decided_consistency_rate_ci", [None, None]
+        ),
         "no_verdict_rate": verdicts["no_verdict_rate"],
         # over judged orders (two a swapped pair), task-clustered: the report's own interval
         "no_verdict_rate_ci": verdicts.get("no_verdict_rate_ci", [None, None]),
@@ -199,6 +207,8 @@ def _unmeasured(row: dict[str, Any]) -> dict[str, Any]:
         "tie_share_ci": [None, None],
         "position_consistency": None,
         "position_consistency_ci": [None, None],
+        "position_decided_consistency": None,
+        "position_decided_consistency_ci": [None, None],
         "satisfied_but_failed": None,
         "satisfied_but_failed_ci": [None, None],
     }
@@ -271,7 +281,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         rate(m),
         rate(near),
         with_ci(row["tie_share"], row.get("tie_share_ci")),
-        with_ci(row["position_consistency"], row.get("position_consistency_ci")),
+        with_ci(row["position_consistency"], row.get("position_consistency_ci")) + _tie_tie(row),
         with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci"), "[no CI]"),
         with_ci(row["satisfied_but_failed"], row.get("satisfied_but_failed_ci")),
         str(row["tokens"]),
@@ -281,6 +291,13 @@ def _cells(row: dict[str, Any]) -> list[str]:
         versus,
         row["run_id"],
     ]
+
+
+def _tie_tie(row: dict[str, Any]) -> str:
+    """The consistent cell's tie/tie count: `` (tie/tie 12/12)`` (none before the twentieth
+    session's reports, or without a pair judged in both orders)."""
+    both, consistent = row.get("position_both_tie"), row.get("position_consistent")
+    return "" if both is None or consistent is None else f" (tie/tie {both}/{consistent})"
 
 
 def _latency(row: dict[str, Any]) -> str:

@@ -4,9 +4,15 @@ every engine reads alike (:mod:`judgeaudit.analysis.clustered`).
 - **Swap consistency**: of the pairs judged in both orders (``pref_ba`` present), those whose
   stored ``consistent`` flag says the two orders agreed (an unparsed order agrees with nothing).
   One owner for every place it has an interval: per judge model (position bias), per task type
-  and per (agent pair, judge model) (the breakdowns), and over the whole run (the trend). Every
+  and per (agent pair, judge model) (the breakdowns), and over the whole run (the trend,
+  :func:`consistency_parts`). Every
   writer stores ``consistent`` exactly when ``pref_ba`` is present, so the rate here is the
   aggregation's ``SUM(consistent) / COUNT(consistent)``.
+- **Tie/tie** beside it: a pair whose two orders both said "tie" agreed, so it counts as
+  consistent, yet the judge decided nothing (an always-tie judge is 100% consistent). Each
+  row says how many consistent pairs were tie/tie (``both_tie``, its share of the pairs judged
+  in both orders) and the consistency among the pairs where at least one order named a side
+  (``decided_consistency_rate``, null over no such pair: not measured). :data:`AGREEMENT`.
 - **First position**: its win rate over decided orders, and of the real order disagreements
   (both orders decided, opposite sides) the share it won; each tested against 50%.
 """
@@ -15,23 +21,51 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgeaudit.analysis.clustered import PAIRS, Sums, as_int, grouped_parts, grouped_sums, interval
+from judgeaudit.analysis.clustered import PAIRS, Sums, as_int, grouped_parts, interval
 from judgeaudit.analysis.engines.dialect import Pairs
-from judgeaudit.analysis.report_types import Clustered, FirstPosition
+from judgeaudit.analysis.report_types import Agreement, Clustered, FirstPosition
 from judgeaudit.analysis.stats import mcnemar_exact
 
 #: Swap consistency per pair: both orders agreed, over pairs judged in both orders.
 CONSISTENT = as_int("COALESCE(consistent, 0) = 1")
 JUDGED_BOTH = as_int("pref_ba IS NOT NULL")
+#: Consistent because both orders said "tie" (an unparsed order stores a tie but is never
+#: consistent, so it is not here), and among the pairs judged in both orders where at least
+#: one order named a side, those whose orders agreed on it.
+BOTH_TIE = as_int("COALESCE(consistent, 0) = 1 AND COALESCE(pref_ab, '') = 'tie'")
+NAMED = "COALESCE(pref_ab, '') IN ('A', 'B') OR COALESCE(pref_ba, '') IN ('A', 'B')"
+DECIDED_BOTH = as_int(f"pref_ba IS NOT NULL AND ({NAMED})")
+DECIDED_AGREED = as_int("COALESCE(consistent, 0) = 1 AND COALESCE(pref_ab, '') IN ('A', 'B')")
+#: The parts of :func:`agreement`, for :func:`~judgeaudit.analysis.clustered.grouped_parts`.
+AGREEMENT = [([CONSISTENT, BOTH_TIE], JUDGED_BOTH), ([DECIDED_AGREED], DECIDED_BOTH)]
 
 
-def consistency_sums(db: Pairs, run_id: str, keys: list[str]) -> dict[tuple[Any, ...], Sums]:
-    """Swap consistency's task-clustered sums per group of ``keys`` (``[]``: the run, for the
-    trend); a group without a pair judged in both orders is absent. The report counts the same
-    :data:`CONSISTENT` over :data:`JUDGED_BOTH` inside scans it makes anyway (position bias
-    here, the breakdowns in ``split.report_splits``)."""
-    sums = grouped_sums(db, keys, [CONSISTENT], JUDGED_BOTH, PAIRS, (run_id,))
-    return {key: found[0] for key, found in sums.items()}
+def agreement(found: list[list[Sums] | None]) -> Agreement:
+    """Of :data:`AGREEMENT`'s sums: the tie/tie count and share of the pairs judged in both
+    orders, and the consistency among the pairs where an order named a side, each with the
+    report's interval (``[None, None]`` and a null rate without a pair to count)."""
+    both, decided = found
+    tie = interval(both[1]) if both else None
+    named = interval(decided[0]) if decided else None
+    return {
+        "both_tie": int(both[1].k) if both else 0,
+        "both_tie_rate": tie["rate"] if tie else None,
+        "both_tie_rate_ci": ci_of(tie),
+        "decided_pairs": int(decided[0].n) if decided else 0,
+        "decided_consistent": int(decided[0].k) if decided else 0,
+        "decided_consistency_rate": named["rate"] if named else None,
+        "decided_consistency_rate_ci": ci_of(named),
+    }
+
+
+def consistency_parts(
+    db: Pairs, run_id: str, keys: list[str]
+) -> dict[tuple[Any, ...], tuple[Sums, Agreement]]:
+    """Per group of ``keys`` (``[]``: the run, for the trend): the swap consistency's
+    :class:`Sums` and :func:`agreement` of the group, in one scan; a group without a pair
+    judged in both orders is absent."""
+    found = grouped_parts(db, keys, AGREEMENT, PAIRS, (run_id,))
+    return {key: (sums[0][0], agreement(sums)) for key, sums in found.items() if sums[0]}
 
 
 def ci_of(found: Clustered | None) -> list[float | None]:
@@ -68,13 +102,14 @@ def position_bias(db: Pairs, run_id: str) -> dict[Any, FirstPosition]:
     order disagreements the share the first position won (an order without a verdict is
     neither), and the interval of the swap-consistency rate (:data:`CONSISTENT` over :data:`JUDGED_BOTH`)."""
     flip_won = as_int(f"{FLIP} AND pref_ab = 'A'")
-    parts = [([FIRST_WINS], DECIDED), ([flip_won], as_int(FLIP)), ([CONSISTENT], JUDGED_BOTH)]
+    parts = [([FIRST_WINS], DECIDED), ([flip_won], as_int(FLIP)), *AGREEMENT]
     found = grouped_parts(db, ["judge_model"], parts, PAIRS, (run_id,))
     out: dict[Any, FirstPosition] = {}
     for model in sorted(found, key=lambda k: (k[0] is not None, k[0])):
-        orders, flips, agree = (sums[0] if sums else None for sums in found[model])
+        orders, flips, agree = (sums[0] if sums else None for sums in found[model][:3])
         out[model[0]] = {
             "consistency_rate_ci": ci_of(None if agree is None else interval(agree)),
+            "agreement": agreement(found[model][2:]),
             "first_position_win_rate": _tested(orders, "first_position_wins", "decided_orders"),
             "flips_won_by_first": _tested(flips, "won_by_first", "order_disagreements"),
         }

@@ -145,6 +145,19 @@ class SatisfiedButFailed(TypedDict):
     scale_note: NotRequired[str]
 
 
+class Agreement(TypedDict):
+    """How much of the swap consistency is tie/tie (position.agreement): a judge answering
+    "tie" to everything is 100% consistent having decided nothing (twentieth session)."""
+
+    both_tie: int  # consistent pairs whose two orders both said tie
+    both_tie_rate: float | None  # of the pairs judged in both orders
+    both_tie_rate_ci: list[float | None]
+    decided_pairs: int  # judged in both orders, at least one order named a side
+    decided_consistent: int  # ... both orders named the same side
+    decided_consistency_rate: float | None  # None over no such pair: not measured
+    decided_consistency_rate_ci: list[float | None]
+
+
 class PositionBias(TypedDict):
     """Per judge model: order consistency and the first-position tests (position.position_bias)."""
 
@@ -159,6 +172,14 @@ class PositionBias(TypedDict):
     first_position_win_rate: NotRequired[Any]  # a rate, then the tested figure (a dict)
     unparsed_orders: NotRequired[int]
     consistency_rate_ci: NotRequired[list[float | None]]  # [low, high], added by add_figures
+    # Agreement's keys, added by add_figures (position.agreement)
+    both_tie: NotRequired[int]
+    both_tie_rate: NotRequired[float | None]
+    both_tie_rate_ci: NotRequired[list[float | None]]
+    decided_pairs: NotRequired[int]
+    decided_consistent: NotRequired[int]
+    decided_consistency_rate: NotRequired[float | None]
+    decided_consistency_rate_ci: NotRequired[list[float | None]]
     flips_won_by_first: NotRequired[dict[str, Any]]
 
 
@@ -185,6 +206,7 @@ class FirstPosition(TypedDict):
     (position.position_bias)."""
 
     consistency_rate_ci: list[float | None]
+    agreement: Agreement
     first_position_win_rate: dict[str, Any]
     flips_won_by_first: dict[str, Any]
 

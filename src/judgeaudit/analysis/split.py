@@ -331,6 +331,7 @@ def add_figures(
         if bias_row["judge_model"] in bias:
             tests = bias[bias_row["judge_model"]]
             bias_row["consistency_rate_ci"] = tests["consistency_rate_ci"]
+            bias_row.update(tests["agreement"])  # type: ignore[typeddict-item]
             bias_row["first_position_win_rate"] = tests["first_position_win_rate"]
             bias_row["flips_won_by_first"] = tests["flips_won_by_first"]
     report["intervals"] = METHOD

@@ -30,7 +30,7 @@ from judgeaudit.analysis.engines.history import RUN_SUFFIX, RunRecords, is_histo
 from judgeaudit.analysis.fmt import NO_TASK_COUNTS
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.judged_by import judged_by
-from judgeaudit.analysis.position import consistency_sums
+from judgeaudit.analysis.position import consistency_parts
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
@@ -180,20 +180,22 @@ def check_series(refs: list[RunRef], gap_source: str | None) -> None:
 
 
 def _consistency(out: Path, run_id: str, engine: str) -> dict[str, Any]:
-    """Swap consistency over the run's pairs, the report's owner's (position.consistency_sums:
-    the report gives it per judge model, a period needs the run's)."""
+    """Swap consistency over the run's pairs, the report's owner's (position.consistency_parts:
+    the report gives it per judge model, a period needs the run's), with how much of it is
+    tie/tie and the consistency where an order named a side (position.agreement)."""
     db = open_db(out)
     try:
         pairs, _ = open_engine(engine, db, out, run_id)
         try:
-            sums = consistency_sums(pairs, run_id, []).get(())
+            found = consistency_parts(pairs, run_id, []).get(())
         finally:
             pairs.close()
     finally:
         db.close()
-    if sums is None:
+    if found is None:
         return {**_none(), "pairs": 0}
-    return {**interval(sums), "pairs": int(sums.n)}
+    sums, agreed = found
+    return {**interval(sums), "pairs": int(sums.n), "consistent": int(sums.k), **agreed}
 
 
 def _none() -> dict[str, Any]:

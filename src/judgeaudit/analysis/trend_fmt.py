@@ -75,6 +75,24 @@ def ties_cell(part: dict[str, Any]) -> str:
     return f"{part['tie']}/{part['decisive']}"
 
 
+def tie_tie_cell(part: dict[str, Any]) -> str:
+    """A period's consistent pairs that were tie/tie, ``20/20``: two ties agree, so an
+    always-tie judge is 100% consistent having decided nothing (position.agreement)."""
+    if "both_tie" not in part or part.get("consistent") is None or part.get("not_measured"):
+        return "n/a"  # a judge outage: no order agreed, its consistency is not measured
+    return f"{part['both_tie']}/{part['consistent']}"
+
+
+def side_named_cell(part: dict[str, Any]) -> str:
+    """The consistency where an order named a side, ``not measured`` over no such pair."""
+    if "decided_pairs" not in part:
+        return "n/a"
+    if not part["decided_pairs"]:
+        return "not measured"
+    low, high = part.get("decided_consistency_rate_ci") or (None, None)
+    return with_interval({"rate": part["decided_consistency_rate"], "ci_low": low, "ci_high": high})
+
+
 def _no_alert(detector: dict[str, Any]) -> str:
     """What a trend without an alert says: whether anything was tested at all."""
     return "no alert" if detector.get("tests") else "no alert tested"
@@ -138,7 +156,8 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
     periods = trend["periods"]
     near = periods[0]["buckets"][0]["label"] if periods and periods[0]["buckets"] else "near"
     headers = ["period", "misselection [95% CI]", f"{near} [95% CI]", "ties/decisive", "judge sbf",
-               "user sbf", "no verdict", "consistent", "human disagr.", "judge"]  # fmt: skip
+               "user sbf", "no verdict", "consistent", "tie/tie of consistent",
+               "consistent, side named", "human disagr.", "judge"]  # fmt: skip
     alerted = {(a["period"]) for a in trend.get("alerts", [])}
     rows = []
     for p in periods:
@@ -153,6 +172,8 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
                 with_interval(p["user_satisfied_but_failed"]),
                 with_interval(p["no_verdict"]),
                 with_interval(p["position_consistency"]),
+                tie_tie_cell(p["position_consistency"]),
+                side_named_cell(p["position_consistency"]),
                 with_interval(p["human_disagreement"]),
                 ",".join(p["judge_models"]) or "?",
             ]

@@ -28,7 +28,7 @@ def test_every_report_format_prints_intervals_in_brackets(tmp_path: Path) -> Non
         assert BRACKET.search(text), fmt
     table = render(report, "table")
     assert re.search(r"tie-aware \d+\.\d% \[\d+\.\d, \d+\.\d\]", table)
-    assert re.search(r"swap-consistent \d+\.\d% \[\d+\.\d, \d+\.\d\];", table)
+    assert re.search(r"swap-consistent \d+\.\d% \[\d+\.\d, \d+\.\d\] \(tie/tie: \d+ of", table)
 
 
 def test_the_apps_bars_and_the_shared_lines_use_the_same_form() -> None:

@@ -81,4 +81,4 @@ def test_swap_consistency_has_a_statsmodels_interval_over_swapped_pairs(report: 
     want = _reference(consistent, [p[0] for p in swapped])
     assert bias["consistency_rate_ci"] == pytest.approx(want, rel=1e-9)
     low, high = want
-    assert f"swap-consistent 78.6% [{low * 100:.1f}, {high * 100:.1f}];" in render(report, "table")
+    assert f"swap-consistent 78.6% [{low * 100:.1f}, {high * 100:.1f}] (" in render(report, "table")
