@@ -173,3 +173,19 @@ def test_off_of_a_file_judgeaudit_made_that_is_gone_says_so(
     out = capsys.readouterr().out
     assert "note: is gone: nothing of yours was in it, nothing to put back" in out
     assert not settings(tmp_path).exists() and not isolated.state()["owned"]
+
+
+def test_the_held_back_note_masks_a_key_in_either_url(
+    isolated: ProfileStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """lane-off's own note: the saved and the new base URL were printed as they are, and a URL
+    can carry a key (user:password@, a query token)."""
+    secret = "sk-in-the-url-" + "9" * 20
+    settings(tmp_path).write_text(json.dumps(FULL, indent=2) + "\n")
+    add_profiles(isolated)
+    use_profile(isolated, "a-claude")
+    _edit_base_url(settings(tmp_path), f"https://me:{secret}@gw.example.com/api?key={secret}")
+    capsys.readouterr()
+    assert main(["profile", "off", "claude"]) == 0
+    note = next(line for line in capsys.readouterr().out.splitlines() if "holds back" in line)
+    assert "gw.example.com" in note and secret not in note

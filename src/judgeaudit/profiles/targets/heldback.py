@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from judgeaudit.credentials import scrub
 from judgeaudit.profiles.ledger import Entry, fingerprint
 
 BASE_URL = "env.ANTHROPIC_BASE_URL"
@@ -89,8 +90,10 @@ def said(held: dict[str, Entry], after: str | None) -> str:
     """The one line ``off`` says about what it held back, why, and how to get it."""
     names = ", ".join(held)
     was = {_value(e[SAVED_WITH]) for e in held.values()}
-    was_said = " / ".join(sorted(str(u) for u in was if u is not None)) or "unset"
-    now = _value(after) if after is not None else "unset"
+    # a URL may carry a key (user:password@, ?key=...): shown masked, as every URL judgeaudit
+    # prints
+    was_said = " / ".join(sorted(scrub(str(u)) for u in was if u is not None)) or "unset"
+    now = scrub(str(_value(after))) if after is not None else "unset"
     return (
         f"holds back your {names}: saved with ANTHROPIC_BASE_URL {was_said}, which you changed "
         f"to {now} while switched, so they would go to another server; kept (set "
