@@ -187,5 +187,6 @@ def test_the_held_back_note_masks_a_key_in_either_url(
     _edit_base_url(settings(tmp_path), f"https://me:{secret}@gw.example.com/api?key={secret}")
     capsys.readouterr()
     assert main(["profile", "off", "claude"]) == 0
-    note = next(line for line in capsys.readouterr().out.splitlines() if "holds back" in line)
-    assert "gw.example.com" in note and secret not in note
+    out = capsys.readouterr().out
+    note = next(line for line in out.splitlines() if "holds back" in line)
+    assert "gw.example.com" in note and secret not in out  # the note, and the diff above it

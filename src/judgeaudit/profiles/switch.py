@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judgeaudit.credentials import scrub_content
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backupkeys, backups, bridgeopt, bridgeports, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
@@ -175,7 +176,9 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         )
         text = text or f"{label}: no change\n"
         text += "".join(f"  note: {note}\n" for note in plan.notes)
-        chunks.append(redact(text, [*_secrets_in(plan), *(redact_also or [])]))
+        # then what no key name marks: a key in a URL (user:password@, ?key=sk-...), a key-shaped
+        # word (a base URL the user wrote with a key in it was shown whole)
+        chunks.append(scrub_content(redact(text, [*_secrets_in(plan), *(redact_also or [])])))
     return "".join(chunks)
 
 
