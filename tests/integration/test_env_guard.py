@@ -128,3 +128,22 @@ def test_env_of_a_codex_profile_says_codex_does_not_read_the_exports(home: Path)
     assert "`judgeaudit profile use a-codex`" in line and KEY_A not in line
     sdk = cli(home, "env", "s", env={"B_KEY": KEY_A})
     assert sdk.returncode == 0 and sdk.stderr == ""  # other profiles: as before
+
+
+def test_env_of_an_inline_profile_switched_in_is_its_own_key_to_its_own_gateway(
+    home: Path,
+) -> None:
+    """A reviewer: with a key_mode inline profile switched in, settings.json holds its own key
+    beside its own URL, and `env` of that same profile was refused as a redirect. Another
+    profile's env is still refused (that token would go before its key)."""
+    ka = _claude_pair(home)
+    ki = unique("ki")
+    assert cli(home, "key", "set", ki, stdin=KEY_B + "\n").returncode == 0
+    add(home, "i-claude", "claude", GW_B, "--key", ki, "--model", "m", "--option",
+        "key_mode=inline")  # fmt: skip
+    assert cli(home, "profile", "use", "i-claude").returncode == 0
+    own = cli(home, "env", "i-claude")
+    assert own.returncode == 0, own.stderr
+    assert f"export ANTHROPIC_AUTH_TOKEN='{KEY_B}'" in own.stdout
+    other = cli(home, "env", "a-claude")
+    assert other.returncode == 2 and other.stdout == "" and ka

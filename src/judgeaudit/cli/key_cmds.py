@@ -204,7 +204,8 @@ def cmd_env(args: argparse.Namespace) -> int:
     given, gone = profile_environment(profile, key)
     if not args.force:
         try:
-            execguard.check_env(profile, [name for name, value in given.items() if value == key])
+            with_key = [name for name, value in given.items() if value == key]
+            execguard.check_env(profile, with_key, own_key=key)
         except ProfileError as exc:
             raise UserError(str(exc)) from None
     print(sdk.exports(given, args.shell, unset=gone))

@@ -27,10 +27,13 @@ REDIRECT_VARS = ("ANTHROPIC_BASE_URL", *claude.TOKEN_VARS)
 CLIENTS = {"claude": "Claude Code", "codex": "Codex"}
 
 
-def claude_redirects(cwd: Path | None = None, base_url: str | None = None) -> list[str]:
+def claude_redirects(
+    cwd: Path | None = None, base_url: str | None = None, own_key: str | None = None
+) -> list[str]:
     """``FILE sets env.X`` for each Claude Code settings layer whose ``env`` outranks the
     process environment with another endpoint (than ``base_url``, the one exported), token or
-    cloud."""
+    cloud. A token equal to ``own_key`` in a layer that names ``base_url`` is the profile's own
+    (a switched-in ``key_mode = "inline"`` profile): nothing redirected."""
     from judgeaudit.profiles.shadowing import claude_layers  # reads files: only when needed
 
     out = []
@@ -38,10 +41,18 @@ def claude_redirects(cwd: Path | None = None, base_url: str | None = None) -> li
         env = layer.data.get("env")
         if layer.path is None or not isinstance(env, dict):
             continue
+        layer_url = env.get("ANTHROPIC_BASE_URL")
+        own_gateway = (
+            isinstance(layer_url, str)
+            and bool(base_url)
+            and layer_url.rstrip("/") == str(base_url).rstrip("/")
+        )
         for variable in REDIRECT_VARS:
-            url = env.get(variable) if variable == "ANTHROPIC_BASE_URL" else None
-            if isinstance(url, str) and base_url and url.rstrip("/") == base_url.rstrip("/"):
+            if variable == "ANTHROPIC_BASE_URL" and own_gateway:
                 continue  # this profile's own gateway (it is switched in): nothing redirected
+            token = env.get(variable) if variable in claude.TOKEN_VARS else None
+            if own_gateway and own_key and isinstance(token, str) and token == own_key:
+                continue  # its own key to its own gateway (an inline profile switched in)
             if env.get(variable):
                 out.append(f"{layer.path} sets env.{variable}")
         for variable in claude.ROUTER_VARS:
@@ -90,20 +101,23 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
     return out
 
 
-def redirects(profile: Profile, with_key: Collection[str]) -> list[tuple[str, str]]:
+def redirects(
+    profile: Profile, with_key: Collection[str], own_key: str | None = None
+) -> list[tuple[str, str]]:
     """``(app, FILE ...)`` for each file of the user's that would send one of ``with_key`` (the
-    variables set to the profile's key) to another gateway than the profile's."""
+    variables set to the profile's key, ``own_key``) to another gateway than the profile's."""
     found: list[tuple[str, str]] = []
     if set(with_key) & set(claude.TOKEN_VARS):
-        found += [("claude", line) for line in claude_redirects(None, profile.anthropic_gateway())]
+        gateway = profile.anthropic_gateway()
+        found += [("claude", line) for line in claude_redirects(None, gateway, own_key)]
     found += [("codex", line) for line in codex_redirects(with_key, profile.openai_base())]
     return found
 
 
-def check_env(profile: Profile, with_key: Collection[str]) -> None:
+def check_env(profile: Profile, with_key: Collection[str], own_key: str | None = None) -> None:
     """``judgeaudit env``: the guard of a command exec cannot recognise (a shell that loaded the
     exports can start anything), refused in one line before anything is printed."""
-    found = redirects(profile, with_key)
+    found = redirects(profile, with_key, own_key)
     if not found:
         return
     app, line = found[0]
