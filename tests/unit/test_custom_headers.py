@@ -173,3 +173,27 @@ def test_an_edit_made_while_switched_is_kept_at_off(isolated: ProfileStore, tmp_
     assert "keeps your edit of env.ANTHROPIC_CUSTOM_HEADERS" in result.diff
     back = json.loads(settings(tmp_path).read_text())["env"]["ANTHROPIC_CUSTOM_HEADERS"]
     assert back == f"Authorization: Bearer {KEY_A}\r\nX-Org: acme-2\n"
+
+
+def test_a_backup_whose_own_json_is_faulty_is_named_not_the_live_file(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A reviewer: a backup taken before duplicate keys were refused still holds one; restoring
+    it named the live file's line, and fixing the live file as told changed nothing."""
+    import pytest
+
+    from judgeaudit.profiles.model import ProfileError
+
+    settings(tmp_path).write_text(
+        '{"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:18801",'
+        f'"ANTHROPIC_CUSTOM_HEADERS":"x-gateway-key: {KEY_A}"}},"apiKeyHelper":"cat /tmp/keyA"}}\n'
+    )
+    add_b(isolated)
+    use_profile(isolated, "b")
+    kept = next(b for b in backups.list_backups(isolated) if b.redacted)
+    kept.path.write_text(
+        kept.path.read_text().replace('{"env"', '{"model":"a",\n"model":"b","env"')
+    )
+    with pytest.raises(ProfileError) as refused:
+        restore.restore(isolated, kept.id)
+    assert str(refused.value).startswith(f"{kept.path}:2:1: invalid JSON (the key")

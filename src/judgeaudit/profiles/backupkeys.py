@@ -89,7 +89,9 @@ def put_keys_back(found: backups.Backup, content: bytes) -> bytes:
     if not found.redacted:
         return content
     target = Path(found.original)
-    doc = claude.parse(target, content)
+    # named by the backup's own file: a fault in it (a duplicate key kept from before such
+    # files were refused) is the backup's, not the live file's, which may be fixed already
+    doc = claude.parse(found.path, content)
     view = claude.SettingsDoc(doc)
     lines: dict[str, dict[str, str]] = {}  # path -> masked line -> the line from the keyring
     for marker in found.redacted:
