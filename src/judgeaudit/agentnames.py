@@ -34,6 +34,24 @@ TRIAL_PART = re.compile(r"t[0-9]+")
 #: Unicode categories an id may not hold: control (Cc), format (Cf: zero-width spaces and
 #: joiners, bidi controls, the byte-order mark, the soft hyphen), line and paragraph separators.
 _INVISIBLE = frozenset(("Cc", "Cf", "Zl", "Zp"))
+#: Characters that print as nothing in other categories (Unicode's default-ignorable code points
+#: outside those): the combining grapheme joiner, the Hangul fillers, Khmer's inherent vowels,
+#: Mongolian's and the general variation selectors (``t\ufe0f1`` printed as ``t1``).
+_IGNORABLE = frozenset(
+    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810),
+     *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
+)  # fmt: skip
+_ZWNJ, _ZWJ, _VS16 = "\u200c", "\u200d", "\ufe0f"
+#: Scripts whose letters a joiner or non-joiner draws differently (Arabic, Syriac, Thaana, N'Ko
+#: and their supplements; the Indic scripts; Myanmar; Khmer and Mongolian; Arabic forms).
+_JOINING = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0x1000, 0x109F), (0x1780, 0x18AF),
+            (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))  # fmt: skip
+#: The flags Unicode writes with tags (England, Scotland, Wales); any other tag run after the
+#: black flag prints as the plain flag and hides its letters.
+_TAG_FLAGS = tuple(
+    "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in region) + "\U000e007f"
+    for region in ("gbeng", "gbsct", "gbwls")
+)
 
 
 def id_text_problem(text: str) -> str | None:
@@ -42,7 +60,8 @@ def id_text_problem(text: str) -> str | None:
     if text.isascii() and text.isprintable():  # the usual id: one pass in C
         return None
     for index, char in enumerate(text, 1):
-        if unicodedata.category(char) in _INVISIBLE and not _shapes(text, index - 1):
+        hides = unicodedata.category(char) in _INVISIBLE or ord(char) in _IGNORABLE
+        if hides and not _shapes(text, index - 1):
             name = unicodedata.name(char, "a control character")
             return (
                 f"holds U+{ord(char):04X} ({name}) at character {index}, which prints as nothing "
@@ -51,31 +70,44 @@ def id_text_problem(text: str) -> str | None:
     return None
 
 
-#: Zero-width non-joiner and joiner: they change how the characters beside them are drawn
-#: (Persian ``می‌خواهم``, emoji sequences such as the family or the rainbow flag).
-_JOINERS = frozenset(("\u200c", "\u200d"))
-_BLACK_FLAG, _CANCEL_TAG = "\U0001f3f4", "\U000e007f"
+def _pictographic(char: str) -> bool:
+    """An emoji or pictograph a joiner or VS16 builds on (an approximation of Unicode's
+    Extended_Pictographic by its blocks)."""
+    code = ord(char)
+    return 0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF or 0x2B00 <= code <= 0x2BFF
+
+
+def _joining(char: str) -> bool:
+    return any(low <= ord(char) <= high for low, high in _JOINING)
 
 
 def _shapes(text: str, at: int) -> bool:
-    """Whether the format character at ``at`` visibly shapes its neighbours rather than hiding:
-    a joiner between two visible non-ASCII characters (between ASCII letters it would hide:
-    ``t\u200d1`` prints as ``t1``), or a tag character of a flag sequence (U+1F3F4, tags,
-    U+E007F: England's flag)."""
+    """Whether the character at ``at``, invisible by itself, visibly shapes its neighbours: a
+    zero-width joiner between two emoji (the family, the rainbow flag: VS16 counts with the
+    emoji before it), a joiner or non-joiner between two letters of a joining script (Persian
+    ``می‌خواهم``), VS16 right after an emoji, the tags of England's, Scotland's or Wales's flag.
+    Anywhere else it hides: ``t\u200d1``, ``中\u200d文`` and ``ü\u200cü`` print as if it were
+    not there."""
     char = text[at]
-    if char in _JOINERS:
-        if at == 0 or at == len(text) - 1:
+    before = text[at - 1] if at > 0 else ""
+    after = text[at + 1] if at + 1 < len(text) else ""
+    if char == _VS16:
+        return bool(before) and _pictographic(before)
+    if char in (_ZWJ, _ZWNJ):
+        if not before or not after:
             return False
-        return all(
-            not n.isascii() and unicodedata.category(n) not in _INVISIBLE
-            for n in (text[at - 1], text[at + 1])
+        if _joining(before) and _joining(after):
+            return True
+        emoji_before = _pictographic(before) or (
+            before == _VS16 and at > 1 and _pictographic(text[at - 2])
         )
-    if "\U000e0020" <= char <= _CANCEL_TAG:
-        start = at
-        while start > 0 and "\U000e0020" <= text[start - 1] <= _CANCEL_TAG:
-            start -= 1
-        end = text.find(_CANCEL_TAG, at)
-        return start > 0 and text[start - 1] == _BLACK_FLAG and end != -1
+        return char == _ZWJ and emoji_before and _pictographic(after)
+    if "\U000e0020" <= char <= "\U000e007f":
+        return any(
+            text.startswith(flag, start)
+            for flag in _TAG_FLAGS
+            for start in range(max(0, at - len(flag) + 1), at)
+        )
     return False
 
 

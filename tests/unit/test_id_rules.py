@@ -43,8 +43,25 @@ def test_a_joiner_that_shapes_visible_text_is_part_of_the_id(text: str) -> None:
     the spelling). A joiner between two visible non-ASCII characters, and the tags of a flag
     sequence, shape what is drawn; between ASCII letters, at an end or alone they still hide."""
     assert task_id_problem(f"task {text}") is None and agent_name_problem(f"a-{text}") is None
-    for hiding in ("t\u200d1", "\u200d\u00e9", "\u00e9\u200d", "a\U000e0067\U000e007f"):
-        assert task_id_problem(hiding) is not None, repr(hiding)
+
+
+def tags(letters: str) -> str:
+    return "".join(chr(0xE0000 + ord(c)) for c in letters)
+
+
+@pytest.mark.parametrize(
+    "hiding",
+    ["t\u200d1", "\u200d\u00e9", "\u00e9\u200d", "a\U000e0067\U000e007f",
+     # a second reviewer: between letters of scripts a joiner does not shape, it hides
+     "\u00fc\u200c\u00fc", "\u4e2d\u200d\u6587", "\u00a0\u200d\u00a0",
+     "e\u0301\u200d\u0301", "\u3164\u200d\u3164",
+     # a tag run that is no flag Unicode writes prints as the plain black flag
+     "x\U0001f3f4\U000e007f", "\U0001f3f4" + tags("ignore") + "\U000e007f",
+     # default-ignorable characters outside Cc/Cf: printed as nothing
+     "t\ufe0f1", "t\u034f1", "t\u31641", "t\u180b1", "t\U000e01001"],
+)  # fmt: skip
+def test_a_character_that_hides_is_refused_wherever_it_does_not_shape(hiding: str) -> None:
+    assert task_id_problem(hiding) is not None, repr(hiding)
 
 
 def test_openai_content_parts_are_read_and_a_bare_string_list_is_refused() -> None:
