@@ -197,3 +197,20 @@ def test_a_backup_whose_own_json_is_faulty_is_named_not_the_live_file(
     with pytest.raises(ProfileError) as refused:
         restore.restore(isolated, kept.id)
     assert str(refused.value).startswith(f"{kept.path}:2:1: invalid JSON (the key")
+
+
+def test_a_bridged_profile_set_inline_still_warns_of_a_terminal_token(
+    isolated: ProfileStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: a bridged profile's tool always runs the helper whatever key_mode says, so a
+    terminal token outranks it and goes to the bridge's port; key_mode inline hid the warning."""
+    isolated.save(
+        profile_from_dict(
+            {"name": "bi", "app": "claude", "base_url": "http://127.0.0.1:18803", "key": "kb",
+             "options": {"bridge": "chat", "key_mode": "inline"}},
+            "test",
+        )
+    )  # fmt: skip
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "fake-terminal-token-" + "3" * 12)
+    warnings = shadowing.claude_warnings(isolated.get("bi"))
+    assert any("ANTHROPIC_AUTH_TOKEN is set" in w for w in warnings), warnings

@@ -263,7 +263,7 @@ def claude_warnings(
     judgeaudit project binding (the doctor warned about the binding's own keys). ``tokens``:
     whether to warn about tokens too (the doctor's key lines already say it, in other words)."""
     out = []
-    inline = profile is not None and profile.option("key_mode") == "inline"
+    inline = profile is not None and claude.tool_key_mode(profile) == "inline"  # bridged: helper
     env_mode = profile is not None and claude.tool_key_mode(profile) == "env"
     below = ("user", "project-local", "project") if project_switch else ("user",)
     if bound_here:
