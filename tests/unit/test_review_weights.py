@@ -279,3 +279,18 @@ def test_agreement_of_pairs_of_one_task_is_clustered_by_task() -> None:
     got = agreement(pairs, labels)["judge_vs_human"]
     low, high = proportion_confint(20, 40, method="wilson")
     assert got["agreement_ci"][0] < low and got["agreement_ci"][1] > high
+
+
+def test_conversations_never_make_a_census_of_a_stratum_of_pairs() -> None:
+    """A review: the success check passes up to two conversations a pair against a population
+    of pairs, so half a stratum's pairs labelled counted as all of it and lost its spread."""
+    from judgeaudit.analysis.review_weights import weighted_figures
+
+    x, y = [1, 1, 1, 0, 1, 1], [1, 0, 1, 1, 1, 1]
+    as_pairs = weighted_figures(x, y, ["control"] * 6, {"control": 6}, [1, 1, 2, 2, 3, 3])
+    assert as_pairs["weighted_agreement_ci"] is None  # six pairs of six: the run's, exactly
+    found = weighted_figures(
+        x, y, ["control"] * 6, {"control": 6}, [1, 1, 2, 2, 3, 3], per_pair=False
+    )
+    low, high = found["weighted_agreement_ci"]
+    assert low < 4 / 6 < high

@@ -300,7 +300,7 @@ def agreement(
             tasks.append(row["task_id"])
     if check:
         out["success_check_vs_human"] = {
-            **_compared(check, human_s, strata, population, tasks),
+            **_compared(check, human_s, strata, population, tasks, per_pair=False),
             "unit": "conversation (task, agent, trial), counted once",
         }
     return out
@@ -323,7 +323,12 @@ UNWEIGHTED = f"agreement: {TASK_WILSON}, clustered by task; kappa: {KAPPA_METHOD
 
 
 def _compared(
-    x: list[Any], y: list[Any], strata: list[str], population: dict[str, int], tasks: list[Any]
+    x: list[Any],
+    y: list[Any],
+    strata: list[str],
+    population: dict[str, int],
+    tasks: list[Any],
+    per_pair: bool = True,
 ) -> dict[str, Any]:
     """Agreement as labelled with the report's interval (the items of one task share its
     conversations: clustered by task), kappa with its asymptotic interval clustered the same
@@ -341,7 +346,7 @@ def _compared(
         "kappa_ci": list(kappa_interval(x, y, tasks)),
         "unweighted_interval": UNWEIGHTED,
         "confusion": confusion(x, y),
-        **weighted_figures(x, y, strata, population, tasks),
+        **weighted_figures(x, y, strata, population, tasks, per_pair=per_pair),
     }
 
 

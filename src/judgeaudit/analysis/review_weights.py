@@ -72,16 +72,18 @@ def weighted_figures(
     strata: list[str],
     population: dict[str, int],
     tasks: list[Any] | None = None,
+    per_pair: bool = True,
 ) -> dict[str, Any]:
     """Weighted agreement with its stratified Jeffreys 95% interval, and weighted kappa with a
     rescaled bootstrap of the labelled tasks within strata (``tasks``: each item's task; None:
-    each item its own).
+    each item its own). ``per_pair``: the items are pairs, so a stratum labelled as many times
+    as it holds pairs is a census (the success check's items are conversations: never one).
 
     Cached on its inputs: the Review screen recomputes the figures on every item it shows,
     and the labels change only when one is edited."""
     clusters = tuple(tasks) if tasks is not None else tuple(range(len(x)))
     found = _weighted(
-        tuple(x), tuple(y), tuple(strata), tuple(sorted(population.items())), clusters
+        tuple(x), tuple(y), tuple(strata), tuple(sorted(population.items())), clusters, per_pair
     )
     return copy.deepcopy(found)
 
@@ -100,6 +102,7 @@ def _weighted(
     strata_in: tuple[str, ...],
     population_in: tuple[tuple[str, int], ...],
     tasks_in: tuple[Any, ...],
+    per_pair: bool,
 ) -> dict[str, Any]:
     x, y, strata, population = list(x_in), list(y_in), list(strata_in), dict(population_in)
     labelled = {s: strata.count(s) for s in sorted(set(strata))}
@@ -108,7 +111,8 @@ def _weighted(
     agreement, kappa = weighted_kappa(x, y, w)
     # a stratum labelled whole (a census) has no sampling spread and is kept as it is; any
     # other needs labels from two tasks, or its resample is itself and the interval too narrow
-    census = {s for s, n in labelled.items() if n >= population.get(s, 0)}
+    # (``population`` counts pairs: conversations, two a pair, never make a census)
+    census = {s for s, n in labelled.items() if per_pair and n >= population.get(s, 0)}
     groups = _task_groups(strata, tasks_in, census)
     short = [s for s in labelled if s not in census and len(groups[s]) < MIN_PER_STRATUM]
     figures = {
