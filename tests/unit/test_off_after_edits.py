@@ -184,9 +184,11 @@ def test_the_held_back_note_masks_a_key_in_either_url(
     settings(tmp_path).write_text(json.dumps(FULL, indent=2) + "\n")
     add_profiles(isolated)
     use_profile(isolated, "a-claude")
-    _edit_base_url(settings(tmp_path), f"https://me:{secret}@gw.example.com/api?key={secret}")
+    url = f"https://me:{secret}@gw.example.com/api?key={secret}&token=hunter2-plain"
+    _edit_base_url(settings(tmp_path), url)
     capsys.readouterr()
     assert main(["profile", "off", "claude"]) == 0
     out = capsys.readouterr().out
     note = next(line for line in out.splitlines() if "holds back" in line)
     assert "gw.example.com" in note and secret not in out  # the note, and the diff above it
+    assert "hunter2" not in note  # a query holds tokens of any shape: left out of the note

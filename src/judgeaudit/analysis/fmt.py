@@ -241,7 +241,7 @@ NO_SWAPPED = (
 
 
 def weighted(part: Mapping[str, Any]) -> str:
-    """Weighted agreement and kappa with their stratified-bootstrap intervals."""
+    """Weighted agreement and kappa with their intervals (stratified Jeffreys, Rao-Wu bootstrap)."""
     k_text = kappa(part.get("weighted_kappa"), part.get("weighted_kappa_ci"))
     return (
         f"agreement {pct(part.get('weighted_agreement'))} {bracket(part.get('weighted_agreement_ci'))}, "

@@ -40,8 +40,11 @@ def reader(profile: Profile, *, token_at_start: str | None) -> Callable[[], Read
         try:
             key = secrets.resolve_key(now)
         except secrets.SecretError:
-            if now.key:  # absent, or a keyring that failed to answer: that raises, the last
-                secrets.key_answer(now.key)  # reading stays (get_key says None to both)
+            # absent, or a keyring that failed to answer: that raises and the last reading
+            # stays (get_key says None to both); a key that is there by now is taken
+            there = secrets.key_answer(now.key) if now.key else None
+            if there:
+                return Reading(token, there)
             fix = secrets.missing_key_fix(now)
             return refused(f"profile {name} has no key now", f"{fix} (taken within a second)")
         if token is None and seen[0]:

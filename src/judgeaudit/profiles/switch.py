@@ -176,8 +176,8 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         )
         text = text or f"{label}: no change\n"
         text += "".join(f"  note: {note}\n" for note in plan.notes)
-        # then what no key name marks: a key in a URL (user:password@, ?key=sk-...), a key-shaped
-        # word (a base URL the user wrote with a key in it was shown whole)
+        # then what no key name marks: a URL's user:password@ and any key-shaped word (a base
+        # URL the user wrote with a key in it was shown whole)
         chunks.append(scrub_content(redact(text, [*_secrets_in(plan), *(redact_also or [])])))
     return "".join(chunks)
 

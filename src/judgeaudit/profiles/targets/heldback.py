@@ -86,14 +86,19 @@ def keep(ledger: dict[str, Entry], held: dict[str, Entry]) -> None:
         ledger[dotted] = kept
 
 
+def _url_shown(url: str) -> str:
+    """A base URL as the note prints it: a key it may carry (``user:password@``, a key-shaped
+    word) masked, and its query, where a token may sit in any shape, left out (``?…``)."""
+    head, query, _ = url.partition("?")
+    return scrub(head) + ("?…" if query else "")
+
+
 def said(held: dict[str, Entry], after: str | None) -> str:
     """The one line ``off`` says about what it held back, why, and how to get it."""
     names = ", ".join(held)
     was = {_value(e[SAVED_WITH]) for e in held.values()}
-    # a URL may carry a key (user:password@, ?key=...): shown masked, as every URL judgeaudit
-    # prints
-    was_said = " / ".join(sorted(scrub(str(u)) for u in was if u is not None)) or "unset"
-    now = scrub(str(_value(after))) if after is not None else "unset"
+    was_said = " / ".join(sorted(_url_shown(str(u)) for u in was if u is not None)) or "unset"
+    now = _url_shown(str(_value(after))) if after is not None else "unset"
     return (
         f"holds back your {names}: saved with ANTHROPIC_BASE_URL {was_said}, which you changed "
         f"to {now} while switched, so they would go to another server; kept (set "
