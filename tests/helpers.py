@@ -1,5 +1,6 @@
 """Test helpers: the real embedded provider in its own process, a loopback HTTP endpoint for a
-hand-written handler, and the refund pair the run tests import."""
+hand-written handler (or one answering every GET with fixed JSON), and the refund pair the run
+tests import."""
 
 from __future__ import annotations
 
@@ -76,3 +77,26 @@ def loopback_http(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def json_on_get(body: bytes) -> type[BaseHTTPRequestHandler]:
+    """A handler answering every GET with ``body`` as JSON: a listener that is, or only looks
+    like, one of our bridges (the bridge-port tests)."""
+
+    class _JsonOnGet(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    return _JsonOnGet
+
+
+def loopback_port(url: str) -> int:
+    """The port of a :func:`loopback_http` base URL."""
+    return int(url.rsplit(":", 1)[1].split("/", 1)[0])

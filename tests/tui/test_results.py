@@ -390,39 +390,14 @@ def test_ctrl_e_replaces_the_bins_and_escape_gives_the_keys_back(
     assert left and isinstance(focused, Select) and focused.id == "gap-source"
 
 
-def test_results_say_when_the_judge_gave_no_verdict(isolated: ProfileStore, tmp_path: Path) -> None:
-    """`report` heads such a run "misselection not measured"; Results showed the bucket table
-    of zeros with only the no-verdict share beside it."""
+def results_line_of_a_run(
+    isolated: ProfileStore, tmp_path: Path, judge: str, widget_id: str
+) -> str:
+    """Run three tasks with ``judge`` from the CLI, open Results (F4) and read one line."""
     from tests.audit_helpers import write_tasks
     from tests.cli_helpers import cli
 
     write_tasks(tmp_path / "tasks.jsonl", 3)
-    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl", judge="user-default")
-    out = tmp_path / "out"
-    assert cli("run", str(spec), "--out", str(out)).returncode == 0
-
-    async def go() -> str:
-        app = make_app(isolated, out)
-        async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f4")
-            assert results(app).report is not None
-            return str(results(app).query_one("#health", Static).render())
-
-    shown = asyncio.run(go())
-    assert shown.startswith("misselection not measured (the judge gave no verdict on any of")
-
-
-def test_results_say_an_always_tie_judges_consistency_is_all_tie_tie(
-    isolated: ProfileStore, tmp_path: Path
-) -> None:
-    """A judge answering "tie" to everything read "swap-consistent 100.0%" on Results, which a
-    reader takes for no position bias; it now says all of it is tie/tie and that consistency
-    where an order named a side was not measured."""
-    from tests.audit_helpers import write_tasks
-    from tests.cli_helpers import cli
-
-    write_tasks(tmp_path / "tasks.jsonl", 3)
-    judge = "judge-default:evidence=0,style=0,noise=0,position=0"
     spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl", judge=judge)
     out = tmp_path / "out"
     assert cli("run", str(spec), "--out", str(out)).returncode == 0
@@ -432,9 +407,26 @@ def test_results_say_an_always_tie_judges_consistency_is_all_tie_tie(
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f4")
             assert results(app).report is not None
-            return str(results(app).query_one("#bias", Static).render())
+            return str(results(app).query_one(f"#{widget_id}", Static).render())
 
-    shown = " ".join(asyncio.run(go()).split())
+    return asyncio.run(go())
+
+
+def test_results_say_when_the_judge_gave_no_verdict(isolated: ProfileStore, tmp_path: Path) -> None:
+    """`report` heads such a run "misselection not measured"; Results showed the bucket table
+    of zeros with only the no-verdict share beside it."""
+    shown = results_line_of_a_run(isolated, tmp_path, "user-default", "health")
+    assert shown.startswith("misselection not measured (the judge gave no verdict on any of")
+
+
+def test_results_say_an_always_tie_judges_consistency_is_all_tie_tie(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A judge answering "tie" to everything read "swap-consistent 100.0%" on Results, which a
+    reader takes for no position bias; it now says all of it is tie/tie and that consistency
+    where an order named a side was not measured."""
+    judge = "judge-default:evidence=0,style=0,noise=0,position=0"
+    shown = " ".join(results_line_of_a_run(isolated, tmp_path, judge, "bias").split())
     assert "swap-consistent 100.0%" in shown
     assert "(all of it tie/tie: " in shown
     assert "where an order named a side, consistent not measured, 0 pairs)" in shown

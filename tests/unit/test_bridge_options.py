@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import http.server
 import json
 import socket
 import threading
@@ -16,6 +15,7 @@ from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
+from tests.helpers import json_on_get, loopback_http, loopback_port
 
 
 def profile(app: str = "codex", **options: object):  # type: ignore[no-untyped-def]
@@ -113,28 +113,13 @@ def test_the_bridge_model_list_also_decodes_as_a_codex_catalog() -> None:
     assert codex_catalog(b"not json") == b"not json"
 
 
-class _NotABridge(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b'{"ok": true}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
-
-
 def test_use_refuses_a_bridge_port_held_by_something_else(
     isolated: ProfileStore, tmp_path: Path
 ) -> None:
     """The tool would hand that listener the profile's upstream key (seen with a gateway on the
     port: it logged key C), so `use` refuses, as doctor says, and writes nothing."""
-    server = http.server.HTTPServer(("127.0.0.1", 0), _NotABridge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        port = server.server_address[1]
+    with loopback_http(json_on_get(b'{"ok": true}')) as url:
+        port = loopback_port(url)
         bridged_ = profile("claude", bridge="chat", bridge_port=port)
         isolated.save(bridged_)
         live = tmp_path / "claude" / "settings.json"
@@ -146,9 +131,6 @@ def test_use_refuses_a_bridge_port_held_by_something_else(
         ):
             use_profile(isolated, "gw")
         assert live.read_text() == "{}"
-    finally:
-        server.shutdown()
-        server.server_close()
     use_profile(isolated, "gw")  # nothing on the port now: the switch goes ahead, with its note
 
 

@@ -4,10 +4,8 @@ names that bridge."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import socket
-import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import ProfileError, profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
+from tests.helpers import json_on_get, loopback_http, loopback_port
 
 
 def free_port() -> int:
@@ -71,31 +70,16 @@ def test_edit_refuses_the_port_and_saves_nothing(
     assert main(["profile", "edit", "c-codex", "--model", "m2"]) == 0  # its own port: no clash
 
 
-class _Bridge(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = json.dumps({"name": "judgeaudit bridge", "profile": "c-codex"}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
+_OUR_BRIDGE = json.dumps({"name": "judgeaudit bridge", "profile": "c-codex"}).encode()
 
 
 def test_bridge_on_a_port_our_bridge_holds_names_it(
     isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server = http.server.HTTPServer(("127.0.0.1", 0), _Bridge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        port = server.server_address[1]
+    with loopback_http(json_on_get(_OUR_BRIDGE)) as url:
+        port = loopback_port(url)
         capsys.readouterr()
         assert main(["bridge", "d-claude", "--port", str(port), "--quiet"]) != 0
-    finally:
-        server.shutdown()
-        server.server_close()
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and f"cannot listen on 127.0.0.1:{port}: " in err
     assert "`judgeaudit bridge c-codex` is running there" in err
