@@ -5,8 +5,11 @@ key, the base URL column shows what Claude Code is given, and a done-message fad
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Static
@@ -92,7 +95,15 @@ def test_base_url_column_shows_what_claude_code_is_given(isolated: ProfileStore)
 
 
 def test_a_done_message_fades(isolated: ProfileStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(profiles_screen, "STATUS_FADE_S", 0.2)
+    """Polled, not slept: under CI load the save's worker took longer than a fixed pause, so
+    the message had come and gone before the test looked (a flake)."""
+    monkeypatch.setattr(profiles_screen, "STATUS_FADE_S", 1.0)
+
+    async def until(pilot: Any, seen: Callable[[], bool]) -> bool:
+        deadline = time.monotonic() + 20
+        while not seen() and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        return seen()
 
     async def go() -> tuple[bool, bool, bool]:
         app = make_app(isolated)
@@ -101,12 +112,12 @@ def test_a_done_message_fades(isolated: ProfileStore, monkeypatch: pytest.Monkey
             screen = profiles(app)
             note = screen.query_one("#profiles-status", Static)
             screen.saved(isolated.get("taotoken-sdk"))
-            await settle(pilot)
-            shown = note.display
-            await pilot.pause(0.5)
-            faded = not note.display
+            shown = await until(
+                pilot, lambda: note.display and "taotoken-sdk" in str(note.render())
+            )
+            faded = await until(pilot, lambda: not note.display)
             screen.status("not saved: broken", bad=True)
-            await pilot.pause(0.5)
+            await pilot.pause(1.5)
             return shown, faded, note.display
 
     shown, faded, problem_stays = asyncio.run(go())
