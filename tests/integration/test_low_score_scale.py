@@ -73,8 +73,8 @@ def test_a_log_scored_0_to_1_is_imported_with_a_warning_and_the_report_says_why(
 def test_the_cli_threshold_is_the_one_rule() -> None:
     """`report --threshold`'s default is the satisfied score the warning names (the CLI keeps
     the number itself: it must not load the engine to start)."""
-    from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
     from judgeaudit.cli import build_parser
+    from judgeaudit.score_scale import SATISFIED_AT
 
     argv = ["report", "out"]
     assert build_parser(argv).parse_args(argv).threshold == SATISFIED_AT

@@ -10,7 +10,7 @@ import pandas as pd
 from judgeaudit.analysis.frame import LABELS_EN, LABELS_ZH, decisive_mask, gap_series, nan_to_none
 from judgeaudit.analysis.stats import cluster_bootstrap, wilson
 from judgeaudit.audit.units.gap import bucket_series
-from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
+from judgeaudit.score_scale import SATISFIED_AT
 
 
 def _rate(k: int, n: int) -> dict[str, Any]:

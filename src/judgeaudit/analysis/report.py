@@ -26,7 +26,7 @@ from judgeaudit.analysis.split import add_figures
 from judgeaudit.analysis.stats import BOOT_MAX_CLUSTERS, BOOT_RESAMPLES, BOOT_SEED
 from judgeaudit.analysis.verdicts import missing_by_bucket, verdict_health
 from judgeaudit.analysis.why import style_section
-from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
+from judgeaudit.score_scale import SATISFIED_AT
 
 BOOTSTRAP: Bootstrap = {
     "method": "task-clustered Poisson bootstrap, percentile (pairs of a task share "

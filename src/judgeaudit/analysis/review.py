@@ -17,9 +17,9 @@ from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.units.outcome import label_conflict
-from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
+from judgeaudit.score_scale import SATISFIED_AT
 from judgeaudit.suggest import command
 from judgeaudit.validate import read_text, shown_name, unless_forced
 

@@ -23,7 +23,7 @@ import pandas as pd
 from judgeaudit.analysis.clustered import Sums, design_effect
 from judgeaudit.analysis.noninferiority import t_quantile
 from judgeaudit.analysis.stats import Z95
-from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
+from judgeaudit.score_scale import SATISFIED_AT
 
 STRATA = ("satisfied_but_failed", "inconsistent", "misselected", "control")
 RESAMPLES = 1000

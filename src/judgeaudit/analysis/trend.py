@@ -36,7 +36,7 @@ from judgeaudit.analysis.report_types import Report
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
-from judgeaudit.audit.units.verdict_parse import SATISFIED_AT
+from judgeaudit.score_scale import SATISFIED_AT
 
 Kind = Literal["recorded", "imported", "simulated", "rejudge"]
 GLOB_CHARS = set("*?[")

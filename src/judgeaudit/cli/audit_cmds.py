@@ -17,6 +17,7 @@ from judgeaudit.cli.report_cmds import (
     cmd_show,
 )
 from judgeaudit.cli.run_cmds import Interrupted, cmd_demo, cmd_rejudge, cmd_run, cmd_tui, demo_spec
+from judgeaudit.score_scale import SATISFIED_AT, SCORE_MAX
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -106,7 +107,10 @@ def register(sub: Sub) -> None:
     )
     report.add_argument("--labels", type=_words, help="comma-separated labels, or 'en' / 'zh'")
     report.add_argument(
-        "--threshold", type=float, default=4.0, help="judge score that counts as satisfied"
+        "--threshold",
+        type=float,
+        default=SATISFIED_AT,
+        help=f"judge score that counts as satisfied (0-{SCORE_MAX:g}; default {SATISFIED_AT:g})",
     )
     report.add_argument("--output", type=Path, help="write to this file instead of stdout")
     report.add_argument(

@@ -23,7 +23,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.report import ReportOptions, build_report, render
-    from judgeaudit.audit.units.verdict_parse import SATISFIED_AT, SCORE_MAX
+    from judgeaudit.score_scale import SATISFIED_AT, SCORE_MAX
 
     if not (math.isfinite(args.threshold) and 0 <= args.threshold <= SCORE_MAX):
         raise UserError(

@@ -14,7 +14,8 @@ import math
 from typing import Any
 
 from judgeaudit.audit.tasks.errors import TaskError
-from judgeaudit.audit.units.verdict_parse import SATISFIED_AT, SCORE_MAX, WINNERS, Order
+from judgeaudit.audit.units.verdict_parse import WINNERS, Order
+from judgeaudit.score_scale import SATISFIED_AT, SCORE_MAX
 from judgeaudit.validate import json_type, number, string, unknown_field
 
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
@@ -105,12 +106,12 @@ def low_scale(scores: int, top: float | None) -> str | None:
 
 
 def _clean_score(value: Any) -> float | bool | None:
-    """A score as :func:`~judgeaudit.validate.number` takes it (0 to 5, finite, no boolean);
+    """A score as :func:`~judgeaudit.validate.number` takes it (0 to :data:`SCORE_MAX`, finite, no boolean);
     False when it is not one."""
     if value is None:
         return None
     kind = type(value)
-    if ((kind is float and math.isfinite(value)) or kind is int) and 0 <= value <= 5:
+    if ((kind is float and math.isfinite(value)) or kind is int) and 0 <= value <= SCORE_MAX:
         return float(value)
     return False
 
@@ -152,7 +153,9 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
         verdict: dict[str, Any] = {"order": order, "winner": winner}
         for key in ("score_a", "score_b"):
             value = item.get(key)
-            verdict[key] = None if value is None else number(value, f"{at}.{key}", 0, 5, TaskError)
+            verdict[key] = (
+                None if value is None else number(value, f"{at}.{key}", 0, SCORE_MAX, TaskError)
+            )
         raw_output = item.get("raw_output")
         verdict["raw_output"] = (
             None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from judgeaudit.safeio import json_problem
+from judgeaudit.score_scale import SCORE_MAX
 
 FENCE_RE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 #: A judge's preference (which side it picked); a pair's ``judge_pref`` combines both orders.
@@ -199,12 +200,6 @@ def parse_verdict(raw: str) -> Verdict:
             reasons = [reasons]
         return Verdict(winner, score_a, score_b, [str(r) for r in reasons])
     raise VerdictError(problem)
-
-
-#: The judge's score scale, and the score at which a side counts as the judge satisfied (the
-#: report's "failed although judge satisfied"; ``report --threshold`` changes it).
-SCORE_MAX = 5.0
-SATISFIED_AT = 4.0
 
 
 def _score(value: Any) -> float | None:
