@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 from judgeaudit.credentials import looks_like_key
+from judgeaudit.errors import InputError
+from judgeaudit.validate import json_type
 
 MAX_AGENT_NAME = 200
 #: A part of an id that ids read as a trial (``t`` and digits).
@@ -114,6 +117,19 @@ def _shapes(text: str, at: int) -> bool:
 def task_id_problem(task_id: str) -> str | None:
     """Why ``task_id`` cannot name a task, or ``None`` (``/`` and ``~`` are fine: see above)."""
     return id_text_problem(task_id)
+
+
+def task_id(value: Any, where: str, error: type[InputError]) -> str:
+    """A task id as every reader takes it (task files, results, pairs, logs, τ-bench): a
+    non-empty string, or an integer (τ-bench task ids are numbers), by :func:`task_id_problem`;
+    else ``error`` naming ``where``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise error(f"{where}: must be a non-empty string or an integer, got {json_type(value)}")
+    if (problem := task_id_problem(value)) is not None:
+        raise error(f"{where}: {problem}")
+    return value
 
 
 def agent_name_problem(name: str) -> str | None:

@@ -535,6 +535,29 @@ IMPORT_CASES: list[Case] = [
         "U+200D (ZERO WIDTH JOINER) at character 3",
         tasks__jsonl=jsonl(task_row(task_id="zh\u200d1")),
     ),
+    # --- a blank task id reads alike from a pairs file, a task file and a rollout file: one
+    # owner (agentnames.task_id) where three copies said three things ---------------------------
+    run_imported(
+        "pairs-task-id-blank",
+        jsonl(pair(task_id="  ")),
+        ":1: task_id",
+        "must be a non-empty string or an integer, got a string",
+    ),
+    run_spec(
+        "tasks-task-id-blank",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: task_id",
+        "must be a non-empty string or an integer, got a string",
+        tasks__jsonl=jsonl(task_row(task_id="  ")),
+    ),
+    one_file(
+        "import-jsonl-task-id-blank",
+        "openai-jsonl",
+        "r.jsonl",
+        jsonl(oa(task_id="  "), oa(agent="y")),
+        "{tmp}/r.jsonl:1: task_id",
+        "must be a non-empty string or an integer, got a string",
+    ),
     run_spec(
         "tasks-task-id-a-list",
         TASKS_SPEC,

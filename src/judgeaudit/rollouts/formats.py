@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.agentnames import agent_name_problem, task_id_problem
+from judgeaudit.agentnames import agent_name_problem, task_id
 from judgeaudit.audit.inputs.imported import LOG_IMPORTS, RECORDED
 from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, line_verdict
 from judgeaudit.audit.inputs.verdict_rules import VERDICT_KEYS as BODY_KEYS
@@ -89,14 +89,8 @@ class Skips:
 
 
 def ident(value: Any, where: str) -> str:
-    """A task id: a non-empty string, or an integer (τ-bench task ids are numbers)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, str) and value.strip():
-        if (problem := task_id_problem(value)) is not None:
-            raise RolloutError(f"{where}: {problem}")
-        return value
-    raise RolloutError(f"{where}: must be a non-empty string or an integer, got {json_type(value)}")
+    """A task id in a rollout file (:func:`judgeaudit.agentnames.task_id`)."""
+    return task_id(value, where, RolloutError)
 
 
 def agent_name(value: Any, where: str) -> str:

@@ -26,7 +26,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any, NoReturn
 
-from judgeaudit.agentnames import agent_name_problem, task_id_problem
+from judgeaudit.agentnames import agent_name_problem
+from judgeaudit.agentnames import task_id as task_id_of
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, parse_verdicts
 from judgeaudit.audit.store import AuditStore
@@ -124,7 +125,7 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
     """One row of a pairs file; every problem is one line naming ``file:line: field``."""
     if not _REQUIRED <= row.keys() <= _KNOWN:  # (set operations first: most rows are whole)
         _refuse_fields(row, where)
-    task_id = _ident(row["task_id"], f"{where}: task_id")
+    task_id = task_id_of(row["task_id"], f"{where}: task_id", TaskError)
     agent_a = _agent(row["agent_a"], f"{where}: agent_a")
     agent_b = _agent(row["agent_b"], f"{where}: agent_b")
     if "trial" in row and ("trial_a" in row or "trial_b" in row):
@@ -236,16 +237,6 @@ def _period(value: Any, where: str) -> str | None:
         raise TaskError(f"{where}: {exc}") from None
 
 
-def _ident(value: Any, where: str) -> str:
-    """A task or agent id: a non-empty string, or an integer (τ-bench task ids are numbers)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    name = string(value, where, TaskError)
-    if (problem := task_id_problem(name)) is not None:  # (an agent's checked before, the same)
-        raise TaskError(f"{where}: {problem}")
-    return name
-
-
 def _agent(value: Any, where: str) -> str:
     """An agent name is a string: a number is a mistyped field (task ids may be numbers)."""
     if (
@@ -256,7 +247,7 @@ def _agent(value: Any, where: str) -> str:
         raise TaskError(f"{where}: must be a string, got {json_type(value)}; name the agent")
     if (problem := agent_name_problem(value)) is not None:
         raise TaskError(f"{where}: {problem}")
-    name = _ident(value, where)
+    name = string(value, where, TaskError)
     if len(_GOOD_AGENTS) < 10_000:
         _GOOD_AGENTS.add(name)
     return name

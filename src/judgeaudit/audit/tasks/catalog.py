@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.agentnames import task_id_problem
+from judgeaudit.agentnames import task_id
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.tasks.jsonl import read_objects
 from judgeaudit.audit.tasks.retail import MAX_COPIES, builtin_retail
 from judgeaudit.audit.tasks.state import check_actions, check_state
 from judgeaudit.audit.tasks.task import TASK_TYPES, Task, expected_after
-from judgeaudit.validate import json_type
 
 REQUIRED_FIELDS = ("task_id", "task_type", "instruction", "initial_state")
 
@@ -99,7 +98,7 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise TaskError(f"{where}: required_facts: must be a list of strings")
     return Task(
-        _task_id(row["task_id"], f"{where}: task_id"),
+        task_id(row["task_id"], f"{where}: task_id", TaskError),
         row["task_type"],
         instruction,
         state,
@@ -107,16 +106,3 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         facts,
         row.get("fail_once"),
     )
-
-
-def _task_id(value: Any, where: str) -> str:
-    """A task file's id: a non-empty string or an integer, by the one rule of task ids."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if not isinstance(value, str) or not value.strip():
-        raise TaskError(
-            f"{where}: must be a non-empty string or an integer, got {json_type(value)}"
-        )
-    if (problem := task_id_problem(value)) is not None:
-        raise TaskError(f"{where}: {problem}")
-    return value
