@@ -18,7 +18,7 @@ from typing import Any
 
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.gate_verdicts import RISE_ALPHA
-from judgeaudit.analysis.paired import FALSE_WORSE_AT_MOST, OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
+from judgeaudit.analysis.paired import OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
 
 _N = NormalDist()
 
@@ -70,10 +70,11 @@ def at_this_size(
         else alone
     )
     judged_on_ties = overall.get("tie_aware") is not None  # the rule has the criterion
-    tie_share = ni.ALPHA * TIE_AWARE_ALPHA_SHARE if judged_on_ties else 0.0
-    false_worse = (FALSE_WORSE_AT_MOST if judged_on_ties else ni.ALPHA) + (
-        RISE_ALPHA if missing_verdicts else 0.0
-    )
+    shares = {  # Bonferroni: the line names each, and the total is their sum
+        "misselection": ni.ALPHA,
+        "tie_aware": ni.ALPHA * TIE_AWARE_ALPHA_SHARE if judged_on_ties else 0.0,
+        "no_verdict_rise": RISE_ALPHA if missing_verdicts else 0.0,
+    }
     return {
         "pairs": n,
         "discordance": discordance,
@@ -82,12 +83,8 @@ def at_this_size(
         "pass_unchanged_misselection": alone,
         "catch_margin_rise": ni.power_at(n, discordance, margin, deff, alpha=share),
         "catch_alpha": share,
-        "false_alarm_at_most": false_worse,
-        "false_alarm_shares": {
-            "misselection": ni.ALPHA,
-            "tie_aware": tie_share,
-            "no_verdict_rise": RISE_ALPHA if missing_verdicts else 0.0,
-        },
+        "false_alarm_at_most": sum(shares.values()),
+        "false_alarm_shares": shares,
     }
 
 

@@ -189,11 +189,11 @@ def power_at(
     pairs: int, discordance: float, margin: float, deff: float = 1.0, alpha: float = ALPHA
 ) -> float:
     """The power ``pairs_needed`` solves for, at ``pairs`` decisive pairs: Connor's
-    Phi((delta sqrt(n / deff) - z_a sqrt(psi)) / sqrt(psi - delta^2)). It is also, to within
-    delta^2 / psi, the chance that an unchanged judge's one-sided bound falls below the margin,
-    Phi(delta sqrt(n / (psi deff)) - z_a): how often the gate passes it, less the family-wise
-    chance of a false "worse" (at most alpha). With ``alpha`` the overall row's share of the
-    family's alpha it is the chance that a rise of ``margin`` is called worse."""
+    Phi((delta sqrt(n / deff) - z_a sqrt(psi)) / sqrt(psi - delta^2)). With ``alpha`` the
+    overall row's share of the family's alpha it is the chance that a rise of ``margin`` is
+    called worse (the gate's "at this size" line). How often an unchanged judge passes is not
+    this: the gate's bound uses the sign-flip null spread and t(G-1) (``gate_size``), so at the
+    size ``pairs_needed`` plans for it can read below ``power``."""
     if pairs <= 0:
         return 0.0
     z_a = NormalDist().inv_cdf(1 - alpha)

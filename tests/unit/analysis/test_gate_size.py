@@ -15,7 +15,7 @@ from scipy import stats
 
 from judgeaudit.analysis.gate import decide_rows, gate_lines
 from judgeaudit.analysis.gate_size import both_below
-from judgeaudit.analysis.paired import tie_aware_change
+from judgeaudit.analysis.paired import FALSE_WORSE_AT_MOST, tie_aware_change
 from tests.unit.analysis.test_gate_tie_aware import _part, _score
 
 
@@ -99,6 +99,7 @@ def test_an_unchanged_judge_passes_on_both_criteria_less_often_than_on_misselect
     ) in text
     # misselection's family (5%) and the tie-aware rate's share (2.5%): at most 7.5%, not 5%
     assert size["false_alarm_at_most"] == pytest.approx(0.05 + 0.025)
+    assert size["false_alarm_at_most"] == pytest.approx(FALSE_WORSE_AT_MOST)  # docs/gate.md's
     assert "an unchanged judge is called worse at most 7.5% of the time" in text
     assert "(Bonferroni: 5% misselection + 2.5% the tie-aware rate)" in text
 
