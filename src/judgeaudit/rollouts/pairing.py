@@ -16,7 +16,7 @@ from typing import Any
 
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
-from judgeaudit.audit.inputs.verdict_rules import clean_verdict, contradiction
+from judgeaudit.audit.inputs.verdict_rules import clean_verdict, contradiction, scores_seen
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_writer
@@ -252,8 +252,7 @@ def _note_verdict(v: Verdict, summary: ImportSummary) -> None:
     if checked is None:
         return
     summary.no_verdicts += checked["winner"] is None
-    given = [x for x in (checked["score_a"], checked["score_b"]) if x is not None]
-    summary.count_scores(len(given), max(given, default=None))
+    summary.count_scores(*scores_seen(checked))
     if (how := contradiction(checked)) is not None:
         summary.contradictions.add(v.where, how)
 

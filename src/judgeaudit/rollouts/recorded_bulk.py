@@ -22,7 +22,7 @@ from typing import Any
 from judgeaudit import safeio
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
-from judgeaudit.audit.inputs.verdict_rules import clean_verdict, contradiction
+from judgeaudit.audit.inputs.verdict_rules import clean_verdict, contradiction, scores_seen
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.rollouts.formats import dumps
 from judgeaudit.rollouts.messages import RolloutError
@@ -158,10 +158,8 @@ def verdict_row(
     """A checked verdict's row in ``verdicts`` (:data:`VERDICT_ROW`), for both paths."""
     text, canon = verdict_texts(body)
     unjudged = int(body["winner"] is None)
-    a, b = body["score_a"], body["score_b"]
-    top = a if b is None else b if a is None else max(a, b)
     return (pair_id, body["order"], text, model, prompt_hash, where, canon, unjudged,
-            contradiction(body), (a is not None) + (b is not None), top)  # fmt: skip
+            contradiction(body), *scores_seen(body))  # fmt: skip
 
 
 def _clean_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -91,6 +91,13 @@ ORDERS: tuple[Order, ...] = ("AB", "BA")
 LOW_SCALE_SCORES = 20
 
 
+def scores_seen(verdict: dict[str, Any]) -> tuple[int, float | None]:
+    """A checked verdict's number of scores given and its highest (None: none), what
+    :func:`low_scale` counts over a file."""
+    a, b = verdict["score_a"], verdict["score_b"]
+    return (a is not None) + (b is not None), a if b is None else b if a is None else max(a, b)
+
+
 def low_scale(scores: int, top: float | None) -> str | None:
     """The warning (exit 0) when every one of at least :data:`LOW_SCALE_SCORES` recorded scores
     is at most 1, as a judge scoring 0-1 (probabilities) gives: no side can reach
