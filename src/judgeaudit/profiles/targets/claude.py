@@ -276,38 +276,11 @@ def plan(
         ledger, held, base_after = heldback.hold(ledger, CREDENTIAL_PATHS, base_now)
         reconciler.held = held
     outcome = reconciler.reconcile({k: dump_value(v) for k, v in want.items()}, ledger, conflicts)
-    if held:
-        heldback.keep(outcome.ledger, held)
-        outcome.notes.append(heldback.said(held, base_after))
-    elif profile is not None:
-        base_live = SettingsDoc(doc).current_raw(heldback.BASE_URL)
-        heldback.note_saved_with(outcome.ledger, CREDENTIAL_PATHS, base_live)
+    base_live = SettingsDoc(doc).current_raw(heldback.BASE_URL)  # as the switch writes it
+    heldback.settle(outcome, held, base_after, CREDENTIAL_PATHS, base_live, profile is not None)
     warnings = []
     if keep_conflicts and profile is not None:
-        env = doc.data().get("env", {})
-        host = urlsplit(anthropic_base(profile)).netloc
-        for variable in TOKEN_VARS:
-            if variable in env and f"env.{variable}" not in outcome.ledger:
-                warnings.append(
-                    f"{path}: env.{variable} is kept (--keep-conflicts): Claude Code ranks it "
-                    f"above apiKeyHelper and sends that token to this profile's gateway ({host})"
-                )
-        for name, _ in credential_headers(env.get(HEADERS_VAR)):
-            warnings.append(
-                f"{path}: env.{HEADERS_VAR} is kept (--keep-conflicts): Claude Code sends its "
-                f"{name} header, a credential, to this profile's gateway ({host})"
-            )
-        for variable in ROUTER_VARS:
-            if truthy(env.get(variable)):
-                warnings.append(
-                    f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code then talks "
-                    "to that cloud and ignores this profile's base URL"
-                )
-        for variable in stale_tiers(env, profile):
-            warnings.append(
-                f"{path}: env.{variable} = {env[variable]!r} is kept (--keep-conflicts); Claude "
-                "Code sends that model id to this profile's gateway"
-            )
+        warnings = _kept_conflicts(path, doc.data().get("env", {}), profile, outcome.ledger)
     secret = bool(want.get("env.ANTHROPIC_AUTH_TOKEN"))  # a binding's blank is no key
     if secret:
         warnings.append(
@@ -340,6 +313,36 @@ def plan(
         inline_key_name=inline_ref,
         held=list(held),
     )
+
+
+def _kept_conflicts(
+    path: Path, env: dict[str, Any], profile: Profile, ledger: dict[str, Entry]
+) -> list[str]:
+    """What ``--keep-conflicts`` leaves in ``env`` that sends a credential, or the calls, or a
+    model id somewhere the profile did not mean: one warning each."""
+    host = urlsplit(anthropic_base(profile)).netloc
+    warnings = [
+        f"{path}: env.{variable} is kept (--keep-conflicts): Claude Code ranks it above "
+        f"apiKeyHelper and sends that token to this profile's gateway ({host})"
+        for variable in TOKEN_VARS
+        if variable in env and f"env.{variable}" not in ledger
+    ]
+    warnings += [
+        f"{path}: env.{HEADERS_VAR} is kept (--keep-conflicts): Claude Code sends its {name} "
+        f"header, a credential, to this profile's gateway ({host})"
+        for name, _ in credential_headers(env.get(HEADERS_VAR))
+    ]
+    warnings += [
+        f"{path}: env.{variable} is kept (--keep-conflicts); Claude Code then talks to that "
+        "cloud and ignores this profile's base URL"
+        for variable in ROUTER_VARS
+        if truthy(env.get(variable))
+    ]
+    return warnings + [
+        f"{path}: env.{variable} = {env[variable]!r} is kept (--keep-conflicts); Claude Code "
+        "sends that model id to this profile's gateway"
+        for variable in stale_tiers(env, profile)
+    ]
 
 
 def _users_raw(

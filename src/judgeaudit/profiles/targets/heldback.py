@@ -11,7 +11,7 @@ with a later ``off`` once the base URL is the one they were saved with again, or
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from judgeaudit.credentials import scrub
 from judgeaudit.profiles.ledger import Entry, fingerprint
@@ -84,6 +84,28 @@ def keep(ledger: dict[str, Entry], held: dict[str, Entry]) -> None:
         kept["removed"] = True
         kept.pop("wrote", None)
         ledger[dotted] = kept
+
+
+class Reconciled(Protocol):
+    ledger: dict[str, Entry]
+    notes: list[str]
+
+
+def settle(
+    outcome: Reconciled,
+    held: dict[str, Entry],
+    after: str | None,
+    credentials: tuple[str, ...],
+    base_live: str | None,
+    switching: bool,
+) -> None:
+    """After the reconcile: ``off`` keeps what it held back and says so in one note; a switch
+    records, on each credential it keeps, the base URL it was saved with (``base_live``)."""
+    if held:
+        keep(outcome.ledger, held)
+        outcome.notes.append(said(held, after))
+    elif switching:
+        note_saved_with(outcome.ledger, credentials, base_live)
 
 
 def _url_shown(url: str) -> str:
