@@ -5,6 +5,7 @@ output path under a file; and `import --out` over a file it did not write."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import shlex
@@ -142,7 +143,13 @@ def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
     done = cli("trend", str(logs), "--output", str(saved))
     assert done.returncode == 6 and "day 2026-11-02 refused" in done.stderr
     assert "REFUSED 2026-11-02 (not in the series)" in saved.read_text()
-    assert "2026-11-02,refused" in cli("trend", str(logs), "--format", "csv").stdout
+    as_csv = cli("trend", str(logs), "--format", "csv").stdout
+    csv_refused = {
+        row["period"]: row["reason"]
+        for row in csv.DictReader(io.StringIO(as_csv))
+        if row["metric"] == "refused"
+    }
+    assert csv_refused == refused  # each with its reason (a new user: the CSV gave none)
     # the HTML page lists each refused day once (its own section, not again under the table)
     page = cli("trend", str(logs), "--format", "html", "--output", str(logs.parent / "t.html"))
     assert page.returncode == 6, page.stderr

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import csvsafe
 from judgeaudit.analysis.chart import bucket_svg
 from judgeaudit.analysis.fmt import (
     NO_SIMULATOR,
@@ -283,7 +283,7 @@ def render_csv(report: Report) -> str:
         named = methods if "boot_low" in bucket else {"ci_method": methods["ci_method"]}
         rows.append({**row, "tie_aware_ci_low": low, "tie_aware_ci_high": high, **named})
     columns = list(dict.fromkeys(k for row in rows for k in row))  # the buckets' order first
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer = csvsafe.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()  # a value a row lacks (the overall row's bucket bounds) is empty
     writer.writerows({k: "" if v is None else v for k, v in row.items()} for row in rows)
     return buffer.getvalue()

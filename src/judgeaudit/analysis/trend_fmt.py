@@ -3,12 +3,12 @@ the report page's style: no script, no network)."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from html import escape
 from typing import Any
 
+from judgeaudit import csvsafe
 from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method, series
@@ -217,17 +217,17 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
 
 
 CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval",
-              "ci_method"]  # fmt: skip
+              "ci_method", "reason"]  # fmt: skip
 
 
 def render_csv(trend: dict[str, Any]) -> str:
     """One row per (period, metric): the long form a spreadsheet pivots (``no_interval``: why a
     rate has no interval, else empty; ``ci_method``: the interval's method where there is
-    one)."""
+    one; ``reason``: why a daily file was refused, on its ``refused`` row)."""
     alerts = {(a["period"], a["bucket"]) for a in trend.get("alerts", [])}
     near = trend["labels"][0] if trend.get("labels") else None
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, CSV_FIELDS, lineterminator="\n")
+    writer = csvsafe.DictWriter(buffer, CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for metric, points in series(trend).items():
         for p in points:
@@ -244,7 +244,8 @@ def render_csv(trend: dict[str, Any]) -> str:
             writer.writerow({"period": point["period"], "metric": "verdicts contradicting "
                              "their scores", "n": point["verdicts_contradicting"], "alert": 0})  # fmt: skip
     for refused in trend.get("daily", {}).get("refused", []):
-        writer.writerow({"period": refused["period"], "metric": "refused", "alert": 0})
+        writer.writerow({"period": refused["period"], "metric": "refused", "alert": 0,
+                         "reason": refused["reason"]})  # fmt: skip
     return buffer.getvalue()
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from judgeaudit import csvsafe
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store import LOG_COLUMNS, PAIR_COLUMNS, AuditStore, Scrubbed
 from judgeaudit.audit.store.bulk import FinalExports, pair_batches, pair_counts
@@ -191,7 +192,9 @@ def _write_files(
         with atomic_writer(out / PAIRS_CSV) as handle:
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(PAIR_COLUMNS)
-            counts = _pair_pass(store, run_id, finishing, writer.writerows)
+            counts = _pair_pass(
+                store, run_id, finishing, lambda rows: writer.writerows(map(csvsafe.row, rows))
+            )
     if not logs:
         (out / LOGS_JSONL).unlink(missing_ok=True)
     elif not (live_complete and (out / LOGS_JSONL).exists()):
