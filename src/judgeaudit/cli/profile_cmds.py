@@ -281,11 +281,11 @@ def cmd_off(args: argparse.Namespace) -> int:
         return profile_more.off_sdk(store, args.dry_run)
     marked = profile_more.marked_here(store, args.app, where)
     result = turn_off(store, args.app, dry_run=args.dry_run, project_dir=where)
-    if not marked and not result.warnings and not any(p.changes or p.held for p in result.plans):
+    if result.nothing_to_undo(marked):
         return profile_more.nothing_to_undo(args.app, [p.path for p in result.plans], where)
     code = _print_switch(result)
     if result.applied:
-        print(profile_more.off_line(result, args.app, where))
+        print(result.off_line(where))
     return code
 
 

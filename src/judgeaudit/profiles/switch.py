@@ -49,6 +49,25 @@ class SwitchResult:
     #: itself refuses (:func:`livefile.read_only_line`)
     read_only: list[Path] = field(default_factory=list)
 
+    @property
+    def held(self) -> bool:
+        """``off`` keeps some of the user's values out (:mod:`.targets.heldback`; a note in
+        the diff says which)."""
+        return any(plan.held for plan in self.plans)
+
+    def nothing_to_undo(self, marked: str | None) -> bool:
+        """An ``off`` (the CLI's and the app's) with nothing to do: no profile ``marked`` active
+        here, no warning, no file changing and nothing held back."""
+        return not marked and not self.warnings and not any(p.changes or p.held for p in self.plans)
+
+    def off_line(self, project_dir: Path | None = None, *, note: str = "note above") -> str:
+        """The line after an applied ``off`` (the CLI's last line, the app's status): what came
+        back, and whether some of the user's values were held back (``note``: where it says
+        which)."""
+        scope = f" in {project_dir}" if project_dir else ""
+        back = "your values back" + (f" but those held back ({note})" if self.held else "")
+        return f"judgeaudit is off for {self.app}{scope}: its keys removed, {back}"
+
 
 def _load_secret(ref: str) -> str | None:
     return secrets.get_key(ref)
