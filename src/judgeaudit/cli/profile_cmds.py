@@ -201,7 +201,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             codex.key_mode(profile)
         except ProfileError as exc:
             raise UserError(f"profile add: {exc}; nothing was saved") from None
-    path = store.save(profile)
+    path = bridgeports.save(store, profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
         print(f"next: judgeaudit key set {data['key']}")
@@ -218,7 +218,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model == "":  # `--model ''` clears the model
         data["model"] = None
     data = {k: v for k, v in data.items() if v is not None}
-    path = store.save(bridgeports.unclashed(store, profile_from_dict(data, "profile edit")))
+    path = bridgeports.save(store, profile_from_dict(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
         print(f"note: {note}")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from judgeaudit.profiles import active, bridgeopt
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore
@@ -63,9 +65,10 @@ def doctor(store: ProfileStore, profile: Profile) -> list[str]:
     return lines
 
 
-def unclashed(store: ProfileStore, profile: Profile) -> Profile:
-    """``profile`` as ``profile edit`` saves it, or the one-line refusal of :func:`port_clash`."""
+def save(store: ProfileStore, profile: Profile) -> Path:
+    """The one way a profile the user wrote is saved (``profile add``, ``profile edit``, the
+    app's form): refused in one line by :func:`port_clash`, nothing written, or saved."""
     refusal = port_clash(store, profile)
     if refusal:
         raise ProfileError(refusal)
-    return profile
+    return store.save(profile)

@@ -261,8 +261,10 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def save_profile(self, profile: Profile) -> None:
+        from judgeaudit.profiles import bridgeports  # its bridge_port: refused as the CLI's
+
         try:
-            path = self.store.save(profile)
+            path = bridgeports.save(self.store, profile)
         except (JudgeauditError, OSError) as exc:
             self.app.call_from_thread(self.status, f"not saved: {exc}", True)
             return
