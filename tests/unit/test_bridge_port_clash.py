@@ -85,6 +85,30 @@ def test_bridge_on_a_port_our_bridge_holds_names_it(
     assert "`judgeaudit bridge c-codex` is running there" in err
 
 
+def test_bridge_on_another_host_asks_that_host_who_holds_the_port(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review: the in-use message asked 127.0.0.1 whatever --host was, so a bridge of ours
+    holding 127.0.0.2:PORT (nothing on 127.0.0.1:PORT) went unnamed."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    server = ThreadingHTTPServer(("127.0.0.2", 0), json_on_get(_OUR_BRIDGE))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = int(server.server_address[1])
+    try:
+        capsys.readouterr()
+        given = ["bridge", "d-claude", "--host", "127.0.0.2", "--port", str(port), "--quiet"]
+        assert main(given) != 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"cannot listen on 127.0.0.2:{port}: " in err, err
+    assert "`judgeaudit bridge c-codex` is running there" in err
+    assert "(--port, or `judgeaudit profile edit PROFILE --option bridge_port=PORT`)" in err
+
+
 def test_doctor_does_not_advise_taking_over_the_other_profiles_bridge(
     isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -40,8 +40,8 @@ def port_clash(store: ProfileStore, profile: Profile, project: bool = False) -> 
     return (
         f"profile {profile.name!r}: bridge_port {bridgeopt.bridge_port(profile)} is where "
         f"{name!r} (switched on globally for {app}) has its bridge, and two profiles used at "
-        "once need their own ports; nothing was changed: pick another (`judgeaudit profile "
-        f"edit {profile.name} --option bridge_port=PORT`)"
+        f"once need their own ports; nothing was changed: pick another "
+        f"({bridgeopt.port_fix(profile.name)})"
     )
 
 
@@ -58,9 +58,8 @@ def doctor(store: ProfileStore, profile: Profile) -> list[str]:
         lines[0] = (
             f"bridge: {bridgeopt.local_url(profile)} is also the port of {name!r} (switched "
             f"on globally for {app}), so do not restart it as {profile.name}: give "
-            f"{profile.name} its own (`judgeaudit profile edit {profile.name} --option "
-            f"bridge_port=PORT`, `judgeaudit profile use {profile.name}`, then `judgeaudit "
-            f"bridge {profile.name}`)"
+            f"{profile.name} its own ({bridgeopt.port_fix(profile.name)}, `judgeaudit "
+            f"profile use {profile.name}`, then `judgeaudit bridge {profile.name}`)"
         )
     return lines
 
