@@ -47,7 +47,7 @@ def test_the_app_says_what_off_held_back(isolated: ProfileStore, tmp_path: Path)
 
     shown, said = asyncio.run(go())
     flat = " ".join(shown.split())
-    assert "(your own settings come back but those held back (see the note))" in flat, flat
+    assert "(your own settings come back but those held back: see the note)" in flat, flat
     assert "holds back your env.ANTHROPIC_AUTH_TOKEN" in flat
     assert " ".join(said.split()).startswith(
         "judgeaudit is off for claude: its keys removed, your values back but those held back "

@@ -228,7 +228,7 @@ class ProfilesScreen(Screen[None]):
             if answer:
                 self.apply_off(app)
 
-        held = " but those held back (see the note)" if plan.held else ""
+        held = " but those held back: see the note" if plan.held else ""
         title = f"Turn judgeaudit off in {app}? (your own settings come back{held})"
         self.app.push_screen(ConfirmDiff(title, plan.diff, plan.warnings), confirmed)
 
