@@ -132,7 +132,8 @@ def test_add_refuses_the_port_and_saves_nothing(
     assert main(given) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "'c-codex' (switched on globally for codex)" in err
-    assert not isolated.exists("e-claude")
+    assert err.endswith("nothing was changed: pick another")  # no `profile edit` of a profile
+    assert not isolated.exists("e-claude")  # that is not there
 
 
 def test_the_apps_form_refuses_the_port_and_saves_nothing(

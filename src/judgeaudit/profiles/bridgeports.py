@@ -37,11 +37,12 @@ def port_clash(store: ProfileStore, profile: Profile, project: bool = False) -> 
     if found is None:
         return None
     app, name = found
+    # a profile being added is not there to edit yet (`profile add`, the app's form)
+    fix = f" ({bridgeopt.port_fix(profile.name)})" if store.exists(profile.name) else ""
     return (
         f"profile {profile.name!r}: bridge_port {bridgeopt.bridge_port(profile)} is where "
         f"{name!r} (switched on globally for {app}) has its bridge, and two profiles used at "
-        f"once need their own ports; nothing was changed: pick another "
-        f"({bridgeopt.port_fix(profile.name)})"
+        f"once need their own ports; nothing was changed: pick another{fix}"
     )
 
 
