@@ -147,3 +147,23 @@ def test_env_of_an_inline_profile_switched_in_is_its_own_key_to_its_own_gateway(
     assert f"export ANTHROPIC_AUTH_TOKEN='{KEY_B}'" in own.stdout
     other = cli(home, "env", "a-claude")
     assert other.returncode == 2 and other.stdout == "" and ka
+
+
+def test_exec_of_an_inline_profile_switched_in_agrees_with_env(home: Path) -> None:
+    """A review: `env i-claude` passed its own key for its own, `exec i-claude -- CMD` (a
+    command exec cannot recognise, so the same guard) was refused over that same token. Both
+    pass now; another profile's exec is still refused."""
+    _claude_pair(home)
+    ki = unique("ki")
+    assert cli(home, "key", "set", ki, stdin=KEY_B + "\n").returncode == 0
+    add(home, "i-claude", "claude", GW_B, "--key", ki, "--model", "m", "--option",
+        "key_mode=inline")  # fmt: skip
+    assert cli(home, "profile", "use", "i-claude").returncode == 0
+    assert cli(home, "env", "i-claude").returncode == 0
+    ran = cli(
+        home, "exec", "i-claude", "--", "sh", "-c", 'test -n "$ANTHROPIC_AUTH_TOKEN" && echo ok'
+    )
+    assert ran.returncode == 0 and ran.stdout == "ok\n", ran.stderr
+    other = cli(home, "exec", "a-claude", "--", "sh", "-c", "echo ran")
+    assert other.returncode == 2 and "ran" not in other.stdout, other.stderr
+    assert "settings.json sets env.ANTHROPIC_" in one_line(other)

@@ -72,7 +72,7 @@ def test_off_on_the_screen_gives_the_users_settings_back(
 
     before, diff, after, said = asyncio.run(go())
     assert before == ["taotoken-claude"] and after == []
-    assert "apiKeyHelper" in diff and "judgeaudit is off in claude" in said
+    assert "apiKeyHelper" in diff and "judgeaudit is off for claude" in said
     assert json.loads(settings.read_text()) == USERS_OWN
     assert "claude" not in active.here(isolated.state())
 

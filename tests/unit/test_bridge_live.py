@@ -10,7 +10,7 @@ import asyncio
 import pytest
 
 from judgeaudit.bridge import live
-from judgeaudit.bridge.callers import CallerCheck, Callers, Reading
+from judgeaudit.bridge.callers import CallerCheck, Callers, ReadFailed, Reading
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import Profile
 from judgeaudit.profiles.store import ProfileStore
@@ -90,7 +90,7 @@ def test_a_keyring_that_fails_to_answer_is_no_refusal(
         return real(name)
 
     monkeypatch.setattr(secrets, "_read", failing)
-    with pytest.raises(keyring.errors.KeyringError):
+    with pytest.raises(ReadFailed):
         read()
     monkeypatch.setattr(secrets, "_read", real)
     assert read().refusal is None
@@ -108,3 +108,46 @@ def test_the_end_of_a_refusal_is_told_too() -> None:
 
     assert asyncio.run(go()) is True
     assert told == ["gone", "serving callers again: what was missing is back"]
+
+
+def test_a_broken_profile_file_is_said_once_and_the_last_reading_serves(
+    isolated: ProfileStore,
+) -> None:
+    """A review: the once-a-second read swallowed every exception, so a profile file that no
+    longer loads left the bridge on its old key with nothing said. It says so once on the log
+    (naming the file) and serves with what it last read."""
+    profile = _bridged(isolated)
+    token = secrets.bridge_token("br")
+    assert token is not None
+    told: list[str] = []
+    check = CallerCheck(
+        Callers(token=live.reader(profile, token_at_start=token), notice=told.append)
+    )
+    path = isolated.user_dir / "br.toml"
+    good = path.read_text()
+
+    async def go() -> list[bool]:
+        await check.start()
+        path.write_text(good + "\n[broken\n")
+        allowed = []
+        for _ in range(2):
+            check._read_at = float("-inf")  # a second later
+            allowed.append(await check.allows(token))
+        path.write_text(good)
+        check._read_at = float("-inf")
+        allowed.append(await check.allows(token))
+        return allowed
+
+    assert asyncio.run(go()) == [True, True, True]
+    assert len(told) == 1, told
+    assert told[0].startswith("could not read profile br or its key (") and "br.toml" in told[0]
+    assert told[0].endswith("serving with what was last read until it reads again")
+
+
+def test_a_bug_in_the_read_is_not_swallowed() -> None:
+    def buggy() -> Reading:
+        raise TypeError("a bug")
+
+    check = CallerCheck(Callers(token=buggy))
+    with pytest.raises(TypeError):
+        asyncio.run(check.start())

@@ -12,7 +12,7 @@ import pytest
 
 from judgeaudit.cli import main
 from judgeaudit.profiles import secrets
-from judgeaudit.profiles.model import ProfileError, profile_from_dict
+from judgeaudit.profiles.model import ProfileError, profile_from_dict, with_changes
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
 from tests.helpers import json_on_get, loopback_http, loopback_port
@@ -85,6 +85,30 @@ def test_bridge_on_a_port_our_bridge_holds_names_it(
     assert "`judgeaudit bridge c-codex` is running there" in err
 
 
+def test_bridge_on_another_host_asks_that_host_who_holds_the_port(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review: the in-use message asked 127.0.0.1 whatever --host was, so a bridge of ours
+    holding 127.0.0.2:PORT (nothing on 127.0.0.1:PORT) went unnamed."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    server = ThreadingHTTPServer(("127.0.0.2", 0), json_on_get(_OUR_BRIDGE))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = int(server.server_address[1])
+    try:
+        capsys.readouterr()
+        given = ["bridge", "d-claude", "--host", "127.0.0.2", "--port", str(port), "--quiet"]
+        assert main(given) != 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"cannot listen on 127.0.0.2:{port}: " in err, err
+    assert "`judgeaudit bridge c-codex` is running there" in err
+    assert "(--port, or `judgeaudit profile edit PROFILE --option bridge_port=PORT`)" in err
+
+
 def test_doctor_does_not_advise_taking_over_the_other_profiles_bridge(
     isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -96,3 +120,50 @@ def test_doctor_does_not_advise_taking_over_the_other_profiles_bridge(
     assert "is also the port of 'c-codex' (switched on globally for codex)" in out
     assert "do not restart it as d-claude" in out and "--option bridge_port=PORT" in out
     assert "start `judgeaudit bridge d-claude`" not in out
+
+
+def test_add_refuses_the_port_and_saves_nothing(
+    isolated: ProfileStore, codex_on: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A review: only `profile edit` checked the port; `profile add` saved the clash."""
+    capsys.readouterr()
+    given = ["profile", "add", "e-claude", "--app", "claude", "--base-url", "https://gw.example"]
+    given += ["--key", "gw", "--option", "bridge=chat", "--option", f"bridge_port={codex_on}"]
+    assert main(given) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'c-codex' (switched on globally for codex)" in err
+    assert err.endswith("nothing was changed: pick another")  # no `profile edit` of a profile
+    assert not isolated.exists("e-claude")  # that is not there
+
+
+def test_the_apps_form_refuses_the_port_and_saves_nothing(
+    isolated: ProfileStore, codex_on: int
+) -> None:
+    """A review: the app's profile form saved the clash the CLI refuses (its save is the
+    CLI's now: bridgeports.save)."""
+    import asyncio
+
+    from textual.widgets import Static
+
+    from tests.tui.helpers import SMALL, make_app, settle
+    from tests.tui.test_profiles_state import profiles
+
+    saved = isolated.get("d-claude")
+    clash = with_changes(saved, {"options": {"bridge": "chat", "bridge_port": codex_on}})
+
+    async def go() -> str:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            profiles(app).saved(clash)  # what the form's Save hands over
+            for _ in range(50):
+                said = str(profiles(app).query_one("#profiles-status", Static).render())
+                if said.startswith("not saved"):
+                    break
+                await pilot.pause(0.05)
+            return said
+
+    said = " ".join(asyncio.run(go()).split())
+    assert said.startswith("not saved: profile 'd-claude': bridge_port"), said
+    assert "'c-codex' (switched on globally for codex)" in said
+    assert isolated.get("d-claude") == saved

@@ -5,7 +5,9 @@ the real key, so a program that holds ``bridge_port`` while the bridge is stoppe
 nothing that opens the upstream. The token is read from the keyring when the bridge starts and
 again by the first request after it is a second old, so a token created, renewed or removed
 after the start counts within a second, without a restart (and a wrong key in a loop reads the
-keyring at most once a second). The same read gives the real key (``key set`` rotated it: sent
+keyring at most once a second). A read that fails to answer (a keyring that does not answer, a
+profile file that no longer loads: :class:`ReadFailed`) keeps what was last read and says so
+once on the log; anything else is a bug and is not swallowed. The same read gives the real key (``key set`` rotated it: sent
 upstream from then on) and a refusal when what the bridge stands for is gone (the profile, its
 key or its token): every caller then gets a 401 saying why, said once on the log. The real key
 is still accepted (a tool switched by an older judgeaudit sends it), with one log line saying
@@ -22,6 +24,10 @@ from dataclasses import dataclass
 
 #: How long a token read from the keyring is trusted before the next request reads it again.
 REREAD_S = 1.0
+
+
+class ReadFailed(Exception):
+    """A read that failed to answer (``bridge.live`` says which); its text is the log line."""
 
 
 @dataclass(frozen=True)
@@ -64,17 +70,22 @@ class CallerCheck:
         self.refusal: str | None = None  # why every caller is refused now
         self._read_at = float("-inf")
         self._noted = False
+        self._failed: str | None = None  # the read failure last told (told once)
 
     async def _read(self) -> None:
-        """The stored token and key; a keyring that fails to answer keeps the last ones read
-        (a token deleted since is None, and then no longer opens the bridge). A new refusal is
-        told to ``notice`` once."""
+        """The stored token and key; a read that fails to answer (:class:`ReadFailed`) keeps
+        the last ones read (a token deleted since is None, and then no longer opens the bridge).
+        A new refusal, and a new read failure, is told to ``notice`` once."""
         assert self.callers.token is not None
         self._read_at = time.monotonic()
         try:
             reading = await asyncio.to_thread(self.callers.token)
-        except Exception:
+        except ReadFailed as exc:
+            if str(exc) != self._failed and self.callers.notice is not None:
+                self.callers.notice(str(exc))
+            self._failed = str(exc)
             return
+        self._failed = None
         self._token, self.key = reading.token, reading.key or self.key
         if reading.refusal != self.refusal:
             cleared, self.refusal = self.refusal, reading.refusal

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from judgeaudit.bridge.callers import Reading
+import keyring.errors
+
+from judgeaudit.bridge.callers import ReadFailed, Reading
+from judgeaudit.credentials import scrub
 from judgeaudit.profiles import secrets
-from judgeaudit.profiles.model import Profile
+from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore
 
 
 def reader(profile: Profile, *, token_at_start: str | None) -> Callable[[], Reading]:
     """Reads what the bridge of ``profile`` stands for. A keyring or profile file that fails to
-    answer raises (the bridge keeps what it last read); what is gone is a refusal naming what
+    answer raises :class:`ReadFailed` naming it (the bridge keeps what it last read and says so
+    once); what is gone is a refusal naming what
     brings it back. A token is missed only once the bridge has seen one (a profile that is
     not bridged has none, and its bridge takes the real key)."""
     name, base_url = profile.name, profile.base_url
@@ -26,6 +30,15 @@ def reader(profile: Profile, *, token_at_start: str | None) -> Callable[[], Read
         return Reading(None, key, f"{why}, so its bridge refuses every caller: {fix}")
 
     def read() -> Reading:
+        try:
+            return read_now()
+        except (secrets.SecretError, keyring.errors.KeyringError, ProfileError, OSError) as exc:
+            raise ReadFailed(
+                f"could not read profile {name} or its key ({scrub(str(exc))}); serving with "
+                "what was last read until it reads again"
+            ) from exc
+
+    def read_now() -> Reading:
         store = ProfileStore.default()
         if not store.exists(name):
             return refused(f"profile {name} was removed", "stop this bridge (nothing uses it)")

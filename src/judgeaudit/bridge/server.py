@@ -17,6 +17,7 @@ from judgeaudit.bridge.callers import CallerCheck, Callers
 from judgeaudit.bridge.chat import ChatOutcome, ChatStreamReader, Delta, parse_completion
 from judgeaudit.bridge.errors import BridgeError
 from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
+from judgeaudit.profiles.bridgeopt import url_at
 
 WHAT = web.RequestKey("bridge_what", str)  # model and stream flag, for the request log line
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
@@ -288,6 +289,4 @@ async def start(
     except OSError:
         await runner.cleanup()  # the upstream session was opened at setup
         raise
-    bound = runner.addresses[0][1]
-    shown = f"[{host}]" if ":" in host else host
-    return runner, f"http://{shown}:{bound}"
+    return runner, url_at(host, runner.addresses[0][1])

@@ -141,24 +141,28 @@ def cmd_bridge(args: argparse.Namespace) -> int:
     try:
         asyncio.run(serve_forever(config, args.host, port, announce))
     except OSError as exc:
-        raise UserError(f"cannot listen on {args.host}:{port}: {_in_use_by(exc, port)}") from None
+        raise UserError(
+            f"cannot listen on {args.host}:{port}: {_in_use_by(exc, args.host, port)}"
+        ) from None
     return 0
 
 
-def _in_use_by(exc: OSError, port: int) -> str:
-    """Why the port could not be taken; when a judgeaudit bridge holds it, which one."""
+def _in_use_by(exc: OSError, host: str, port: int) -> str:
+    """Why the port could not be taken; when a judgeaudit bridge holds it, which one (asked
+    on ``host``; a wildcard address, taken on every address, on loopback)."""
     import errno
 
     from judgeaudit.profiles import bridgeopt
 
-    info = (
-        bridgeopt.answer_at(f"http://127.0.0.1:{port}") if exc.errno == errno.EADDRINUSE else None
+    if exc.errno != errno.EADDRINUSE:
+        return str(exc.strerror)
+    info = bridgeopt.answer_at(
+        bridgeopt.url_at("127.0.0.1" if host in ("", "0.0.0.0", "::") else host, port)
     )
     if not info:
         return str(exc.strerror)
     held = info.get("profile")
     return (
         f"{exc.strerror}: `judgeaudit bridge {held}` is running there (a switched tool may be "
-        f"using it); stop it first, or pick another port (--port, or `judgeaudit profile edit "
-        "PROFILE --option bridge_port=PORT`)"
+        f"using it); stop it first, or pick another port (--port, or {bridgeopt.port_fix()})"
     )

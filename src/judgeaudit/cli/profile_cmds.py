@@ -201,7 +201,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             codex.key_mode(profile)
         except ProfileError as exc:
             raise UserError(f"profile add: {exc}; nothing was saved") from None
-    path = store.save(profile)
+    path = bridgeports.save(store, profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
         print(f"next: judgeaudit key set {data['key']}")
@@ -218,7 +218,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model == "":  # `--model ''` clears the model
         data["model"] = None
     data = {k: v for k, v in data.items() if v is not None}
-    path = store.save(bridgeports.unclashed(store, profile_from_dict(data, "profile edit")))
+    path = bridgeports.save(store, profile_from_dict(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
         print(f"note: {note}")
@@ -281,11 +281,11 @@ def cmd_off(args: argparse.Namespace) -> int:
         return profile_more.off_sdk(store, args.dry_run)
     marked = profile_more.marked_here(store, args.app, where)
     result = turn_off(store, args.app, dry_run=args.dry_run, project_dir=where)
-    if not marked and not result.warnings and not any(p.changes or p.held for p in result.plans):
+    if result.nothing_to_undo(marked):
         return profile_more.nothing_to_undo(args.app, [p.path for p in result.plans], where)
     code = _print_switch(result)
     if result.applied:
-        print(profile_more.off_line(result, args.app, where))
+        print(result.off_line(where))
     return code
 
 

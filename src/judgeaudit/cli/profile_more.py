@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judgeaudit.cli.common import UserError
 from judgeaudit.credentials import check_name
@@ -15,9 +15,6 @@ from judgeaudit.profiles.livefile import switch_lock
 from judgeaudit.profiles.model import BUILTIN_CODEX_PROVIDERS, PROVIDER_ID_RE, ProfileError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.targets import codex
-
-if TYPE_CHECKING:
-    from judgeaudit.profiles.switch import SwitchResult
 
 
 def register(psub: Any) -> None:
@@ -142,12 +139,3 @@ def nothing_to_undo(app: str, paths: list[Path], project_dir: Path | None) -> in
     files = ", ".join(str(p) for p in paths) or "no file"
     print(f"nothing to undo: no judgeaudit profile is on for {app}{scope} ({files} left as it is)")
     return 0
-
-
-def off_line(result: SwitchResult, app: str, project_dir: Path | None) -> str:
-    """The last line of an applied ``profile off``: what came back, and whether some of the
-    user's values were held back (:mod:`judgeaudit.profiles.targets.heldback`)."""
-    scope = f" in {project_dir}" if project_dir else ""
-    held = any(plan.held for plan in result.plans)
-    back = "your values back" + (" but those held back (note above)" if held else "")
-    return f"judgeaudit is off for {app}{scope}: its keys removed, {back}"

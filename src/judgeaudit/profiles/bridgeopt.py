@@ -36,9 +36,19 @@ def bridge_port(profile: Profile) -> int:
     return int(str(profile.option("bridge_port", DEFAULT_PORT)).strip())
 
 
+def url_at(host: str, port: int) -> str:
+    """How a bridge's URL is written (no path: it serves /v1/...); an IPv6 address bracketed."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def local_url(profile: Profile) -> str:
-    """Where a globally switched tool finds the bridge (no path: it serves /v1/...)."""
-    return f"http://127.0.0.1:{bridge_port(profile)}"
+    """Where a globally switched tool finds the bridge."""
+    return url_at("127.0.0.1", bridge_port(profile))
+
+
+def port_fix(name: str = "PROFILE") -> str:
+    """How to give a profile another ``bridge_port`` (every line that says so)."""
+    return f"`judgeaudit profile edit {name} --option bridge_port=PORT`"
 
 
 def token_command(profile: Profile) -> list[str]:
@@ -142,6 +152,6 @@ def foreign_listener(profile: Profile, timeout_s: float = 1.0) -> str | None:
         f"profile {profile.name!r}: something listens on {local_url(profile)} and is not a "
         f"judgeaudit bridge (it did not answer as one within {timeout_s:g} s), "
         f"and {profile.app} would send it this profile's local token; nothing was changed: stop what "
-        f"listens there or pick a free port (`judgeaudit profile edit {profile.name} --option "
-        f"bridge_port=PORT`), then start `judgeaudit bridge {profile.name}`"
+        f"listens there or pick a free port ({port_fix(profile.name)}), then start "
+        f"`judgeaudit bridge {profile.name}`"
     )

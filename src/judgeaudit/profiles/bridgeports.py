@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from judgeaudit.profiles import active, bridgeopt
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore
@@ -35,11 +37,12 @@ def port_clash(store: ProfileStore, profile: Profile, project: bool = False) -> 
     if found is None:
         return None
     app, name = found
+    # a profile being added is not there to edit yet (`profile add`, the app's form)
+    fix = f" ({bridgeopt.port_fix(profile.name)})" if store.exists(profile.name) else ""
     return (
         f"profile {profile.name!r}: bridge_port {bridgeopt.bridge_port(profile)} is where "
         f"{name!r} (switched on globally for {app}) has its bridge, and two profiles used at "
-        "once need their own ports; nothing was changed: pick another (`judgeaudit profile "
-        f"edit {profile.name} --option bridge_port=PORT`)"
+        f"once need their own ports; nothing was changed: pick another{fix}"
     )
 
 
@@ -56,16 +59,16 @@ def doctor(store: ProfileStore, profile: Profile) -> list[str]:
         lines[0] = (
             f"bridge: {bridgeopt.local_url(profile)} is also the port of {name!r} (switched "
             f"on globally for {app}), so do not restart it as {profile.name}: give "
-            f"{profile.name} its own (`judgeaudit profile edit {profile.name} --option "
-            f"bridge_port=PORT`, `judgeaudit profile use {profile.name}`, then `judgeaudit "
-            f"bridge {profile.name}`)"
+            f"{profile.name} its own ({bridgeopt.port_fix(profile.name)}, `judgeaudit "
+            f"profile use {profile.name}`, then `judgeaudit bridge {profile.name}`)"
         )
     return lines
 
 
-def unclashed(store: ProfileStore, profile: Profile) -> Profile:
-    """``profile`` as ``profile edit`` saves it, or the one-line refusal of :func:`port_clash`."""
+def save(store: ProfileStore, profile: Profile) -> Path:
+    """The one way a profile the user wrote is saved (``profile add``, ``profile edit``, the
+    app's form): refused in one line by :func:`port_clash`, nothing written, or saved."""
     refusal = port_clash(store, profile)
     if refusal:
         raise ProfileError(refusal)
-    return profile
+    return store.save(profile)

@@ -297,7 +297,7 @@ def _outranked_env_key(bound: Profile | None, cwd: Path | None) -> list[str]:
     """A ``key_mode = "env"`` binding relies on the shell's token; one a settings file set
     after the binding (the binding refuses one already there) outranks it and goes to the
     bound gateway: say so, file and variable, no value."""
-    if bound is None or bound.app != "claude" or bound.option("key_mode") != "env":
+    if bound is None or bound.app != "claude" or claude.tool_key_mode(bound) != "env":
         return []
     return [
         f"  warning: {found} is set: Claude Code sends that key to {bound.name!r}'s gateway "

@@ -153,7 +153,8 @@ def plan_launch(
             env[key_variable] = key
         return Launch([*head, *overrides, *tail], env)
     given, gone = profile_environment(profile, key)
-    execguard.check(profile, command, tool, [name for name, value in given.items() if value == key])
+    with_key = [name for name, value in given.items() if value == key]
+    execguard.check(profile, command, tool, with_key, own_key=key)
     for variable in gone:  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)

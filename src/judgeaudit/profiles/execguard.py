@@ -102,10 +102,12 @@ def codex_redirects(exported: Collection[str], base_url: str) -> list[str]:
 
 
 def redirects(
-    profile: Profile, with_key: Collection[str], own_key: str | None = None
+    profile: Profile, with_key: Collection[str], *, own_key: str | None
 ) -> list[tuple[str, str]]:
     """``(app, FILE ...)`` for each file of the user's that would send one of ``with_key`` (the
-    variables set to the profile's key, ``own_key``) to another gateway than the profile's."""
+    variables set to the profile's key, ``own_key``) to another gateway than the profile's.
+    ``own_key`` has no default: a caller that left it out refused a switched-in inline profile
+    over its own token (``exec`` did, ``env`` did not)."""
     found: list[tuple[str, str]] = []
     if set(with_key) & set(claude.TOKEN_VARS):
         gateway = profile.anthropic_gateway()
@@ -114,10 +116,10 @@ def redirects(
     return found
 
 
-def check_env(profile: Profile, with_key: Collection[str], own_key: str | None = None) -> None:
+def check_env(profile: Profile, with_key: Collection[str], *, own_key: str | None) -> None:
     """``judgeaudit env``: the guard of a command exec cannot recognise (a shell that loaded the
     exports can start anything), refused in one line before anything is printed."""
-    found = redirects(profile, with_key, own_key)
+    found = redirects(profile, with_key, own_key=own_key)
     if not found:
         return
     app, line = found[0]
@@ -134,7 +136,9 @@ def check_env(profile: Profile, with_key: Collection[str], own_key: str | None =
     )
 
 
-def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection[str]) -> None:
+def check(
+    profile: Profile, command: list[str], tool: Tool, with_key: Collection[str], *, own_key: str
+) -> None:
     """Refuse (one line, nothing run) to give the profile's environment to a client of another
     app, or to a command exec cannot recognise while a file of the user's would send one of
     ``with_key`` (the variables exec sets to the key) to another gateway."""
@@ -149,7 +153,7 @@ def check(profile: Profile, command: list[str], tool: Tool, with_key: Collection
             f"(`judgeaudit profile list`), or `judgeaudit exec {name} --as plain -- ...` to give "
             f"it the environment anyway"
         )
-    found = redirects(profile, with_key)
+    found = redirects(profile, with_key, own_key=own_key)
     if not found:
         return
     app, line = found[0]

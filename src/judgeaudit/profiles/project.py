@@ -17,7 +17,7 @@ from typing import Final
 from judgeaudit.profiles import shadowing
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import SwitchState
-from judgeaudit.profiles.targets import FilePlan, registry
+from judgeaudit.profiles.targets import FilePlan, claude, registry
 
 STATE_KEY: Final = "projects"  # state.json: {project dir: {app: profile}}
 
@@ -39,13 +39,15 @@ def settings_file(app: str, project: Path) -> Path:
 def check(profile: Profile, project: Path) -> Path:
     """The file a project switch of ``profile`` writes, or a refusal."""
     target = settings_file(profile.app, project)
-    if profile.option("key_mode") == "inline":
+    # how the tool gets its key (a bridged profile's runs the helper whatever key_mode says)
+    mode = claude.tool_key_mode(profile) if profile.app == "claude" else None
+    if mode == "inline":
         raise ProfileError(
             f"profile {profile.name!r}: key_mode inline would put the key in {target}, inside a "
             "project that may be shared or committed; use key_mode helper (the default) for a "
             "project binding; nothing was changed"
         )
-    if profile.app == "claude" and profile.option("key_mode") == "env":
+    if mode == "env":
         _refuse_outranked_shell_token(profile, project)
     return target
 

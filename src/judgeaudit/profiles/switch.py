@@ -13,11 +13,11 @@ every user value it replaced put back. ``profile restore`` lives in :mod:`.resto
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgeaudit.credentials import scrub_content
+from judgeaudit.credentials import scrub, scrub_content
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backupkeys, backups, bridgeopt, bridgeports, project, secrets
 from judgeaudit.profiles.ledger import FILE_FACTS
@@ -33,7 +33,7 @@ from judgeaudit.profiles.livefile import (
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
-from judgeaudit.redact import keylike_words, redact, scrub_keylike
+from judgeaudit.redact import keylike_words, redact
 
 
 @dataclass
@@ -48,6 +48,25 @@ class SwitchResult:
     #: (a dry run) files the switch would change that their owner made read-only: the switch
     #: itself refuses (:func:`livefile.read_only_line`)
     read_only: list[Path] = field(default_factory=list)
+
+    @property
+    def held(self) -> bool:
+        """``off`` keeps some of the user's values out (:mod:`.targets.heldback`; a note in
+        the diff says which)."""
+        return any(plan.held for plan in self.plans)
+
+    def nothing_to_undo(self, marked: str | None) -> bool:
+        """An ``off`` (the CLI's and the app's) with nothing to do: no profile ``marked`` active
+        here, no warning, no file changing and nothing held back."""
+        return not marked and not self.warnings and not any(p.changes or p.held for p in self.plans)
+
+    def off_line(self, project_dir: Path | None = None, *, note: str = "note above") -> str:
+        """The line after an applied ``off`` (the CLI's last line, the app's status): what came
+        back, and whether some of the user's values were held back (``note``: where it says
+        which)."""
+        scope = f" in {project_dir}" if project_dir else ""
+        back = "your values back" + (f" but those held back ({note})" if self.held else "")
+        return f"judgeaudit is off for {self.app}{scope}: its keys removed, {back}"
 
 
 def _load_secret(ref: str) -> str | None:
@@ -136,16 +155,22 @@ def _secrets_in(plan: FilePlan) -> set[str]:
     return found
 
 
+def _masked(text: str, found: Iterable[str]) -> str:
+    """The one masking of the diff and of a whole file: the values ``found`` (under a key-like
+    name, a key in a helper command or a custom header), then what no key name marks: a URL's
+    user:password@ and any key-shaped word (a base URL the user wrote with a key in it)."""
+    return scrub_content(redact(text, found))
+
+
 def masked_file(app: str, text: str) -> str:
     """A whole file of ``app`` (a backup the app previews, or asks to restore) masked as the
-    switch's diff masks it: every value :meth:`~.registry.Target.secrets_in` finds (under a
-    key-like name, a key in a helper command or a custom header). A file that does not parse
-    has every key-like word masked instead."""
+    switch's diff masks it (:func:`_masked`). A file that does not parse has every key-like
+    word masked too (:func:`~judgeaudit.credentials.scrub`)."""
     try:
         found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
     except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
-        return scrub_keylike(text)
-    return redact(text, found)
+        return scrub(text)
+    return _masked(text, found)
 
 
 def _shown(path: Path) -> str:
@@ -176,9 +201,7 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         )
         text = text or f"{label}: no change\n"
         text += "".join(f"  note: {note}\n" for note in plan.notes)
-        # then what no key name marks: a URL's user:password@ and any key-shaped word (a base
-        # URL the user wrote with a key in it was shown whole)
-        chunks.append(scrub_content(redact(text, [*_secrets_in(plan), *(redact_also or [])])))
+        chunks.append(_masked(text, [*_secrets_in(plan), *(redact_also or [])]))
     return "".join(chunks)
 
 

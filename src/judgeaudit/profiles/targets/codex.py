@@ -153,7 +153,7 @@ def provider_table(profile: Profile) -> dict[str, Any]:
         "base_url": base_url,
         "wire_api": "responses",
     }
-    if bridgeopt.uses_bridge(profile) or key_mode(profile) == "command":
+    if key_mode(profile) == "command":  # a bridged profile's is (its local token's command)
         command, *args = (
             bridgeopt.token_command(profile)
             if bridgeopt.uses_bridge(profile)

@@ -98,7 +98,7 @@ class ClaudeTarget:
         created: bool,
     ) -> FilePlan:
         inline = None
-        if profile is not None and profile.option("key_mode") == "inline":
+        if profile is not None and claude.tool_key_mode(profile) == "inline":
             inline = secrets.resolve_key(profile)
         binding = path.name == "settings.local.json"  # a project binding's layer
         below = None

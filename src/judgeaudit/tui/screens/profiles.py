@@ -9,7 +9,7 @@ switch, a broken file) is what the screen says, with the doctor's warnings under
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import urlsplit
 
 from textual import work
@@ -32,6 +32,9 @@ from judgeaudit.tui.profile_listing import (
 from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
+
+if TYPE_CHECKING:
+    from judgeaudit.profiles.switch import SwitchResult
 
 # The keyring (secrets: ~75 ms of imports), switching, restoring, the backups dialog and the
 # less frequent tools load in the worker or key that first uses them, not before the first paint.
@@ -210,21 +213,24 @@ class ProfilesScreen(Screen[None]):
         from judgeaudit.profiles import active as active_here
 
         marked = active_here.here(self.store.state()).get(app)
-        if all(p.before == p.after for p in plan.plans) and not (app == "sdk" and marked):
+        if plan.nothing_to_undo(marked):  # the CLI's test
             self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
             return
-        diff = plan.diff or f"no file changes; {marked} is no longer marked active (*)"
-        self.app.call_from_thread(self.confirm_off, app, diff, plan.warnings)
+        if app == "sdk" and marked:
+            plan.diff = f"no file changes; {marked} is no longer marked active (*)"
+        self.app.call_from_thread(self.confirm_off, plan)
 
-    def confirm_off(self, app: str, diff: str, warnings: list[str]) -> None:
+    def confirm_off(self, plan: SwitchResult) -> None:
         self.status("")
+        app = plan.app
 
         def confirmed(answer: bool | None) -> None:
             if answer:
                 self.apply_off(app)
 
-        title = f"Turn judgeaudit off in {app}? (your own settings come back)"
-        self.app.push_screen(ConfirmDiff(title, diff, warnings), confirmed)
+        held = " but those held back: see the note" if plan.held else ""
+        title = f"Turn judgeaudit off in {app}? (your own settings come back{held})"
+        self.app.push_screen(ConfirmDiff(title, plan.diff, plan.warnings), confirmed)
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def apply_off(self, app: str) -> None:
@@ -236,7 +242,8 @@ class ProfilesScreen(Screen[None]):
             self.app.call_from_thread(self.status, f"not turned off, nothing changed: {exc}", True)
             return
         made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        self.app.call_from_thread(self.status, f"judgeaudit is off in {app}{made}")
+        said = result.off_line(note="the preview's note said which")
+        self.app.call_from_thread(self.status, f"{said}{made}")
         self.app.call_from_thread(self.reload)
 
     # --- add / edit ----------------------------------------------------------------------------
@@ -254,8 +261,10 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def save_profile(self, profile: Profile) -> None:
+        from judgeaudit.profiles import bridgeports  # its bridge_port: refused as the CLI's
+
         try:
-            path = self.store.save(profile)
+            path = bridgeports.save(self.store, profile)
         except (JudgeauditError, OSError) as exc:
             self.app.call_from_thread(self.status, f"not saved: {exc}", True)
             return

@@ -1,0 +1,73 @@
+"""The Backups dialog masks a backup as the CLI's switch diff masks the same file: a base URL's
+user:password@ and a key-shaped word under no key-like name, not only the values the file's
+keys name (a review: the CLI masked them, the app's preview and restore confirmation showed
+them in clear)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from judgeaudit.cli import main
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.screens.backups_dialog import BackupPicker
+from judgeaudit.tui.screens.modals import ConfirmDiff
+from tests.tui.helpers import SMALL, make_app, press
+from tests.tui.test_backups_dialog import two_switches
+
+URL_SECRET = "hunter2pass" + "Zq9"
+SHAPED = "sk-ant-" + "Vb3Nm8Kq2Wx5" * 3
+GATEWAY = f"https://me:{URL_SECRET}@gw.example.test/v1"
+
+
+def _users_file(tmp_path: Path) -> None:
+    mine = {"env": {"ANTHROPIC_BASE_URL": GATEWAY}, "spinnerTip": f"old {SHAPED}"}
+    (tmp_path / "claude" / "settings.json").write_text(json.dumps(mine, indent=2) + "\n")
+
+
+def test_the_cli_diff_masks_them(
+    isolated: ProfileStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _users_file(tmp_path)
+    assert main(["profile", "use", "taotoken-claude", "--dry-run"]) == 0
+    shown = capsys.readouterr().out
+    assert "gw.example.test" in shown and "spinnerTip" in shown, shown
+    assert URL_SECRET not in shown and SHAPED not in shown, shown
+
+
+def test_the_apps_backup_preview_and_restore_confirmation_mask_them(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    _users_file(tmp_path)
+
+    async def go() -> tuple[str, str]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await two_switches(pilot, app)
+            await press(pilot, "b")
+            picker = app.screen
+            assert isinstance(picker, BackupPicker)
+            await press(pilot, "down")  # the oldest: the user's file before any switch
+            preview = str(picker.query_one("#backup-preview", Static).render())
+            await press(pilot, "enter")
+            asked = app.screen
+            assert isinstance(asked, ConfirmDiff)
+            body = "\n".join(str(w.render()) for w in asked.query(Static))
+            await press(pilot, "escape")
+            return preview, body
+
+    preview, body = asyncio.run(go())
+    for shown in (preview, body):
+        assert "gw.example.test" in shown and "spinnerTip" in shown, shown
+        assert URL_SECRET not in shown and SHAPED not in shown, shown
+
+
+def test_a_backup_that_does_not_parse_has_its_url_credentials_masked_too() -> None:
+    from judgeaudit.profiles.switch import masked_file
+
+    shown = masked_file("claude", f'{{"env": {{"ANTHROPIC_BASE_URL": "{GATEWAY}",')
+    assert "gw.example.test" in shown and URL_SECRET not in shown, shown
