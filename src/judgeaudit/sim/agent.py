@@ -15,7 +15,7 @@ from typing import Any
 from judgeaudit.sim import intents as g
 from judgeaudit.sim.modelspec import ModelSpec
 from judgeaudit.sim.phrases import pick, say
-from judgeaudit.sim.types import SimReply, SimRequest, ToolCall, digest, has_cjk, rng_for
+from judgeaudit.sim.types import SimReply, SimRequest, ToolCall, digest, has_cjk, rng_for, to_json
 
 DRAWS = ("lookup", "confirm", "args", "retry", "facts")
 
@@ -108,7 +108,7 @@ def _right_args(intent: g.Intent) -> dict[str, Any]:
 
 def _tool_call(request: SimRequest, name: str, args: dict[str, Any]) -> SimReply:
     call_id = "call_" + digest(request.canonical, name, args)[:20]
-    return SimReply(tool_calls=[ToolCall(call_id, name, json.dumps(args, ensure_ascii=False))])
+    return SimReply(tool_calls=[ToolCall(call_id, name, to_json(args))])
 
 
 def _facts_text(

@@ -7,6 +7,7 @@ as the optional LLM success check. Scores are 0-5 with one decimal.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -15,9 +16,11 @@ from typing import Any
 
 from judgeaudit.sim import intents as g
 from judgeaudit.sim.modelspec import ModelSpec
-from judgeaudit.sim.types import SimReply, SimRequest, rng_for
+from judgeaudit.sim.types import SimReply, SimRequest, rng_for, seed_for, to_json
 
+#: The blocks a judge prompt holds; :func:`find_blocks` finds them (the regex is its definition).
 BLOCK_RE = re.compile(r"<(trajectory(?:_[AB])?)>\s*(.*?)\s*</\1>", re.DOTALL)
+_OPEN = "<trajectory"
 TIE_MARGIN = 0.15
 
 
@@ -59,6 +62,47 @@ def _parse(block: str) -> _Trajectory:
             traj.calls.append((pending[0], pending[1], _loads(text)))
             pending = None
     return traj
+
+
+def find_blocks(prompt: str) -> dict[str, str]:
+    """``dict(BLOCK_RE.findall(prompt))``, the same blocks, found with ``str.find`` (the lazy
+    regex was a sixth of a judge call's CPU on a two-transcript prompt). A tag without its
+    closing tag is skipped; a later block of the same name wins; ``strip`` and the regex's
+    ``\\s`` take the same characters for whitespace."""
+    found: dict[str, str] = {}
+    pos = 0
+    while (at := prompt.find(_OPEN, pos)) >= 0:
+        tail = at + len(_OPEN)
+        if prompt.startswith(">", tail):
+            name, start = "trajectory", tail + 1
+        elif prompt.startswith(("_A>", "_B>"), tail):
+            name, start = prompt[at + 1 : tail + 2], tail + 3
+        else:
+            pos = at + 1
+            continue
+        end = prompt.find(f"</{name}>", start)
+        if end < 0:
+            pos = at + 1
+            continue
+        found[name] = prompt[start:end].strip()
+        pos = end + len(name) + 3
+    return found
+
+
+#: Transcripts a server has read lately. An audit shows each one to the judge many times
+#: (against each opponent, in both positions): its parse, evidence and style, and the seed of
+#: the judge's opinion of it, are functions of its text, so they are worked out once.
+_RECENT = 4096
+
+
+@functools.lru_cache(maxsize=_RECENT)
+def _trajectory(block: str) -> _Trajectory:
+    return _parse(block)
+
+
+@functools.lru_cache(maxsize=_RECENT)
+def _opinion_seed(seed: int, model_id: str, block: str) -> int:
+    return seed_for("judge-opinion", seed, model_id, block)
 
 
 def _loads(raw: str) -> dict[str, Any]:
@@ -142,6 +186,13 @@ def _details_shown(intent: g.Intent, said: str) -> bool:
 def style_score(traj: _Trajectory) -> float:
     """Perceived quality beyond evidence: courtesy, length, and a professional process
     (confirming before acting, citing the order). None of it shows the task was done."""
+    if "style" not in traj.memo:
+        traj.memo["style"] = _style(traj)
+    score: float = traj.memo["style"]
+    return score
+
+
+def _style(traj: _Trajectory) -> float:
     said = " ".join(traj.agent)
     polite = min(1.0, sum(said.lower().count(m) for m in g.POLITE_MARKERS) / 2)
     length = min(1.0, len(said) / 600)
@@ -163,7 +214,7 @@ def _score(
 ) -> float:
     """Most of the judge's noise is its stable opinion of this transcript (keyed by content);
     a smaller part, and the position bonus, depend on the order it was shown in."""
-    opinion = rng_for("judge-opinion", seed, spec.model_id, block)
+    opinion = random.Random(_opinion_seed(seed, spec.model_id, block))
     we, ws = spec.p("evidence"), spec.p("style")
     diligent = opinion.random() < spec.p("diligence")
     evidence = evidence_score(traj, tools, diligent)
@@ -184,14 +235,14 @@ def _reason(label: str, traj: _Trajectory, tools: bool) -> str:
 
 def judge_reply(spec: ModelSpec, request: SimRequest, seed: int) -> SimReply:
     prompt = "\n".join(m.content for m in request.messages if m.role in ("system", "user"))
-    bodies = dict(BLOCK_RE.findall(prompt))
-    blocks = {name: _parse(body) for name, body in bodies.items()}
+    bodies = find_blocks(prompt)
+    blocks = {name: _trajectory(body) for name, body in bodies.items()}
     tools = "tool_call:" in prompt
     rng = rng_for("judge", seed, spec.model_id, request.canonical)
     if "trajectory" in blocks and "trajectory_A" not in blocks:
         ok = evidence_score(blocks["trajectory"], tools) >= 0.8
         body: dict[str, Any] = {"success": ok, "missing": [] if ok else ["evidence of completion"]}
-        return SimReply(text=json.dumps(body, ensure_ascii=False))
+        return SimReply(text=to_json(body))
     a, b = blocks.get("trajectory_A", _Trajectory()), blocks.get("trajectory_B", _Trajectory())
     score_a = _score(spec, seed, rng, a, bodies.get("trajectory_A", ""), tools, first=True)
     score_b = _score(spec, seed, rng, b, bodies.get("trajectory_B", ""), tools, first=False)
@@ -203,7 +254,7 @@ def judge_reply(spec: ModelSpec, request: SimRequest, seed: int) -> SimReply:
         "score_b": score_b,
         "reasons": [_reason("A", a, tools), _reason("B", b, tools)],
     }
-    text = json.dumps(verdict, ensure_ascii=False)
+    text = to_json(verdict)
     retrying = len(request.by_role("user")) > 1
     if not retrying and rng.random() < spec.p("malformed"):
         text = _malform(rng, text)

@@ -22,7 +22,7 @@ from judgeaudit.redact import is_credential_header
 from judgeaudit.sim.engine import simulate
 from judgeaudit.sim.faults import Decision, FaultPlanner, RateLimits
 from judgeaudit.sim.modelspec import SHARED_RATES, ModelSpec, ModelSpecError, SimConfig
-from judgeaudit.sim.types import digest
+from judgeaudit.sim.types import digest, to_json
 from judgeaudit.sim.wire import WireError, usage_of
 from judgeaudit.sim.wire import anthropic as anthropic_wire
 from judgeaudit.sim.wire import chat as chat_wire
@@ -145,8 +145,11 @@ class SimServer:
     async def _body(self, request: web.Request) -> dict[str, Any]:
         """The request body as a JSON object; WireError (a 400) for anything else."""
         try:
-            async with asyncio.timeout(self.read_timeout_s):
+            if request.content.is_eof():  # all of it has arrived: nothing to wait for
                 raw = await request.read()
+            else:
+                async with asyncio.timeout(self.read_timeout_s):
+                    raw = await request.read()
         except TimeoutError:
             if request.transport is not None:
                 request.transport.close()  # a half-sent body: nobody is there to answer
@@ -231,7 +234,7 @@ class SimServer:
                 return await self._stream(
                     request, wire.stream(sim_request, reply, usage), truncate=fault == "truncate"
                 )
-            payload = json.dumps(wire.render(sim_request, reply, usage), ensure_ascii=False)
+            payload = to_json(wire.render(sim_request, reply, usage))
             if fault == "truncate":
                 return await self._truncated(request, payload.encode())
             return web.Response(text=payload, content_type=JSON)

@@ -7,6 +7,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from typing import Any
 
 
@@ -59,17 +60,42 @@ CJK_RE = re.compile("[\u4e00-\u9fff]")
 _ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 
 
+#: ``json.dumps(obj, ensure_ascii=False)``, the same text, without building an encoder per call
+#: (how every reply body and JSON reply text is written).
+to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def digest(*parts: object) -> str:
     """A stable hex digest of JSON-serialisable parts (the basis of every simulated choice)."""
-    return hashlib.sha256(_ENCODER.encode(parts).encode("utf-8")).hexdigest()
+    return hashlib.sha256(_encode(parts).encode("utf-8")).hexdigest()
+
+
+def _encode(parts: tuple[object, ...]) -> str:
+    """``_ENCODER.encode(parts)``, the same text; parts that are all plain strings and ints
+    (every call on the serving path) are joined here, without the encoder the json module
+    builds per call (a digest of the request runs several times per call)."""
+    out = []
+    for part in parts:
+        if type(part) is str:
+            out.append(encode_basestring(part))
+        elif type(part) is int:
+            out.append(int.__repr__(part))
+        else:
+            return _ENCODER.encode(parts)
+    return "[" + ", ".join(out) + "]"
+
+
+def seed_for(*parts: object) -> int:
+    """The seed of :func:`rng_for` (for a caller that keeps it)."""
+    return int(digest(*parts)[:16], 16)
 
 
 def rng_for(*parts: object) -> random.Random:
-    return random.Random(int(digest(*parts)[:16], 16))
+    return random.Random(seed_for(*parts))
 
 
 def has_cjk(text: str) -> bool:
-    return CJK_RE.search(text) is not None
+    return not text.isascii() and CJK_RE.search(text) is not None
 
 
 def approx_tokens(text: str) -> int:

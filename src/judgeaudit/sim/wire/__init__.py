@@ -6,11 +6,12 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from judgeaudit.sim.types import SimReply, SimRequest, approx_tokens, digest
+from judgeaudit.sim.types import SimReply, SimRequest, approx_tokens, digest, to_json
 
 #: Fixed so that the same request gives the same bytes; the provider is a simulation.
 CREATED = 1767225600
 STREAM_KEYS = ("stream", "stream_options")
+_STREAM_KEYS = frozenset(STREAM_KEYS)
 
 
 class WireError(ValueError):
@@ -23,10 +24,16 @@ class Usage:
     completion: int
 
 
+#: ``json.dumps(x, sort_keys=True, ensure_ascii=False)`` without the encoder json.dumps builds
+#: on every call that passes options (the same text).
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+
+
 def canonical(body: dict[str, Any]) -> str:
     """The request as canonical JSON without streaming switches (streamed = same content)."""
-    kept = {k: v for k, v in body.items() if k not in STREAM_KEYS}
-    return json.dumps(kept, sort_keys=True, ensure_ascii=False)
+    if not _STREAM_KEYS.isdisjoint(body):
+        body = {k: v for k, v in body.items() if k not in STREAM_KEYS}
+    return _CANONICAL.encode(body)
 
 
 def usage_of(request: SimRequest, reply: SimReply) -> Usage:
@@ -46,7 +53,7 @@ def chunks(text: str, size: int = 24) -> list[str]:
 
 
 def sse(data: dict[str, Any] | str, event: str | None = None) -> bytes:
-    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    payload = data if isinstance(data, str) else to_json(data)
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {payload}\n\n".encode()
 
