@@ -83,12 +83,11 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
         lines.append(f"{'':<29}{split(overall)}")
     if report.get("gap_model"):
         lines.append(model_line(report["gap_model"]))
-    if bootstrap:
-        lines.append(
-            "  (95% CI: Wilson with a design effect for task clustering, per row, not "
-            f"simultaneous; task-clustered: {boot_method(report)}; "
-            "tie-aware = (wrong + tie/2) / decisive)"
-        )
+    boot_said = f"task-clustered: {boot_method(report)}; " if bootstrap else ""
+    lines.append(
+        "  (95% CI: Wilson with a design effect for task clustering, per row, not "
+        f"simultaneous; {boot_said}tie-aware = (wrong + tie/2) / decisive)"
+    )
     left_out = [
         f"{count} pairs {what}"
         for count, what in (
@@ -108,7 +107,7 @@ def bucket_lines(report: Report, bootstrap: bool = False) -> list[str]:
             continue
         lines.append(
             f"  failed although {who.replace('_', ' ')} satisfied: {_pct(part['rate'])} "
-            f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}"
+            f"({part['failed']}/{part['satisfied']} {unit}) 95% CI {_ci(part)}, {TASK_WILSON}"
         )
         if who == "judge" and "scale_note" in sbf:
             lines.append(f"    WARNING: {sbf['scale_note']}")
@@ -166,7 +165,7 @@ def render_table(report: Report) -> str:
     recorded = recorded_verdicts(report["manifest"])
     for j in report["verdicts"]["by_judge"]:
         lines.append(f"  {verdict_line(j, recorded)}")
-    lines += ["", "by task type:"]
+    lines += ["", f"by task type (intervals: {TASK_WILSON}):"]
     for t in report["by_task_type"]:
         lines.append(
             f"  {t['task_type']:<24} misselected {_pct(t['rate'])} {_ci(t)} n={t['decisive']}"
