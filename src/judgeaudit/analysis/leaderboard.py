@@ -267,7 +267,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     versus = rank.versus_cell(row["vs_best"])
     if not row["measured"]:
         # no verdict on any order: its 0% misselection, ties and consistency are no figures
-        return [str(row["rank"]), judge_cell(row), str(row["prompt_hash"] or "")[:8],
+        return [str(row["rank"]), judge_cell(row), prompt_cell(row["prompt_hash"]),
                 "not measured", "not measured", "not measured", "not measured", "not measured",
                 with_ci(row["no_verdict_rate"], row.get("no_verdict_rate_ci"), "[no CI]"),
                 "not measured", str(row["tokens"]), "n/a", _latency(row), style_cell(row["style"]),
@@ -276,7 +276,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
     return [
         str(row["rank"]),
         judge_cell(row) + (" *" if row["frontier"] else ""),
-        str(row["prompt_hash"] or "")[:8],
+        prompt_cell(row["prompt_hash"]),
         rate(row["tie_aware"]),
         rate(m),
         rate(near),
@@ -291,6 +291,20 @@ def _cells(row: dict[str, Any]) -> list[str]:
         versus,
         row["run_id"],
     ]
+
+
+#: A prompt hash longer than this is cut in the table (a recorded log's own label is kept whole
+#: up to it: ``prompt-v1`` and ``prompt-v9`` both read ``prompt-v`` when cut at 8).
+PROMPT_SHOWN = 24
+
+
+def prompt_cell(value: object) -> str:
+    """A judge prompt's hash as the table prints it: a hex digest's first 8 characters (as git
+    shortens one); any other label, as recorded logs give, whole, or cut with ``…``."""
+    text = str(value or "")
+    if len(text) > 8 and all(c in "0123456789abcdef" for c in text.lower()):
+        return text[:8]
+    return text if len(text) <= PROMPT_SHOWN else text[: PROMPT_SHOWN - 1] + "…"
 
 
 def _tie_tie(row: dict[str, Any]) -> str:

@@ -45,3 +45,15 @@ def test_the_change_beside_the_verdict_is_the_one_it_came_from() -> None:
     assert versus_cell(versus(result("worse", ["misselection"], -0.01, 0.031))) == (
         "worse (missel. +3.1 pts)"
     )
+
+
+def test_a_recorded_prompt_label_is_not_cut_into_anothers() -> None:
+    """A new user: recorded runs labelled ``prompt-v1`` and ``prompt-v9`` both read
+    ``prompt-v`` in `judges` (cut at 8, as a hex digest is)."""
+    from judgeaudit.analysis.leaderboard import prompt_cell
+
+    assert prompt_cell("prompt-v1") != prompt_cell("prompt-v9")
+    assert prompt_cell("prompt-v1") == "prompt-v1"
+    assert prompt_cell("3f2a9c0d11e4b5a6") == "3f2a9c0d"  # a digest: git's short form
+    assert prompt_cell("x" * 30) == "x" * 23 + "…"
+    assert prompt_cell(None) == ""
