@@ -211,3 +211,24 @@ def test_tie_aware_alerts_are_named_charted_and_days_keep_their_place(
     ]
     assert [float(x) for d in marked for x in d.x] == [7.0, 8.0, 9.0]
     assert not any(d.__class__.__name__ == "ScatterPlot" for d in datasets)
+
+
+def test_one_period_says_nothing_was_tested_as_the_cli_does(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    """A new user: one run read "1 periods; no alert" here where `trend` says "no alert
+    tested" (nothing to set against a baseline is no finding)."""
+    out, _ = monitored
+    day = sorted(p for p in (out / "runs").iterdir() if p.is_dir())[0]
+
+    async def go() -> str:
+        app = make_app(isolated, day)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            app.screen.query_one("#trend-targets", Field).value = str(day)
+            await press(pilot, "ctrl+r")
+            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+            return str(app.screen.query_one("#trend-status").render())
+
+    assert asyncio.run(go()) == "1 period; no alert tested"

@@ -93,7 +93,7 @@ def side_named_cell(part: dict[str, Any]) -> str:
     return with_interval({"rate": part["decided_consistency_rate"], "ci_low": low, "ci_high": high})
 
 
-def _no_alert(detector: dict[str, Any]) -> str:
+def no_alert(detector: dict[str, Any]) -> str:
     """What a trend without an alert says: whether anything was tested at all."""
     return "no alert" if detector.get("tests") else "no alert tested"
 
@@ -202,7 +202,7 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
     alerts = trend.get("alerts", [])
     if det.get("note"):
         lines.append(f"alerts not tested: {det['note']} (--baseline)")
-    lines += [alert_line(a) for a in alerts if a.get("first")] or [_no_alert(det)]
+    lines += [alert_line(a) for a in alerts if a.get("first")] or [no_alert(det)]
     later: dict[str, list[str]] = {}
     for a in alerts:
         if not a.get("first"):
@@ -340,7 +340,7 @@ def render_html(trend: dict[str, Any]) -> str:
         + (
             f"<ul>{alert_html}</ul><p>{escape(alerts[0]['action'])}</p>"
             if alerts
-            else f"<p>{_no_alert(det)}</p>"
+            else f"<p>{no_alert(det)}</p>"
         )
         + f"<p class='note'>{escape(str(det.get('test', '')))}; "
         f"{escape(str(det.get('multiplicity', '')))}; baseline: first "

@@ -109,7 +109,7 @@ class TrendsScreen(Screen[None]):
         self.query_one("#trend-status", Note).say(message, bad=True)
 
     async def show_trend(self, trend: dict[str, Any]) -> None:
-        from judgeaudit.analysis.trend_fmt import alert_label, ties_cell  # numpy: with a trend
+        from judgeaudit.analysis.trend_fmt import alert_label, no_alert, ties_cell  # numpy: a trend
 
         self.trend = trend
         periods = trend["periods"]
@@ -124,12 +124,13 @@ class TrendsScreen(Screen[None]):
                           key=p["run_id"])  # fmt: skip
         first = next((a for a in alerts if a.get("first")), None)
         tied = sum(a.get("metric") == "tie-aware rate" for a in alerts)
+        counted = f"{len(periods)} period{'' if len(periods) == 1 else 's'}"
         status = (
-            f"{len(periods)} periods; {len(alerts)} alerts"
+            f"{counted}; {len(alerts)} alerts"
             + (f" ({tied} tie-aware)" if tied else "")
             + f", first {first['period']} ({alert_label(first)}: +{first['rise'] * 100:.1f} pts)"
             if first
-            else f"{len(periods)} periods; no alert"
+            else f"{counted}; {no_alert(trend.get('detector') or {})}"  # the CLI's words
         )
         refused = trend.get("daily", {}).get("refused", [])
         if refused:  # the CLI's exit 6: a day left out is said, not hidden
