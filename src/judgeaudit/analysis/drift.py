@@ -59,9 +59,17 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
 TASKS_HASH = "task_set.tasks_hash"
 
 
+def task_set_key(task_sets: list[dict[str, Any]]) -> str:
+    """Which of the manifests' ``task_set`` fields tells runs' task sets apart, for `compare`
+    and for a `trend` series: ``tasks_hash`` (the tasks alone) when every run has it, else
+    ``hash`` (the input file's): a manifest from before the twentieth session has no tasks
+    hash, so runs mixed with one fall back to what they all have."""
+    return "tasks_hash" if task_sets and all(t.get("tasks_hash") for t in task_sets) else "hash"
+
+
 def manifest_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     fa, fb = _flatten(a), _flatten(b)
-    both = TASKS_HASH in fa and TASKS_HASH in fb
+    both = task_set_key([a.get("task_set") or {}, b.get("task_set") or {}]) == "tasks_hash"
     skipped = "task_set.hash" if both else TASKS_HASH  # an older manifest: the file's hash
     changes = []
     for key in sorted(set(fa) | set(fb)):
