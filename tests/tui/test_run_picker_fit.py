@@ -72,3 +72,37 @@ def test_two_judges_of_one_prefix_read_apart_at_80_columns() -> None:
         assert drawn[0] != drawn[1], (size, drawn)
         for cell, options in zip(drawn, ("dilige", "positi"), strict=True):
             assert options in cell, (size, drawn)
+
+
+def test_the_created_time_gives_way_by_whole_fields_at_80_columns() -> None:
+    """Long run ids (a spec's own name) left the created column 16 cells and it read
+    ``2026-12-06 11:0…``, the minute cut; it drops the seconds, then the year, never a digit."""
+    out = Path("out/nightly")
+    runs = [
+        RunInfo(
+            out,
+            "production-nightly-audit-v2-cd21ca2b",
+            "2026-12-06 11:04:09",
+            "recorded: judge-always-tie",
+            "finished",
+        ),
+        RunInfo(
+            out,
+            "production-nightly-rejudge-5f0e",
+            "2026-12-06 11:05:30",
+            "recorded: judge-good",
+            "finished",
+        ),
+    ]
+
+    async def go(size: tuple[int, int]) -> list[str]:
+        app = PickerApp()
+        async with app.run_test(size=size) as pilot:
+            picker = app.query_one(RunPicker)
+            picker.show_runs(runs, None, None)
+            await settle(pilot)
+            return [str(picker.get_cell(run_key(r), "time")).strip() for r in runs]
+
+    assert asyncio.run(go((120, 40))) == ["2026-12-06 11:04:09", "2026-12-06 11:05:30"]
+    assert asyncio.run(go((84, 24))) == ["2026-12-06 11:04", "2026-12-06 11:05"]
+    assert asyncio.run(go((80, 24))) == ["12-06 11:04", "12-06 11:05"]  # was "2026-12-06 11:0…"

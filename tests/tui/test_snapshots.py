@@ -229,6 +229,26 @@ def test_runs_each_runs_figures(
     assert snapshot(snap_compare, app, ["f"], size=SMALL, before=compare)
 
 
+def test_runs_picker_long_run_ids_at_80x24(
+    snap_compare: Any, isolated: ProfileStore, run_copy: Path, rejudged_copy: Path
+) -> None:
+    """Long run ids (a spec's own name) left the created column 16 cells: it read
+    ``2026-01-02 03:0…``, the minute cut. It gives way by whole fields: ``01-02 03:04``."""
+    pin_run_id(run_copy, "production-nightly-audit-v2-cd21ca2b")
+    pin_run_id(rejudged_copy, "production-nightly-rejudge-5f0e")
+
+    async def both(pilot: Pilot[None]) -> None:
+        pilot.app.action_goto("runs")  # type: ignore[attr-defined]
+        await settle(pilot)
+        screen = pilot.app.get_screen("runs")
+        assert isinstance(screen, RunsScreen)
+        screen.query_one("#r-b", Input).value = "rejudged"
+        screen.refresh_runs()  # both directories listed
+        await settle(pilot)
+
+    assert snapshot(snap_compare, make_app(isolated, "run"), [], size=SMALL, before=both)
+
+
 def pin_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The switch diff shows paths: keep them the same on every checkout."""
     (tmp_path / "claude" / "settings.json").write_text('{"theme": "dark"}\n')

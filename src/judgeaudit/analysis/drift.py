@@ -11,6 +11,7 @@ from judgeaudit.analysis.gate import (
     coverage_lines,
     decide_rows,
     gate_lines,
+    tie_aware_rose,
     verdict_text,
 )
 from judgeaudit.analysis.gate_verdicts import verdict_check
@@ -58,9 +59,17 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
 TASKS_HASH = "task_set.tasks_hash"
 
 
+def task_set_key(task_sets: list[dict[str, Any]]) -> str:
+    """Which of the manifests' ``task_set`` fields tells runs' task sets apart, for `compare`
+    and for a `trend` series: ``tasks_hash`` (the tasks alone) when every run has it, else
+    ``hash`` (the input file's): a manifest from before the twentieth session has no tasks
+    hash, so runs mixed with one fall back to what they all have."""
+    return "tasks_hash" if task_sets and all(t.get("tasks_hash") for t in task_sets) else "hash"
+
+
 def manifest_changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     fa, fb = _flatten(a), _flatten(b)
-    both = TASKS_HASH in fa and TASKS_HASH in fb
+    both = task_set_key([a.get("task_set") or {}, b.get("task_set") or {}]) == "tasks_hash"
     skipped = "task_set.hash" if both else TASKS_HASH  # an older manifest: the file's hash
     changes = []
     for key in sorted(set(fa) | set(fb)):
@@ -217,10 +226,37 @@ def bound_pts(upper: float, margin: float | None) -> str:
     return f"{value:+.{decimals}f}{at}"
 
 
-def render_compare(result: dict[str, Any]) -> str:
-    def pts(v: float | None) -> str:
-        return "n/a" if v is None else f"{v * 100:+.1f}"
+def pts(v: float | None) -> str:
+    """A change in points, signed, or n/a."""
+    return "n/a" if v is None else f"{v * 100:+.1f}"
 
+
+def tie_aware_row(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The gate's second criterion, the overall tie-aware rate (a tie counts half a loss) of the
+    paired pairs, as `compare` prints it and the app's drift table shows it (its row under
+    overall): None where the comparison has none (unpaired runs, no decisive pair)."""
+    tie = result["overall"].get("tie_aware")
+    if not tie or not tie["n"]:
+        return None
+    margin = (result.get("gate") or {}).get("margin")
+    verdict = tie.get("verdict") or ""
+    return {
+        "before": f"{tie['before'] * 100:.1f}%",
+        "after": f"{tie['after'] * 100:.1f}%",
+        "n": tie["n"],
+        "change": pts(tie["change"]),
+        "interval": "n/a"
+        if tie["ci_low"] is None
+        else f"[{pts(tie['ci_low'])}, {pts(tie['ci_high'])}]",
+        "bound": None if tie["upper"] is None else bound_pts(tie["upper"], margin),
+        "p": f"{tie['p_value']:.3g}",
+        "alpha": f"{tie['alpha']:g}",
+        "rise": tie_aware_rose(tie),
+        "verdict": verdict.upper() if verdict == "worse" else verdict,
+    }
+
+
+def render_compare(result: dict[str, Any]) -> str:
     lines = [f"compare {result['run_a']} -> {result['run_b']} (gap source {result['gap_source']})"]
     pairing = result["pairing"]
     if result["paired"]:
@@ -279,22 +315,14 @@ def render_compare(result: dict[str, Any]) -> str:
         if r is not result["overall"] and r.get("verdict") == "inconclusive":
             verdict += " (advice: the overall row decides the gate)"
         lines.append(line + flag + (f"  -> {verdict}" if verdict else ""))
-    tie = result["overall"].get("tie_aware")
-    if tie and tie["n"]:
-        margin = (result.get("gate") or {}).get("margin")
-        interval = (
-            "n/a" if tie["ci_low"] is None else f"[{pts(tie['ci_low'])}, {pts(tie['ci_high'])}]"
-        )
-        bound = "" if tie["upper"] is None else f" bound {bound_pts(tie['upper'], margin)}"
+    tie = tie_aware_row(result)
+    if tie is not None:
         lines.append(
-            f"  tie-aware overall (a tie counts half a loss) {tie['before'] * 100:.1f}% -> "
-            f"{tie['after'] * 100:.1f}% (n={tie['n']})  {pts(tie['change'])} {interval}{bound}  "
-            f"p={tie['p_value']:.3g} (alpha {tie['alpha']:g})"
-            + (
-                f"  -> {tie['verdict'].upper() if tie['verdict'] == 'worse' else tie['verdict']}"
-                if tie.get("verdict")
-                else ""
-            )
+            f"  tie-aware overall (a tie counts half a loss) {tie['before']} -> {tie['after']} "
+            f"(n={tie['n']})  {tie['change']} {tie['interval']}"
+            + (f" bound {tie['bound']}" if tie["bound"] else "")
+            + f"  p={tie['p']} (alpha {tie['alpha']})"
+            + (f"  -> {tie['verdict']}" if tie["verdict"] else "")
         )
     lines.append(f"decided by: {result['decided_by']}")
     lines += gate_lines(result)

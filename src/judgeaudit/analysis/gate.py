@@ -201,9 +201,14 @@ def tie_aware_verdict(row: dict[str, Any] | None, margin: float) -> ni.Verdict |
     bound is below the same margin at the same fewest pairs; stored on ``row``."""
     if row is None:
         return None
-    rose = (row["change"] or 0.0) > 0 and row["p_value"] < row["alpha"]
-    row["verdict"] = ni.decide(rose, row["n"], row["upper"], margin)
+    row["verdict"] = ni.decide(tie_aware_rose(row), row["n"], row["upper"], margin)
     return row["verdict"]  # type: ignore[no-any-return]
+
+
+def tie_aware_rose(row: dict[str, Any]) -> bool:
+    """Whether the overall tie-aware rate rose significantly: up, its sign-flip p below its
+    share of alpha (what the gate calls worse on it, and the drift table flags RISE)."""
+    return bool((row["change"] or 0.0) > 0 and row["p_value"] < row["alpha"])
 
 
 def _needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:

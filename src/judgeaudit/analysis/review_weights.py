@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import zlib
 from typing import Any
 
 import numpy as np
@@ -113,14 +114,22 @@ def _weighted(
     # other needs labels from two tasks, or its resample is itself and the interval too narrow
     # (``population`` counts pairs: conversations, two a pair, never make a census)
     census = {s for s, n in labelled.items() if per_pair and n >= population.get(s, 0)}
-    groups = _task_groups(strata, tasks_in, census)
-    short = [s for s in labelled if s not in census and len(groups[s]) < MIN_PER_STRATUM]
+    groups = _stratum_tasks(strata, tasks_in)
     figures = {
         "weighted_agreement": agreement,
         "weighted_kappa": kappa,
         "stratum_weights": {s: weight[s] for s in sorted(weight)},
     }
-    agreement_ci = _jeffreys(x, y, strata, tasks_in, population, census)
+    if groups and census == set(groups):
+        return {
+            **figures,
+            "weighted_agreement_ci": None,
+            "weighted_kappa_ci": None,
+            "interval": _all_census(sorted(census), population),
+        }
+    agree = np.array([a == b for a, b in zip(x, y, strict=True)], dtype=float)
+    agreement_ci = _jeffreys(agree, groups, population, census)
+    short = [s for s in groups if s not in census and len(groups[s]) < MIN_PER_STRATUM]
     if short:
         return {
             **figures,
@@ -128,7 +137,7 @@ def _weighted(
             "weighted_kappa_ci": None,
             "interval": f"{AGREEMENT_METHOD}; kappa: {_none_yet(short)}",
         }
-    kappas = _resampled_kappas(x, y, w, groups)
+    kappas = _resampled_kappas(x, y, w, {s: g for s, g in groups.items() if s not in census})
     # rounded: rescaled weights leave a kappa of 0 by construction at +-1e-15 in some draws
     kappas = np.round(kappas[~np.isnan(kappas)], 12)
     # every resample giving the same kappa (one side gives one label only: 0 by construction,
@@ -151,14 +160,50 @@ def _weighted(
     }
 
 
+def _all_census(strata: list[str], population: dict[str, int]) -> str:
+    """Why there is no interval when every stratum labelled is labelled whole: not for want of
+    labels (a review labelling all 40 pairs of a run was told "all labels agree ...; label
+    more"), but because the figures are those pairs' own, with no sampling spread."""
+    text = (
+        f"none: every pair of each stratum weighed ({', '.join(strata)}) is labelled, so the"
+        " figures are those pairs' exactly, with no sampling spread"
+    )
+    unlabelled = sorted(s for s, n in population.items() if n > 0 and s not in strata)
+    if unlabelled:
+        text += f"; strata with no label ({', '.join(unlabelled)}) are not in them"
+    return text
+
+
+def _stratum_tasks(strata: list[str], tasks: tuple[Any, ...]) -> dict[str, list[np.ndarray]]:
+    """Per stratum, its labelled items grouped by task, strata and tasks in a fixed order (the
+    order labels come in moves nothing): the units both intervals draw (the pairs of one task
+    share its conversations, so they are not independent draws). The one grouping the
+    Jeffreys interval and the bootstrap share."""
+    found: dict[str, dict[Any, list[int]]] = {}
+    for i, (stratum, task) in enumerate(zip(strata, tasks, strict=True)):
+        found.setdefault(stratum, {}).setdefault(task, []).append(i)
+    return {
+        s: [np.array(found[s][t]) for t in sorted(found[s], key=_task_key)] for s in sorted(found)
+    }
+
+
+def _task_key(task: Any) -> tuple[str, str]:
+    return type(task).__name__, str(task)
+
+
+def _stratum_rng(stratum: str) -> np.random.Generator:
+    """A stratum's own random draws: seeded by SEED and the stratum's name (CRC-32), so a
+    stratum's draws, and its part of an interval, do not move when another stratum is
+    labelled or its labels come first."""
+    return np.random.default_rng([SEED, zlib.crc32(stratum.encode())])
+
+
 DRAWS = 4000
 
 
 def _jeffreys(
-    x: list[Any],
-    y: list[Any],
-    strata: list[str],
-    tasks: tuple[Any, ...],
+    agree: np.ndarray,
+    groups: dict[str, list[np.ndarray]],
     population: dict[str, int],
     census: set[str],
 ) -> list[float] | None:
@@ -169,17 +214,12 @@ def _jeffreys(
     (a census stratum as it is). A bootstrap gives a stratum whose labels all agree no spread
     at all, and the control stratum (most of the weight, agreement near 1) often does: it
     covered 70-89% (bench/review_weights_coverage.py)."""
-    per_stratum: dict[str, dict[Any, tuple[int, int]]] = {}
-    for a, b, stratum, task in zip(x, y, strata, tasks, strict=True):
-        k, n = per_stratum.setdefault(stratum, {}).get(task, (0, 0))
-        per_stratum[stratum][task] = (k + (a == b), n + 1)
-    total = sum(population.get(s, 0) for s in per_stratum)
-    if not per_stratum or total <= 0:
+    total = sum(population.get(s, 0) for s in groups)
+    if not groups or total <= 0:
         return None
-    rng = np.random.default_rng(SEED)
     draws, point = np.zeros(DRAWS), 0.0
-    for s, by_task in per_stratum.items():
-        sums = Sums.of([(float(k), float(n)) for k, n in by_task.values()])
+    for s, by_task in groups.items():
+        sums = Sums.of([(float(agree[ix].sum()), float(len(ix))) for ix in by_task])
         share, rate = population.get(s, 0) / total, sums.k / sums.n
         point += share * rate
         if s in census:
@@ -190,8 +230,8 @@ def _jeffreys(
             # tasks, so Korn and Graubard's degrees of freedom shrink n_eff by (z / t_(G-1))^2
             n_eff *= (Z95 / t_quantile(0.975, sums.clusters - 1)) ** 2
         k_eff = rate * n_eff
-        draws += share * rng.beta(k_eff + 0.5, n_eff - k_eff + 0.5, size=DRAWS)
-    if np.ptp(draws) == 0:  # every stratum a census: the figure is the run's, exactly
+        draws += share * _stratum_rng(s).beta(k_eff + 0.5, n_eff - k_eff + 0.5, size=DRAWS)
+    if np.ptp(draws) == 0:  # no stratum with a spread (its weight 0)
         return None
     low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
     # the prior pulls toward 1/2: where every label agrees the interval would end below the
@@ -203,26 +243,12 @@ def _jeffreys(
 AGREEMENT_METHOD = (
     f"agreement: stratified Jeffreys (a Beta(k+1/2, n-k+1/2) draw per stratum at its task"
     f" design effect's effective n, weighted;"
-    f" {DRAWS} draws, seed {SEED})"
+    f" {DRAWS} draws, seed {SEED} and the stratum's name)"
 )
 KAPPA_METHOD = (
     f"rescaled bootstrap (Rao-Wu) of labelled tasks within strata, {RESAMPLES} resamples,"
-    f" seed {SEED}"
+    f" seed {SEED} and the stratum's name"
 )
-
-
-def _task_groups(
-    strata: list[str], tasks: tuple[Any, ...], census: set[str]
-) -> dict[str, list[np.ndarray]]:
-    """Per stratum, its labelled items grouped by task: the units the bootstrap draws (the
-    pairs of one task share its conversations, so they are not independent draws)."""
-    found: dict[str, dict[Any, list[int]]] = {}
-    for i, (stratum, task) in enumerate(zip(strata, tasks, strict=True)):
-        found.setdefault(stratum, {}).setdefault(task, []).append(i)
-    return {
-        s: [] if s in census else [np.array(ix) for ix in by_task.values()]
-        for s, by_task in found.items()
-    }
 
 
 def _resampled_kappas(
@@ -232,13 +258,11 @@ def _resampled_kappas(
     of its c labelled tasks with replacement and scales their weight by c / (c - 1), so the
     stratum keeps its total weight and the spread is unbiased for a stratum mean's variance
     (drawing c of c understates it by (c - 1) / c: by half at two tasks)."""
-    rng = np.random.default_rng(SEED)
     scale = np.ones((RESAMPLES, len(x)))
-    for tasks in groups.values():
+    for s, tasks in groups.items():  # a census stratum is not in groups: kept whole
         c = len(tasks)
-        if c == 0:  # a census stratum: every resample keeps it whole
-            continue
-        counts = rng.multinomial(c - 1, np.full(c, 1 / c), size=RESAMPLES) * (c / (c - 1))
+        drawn = _stratum_rng(s).multinomial(c - 1, np.full(c, 1 / c), size=RESAMPLES)
+        counts = drawn * (c / (c - 1))
         for j, items in enumerate(tasks):
             scale[:, items] = counts[:, [j]]
     weights = scale * w

@@ -20,11 +20,12 @@ from __future__ import annotations
 import glob
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from judgeaudit.analysis.clustered import METHOD, interval
+from judgeaudit.analysis.drift import task_set_key
 from judgeaudit.analysis.engines.auto import open_engine
 from judgeaudit.analysis.engines.history import RUN_SUFFIX, RunRecords, is_history, safe_name
 from judgeaudit.analysis.fmt import NO_TASK_COUNTS
@@ -53,7 +54,7 @@ class RunRef:
     created_at: str
     kind: Kind
     gap_source: str
-    task_set: str
+    task_set: str  # the series' own: the tasks hash where every run has one (drift.task_set_key)
     judge_models: tuple[str, ...]
     prompt_hashes: tuple[str, ...]
 
@@ -115,6 +116,7 @@ def _kind(manifest: dict[str, Any]) -> Kind:
 def runs_of(outs: list[Path]) -> list[RunRef]:
     """Every finished run in ``outs``, ordered by period (else creation time)."""
     refs: list[RunRef] = []
+    task_sets: list[dict[str, Any]] = []
     for out in outs:
         db = open_db(out)
         try:
@@ -124,6 +126,7 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
             ).fetchall()
             for run_id, created, text in rows:
                 manifest = json.loads(text)
+                task_sets.append(manifest.get("task_set") or {})
                 settings = manifest.get("settings", {})
                 models, hashes = judged_by(db, run_id, manifest)
                 period = manifest.get("period")
@@ -136,7 +139,7 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
                         created_at=str(created),
                         kind=_kind(manifest),
                         gap_source=str(settings.get("gap_source", "capability")),
-                        task_set=str((manifest.get("task_set") or {}).get("hash") or ""),
+                        task_set="",
                         judge_models=models,
                         prompt_hashes=hashes,
                     )
@@ -145,6 +148,10 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
             db.close()
     if not refs:
         raise AnalysisError("trend: no finished run in the given directories")
+    key = task_set_key(task_sets)
+    refs = [
+        replace(r, task_set=str(t.get(key) or "")) for r, t in zip(refs, task_sets, strict=True)
+    ]
     refs.sort(key=lambda r: (r.period, r.created_at))
     return refs
 

@@ -29,6 +29,9 @@ DRIFT_COLUMNS = (
     Col("flag", "", min=4),
 )
 OVERALL = "overall"
+#: The drift table's row of the gate's second criterion (the overall tie-aware rate): a judge
+#: that stops deciding fails the gate on it while every misselection row reads "fall".
+TIE_AWARE = "tie-aware"
 
 
 def pts(v: float | None) -> str:
@@ -64,7 +67,8 @@ def changes_text(compared: Comparison) -> Text:
         text.append(f"unpaired: {result['unpaired_because']}\n", style="yellow")
     for line in compared.warnings:
         text.append(f"{line}\n", style="yellow" if line.startswith("WARNING") else "")
-    from judgeaudit.analysis.gate import gate_lines  # pandas: loaded with the first compare
+    from judgeaudit.analysis.drift import tie_aware_row  # pandas: loaded with the first compare
+    from judgeaudit.analysis.gate import gate_lines
 
     for line in gate_lines(result)[2:]:  # too few pairs / not enough data, as the CLI says them
         text.append(f"{line.strip()}\n", style="yellow")
@@ -74,7 +78,14 @@ def changes_text(compared: Comparison) -> Text:
     if method:
         text.append(
             f"before, after: 95% CI, {TASK_WILSON}; change: interval {method['interval']}; "
-            f"test {method['test']}\n",
+            f"test {method['test']}"
+            + (
+                f"; {TIE_AWARE}: the overall rate, a tie counting half a loss (the gate's second "
+                f"criterion), its rise tested alone at alpha {tie['alpha']}, p not adjusted"
+                if (tie := tie_aware_row(result))
+                else ""
+            )
+            + "\n",
             style="dim",
         )
     text.append(f"manifest changes: {len(changes) or 'none'}\n")
@@ -119,6 +130,21 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
             "flag": flag,
         }
         rows.append((OVERALL if r is overall else str(i), cells))
+    from judgeaudit.analysis.drift import tie_aware_row  # pandas: loaded with the first compare
+
+    tie = tie_aware_row(result)
+    if tie is not None:
+        cells = {
+            "bucket": TIE_AWARE,
+            "before": f"{tie['before']} (n={tie['n']})",
+            "after": f"{tie['after']} (n={tie['n']})",
+            "change": tie["change"],
+            "ci": tie["interval"],
+            "p": tie["p"],  # not adjusted: tested alone at its alpha (the method line)
+            "flips": "",
+            "flag": Text("RISE", style="bold red") if tie["rise"] else "",
+        }
+        rows.append((TIE_AWARE, cells))
     return rows
 
 

@@ -26,6 +26,7 @@ from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.drift_view import (
     DRIFT_COLUMNS,
     OVERALL,
+    TIE_AWARE,
     changes_text,
     chart_text,
     drift_rows,
@@ -282,6 +283,13 @@ class RunsScreen(Screen[None]):
         if self.compared is None:
             return
         result = self.compared.result
+        if key == TIE_AWARE:
+            self.notify(
+                "the tie-aware row lists no flips: Enter on overall lists the pairs whose "
+                "misselection flipped",
+                severity="information",
+            )
+            return
         row = result["overall"] if key == OVERALL else result["buckets"][int(key)]
         if not row.get("paired"):
             self.notify("unpaired runs: no pair-by-pair flips to list", severity="warning")

@@ -42,6 +42,7 @@ class Col:
     #: a URL: scheme and path give way first, its host:port never (the gateway a row points at)
     url: bool = False
     late: bool = False  # narrowed only once the others are at their narrowest (a profile's name)
+    time: bool = False  # a timestamp: its seconds, then its year give way, never a digit cut
 
     def narrowest(self, natural: int, floor: int | None = None) -> int:
         return natural if self.whole else min(natural, self.min if floor is None else floor)
@@ -172,6 +173,20 @@ def fit_figure(cell: Cell, width: int) -> Cell:
     if cell_len(value) <= width or not space or len(name) != cell_len(name) or width - keep < 3:
         return fit(cell, width)
     return text[: width - keep] + Text("… ") + text[len(name) + 1 :]
+
+
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d")
+
+
+def fit_time(cell: Cell, width: int) -> Cell:
+    """``2026-12-06 10:49:09`` shortened by its least telling parts: without its seconds, then
+    without its year (``12-06 10:49``); cut at its end it read ``2026-12-06 10:4…``."""
+    value = plain(cell)
+    if cell_len(value) > width and TIMESTAMP.match(value):
+        for shown in (value[:16], value[5:16]):
+            if len(shown) <= width:
+                return Text(shown)
+    return fit(cell, width)
 
 
 NUMBER = re.compile(r"^[(+−-]?\d+(?:\.\d+)?")
@@ -366,6 +381,8 @@ class FitTable(DataTable[Cell]):
                 if c.figure
                 else fit_url(row.get(c.key, ""), widths[c.key])
                 if c.url
+                else fit_time(row.get(c.key, ""), widths[c.key])
+                if c.time
                 else fit(row.get(c.key, ""), widths[c.key], c.middle)
                 for c in shown
             )

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the analysis (pandas) loads when the runs are listed
 PICKER_COLUMNS = (
     Col("side", "", min=3),
     Col("run", "run", whole=True),
-    Col("time", "created (UTC)", min=16, drop=2),
+    Col("time", "created (UTC)", min=13, drop=2, time=True),  # 12-06 10:49 at its narrowest
     Col("judge", "judge", min=10, drop=3, apart=True),
     Col("status", "status", min=9),
     Col("dir", "dir", whole=True, drop=4),

@@ -1,0 +1,77 @@
+"""The drift table shows the criterion the gate decided on: a judge that answers "tie" to
+everything fails `compare --fail-on-rise` on the tie-aware rate, and the Runs screen said
+FAILED above a table whose every row with data read "fall" (a review, twenty-first session)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.widgets.fit_table import FitTable
+from judgeaudit.tui.widgets.run_picker import RunPicker
+from tests.cli_helpers import cli
+from tests.integration.test_gate_ties import SPEC, _good, _log
+from tests.tui.helpers import SMALL, make_app, painted, press, settle, wait_until
+
+
+@pytest.fixture(scope="module")
+def good_then_tie(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One output directory: the good judge's run, then the always-tie judge's on the same
+    logged pairs (`run --new-run`), as `compare OUT` takes them."""
+    folder = tmp_path_factory.mktemp("drift-ties")
+    out = folder / "out"
+    for name, text in (
+        ("good", _log("judge-good", _good)),
+        ("tie", _log("judge-always-tie", lambda rng, right, order: "tie")),
+    ):
+        (folder / f"{name}.jsonl").write_text(text, encoding="utf-8")
+        pairs = folder / f"{name}-pairs.jsonl"
+        done = cli("import", "recorded-jsonl", str(folder / f"{name}.jsonl"), "--out", str(pairs))
+        assert done.returncode == 0, done.stderr
+        spec = folder / f"{name}.toml"
+        spec.write_text(SPEC.format(name=name).replace("pairs.jsonl", pairs.name), "utf-8")
+        ran = cli("run", str(spec), "--out", str(out), *(["--new-run"] if name == "tie" else []))
+        assert ran.returncode == 0, ran.stderr
+    return out
+
+
+def test_the_tie_aware_row_shows_the_rise_the_gate_failed_on(
+    isolated: ProfileStore, good_then_tie: Path
+) -> None:
+    gated = cli("compare", str(good_then_tie), "--fail-on-rise")
+    assert gated.returncode == 3, gated.stdout + gated.stderr
+    line = next(s for s in gated.stdout.splitlines() if "tie-aware overall" in s)
+    # the CLI's figures: +35.2 [+32.5, +37.9] and its p, which the row must repeat
+    change, interval, p = re.search(r"\)  (\S+) (\[[^]]+\]) bound \S+  p=(\S+)", line).groups()  # type: ignore[union-attr]
+
+    async def go(size: tuple[int, int]) -> tuple[list[str], list[str]]:
+        app = make_app(isolated, good_then_tie)
+        async with app.run_test(size=size) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
+            await press(pilot, "ctrl+t")
+            await settle(pilot)
+            shown = painted(app)
+            table = app.screen.query_one("#drift", FitTable)
+            table.focus()
+            table.move_cursor(row=table.row_count - 1)
+            await press(pilot, "enter")  # the tie-aware row lists no flips: it says so
+            return shown, [str(n.message) for n in app._notifications]
+
+    for size in (SMALL, (120, 40)):
+        shown, toasts = asyncio.run(go(size))
+        screen = "\n".join(shown)
+        assert "FAILED" in screen, screen
+        row = next((s for s in shown if s.strip().startswith("tie-aware")), None)
+        assert row is not None, screen
+        assert [change, interval, p, "RISE"] == [
+            v for v in (change, interval, p, "RISE") if v in row
+        ], (size, row)
+        overall = next(s for s in shown if s.strip().startswith("overall"))
+        assert "fall" in overall  # misselection itself fell: the rise is the tie-aware rate's
+        assert any("the tie-aware row lists no flips" in t for t in toasts), toasts
