@@ -200,3 +200,28 @@ def test_out_names_the_sample_and_the_old_file_flag_still_works(out: Path, tmp_p
     assert old.read_bytes() == new.read_bytes()
     shown = cli_ok("review", "export", "--help").stdout
     assert "--out FILE" in shown and "--file" not in shown
+
+
+def test_n_pairs_are_sampled_when_the_run_has_them(tmp_path: Path) -> None:
+    """A new user's lane: `--n 40` on a 40-pair run wrote 30 (the control stratum was short and
+    nothing filled it); every pair of the run is now in the sample, each stratum drawn at
+    random within itself (the weights stay known)."""
+    import pandas as pd
+
+    from judgeaudit.analysis.review import sample
+    from judgeaudit.analysis.review_weights import STRATA
+
+    rows = []
+    for i in range(40):  # 30 misselected pairs, 10 controls: control is short of its share
+        missel = i < 30
+        rows.append({"pair_id": f"p{i}", "task_id": f"t{i % 7}", "agent_a": "x", "agent_b": "y",
+                     "success_a": 1, "success_b": 0,
+                     "judge_score_a": 1.0, "judge_score_b": 1.0, "consistent": 1,
+                     "misselected": int(missel), "judge_pref": "B" if missel else "A"})  # fmt: skip
+    pairs = pd.DataFrame(rows)
+    drawn = sample(pairs, 40)
+    assert len(drawn) == 40 and set(drawn["pair_id"]) == set(pairs["pair_id"])
+    assert set(drawn["stratum"]) <= set(STRATA)
+    # a sample with no stratum short is the one drawn before (its first rows as they were)
+    big = pd.concat([pairs.assign(pair_id=pairs["pair_id"] + f"-{k}") for k in range(5)])
+    assert len(sample(big.reset_index(drop=True), 40)) == 40

@@ -89,7 +89,6 @@ def sample(
     strata = stratum_of(pairs, threshold)
     taken: list[pd.DataFrame] = []
     used = pd.Series(False, index=pairs.index)
-    total = n
     if explained is not None:
         name, ids = explained
         pool = pairs[pairs["pair_id"].isin(ids)]
@@ -97,23 +96,38 @@ def sample(
         used |= pairs["pair_id"].isin(set(pick["pair_id"]))
         taken.append(pick.assign(stratum=f"explained_by_{name}"))
         n = max(0, n - len(pick))
-    share = max(1, n // len(STRATA)) if n else 0
-    for stratum in STRATA[:-1]:
-        pool = pairs[(strata == stratum) & ~used]
+    pools = {stratum: pairs[(strata == stratum) & ~used] for stratum in STRATA}
+    counts = _stratum_counts({k: len(v) for k, v in pools.items()}, n)
+    for stratum in STRATA:  # a larger count extends the same draw (numpy's permutation prefix)
         taken.append(
-            pool.sample(n=min(share, len(pool)), random_state=seed).assign(stratum=stratum)
+            pools[stratum].sample(n=counts[stratum], random_state=seed).assign(stratum=stratum)
         )
-    rest = pairs[(strata == "control") & ~used]
-    remaining = max(0, total - sum(len(t) for t in taken))
-    taken.append(
-        rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
-    )
     out = pd.concat(taken, ignore_index=True)
     for column in REVIEWER_COLUMNS:
         out[column] = ""
     if stored is not None and len(stored):
         _fill_stored(out, stored)
     return out[list(REVIEW_COLUMNS)]
+
+
+def _stratum_counts(sizes: dict[str, int], n: int) -> dict[str, int]:
+    """How many pairs each stratum gives: an equal share of ``n`` each but control, control
+    what is left of ``n``; what control is short of goes, one at a time, to the
+    other strata with pairs left (a new user: ``--n 40`` on a 40-pair run wrote 30), so the
+    sample is ``n`` pairs whenever the run has them."""
+    share = max(1, n // len(STRATA)) if n else 0
+    counts = {s: min(share, sizes[s]) for s in STRATA[:-1]}
+    wanted = max(0, n - sum(counts.values()))
+    counts["control"] = min(wanted, sizes["control"])
+    short = wanted - counts["control"]
+    while short > 0:
+        open_ = [s for s in STRATA[:-1] if counts[s] < sizes[s]]
+        if not open_:
+            break
+        for stratum in open_[:short]:
+            counts[stratum] += 1
+            short -= 1
+    return counts
 
 
 def _fill_stored(out: pd.DataFrame, stored: pd.DataFrame) -> None:
