@@ -34,6 +34,7 @@ from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
 from judgeaudit.redact import keylike_words, redact, scrub_keylike
+from judgeaudit.terminal import printable
 
 
 @dataclass
@@ -140,12 +141,13 @@ def masked_file(app: str, text: str) -> str:
     """A whole file of ``app`` (a backup the app previews, or asks to restore) masked as the
     switch's diff masks it: every value :meth:`~.registry.Target.secrets_in` finds (under a
     key-like name, a key in a helper command or a custom header). A file that does not parse
-    has every key-like word masked instead."""
+    has every key-like word masked instead. Printable as the diff is
+    (:func:`judgeaudit.terminal.printable`)."""
     try:
         found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
     except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
-        return scrub_keylike(text)
-    return redact(text, found)
+        return printable(scrub_keylike(text), crlf=True)
+    return printable(redact(text, found), crlf=True)
 
 
 def _shown(path: Path) -> str:
@@ -158,7 +160,8 @@ def _shown(path: Path) -> str:
 
 
 def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> str:
-    """The unified diff of every file, with what it replaces or removes; keys masked."""
+    """The unified diff of every file, with what it replaces or removes; keys masked, a control
+    or bidi character of a value shown, not obeyed (:func:`judgeaudit.terminal.printable`)."""
     chunks = []
     for plan in plans:
         before = (plan.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
@@ -178,7 +181,8 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         text += "".join(f"  note: {note}\n" for note in plan.notes)
         # then what no key name marks: a URL's user:password@ and any key-shaped word (a base
         # URL the user wrote with a key in it was shown whole)
-        chunks.append(scrub_content(redact(text, [*_secrets_in(plan), *(redact_also or [])])))
+        masked = scrub_content(redact(text, [*_secrets_in(plan), *(redact_also or [])]))
+        chunks.append(printable(masked, crlf=True))  # a value's bidi control shown, not obeyed
     return "".join(chunks)
 
 

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.terminal import printable
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 #: The gateway a row points at is its host and port, so the base URL narrows no further than
@@ -94,7 +95,7 @@ def listing_rows(listing: Listing) -> list[Row]:
                         "app": app,
                         "active": marker,
                         "name": p.name,
-                        "base_url": p.shown_url,
+                        "base_url": printable(p.shown_url),
                         "model": p.model or "-",
                         "key": key,
                         "ttft": listing.ttft.get(p.name, "-"),

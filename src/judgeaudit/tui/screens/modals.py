@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Select, Static
 
 from judgeaudit.profiles.model import APPS, Profile, ProfileError, profile_from_dict
 from judgeaudit.redact import looks_like_key
+from judgeaudit.terminal import printable
 from judgeaudit.tui.widgets.field import Field
 
 
@@ -34,9 +35,9 @@ class ConfirmDiff(ModalScreen[bool]):
         with Vertical(classes="dialog", id="confirm-diff"):
             yield Static(self.title_text, classes="title")
             with VerticalScroll(id="diff", classes="dialog-body"):
-                for warning in self.warnings:
-                    yield Static(f"warning: {warning}", classes="-bad", markup=False)
-                yield Static(self.diff or "no change", markup=False)
+                for warning in self.warnings:  # a settings value's bidi control: shown, not obeyed
+                    yield Static(printable(f"warning: {warning}"), classes="-bad", markup=False)
+                yield Static(printable(self.diff or "no change", crlf=True), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Apply (y)", id="yes", variant="primary", compact=True)
                 yield Button("Cancel (n)", id="no", compact=True)
