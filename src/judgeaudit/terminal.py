@@ -28,14 +28,16 @@ CONTROLS = {c: "�" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), *INVISIBL
 #: (``\u202e``, as JSON writes it), so the user sees which one and can find it in the file.
 INVISIBLE_ESCAPED = {c: f"\\u{c:04x}" for c in INVISIBLE}
 ESCAPED = CONTROLS | INVISIBLE_ESCAPED
+#: :data:`ESCAPED` for a file's own text (a diff, a backup): its tabs stay tabs.
+FILE_ESCAPED = ESCAPED | {ord("\t"): "\t"}
 
 
-def printable(text: str, *, crlf: bool = False) -> str:
+def printable(text: str, *, layout: bool = False) -> str:
     """``text`` as the CLI prints it: a control character one visible cell, an invisible one
-    (:data:`INVISIBLE`) its escape (``\\u202e``); with ``crlf`` a CRLF line end stays as it is
-    (a file's own: harmless on a terminal)."""
-    if crlf:
-        return "\r\n".join(part.translate(ESCAPED) for part in text.split("\r\n"))
+    (:data:`INVISIBLE`) its escape (``\\u202e``); with ``layout`` (a file's own text) its tabs
+    and CRLF line ends stay as they are (harmless on a terminal)."""
+    if layout:
+        return "\r\n".join(part.translate(FILE_ESCAPED) for part in text.split("\r\n"))
     return text.translate(ESCAPED)
 
 

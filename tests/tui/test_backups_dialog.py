@@ -184,3 +184,31 @@ def test_a_bidi_control_in_a_settings_value_is_shown_not_obeyed(
     for shown in asyncio.run(go()):
         assert "\u202e" not in shown and '"dark\\u202ekrow"' in shown, shown
     assert settings.read_text() == original
+
+
+def test_restoring_a_backup_the_file_already_equals_says_so_in_the_app(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The app said "restored" of a restore that had done nothing (a new user): the second
+    restore of one backup says the file already equals it and nothing was changed."""
+    settings = tmp_path / "claude" / "settings.json"
+    settings.write_text('{"theme": "dark"}\n')
+
+    async def go() -> list[str]:
+        app = make_app(isolated)
+        said = []
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-claude")
+            await press(pilot, "u", "y")
+            await press(pilot, "b", "enter", "y")  # the only backup: the file before the switch
+            said.append(status(app))
+            await press(pilot, "b", "down", "enter", "y")  # that one again (newest first)
+            said.append(status(app))
+        return said
+
+    first, second = asyncio.run(go())
+    assert first.startswith("restored ") and "nothing was changed" not in first
+    assert second.startswith(f"{settings} already equals its backup (claude-"), second
+    assert second.endswith("): nothing was changed")
+    assert settings.read_text() == '{"theme": "dark"}\n'

@@ -20,9 +20,9 @@ def test_an_invisible_character_is_written_as_its_escape(code: int) -> None:
     assert text.translate(CONTROLS) == "a�b"  # the app's spans keep their places
 
 
-def test_controls_still_one_cell_and_a_files_own_crlf_kept() -> None:
-    assert printable("x\x1b[2Jy\r\n") == "x�[2Jy�\n"
-    assert printable("x\x1b[2Jy\r\nz", crlf=True) == "x�[2Jy\r\nz"
+def test_controls_still_one_cell_and_a_files_own_layout_kept() -> None:
+    assert printable("x\x1b[2Jy\r\n\tz") == "x�[2Jy�\n z"
+    assert printable("x\x1b[2Jy\r\n\tz\r", layout=True) == "x�[2Jy\r\n\tz�"
     assert visible("x\ry\x1b") == "x\ry\x1b"  # stderr's own controls (a progress line)
 
 

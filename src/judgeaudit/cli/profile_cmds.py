@@ -319,7 +319,9 @@ def cmd_backups(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     restored = restore.restore_switch(_store(), args.id)
     for b in restored:
-        if b.absent:
+        if b.unchanged:
+            print(printable(restore.unchanged_line(b)))
+        elif b.absent:
             print(printable(f"removed {b.original} (that switch created it) [{b.id}]"))
         else:
             print(printable(f"restored {b.original} from {b.id}"))

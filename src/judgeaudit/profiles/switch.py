@@ -146,8 +146,8 @@ def masked_file(app: str, text: str) -> str:
     try:
         found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
     except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
-        return printable(scrub_keylike(text), crlf=True)
-    return printable(redact(text, found), crlf=True)
+        return printable(scrub_keylike(text), layout=True)
+    return printable(redact(text, found), layout=True)
 
 
 def _shown(path: Path) -> str:
@@ -182,7 +182,7 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         # then what no key name marks: a URL's user:password@ and any key-shaped word (a base
         # URL the user wrote with a key in it was shown whole)
         masked = scrub_content(redact(text, [*_secrets_in(plan), *(redact_also or [])]))
-        chunks.append(printable(masked, crlf=True))  # a value's bidi control shown, not obeyed
+        chunks.append(printable(masked, layout=True))  # a value's bidi control shown, not obeyed
     return "".join(chunks)
 
 

@@ -45,6 +45,8 @@ class Listing:
     ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
     #: app -> why its active profile's live file is not what it would write (``active.drift``)
     drift: dict[str, str] = field(default_factory=dict)
+    #: where a key set here goes, as `key set` says it (:func:`secrets.storage_label`)
+    keyring_label: str = "the keyring"
 
 
 def read_listing(store: ProfileStore) -> Listing:
@@ -61,7 +63,8 @@ def read_listing(store: ProfileStore) -> Listing:
     keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
     ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
-    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted)
+    label = secrets.storage_label() if usable else "the keyring"
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted, label)
 
 
 def problem_lines(listing: Listing) -> list[str]:
