@@ -5,7 +5,9 @@ audit then refuses.
 Both are shown in every report row and joined into pair and trajectory ids, so neither may hold
 a character that prints as nothing or moves the text around (:func:`id_text_problem`: control
 characters, zero-width and other invisible format characters such as U+200B or the bidi
-overrides, line and paragraph separators): ``t\u200b1`` would print as ``t1`` and be another task.
+overrides, line and paragraph separators), nor a space other than U+0020 (U+00A0, U+2000–U+200A,
+U+202F, U+205F, U+3000, U+1680: ``gpt\u00a04`` printed as ``gpt 4``): ``t\u200b1`` would print
+as ``t1`` and be another task.
 A task id may hold ``/`` and ``~``: ids are cut at their trial part, never at those, so different
 tasks still get different ids (``tests/unit/test_id_injective.py``).
 
@@ -63,6 +65,12 @@ def id_text_problem(text: str) -> str | None:
     if text.isascii() and text.isprintable():  # the usual id: one pass in C
         return None
     for index, char in enumerate(text, 1):
+        if unicodedata.category(char) == "Zs" and char != " ":
+            return (
+                f"holds U+{ord(char):04X} ({unicodedata.name(char)}) at character {index}, which "
+                "prints as a space and is not one (the id would look like another and not be "
+                "it); use a plain space"
+            )
         hides = unicodedata.category(char) in _INVISIBLE or ord(char) in _IGNORABLE
         if hides and not _shapes(text, index - 1):
             name = unicodedata.name(char, "a control character")

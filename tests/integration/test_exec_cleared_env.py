@@ -94,3 +94,39 @@ def test_a_claude_profiles_own_tiers_are_set_not_cleared(home: Path) -> None:
     exports = cli(home, "env", "b", "--shell", "bash", env={"B_KEY": PROFILE_KEY}).stdout
     assert "export ANTHROPIC_DEFAULT_OPUS_MODEL='glm-x'" in exports
     assert "unset ANTHROPIC_DEFAULT_OPUS_MODEL" not in exports
+
+
+#: provider A's credentials a shell holds, of the family an sdk profile's env_prefix exports
+PROVIDER_A = {
+    "ANTHROPIC_AUTH_TOKEN": "a-token-" + "5" * 12,
+    "ANTHROPIC_TOKEN": "a-plain-" + "6" * 12,
+    "OPENAI_ADMIN_KEY": "a-admin-" + "8" * 12,
+}
+
+
+def test_an_env_prefix_family_keeps_no_credential_of_another_provider(home: Path) -> None:
+    """An sdk profile with env_prefix=ANTHROPIC exported ANTHROPIC_API_KEY and left a shell's
+    ANTHROPIC_AUTH_TOKEN (provider A's) in place (a new user): a program that ranks the token
+    first sends A's to B (the anthropic SDK 0.40 and 2.17 take the API key; tried by hand).
+    Neither exec nor env leaves one; the variable the profile reads its own key from stays
+    (unset, the next `env` finds no key)."""
+    add(home, "b", "sdk", GATEWAY, "--key-env", "ANTHROPIC_KEY", "--option", "env_prefix=ANTHROPIC")
+    shell = {**PROVIDER_A, "ANTHROPIC_KEY": PROFILE_KEY}
+    done = cli(
+        home, "exec", "b", "--", sys.executable, "-c", PRINT_ENV, env=shell,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert [name for name in PROVIDER_A if name in seen] == []
+    assert seen["ANTHROPIC_API_KEY"] == seen["ANTHROPIC_KEY"] == PROFILE_KEY
+    exports = cli(home, "env", "b", "--shell", "bash", env={"ANTHROPIC_KEY": PROFILE_KEY})
+    assert exports.returncode == 0, exports.stderr
+    loaded = subprocess.run(
+        ["bash", "-c", f'eval "$1"; exec {sys.executable} -c "$2"', "-", exports.stdout,
+         PRINT_ENV],
+        capture_output=True, text=True, timeout=60, env={**world_env(home), **shell},
+    )  # fmt: skip
+    assert loaded.returncode == 0, loaded.stderr
+    after = json.loads(loaded.stdout)
+    assert [name for name in PROVIDER_A if name in after] == []
+    assert after["ANTHROPIC_API_KEY"] == after["ANTHROPIC_KEY"] == PROFILE_KEY

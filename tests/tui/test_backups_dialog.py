@@ -150,3 +150,65 @@ def test_backups_dialog_masks_your_own_keys_and_the_backup_gives_them_back(
     assert kept and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in kept)
     assert any(p.read_text() == original for p in kept)  # the user's file, whole
     assert settings.read_text() == original  # restored byte for byte, their values included
+
+
+def test_a_bidi_control_in_a_settings_value_is_shown_not_obeyed(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A U+202E in the user's settings.json (it reverses what follows it on screen) reached the
+    switch's confirmation, the backup's preview and the restore confirmation raw; each shows
+    ``\\u202e`` now, and the restore gives the file back with the character in it."""
+    settings = tmp_path / "claude" / "settings.json"
+    original = '{"theme": "dark\u202ekrow"}\n'
+    settings.write_text(original)
+
+    async def go() -> list[str]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-claude")
+            await press(pilot, "u")
+            assert isinstance(app.screen, ConfirmDiff)
+            seen = ["\n".join(str(w.render()) for w in app.screen.query(Static))]
+            await press(pilot, "y")
+            await press(pilot, "b")
+            picker = app.screen
+            assert isinstance(picker, BackupPicker)
+            seen.append(str(picker.query_one("#backup-preview", Static).render()))
+            await press(pilot, "enter")
+            assert isinstance(app.screen, ConfirmDiff)
+            seen.append("\n".join(str(w.render()) for w in app.screen.query(Static)))
+            await press(pilot, "y")
+            return seen
+
+    for shown in asyncio.run(go()):
+        assert "\u202e" not in shown and '"dark\\u202ekrow"' in shown, shown
+    assert settings.read_text() == original
+
+
+def test_restoring_a_backup_the_file_already_equals_says_so_in_the_app(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """The app said "restored" of a restore that had done nothing (a new user): the second
+    restore of one backup says the file already equals it and nothing was changed."""
+    settings = tmp_path / "claude" / "settings.json"
+    settings.write_text('{"theme": "dark"}\n')
+
+    async def go() -> list[str]:
+        app = make_app(isolated)
+        said = []
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-claude")
+            await press(pilot, "u", "y")
+            await press(pilot, "b", "enter", "y")  # the only backup: the file before the switch
+            said.append(status(app))
+            await press(pilot, "b", "down", "enter", "y")  # that one again (newest first)
+            said.append(status(app))
+        return said
+
+    first, second = asyncio.run(go())
+    assert first.startswith("restored ") and "nothing was changed" not in first
+    assert second.startswith(f"{settings} already equals its backup (claude-"), second
+    assert second.endswith("): nothing was changed")
+    assert settings.read_text() == '{"theme": "dark"}\n'

@@ -70,3 +70,21 @@ def test_openai_content_parts_are_read_and_a_bare_string_list_is_refused() -> No
     assert events == [{"role": "user", "content": "Refund my mug"}]
     with pytest.raises(RolloutError, match=r"^r\.jsonl:1: messages\[0\]\.content\[1\]: a string"):
         convert([{"role": "user", "content": [parts[0], "b"]}], "r.jsonl:1: messages")
+
+
+@pytest.mark.parametrize(
+    "space",
+    ["\u00a0", "\u1680", *map(chr, range(0x2000, 0x200B)), "\u202f", "\u205f", "\u3000"],
+)
+def test_a_space_that_is_not_the_plain_one_is_refused(space: str) -> None:
+    """A new user: `gpt\\u00a04` printed as `gpt 4` and was another agent. Every Unicode space
+    separator (Zs) but U+0020 is refused, named by code point and name, never echoed."""
+    assert unicodedata.category(space) == "Zs"
+    said = agent_name_problem(f"gpt{space}4")
+    name = unicodedata.name(space)
+    assert said == (
+        f"holds U+{ord(space):04X} ({name}) at character 4, which prints as a space and is not "
+        "one (the id would look like another and not be it); use a plain space"
+    )
+    assert task_id_problem(f"gpt{space}4") == said
+    assert agent_name_problem("gpt 4") is None

@@ -38,7 +38,9 @@ def register(sub: Sub) -> None:
     )
     kset.add_argument("name")
     kset.set_defaults(func=cmd_key_set)
-    kstatus = ksub.add_parser("status", help="which keys are stored (masked)")
+    kstatus = ksub.add_parser(
+        "status", help="which keys are stored (masked), and which no profile uses"
+    )
     kstatus.add_argument("name", nargs="?")
     kstatus.set_defaults(func=cmd_key_status)
     kdel = ksub.add_parser("delete", help="remove a key from the keyring")
@@ -120,17 +122,34 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     print(f"keyring: {backend}")
     if not ok:
         return 1
-    profiles, broken = _store().scan()
+    store = _store()
+    profiles, broken = store.scan()
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
     names = {args.name} if args.name else {p.key for p in profiles if p.key}
     listed = sorted(n for n in names if n)
-    stored = secrets.get_keys(listed)
-    for name in listed:
+    unused: list[str] = []
+    if not args.name:  # a stored key no profile names: listed, so it can be found and deleted
+        from judgeaudit.profiles.keynames import stored_names
+
+        held, complete = stored_names()
+        kept = set(store.state().get("saved", []))  # your values a switch holds back
+        unused = [n for n in held if n not in names and n not in kept]
+        if not complete:
+            print(
+                f"note: {backend} cannot list its entries: a key no profile uses is shown only "
+                "by `judgeaudit key status NAME`",
+                file=sys.stderr,
+            )
+    stored = secrets.get_keys(listed + unused)
+    for name in listed + unused:
         users = [p.name for p in profiles if p.key == name]
         value = stored[name]
         state = f"stored {secrets.mask(value)}" if value else "missing"
-        print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")
+        if users or not value:
+            print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")
+        else:
+            print(f"  {name:<20} {state:<16} used by no profile (`judgeaudit key delete {name}`)")
     return 0
 
 

@@ -154,15 +154,14 @@ def cmd_list(args: argparse.Namespace) -> int:
             )
             about = f"  {printable(p.description)}" if p.description else ""  # imported text
             about += f"  {drift.DRIFT_MARK}" if drifted else ""
-            print(
-                f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
-            )
+            line = f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
+            print(printable(line))
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     profile = _store().get(args.name)
-    print(profile.to_toml().rstrip())
+    print(printable(profile.to_toml().rstrip()))
     if profile.key:
         print(f"# key {profile.key}: {secrets.mask(secrets.get_key(profile.key))}")
     return 0
@@ -221,7 +220,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     path = bridgeports.save(store, profile_from_dict(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
-        print(f"note: {note}")
+        print(printable(f"note: {note}"))
     return 0
 
 
@@ -285,7 +284,7 @@ def cmd_off(args: argparse.Namespace) -> int:
         return profile_more.nothing_to_undo(args.app, [p.path for p in result.plans], where)
     code = _print_switch(result)
     if result.applied:
-        print(result.off_line(where))
+        print(printable(result.off_line(where)))
     return code
 
 
@@ -294,11 +293,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     active = active_here.here(store.state())
     removed = {app for app, name in active.items() if not store.exists(name)}
     for line in doctor.report(args.app, active, removed=removed):
-        print(line)
+        print(printable(line))  # the values of the user's files
     for app in [args.app] if args.app else APPS:
         if app in active and store.exists(active[app]):
             for line in bridgeports.doctor(store, store.get(active[app])):
-                print(f"{app}: {line}")
+                print(printable(f"{app}: {line}"))
     return 0
 
 
@@ -310,7 +309,7 @@ def cmd_backups(args: argparse.Namespace) -> int:
         print("no backups yet")
     for b in found:
         what = f"{b.original} (did not exist)" if b.absent else b.original
-        print(f"{b.id:<34} {b.taken_at}  {what}  (before {backups.occasion(b)})")
+        print(printable(f"{b.id:<34} {b.taken_at}  {what}  (before {backups.occasion(b)})"))
     switches = {b.switch for b in found}
     if len(switches) < len(found):
         print("restoring any backup restores every file of its switch (same time and app)")
@@ -320,12 +319,14 @@ def cmd_backups(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     restored = restore.restore_switch(_store(), args.id)
     for b in restored:
-        if b.absent:
-            print(f"removed {b.original} (that switch created it) [{b.id}]")
+        if b.unchanged:
+            print(printable(restore.unchanged_line(b)))
+        elif b.absent:
+            print(printable(f"removed {b.original} (that switch created it) [{b.id}]"))
         else:
-            print(f"restored {b.original} from {b.id}")
+            print(printable(f"restored {b.original} from {b.id}"))
         if b.set_aside:
-            print(f"  the unreadable file it replaced is kept as {b.set_aside}")
+            print(printable(f"  the unreadable file it replaced is kept as {b.set_aside}"))
     return 0
 
 

@@ -17,10 +17,12 @@ from typing import TextIO, cast
 
 
 def shown(text: str) -> str:
-    """``text`` as the CLI may show it: URL credentials and key-like words masked."""
+    """``text`` as the CLI may show it: URL credentials and key-like words masked, a bidi
+    control or other invisible character (a warning quoting a settings value) escaped."""
     from judgeaudit.credentials import scrub  # the one rule of what looks like a key
+    from judgeaudit.terminal import visible
 
-    return scrub(text)
+    return visible(scrub(text))
 
 
 class ScrubbedStream(io.TextIOBase):

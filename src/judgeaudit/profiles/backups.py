@@ -48,6 +48,8 @@ class Backup:
     absent: bool = False  # the file did not exist: restoring the switch removes it
     project: str | None = None  # a project binding's file: ``active`` is that project's binding
     set_aside: str | None = None  # a restore over an unreadable file kept that file here
+    unchanged: bool = False  # a restore found the file equal to this backup and wrote nothing
+    record_reset: bool = False  # ... and set judgeaudit's record (active, owned) back to it
 
     @property
     def switch(self) -> str:

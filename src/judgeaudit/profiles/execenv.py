@@ -87,15 +87,42 @@ def profile_environment(profile: Profile, key: str) -> tuple[dict[str, str], tup
     return given, cleared(profile, given)
 
 
+#: The credential variables of one family (``PREFIX_`` + one of these): a program of that
+#: family reads whichever it ranks first (the Anthropic SDK ``ANTHROPIC_API_KEY``, another the
+#: ``ANTHROPIC_AUTH_TOKEN``), so a shell's leftover of another provider could go to the
+#: profile's gateway. Longest first: ``X_AUTH_TOKEN`` is of family ``X``.
+CREDENTIAL_SUFFIXES = (
+    "SESSION_TOKEN", "ACCESS_TOKEN", "AUTH_TOKEN", "SECRET_KEY", "ADMIN_KEY", "API_KEY",
+    "SECRET", "TOKEN", "KEY",
+)  # fmt: skip
+
+
+def _families(given: Mapping[str, str]) -> list[str]:
+    """The prefixes of the credential variables ``given`` sets (``OPENAI``, a profile's
+    ``env_prefix``, ``ANTHROPIC`` for a Claude profile)."""
+    out: list[str] = []
+    for name in given:
+        suffix = next((s for s in CREDENTIAL_SUFFIXES if name.endswith(f"_{s}")), None)
+        family = name[: -len(suffix) - 1] if suffix else ""
+        if family and family not in out:
+            out.append(family)
+    return out
+
+
 def cleared(profile: Profile, given: Mapping[str, str]) -> tuple[str, ...]:
     """The variables a command run with ``profile`` must not inherit (see
-    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`OPENAI_OTHERS` and, for a Claude
-    profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
-    profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it."""
-    names: tuple[str, ...] = OPENAI_OTHERS
+    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`OPENAI_OTHERS`, each credential
+    variable (:data:`CREDENTIAL_SUFFIXES`) of a family whose key ``given`` sets and, for a
+    Claude profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
+    profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it or the profile reads
+    its own key from it (``key_env``: it holds no other account's key, and unset in a shell the
+    next ``judgeaudit env`` would find none)."""
+    names: list[str] = list(OPENAI_OTHERS)
+    names += [f"{family}_{suffix}" for family in _families(given) for suffix in CREDENTIAL_SUFFIXES]
     if profile.app == "claude":
         names += (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS, *claude.TIER_VARS)
-    return tuple(name for name in names if name not in given)
+    keep = {*given, profile.key_env}
+    return tuple(dict.fromkeys(name for name in names if name not in keep))
 
 
 def plan_launch(

@@ -12,6 +12,7 @@ it, and a failure puts every file back as it was.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from pathlib import Path
 
@@ -44,9 +45,11 @@ def restore_backups(
             for b in group
         }
         currents = {b.id: read_live(Path(b.original)) for b in group}
+        state = store.state()
+        if all(currents[b.id] == contents[b.id] and _same_mode(b) for b in group):
+            return _already_equal(store, state, named, group)
         # A file its owner made read-only is refused as a switch refuses it, before any backup.
         refuse_read_only(Path(b.original) for b in group if currents[b.id] != contents[b.id])
-        state = store.state()
         txn = backups.new_transaction(named.app)
         label = f"{backups.RESTORE_LABEL}{named.id}"
         previous = {}
@@ -65,8 +68,7 @@ def restore_backups(
         written: list[backups.Backup] = []
         try:
             for b in group:
-                mode = b.mode if b.mode is not None else (0o600 if b.redacted else None)
-                write_live(Path(b.original), contents[b.id], mode=mode)
+                write_live(Path(b.original), contents[b.id], mode=_mode(b))
                 written.append(b)
         except BaseException:
             for b in written:
@@ -80,6 +82,42 @@ def restore_backups(
         backups.prune(store, named.app)
         backupkeys.forget_unreferenced_secrets(store, state)
     return [dataclasses.replace(b, set_aside=aside.get(b.id)) for b in group]
+
+
+def _mode(b: backups.Backup) -> int | None:
+    """The permission bits a restore gives the file (``None``: as the write leaves them)."""
+    return b.mode if b.mode is not None else (0o600 if b.redacted else None)
+
+
+def _same_mode(b: backups.Backup) -> bool:
+    return b.absent or _mode(b) is None or mode_of(Path(b.original)) == _mode(b)
+
+
+def _already_equal(
+    store: ProfileStore, state: SwitchState, named: backups.Backup, group: list[backups.Backup]
+) -> list[backups.Backup]:
+    """Every file already equals its backup: none is written and no backup taken (a restore
+    said "restored" and had done nothing). Only judgeaudit's record of that switch (which
+    profile is active, what it owns) is set back if a hand edit left it otherwise."""
+    before = copy.deepcopy(state)
+    for b in group:
+        _restore_ownership(state, b)
+    _restore_active(state, named.app, group)
+    reset = state != before
+    if reset:
+        store.save_state(state)
+    return [dataclasses.replace(b, unchanged=True, record_reset=reset) for b in group]
+
+
+def unchanged_line(b: backups.Backup) -> str:
+    """What a restore that found ``b``'s file as the backup has it says (CLI and app)."""
+    what = "does not exist, as before that switch" if b.absent else "already equals its backup"
+    if b.record_reset:
+        return (
+            f"{b.original} {what} ({b.id}): the file was not written; judgeaudit's record of "
+            "which profile is active there was set back to that switch's"
+        )
+    return f"{b.original} {what} ({b.id}): nothing was changed"
 
 
 def restore_switch(store: ProfileStore, backup_id: str) -> list[backups.Backup]:

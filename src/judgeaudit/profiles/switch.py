@@ -34,6 +34,7 @@ from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
 from judgeaudit.redact import keylike_words, redact
+from judgeaudit.terminal import printable
 
 
 @dataclass
@@ -165,12 +166,13 @@ def _masked(text: str, found: Iterable[str]) -> str:
 def masked_file(app: str, text: str) -> str:
     """A whole file of ``app`` (a backup the app previews, or asks to restore) masked as the
     switch's diff masks it (:func:`_masked`). A file that does not parse has every key-like
-    word masked too (:func:`~judgeaudit.credentials.scrub`)."""
+    word masked too (:func:`~judgeaudit.credentials.scrub`). Printable as the diff is
+    (:func:`judgeaudit.terminal.printable`)."""
     try:
         found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
     except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
-        return scrub(text)
-    return _masked(text, found)
+        return printable(scrub(text), layout=True)
+    return printable(_masked(text, found), layout=True)
 
 
 def _shown(path: Path) -> str:
@@ -183,7 +185,8 @@ def _shown(path: Path) -> str:
 
 
 def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> str:
-    """The unified diff of every file, with what it replaces or removes; keys masked."""
+    """The unified diff of every file, with what it replaces or removes; keys masked, a control
+    or bidi character of a value shown, not obeyed (:func:`judgeaudit.terminal.printable`)."""
     chunks = []
     for plan in plans:
         before = (plan.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
@@ -201,7 +204,8 @@ def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> 
         )
         text = text or f"{label}: no change\n"
         text += "".join(f"  note: {note}\n" for note in plan.notes)
-        chunks.append(_masked(text, [*_secrets_in(plan), *(redact_also or [])]))
+        masked = _masked(text, [*_secrets_in(plan), *(redact_also or [])])
+        chunks.append(printable(masked, layout=True))  # a value's bidi control shown, not obeyed
     return "".join(chunks)
 
 

@@ -87,11 +87,11 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
 )
 PER_PROFILE = (
     ("Switch profile", "switch", "Switch {app} to {name} (shows the diff first)"),
-    ("Set key", "set_key", "Store the key {key} for {name} in the OS keyring"),
+    ("Set key", "set_key", "Store the key {key} for {name} in the keyring"),
     ("Test profile", "test", "List models and send one request with {name}"),
     ("Edit profile", "edit", "Edit {name} in a validated form"),
     ("Remove profile", "remove", "Delete {name}'s file (asks first; its key stays)"),
-    ("Delete key", "delete_key", "Delete the key {key} from the OS keyring (asks first)"),
+    ("Delete key", "delete_key", "Delete the key {key} from the keyring (asks first)"),
 )
 
 

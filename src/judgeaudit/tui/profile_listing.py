@@ -10,6 +10,7 @@ from rich.text import Text
 
 from judgeaudit.profiles.model import APPS, Profile
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.terminal import printable
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
 #: The gateway a row points at is its host and port, so the base URL narrows no further than
@@ -44,6 +45,8 @@ class Listing:
     ttft: dict[str, str] = field(default_factory=dict)  # profile -> its speed-test cell
     #: app -> why its active profile's live file is not what it would write (``active.drift``)
     drift: dict[str, str] = field(default_factory=dict)
+    #: where a key set here goes, as `key set` says it (:func:`secrets.storage_label`)
+    keyring_label: str = "the keyring"
 
 
 def read_listing(store: ProfileStore) -> Listing:
@@ -60,7 +63,8 @@ def read_listing(store: ProfileStore) -> Listing:
     keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
     warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
     ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
-    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted)
+    label = secrets.storage_label() if usable else "the keyring"
+    return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted, label)
 
 
 def problem_lines(listing: Listing) -> list[str]:
@@ -94,7 +98,7 @@ def listing_rows(listing: Listing) -> list[Row]:
                         "app": app,
                         "active": marker,
                         "name": p.name,
-                        "base_url": p.shown_url,
+                        "base_url": printable(p.shown_url),
                         "model": p.model or "-",
                         "key": key,
                         "ttft": listing.ttft.get(p.name, "-"),

@@ -23,6 +23,7 @@ from textual.widgets import Button, Static
 from judgeaudit.profiles import backups
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import masked_file
+from judgeaudit.terminal import printable
 from judgeaudit.tui.screens.modals import ConfirmDiff
 from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row
 
@@ -58,7 +59,7 @@ def content(b: backups.Backup) -> str:
 def preview(b: backups.Backup, group: list[backups.Backup], lines: int) -> Text:
     text = Text(f"{b.id}", style="bold")
     text.append(f" · {b.taken_at} · before {backups.occasion(b)}\n")
-    text.append(f"{b.original}\n", style="dim")
+    text.append(f"{printable(b.original)}\n", style="dim")
     if len(group) > 1:
         text.append(f"this switch wrote {len(group)} files, restored together: ", style="yellow")
         text.append(", ".join(Path(x.original).name for x in group) + "\n", style="yellow")

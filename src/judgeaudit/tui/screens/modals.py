@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Select, Static
 
 from judgeaudit.profiles.model import APPS, Profile, ProfileError, profile_from_dict
 from judgeaudit.redact import looks_like_key
+from judgeaudit.terminal import printable
 from judgeaudit.tui.widgets.field import Field
 
 
@@ -34,9 +35,9 @@ class ConfirmDiff(ModalScreen[bool]):
         with Vertical(classes="dialog", id="confirm-diff"):
             yield Static(self.title_text, classes="title")
             with VerticalScroll(id="diff", classes="dialog-body"):
-                for warning in self.warnings:
-                    yield Static(f"warning: {warning}", classes="-bad", markup=False)
-                yield Static(self.diff or "no change", markup=False)
+                for warning in self.warnings:  # a settings value's bidi control: shown, not obeyed
+                    yield Static(printable(f"warning: {warning}"), classes="-bad", markup=False)
+                yield Static(printable(self.diff or "no change", layout=True), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Apply (y)", id="yes", variant="primary", compact=True)
                 yield Button("Cancel (n)", id="no", compact=True)
@@ -53,16 +54,15 @@ class KeyEntry(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, key_name: str, current: str) -> None:
+    def __init__(self, key_name: str, current: str, where: str = "the keyring") -> None:
         super().__init__(classes="modal")
-        self.key_name, self.current = key_name, current
+        self.key_name, self.current, self.where = key_name, current, where
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="key-entry"):
-            yield Static(
-                f"Key {self.key_name} (now {self.current}) — stored in the OS keyring",
-                classes="title",
-            )
+            yield Static(f"Key {self.key_name} (now {self.current})", classes="title")
+            # where `key set` says it goes: a plaintext store the user opted into says so
+            yield Static(f"stored in {self.where}", id="key-where", classes="hint", markup=False)
             yield Field(
                 password=True, placeholder="paste the API key, then Enter", id="key", compact=True
             )
@@ -140,7 +140,7 @@ class ProfileForm(ModalScreen[Profile | None]):
             self.query_one("#form-error", Static).update(
                 f"{str(event.input.id).removeprefix('f-')}: that looks like an API key, so it is "
                 "hidden; this field takes a name. Save the profile with the key's name, then "
-                "press k on it to store the key in the OS keyring"
+                "press k on it to store the key in the keyring"
                 if keylike
                 else ""
             )

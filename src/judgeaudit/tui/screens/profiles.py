@@ -293,7 +293,8 @@ class ProfilesScreen(Screen[None]):
             if value:
                 self.store_key(key_name, value)
 
-        self.app.push_screen(KeyEntry(key_name, current), entered)
+        where = self.listing.keyring_label if self.listing else "the keyring"
+        self.app.push_screen(KeyEntry(key_name, current, where), entered)
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def store_key(self, key_name: str, value: str) -> None:
@@ -306,7 +307,7 @@ class ProfilesScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.status, str(exc), True)
             return
-        said = f"stored key {key_name} ({secrets.mask(value)}) in the OS keyring"
+        said = f"stored key {key_name} ({secrets.mask(value)}) in {secrets.storage_label()}"
         if renewed:
             said += f"; {bridgetokens.renewed_note(renewed)}"
         self.app.call_from_thread(self.status, said)
@@ -388,7 +389,8 @@ class ProfilesScreen(Screen[None]):
         aside = (
             f"; the unreadable file is kept as {restored.set_aside}" if restored.set_aside else ""
         )
-        self.app.call_from_thread(
-            self.status, f"restored {restored.original} from {backup_id}{aside}"
-        )
+        said = f"restored {restored.original} from {backup_id}{aside}"
+        if restored.unchanged:  # "restored" had done nothing
+            said = restore.unchanged_line(restored)
+        self.app.call_from_thread(self.status, said)
         self.app.call_from_thread(self.reload)  # the active markers follow the restored file

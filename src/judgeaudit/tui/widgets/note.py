@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
+from judgeaudit.terminal import printable
+
 
 class Note(Static):
     """Plain text, never markup: its messages quote paths, names and errors from users' files
@@ -30,6 +32,8 @@ class Note(Static):
         if self._fade is not None:
             self._fade.stop()
             self._fade = None
+        if isinstance(text, str):  # a value from a user's file: its bidi control shown, not obeyed
+            text = printable(text)
         if fade_s is not None and text:
             self._fade = self.set_timer(fade_s, lambda: self.say(""))
         if text != self.said:  # unchanged: no redraw (the Run screen says its rates 5x a second)

@@ -1,0 +1,42 @@
+"""The names of the keys the keyring holds under service ``judgeaudit``, so ``key status`` can
+list a stored key that no profile uses (a new user could not find one to delete it).
+
+The keyring API reads, writes and deletes one named entry and cannot list them; the Secret
+Service can (its items carry the service and the name as attributes, readable without their
+secrets), and the import bundle is one entry naming its keys. Another backend (macOS Keychain,
+Windows, KWallet) lists the bundle's only, and :func:`stored_names` says so. Names only: no
+secret is read here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from judgeaudit.profiles import secrets
+
+SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
+
+
+def stored_names() -> tuple[list[str], bool]:
+    """The key names stored (the bundle's and the backend's own entries, without judgeaudit's
+    internal entries, whose names hold ``:``), and whether the backend could list its own."""
+    names = set(secrets.bundled())
+    own = _secret_service_names()
+    if own is not None:
+        names |= own
+    return sorted(n for n in names if n and ":" not in n), own is not None
+
+
+def _secret_service_names() -> set[str] | None:
+    store: Any = secrets.backend()
+    if secrets.qualname(store) != SECRET_SERVICE:
+        return None
+    try:
+        scheme = store.schemes[store.scheme]
+        collection = store.get_preferred_collection()
+        with contextlib.closing(collection.connection):
+            items = collection.search_items(store._query(secrets.SERVICE))
+            return {str(item.get_attributes().get(scheme["username"], "")) for item in items}
+    except Exception:  # a backend that cannot list: the caller says so
+        return None
