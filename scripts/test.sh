@@ -80,6 +80,7 @@ if [ -z "${JUDGEAUDIT_SKIP_BENCH:-}" ]; then
   B=".venv/bin/python bench"
   timeout 180 $B/startup.py --rounds 1
   timeout 180 $B/llm_throughput.py --seconds 0.5 --latencies 20
+  timeout 180 $B/sim_server_cpu.py --calls 300 --rounds 1
   timeout 180 $B/audit_throughput.py --pairs 60 --latencies 20
   timeout 180 $B/report_scale.py --rows 2000
   timeout 180 $B/recorded_scale.py --pairs 2000
