@@ -120,9 +120,8 @@ def test_the_fall_p_is_the_exact_sign_flip_of_the_task_sums() -> None:
     parts = []
     for t in range(10):
         states = [("T", "R" if rng.random() < 0.6 else "W") for _ in range(int(rng.integers(3, 8)))]
-        parts.append(
-            _part(states, 1).assign(task_id=f"t{t}", key=lambda f, t=t: f"t{t}/" + f["key"])
-        )
+        one = _part(states, 1)
+        parts.append(one.assign(task_id=f"t{t}", key=f"t{t}/" + one["key"]))
     part = pd.concat(parts, ignore_index=True)
     score = {"A": 0, "tie": 1, "B": 2}
     d = part["judge_pref_after"].map(score) - part["judge_pref_before"].map(score)
