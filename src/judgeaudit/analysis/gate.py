@@ -162,10 +162,10 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
     for row in rows:
         n = row["n_before"] or 0
         row["verdict"] = ni.decide(row["significant_rise"], n, row.get("upper"), margin)
-        ties.set_aside(row, tie_fell, margin)
+        basis = ties.where_both_decided(row) if ties.set_aside(row, tie_fell, margin) else row
         row["needed"] = None
         if row["verdict"] in ("inconclusive", "too few pairs to tell"):
-            row["needed"] = _needed(row, margin, scale)
+            row["needed"] = _needed(basis, margin, scale)
     overall = result["overall"]["verdict"]
     worse = [r["label"] for r in rows if r["verdict"] == "worse"]
     failed = [

@@ -62,6 +62,19 @@ def decided(part: pd.DataFrame) -> dict[str, Any]:
         "p_value": ni.signflip_p(sums),
         "flipped_to_misselected": to_missel,
         "flipped_to_correct": to_correct,
+        "tasks": spread.tasks,
+        "deff": ni.design_effect(spread, to_missel + to_correct),
+    }
+
+
+def where_both_decided(row: dict[str, Any]) -> dict[str, Any]:
+    """A set-aside row as the pairs both runs decided: what ``gate._needed`` plans from."""
+    moved = row["decided"]
+    return {
+        "n_before": moved["both_decided"],
+        "tasks": moved["tasks"],
+        "deff": moved["deff"],
+        "paired": {k: moved[k] for k in ("flipped_to_misselected", "flipped_to_correct")},
     }
 
 
