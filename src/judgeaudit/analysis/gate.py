@@ -320,12 +320,11 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         why.append(
             f"(misselection is not worse; the tie-aware rate, a tie counting half a loss, is {tie_aware})"
         )
-    aside = ties.aside_line(result)
-    if aside:
-        why.append(f"{': ' if not why else ''}{aside}")
+    aside = ties.aside_line(result)  # a misselection rise set aside, or kept beside a tie fall
+    head = f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
+    head += f" {'; '.join(why)}" if why else ""
     lines = [
-        f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
-        + (f"{'' if aside and len(why) == 1 else ' '}{'; '.join(why)}" if why else ""),
+        head + ("" if not aside else f" {aside}" if why else f": {aside}"),
         f"  worse = a rise significant by the one-sided task sign-flip test, adjusted across the "
         f"rows with flips by weighted Holm (alpha {summary['alpha']}: the overall row holds half "
         "of it when buckets have flips too, the buckets share the rest), or a rise of the overall "

@@ -116,7 +116,7 @@ def aside_line(result: dict[str, Any]) -> str | None:
     """The verdict's explanation when the overall row's rise was set aside (None otherwise)."""
     overall = result["overall"]
     if not overall.get("set_aside"):
-        return None
+        return kept_line(overall)
     moved, tie = overall["decided"], overall["tie_aware"]
     decided_new = moved["newly_right"] + moved["newly_wrong"]
     both = (
@@ -137,4 +137,28 @@ def aside_line(result: dict[str, Any]) -> str | None:
         f"(p={tie['p_fall']:.3g}): "
         f"not worse on misselection for that; where both decided ({moved['both_decided']} "
         f"pairs) misselection {both} -> {overall['verdict']}"
+    )
+
+
+def kept_line(overall: dict[str, Any]) -> str | None:
+    """Why a misselection rise stays worse beside a significant fall of the tie-aware rate (the
+    leaderboard's key, so ``judges`` ranks run B above run A): None when it did not fall."""
+    tie, moved = overall.get("tie_aware"), overall.get("decided")
+    if overall.get("verdict") != "worse" or not fell(tie) or not moved or tie is None:
+        return None
+    reasons = []
+    if moved["newly_right"] <= moved["newly_wrong"]:
+        reasons.append(
+            f"run B got {moved['newly_wrong']} of the {moved['newly_right'] + moved['newly_wrong']}"
+            " pairs run A tied and B decided wrong (not fewer than right)"
+        )
+    if moved["p_value"] < ni.ALPHA:
+        reasons.append(
+            f"where both decided ({moved['both_decided']} pairs) misselection rose "
+            f"{moved['change'] * 100:+.1f} pts (p={moved['p_value']:.3g})"
+        )
+    return (
+        f"(the tie-aware rate fell {tie['change'] * 100:+.1f} pts, p={tie['p_fall']:.3g}, so "
+        "`judges` ranks run B above run A; the misselection rise stands: "
+        f"{' and '.join(reasons)})"
     )

@@ -131,3 +131,23 @@ def test_the_fall_p_is_the_exact_sign_flip_of_the_task_sums() -> None:
         for signs in itertools.product((1, -1), repeat=len(sums))
     ]
     assert tie_aware_change(part)["p_fall"] == pytest.approx(sum(hits) / 2**10)
+
+
+def test_a_rise_kept_beside_a_fall_of_the_tie_aware_rate_says_why() -> None:
+    """The leaderboard ranks such a run B above run A (its tie-aware rate is lower), so the
+    verdict line says why the gate still calls it worse."""
+    wrong_half = [("W", "R")] * 2 + [("T", "W")] * 4 + [("T", "R")] * 2 + [("R", "R")] * 2
+    line = gate_lines(_gate(_part(wrong_half, 40)))[0]
+    assert line.startswith(
+        "gate (margin 2 points): WORSE in overall (the tie-aware rate fell -10.0 pts"
+    )
+    assert (
+        "so `judges` ranks run B above run A; the misselection rise stands: run B got 160 of"
+        in (line)
+    )
+    assert "the 240 pairs run A tied and B decided wrong (not fewer than right))" in line
+    turned = [("R", "R")] * 3 + [("R", "W")] + [("T", "R")] * 5 + [("T", "W")]
+    line = gate_lines(_gate(_part(turned, 40)))[0]
+    assert "stands: where both decided (160 pairs) misselection rose +25.0 pts (p=9.09e-13))" in (
+        line
+    )
