@@ -159,6 +159,6 @@ def kept_line(overall: dict[str, Any]) -> str | None:
         )
     return (
         f"(the tie-aware rate fell {tie['change'] * 100:+.1f} pts, p={tie['p_fall']:.3g}, so "
-        "`judges` ranks run B above run A; the misselection rise stands: "
+        "judgeaudit judges ranks run B above run A; the misselection rise stands: "
         f"{' and '.join(reasons)})"
     )

@@ -142,7 +142,7 @@ def test_a_rise_kept_beside_a_fall_of_the_tie_aware_rate_says_why() -> None:
         "gate (margin 2 points): WORSE in overall (the tie-aware rate fell -10.0 pts"
     )
     assert (
-        "so `judges` ranks run B above run A; the misselection rise stands: run B got 160 of"
+        "so judgeaudit judges ranks run B above run A; the misselection rise stands: run B got 160 of"
         in (line)
     )
     assert "the 240 pairs run A tied and B decided wrong (not fewer than right))" in line
