@@ -7,8 +7,9 @@ and they were gated against one shared source (correlated instances). Here each 
 ``tests/integration/test_inprocess_rejudge.py``), about 2.5 s at 504 tasks, and each gate is
 the one ``compare --fail-on-rise`` computes (``paired_rows``, the weighted-Holm family ``gate``,
 then ``decide_rows``), and beside it, on the same rows, the rule before it (plain Holm over the
-rows, ``gate(..., share=None)``) and the rule before the tie-aware criterion (misselection only,
-the overall row's ``tie_aware`` left out) on the runs' pair tables; each re-judge carries its own
+rows, ``gate(..., share=None)``), the rule before the tie-aware criterion (misselection only,
+the overall row's ``tie_aware`` left out) and the rule before the set-aside of a rise from
+deciding run A's ties (``gate_ties``: the tie-aware fall's p left out) on the runs' pair tables; each re-judge carries its own
 ``judge_pref`` (its ties); ``compare``'s no-verdict check is left out, as these
 simulated judges always give a verdict (one that did not would stop the bench). Reported, each with its 95% Wilson interval:
 
@@ -16,6 +17,8 @@ simulated judges always give a verdict (one that did not would stop the bench). 
   independent null instances; "worse" is a false alarm, "not worse" the gate passing;
 - null re-judges against the source: as the HTTP calibration does (they share the source);
 - each weaker simulated judge, one re-judge per seed, against the source: "worse" is power;
+- a judge that ties most pairs as run A and one that decides them as run B (``DECIDERS``, as
+  many seeds): the judge should pass, the noisy judge's new decisions must not;
 - beside "not worse", the mean of what the gate's "at this size" line printed as its chance of
   passing an unchanged judge (``gate_size.at_this_size``), to hold against the measured rate.
 
@@ -57,6 +60,12 @@ WEAKER = [
     "judge-default:noise=3,position=0",
     "judge-default:position=2.5",  # decides less often: the tie-aware criterion's case
 ]
+#: Run A ties most pairs, run B decides them (gate_ties' set-aside): the judge, which is better
+#: on the tie-aware rate and should pass, and the noisy one, whose new decisions are worse.
+DECIDERS = [
+    ("judge-default:position=2.5", JUDGE),
+    ("judge-default:position=2.5", "judge-default:noise=3,position=0"),
+]
 
 
 class Source:
@@ -91,15 +100,22 @@ class Source:
             ("exit", OVERALL_SHARE),
             ("exit_holm", None),
             ("exit_untied", OVERALL_SHARE),
+            ("exit_no_aside", OVERALL_SHARE),
         ):
             buckets, whole = copy.deepcopy(rows), copy.deepcopy(overall)
             if rule == "exit_untied":  # the rule before the tie-aware criterion: misselection only
                 whole.pop("tie_aware")
+            if (
+                rule == "exit_no_aside"
+            ):  # the rule before gate_ties: no tie-aware fall, no set-aside
+                whole["tie_aware"].pop("p_fall")
             gate(buckets, whole, share)
             result = {"buckets": buckets, "overall": whole}
             decided = decide_rows(result, margin, {"trials": None, "cost_per_decisive": None})
             exits[rule] = decided["exit_code"]
-            if rule != "exit_holm" and decided["at_this_size"]:  # what the line printed
+            if (
+                rule not in ("exit_holm", "exit_no_aside") and decided["at_this_size"]
+            ):  # what the line printed
                 exits["printed_" + rule] = decided["at_this_size"]["pass_unchanged"]
             if share is not None:
                 verdicts = {r["label"]: r["verdict"] for r in [*buckets, whole]}
@@ -126,6 +142,7 @@ def summary(label: str, gates: list[dict[str, Any]]) -> dict[str, Any]:
         ("exit", "", "the gate"),
         ("exit_holm", "_holm", "plain Holm"),
         ("exit_untied", "_untied", "misselection only (the rule before the tie-aware criterion)"),
+        ("exit_no_aside", "_no_aside", "no set-aside (the rule before gate_ties)"),
     ):
         exits = [g[rule] for g in gates if rule in g]
         if not exits:
@@ -174,6 +191,8 @@ def pool(files: list[Path]) -> int:
         groups[f"{model} against the source"] = [
             r["weaker"][model] for r in runs if model in r["weaker"]
         ]
+    for pair in dict.fromkeys(m for r in runs for m in r.get("deciders", {})):
+        groups[pair] = [r["deciders"][pair] for r in runs if pair in r.get("deciders", {})]
     print(
         f"pooled over {len(files)} files; {runs[0]['tasks']} tasks, {runs[0]['decisive']} decisive"
     )
@@ -183,6 +202,7 @@ def pool(files: list[Path]) -> int:
             ("", "the gate"),
             ("_holm", "plain Holm"),
             ("_untied", "misselection only"),
+            ("_no_aside", "no set-aside"),
         ):
             if not all("worse" + suffix in p for p in parts):
                 continue
@@ -234,6 +254,15 @@ def main(argv: list[str]) -> int:
             for seed in range(args.first_seed, args.first_seed + args.weak_seeds)
         ]
         figures["weaker"][model] = summary(f"{model} against the source", gates)
+    figures["deciders"] = {}
+    for a_model, b_model in DECIDERS if args.weak_seeds else []:
+        tied, decider = InProcessJudge(a_model), InProcessJudge(b_model)
+        label = f"{a_model} as run A, {b_model} as run B (B decides pairs A tied)"
+        gates = [
+            source.gate(source.rejudged(tied, seed), source.rejudged(decider, seed + 1), margin)
+            for seed in range(args.first_seed, args.first_seed + args.weak_seeds)
+        ]
+        figures["deciders"][label] = summary(label, gates)
     elapsed = time.monotonic() - started
     print(f"elapsed {elapsed:.1f} s")
     figures["elapsed_s"] = elapsed

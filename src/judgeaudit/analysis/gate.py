@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis import gate_ties as ties
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
@@ -156,31 +157,42 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
     what would: ``scale`` holds run A's trials and run B's judge cost (None without prices).
     Returns the gate's summary; the rows get ``verdict`` and ``needed``."""
     rows = [*result["buckets"], result["overall"]]
+    tie_aware = tie_aware_verdict(result["overall"].get("tie_aware"), margin)
+    tie_fell = ties.fell(result["overall"].get("tie_aware"))
     for row in rows:
         n = row["n_before"] or 0
         row["verdict"] = ni.decide(row["significant_rise"], n, row.get("upper"), margin)
+        basis = ties.where_both_decided(row) if ties.set_aside(row, tie_fell, margin) else row
         row["needed"] = None
         if row["verdict"] in ("inconclusive", "too few pairs to tell"):
-            row["needed"] = _needed(row, margin, scale)
+            row["needed"] = _needed(basis, margin, scale)
     overall = result["overall"]["verdict"]
     worse = [r["label"] for r in rows if r["verdict"] == "worse"]
-    tie_aware = tie_aware_verdict(result["overall"].get("tie_aware"), margin)
     failed = [
         *(["misselection"] if worse else []),
         *(["tie-aware"] if tie_aware == "worse" else []),
     ]
+    missel = "misselection where both decided" if result["overall"]["set_aside"] else "misselection"
     if failed:
-        verdict, code = "worse", EXIT_WORSE
+        verdict, code, decided_on = "worse", EXIT_WORSE, failed
     elif overall == "not worse" and tie_aware in ("not worse", None):
         verdict, code = "not worse", 0
+        decided_on = [missel, *(["tie-aware"] if tie_aware else [])]
     else:
         verdict, code = "inconclusive", EXIT_INCONCLUSIVE
+        decided_on = [missel] if overall != "not worse" else []
+        decided_on += ["tie-aware"] if tie_aware not in ("not worse", None) else []
     return {
         "margin": margin,
         "verdict": verdict,
         "exit_code": code,
         "worse": worse,
         "worse_on": failed,
+        # the criteria that decided the verdict: those that failed (worse), both (not worse),
+        # the unsettled ones (inconclusive); "misselection where both decided" when the
+        # overall rise came from run B deciding pairs run A tied (gate_ties)
+        "decided_on": decided_on,
+        "set_aside": [r["label"] for r in rows if r["set_aside"]],
         "tie_aware": tie_aware,
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
@@ -292,9 +304,11 @@ def verdict_text(row: dict[str, Any]) -> str:
     verdict = row.get("verdict")
     if verdict is None or verdict == "no data":
         return ""
+    aside = " where both decided (the rise: run B decides pairs run A tied)"
+    aside = aside if row.get("set_aside") else ""
     if verdict == "too few pairs to tell":
-        return f"too few pairs to tell (needs {row['needed']['pairs']})"
-    return str(verdict).upper() if verdict == "worse" else str(verdict)
+        return f"too few pairs to tell (needs {row['needed']['pairs']}){aside}"
+    return (str(verdict).upper() if verdict == "worse" else str(verdict)) + aside
 
 
 def gate_lines(result: dict[str, Any]) -> list[str]:
@@ -311,9 +325,11 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         why.append(
             f"(misselection is not worse; the tie-aware rate, a tie counting half a loss, is {tie_aware})"
         )
+    aside = ties.aside_line(result)  # a misselection rise set aside, or kept beside a tie fall
+    head = f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
+    head += f" {'; '.join(why)}" if why else ""
     lines = [
-        f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
-        + (f" {'; '.join(why)}" if why else ""),
+        head + ("" if not aside else f" {aside}" if why else f": {aside}"),
         f"  worse = a rise significant by the one-sided task sign-flip test, adjusted across the "
         f"rows with flips by weighted Holm (alpha {summary['alpha']}: the overall row holds half "
         "of it when buckets have flips too, the buckets share the rest), or a rise of the overall "
@@ -323,7 +339,7 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         "(intersection-union: no multiplicity adjustment needed) and no row is worse; the "
         "overall row decides: a bucket that is inconclusive or has too few pairs is advice and "
         "does not block; the printed intervals are 95% task-clustered and per row, not "
-        "simultaneous",
+        "simultaneous" + (f"; {ties.RULE}" if summary.get("set_aside") else ""),
     ]
     size = summary.get("at_this_size")
     if size:

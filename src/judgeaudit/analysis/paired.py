@@ -20,6 +20,7 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.clustered import METHOD as clustered_method
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.frame import decisive_mask, gap_series
+from judgeaudit.analysis.gate_ties import decided
 from judgeaudit.analysis.split import tie_halves
 from judgeaudit.analysis.stats import (
     fisher_exact,
@@ -148,6 +149,8 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
         "upper": ni.ni_bound(spread, to_missel, to_correct),
         "upper_t": spread.upper,
         "deff": ni.design_effect(spread, to_correct + to_missel),
+        # right / tie / wrong moves, and misselection over the pairs both runs decided
+        "decided": decided(part),
         "paired": {
             "both_misselected": both,
             "neither": neither,
@@ -206,6 +209,8 @@ def tie_aware_change(part: pd.DataFrame) -> dict[str, Any]:
         "ci_high": half(spread.high),
         "upper": upper,
         "p_value": ni.signflip_p(sums),
+        # a fall by the same test (gate_ties: a misselection rise from deciding A's ties)
+        "p_fall": ni.signflip_p([-s for s in sums]),
         "alpha": ALPHA * TIE_AWARE_ALPHA_SHARE,
         "tasks": spread.tasks,
         "half_steps_up": up,
