@@ -142,7 +142,8 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
     consistency: Mapping[str, Any] = report["position_bias"][0] if report["position_bias"] else {}
     verdicts = report["verdicts"]
     usage = _usage(out, run_id)
-    ties = _rate(pairs.assign(tie=(pairs["judge_pref"] == "tie").astype(int)), "tie")
+    # over decisive pairs, as the report's and the trend's tie counts (not all pairs)
+    ties = _rate(decisive.assign(tie=(decisive["judge_pref"] == "tie").astype(int)), "tie")
     given = verdicts["orders"] - verdicts["no_verdict_orders"]
     measured = not nothing_judged(verdicts)
     overall: Mapping[str, Any] = report.get("overall") or {}
@@ -163,7 +164,7 @@ def _judge_row(out: Path, run_id: str, lineage: dict[str, Any]) -> dict[str, Any
         "misselection": _rate(decisive),
         "near": {"label": first["label"], "alias": first.get("alias"), **_rate(near)},
         "tie_share": ties["rate"],
-        "tie_share_ci": [ties["ci_low"], ties["ci_high"]],  # over all the run's pairs
+        "tie_share_ci": [ties["ci_low"], ties["ci_high"]],  # over decisive pairs
         "position_consistency": consistency.get("consistency_rate"),
         "position_consistency_ci": consistency.get("consistency_rate_ci", [None, None]),
         # how much of it is tie/tie, and the consistency where an order named a side
@@ -363,8 +364,8 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
     rows = [_cells(r) for r in board["judges"]]
     notes = [
         f"ranked by {rank.RANK_NAME} {rank.RANK_FORMULA}: a tie counts half a loss, so a "
-        "judge that stops deciding is not best; misselection (a tie never counts) beside it; "
-        f"both over decisive pairs; intervals {board['method']['interval']}; "
+        "judge that stops deciding is not best; misselection (a tie never counts) and ties "
+        f"beside it; all over decisive pairs; intervals {board['method']['interval']}; "
         f"vs best: {board['method']['vs_best']}, margin {board['margin'] * 100:g} points",
         "top style OR: the largest odds ratio of a transcript feature in the run's style model "
         f"(docs/why.md), and the feature; a term whose 95% interval spans over {UNSTABLE_SPAN:g}-"
