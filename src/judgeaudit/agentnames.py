@@ -59,16 +59,17 @@ _TAG_FLAGS = tuple(
 )
 
 
-def id_text_problem(text: str) -> str | None:
-    """Why ``text`` cannot be a task id or an agent name by its characters, or ``None``: the
-    first one that prints as nothing or moves text (named by its code point, never echoed)."""
+def id_text_problem(text: str, what: str = "the id") -> str | None:
+    """Why ``text`` cannot be a task id or an agent name (or, ``what``, a base URL) by its
+    characters, or ``None``: the first one that prints as nothing or moves text (named by its
+    code point, never echoed)."""
     if text.isascii() and text.isprintable():  # the usual id: one pass in C
         return None
     for index, char in enumerate(text, 1):
         if unicodedata.category(char) == "Zs" and char != " ":
             return (
                 f"holds U+{ord(char):04X} ({unicodedata.name(char)}) at character {index}, which "
-                "prints as a space and is not one (the id would look like another and not be "
+                f"prints as a space and is not one ({what} would look like another and not be "
                 "it); use a plain space"
             )
         hides = unicodedata.category(char) in _INVISIBLE or ord(char) in _IGNORABLE
@@ -76,7 +77,7 @@ def id_text_problem(text: str) -> str | None:
             name = unicodedata.name(char, "a control character")
             return (
                 f"holds U+{ord(char):04X} ({name}) at character {index}, which prints as nothing "
-                "or moves the text (the id would look like another and not be it); remove it"
+                f"or moves the text ({what} would look like another and not be it); remove it"
             )
     return None
 

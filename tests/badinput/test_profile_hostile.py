@@ -156,6 +156,11 @@ CASES = [
         ("profile", "add", "x", "--app", "sdk", "--base-url", f"https://u:{KEYLIKE}@gw.example/v1"),
         "carries credentials",
     ),
+    Case(  # lane-sw: a bidi override in the host was saved, then shown escaped everywhere
+        "add-base-url-bidi",
+        ("profile", "add", "x", "--app", "sdk", "--base-url", "https://gw\u202e.example/v1"),
+        "base_url: the URL holds U+202E (RIGHT-TO-LEFT OVERRIDE) at character 11",
+    ),
 ]
 
 

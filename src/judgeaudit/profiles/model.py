@@ -12,6 +12,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from judgeaudit import credentials
+from judgeaudit.agentnames import id_text_problem
 from judgeaudit.profiles import bridgeopt, codexextra
 from judgeaudit.profiles.filekind import kind_of
 from judgeaudit.profiles.names import NAME_RE as NAME_RE
@@ -149,6 +150,8 @@ def check_base_url(url: str, where: str = "base_url", app: str | None = None) ->
         raise ProfileError(f"{where}: must start with http:// or https:// ({hint})")
     if any(c.isspace() for c in url):
         raise ProfileError(f"{where}: the URL has white space inside it; remove it ({hint})")
+    if (problem := id_text_problem(url, "the URL")) is not None:  # a bidi control hid its host
+        raise ProfileError(f"{where}: the URL {problem}; nothing was saved")
     try:
         parts = urlsplit(url)
         port = parts.port
