@@ -32,6 +32,8 @@ def test_a_stored_key_no_profile_uses_is_listed_masked(home: Path) -> None:
     assert json.loads((home / "cfg" / "state.json").read_text())["saved"]  # one is held back
     done = cli(home, "key", "status")
     assert done.returncode == 0, done.stderr
+    # where the keys are, in the words `key set` uses (it printed the backend's module path)
+    assert done.stdout.splitlines()[0] == "keyring: the OS keyring (Secret Service)"
     lines = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
     assert lines[orphan].split()[1:3] == ["stored", "…WXYZ"]
     assert lines[orphan].endswith(f"used by no profile (`judgeaudit key delete {orphan}`)")

@@ -119,7 +119,7 @@ def _bridge_tokens(key: str, *, renew: bool) -> list[str]:
 
 def cmd_key_status(args: argparse.Namespace) -> int:
     ok, backend = secrets.backend_usable()
-    print(f"keyring: {backend}")
+    print(f"keyring: {secrets.storage_label() if ok else backend}")  # the words `key set` uses
     if not ok:
         return 1
     store = _store()
