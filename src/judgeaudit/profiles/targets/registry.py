@@ -320,8 +320,8 @@ def _token_gaps(profile: Profile, tool: str) -> list[str]:
     if ok:
         return []
     return [
-        f"{tool} runs `judgeaudit key bridge-token {profile.name}`, but there is {message}; "
-        "the switch needs it for the bridge's local token"
+        f"{tool} runs `judgeaudit key bridge-token {profile.name}`, but the keyring cannot "
+        f"answer ({message}); the switch needs it for the bridge's local token"
     ]
 
 
@@ -338,7 +338,7 @@ def _keyring_gaps(key: str, runs: str, tool: str) -> list[str]:
     command = f"{runs} `judgeaudit key print {key}`"
     ok, message = secrets.backend_usable()
     if not ok:
-        return [f"{command}, but there is {message}; {tool} would get no key"]
+        return [f"{command}, but the keyring cannot answer ({message}); {tool} would get no key"]
     if secrets.get_key(key) is None:
         return [
             f"{command}, but the keyring has no key {key!r} yet: set it first "
