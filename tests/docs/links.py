@@ -45,7 +45,10 @@ def relative_links(path: Path) -> list[tuple[int, str]]:
 def slugify(heading: str) -> str:
     """The id Python-Markdown's toc gives a heading (mkdocs' default; GitHub's agrees for ours)."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link's text only
-    text = re.sub(r"[`*_]", "", text)
+    # emphasis marks go, but a code span keeps its characters (`env_key` -> env_key, as
+    # mkdocs writes the id; dropping its underscore broke the site's strict build)
+    parts = re.split(r"(`[^`]*`)", text)
+    text = "".join(p[1:-1] if p.startswith("`") else re.sub(r"[*_]", "", p) for p in parts)
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     text = re.sub(r"[^\w\s-]", "", text).strip().lower()
     return re.sub(r"[-\s]+", "-", text)
