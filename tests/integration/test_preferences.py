@@ -193,7 +193,13 @@ def test_a_human_label_that_contradicts_itself_is_left_out_and_listed(
     assert (rows[flipped]["chosen_side"], rows[flipped]["label_source"]) == (other, "human")
     card = json.loads((tmp_path / "state.card.json").read_text(encoding="utf-8"))
     assert card["left_out"]["human_label_contradicts"]["pair_ids"] == [mixed]
-    assert f"`{mixed}`" in (tmp_path / "state.card.md").read_text(encoding="utf-8")
+    card_md = (tmp_path / "state.card.md").read_text(encoding="utf-8")
+    assert f"`{mixed}`" in card_md
+    # the training label a reviewer took from state is counted and named (a new user: the
+    # card said 0 rows against state, by construction, and named none)
+    over = card["rows_a_human_took_from_state"]
+    assert (over["rows"], over["pair_ids"]) == (1, [flipped])
+    assert f"Rows a human review took from state: **1** (`{flipped}`)" in card_md
     # the judge's labels do not read the human's: the pair stays
     export(out, tmp_path / "judge.jsonl", "--labels", "judge")
     judged = {r["pair_id"] for r in lines(tmp_path / "judge.jsonl")}

@@ -140,6 +140,13 @@ def style_summary(section: dict[str, Any], out: Any, run_id: str) -> dict[str, A
     }
 
 
+#: What ``rows_a_human_took_from_state`` counts (the card's JSON and its Markdown).
+HUMAN_OVER_STATE = (
+    "rows whose label a human review set against state's (the success check's) winner: the "
+    "review says state got these pairs wrong; each is labelled as the human said"
+)
+
+
 @dataclass
 class _Bucket:
     decisive: int = 0
@@ -182,6 +189,9 @@ class Tally:
     left_out: Counter[str] = field(default_factory=Counter)
     #: the pairs whose human label contradicts itself: a reviewer's few, listed to correct
     contradicting: list[str] = field(default_factory=list)
+    #: the written rows whose human label chose the side state did not: the training labels a
+    #: reviewer says state (the verifiable check) got wrong, listed to look at
+    human_over_state: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     judge_models: set[str] = field(default_factory=set)
 
@@ -257,6 +267,11 @@ class Tally:
             "reversed_by_state": self.reversed_by_state,
             "rows_labelled_against_judge": self.against_judge,
             "rows_labelled_against_state": self.against_truth,
+            "rows_a_human_took_from_state": {
+                "rows": len(self.human_over_state),
+                "why": HUMAN_OVER_STATE,
+                "pair_ids": self.human_over_state,
+            },
             "rows_by_bucket": {b: by_bucket[b] for b in order if by_bucket[b]},
             "rows_by_task_type": dict(sorted(by_type.items())),
             "rows_by_bucket_and_task_type": [

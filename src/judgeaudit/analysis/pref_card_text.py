@@ -31,6 +31,7 @@ def _markdown(c: dict[str, Any]) -> str:
         f"{c['decisive_pairs']} decisive pairs backwards (the report's misselected count).",
         f"- Rows whose label the judge contradicts: {c['rows_labelled_against_judge']}; rows "
         f"whose label state (or a human) contradicts: {c['rows_labelled_against_state']}.",
+        f"- Rows a human review took from state: {_over(c)}.",
         f"- Label sources: {', '.join(f'{k} {v}' for k, v in c['label_sources'].items())}.",
         "",
         "## Rows by bucket and task type",
@@ -94,3 +95,13 @@ def _style_lines(style: dict[str, Any]) -> list[str]:
             for t in style["terms"]
         ),
     ]
+
+
+def _over(c: dict[str, Any]) -> str:
+    """The rows a human label set against state, with their pair ids (few: a review's)."""
+    over = c.get("rows_a_human_took_from_state") or {"rows": 0, "pair_ids": []}
+    if not over["rows"]:
+        return "0"
+    shown = ", ".join(f"`{p}`" for p in over["pair_ids"][:20])
+    more = f" and {over['rows'] - 20} more (the card's JSON lists all)" if over["rows"] > 20 else ""
+    return f"**{over['rows']}** ({shown}{more}): a reviewer says state got these wrong"

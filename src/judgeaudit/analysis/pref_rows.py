@@ -66,6 +66,8 @@ class RowWriter:
             against_judge=judge is not None and judge != side,
             against_truth=truth is not None and truth != side,
         )
+        if label_source == "human" and state is not None and side != state:
+            tally.human_over_state.append(str(row["pair_id"]))
         return json.dumps({**body, **record}, ensure_ascii=False) + "\n"
 
     def _choose(
