@@ -40,6 +40,8 @@ REVIEW_COLUMNS = (
 #: The sample's size unless asked: `review export` without --n, the app's Review screen and its
 #: palette export draw this many, so the app shows the pairs the CLI writes (same strata, seed 0).
 SAMPLE_N = 40
+#: The sample's default file in OUT (``review export``'s, the app's ``r``).
+SAMPLE_FILE = "review_sample.csv"
 #: The columns a reviewer fills in: a sample with any of them filled is their work.
 REVIEWER_COLUMNS = REVIEW_COLUMNS[-4:]
 #: What a blind sample (the default, as the app's Review starts blind) leaves out: the judge's

@@ -33,6 +33,7 @@ from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.position import consistency_parts
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
+from judgeaudit.analysis.unfinished import unfinished
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
@@ -144,7 +145,10 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
         finally:
             db.close()
     if not refs:
-        raise AnalysisError("trend: no finished run in the given directories")
+        left = "; ".join(f"{x['out']}#{x['run_id']} is {x['because']}" for x in unfinished(outs))
+        raise AnalysisError(
+            "trend: no finished run in the given directories" + (f" ({left})" if left else "")
+        )
     refs.sort(key=lambda r: (r.period, r.created_at))
     return refs
 
@@ -291,7 +295,8 @@ def interval_method(metric: str) -> str:
 
 def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> dict[str, Any]:
     """The series over every finished run the targets name (without alerts)."""
-    refs = runs_of(expand(targets))
+    outs = expand(targets)
+    refs = runs_of(outs)
     check_series(refs, options.gap_source)
     points: list[dict[str, Any]] = []
     bins, labels = options.bins, options.labels
@@ -333,6 +338,7 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
         "threshold": options.threshold,
         "periods": points,
         "intervals": INTERVALS,
+        **({"unfinished": dropped} if (dropped := unfinished(outs)) else {}),
     }
 
 

@@ -49,10 +49,30 @@ def cmd_report(args: argparse.Namespace) -> int:
     _say_if_stopped(args.out, report)
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
-        write_output(args.output, text, "--output")
+        reads = [args.out, *_parquet(args.parquet)]
+        write_output(args.output, text, "--output", reads, _own_page(args.out, args))
     else:
         print_output(text)
     return 0
+
+
+def _own_page(out: Path, args: argparse.Namespace) -> list[str]:
+    """The run's own ``report.html`` may take the same run's HTML report (the docs' example),
+    never another run's nor another format."""
+    import os
+
+    from judgeaudit.analysis.report_render import REPORT_HTML
+
+    folder = out if out.is_dir() else out.parent
+    page = os.path.realpath(folder / REPORT_HTML)
+    return [REPORT_HTML] if args.format == "html" and os.path.realpath(args.output) == page else []
+
+
+def _parquet(given: Path | None) -> list[Path]:
+    """``--parquet``'s file, or the files under its folder (the report reads each of them)."""
+    if given is None:
+        return []
+    return [given, *given.rglob("*")] if given.is_dir() else [given]
 
 
 def _say_if_stopped(out: Path, report: Report) -> None:
@@ -167,9 +187,13 @@ def cmd_judges(args: argparse.Namespace) -> int:
         board = leaderboard(args.outs, margin=checked_margin(args.margin, "judges") / 100)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    for left in board["left_out"]:
+        if not left["finished"]:  # ranked as finished before (a new user's finding): said
+            print(f"judges: left out {left['out']}#{left['run_id']}, which is {left['because']}",
+                  file=sys.stderr)  # fmt: skip
     text = scrub_content(render_leaderboard(board, args.format))
     if args.output:
-        write_output(args.output, text, "--output")
+        write_output(args.output, text, "--output", args.outs)
     else:
         print(text)
     return 0
@@ -215,6 +239,7 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 def cmd_review_export(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
     from judgeaudit.analysis.review import (
+        SAMPLE_FILE,
         SAMPLE_N,
         check_replace,
         for_reviewer,
@@ -244,7 +269,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
             " run",
             file=sys.stderr,
         )
-    path = args.file or args.out / "review_sample.csv"
+    path = args.file or args.out / SAMPLE_FILE
     if path.suffix.lower() != ".csv":
         raise UserError(
             f"review export: --out {path}: the sample is written as CSV; name a .csv file"
@@ -253,13 +278,17 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
     if not 0 < args.width < 1:
         raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
+    from judgeaudit.analysis.outputs import check_output
+
+    flag = "review export: --out"
+    check_output(path, flag, [args.out], may_replace=[SAMPLE_FILE])  # a run's file, --force or not
     try:
         check_replace(path, args.out, args.force)  # a filled-in sample is the reviewer's work
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     drawn = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
     frame = for_reviewer(drawn, blind=not args.unblind, seed=args.seed)
-    write_output(path, sample_csv(frame), "review export: --out")
+    write_output(path, sample_csv(frame), flag, [args.out], [SAMPLE_FILE])
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: {command('review', 'import', args.out, path)}"
