@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgeaudit.analysis.clustered import Sums, interval
@@ -16,6 +17,7 @@ from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
+from judgeaudit.audit.spec.limits import RUN_LIMITS
 from judgeaudit.audit.units.outcome import label_conflict
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
@@ -56,10 +58,25 @@ def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
     return pd.read_sql_query("SELECT * FROM human_labels", db)
 
 
+def draws(seed: int) -> int | np.random.RandomState:
+    """A fresh random state for one seeded draw, for every seed a run spec takes (0 to
+    2**63-1): below 2**32 the seed itself, as before (earlier samples draw the same pairs);
+    above it numpy's legacy generator, which takes 32 bits, is seeded by the seed's two words."""
+    low, high = RUN_LIMITS["seed"]
+    if not low <= seed <= high:
+        raise AnalysisError(
+            f"review export: --seed {seed}: give a seed from {low} to {high} (2^63-1), as a run "
+            "spec's seed"
+        )
+    if seed < 2**32:
+        return seed
+    return np.random.RandomState([seed & 0xFFFFFFFF, seed >> 32])
+
+
 def shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
     """The sample's rows in a seeded random order: drawn in stratum blocks, the order would
     tell a blind reviewer each pair's stratum (the CSV's and the app's Review alike)."""
-    return frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+    return frame.sample(frac=1, random_state=draws(seed)).reset_index(drop=True)
 
 
 def for_reviewer(frame: pd.DataFrame, blind: bool, seed: int) -> pd.DataFrame:
@@ -95,7 +112,7 @@ def sample(
     if explained is not None:
         name, ids = explained
         pool = pairs[pairs["pair_id"].isin(ids)]
-        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=seed)
+        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=draws(seed))
         used |= pairs["pair_id"].isin(set(pick["pair_id"]))
         taken.append(pick.assign(stratum=f"explained_by_{name}"))
         n = max(0, n - len(pick))
@@ -103,12 +120,12 @@ def sample(
     for stratum in STRATA[:-1]:
         pool = pairs[(strata == stratum) & ~used]
         taken.append(
-            pool.sample(n=min(share, len(pool)), random_state=seed).assign(stratum=stratum)
+            pool.sample(n=min(share, len(pool)), random_state=draws(seed)).assign(stratum=stratum)
         )
     rest = pairs[(strata == "control") & ~used]
     remaining = max(0, total - sum(len(t) for t in taken))
     taken.append(
-        rest.sample(n=min(remaining, len(rest)), random_state=seed).assign(stratum="control")
+        rest.sample(n=min(remaining, len(rest)), random_state=draws(seed)).assign(stratum="control")
     )
     out = pd.concat(taken, ignore_index=True)
     for column in REVIEWER_COLUMNS:

@@ -242,6 +242,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         SAMPLE_FILE,
         SAMPLE_N,
         check_replace,
+        draws,
         for_reviewer,
         sample,
         sample_csv,
@@ -251,6 +252,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
     if args.n is None:
         args.n = SAMPLE_N
+    try:
+        draws(args.seed)  # refused in one line before the database is read
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
 
     try:
         db = open_db(args.out)
