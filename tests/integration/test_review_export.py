@@ -221,7 +221,7 @@ def test_every_seed_a_run_takes_draws_and_small_seeds_draw_as_before(out: Path) 
     pandas' own ``random_state`` as before, so an earlier sample reproduces."""
     from judgeaudit.analysis.review import draws
 
-    drawn = {}
+    drawn: dict[int, list[str]] = {}
     for seed in (2**32, 2**63 - 1, 2**63 - 1):
         path = out.parent / f"big{seed}.csv"
         cli_ok("review", "export", str(out), "--seed", str(seed), "--out", str(path), "--force")
