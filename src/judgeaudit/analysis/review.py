@@ -225,6 +225,11 @@ def _flag(value: str, where: str) -> int | None:
 
 def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     """Validate a filled-in review CSV; every problem names the line and column."""
+    return [label for _, label in read_numbered(path, known)]
+
+
+def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`read_labels` with each label's line in the file."""
     text = read_text(path, "review labels", AnalysisError)
     reader = csv.DictReader(io.StringIO(text), restval="")
     try:
@@ -241,7 +246,7 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
         for row in reader:
             label = _label(row, f"{path}:{reader.line_num}", known)
             if label is not None:
-                rows.append(label)
+                rows.append((reader.line_num, label))
     except csv.Error as exc:
         raise AnalysisError(f"{path}:{reader.line_num}: not a readable CSV row ({exc})") from None
     return rows

@@ -312,16 +312,23 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
 def cmd_review_import(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, open_db
+    from judgeaudit.analysis.label_conversations import (
+        check_conversations,
+        sides_of,
+        stored_marks,
+    )
     from judgeaudit.analysis.label_import import import_labels
-    from judgeaudit.analysis.review import read_labels
+    from judgeaudit.analysis.review import read_numbered
 
     try:
         db = open_db(args.out)
-        known = {r[0] for r in db.execute("SELECT pair_id FROM audit_pairs")}
+        sides, marks = sides_of(db), stored_marks(db)
         db.close()
-        labels = read_labels(args.file, known)
+        numbered = read_numbered(args.file, set(sides))
+        check_conversations(args.file, numbered, sides, marks)  # one mark per conversation
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    labels = [label for _, label in numbered]
     stored, refreshed = import_labels(args.out, labels)
     report = refreshed.said()
     replaced = (
