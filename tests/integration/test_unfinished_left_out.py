@@ -70,7 +70,7 @@ def test_judges_leaves_a_killed_rejudge_out_with_the_gates_reason(home: Path) ->
 
     alone = cli("judges", "a", "killed", cwd=home)
     assert alone.returncode == 2
-    assert "fewer than two finished runs" in alone.stderr and WHY in alone.stderr
+    assert "fewer than two runs judged the same" in alone.stderr and WHY in alone.stderr
 
 
 def test_judges_given_one_directory_twice_says_so(home: Path) -> None:

@@ -60,7 +60,7 @@ def too_few(
         )
     why = "; ".join(f"{run}: {because}" for _, run, because in left_out)
     return (
-        "judges: fewer than two finished runs judged the same conversations"
+        "judges: fewer than two runs judged the same conversations"
         + (f" as {anchor}" if anchor else "")
         + (f" ({why})" if why else "")
         + "; re-judge one run with several judges: judgeaudit rejudge OUT --judge-model M1 "
