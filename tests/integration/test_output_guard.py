@@ -66,6 +66,7 @@ def test_outputs_over_a_runs_own_files_are_refused(runs: tuple[Path, Path]) -> N
     refused("export", "preferences", "a", "--out", "a/audit.db", "--force", cwd=home)
     refused("export", "preferences", "a", "--out", "b/judge_logs.jsonl", "--force", cwd=home)
     refused("review", "export", "a", "--out", "b/audit_pairs.csv", "--force", cwd=home)
+    refused("export", "parquet", "a", "--to", "b", cwd=home)  # b's own Parquet
     refused("import", "openai-jsonl", "x.jsonl", "--out", "b/audit.db", "--force", cwd=home)
     assert {a: digests(a), b: digests(b)} == before
     cli_ok("report", "a", cwd=home)  # the run still reads
@@ -87,3 +88,5 @@ def test_other_files_keep_each_commands_rule(runs: tuple[Path, Path]) -> None:
     assert cli("export", "preferences", "a", "--out", "prefs.jsonl", cwd=home).returncode == 2
     cli_ok("export", "preferences", "a", "--out", "prefs.jsonl", "--force", cwd=home)
     cli_ok("review", "export", "a", "--n", "4", cwd=home)  # its own sample, unfilled: replaced
+    cli_ok("export", "parquet", "a", cwd=home)  # the run's own Parquet: this command's to write
+    cli_ok("export", "parquet", "a", "--to", "elsewhere", cwd=home)
