@@ -90,3 +90,17 @@ def test_other_files_keep_each_commands_rule(runs: tuple[Path, Path]) -> None:
     cli_ok("review", "export", "a", "--n", "4", cwd=home)  # its own sample, unfilled: replaced
     cli_ok("export", "parquet", "a", cwd=home)  # the run's own Parquet: this command's to write
     cli_ok("export", "parquet", "a", "--to", "elsewhere", cwd=home)
+
+
+def test_another_runs_own_files_are_refused_even_where_this_run_may_write_its_own(
+    runs: tuple[Path, Path],
+) -> None:
+    """review export's sample and export parquet's Parquet are theirs to write in the run they
+    read, never in another run (`--force` replaced another run's filled-in sample)."""
+    a, b = runs
+    home = a.parent
+    (b / "review_sample.csv").write_text("a reviewer's own notes\n")
+    before = digests(b)
+    refused("review", "export", "a", "--out", "b/review_sample.csv", "--force", cwd=home)
+    refused("report", "a", "--format", "html", "--output", "b/report.html", cwd=home)
+    assert digests(b) == before

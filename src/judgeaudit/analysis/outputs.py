@@ -82,8 +82,9 @@ def check_output(
     """Refuse ``path`` in one line (exit 2, before anything is written) when it is, or links
     to, a file in ``reads`` (files, or run directories meaning all their files), or when it is
     one of :data:`RUN_FILES` in a folder holding an ``audit.db``. ``may_replace`` names the run
-    files the command itself writes there (``review export``'s sample)."""
-    kept = frozenset(may_replace)
+    files the command itself writes in the run directory it reads (``review export``'s sample,
+    ``export parquet``'s Parquet), never in another run's."""
+    kept, reads = frozenset(may_replace), list(reads)
     real, inode = _real(path), _inode(path)
     for read, role in _read_files(reads, kept):
         if _real(read) == real or (inode is not None and _inode(read) == inode):
@@ -93,7 +94,8 @@ def check_output(
                 "(nothing was written; --force does not change this)"
             )
     folder = real.parent
-    if real.name in RUN_FILES and real.name not in kept and (folder / DB_FILE).exists():
+    ours = any(_real(f) == folder for f in map(_run_dir, reads) if f is not None)
+    if real.name in RUN_FILES and not (ours and real.name in kept) and (folder / DB_FILE).exists():
         raise OutputRefused(
             f"{flag} {path}: is {real.name}, a file of the run in {folder}; write the output "
             "outside the run's files, e.g. under a new file name (nothing was written; --force "

@@ -142,11 +142,7 @@ def cmd_export_parquet(args: argparse.Namespace) -> int:
     if not args.partition:  # never another run's Parquet (OUT's own is this command's to write)
         from judgeaudit.analysis.outputs import check_output
 
-        dest = (args.to or args.out) / PARQUET
-        own = (
-            dest.parent.resolve() == (args.out if args.out.is_dir() else args.out.parent).resolve()
-        )
-        check_output(dest, "export parquet: --to", [args.out], [PARQUET] if own else [])
+        check_output((args.to or args.out) / PARQUET, "export parquet: --to", [args.out], [PARQUET])
     try:
         db = open_db(args.out)
         try:

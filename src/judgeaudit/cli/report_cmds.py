@@ -23,6 +23,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.report import ReportOptions, build_report, render
+    from judgeaudit.analysis.report_render import REPORT_HTML
     from judgeaudit.score_scale import SATISFIED_AT, SCORE_MAX
 
     if not (math.isfinite(args.threshold) and 0 <= args.threshold <= SCORE_MAX):
@@ -50,22 +51,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
         reads = [args.out, *_parquet(args.parquet)]
-        write_output(args.output, text, "--output", reads, _own_page(args.out, args))
+        # the run's own report.html may take its HTML report (the docs' example), nothing else
+        own = [REPORT_HTML] if args.format == "html" else []
+        write_output(args.output, text, "--output", reads, own)
     else:
         print_output(text)
     return 0
-
-
-def _own_page(out: Path, args: argparse.Namespace) -> list[str]:
-    """The run's own ``report.html`` may take the same run's HTML report (the docs' example),
-    never another run's nor another format."""
-    import os
-
-    from judgeaudit.analysis.report_render import REPORT_HTML
-
-    folder = out if out.is_dir() else out.parent
-    page = os.path.realpath(folder / REPORT_HTML)
-    return [REPORT_HTML] if args.format == "html" and os.path.realpath(args.output) == page else []
 
 
 def _parquet(given: Path | None) -> list[Path]:
