@@ -51,6 +51,8 @@ def decode_utf8(
     try:
         return data.removeprefix(BOM).decode("utf-8") if offset == 0 else data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if offset == 0:
+            refuse_database(data, path, error)
         start = exc.start + (len(BOM) if offset == 0 and data.startswith(BOM) else 0)
         line = data.count(b"\n", 0, start) + 1
         bad = data[start : start + 1].hex()
@@ -58,6 +60,17 @@ def decode_utf8(
             f"{path}:{line}: not UTF-8 (byte 0x{bad} at byte offset {offset + start}); "
             "save the file as UTF-8"
         ) from None
+
+
+def refuse_database(head: bytes, path: Path, error: ErrorType = ValidationError) -> None:
+    """A text file that is an SQLite database (an audit's ``audit.db`` given to ``import``) is
+    named so, with what to give instead, not called "not UTF-8"."""
+    if head.startswith(SQLITE_HEADER):
+        raise error(
+            f"{path}: is an SQLite database (an audit's audit.db?), not a text file; give the "
+            "JSONL, JSON or TOML file itself (an audit is read by `judgeaudit report DIR`, "
+            "judged again by `judgeaudit rejudge DIR`)"
+        )
 
 
 def read_text(path: Path, what: str, error: ErrorType = ValidationError) -> str:
@@ -149,6 +162,8 @@ def iter_jsonl(
             try:
                 line = data.decode("utf-8")
             except UnicodeDecodeError as exc:
+                if number == 1:
+                    refuse_database(raw, path, error)
                 if not raw.endswith(b"\n") and exc.reason == "unexpected end of data":
                     raise error(f"{path}:{number}: {CUT}") from None
                 bad = data[exc.start : exc.start + 1].hex()

@@ -349,8 +349,9 @@ def test_human_labels_follow_a_corrected_day_where_the_pair_is_unchanged(
     assert cli("review", "export", str(out), "--n", "8", "--file", str(sample)).returncode == 0
     rows = list(csv.DictReader(sample.open()))
     for i, row in enumerate(rows):
-        row |= {"human_success_a": "1", "human_success_b": str(i % 2), "human_pref": "A",
-                "note": f"looked at {i}"}  # fmt: skip
+        # a preference and a note (success marks made up per row would give one conversation
+        # two marks across its pairs, which review import refuses)
+        row |= {"human_pref": "A", "note": f"looked at {i}"}
     with sample.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()

@@ -225,3 +225,31 @@ def test_n_pairs_are_sampled_when_the_run_has_them(tmp_path: Path) -> None:
     # a sample with no stratum short is the one drawn before (its first rows as they were)
     big = pd.concat([pairs.assign(pair_id=pairs["pair_id"] + f"-{k}") for k in range(5)])
     assert len(sample(big.reset_index(drop=True), 40)) == 40
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**63), "99999999999999999999999"])
+def test_a_seed_out_of_range_is_one_line(out: Path, seed: str) -> None:
+    """A seed outside a run spec's 0 to 2^63-1 is one line, exit 2, nothing written (it was
+    numpy's "Seed must be between 0 and 2**32 - 1", exit 70)."""
+    path = out.parent / f"seed{seed[:3]}.csv"
+    done = cli("review", "export", str(out), "--seed", seed, "--out", str(path))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"judgeaudit: review export: --seed {seed}: give a seed from 0 to 9223372036854775807"
+        " (2^63-1), as a run spec's seed\n"
+    )
+    assert not path.exists()
+
+
+def test_every_seed_a_run_takes_draws_and_small_seeds_draw_as_before(out: Path) -> None:
+    """2^32 and 2^63-1 draw (each its own sample, the same again); below 2^32 the seed is
+    pandas' own ``random_state`` as before, so an earlier sample reproduces."""
+    from judgeaudit.analysis.review import draws
+
+    drawn: dict[int, list[str]] = {}
+    for seed in (2**32, 2**63 - 1, 2**63 - 1):
+        path = out.parent / f"big{seed}.csv"
+        cli_ok("review", "export", str(out), "--seed", str(seed), "--out", str(path), "--force")
+        drawn.setdefault(seed, []).append(path.read_text())
+    assert drawn[2**63 - 1][0] == drawn[2**63 - 1][1] != drawn[2**32][0]
+    assert [draws(s) for s in (0, 7, 2**32 - 1)] == [0, 7, 2**32 - 1]

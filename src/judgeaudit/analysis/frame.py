@@ -35,6 +35,22 @@ class AnalysisError(InputError):
     """An output directory or run that cannot be analysed; the message says what to do."""
 
 
+def _folder_of_runs(out: Path) -> str | None:
+    """A folder holding output directories (``demo --monitor``'s runs/), not one: said so,
+    with one of them and ``trend``, which reads them all; None for any other folder."""
+    if not out.is_dir():
+        return None
+    for depth in ("*/audit.db", "*/*/audit.db"):
+        if found := sorted(out.glob(depth)):
+            first = found[0].parent
+            return (
+                f"{out}: a folder of runs ({len(found)} output directories, e.g. {first}), not "
+                f"one run; give one of them, or follow them all with "
+                f"`{command('trend', first.parent)}`"
+            )
+    return None
+
+
 def open_db(out: Path) -> sqlite3.Connection:
     from judgeaudit.analysis.engines.history import is_history, records_db
 
@@ -44,7 +60,8 @@ def open_db(out: Path) -> sqlite3.Connection:
     path = out if named else out / "audit.db"
     if not path.exists():
         raise AnalysisError(
-            f"{path}: no audit database; run `{command('run', 'SPEC', '--out', out)}` first"
+            _folder_of_runs(out)
+            or f"{path}: no audit database; run `{command('run', 'SPEC', '--out', out)}` first"
         )
     check_regular(path)
     with path.open("rb") as handle:

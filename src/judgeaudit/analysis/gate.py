@@ -21,6 +21,7 @@ from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
 from judgeaudit.analysis.gate_size import at_this_size, size_line
 from judgeaudit.analysis.paired import TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
+from judgeaudit.analysis.unfinished import not_finished
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.errors import IncompleteRun
 
@@ -100,8 +101,7 @@ def gate_ready(result: dict[str, Any]) -> None:
         if status != "finished":
             raise IncompleteRun(
                 f"compare --fail-on-rise: run {side.upper()} {result[f'run_{side}']} is "
-                f"{status}, not finished; finish it (rerun the command that made it) before "
-                "gating on it"
+                f"{not_finished(status)} before gating on it"
             )
     if not result["shared_tasks"]:
         raise AnalysisError(

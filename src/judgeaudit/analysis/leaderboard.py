@@ -29,35 +29,22 @@ from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.drift import compare
 from judgeaudit.analysis.fmt import with_ci
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, gap_series, open_db
+from judgeaudit.analysis.leaderboard_runs import finished_runs, too_few
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import UNSTABLE_SPAN, is_unstable, top_style_term
 
 
-def runs_in(outs: list[Path]) -> list[tuple[Path, str]]:
-    """Every run in the given output directories, oldest first in each."""
-    found = []
-    for out in outs:
-        db = open_db(out)
-        try:
-            ids = [str(r[0]) for r in db.execute("SELECT run_id FROM runs ORDER BY created_at")]
-        finally:
-            db.close()
-        found += [(out, run_id) for run_id in ids]
-    return found
-
-
 def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str, Any]:
     """Rank the runs in ``outs`` that judged the conversations most of them judged."""
-    candidates = runs_in(outs)
-    if not candidates:
-        raise AnalysisError("judges: no runs in the given directories")
+    candidates, left_out = finished_runs(outs)
     lineages = {(out, run): run_lineage(out, run) for out, run in candidates}
+    if len(candidates) < 2:
+        raise AnalysisError(too_few(outs, None, left_out, lineages))
     root = Counter(x["root"] for x in lineages.values()).most_common(1)[0][0]
     anchor = next((k for k, x in lineages.items() if x["root"] == root))
     chosen: list[tuple[Path, str]] = []
-    left_out: list[tuple[Path, str, str | None]] = []
     for key, lineage in lineages.items():
         pairing = pair_runs(anchor[0], lineages[anchor], key[0], lineage)
         if pairing.paired:
@@ -65,18 +52,7 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         else:
             left_out.append((*key, pairing.because))
     if len(chosen) < 2:
-        why = "; ".join(f"{run}: {because}" for _, run, because in left_out)
-        raise AnalysisError(
-            "judges: fewer than two runs judged the same conversations"
-            + (f" as {anchor[1]} ({why})" if why else "")
-            + "; re-judge one run with several judges: judgeaudit rejudge OUT --judge-model M1 "
-            "--judge-model M2 --out DIR"
-            + (
-                "; to follow recorded verdicts across days: judgeaudit trend DIR"
-                if any(x["recorded"] for x in lineages.values())
-                else ""
-            )
-        )
+        raise AnalysisError(too_few(outs, anchor[1], left_out, lineages))
     rows = [_judge_row(out, run, lineages[(out, run)]) for out, run in chosen]
     # a judge that never answered is not measured (its all-tie 0% is no rate): last, unranked
     # against the others, and never the best, a frontier judge or a gate's baseline; the rest
@@ -101,7 +77,10 @@ def leaderboard(outs: list[Path], margin: float = ni.DEFAULT_MARGIN) -> dict[str
         "margin": margin,
         "cost_axis": axis,
         "judges": rows,
-        "left_out": [{"out": str(o), "run_id": r, "because": why} for o, r, why in left_out],
+        "left_out": [
+            {"out": str(o), "run_id": r, "because": why, "finished": (o, r) in lineages}
+            for o, r, why in left_out
+        ],
         "method": {
             "interval": f"95%, {clustered.METHOD} (the report's)",
             "rank": f"{rank.RANK_NAME}, {rank.RANK_FORMULA} (the report's), then misselection",
@@ -381,7 +360,7 @@ def render_leaderboard(board: dict[str, Any], fmt: str = "table") -> str:
         )
     if board["left_out"]:
         notes.append(
-            "left out (judged other conversations): "
+            "left out (unfinished, or judged other conversations): "
             + "; ".join(
                 f"{x['out']}#{x['run_id']}" + (f" ({x['because']})" if x.get("because") else "")
                 for x in board["left_out"]

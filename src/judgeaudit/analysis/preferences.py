@@ -25,6 +25,7 @@ from judgeaudit.analysis.frame import (
     stored_json,
     stored_manifest,
 )
+from judgeaudit.analysis.outputs import check_output
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card, style_summary
 from judgeaudit.analysis.pref_rows import RowWriter
 from judgeaudit.analysis.report import resolve_buckets
@@ -78,6 +79,8 @@ def check_options(options: ExportOptions) -> None:
         raise PreferenceError(
             f"--out {dest}: is a directory; give a file path such as {dest}/prefs.jsonl"
         )
+    for path in (dest, md, js):  # never a file it reads or a run's own, --force or not
+        check_output(path, "--out", [options.out])
     for path in (dest, md, js):
         if path.exists() or path.is_symlink():
             unless_forced(options.force, f"--out: {path} exists", PreferenceError)

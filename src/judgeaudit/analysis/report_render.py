@@ -304,9 +304,14 @@ def _chart_title(report: Report) -> str:
     return f"Misselection by {report['gap_source']} gap (95% Wilson CI) — {report['run_id']}"
 
 
+#: The report files a run writes into OUT (and ``export files`` rewrites).
+REPORT_HTML = "report.html"
+CHART_SVG = "misselection.svg"
+
+
 def write_report_files(out: Path, report: Report) -> list[Path]:
     """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically."""
     svg = bucket_svg(report["buckets"], _chart_title(report))
-    atomic_write_text(out / "misselection.svg", svg)
-    atomic_write_text(out / "report.html", scrub_content(render_html(report, svg)))
-    return [out / "report.html", out / "misselection.svg"]
+    atomic_write_text(out / CHART_SVG, svg)
+    atomic_write_text(out / REPORT_HTML, scrub_content(render_html(report, svg)))
+    return [out / REPORT_HTML, out / CHART_SVG]

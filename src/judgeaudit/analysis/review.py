@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgeaudit.analysis.clustered import Sums, interval
@@ -16,6 +17,7 @@ from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
+from judgeaudit.audit.spec.limits import RUN_LIMITS
 from judgeaudit.audit.units.outcome import label_conflict
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
@@ -40,6 +42,8 @@ REVIEW_COLUMNS = (
 #: The sample's size unless asked: `review export` without --n, the app's Review screen and its
 #: palette export draw this many, so the app shows the pairs the CLI writes (same strata, seed 0).
 SAMPLE_N = 40
+#: The sample's default file in OUT (``review export``'s, the app's ``r``).
+SAMPLE_FILE = "review_sample.csv"
 #: The columns a reviewer fills in: a sample with any of them filled is their work.
 REVIEWER_COLUMNS = REVIEW_COLUMNS[-4:]
 #: What a blind sample (the default, as the app's Review starts blind) leaves out: the judge's
@@ -54,10 +58,25 @@ def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
     return pd.read_sql_query("SELECT * FROM human_labels", db)
 
 
+def draws(seed: int) -> int | np.random.RandomState:
+    """A fresh random state for one seeded draw, for every seed a run spec takes (0 to
+    2**63-1): below 2**32 the seed itself, as before (earlier samples draw the same pairs);
+    above it numpy's legacy generator, which takes 32 bits, is seeded by the seed's two words."""
+    low, high = RUN_LIMITS["seed"]
+    if not low <= seed <= high:
+        raise AnalysisError(
+            f"review export: --seed {seed}: give a seed from {low} to {high} (2^63-1), as a run "
+            "spec's seed"
+        )
+    if seed < 2**32:
+        return seed
+    return np.random.RandomState([seed & 0xFFFFFFFF, seed >> 32])
+
+
 def shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
     """The sample's rows in a seeded random order: drawn in stratum blocks, the order would
     tell a blind reviewer each pair's stratum (the CSV's and the app's Review alike)."""
-    return frame.sample(frac=1, random_state=seed).reset_index(drop=True)
+    return frame.sample(frac=1, random_state=draws(seed)).reset_index(drop=True)
 
 
 def for_reviewer(frame: pd.DataFrame, blind: bool, seed: int) -> pd.DataFrame:
@@ -92,15 +111,17 @@ def sample(
     if explained is not None:
         name, ids = explained
         pool = pairs[pairs["pair_id"].isin(ids)]
-        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=seed)
+        pick = pool.sample(n=min(max(1, n // 2), len(pool)), random_state=draws(seed))
         used |= pairs["pair_id"].isin(set(pick["pair_id"]))
         taken.append(pick.assign(stratum=f"explained_by_{name}"))
         n = max(0, n - len(pick))
     pools = {stratum: pairs[(strata == stratum) & ~used] for stratum in STRATA}
     counts = _stratum_counts({k: len(v) for k, v in pools.items()}, n)
-    for stratum in STRATA:  # a larger count extends the same draw (numpy's permutation prefix)
+    for stratum in STRATA:
         taken.append(
-            pools[stratum].sample(n=counts[stratum], random_state=seed).assign(stratum=stratum)
+            pools[stratum]
+            .sample(n=counts[stratum], random_state=draws(seed))
+            .assign(stratum=stratum)
         )
     out = pd.concat(taken, ignore_index=True)
     for column in REVIEWER_COLUMNS:
@@ -220,6 +241,11 @@ def _flag(value: str, where: str) -> int | None:
 
 def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     """Validate a filled-in review CSV; every problem names the line and column."""
+    return [label for _, label in read_numbered(path, known)]
+
+
+def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`read_labels` with each label's line in the file."""
     text = read_text(path, "review labels", AnalysisError)
     reader = csv.DictReader(io.StringIO(text), restval="")
     try:
@@ -236,7 +262,7 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
         for row in reader:
             label = _label(row, f"{path}:{reader.line_num}", known)
             if label is not None:
-                rows.append(label)
+                rows.append((reader.line_num, label))
     except csv.Error as exc:
         raise AnalysisError(f"{path}:{reader.line_num}: not a readable CSV row ({exc})") from None
     return rows

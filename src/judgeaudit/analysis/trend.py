@@ -34,6 +34,7 @@ from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.position import consistency_parts
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
+from judgeaudit.analysis.unfinished import unfinished
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
 from judgeaudit.audit.spec.records import recorded_verdicts
@@ -147,7 +148,10 @@ def runs_of(outs: list[Path]) -> list[RunRef]:
         finally:
             db.close()
     if not refs:
-        raise AnalysisError("trend: no finished run in the given directories")
+        left = "; ".join(f"{x['out']}#{x['run_id']} is {x['because']}" for x in unfinished(outs))
+        raise AnalysisError(
+            "trend: no finished run in the given directories" + (f" ({left})" if left else "")
+        )
     key = task_set_key(task_sets)
     refs = [
         replace(r, task_set=str(t.get(key) or "")) for r, t in zip(refs, task_sets, strict=True)
@@ -298,7 +302,8 @@ def interval_method(metric: str) -> str:
 
 def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> dict[str, Any]:
     """The series over every finished run the targets name (without alerts)."""
-    refs = runs_of(expand(targets))
+    outs = expand(targets)
+    refs = runs_of(outs)
     check_series(refs, options.gap_source)
     points: list[dict[str, Any]] = []
     bins, labels = options.bins, options.labels
@@ -340,6 +345,7 @@ def build_trend(targets: list[str], options: TrendOptions = TrendOptions()) -> d
         "threshold": options.threshold,
         "periods": points,
         "intervals": INTERVALS,
+        **({"unfinished": dropped} if (dropped := unfinished(outs)) else {}),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,13 +28,23 @@ def print_output(text: str) -> None:
     print(text, end="" if text.endswith("\n") else "\n")
 
 
-def write_output(path: Path, text: str, flag: str) -> None:
+def write_output(
+    path: Path,
+    text: str,
+    flag: str,
+    reads: Iterable[Path] = (),
+    may_replace: Iterable[str] = (),
+) -> None:
     """Write a command's output file atomically; a path that cannot take it (a directory, a FIFO
-    or device, a missing or read-only directory) is one line, exit 2, and nothing is written."""
+    or device, a missing or read-only directory) is one line, exit 2, and nothing is written.
+    Neither is a file the command reads (``reads``) or a run directory's own file
+    (:func:`judgeaudit.analysis.outputs.check_output`)."""
+    from judgeaudit.analysis.outputs import check_output
     from judgeaudit.errors import InputError
     from judgeaudit.fsutil import atomic_write_text, is_disk_full, refuse_special
     from judgeaudit.safeio import file_in_path
 
+    check_output(path, flag, reads, may_replace)
     if path.is_dir():
         raise UserError(f"{flag} {path}: is a directory; give a file path")
     if (blocker := file_in_path(path)) is not None:

@@ -139,6 +139,10 @@ def cmd_export_parquet(args: argparse.Namespace) -> int:
     if args.to is not None and args.to.exists() and not args.to.is_dir():
         raise UserError(f"export parquet: --to {args.to} is a file; give a directory")
     into_out = args.to is None or inside(args.to, args.out)
+    if not args.partition:  # never another run's Parquet (OUT's own is this command's to write)
+        from judgeaudit.analysis.outputs import check_output
+
+        check_output((args.to or args.out) / PARQUET, "export parquet: --to", [args.out], [PARQUET])
     try:
         db = open_db(args.out)
         try:

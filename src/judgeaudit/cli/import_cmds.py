@@ -95,6 +95,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         return import_history(args, files, period)
     if args.out is None:
         raise UserError("import: give --out PAIRS.jsonl (or, for recorded-jsonl, --parquet DIR)")
+    from judgeaudit.analysis.outputs import check_output
+
+    check_output(args.out, "--out", files)  # never an input or a run's own file, even --force
     summary = import_rollouts(
         args.format, files, args.out, args.pairing, agents, period, force=args.force
     )

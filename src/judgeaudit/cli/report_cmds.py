@@ -23,6 +23,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.report import ReportOptions, build_report, render
+    from judgeaudit.analysis.report_render import REPORT_HTML
     from judgeaudit.score_scale import SATISFIED_AT, SCORE_MAX
 
     if not (math.isfinite(args.threshold) and 0 <= args.threshold <= SCORE_MAX):
@@ -49,10 +50,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     _say_if_stopped(args.out, report)
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
-        write_output(args.output, text, "--output")
+        reads = [args.out, *_parquet(args.parquet)]
+        # the run's own report.html may take its HTML report (the docs' example), nothing else
+        own = [REPORT_HTML] if args.format == "html" else []
+        write_output(args.output, text, "--output", reads, own)
     else:
         print_output(text)
     return 0
+
+
+def _parquet(given: Path | None) -> list[Path]:
+    """``--parquet``'s file, or the files under its folder (the report reads each of them)."""
+    if given is None:
+        return []
+    return [given, *given.rglob("*")] if given.is_dir() else [given]
 
 
 def _say_if_stopped(out: Path, report: Report) -> None:
@@ -167,9 +178,13 @@ def cmd_judges(args: argparse.Namespace) -> int:
         board = leaderboard(args.outs, margin=checked_margin(args.margin, "judges") / 100)
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    for left in board["left_out"]:
+        if not left["finished"]:  # ranked as finished before (a new user's finding): said
+            print(f"judges: left out {left['out']}#{left['run_id']}, which is {left['because']}",
+                  file=sys.stderr)  # fmt: skip
     text = scrub_content(render_leaderboard(board, args.format))
     if args.output:
-        write_output(args.output, text, "--output")
+        write_output(args.output, text, "--output", args.outs)
     else:
         print(text)
     return 0
@@ -215,8 +230,10 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 def cmd_review_export(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
     from judgeaudit.analysis.review import (
+        SAMPLE_FILE,
         SAMPLE_N,
         check_replace,
+        draws,
         for_reviewer,
         sample,
         sample_csv,
@@ -226,6 +243,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
     if args.n is None:
         args.n = SAMPLE_N
+    try:
+        draws(args.seed)  # refused in one line before the database is read
+    except AnalysisError as exc:
+        raise UserError(str(exc)) from None
 
     try:
         db = open_db(args.out)
@@ -244,7 +265,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
             " run",
             file=sys.stderr,
         )
-    path = args.file or args.out / "review_sample.csv"
+    path = args.file or args.out / SAMPLE_FILE
     if path.suffix.lower() != ".csv":
         raise UserError(
             f"review export: --out {path}: the sample is written as CSV; name a .csv file"
@@ -253,13 +274,17 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
     if not 0 < args.width < 1:
         raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
+    from judgeaudit.analysis.outputs import check_output
+
+    flag = "review export: --out"
+    check_output(path, flag, [args.out], may_replace=[SAMPLE_FILE])  # a run's file, --force or not
     try:
         check_replace(path, args.out, args.force)  # a filled-in sample is the reviewer's work
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
     drawn = sample(pairs, args.n, args.seed, explained=explained, stored=stored)
     frame = for_reviewer(drawn, blind=not args.unblind, seed=args.seed)
-    write_output(path, sample_csv(frame), "review export: --out")
+    write_output(path, sample_csv(frame), flag, [args.out], [SAMPLE_FILE])
     print(
         f"wrote {len(frame)} pairs to {path}; fill human_success_a/_b (0/1) and human_pref "
         f"(A/B/tie), then: {command('review', 'import', args.out, path)}"
@@ -278,16 +303,23 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
 def cmd_review_import(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, open_db
+    from judgeaudit.analysis.label_conversations import (
+        check_conversations,
+        sides_of,
+        stored_marks,
+    )
     from judgeaudit.analysis.label_import import import_labels
-    from judgeaudit.analysis.review import read_labels
+    from judgeaudit.analysis.review import read_numbered
 
     try:
         db = open_db(args.out)
-        known = {r[0] for r in db.execute("SELECT pair_id FROM audit_pairs")}
+        sides, marks = sides_of(db), stored_marks(db)
         db.close()
-        labels = read_labels(args.file, known)
+        numbered = read_numbered(args.file, set(sides))
+        check_conversations(args.file, numbered, sides, marks)  # one mark per conversation
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
+    labels = [label for _, label in numbered]
     stored, refreshed = import_labels(args.out, labels)
     report = refreshed.said()
     replaced = (

@@ -89,14 +89,22 @@ def cmd_trend(args: argparse.Namespace) -> int:
 
     if args.output and args.output.is_dir():  # refused before any day is audited
         raise UserError(f"--output {args.output}: is a directory; give a file path")
+    reads = _reads(args.targets)
+    if args.output:  # and over a file it reads or a run owns (again when it is written)
+        from judgeaudit.analysis.outputs import check_output
+
+        check_output(args.output, "--output", reads)
     trend = build(args.targets, args.gap_source, args.baseline, args.alpha, args.work)
     # refused and ignored days: one line each on stderr (a cron job's mail sees them however
     # stdout is redirected); a table printed to stdout leaves them to stderr, a file keeps them
     text = render(trend, args.format, files=args.output is not None)
     if args.output:
-        write_output(args.output, text, "--output")
+        write_output(args.output, text, "--output", reads)
     else:
         print_output(text)
+    for left in trend.get("unfinished", []):  # left out of the series: said where cron reads it
+        print(f"judgeaudit: trend: left out {left['out']}#{left['run_id']}, which is "
+              f"{left['because']}", file=sys.stderr)  # fmt: skip
     daily = trend.get("daily", {})
     for skipped in daily.get("ignored", []):
         print(f"judgeaudit: trend: ignored {skipped['file']}: {skipped['reason']}", file=sys.stderr)
@@ -122,6 +130,13 @@ def cmd_trend(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return UNTESTED_EXIT
+
+
+def _reads(targets: list[str]) -> list[Path]:
+    """What a trend reads: each target (a run directory, a file) and a folder's daily files."""
+    from judgeaudit.daily import daily_files
+
+    return [p for t in targets for p in (Path(t), *daily_files(Path(t)))]
 
 
 def run_monitor(out: Path) -> dict[str, Any]:

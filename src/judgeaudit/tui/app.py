@@ -242,9 +242,9 @@ class JudgeAuditApp(App[None]):
     @work(thread=True, exclusive=True, group="export")
     def export_review(self, out: Path) -> None:
         from judgeaudit.analysis.queries import export_review
-        from judgeaudit.analysis.review import SAMPLE_N
+        from judgeaudit.analysis.review import SAMPLE_FILE, SAMPLE_N
 
-        path = out / "review_sample.csv"
+        path = out / SAMPLE_FILE
         try:
             count = export_review(out, SAMPLE_N, 0, path)
         except JudgeauditError as exc:

@@ -18,6 +18,12 @@ from judgeaudit.audit.store.damage import damaged, is_damage, locked_line
 from judgeaudit.audit.store.schema import SCHEMA_VERSION, SchemaError, check_readable, migrate
 from judgeaudit.errors import InputError
 
+#: The database's file name in an output directory, and the files SQLite keeps beside it (its
+#: write-ahead log, shared memory, rollback journal): all of them are the run's, never a place to
+#: write a command's output (:mod:`judgeaudit.analysis.outputs`).
+DB_FILE = "audit.db"
+DB_SIDECARS = ("-wal", "-shm", "-journal")
+
 #: The order of a file's runs, oldest first: the last is "the latest run" every command shows
 #: when no ``--run`` is given.
 RUN_ORDER = "ORDER BY created_at, run_id"

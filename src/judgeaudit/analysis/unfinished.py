@@ -1,0 +1,31 @@
+"""An unfinished run (live, killed, cancelled): its figures decide nothing yet. One wording of
+why, and how to go on, for ``compare --fail-on-rise``'s refusal, the runs ``judges`` leaves out
+and the runs ``trend`` leaves out of its series (both ranked or dropped them silently before)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judgeaudit.analysis.frame import open_db
+
+
+def not_finished(status: str) -> str:
+    """Why a run's figures decide nothing yet (the gate's refusal, a leaderboard's left-out
+    run, a trend's dropped input): its status, and how to go on."""
+    return f"{status}, not finished; finish it (rerun the command that made it)"
+
+
+def unfinished(outs: list[Path]) -> list[dict[str, str]]:
+    """The runs a trend leaves out as unfinished (live, killed, cancelled), with the gate's
+    reason: said, never dropped silently (a new user got 2 periods from 3 inputs)."""
+    left = []
+    for out in outs:
+        db = open_db(out)
+        try:
+            rows = db.execute("SELECT run_id, status FROM runs WHERE status != 'finished'")
+            left += [
+                {"out": str(out), "run_id": str(r), "because": not_finished(st)} for r, st in rows
+            ]
+        finally:
+            db.close()
+    return left
