@@ -180,7 +180,9 @@ def test_pairs_without_a_verdict_are_counted_per_period(logs: Path) -> None:
     assert counts == {"2026-11-01": 0, "2026-11-02": 1, "2026-11-03": 0, "2026-11-04": 0}
     assert "2026-11-02: 1 pair(s) without a recorded verdict" in cli("trend", str(logs)).stdout
     csv = cli("trend", str(logs), "--format", "csv").stdout
-    assert "2026-11-02,pairs without verdict,,,,1,0,," in csv.splitlines()
+    assert (
+        "2026-11-02,pairs without verdict,,,,1,0,,," in csv.splitlines()
+    )  # the reason column last
 
 
 def _contradicting(day: Path) -> int:
@@ -218,7 +220,7 @@ def test_a_days_contradicting_verdicts_are_kept_and_shown_per_period(logs: Path)
         "scores, kept as recorded" in table
     )
     csv = cli("trend", str(logs), "--format", "csv").stdout.splitlines()
-    assert f"2026-11-03,verdicts contradicting their scores,,,,{want['2026-11-03']},0,," in csv
+    assert f"2026-11-03,verdicts contradicting their scores,,,,{want['2026-11-03']},0,,," in csv
 
 
 def test_an_output_under_a_file_or_a_directory_is_one_line(logs: Path, tmp_path: Path) -> None:
