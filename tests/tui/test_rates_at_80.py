@@ -54,7 +54,7 @@ def test_results_tables_keep_each_rates_interval_and_n_at_80x24(
                 for name in ("buckets", "agent-pairs-table", "task-types")
             }
             lines = {
-                name: str(app.screen.query_one(f"#{name}", Static).render())
+                name: "".join(str(w.render()) for w in app.screen.query(f"#{name}").results(Static))
                 for name in ("outside", "agent-pair-shares", "task-method")
             }
             return tables, lines

@@ -17,16 +17,16 @@ if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
     from judgeaudit.analysis.compare_entry import Comparison
 
 # every rate (before, after, the change) is one whole cell with its interval beside its n; at
-# 80 columns the flips, then the p-values go (the RISE flag stays), then a bucket's name is cut;
+# 80 columns the flips, then the p-values go (the RISE flag stays);
 # only where even that is short does run B's rate go (before + change), then run A's
 DRIFT_COLUMNS = (
-    Col("bucket", "bucket", min=7),
+    Col("bucket", "bucket", min=9, whole=True),
     Col("n", "n", min=3, whole=True),
     Col("before", "before [95% CI]", min=12, drop=1, whole=True),
     Col("after", "after [95% CI]", min=12, drop=2, whole=True),
     Col("change", "change [95% CI]", min=12, whole=True),
-    Col("p", "p (adj.)", min=9, drop=3),
-    Col("flips", "flipped +/−", min=9, drop=4),
+    Col("p", "p (adj.)", min=9, drop=3, whole=True),
+    Col("flips", "flipped +/−", min=9, drop=4, whole=True),
     Col("flag", "", min=4),
 )
 OVERALL = "overall"

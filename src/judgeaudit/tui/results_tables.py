@@ -32,8 +32,8 @@ BUCKET_COLUMNS = (
     Col("bucket", "bucket", min=8, whole=True),
     Col("gap", "gap", min=8, drop=1, whole=True),
     Col("pairs", "pairs", min=5, drop=3),
-    Col("decisive", "decisive", min=5),
-    Col("missel", "missel.", min=5, drop=4),
+    Col("decisive", "decisive", min=5, whole=True),
+    Col("missel", "missel.", min=5, drop=4, whole=True),
     Col("rate", "missel. [95% CI]", min=12, whole=True),
     Col("split", "right/wrong/tie", min=9, drop=2, whole=True),
     Col("tie", "tie-aware [95% CI]", min=12, whole=True),
@@ -46,15 +46,15 @@ OVERALL = "overall"
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
-    Col("decisive", "decisive", min=5),
+    Col("decisive", "decisive", min=5, whole=True),
     Col("rate", "missel. [95% CI]", min=12, whole=True),
-    Col("flag", "ranking", min=19),
+    Col("flag", "ranking", min=19, whole=True),  # a verdict: never cut
     Col("success", "success A / B [95% CI]", min=12, drop=2, whole=True),
     Col("wins", "judge wins A / B [95% CI]", min=12, drop=3, whole=True),
 )
 TASK_COLUMNS = (
     Col("type", "task type", min=10),
-    Col("decisive", "decisive", min=5),
+    Col("decisive", "decisive", min=5, whole=True),
     Col("missel", "missel.", min=5, drop=1),
     Col("rate", "missel. [95% CI]", min=12, whole=True),
 )
