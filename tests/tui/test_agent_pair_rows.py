@@ -69,5 +69,7 @@ def test_the_highlighted_agent_pairs_shares_show_their_intervals(
     db.close()
     tasks = np.unique([t for t, _ in rows], return_inverse=True)[1]
     low, high = _statsmodels_interval(np.array([s for _, s in rows], dtype=float), tasks)
-    assert line.startswith(f"{agent_a} vs {agent_b} ({len(rows)} pairs), 95% CI, Wilson")
-    assert f", B [{low:.2f}, {high:.2f}]; judge wins A " in line
+    assert line.startswith("95% CI: Wilson with a task design effect")
+    assert f"\n{agent_a} vs {agent_b} ({len(rows)} pairs): success A / B " in line
+    share_b = sum(s for _, s in rows) / len(rows)
+    assert f" / {share_b:.2f} [{low:.2f}, {high:.2f}]; judge wins A / B " in line

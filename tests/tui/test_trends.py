@@ -139,6 +139,32 @@ def test_f7_and_ctrl_r_trend_the_output_dirs(
     assert [r[0] for r in rows] == [p["period"] for p in trend["periods"]]
 
 
+def test_trends_opens_on_the_output_dirs_and_enter_trends_them(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    """A new user needed shift+Tab to reach the field: it has the focus on open, Enter in it
+    trends the dirs, and the periods then have the focus (Enter opens one)."""
+    out, trend = monitored
+
+    async def go() -> tuple[str | None, str | None, list[list[str]]]:
+        app = make_app(isolated, "elsewhere")
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            first = app.focused.id if app.focused else None
+            field = app.screen.query_one("#trend-targets", Field)
+            field.value = ""
+            await pilot.press(*str(out / "runs"), "enter")  # typed, as a user does
+            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+            await settle(pilot)
+            return first, (app.focused.id if app.focused else None), _rows(app)
+
+    first, after, rows = asyncio.run(go())
+    assert first == "trend-targets"
+    assert [r[0] for r in rows] == [p["period"] for p in trend["periods"]]
+    assert after == "trend-periods"
+
+
 def test_trends_snapshot_80x24(
     isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]], snap_compare: Any
 ) -> None:

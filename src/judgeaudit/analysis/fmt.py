@@ -112,6 +112,12 @@ def share(row: Mapping[str, Any], name: str) -> str:
     return f"{row[name]:.2f} {bounds(row.get(f'{name}_ci'))}"
 
 
+def share_pair(p: Mapping[str, Any], name: str) -> str:
+    """An agent pair's share of A then of B, each with its interval (the HTML report's and the
+    app's cell): ``0.94 [0.87, 0.97] / 0.74 [0.63, 0.82]``."""
+    return f"{share(p, f'{name}_a')} / {share(p, f'{name}_b')}"
+
+
 def share_intervals(p: Mapping[str, Any]) -> str:
     """An agent pair's success and judge-win intervals, A then B (the text report's line under
     the pair, the app's under its table): ``success A [0.87, 0.97], B [0.63, 0.82]; judge wins

@@ -16,19 +16,23 @@ from judgeaudit.tui.widgets.fit_table import Col, Row
 if TYPE_CHECKING:  # the analysis (pandas) loads with the first compare
     from judgeaudit.analysis.compare_entry import Comparison
 
-# minimum widths that keep each value whole: at 80 columns whole columns go (the rates first,
-# their change stays) instead of every column being cut short
+# every rate (before, after, the change) is one whole cell with its interval beside its n; at
+# 80 columns the flips, then the p-values go (the RISE flag stays);
+# only where even that is short does run B's rate go (before + change), then run A's
 DRIFT_COLUMNS = (
     Col("bucket", "bucket", min=9, whole=True),
-    Col("before", "before [95% CI]", min=26, drop=5, whole=True),
-    Col("after", "after [95% CI]", min=26, drop=4, whole=True),
-    Col("change", "change", min=6),
-    Col("ci", "95% CI", min=14, drop=1, whole=True),
-    Col("p", "p (adj.)", min=14, drop=2),
-    Col("flips", "flipped +/−", min=9, drop=3),
+    Col("n", "n", min=3, whole=True),
+    Col("before", "before [95% CI]", min=12, drop=1, whole=True),
+    Col("after", "after [95% CI]", min=12, drop=2, whole=True),
+    Col("change", "change [95% CI]", min=12, whole=True),
+    Col("p", "p (adj.)", min=9, drop=3, whole=True),
+    Col("flips", "flipped +/−", min=9, drop=4, whole=True),
     Col("flag", "", min=4),
 )
 OVERALL = "overall"
+#: On the changes pane's lower edge, just above the drift table: visible at 80×24 without
+#: scrolling the pane, whose method line names the change's interval and test in full.
+DRIFT_METHOD = f"95% CI: before, after {TASK_WILSON}; change: see above"
 #: The drift table's row of the gate's second criterion (the overall tie-aware rate): a judge
 #: that stops deciding fails the gate on it while every misselection row reads "fall".
 TIE_AWARE = "tie-aware"
@@ -103,6 +107,24 @@ def p_text(row: dict[str, Any]) -> str:
     return f"{row['p_value']:.3g} ({row['p_adjusted']:.3g})"
 
 
+def n_text(before: int, after: int) -> str:
+    """A row's decisive pairs: once where both runs have as many (a re-judge), else both."""
+    return str(before) if before == after else f"{before}/{after}"
+
+
+def tie_aware_side(result: dict[str, Any], side: str) -> str:
+    """The tie-aware row's rate of run A (``a``) or B with its interval: the run's own report's
+    (``figures``) where the compared pairs are that run's decisive pairs (a re-judge of them
+    all), else the rate and ``[no CI]``: never a bare rate."""
+    tie = result["overall"]["tie_aware"]
+    rate = tie["before" if side == "a" else "after"]
+    run = ((result.get("figures") or {}).get(side) or {}).get("overall") or {}
+    same = run.get("decisive") == tie["n"] and run.get("tie_aware_rate") is not None
+    if same and abs(run["tie_aware_rate"] - rate) < 1e-9:
+        return with_ci(rate, run.get("tie_aware_ci"), "[no CI]")
+    return with_ci(rate, None, "[no CI]")
+
+
 def drift_rows(result: dict[str, Any]) -> list[Row]:
     rows: list[Row] = []
     overall = result.get("overall")
@@ -119,10 +141,10 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
         flips = r.get("paired")
         cells: dict[str, Text | str] = {
             "bucket": name,
-            "before": f"{with_ci(r['before'], r.get('ci_before'), '[no CI]')} (n={r['n_before']})",
-            "after": f"{with_ci(r['after'], r.get('ci_after'), '[no CI]')} (n={r['n_after']})",
-            "change": pts(r["change"]),
-            "ci": interval,
+            "n": n_text(r["n_before"], r["n_after"]),
+            "before": with_ci(r["before"], r.get("ci_before"), "[no CI]"),
+            "after": with_ci(r["after"], r.get("ci_after"), "[no CI]"),
+            "change": "n/a" if r["change"] is None else f"{pts(r['change'])} {interval}",
             "p": p_text(r),
             "flips": f"+{flips['flipped_to_misselected']}/−{flips['flipped_to_correct']}"
             if flips
@@ -136,10 +158,10 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
     if tie is not None:
         cells = {
             "bucket": TIE_AWARE,
-            "before": f"{tie['before']} (n={tie['n']})",
-            "after": f"{tie['after']} (n={tie['n']})",
-            "change": tie["change"],
-            "ci": tie["interval"],
+            "n": str(tie["n"]),
+            "before": tie_aware_side(result, "a"),
+            "after": tie_aware_side(result, "b"),
+            "change": f"{tie['change']} {tie['interval']}",
             "p": tie["p"],  # not adjusted: tested alone at its alpha (the method line)
             "flips": "",
             "flag": Text("RISE", style="bold red") if tie["rise"] else "",

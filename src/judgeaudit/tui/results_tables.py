@@ -12,48 +12,54 @@ if TYPE_CHECKING:
 from rich.text import Text
 
 from judgeaudit.analysis.fmt import (
+    TASK_WILSON,
     bucket_edges,
     bucket_name,
     ci,
     no_simulator,
     pct,
-    share_intervals,
+    share_pair,
+    with_interval,
 )
 from judgeaudit.tui.figures import split_cells
 from judgeaudit.tui.screens.pairs import OUTSIDE
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
+# Every rate is one whole cell with its interval (``15.6% [7.7, 28.8]``) beside its n (the
+# decisive pairs), neither ever dropped: at 80 columns the counts go first (pairs, misselected,
+# the split), then the gap's edges; a rate never shows without its interval
 BUCKET_COLUMNS = (
     Col("bucket", "bucket", min=8, whole=True),
-    Col("gap", "gap", min=8, drop=3, whole=True),
-    Col("pairs", "pairs", min=5, drop=2),
-    Col("decisive", "decisive", min=5),
-    Col("missel", "missel.", min=5),
-    Col("rate", "rate", min=6),
-    Col("ci", "95% CI", min=9, drop=1, whole=True),
-    Col("split", "right/wrong/tie", min=9, drop=6, whole=True),
-    Col("tie", "tie-aware (95% CI)", min=8, drop=5, whole=True),
+    Col("gap", "gap", min=8, drop=1, whole=True),
+    Col("pairs", "pairs", min=5, drop=3),
+    Col("decisive", "decisive", min=5, whole=True),
+    Col("missel", "missel.", min=5, drop=4, whole=True),
+    Col("rate", "missel. [95% CI]", min=12, whole=True),
+    Col("split", "right/wrong/tie", min=9, drop=2, whole=True),
+    Col("tie", "tie-aware [95% CI]", min=12, whole=True),
 )
 #: The bucket table's last row: every decisive pair (not a bucket; Enter does nothing on it).
 OVERALL = "overall"
+# misselection with its interval and n never go; the shares (success, judge wins), each with
+# its interval, only where they fit (at 120 columns success, at 80 neither): the line under the
+# table gives the highlighted pair's both
 AGENT_COLUMNS = (
     Col("a", "agent A", min=8),
     Col("b", "agent B", min=8),
-    # success against judge wins is what misselection is about: both stay at 80 columns
-    Col("success", "success", min=9, drop=1),
-    Col("wins", "judge wins", min=9, drop=2),
-    Col("decisive", "decisive", min=5, drop=4),
-    Col("rate", "missel.", min=6),
-    Col("ci", "95% CI", min=9, drop=3, whole=True),
-    Col("flag", "ranking", min=19),
+    Col("decisive", "decisive", min=5, whole=True),
+    Col("rate", "missel. [95% CI]", min=12, whole=True),
+    Col("flag", "ranking", min=19, whole=True),  # a verdict: never cut
+    Col("success", "success A / B [95% CI]", min=12, drop=2, whole=True),
+    Col("wins", "judge wins A / B [95% CI]", min=12, drop=3, whole=True),
 )
 TASK_COLUMNS = (
     Col("type", "task type", min=10),
-    Col("decisive", "decisive", min=5),
-    Col("missel", "missel.", min=5),
-    Col("rate", "rate", min=6),
-    Col("ci", "95% CI", min=9, drop=1, whole=True),
+    Col("decisive", "decisive", min=5, whole=True),
+    Col("missel", "missel.", min=5, drop=1),
+    Col("rate", "missel. [95% CI]", min=12, whole=True),
 )
+#: Under the agent-pair and task-type tables: their intervals' method (the report's).
+METHOD = f"95% CI: {TASK_WILSON}; decisive: the n of misselection"
 RANKING = Text("RANKING MISSELECTED", style="bold red")
 BAR_TAIL = 29  # " 18.8% [12.4, 27.5] n=1010" after each bar
 
@@ -79,12 +85,12 @@ def bucket_rows(r: Report) -> list[Row]:
     for i, b in enumerate(r["buckets"]):
         cells = {"bucket": bucket_name(b), "gap": bucket_edges(b)}
         cells |= {"pairs": str(b["pairs"]), "decisive": str(b["decisive"])}
-        cells |= {"missel": str(b["misselected"]), "rate": pct(b["rate"]), "ci": ci(b)}
+        cells |= {"missel": str(b["misselected"]), "rate": with_interval(b)}
         rows.append((str(i), cells | split_cells(b)))
     if r.get("overall"):
         o = r["overall"]
         cells = {"bucket": "all", "decisive": str(o["decisive"]), "missel": str(o["wrong"])}
-        rows.append((OVERALL, cells | {"rate": pct(o["rate"]), "ci": ci(o)} | split_cells(o)))
+        rows.append((OVERALL, cells | {"rate": with_interval(o)} | split_cells(o)))
     outside = outside_count(r)
     if outside:
         rows.append((OUTSIDE, {"bucket": Text("outside", style="yellow"), "pairs": str(outside)}))
@@ -112,9 +118,9 @@ def agent_rows(r: Report) -> list[Row]:
     rows: list[Row] = []
     for p in r["agent_pairs"]:
         cells: dict[str, str | Text] = {"a": p["agent_a"], "b": p["agent_b"]}
-        cells["success"] = f"{p['success_rate_a']:.2f}/{p['success_rate_b']:.2f}"
-        cells["wins"] = f"{p['judge_win_rate_a']:.2f}/{p['judge_win_rate_b']:.2f}"
-        cells |= {"decisive": str(p["decisive"]), "rate": pct(p["rate"]), "ci": ci(p)}
+        cells["success"] = share_pair(p, "success_rate")
+        cells["wins"] = share_pair(p, "judge_win_rate")
+        cells |= {"decisive": str(p["decisive"]), "rate": with_interval(p)}
         cells["flag"] = RANKING if p["ranking_misselected"] else ""
         if p.get("ranking") == "suggestive":
             cells["flag"] = "opposite (suggestive)"
@@ -123,16 +129,17 @@ def agent_rows(r: Report) -> list[Row]:
 
 
 def shares_line(r: Report, key: str | None) -> str:
-    """Under the agent-pair table: the highlighted pair's (``A~B``; None: the first) success
-    and judge-win intervals, which the table's columns have no room for at 80 columns."""
+    """Under the agent-pair table: the method of its intervals, then the highlighted pair's
+    (``A~B``; None: the first) success and judge-win shares with their intervals, which the
+    table's columns have no room for at 80 columns."""
     pairs = r["agent_pairs"]
     found = [p for p in pairs if f"{p['agent_a']}~{p['agent_b']}" == key] or pairs[:1]
     if not found:
-        return ""
+        return METHOD
     p = found[0]
     return (
-        f"{p['agent_a']} vs {p['agent_b']} ({p['pairs']} pairs), 95% CI, Wilson with a task "
-        f"design effect:\n  {share_intervals(p)}"
+        f"{METHOD}\n{p['agent_a']} vs {p['agent_b']} ({p['pairs']} pairs): success A / B "
+        f"{share_pair(p, 'success_rate')}; judge wins A / B {share_pair(p, 'judge_win_rate')}"
     )
 
 
@@ -144,8 +151,7 @@ def task_rows(r: Report) -> list[Row]:
                 "type": str(t["task_type"]),
                 "decisive": str(t["decisive"]),
                 "missel": str(t["misselected"]),
-                "rate": pct(t["rate"]),
-                "ci": ci(t),
+                "rate": with_interval(t),
             },
         )
         for t in r["by_task_type"]

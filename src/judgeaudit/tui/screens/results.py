@@ -28,6 +28,7 @@ from judgeaudit.tui.results_tables import (
     AGENT_COLUMNS,
     BAR_TAIL,
     BUCKET_COLUMNS,
+    METHOD,
     OVERALL,
     TASK_COLUMNS,
     agent_rows,
@@ -106,6 +107,7 @@ class ResultsScreen(Screen[None]):
             yield Static("", id="agent-pair-shares", classes="-muted", markup=False)
             yield Static("By task type", classes="section")
             yield FitTable(TASK_COLUMNS, id="task-types", cursor_type="none")
+            yield Static(METHOD, id="task-method", classes="-muted", markup=False)
         yield Footer(compact=True)
 
     # --- loading -------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header, Input, Label, Static
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.drift_view import (
     DRIFT_COLUMNS,
+    DRIFT_METHOD,
     OVERALL,
     TIE_AWARE,
     changes_text,
@@ -240,6 +241,7 @@ class RunsScreen(Screen[None]):
         pane = self.query_one("#changes-pane")
         pane.loading = False
         pane.display = False
+        pane.border_subtitle = ""
         self.query_one("#drift", FitTable).set_rows([])
         self.query_one(RunFigures).show(None)
         self.say(Text(f"refused: {message}", style="bold red"))
@@ -249,6 +251,7 @@ class RunsScreen(Screen[None]):
         self.say("")
         pane = self.query_one("#changes-pane")
         pane.display = True
+        pane.border_subtitle = DRIFT_METHOD if compared.result.get("method") else ""
         self.query_one("#changes", Static).update(changes_text(compared))
         self.query_one("#drift", FitTable).set_rows(drift_rows(compared.result))
         self.query_one(RunFigures).show(compared.result.get("figures"))

@@ -51,7 +51,9 @@ def _title(metric: str, points: list[dict[str, Any]]) -> str:
 
 class TrendsScreen(Screen[None]):
     SUB_TITLE = "Trends"
-    AUTO_FOCUS = "#trend-periods"
+    # the output dirs first: what a new user types before anything shows (they needed shift+Tab);
+    # a trend given on open (`trend --tui`) focuses its periods instead
+    AUTO_FOCUS = "#trend-targets"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "compute", "Trend", priority=True),
         Binding("enter", "open_period", "Open period", show=False),
@@ -82,6 +84,13 @@ class TrendsScreen(Screen[None]):
         table.add_columns("period", "missel. [95% CI]", "ties", "!")
         if self.trend is not None:
             await self.show_trend(self.trend)
+            if self.trend["periods"]:
+                table.focus()
+
+    def on_input_submitted(self, event: Field.Submitted) -> None:
+        """Enter in the output dirs trends them, as ctrl+r does."""
+        if event.input.id == "trend-targets":
+            self.action_compute()
 
     def action_compute(self) -> None:
         targets = self.query_one("#trend-targets", Field).value.split()
@@ -103,7 +112,12 @@ class TrendsScreen(Screen[None]):
         self.app.call_from_thread(self._computed, trend)
 
     def _computed(self, trend: dict[str, Any]) -> None:
-        self.call_later(self.show_trend, trend)
+        async def shown() -> None:
+            await self.show_trend(trend)
+            if trend["periods"]:  # Enter now opens a period
+                self.query_one("#trend-periods", DataTable).focus()
+
+        self.call_later(shown)
 
     def _failed(self, message: str) -> None:
         self.query_one("#trend-status", Note).say(message, bad=True)
