@@ -30,6 +30,29 @@ async def two_switches(pilot: object, app: object) -> None:
         await press(pilot, "u", "y")  # type: ignore[arg-type]
 
 
+def oldest_backup_shown(isolated: ProfileStore, answer: str) -> tuple[str, str]:
+    """Two switches in the app at 80×24, then the Backups dialog: the oldest backup's preview
+    and the restore confirmation's text, answered with ``answer``."""
+
+    async def go() -> tuple[str, str]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await two_switches(pilot, app)
+            await press(pilot, "b")
+            picker = app.screen
+            assert isinstance(picker, BackupPicker)
+            await press(pilot, "down")  # the oldest: the user's file before any switch
+            preview = str(picker.query_one("#backup-preview", Static).render())
+            await press(pilot, "enter")
+            asked = app.screen
+            assert isinstance(asked, ConfirmDiff)
+            body = "\n".join(str(w.render()) for w in asked.query(Static))
+            await press(pilot, answer)
+            return preview, body
+
+    return asyncio.run(go())
+
+
 def test_backups_dialog_at_80x24_previews_and_asks(isolated: ProfileStore, tmp_path: Path) -> None:
     settings = tmp_path / "claude" / "settings.json"
     settings.write_text('{"theme": "dark"}\n')
@@ -125,23 +148,7 @@ def test_backups_dialog_masks_your_own_keys_and_the_backup_gives_them_back(
     original = json.dumps(mine, indent=2) + "\n"
     settings.write_text(original)
 
-    async def go() -> tuple[str, str]:
-        app = make_app(isolated)
-        async with app.run_test(size=SMALL) as pilot:
-            await two_switches(pilot, app)
-            await press(pilot, "b")
-            picker = app.screen
-            assert isinstance(picker, BackupPicker)
-            await press(pilot, "down")  # the oldest: the file before any switch
-            preview = str(picker.query_one("#backup-preview", Static).render())
-            await press(pilot, "enter")
-            asked = app.screen
-            assert isinstance(asked, ConfirmDiff)
-            body = "\n".join(str(w.render()) for w in asked.query(Static))
-            await press(pilot, "y")
-            return preview, body
-
-    preview, body = asyncio.run(go())
+    preview, body = oldest_backup_shown(isolated, "y")
     for shown in (preview, body):
         assert OWN_OPENAI not in shown and OWN_GITHUB not in shown, shown
         assert f'"OPENAI_API_KEY": "{mask(OWN_OPENAI)}"' in shown, shown

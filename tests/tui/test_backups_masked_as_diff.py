@@ -5,19 +5,14 @@ them in clear)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
 
 from judgeaudit.cli import main
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.tui.screens.backups_dialog import BackupPicker
-from judgeaudit.tui.screens.modals import ConfirmDiff
-from tests.tui.helpers import SMALL, make_app, press
-from tests.tui.test_backups_dialog import two_switches
+from tests.tui.test_backups_dialog import oldest_backup_shown
 
 URL_SECRET = "hunter2pass" + "Zq9"
 SHAPED = "sk-ant-" + "Vb3Nm8Kq2Wx5" * 3
@@ -44,23 +39,7 @@ def test_the_apps_backup_preview_and_restore_confirmation_mask_them(
 ) -> None:
     _users_file(tmp_path)
 
-    async def go() -> tuple[str, str]:
-        app = make_app(isolated)
-        async with app.run_test(size=SMALL) as pilot:
-            await two_switches(pilot, app)
-            await press(pilot, "b")
-            picker = app.screen
-            assert isinstance(picker, BackupPicker)
-            await press(pilot, "down")  # the oldest: the user's file before any switch
-            preview = str(picker.query_one("#backup-preview", Static).render())
-            await press(pilot, "enter")
-            asked = app.screen
-            assert isinstance(asked, ConfirmDiff)
-            body = "\n".join(str(w.render()) for w in asked.query(Static))
-            await press(pilot, "escape")
-            return preview, body
-
-    preview, body = asyncio.run(go())
+    preview, body = oldest_backup_shown(isolated, "escape")
     for shown in (preview, body):
         assert "gw.example.test" in shown and "spinnerTip" in shown, shown
         assert URL_SECRET not in shown and SHAPED not in shown, shown
