@@ -77,14 +77,17 @@ OPENAI_OTHERS = (
 )  # fmt: skip
 
 
-def profile_environment(profile: Profile, key: str) -> tuple[dict[str, str], tuple[str, ...]]:
+def profile_environment(
+    profile: Profile, key: str, env: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], tuple[str, ...]]:
     """What a plain command run with ``profile`` gets (exec) or a shell exports (env): the
     variables to set (:func:`~judgeaudit.profiles.targets.sdk.variables`, and a Claude
-    profile's model tiers, which were cleared instead of set) and those to take away."""
+    profile's model tiers, which were cleared instead of set) and those to take away from
+    ``env`` (the command's or the shell's; this process's by default)."""
     given = sdk.variables(profile, key)
     if profile.app == "claude":
         given.update({path[4:]: value for path, value in claude.model_values(profile).items()})
-    return given, cleared(profile, given)
+    return given, cleared(profile, given, key, os.environ if env is None else env)
 
 
 #: The credential variables of one family (``PREFIX_`` + one of these): a program of that
@@ -109,19 +112,23 @@ def _families(given: Mapping[str, str]) -> list[str]:
     return out
 
 
-def cleared(profile: Profile, given: Mapping[str, str]) -> tuple[str, ...]:
+def cleared(
+    profile: Profile, given: Mapping[str, str], key: str, env: Mapping[str, str]
+) -> tuple[str, ...]:
     """The variables a command run with ``profile`` must not inherit (see
     :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`OPENAI_OTHERS`, each credential
     variable (:data:`CREDENTIAL_SUFFIXES`) of a family whose key ``given`` sets and, for a
     Claude profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
-    profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it or the profile reads
-    its own key from it (``key_env``: it holds no other account's key, and unset in a shell the
-    next ``judgeaudit env`` would find none)."""
+    profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it or it holds, in
+    ``env``, exactly the profile's own ``key`` (its ``key_env`` or Codex's ``env_key`` read
+    there: unset in a shell, the next ``judgeaudit env`` would find none). A ``key_env`` that
+    holds another key (the profile's key came from the keyring) is cleared: a review found the
+    real ``ANTHROPIC_API_KEY`` kept beside a gateway's token, and the SDK prefers it."""
     names: list[str] = list(OPENAI_OTHERS)
     names += [f"{family}_{suffix}" for family in _families(given) for suffix in CREDENTIAL_SUFFIXES]
     if profile.app == "claude":
         names += (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS, *claude.TIER_VARS)
-    keep = {*given, profile.key_env}
+    keep = {*given, *(name for name in names if env.get(name) == key)}
     return tuple(dict.fromkeys(name for name in names if name not in keep))
 
 
@@ -179,7 +186,7 @@ def plan_launch(
         if key_variable:
             env[key_variable] = key
         return Launch([*head, *overrides, *tail], env)
-    given, gone = profile_environment(profile, key)
+    given, gone = profile_environment(profile, key, base_env)
     with_key = [name for name, value in given.items() if value == key]
     execguard.check(profile, command, tool, with_key, own_key=key)
     for variable in gone:  # another account's, or another endpoint's
