@@ -17,7 +17,11 @@ rise does not fail the gate (it is *set aside*) when all of
 2. in that row run B got more of the pairs run A tied right than wrong (T->R > T->W): a judge
    that picks wrong on more than half of its new decisions stays worse;
 3. in that row misselection over the pairs both runs decided did not rise significantly (the
-   same one-sided sign-flip test, at alpha 0.05 unadjusted: the side that keeps "worse").
+   same one-sided sign-flip test, at alpha 0.05 unadjusted: the side that keeps "worse");
+4. in that row the tie-aware rate did not rise (its numerator, wrong + tie/2, did not grow): a
+   review found a bucket with four both-decided flips to wrong on four tasks (sign-flip p 1/16,
+   too few tasks to be significant) and A's ties split 4 right, 3 wrong set aside by the
+   overall fall, its "worse" turned to "too few pairs to tell" and the gate passed.
 
 A row set aside is judged on misselection over the pairs both runs decided (the same bound,
 margin and fewest pairs), so the gate passes only when B is not worse where both decide and
@@ -56,6 +60,8 @@ def decided(part: pd.DataFrame) -> dict[str, Any]:
         "newly_wrong": int((was_tie & (after == WRONG)).sum()),
         "newly_right": int((was_tie & (after == RIGHT)).sum()),
         "newly_tied": int((~was_tie & is_tie).sum()),
+        # the row's own tie-aware numerator's change, in half pairs (wrong 2, tie 1, right 0)
+        "tie_aware_halves": int((after - before).sum()),
         "both_decided": len(both),
         "change": spread.change if len(both) else None,
         "upper": ni.ni_bound(spread, to_missel, to_correct),
@@ -95,6 +101,8 @@ def set_aside(row: dict[str, Any], tie_fell: bool, margin: float) -> bool:
         return False
     if moved["newly_right"] <= moved["newly_wrong"] or moved["p_value"] < ni.ALPHA:
         return False
+    if moved.get("tie_aware_halves", 0) > 0:  # this row's own tie-aware rate rose: worse here
+        return False
     row["set_aside"] = {
         "because": "run B decides pairs run A tied",
         "rule": RULE,
@@ -107,8 +115,9 @@ def set_aside(row: dict[str, Any], tie_fell: bool, margin: float) -> bool:
 RULE = (
     "a misselection rise is set aside when the overall tie-aware rate fell significantly "
     "(one-sided sign-flip, alpha 0.025), run B got more of the pairs run A tied right than "
-    "wrong, and misselection did not rise significantly over the pairs both runs decided "
-    "(one-sided sign-flip, alpha 0.05); the row is then judged over those pairs"
+    "wrong, misselection did not rise significantly over the pairs both runs decided "
+    "(one-sided sign-flip, alpha 0.05) and the row's own tie-aware rate did not rise; the row "
+    "is then judged over those pairs"
 )
 
 

@@ -151,3 +151,20 @@ def test_a_rise_kept_beside_a_fall_of_the_tie_aware_rate_says_why() -> None:
     assert "stands: where both decided (160 pairs) misselection rose +25.0 pts (p=9.09e-13))" in (
         line
     )
+
+
+def test_a_bucket_worse_on_every_measure_is_not_set_aside_by_the_overall_fall() -> None:
+    """A review: the overall tie-aware rate fell (other buckets), and one bucket had four
+    both-decided flips to wrong on four tasks (p 1/16: not significant, too few tasks) beside
+    A's ties split 4 right, 3 wrong; it was set aside and the gate passed. Its own tie-aware
+    numerator rose by 4 + 3/2 - 4/2 = 3.5 pairs, so its "worse" stands."""
+    from judgeaudit.analysis.gate_ties import set_aside
+
+    bucket = _part([("R", "W")], 4)
+    ties = _part([("T", "R")] * 4 + [("T", "W")] * 3, 1).assign(task_id="t9")
+    moved = _paired(pd.concat([bucket, ties], ignore_index=True))["decided"]
+    assert (moved["newly_right"], moved["newly_wrong"]) == (4, 3)
+    assert moved["p_value"] == pytest.approx(1 / 16)  # not below 0.05: condition 3 holds
+    assert moved["tie_aware_halves"] == 7  # +8 flips to wrong, -4 tie to right, +3 tie to wrong
+    row = {"verdict": "worse", "decided": moved}
+    assert not set_aside(row, True, 0.02) and row["verdict"] == "worse"
