@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgeaudit import csvsafe
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
@@ -189,7 +190,7 @@ def _typed(value: Any) -> str:
 def sample_csv(frame: pd.DataFrame) -> str:
     """The sample as the CSV a reviewer fills in (key shapes in its content masked)."""
     buffer = io.StringIO()
-    frame.to_csv(buffer, index=False)
+    frame.map(csvsafe.cell).to_csv(buffer, index=False)  # a formula-like name shown as text
     return scrub_content(buffer.getvalue())
 
 
@@ -216,7 +217,7 @@ def _held(path: Path, out: Path) -> str | None:
         stored = _stored_cells(out)
         filled = sum(
             any(cells) and cells != stored.get((row.get("pair_id") or "").strip())
-            for row in rows
+            for row in map(_cells, rows)
             for cells in [tuple((row.get(c) or "").strip() for c in REVIEWER_COLUMNS)]
         )
     except (AnalysisError, csv.Error):
@@ -244,6 +245,11 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     return [label for _, label in read_numbered(path, known)]
 
 
+def _cells(row: dict[str, Any]) -> dict[str, Any]:
+    """A sample row's cells as written before :func:`judgeaudit.csvsafe.cell` quoted them."""
+    return {k: csvsafe.read_cell(v) if isinstance(v, str) else v for k, v in row.items()}
+
+
 def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]]]:
     """:func:`read_labels` with each label's line in the file."""
     text = read_text(path, "review labels", AnalysisError)
@@ -259,7 +265,7 @@ def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]
         )
     rows = []
     try:
-        for row in reader:
+        for row in map(_cells, reader):
             label = _label(row, f"{path}:{reader.line_num}", known)
             if label is not None:
                 rows.append((reader.line_num, label))
