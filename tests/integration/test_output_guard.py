@@ -104,3 +104,14 @@ def test_another_runs_own_files_are_refused_even_where_this_run_may_write_its_ow
     refused("review", "export", "a", "--out", "b/review_sample.csv", "--force", cwd=home)
     refused("report", "a", "--format", "html", "--output", "b/report.html", cwd=home)
     assert digests(b) == before
+
+
+def test_another_runs_database_named_in_other_case_is_refused(runs: tuple[Path, Path]) -> None:
+    """A review: on a case-insensitive disk (macOS) `b/AUDIT.DB` is run b's database, and the
+    name check compared case exactly. The names are compared casefolded (here on a
+    case-sensitive disk the file would be another, and is refused all the same)."""
+    a, b = runs
+    before = digests(b)
+    refused("report", str(a), "--output", str(b / "AUDIT.DB"), cwd=a.parent)
+    refused("report", str(a), "--output", str(b / "Audit.db-WAL"), cwd=a.parent)
+    assert digests(b) == before and not (b / "AUDIT.DB").exists()

@@ -95,9 +95,11 @@ def check_output(
             )
     folder = real.parent
     ours = any(_real(f) == folder for f in map(_run_dir, reads) if f is not None)
-    if real.name in RUN_FILES and not (ours and real.name in kept) and (folder / DB_FILE).exists():
+    # a case-insensitive disk (macOS) takes AUDIT.DB for audit.db: names compared casefolded
+    name = next((n for n in RUN_FILES if n.casefold() == real.name.casefold()), None)
+    if name and not (ours and name in kept) and (folder / DB_FILE).exists():
         raise OutputRefused(
-            f"{flag} {path}: is {real.name}, a file of the run in {folder}; write the output "
+            f"{flag} {path}: is {name}, a file of the run in {folder}; write the output "
             "outside the run's files, e.g. under a new file name (nothing was written; --force "
             "does not change this)"
         )
