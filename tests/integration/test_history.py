@@ -96,7 +96,7 @@ def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
     # the pairs each day's import left out: the history says so too (it did not: a review)
     assert [p["pairs_without_verdict"] for p in got["periods"]] == [0, 1, 0, 0]
     lines = cli("trend", str(days["hist"]), "--format", "csv").stdout.splitlines()
-    assert "2026-11-02,pairs without verdict,,,,1,0,," in lines
+    assert "2026-11-02,pairs without verdict,,,,1,0,,," in lines  # the reason column last
     for trend in (got, want):
         for period in trend["periods"]:
             for key in RUN_KEYS:

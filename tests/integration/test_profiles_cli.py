@@ -41,7 +41,7 @@ def test_key_lifecycle_never_shows_the_key(home: dict[str, str]) -> None:
     assert stored.returncode == 0 and secret not in stored.stdout and secret[-4:] in stored.stdout
     status = cli(home, "key", "status", name)
     assert (
-        "SecretService" in status.stdout
+        "Secret Service" in status.stdout  # storage_label's words
         and "stored" in status.stdout
         and secret not in status.stdout
     )
