@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import getpass
 import os
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -134,7 +135,8 @@ def cmd_key_status(args: argparse.Namespace) -> int:
 
         held, complete = stored_names()
         kept = set(store.state().get("saved", []))  # your values a switch holds back
-        unused = [n for n in held if n not in names and n not in kept]
+        ours = re.compile(r"saved-[0-9a-f]{16}")  # ledger.secret_ref's: any config's held value
+        unused = [n for n in held if n not in names and n not in kept and not ours.fullmatch(n)]
         if not complete:
             print(
                 f"note: {backend} cannot list its entries: a key no profile uses is shown only "
