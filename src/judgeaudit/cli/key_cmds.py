@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import getpass
 import os
-import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -123,8 +122,7 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     print(f"keyring: {secrets.storage_label() if ok else backend}")  # the words `key set` uses
     if not ok:
         return 1
-    store = _store()
-    profiles, broken = store.scan()
+    profiles, broken = _store().scan()
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
     names = {args.name} if args.name else {p.key for p in profiles if p.key}
@@ -133,10 +131,8 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     if not args.name:  # a stored key no profile names: listed, so it can be found and deleted
         from judgeaudit.profiles.keynames import stored_names
 
-        held, complete = stored_names()
-        kept = set(store.state().get("saved", []))  # your values a switch holds back
-        ours = re.compile(r"saved-[0-9a-f]{16}")  # ledger.secret_ref's: any config's held value
-        unused = [n for n in held if n not in names and n not in kept and not ours.fullmatch(n)]
+        held, complete = stored_names()  # without the values a switch holds back
+        unused = [n for n in held if n not in names]
         if not complete:
             print(
                 f"note: {backend} cannot list its entries: a key no profile uses is shown only "

@@ -14,18 +14,22 @@ import contextlib
 from typing import Any
 
 from judgeaudit.profiles import secrets
+from judgeaudit.profiles.ledger import SECRET_REF
 
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 
 
 def stored_names() -> tuple[list[str], bool]:
     """The key names stored (the bundle's and the backend's own entries, without judgeaudit's
-    internal entries, whose names hold ``:``), and whether the backend could list its own."""
+    internal entries: names holding ``:``, and the values a switch holds back,
+    :data:`~judgeaudit.profiles.ledger.SECRET_REF`, any config's), and whether the backend could
+    list its own."""
     names = set(secrets.bundled())
     own = _secret_service_names()
     if own is not None:
         names |= own
-    return sorted(n for n in names if n and ":" not in n), own is not None
+    internal = [n for n in names if not n or ":" in n or SECRET_REF.fullmatch(n)]
+    return sorted(names.difference(internal)), own is not None
 
 
 def _secret_service_names() -> set[str] | None:

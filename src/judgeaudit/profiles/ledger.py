@@ -62,6 +62,10 @@ def secret_ref(file_id: str, dotted: str, raw: str) -> str:
     return f"saved-{digest}"
 
 
+#: The keyring names :func:`secret_ref` gives: a user's value a switch holds back (any config's).
+SECRET_REF = re.compile(r"saved-[0-9a-f]{16}")
+
+
 def _mask(raw: str) -> str:
     text = raw.strip('"')
     return "…" + text[-4:] if len(text) > 8 else "…"
