@@ -101,7 +101,7 @@ def set_aside(row: dict[str, Any], tie_fell: bool, margin: float) -> bool:
         return False
     if moved["newly_right"] <= moved["newly_wrong"] or moved["p_value"] < ni.ALPHA:
         return False
-    if moved.get("tie_aware_halves", 0) > 0:  # this row's own tie-aware rate rose: worse here
+    if moved["tie_aware_halves"] > 0:  # this row's own tie-aware rate rose: worse here
         return False
     row["set_aside"] = {
         "because": "run B decides pairs run A tied",
