@@ -105,12 +105,20 @@ def audit(spec: Path, out: Path, path: str | None = None) -> tuple[float, float,
     pair)."""
     marks: dict[str, float] = {}
     cpu: dict[str, float] = {}
+    left = [0]  # pairs of the judging phase not yet done
 
     def on_event(event: ev.Event) -> None:
+        # The process CPU clock is read twice only: during a run one read took ~0.5 ms of the
+        # event loop's wall time (2,003 reads, 986 ms, load 5 on 2 cores), and reading it on
+        # every pair slowed the very run it measured.
         if isinstance(event, ev.PhaseStarted) and event.phase == "judging":
             marks["judging"], cpu["judging"] = time.perf_counter(), time.process_time()
+            left[0] = event.total - event.done
         elif isinstance(event, ev.PairDone):
-            marks["last pair"], cpu["last pair"] = time.perf_counter(), time.process_time()
+            marks["last pair"] = time.perf_counter()
+            left[0] -= 1
+            if left[0] == 0:
+                cpu["last pair"] = time.process_time()
 
     started, cpu_started = time.perf_counter(), time.process_time()
     runner = AuditRunner(load_spec(spec), out, on_event=on_event)
