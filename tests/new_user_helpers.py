@@ -40,3 +40,9 @@ def add(home: Path, name: str, app: str, base_url: str, *extra: str) -> None:
 def unique(prefix: str) -> str:
     """A keyring entry name no other test run uses (the Secret Service is shared per session)."""
     return f"{prefix}-{pysecrets.token_hex(6)}"
+
+
+#: For a test that switches a keyring profile in without caring where the key lives: outside
+#: scripts/with-keyring.sh the only backend is the plaintext file one, and a switch refuses a
+#: keyring that cannot answer (tests/integration/test_switch_keyring_refused.py).
+KEYRING_OK = {"JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING": "1"}

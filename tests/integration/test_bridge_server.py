@@ -328,9 +328,10 @@ def test_a_bad_profile_is_one_line_and_exit_2(gateway: Gateway) -> None:
         timeout=60,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert (
-        done.stderr.strip()
-        == "judgeaudit: profile 'no-such' not found; `judgeaudit profile list` shows them"
+    folder = Path(env["JUDGEAUDIT_CONFIG_DIR"]) / "profiles"
+    assert done.stderr.strip() == (
+        f"judgeaudit: profile 'no-such' not found in {folder} (nor among the presets); "
+        "`judgeaudit profile list` shows them ($JUDGEAUDIT_CONFIG_DIR sets that folder)"
     )
     done = subprocess.run(
         [sys.executable, "-m", "judgeaudit", "bridge", "gw", "--read-timeout", "0"],

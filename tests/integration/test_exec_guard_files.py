@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judgeaudit.profiles.targets import PRINT_ENV
-from tests.new_user_helpers import add, cli, home, one_line
+from tests.new_user_helpers import KEYRING_OK, add, cli, home, one_line
 
 __all__ = ["home"]  # the fixture, shared
 
@@ -43,7 +43,7 @@ def test_the_auth_command_judgeaudit_writes_for_a_shared_provider_id_is_refused(
     add(home, "a1", "codex", OTHER, "--key-env", "OPENAI_API_KEY", "--option", "provider_id=gwa")
     add(home, "b", "codex", OURS, "--key-env", "B_KEY")
     for name in ("a2", "a1"):
-        assert cli(home, "profile", "use", name).returncode == 0
+        assert cli(home, "profile", "use", name, env=KEYRING_OK).returncode == 0
     config = (home / "codex" / "config.toml").read_text()
     assert "env_key" not in config and "OPENAI_API_KEY" in config  # the auth command form
     code, line = _exec_b(home)

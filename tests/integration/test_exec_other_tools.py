@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.new_user_helpers import add, cli, home, one_line
+from tests.new_user_helpers import KEYRING_OK, add, cli, home, one_line
 
 __all__ = ["home"]  # the fixture, shared
 
@@ -164,7 +164,7 @@ def test_codex_profile_files_of_one_gateway_merge_after_either_switch(
     add(home, "kr", "codex", OURS, "--key", "kr-entry")
     add(home, "ev", "codex", OURS, "--key-env", "GWA_KEY")
     for name in order:
-        done = cli(home, "profile", "use", name)
+        done = cli(home, "profile", "use", name, env=KEYRING_OK)
         assert done.returncode == 0, done.stderr
     for name in order:
         table = _merged(home, name)

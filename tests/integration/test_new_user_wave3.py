@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.audit_helpers import write_spec
 from tests.helpers import sim_server
-from tests.new_user_helpers import add, cli, home, one_line
+from tests.new_user_helpers import KEYRING_OK, add, cli, home, one_line
 
 __all__ = ["home"]  # the fixture, shared
 
@@ -29,7 +29,7 @@ def test_codex_note_names_the_users_line_once(home: Path) -> None:
 def test_backups_say_what_each_was_taken_before(home: Path) -> None:
     (home / "codex" / "config.toml").write_text('approval_policy = "never"\n')
     add(home, "cx", "codex", "https://gw.example.com/v1", "--key", "gw", "--model", "gpt-x")
-    assert cli(home, "profile", "use", "cx").returncode == 0
+    assert cli(home, "profile", "use", "cx", env=KEYRING_OK).returncode == 0
     assert cli(home, "profile", "off", "codex").returncode == 0
     listed = cli(home, "profile", "backups").stdout
     off = next(line.split()[0] for line in listed.splitlines() if "judgeaudit off" in line)

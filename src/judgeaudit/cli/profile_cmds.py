@@ -22,6 +22,7 @@ from judgeaudit.profiles.model import (
     ProfileError,
     profile_from_dict,
 )
+from judgeaudit.profiles.paths import CONFIG_ENV
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
@@ -156,6 +157,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             about += f"  {drift.DRIFT_MARK}" if drifted else ""
             line = f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
             print(printable(line))
+    print(f"your profiles: {printable(str(store.user_dir))} (${CONFIG_ENV} sets that folder)")
     return 0
 
 

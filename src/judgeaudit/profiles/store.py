@@ -12,7 +12,7 @@ from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
-from judgeaudit.profiles.paths import config_dir, live_file, presets_dir
+from judgeaudit.profiles.paths import CONFIG_ENV, config_dir, live_file, presets_dir
 
 
 class SwitchState(TypedDict):
@@ -70,7 +70,10 @@ class ProfileStore:
         check_name(name)
         entry = self._files().get(name)
         if entry is None:
-            raise ProfileError(f"profile {name!r} not found; `judgeaudit profile list` shows them")
+            raise ProfileError(
+                f"profile {name!r} not found in {self.user_dir} (nor among the presets); "
+                f"`judgeaudit profile list` shows them (${CONFIG_ENV} sets that folder)"
+            )
         return load_profile(*entry)
 
     def exists(self, name: str) -> bool:

@@ -367,6 +367,8 @@ def use_profile(
                     f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
                     "no stored token: it makes a fresh one per command)"
                 ) from None
+    elif not dry_run and (refusal := registry.keyring_refusal(profile)):
+        raise ProfileError(refusal)  # the preview (--dry-run, diff) shows it as a warning
     return _transaction(
         store,
         profile.app,

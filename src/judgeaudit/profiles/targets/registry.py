@@ -20,6 +20,7 @@ import tomlkit
 
 from judgeaudit.hosts import is_loopback_host
 from judgeaudit.profiles import bridgeopt, secrets, shadowing
+from judgeaudit.profiles.execguard import CLIENTS
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
@@ -302,6 +303,24 @@ def helper_warnings(profile: Profile) -> list[str]:
     if not profile.key:  # a key_env profile: the helper prints the variable Claude Code has
         return _unset(profile.key_env, "apiKeyHelper prints", "Claude Code")
     return _keyring_gaps(profile.key, "apiKeyHelper runs", "Claude Code")
+
+
+def keyring_refusal(profile: Profile) -> str | None:
+    """Why a global or project switch of ``profile`` must not be written: the tool reads its
+    keyring entry on every start (Claude Code's apiKeyHelper, Codex's auth command) and the
+    keyring cannot answer, so the switch would exit 0 and the tool fail at its next start. A key
+    not stored yet stays a preview warning (:func:`_keyring_gaps`): ``key set`` fixes that
+    after the switch. The SDK's ``exec``/``env`` read the key when run and refuse then."""
+    target = for_app(profile.app)
+    if not target.kinds or not target.reads_key(profile):
+        return None
+    ok, message = secrets.backend_usable()
+    if ok:
+        return None
+    return (
+        f"{message}; nothing was changed: {CLIENTS[profile.app]} would run `judgeaudit key "
+        f"print {profile.key}` on every start and get no key"
+    )
 
 
 def codex_key_warnings(profile: Profile) -> list[str]:
