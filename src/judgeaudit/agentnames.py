@@ -3,9 +3,10 @@ a results file, a pairs file, a log, a task file): one rule, so an import never 
 audit then refuses.
 
 Both are shown in every report row and joined into pair and trajectory ids, so neither may hold
-a character that prints as nothing or moves the text around (:func:`id_text_problem`: control
-characters, zero-width and other invisible format characters such as U+200B or the bidi
-overrides, line and paragraph separators), nor a space other than U+0020 (U+00A0, U+2000–U+200A,
+a character that prints as nothing or moves the text around (:func:`id_text_problem`, by
+:mod:`judgeaudit.unseen`, the description printing escapes by: control characters,
+zero-width and other invisible format characters such as U+200B or the bidi overrides, line
+and paragraph separators), nor a space other than U+0020 (U+00A0, U+2000–U+200A,
 U+202F, U+205F, U+3000, U+1680: ``gpt\u00a04`` printed as ``gpt 4``): ``t\u200b1`` would print
 as ``t1`` and be another task.
 A task id may hold ``/`` and ``~``: ids are cut at their trial part, never at those, so different
@@ -27,6 +28,7 @@ import re
 import unicodedata
 from typing import Any
 
+from judgeaudit import unseen
 from judgeaudit.credentials import looks_like_key
 from judgeaudit.errors import InputError
 from judgeaudit.validate import json_type
@@ -36,16 +38,6 @@ MAX_AGENT_NAME = 200
 TRIAL_PART = re.compile(r"t[0-9]+")
 
 
-#: Unicode categories an id may not hold: control (Cc), format (Cf: zero-width spaces and
-#: joiners, bidi controls, the byte-order mark, the soft hyphen), line and paragraph separators.
-_INVISIBLE = frozenset(("Cc", "Cf", "Zl", "Zp"))
-#: Characters that print as nothing in other categories (Unicode's default-ignorable code points
-#: outside those): the combining grapheme joiner, the Hangul fillers, Khmer's inherent vowels,
-#: Mongolian's and the general variation selectors (``t\ufe0f1`` printed as ``t1``).
-_IGNORABLE = frozenset(
-    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810),
-     *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
-)  # fmt: skip
 _ZWNJ, _ZWJ, _VS16 = "\u200c", "\u200d", "\ufe0f"
 #: Scripts whose letters a joiner or non-joiner draws differently (Arabic, Syriac, Thaana, N'Ko
 #: and their supplements; the Indic scripts; Myanmar; Khmer and Mongolian; Arabic forms).
@@ -72,8 +64,7 @@ def id_text_problem(text: str, what: str = "the id") -> str | None:
                 f"prints as a space and is not one ({what} would look like another and not be "
                 "it); use a plain space"
             )
-        hides = unicodedata.category(char) in _INVISIBLE or ord(char) in _IGNORABLE
-        if hides and not _shapes(text, index - 1):
+        if unseen.hides(char) and not _shapes(text, index - 1):
             name = unicodedata.name(char, "a control character")
             return (
                 f"holds U+{ord(char):04X} ({name}) at character {index}, which prints as nothing "

@@ -130,3 +130,20 @@ def test_an_env_prefix_family_keeps_no_credential_of_another_provider(home: Path
     after = json.loads(loaded.stdout)
     assert [name for name in PROVIDER_A if name in after] == []
     assert after["ANTHROPIC_API_KEY"] == after["ANTHROPIC_KEY"] == PROFILE_KEY
+
+
+def test_an_anthropic_env_prefix_gets_the_anthropic_base(home: Path) -> None:
+    """An sdk profile with env_prefix=ANTHROPIC got ANTHROPIC_BASE_URL=http://host/v1: the
+    Anthropic SDK appends /v1/messages, so it called http://host/v1/v1/messages. The family
+    gets the base without /v1 (as a Claude profile's), the OpenAI variables keep theirs."""
+    add(home, "b", "sdk", GATEWAY, "--key-env", "B_KEY", "--option", "env_prefix=anthropic")
+    done = cli(
+        home, "exec", "b", "--", sys.executable, "-c", PRINT_ENV, env={"B_KEY": PROFILE_KEY},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    # what the Anthropic SDK posts to: base_url + "/v1/messages"
+    assert seen["ANTHROPIC_BASE_URL"] + "/v1/messages" == "http://127.0.0.1:9/v1/messages"
+    assert seen["OPENAI_BASE_URL"] + "/chat/completions" == "http://127.0.0.1:9/v1/chat/completions"
+    exports = cli(home, "env", "b", "--shell", "bash", env={"B_KEY": PROFILE_KEY}).stdout
+    assert "export ANTHROPIC_BASE_URL='http://127.0.0.1:9'\n" in exports

@@ -106,3 +106,22 @@ def test_key_set_refuses_two_lines_and_stores_nothing(env: dict[str, str]) -> No
     assert run(env, "key", "print", "two").returncode != 0  # nothing stored
     assert run(env, "key", "set", "two", stdin=f"\n{first}\n\n").returncode == 0
     assert run(env, "key", "print", "two").stdout == first + "\n"
+
+
+def test_key_status_says_in_one_line_that_a_backend_cannot_list_its_keys(
+    env: dict[str, str],
+) -> None:
+    """Only the Secret Service lists its entries; another backend is said by name in one
+    note line (it named the class as "X cannot list its entries"), and a stored key is still
+    shown when named."""
+    env = {**env, "PYTHON_KEYRING_BACKEND": PLAINTEXT, "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING": "1"}
+    assert run(env, "key", "set", "plain", stdin="sk-plain-" + "4" * 16).returncode == 0
+    done = run(env, "key", "status")
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: cannot list keys in {PLAINTEXT}: a key no profile uses is shown only by "
+        "`judgeaudit key status NAME`"
+    ]
+    named = run(env, "key", "status", "plain").stdout.splitlines()[1]
+    assert named.split()[:3] == ["plain", "stored", "…4444"]

@@ -115,7 +115,8 @@ def test_a_broken_profile_file_is_said_once_and_the_last_reading_serves(
 ) -> None:
     """A review: the once-a-second read swallowed every exception, so a profile file that no
     longer loads left the bridge on its old key with nothing said. It says so once on the log
-    (naming the file) and serves with what it last read."""
+    (naming the file) and serves with what it last read; the read that answers again is said
+    once too (the log's last word stayed the failure)."""
     profile = _bridged(isolated)
     token = secrets.bridge_token("br")
     assert token is not None
@@ -139,7 +140,8 @@ def test_a_broken_profile_file_is_said_once_and_the_last_reading_serves(
         return allowed
 
     assert asyncio.run(go()) == [True, True, True]
-    assert len(told) == 1, told
+    assert len(told) == 2, told
+    assert told[1] == "read again OK after 2 failed reads"
     assert told[0].startswith("could not read profile br or its key (") and "br.toml" in told[0]
     assert told[0].endswith("serving with what was last read until it reads again")
 
@@ -151,3 +153,31 @@ def test_a_bug_in_the_read_is_not_swallowed() -> None:
     check = CallerCheck(Callers(token=buggy))
     with pytest.raises(TypeError):
         asyncio.run(check.start())
+
+
+def test_each_run_of_failed_reads_is_told_at_its_start_and_end_only() -> None:
+    told: list[str] = []
+    failed = ReadFailed("could not read profile br or its key (D-Bus gone)")
+    answers: list[Reading | None] = [None] * 5 + [Reading("tok")] * 3 + [None] + [Reading("tok")]
+
+    def read() -> Reading:
+        answer = answers.pop(0)
+        if answer is None:
+            raise failed
+        return answer
+
+    check = CallerCheck(Callers(token=read, notice=told.append))
+
+    async def go() -> None:
+        await check.start()
+        while answers:
+            check._read_at = float("-inf")  # a second later
+            await check.allows("tok")
+
+    asyncio.run(go())
+    assert told == [
+        str(failed),
+        "read again OK after 5 failed reads",
+        str(failed),
+        "read again OK after 1 failed read",
+    ]

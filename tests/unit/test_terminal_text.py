@@ -1,12 +1,19 @@
 """What the terminal owner (:mod:`judgeaudit.terminal`) does with the characters a terminal
 draws as nothing or obeys: a bidi control and a zero-width one shown as their escape in plain
-text, one visible cell in the app's styled text; the emoji's joiners left alone."""
+text, one visible cell in the app's styled text; the emoji's joiners left alone. Which ones is
+:mod:`judgeaudit.unseen`'s, the description ids are refused by too (it was a hand list here
+and Unicode categories there)."""
 
 from __future__ import annotations
 
+import json
+import unicodedata
+
 import pytest
 
-from judgeaudit.terminal import CONTROLS, printable, visible
+from judgeaudit import unseen
+from judgeaudit.agentnames import id_text_problem
+from judgeaudit.terminal import CONTROLS, escape, printable, visible
 
 #: the Trojan Source set (by hand, from Unicode's Bidi_Control list) and the zero-width ones
 BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
@@ -29,3 +36,46 @@ def test_controls_still_one_cell_and_a_files_own_layout_kept() -> None:
 def test_an_emoji_sequence_is_left_as_it_is() -> None:
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 \u2764\ufe0f"
     assert printable(family) == family
+
+
+#: invisible characters the hand list printed raw (checked by hand against Unicode's
+#: Default_Ignorable_Code_Point list): the soft hyphen, the deprecated format controls
+#: U+206A..206F, the Hangul filler, the combining grapheme joiner, a language tag
+MISSED = [0x00AD, *range(0x206A, 0x2070), 0x3164, 0x034F, 0xE0001]
+
+
+@pytest.mark.parametrize("code", MISSED)
+def test_every_character_an_id_refuses_as_invisible_is_escaped_too(code: int) -> None:
+    text = f"a{chr(code)}b"
+    assert printable(text) == visible(text) == "a" + escape(code) + "b"
+    assert text.translate(CONTROLS) == "a�b"
+    assert id_text_problem(text) is not None
+
+
+def test_an_astral_character_is_escaped_as_python_and_json_read_it() -> None:
+    assert printable("a\U000e0001b") == "a\\U000e0001b"
+    assert json.loads('"' + printable("a\u2066b") + '"') == "a\u2066b"
+
+
+def test_a_flag_with_tags_is_left_as_it_is() -> None:
+    england = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+    assert printable(england) == england and id_text_problem(england) is None
+
+
+def test_printing_and_ids_read_one_description_of_invisible() -> None:
+    """Over every code point: what printing escapes is exactly what hides anywhere, and an id
+    refuses it; what an id refuses as invisible and printing leaves is a character that shapes
+    its neighbours somewhere (emoji, joining scripts, flags), or a control (one cell)."""
+    escaped, refused = set(), set()
+    for code in range(0x110000):
+        char = chr(code)
+        if 0xD800 <= code <= 0xDFFF or unicodedata.category(char) == "Cc":
+            continue  # surrogates are no text; controls are one visible cell (above)
+        if printable(char) != char:
+            escaped.add(code)
+        if unseen.hides(char):
+            refused.add(code)
+    assert escaped == {c for c in refused if unseen.hides_anywhere(c)}
+    assert refused - escaped == set(unseen.SHAPERS)
+    assert all(id_text_problem(f"a{chr(c)}b") is not None for c in escaped)
+    assert {0x061C, 0x200B, 0x202E, 0x2066, 0xFEFF, 0x2028, 0x2029} <= escaped

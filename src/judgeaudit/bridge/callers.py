@@ -7,7 +7,7 @@ again by the first request after it is a second old, so a token created, renewed
 after the start counts within a second, without a restart (and a wrong key in a loop reads the
 keyring at most once a second). A read that fails to answer (a keyring that does not answer, a
 profile file that no longer loads: :class:`ReadFailed`) keeps what was last read and says so
-once on the log; anything else is a bug and is not swallowed. The same read gives the real key (``key set`` rotated it: sent
+once on the log, and once when a read answers again; anything else is a bug and is not swallowed. The same read gives the real key (``key set`` rotated it: sent
 upstream from then on) and a refusal when what the bridge stands for is gone (the profile, its
 key or its token): every caller then gets a 401 saying why, said once on the log. The real key
 is still accepted (a tool switched by an older judgeaudit sends it), with one log line saying
@@ -71,11 +71,13 @@ class CallerCheck:
         self._read_at = float("-inf")
         self._noted = False
         self._failed: str | None = None  # the read failure last told (told once)
+        self._failures = 0  # reads failed in a row (their end is told once, with the count)
 
     async def _read(self) -> None:
         """The stored token and key; a read that fails to answer (:class:`ReadFailed`) keeps
         the last ones read (a token deleted since is None, and then no longer opens the bridge).
-        A new refusal, and a new read failure, is told to ``notice`` once."""
+        A new refusal, and a new read failure, is told to ``notice`` once; so is the first read
+        that answers after failed ones, with how many failed."""
         assert self.callers.token is not None
         self._read_at = time.monotonic()
         try:
@@ -83,9 +85,12 @@ class CallerCheck:
         except ReadFailed as exc:
             if str(exc) != self._failed and self.callers.notice is not None:
                 self.callers.notice(str(exc))
-            self._failed = str(exc)
+            self._failed, self._failures = str(exc), self._failures + 1
             return
-        self._failed = None
+        if self._failures and self.callers.notice is not None:
+            many = "s" if self._failures > 1 else ""
+            self.callers.notice(f"read again OK after {self._failures} failed read{many}")
+        self._failed, self._failures = None, 0
         self._token, self.key = reading.token, reading.key or self.key
         if reading.refusal != self.refusal:
             cleared, self.refusal = self.refusal, reading.refusal

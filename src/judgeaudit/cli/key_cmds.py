@@ -131,12 +131,12 @@ def cmd_key_status(args: argparse.Namespace) -> int:
     if not args.name:  # a stored key no profile names: listed, so it can be found and deleted
         from judgeaudit.profiles.keynames import stored_names
 
-        held, complete = stored_names()  # without the values a switch holds back
+        held, unlisted = stored_names()  # without the values a switch holds back
         unused = [n for n in held if n not in names]
-        if not complete:
+        if unlisted:
             print(
-                f"note: {backend} cannot list its entries: a key no profile uses is shown only "
-                "by `judgeaudit key status NAME`",
+                f"note: {unlisted}: a key no profile uses is shown only by "
+                "`judgeaudit key status NAME`",
                 file=sys.stderr,
             )
     stored = secrets.get_keys(listed + unused)

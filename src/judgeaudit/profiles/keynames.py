@@ -19,20 +19,32 @@ from judgeaudit.profiles.ledger import SECRET_REF
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 
 
-def stored_names() -> tuple[list[str], bool]:
+def stored_names() -> tuple[list[str], str | None]:
     """The key names stored (the bundle's and the backend's own entries, without judgeaudit's
     internal entries: names holding ``:``, and the values a switch holds back,
-    :data:`~judgeaudit.profiles.ledger.SECRET_REF`, any config's), and whether the backend could
-    list its own."""
+    :data:`~judgeaudit.profiles.ledger.SECRET_REF`, any config's), and, when the backend could
+    not list its own, the line that says so (``cannot list keys in macOS Keychain``)."""
     names = set(secrets.bundled())
     own = _secret_service_names()
     if own is not None:
         names |= own
     internal = [n for n in names if not n or ":" in n or SECRET_REF.fullmatch(n)]
-    return sorted(names.difference(internal)), own is not None
+    unlisted = None if own is not None else f"cannot list keys in {_backend_name()}"
+    return sorted(names.difference(internal)), unlisted
+
+
+def _backend_name() -> str:
+    """The backend in the words ``key set`` uses (``Secret Service``), else its class path."""
+    name = secrets.qualname(secrets.backend())
+    return secrets.ENCRYPTED_BACKENDS.get(name, name)
 
 
 def _secret_service_names() -> set[str] | None:
+    """The names of the Secret Service's ``judgeaudit`` items, through the backend's public
+    parts: its collection (:meth:`get_preferred_collection`, the one it writes to), SecretStorage's
+    attribute search, and the attribute names of its ``scheme`` (keyring's selectable schemes:
+    ``service``/``username``, KeePassXC's ``Title``/``UserName``). None for another backend, or
+    one that fails to answer (the caller says so)."""
     store: Any = secrets.backend()
     if secrets.qualname(store) != SECRET_SERVICE:
         return None
@@ -40,7 +52,7 @@ def _secret_service_names() -> set[str] | None:
         scheme = store.schemes[store.scheme]
         collection = store.get_preferred_collection()
         with contextlib.closing(collection.connection):
-            items = collection.search_items(store._query(secrets.SERVICE))
+            items = collection.search_items({scheme["service"]: secrets.SERVICE})
             return {str(item.get_attributes().get(scheme["username"], "")) for item in items}
     except Exception:  # a backend that cannot list: the caller says so
         return None

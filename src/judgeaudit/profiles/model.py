@@ -59,6 +59,11 @@ APP_OPTIONS: dict[str, dict[str, tuple[str, ...] | type]] = {
 }
 
 
+#: The variable prefix of the Anthropic SDKs and Claude Code (``ANTHROPIC_BASE_URL``), whose
+#: base URL is the gateway's without ``/v1`` (:meth:`Profile.family_base`).
+ANTHROPIC_FAMILY = "ANTHROPIC"
+
+
 #: The scalar fields a profile file holds, in file order (``options`` is a table after them);
 #: ``profile edit`` carries every one it is not told to change.
 STORED_FIELDS = (
@@ -100,6 +105,15 @@ class Profile:
         URL without its ``/v1`` (the Anthropic SDKs add ``/v1/messages``). One rule for the
         switch, exec's layer and the SDK variables."""
         return str(self.option("anthropic_base_url") or self.base_url.removesuffix("/v1"))
+
+    def family_base(self, prefix: str) -> str:
+        """The base URL the variables ``PREFIX_*`` get: the Anthropic family
+        (:data:`ANTHROPIC_FAMILY`: the SDKs add ``/v1/messages``) :meth:`anthropic_gateway`,
+        any other the OpenAI-style :meth:`openai_base`. One rule for a Claude profile's
+        ``ANTHROPIC_BASE_URL`` and an sdk profile's ``env_prefix = "ANTHROPIC"``."""
+        if prefix.upper() == ANTHROPIC_FAMILY:
+            return self.anthropic_gateway()
+        return self.openai_base()
 
     def openai_base(self) -> str:
         """The gateway's OpenAI-style base (``.../v1``, where the SDKs add ``/chat/completions``):

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import re
 
-from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.model import ANTHROPIC_FAMILY, Profile, ProfileError
 from judgeaudit.profiles.names import SHELLS as SHELLS
 
 
 def variables(profile: Profile, key: str) -> dict[str, str]:
     """OPENAI_* for any OpenAI SDK (the OpenAI-style base, :meth:`Profile.openai_base`), plus
-    the profile's own prefix (e.g. TAOTOKEN_*, the same base and key)."""
+    the profile's own prefix (e.g. TAOTOKEN_*, the same key; the base for that family,
+    :meth:`Profile.family_base`: ``ANTHROPIC`` gets the one without ``/v1``)."""
     base = profile.openai_base()
     out = {
         "OPENAI_BASE_URL": base,
@@ -36,12 +37,12 @@ def variables(profile: Profile, key: str) -> dict[str, str]:
             raise ProfileError(
                 f"profile {profile.name!r}: options.env_prefix {prefix!r} is not a variable prefix"
             )
-        out[f"{prefix}_BASE_URL"] = base
+        out[f"{prefix}_BASE_URL"] = profile.family_base(prefix)
         out[f"{prefix}_API_KEY"] = key
         if profile.model:
             out[f"{prefix}_MODEL"] = profile.model
     if profile.app == "claude":
-        out["ANTHROPIC_BASE_URL"] = profile.anthropic_gateway()
+        out["ANTHROPIC_BASE_URL"] = profile.family_base(ANTHROPIC_FAMILY)
         out["ANTHROPIC_AUTH_TOKEN"] = key
         if profile.model:
             out["ANTHROPIC_MODEL"] = profile.model

@@ -122,10 +122,10 @@ class ProfilesScreen(Screen[None]):
         self.table.set_rows(listing_rows(listing), cursor=select)
         self.table.loading = False
 
-    def status(self, text: str, bad: bool = False) -> None:
-        """A problem, or work still going ("testing c…"), stays until the next message; a
-        done-message fades after ``STATUS_FADE_S``."""
-        lasting = bad or text.endswith("…")
+    def status(self, text: str, bad: bool = False, lasting: bool = False) -> None:
+        """A problem, work still going ("testing c…") or a ``lasting`` one (values ``off`` held
+        back) stays until the next message; a done-message fades after ``STATUS_FADE_S``."""
+        lasting = lasting or bad or text.endswith("…")
         self.query_one("#profiles-status", Note).say(text, bad, None if lasting else STATUS_FADE_S)
 
     def selected(self) -> Profile | None:
@@ -242,8 +242,9 @@ class ProfilesScreen(Screen[None]):
             self.app.call_from_thread(self.status, f"not turned off, nothing changed: {exc}", True)
             return
         made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        said = result.off_line(note="the preview's note said which")
-        self.app.call_from_thread(self.status, f"{said}{made}")
+        held = ", ".join(name for plan in result.plans for name in plan.held)
+        said = result.off_line(note=f"{held}; o again shows why and how to get them")
+        self.app.call_from_thread(self.status, f"{said}{made}", False, result.held)
         self.app.call_from_thread(self.reload)
 
     # --- add / edit ----------------------------------------------------------------------------

@@ -1,0 +1,45 @@
+"""What prints as nothing or moves the text around: one description for the two uses of it,
+printing (:mod:`judgeaudit.terminal` escapes such a character: a value holding one printed as
+another value) and ids (:func:`judgeaudit.agentnames.id_text_problem` refuses one: ``t\u200b1``
+printed as ``t1`` and was another task).
+
+By Unicode category (so a new Python's Unicode data extends it), plus the default-ignorable
+code points of other categories. A few of them shape their neighbours where they stand (the
+joiners of emoji and joining scripts, the variation selectors, the tags of a flag): printing
+leaves :data:`SHAPERS` alone, since it cannot see where they stand, and an id takes one only
+where it shapes (``agentnames._shapes``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+#: Unicode categories that print as nothing or move the text: control (Cc), format (Cf:
+#: zero-width spaces and joiners, bidi controls, the byte-order mark, the soft hyphen, tags),
+#: line and paragraph separators.
+CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))
+#: Characters that print as nothing in other categories (Unicode's default-ignorable code points
+#: outside those): the combining grapheme joiner, the Hangul fillers, Khmer's inherent vowels,
+#: Mongolian's and the general variation selectors (``t\ufe0f1`` printed as ``t1``).
+IGNORABLE = frozenset(
+    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810),
+     *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0))
+)  # fmt: skip
+#: Of those, the ones that shape their neighbours in some places: the non-joiner and joiner
+#: (emoji sequences, Persian and the Indic scripts), the variation selectors (VS16 makes an
+#: emoji; Mongolian's shape its letters) and the tags (England's, Scotland's and Wales's flags).
+SHAPERS = frozenset(
+    (0x200C, 0x200D, *range(0x180B, 0x180E), 0x180F, *range(0xFE00, 0xFE10),
+     *range(0xE0100, 0xE01F0), *range(0xE0020, 0xE0080))
+)  # fmt: skip
+
+
+def hides(char: str) -> bool:
+    """Whether ``char`` (one character) prints as nothing or moves the text, by itself."""
+    return unicodedata.category(char) in CATEGORIES or ord(char) in IGNORABLE
+
+
+def hides_anywhere(code: int) -> bool:
+    """Whether the character ``code`` hides wherever it stands (:func:`hides`, not one of the
+    :data:`SHAPERS`): what printing escapes."""
+    return code not in SHAPERS and hides(chr(code))
