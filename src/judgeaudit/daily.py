@@ -33,6 +33,7 @@ from judgeaudit.engine import Terminated, run_audit_blocking
 from judgeaudit.errors import IncompleteRun, InputError, JudgeauditError
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.rollouts.run import import_rollouts
+from judgeaudit.trend_work import default_work
 
 #: A day's audit spec; ``name`` is the run's name, whose id prefixes every pair id, so it holds
 #: no space: ``daily-2026-11-03`` (a space made ``report --run`` and ``show`` need quotes).
@@ -294,7 +295,7 @@ def resolve(
             resolved.append(target)
             continue
         notes.ignored += ignored_files(Path(target))
-        into = work or Path(target) / ".judgeaudit-trend"
+        into = work or default_work(Path(target))
         held = Path(target) if work is not None else None  # the default --work sits inside it
         resolved += [str(o) for o in audit_daily(files, into, gap_source, notes, held)]
     if not resolved and notes.refused:

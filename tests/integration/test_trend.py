@@ -277,6 +277,11 @@ def test_days_whose_verdicts_all_turn_tie_alert_on_the_tie_aware_rate(
     }
     assert charts["tie-aware misselection"].count('r="5" fill="#d00"') == 3
     assert 'r="5" fill="#d00"' not in charts["misselection"]
+    # and the CSV's alert column: on the tie-aware row, not misselection's (1 there before)
+    rows = list(csv.DictReader(io.StringIO(cli("trend", str(logs), "--work", str(tmp_path / "runs"),
+                                               "--format", "csv").stdout)))  # fmt: skip
+    flagged = {(r["period"], r["metric"]) for r in rows if r["alert"] == "1"}
+    assert flagged == {(f"2026-11-{d:02d}", "tie-aware misselection") for d in (8, 9, 10)}
     trend = json.loads(cli("trend", str(logs), "--work", str(tmp_path / "runs"), "--format",
                            "json").stdout)  # fmt: skip
     assert {(a["period"], a["metric"]) for a in trend["alerts"]} == {

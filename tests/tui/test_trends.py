@@ -15,7 +15,7 @@ import pytest
 from textual.widgets import DataTable
 from textual_plot import PlotWidget
 
-from judgeaudit.analysis.trend import series
+from judgeaudit.analysis.trend_metrics import series
 from judgeaudit.daily import monitor_demo, trend_with_alerts
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.sim.stream import write_stream
@@ -258,3 +258,41 @@ def test_one_period_says_nothing_was_tested_as_the_cli_does(
             return str(app.screen.query_one("#trend-status").render())
 
     assert asyncio.run(go()) == "1 period; no alert tested"
+
+
+def test_ctrl_r_on_daily_files_audits_where_the_user_chose_and_says_where(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """ctrl+r on a folder of daily files wrote into the user's logs folder
+    (``logs/.judgeaudit-trend``) with no way to choose or see it. Now the work folder field is
+    ``trend --work``: typed, the days are audited there and the logs folder is left as it was;
+    left blank, the CLI's default is used and the status line names it."""
+    logs, chosen = tmp_path / "logs", tmp_path / "audits"
+    write_stream(logs, days=2, change_day=20, tasks=6)
+    before = sorted(p.name for p in logs.iterdir())
+
+    async def trend(app: Any, pilot: Any, work: str) -> str:
+        app.screen.query_one("#trend-targets", Field).value = str(logs)
+        app.screen.query_one("#trend-work", Field).value = work
+        app.screen.query_one("#trend-periods", DataTable).clear()
+        await press(pilot, "ctrl+r")
+        await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+        return str(app.screen.query_one("#trend-status").render())
+
+    async def go() -> tuple[str, list[str], str]:
+        app = make_app(isolated, logs)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            typed = await trend(app, pilot, str(chosen))
+            after_typed = sorted(p.name for p in logs.iterdir())
+            default = await trend(app, pilot, "")
+            return typed, after_typed, default
+
+    typed, after_typed, default = asyncio.run(go())
+    assert after_typed == before  # nothing written into the user's logs folder
+    assert sorted(p.name for p in chosen.iterdir() if not p.name.startswith(".")) == [
+        "2026-11-01", "2026-11-02"]  # fmt: skip
+    assert typed.endswith(f"daily files audited into {chosen}")
+    assert default.endswith(f"daily files audited into {logs / '.judgeaudit-trend'}")
+    assert (logs / ".judgeaudit-trend" / "2026-11-01").is_dir()

@@ -4,7 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
+from math import ceil, floor, isfinite, log10
 from typing import Any
+
+
+def nice_ticks(high: float, most: int = 5) -> list[float]:
+    """The y ticks of a chart from 0 to at least ``high``: 0 and the multiples of the smallest
+    step 1, 2 or 5 × 10^k that covers ``high`` in at most ``most`` intervals (0.2666 -> 0, 0.1,
+    0.2, 0.3; not 0, 0.067, 0.133, 0.2 …). The last tick is the axis's top."""
+    if not isfinite(high) or high <= 0:
+        high = 1.0
+    power = floor(log10(high / most))
+    for exponent in (power, power + 1):
+        for mantissa in (1, 2, 5, 10):
+            step = mantissa * 10.0**exponent
+            intervals = ceil(high / step - 1e-9)
+            if intervals <= most:
+                return [round(i * step, 12) for i in range(intervals + 1)]
+    raise AssertionError("unreachable: a step of 10^(k+2) covers high in one interval")
 
 
 def bucket_svg(buckets: Sequence[Mapping[str, Any]], title: str) -> str:
@@ -17,8 +34,9 @@ def bucket_svg(buckets: Sequence[Mapping[str, Any]], title: str) -> str:
         '<rect width="100%" height="100%" fill="white"/>',
         f'<text x="{left}" y="20" font-size="14" font-weight="bold">{escape(title)}</text>',
     ]
-    for tick in range(0, 101, 25):
-        y = top + plot_h * (1 - tick / 100)
+    for share in nice_ticks(1.0):
+        tick = round(share * 100)
+        y = top + plot_h * (1 - share)
         parts.append(
             f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
         )

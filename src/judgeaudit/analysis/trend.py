@@ -2,7 +2,8 @@
 
 Every figure of a period is the report's own for that run (:func:`build_report`, the one owner
 of each formula and interval); this module only picks the runs, orders them, keeps one set of
-buckets across the series and lays the figures out as series. The change detector is
+buckets across the series (:func:`judgeaudit.analysis.trend_metrics.series` lays the figures
+out by metric). The change detector is
 :mod:`judgeaudit.analysis.trend_alerts`; the renderings are :mod:`judgeaudit.analysis.trend_fmt`.
 
 A series is one kind of run over one gap source (and, for simulated or imported runs, one task
@@ -34,6 +35,7 @@ from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.position import consistency_parts
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
+from judgeaudit.analysis.trend_metrics import HUMAN, NO_VERDICT, is_odds
 from judgeaudit.analysis.unfinished import unfinished
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
@@ -289,13 +291,13 @@ INTERVALS = {
 
 
 def interval_method(metric: str) -> str:
-    """The method of a :func:`series` metric's interval, in :data:`INTERVALS`' words (the
+    """The method of a :func:`~judgeaudit.analysis.trend_metrics.series` metric's interval, in :data:`INTERVALS`' words (the
     CSV names it on every row that has an interval)."""
-    if metric == "no verdict":
+    if metric == NO_VERDICT:
         return f"{METHOD}; {_OVER_ORDERS}"
-    if metric == "human disagreement":
-        return INTERVALS["human disagreement"]
-    if metric.startswith("odds ratio "):
+    if metric == HUMAN:
+        return INTERVALS[HUMAN]
+    if is_odds(metric):
         return INTERVALS["style odds ratios"]
     return METHOD
 
@@ -356,43 +358,3 @@ def _without_verdict(history: Path, run_id: str) -> int | None:
         if (kept := RunRecords.read(path)).run_id == run_id:
             return kept.pairs_without_verdict
     return None
-
-
-def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """metric name -> one {period, rate, ci_low, ci_high, n, no_interval} per period (charts,
-    TUI, CSV); ``no_interval`` says why a rate has no interval (else None)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-
-    def add(name: str, period: str, part: dict[str, Any] | None, n: Any = None) -> None:
-        part = part or {}
-        shown = {k: part.get(k) for k in ("rate", "ci_low", "ci_high")}
-        why = part.get("no_interval") or part.get("not_measured")
-        point = {"period": period, **shown, "n": n, "no_interval": why}
-        out.setdefault(name, []).append(point)
-
-    for p in trend["periods"]:
-        period = p["period"]
-        add("misselection", period, p["misselection"], p["misselection"].get("decisive"))
-        for b in p["buckets"]:
-            add(f"misselection {b['label']}", period, b, b.get("decisive"))
-        add("tie-aware misselection", period, _tie_aware(p["misselection"]))
-        add("judge satisfied but failed", period, p["judge_satisfied_but_failed"])
-        add("user satisfied but failed", period, p["user_satisfied_but_failed"])
-        add("no verdict", period, p["no_verdict"], p["no_verdict"]["orders"])
-        add("position consistency", period, p["position_consistency"])
-        if any(q["human_disagreement"] for q in trend["periods"]):
-            add("human disagreement", period, p["human_disagreement"])
-        for term in p["style_odds_ratios"]:
-            # an unstable period is a gap: its size is not measured, and on a shared axis its
-            # interval would flatten the stable periods' line (docs/trend.md)
-            shown = None if term.get("unstable") else term
-            add(f"odds ratio {term['feature']}", period,
-                shown and {"rate": term["odds_ratio"], "ci_low": term["ci_low"],
-                           "ci_high": term["ci_high"]})  # fmt: skip
-    return out
-
-
-def _tie_aware(part: dict[str, Any]) -> dict[str, Any]:
-    low, high = part.get("tie_aware_ci") or (None, None)
-    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high,
-            "not_measured": part.get("not_measured")}  # fmt: skip

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgeaudit.analysis.stats import fisher_greater, holm, newcombe_diff
+from judgeaudit.analysis.trend_metrics import ALERTED
 
 ALPHA = 0.05
 BASELINE = 7
@@ -203,7 +204,7 @@ def add_alerts(
         alerts.append(
             {
                 "period": t["period"],
-                "metric": "tie-aware rate" if t["metric"] == "tie_aware" else "misselection",
+                "metric": ALERTED[t["metric"]],
                 "bucket": near_label if t["metric"] == "near" else "all",
                 "first": t["metric"] not in seen,
                 "rate": t["rate"],

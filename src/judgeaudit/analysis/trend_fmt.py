@@ -9,9 +9,12 @@ from html import escape
 from typing import Any
 
 from judgeaudit import csvsafe
+from judgeaudit.analysis.chart import nice_ticks
 from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
-from judgeaudit.analysis.trend import interval_method, series
+from judgeaudit.analysis.trend import interval_method
+from judgeaudit.analysis.trend_axis import day_axis, line_runs
+from judgeaudit.analysis.trend_metrics import TIE_AWARE, alert_series, is_odds, series
 
 
 def alert_line(a: dict[str, Any]) -> str:
@@ -23,7 +26,7 @@ def alert_line(a: dict[str, Any]) -> str:
     )
     return (
         f"ALERT {a['period']}: {a['metric']} ({a['bucket']}"
-        + ("; a tie counts half a loss" if a["metric"] == "tie-aware rate" else "")
+        + ("; a tie counts half a loss" if a["metric"] == TIE_AWARE else "")
         + f") {pct(a['rate'])} vs baseline "
         f"{pct(a['baseline_rate'])}: +{a['rise'] * 100:.1f} pts, 95% CI "
         f"[{low * 100:+.1f}, {high * 100:+.1f}], Holm p={a['p_adjusted']:.2g}"
@@ -34,7 +37,7 @@ def alert_line(a: dict[str, Any]) -> str:
 def alert_label(a: dict[str, Any]) -> str:
     """Where an alert rose: its bucket, ``all tie-aware`` for the tie-aware rate's (a tie
     counting half a loss), so it never reads as the overall misselection's ``all``."""
-    return f"{a['bucket']} tie-aware" if a.get("metric") == "tie-aware rate" else str(a["bucket"])
+    return f"{a['bucket']} tie-aware" if a.get("metric") == TIE_AWARE else str(a["bucket"])
 
 
 def chart_alerts(trend: dict[str, Any]) -> dict[str, set[str]]:
@@ -43,29 +46,8 @@ def chart_alerts(trend: dict[str, Any]) -> dict[str, set[str]]:
     named (the app's charts and the HTML page)."""
     marked: dict[str, set[str]] = {}
     for a in trend.get("alerts", []):
-        if a.get("metric") == "tie-aware rate":
-            metric = "tie-aware misselection"
-        else:
-            metric = "misselection" if a["bucket"] == "all" else f"misselection {a['bucket']}"
-        marked.setdefault(metric, set()).add(a["period"])
+        marked.setdefault(alert_series(a), set()).add(a["period"])
     return marked
-
-
-def day_axis(periods: list[str]) -> tuple[dict[str, int], str]:
-    """Each period's x: its days after the first when every period is a distinct date, so a
-    refused day leaves its own gap (by index, the day after it took its place: x 5 read
-    2026-11-07 after 2026-11-06 was refused); else its index. With the axis's name."""
-    from datetime import date
-
-    try:
-        days = [date.fromisoformat(p[:10]) for p in periods]
-    except ValueError:
-        days = []
-    if not days or len(set(days)) != len(days):
-        return {p: i for i, p in enumerate(periods)}, f"period (0 = {periods[0][:10]})"
-    return {p: (d - days[0]).days for p, d in zip(periods, days, strict=True)}, (
-        f"day (0 = {periods[0][:10]})"
-    )
 
 
 def ties_cell(part: dict[str, Any]) -> str:
@@ -224,18 +206,15 @@ def render_csv(trend: dict[str, Any]) -> str:
     """One row per (period, metric): the long form a spreadsheet pivots (``no_interval``: why a
     rate has no interval, else empty; ``ci_method``: the interval's method where there is
     one; ``reason``: why a daily file was refused, on its ``refused`` row)."""
-    alerts = {(a["period"], a["bucket"]) for a in trend.get("alerts", [])}
-    near = trend["labels"][0] if trend.get("labels") else None
+    alerts = chart_alerts(trend)
     buffer = io.StringIO()
     writer = csvsafe.DictWriter(buffer, CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for metric, points in series(trend).items():
-        for p in points:
-            bucket = "all" if metric == "misselection" else (
-                near if metric == f"misselection {near}" else None)  # fmt: skip
+        for p in points:  # alert 1 on the series the alert is marked on (a tie-aware one's own)
             method = interval_method(metric) if p["ci_low"] is not None else None
-            writer.writerow({"metric": metric, **p, "alert": int((p["period"], bucket) in alerts),
-                             "ci_method": method})  # fmt: skip
+            alert = int(p["period"] in alerts.get(metric, set()))
+            writer.writerow({"metric": metric, **p, "alert": alert, "ci_method": method})
     for point in trend["periods"]:  # a daily folder's counts: what a period left out
         if point.get("pairs_without_verdict"):
             writer.writerow({"period": point["period"], "metric": "pairs without verdict",
@@ -250,17 +229,26 @@ def render_csv(trend: dict[str, Any]) -> str:
 
 
 def line_svg(
-    title: str, points: list[dict[str, Any]], periods: list[str], alerts: set[str], pct: bool
+    title: str,
+    points: list[dict[str, Any]],
+    periods: list[str],
+    alerts: set[str],
+    pct: bool,
+    refused: list[str] | None = None,
 ) -> str:
-    """One metric over the periods: the line, its 95% band, red markers on alerted periods."""
+    """One metric over the periods on the app's axis (:mod:`judgeaudit.analysis.trend_axis`: a
+    day at its own place, a gap where one is missing): the line, its 95% band, round y ticks,
+    red markers on alerted periods."""
     width, height, left, right, top, bottom = 640, 220, 56, 16, 28, 44
     plot_w, plot_h = width - left - right, height - top - bottom
     values = [v for p in points for v in (p["rate"], p["ci_low"], p["ci_high"]) if v is not None]
-    high = 1.0 if pct else max(values or [1.0]) * 1.1
+    high = max(values or [1.0]) * 1.1
     if pct:
         high = min(1.0, max(0.1, max(values or [0.1]) * 1.15))
-    at = {p: i for i, p in enumerate(periods)}
-    step = plot_w / max(1, len(periods) - 1)
+    ticks = nice_ticks(high)
+    high = ticks[-1]
+    at, axis = day_axis(periods)
+    step = plot_w / max(1, *at.values())
 
     def xy(period: str, value: float) -> tuple[float, float]:
         return left + at[period] * step, top + plot_h * (1 - min(value, high) / high)
@@ -271,29 +259,32 @@ def line_svg(
         '<rect width="100%" height="100%" fill="white"/>',
         f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
     ]
-    for i in range(5):
-        value = high * i / 4
-        y = top + plot_h * (1 - i / 4)
-        label = f"{value * 100:.0f}%" if pct else f"{value:.2g}"
+    for value in ticks:
+        y = top + plot_h * (1 - value / high)
+        label = f"{value * 100:.0f}%" if pct else f"{value:g}"
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" '
                      'stroke="#ddd"/>')  # fmt: skip
         parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
     every = max(1, len(periods) // 8)
     for i, period in enumerate(periods):
         if i % every == 0 or i == len(periods) - 1:
-            x = left + i * step
-            parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
-                         f"{escape(period[:10])}</text>")  # fmt: skip
-    banded = [p for p in points if p["ci_low"] is not None and p["ci_high"] is not None]
-    if banded:
+            parts.append(f'<text x="{left + at[period] * step:.1f}" y="{top + plot_h + 16}" '
+                         f'text-anchor="middle">{escape(period[:10])}</text>')  # fmt: skip
+    for run in line_runs(points, at, refused or []):  # no line across a missing day
+        banded = [p for p in run if p["ci_low"] is not None and p["ci_high"] is not None]
         upper = [xy(p["period"], p["ci_high"]) for p in banded]
         lower = [xy(p["period"], p["ci_low"]) for p in reversed(banded)]
-        poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in upper + lower)
-        parts.append(f'<polygon points="{poly}" fill="#c0504d" fill-opacity="0.18"/>')
-    line = [xy(p["period"], p["rate"]) for p in points if p["rate"] is not None]
-    if line:
-        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in line)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="#c0504d" stroke-width="2"/>')
+        if len(banded) == 1:  # a lone day's band: its interval as a bar
+            parts.append(f'<line x1="{upper[0][0]:.1f}" x2="{lower[0][0]:.1f}" y1="{upper[0][1]:.1f}" '
+                         f'y2="{lower[0][1]:.1f}" stroke="#c0504d" stroke-opacity="0.3" stroke-width="6"/>')  # fmt: skip
+        elif banded:
+            poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in upper + lower)
+            parts.append(f'<polygon points="{poly}" fill="#c0504d" fill-opacity="0.18"/>')
+        if len(run) > 1:
+            path = " ".join(
+                f"{x:.1f},{y:.1f}" for x, y in (xy(p["period"], p["rate"]) for p in run)
+            )
+            parts.append(f'<polyline points="{path}" fill="none" stroke="#c0504d" stroke-width="2"/>')  # fmt: skip
     for p in points:
         if p["rate"] is None:
             continue
@@ -305,8 +296,8 @@ def line_svg(
             f"{p['rate'] * 100 if pct else p['rate']:.3g}{'%' if pct else ''}</title></circle>"
         )
     parts.append(
-        f'<text x="{left}" y="{height - 6}" fill="#555">shaded: 95% interval; '
-        "large red dots: alerts</text></svg>"
+        f'<text x="{left}" y="{height - 6}" fill="#555">{escape(axis)}; shaded: 95% interval; '
+        "large red dots: alerts; a gap: a day missing or not measured</text></svg>"
     )
     return "\n".join(parts)
 
@@ -314,10 +305,12 @@ def line_svg(
 def render_html(trend: dict[str, Any]) -> str:
     periods = [p["period"] for p in trend["periods"]]
     marked = chart_alerts(trend)
+    skipped = [r["period"] for r in trend.get("daily", {}).get("refused", [])]
     charts = []
     for metric, points in series(trend).items():
         alerts = marked.get(metric, set())
-        charts.append(line_svg(metric, points, periods, alerts, not metric.startswith("odds")))
+        charts.append(line_svg(metric, points, periods, alerts, not is_odds(metric),
+                               refused=skipped))  # fmt: skip
         gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
         if gaps:  # a gap in the line says why (a judge outage: not measured)
             charts[-1] += "<p class='note'>" + escape(

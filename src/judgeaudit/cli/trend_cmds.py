@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 def register(sub: Sub) -> None:
     from judgeaudit.analysis.trend_alerts import ALERT_EXIT, ALPHA, BASELINE, UNTESTED_EXIT
+    from judgeaudit.trend_work import WORK_DEFAULT
 
     trend = sub.add_parser(
         "trend",
@@ -59,7 +60,7 @@ def register(sub: Sub) -> None:
     trend.add_argument(
         "--work",
         type=Path,
-        help="where daily files are audited (default: FOLDER/.judgeaudit-trend)",
+        help=f"where daily files are audited (default: FOLDER/{WORK_DEFAULT})",
     )
     trend.set_defaults(func=cmd_trend)
 

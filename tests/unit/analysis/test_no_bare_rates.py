@@ -13,8 +13,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 from judgeaudit.analysis.clustered import Sums, interval, wilson_float
 from judgeaudit.analysis.fmt import with_ci
-from judgeaudit.analysis.trend import INTERVALS, period_figures, series
+from judgeaudit.analysis.trend import INTERVALS, period_figures
 from judgeaudit.analysis.trend_fmt import render
+from judgeaudit.analysis.trend_metrics import series
 from tests.unit.analysis.test_trend import report
 
 REASON = "none yet: a stratified bootstrap needs 2 labelled pairs in each stratum it weighs"

@@ -17,9 +17,10 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from judgeaudit.analysis.fmt import NO_TASK_COUNTS
-from judgeaudit.analysis.trend import INTERVALS, build_trend, period_figures, series
+from judgeaudit.analysis.trend import INTERVALS, build_trend, period_figures
 from judgeaudit.analysis.trend_alerts import points_of
 from judgeaudit.analysis.trend_fmt import render
+from judgeaudit.analysis.trend_metrics import series
 from tests.unit.analysis.test_verdicts import expected, make_db
 
 

@@ -18,25 +18,16 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from judgeaudit.analysis.fmt import with_interval
+from judgeaudit.analysis.trend_metrics import CHARTED, MISSELECTION, TIE_AWARE, Series, is_odds
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.suggest import command
+from judgeaudit.trend_work import WORK_DEFAULT, default_work
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
 
 #: metrics charted first (the watched ones); the rest follow in the trend's order
-FIRST = ("misselection",)
-
-
-def _apart(points: list[dict[str, Any]], refused: list[str]) -> list[list[dict[str, Any]]]:
-    """``points`` in runs that no refused day falls between (periods sort as dates)."""
-    parts: list[list[dict[str, Any]]] = []
-    for p in points:
-        if parts and not any(parts[-1][-1]["period"] < r < p["period"] for r in refused):
-            parts[-1].append(p)
-        else:
-            parts.append([p])
-    return parts
+FIRST: tuple[Series, ...] = (CHARTED[MISSELECTION],)
 
 
 def _title(metric: str, points: list[dict[str, Any]]) -> str:
@@ -73,6 +64,10 @@ class TrendsScreen(Screen[None]):
         with Horizontal(classes="form"):
             yield Label("output dirs")
             yield Field(value=self.default_targets, id="trend-targets", compact=True)
+        with Horizontal(classes="form"):  # `trend --work`: where a folder of daily files is audited
+            yield Label("work folder")
+            yield Field(placeholder=f"default: inside each daily folder, FOLDER/{WORK_DEFAULT}",
+                        id="trend-work", compact=True)  # fmt: skip
         yield Note("", id="trend-status", classes="hint")
         with Horizontal(id="trend-body"):
             yield DataTable(id="trend-periods", cursor_type="row")
@@ -88,8 +83,8 @@ class TrendsScreen(Screen[None]):
                 table.focus()
 
     def on_input_submitted(self, event: Field.Submitted) -> None:
-        """Enter in the output dirs trends them, as ctrl+r does."""
-        if event.input.id == "trend-targets":
+        """Enter in the output dirs or the work folder trends them, as ctrl+r does."""
+        if event.input.id in ("trend-targets", "trend-work"):
             self.action_compute()
 
     def action_compute(self) -> None:
@@ -97,23 +92,32 @@ class TrendsScreen(Screen[None]):
         if not targets:
             self.query_one("#trend-status", Note).say("give one or more output dirs", bad=True)
             return
+        typed = self.query_one("#trend-work", Field).value.strip()
         self.query_one("#trend-status", Note).say("computing the trend…")
-        self._compute(targets)
+        self._compute(targets, Path(typed) if typed else None)
 
     @work(thread=True, exclusive=True, group="trend")
-    def _compute(self, targets: list[str]) -> None:
-        from judgeaudit.daily import trend_with_alerts
+    def _compute(self, targets: list[str], work: Path | None) -> None:
+        from judgeaudit.daily import daily_files, trend_with_alerts
 
+        # named before anything is written there: the CLI's default unless one was typed
+        into = [str(work or default_work(Path(t))) for t in targets if daily_files(Path(t))]
+        where = f"daily files audited into {', '.join(dict.fromkeys(into))}" if into else ""
+        if where:
+            self.app.call_from_thread(self._say, f"computing the trend; {where}…")
         try:
-            trend = trend_with_alerts(targets)
+            trend = trend_with_alerts(targets, work=work)
         except JudgeauditError as exc:
             self.app.call_from_thread(self._failed, str(exc))
             return
-        self.app.call_from_thread(self._computed, trend)
+        self.app.call_from_thread(self._computed, trend, where)
 
-    def _computed(self, trend: dict[str, Any]) -> None:
+    def _say(self, message: str) -> None:
+        self.query_one("#trend-status", Note).say(message)
+
+    def _computed(self, trend: dict[str, Any], where: str = "") -> None:
         async def shown() -> None:
-            await self.show_trend(trend)
+            await self.show_trend(trend, where)
             if trend["periods"]:  # Enter now opens a period
                 self.query_one("#trend-periods", DataTable).focus()
 
@@ -122,7 +126,8 @@ class TrendsScreen(Screen[None]):
     def _failed(self, message: str) -> None:
         self.query_one("#trend-status", Note).say(message, bad=True)
 
-    async def show_trend(self, trend: dict[str, Any]) -> None:
+    async def show_trend(self, trend: dict[str, Any], where: str = "") -> None:
+        """``where``: the work folders daily files were audited into, said after the figures."""
         from judgeaudit.analysis.trend_fmt import alert_label, no_alert, ties_cell  # numpy: a trend
 
         self.trend = trend
@@ -137,7 +142,7 @@ class TrendsScreen(Screen[None]):
             table.add_row(p["period"][:10], missel, ties_cell(p["misselection"]), mark,
                           key=p["run_id"])  # fmt: skip
         first = next((a for a in alerts if a.get("first")), None)
-        tied = sum(a.get("metric") == "tie-aware rate" for a in alerts)
+        tied = sum(a.get("metric") == TIE_AWARE for a in alerts)
         counted = f"{len(periods)} period{'' if len(periods) == 1 else 's'}"
         status = (
             f"{counted}; {len(alerts)} alerts"
@@ -149,6 +154,7 @@ class TrendsScreen(Screen[None]):
         refused = trend.get("daily", {}).get("refused", [])
         if refused:  # the CLI's exit 6: a day left out is said, not hidden
             status += f"; {len(refused)} day(s) refused, not shown: {refused[0]['reason']}"
+        status += f"; {where}" if where else ""
         self.query_one("#trend-status", Note).say(status, bad=bool(first or refused))
         await self._charts(trend)
 
@@ -158,8 +164,9 @@ class TrendsScreen(Screen[None]):
         await pane.remove_children()
         from textual_plot import HiResMode, PlotWidget  # numpy: when a trend is first drawn
 
-        from judgeaudit.analysis.trend import series
-        from judgeaudit.analysis.trend_fmt import chart_alerts, day_axis
+        from judgeaudit.analysis.trend_axis import day_axis, line_runs
+        from judgeaudit.analysis.trend_fmt import chart_alerts
+        from judgeaudit.analysis.trend_metrics import series
 
         names = [p["period"] for p in trend["periods"]]
         at, axis = day_axis(names)
@@ -169,12 +176,11 @@ class TrendsScreen(Screen[None]):
         order = [m for m in FIRST if m in found] + [m for m in found if m not in FIRST]
         widgets = []
         for metric in order:
-            points = [p for p in found[metric] if p["rate"] is not None]
-            if not points:
+            if all(p["rate"] is None for p in found[metric]):
                 continue
-            scale = 1.0 if metric.startswith("odds") else 100.0
+            scale = 1.0 if is_odds(metric) else 100.0
             plot = PlotWidget(allow_pan_and_zoom=False, classes="trend-chart")
-            widgets.append((metric, plot, points, scale))
+            widgets.append((metric, plot, found[metric], scale))
         await pane.mount_all(
             [
                 w
@@ -183,14 +189,18 @@ class TrendsScreen(Screen[None]):
             ]
         )
         for metric, plot, points, scale in widgets:
-            for part in _apart(points, refused):  # no line across a refused day
+            for part in line_runs(points, at, refused):  # no line across a missing day
                 banded = [p for p in part if p["ci_low"] is not None]
                 bx = [at[p["period"]] for p in banded]
                 plot.plot(bx, [p["ci_high"] * scale for p in banded], line_style="grey50")
                 plot.plot(bx, [p["ci_low"] * scale for p in banded], line_style="grey50")
                 plot.plot([at[p["period"]] for p in part], [p["rate"] * scale for p in part],
                           line_style="bold white", hires_mode=HiResMode.BRAILLE)  # fmt: skip
-            hits = [p for p in points if p["period"] in alerts.get(metric, set())]
+            hits = [
+                p
+                for p in points
+                if p["rate"] is not None and p["period"] in alerts.get(metric, set())
+            ]
             if hits:
                 plot.scatter([at[p["period"]] for p in hits],
                              [p["rate"] * scale for p in hits], marker="!", marker_style="bold red")  # fmt: skip

@@ -1,0 +1,107 @@
+"""The trend's metric names: one typed owner for what the detector tests, what an alert names
+and what a chart or CSV row is called, so the series (:func:`series`, here),
+the detector (:mod:`judgeaudit.analysis.trend_alerts`), the renderings
+(:mod:`judgeaudit.analysis.trend_fmt`) and the app's Trends screen import the words and their
+mapping instead of comparing strings each their own way. The words are those of the JSON and
+CSV, unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+#: what the detector tests (:func:`judgeaudit.analysis.trend_alerts.points_of`'s keys)
+Tested = Literal["misselection", "near", "tie_aware"]
+#: an alert's ``metric`` (JSON ``alerts[].metric``, the table's ``ALERT`` lines)
+AlertMetric = Literal["misselection", "tie-aware rate"]
+#: the charted series of a fixed name (CSV ``metric``, chart titles); a bucket's is
+#: :func:`bucket_series`, a style term's :func:`odds_series`
+Series = Literal[
+    "misselection",
+    "tie-aware misselection",
+    "judge satisfied but failed",
+    "user satisfied but failed",
+    "no verdict",
+    "position consistency",
+    "human disagreement",
+]
+
+MISSELECTION: Final = "misselection"
+TIE_AWARE: Final = "tie-aware rate"
+#: each tested metric's alert name
+ALERTED: Final[Mapping[Tested, AlertMetric]] = {
+    "misselection": MISSELECTION,
+    "near": MISSELECTION,
+    "tie_aware": TIE_AWARE,
+}
+#: the series on whose chart an overall alert of each metric is marked
+CHARTED: Final[Mapping[AlertMetric, Series]] = {
+    MISSELECTION: "misselection",
+    TIE_AWARE: "tie-aware misselection",
+}
+NO_VERDICT: Final = "no verdict"
+HUMAN: Final = "human disagreement"
+_BUCKET, _ODDS = "misselection ", "odds ratio "
+
+
+def bucket_series(label: str) -> str:
+    """A gap bucket's misselection series, ``misselection 近同``."""
+    return _BUCKET + label
+
+
+def odds_series(feature: str) -> str:
+    """A style term's odds-ratio series, ``odds ratio cites_ids``."""
+    return _ODDS + feature
+
+
+def is_odds(name: str) -> bool:
+    """An odds ratio (charted on its own scale), not a rate (charted in %)."""
+    return name.startswith(_ODDS)
+
+
+def alert_series(alert: Mapping[str, Any]) -> str:
+    """The series an alert is marked on: a tie-aware alert on the tie-aware chart (not the
+    misselection chart its bucket ``all`` would name), else its bucket's misselection."""
+    if alert.get("metric") == TIE_AWARE:
+        return CHARTED[TIE_AWARE]
+    return CHARTED[MISSELECTION] if alert["bucket"] == "all" else bucket_series(alert["bucket"])
+
+
+def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """metric name -> one {period, rate, ci_low, ci_high, n, no_interval} per period (charts,
+    TUI, CSV); ``no_interval`` says why a rate has no interval (else None)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+
+    def add(name: str, period: str, part: dict[str, Any] | None, n: Any = None) -> None:
+        part = part or {}
+        shown = {k: part.get(k) for k in ("rate", "ci_low", "ci_high")}
+        why = part.get("no_interval") or part.get("not_measured")
+        point = {"period": period, **shown, "n": n, "no_interval": why}
+        out.setdefault(name, []).append(point)
+
+    for p in trend["periods"]:
+        period = p["period"]
+        add(CHARTED[MISSELECTION], period, p["misselection"], p["misselection"].get("decisive"))
+        for b in p["buckets"]:
+            add(bucket_series(b["label"]), period, b, b.get("decisive"))
+        add(CHARTED[TIE_AWARE], period, _tie_aware(p["misselection"]))
+        add("judge satisfied but failed", period, p["judge_satisfied_but_failed"])
+        add("user satisfied but failed", period, p["user_satisfied_but_failed"])
+        add(NO_VERDICT, period, p["no_verdict"], p["no_verdict"]["orders"])
+        add("position consistency", period, p["position_consistency"])
+        if any(q["human_disagreement"] for q in trend["periods"]):
+            add(HUMAN, period, p["human_disagreement"])
+        for term in p["style_odds_ratios"]:
+            # an unstable period is a gap: its size is not measured, and on a shared axis its
+            # interval would flatten the stable periods' line (docs/trend.md)
+            shown = None if term.get("unstable") else term
+            add(odds_series(term["feature"]), period,
+                shown and {"rate": term["odds_ratio"], "ci_low": term["ci_low"],
+                           "ci_high": term["ci_high"]})  # fmt: skip
+    return out
+
+
+def _tie_aware(part: dict[str, Any]) -> dict[str, Any]:
+    low, high = part.get("tie_aware_ci") or (None, None)
+    return {"rate": part.get("tie_aware_rate"), "ci_low": low, "ci_high": high,
+            "not_measured": part.get("not_measured")}  # fmt: skip

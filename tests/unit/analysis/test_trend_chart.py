@@ -1,0 +1,81 @@
+"""The trend page's line charts: a day at its own place on the app's day axis, a gap (no line)
+where a day is missing or not measured, and y ticks at round steps (1, 2 or 5 × 10^k). Every
+expected value is worked out by hand from the chart's geometry (640 × 220, plot 568 × 148 at
+x 56, y 28)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from judgeaudit.analysis.chart import bucket_svg, nice_ticks
+from judgeaudit.analysis.trend_axis import day_axis, line_runs
+from judgeaudit.analysis.trend_fmt import line_svg
+
+
+def point(period: str, rate: float | None) -> dict[str, Any]:
+    low, high = (None, None) if rate is None else (rate - 0.05, rate + 0.08)
+    return {"period": period, "rate": rate, "ci_low": low, "ci_high": high, "n": 50,
+            "no_interval": None if rate is not None else "not measured"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("high", "ticks"),
+    [
+        (0.2666, [0, 0.1, 0.2, 0.3]),  # not 0, 6.7, 13.3, 20, 26.7%
+        (0.2, [0, 0.05, 0.1, 0.15, 0.2]),  # step 0.02 needs 10 intervals; 0.05 four
+        (0.13, [0, 0.05, 0.1, 0.15]),
+        (1.0, [0, 0.2, 0.4, 0.6, 0.8, 1.0]),
+        (0.1, [0, 0.02, 0.04, 0.06, 0.08, 0.1]),
+        (3.3, [0, 1, 2, 3, 4]),  # an odds ratio: step 0.5 needs 7
+        (47.0, [0, 10, 20, 30, 40, 50]),
+        (7.0, [0, 2, 4, 6, 8]),
+    ],
+)
+def test_ticks_are_round_steps_covering_the_top(high: float, ticks: list[float]) -> None:
+    assert nice_ticks(high) == pytest.approx(ticks)
+
+
+def labels(svg: str) -> list[str]:
+    return re.findall(r'text-anchor="end">([^<]+)<', svg)
+
+
+def test_trend_chart_puts_days_on_the_day_axis_with_a_gap_for_a_missing_day() -> None:
+    """Days 1, 2 and 4 (day 3 missing): day 4 sits at x 624 (3 of 3 days across), not at 340
+    as the third of three periods; the line joins days 1 and 2 only. Highest value 0.26 (a
+    band edge) × 1.15 = 0.299: ticks 0, 10, 20, 30%, so rate 0.1 sits at 28 + 148 × 2/3."""
+    points = [point("2026-11-01", 0.1), point("2026-11-02", 0.12), point("2026-11-04", 0.18)]
+    svg = line_svg("misselection", points, [p["period"] for p in points], set(), pct=True)
+    assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 245.3,116.8"]
+    assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "245.3", "624.0"]
+    assert labels(svg) == ["0%", "10%", "20%", "30%"]
+    assert "day (0 = 2026-11-01)" in svg
+
+
+def test_a_not_measured_day_breaks_the_line() -> None:
+    """An outage day (no rate) between two measured ones: two lone points, no line over it."""
+    points = [point("2026-11-01", 0.1), point("2026-11-02", None), point("2026-11-03", 0.2)]
+    svg = line_svg("misselection", points, [p["period"] for p in points], set(), pct=True)
+    assert "<polyline" not in svg
+    assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "624.0"]
+
+
+def test_line_runs_break_at_missing_and_refused_days_only() -> None:
+    days = ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-05", "2026-11-06"]
+    at, _ = day_axis(days)
+    runs = line_runs([point(d, 0.1) for d in days], at)
+    assert [[p["period"][-2:] for p in run] for run in runs] == [["01", "02", "03"], ["05", "06"]]
+    weekly = ["2026-11-01", "2026-11-08", "2026-11-15"]  # steps of 7 throughout: one line
+    at, _ = day_axis(weekly)
+    assert len(line_runs([point(d, 0.1) for d in weekly], at)) == 1
+    months = ["2026-10", "2026-11"]  # not dates: numbered, joined unless a refused one between
+    at, axis = day_axis(months)
+    assert axis == "period (0 = 2026-10)"
+    assert len(line_runs([point(m, 0.1) for m in months], at, ["2026-10-15"])) == 2
+
+
+def test_report_bucket_chart_ticks_are_round() -> None:
+    bucket = {"label": "near", "alias": "near", "decisive": 10, "rate": None}
+    assert labels(bucket_svg([bucket], "t")) == ["0%", "20%", "40%", "60%", "80%", "100%"]
