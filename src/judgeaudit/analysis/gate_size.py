@@ -42,6 +42,55 @@ def both_below(a: float, b: float, rho: float) -> float:
     return (f(low) + inner + f(a)) * h / 3
 
 
+def null_model(row: dict[str, Any]) -> tuple[float, float | None, float]:
+    """A paired row's spread under no change: misselection's standard error, the tie-aware
+    rate's (None where the row has no tie-aware criterion: a bucket) and their correlation.
+    The row's sign-flip null moments (``null_se``, ``tie_aware.null``); Connor's
+    sqrt(psi deff / n) where a row lacks them."""
+    n, flips = row["n_before"] or 0, row["paired"]
+    discordance = (flips["flipped_to_misselected"] + flips["flipped_to_correct"]) / n
+    se_m = row.get("null_se") or math.sqrt(discordance * (row.get("deff") or 1.0) / n)
+    null = (row.get("tie_aware") or {}).get("null") or {}
+    return se_m, null.get("se"), null.get("correlation") or 0.0
+
+
+def pass_chance(
+    row: dict[str, Any], margin: float, pairs: int | None = None
+) -> tuple[float, float]:
+    """How often an unchanged judge passes (both criteria, and misselection alone) at ``pairs``
+    decisive pairs (the row's own by default) with the row's flips per pair and pairs per task:
+    each standard error scales by sqrt(n / pairs), the tasks by pairs / n. The one power model
+    of the gate: the "at this size" line prints it and ``planned_pairs`` solves it, so adding
+    the pairs the gate asks for reads at least 80% on that line. 0 under the fewest pairs."""
+    n = row["n_before"] or 0
+    pairs = n if pairs is None else pairs
+    if pairs < ni.min_pairs(margin):
+        return 0.0, 0.0
+    se_m, se_t, rho = null_model(row)
+    shrink = math.sqrt(n / pairs)
+    tasks = max(2, math.ceil(int(row.get("tasks") or 2) * pairs / n))
+    t = ni.t_quantile(1 - ni.ALPHA, tasks - 1)
+    alone = _N.cdf(margin / (se_m * shrink) - t)
+    if se_t is None:
+        return alone, alone
+    return both_below(margin / (se_m * shrink) - t, margin / (se_t * shrink) - t, rho), alone
+
+
+def planned_pairs(row: dict[str, Any], margin: float, power: float = ni.POWER) -> int:
+    """The fewest decisive pairs at which :func:`pass_chance` (both criteria where the row has
+    both) reaches ``power``, at the row's flips per pair and pairs per task (bisection; never
+    under ``min_pairs``)."""
+    low = high = ni.min_pairs(margin)
+    while pass_chance(row, margin, high)[0] < power:
+        low, high = high, high * 2
+        if high > 10**9:
+            return high
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if pass_chance(row, margin, mid)[0] < power else (low, mid)
+    return high if pass_chance(row, margin, low)[0] < power else low
+
+
 def at_this_size(
     overall: dict[str, Any], margin: float, *, missing_verdicts: bool = False
 ) -> dict[str, Any] | None:
@@ -57,18 +106,7 @@ def at_this_size(
         return None
     deff = overall.get("deff") or 1.0
     share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
-    null = (overall.get("tie_aware") or {}).get("null") or {}
-    # the row's sign-flip null spread; Connor's sqrt(psi deff / n) where a row lacks it
-    se_m = overall.get("null_se") or math.sqrt(discordance * deff / n)
-    t = ni.t_quantile(1 - ni.ALPHA, max(1, int(overall.get("tasks") or 2) - 1))
-    can_pass = n >= ni.min_pairs(margin)  # under it the row is never called not worse
-    alone = _N.cdf(margin / se_m - t) if can_pass else 0.0
-    tied = null.get("se") is not None
-    both = (
-        both_below(margin / se_m - t, margin / null["se"] - t, null["correlation"])
-        if tied and can_pass
-        else alone
-    )
+    both, alone = pass_chance(overall, margin)
     judged_on_ties = overall.get("tie_aware") is not None  # the rule has the criterion
     shares = {  # Bonferroni: the line names each, and the total is their sum
         "misselection": ni.ALPHA,

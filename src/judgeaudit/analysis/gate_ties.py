@@ -70,6 +70,8 @@ def decided(part: pd.DataFrame) -> dict[str, Any]:
         "flipped_to_correct": to_correct,
         "tasks": spread.tasks,
         "deff": ni.design_effect(spread, to_missel + to_correct),
+        # its spread under the sign-flip null, sqrt(sum S_t^2) / n (what the gate plans from)
+        "null_se": sum(s * s for s in sums) ** 0.5 / len(both) if len(both) else None,
     }
 
 
@@ -80,6 +82,7 @@ def where_both_decided(row: dict[str, Any]) -> dict[str, Any]:
         "n_before": moved["both_decided"],
         "tasks": moved["tasks"],
         "deff": moved["deff"],
+        "null_se": moved.get("null_se"),
         "paired": {k: moved[k] for k in ("flipped_to_misselected", "flipped_to_correct")},
     }
 
