@@ -18,7 +18,7 @@ from judgeaudit.analysis import gate_ties as ties
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.gate_size import at_this_size, planned_pairs, size_line
+from judgeaudit.analysis.gate_size import judged_size, planned_pairs, size_line
 from judgeaudit.analysis.paired import TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.analysis.unfinished import not_finished
@@ -197,7 +197,7 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
         "power": ni.POWER,
-        "at_this_size": at_this_size(result["overall"], margin, missing_verdicts=_missing(result)),
+        "at_this_size": judged_size(result["overall"], margin, missing_verdicts=_missing(result)),
     }
 
 
@@ -343,6 +343,12 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     size = summary.get("at_this_size")
     if size:
         lines.append(size_line(size, margin, summary["min_pairs"]))
+    elif result["overall"].get("set_aside"):
+        lines.append(
+            f"  at this size: no chance printed: misselection was judged over the "
+            f"{result['overall']['decided']['both_decided']} pairs both runs decided, and none "
+            "of them changed, so there is no flip rate to plan from"
+        )
     overall = result["overall"]
     few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]
     if overall.get("verdict") == "too few pairs to tell":

@@ -17,6 +17,7 @@ from statistics import NormalDist
 from typing import Any
 
 from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.gate_ties import where_both_decided
 from judgeaudit.analysis.gate_verdicts import RISE_ALPHA
 from judgeaudit.analysis.paired import OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
 
@@ -92,12 +93,18 @@ def planned_pairs(row: dict[str, Any], margin: float, power: float = ni.POWER) -
 
 
 def at_this_size(
-    overall: dict[str, Any], margin: float, *, missing_verdicts: bool = False
+    overall: dict[str, Any],
+    margin: float,
+    *,
+    missing_verdicts: bool = False,
+    tie_criterion: bool | None = None,
 ) -> dict[str, Any] | None:
     """The gate's error rates at this many decisive pairs and the flips it saw (None without
     decisive pairs, a paired row or a flip: nothing to plan from, a same-seed re-judge
     reproduces every verdict). ``missing_verdicts``: either run has an order without a verdict,
-    so the no-verdict rise test can call an unchanged judge worse too."""
+    so the no-verdict rise test can call an unchanged judge worse too. ``tie_criterion``: the
+    gate has the tie-aware criterion although ``overall`` carries none (the pairs both runs
+    decided, which a set-aside row is judged on: ``gate_ties``)."""
     n, flips = overall["n_before"] or 0, overall.get("paired")
     if not n or flips is None:
         return None
@@ -107,7 +114,9 @@ def at_this_size(
     deff = overall.get("deff") or 1.0
     share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
     both, alone = pass_chance(overall, margin)
-    judged_on_ties = overall.get("tie_aware") is not None  # the rule has the criterion
+    judged_on_ties = (  # the rule has the criterion
+        overall.get("tie_aware") is not None if tie_criterion is None else tie_criterion
+    )
     shares = {  # Bonferroni: the line names each, and the total is their sum
         "misselection": ni.ALPHA,
         "tie_aware": ni.ALPHA * TIE_AWARE_ALPHA_SHARE if judged_on_ties else 0.0,
@@ -126,6 +135,24 @@ def at_this_size(
     }
 
 
+def judged_size(
+    overall: dict[str, Any], margin: float, *, missing_verdicts: bool
+) -> dict[str, Any] | None:
+    """:func:`at_this_size` over the pairs the overall row's misselection was judged on: all
+    its decisive pairs, or the pairs both runs decided when its rise was set aside
+    (``gate_ties``; the chance over all of them, rises from A's ties included, was not what
+    decided it)."""
+    if not overall.get("set_aside"):
+        return at_this_size(overall, margin, missing_verdicts=missing_verdicts)
+    size = at_this_size(
+        where_both_decided(overall),
+        margin,
+        missing_verdicts=missing_verdicts,
+        tie_criterion=overall.get("tie_aware") is not None,
+    )
+    return None if size is None else {**size, "where_both_decided": True}
+
+
 def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
     """The "at this size" line under the gate's rule (``margin`` in points)."""
     shares = size["false_alarm_shares"]
@@ -138,7 +165,16 @@ def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
         )
         if shares[k]
     ]
-    if size["pairs"] < min_pairs:
+    both = size.get("where_both_decided")
+    if both:  # a set-aside row: judged on misselection over the pairs both runs decided
+        passes = (
+            f"an unchanged judge's misselection there passes ~"
+            f"{size['pass_unchanged_misselection'] * 100:.0f}% of the time (the tie-aware "
+            "rate, over every decisive pair, must pass too)"
+            if size["pairs"] >= min_pairs
+            else f"misselection there cannot pass under {min_pairs} pairs"
+        )
+    elif size["pairs"] < min_pairs:
         passes = f"an unchanged judge cannot pass under {min_pairs} decisive pairs"
     elif size["pass_unchanged"] == size["pass_unchanged_misselection"]:
         passes = f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time"
@@ -148,7 +184,8 @@ def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
             f"criteria; ~{size['pass_unchanged_misselection'] * 100:.0f}% on misselection alone)"
         )
     return (
-        f"  at this size ({size['pairs']} decisive pairs, {size['discordance'] * 100:.1f}% "
+        f"  at this size ({size['pairs']} {'pairs both runs decided' if both else 'decisive pairs'}, "
+        f"{size['discordance'] * 100:.1f}% "
         f"flipping, design effect {size['deff']:.2f}): {passes} and a rise of {margin:g} points "
         f"is called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time (normal "
         f"approximations, one-sided, the rise at alpha {size['catch_alpha']:g}); an unchanged "
