@@ -325,6 +325,8 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
             f"(misselection is not worse; the tie-aware rate, a tie counting half a loss, is {tie_aware})"
         )
     aside = ties.aside_line(result)  # a misselection rise set aside, or kept beside a tie fall
+    if mixed := ties.mixed_line(result):  # a bucket's rise stands beside the overall set aside
+        why, aside = [mixed, *why[1:]], None
     head = f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
     head += f" {'; '.join(why)}" if why else ""
     lines = [
