@@ -327,7 +327,7 @@ def test_rejudge_of_the_demo_with_a_weaker_judge_never_passes_the_gate(
         assert "INCONCLUSIVE" in gated.stdout and "inconclusive (exit 5)" in gated.stderr
         need = overall["needed"]
         line = next(x for x in gated.stdout.splitlines() if "not enough data" in x)
-        assert f"takes ~{need['pairs']} decisive pairs" in line
+        assert f"at ~{need['pairs']} decisive pairs" in line
         assert need["pairs"] > overall["n_before"] and need["tasks"] > result["shared_tasks"]
     if model.endswith("style=0.7"):
         assert gated.returncode == 5, "the demo cannot tell this judge from the default one"

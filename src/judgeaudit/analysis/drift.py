@@ -231,6 +231,28 @@ def pts(v: float | None) -> str:
     return "n/a" if v is None else f"{v * 100:+.1f}"
 
 
+#: What a paired row whose pairs all kept their verdict prints in place of its interval: the
+#: CR1 interval collapses to [+0.0, +0.0] there, which reads as a measured certainty; the
+#: row's exact (Clopper-Pearson) bound beside it is what zero flips bound.
+NO_PAIR_CHANGED = "(no pair changed)"
+
+
+def change_interval(row: dict[str, Any], moved: int | None) -> str:
+    """A row's change interval as compare and the app print it: ``[low, high]``, ``n/a``, or
+    :data:`NO_PAIR_CHANGED` for a paired row where ``moved`` (its flips) is 0."""
+    if moved == 0 and row.get("n", row.get("n_before")):
+        return NO_PAIR_CHANGED
+    if row["ci_low"] is None:
+        return "n/a"
+    return f"[{pts(row['ci_low'])}, {pts(row['ci_high'])}]"
+
+
+def row_moved(row: dict[str, Any]) -> int | None:
+    """A misselection row's flips either way (None unpaired)."""
+    flips = row.get("paired")
+    return None if flips is None else flips["flipped_to_misselected"] + flips["flipped_to_correct"]
+
+
 def tie_aware_row(result: dict[str, Any]) -> dict[str, Any] | None:
     """The gate's second criterion, the overall tie-aware rate (a tie counts half a loss) of the
     paired pairs, as `compare` prints it and the app's drift table shows it (its row under
@@ -241,13 +263,13 @@ def tie_aware_row(result: dict[str, Any]) -> dict[str, Any] | None:
     margin = (result.get("gate") or {}).get("margin")
     verdict = tie.get("verdict") or ""
     return {
-        "before": f"{tie['before'] * 100:.1f}%",
-        "after": f"{tie['after'] * 100:.1f}%",
+        # each run's rate with its interval over these pairs (the report's rule, as every
+        # other rate compare prints)
+        "before": with_ci(tie["before"], tie.get("ci_before"), "[no CI]"),
+        "after": with_ci(tie["after"], tie.get("ci_after"), "[no CI]"),
         "n": tie["n"],
         "change": pts(tie["change"]),
-        "interval": "n/a"
-        if tie["ci_low"] is None
-        else f"[{pts(tie['ci_low'])}, {pts(tie['ci_high'])}]",
+        "interval": change_interval(tie, moved=tie["half_steps_up"] + tie["half_steps_down"]),
         "bound": None if tie["upper"] is None else bound_pts(tie["upper"], margin),
         "p": f"{tie['p_value']:.3g}",
         "alpha": f"{tie['alpha']:g}",
@@ -290,7 +312,7 @@ def render_compare(result: dict[str, Any]) -> str:
     )
     for r in [*result["buckets"], result["overall"]]:
         flag = "  RISE" if r["significant_rise"] else "  fall" if r["significant_fall"] else ""
-        interval = "n/a" if r["ci_low"] is None else f"[{pts(r['ci_low'])}, {pts(r['ci_high'])}]"
+        interval = change_interval(r, row_moved(r))
         p = "p n/a" if r["p_adjusted"] is None else f"p={r['p_value']:.3g}"
         if r["p_adjusted"] is None and r["paired"] is not None and r["n_before"]:
             p = "no flips"
@@ -318,8 +340,8 @@ def render_compare(result: dict[str, Any]) -> str:
     tie = tie_aware_row(result)
     if tie is not None:
         lines.append(
-            f"  tie-aware overall (a tie counts half a loss) {tie['before']} -> {tie['after']} "
-            f"(n={tie['n']})  {tie['change']} {tie['interval']}"
+            f"  tie-aware overall (a tie counts half a loss) {tie['before']} (n={tie['n']}) -> "
+            f"{tie['after']} (n={tie['n']})  {tie['change']} {tie['interval']}"
             + (f" bound {tie['bound']}" if tie["bound"] else "")
             + f"  p={tie['p']} (alpha {tie['alpha']})"
             + (f"  -> {tie['verdict']}" if tie["verdict"] else "")

@@ -18,7 +18,7 @@ from judgeaudit.analysis import gate_ties as ties
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.gate_size import at_this_size, size_line
+from judgeaudit.analysis.gate_size import judged_size, planned_pairs, size_line
 from judgeaudit.analysis.paired import TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.analysis.unfinished import not_finished
@@ -197,7 +197,7 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
         "power": ni.POWER,
-        "at_this_size": at_this_size(result["overall"], margin, missing_verdicts=_missing(result)),
+        "at_this_size": judged_size(result["overall"], margin, missing_verdicts=_missing(result)),
     }
 
 
@@ -224,43 +224,40 @@ def tie_aware_rose(row: dict[str, Any]) -> bool:
 
 
 def _needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:
+    """What would settle an undecided row: the pairs at which an unchanged judge passes 80% of
+    the time by the "at this size" model (``gate_size.planned_pairs``, so the two never
+    disagree), the tasks or trials that gives, and its judge cost."""
     n, tasks = row["n_before"], row.get("tasks") or 0
     flips = row["paired"]["flipped_to_misselected"] + row["paired"]["flipped_to_correct"]
     discordance = flips / n
-    pairs = (
-        ni.pairs_needed(discordance, margin, row.get("deff") or 1.0)
-        if flips
-        else ni.min_pairs(margin)
-    )
+    deff = row.get("deff") or 1.0
+    pairs = planned_pairs(row, margin) if flips else ni.min_pairs(margin)
     cost = scale.get("cost_per_decisive")
     return {
         "pairs": pairs,
         "more_pairs": max(0, pairs - n),
+        "min_pairs": ni.min_pairs(margin),
         "discordance": discordance,
-        "deff": row.get("deff") or 1.0,
+        "deff": deff,
         "tasks": math.ceil(pairs / (n / tasks)) if tasks else None,
-        "trials": _trials_needed(n, tasks, discordance, margin, row.get("deff") or 1.0, scale)
-        if flips
-        else None,
+        "trials": _trials_needed(n, tasks, pairs / deff, deff, scale) if flips else None,
         "cost_usd": None if cost is None else cost * pairs,
     }
 
 
-def _trials_needed(
-    n: int, tasks: int, discordance: float, margin: float, deff: float, scale: dict[str, Any]
-) -> int | None:
+def _trials_needed(n: int, tasks: int, n0: float, deff: float, scale: dict[str, Any]) -> int | None:
     """Trials per task that would settle it over the same tasks, or None if none would.
 
     More trials put more pairs in each task, and the design effect 1 + (m - 1) rho grows with
     the pairs per task m (rho, the within-task correlation, from the observed design effect):
     n0 (1 + (k m - 1) rho) <= tasks k m needs tasks > n0 rho, with n0 the pairs needed
-    without clustering; below that only more tasks help."""
+    without clustering (the planned pairs over the design effect); below that only more tasks
+    help."""
     trials = scale.get("trials")
     if not trials or not tasks:
         return None
     m = n / tasks
     rho = (deff - 1) / (m - 1) if m > 1 else 0.0
-    n0 = ni.pairs_needed(discordance, margin)
     if tasks <= n0 * rho:
         return None
     factor = n0 * (1 - rho) / (m * (tasks - n0 * rho))
@@ -307,7 +304,9 @@ def verdict_text(row: dict[str, Any]) -> str:
     aside = " where both decided (the rise: run B decides pairs run A tied)"
     aside = aside if row.get("set_aside") else ""
     if verdict == "too few pairs to tell":
-        return f"too few pairs to tell (needs {row['needed']['pairs']}){aside}"
+        need = row["needed"]
+        settle = f"; ~{need['pairs']} to settle" if need["pairs"] > need["min_pairs"] else ""
+        return f"too few pairs to tell (under the floor of {need['min_pairs']}{settle}){aside}"
     return (str(verdict).upper() if verdict == "worse" else str(verdict)) + aside
 
 
@@ -326,6 +325,8 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
             f"(misselection is not worse; the tie-aware rate, a tie counting half a loss, is {tie_aware})"
         )
     aside = ties.aside_line(result)  # a misselection rise set aside, or kept beside a tie fall
+    if mixed := ties.mixed_line(result):  # a bucket's rise stands beside the overall set aside
+        why, aside = [mixed, *why[1:]], None
     head = f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
     head += f" {'; '.join(why)}" if why else ""
     lines = [
@@ -344,16 +345,24 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     size = summary.get("at_this_size")
     if size:
         lines.append(size_line(size, margin, summary["min_pairs"]))
+    elif result["overall"].get("set_aside"):
+        lines.append(
+            f"  at this size: no chance printed: misselection was judged over the "
+            f"{result['overall']['decided']['both_decided']} pairs both runs decided, and none "
+            "of them changed, so there is no flip rate to plan from"
+        )
     overall = result["overall"]
     few = [r["label"] for r in result["buckets"] if r.get("verdict") == "too few pairs to tell"]
     if overall.get("verdict") == "too few pairs to tell":
         few.append("overall (so the gate cannot pass)")
     if few:
         lines.append(
-            f"  too few pairs to tell: {', '.join(few)}: under {summary['min_pairs']} decisive "
-            "pairs a row is not called not worse, whatever its printed bound (with zero flips "
-            f"its exact bound could not fall below {margin:g} points); a bucket with too few "
-            "pairs does not block on its own"
+            f"  too few pairs to tell: {', '.join(few)}: the floor, {summary['min_pairs']} "
+            "decisive pairs, is the fewest at which a row can be called not worse at all "
+            f"(with zero flips its exact bound falls below {margin:g} points only there), "
+            "whatever its printed bound; '~N to settle' is how many it takes at the row's "
+            f"flips for an unchanged judge to pass {summary['power'] * 100:.0f}% of the time "
+            "(the 'at this size' model); a bucket with too few pairs does not block on its own"
         )
     if summary["verdict"] == "inconclusive" and overall.get("needed"):
         need = overall["needed"]
@@ -371,10 +380,10 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
             else f"judge cost ~${need['cost_usd']:.2f} at run B's cost per decisive pair"
         )
         lines.append(
-            f"  not enough data: settling a rise of {margin:g} points at the observed discordance "
-            f"({need['discordance'] * 100:.1f}% of pairs flip, task design effect "
-            f"{need['deff']:.2f}) with {summary['power'] * 100:.0f}% power takes ~{need['pairs']} "
-            f"decisive pairs ({need['more_pairs']} more; {'; '.join(where) or 'more tasks'}; "
-            f"{cost})"
+            f"  not enough data: at the observed flips ({need['discordance'] * 100:.1f}% of "
+            f"pairs, task design effect {need['deff']:.2f}) an unchanged judge passes "
+            f"{summary['power'] * 100:.0f}% of the time within {margin:g} points (the 'at this "
+            f"size' model) at ~{need['pairs']} decisive pairs ({need['more_pairs']} more; "
+            f"{'; '.join(where) or 'more tasks'}; {cost})"
         )
     return lines

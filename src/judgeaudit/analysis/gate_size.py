@@ -17,6 +17,7 @@ from statistics import NormalDist
 from typing import Any
 
 from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.gate_ties import where_both_decided
 from judgeaudit.analysis.gate_verdicts import RISE_ALPHA
 from judgeaudit.analysis.paired import OVERALL_SHARE, TIE_AWARE_ALPHA_SHARE
 
@@ -42,13 +43,68 @@ def both_below(a: float, b: float, rho: float) -> float:
     return (f(low) + inner + f(a)) * h / 3
 
 
+def null_model(row: dict[str, Any]) -> tuple[float, float | None, float]:
+    """A paired row's spread under no change: misselection's standard error, the tie-aware
+    rate's (None where the row has no tie-aware criterion: a bucket) and their correlation.
+    The row's sign-flip null moments (``null_se``, ``tie_aware.null``); Connor's
+    sqrt(psi deff / n) where a row lacks them."""
+    n, flips = row["n_before"] or 0, row["paired"]
+    discordance = (flips["flipped_to_misselected"] + flips["flipped_to_correct"]) / n
+    se_m = row.get("null_se") or math.sqrt(discordance * (row.get("deff") or 1.0) / n)
+    null = (row.get("tie_aware") or {}).get("null") or {}
+    return se_m, null.get("se"), null.get("correlation") or 0.0
+
+
+def pass_chance(
+    row: dict[str, Any], margin: float, pairs: int | None = None
+) -> tuple[float, float]:
+    """How often an unchanged judge passes (both criteria, and misselection alone) at ``pairs``
+    decisive pairs (the row's own by default) with the row's flips per pair and pairs per task:
+    each standard error scales by sqrt(n / pairs), the tasks by pairs / n. The one power model
+    of the gate: the "at this size" line prints it and ``planned_pairs`` solves it, so adding
+    the pairs the gate asks for reads at least 80% on that line. 0 under the fewest pairs."""
+    n = row["n_before"] or 0
+    pairs = n if pairs is None else pairs
+    if pairs < ni.min_pairs(margin):
+        return 0.0, 0.0
+    se_m, se_t, rho = null_model(row)
+    shrink = math.sqrt(n / pairs)
+    tasks = max(2, math.ceil(int(row.get("tasks") or 2) * pairs / n))
+    t = ni.t_quantile(1 - ni.ALPHA, tasks - 1)
+    alone = _N.cdf(margin / (se_m * shrink) - t)
+    if se_t is None:
+        return alone, alone
+    return both_below(margin / (se_m * shrink) - t, margin / (se_t * shrink) - t, rho), alone
+
+
+def planned_pairs(row: dict[str, Any], margin: float, power: float = ni.POWER) -> int:
+    """The fewest decisive pairs at which :func:`pass_chance` (both criteria where the row has
+    both) reaches ``power``, at the row's flips per pair and pairs per task (bisection; never
+    under ``min_pairs``)."""
+    low = high = ni.min_pairs(margin)
+    while pass_chance(row, margin, high)[0] < power:
+        low, high = high, high * 2
+        if high > 10**9:
+            return high
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if pass_chance(row, margin, mid)[0] < power else (low, mid)
+    return high if pass_chance(row, margin, low)[0] < power else low
+
+
 def at_this_size(
-    overall: dict[str, Any], margin: float, *, missing_verdicts: bool = False
+    overall: dict[str, Any],
+    margin: float,
+    *,
+    missing_verdicts: bool = False,
+    tie_criterion: bool | None = None,
 ) -> dict[str, Any] | None:
     """The gate's error rates at this many decisive pairs and the flips it saw (None without
     decisive pairs, a paired row or a flip: nothing to plan from, a same-seed re-judge
     reproduces every verdict). ``missing_verdicts``: either run has an order without a verdict,
-    so the no-verdict rise test can call an unchanged judge worse too."""
+    so the no-verdict rise test can call an unchanged judge worse too. ``tie_criterion``: the
+    gate has the tie-aware criterion although ``overall`` carries none (the pairs both runs
+    decided, which a set-aside row is judged on: ``gate_ties``)."""
     n, flips = overall["n_before"] or 0, overall.get("paired")
     if not n or flips is None:
         return None
@@ -57,19 +113,10 @@ def at_this_size(
         return None
     deff = overall.get("deff") or 1.0
     share = ni.ALPHA * (overall.get("alpha_share") or OVERALL_SHARE)  # its share, 1 when alone
-    null = (overall.get("tie_aware") or {}).get("null") or {}
-    # the row's sign-flip null spread; Connor's sqrt(psi deff / n) where a row lacks it
-    se_m = overall.get("null_se") or math.sqrt(discordance * deff / n)
-    t = ni.t_quantile(1 - ni.ALPHA, max(1, int(overall.get("tasks") or 2) - 1))
-    can_pass = n >= ni.min_pairs(margin)  # under it the row is never called not worse
-    alone = _N.cdf(margin / se_m - t) if can_pass else 0.0
-    tied = null.get("se") is not None
-    both = (
-        both_below(margin / se_m - t, margin / null["se"] - t, null["correlation"])
-        if tied and can_pass
-        else alone
+    both, alone = pass_chance(overall, margin)
+    judged_on_ties = (  # the rule has the criterion
+        overall.get("tie_aware") is not None if tie_criterion is None else tie_criterion
     )
-    judged_on_ties = overall.get("tie_aware") is not None  # the rule has the criterion
     shares = {  # Bonferroni: the line names each, and the total is their sum
         "misselection": ni.ALPHA,
         "tie_aware": ni.ALPHA * TIE_AWARE_ALPHA_SHARE if judged_on_ties else 0.0,
@@ -88,6 +135,24 @@ def at_this_size(
     }
 
 
+def judged_size(
+    overall: dict[str, Any], margin: float, *, missing_verdicts: bool
+) -> dict[str, Any] | None:
+    """:func:`at_this_size` over the pairs the overall row's misselection was judged on: all
+    its decisive pairs, or the pairs both runs decided when its rise was set aside
+    (``gate_ties``; the chance over all of them, rises from A's ties included, was not what
+    decided it)."""
+    if not overall.get("set_aside"):
+        return at_this_size(overall, margin, missing_verdicts=missing_verdicts)
+    size = at_this_size(
+        where_both_decided(overall),
+        margin,
+        missing_verdicts=missing_verdicts,
+        tie_criterion=overall.get("tie_aware") is not None,
+    )
+    return None if size is None else {**size, "where_both_decided": True}
+
+
 def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
     """The "at this size" line under the gate's rule (``margin`` in points)."""
     shares = size["false_alarm_shares"]
@@ -100,7 +165,16 @@ def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
         )
         if shares[k]
     ]
-    if size["pairs"] < min_pairs:
+    both = size.get("where_both_decided")
+    if both:  # a set-aside row: judged on misselection over the pairs both runs decided
+        passes = (
+            f"an unchanged judge's misselection there passes ~"
+            f"{size['pass_unchanged_misselection'] * 100:.0f}% of the time (the tie-aware "
+            "rate, over every decisive pair, must pass too)"
+            if size["pairs"] >= min_pairs
+            else f"misselection there cannot pass under {min_pairs} pairs"
+        )
+    elif size["pairs"] < min_pairs:
         passes = f"an unchanged judge cannot pass under {min_pairs} decisive pairs"
     elif size["pass_unchanged"] == size["pass_unchanged_misselection"]:
         passes = f"an unchanged judge passes ~{size['pass_unchanged'] * 100:.0f}% of the time"
@@ -110,7 +184,8 @@ def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
             f"criteria; ~{size['pass_unchanged_misselection'] * 100:.0f}% on misselection alone)"
         )
     return (
-        f"  at this size ({size['pairs']} decisive pairs, {size['discordance'] * 100:.1f}% "
+        f"  at this size ({size['pairs']} {'pairs both runs decided' if both else 'decisive pairs'}, "
+        f"{size['discordance'] * 100:.1f}% "
         f"flipping, design effect {size['deff']:.2f}): {passes} and a rise of {margin:g} points "
         f"is called worse ~{size['catch_margin_rise'] * 100:.0f}% of the time (normal "
         f"approximations, one-sided, the rise at alpha {size['catch_alpha']:g}); an unchanged "

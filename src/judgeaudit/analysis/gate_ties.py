@@ -70,6 +70,8 @@ def decided(part: pd.DataFrame) -> dict[str, Any]:
         "flipped_to_correct": to_correct,
         "tasks": spread.tasks,
         "deff": ni.design_effect(spread, to_missel + to_correct),
+        # its spread under the sign-flip null, sqrt(sum S_t^2) / n (what the gate plans from)
+        "null_se": sum(s * s for s in sums) ** 0.5 / len(both) if len(both) else None,
     }
 
 
@@ -80,6 +82,7 @@ def where_both_decided(row: dict[str, Any]) -> dict[str, Any]:
         "n_before": moved["both_decided"],
         "tasks": moved["tasks"],
         "deff": moved["deff"],
+        "null_se": moved.get("null_se"),
         "paired": {k: moved[k] for k in ("flipped_to_misselected", "flipped_to_correct")},
     }
 
@@ -170,4 +173,34 @@ def kept_line(overall: dict[str, Any]) -> str | None:
         f"(the tie-aware rate fell {tie['change'] * 100:+.1f} pts, p={tie['p_fall']:.3g}, so "
         "judgeaudit judges ranks run B above run A; the misselection rise stands: "
         f"{' and '.join(reasons)})"
+    )
+
+
+def kept_because(row: dict[str, Any]) -> str:
+    """Why a bucket's misselection rise stands beside an overall rise set aside: the first
+    guard of :func:`set_aside` it failed, in a few words."""
+    moved = row["decided"]
+    if moved["newly_right"] <= moved["newly_wrong"]:
+        new = moved["newly_right"] + moved["newly_wrong"]
+        return f"B decided {moved['newly_wrong']} of A's {new} ties it decided wrong"
+    if moved["p_value"] < ni.ALPHA:
+        return (
+            f"where both decided it rose {moved['change'] * 100:+.1f} pts, p={moved['p_value']:.3g}"
+        )
+    return "its own tie-aware rate rose"
+
+
+def mixed_line(result: dict[str, Any]) -> str | None:
+    """The verdict line's words when the overall rise was set aside but a bucket's rise stands
+    (None otherwise): each such bucket with why, then the overall row in one clause."""
+    overall, rows = result["overall"], result["buckets"]
+    kept = [r for r in rows if r.get("verdict") == "worse"]
+    if not overall.get("set_aside") or not kept:
+        return None
+    tie = overall["tie_aware"]
+    buckets = "; ".join(f"{r['label']} ({kept_because(r)})" for r in kept)
+    return (
+        f"in {buckets}; overall its rise is set aside (run B decides pairs run A tied; the "
+        f"tie-aware rate fell {tie['change'] * 100:+.1f} pts, p={tie['p_fall']:.3g}) -> "
+        f"{overall['verdict']} where both decided"
     )

@@ -188,8 +188,18 @@ def tie_aware_change(part: pd.DataFrame) -> dict[str, Any]:
     after = tie_halves(part["missel_after"], part["judge_pref_after"], part["success_a_after"])
     d = after - before
     missel = part["missel_after"] - part["missel_before"]
-    per_task = part.assign(d=d, m=missel, one=1).groupby("task_id")[["d", "m", "one"]].sum()
+    per_task = (
+        part.assign(d=d, m=missel, one=1, b=before, a=after)
+        .groupby("task_id")[["d", "m", "one", "b", "a"]]
+        .sum()
+    )
     sums, counts = per_task["d"].astype(int).tolist(), per_task["one"].astype(int).tolist()
+
+    def rate_ci(halves: pd.Series) -> list[float | None]:
+        # each run's rate over these pairs by the report's rule (split.three_way's interval of
+        # the 0 / 1/2 / 1 score): the interval every other rate compare prints has
+        return side_interval(interval(Sums.of(list(zip(halves / 2, counts, strict=True)))))
+
     spread = ni.clustered(sums, counts)
     up, down = int(d[d > 0].sum()), int(-d[d < 0].sum())
     floor = ni.cp_upper(up, 2 * n) - down / (2 * n) if n else None
@@ -203,6 +213,8 @@ def tie_aware_change(part: pd.DataFrame) -> dict[str, Any]:
     return {
         "before": int(before.sum()) / (2 * n) if n else None,
         "after": int(after.sum()) / (2 * n) if n else None,
+        "ci_before": rate_ci(per_task["b"]) if n else [None, None],
+        "ci_after": rate_ci(per_task["a"]) if n else [None, None],
         "n": n,
         "change": half(spread.change) if n else None,
         "ci_low": half(spread.low),

@@ -112,24 +112,14 @@ def n_text(before: int, after: int) -> str:
     return str(before) if before == after else f"{before}/{after}"
 
 
-def tie_aware_side(result: dict[str, Any], side: str) -> str:
-    """The tie-aware row's rate of run A (``a``) or B with its interval: the run's own report's
-    (``figures``) where the compared pairs are that run's decisive pairs (a re-judge of them
-    all), else the rate and ``[no CI]``: never a bare rate."""
-    tie = result["overall"]["tie_aware"]
-    rate = tie["before" if side == "a" else "after"]
-    run = ((result.get("figures") or {}).get(side) or {}).get("overall") or {}
-    same = run.get("decisive") == tie["n"] and run.get("tie_aware_rate") is not None
-    if same and abs(run["tie_aware_rate"] - rate) < 1e-9:
-        return with_ci(rate, run.get("tie_aware_ci"), "[no CI]")
-    return with_ci(rate, None, "[no CI]")
-
-
 def drift_rows(result: dict[str, Any]) -> list[Row]:
+    # pandas: loaded with the first compare
+    from judgeaudit.analysis.drift import change_interval, row_moved, tie_aware_row
+
     rows: list[Row] = []
     overall = result.get("overall")
     for i, r in enumerate([*result["buckets"], *([overall] if overall else [])]):
-        interval = "n/a" if r["ci_low"] is None else f"[{pts(r['ci_low'])}, {pts(r['ci_high'])}]"
+        interval = change_interval(r, row_moved(r))
         flag: Text | str = ""
         if r["significant_rise"]:
             flag = Text("RISE", style="bold red")
@@ -152,15 +142,13 @@ def drift_rows(result: dict[str, Any]) -> list[Row]:
             "flag": flag,
         }
         rows.append((OVERALL if r is overall else str(i), cells))
-    from judgeaudit.analysis.drift import tie_aware_row  # pandas: loaded with the first compare
-
     tie = tie_aware_row(result)
     if tie is not None:
         cells = {
             "bucket": TIE_AWARE,
             "n": str(tie["n"]),
-            "before": tie_aware_side(result, "a"),
-            "after": tie_aware_side(result, "b"),
+            "before": tie["before"],
+            "after": tie["after"],
             "change": f"{tie['change']} {tie['interval']}",
             "p": tie["p"],  # not adjusted: tested alone at its alpha (the method line)
             "flips": "",
