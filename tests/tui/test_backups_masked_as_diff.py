@@ -46,7 +46,7 @@ def test_the_apps_backup_preview_and_restore_confirmation_mask_them(
 
 
 def test_a_backup_that_does_not_parse_has_its_url_credentials_masked_too() -> None:
-    from judgeaudit.profiles.switch import masked_file
+    from judgeaudit.profiles.diffview import masked_file
 
     shown = masked_file("claude", f'{{"env": {{"ANTHROPIC_BASE_URL": "{GATEWAY}",')
     assert "gw.example.test" in shown and URL_SECRET not in shown, shown

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judgeaudit.profiles.switch import render_diff
+from judgeaudit.profiles.diffview import render_diff
 from judgeaudit.profiles.targets import FilePlan
 
 

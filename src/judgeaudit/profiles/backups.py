@@ -7,7 +7,7 @@ an "absent" record: restoring any of them restores the whole switch. No key judg
 is kept in a backup: an inline key judgeaudit wrote and a leftover token it removed are replaced
 by markers and put back from the keyring on restore (:mod:`.backupkeys`); the user's own other
 values stay (the backup gives their file back whole), and what shows a backup masks them
-(:func:`~judgeaudit.profiles.switch.masked_file`). A corrupt backup is reported by
+(:func:`~judgeaudit.profiles.diffview.masked_file`). A corrupt backup is reported by
 name and skipped; it never breaks a switch. The last ``KEEP_PER_APP`` switches per app are kept.
 """
 

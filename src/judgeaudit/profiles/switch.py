@@ -12,14 +12,13 @@ every user value it replaced put back. ``profile restore`` lives in :mod:`.resto
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judgeaudit.credentials import scrub, scrub_content
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backupkeys, backups, bridgeopt, bridgeports, project, secrets
+from judgeaudit.profiles.diffview import render_diff
 from judgeaudit.profiles.ledger import FILE_FACTS
 from judgeaudit.profiles.livefile import (
     mode_of,
@@ -33,8 +32,6 @@ from judgeaudit.profiles.livefile import (
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import ProfileStore, SwitchState
 from judgeaudit.profiles.targets import FileKind, FilePlan, registry
-from judgeaudit.redact import keylike_words, redact
-from judgeaudit.terminal import printable
 
 
 @dataclass
@@ -130,83 +127,6 @@ def _refuse_gone(path: Path, app: str, ledger: dict[str, dict[str, object]]) -> 
             f"pointed to may still hold judgeaudit's keys) and run `judgeaudit profile off {app}` "
             "again, or `judgeaudit profile restore ID` (`judgeaudit profile backups` lists them)"
         )
-
-
-def _secrets_in(plan: FilePlan) -> set[str]:
-    target = registry.for_kind(plan.kind)
-    found: set[str] = set()
-    for content in (plan.before, plan.after):
-        if not content:
-            continue
-        try:
-            found |= target.secrets_in(content.decode("utf-8").removeprefix("\ufeff"))
-        except ValueError:  # UnicodeDecodeError too: a file that does not parse has no values
-            continue
-    commands = {
-        entry["ref"]
-        for dotted, entry in plan.ledger.items()
-        if dotted in target.command_keys and "ref" in entry
-    }
-    split = {entry["ref"] for entry in plan.ledger.values() if "left" in entry and "ref" in entry}
-    for ref, raw in plan.save_secrets.items():
-        if ref in split:  # only part of it was a secret (custom headers): masked line by line
-            continue
-        text = raw.strip('"')
-        found |= keylike_words(text) if ref in commands else {text}
-    return found
-
-
-def _masked(text: str, found: Iterable[str]) -> str:
-    """The one masking of the diff and of a whole file: the values ``found`` (under a key-like
-    name, a key in a helper command or a custom header), then what no key name marks: a URL's
-    user:password@ and any key-shaped word (a base URL the user wrote with a key in it)."""
-    return scrub_content(redact(text, found))
-
-
-def masked_file(app: str, text: str) -> str:
-    """A whole file of ``app`` (a backup the app previews, or asks to restore) masked as the
-    switch's diff masks it (:func:`_masked`). A file that does not parse has every key-like
-    word masked too (:func:`~judgeaudit.credentials.scrub`). Printable as the diff is
-    (:func:`judgeaudit.terminal.printable`)."""
-    try:
-        found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
-    except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
-        return printable(scrub(text), layout=True)
-    return printable(_masked(text, found), layout=True)
-
-
-def _shown(path: Path) -> str:
-    """A file as the diff names it: under the working directory relative to it (as git does;
-    a relative ``CLAUDE_CONFIG_DIR`` reads as given), elsewhere whole."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except (ValueError, OSError):  # elsewhere, or the working directory is gone
-        return str(path)
-
-
-def render_diff(plans: list[FilePlan], redact_also: list[str] | None = None) -> str:
-    """The unified diff of every file, with what it replaces or removes; keys masked, a control
-    or bidi character of a value shown, not obeyed (:func:`judgeaudit.terminal.printable`)."""
-    chunks = []
-    for plan in plans:
-        before = (plan.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        after = (plan.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        label = _shown(plan.path)
-        text = "".join(
-            # a last line without its line end is marked as git marks it (it ran into the note)
-            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-            for line in difflib.unified_diff(
-                before,
-                after,
-                label if plan.before is not None else "/dev/null",
-                label if plan.after is not None else "/dev/null",
-            )
-        )
-        text = text or f"{label}: no change\n"
-        text += "".join(f"  note: {note}\n" for note in plan.notes)
-        masked = _masked(text, [*_secrets_in(plan), *(redact_also or [])])
-        chunks.append(printable(masked, layout=True))  # a value's bidi control shown, not obeyed
-    return "".join(chunks)
 
 
 def _apply(

@@ -21,8 +21,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from judgeaudit.profiles import backups
+from judgeaudit.profiles.diffview import masked_file
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.switch import masked_file
 from judgeaudit.terminal import printable
 from judgeaudit.tui.screens.modals import ConfirmDiff
 from judgeaudit.tui.widgets.fit_table import Col, FitTable, Row

@@ -5,7 +5,8 @@ is reachable however long the diff or the warnings are."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,29 +19,76 @@ from judgeaudit.redact import looks_like_key
 from judgeaudit.terminal import printable
 from judgeaudit.tui.widgets.field import Field
 
+if TYPE_CHECKING:
+    from judgeaudit.profiles.switch import SwitchResult
+
+
+#: a dialog's rows besides its body: the thick border's two, the title's, the buttons' and their margin
+FRAME_ROWS = 5
+#: the diff's least rows beside long notes: its border and three lines (it scrolls)
+DIFF_ROWS = 5
+
 
 class ConfirmDiff(ModalScreen[bool]):
-    """Shows what a switch will change; y applies, n or escape cancels."""
+    """Shows what a switch will change; y applies, n or escape cancels. The warnings and the
+    notes (what it removes, replaces, moves or keeps) are pinned above the diff, which scrolls:
+    at 80x24 a note after a long diff was below the fold, and y applied unseen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Apply"),
         Binding("n,escape", "answer(False)", "Cancel"),
     ]
 
-    def __init__(self, title: str, diff: str, warnings: list[str]) -> None:
+    def __init__(
+        self, title: str, diff: str, warnings: list[str], notes: Sequence[str] = ()
+    ) -> None:
         super().__init__(classes="modal")
         self.title_text, self.diff, self.warnings = title, diff, warnings
+        self.notes = list(notes)
+
+    @classmethod
+    def preview(cls, title: str, plan: SwitchResult, instead: str) -> ConfirmDiff:
+        """A switch's (or an off's) preview: its notes pinned, its diff without them below
+        (``instead`` when no file changes: the sdk's line)."""
+        from judgeaudit.profiles.diffview import render_diff, render_notes
+
+        diff = render_diff(plan.plans, notes=False) if plan.diff else ""
+        return cls(title, diff or instead, plan.warnings, render_notes(plan.plans))
 
     def compose(self) -> ComposeResult:
+        pinned = bool(self.warnings or self.notes)
         with Vertical(classes="dialog", id="confirm-diff"):
             yield Static(self.title_text, classes="title")
-            with VerticalScroll(id="diff", classes="dialog-body"):
+            with VerticalScroll(id="pinned", can_focus=False) as pins:
+                pins.display = pinned
                 for warning in self.warnings:  # a settings value's bidi control: shown, not obeyed
                     yield Static(printable(f"warning: {warning}"), classes="-bad", markup=False)
+                for note in self.notes:
+                    yield Static(printable(f"note: {note}"), classes="note", markup=False)
+            with VerticalScroll(id="diff", classes="dialog-body"):
                 yield Static(printable(self.diff or "no change", layout=True), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Apply (y)", id="yes", variant="primary", compact=True)
                 yield Button("Cancel (n)", id="no", compact=True)
+
+    def on_mount(self) -> None:
+        self.fit()
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """The pinned lines first (all the rows but the diff's least), then the diff takes what
+        they leave, up to 60% of the screen as the other dialogs' bodies: the border, the title
+        and the buttons stay on screen too."""
+        rows = self.size.height
+        self.query_one("#pinned").styles.max_height = max(3, rows - FRAME_ROWS - DIFF_ROWS)
+
+        def fit_diff() -> None:
+            left = rows - FRAME_ROWS - self.query_one("#pinned").outer_size.height
+            self.query_one("#diff").styles.max_height = max(DIFF_ROWS, min(left, rows * 6 // 10))
+
+        self.call_after_refresh(fit_diff)
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)

@@ -160,16 +160,13 @@ class ProfilesScreen(Screen[None]):
         self.app.call_from_thread(
             self.confirm_switch,
             profile,
-            plan.diff
-            or (
-                SDK_SWITCH.format(name=profile.name)
-                if profile.app == "sdk"
-                else f"{profile.app}: no file changes"
-            ),
-            plan.warnings,
+            plan,
+            SDK_SWITCH.format(name=profile.name)
+            if profile.app == "sdk"
+            else f"{profile.app}: no file changes",
         )
 
-    def confirm_switch(self, profile: Profile, diff: str, warnings: list[str]) -> None:
+    def confirm_switch(self, profile: Profile, plan: SwitchResult, instead: str) -> None:
         self.status("")
 
         def confirmed(answer: bool | None) -> None:
@@ -177,7 +174,7 @@ class ProfilesScreen(Screen[None]):
                 self.apply_switch(profile.name)
 
         title = f"Switch {profile.app} to {profile.name}?"
-        self.app.push_screen(ConfirmDiff(title, diff, warnings), confirmed)
+        self.app.push_screen(ConfirmDiff.preview(title, plan, instead), confirmed)
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def apply_switch(self, name: str) -> None:
@@ -230,7 +227,7 @@ class ProfilesScreen(Screen[None]):
 
         held = " but those held back: see the note" if plan.held else ""
         title = f"Turn judgeaudit off in {app}? (your own settings come back{held})"
-        self.app.push_screen(ConfirmDiff(title, plan.diff, plan.warnings), confirmed)
+        self.app.push_screen(ConfirmDiff.preview(title, plan, plan.diff), confirmed)
 
     @work(thread=True, exclusive=True, group="profiles-io")
     def apply_off(self, app: str) -> None:
