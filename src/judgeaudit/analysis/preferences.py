@@ -29,6 +29,7 @@ from judgeaudit.analysis.outputs import check_output
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card, style_summary
 from judgeaudit.analysis.pref_rows import RowWriter
 from judgeaudit.analysis.report import resolve_buckets
+from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.analysis.why import style_section
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store.schema import is_decisive
@@ -114,7 +115,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
     ).fetchone()
     if status != "finished":
         raise PreferenceError(
-            f"run {run_id} is {status}, not finished: its pairs are incomplete; rerun the same "
+            f"run {run_id} is {run_status(options.out, status)}, not finished: its pairs are incomplete; rerun the same "
             "`judgeaudit run` to finish it, then export"
         )
     manifest = stored_manifest(manifest_text, run_id)

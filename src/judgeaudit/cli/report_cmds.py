@@ -48,6 +48,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
     _say_if_stopped(args.out, report)
+    from judgeaudit.analysis.unfinished import run_status
+
+    report["status"] = run_status(args.out, report["status"])  # "stopped", as the app says
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
         reads = [args.out, *_parquet(args.parquet)]
