@@ -36,13 +36,14 @@ def test_each_refusal_names_a_format_that_writes_this_run(
     out = _recorded_without_transcripts(tmp_path)
     capsys.readouterr()
     for fmt in ("openai", "trl"):
-        dest = tmp_path / f"{fmt}.jsonl"
+        dest = tmp_path / "new" / "folders" / f"{fmt}.jsonl"
         assert main(["export", "preferences", str(out), "--format", fmt, "--out", str(dest)]) == 2
         err = capsys.readouterr().err
         assert f"no pair could be written as {fmt} with --labels state" in err
         assert err.rstrip().endswith("; try --format jsonl, which writes 24 rows of this run"), err
-        assert "try --format trl" not in err and not dest.exists()
-    dest = tmp_path / "jsonl.jsonl"
+        assert "try --format trl" not in err
+        assert not (tmp_path / "new").exists()  # nothing left, not even the folders it made
+    dest = tmp_path / "new" / "folders" / "jsonl.jsonl"  # made, as every named output's are
     assert main(["export", "preferences", str(out), "--format", "jsonl", "--out", str(dest)]) == 0
     decisive = sum(1 for _ in dest.open(encoding="utf-8"))
     assert decisive == 24  # the run's decisive pairs: 24 of 40 in the example log

@@ -100,10 +100,20 @@ def _existing_parent(path: Path) -> Path:
 
 
 def export_preferences(options: ExportOptions) -> ExportResult:
+    """Write the export and its card; missing parent folders of ``--out`` are made, as every
+    command's named output makes them (the atomic writer), and removed again on a refusal."""
     check_options(options)
+    missing = [p for p in options.dest.absolute().parents if not p.exists()]  # deepest first
     db = open_db(options.out)
     try:
         return _export(db, options)
+    except BaseException:
+        for folder in missing:  # a refusal leaves nothing, empty folders included
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
     finally:
         db.close()
 
