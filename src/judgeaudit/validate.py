@@ -21,6 +21,7 @@ from typing import Any
 from judgeaudit import safeio
 from judgeaudit.errors import InputError
 from judgeaudit.json_numbers import STRICT, JsonValueError, refused_field, walk
+from judgeaudit.runfiles import CHART_SVG, LOGS_JSONL, MANIFEST, PAIRS_CSV, REPORT_HTML
 
 ErrorType = type[InputError]
 
@@ -340,13 +341,7 @@ def unless_forced(force: bool, refusal: str | None, error: ErrorType = Validatio
 # --- output directories ---------------------------------------------------------------------
 
 #: Files an audit writes into OUT besides audit.db; never overwritten in a directory we did not make.
-DERIVED = (
-    "audit_pairs.csv",
-    "judge_logs.jsonl",
-    "manifest.json",
-    "report.html",
-    "misselection.svg",
-)
+DERIVED = (PAIRS_CSV, LOGS_JSONL, MANIFEST, REPORT_HTML, CHART_SVG)
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 

@@ -87,7 +87,8 @@ def test_sqlite_is_the_fallback_and_the_line_says_why(
         with db:
             db.execute("UPDATE runs SET status = 'running' WHERE run_id = 'r-main'")
         db.close()
-        expected_json = expected_json.replace('"status": "finished"', '"status": "running"', 1)
+        # killed (nobody holds OUT): shown "stopped", the app's word
+        expected_json = expected_json.replace('"status": "finished"', '"status": "stopped"', 1)
         reason = "the run is not finished"
     monkeypatch.setattr(auto, "AUTO_FROM", 4000)
     got_json, err = _report(out, capsys)

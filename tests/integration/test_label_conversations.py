@@ -69,3 +69,29 @@ def test_two_marks_of_one_conversation_that_disagree_are_refused(tmp_path: Path)
     fixed = tmp_path / "fixed.csv"  # both pairs again, the mark corrected in both: stored
     fixed.write_text(HEADER + f"{first},0,,,\n{second},0,,,\n")
     cli_ok("review", "import", str(out), str(fixed))
+
+
+def test_nothing_to_store_and_forms_other_than_0_1_are_refused(tmp_path: Path) -> None:
+    """A new user: a header-only sample printed "stored 0 labelled pairs; report.html shows
+    them" (exit 0), an empty file "missing columns", and `yes` was stored although the refusal
+    of `maybe` said 0/1. Each is now one line, exit 2, nothing stored."""
+    write_tasks(tmp_path / "tasks.jsonl", 2)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    out = tmp_path / "out"
+    cli_ok("run", str(spec), "--out", str(out), "--events", "jsonl")
+    db = sqlite3.connect(out / "audit.db")
+    (pair,) = db.execute("SELECT pair_id FROM audit_pairs ORDER BY pair_id LIMIT 1").fetchone()
+    db.close()
+    header, empty, yes = tmp_path / "header.csv", tmp_path / "empty.csv", tmp_path / "yes.csv"
+    header.write_text(HEADER)
+    empty.write_text("")
+    yes.write_text(HEADER + f"{pair},yes,,,\n")
+    for path, line in (
+        (header, f"{header}: no row holds a label, so nothing was stored; fill in "
+                 "human_success_a/_b (0/1) or human_pref (A/B/tie) on the pairs you reviewed"),
+        (empty, f"{empty} is empty; fill in a sample from `judgeaudit review export`"),
+        (yes, f"{yes}:2: human_success_a: 'yes' is not 0/1; leave it empty to skip"),
+    ):  # fmt: skip
+        done = cli("review", "import", str(out), str(path))
+        assert (done.returncode, done.stderr, done.stdout) == (2, f"judgeaudit: {line}\n", "")
+    assert labels_stored(out) == 0

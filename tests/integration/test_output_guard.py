@@ -67,6 +67,8 @@ def test_outputs_over_a_runs_own_files_are_refused(runs: tuple[Path, Path]) -> N
     refused("export", "preferences", "a", "--out", "b/judge_logs.jsonl", "--force", cwd=home)
     refused("review", "export", "a", "--out", "b/audit_pairs.csv", "--force", cwd=home)
     refused("export", "parquet", "a", "--to", "b", cwd=home)  # b's own Parquet
+    # shards' folder named as b's sample: it made the folder b/review_sample.csv/, exit 0
+    refused("export", "parquet", "a", "--partition", "day", "--to", "b/review_sample.csv", cwd=home)
     refused("import", "openai-jsonl", "x.jsonl", "--out", "b/audit.db", "--force", cwd=home)
     assert {a: digests(a), b: digests(b)} == before
     cli_ok("report", "a", cwd=home)  # the run still reads

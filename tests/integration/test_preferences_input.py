@@ -246,7 +246,7 @@ def test_unfinished_run_refused(small: Path, tmp_path: Path) -> None:
     db.execute("UPDATE runs SET status = 'running'")
     db.commit()
     db.close()
-    _refused([str(out), "--out", str(tmp_path / "p.jsonl")], tmp_path, "is running, not finished")
+    _refused([str(out), "--out", str(tmp_path / "p.jsonl")], tmp_path, "is stopped, not finished")
 
 
 def test_no_decisive_pair_refused(tmp_path: Path) -> None:

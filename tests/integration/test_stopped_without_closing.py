@@ -54,7 +54,8 @@ def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
 
     stopped = cli("report", str(out))
     assert stopped.returncode == 0, stopped.stderr
-    assert "(running)" in stopped.stdout  # audit.db still says so: the figures so far
+    # the app's word (its Results title and run lists): "(running)" before, as audit.db says
+    assert "(stopped)" in stopped.stdout and "(running)" not in stopped.stdout
     db = sqlite3.connect(out / "audit.db")
     (run_id,) = db.execute("SELECT run_id FROM runs WHERE status = 'running'").fetchone()
     db.close()
@@ -70,6 +71,7 @@ def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
         live = cli("report", str(out))
         listed = [(r.run_id, r.status) for r in list_runs(out)]
     assert live.returncode == 0 and "no process is writing" not in live.stderr
+    assert "(running)" in live.stdout
     assert listed == [(run_id, "running")]
 
 

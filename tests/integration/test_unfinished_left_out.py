@@ -17,7 +17,8 @@ import pytest
 from tests.audit_helpers import write_spec, write_tasks
 from tests.cli_helpers import cli, cli_ok
 
-WHY = "running, not finished; finish it (rerun the command that made it)"
+# a killed run is "stopped", the word the app and `report` show (it read "running" here before)
+WHY = "stopped, not finished; finish it (rerun the command that made it)"
 
 
 def killed_after_first_pair(*args: str) -> None:

@@ -121,3 +121,47 @@ def test_review_warns_when_the_label_saved_contradicts_itself(
     assert "by those marks A succeeded and B failed" in warned[0]
     assert labels(run_copy) == [(1, 0, "B", None)]  # stored as typed: the next key may fix it
     assert "1 labelled pair left out of these figures" in figures and pair_id in figures
+
+
+def test_review_refuses_a_mark_that_contradicts_another_pair_of_the_conversation(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Review saved through a path without `review import`'s one-mark-per-conversation check:
+    A marked failed here while another pair showing A's same conversation holds "ok" was
+    stored. Now the save is refused with the same line, and nothing is written."""
+    from judgeaudit.audit.store.labels import save_human_labels
+
+    async def go() -> tuple[str, list[str]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SIZE) as pilot:
+            await press(pilot, "f5")
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen) and screen.data is not None
+            item = screen.data.items[screen.index]
+            db = sqlite3.connect(run_copy / "audit.db")
+            (other,) = db.execute(
+                "SELECT q.pair_id FROM audit_pairs p JOIN audit_pairs q ON q.run_id = p.run_id"
+                " AND q.task_id = p.task_id AND q.trial = p.trial AND q.agent_a = p.agent_a"
+                " AND q.pair_id != p.pair_id WHERE p.pair_id = ? LIMIT 1",
+                (item["pair_id"],),
+            ).fetchone()
+            db.close()
+            save_human_labels(
+                run_copy / "audit.db",
+                [{"pair_id": other, "human_success_a": 1, "human_success_b": None,
+                  "human_pref": None}],
+            )  # fmt: skip
+            await press(pilot, "2")  # A failed, against the stored "ok"
+            await wait_until(
+                pilot,
+                lambda: any("not saved" in str(n.message) for n in app._notifications),
+                "the refusal",
+            )
+            return str(other), [str(n.message) for n in app._notifications]
+
+    other, toasts = asyncio.run(go())
+    refused = [t for t in toasts if "not saved" in t]
+    assert refused[0].startswith("label not saved: Review: pair "), refused
+    assert f"contradicts a label stored before (pair {other} human_success_a 1)" in refused[0]
+    assert "label its pair again on Review first" in refused[0]
+    assert labels(run_copy) == [(1, None, None, None)]  # only the other pair's stored mark

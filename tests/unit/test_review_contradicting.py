@@ -41,3 +41,26 @@ def test_contradicting_labels_are_left_out_of_agreement_and_counted() -> None:
         "  2 labelled pairs left out of these figures, human_pref contradicting the label's own "
         "success marks (p7, p8); correct them in the app's Review or with `review import`"
     )
+
+
+def test_a_conversation_marked_both_ways_is_left_out_and_said() -> None:
+    """An older audit.db (stored before either save path checked) holds one conversation marked 1
+    in one pair and 0 in another: the success check vs human counts neither mark (by hand: the
+    two other conversations, y's and z's), and one line names it and its pairs."""
+    pairs = review_pairs(["t0", "t0"], ["A", "A"])
+    pairs["trial"] = pairs["trial_b"] = 0  # both pairs show x's and y's conversation of t0/t0
+    pairs.loc[1, "agent_b"] = "z"
+    labels = pd.DataFrame(
+        {"pair_id": ["p0", "p1"], "human_success_a": [1, 0], "human_success_b": [0, 0],
+         "human_pref": [np.nan, np.nan]}
+    )  # fmt: skip
+    found = agreement(pairs, labels)
+    assert found["marks_disagreeing"] == {
+        "count": 1, "conversations": ["x's t0/t0"], "pair_ids": ["p0", "p1"]
+    }  # fmt: skip
+    assert found["success_check_vs_human"]["n"] == 2  # y's and z's conversations, once each
+    assert review_lines(found)[1] == (
+        "  1 conversation left out of the success check vs human, marked 1 in one pair and 0 in "
+        "another (x's t0/t0; pairs p0, p1); give them one mark in the app's Review or with "
+        "`review import`"
+    )

@@ -27,6 +27,7 @@ from judgeaudit.analysis.paired import (
 from judgeaudit.analysis.pairing import pair_runs, run_lineage
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.split import run_figures
+from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.analysis.verdicts import missing_per_order, unmeasured_refusal
 from judgeaudit.audit.spec.records import recorded_verdicts
 
@@ -146,8 +147,8 @@ def compare(
     result = {
         "run_a": base["run_id"],
         "run_b": new["run_id"],
-        "status_a": base["status"],
-        "status_b": new["status"],
+        "status_a": run_status(out_a, base["status"]),  # a killed run: "stopped", as shown
+        "status_b": run_status(out_b, new["status"]),
         "shared_tasks": len(shared),
         "verdicts": verdict_check(
             base["verdicts"],

@@ -286,8 +286,7 @@ def review_lines(review: Mapping[str, Any]) -> list[str]:
     if not review.get("labelled"):
         return ["human review: no labels yet (judgeaudit review export, then review import)"]
     lines = [f"human review: {review['labelled']} labelled pairs"]
-    if line := contradicting_line(review):
-        lines.append(f"  {line}")
+    lines.extend(f"  {line}" for line in contradicting_line(review).splitlines())
     for name, rows_are in (("judge_vs_human", "judge"), ("success_check_vs_human", "check")):
         part = review.get(name)
         if not isinstance(part, dict):
@@ -308,18 +307,29 @@ def review_lines(review: Mapping[str, Any]) -> list[str]:
 
 
 def contradicting_line(review: Mapping[str, Any]) -> str:
-    """The labels left out of the agreement figures because they contradict themselves, as one
-    line naming the first pairs; empty when there are none."""
-    found = review.get("contradicting") or {}
-    if not found.get("count"):
-        return ""
-    ids = list(found.get("pair_ids") or [])
-    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-    return (
-        f"{found['count']} labelled pair{'' if found['count'] == 1 else 's'} left out of these "
-        f"figures, human_pref contradicting the label's own success marks ({shown}); correct "
-        "them in the app's Review or with `review import`"
-    )
+    """The labels left out of the agreement figures because they contradict themselves, and the
+    conversations whose success marks disagree between pairs, each as one line naming the first;
+    empty when there are none."""
+    lines = []
+    if (found := review.get("contradicting") or {}).get("count"):
+        lines.append(
+            f"{found['count']} labelled pair{'' if found['count'] == 1 else 's'} left out of "
+            "these figures, human_pref contradicting the label's own success marks "
+            f"({_first(found['pair_ids'])}); correct them in the app's Review or with "
+            "`review import`"
+        )
+    if (split := review.get("marks_disagreeing") or {}).get("count"):
+        lines.append(
+            f"{split['count']} conversation{'' if split['count'] == 1 else 's'} left out of the "
+            f"success check vs human, marked 1 in one pair and 0 in another "
+            f"({_first(split['conversations'])}; pairs {_first(split['pair_ids'])}); give "
+            "them one mark in the app's Review or with `review import`"
+        )
+    return "\n".join(lines)
+
+
+def _first(items: list[str]) -> str:
+    return ", ".join(items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
 
 
 NO_SIMULATOR = "no user simulator ran: imported pairs count here only with satisfied_a/_b"

@@ -14,7 +14,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.frame import AnalysisError
+import pandas as pd
+
+from judgeaudit.analysis.frame import AnalysisError, open_db
 
 Conversation = tuple[str, str, str, int]
 SIDES = ("a", "b")
@@ -38,18 +40,30 @@ def stored_marks(db: sqlite3.Connection) -> list[dict[str, Any]]:
     return [{"pair_id": p, "human_success_a": a, "human_success_b": b} for p, a, b in rows]
 
 
+def check_labels(out: Path, labels: list[tuple[str, dict[str, Any]]], relabel: str) -> None:
+    """:func:`check_conversations` against what ``out``'s audit.db holds: `review import` and
+    the app's Review run this before every save (``relabel``: where a stored mark is changed)."""
+    db = open_db(out)
+    try:
+        sides, stored = sides_of(db), stored_marks(db)
+    finally:
+        db.close()
+    check_conversations(labels, sides, stored, relabel)
+
+
 def check_conversations(
-    path: Path,
-    labels: list[tuple[int, dict[str, Any]]],
+    labels: list[tuple[str, dict[str, Any]]],
     sides: dict[str, tuple[Conversation, Conversation]],
     stored: list[dict[str, Any]] | None = None,
+    relabel: str = "",
 ) -> None:
     """Refuse (one line naming both places and the conversation) two marks of one
-    conversation that disagree: in two lines of ``path``, or a line and a stored label."""
+    conversation that disagree: in two of ``labels`` (each with where it was given, e.g. a
+    file's line), or one and a stored label (changed by labelling its pair again ``relabel``)."""
     relabelled = {label["pair_id"] for _, label in labels}
     seen: dict[Conversation, tuple[str, str, int]] = {}
     earlier = [("stored", s) for s in stored or [] if s["pair_id"] not in relabelled]
-    for where, label in [*earlier, *((f"{path}:{n}", label) for n, label in labels)]:
+    for where, label in [*earlier, *labels]:
         for index, side in enumerate(SIDES):
             mark = label[f"human_success_{side}"]
             if mark is None or label["pair_id"] not in sides:
@@ -64,7 +78,7 @@ def check_conversations(
                 continue
             run, task, agent, trial = conversation
             stored_one = first_where == "stored"
-            again = f" (to change the stored one, label its pair again in {path})" * stored_one
+            again = f" (to change the stored one, label its pair again {relabel})" * stored_one
             raise AnalysisError(
                 f"{where}: {what} contradicts "
                 f"{'a label stored before' if stored_one else first_where} ({first_what}): "
@@ -72,3 +86,33 @@ def check_conversations(
                 f" or failed once whichever pair shows it; give both the same mark{again}"
                 " (nothing was stored)"
             )
+
+
+def side_key(row: pd.Series, side: str) -> tuple[Any, ...]:
+    """The conversation of a labelled pair's side as the report counts it: (task, agent, trial)
+    within one run's pairs (a pair without its own ``trial_b`` has both sides in ``trial``)."""
+    trial = row.get("trial")
+    if side == "b" and pd.notna(row.get("trial_b")):
+        trial = row.get("trial_b")
+    return (row["task_id"], row[f"agent_{side}"], None if pd.isna(trial) else int(trial))
+
+
+def split_marks(joined: pd.DataFrame) -> tuple[set[tuple[Any, ...]], dict[str, Any]]:
+    """The conversations whose stored success marks disagree (stored before `review import` or
+    the app's Review checked): which one is right is unknown, so the report leaves them out of
+    the success check vs human and says so, naming them and their pairs, rather than keep one."""
+    marks: dict[tuple[Any, ...], set[int]] = {}
+    pairs: dict[tuple[Any, ...], set[str]] = {}
+    for _, row in joined.iterrows():
+        for side in SIDES:
+            if pd.notna(mark := row[f"human_success_{side}"]):
+                key = side_key(row, side)
+                marks.setdefault(key, set()).add(int(mark))
+                pairs.setdefault(key, set()).add(str(row["pair_id"]))
+    split = sorted((k for k, v in marks.items() if len(v) > 1), key=str)
+    found = {
+        "count": len(split),
+        "conversations": [f"{agent}'s {task}/t{trial}" for task, agent, trial in split],
+        "pair_ids": sorted({p for k in split for p in pairs[k]}),
+    }
+    return set(split), found

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.analysis.label_conversations import check_labels
 from judgeaudit.analysis.report import ReportOptions, build_report, write_report_files
 from judgeaudit.audit.store.labels import Stored, clear_human_labels, save_human_labels
 from judgeaudit.errors import JudgeauditError
@@ -43,6 +44,17 @@ def import_labels(out: Path, labels: list[dict[str, Any]]) -> tuple[Stored, Refr
     """Store ``labels`` for the run in ``out``; returns (what was stored, the report's fate)."""
     stored = save_human_labels(out / "audit.db", labels)
     return stored, refresh_report_html(out)
+
+
+def import_checked(
+    out: Path, labels: list[tuple[str, dict[str, Any]]], relabel: str
+) -> tuple[Stored, Refreshed]:
+    """:func:`import_labels` after the one-mark-per-conversation check
+    (:func:`~judgeaudit.analysis.label_conversations.check_labels`; ``labels`` each with where it
+    was given): `review import` and the app's Review save through here, so neither stores a
+    mark that contradicts another of the same conversation."""
+    check_labels(out, labels, relabel)
+    return import_labels(out, [label for _, label in labels])
 
 
 def clear_label(out: Path, pair_id: str) -> Refreshed:

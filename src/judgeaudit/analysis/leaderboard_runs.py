@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
-from judgeaudit.analysis.unfinished import not_finished
+from judgeaudit.analysis.unfinished import not_finished, run_status
 
 Left = list[tuple[Path, str, str | None]]
 
@@ -26,7 +26,9 @@ def finished_runs(outs: list[Path]) -> tuple[list[tuple[Path, str]], Left]:
     if not found:
         raise AnalysisError("judges: no runs in the given directories")
     left_out: Left = [
-        (o, r, f"{not_finished(s)} before ranking it") for o, r, s in found if s != "finished"
+        (o, r, f"{not_finished(run_status(o, s))} before ranking it")
+        for o, r, s in found
+        if s != "finished"
     ]
     return [(o, r) for o, r, s in found if s == "finished"], left_out
 

@@ -29,6 +29,7 @@ from judgeaudit.analysis.outputs import check_output
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card, style_summary
 from judgeaudit.analysis.pref_rows import RowWriter
 from judgeaudit.analysis.report import resolve_buckets
+from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.analysis.why import style_section
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.audit.store.schema import is_decisive
@@ -99,10 +100,20 @@ def _existing_parent(path: Path) -> Path:
 
 
 def export_preferences(options: ExportOptions) -> ExportResult:
+    """Write the export and its card; missing parent folders of ``--out`` are made, as every
+    command's named output makes them (the atomic writer), and removed again on a refusal."""
     check_options(options)
+    missing = [p for p in options.dest.absolute().parents if not p.exists()]  # deepest first
     db = open_db(options.out)
     try:
         return _export(db, options)
+    except BaseException:
+        for folder in missing:  # a refusal leaves nothing, empty folders included
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
     finally:
         db.close()
 
@@ -114,7 +125,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
     ).fetchone()
     if status != "finished":
         raise PreferenceError(
-            f"run {run_id} is {status}, not finished: its pairs are incomplete; rerun the same "
+            f"run {run_id} is {run_status(options.out, status)}, not finished: its pairs are incomplete; rerun the same "
             "`judgeaudit run` to finish it, then export"
         )
     manifest = stored_manifest(manifest_text, run_id)
@@ -150,7 +161,8 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
                 if line is not None:
                     handle.write(scrub_content(line))  # see docs/security.md
             if not tally.rows:
-                raise PreferenceError(_nothing_written(options, tally))
+                works = _what_works(db, options, (run_id, source, bins), manifest, names)
+                raise PreferenceError(_nothing_written(options, tally) + works)
             card = tally.card(meta)
             json_text, md_text = render_card(card)
             # every byte is written and synced before the first rename: a full disk or an
@@ -178,11 +190,39 @@ def _remove(paths: list[Path]) -> None:
 def _nothing_written(options: ExportOptions, tally: Tally) -> str:
     why = ", ".join(f"{n} {reason}" for reason, n in sorted(tally.skipped.items()))
     left = ", ".join(f"{n} {reason}" for reason, n in sorted(tally.left_out.items()))
-    hint = "; try --format trl or jsonl" if options.fmt == "openai" else ""
     return (
         f"no pair could be written as {options.fmt} with --labels {options.labels} "
-        f"(skipped: {why or 'none'}; left out by the label mode: {left or 'none'}){hint}"
+        f"(skipped: {why or 'none'}; left out by the label mode: {left or 'none'})"
     )
+
+
+def _what_works(
+    db: sqlite3.Connection,
+    options: ExportOptions,
+    run: tuple[str, str, list[float]],
+    manifest: dict[str, Any],
+    names: list[str],
+) -> str:
+    """The next step of a refusal: the first other format (then label mode) that writes a row
+    of this run, found by trying it (a fixed hint sent a recorded run without transcripts from
+    openai to trl, which failed too), or that none does."""
+    others = [(f, options.labels) for f in FORMATS if f != options.fmt]
+    others += [(options.fmt, lab) for lab in LABELS if lab != options.labels]
+    others += [(f, lab) for f in FORMATS for lab in LABELS if (f, lab) not in others]
+    for fmt, labels in others:
+        if (fmt, labels) == (options.fmt, options.labels):
+            continue
+        writer, tally = (
+            RowWriter(replace(options, fmt=fmt, labels=labels), manifest, names),
+            Tally(names),
+        )
+        rows = sum(writer.line(row, tally) is not None for row in _pairs(db, *run, False))
+        if rows:
+            flags = f"--format {fmt}" * (fmt != options.fmt)
+            flags += " " * (fmt != options.fmt and labels != options.labels)
+            flags += f"--labels {labels}" * (labels != options.labels)
+            return f"; try {flags}, which writes {rows} row{'' if rows == 1 else 's'} of this run"
+    return "; no other --format or --labels writes a row of this run either"
 
 
 def _pairs(

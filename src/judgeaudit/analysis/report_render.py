@@ -38,6 +38,8 @@ from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.audit.spec.records import recorded_verdicts
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
+from judgeaudit.runfiles import CHART_SVG as CHART_SVG  # re-exported: the old import path
+from judgeaudit.runfiles import REPORT_HTML as REPORT_HTML
 
 
 def _pct(value: float | None) -> str:
@@ -302,11 +304,6 @@ def render(report: Report, fmt: str) -> str:
 
 def _chart_title(report: Report) -> str:
     return f"Misselection by {report['gap_source']} gap (95% Wilson CI) — {report['run_id']}"
-
-
-#: The report files a run writes into OUT (and ``export files`` rewrites).
-REPORT_HTML = "report.html"
-CHART_SVG = "misselection.svg"
 
 
 def write_report_files(out: Path, report: Report) -> list[Path]:

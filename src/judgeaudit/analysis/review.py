@@ -16,6 +16,7 @@ from judgeaudit import csvsafe
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
+from judgeaudit.analysis.label_conversations import side_key, split_marks
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.spec.limits import RUN_LIMITS
@@ -230,13 +231,9 @@ def _held(path: Path, out: Path) -> str | None:
 
 
 def _flag(value: str, where: str) -> int | None:
-    value = value.strip().lower()
-    if value == "":
-        return None
-    if value in ("1", "true", "yes", "y"):
-        return 1
-    if value in ("0", "false", "no", "n"):
-        return 0
+    """A success mark: 0 or 1, as the sample and every message say (yes/true were taken too)."""
+    if (value := value.strip()) in ("", "0", "1"):
+        return int(value) if value else None
     raise AnalysisError(f"{where}: {shown_name(value)} is not 0/1; leave it empty to skip")
 
 
@@ -252,7 +249,8 @@ def _cells(row: dict[str, Any]) -> dict[str, Any]:
 
 def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]]]:
     """:func:`read_labels` with each label's line in the file."""
-    text = read_text(path, "review labels", AnalysisError)
+    if not (text := read_text(path, "review labels", AnalysisError)).strip():
+        raise AnalysisError(f"{path} is empty; fill in a sample from `judgeaudit review export`")
     reader = csv.DictReader(io.StringIO(text), restval="")
     try:
         header = reader.fieldnames or []
@@ -330,13 +328,13 @@ def agreement(
         out["judge_vs_human"] = _compared(
             judge, human, pref["stratum"].tolist(), population, pref["task_id"].tolist()
         )
-    check, human_s, strata, tasks, seen = [], [], [], [], set()
+    check, human_s, strata, tasks = [], [], [], []
+    seen, split = split_marks(joined)  # a conversation whose marks disagree: left out, said
+    if split["count"]:
+        out["marks_disagreeing"] = split
     for _, row in joined.iterrows():
-        for side, agent, trial in (
-            ("a", row["agent_a"], row.get("trial")),
-            ("b", row["agent_b"], row.get("trial_b", row.get("trial"))),
-        ):
-            key = (row["task_id"], agent, trial)
+        for side in ("a", "b"):
+            key = side_key(row, side)
             if pd.isna(row[f"human_success_{side}"]) or key in seen:
                 continue
             seen.add(key)

@@ -15,6 +15,9 @@ from typing import Any
 
 from judgeaudit.analysis.report_types import Report
 
+#: Where `demo --seeds` writes the spread, in its --out (guarded as every named output is).
+SEEDS_JSON = "seeds.json"
+
 
 def figures(report: Report) -> dict[str, float | None]:
     """The headline figures of one report, flat, by name."""

@@ -1,12 +1,23 @@
 """An unfinished run (live, killed, cancelled): its figures decide nothing yet. One wording of
 why, and how to go on, for ``compare --fail-on-rise``'s refusal, the runs ``judges`` leaves out
-and the runs ``trend`` leaves out of its series (both ranked or dropped them silently before)."""
+and the runs ``trend`` leaves out of its series (both ranked or dropped them silently before);
+and the one word for a run's status, a killed one's "stopped" included, that ``report``, those
+lines and the app all show (``report`` said "(running)" where the app said "stopped")."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from judgeaudit.analysis.frame import open_db
+from judgeaudit.audit.store.out_lock import shown_status
+
+
+def run_status(out: Path, status: str) -> str:
+    """A run's status as every front end shows it: audit.db's, but ``stopped`` for one marked
+    running that no process writes (killed, a crash; :func:`shown_status` tells). ``out`` is the
+    output directory or its audit.db. Applied when shown, never kept: the report memo's key is
+    audit.db's state, which a kill does not change."""
+    return shown_status(out if out.is_dir() else out.parent, status)
 
 
 def not_finished(status: str) -> str:
@@ -24,7 +35,8 @@ def unfinished(outs: list[Path]) -> list[dict[str, str]]:
         try:
             rows = db.execute("SELECT run_id, status FROM runs WHERE status != 'finished'")
             left += [
-                {"out": str(out), "run_id": str(r), "because": not_finished(st)} for r, st in rows
+                {"out": str(out), "run_id": str(r), "because": not_finished(run_status(out, st))}
+                for r, st in rows
             ]
         finally:
             db.close()

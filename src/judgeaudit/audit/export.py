@@ -32,10 +32,9 @@ from judgeaudit.audit.store.schema import CONTENT_COLUMNS
 from judgeaudit.audit.units.outcome import decisive as is_decisive
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text, atomic_writer
-
-PAIRS_CSV = "audit_pairs.csv"
-LOGS_JSONL = "judge_logs.jsonl"
-MANIFEST = "manifest.json"
+from judgeaudit.runfiles import LOGS_JSONL as LOGS_JSONL  # re-exported: the old import path
+from judgeaudit.runfiles import MANIFEST as MANIFEST
+from judgeaudit.runfiles import PAIRS_CSV as PAIRS_CSV
 
 
 def on_request(manifest: dict[str, Any]) -> bool:

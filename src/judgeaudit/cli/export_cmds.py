@@ -139,9 +139,11 @@ def cmd_export_parquet(args: argparse.Namespace) -> int:
     if args.to is not None and args.to.exists() and not args.to.is_dir():
         raise UserError(f"export parquet: --to {args.to} is a file; give a directory")
     into_out = args.to is None or inside(args.to, args.out)
-    if not args.partition:  # never another run's Parquet (OUT's own is this command's to write)
-        from judgeaudit.analysis.outputs import check_output
+    from judgeaudit.analysis.outputs import check_output
 
+    if args.partition:  # the shards' folder: never a run's own file name (a folder there
+        check_output(args.to, "export parquet: --to", [args.out])  # blocks the run's writer)
+    else:  # never another run's Parquet (OUT's own is this command's to write)
         check_output((args.to or args.out) / PARQUET, "export parquet: --to", [args.out], [PARQUET])
     try:
         db = open_db(args.out)

@@ -48,6 +48,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
     _say_if_stopped(args.out, report)
+    from judgeaudit.analysis.unfinished import run_status
+
+    report["status"] = run_status(args.out, report["status"])  # "stopped", as the app says
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
         reads = [args.out, *_parquet(args.parquet)]
@@ -303,24 +306,24 @@ def cmd_review_export(args: argparse.Namespace) -> int:
 
 def cmd_review_import(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, open_db
-    from judgeaudit.analysis.label_conversations import (
-        check_conversations,
-        sides_of,
-        stored_marks,
-    )
-    from judgeaudit.analysis.label_import import import_labels
+    from judgeaudit.analysis.label_conversations import sides_of
+    from judgeaudit.analysis.label_import import import_checked
     from judgeaudit.analysis.review import read_numbered
 
     try:
         db = open_db(args.out)
-        sides, marks = sides_of(db), stored_marks(db)
+        known = set(sides_of(db))
         db.close()
-        numbered = read_numbered(args.file, set(sides))
-        check_conversations(args.file, numbered, sides, marks)  # one mark per conversation
+        numbered = read_numbered(args.file, known)
+        if not numbered:
+            raise AnalysisError(
+                f"{args.file}: no row holds a label, so nothing was stored; fill in "
+                "human_success_a/_b (0/1) or human_pref (A/B/tie) on the pairs you reviewed"
+            )
+        where = [(f"{args.file}:{n}", label) for n, label in numbered]
+        stored, refreshed = import_checked(args.out, where, f"in {args.file}")
     except AnalysisError as exc:
         raise UserError(str(exc)) from None
-    labels = [label for _, label in numbered]
-    stored, refreshed = import_labels(args.out, labels)
     report = refreshed.said()
     replaced = (
         f"; {stored.replaced} of them replaced a different label stored before"

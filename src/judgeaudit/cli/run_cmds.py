@@ -277,11 +277,14 @@ def _demo_seeds(args: argparse.Namespace) -> int:
     import re
 
     from judgeaudit.analysis.report import ReportOptions, build_report
-    from judgeaudit.analysis.seeds import spread, spread_lines
+    from judgeaudit.analysis.seeds import SEEDS_JSON, spread, spread_lines
     from judgeaudit.fsutil import atomic_write_text
 
     if args.seeds < 2:
         raise UserError(f"demo: --seeds {args.seeds}: give 2 or more seeds for a spread")
+    from judgeaudit.analysis.outputs import check_output
+
+    check_output(args.out / SEEDS_JSON, "demo --seeds: --out")  # before any seed runs
     text = demo_spec().read_text(encoding="utf-8")
     reports = {}
     for seed in range(1, args.seeds + 1):
@@ -293,7 +296,7 @@ def _demo_seeds(args: argparse.Namespace) -> int:
         finished = _run_blocking(spec, out, on_event=_sink(args.events))
         reports[seed] = build_report(out, ReportOptions(run_id=finished.run_id))
     summary = spread(reports)
-    atomic_write_text(args.out / "seeds.json", json.dumps(summary, indent=2))
+    atomic_write_text(args.out / SEEDS_JSON, json.dumps(summary, indent=2))
     print("\n".join(spread_lines(summary)))
-    print(f"per seed: {args.out}/seed-K/report.html; all figures: {args.out / 'seeds.json'}")
+    print(f"per seed: {args.out}/seed-K/report.html; all figures: {args.out / SEEDS_JSON}")
     return 0

@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header, Label, Select, Static
 
 from judgeaudit.analysis.fmt import bias as bias_text
 from judgeaudit.analysis.fmt import bucket_name, review_lines, simulated
-from judgeaudit.audit.store.out_lock import shown_status
+from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.health import health_text
@@ -209,7 +209,7 @@ class ResultsScreen(Screen[None]):
         self.report, self.loaded = report, True
         r = report
         tag = " — simulated provider" if simulated(r) else ""
-        status = shown_status(out, str(r["status"]))  # "stopped" as Runs lists it
+        status = run_status(out, str(r["status"]))  # "stopped" as Runs lists it
         self.query_one("#results-title", Static).update(
             f"Results — {out}: run {r['run_id']} ({status}), {r['pairs']} pairs, "
             f"{r['decisive']} decisive{tag}"

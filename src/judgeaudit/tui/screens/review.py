@@ -249,7 +249,7 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=False, group="review-save")
     def save(self, out: Path, pair_id: str) -> None:
-        from judgeaudit.analysis.label_import import clear_label, import_labels
+        from judgeaudit.analysis.label_import import clear_label, import_checked
         from judgeaudit.analysis.queries import human_labels
         from judgeaudit.audit.units.outcome import label_conflict
 
@@ -261,7 +261,8 @@ class ReviewScreen(Screen[None]):
                 if all(label[k] is None for k in EMPTY_LABEL):
                     refreshed = clear_label(out, pair_id)
                 else:
-                    refreshed = import_labels(out, [label])[1]
+                    # the check `review import` runs: one success mark per conversation
+                    refreshed = import_checked(out, [("Review", label)], "on Review first")[1]
                 labels = human_labels(out)
             except JudgeauditError as exc:  # e.g. audit.db damaged since the screen opened
                 self.app.call_from_thread(self.refused, out, pair_id, label, exc.in_app())
