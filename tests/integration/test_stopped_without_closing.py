@@ -66,6 +66,11 @@ def test_a_killed_run_is_said_to_be_stopped_not_running(tmp_path: Path) -> None:
     ) in stopped.stderr
 
     assert [(r.run_id, r.status) for r in list_runs(out)] == [(run_id, "stopped")]
+    # report.html written by another command (a label import, `export files`) says it too
+    exported = cli("export", "files", str(out))
+    assert exported.returncode == 0, exported.stderr
+    page = (out / "report.html").read_text()
+    assert f"<b>{run_id}</b> (stopped)" in page and "(running)" not in page
 
     with writing(out):  # a run holding OUT, as a live one does: nothing is said
         live = cli("report", str(out))

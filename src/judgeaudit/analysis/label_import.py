@@ -88,6 +88,7 @@ def refresh_report_html(out: Path) -> Refreshed:
 
 
 def _rewrite(out: Path) -> Path:
+    """The report files again, for the run report.html shows; the caller holds OUT."""
     try:
         shown = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("run_id")
     except (OSError, ValueError):
@@ -96,4 +97,4 @@ def _rewrite(out: Path) -> Path:
         report = build_report(out, ReportOptions(run_id=shown))
     except AnalysisError:
         report = build_report(out)
-    return write_report_files(out, report)[0]
+    return write_report_files(out, report, holding=True)[0]

@@ -33,6 +33,7 @@ from judgeaudit.analysis.frame import GAP_NAMES
 from judgeaudit.analysis.gap_model import model_line
 from judgeaudit.analysis.html import overall_row, render_html
 from judgeaudit.analysis.report_types import SHARE_NAMES, Report
+from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.analysis.verdicts import health_line, misselected_text
 from judgeaudit.analysis.why_fmt import style_lines, style_markdown
 from judgeaudit.audit.spec.records import recorded_verdicts
@@ -306,8 +307,13 @@ def _chart_title(report: Report) -> str:
     return f"Misselection by {report['gap_source']} gap (95% Wilson CI) — {report['run_id']}"
 
 
-def write_report_files(out: Path, report: Report) -> list[Path]:
-    """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically."""
+def write_report_files(out: Path, report: Report, *, holding: bool = False) -> list[Path]:
+    """``OUT/report.html`` and ``OUT/misselection.svg``, written atomically. ``holding``: the
+    caller holds OUT's lock (a label import, ``export files``), so a run marked running is
+    one that was stopped and reads "stopped", as ``report`` and the app say (it read
+    "(running)")."""
+    report = report.copy()
+    report["status"] = run_status(out, report["status"], holding=holding)
     svg = bucket_svg(report["buckets"], _chart_title(report))
     atomic_write_text(out / CHART_SVG, svg)
     atomic_write_text(out / REPORT_HTML, scrub_content(render_html(report, svg)))

@@ -9,14 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from judgeaudit.analysis.frame import open_db
-from judgeaudit.audit.store.out_lock import shown_status
+from judgeaudit.audit.store.out_lock import STOPPED, shown_status
 
 
-def run_status(out: Path, status: str) -> str:
+def run_status(out: Path, status: str, *, holding: bool = False) -> str:
     """A run's status as every front end shows it: audit.db's, but ``stopped`` for one marked
     running that no process writes (killed, a crash; :func:`shown_status` tells). ``out`` is the
     output directory or its audit.db. Applied when shown, never kept: the report memo's key is
-    audit.db's state, which a kill does not change."""
+    audit.db's state, which a kill does not change. ``holding``: the caller holds OUT's lock,
+    which no live run would have let it take (its own hold would read as a writer)."""
+    if holding:
+        return STOPPED if status == "running" else status
     return shown_status(out if out.is_dir() else out.parent, status)
 
 

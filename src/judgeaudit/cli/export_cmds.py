@@ -192,7 +192,7 @@ def cmd_export_files(args: argparse.Namespace) -> int:
             summary = export_all(store, run_id, args.out, logs=True, pairs_csv=True)
         finally:
             store.close()
-        pages = write_report_files(args.out, built)
+        pages = write_report_files(args.out, built, holding=True)
     names = ", ".join(
         [*(str(args.out / name) for name in (PAIRS_CSV, LOGS_JSONL, MANIFEST)), *map(str, pages)]
     )
