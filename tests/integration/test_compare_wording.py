@@ -1,6 +1,6 @@
 """What `compare` prints beside each figure (twenty-second session): the tie-aware line names
 each run's rate with its interval, as every other rate does (it printed `12.6% -> 13.3%` bare),
-and a row where no pair changed says so instead of a collapsed `[+0.0, +0.0]` interval."""
+and a row where no pair flipped says so instead of a collapsed `[+0.0, +0.0]` interval."""
 
 from __future__ import annotations
 
@@ -61,6 +61,6 @@ def test_a_row_where_no_pair_changed_says_so_not_a_zero_width_interval(
     rows = [
         x for x in gated.stdout.splitlines() if "flipped 0 to misselected" in x and "(n=0)" not in x
     ]
-    assert len(rows) == 2 and all("+0.0 (no pair changed) bound +" in x for x in rows), rows
+    assert len(rows) == 2 and all("+0.0 (no pair flipped) bound +" in x for x in rows), rows
     tie = next(x for x in gated.stdout.splitlines() if "tie-aware overall" in x)
-    assert "+0.0 (no pair changed) bound +" in tie, tie
+    assert "+0.0 (no pair flipped) bound +" in tie, tie

@@ -4,6 +4,7 @@ looked, nor did ``profile list``. Both now name the folder and the variable that
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,19 @@ def test_profile_list_names_the_folder_a_new_file_goes_in(home: Path) -> None:
     assert listed.stdout.splitlines()[-1] == (
         f"your profiles: {folder} ($JUDGEAUDIT_CONFIG_DIR sets that folder)"
     )
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="XDG_CONFIG_HOME is Linux's")
+def test_xdg_config_home_moves_the_folder_and_the_lines_name_it(home: Path) -> None:
+    """The new user's case: no JUDGEAUDIT_CONFIG_DIR, XDG_CONFIG_HOME set elsewhere."""
+    env = {"JUDGEAUDIT_CONFIG_DIR": ""}  # empty: the platform's folder, as when unset
+    folder = home / "home" / ".config" / "judgeaudit" / "profiles"
+    missing = cli(home, "profile", "use", "mine", env=env)
+    assert missing.returncode == 2 and f"not found in {folder} (nor among" in one_line(missing)
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text(
+        'name = "mine"\napp = "sdk"\nbase_url = "https://gw.example/v1"\nkey_env = "GW_KEY"\n'
+    )
+    listed = cli(home, "profile", "list", env=env)
+    assert " mine " in listed.stdout
+    assert listed.stdout.splitlines()[-1].startswith(f"your profiles: {folder} (")

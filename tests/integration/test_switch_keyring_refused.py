@@ -40,7 +40,8 @@ def test_no_usable_keyring_refuses_and_writes_nothing(
     target = home / live
     before = target.read_bytes() if target.exists() else None
     preview = cli(home, "profile", "use", "gw", "--dry-run", env=PLAIN)
-    assert preview.returncode == 0 and f"{tool} would get no key" in preview.stderr
+    assert preview.returncode == 0  # a preview: it says the switch itself will be refused
+    assert f"{tool} would get no key, so `profile use` refuses this switch" in preview.stderr
     done = cli(home, "profile", "use", "gw", env=PLAIN)
     assert done.returncode == 2, done.stdout + done.stderr
     line = one_line(done)

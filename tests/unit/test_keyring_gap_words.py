@@ -30,4 +30,6 @@ def test_an_unencrypted_keyring_gap_is_one_sentence(
     assert len(warned) == 1
     assert "but the keyring cannot answer (the keyring backend " in warned[0], warned
     assert "but there is the keyring" not in warned[0]
-    assert warned[0].endswith("would get no key")
+    assert warned[0].endswith(
+        "would get no key, so `profile use` refuses this switch (nothing is written)"
+    )

@@ -235,14 +235,14 @@ def pts(v: float | None) -> str:
 #: What a paired row whose pairs all kept their verdict prints in place of its interval: the
 #: CR1 interval collapses to [+0.0, +0.0] there, which reads as a measured certainty; the
 #: row's exact (Clopper-Pearson) bound beside it is what zero flips bound.
-NO_PAIR_CHANGED = "(no pair changed)"
+NO_PAIR_FLIPPED = "(no pair flipped)"
 
 
 def change_interval(row: dict[str, Any], moved: int | None) -> str:
     """A row's change interval as compare and the app print it: ``[low, high]``, ``n/a``, or
-    :data:`NO_PAIR_CHANGED` for a paired row where ``moved`` (its flips) is 0."""
+    :data:`NO_PAIR_FLIPPED` for a paired row where ``moved`` (its flips) is 0."""
     if moved == 0 and row.get("n", row.get("n_before")):
-        return NO_PAIR_CHANGED
+        return NO_PAIR_FLIPPED
     if row["ci_low"] is None:
         return "n/a"
     return f"[{pts(row['ci_low'])}, {pts(row['ci_high'])}]"

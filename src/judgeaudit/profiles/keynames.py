@@ -25,12 +25,21 @@ def stored_names() -> tuple[list[str], str | None]:
     :data:`~judgeaudit.profiles.ledger.SECRET_REF`, any config's), and, when the backend could
     not list its own, the line that says so (``cannot list keys in macOS Keychain``)."""
     names = set(secrets.bundled())
-    own = _secret_service_names()
+    unlisted = None
+    try:
+        own = _secret_service_names()
+    except _Failed as exc:  # it can list, but did not answer this time: not "cannot"
+        own, unlisted = None, f"could not list keys in {_backend_name()} ({exc})"
     if own is not None:
         names |= own
+    elif unlisted is None:
+        unlisted = f"cannot list keys in {_backend_name()}"
     internal = [n for n in names if not n or ":" in n or SECRET_REF.fullmatch(n)]
-    unlisted = None if own is not None else f"cannot list keys in {_backend_name()}"
     return sorted(names.difference(internal)), unlisted
+
+
+class _Failed(Exception):
+    """The Secret Service failed to answer a listing (locked, D-Bus gone): its reason."""
 
 
 def _backend_name() -> str:
@@ -43,8 +52,8 @@ def _secret_service_names() -> set[str] | None:
     """The names of the Secret Service's ``judgeaudit`` items, through the backend's public
     parts: its collection (:meth:`get_preferred_collection`, the one it writes to), SecretStorage's
     attribute search, and the attribute names of its ``scheme`` (keyring's selectable schemes:
-    ``service``/``username``, KeePassXC's ``Title``/``UserName``). None for another backend, or
-    one that fails to answer (the caller says so)."""
+    ``service``/``username``, KeePassXC's ``Title``/``UserName``). None for another backend;
+    :class:`_Failed` when the Secret Service does not answer (the caller says so)."""
     store: Any = secrets.backend()
     if secrets.qualname(store) != SECRET_SERVICE:
         return None
@@ -54,5 +63,5 @@ def _secret_service_names() -> set[str] | None:
         with contextlib.closing(collection.connection):
             items = collection.search_items({scheme["service"]: secrets.SERVICE})
             return {str(item.get_attributes().get(scheme["username"], "")) for item in items}
-    except Exception:  # a backend that cannot list: the caller says so
-        return None
+    except Exception as exc:  # it failed to answer: the caller says why, in one line
+        raise _Failed(type(exc).__name__) from None

@@ -357,7 +357,10 @@ def _keyring_gaps(key: str, runs: str, tool: str) -> list[str]:
     command = f"{runs} `judgeaudit key print {key}`"
     ok, message = secrets.backend_usable()
     if not ok:
-        return [f"{command}, but the keyring cannot answer ({message}); {tool} would get no key"]
+        return [
+            f"{command}, but the keyring cannot answer ({message}); {tool} would get no key, "
+            "so `profile use` refuses this switch (nothing is written)"
+        ]
     if secrets.get_key(key) is None:
         return [
             f"{command}, but the keyring has no key {key!r} yet: set it first "
