@@ -271,6 +271,13 @@ def _audit_one(path: Path, out: Path, day: Day) -> bool:
     return True
 
 
+def audited_into(target: Path, work: Path | None) -> Path:
+    """Where a folder of daily files has its days audited: ``--work``, else its default
+    (:func:`default_work`). The CLI's resolve and the app's Trends status both read it, so the
+    folder the app names is the one written."""
+    return work or default_work(target)
+
+
 def resolve(
     targets: list[str],
     work: Path | None,
@@ -295,7 +302,7 @@ def resolve(
             resolved.append(target)
             continue
         notes.ignored += ignored_files(Path(target))
-        into = work or default_work(Path(target))
+        into = audited_into(Path(target), work)
         held = Path(target) if work is not None else None  # the default --work sits inside it
         resolved += [str(o) for o in audit_daily(files, into, gap_source, notes, held)]
     if not resolved and notes.refused:

@@ -261,7 +261,7 @@ def test_one_period_says_nothing_was_tested_as_the_cli_does(
 
 
 def test_ctrl_r_on_daily_files_audits_where_the_user_chose_and_says_where(
-    isolated: ProfileStore, tmp_path: Path
+    isolated: ProfileStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ctrl+r on a folder of daily files wrote into the user's logs folder
     (``logs/.judgeaudit-trend``) with no way to choose or see it. Now the work folder field is
@@ -279,7 +279,9 @@ def test_ctrl_r_on_daily_files_audits_where_the_user_chose_and_says_where(
         await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
         return str(app.screen.query_one("#trend-status").render())
 
-    async def go() -> tuple[str, list[str], str]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+    async def go() -> tuple[str, list[str], str, str]:
         app = make_app(isolated, logs)
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
@@ -287,9 +289,12 @@ def test_ctrl_r_on_daily_files_audits_where_the_user_chose_and_says_where(
             typed = await trend(app, pilot, str(chosen))
             after_typed = sorted(p.name for p in logs.iterdir())
             default = await trend(app, pilot, "")
-            return typed, after_typed, default
+            tilde = await trend(app, pilot, "~/audits")  # as a shell would expand it
+            return typed, after_typed, default, tilde
 
-    typed, after_typed, default = asyncio.run(go())
+    typed, after_typed, default, tilde = asyncio.run(go())
+    assert tilde.endswith(f"daily files audited into {tmp_path / 'home' / 'audits'}")
+    assert (tmp_path / "home" / "audits" / "2026-11-01").is_dir() and not Path("~").exists()
     assert after_typed == before  # nothing written into the user's logs folder
     assert sorted(p.name for p in chosen.iterdir() if not p.name.startswith(".")) == [
         "2026-11-01", "2026-11-02"]  # fmt: skip

@@ -21,7 +21,7 @@ from judgeaudit.analysis.fmt import with_interval
 from judgeaudit.analysis.trend_metrics import CHARTED, MISSELECTION, TIE_AWARE, Series, is_odds
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.suggest import command
-from judgeaudit.trend_work import WORK_DEFAULT, default_work
+from judgeaudit.trend_work import WORK_DEFAULT
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
@@ -94,14 +94,14 @@ class TrendsScreen(Screen[None]):
             return
         typed = self.query_one("#trend-work", Field).value.strip()
         self.query_one("#trend-status", Note).say("computing the trend…")
-        self._compute(targets, Path(typed) if typed else None)
+        self._compute(targets, Path(typed).expanduser() if typed else None)
 
     @work(thread=True, exclusive=True, group="trend")
     def _compute(self, targets: list[str], work: Path | None) -> None:
-        from judgeaudit.daily import daily_files, trend_with_alerts
+        from judgeaudit.daily import audited_into, daily_files, trend_with_alerts
 
         # named before anything is written there: the CLI's default unless one was typed
-        into = [str(work or default_work(Path(t))) for t in targets if daily_files(Path(t))]
+        into = [str(audited_into(Path(t), work)) for t in targets if daily_files(Path(t))]
         where = f"daily files audited into {', '.join(dict.fromkeys(into))}" if into else ""
         if where:
             self.app.call_from_thread(self._say, f"computing the trend; {where}…")
