@@ -31,7 +31,7 @@ only ever turns a "worse" into another verdict, so it cannot raise the chance of
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -94,17 +94,32 @@ def fell(tie_aware: dict[str, Any] | None) -> bool:
     return (tie_aware["change"] or 0.0) < 0 and tie_aware["p_fall"] < tie_aware["alpha"]
 
 
+#: Why a misselection rise stands beside a significant fall of the tie-aware rate: the guards
+#: of :data:`RULE` a row failed, in its order (:func:`stands`).
+Guard = Literal["more_wrong", "rose_where_both_decided", "own_tie_aware_rose"]
+
+
+def stands(moved: dict[str, Any]) -> list[Guard]:
+    """The guards of :data:`RULE` a row's moved pairs (:func:`decided`) fail; none: its rise
+    may be set aside. :func:`set_aside` decides on it and the verdict lines say it, so the rule
+    is written once."""
+    failed: list[Guard] = []
+    if moved["newly_right"] <= moved["newly_wrong"]:
+        failed.append("more_wrong")
+    if moved["p_value"] < ni.ALPHA:
+        failed.append("rose_where_both_decided")
+    if moved["tie_aware_halves"] > 0:  # this row's own tie-aware rate rose: worse here
+        failed.append("own_tie_aware_rose")
+    return failed
+
+
 def set_aside(row: dict[str, Any], tie_fell: bool, margin: float) -> bool:
     """Set a row's misselection "worse" aside under the rule above; the row's verdict becomes
     the one over the pairs both runs decided, and ``row["set_aside"]`` says why. Returns
     whether it did."""
     row.setdefault("set_aside", None)
     moved = row.get("decided")
-    if row.get("verdict") != "worse" or not tie_fell or not moved:
-        return False
-    if moved["newly_right"] <= moved["newly_wrong"] or moved["p_value"] < ni.ALPHA:
-        return False
-    if moved["tie_aware_halves"] > 0:  # this row's own tie-aware rate rose: worse here
+    if row.get("verdict") != "worse" or not tie_fell or not moved or stands(moved):
         return False
     row["set_aside"] = {
         "because": "run B decides pairs run A tied",
@@ -158,17 +173,15 @@ def kept_line(overall: dict[str, Any]) -> str | None:
     tie, moved = overall.get("tie_aware"), overall.get("decided")
     if overall.get("verdict") != "worse" or not fell(tie) or not moved or tie is None:
         return None
-    reasons = []
-    if moved["newly_right"] <= moved["newly_wrong"]:
-        reasons.append(
-            f"run B got {moved['newly_wrong']} of the {moved['newly_right'] + moved['newly_wrong']}"
-            " pairs run A tied and B decided wrong (not fewer than right)"
-        )
-    if moved["p_value"] < ni.ALPHA:
-        reasons.append(
-            f"where both decided ({moved['both_decided']} pairs) misselection rose "
-            f"{moved['change'] * 100:+.1f} pts (p={moved['p_value']:.3g})"
-        )
+    words = {
+        "more_wrong": f"run B got {moved['newly_wrong']} of the "
+        f"{moved['newly_right'] + moved['newly_wrong']} pairs run A tied and B decided wrong "
+        "(not fewer than right)",
+        "rose_where_both_decided": f"where both decided ({moved['both_decided']} pairs) "
+        f"misselection rose {moved['change'] * 100:+.1f} pts (p={moved['p_value']:.3g})",
+        "own_tie_aware_rose": "its own tie-aware rate rose",
+    }
+    reasons = [words[guard] for guard in stands(moved)]
     return (
         f"(the tie-aware rate fell {tie['change'] * 100:+.1f} pts, p={tie['p_fall']:.3g}, so "
         "judgeaudit judges ranks run B above run A; the misselection rise stands: "
@@ -180,10 +193,11 @@ def kept_because(row: dict[str, Any]) -> str:
     """Why a bucket's misselection rise stands beside an overall rise set aside: the first
     guard of :func:`set_aside` it failed, in a few words."""
     moved = row["decided"]
-    if moved["newly_right"] <= moved["newly_wrong"]:
+    first = (stands(moved) or ["own_tie_aware_rose"])[0]
+    if first == "more_wrong":
         new = moved["newly_right"] + moved["newly_wrong"]
         return f"B decided {moved['newly_wrong']} of A's {new} ties it decided wrong"
-    if moved["p_value"] < ni.ALPHA:
+    if first == "rose_where_both_decided":
         return (
             f"where both decided it rose {moved['change'] * 100:+.1f} pts, p={moved['p_value']:.3g}"
         )
