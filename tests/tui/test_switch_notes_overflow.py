@@ -59,3 +59,20 @@ def test_every_note_is_on_screen_or_reachable_by_keyboard(isolated: ProfileStore
     text = html.unescape(shots).replace("\xa0", " ")
     assert "more notes below — tab/↓ to read" in text
     assert KEY not in shots
+
+
+def test_a_wider_screen_gives_the_arrows_back_to_the_diff(isolated: ProfileStore) -> None:
+    async def go() -> list[tuple[bool, bool, bool]]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            app.push_screen(dialog())
+            seen = []
+            for size in (SMALL, (160, 50)):
+                await pilot.resize_terminal(*size)
+                await settle(pilot)
+                pins, hint = app.screen.query_one("#pinned"), app.screen.query_one("#pinned-more")
+                seen.append((pins.max_scroll_y > 0, pins.has_focus, bool(hint.display)))
+            return seen
+
+    assert asyncio.run(go()) == [(True, True, True), (False, False, False)]

@@ -93,6 +93,8 @@ class ConfirmDiff(ModalScreen[bool]):
 
         def fit_pins() -> None:
             overflow = pins.max_scroll_y > 0
+            if not overflow and pins.has_focus:  # a wider screen: ↓ scrolls the diff again
+                self.query_one("#diff").focus(scroll_visible=False)
             pins.can_focus = overflow
             if overflow:  # the hint's row comes out of the notes', not the diff's least
                 pins.styles.max_height = max(2, rows - FRAME_ROWS - DIFF_ROWS - 1)
