@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 FRAME_ROWS = 5
 #: the diff's least rows beside long notes: its border and three lines (it scrolls)
 DIFF_ROWS = 5
+#: under notes that do not all fit: the keys that read the rest (gone once read to the end)
+MORE_NOTES = "↓ more notes below — tab/↓ to read them before y"
 
 
 class ConfirmDiff(ModalScreen[bool]):
@@ -65,6 +67,7 @@ class ConfirmDiff(ModalScreen[bool]):
                     yield Static(printable(f"warning: {warning}"), classes="-bad", markup=False)
                 for note in self.notes:
                     yield Static(printable(f"note: {note}"), classes="note", markup=False)
+            yield Static(MORE_NOTES, id="pinned-more", classes="hint")
             with VerticalScroll(id="diff", classes="dialog-body"):
                 yield Static(printable(self.diff or "no change", layout=True), markup=False)
             with Horizontal(classes="buttons"):
@@ -72,6 +75,8 @@ class ConfirmDiff(ModalScreen[bool]):
                 yield Button("Cancel (n)", id="no", compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#pinned-more").display = False
+        self.watch(self.query_one("#pinned"), "scroll_y", self.show_more, init=False)
         self.fit()
 
     def on_resize(self) -> None:
@@ -80,15 +85,36 @@ class ConfirmDiff(ModalScreen[bool]):
     def fit(self) -> None:
         """The pinned lines first (all the rows but the diff's least), then the diff takes what
         they leave, up to 60% of the screen as the other dialogs' bodies: the border, the title
-        and the buttons stay on screen too."""
+        and the buttons stay on screen too. Notes that still do not fit scroll: the pinned area
+        then takes the focus (so ↓ reads them) and a line under it says more are below."""
         rows = self.size.height
-        self.query_one("#pinned").styles.max_height = max(3, rows - FRAME_ROWS - DIFF_ROWS)
+        pins = self.query_one("#pinned", VerticalScroll)
+        pins.styles.max_height = max(3, rows - FRAME_ROWS - DIFF_ROWS)
+
+        def fit_pins() -> None:
+            overflow = pins.max_scroll_y > 0
+            if not overflow and pins.has_focus:  # a wider screen: ↓ scrolls the diff again
+                self.query_one("#diff").focus(scroll_visible=False)
+            pins.can_focus = overflow
+            if overflow:  # the hint's row comes out of the notes', not the diff's least
+                pins.styles.max_height = max(2, rows - FRAME_ROWS - DIFF_ROWS - 1)
+                if self.focused is None or self.focused.id == "diff":
+                    pins.focus(scroll_visible=False)
+            self.show_more()
+            self.call_after_refresh(fit_diff)
 
         def fit_diff() -> None:
-            left = rows - FRAME_ROWS - self.query_one("#pinned").outer_size.height
+            used = pins.outer_size.height + self.query_one("#pinned-more").outer_size.height
+            left = rows - FRAME_ROWS - used
             self.query_one("#diff").styles.max_height = max(DIFF_ROWS, min(left, rows * 6 // 10))
 
-        self.call_after_refresh(fit_diff)
+        self.call_after_refresh(fit_pins)
+
+    def show_more(self) -> None:
+        """The hint while notes are below the pinned area's bottom edge."""
+        pins = self.query_one("#pinned", VerticalScroll)
+        more = pins.display and pins.max_scroll_y > 0 and pins.scroll_y < pins.max_scroll_y
+        self.query_one("#pinned-more").display = more
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
