@@ -77,6 +77,7 @@ class DailyNotes:
     #: out -> the day's verdicts kept whose winner contradicts their own scores
     contradicting: dict[str, int] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
+    given: bool = False  # a folder of daily files was among the targets
 
     def as_json(self) -> dict[str, Any]:
         shown = {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
@@ -301,6 +302,7 @@ def resolve(
         if not files:
             resolved.append(target)
             continue
+        notes.given = True
         notes.ignored += ignored_files(Path(target))
         into = audited_into(Path(target), work)
         held = Path(target) if work is not None else None  # the default --work sits inside it
@@ -333,7 +335,7 @@ def trend_with_alerts(
             period["pairs_without_verdict"] = notes.unjudged[period["out"]]
         if period["out"] in notes.contradicting:
             period["verdicts_contradicting"] = notes.contradicting[period["out"]]
-    if notes.unjudged or notes.refused or notes.ignored:
+    if notes.given:  # also how the charts know a day is expected each day
         trend["daily"] = notes.as_json()
     return add_alerts(trend, baseline, alpha)
 

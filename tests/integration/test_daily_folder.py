@@ -185,6 +185,26 @@ def test_pairs_without_a_verdict_are_counted_per_period(logs: Path) -> None:
     )  # the reason column last
 
 
+def test_a_daily_folder_breaks_its_chart_line_at_a_missing_day_output_dirs_do_not(
+    logs: Path,
+) -> None:
+    """A daily folder expects a day each day, its output dirs on the same dates do not: the
+    page's key says which gaps the line has. Days audited before their import record kept its
+    counts still make a daily trend (``daily`` was absent then, and the line ran on)."""
+    assert _json(logs)[0] == 0
+    work = logs / ".judgeaudit-trend"
+    for record in work.glob("*/import.json"):
+        kept = json.loads(record.read_text())
+        del kept["pairs_without_verdict"], kept["verdicts_contradicting"]
+        record.write_text(json.dumps(kept))
+    code, trend, err = _json(logs)
+    assert code == 0 and trend["daily"]["refused"] == [], err
+    page = cli("trend", str(logs), "--format", "html").stdout
+    assert "a gap: a day missing or not measured" in page
+    page = cli("trend", str(work / "2026-11-0*"), "--format", "html").stdout
+    assert "a gap: a period not measured" in page and "a day missing" not in page
+
+
 def _contradicting(day: Path) -> int:
     """By hand: the day's verdict lines whose winner is the side they scored lower."""
     found = 0

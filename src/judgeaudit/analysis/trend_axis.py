@@ -1,6 +1,6 @@
 """Where a trend's periods sit on the x axis, and where its line breaks: one owner for the HTML
 page's charts (:func:`judgeaudit.analysis.trend_fmt.line_svg`) and the app's Trends screen, so
-both put a day at its own place and leave a gap where a day is missing."""
+both put a day at its own place and leave a gap where a daily folder's day is missing."""
 
 from __future__ import annotations
 
@@ -25,12 +25,25 @@ def day_axis(periods: list[str]) -> tuple[dict[str, int], str]:
     )
 
 
+def from_daily_files(trend: dict[str, Any]) -> bool:
+    """Whether a trend's periods are a folder's daily files (``trend["daily"]``, which
+    :func:`judgeaudit.daily.trend_with_alerts` sets for every such folder): a day is expected
+    each day there, so a missing one breaks the line."""
+    return "daily" in trend
+
+
 def line_runs(
-    points: list[dict[str, Any]], at: dict[str, int], refused: Iterable[str] = ()
+    points: list[dict[str, Any]],
+    at: dict[str, int],
+    refused: Iterable[str] = (),
+    *,
+    daily: bool = False,
 ) -> list[list[dict[str, Any]]]:
     """A metric's points with a rate, in runs its line may join: a run ends at a point without
-    a rate (not measured), at a step longer than the series' shortest (a missing day on a day
-    axis: a weekly series stamped by date steps 7 throughout), and across a refused day."""
+    a rate (not measured) and across a refused day. ``daily`` (a folder of daily files, where a
+    day is expected): also at a step longer than the series' shortest, a missing day (a weekly
+    series stamped by date steps 7 throughout). Other series (output dirs on irregular dates)
+    join every measured period, as their periods are all there is."""
     xs = sorted(set(at.values()))
     usual = min((b - a for a, b in pairwise(xs)), default=1)
     skipped = sorted(refused)
@@ -42,7 +55,7 @@ def line_runs(
             continue
         if joined and runs:
             last = runs[-1][-1]
-            apart = at[p["period"]] - at[last["period"]] > usual
+            apart = daily and at[p["period"]] - at[last["period"]] > usual
             joined = not apart and not any(last["period"] < r < p["period"] for r in skipped)
         if joined:
             runs[-1].append(p)

@@ -13,7 +13,7 @@ from judgeaudit.analysis.chart import nice_ticks
 from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method
-from judgeaudit.analysis.trend_axis import day_axis, line_runs
+from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
 from judgeaudit.analysis.trend_metrics import TIE_AWARE, alert_series, is_odds, series
 
 
@@ -235,10 +235,12 @@ def line_svg(
     alerts: set[str],
     pct: bool,
     refused: list[str] | None = None,
+    daily: bool = False,
 ) -> str:
     """One metric over the periods on the app's axis (:mod:`judgeaudit.analysis.trend_axis`: a
-    day at its own place, a gap where one is missing): the line, its 95% band, round y ticks,
-    red markers on alerted periods."""
+    day at its own place; a gap where one is not measured, and, ``daily``, where a daily
+    folder's day is missing): the line, its 95% band, round y ticks, red markers on alerted
+    periods."""
     width, height, left, right, top, bottom = 640, 220, 56, 16, 28, 44
     plot_w, plot_h = width - left - right, height - top - bottom
     values = [v for p in points for v in (p["rate"], p["ci_low"], p["ci_high"]) if v is not None]
@@ -270,7 +272,7 @@ def line_svg(
         if i % every == 0 or i == len(periods) - 1:
             parts.append(f'<text x="{left + at[period] * step:.1f}" y="{top + plot_h + 16}" '
                          f'text-anchor="middle">{escape(period[:10])}</text>')  # fmt: skip
-    for run in line_runs(points, at, refused or []):  # no line across a missing day
+    for run in line_runs(points, at, refused or [], daily=daily):
         banded = [p for p in run if p["ci_low"] is not None and p["ci_high"] is not None]
         upper = [xy(p["period"], p["ci_high"]) for p in banded]
         lower = [xy(p["period"], p["ci_low"]) for p in reversed(banded)]
@@ -297,7 +299,8 @@ def line_svg(
         )
     parts.append(
         f'<text x="{left}" y="{height - 6}" fill="#555">{escape(axis)}; shaded: 95% interval; '
-        "large red dots: alerts; a gap: a day missing or not measured</text></svg>"
+        f"large red dots: alerts; a gap: {'a day missing or ' if daily else 'a period '}not "
+        "measured</text></svg>"
     )
     return "\n".join(parts)
 
@@ -310,7 +313,7 @@ def render_html(trend: dict[str, Any]) -> str:
     for metric, points in series(trend).items():
         alerts = marked.get(metric, set())
         charts.append(line_svg(metric, points, periods, alerts, not is_odds(metric),
-                               refused=skipped))  # fmt: skip
+                               refused=skipped, daily=from_daily_files(trend)))  # fmt: skip
         gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
         if gaps:  # a gap in the line says why (a judge outage: not measured)
             charts[-1] += "<p class='note'>" + escape(

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from judgeaudit.analysis.chart import bucket_svg, nice_ticks
-from judgeaudit.analysis.trend_axis import day_axis, line_runs
+from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
 from judgeaudit.analysis.trend_fmt import line_svg
 
 
@@ -43,37 +43,72 @@ def labels(svg: str) -> list[str]:
 
 
 def test_trend_chart_puts_days_on_the_day_axis_with_a_gap_for_a_missing_day() -> None:
-    """Days 1, 2 and 4 (day 3 missing): day 4 sits at x 624 (3 of 3 days across), not at 340
-    as the third of three periods; the line joins days 1 and 2 only. Highest value 0.26 (a
-    band edge) × 1.15 = 0.299: ticks 0, 10, 20, 30%, so rate 0.1 sits at 28 + 148 × 2/3."""
+    """A daily folder's days 1, 2 and 4 (day 3 missing): day 4 sits at x 624 (3 of 3 days
+    across), not at 340 as the third of three periods; the line joins days 1 and 2 only.
+    Highest value 0.26 (a band edge) × 1.15 = 0.299: ticks 0, 10, 20, 30%, so rate 0.1 sits
+    at 28 + 148 × 2/3."""
     points = [point("2026-11-01", 0.1), point("2026-11-02", 0.12), point("2026-11-04", 0.18)]
-    svg = line_svg("misselection", points, [p["period"] for p in points], set(), pct=True)
+    periods = [p["period"] for p in points]
+    svg = line_svg("misselection", points, periods, set(), pct=True, daily=True)
     assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 245.3,116.8"]
     assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "245.3", "624.0"]
     assert labels(svg) == ["0%", "10%", "20%", "30%"]
-    assert "day (0 = 2026-11-01)" in svg
+    assert "day (0 = 2026-11-01)" in svg and "a gap: a day missing or not measured" in svg
+    # output dirs on those dates: no day is expected, so one line through all three (0.18 at
+    # 28 + 148 × 0.4 = 87.2)
+    svg = line_svg("misselection", points, periods, set(), pct=True)
+    assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 245.3,116.8 624.0,87.2"]
+    assert "a gap: a period not measured" in svg
 
 
 def test_a_not_measured_day_breaks_the_line() -> None:
     """An outage day (no rate) between two measured ones: two lone points, no line over it."""
     points = [point("2026-11-01", 0.1), point("2026-11-02", None), point("2026-11-03", 0.2)]
-    svg = line_svg("misselection", points, [p["period"] for p in points], set(), pct=True)
-    assert "<polyline" not in svg
-    assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "624.0"]
+    for daily in (True, False):
+        svg = line_svg("misselection", points, [p["period"] for p in points], set(), True,
+                       daily=daily)  # fmt: skip
+        assert "<polyline" not in svg
+        assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "624.0"]
+
+
+def days_of(runs: list[list[dict[str, Any]]]) -> list[list[str]]:
+    return [[p["period"][5:] for p in run] for run in runs]
 
 
 def test_line_runs_break_at_missing_and_refused_days_only() -> None:
     days = ["2026-11-01", "2026-11-02", "2026-11-03", "2026-11-05", "2026-11-06"]
     at, _ = day_axis(days)
-    runs = line_runs([point(d, 0.1) for d in days], at)
-    assert [[p["period"][-2:] for p in run] for run in runs] == [["01", "02", "03"], ["05", "06"]]
+    runs = line_runs([point(d, 0.1) for d in days], at, daily=True)
+    assert days_of(runs) == [["11-01", "11-02", "11-03"], ["11-05", "11-06"]]
     weekly = ["2026-11-01", "2026-11-08", "2026-11-15"]  # steps of 7 throughout: one line
     at, _ = day_axis(weekly)
-    assert len(line_runs([point(d, 0.1) for d in weekly], at)) == 1
+    assert len(line_runs([point(d, 0.1) for d in weekly], at, daily=True)) == 1
     months = ["2026-10", "2026-11"]  # not dates: numbered, joined unless a refused one between
     at, axis = day_axis(months)
     assert axis == "period (0 = 2026-10)"
-    assert len(line_runs([point(m, 0.1) for m in months], at, ["2026-10-15"])) == 2
+    assert len(line_runs([point(m, 0.1) for m in months], at, ["2026-10-15"], daily=True)) == 2
+
+
+def test_output_dirs_on_irregular_dates_draw_one_line() -> None:
+    """Output dirs on days 0, 1, 4, 7 and 14: no day is expected between them, so one line
+    (the twenty-second session first broke it at every step longer than one day: 11-02 and
+    11-03 joined, the other three lone dots). A daily folder with those days misses days, so
+    there the line breaks at each step over one day. A period not measured breaks either."""
+    days = ["2026-11-02", "2026-11-03", "2026-11-06", "2026-11-09", "2026-11-16"]
+    at, _ = day_axis(days)
+    points = [point(d, 0.1) for d in days]
+    assert days_of(line_runs(points, at)) == [["11-02", "11-03", "11-06", "11-09", "11-16"]]
+    assert days_of(line_runs(points, at, daily=True)) == [
+        ["11-02", "11-03"], ["11-06"], ["11-09"], ["11-16"]]  # fmt: skip
+    points[2] = point("2026-11-06", None)
+    assert days_of(line_runs(points, at)) == [["11-02", "11-03"], ["11-09", "11-16"]]
+
+
+def test_a_trend_from_daily_files_expects_every_day() -> None:
+    """What says a trend's periods are a folder's daily files (set by ``trend_with_alerts``
+    for each such folder, clean or not): the charts break at a missing day there only."""
+    assert from_daily_files({"periods": [], "daily": {"reaudited": [], "refused": []}})
+    assert not from_daily_files({"periods": []})
 
 
 def test_report_bucket_chart_ticks_are_round() -> None:

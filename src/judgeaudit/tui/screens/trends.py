@@ -164,7 +164,7 @@ class TrendsScreen(Screen[None]):
         await pane.remove_children()
         from textual_plot import HiResMode, PlotWidget  # numpy: when a trend is first drawn
 
-        from judgeaudit.analysis.trend_axis import day_axis, line_runs
+        from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
         from judgeaudit.analysis.trend_fmt import chart_alerts
         from judgeaudit.analysis.trend_metrics import series
 
@@ -189,7 +189,7 @@ class TrendsScreen(Screen[None]):
             ]
         )
         for metric, plot, points, scale in widgets:
-            for part in line_runs(points, at, refused):  # no line across a missing day
+            for part in line_runs(points, at, refused, daily=from_daily_files(trend)):
                 banded = [p for p in part if p["ci_low"] is not None]
                 bx = [at[p["period"]] for p in banded]
                 plot.plot(bx, [p["ci_high"] * scale for p in banded], line_style="grey50")
