@@ -9,7 +9,6 @@ parse would all let ``--fail-on-rise`` pass a regression, so each is refused or 
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from judgeaudit.analysis import gate_ties as ties
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.gate_size import judged_size, planned_pairs, size_line
+from judgeaudit.analysis.gate_size import judged_size, needed, needed_line, size_line
 from judgeaudit.analysis.paired import TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.analysis.unfinished import not_finished
@@ -165,7 +164,7 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         basis = ties.where_both_decided(row) if ties.set_aside(row, tie_fell, margin) else row
         row["needed"] = None
         if row["verdict"] in ("inconclusive", "too few pairs to tell"):
-            row["needed"] = _needed(basis, margin, scale)
+            row["needed"] = needed(basis, margin, scale)
     overall = result["overall"]["verdict"]
     worse = [r["label"] for r in rows if r["verdict"] == "worse"]
     failed = [
@@ -223,47 +222,6 @@ def tie_aware_rose(row: dict[str, Any]) -> bool:
     return bool((row["change"] or 0.0) > 0 and row["p_value"] < row["alpha"])
 
 
-def _needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:
-    """What would settle an undecided row: the pairs at which an unchanged judge passes 80% of
-    the time by the "at this size" model (``gate_size.planned_pairs``, so the two never
-    disagree), the tasks or trials that gives, and its judge cost."""
-    n, tasks = row["n_before"], row.get("tasks") or 0
-    flips = row["paired"]["flipped_to_misselected"] + row["paired"]["flipped_to_correct"]
-    discordance = flips / n
-    deff = row.get("deff") or 1.0
-    pairs = planned_pairs(row, margin) if flips else ni.min_pairs(margin)
-    cost = scale.get("cost_per_decisive")
-    return {
-        "pairs": pairs,
-        "more_pairs": max(0, pairs - n),
-        "min_pairs": ni.min_pairs(margin),
-        "discordance": discordance,
-        "deff": deff,
-        "tasks": math.ceil(pairs / (n / tasks)) if tasks else None,
-        "trials": _trials_needed(n, tasks, pairs / deff, deff, scale) if flips else None,
-        "cost_usd": None if cost is None else cost * pairs,
-    }
-
-
-def _trials_needed(n: int, tasks: int, n0: float, deff: float, scale: dict[str, Any]) -> int | None:
-    """Trials per task that would settle it over the same tasks, or None if none would.
-
-    More trials put more pairs in each task, and the design effect 1 + (m - 1) rho grows with
-    the pairs per task m (rho, the within-task correlation, from the observed design effect):
-    n0 (1 + (k m - 1) rho) <= tasks k m needs tasks > n0 rho, with n0 the pairs needed
-    without clustering (the planned pairs over the design effect); below that only more tasks
-    help."""
-    trials = scale.get("trials")
-    if not trials or not tasks:
-        return None
-    m = n / tasks
-    rho = (deff - 1) / (m - 1) if m > 1 else 0.0
-    if tasks <= n0 * rho:
-        return None
-    factor = n0 * (1 - rho) / (m * (tasks - n0 * rho))
-    return max(int(trials), math.ceil(int(trials) * factor))
-
-
 def gate_exit(result: dict[str, Any]) -> int:
     """The exit code ``compare --fail-on-rise`` returns for a gated result (3 also when run B's
     judge often gave no verdict)."""
@@ -305,7 +263,9 @@ def verdict_text(row: dict[str, Any]) -> str:
     aside = aside if row.get("set_aside") else ""
     if verdict == "too few pairs to tell":
         need = row["needed"]
-        settle = f"; ~{need['pairs']} to settle" if need["pairs"] > need["min_pairs"] else ""
+        # a bound already below the margin lacks only the floor's pairs: no "~N to settle"
+        more = need["pairs"] > need["min_pairs"] and not need.get("bound_below_margin")
+        settle = f"; ~{need['pairs']} to settle" if more else ""
         return f"too few pairs to tell (under the floor of {need['min_pairs']}{settle}){aside}"
     return (str(verdict).upper() if verdict == "worse" else str(verdict)) + aside
 
@@ -362,28 +322,10 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
             f"(with zero flips its exact bound falls below {margin:g} points only there), "
             "whatever its printed bound; '~N to settle' is how many it takes at the row's "
             f"flips for an unchanged judge to pass {summary['power'] * 100:.0f}% of the time "
-            "(the 'at this size' model); a bucket with too few pairs does not block on its own"
+            "(the 'at this size' model; a row whose bound is already below the margin shows "
+            "none: the floor is what it lacks); a bucket with too few pairs does not block on "
+            "its own"
         )
     if summary["verdict"] == "inconclusive" and overall.get("needed"):
-        need = overall["needed"]
-        where = [f"~{need['tasks']} tasks at this many pairs per task"] if need["tasks"] else []
-        if need["trials"]:
-            where.append(f"~{need['trials']} trials over these tasks")
-        elif need["tasks"]:
-            where.append(
-                f"more trials over these {overall.get('tasks')} tasks would not do it: pairs of "
-                "one task move together"
-            )
-        cost = (
-            "judge cost n/a (no prices for run B's judge)"
-            if need["cost_usd"] is None
-            else f"judge cost ~${need['cost_usd']:.2f} at run B's cost per decisive pair"
-        )
-        lines.append(
-            f"  not enough data: at the observed flips ({need['discordance'] * 100:.1f}% of "
-            f"pairs, task design effect {need['deff']:.2f}) an unchanged judge passes "
-            f"{summary['power'] * 100:.0f}% of the time within {margin:g} points (the 'at this "
-            f"size' model) at ~{need['pairs']} decisive pairs ({need['more_pairs']} more; "
-            f"{'; '.join(where) or 'more tasks'}; {cost})"
-        )
+        lines.append(needed_line(overall["needed"], overall.get("tasks"), summary))
     return lines

@@ -192,3 +192,91 @@ def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
         f"judge is called worse at most {size['false_alarm_at_most'] * 100:g}% of the time "
         f"(Bonferroni: {' + '.join(named)})"
     )
+
+
+def needed(row: dict[str, Any], margin: float, scale: dict[str, Any]) -> dict[str, Any]:
+    """What would settle an undecided row: the pairs at which an unchanged judge passes 80% of
+    the time by the "at this size" model (:func:`planned_pairs`, so the two never disagree), the
+    tasks or trials that gives, and its judge cost (``scale``: run A's trials, run B's cost per
+    decisive pair). Where the row already has that many pairs, more are not what it lacks:
+    ``pass_unchanged`` is the chance at its own size and ``change``/``upper`` what keeps it open;
+    ``bound_below_margin``: the bound is already below the margin (only the floor is missing)."""
+    n, tasks = row["n_before"], row.get("tasks") or 0
+    flips = row["paired"]["flipped_to_misselected"] + row["paired"]["flipped_to_correct"]
+    deff = row.get("deff") or 1.0
+    pairs = planned_pairs(row, margin) if flips else ni.min_pairs(margin)
+    cost = scale.get("cost_per_decisive")
+    upper = row.get("upper")
+    return {
+        "pairs": pairs,
+        "more_pairs": max(0, pairs - n),
+        "min_pairs": ni.min_pairs(margin),
+        "discordance": flips / n,
+        "deff": deff,
+        "tasks": math.ceil(pairs / (n / tasks)) if tasks else None,
+        "trials": _trials_needed(n, tasks, pairs / deff, deff, scale) if flips else None,
+        "cost_usd": None if cost is None else cost * pairs,
+        "pairs_now": n,
+        "pass_unchanged": pass_chance(row, margin)[0] if flips else None,
+        "change": row.get("change"),
+        "upper": upper,
+        "bound_below_margin": upper is not None and upper < margin,
+    }
+
+
+def _trials_needed(n: int, tasks: int, n0: float, deff: float, scale: dict[str, Any]) -> int | None:
+    """Trials per task that would settle it over the same tasks, or None if none would.
+
+    More trials put more pairs in each task, and the design effect 1 + (m - 1) rho grows with
+    the pairs per task m (rho, the within-task correlation, from the observed design effect):
+    n0 (1 + (k m - 1) rho) <= tasks k m needs tasks > n0 rho, with n0 the pairs needed
+    without clustering (the planned pairs over the design effect); below that only more tasks
+    help."""
+    trials = scale.get("trials")
+    if not trials or not tasks:
+        return None
+    m = n / tasks
+    rho = (deff - 1) / (m - 1) if m > 1 else 0.0
+    if tasks <= n0 * rho:
+        return None
+    factor = n0 * (1 - rho) / (m * (tasks - n0 * rho))
+    return max(int(trials), math.ceil(int(trials) * factor))
+
+
+def needed_line(need: dict[str, Any], tasks_now: int | None, summary: dict[str, Any]) -> str:
+    """The gate's "not enough data" line for an inconclusive overall row: the pairs, tasks or
+    trials and cost that settle it; or, where it already has the pairs the model plans (a small
+    change the bound cannot yet put below the margin), that more pairs are not what it lacks."""
+    margin, power = summary["margin"] * 100, summary["power"] * 100
+    flips = (
+        f"at the observed flips ({need['discordance'] * 100:.1f}% of pairs, task design effect "
+        f"{need['deff']:.2f}) an unchanged judge"
+    )
+    if need["more_pairs"] == 0 and need["pass_unchanged"] is not None:
+        change = "" if need["change"] is None else f"{need['change'] * 100:+.1f} points, "
+        bound = "" if need["upper"] is None else f"bound {need['upper'] * 100:+.1f}"
+        return (
+            f"  not enough data: {flips} would already pass ~{need['pass_unchanged'] * 100:.0f}% "
+            f"of the time within {margin:g} points at these {need['pairs_now']} decisive pairs "
+            f"(the 'at this size' model): the row is kept open by its observed change "
+            f"({change}{bound}), not by too few pairs; more pairs bring the bound below "
+            f"{margin:g} points only if the true change is well under {margin:g} points"
+        )
+    where = [f"~{need['tasks']} tasks at this many pairs per task"] if need["tasks"] else []
+    if need["trials"]:
+        where.append(f"~{need['trials']} trials over these tasks")
+    elif need["tasks"]:
+        where.append(
+            f"more trials over these {tasks_now} tasks would not do it: pairs of one task move "
+            "together"
+        )
+    cost = (
+        "judge cost n/a (no prices for run B's judge)"
+        if need["cost_usd"] is None
+        else f"judge cost ~${need['cost_usd']:.2f} at run B's cost per decisive pair"
+    )
+    return (
+        f"  not enough data: {flips} passes {power:.0f}% of the time within {margin:g} points "
+        f"(the 'at this size' model) at ~{need['pairs']} decisive pairs ({need['more_pairs']} "
+        f"more; {'; '.join(where) or 'more tasks'}; {cost})"
+    )

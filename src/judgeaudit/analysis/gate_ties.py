@@ -76,13 +76,15 @@ def decided(part: pd.DataFrame) -> dict[str, Any]:
 
 
 def where_both_decided(row: dict[str, Any]) -> dict[str, Any]:
-    """A set-aside row as the pairs both runs decided: what ``gate._needed`` plans from."""
+    """A set-aside row as the pairs both runs decided: what ``gate_size.needed`` plans from."""
     moved = row["decided"]
     return {
         "n_before": moved["both_decided"],
         "tasks": moved["tasks"],
         "deff": moved["deff"],
         "null_se": moved.get("null_se"),
+        "change": moved.get("change"),
+        "upper": moved.get("upper"),
         "paired": {k: moved[k] for k in ("flipped_to_misselected", "flipped_to_correct")},
     }
 
