@@ -67,3 +67,31 @@ def test_the_leaderboard_and_the_gate_agree(runs: tuple[Path, Path]) -> None:
     # the best is not worse (exit 0): the two answer "may I ship this judge?" alike
     assert cli("compare", str(demo), str(tied), "--fail-on-rise").returncode == 3
     assert cli("compare", str(tied), str(demo), "--fail-on-rise").returncode == 0
+
+
+def test_without_the_flag_a_worse_verdict_says_it_is_not_enforced(runs: tuple[Path, Path]) -> None:
+    """A new user: `compare A B` printed "WORSE" and exited 0 with nothing on stderr (a CI step
+    that forgot --fail-on-rise ships the worse judge)."""
+    demo, tied = runs
+    plain = cli("compare", str(demo), str(tied))
+    assert plain.returncode == 0 and "): WORSE" in plain.stdout
+    assert plain.stderr.strip() == (
+        "judgeaudit: the gate is not enforced: with --fail-on-rise this comparison exits 3 "
+        "(failed); without it, 0"
+    )
+    assert cli("compare", str(tied), str(demo)).stderr == ""  # it passes: nothing to say
+
+
+def test_the_app_says_why_a_set_aside_comparison_passed(runs: tuple[Path, Path]) -> None:
+    """A new user: the Runs pane read "gate (--fail-on-rise): PASSED" beside RISE rows with the
+    reason nowhere; it now shows the CLI's verdict line."""
+    from judgeaudit.analysis.compare_entry import compare_runs
+    from judgeaudit.tui.drift_view import changes_text
+
+    demo, tied = runs
+    pane = changes_text(compare_runs(tied, demo, None, None)).plain
+    assert "gate (--fail-on-rise): PASSED\n" in pane
+    assert (
+        "gate (margin 2 points): NOT WORSE: misselection rose +6.5 pts because run B decides "
+        "pairs run A tied"
+    ) in pane

@@ -74,7 +74,11 @@ def changes_text(compared: Comparison) -> Text:
     from judgeaudit.analysis.drift import tie_aware_row  # pandas: loaded with the first compare
     from judgeaudit.analysis.gate import gate_lines
 
-    for line in gate_lines(result)[2:]:  # too few pairs / not enough data, as the CLI says them
+    lines = gate_lines(result)
+    if compared.gate == "passed" and result["overall"].get("set_aside"):
+        # a rise set aside: the CLI's verdict line says why the gate passed beside RISE rows
+        text.append(f"{lines[0]}\n", style=GATE_STYLE["passed"])
+    for line in lines[2:]:  # too few pairs / not enough data, as the CLI says them
         text.append(f"{line.strip()}\n", style="yellow")
     if result.get("figures"):
         text.append(f"{headline(result['figures'])}\n")
