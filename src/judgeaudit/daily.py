@@ -19,6 +19,7 @@ import json
 import re
 import shutil
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +79,38 @@ class DailyNotes:
     contradicting: dict[str, int] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
     given: bool = False  # a folder of daily files was among the targets
+    missing: list[dict[str, str]] = field(default_factory=list)  # period, folder: no file
 
     def as_json(self) -> dict[str, Any]:
         shown = {"reaudited": self.reaudited, "refused": self.refused, "ignored": self.ignored}
+        shown |= {"missing": self.missing} if self.missing else {}
         return shown | ({"labels": self.labels} if self.labels else {})
+
+
+#: A daily file's stem that names one day (weekly or monthly files have no missing day).
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _day(stem: str) -> date | None:
+    """The day a file's stem names; None for a week, a month or no date (``2026-11-31`` is
+    refused as not a period elsewhere, and is no day here)."""
+    if not _DAY.fullmatch(stem):
+        return None
+    try:
+        return date.fromisoformat(stem)
+    except ValueError:
+        return None
+
+
+def missing_days(files: list[Path]) -> list[str]:
+    """The days between a folder's first and last daily file that have no file: a gap the
+    charts show and a cron job should hear of (a day whose log never arrived was silent)."""
+    days = sorted({d for f in files if (d := _day(f.stem)) is not None})
+    if len(days) < 2:
+        return []
+    present, span = set(days), (days[-1] - days[0]).days
+    every = (days[0] + timedelta(n) for n in range(span + 1))
+    return [d.isoformat() for d in every if d not in present]
 
 
 def daily_files(folder: Path) -> list[Path]:
@@ -304,6 +333,7 @@ def resolve(
             continue
         notes.given = True
         notes.ignored += ignored_files(Path(target))
+        notes.missing += [{"period": d, "folder": target} for d in missing_days(files)]
         into = audited_into(Path(target), work)
         held = Path(target) if work is not None else None  # the default --work sits inside it
         resolved += [str(o) for o in audit_daily(files, into, gap_source, notes, held)]

@@ -561,3 +561,24 @@ def test_one_work_folder_keeps_one_folder_of_daily_files_across_calls(
     assert {p: (work / p / "audit.db").stat().st_mtime_ns for p in days} == before
     again = cli("trend", str(logs), "--work", str(work))
     assert again.returncode == 0 and "re-audited" not in again.stdout + again.stderr
+
+
+def test_a_day_whose_file_never_arrived_is_said(logs: Path) -> None:
+    """A new user deleted one day's file: the trend exited 0 with nothing on stderr, no CSV
+    row, no JSON field; only the HTML line broke. The day is now named on stderr, in the JSON
+    (``daily.missing``) and below the table; the exit code stays 0 (it is not a refused day)."""
+    days = sorted(p.name for p in logs.glob("*.jsonl"))
+    gone = days[1]  # a day between the first and the last
+    (logs / gone).unlink()
+    code, trend, err = _json(logs)
+    day = gone.removesuffix(".jsonl")
+    line = f"no file for day {day} in {logs}: a gap in the series"
+    assert code == 0
+    assert trend["daily"]["missing"] == [{"period": day, "folder": str(logs)}]
+    assert f"judgeaudit: trend: {line}" in err
+    table = cli("trend", str(logs), "--output", str(logs.parent / "t.txt"))
+    assert table.returncode == 0 and line in (logs.parent / "t.txt").read_text()
+    (logs / days[-1]).unlink()  # the last day gone: nothing between first and last is missing
+    (logs / gone).write_text("")  # an empty file is a refused day, not a missing one
+    code, trend, err = _json(logs)
+    assert "missing" not in trend["daily"] and code == 6

@@ -196,6 +196,10 @@ def _nothing_written(options: ExportOptions, tally: Tally) -> str:
     )
 
 
+#: Whether a run stored any conversation (a recorded log may carry verdicts alone).
+_HAS_TEXT = "SELECT 1 FROM trajectories WHERE run_id = ? AND events != '[]' LIMIT 1"
+
+
 def _what_works(
     db: sqlite3.Connection,
     options: ExportOptions,
@@ -205,7 +209,15 @@ def _what_works(
 ) -> str:
     """The next step of a refusal: the first other format (then label mode) that writes a row
     of this run, found by trying it (a fixed hint sent a recorded run without transcripts from
-    openai to trl, which failed too), or that none does."""
+    openai to trl, which failed too), or that none does. A run with no conversation text (a
+    recorded log without trajectories) is told so: the jsonl rows it would suggest carry no
+    prompt or response a trainer could use."""
+    if not db.execute(_HAS_TEXT, (run[0],)).fetchone():
+        return (
+            "; the run stored no conversation text (its log had no trajectory_a/trajectory_b), "
+            "so no format gives a trainer a prompt and responses: import the log with its "
+            "trajectories (docs/rollouts.md) and run it again"
+        )
     others = [(f, options.labels) for f in FORMATS if f != options.fmt]
     others += [(options.fmt, lab) for lab in LABELS if lab != options.labels]
     others += [(f, lab) for f in FORMATS for lab in LABELS if (f, lab) not in others]

@@ -112,7 +112,13 @@ def daily_lines(trend: dict[str, Any], files: bool = True, refused: bool = True)
         for r in (daily.get("refused", []) if refused else [])
     ]
     lines += [f"ignored {i['file']}: {i['reason']}" for i in daily.get("ignored", [])]
+    lines += [missing_line(m) for m in daily.get("missing", [])]
     return lines
+
+
+def missing_line(missing: dict[str, str]) -> str:
+    """A day between a daily folder's first and last file that has none (the table, stderr)."""
+    return f"no file for day {missing['period']} in {missing['folder']}: a gap in the series"
 
 
 def carried_line(labels: dict[str, Any], dropped: bool = True) -> str:

@@ -84,7 +84,7 @@ def build(
 
 def cmd_trend(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.trend_alerts import ALERT_EXIT, UNTESTED_EXIT, untested
-    from judgeaudit.analysis.trend_fmt import dropped_part, render
+    from judgeaudit.analysis.trend_fmt import dropped_part, missing_line, render
     from judgeaudit.cli.common import print_output, write_output
     from judgeaudit.daily import PARTIAL_EXIT
 
@@ -107,6 +107,8 @@ def cmd_trend(args: argparse.Namespace) -> int:
         print(f"judgeaudit: trend: left out {left['out']}#{left['run_id']}, which is "
               f"{left['because']}", file=sys.stderr)  # fmt: skip
     daily = trend.get("daily", {})
+    for missing in daily.get("missing", []):  # a log that never arrived: said, not silent
+        print(f"judgeaudit: trend: {missing_line(missing)}", file=sys.stderr)
     for skipped in daily.get("ignored", []):
         print(f"judgeaudit: trend: ignored {skipped['file']}: {skipped['reason']}", file=sys.stderr)
     for labels in daily.get("labels", []):
