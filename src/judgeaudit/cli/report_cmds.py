@@ -47,10 +47,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
     except (AnalysisError, KeyError) as exc:
         raise UserError(str(exc)) from None
-    _say_if_stopped(args.out, report)
     from judgeaudit.analysis.unfinished import run_status
 
-    report["status"] = run_status(args.out, report["status"])  # "stopped", as the app says
+    shown = run_status(args.out, report["status"])  # "stopped", as the app says
+    _say_if_stopped(args.out, report, shown)
+    report["status"] = shown
     text = scrub_content(render(report, args.format))  # examples quote conversations
     if args.output:
         reads = [args.out, *_parquet(args.parquet)]
@@ -69,14 +70,16 @@ def _parquet(given: Path | None) -> list[Path]:
     return [given, *given.rglob("*")] if given.is_dir() else [given]
 
 
-def _say_if_stopped(out: Path, report: Report) -> None:
+def _say_if_stopped(out: Path, report: Report, shown: str) -> None:
     """A run marked ``running`` that no process writes was stopped without closing (``kill
-    -9``, a crash, a machine shut down): say so and how to go on, beside the figures so far."""
-    from judgeaudit.audit.store.out_lock import STOPPED, nobody_writes
+    -9``, a crash, a machine shut down): say so and how to go on, beside the figures so far.
+    ``shown``: its status as :func:`~judgeaudit.analysis.unfinished.run_status` tells it (read
+    once: that is the /proc/locks lookup)."""
+    from judgeaudit.audit.store.out_lock import STOPPED
 
     folder = out if out.is_dir() else out.parent
     status = report.get("status")
-    if status == "running" and nobody_writes(folder):
+    if status == "running" and shown == STOPPED:
         said = f"is marked running, but no process is writing {folder}: it was"
     elif status == STOPPED:  # marked so by a later run into the same OUT
         said = "was"
