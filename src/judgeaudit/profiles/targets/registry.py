@@ -297,12 +297,12 @@ def helper_warnings(profile: Profile) -> list[str]:
     """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
     without a key: say so in the preview and in ``--dry-run``, before it is written."""
     if bridgeopt.uses_bridge(profile):
-        return _token_gaps(profile, "Claude Code")
+        return _token_gaps(profile, CLIENTS["claude"])
     if profile.option("key_mode", "helper") != "helper":
         return []
     if not profile.key:  # a key_env profile: the helper prints the variable Claude Code has
-        return _unset(profile.key_env, "apiKeyHelper prints", "Claude Code")
-    return _keyring_gaps(profile.key, "apiKeyHelper runs", "Claude Code")
+        return _unset(profile.key_env, "apiKeyHelper prints", CLIENTS["claude"])
+    return _keyring_gaps(profile.key, "apiKeyHelper runs", CLIENTS["claude"])
 
 
 def keyring_refusal(profile: Profile) -> str | None:
@@ -327,10 +327,10 @@ def codex_key_warnings(profile: Profile) -> list[str]:
     """The same for Codex (a switch with no stored key said nothing): its ``auth`` command
     prints the keyring's key, or it reads the ``env_key`` variable."""
     if bridgeopt.uses_bridge(profile):
-        return _token_gaps(profile, "Codex")
+        return _token_gaps(profile, CLIENTS["codex"])
     if codex.key_mode(profile) == "command" and profile.key:
-        return _keyring_gaps(profile.key, "Codex's auth command runs", "Codex")
-    return _unset(codex.env_key_name(profile), "Codex reads", "Codex")
+        return _keyring_gaps(profile.key, "Codex's auth command runs", CLIENTS["codex"])
+    return _unset(codex.env_key_name(profile), "Codex reads", CLIENTS["codex"])
 
 
 def _token_gaps(profile: Profile, tool: str) -> list[str]:
