@@ -131,3 +131,20 @@ def tool(
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+#: A recorded-verdict run's spec (``{name}``: the run's name), the one the docs show.
+RECORDED_SPEC = '[run]\nname = "{name}"\nimported = "pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+
+
+def recorded_run(folder: Path, log_text: str, *, period: str | None = None) -> Path:
+    """A user's recorded run in ``folder`` (created): ``log_text`` as ``log.jsonl``, imported
+    (``--period`` when given) and run with :data:`RECORDED_SPEC`; returns its output folder."""
+    folder.mkdir()
+    (folder / "log.jsonl").write_text(log_text, encoding="utf-8")
+    dated = ["--period", period] if period else []
+    pairs = str(folder / "pairs.jsonl")
+    cli_ok("import", "recorded-jsonl", str(folder / "log.jsonl"), "--out", pairs, *dated)
+    (folder / "spec.toml").write_text(RECORDED_SPEC.format(name=folder.name), encoding="utf-8")
+    cli_ok("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
+    return folder / "out"

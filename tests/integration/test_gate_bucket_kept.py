@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli_helpers import cli
-from tests.integration.test_gate_ties import SPEC
+from tests.cli_helpers import cli, recorded_run
 
 #: per task, (run A, run B) states of its decisive pairs: R right, T tie, W wrong
 NEAR = [("R", "W"), ("T", "R"), ("T", "R"), ("T", "W")]  # pa~pb, trials 0-3
@@ -42,14 +41,7 @@ def _log(run: int, tasks: int = 40) -> str:
 
 
 def _run(folder: Path, run: int) -> Path:
-    folder.mkdir()
-    (folder / "log.jsonl").write_text(_log(run), encoding="utf-8")
-    done = cli("import", "recorded-jsonl", str(folder / "log.jsonl"), "--out", str(folder / "pairs.jsonl"))  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    (folder / "spec.toml").write_text(SPEC.format(name=folder.name), encoding="utf-8")
-    ran = cli("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
-    assert ran.returncode == 0, ran.stderr
-    return folder / "out"
+    return recorded_run(folder, _log(run))
 
 
 def test_a_bucket_rise_kept_beside_the_overall_set_aside_fails_in_short_words(

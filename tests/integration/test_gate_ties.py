@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli
+from tests.cli_helpers import RECORDED_SPEC, cli, recorded_run
 
-SPEC = '[run]\nname = "{name}"\nimported = "pairs.jsonl"\n[judge]\nsource = "recorded"\n'
+SPEC = RECORDED_SPEC
 #: (pair's success, the side that succeeded or None, order) -> winner in the pair's own terms
 Winner = Callable[[random.Random, str, str], str]
 
@@ -50,16 +50,7 @@ def _log(judge: str, winner: Winner, pairs: int = 600, tasks: int = 60) -> str:
 
 
 def _run(folder: Path, log_text: str) -> Path:
-    folder.mkdir()
-    (folder / "log.jsonl").write_text(log_text, encoding="utf-8")
-    done = cli(
-        "import", "recorded-jsonl", str(folder / "log.jsonl"), "--out", str(folder / "pairs.jsonl")
-    )
-    assert done.returncode == 0, done.stderr
-    (folder / "spec.toml").write_text(SPEC.format(name=folder.name), encoding="utf-8")
-    ran = cli("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
-    assert ran.returncode == 0, ran.stderr
-    return folder / "out"
+    return recorded_run(folder, log_text)
 
 
 @pytest.fixture(scope="module")

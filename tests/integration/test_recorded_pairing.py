@@ -14,10 +14,9 @@ import json
 import random
 from pathlib import Path
 
-from tests.cli_helpers import cli
+from tests.cli_helpers import cli, recorded_run
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
-SPEC = '[run]\nname = "{name}"\nimported = "pairs.jsonl"\n[judge]\nsource = "recorded"\n'
 AGENTS = (("agent-a", "agent-b"), ("agent-a", "agent-c"), ("agent-b", "agent-c"))
 
 
@@ -43,16 +42,7 @@ def _day_log(prefix: str, judge: str, prompt: str, labels_seed: int, verdicts_se
 
 
 def _recorded(folder: Path, log_text: str, period: str | None = None) -> Path:
-    folder.mkdir()
-    (folder / "log.jsonl").write_text(log_text, encoding="utf-8")
-    pairs = folder / "pairs.jsonl"
-    dated = ["--period", period] if period else []
-    done = cli("import", "recorded-jsonl", str(folder / "log.jsonl"), "--out", str(pairs), *dated)
-    assert done.returncode == 0, done.stderr
-    (folder / "spec.toml").write_text(SPEC.format(name=folder.name), encoding="utf-8")
-    ran = cli("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
-    assert ran.returncode == 0, ran.stderr
-    return folder / "out"
+    return recorded_run(folder, log_text, period=period)
 
 
 def test_two_days_of_a_log_without_transcripts_are_not_gated_as_the_same_conversations(
