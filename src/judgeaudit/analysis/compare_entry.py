@@ -55,8 +55,15 @@ class Comparison:
     out_b: Path
     warnings: list[str]
     gate: GateOutcome
-    gate_reasons: list[str]
+    gate_reasons: list[str]  # why, without a verdict's word: the app heads them with ``gate``
     gate_exit: int  # `compare --fail-on-rise`: 0 passed, 3 failed, 5 inconclusive, 2/4 refused
+    gate_word: str = ""  # the verdict's word the CLI leads its reasons with ("" for none)
+
+    def said(self) -> list[str]:
+        """The reasons as ``compare --fail-on-rise`` says them on stderr, each led by the
+        verdict's word (``worse``, ``inconclusive (exit 5)``) where it has one; the app heads
+        the same reasons with the outcome instead, so the word is never said twice."""
+        return [f"{self.gate_word}: {r}" if self.gate_word else r for r in self.gate_reasons]
 
 
 def list_runs(out: Path) -> list[RunInfo]:
@@ -100,19 +107,21 @@ def _logged_judges(db: sqlite3.Connection, run_id: str) -> str:
     return ", ".join(models) if len(models) <= 2 else f"{len(models)} judges"
 
 
-def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
+def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, str, list[str], int]:
     """What ``--fail-on-rise`` does with a comparison, as the CLI does it: refuse (an unfinished
     or empty run, nothing shared, different conversations), fail (worse in a row, or run B's
-    judge gave too few verdicts), inconclusive (the data cannot tell yet) or pass (not worse)."""
+    judge gave too few verdicts), inconclusive (the data cannot tell yet) or pass (not worse);
+    with the verdict's word the CLI leads the reasons with (:meth:`Comparison.said`)."""
     try:
         gate_ready(result)
         refuse_unpaired(result)
     except JudgeauditError as exc:
-        return "refused", [str(exc)], exc.exit_code
+        return "refused", "", [str(exc)], exc.exit_code
     code = gate_exit(result)
     if result["verdicts"]["failed"]:
         return (
             "failed",
+            "",
             [
                 f"the judge of run B often gave no verdict: "
                 f"{'; '.join(result['verdicts']['failed'])}; its misselection figures would "
@@ -137,7 +146,8 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
             )
         return (
             "failed",
-            [f"worse: {'; '.join(why)}; decided by the paired test: {result['decided_by']}"],
+            "worse",
+            [f"{'; '.join(why)}; decided by the paired test: {result['decided_by']}"],
             code,
         )
     if code != 0:
@@ -145,9 +155,9 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
         tie_only = result["overall"].get("verdict") == "not worse"
         return (
             "inconclusive",
+            f"inconclusive (exit {code})",
             [
-                f"inconclusive (exit {code}): "
-                + (
+                (
                     f"misselection is not worse, but the tie-aware rate (ties count half a "
                     f"loss) is not shown within {margin:g} points and did not rise "
                     "significantly; the data cannot tell yet"
@@ -158,7 +168,7 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, list[str], int]:
             ],
             code,
         )
-    return "passed", [], 0
+    return "passed", "", [], 0
 
 
 def compare_runs(
@@ -173,5 +183,5 @@ def compare_runs(
     and say what a gate would do. Raises AnalysisError on a refused choice."""
     out_a, chosen_b, run_a, run_b = choose_runs(out_a, out_b, run_a, run_b)
     result = compare(out_a, chosen_b, run_a, run_b, options, margin=margin)
-    gate, reasons, code = gate_verdict(result)
-    return Comparison(result, out_a, chosen_b, coverage_lines(result), gate, reasons, code)
+    gate, word, reasons, code = gate_verdict(result)
+    return Comparison(result, out_a, chosen_b, coverage_lines(result), gate, reasons, code, word)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.fmt import TASK_WILSON, bucket_columns, with_ci
+from judgeaudit.analysis.fmt import NO_FLIPS, TASK_WILSON, bucket_columns, with_ci
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.gate import (
     coverage_lines,
@@ -263,6 +263,7 @@ def tie_aware_row(result: dict[str, Any]) -> dict[str, Any] | None:
         return None
     margin = (result.get("gate") or {}).get("margin")
     verdict = tie.get("verdict") or ""
+    moved = tie["half_steps_up"] + tie["half_steps_down"]
     return {
         # each run's rate with its interval over these pairs (the report's rule, as every
         # other rate compare prints)
@@ -270,9 +271,11 @@ def tie_aware_row(result: dict[str, Any]) -> dict[str, Any] | None:
         "after": with_ci(tie["after"], tie.get("ci_after"), "[no CI]"),
         "n": tie["n"],
         "change": pts(tie["change"]),
-        "interval": change_interval(tie, moved=tie["half_steps_up"] + tie["half_steps_down"]),
+        "interval": change_interval(tie, moved),
         "bound": None if tie["upper"] is None else bound_pts(tie["upper"], margin),
-        "p": f"{tie['p_value']:.3g}",
+        # nothing moved: nothing tested, said as a misselection row says it
+        "p": f"{tie['p_value']:.3g}" if moved else NO_FLIPS,
+        "tested": bool(moved),
         "alpha": f"{tie['alpha']:g}",
         "rise": tie_aware_rose(tie),
         "verdict": verdict.upper() if verdict == "worse" else verdict,
@@ -316,7 +319,7 @@ def render_compare(result: dict[str, Any]) -> str:
         interval = change_interval(r, row_moved(r))
         p = "p n/a" if r["p_adjusted"] is None else f"p={r['p_value']:.3g}"
         if r["p_adjusted"] is None and r["paired"] is not None and r["n_before"]:
-            p = "no flips"
+            p = NO_FLIPS
         if r["p_adjusted"] is not None:
             p += f" (adjusted {r['p_adjusted']:.3g})"
         tasks = f", {r['tasks']} tasks" if r.get("tasks") else ""
@@ -344,7 +347,7 @@ def render_compare(result: dict[str, Any]) -> str:
             f"  tie-aware overall (a tie counts half a loss) {tie['before']} (n={tie['n']}) -> "
             f"{tie['after']} (n={tie['n']})  {tie['change']} {tie['interval']}"
             + (f" bound {tie['bound']}" if tie["bound"] else "")
-            + f"  p={tie['p']} (alpha {tie['alpha']})"
+            + (f"  p={tie['p']} (alpha {tie['alpha']})" if tie["tested"] else f"  {tie['p']}")
             + (f"  -> {tie['verdict']}" if tie["verdict"] else "")
         )
     lines.append(f"decided by: {result['decided_by']}")

@@ -133,6 +133,9 @@ def share_intervals(p: Mapping[str, Any]) -> str:
 #: The report's interval, named where a rate is printed (:data:`judgeaudit.analysis.clustered.METHOD`
 #: in full).
 TASK_WILSON = "Wilson with a task design effect"
+#: The p-value of a paired row where no pair moved: nothing to test. One wording for the
+#: misselection rows and the tie-aware row, in ``compare`` and the app's drift table alike.
+NO_FLIPS = "no flips"
 
 
 #: Why a no-verdict share has no interval (the report, ``judges``, the trend): the report's

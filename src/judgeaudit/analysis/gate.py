@@ -17,7 +17,13 @@ from judgeaudit.analysis import gate_ties as ties
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.fmt import TASK_WILSON, no_verdict
 from judgeaudit.analysis.frame import AnalysisError, open_db, resolve_run
-from judgeaudit.analysis.gate_size import judged_size, needed, needed_line, size_line
+from judgeaudit.analysis.gate_size import (
+    judged_size,
+    needed,
+    needed_line,
+    no_size_because,
+    size_line,
+)
 from judgeaudit.analysis.paired import TIE_AWARE_ALPHA_SHARE
 from judgeaudit.analysis.pairing import DIFFERENT
 from judgeaudit.analysis.unfinished import not_finished
@@ -172,6 +178,7 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         *(["tie-aware"] if tie_aware == "worse" else []),
     ]
     missel = "misselection where both decided" if result["overall"]["set_aside"] else "misselection"
+    size = judged_size(result["overall"], margin, missing_verdicts=_missing(result))
     if failed:
         verdict, code, decided_on = "worse", EXIT_WORSE, failed
     elif overall == "not worse" and tie_aware in ("not worse", None):
@@ -196,7 +203,9 @@ def decide_rows(result: dict[str, Any], margin: float, scale: dict[str, Any]) ->
         "min_pairs": ni.min_pairs(margin),
         "alpha": ni.ALPHA,
         "power": ni.POWER,
-        "at_this_size": judged_size(result["overall"], margin, missing_verdicts=_missing(result)),
+        "at_this_size": size,
+        # why it is null (a NoSize), so a consumer need not guess; null when it is given
+        "at_this_size_because": None if size else no_size_because(result["overall"]),
     }
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Any
+from typing import Any, Literal
 
 from judgeaudit.analysis import noninferiority as ni
 from judgeaudit.analysis.gate_ties import where_both_decided
@@ -153,6 +153,23 @@ def judged_size(
     return None if size is None else {**size, "where_both_decided": True}
 
 
+#: Why ``gate.at_this_size`` is null (``gate.at_this_size_because``): nothing to plan from.
+NoSize = Literal[
+    "no decisive pair", "unpaired", "no pair flipped", "no pair both runs decided flipped"
+]
+
+
+def no_size_because(overall: dict[str, Any]) -> NoSize:
+    """Why :func:`judged_size` gave no figures for ``overall``: no decisive pair, unpaired runs,
+    or no flip among the pairs it was judged on (all its decisive pairs, or the pairs both runs
+    decided when its rise was set aside)."""
+    if not overall.get("n_before"):
+        return "no decisive pair"
+    if overall.get("paired") is None:
+        return "unpaired"
+    return "no pair both runs decided flipped" if overall.get("set_aside") else "no pair flipped"
+
+
 def size_line(size: dict[str, Any], margin: float, min_pairs: int) -> str:
     """The "at this size" line under the gate's rule (``margin`` in points)."""
     shares = size["false_alarm_shares"]
@@ -253,13 +270,14 @@ def needed_line(need: dict[str, Any], tasks_now: int | None, summary: dict[str, 
         f"{need['deff']:.2f}) an unchanged judge"
     )
     if need["more_pairs"] == 0 and need["pass_unchanged"] is not None:
+        # the chance itself is the "at this size" line's, printed above: said once
         change = "" if need["change"] is None else f"{need['change'] * 100:+.1f} points, "
         bound = "" if need["upper"] is None else f"bound {need['upper'] * 100:+.1f}"
         return (
-            f"  not enough data: {flips} would already pass ~{need['pass_unchanged'] * 100:.0f}% "
-            f"of the time within {margin:g} points at these {need['pairs_now']} decisive pairs "
-            f"(the 'at this size' model): the row is kept open by its observed change "
-            f"({change}{bound}), not by too few pairs; more pairs bring the bound below "
+            f"  not enough data: not for want of pairs: at these {need['pairs_now']} decisive "
+            f"pairs an unchanged judge already passes at least {power:.0f}% of the time (the "
+            f"'at this size' line); the row is kept open by its observed change "
+            f"({change}{bound}); more pairs bring the bound below "
             f"{margin:g} points only if the true change is well under {margin:g} points"
         )
     where = [f"~{need['tasks']} tasks at this many pairs per task"] if need["tasks"] else []

@@ -152,7 +152,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return 0
-    for reason in compared.gate_reasons:
+    for reason in compared.said():
         print(f"judgeaudit: {reason}", file=sys.stderr)
     return compared.gate_exit
 

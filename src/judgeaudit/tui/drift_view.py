@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from judgeaudit.analysis.fmt import TASK_WILSON, with_ci
+from judgeaudit.analysis.fmt import NO_FLIPS, TASK_WILSON, with_ci
 from judgeaudit.tui.figures import headline
 from judgeaudit.tui.widgets.fit_table import Col, Row
 
@@ -75,9 +75,10 @@ def changes_text(compared: Comparison) -> Text:
     from judgeaudit.analysis.gate import gate_lines
 
     lines = gate_lines(result)
-    if compared.gate == "passed" and result["overall"].get("set_aside"):
-        # a rise set aside: the CLI's verdict line says why the gate passed beside RISE rows
-        text.append(f"{lines[0]}\n", style=GATE_STYLE["passed"])
+    if lines and compared.gate != "refused":
+        # the CLI's verdict line, for every verdict: which criterion failed, why a gate with
+        # RISE rows passed (a rise set aside), the margin it was decided at
+        text.append(f"{lines[0]}\n", style=GATE_STYLE[compared.gate])
     for line in lines[2:]:  # too few pairs / not enough data, as the CLI says them
         text.append(f"{line.strip()}\n", style="yellow")
     if result.get("figures"):
@@ -105,9 +106,24 @@ def changes_text(compared: Comparison) -> Text:
     return text
 
 
+def deciding_row(result: dict[str, Any]) -> str | None:
+    """The drift row that failed the gate, where the cursor goes: the first row called worse,
+    else the tie-aware row when the gate failed on it (at 80×24 the table shows three rows and
+    that one, last, sat under the fold beside FAILED); None when no row failed it."""
+    gate = result.get("gate") or {}
+    if gate.get("verdict") != "worse":
+        return None
+    for i, row in enumerate(result["buckets"]):
+        if row.get("verdict") == "worse":
+            return str(i)
+    if result["overall"].get("verdict") == "worse":
+        return OVERALL
+    return TIE_AWARE if gate.get("tie_aware") == "worse" else None
+
+
 def p_text(row: dict[str, Any]) -> str:
     if row.get("p_adjusted") is None:
-        return "no flips" if row.get("paired") and row["n_before"] else "n/a"
+        return NO_FLIPS if row.get("paired") and row["n_before"] else "n/a"
     return f"{row['p_value']:.3g} ({row['p_adjusted']:.3g})"
 
 

@@ -35,8 +35,12 @@ def test_a_large_run_kept_open_by_its_change_is_not_asked_for_more_pairs() -> No
     need = overall["needed"]
     assert need["more_pairs"] == 0 and abs(need["pass_unchanged"] - hand) < 1e-3
     assert (need["change"], need["upper"]) == (15 / 3000, 0.021)
-    assert "would already pass ~92% of the time within 2 points at these 3000 decisive pairs" in line  # fmt: skip
-    assert "kept open by its observed change (+0.5 points, bound +2.1), not by too few pairs" in line  # fmt: skip
+    assert "not for want of pairs: at these 3000 decisive pairs an unchanged judge already passes at least 80% of the time (the 'at this size' line)" in line  # fmt: skip
+    assert "kept open by its observed change (+0.5 points, bound +2.1);" in line
+    # the chance itself is said once, on the "at this size" line (twenty-third session: the
+    # two lines repeated it)
+    text = "\n".join(gate_lines(result))
+    assert text.count("~92%") == 1 and "passes ~92% of the time" in text, text
     assert "only if the true change is well under 2 points" in line
     assert "more;" not in line and "tasks at this many pairs per task" not in line, line
 

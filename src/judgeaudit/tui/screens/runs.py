@@ -30,6 +30,7 @@ from judgeaudit.tui.drift_view import (
     TIE_AWARE,
     changes_text,
     chart_text,
+    deciding_row,
     drift_rows,
 )
 from judgeaudit.tui.messages import OpenResults
@@ -253,7 +254,13 @@ class RunsScreen(Screen[None]):
         pane.display = True
         pane.border_subtitle = DRIFT_METHOD if compared.result.get("method") else ""
         self.query_one("#changes", Static).update(changes_text(compared))
-        self.query_one("#drift", FitTable).set_rows(drift_rows(compared.result))
+        # the cursor on the row that failed the gate, so it is on screen at 80x24; else on the
+        # first row (not where the last comparison left it: a new table starts at its top)
+        rows = drift_rows(compared.result)
+        first = rows[0][0] if rows else None
+        self.query_one("#drift", FitTable).set_rows(
+            rows, cursor=deciding_row(compared.result) or first
+        )
         self.query_one(RunFigures).show(compared.result.get("figures"))
         self.draw_chart()
         pane.loading = False

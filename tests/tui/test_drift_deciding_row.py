@@ -1,0 +1,92 @@
+"""What the Runs screen says about a gate, as a new user read it at 80×24 (twenty-third session).
+
+With four runs listed the drift table shows three rows at 80×24: a gate that FAILED on the
+tie-aware rate (its row last, under the fold) showed only rows reading "fall". The cursor now
+lands on the row that failed the gate. The pane's head said "INCONCLUSIVE — inconclusive
+(exit 5): ..." (the outcome, then the CLI's reason led by the same word), and the CLI's verdict
+line ("gate (margin 2 points): ...") was shown only for a set-aside pass."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.widgets.fit_table import FitTable
+from judgeaudit.tui.widgets.run_picker import RunPicker
+from tests.cli_helpers import cli
+from tests.integration.test_gate_ties import SPEC, _good, _log
+from tests.tui.helpers import SMALL, make_app, painted, press, settle, wait_until
+
+
+@pytest.fixture(scope="module")
+def four_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One output directory: the good judge's run, the always-tie judge's on the same logged
+    pairs, and two more runs of the good judge (so the picker takes its five rows)."""
+    folder = tmp_path_factory.mktemp("drift-deciding")
+    out = folder / "out"
+    for i, (name, text) in enumerate(
+        (
+            ("good", _log("judge-good", _good)),
+            ("tie", _log("judge-always-tie", lambda rng, right, order: "tie")),
+            ("good2", _log("judge-good", _good)),
+            ("good3", _log("judge-good", _good)),
+        )
+    ):
+        (folder / f"{name}.jsonl").write_text(text, encoding="utf-8")
+        pairs = folder / f"{name}-pairs.jsonl"
+        done = cli("import", "recorded-jsonl", str(folder / f"{name}.jsonl"), "--out", str(pairs))
+        assert done.returncode == 0, done.stderr
+        spec = folder / f"{name}.toml"
+        spec.write_text(SPEC.format(name=name).replace("pairs.jsonl", pairs.name), "utf-8")
+        ran = cli("run", str(spec), "--out", str(out), *(["--new-run"] if i else []))
+        assert ran.returncode == 0, ran.stderr
+    return out
+
+
+async def _compare(pilot: Pilot[None], b_row: int) -> list[str]:
+    """Pick the first listed run as A and the run ``b_row`` rows below it as B, compare."""
+    picker = pilot.app.screen.query_one(RunPicker)
+    picker.focus()
+    picker.move_cursor(row=0)
+    await press(pilot, "a")
+    picker.move_cursor(row=b_row)
+    await press(pilot, "b", "ctrl+t")
+    await settle(pilot)
+    return painted(pilot.app)
+
+
+def test_the_row_that_failed_the_gate_is_on_screen_at_80x24(
+    isolated: ProfileStore, four_runs: Path
+) -> None:
+    async def go() -> tuple[list[str], str, list[str], str | None]:
+        app = make_app(isolated, four_runs)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 4, "four runs listed")
+            order = [r.run_id for r in picker.runs]
+            tie = next(i for i, r in enumerate(picker.runs) if "tie" in r.judge)
+            good = next(i for i, r in enumerate(picker.runs) if "tie" not in r.judge)
+            assert good == 0, order  # the good judge's first run is A
+            failed = await _compare(pilot, tie)
+            pane = str(app.screen.query_one("#changes", Static).render())
+            # a second comparison of two good runs: the table starts at its top again
+            other = next(i for i in range(1, 4) if i != tie)
+            passed = await _compare(pilot, other)
+            return failed, pane, passed, app.screen.query_one("#drift", FitTable).selected_key()
+
+    failed, pane, passed, cursor = asyncio.run(go())
+    screen = "\n".join(failed)
+    assert "FAILED" in screen, screen
+    table_rows = [s.strip() for s in failed if s.strip().startswith(("tie-aware", "overall"))]
+    # the deciding row, with its RISE, is painted without scrolling (before: only "fall" rows)
+    assert any(s.startswith("tie-aware") and "RISE" in s for s in table_rows), screen
+    # the CLI's verdict line names the criterion that failed
+    assert "\ngate (margin 2 points): WORSE on the tie-aware rate: ties count half a loss\n" in pane
+    assert cursor is not None and cursor == "0", cursor  # the next table starts at its top
+    assert any(s.strip().startswith("bucket") for s in passed)
