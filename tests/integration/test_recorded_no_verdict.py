@@ -294,3 +294,23 @@ def test_an_openai_jsonl_verdict_line_may_say_no_verdict_too(tmp_path: Path) -> 
     ).fetchall()
     db.close()
     assert stored == [("no JSON object found", None)]
+
+
+def test_a_gate_failed_on_missing_verdicts_says_so_on_its_verdict_line(tmp_path: Path) -> None:
+    """Run B's judge gave no verdict on half the orders: the gate exits 3 whatever the rows say,
+    and its verdict line (the app's too) says it fails, not a bare NOT WORSE / INCONCLUSIVE."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    whole = {task: (pairs, 0) for task, (pairs, _) in TASKS.items()}
+    half = {task: (pairs, pairs) for task, (pairs, _) in TASKS.items()}
+    before, _ = audited(tmp_path / "a", write(tmp_path / "a.jsonl", log_lines(whole)))
+    after, _ = audited(tmp_path / "b", write(tmp_path / "b.jsonl", log_lines(half)))
+    gated = cli("compare", str(before), str(after), "--fail-on-rise")
+    assert gated.returncode == 3, gated.stdout + gated.stderr
+    line = next(x for x in gated.stdout.splitlines() if x.startswith("gate ("))
+    assert line.endswith(
+        "on the verdicts given; the gate FAILS: run B's judge often gave no verdict"
+    ), line
+    assert "the judge of run B often gave no verdict" in gated.stderr
+    ungated = cli_ok("compare", str(before), str(after))
+    assert line in ungated.stdout.splitlines()

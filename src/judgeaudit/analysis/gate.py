@@ -298,8 +298,11 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
         why, aside = [mixed, *why[1:]], None
     head = f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
     head += f" {'; '.join(why)}" if why else ""
+    head += "" if not aside else f" {aside}" if why else f": {aside}"
+    if result["verdicts"]["failed"]:  # gate_exit fails it whatever the rows say
+        head += " on the verdicts given; the gate FAILS: run B's judge often gave no verdict"
     lines = [
-        head + ("" if not aside else f" {aside}" if why else f": {aside}"),
+        head,
         f"  worse = a rise significant by the one-sided task sign-flip test, adjusted across the "
         f"rows with flips by weighted Holm (alpha {summary['alpha']}: the overall row holds half "
         "of it when buckets have flips too, the buckets share the rest), or a rise of the overall "
