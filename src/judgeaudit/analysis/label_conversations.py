@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.audit.units.outcome import label_conflict
 
 Conversation = tuple[str, str, str, int]
 SIDES = ("a", "b")
@@ -116,3 +117,30 @@ def split_marks(joined: pd.DataFrame) -> tuple[set[tuple[Any, ...]], dict[str, A
         "pair_ids": sorted({p for k in split for p in pairs[k]}),
     }
     return set(split), found
+
+
+def contradicting(joined: pd.DataFrame) -> list[str]:
+    """The pairs whose stored label contradicts itself by
+    :func:`~judgeaudit.audit.units.outcome.label_conflict` (the rule `review import` refuses by
+    and the preference export leaves out by; the app's Review saves one and warns)."""
+    cells = joined[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
+    return [
+        str(row[0])
+        for row in cells.astype(object).where(cells.notna(), None).itertuples(index=False)
+        if label_conflict(row[1], row[2], row[3]) is not None
+    ]
+
+
+def split_pairs(db: sqlite3.Connection, run_id: str) -> list[str]:
+    """The labelled pairs of ``run_id`` that mark a conversation marked both ways, as the report
+    finds them (:func:`contradicting` labels set aside first, then :func:`split_marks`): the
+    preference export leaves them out, since which mark is right is unknown."""
+    joined = pd.read_sql_query(
+        "SELECT p.pair_id, p.task_id, p.agent_a, p.agent_b, p.trial, p.trial_b,"
+        " h.human_success_a, h.human_success_b, h.human_pref FROM human_labels h"
+        " JOIN audit_pairs p ON p.pair_id = h.pair_id WHERE p.run_id = ?",
+        db,
+        params=(run_id,),
+    )
+    joined = joined[~joined["pair_id"].isin(set(contradicting(joined)))]
+    return list(split_marks(joined)[1]["pair_ids"])

@@ -16,12 +16,11 @@ from judgeaudit import csvsafe
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
-from judgeaudit.analysis.label_conversations import side_key, split_marks
+from judgeaudit.analysis.label_conversations import contradicting, side_key, split_marks
 from judgeaudit.analysis.review_labels import cells, rows_of
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.spec.limits import RUN_LIMITS
-from judgeaudit.audit.units.outcome import label_conflict
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.score_scale import SATISFIED_AT
@@ -279,18 +278,6 @@ def agreement(
             "unit": "conversation (task, agent, trial), counted once",
         }
     return out
-
-
-def contradicting(joined: pd.DataFrame) -> list[str]:
-    """The pairs whose stored label contradicts itself by
-    :func:`~judgeaudit.audit.units.outcome.label_conflict` (the rule `review import` refuses by
-    and the preference export leaves out by; the app's Review saves one and warns)."""
-    cells = joined[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
-    return [
-        str(row[0])
-        for row in cells.astype(object).where(cells.notna(), None).itertuples(index=False)
-        if label_conflict(row[1], row[2], row[3]) is not None
-    ]
 
 
 #: How the figures as labelled get their intervals, as every output names them.
