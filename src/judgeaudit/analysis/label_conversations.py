@@ -89,6 +89,25 @@ def check_conversations(
             )
 
 
+def split_labels(
+    labels: list[dict[str, Any]], sides: dict[str, tuple[Conversation, Conversation]]
+) -> set[str]:
+    """The pairs among ``labels`` whose success marks put one conversation both ways (the rule
+    :func:`check_conversations` refuses by): labels carried from an older audit, which may hold
+    such marks (stored before the check), drop these rather than refuse the re-audit."""
+    marks: dict[Conversation, set[int]] = {}
+    by: dict[Conversation, set[str]] = {}
+    for label in labels:
+        for index, side in enumerate(SIDES):
+            mark = label[f"human_success_{side}"]
+            if mark is None or label["pair_id"] not in sides:
+                continue
+            conversation = sides[label["pair_id"]][index]
+            marks.setdefault(conversation, set()).add(int(mark))
+            by.setdefault(conversation, set()).add(label["pair_id"])
+    return {pair for c, seen in marks.items() if len(seen) > 1 for pair in by[c]}
+
+
 def side_key(row: pd.Series, side: str) -> tuple[Any, ...]:
     """The conversation of a labelled pair's side as the report counts it: (task, agent, trial)
     within one run's pairs (a pair without its own ``trial_b`` has both sides in ``trial``)."""
