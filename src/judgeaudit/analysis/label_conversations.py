@@ -75,8 +75,8 @@ def check_conversations(
                 seen[conversation] = (where, what, int(mark))
                 continue
             first_where, first_what, first_mark = seen[conversation]
-            if first_mark == int(mark):
-                continue
+            if first_mark == int(mark) or first_where == where == "stored":
+                continue  # two stored before the check: the report's to name, not this file's
             run, task, agent, trial = conversation
             stored_one = first_where == "stored"
             again = f" (to change the stored one, label its pair again {relabel})" * stored_one
