@@ -59,7 +59,7 @@ def test_a_sample_saved_with_semicolons_or_tabs_is_read_as_the_comma(
     assert found[pairs[1]] == (None, None, "tie", None)
 
 
-def test_a_file_whose_header_names_no_sample_columns_still_says_missing(
+def test_missing_columns_are_named_whatever_separates_them(
     audit: tuple[Path, list[str]], tmp_path: Path
 ) -> None:
     out, pairs = audit
@@ -70,6 +70,13 @@ def test_a_file_whose_header_names_no_sample_columns_still_says_missing(
     assert done.stderr == (
         f"judgeaudit: {path}: missing columns human_pref, human_success_a, human_success_b, "
         "pair_id; export with `judgeaudit review export`\n"
+    )
+    short = tmp_path / "short.csv"  # separated by ';', one column deleted: that one is named
+    short.write_text(f"pair_id;human_success_a;human_success_b;note\n{pairs[0]};1;0;x\n")
+    done = cli("review", "import", str(out), str(short))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"judgeaudit: {short}: missing columns human_pref; export with `judgeaudit review export`\n",
     )
 
 

@@ -19,24 +19,27 @@ from judgeaudit.validate import read_text, shown_name
 NEEDED = ("pair_id", "human_success_a", "human_success_b", "human_pref")
 #: What a spreadsheet may separate a sample's columns with when it saves it: ';' where the comma
 #: is the decimal mark (Excel in much of Europe), a tab (its "Unicode text"). Either is read as
-#: the comma is, when the header read with it (and not with the comma) holds :data:`NEEDED`.
+#: the comma is when its header names more of :data:`NEEDED` than the comma's does.
 OTHER_DELIMITERS = (";", "\t")
 #: human_pref as stored, by its spelling in any case (`a`, `B`, `TIE`...).
 _PREFS = {pref.casefold(): pref for pref in PREFS}
 
 
 def rows_of(text: str) -> csv.DictReader[str]:
-    """A sample's rows: comma-separated as exported, or by ';' or a tab when that is what makes
-    its header a sample's header."""
+    """A sample's rows: comma-separated as exported, or by ';' or a tab when that is what
+    separates its header's columns (so a column missing from such a file is named as missing,
+    not every column)."""
     first = text.splitlines()[0] if text else ""
+    found = {}
     for delimiter in (",", *OTHER_DELIMITERS):
         try:
-            header = next(csv.reader([first], delimiter=delimiter), [])
-        except csv.Error:  # the comma reader names it below
+            found[delimiter] = len(
+                set(NEEDED) & set(next(csv.reader([first], delimiter=delimiter), []))
+            )
+        except csv.Error:  # the comma's reader names it
             break
-        if set(NEEDED) <= set(header):
-            return csv.DictReader(io.StringIO(text), restval="", delimiter=delimiter)
-    return csv.DictReader(io.StringIO(text), restval="")
+    best = max(found, key=lambda d: found[d], default=",")  # the comma first among equals
+    return csv.DictReader(io.StringIO(text), restval="", delimiter=best)
 
 
 def cells(row: dict[str, Any]) -> dict[str, Any]:
