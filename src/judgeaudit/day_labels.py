@@ -8,7 +8,9 @@ agents and trials, the logged outcomes, rewards and satisfaction), not the judge
 which a correction may change and a human label does not depend on. Every other label is named
 as dropped, with why; the earlier audit keeps them all in ``WORK/.replaced/``. Sits beside
 :mod:`judgeaudit.daily`, which it serves; labels are written through
-:func:`judgeaudit.analysis.label_import.import_labels`, their one path into ``audit.db``.
+:func:`judgeaudit.analysis.label_import.import_checked`, the path `review import` and the app's
+Review take into ``audit.db``, so no carried label gives a conversation a second mark (labels
+stored before that check whose marks put one conversation both ways are dropped, named).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.frame import open_db
-from judgeaudit.analysis.label_import import import_labels
+from judgeaudit.analysis.label_conversations import sides_of, split_labels
+from judgeaudit.analysis.label_import import import_checked
 from judgeaudit.audit.store.labels import LABEL_FIELDS
 from judgeaudit.audit.store.schema import has_source_ids, has_table
 from judgeaudit.audit.units.ids import traj_id
@@ -32,6 +35,10 @@ CONTENT = ("task_id", "task_type", "agent_a", "agent_b", "trial", "trial_b", "su
 GONE = "its pair is no longer in the file"
 CHANGED = "its pair's content changed (task, conversations, agents or logged outcomes)"
 NO_ID = "its audit kept no log pair id to find it by"
+SPLIT = (
+    "its success mark and another label's disagree on one conversation (stored before "
+    "`review import` checked); label it again in the re-audit"
+)
 
 
 @dataclass
@@ -65,11 +72,24 @@ def carry_labels(earlier: Path, stage: Path) -> Carried | None:
             done.dropped.append({"pair_id": log_id, "reason": CHANGED})
         else:
             label = {name: row[name] for name in (*LABEL_FIELDS, "note")}
-            carried.append({"pair_id": current[log_id][0], **label})
-    if carried:
-        import_labels(stage, carried)
-    done.carried = len(carried)
+            carried.append((log_id, {"pair_id": current[log_id][0], **label}))
+    split = split_labels([label for _, label in carried], _sides(stage))
+    done.dropped += [{"pair_id": log_id, "reason": SPLIT} for log_id, label in carried
+                     if label["pair_id"] in split]  # fmt: skip
+    kept = [(f"{earlier} pair {log_id}", label) for log_id, label in carried
+            if label["pair_id"] not in split]  # fmt: skip
+    if kept:
+        import_checked(stage, kept, f"in {stage}")
+    done.carried = len(kept)
     return done
+
+
+def _sides(out: Path) -> dict[str, tuple[Any, Any]]:
+    db = open_db(out)
+    try:
+        return sides_of(db)
+    finally:
+        db.close()
 
 
 def _labelled(out: Path) -> list[tuple[sqlite3.Row, str]]:

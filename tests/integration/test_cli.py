@@ -56,6 +56,22 @@ def test_demo_shows_the_phenomenon(demo_out: tuple[Path, subprocess.CompletedPro
         assert b["ci_low"] <= b["rate"] <= b["ci_high"]
 
 
+def test_demo_off_a_terminal_prints_progress_lines_not_every_event(
+    demo_out: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    """A new user in CI: `demo --no-tui` into a pipe wrote about 4,300 JSON event lines before
+    its summary. Off a terminal it prints a progress line per tenth of each phase on stderr and
+    the summary on stdout; every event only with `--events jsonl`."""
+    _, done = demo_out
+    assert not [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert done.stdout.startswith("misselection by capability gap")
+    assert "\r" not in done.stderr
+    bars = [line for line in done.stderr.splitlines() if "] " in line and " eta " in line]
+    assert 2 <= len(bars) <= 22, bars  # two phases, at most 11 lines each
+    assert bars[-1].startswith("judging      [########################] 1260/1260 ")
+    assert len(done.stderr.splitlines()) <= 30
+
+
 #: A report in a fresh process: its style fit, and whether scipy or statsmodels was loaded.
 REPORT_MODULES = (
     "import json, sys\n"

@@ -405,6 +405,44 @@ def test_human_labels_follow_a_corrected_day_where_the_pair_is_unchanged(
     assert report["human_review"]["labelled"] == 6  # the re-audit's report counts them
 
 
+def test_labels_marking_one_conversation_both_ways_are_not_carried(logs: Path) -> None:
+    """A review: labels were carried into a corrected day's re-audit without `review import`'s
+    one-mark-per-conversation check, so two labels stored before it (one conversation marked 1
+    and 0) went on into the re-audit. They are dropped, named with why; the others carried."""
+    assert _json(logs)[0] == 0
+    out, day2 = logs / ".judgeaudit-trend" / "2026-11-02", logs / "2026-11-02.jsonl"
+    with sqlite3.connect(out / "audit.db") as db:
+        rows = db.execute(
+            "SELECT p.pair_id, q.pair_id, p.source_id, q.source_id FROM audit_pairs p"
+            " JOIN audit_pairs q ON q.run_id = p.run_id AND q.task_id = p.task_id"
+            " AND q.trial = p.trial AND q.agent_a = p.agent_a AND q.pair_id > p.pair_id"
+            " ORDER BY p.pair_id, q.pair_id LIMIT 1"
+        ).fetchone()
+        one, two, log_one, log_two = rows
+        (other, log_other) = db.execute(
+            "SELECT pair_id, source_id FROM audit_pairs WHERE pair_id NOT IN (?, ?)"
+            " AND task_id != (SELECT task_id FROM audit_pairs WHERE pair_id = ?) LIMIT 1",
+            (one, two, one),
+        ).fetchone()
+        db.executemany(  # as stored before the check: side A's conversation marked 1 and 0
+            "INSERT INTO human_labels (pair_id, human_success_a, human_pref) VALUES (?, ?, ?)",
+            [(one, 1, None), (two, 0, None), (other, None, "A")],
+        )
+    day2.write_text(day2.read_text() + "\n")  # a correction: the day is audited again
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    assert _labels(out) == {log_other: (None, None, "A", None)}
+    (labels,) = trend["daily"]["labels"]
+    why = (
+        "its success mark and another label's disagree on one conversation (stored before "
+        "`review import` checked); label it again in the re-audit"
+    )
+    assert labels["carried"] == 1
+    assert sorted(labels["dropped"], key=str) == sorted(
+        [{"pair_id": log_one, "reason": why}, {"pair_id": log_two, "reason": why}], key=str
+    )
+
+
 def test_a_staging_folder_a_killed_trend_left_is_not_a_second_run(logs: Path) -> None:
     """A review: a trend killed mid-replace leaves ``WORK/.DAY.new-*``; ``trend WORK`` counted it
     as a second run of the day and refused the series on every run after."""

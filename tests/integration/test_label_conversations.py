@@ -95,3 +95,32 @@ def test_nothing_to_store_and_forms_other_than_0_1_are_refused(tmp_path: Path) -
         done = cli("review", "import", str(out), str(path))
         assert (done.returncode, done.stderr, done.stdout) == (2, f"judgeaudit: {line}\n", "")
     assert labels_stored(out) == 0
+
+
+def test_two_stored_marks_that_disagree_do_not_block_other_labels(tmp_path: Path) -> None:
+    """Found this session: two labels stored before the check, marking one conversation 1 and
+    0, made every later `review import` refuse (`stored: pair … contradicts a label stored
+    before …`), whatever the file labelled. They are the report's to name; a file is refused
+    only for its own marks."""
+    write_tasks(tmp_path / "tasks.jsonl", 2)
+    spec = write_spec(tmp_path / "spec.toml", tasks="tasks.jsonl")
+    out = tmp_path / "out"
+    cli_ok("run", str(spec), "--out", str(out), "--events", "jsonl")
+    with sqlite3.connect(out / "audit.db") as db:
+        first, second, task = db.execute(
+            "SELECT p.pair_id, q.pair_id, p.task_id FROM audit_pairs p JOIN audit_pairs q"
+            " ON q.agent_a = p.agent_a AND q.task_id = p.task_id AND q.trial = p.trial"
+            " AND q.run_id = p.run_id AND q.pair_id > p.pair_id ORDER BY p.pair_id LIMIT 1"
+        ).fetchone()
+        (other,) = db.execute(
+            "SELECT pair_id FROM audit_pairs WHERE task_id != ? LIMIT 1", (task,)
+        ).fetchone()
+        db.executemany(
+            "INSERT INTO human_labels (pair_id, human_success_a) VALUES (?, ?)",
+            [(first, 1), (second, 0)],
+        )
+    path = tmp_path / "other.csv"
+    path.write_text(HEADER + f"{other},,,A,\n")
+    done = cli("review", "import", str(out), str(path))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert labels_stored(out) == 3

@@ -206,6 +206,51 @@ def test_a_human_label_that_contradicts_itself_is_left_out_and_listed(
     assert (mixed in judged) == (truth[mixed][1] in ("A", "B"))
 
 
+def test_pairs_marking_one_conversation_both_ways_are_left_out_and_named(
+    demo: Path, tmp_path: Path
+) -> None:
+    """A conversation marked succeeded in one pair and failed in another (stored before the
+    checks, or carried from an older audit): the export wrote it chosen in one row and rejected
+    in the other. The report leaves it out of the success check; the export leaves out the pairs
+    whose human verdict would rest on it, names them on stderr and lists them in the card."""
+    out = Path(shutil.copytree(demo, tmp_path / "demo"))
+    db = sqlite3.connect(out / "audit.db")
+    one, two, task = db.execute(  # two decisive pairs sharing side A's conversation
+        "SELECT p.pair_id, q.pair_id, p.task_id FROM audit_pairs p JOIN audit_pairs q"
+        " ON q.run_id = p.run_id AND q.task_id = p.task_id AND q.trial = p.trial"
+        " AND q.agent_a = p.agent_a AND q.pair_id > p.pair_id"
+        " WHERE p.success_a != p.success_b AND q.success_a != q.success_b"
+        " ORDER BY p.pair_id, q.pair_id LIMIT 1"
+    ).fetchone()
+    (third,) = db.execute(  # a decisive pair of another task
+        "SELECT pair_id FROM audit_pairs WHERE success_a != success_b AND task_id != ?"
+        " ORDER BY pair_id LIMIT 1",
+        (task,),
+    ).fetchone()
+    db.executemany(
+        "INSERT INTO human_labels (pair_id, human_success_a, human_success_b) VALUES (?, ?, ?)",
+        [(one, 1, 0), (two, 0, 1), (third, 0, 1)],  # one says A's conversation won, two lost
+    )
+    db.commit()
+    db.close()
+    dest = tmp_path / "state.jsonl"
+    done = cli("export", "preferences", str(out), "--out", str(dest))
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"export preferences: left out 2 pair(s) whose human label marks a conversation "
+        f"succeeded that another pair's label marks failed (or the reverse): {one}, {two} (all "
+        "listed in the card); give each conversation one mark with judgeaudit review import"
+    ) in done.stderr
+    rows = {r["pair_id"]: r for r in lines(dest)}
+    assert one not in rows and two not in rows
+    assert rows[third]["label_source"] == "human"  # a label marking no split conversation
+    assert len(rows) == len(decisive_truth(out)) - 2
+    card = json.loads((tmp_path / "state.card.json").read_text(encoding="utf-8"))
+    assert card["left_out"]["human_marks_disagree"]["pair_ids"] == [one, two]
+    judge = export(out, tmp_path / "judge.jsonl", "--labels", "judge")  # reads no human label
+    assert "human_marks_disagree" not in judge["left_out"]
+
+
 def test_openai_rows_validate_against_the_documented_schema(demo: Path, tmp_path: Path) -> None:
     dest = tmp_path / "openai.jsonl"
     card = export(demo, dest, "--format", "openai", "--labels", "state")

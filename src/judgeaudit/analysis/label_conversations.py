@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.audit.units.outcome import label_conflict
 
 Conversation = tuple[str, str, str, int]
 SIDES = ("a", "b")
@@ -74,8 +75,8 @@ def check_conversations(
                 seen[conversation] = (where, what, int(mark))
                 continue
             first_where, first_what, first_mark = seen[conversation]
-            if first_mark == int(mark):
-                continue
+            if first_mark == int(mark) or first_where == where == "stored":
+                continue  # two stored before the check: the report's to name, not this file's
             run, task, agent, trial = conversation
             stored_one = first_where == "stored"
             again = f" (to change the stored one, label its pair again {relabel})" * stored_one
@@ -86,6 +87,25 @@ def check_conversations(
                 f" or failed once whichever pair shows it; give both the same mark{again}"
                 " (nothing was stored)"
             )
+
+
+def split_labels(
+    labels: list[dict[str, Any]], sides: dict[str, tuple[Conversation, Conversation]]
+) -> set[str]:
+    """The pairs among ``labels`` whose success marks put one conversation both ways (the rule
+    :func:`check_conversations` refuses by): labels carried from an older audit, which may hold
+    such marks (stored before the check), drop these rather than refuse the re-audit."""
+    marks: dict[Conversation, set[int]] = {}
+    by: dict[Conversation, set[str]] = {}
+    for label in labels:
+        for index, side in enumerate(SIDES):
+            mark = label[f"human_success_{side}"]
+            if mark is None or label["pair_id"] not in sides:
+                continue
+            conversation = sides[label["pair_id"]][index]
+            marks.setdefault(conversation, set()).add(int(mark))
+            by.setdefault(conversation, set()).add(label["pair_id"])
+    return {pair for c, seen in marks.items() if len(seen) > 1 for pair in by[c]}
 
 
 def side_key(row: pd.Series, side: str) -> tuple[Any, ...]:
@@ -116,3 +136,30 @@ def split_marks(joined: pd.DataFrame) -> tuple[set[tuple[Any, ...]], dict[str, A
         "pair_ids": sorted({p for k in split for p in pairs[k]}),
     }
     return set(split), found
+
+
+def contradicting(joined: pd.DataFrame) -> list[str]:
+    """The pairs whose stored label contradicts itself by
+    :func:`~judgeaudit.audit.units.outcome.label_conflict` (the rule `review import` refuses by
+    and the preference export leaves out by; the app's Review saves one and warns)."""
+    cells = joined[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
+    return [
+        str(row[0])
+        for row in cells.astype(object).where(cells.notna(), None).itertuples(index=False)
+        if label_conflict(row[1], row[2], row[3]) is not None
+    ]
+
+
+def split_pairs(db: sqlite3.Connection, run_id: str) -> list[str]:
+    """The labelled pairs of ``run_id`` that mark a conversation marked both ways, as the report
+    finds them (:func:`contradicting` labels set aside first, then :func:`split_marks`): the
+    preference export leaves them out, since which mark is right is unknown."""
+    joined = pd.read_sql_query(
+        "SELECT p.pair_id, p.task_id, p.agent_a, p.agent_b, p.trial, p.trial_b,"
+        " h.human_success_a, h.human_success_b, h.human_pref FROM human_labels h"
+        " JOIN audit_pairs p ON p.pair_id = h.pair_id WHERE p.run_id = ?",
+        db,
+        params=(run_id,),
+    )
+    joined = joined[~joined["pair_id"].isin(set(contradicting(joined)))]
+    return list(split_marks(joined)[1]["pair_ids"])

@@ -44,9 +44,15 @@ LEFT_OUT_MEANING = {
     "succeeded",
     "human_label_contradicts": "a human label prefers the side its own success marks say "
     "failed, or a tie (its pairs listed; correct them with `judgeaudit review import`)",
+    "human_marks_disagree": "a human label marks a conversation that another pair's label marks "
+    "the other way, so which is right is unknown (its pairs listed; give them one mark with "
+    "`judgeaudit review import`)",
     "judge_tie": "the judge's verdict is a tie (or inconsistent across the two orders)",
     "judge_disagrees": "the judge preferred the other side (--labels agree keeps agreement only)",
 }
+
+#: The reasons a pair is left out whose pairs the card lists (a reviewer's to correct).
+LISTED = ("human_label_contradicts", "human_marks_disagree")
 
 
 def card_paths(dest: Path) -> tuple[Path, Path]:
@@ -187,8 +193,9 @@ class Tally:
     rows_by: Counter[tuple[str, str]] = field(default_factory=Counter)
     label_sources: Counter[str] = field(default_factory=Counter)
     left_out: Counter[str] = field(default_factory=Counter)
-    #: the pairs whose human label contradicts itself: a reviewer's few, listed to correct
-    contradicting: list[str] = field(default_factory=list)
+    #: the pairs left out for their human label (it contradicts itself, or marks a
+    #: conversation another label marks the other way): a reviewer's few, listed to correct
+    listed: dict[str, list[str]] = field(default_factory=dict)
     #: the written rows whose human label chose the side state did not: the training labels a
     #: reviewer says state (the verifiable check) got wrong, listed to look at
     human_over_state: list[str] = field(default_factory=list)
@@ -233,8 +240,8 @@ class Tally:
 
     def leave_out(self, reason: str, pair_id: str | None = None) -> None:
         self.left_out[reason] += 1
-        if reason == "human_label_contradicts" and pair_id is not None:
-            self.contradicting.append(pair_id)
+        if reason in LISTED and pair_id is not None:
+            self.listed.setdefault(reason, []).append(pair_id)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] += 1
@@ -289,7 +296,7 @@ class Tally:
             },
             "left_out": {
                 k: {"pairs": n, "why": LEFT_OUT_MEANING.get(k, k)}
-                | ({"pair_ids": self.contradicting} if k == "human_label_contradicts" else {})
+                | ({"pair_ids": self.listed.get(k, [])} if k in LISTED else {})
                 for k, n in sorted(self.left_out.items())
             },
             "skipped": {

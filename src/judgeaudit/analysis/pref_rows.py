@@ -21,7 +21,14 @@ OTHER = {"A": "B", "B": "A"}
 class RowWriter:
     """One pair → one line of the chosen format (or a counted skip)."""
 
-    def __init__(self, options: ExportOptions, manifest: dict[str, Any], names: list[str]):
+    def __init__(
+        self,
+        options: ExportOptions,
+        manifest: dict[str, Any],
+        names: list[str],
+        split: frozenset[str] = frozenset(),
+    ):
+        self.split = split  # pairs marking a conversation marked both ways (label_conversations)
         self.fmt = options.fmt
         self.labels = options.labels
         self.names = names
@@ -50,6 +57,10 @@ class RowWriter:
         ):
             # the marks would choose a side the reviewer did not prefer: neither is the label
             tally.leave_out("human_label_contradicts", row["pair_id"])
+            return None
+        if self.labels != "judge" and human and row["pair_id"] in self.split:
+            # one of its marks says a conversation succeeded that another pair's says failed
+            tally.leave_out("human_marks_disagree", row["pair_id"])
             return None
         side, label_source = self._choose(truth, truth_source, judge, state, human, tally)
         if side is None:

@@ -25,6 +25,7 @@ from judgeaudit.analysis.frame import (
     stored_json,
     stored_manifest,
 )
+from judgeaudit.analysis.label_conversations import split_pairs
 from judgeaudit.analysis.outputs import check_output
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card, style_summary
 from judgeaudit.analysis.pref_rows import RowWriter
@@ -151,7 +152,8 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
     meta = CardMeta.from_manifest(options, run_id, manifest, source, bins, names, recorded)
     meta = replace(meta, style=style_summary(style_section(db, run_id), options.out, run_id))
     tally = Tally(names)
-    writer = RowWriter(options, manifest, names)
+    split = frozenset(split_pairs(db, run_id))
+    writer = RowWriter(options, manifest, names, split)
     md, js = card_paths(options.dest)
     written: list[Path] = []
     try:
@@ -221,11 +223,12 @@ def _what_works(
     others = [(f, options.labels) for f in FORMATS if f != options.fmt]
     others += [(options.fmt, lab) for lab in LABELS if lab != options.labels]
     others += [(f, lab) for f in FORMATS for lab in LABELS if (f, lab) not in others]
+    split = frozenset(split_pairs(db, run[0]))
     for fmt, labels in others:
         if (fmt, labels) == (options.fmt, options.labels):
             continue
         writer, tally = (
-            RowWriter(replace(options, fmt=fmt, labels=labels), manifest, names),
+            RowWriter(replace(options, fmt=fmt, labels=labels), manifest, names, split),
             Tally(names),
         )
         rows = sum(writer.line(row, tally) is not None for row in _pairs(db, *run, False))

@@ -16,16 +16,16 @@ from judgeaudit import csvsafe
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
-from judgeaudit.analysis.label_conversations import side_key, split_marks
+from judgeaudit.analysis.label_conversations import contradicting, side_key, split_marks
+from judgeaudit.analysis.review_labels import cells, rows_of
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.spec.limits import RUN_LIMITS
-from judgeaudit.audit.units.outcome import label_conflict
 from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.score_scale import SATISFIED_AT
 from judgeaudit.suggest import command
-from judgeaudit.validate import read_text, shown_name, unless_forced
+from judgeaudit.validate import read_text, unless_forced
 
 REVIEW_COLUMNS = (
     "pair_id",
@@ -212,13 +212,13 @@ def _held(path: Path, out: Path) -> str | None:
         return None  # absent, or not a file (the writer refuses those with its own line)
     where = f"review export: --out {path}"
     try:
-        rows = csv.DictReader(io.StringIO(read_text(path, "review sample", AnalysisError)))
+        rows = rows_of(read_text(path, "review sample", AnalysisError))
         if not set(REVIEWER_COLUMNS) <= set(rows.fieldnames or ()):
             return f"{where} is not a review sample (no {', '.join(REVIEWER_COLUMNS)} columns)"
         stored = _stored_cells(out)
         filled = sum(
             any(cells) and cells != stored.get((row.get("pair_id") or "").strip())
-            for row in map(_cells, rows)
+            for row in map(cells, rows)
             for cells in [tuple((row.get(c) or "").strip() for c in REVIEWER_COLUMNS)]
         )
     except (AnalysisError, csv.Error):
@@ -228,76 +228,6 @@ def _held(path: Path, out: Path) -> str | None:
     again = command("review", "import", out, path)
     rows_text = f"{filled} row{'' if filled == 1 else 's'} with labels or notes"
     return f"{where} holds {rows_text}; store the labels first with `{again}`"
-
-
-def _flag(value: str, where: str) -> int | None:
-    """A success mark: 0 or 1, as the sample and every message say (yes/true were taken too)."""
-    if (value := value.strip()) in ("", "0", "1"):
-        return int(value) if value else None
-    raise AnalysisError(f"{where}: {shown_name(value)} is not 0/1; leave it empty to skip")
-
-
-def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
-    """Validate a filled-in review CSV; every problem names the line and column."""
-    return [label for _, label in read_numbered(path, known)]
-
-
-def _cells(row: dict[str, Any]) -> dict[str, Any]:
-    """A sample row's cells as written before :func:`judgeaudit.csvsafe.cell` quoted them."""
-    return {k: csvsafe.read_cell(v) if isinstance(v, str) else v for k, v in row.items()}
-
-
-def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]]]:
-    """:func:`read_labels` with each label's line in the file."""
-    if not (text := read_text(path, "review labels", AnalysisError)).strip():
-        raise AnalysisError(f"{path} is empty; fill in a sample from `judgeaudit review export`")
-    reader = csv.DictReader(io.StringIO(text), restval="")
-    try:
-        header = reader.fieldnames or []
-    except csv.Error as exc:  # e.g. a header field past the csv module's 128 KB limit
-        raise AnalysisError(f"{path}:1: not a readable CSV header ({exc})") from None
-    missing = {"pair_id", "human_success_a", "human_success_b", "human_pref"} - set(header)
-    if missing:
-        raise AnalysisError(
-            f"{path}: missing columns {', '.join(sorted(missing))}; export with `judgeaudit review export`"
-        )
-    rows = []
-    try:
-        for row in map(_cells, reader):
-            label = _label(row, f"{path}:{reader.line_num}", known)
-            if label is not None:
-                rows.append((reader.line_num, label))
-    except csv.Error as exc:
-        raise AnalysisError(f"{path}:{reader.line_num}: not a readable CSV row ({exc})") from None
-    return rows
-
-
-def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] | None:
-    """One filled-in review row, or None when nothing was labelled on it."""
-    pair_id = row["pair_id"].strip()
-    if pair_id not in known:
-        raise AnalysisError(f"{where}: pair_id: {shown_name(pair_id)} is not in this audit")
-    pref = row["human_pref"].strip()
-    if pref not in ("", "A", "B", "tie"):
-        raise AnalysisError(f"{where}: human_pref: {shown_name(pref)} must be A, B, tie or empty")
-    label = {
-        "pair_id": pair_id,
-        "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),
-        "human_success_b": _flag(row["human_success_b"], f"{where}: human_success_b"),
-        "human_pref": pref or None,
-        "note": (row.get("note") or "").strip() or None,
-    }
-    conflict = label_conflict(
-        label["human_success_a"], label["human_success_b"], label["human_pref"]
-    )
-    if conflict is not None:  # a preference export would train on a side it does not prefer
-        raise AnalysisError(
-            f"{where}: {conflict}; set human_pref to the side that succeeded, correct the "
-            "success marks, or leave human_pref empty"
-        )
-    if any(label[k] is not None for k in ("human_success_a", "human_success_b", "human_pref")):
-        return label
-    return None
 
 
 def agreement(
@@ -348,18 +278,6 @@ def agreement(
             "unit": "conversation (task, agent, trial), counted once",
         }
     return out
-
-
-def contradicting(joined: pd.DataFrame) -> list[str]:
-    """The pairs whose stored label contradicts itself by
-    :func:`~judgeaudit.audit.units.outcome.label_conflict` (the rule `review import` refuses by
-    and the preference export leaves out by; the app's Review saves one and warns)."""
-    cells = joined[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
-    return [
-        str(row[0])
-        for row in cells.astype(object).where(cells.notna(), None).itertuples(index=False)
-        if label_conflict(row[1], row[2], row[3]) is not None
-    ]
 
 
 #: How the figures as labelled get their intervals, as every output names them.

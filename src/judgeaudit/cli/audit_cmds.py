@@ -79,7 +79,12 @@ def register(sub: Sub) -> None:
     demo = sub.add_parser("demo", help=command_help("demo"))
     demo.add_argument("--out", type=Path, default=Path("out/demo"))
     demo.add_argument("--no-tui", action="store_true", help="print progress and a summary instead")
-    demo.add_argument("--events", choices=["jsonl", "progress"])
+    demo.add_argument(
+        "--events",
+        choices=["jsonl", "progress"],
+        help="progress (default): a status line on stderr, off a terminal a line per tenth of "
+        "each phase; jsonl: every event as a JSON line on stdout (about 4,300) before the summary",
+    )
     demo.add_argument(
         "--seeds",
         type=int,

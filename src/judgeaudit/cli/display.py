@@ -1,4 +1,5 @@
-"""Two watchers of the runner's events: a one-line TTY progress display and JSON lines."""
+"""Two watchers of the runner's events: a progress display (one rewritten line on a terminal,
+a line per tenth of each phase elsewhere) and JSON lines."""
 
 from __future__ import annotations
 
@@ -36,10 +37,14 @@ def limit_text(event: ev.Progress) -> str:
 
 
 class ProgressDisplay:
-    """A single rewritten status line on a terminal; notable events on their own lines."""
+    """A single rewritten status line on a terminal; notable events on their own lines. Off a
+    terminal (CI, a pipe, a log file) the status is a line of its own at each tenth of a phase,
+    at most 11 a phase, rather than one per unit."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
+        self.live = _isatty(self.stream)
+        self._tenths: dict[str, int] = {}  # each phase's last tenth shown (off a terminal)
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.RunStarted):
@@ -56,12 +61,19 @@ class ProgressDisplay:
             filled = int(width * event.done / event.total) if event.total else width
             eta = "--" if event.eta_s is None else f"{event.eta_s:4.0f}s"
             cost = f" ${event.cost_usd:.4f}" if event.cost_usd else ""
-            self.stream.write(
-                f"\r{event.phase:<12} [{'#' * filled}{'.' * (width - filled)}] {event.done}/"
+            status = (
+                f"{event.phase:<12} [{'#' * filled}{'.' * (width - filled)}] {event.done}/"
                 f"{event.total} eta {eta} {event.calls_per_s:5.0f} calls/s "
                 f"{event.tokens / 1000:7.0f}k tok{cost} retries {event.retries} "
-                f"failed {event.failures}{limit_text(event)}  "
+                f"failed {event.failures}{limit_text(event)}"
             )
+            if not self.live:
+                tenth = 10 * event.done // event.total if event.total else 10
+                if tenth > self._tenths.get(event.phase, -1):
+                    self._tenths[event.phase] = tenth
+                    self._line(status)
+                return
+            self.stream.write(f"\r{status}  ")
             self.stream.flush()
             if event.done == event.total:
                 self.stream.write("\n")
@@ -74,5 +86,12 @@ class ProgressDisplay:
             self._line(f"run {event.run_id} {state} in {event.elapsed_s:.1f}s -> {event.out_dir}")
 
     def _line(self, text: str) -> None:
-        self.stream.write(f"\r{text}\n")
+        self.stream.write(("\r" if self.live else "") + f"{text}\n")  # over the status line
         self.stream.flush()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or bare stream
+        return False

@@ -117,16 +117,32 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
         f"pairs backwards; {skipped} skipped by the format"
     )
     print(f"data card: {result.card_md} and {result.card_json}")
-    if contradicting := card["left_out"].get("human_label_contradicts"):
-        ids = contradicting["pair_ids"]
-        shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-        print(
-            f"export preferences: left out {len(ids)} pair(s) whose human label prefers the side"
-            f" its own success marks say failed, or a tie: {shown} (all listed in the card);"
-            " correct them with judgeaudit review import",
-            file=sys.stderr,
-        )
+    for reason, what, fix in _LISTED:
+        if left := card["left_out"].get(reason):
+            ids = left["pair_ids"]
+            shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            print(
+                f"export preferences: left out {len(ids)} pair(s) whose {what}: {shown} (all"
+                f" listed in the card); {fix} with judgeaudit review import",
+                file=sys.stderr,
+            )
     return 0
+
+
+#: The left-out pairs named on stderr: (the card's reason, what is wrong, what to do).
+_LISTED = (
+    (
+        "human_label_contradicts",
+        "human label prefers the side its own success marks say failed, or a tie",
+        "correct them",
+    ),
+    (
+        "human_marks_disagree",
+        "human label marks a conversation succeeded that another pair's label marks failed "
+        "(or the reverse)",
+        "give each conversation one mark",
+    ),
+)
 
 
 def cmd_export_parquet(args: argparse.Namespace) -> int:

@@ -317,7 +317,7 @@ def cmd_review_import(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, open_db
     from judgeaudit.analysis.label_conversations import sides_of
     from judgeaudit.analysis.label_import import import_checked
-    from judgeaudit.analysis.review import read_numbered
+    from judgeaudit.analysis.review_labels import read_numbered
 
     try:
         db = open_db(args.out)

@@ -27,8 +27,11 @@ class Interrupted(JudgeauditError):
     exit_code = 130
 
 
-def _sink(choice: str | None) -> EventSink:
-    if choice == "jsonl" or (choice is None and not sys.stderr.isatty()):
+def _sink(choice: str | None, piped: str = "jsonl") -> EventSink:
+    """The run's watcher for ``--events``; without it, progress on a terminal, else ``piped``:
+    JSON lines for `run` and `rejudge` (a pipe reads them), progress lines for `demo` (its
+    summary is what a pipe or CI log wants, not 4,300 events before it)."""
+    if (choice or ("progress" if sys.stderr.isatty() else piped)) == "jsonl":
         return JsonLinesDisplay()
     return ProgressDisplay()
 
@@ -240,7 +243,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "(no key, no network)",
         file=sys.stderr,
     )
-    finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events))
+    finished = _run_blocking(demo_spec(), args.out, on_event=_sink(args.events, "progress"))
     from judgeaudit.analysis.report import ReportOptions, bucket_lines, build_report
 
     report = build_report(args.out, ReportOptions(run_id=finished.run_id))
@@ -293,7 +296,7 @@ def _demo_seeds(args: argparse.Namespace) -> int:
         spec = out / "demo.toml"
         spec.write_text(re.sub(r"(?m)^seed = \d+", f"seed = {seed}", text), encoding="utf-8")
         print(f"seed {seed}/{args.seeds}: {out}", file=sys.stderr)
-        finished = _run_blocking(spec, out, on_event=_sink(args.events))
+        finished = _run_blocking(spec, out, on_event=_sink(args.events, "progress"))
         reports[seed] = build_report(out, ReportOptions(run_id=finished.run_id))
     summary = spread(reports)
     atomic_write_text(args.out / SEEDS_JSON, json.dumps(summary, indent=2))
