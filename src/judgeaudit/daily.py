@@ -79,7 +79,7 @@ class DailyNotes:
     #: out -> the day's verdicts kept whose winner contradicts their own scores
     contradicting: dict[str, int] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
-    given: bool = False  # a folder of daily files was among the targets
+    given: bool = False  # a folder of daily files (or a Parquet history) was among the targets
     missing: list[dict[str, str]] = field(default_factory=list)  # period, folder: no file
 
     def as_json(self) -> dict[str, Any]:

@@ -71,9 +71,9 @@ def y_ticks(points: list[dict[str, Any]], pct: bool, most: int = 5) -> list[floa
 
 
 def from_daily_files(trend: dict[str, Any]) -> bool:
-    """Whether a trend's periods are a folder's daily files (``trend["daily"]``, which
-    :func:`judgeaudit.daily.trend_with_alerts` sets for every such folder): a day is expected
-    each day there, so a missing one breaks the line."""
+    """Whether a trend's periods are a folder's daily files or a Parquet history's daily
+    imports (``trend["daily"]``, which :func:`judgeaudit.daily.trend_with_alerts` sets for
+    every such target): a day is expected each day there, so a missing one breaks the line."""
     return "daily" in trend
 
 
