@@ -47,3 +47,8 @@ def test_every_rate_row_has_its_n_and_the_user_note_says_it_is_not_measured(
         assert user["rate"] == "" and user["n"] == "0"
         assert user["no_interval"].startswith("not measured: the log holds no user satisfaction")
         assert period["user_satisfied_but_failed"]["not_measured"] == user["no_interval"]
+    table = cli("trend", str(logs)).stdout  # said once under the table, for every period
+    assert (
+        "user sbf: every period: not measured: the log holds no user satisfaction note "
+        "(satisfied_a/_b on a pair line) and no user simulator ran"
+    ) in table.splitlines()
