@@ -23,6 +23,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.analysis.engines.history import history_runs, is_history
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.trend import TrendOptions, build_trend
 from judgeaudit.analysis.trend_alerts import ALPHA, BASELINE, add_alerts
@@ -78,7 +79,7 @@ class DailyNotes:
     #: out -> the day's verdicts kept whose winner contradicts their own scores
     contradicting: dict[str, int] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)  # period + Carried, re-audits
-    given: bool = False  # a folder of daily files was among the targets
+    given: bool = False  # a folder of daily files (or a Parquet history) was among the targets
     missing: list[dict[str, str]] = field(default_factory=list)  # period, folder: no file
 
     def as_json(self) -> dict[str, Any]:
@@ -102,10 +103,11 @@ def _day(stem: str) -> date | None:
         return None
 
 
-def missing_days(files: list[Path]) -> list[str]:
-    """The days between a folder's first and last daily file that have no file: a gap the
-    charts show and a cron job should hear of (a day whose log never arrived was silent)."""
-    days = sorted({d for f in files if (d := _day(f.stem)) is not None})
+def missing_days(names: list[str]) -> list[str]:
+    """The days between a folder's first and last daily file (their stems), or a history's
+    first and last period, that have none: a gap the charts show and a cron job should hear of
+    (a day whose log never arrived was silent)."""
+    days = sorted({d for n in names if (d := _day(n)) is not None})
     if len(days) < 2:
         return []
     present, span = set(days), (days[-1] - days[0]).days
@@ -328,12 +330,18 @@ def resolve(
     resolved: list[str] = []
     for target in targets:
         files = daily_files(Path(target))
+        if is_history(Path(target)):  # its periods are daily imports: a day is expected each day
+            notes.given = True
+            periods = [r.period for r in history_runs(Path(target))]
+            notes.missing += [{"period": d, "history": target} for d in missing_days(periods)]
         if not files:
             resolved.append(target)
             continue
         notes.given = True
         notes.ignored += ignored_files(Path(target))
-        notes.missing += [{"period": d, "folder": target} for d in missing_days(files)]
+        notes.missing += [
+            {"period": d, "folder": target} for d in missing_days([f.stem for f in files])
+        ]
         into = audited_into(Path(target), work)
         held = Path(target) if work is not None else None  # the default --work sits inside it
         resolved += [str(o) for o in audit_daily(files, into, gap_source, notes, held)]

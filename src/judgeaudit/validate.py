@@ -186,8 +186,9 @@ def iter_jsonl(
                 raise error(f"{where}: expected a JSON object per line, got {json_type(row)}")
             found = True
             yield where, number, row
-    if not found and not allow_empty:
-        raise error(f"{path}: no {what} in file; write one JSON object per line")
+    if not found and not allow_empty:  # a file of blank lines is as empty to a reader
+        blank = " (blank lines only)" if offset else ""
+        raise error(f"{path}: the file is empty{blank}: no {what}; write one JSON object per line")
 
 
 # --- values ---------------------------------------------------------------------------------

@@ -300,7 +300,11 @@ CASES: list[Case] = [
     ),
     run_spec("tasks-missing", TASKS_SPEC, "{tmp}/tasks.jsonl", "run.tasks", "no such file"),
     run_spec(
-        "tasks-empty", TASKS_SPEC, "{tmp}/tasks.jsonl", "no task in file", tasks__jsonl="\n\n"
+        "tasks-empty",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl",
+        "the file is empty (blank lines only): no task",
+        tasks__jsonl="\n\n",
     ),
     # --- imported pairs ---------------------------------------------------------------------
     run_imported(

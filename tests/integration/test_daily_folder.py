@@ -122,7 +122,9 @@ def test_a_bad_day_is_marked_and_the_rest_shown(logs: Path) -> None:
     refused = {r["period"]: r["reason"] for r in trend["daily"]["refused"]}
     assert set(refused) == {"2026-11-02", "2026-11-03", "2026-11-31"}
     assert refused["2026-11-02"].startswith(f"{outage}: no pair has a recorded verdict")
-    assert refused["2026-11-03"].startswith(str(logs / "2026-11-03.jsonl"))
+    # the file and what is wrong with it, as the docs say: it is empty ("no recorded line in
+    # file" before, as if lines were there and none recorded)
+    assert refused["2026-11-03"].startswith(f"{logs / '2026-11-03.jsonl'}: the file is empty:")
     assert "not a period" in refused["2026-11-31"] and "rename" in refused["2026-11-31"]
     assert not any(".judgeaudit-trend" in r for r in refused.values())
     assert len(err) == 4 and any("ignored" in e and "2026-11-05.json" in e for e in err)

@@ -5,6 +5,7 @@ files (each day audited into its own audit.db, as `trend FOLDER` does)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -91,8 +92,9 @@ def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
     done = cli("trend", str(days["hist"]), "--format", "json")
     assert done.returncode == 0, done.stderr
     got, want = json.loads(done.stdout), json.loads((days["tmp"] / "sq.json").read_text())
-    # What only a daily folder reports (its files' fates): nothing, here.
-    assert want.pop("daily") == {"reaudited": [], "refused": [], "ignored": []}
+    # What a daily folder reports (its files' fates): nothing, here; a history of daily
+    # imports is read as one (a day expected each day, none missing here)
+    assert want.pop("daily") == got.pop("daily") == {"reaudited": [], "refused": [], "ignored": []}
     # the pairs each day's import left out: the history says so too (it did not: a review)
     assert [p["pairs_without_verdict"] for p in got["periods"]] == [0, 1, 0, 0]
     lines = cli("trend", str(days["hist"]), "--format", "csv").stdout.splitlines()
@@ -107,6 +109,30 @@ def test_trend_over_the_history_equals_the_trend_over_the_daily_files(
     assert not any("verdicts_contradicting" in p for p in got["periods"])
     assert [p["period"] for p in got["periods"]] == [f"2026-11-0{d}" for d in range(1, 5)]
     assert got == want
+
+
+def test_a_day_missing_from_a_history_is_named_and_breaks_the_line(
+    days: dict[str, Path], tmp_path: Path
+) -> None:
+    """A history whose day 3 was never imported: its charts drew one line from day 2 to day 4
+    as if nothing were missing (``daily`` was never set), and nothing said so. Now it is read
+    as a folder of daily files is: the day is named (stderr, JSON ``daily.missing``), exit 0,
+    and the line breaks there (day 4 is a lone dot)."""
+    hist = tmp_path / "hist"
+    shutil.copytree(days["hist"], hist)
+    shutil.rmtree(hist / "period=2026-11-03")
+    done = cli("trend", str(hist), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["daily"]["missing"] == [
+        {"period": "2026-11-03", "history": str(hist)}]  # fmt: skip
+    assert done.stderr.splitlines() == [
+        f"judgeaudit: trend: no period 2026-11-03 in the history {hist} (never imported): a gap "
+        "in the series"]  # fmt: skip
+    page = cli("trend", str(hist), "--format", "html").stdout
+    chart = page.split("<svg")[1]  # misselection: days 1 and 2 joined, day 4 alone
+    lines = re.findall(r'<polyline points="([^"]*)"', chart)
+    assert [len(line.split()) for line in lines] == [2]
+    assert len(re.findall(r"<circle ", chart)) == 3
 
 
 def test_an_import_in_progress_is_not_read(days: dict[str, Path], tmp_path: Path) -> None:

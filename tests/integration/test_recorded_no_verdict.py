@@ -163,9 +163,10 @@ def test_the_trend_shows_a_days_no_verdict_share_and_a_judge_outage(tmp_path: Pa
     table = cli_ok("trend", str(days), "--work", str(tmp_path / "runs")).stdout
     assert f"100.0% [{low * 100:.1f}, {high * 100:.1f}]" in table
     outage_row = next(line for line in table.splitlines() if line.startswith("2026-11-04"))
-    # misselection, near, consistent and consistent where an order named a side
+    # misselection, near, consistent and consistent where an order named a side; and the user's
+    # satisfied-but-failed, which a log without satisfied_a/_b never measures (any day)
     assert outage_row.split()[1:3] == ["not", "measured"], outage_row
-    assert "0.0% [0.0" not in outage_row and outage_row.count("not measured") == 4, outage_row
+    assert "0.0% [0.0" not in outage_row and outage_row.count("not measured") == 5, outage_row
 
 
 def test_a_judge_outage_s_log_is_audited_and_says_nothing_was_measured(tmp_path: Path) -> None:

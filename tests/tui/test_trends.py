@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import shlex
 from pathlib import Path
 from typing import Any
@@ -212,7 +213,8 @@ def test_tie_aware_alerts_are_named_charted_and_days_keep_their_place(
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
             status = str(app.screen.query_one("#trend-status").render())
-            labels = [str(x.render()) for x in app.screen.query("#trend-charts Label")]
+            titles = app.screen.query("#trend-charts Label")  # a chart's, not a note's
+            labels = [str(x.render()) for x in titles if not x.has_class("trend-note")]
             plots = list(app.screen.query(PlotWidget))
             drawn = {
                 label: [plot._datasets, plot._x_label]  # what the chart holds
@@ -301,3 +303,47 @@ def test_ctrl_r_on_daily_files_audits_where_the_user_chose_and_says_where(
     assert typed.endswith(f"daily files audited into {chosen}")
     assert default.endswith(f"daily files audited into {logs / '.judgeaudit-trend'}")
     assert (logs / ".judgeaudit-trend" / "2026-11-01").is_dir()
+
+
+def test_y_ticks_are_round_and_a_metric_with_no_data_says_why(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    """A new user read y labels 10, 30, 40, 60, 70 (textual-plot's own ticks over the data's
+    range, on 6 rows), and found no "user satisfied but failed" chart, nothing said why. Now
+    each chart has the HTML page's round ticks (0 and a step of 1, 2 or 5 × 10^k, at most 3,
+    so each falls on a whole row; the top above every band edge), and the metric the recorded
+    logs cannot measure (no satisfied_a/_b, no user simulator) says so where its chart was."""
+    out, trend = monitored
+
+    async def go() -> tuple[list[str], dict[str, tuple[Any, float, float]]]:
+        app = make_app(isolated, out / "runs", trend=trend)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            shown = list(app.screen.query("#trend-charts Label"))
+            labels = [str(x.render()) for x in shown]
+            plots = list(app.screen.query(PlotWidget))
+            charted = [str(x.render()) for x in shown if not x.has_class("trend-note")]
+            axes = {
+                label: (plot._y_ticks, plot._y_min, plot._y_max)
+                for label, plot in zip(charted, plots, strict=True)
+            }
+            return labels, axes
+
+    labels, axes = asyncio.run(go())
+    found = series(trend)
+    for metric, (ticks, low, high) in axes.items():
+        step = ticks[1] - ticks[0]
+        assert ticks[0] == low == 0 and ticks[-1] == high and 2 <= len(ticks) <= 4, metric
+        assert ticks == pytest.approx([i * step for i in range(len(ticks))]), metric
+        mantissa = step / 10 ** math.floor(math.log10(step))
+        assert round(mantissa, 9) in (1, 2, 5), (metric, ticks)
+        scale = 1 if metric.startswith("odds ratio") else 100
+        edges = [v * scale for p in found[metric] for v in (p["ci_high"], p["rate"]) if v]
+        assert max(edges) <= high, metric
+    # misselection's highest band edge (72.1%) × 1.15 = 83.0: a step of 20 would need 5
+    # intervals (over 60), more than 3; 50 needs 2 (0, 50, 100)
+    top = max(p["ci_high"] for p in found["misselection"]) * 100
+    assert 60 / 1.15 < top <= 100 / 1.15
+    assert axes["misselection"][0] == pytest.approx([0, 50, 100])
+    note = "user satisfied but failed: every period: not measured: the log holds no user"
+    assert any(label.startswith(note) for label in labels), labels

@@ -336,6 +336,11 @@ def _first(items: list[str]) -> str:
 
 
 NO_SIMULATOR = "no user simulator ran: imported pairs count here only with satisfied_a/_b"
+#: A trend period's "user satisfied but failed" where :func:`no_simulator`: its chart, CSV, JSON
+NO_USER_NOTE = (
+    "not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair line) "
+    "and no user simulator ran"
+)
 
 
 def no_simulator(report: Mapping[str, Any]) -> bool:

@@ -29,7 +29,7 @@ from judgeaudit.analysis.clustered import METHOD, interval
 from judgeaudit.analysis.drift import task_set_key
 from judgeaudit.analysis.engines.auto import open_engine
 from judgeaudit.analysis.engines.history import RUN_SUFFIX, RunRecords, is_history, safe_name
-from judgeaudit.analysis.fmt import NO_TASK_COUNTS
+from judgeaudit.analysis.fmt import NO_TASK_COUNTS, NO_USER_NOTE, no_simulator
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.position import consistency_parts
@@ -267,7 +267,9 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
         "buckets": buckets,
         "judge_satisfied_but_failed": {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]},
         "user_satisfied_but_failed": {
-            **_rate(sbf["user_simulator"]), "satisfied": sbf["user_simulator"]["satisfied"]
+            **_rate(sbf["user_simulator"]), "satisfied": sbf["user_simulator"]["satisfied"],
+            # nothing to count (recorded logs without satisfied_a/_b): said, not an empty chart
+            **({"not_measured": NO_USER_NOTE} if no_simulator(report) else {}),
         },
         "no_verdict": {
             "rate": verdicts["no_verdict_rate"], "ci_low": low, "ci_high": high,

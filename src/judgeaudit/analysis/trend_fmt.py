@@ -9,11 +9,10 @@ from html import escape
 from typing import Any
 
 from judgeaudit import csvsafe
-from judgeaudit.analysis.chart import nice_ticks
 from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method
-from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
+from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs, x_ticks, y_ticks
 from judgeaudit.analysis.trend_metrics import TIE_AWARE, alert_series, is_odds, series
 
 
@@ -117,7 +116,11 @@ def daily_lines(trend: dict[str, Any], files: bool = True, refused: bool = True)
 
 
 def missing_line(missing: dict[str, str]) -> str:
-    """A day between a daily folder's first and last file that has none (the table, stderr)."""
+    """A day between a daily folder's first and last file that has none, or between a Parquet
+    history's first and last period (the table, stderr)."""
+    if "history" in missing:
+        return (f"no period {missing['period']} in the history {missing['history']} (never "
+                "imported): a gap in the series")  # fmt: skip
     return f"no file for day {missing['period']} in {missing['folder']}: a gap in the series"
 
 
@@ -187,6 +190,8 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
             f"no verdict has no interval in {', '.join(p['period'] for p in untold)}: "
             + untold[0]["no_verdict"]["no_interval"]
         )
+    if any(p["user_satisfied_but_failed"].get("not_measured") for p in periods):
+        lines.append("user sbf: " + gaps_note(series(trend)["user satisfied but failed"]))
     alerts = trend.get("alerts", [])
     if det.get("note"):
         lines.append(f"alerts not tested: {det['note']} (--baseline)")
@@ -203,6 +208,9 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
         lines.append(f"action: {alerts[0]['action']}")
     return "\n".join(lines)
 
+
+#: A tick label's character width, in em, at most (a digit is 0.56 em in a sans-serif font)
+LABEL_EM = 0.6
 
 CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval",
               "ci_method", "reason"]  # fmt: skip
@@ -247,13 +255,10 @@ def line_svg(
     day at its own place; a gap where one is not measured, and, ``daily``, where a daily
     folder's day is missing): the line, its 95% band, round y ticks, red markers on alerted
     periods."""
-    width, height, left, right, top, bottom = 640, 220, 56, 16, 28, 44
+    # 40 on the right: the last day's label (66 wide) centred on its tick, inside the page
+    width, height, left, right, top, bottom = 640, 220, 56, 40, 28, 44
     plot_w, plot_h = width - left - right, height - top - bottom
-    values = [v for p in points for v in (p["rate"], p["ci_low"], p["ci_high"]) if v is not None]
-    high = max(values or [1.0]) * 1.1
-    if pct:
-        high = min(1.0, max(0.1, max(values or [0.1]) * 1.15))
-    ticks = nice_ticks(high)
+    ticks = y_ticks(points, pct)
     high = ticks[-1]
     at, axis = day_axis(periods)
     step = plot_w / max(1, *at.values())
@@ -273,11 +278,12 @@ def line_svg(
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" '
                      'stroke="#ddd"/>')  # fmt: skip
         parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
-    every = max(1, len(periods) // 8)
-    for i, period in enumerate(periods):
-        if i % every == 0 or i == len(periods) - 1:
-            parts.append(f'<text x="{left + at[period] * step:.1f}" y="{top + plot_h + 16}" '
-                         f'text-anchor="middle">{escape(period[:10])}</text>')  # fmt: skip
+    for day, label in x_ticks(periods, plot_w, LABEL_EM * 11 * 10):  # a date: 10 characters
+        x = left + day * step
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" '
+                     'stroke="#999"/>')  # fmt: skip
+        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
+                     f"{escape(label)}</text>")  # fmt: skip
     for run in line_runs(points, at, refused or [], daily=daily):
         banded = [p for p in run if p["ci_low"] is not None and p["ci_high"] is not None]
         upper = [xy(p["period"], p["ci_high"]) for p in banded]
@@ -303,12 +309,30 @@ def line_svg(
             f'fill="{"#d00" if hit else "#c0504d"}"><title>{escape(p["period"])}: '
             f"{p['rate'] * 100 if pct else p['rate']:.3g}{'%' if pct else ''}</title></circle>"
         )
+    if not any(p["rate"] is not None for p in points):  # nothing to draw: why, not a blank plot
+        why = next((p["no_interval"] for p in points if p.get("no_interval")), "no data")
+        parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h / 2:.1f}" '
+                     f'text-anchor="middle" fill="#555">{escape(_short(why))}</text>')  # fmt: skip
     parts.append(
         f'<text x="{left}" y="{height - 6}" fill="#555">{escape(axis)}; shaded: 95% interval; '
         f"large red dots: alerts; a gap: {'a day missing or ' if daily else 'a period '}not "
         "measured</text></svg>"
     )
     return "\n".join(parts)
+
+
+def _short(why: str) -> str:
+    """A reason as the chart's middle line holds it (the note under the chart has it whole)."""
+    return why if len(why) <= 90 else why[: why.rfind(" ", 0, 89)] + " …"
+
+
+def gaps_note(points: list[dict[str, Any]]) -> str:
+    """Why a metric's periods have no rate: each period's reason, or one line for all of them
+    (recorded logs without a satisfaction note: every period, not thirty times the same)."""
+    gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
+    if len(gaps) == len(points) > 1 and len({p["no_interval"] for p in gaps}) == 1:
+        return f"every period: {gaps[0]['no_interval']}"
+    return "; ".join(f"{p['period']}: {p['no_interval']}" for p in gaps)
 
 
 def render_html(trend: dict[str, Any]) -> str:
@@ -320,10 +344,8 @@ def render_html(trend: dict[str, Any]) -> str:
         alerts = marked.get(metric, set())
         charts.append(line_svg(metric, points, periods, alerts, not is_odds(metric),
                                refused=skipped, daily=from_daily_files(trend)))  # fmt: skip
-        gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
-        if gaps:  # a gap in the line says why (a judge outage: not measured)
-            charts[-1] += "<p class='note'>" + escape(
-                "; ".join(f"{p['period']}: {p['no_interval']}" for p in gaps)) + "</p>"  # fmt: skip
+        if why := gaps_note(points):  # a gap in the line says why (a judge outage: not measured)
+            charts[-1] += f"<p class='note'>{escape(why)}</p>"
     alerts = trend.get("alerts", [])
     refused = "".join(
         f"<li class='warn'>{escape(r['period'])}: {escape(r['reason'])}</li>"

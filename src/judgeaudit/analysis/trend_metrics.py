@@ -69,7 +69,9 @@ def alert_series(alert: Mapping[str, Any]) -> str:
 
 def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """metric name -> one {period, rate, ci_low, ci_high, n, no_interval} per period (charts,
-    TUI, CSV); ``no_interval`` says why a rate has no interval (else None)."""
+    TUI, CSV); ``n`` is the count the rate is over (decisive pairs, satisfied sides or
+    conversations, judged orders, pairs judged in both orders, labelled pairs; none for an odds
+    ratio), ``no_interval`` says why a rate has no interval (else None)."""
     out: dict[str, list[dict[str, Any]]] = {}
 
     def add(name: str, period: str, part: dict[str, Any] | None, n: Any = None) -> None:
@@ -84,13 +86,18 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         add(CHARTED[MISSELECTION], period, p["misselection"], p["misselection"].get("decisive"))
         for b in p["buckets"]:
             add(bucket_series(b["label"]), period, b, b.get("decisive"))
-        add(CHARTED[TIE_AWARE], period, _tie_aware(p["misselection"]))
-        add("judge satisfied but failed", period, p["judge_satisfied_but_failed"])
-        add("user satisfied but failed", period, p["user_satisfied_but_failed"])
+        # n: what the rate is over; the tie-aware rate's, (wrong + tie/2) / decisive, too
+        add(CHARTED[TIE_AWARE], period, _tie_aware(p["misselection"]),
+            p["misselection"].get("decisive"))  # fmt: skip
+        for who in ("judge", "user"):  # the satisfied sides (judge) or conversations (user)
+            part = p[f"{who}_satisfied_but_failed"]
+            add(f"{who} satisfied but failed", period, part, part.get("satisfied"))
         add(NO_VERDICT, period, p["no_verdict"], p["no_verdict"]["orders"])
-        add("position consistency", period, p["position_consistency"])
+        consistency = p["position_consistency"]  # over the pairs judged in both orders
+        add("position consistency", period, consistency, consistency.get("pairs"))
         if any(q["human_disagreement"] for q in trend["periods"]):
-            add(HUMAN, period, p["human_disagreement"])
+            human = p["human_disagreement"]
+            add(HUMAN, period, human, human and human.get("labelled"))
         for term in p["style_odds_ratios"]:
             # an unstable period is a gap: its size is not measured, and on a shared axis its
             # interval would flatten the stable periods' line (docs/trend.md)

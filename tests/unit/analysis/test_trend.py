@@ -19,7 +19,7 @@ from statsmodels.stats.proportion import proportion_confint
 from judgeaudit.analysis.fmt import NO_TASK_COUNTS
 from judgeaudit.analysis.trend import INTERVALS, build_trend, period_figures
 from judgeaudit.analysis.trend_alerts import points_of
-from judgeaudit.analysis.trend_fmt import render
+from judgeaudit.analysis.trend_fmt import render, render_csv
 from judgeaudit.analysis.trend_metrics import series
 from tests.unit.analysis.test_verdicts import expected, make_db
 
@@ -118,3 +118,18 @@ def test_a_period_without_per_task_counts_says_it_has_no_interval() -> None:
     assert [(r["ci_low"], r["no_interval"]) for r in rows] == [("0.01", ""), ("", NO_TASK_COUNTS)]
     assert json.loads(render(trend, "json"))["periods"][1]["no_verdict"]["no_interval"]
     assert escape(NO_TASK_COUNTS) in render(trend, "html")
+
+
+def test_each_rate_row_has_the_count_it_is_over() -> None:
+    """The CSV's ``n`` was empty on every row but misselection, its buckets and no verdict:
+    each now has what its rate is over (the report's counts, set by hand here)."""
+    given = {**report((2.0, 1.5, 2.7)), "human_review": {"judge_vs_human": {
+        "weighted_agreement": 0.8, "weighted_agreement_ci": [0.7, 0.9], "n": 25}}}  # fmt: skip
+    consistency = {"rate": 0.8, "ci_low": 0.7, "ci_high": 0.9, "pairs": 90, "consistent": 72}
+    figures = period_figures(given, consistency)  # type: ignore[arg-type]
+    rows = csv.DictReader(io.StringIO(render_csv({"periods": [{"period": "d1", **figures}]})))
+    n = {r["metric"]: r["n"] for r in rows}
+    assert n == {"misselection": "50", "tie-aware misselection": "50",
+                 "judge satisfied but failed": "40", "user satisfied but failed": "30",
+                 "no verdict": "200", "position consistency": "90", "human disagreement": "25",
+                 "odds ratio cites_ids": ""}  # fmt: skip

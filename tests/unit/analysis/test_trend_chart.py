@@ -1,18 +1,19 @@
 """The trend page's line charts: a day at its own place on the app's day axis, a gap (no line)
 where a day is missing or not measured, and y ticks at round steps (1, 2 or 5 × 10^k). Every
-expected value is worked out by hand from the chart's geometry (640 × 220, plot 568 × 148 at
+expected value is worked out by hand from the chart's geometry (640 × 220, plot 544 × 148 at
 x 56, y 28)."""
 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
 
 import pytest
 
 from judgeaudit.analysis.chart import bucket_svg, nice_ticks
 from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
-from judgeaudit.analysis.trend_fmt import line_svg
+from judgeaudit.analysis.trend_fmt import gaps_note, line_svg
 
 
 def point(period: str, rate: float | None) -> dict[str, Any]:
@@ -43,21 +44,21 @@ def labels(svg: str) -> list[str]:
 
 
 def test_trend_chart_puts_days_on_the_day_axis_with_a_gap_for_a_missing_day() -> None:
-    """A daily folder's days 1, 2 and 4 (day 3 missing): day 4 sits at x 624 (3 of 3 days
-    across), not at 340 as the third of three periods; the line joins days 1 and 2 only.
+    """A daily folder's days 1, 2 and 4 (day 3 missing): day 4 sits at x 600 (3 of 3 days
+    across), not at 328 as the third of three periods; the line joins days 1 and 2 only.
     Highest value 0.26 (a band edge) × 1.15 = 0.299: ticks 0, 10, 20, 30%, so rate 0.1 sits
     at 28 + 148 × 2/3."""
     points = [point("2026-11-01", 0.1), point("2026-11-02", 0.12), point("2026-11-04", 0.18)]
     periods = [p["period"] for p in points]
     svg = line_svg("misselection", points, periods, set(), pct=True, daily=True)
-    assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 245.3,116.8"]
-    assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "245.3", "624.0"]
+    assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 237.3,116.8"]
+    assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "237.3", "600.0"]
     assert labels(svg) == ["0%", "10%", "20%", "30%"]
     assert "day (0 = 2026-11-01)" in svg and "a gap: a day missing or not measured" in svg
     # output dirs on those dates: no day is expected, so one line through all three (0.18 at
     # 28 + 148 × 0.4 = 87.2)
     svg = line_svg("misselection", points, periods, set(), pct=True)
-    assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 245.3,116.8 624.0,87.2"]
+    assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 237.3,116.8 600.0,87.2"]
     assert "a gap: a period not measured" in svg
 
 
@@ -68,7 +69,7 @@ def test_a_not_measured_day_breaks_the_line() -> None:
         svg = line_svg("misselection", points, [p["period"] for p in points], set(), True,
                        daily=daily)  # fmt: skip
         assert "<polyline" not in svg
-        assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "624.0"]
+        assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "600.0"]
 
 
 def days_of(runs: list[list[dict[str, Any]]]) -> list[list[str]]:
@@ -114,3 +115,66 @@ def test_a_trend_from_daily_files_expects_every_day() -> None:
 def test_report_bucket_chart_ticks_are_round() -> None:
     bucket = {"label": "near", "alias": "near", "decisive": 10, "rate": None}
     assert labels(bucket_svg([bucket], "t")) == ["0%", "20%", "40%", "60%", "80%", "100%"]
+
+
+def x_labels(svg: str) -> list[tuple[float, str]]:
+    return [(float(x), t) for x, t in re.findall(r'<text x="([\d.]+)" y="192" '
+                                                 r'text-anchor="middle">([^<]+)<', svg)]  # fmt: skip
+
+
+def days(first: int, last: int) -> list[str]:
+    return [f"2026-11-{d:02d}" for d in range(first, last + 1)]
+
+
+def test_x_ticks_fall_on_whole_weeks_and_never_overlap() -> None:
+    """A month of days (a new user's 30-day folder): the ticks fell on every third period,
+    and the last two (11-28 at 584.8, 11-30 at 624) overlapped. Now every 7th day from the
+    first, at 56 + day × 544/29; a label (10 characters of 11-point text, at most 66 wide)
+    never reaches its neighbour nor the page's edge (640)."""
+    month = days(1, 30)
+    svg = line_svg("misselection", [point(d, 0.1) for d in month], month, set(), True)
+    ticks = x_labels(svg)
+    assert ticks == [(56.0, "2026-11-01"), (187.3, "2026-11-08"), (318.6, "2026-11-15"),
+                     (449.9, "2026-11-22"), (581.2, "2026-11-29")]  # fmt: skip
+    assert all(b[0] - a[0] >= 66 for a, b in pairwise(ticks))
+    assert ticks[-1][0] + 33 <= 640
+
+
+def test_x_ticks_on_few_days_are_every_day_missing_ones_included() -> None:
+    """Days 1, 2 and 4: a tick on each day, 11-03 too (a missing day keeps its place)."""
+    three = ["2026-11-01", "2026-11-02", "2026-11-04"]
+    svg = line_svg("misselection", [point(d, 0.1) for d in three], three, set(), True)
+    assert x_labels(svg) == [(56.0, "2026-11-01"), (237.3, "2026-11-02"),
+                             (418.7, "2026-11-03"), (600.0, "2026-11-04")]  # fmt: skip
+
+
+def test_x_ticks_name_weekly_periods_and_count_months() -> None:
+    """Twenty ISO weeks are dates (their Mondays, 7 days apart: 133 days on 544, 4.1 a day):
+    every 4th week (28 days, 114.5 wide; 14 days are 57, under a label's 66 and a fifth),
+    named as the period. Twenty months are no dates (numbered, 28.6 a period): every 5th (a
+    step of 2 is 57 wide)."""
+    weeks = [f"2026-W{w:02d}" for w in range(1, 21)]
+    svg = line_svg("misselection", [point(w, 0.1) for w in weeks], weeks, set(), True)
+    assert [t for _, t in x_labels(svg)] == ["2026-W01", "2026-W05", "2026-W09", "2026-W13",
+                                             "2026-W17"]  # fmt: skip
+    months = [f"{2025 + m // 12}-{m % 12 + 1:02d}" for m in range(20)]
+    svg = line_svg("misselection", [point(m, 0.1) for m in months], months, set(), True)
+    assert [t for _, t in x_labels(svg)] == ["2025-01", "2025-06", "2025-11", "2026-04"]
+
+
+def test_a_metric_measured_in_no_period_says_why_on_its_chart() -> None:
+    """Recorded logs without a satisfaction note: the chart was an empty plot. Now its middle
+    says why (cut to fit, whole in the note under it), and the note says it once for every
+    period, not once per period."""
+    why = ("not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair "
+           "line) and no user simulator ran")  # fmt: skip
+    points = [{**point(d, None), "no_interval": why} for d in days(1, 3)]
+    svg = line_svg("user satisfied but failed", points, days(1, 3), set(), True)
+    middle = re.findall(r'<text x="328.0" y="102.0" text-anchor="middle" fill="#555">([^<]+)<', svg)
+    # 85 characters, to the last space before the 90th (" and" ends at 89)
+    assert middle == ["not measured: the log holds no user satisfaction note (satisfied_a/_b on "
+                      "a pair line) …"]  # fmt: skip
+    assert "<circle" not in svg and "<polyline" not in svg
+    assert gaps_note(points) == f"every period: {why}"
+    points[1] = point("2026-11-02", None)  # an outage day among them: each said
+    assert gaps_note(points).startswith(f"2026-11-01: {why}; 2026-11-02: not measured; ")

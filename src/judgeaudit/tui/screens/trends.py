@@ -28,6 +28,9 @@ from judgeaudit.tui.widgets.note import Note
 
 #: metrics charted first (the watched ones); the rest follow in the trend's order
 FIRST: tuple[Series, ...] = (CHARTED[MISSELECTION],)
+#: at most this many steps between a chart's y ticks: its plot spans 6 rows (`.trend-chart`,
+#: 12 high), so 1, 2 or 3 steps fall on whole rows, evenly (4 put labels 1 and 2 rows apart)
+Y_TICKS = 3
 
 
 def _title(metric: str, points: list[dict[str, Any]]) -> str:
@@ -164,8 +167,8 @@ class TrendsScreen(Screen[None]):
         await pane.remove_children()
         from textual_plot import HiResMode, PlotWidget  # numpy: when a trend is first drawn
 
-        from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
-        from judgeaudit.analysis.trend_fmt import chart_alerts
+        from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs, y_ticks
+        from judgeaudit.analysis.trend_fmt import chart_alerts, gaps_note
         from judgeaudit.analysis.trend_metrics import series
 
         names = [p["period"] for p in trend["periods"]]
@@ -175,19 +178,17 @@ class TrendsScreen(Screen[None]):
         found = series(trend)
         order = [m for m in FIRST if m in found] + [m for m in found if m not in FIRST]
         widgets = []
+        shown: list[Label | PlotWidget] = []  # in the metrics' order
         for metric in order:
             if all(p["rate"] is None for p in found[metric]):
+                if why := gaps_note(found[metric]):  # said where its chart would be, not skipped
+                    shown.append(Label(f"{metric}: {why}", classes="hint trend-note", markup=False))
                 continue
             scale = 1.0 if is_odds(metric) else 100.0
             plot = PlotWidget(allow_pan_and_zoom=False, classes="trend-chart")
             widgets.append((metric, plot, found[metric], scale))
-        await pane.mount_all(
-            [
-                w
-                for metric, plot, _, _ in widgets
-                for w in (Label(_title(metric, found[metric]), classes="hint", markup=False), plot)
-            ]
-        )
+            shown += [Label(_title(metric, found[metric]), classes="hint", markup=False), plot]
+        await pane.mount_all(shown)
         for metric, plot, points, scale in widgets:
             for part in line_runs(points, at, refused, daily=from_daily_files(trend)):
                 banded = [p for p in part if p["ci_low"] is not None]
@@ -205,6 +206,10 @@ class TrendsScreen(Screen[None]):
                 plot.scatter([at[p["period"]] for p in hits],
                              [p["rate"] * scale for p in hits], marker="!", marker_style="bold red")  # fmt: skip
             plot.set_xlimits(0, max(1, *at.values()))
+            # the HTML page's round ticks (0, 20, 40 %), a few for a chart 12 rows high
+            ticks = [t * scale for t in y_ticks(points, scale == 100.0, most=Y_TICKS)]
+            plot.set_ylimits(0, ticks[-1])
+            plot.set_yticks(ticks)
             plot.set_xlabel(axis)
             plot.set_ylabel("%" if scale == 100.0 else "odds ratio")
 

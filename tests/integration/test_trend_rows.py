@@ -1,0 +1,54 @@
+"""What `judgeaudit trend` says per row of a folder of recorded logs, as a spreadsheet user
+reads the CSV: every rate with the count it is over (``n``), and a metric the logs cannot
+measure (the user's satisfaction, never logged) said so, not left an empty row."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from judgeaudit.sim.stream import write_stream
+from tests.cli_helpers import cli
+
+
+def _decisive_in_log(path: Path) -> int:
+    """The log's pairs whose two sides differ in success: misselection's denominator."""
+    pairs = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+    return sum(1 for r in pairs if "success_a" in r and r["success_a"] != r["success_b"])
+
+
+def test_every_rate_row_has_its_n_and_the_user_note_says_it_is_not_measured(
+    tmp_path: Path,
+) -> None:
+    """The tie-aware rows (and satisfied-but-failed, consistency) left ``n`` empty, and the
+    "user satisfied but failed" rows were blank, as if a rate were lost."""
+    logs = tmp_path / "logs"
+    write_stream(logs, days=2, change_day=5, tasks=20)
+    done = cli("trend", str(logs), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = {(r["period"], r["metric"]): r for r in csv.DictReader(io.StringIO(done.stdout))}
+    trend = json.loads(cli("trend", str(logs), "--format", "json").stdout)
+    for period in trend["periods"]:
+        day = period["period"]
+        decisive = _decisive_in_log(logs / f"{day}.jsonl")
+        tie_aware = rows[(day, "tie-aware misselection")]
+        assert int(tie_aware["n"]) == decisive == int(rows[(day, "misselection")]["n"])
+        m = period["misselection"]  # (wrong + tie/2) / n
+        assert float(tie_aware["rate"]) * decisive == pytest.approx(m["wrong"] + m["tie"] / 2)
+        consistency = rows[(day, "position consistency")]  # over the pairs judged both ways
+        assert int(consistency["n"]) * 2 == int(rows[(day, "no verdict")]["n"])
+        judge = rows[(day, "judge satisfied but failed")]
+        assert int(judge["n"]) == period["judge_satisfied_but_failed"]["satisfied"] > 0
+        user = rows[(day, "user satisfied but failed")]
+        assert user["rate"] == "" and user["n"] == "0"
+        assert user["no_interval"].startswith("not measured: the log holds no user satisfaction")
+        assert period["user_satisfied_but_failed"]["not_measured"] == user["no_interval"]
+    table = cli("trend", str(logs)).stdout  # said once under the table, for every period
+    assert (
+        "user sbf: every period: not measured: the log holds no user satisfaction note "
+        "(satisfied_a/_b on a pair line) and no user simulator ran"
+    ) in table.splitlines()
