@@ -356,6 +356,5 @@ def report(
         if name in active and name not in removed:
             lines += [f"  warning: {w}" for w in _active_problems(name, active[name])]
         if name == apps[-1]:
-            ok, backend = secrets.backend_usable()
-            lines.append(f"keyring: {backend}" + ("" if ok else " (not usable)"))
+            lines.append(f"keyring: {secrets.keyring_said()}")  # the words of `key status`
     return lines
