@@ -315,7 +315,7 @@ def test_a_shell_token_beside_a_switched_bridged_profile_is_warned_of(
     world.add_bridged(name, "claude", "--option", f"bridge_port={port}")
     shell_key = "sk-ant-shell-" + pysecrets.token_hex(10)
     shell = {**world.env, variable: shell_key}
-    said = f"in this terminal's environment, {variable} is set: Claude Code sends it"
+    said = f"in this terminal's environment, {variable} is set (…{shell_key[-4:]}): Claude Code sends it"
     fix = f"`judgeaudit exec {name} -- claude`, which leaves it out"
     used = cli_ok("profile", "use", name, env=shell, whole_env=True, timeout=120)
     doctor = cli_ok("profile", "doctor", "claude", env=shell, whole_env=True, timeout=120)
