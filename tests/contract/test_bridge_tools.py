@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import secrets as pysecrets
+import signal
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -128,7 +129,7 @@ def test_codex_exec_through_a_standalone_bridge(world: World) -> None:
 
 def test_claude_p_through_a_standalone_bridge(world: World) -> None:
     world.add_bridged("gw-claude", "claude")
-    with served("bridge", "gw-claude", "--port", "0", env=world.env) as (bridge, _):
+    with served("bridge", "gw-claude", "--port", "0", env=world.env) as (bridge, proc):
         prompt = _claude_prompt(world)
         before = len(world.chat_requests())
         out = run_tool(
@@ -138,10 +139,18 @@ def test_claude_p_through_a_standalone_bridge(world: World) -> None:
                 "ANTHROPIC_BASE_URL": bridge,
                 "ANTHROPIC_AUTH_TOKEN": world.secret,
                 "ANTHROPIC_MODEL": MODEL,
+                # a user's start, with its warm-up `HEAD /api/hello` (empty counts as unset)
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "",
             },
         )
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
     assert "Tool Read returned:" in out and MARKER in out
     assert_round_trip_reached_upstream(world, before)
+    # Claude Code's start-up warm-up (`HEAD /api/hello`) was a `-> 404` line on every start
+    assert "POST /v1/messages" in log and "-> 404" not in log and "/api/hello" not in log, log
 
 
 def _codex_prompt() -> str:
