@@ -282,7 +282,7 @@ def claude_warnings(
         if layer.scope in below:
             continue  # the file judgeaudit edits (conflicts there are the switch's) or below it
         env = _env(layer)
-        where, fix = tokenwarn.where(layer.scope, layer.path), tokenwarn.fix(layer.scope)
+        where, fix = tokenwarn.where(layer.path), tokenwarn.fix(layer.scope)
         for variable in CLAUDE_ROUTERS:
             if claude.truthy(env.get(variable)):
                 out.append(

@@ -29,7 +29,7 @@ def host(url: object) -> str:
     return urlsplit(str(url)).netloc or repr(url)
 
 
-def where(scope: str, path: Path | None) -> str:
+def where(path: Path | None) -> str:
     """The start of a warning about a variable set in a layer: its file's ``env.``, or this
     terminal."""
     return f"{path}: env." if path else "in this terminal's environment, "
@@ -54,7 +54,7 @@ def token_warning(
     """The one sentence: ``variable`` set to ``value`` in the layer ``scope``/``path`` is sent to
     the base URL ``to`` in place of (or beside) ``instead_of``. A switched bridged ``profile``
     is said as what the token does to its bridge, with exec's way round it."""
-    said = f"{where(scope, path)}{variable} is {shown(value)}: Claude Code sends it to {host(to)}"
+    said = f"{where(path)}{variable} is {shown(value)}: Claude Code sends it to {host(to)}"
     if profile is not None and bridgeopt.uses_bridge(profile):
         if variable == "ANTHROPIC_AUTH_TOKEN":
             what = (
