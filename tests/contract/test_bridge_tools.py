@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import secrets as pysecrets
+import signal
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -128,7 +129,7 @@ def test_codex_exec_through_a_standalone_bridge(world: World) -> None:
 
 def test_claude_p_through_a_standalone_bridge(world: World) -> None:
     world.add_bridged("gw-claude", "claude")
-    with served("bridge", "gw-claude", "--port", "0", env=world.env) as (bridge, _):
+    with served("bridge", "gw-claude", "--port", "0", env=world.env) as (bridge, proc):
         prompt = _claude_prompt(world)
         before = len(world.chat_requests())
         out = run_tool(
@@ -138,10 +139,18 @@ def test_claude_p_through_a_standalone_bridge(world: World) -> None:
                 "ANTHROPIC_BASE_URL": bridge,
                 "ANTHROPIC_AUTH_TOKEN": world.secret,
                 "ANTHROPIC_MODEL": MODEL,
+                # a user's start, with its warm-up `HEAD /api/hello` (empty counts as unset)
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "",
             },
         )
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
     assert "Tool Read returned:" in out and MARKER in out
     assert_round_trip_reached_upstream(world, before)
+    # Claude Code's start-up warm-up (`HEAD /api/hello`) was a `-> 404` line on every start
+    assert "POST /v1/messages" in log and "-> 404" not in log and "/api/hello" not in log, log
 
 
 def _codex_prompt() -> str:
@@ -315,7 +324,7 @@ def test_a_shell_token_beside_a_switched_bridged_profile_is_warned_of(
     world.add_bridged(name, "claude", "--option", f"bridge_port={port}")
     shell_key = "sk-ant-shell-" + pysecrets.token_hex(10)
     shell = {**world.env, variable: shell_key}
-    said = f"in this terminal's environment, {variable} is set: Claude Code sends it"
+    said = f"in this terminal's environment, {variable} is set (…{shell_key[-4:]}): Claude Code sends it"
     fix = f"`judgeaudit exec {name} -- claude`, which leaves it out"
     used = cli_ok("profile", "use", name, env=shell, whole_env=True, timeout=120)
     doctor = cli_ok("profile", "doctor", "claude", env=shell, whole_env=True, timeout=120)

@@ -367,3 +367,27 @@ def test_a_netrc_entry_for_the_upstream_host_does_not_break_it(gateway: Gateway)
     with served("bridge", "gw", env={**gateway.env, "NETRC": str(netrc)}) as (url, _):
         status, _, raw = post(url + "/v1/responses", {"model": "sim-chat", "input": "hi"}, KEY)
     assert status == 200, raw
+
+
+def test_claude_codes_warm_up_probe_is_answered_and_not_logged(gateway: Gateway) -> None:
+    """A new user saw `HEAD /api/hello -> 404` in the bridge's log on every Claude Code start:
+    Claude Code 2.1.332 sends that HEAD (no key) to warm the connection. It is answered 200 and
+    not logged; a path the bridge does not serve is still logged with its 404."""
+    import urllib.error
+    import urllib.request
+
+    with served("bridge", "gw", env=gateway.env) as (url, proc):
+        with urllib.request.urlopen(
+            urllib.request.Request(url + "/api/hello", method="HEAD"), timeout=30
+        ) as head:
+            assert head.status == 200
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(urllib.request.Request(url + "/api/nope"), timeout=30)
+        assert missing.value.code == 404
+        assert post(url + "/v1/responses", {"model": "sim-chat", "input": "x"}, KEY)[0] == 200
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        assert proc.stderr is not None
+        log = proc.stderr.read()
+    assert "/api/hello" not in log, log
+    assert "GET /api/nope -> 404" in log and "POST /v1/responses sim-chat -> 200" in log, log

@@ -42,3 +42,15 @@ def test_a_stored_key_no_profile_uses_is_listed_masked(home: Path) -> None:
     assert secret not in done.stdout + done.stderr and token not in done.stdout + done.stderr
     assert cli(home, "key", "delete", orphan).returncode == 0
     assert orphan not in cli(home, "key", "status").stdout
+
+
+def test_doctor_names_the_keyring_as_key_status_does(home: Path) -> None:
+    """A new user: `profile doctor` ended with `keyring: keyring.backends.SecretService.Keyring`
+    where `key status` said "Secret Service": one owner of the backend's name, one line."""
+    status = cli(home, "key", "status")
+    doctor = cli(home, "profile", "doctor")
+    assert status.returncode == 0 and doctor.returncode == 0, status.stderr + doctor.stderr
+    said = "keyring: the OS keyring (Secret Service)"
+    assert status.stdout.splitlines()[0] == said
+    assert doctor.stdout.splitlines()[-1] == said
+    assert "keyring.backends" not in doctor.stdout

@@ -34,7 +34,7 @@ def keyed(home: Path) -> Iterator[tuple[Path, str, str, str]]:
 def test_19_terminal_token_warning_reads_as_a_sentence(home: Path) -> None:
     add(home, "c", "claude", "https://gw.example", "--key", "k")
     done = cli(home, "profile", "use", "c", "--dry-run", env={"ANTHROPIC_AUTH_TOKEN": "x"})
-    assert "in this terminal's environment, ANTHROPIC_AUTH_TOKEN is set:" in done.stderr
+    assert "in this terminal's environment, ANTHROPIC_AUTH_TOKEN is set (…):" in done.stderr
     assert "environment has" not in done.stderr
 
 

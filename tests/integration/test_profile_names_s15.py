@@ -110,9 +110,9 @@ def test_the_doctor_warns_once_about_a_shell_api_key(home: Path) -> None:
     said = cli(home, "profile", "doctor", "claude", env={"ANTHROPIC_API_KEY": shell_key})
     warnings = [line for line in said.stdout.splitlines() if "warning" in line]
     assert [w for w in warnings if "ANTHROPIC_API_KEY" in w] == [
-        "  warning: ANTHROPIC_API_KEY from shell is sent as x-api-key beside the profile's key"
-        " to http://127.0.0.1:9: if it is a real Anthropic key, this third-party gateway"
-        " receives it; unset it (`unset ANTHROPIC_API_KEY`) or remove it there"
+        "  warning: in this terminal's environment, ANTHROPIC_API_KEY is set (…hell): Claude"
+        " Code sends it to 127.0.0.1:9 as x-api-key beside profile a's key (from $A_KEY): if it"
+        " is a real Anthropic key, that gateway receives it (unset it)"
     ]
     assert shell_key not in said.stdout + said.stderr
 

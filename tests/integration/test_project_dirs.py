@@ -153,4 +153,7 @@ def test_a_key_mode_env_binding_still_warns_of_the_api_key_beside_the_token(
     bound = cli_ok(
         "profile", "use", "pd-env", "--project", str(tmp_path / "proj"), env=env, whole_env=True
     )
-    assert "ANTHROPIC_API_KEY is set: Claude Code sends it as x-api-key" in bound.stderr
+    assert (
+        "ANTHROPIC_API_KEY is set (…4444): Claude Code sends it to gw.example.com as x-api-key"
+        in (bound.stderr)
+    )

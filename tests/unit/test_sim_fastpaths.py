@@ -40,3 +40,22 @@ def test_a_model_without_chance_skips_the_draw_and_one_with_faults_still_draws()
     jittery = server._spec("chat:jitter_ms=10")
     assert 0 <= server._decide(jittery, jittery.model_id, "{}").delay_s <= 0.01
     assert sum(server.faults.attempts.values()) == 2
+
+
+def test_chat_model_answers_the_user_not_claude_codes_injected_reminders() -> None:
+    """A new user: the sim's reply to Claude Code echoed "Today's date is ..." (a reminder
+    Claude Code adds to the user's message), not what the user typed. As Claude Code 2.1.332
+    sends it (text blocks joined), reminders before and after the user's words."""
+    config = SimConfig()
+    before = (
+        "<system-reminder>\nContents of /p/CLAUDE.md:\n\nBe nice.\n</system-reminder>"
+        "<system-reminder>\n# currentDate\nToday's date is 2026-12-06.\n</system-reminder>\n"
+    )
+    after = (
+        "<system-reminder>\nThe date has changed. Today's date is now 2026-12-07. No need to "
+        "announce the new date.\n</system-reminder>"
+    )
+    for text in (before + "what is two plus two", "what is two plus two" + after):
+        request = SimRequest("chat", [Message("user", text)])
+        reply = simulate(config, config.resolve("chat"), request)
+        assert reply.text.endswith("You said: what is two plus two"), reply.text

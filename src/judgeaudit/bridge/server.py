@@ -20,6 +20,10 @@ from judgeaudit.bridge.upstream import Reply, Upstream, UpstreamConfig
 from judgeaudit.profiles.bridgeopt import url_at
 
 WHAT = web.RequestKey("bridge_what", str)  # model and stream flag, for the request log line
+#: Claude Code 2.1.332 sends ``HEAD {ANTHROPIC_BASE_URL}/api/hello`` once at start-up to warm the
+#: connection (no key; it ignores the answer and any failure). Answered 200 and not logged: it
+#: was a ``-> 404`` line on every start that read as an error.
+WARM_UP = "/api/hello"
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
 
 
@@ -93,6 +97,7 @@ class BridgeServer:
         app = web.Application(client_max_size=guard.MAX_BODY, middlewares=middlewares)
         app.router.add_get("/", self.root)  # also answers HEAD (Claude Code's first probe)
         app.router.add_get("/v1/models", self.models)
+        app.router.add_get(WARM_UP, self.warm_up)  # and HEAD
         for path in ("/v1/responses", "/responses"):
             app.router.add_post(path, self.handler(RESPONSES))
         app.router.add_post("/v1/messages", self.handler(MESSAGES))
@@ -116,6 +121,9 @@ class BridgeServer:
                 "upstream": self.upstream.url,
             }
         )
+
+    async def warm_up(self, request: web.Request) -> web.Response:
+        return web.Response(status=200)
 
     async def _denied(self, request: web.Request, front: FrontEnd) -> web.Response | None:
         header = request.headers.get("Authorization", "")
@@ -188,7 +196,9 @@ class BridgeServer:
             assert self.config.log is not None
             took = (time.perf_counter() - started) * 1000
             what = request.get(WHAT, "")
-            self.config.log(f"{request.method} {request.path} {what}-> {status} in {took:.0f} ms")
+            if not (request.path == WARM_UP and status == 200):  # a failure there is still said
+                line = f"{request.method} {request.path} {what}-> {status} in {took:.0f} ms"
+                self.config.log(line)
 
     def handler(self, front: FrontEnd) -> Callable[[web.Request], Any]:
         async def handle(request: web.Request) -> web.StreamResponse:

@@ -118,9 +118,8 @@ def _bridge_tokens(key: str, *, renew: bool) -> list[str]:
 
 
 def cmd_key_status(args: argparse.Namespace) -> int:
-    ok, backend = secrets.backend_usable()
-    print(f"keyring: {secrets.storage_label() if ok else backend}")  # the words `key set` uses
-    if not ok:
+    print(f"keyring: {secrets.keyring_said()}")  # the words `key set` and `profile doctor` use
+    if not secrets.backend_usable()[0]:
         return 1
     profiles, broken = _store().scan()
     for line in broken:

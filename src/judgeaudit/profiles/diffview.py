@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from pathlib import Path
 
 from judgeaudit.credentials import scrub, scrub_content
+from judgeaudit.profiles.paths import shown
 from judgeaudit.profiles.targets import FilePlan, registry
 from judgeaudit.redact import keylike_words, redact
 from judgeaudit.terminal import printable
@@ -58,21 +58,12 @@ def masked_file(app: str, text: str) -> str:
     return printable(_masked(text, found), layout=True)
 
 
-def _shown(path: Path) -> str:
-    """A file as the diff names it: under the working directory relative to it (as git does;
-    a relative ``CLAUDE_CONFIG_DIR`` reads as given), elsewhere whole."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except (ValueError, OSError):  # elsewhere, or the working directory is gone
-        return str(path)
-
-
 def render_notes(plans: list[FilePlan]) -> list[str]:
     """Every file's notes (what the switch removes, replaces, moves, holds back), masked as the
     diff is, each naming its file when several have notes: the app pins them above its diff."""
     many = sum(1 for plan in plans if plan.notes) > 1
     return [
-        printable(_masked(f"{_shown(plan.path)}: {note}" if many else note, _secrets_in(plan)))
+        printable(_masked(f"{shown(plan.path)}: {note}" if many else note, _secrets_in(plan)))
         for plan in plans
         for note in plan.notes
     ]
@@ -86,7 +77,7 @@ def render_diff(plans: list[FilePlan], *, notes: bool = True) -> str:
     for plan in plans:
         before = (plan.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         after = (plan.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        label = _shown(plan.path)
+        label = shown(plan.path)
         text = "".join(
             # a last line without its line end is marked as git marks it (it ran into the note)
             line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"

@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.profiles import bridgeopt, secrets, shadowing
+from judgeaudit.profiles import bridgeopt, secrets, shadowing, tokenwarn
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.targets import claude
-from judgeaudit.redact import mask, scrub_keylike
+from judgeaudit.redact import scrub_keylike
 
-CLAUDE_DEFAULT_BASE = "https://api.anthropic.com"
+CLAUDE_DEFAULT_BASE = tokenwarn.CLAUDE_DEFAULT_BASE
 
 
 def _winner(
@@ -42,8 +42,22 @@ def _line(what: str, value: str, source: str | None, overridden: list[str]) -> s
     return text
 
 
-def _key_text(value: Any) -> str:
-    return f"set ({mask(str(value))})" if value else "set but empty"
+_key_text = tokenwarn.shown
+
+
+def _token_warning(
+    layers: list[shadowing.Layer], variable: str, base: str, active: Profile | None
+) -> str:
+    """The warning ``profile use`` prints for the same token, from the same owner."""
+    layer = next(x for x in layers if shadowing._env(x).get(variable))
+    value = shadowing._env(layer)[variable]
+    if active is not None and bridgeopt.uses_bridge(active) and layer.scope == "shell":
+        return f"  warning: {tokenwarn.over_bridge(active, variable, value)}"
+    whose = shadowing.key_said(active) if active else "apiKeyHelper's key"
+    said = tokenwarn.token_warning(
+        variable, value, layer.scope, layer.path, to=base, instead_of=whose
+    )
+    return f"  warning: {said}"
 
 
 def _claude_keys(
@@ -67,26 +81,14 @@ def _claude_keys(
     api_key, key_src, key_over = _winner(layers, "ANTHROPIC_API_KEY", empty_unset=True)
     if token_src:
         out.append(_line("key", f"ANTHROPIC_AUTH_TOKEN {_key_text(token)}", token_src, token_over))
-        if helper:
-            out.append("            (sent as the bearer token instead of apiKeyHelper's key)")
-        if bridged and token_src == "shell" and active is not None:
-            out.append(
-                f"  warning: {shadowing.shell_token_over_bridge(active, 'ANTHROPIC_AUTH_TOKEN')}"
-            )
+        if helper or (bridged and token_src == "shell"):
+            out.append(_token_warning(layers, "ANTHROPIC_AUTH_TOKEN", base, active))
     elif helper:
         out.append(_line("key", f"apiKeyHelper `{scrub_keylike(str(helper[1]))}`", helper[0], []))
     if api_key is not None and key_src:
         out.append(_line("key", f"ANTHROPIC_API_KEY {_key_text(api_key)}", key_src, key_over))
-        if bridged and key_src == "shell" and active is not None:
-            out.append(
-                f"  warning: {shadowing.shell_token_over_bridge(active, 'ANTHROPIC_API_KEY')}"
-            )
-        elif token_src or helper:
-            out.append(
-                f"  warning: ANTHROPIC_API_KEY from {key_src} is sent as x-api-key beside the "
-                f"profile's key to {base}: if it is a real Anthropic key, this third-party "
-                "gateway receives it; unset it (`unset ANTHROPIC_API_KEY`) or remove it there"
-            )
+        if (bridged and key_src == "shell") or token_src or helper:
+            out.append(_token_warning(layers, "ANTHROPIC_API_KEY", base, active))
     if not (token_src or helper or key_src):
         out.append(_line("key", "Claude Code's own login (claude.ai / keychain)", None, []))
     for variable in shadowing.CLAUDE_TOKENS:
@@ -356,6 +358,5 @@ def report(
         if name in active and name not in removed:
             lines += [f"  warning: {w}" for w in _active_problems(name, active[name])]
         if name == apps[-1]:
-            ok, backend = secrets.backend_usable()
-            lines.append(f"keyring: {backend}" + ("" if ok else " (not usable)"))
+            lines.append(f"keyring: {secrets.keyring_said()}")  # the words of `key status`
     return lines

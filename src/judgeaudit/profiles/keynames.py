@@ -29,23 +29,17 @@ def stored_names() -> tuple[list[str], str | None]:
     try:
         own = _secret_service_names()
     except _Failed as exc:  # it can list, but did not answer this time: not "cannot"
-        own, unlisted = None, f"could not list keys in {_backend_name()} ({exc})"
+        own, unlisted = None, f"could not list keys in {secrets.backend_name()} ({exc})"
     if own is not None:
         names |= own
     elif unlisted is None:
-        unlisted = f"cannot list keys in {_backend_name()}"
+        unlisted = f"cannot list keys in {secrets.backend_name()}"
     internal = [n for n in names if not n or ":" in n or SECRET_REF.fullmatch(n)]
     return sorted(names.difference(internal)), unlisted
 
 
 class _Failed(Exception):
     """The Secret Service failed to answer a listing (locked, D-Bus gone): its reason."""
-
-
-def _backend_name() -> str:
-    """The backend in the words ``key set`` uses (``Secret Service``), else its class path."""
-    name = secrets.qualname(secrets.backend())
-    return secrets.ENCRYPTED_BACKENDS.get(name, name)
 
 
 def _secret_service_names() -> set[str] | None:

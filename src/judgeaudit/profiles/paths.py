@@ -83,3 +83,19 @@ def project_dirs(cwd: Path) -> list[Path]:
         if (directory / ".git").exists() or directory == Path.home():
             break
     return out
+
+
+def shown(path: Path) -> str:
+    """A file as the user knows it, for the switch preview's diff headers and notes (the CLI's
+    and the app's): under the home folder as ``~/.claude/settings.json``, else under the working
+    directory relative to it (as git does; a relative ``CLAUDE_CONFIG_DIR`` reads as given),
+    else whole. Was relative to the working directory first, so the same file read
+    ``.claude/settings.json`` in ``~`` and ``/home/me/.claude/settings.json`` elsewhere."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except (ValueError, RuntimeError):  # elsewhere, or no home to be found
+        pass
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except (ValueError, OSError):  # elsewhere, or the working directory is gone
+        return str(path)

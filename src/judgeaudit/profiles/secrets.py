@@ -18,10 +18,60 @@ from typing import TYPE_CHECKING
 
 import keyring
 import keyring.errors
-from keyring.backend import KeyringBackend
 
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.profiles.keyringkind import (
+    ENCRYPTED_BACKENDS,
+    OPT_IN_ENV,
+    _foreign_failures,
+    backend,
+    backend_name,
+    backend_usable,
+    encrypted,
+    keyring_said,
+    opted_in,
+    plaintext_warning,
+    qualname,
+    storage_label,
+)
 from judgeaudit.profiles.names import check_name
+
+__all__ = [
+    "BUNDLE_ENTRY",
+    "ENCRYPTED_BACKENDS",
+    "OPT_IN_ENV",
+    "SERVICE",
+    "TOKEN_ENTRY",
+    "KeyringUnavailable",
+    "SecretError",
+    "backend",
+    "backend_name",
+    "backend_usable",
+    "bridge_token",
+    "bundled",
+    "delete_key",
+    "delete_keys",
+    "delete_saved",
+    "drop_bridge_tokens",
+    "encrypted",
+    "env_key_fix",
+    "get_key",
+    "get_keys",
+    "key_answer",
+    "keyring_said",
+    "mask",
+    "missing_key_fix",
+    "missing_key_note",
+    "opted_in",
+    "plaintext_warning",
+    "qualname",
+    "rejected_key_fix",
+    "resolve_key",
+    "set_bundled",
+    "set_key",
+    "set_saved",
+    "storage_label",
+]
 
 if TYPE_CHECKING:
     from judgeaudit.profiles.model import Profile
@@ -35,16 +85,6 @@ BUNDLE_ENTRY = "judgeaudit:imported-keys"
 #: A bridged profile's local token (what its switched tool gives ``judgeaudit bridge`` instead
 #: of the real key) is entry ``TOKEN_ENTRY + profile``; not a valid key name either (':').
 TOKEN_ENTRY = "judgeaudit:bridge-token:"
-OPT_IN_ENV = "JUDGEAUDIT_ALLOW_PLAINTEXT_KEYRING"
-#: Backends that keep secrets encrypted at rest, by class (module.name) -> what to call them.
-ENCRYPTED_BACKENDS = {
-    "keyring.backends.SecretService.Keyring": "Secret Service",
-    "keyring.backends.libsecret.Keyring": "Secret Service (libsecret)",
-    "keyring.backends.kwallet.DBusKeyring": "KWallet",
-    "keyring.backends.kwallet.DBusKeyringKWallet4": "KWallet",
-    "keyring.backends.macOS.Keyring": "macOS Keychain",
-    "keyring.backends.Windows.WinVaultKeyring": "Windows Credential Locker",
-}
 
 
 class SecretError(JudgeauditError, RuntimeError):
@@ -55,45 +95,6 @@ def mask(secret: str | None) -> str:
     if not secret:
         return "missing"
     return "…" + secret[-4:] if len(secret) > 8 else "…" + "*" * min(len(secret), 4)
-
-
-def qualname(store: KeyringBackend) -> str:
-    return f"{type(store).__module__}.{type(store).__name__}"
-
-
-def encrypted(store: KeyringBackend) -> bool:
-    """On the allow-list (or a backend that declares itself trusted: the tests' in-memory one)."""
-    return qualname(store) in ENCRYPTED_BACKENDS or getattr(store, "judgeaudit_trusted", False)
-
-
-def backend() -> KeyringBackend:
-    """The backend keys go to and come from: for keyring's chainer (several backends found),
-    its first encrypted one, so a PlaintextKeyring installed beside Secret Service is never
-    read or written; else the chainer's first (what it would write to), else the one found."""
-    current = keyring.get_keyring()
-    chained = getattr(current, "backends", None)
-    if isinstance(chained, list) and chained:
-        first: KeyringBackend = next((b for b in chained if encrypted(b)), chained[0])
-        return first
-    return current
-
-
-def _foreign_failures() -> tuple[type[BaseException], ...]:
-    """What a keyring backend raises besides keyring's own errors when its service misbehaves:
-    a D-Bus reply that is an error or never comes (jeepney, secretstorage), a socket that
-    closes (OSError). keyring passes these through; each call here turns them into a
-    :class:`keyring.errors.KeyringError`, so a busy or broken Secret Service gives one clear
-    line instead of a crash. Imported lazily: they exist only where Secret Service does."""
-    found: list[type[BaseException]] = [OSError]
-    with contextlib.suppress(ImportError):
-        from jeepney.wrappers import DBusErrorResponse  # type: ignore[import-untyped]
-
-        found.append(DBusErrorResponse)
-    with contextlib.suppress(ImportError):
-        from secretstorage.exceptions import SecretStorageException
-
-        found.append(SecretStorageException)
-    return tuple(found)
 
 
 class KeyringUnavailable(keyring.errors.KeyringError):
@@ -126,58 +127,6 @@ def _write(name: str, value: str) -> None:
 def _remove(name: str) -> None:
     with _keyring_io():
         backend().delete_password(SERVICE, name)
-
-
-def opted_in() -> bool:
-    return os.environ.get(OPT_IN_ENV, "") not in ("", "0")
-
-
-def _priority(store: KeyringBackend) -> float:
-    """The backend's own viability check; keyring's way of saying "not viable now" is a
-    RuntimeError (Secret Service's daemon did not answer), which here means unusable."""
-    not_viable: tuple[type[BaseException], ...] = (RuntimeError, *_foreign_failures())
-    try:
-        return float(store.priority)
-    except not_viable:
-        return 0.0
-
-
-def backend_usable() -> tuple[bool, str]:
-    current = backend()
-    name = qualname(current)
-    if "fail" in name.lower() or "null" in name.lower() or _priority(current) <= 0:
-        return False, (
-            f"no usable OS keyring ({name}); install and unlock one (Linux: gnome-keyring or "
-            "KWallet with a D-Bus session), or set the profile's key_env to an environment "
-            "variable that holds the key"
-        )
-    if not encrypted(current) and not opted_in():
-        return False, (
-            f"the keyring backend {name} is not an encrypted one (it may keep keys in a plain "
-            "file); use Secret Service (gnome-keyring with a D-Bus session), KWallet, macOS "
-            f"Keychain or Windows, or set the profile's key_env; {OPT_IN_ENV}=1 accepts it"
-        )
-    return True, name
-
-
-def storage_label() -> str:
-    """Where ``key set`` says the key went: never "the OS keyring" for a plaintext store."""
-    current = backend()
-    if encrypted(current):
-        kind = ENCRYPTED_BACKENDS.get(qualname(current), qualname(current))
-        return f"the OS keyring ({kind})"
-    return f"a NOT ENCRYPTED keyring ({qualname(current)}, accepted by {OPT_IN_ENV}=1)"
-
-
-def plaintext_warning() -> str | None:
-    """The loud line every store prints while the user has opted into a plaintext backend."""
-    current = backend()
-    if encrypted(current):
-        return None
-    return (
-        f"WARNING: {qualname(current)} does not encrypt keys: anyone who can read your files "
-        f"can read them ({OPT_IN_ENV}=1 accepted it); prefer an encrypted keyring or key_env"
-    )
 
 
 def set_key(name: str, value: str) -> None:

@@ -23,9 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from judgeaudit.profiles import bridgeopt
+from judgeaudit.profiles import bridgeopt, tokenwarn
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import (
@@ -246,8 +245,14 @@ def key_said(profile: Profile | None) -> str:
     return "the key of your user settings (its apiKeyHelper)"
 
 
-def _host(url: object) -> str:
-    return urlsplit(str(url)).netloc or repr(url)
+def _base_after(layers: list[Layer], profile: Profile | None, below: tuple[str, ...]) -> str:
+    """The base URL Claude Code talks to once the switch is written: a layer above the edited
+    file that sets one, else the profile's, else the user file's or this terminal's."""
+    for layer in layers:
+        url = _env(layer).get("ANTHROPIC_BASE_URL")
+        if url and (profile is None or layer.scope not in (*below, "shell")):
+            return str(url)
+    return claude.anthropic_base(profile) if profile else tokenwarn.CLAUDE_DEFAULT_BASE
 
 
 def claude_warnings(
@@ -272,18 +277,12 @@ def claude_warnings(
     own_key = any(
         _holds_key(x) for x in layers if x.scope in ("managed", "project-local", "project")
     )
+    base = _base_after(layers, profile, below)
     for layer in layers:
         if layer.scope in below:
             continue  # the file judgeaudit edits (conflicts there are the switch's) or below it
         env = _env(layer)
-        where = f"{layer.path}: env." if layer.path else "in this terminal's environment, "
-        fix = (
-            "unset it"
-            if layer.scope == "shell"
-            else "ask your administrator"
-            if layer.scope == "managed"
-            else "remove it from that file"
-        )
+        where, fix = tokenwarn.where(layer.path), tokenwarn.fix(layer.scope)
         for variable in CLAUDE_ROUTERS:
             if claude.truthy(env.get(variable)):
                 out.append(
@@ -298,19 +297,18 @@ def claude_warnings(
             if not env.get(variable) or (inline and layer.scope == "shell"):
                 continue  # empty: Claude Code treats it as unset
             if layer.scope == "shell" and profile is not None and bridgeopt.uses_bridge(profile):
-                out.append(shell_token_over_bridge(profile, variable))
+                out.append(tokenwarn.over_bridge(profile, variable, env[variable]))
                 continue
-            if variable == "ANTHROPIC_API_KEY":
-                out.append(
-                    f"{where}{variable} is set: Claude Code sends it as x-api-key beside the "
-                    "profile's key, so that key (a real Anthropic key?) goes to the profile's "
-                    f"gateway ({fix})"
+            out.append(
+                tokenwarn.token_warning(
+                    variable,
+                    env[variable],
+                    layer.scope,
+                    layer.path,
+                    to=base,
+                    instead_of=key_said(profile),
                 )
-            else:
-                out.append(
-                    f"{where}{variable} is set: Claude Code sends it as the bearer token "
-                    f"instead of the profile's key ({fix})"
-                )
+            )
         for name, _ in claude.credential_headers(env.get(claude.HEADERS_VAR)):
             out.append(
                 f"{where}{claude.HEADERS_VAR} is set: Claude Code sends its {name} header, a "
@@ -322,7 +320,7 @@ def claude_warnings(
         if url and not own_key:  # the user file's helper key goes to this URL
             out.append(
                 f"{where}ANTHROPIC_BASE_URL overrides the user settings ({layer.scope} layer): "
-                f"Claude Code started here sends {key_said(profile)} to {_host(url)}, not to "
+                f"Claude Code started here sends {key_said(profile)} to {tokenwarn.host(url)}, not to "
                 f"the profile's gateway ({fix})"
             )
         for variable in ("ANTHROPIC_MODEL",) if url and not own_key else _OVERRIDES:
@@ -334,26 +332,6 @@ def claude_warnings(
         if "apiKeyHelper" in layer.data:
             out.append(f"{layer.path}: apiKeyHelper overrides the user settings ({fix})")
     return out
-
-
-def shell_token_over_bridge(profile: Profile, variable: str) -> str:
-    """What a token exported in this terminal does to a globally switched bridged profile (seen
-    with the real Claude Code: ``ANTHROPIC_AUTH_TOKEN`` is sent instead of the helper's local
-    token, ``ANTHROPIC_API_KEY`` beside it), named by variable, never by value; ``exec`` leaves
-    both out of the command's environment."""
-    host = _host(bridgeopt.local_url(profile))
-    if variable == "ANTHROPIC_AUTH_TOKEN":
-        what = (
-            f"as the bearer token instead of {profile.name}'s bridge token to {host}: the bridge "
-            "refuses its requests, and"
-        )
-    else:
-        what = f"as x-api-key beside {profile.name}'s bridge token to {host}, and"
-    return (
-        f"in this terminal's environment, {variable} is set: Claude Code sends it {what} "
-        "whatever holds that port while the bridge is stopped gets it (unset it, or start "
-        f"Claude Code with `judgeaudit exec {profile.name} -- claude`, which leaves it out)"
-    )
 
 
 def codex_warnings(profile: Profile | None = None, cwd: Path | None = None) -> list[str]:

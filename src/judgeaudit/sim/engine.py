@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from judgeaudit.sim.agent import agent_reply
 from judgeaudit.sim.judge import judge_reply
@@ -18,11 +19,17 @@ def chat_reply(spec: ModelSpec, request: SimRequest) -> SimReply:
     if request.tools and (step := tool_step(request)) is not None:
         return step
     last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    echo = _last_plain_line(last)[:80]
+    echo = _last_plain_line(_REMINDER.sub("\n", last))[:80]
     text = say(has_cjk(last), "chat", model=spec.model_id, echo=f"You said: {echo}")
     if request.json_mode:
         text = json.dumps({"model": spec.model_id, "echo": echo, "simulated": True})
     return SimReply(text=text)
+
+
+#: What Claude Code puts into a user's message besides the user's words (the date line, a changed
+#: date, CLAUDE.md, attribution rules): blocks of ``<system-reminder>...</system-reminder>``,
+#: before or after the words (2.1.332). The echo skips them: it answers what the user typed.
+_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
 def _last_plain_line(text: str) -> str:
