@@ -11,8 +11,9 @@ stored before for another pair counts too, unless this file labels that pair aga
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Hashable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -20,6 +21,7 @@ from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.audit.units.outcome import label_conflict
 
 Conversation = tuple[str, str, str, int]
+K = TypeVar("K", bound=Hashable)
 SIDES = ("a", "b")
 
 
@@ -89,23 +91,32 @@ def check_conversations(
             )
 
 
+def marked_both_ways(marks: Iterable[tuple[K, int, str]]) -> dict[K, set[str]]:
+    """The one-mark rule over ``(conversation, mark, pair_id)`` triples: the conversations
+    marked both 1 and 0, each with the pairs that mark it (the rule
+    :func:`check_conversations` refuses by, here to leave such marks out, not to refuse)."""
+    seen: dict[K, set[int]] = {}
+    by: dict[K, set[str]] = {}
+    for conversation, mark, pair in marks:
+        seen.setdefault(conversation, set()).add(int(mark))
+        by.setdefault(conversation, set()).add(pair)
+    return {c: by[c] for c, both in seen.items() if len(both) > 1}
+
+
 def split_labels(
     labels: list[dict[str, Any]], sides: dict[str, tuple[Conversation, Conversation]]
 ) -> set[str]:
-    """The pairs among ``labels`` whose success marks put one conversation both ways (the rule
-    :func:`check_conversations` refuses by): labels carried from an older audit, which may hold
-    such marks (stored before the check), drop these rather than refuse the re-audit."""
-    marks: dict[Conversation, set[int]] = {}
-    by: dict[Conversation, set[str]] = {}
-    for label in labels:
-        for index, side in enumerate(SIDES):
-            mark = label[f"human_success_{side}"]
-            if mark is None or label["pair_id"] not in sides:
-                continue
-            conversation = sides[label["pair_id"]][index]
-            marks.setdefault(conversation, set()).add(int(mark))
-            by.setdefault(conversation, set()).add(label["pair_id"])
-    return {pair for c, seen in marks.items() if len(seen) > 1 for pair in by[c]}
+    """The pairs among ``labels`` whose success marks put one conversation both ways: labels
+    carried from an older audit, which may hold such marks (stored before the check), drop
+    these rather than refuse the re-audit."""
+    marks = (
+        (sides[label["pair_id"]][index], int(mark), str(label["pair_id"]))
+        for label in labels
+        if label["pair_id"] in sides
+        for index, side in enumerate(SIDES)
+        if (mark := label[f"human_success_{side}"]) is not None
+    )
+    return {pair for pairs in marked_both_ways(marks).values() for pair in pairs}
 
 
 def side_key(row: pd.Series, side: str) -> tuple[Any, ...]:
@@ -121,15 +132,14 @@ def split_marks(joined: pd.DataFrame) -> tuple[set[tuple[Any, ...]], dict[str, A
     """The conversations whose stored success marks disagree (stored before `review import` or
     the app's Review checked): which one is right is unknown, so the report leaves them out of
     the success check vs human and says so, naming them and their pairs, rather than keep one."""
-    marks: dict[tuple[Any, ...], set[int]] = {}
-    pairs: dict[tuple[Any, ...], set[str]] = {}
-    for _, row in joined.iterrows():
-        for side in SIDES:
-            if pd.notna(mark := row[f"human_success_{side}"]):
-                key = side_key(row, side)
-                marks.setdefault(key, set()).add(int(mark))
-                pairs.setdefault(key, set()).add(str(row["pair_id"]))
-    split = sorted((k for k, v in marks.items() if len(v) > 1), key=str)
+    marks = (
+        (side_key(row, side), int(mark), str(row["pair_id"]))
+        for _, row in joined.iterrows()
+        for side in SIDES
+        if pd.notna(mark := row[f"human_success_{side}"])
+    )
+    pairs = marked_both_ways(marks)
+    split = sorted(pairs, key=str)
     found = {
         "count": len(split),
         "conversations": [f"{agent}'s {task}/t{trial}" for task, agent, trial in split],
