@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 
 from textual.widgets import Checkbox, Select
@@ -60,3 +61,44 @@ def test_palette_exports_preferences_with_a_card(isolated: ProfileStore, run_cop
     rows = [json.loads(line) for line in dest.read_text(encoding="utf-8").splitlines()]
     assert card["rows"] == len(rows) > 0 and card["labels"] == "agree"
     assert all(r["judge_agrees"] is True and r["trajectory_a"]["events"] for r in rows)
+
+
+def test_the_app_says_which_labelled_pairs_an_export_left_out(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Two stored labels mark one conversation both ways: the CLI names the pairs it left out
+    on stderr; the app said nothing of them. It now shows the CLI's line as a warning."""
+    db = sqlite3.connect(run_copy / "audit.db")
+    one, two = db.execute(  # two decisive pairs sharing side A's conversation
+        "SELECT p.pair_id, q.pair_id FROM audit_pairs p JOIN audit_pairs q"
+        " ON q.run_id = p.run_id AND q.task_id = p.task_id AND q.trial = p.trial"
+        " AND q.agent_a = p.agent_a AND q.pair_id > p.pair_id"
+        " WHERE p.success_a != p.success_b AND q.success_a != q.success_b"
+        " ORDER BY p.pair_id, q.pair_id LIMIT 1"
+    ).fetchone()
+    db.executemany(
+        "INSERT INTO human_labels (pair_id, human_success_a, human_success_b) VALUES (?, ?, ?)",
+        [(one, 1, 0), (two, 0, 1)],
+    )
+    db.commit()
+    db.close()
+
+    async def go() -> list[str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await palette(pilot, "export preferences", "Export preferences…")
+            await wait_until(pilot, lambda: isinstance(app.screen, ExportPreferences), "dialog")
+            app.screen.query_one("#prefs-labels", Select).value = "state"
+            await settle(pilot)
+            await press(pilot, "ctrl+s")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
+            await settle(pilot)
+            return [str(n.message) for n in app._notifications]
+
+    toasts = asyncio.run(go())
+    assert (
+        f"left out 2 pair(s) whose human label marks a conversation succeeded that another "
+        f"pair's label marks failed (or the reverse): {one}, {two} (all listed in the card); "
+        "give each conversation one mark with judgeaudit review import"
+    ) in toasts, toasts

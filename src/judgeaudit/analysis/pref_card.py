@@ -53,6 +53,34 @@ LEFT_OUT_MEANING = {
 
 #: The reasons a pair is left out whose pairs the card lists (a reviewer's to correct).
 LISTED = ("human_label_contradicts", "human_marks_disagree")
+#: Per listed reason: what is wrong with such a pair's label, and what to do.
+_LISTED_SAID = {
+    "human_label_contradicts": (
+        "human label prefers the side its own success marks say failed, or a tie",
+        "correct them",
+    ),
+    "human_marks_disagree": (
+        "human label marks a conversation succeeded that another pair's label marks failed "
+        "(or the reverse)",
+        "give each conversation one mark",
+    ),
+}
+
+
+def left_out_lines(card: dict[str, Any]) -> list[str]:
+    """One line per listed reason with pairs left out (the CLI's stderr, the app's notice):
+    a reviewer's labels dropped from an export must not go unsaid."""
+    lines = []
+    for reason in LISTED:
+        if left := card["left_out"].get(reason):
+            ids = left["pair_ids"]
+            shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            what, fix = _LISTED_SAID[reason]
+            lines.append(
+                f"left out {len(ids)} pair(s) whose {what}: {shown} (all listed in the card);"
+                f" {fix} with judgeaudit review import"
+            )
+    return lines
 
 
 def card_paths(dest: Path) -> tuple[Path, Path]:

@@ -101,6 +101,7 @@ def register(sub: Sub) -> None:
 
 def cmd_export_preferences(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError
+    from judgeaudit.analysis.pref_card import left_out_lines
     from judgeaudit.analysis.preferences import ExportOptions, export_preferences
 
     options = ExportOptions(args.out, args.format, args.labels, args.dest, args.force, args.run)
@@ -117,32 +118,9 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
         f"pairs backwards; {skipped} skipped by the format"
     )
     print(f"data card: {result.card_md} and {result.card_json}")
-    for reason, what, fix in _LISTED:
-        if left := card["left_out"].get(reason):
-            ids = left["pair_ids"]
-            shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-            print(
-                f"export preferences: left out {len(ids)} pair(s) whose {what}: {shown} (all"
-                f" listed in the card); {fix} with judgeaudit review import",
-                file=sys.stderr,
-            )
+    for line in left_out_lines(card):
+        print(f"export preferences: {line}", file=sys.stderr)
     return 0
-
-
-#: The left-out pairs named on stderr: (the card's reason, what is wrong, what to do).
-_LISTED = (
-    (
-        "human_label_contradicts",
-        "human label prefers the side its own success marks say failed, or a tie",
-        "correct them",
-    ),
-    (
-        "human_marks_disagree",
-        "human label marks a conversation succeeded that another pair's label marks failed "
-        "(or the reverse)",
-        "give each conversation one mark",
-    ),
-)
 
 
 def cmd_export_parquet(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, Select, Static
 
+from judgeaudit.analysis.pref_card import left_out_lines
 from judgeaudit.analysis.preferences import (
     FORMATS,
     LABELS,
@@ -108,4 +109,6 @@ class ExportPreferences(ModalScreen[ExportResult | None]):
             f"{card['reversed_by_state']} of {card['decisive_pairs']} decisive pairs backwards; "
             f"data card {result.card_md}"
         )
+        for line in left_out_lines(card):  # the CLI's stderr lines: dropped labels said
+            self.app.notify(line, severity="warning", timeout=20)
         self.dismiss(result)
