@@ -347,3 +347,28 @@ def test_y_ticks_are_round_and_a_metric_with_no_data_says_why(
     assert axes["misselection"][0] == pytest.approx([0, 50, 100])
     note = "user satisfied but failed: every period: not measured: the log holds no user"
     assert any(label.startswith(note) for label in labels), labels
+
+
+def test_x_ticks_name_days_as_the_html_page_does(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
+) -> None:
+    """The charts' x axis read 0, 2, 4, 6, 8 beside "day (0 = 2026-11-01)": a reader counted
+    days to find a date. Its ticks now carry the dates where the HTML page's axis puts them
+    (whole days or weeks from the first day, as many as the width keeps apart)."""
+    out, trend = monitored
+
+    async def go(size: tuple[int, int]) -> list[tuple[list[float], list[str]]]:
+        app = make_app(isolated, out / "runs", trend=trend)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            plots = list(app.screen.query(PlotWidget))
+            return [p._x_formatter.get_ticks_and_labels(p._x_min, p._x_max) for p in plots]
+
+    # ten days (11-01 … 11-10) on a plot 26 cells wide at 80x24: labels 5 wide need 6 cells
+    # between ticks, 2.9 cells a day: a week apart (2 days would be 5.8 cells); at 160 columns
+    # the plot has over 6 cells a day
+    for ticks, labels in asyncio.run(go(SMALL)):
+        assert (ticks, labels) == ([0.0, 7.0], ["11-01", "11-08"])
+    for ticks, labels in asyncio.run(go((160, 40))):  # room for a label every day
+        assert ticks == [float(x) for x in range(10)], ticks
+        assert labels == [f"11-{d:02d}" for d in range(1, 11)]

@@ -170,6 +170,7 @@ class TrendsScreen(Screen[None]):
         from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs, y_ticks
         from judgeaudit.analysis.trend_fmt import chart_alerts, gaps_note
         from judgeaudit.analysis.trend_metrics import series
+        from judgeaudit.tui.widgets.day_ticks import label_days
 
         names = [p["period"] for p in trend["periods"]]
         at, axis = day_axis(names)
@@ -210,6 +211,7 @@ class TrendsScreen(Screen[None]):
             ticks = [t * scale for t in y_ticks(points, scale == 100.0, most=Y_TICKS)]
             plot.set_ylimits(0, ticks[-1])
             plot.set_yticks(ticks)
+            label_days(plot, names)  # dates on the ticks, as the HTML page's axis
             plot.set_xlabel(axis)
             plot.set_ylabel("%" if scale == 100.0 else "odds ratio")
 
