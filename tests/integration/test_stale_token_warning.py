@@ -6,6 +6,7 @@ masked, the host, whose key it displaces. Never the key itself."""
 
 from __future__ import annotations
 
+import json
 import secrets as pysecrets
 from pathlib import Path
 
@@ -43,3 +44,33 @@ def test_a_stale_shell_token_is_named_by_host_and_last_four_never_by_value(
     assert "profile gwc's key" in lines[0] and lines[0].endswith("(unset it)")
     settings = (home / "claude" / "settings.json").read_text()
     assert stale not in settings
+
+
+def test_a_base_url_s_password_is_never_printed_by_the_warning_or_doctor(home: Path) -> None:
+    """The sentence named the host as the URL's netloc, so a project's
+    `ANTHROPIC_BASE_URL=https://bob:PASSWORD@proxy…` printed its password in `profile use`, its
+    preview, `profile doctor` (whose base URL line printed it before too) and the app. Only the
+    host and port are named now, and doctor's base URL line masks the credentials."""
+    key = unique("gw")
+    add(home, "gwc", "claude", "https://gw.example.com/api", "--key", key)
+    assert cli(home, "key", "set", key, stdin="sk-gw-" + pysecrets.token_hex(12)).returncode == 0
+    password = "Tr0ub4dor" + pysecrets.token_hex(6)  # not key-shaped: no key mask catches it
+    project = home / "work" / ".claude"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "settings.local.json").write_text(
+        json.dumps(
+            {"env": {"ANTHROPIC_AUTH_TOKEN": "sk-ant-proj-" + pysecrets.token_hex(10) + "WXYZ",
+                     "ANTHROPIC_BASE_URL": f"https://bob:{password}@proxy.example.org:8443/v1"}}
+        )
+    )  # fmt: skip
+    said = {}
+    for args in (("profile", "use", "gwc", "--dry-run"), ("profile", "doctor", "claude")):
+        done = cli(home, *args)
+        said[args[1]] = everything = done.stdout + done.stderr
+        assert done.returncode == 0, everything
+        assert password not in everything and "bob:" not in everything, everything
+    sentence = "Claude Code sends it to proxy.example.org:8443 as the bearer token instead of"
+    assert sentence in said["use"], said["use"]
+    assert (
+        "  base URL  https://***@proxy.example.org:8443/v1   from project-local" in said["doctor"]
+    )

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from judgeaudit.credentials import shown_url
 from judgeaudit.profiles import bridgeopt, secrets, shadowing, tokenwarn
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.targets import claude
@@ -34,6 +35,8 @@ def _winner(
 
 
 def _line(what: str, value: str, source: str | None, overridden: list[str]) -> str:
+    if what == "base URL":  # a URL's own user:password@ is a credential: never printed
+        value = shown_url(value)
     text = f"  {what:<9} {value}"
     if source:
         text += f"   from {source}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from judgeaudit.credentials import shown_url
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import Profile
 from judgeaudit.redact import mask
@@ -26,7 +27,13 @@ def shown(value: object) -> str:
 
 
 def host(url: object) -> str:
-    return urlsplit(str(url)).netloc or repr(url)
+    """The host (and port) ``url`` names, without any ``user:password@`` before it: a warning
+    names where a token goes, never a credential of the URL's own."""
+    try:
+        netloc = urlsplit(str(url)).netloc
+    except ValueError:
+        netloc = ""
+    return netloc.rpartition("@")[2] or repr(shown_url(str(url)))
 
 
 def where(path: Path | None) -> str:
