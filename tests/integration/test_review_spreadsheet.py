@@ -112,3 +112,26 @@ def test_export_over_a_filled_semicolon_sample_counts_its_rows(
     done = cli("review", "export", str(out), "--out", str(path))
     assert done.returncode == 2
     assert "holds 1 row with labels or notes" in done.stderr
+
+
+def test_export_over_a_sample_just_imported_in_lowercase_replaces_it(
+    audit: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """A sample imported with `a`/`b`/`Tie` is stored as A/B/tie; `review export --out` over it
+    said it held unsaved rows (those whose case differed), where every label was stored."""
+    out, pairs = audit
+    path = tmp_path / "done.csv"
+    path.write_text(
+        "pair_id;human_success_a;human_success_b;human_pref;note\r\n"
+        f"{pairs[-3]};;;a;\r\n{pairs[-2]};;;Tie;\r\n{pairs[-1]};;;b;ok\r\n",
+        encoding="utf-8-sig",
+    )
+    cli_ok("review", "import", str(out), str(path))
+    done = cli("review", "export", str(out), "--out", str(path))
+    assert done.returncode == 0, done.stderr
+    path.write_text(  # one row unlike its stored label: that one is counted, alone
+        "pair_id,human_success_a,human_success_b,human_pref,note\n"
+        f"{pairs[-3]},,,a,\n{pairs[-2]},,,tie,\n{pairs[-1]},,,a,ok\n"
+    )
+    held = cli("review", "export", str(out), "--out", str(path))
+    assert held.returncode == 2 and "holds 1 row with labels or notes" in held.stderr

@@ -17,7 +17,7 @@ from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import TASK_WILSON
 from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
 from judgeaudit.analysis.label_conversations import contradicting, side_key, split_marks
-from judgeaudit.analysis.review_labels import cells, rows_of
+from judgeaudit.analysis.review_labels import canonical_pref, cells, rows_of
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
 from judgeaudit.analysis.stats import KAPPA_METHOD, cohen_kappa, confusion, kappa_interval
 from judgeaudit.audit.spec.limits import RUN_LIMITS
@@ -164,6 +164,16 @@ def _fill_stored(out: pd.DataFrame, stored: pd.DataFrame) -> None:
         out[column] = [_typed(v) for v in known]
 
 
+def _as_stored(row: dict[str, Any]) -> tuple[str, ...]:
+    """A sample row's reviewer cells as :func:`_stored_cells` shows a stored label: a
+    preference in the case `review import` stores it (`a` imported is `A`)."""
+    return tuple(
+        canonical_pref(value) if column == "human_pref" else value
+        for column in REVIEWER_COLUMNS
+        for value in [(row.get(column) or "").strip()]
+    )
+
+
 def _stored_cells(out: Path) -> dict[str, tuple[str, ...]]:
     """The stored labels as a sample shows them (a row equal to them is no unsaved work)."""
     try:
@@ -219,7 +229,7 @@ def _held(path: Path, out: Path) -> str | None:
         filled = sum(
             any(cells) and cells != stored.get((row.get("pair_id") or "").strip())
             for row in map(cells, rows)
-            for cells in [tuple((row.get(c) or "").strip() for c in REVIEWER_COLUMNS)]
+            for cells in [_as_stored(row)]
         )
     except (AnalysisError, csv.Error):
         return f"{where} is not a readable review sample"

@@ -84,6 +84,12 @@ def _flag(value: str, where: str) -> int | None:
     raise AnalysisError(f"{where}: {shown_name(value)} is not 0/1; leave it empty to skip")
 
 
+def canonical_pref(value: str) -> str:
+    """``value`` as a stored preference spells it when it is one in any case (`a` is `A`), else
+    as given: a sample's cell compared with a stored label is no change for its case alone."""
+    return _PREFS.get(value.strip().casefold(), value.strip())
+
+
 def _pref(value: str, where: str) -> str | None:
     """A preference: A, B or tie in any case (a reviewer typing `a` meant A), stored as
     :data:`~judgeaudit.audit.store.schema.PREFS` spells it; empty to skip."""
