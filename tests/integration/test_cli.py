@@ -391,7 +391,7 @@ def test_judges_ranks_three_rejudges_of_the_demo_in_every_format(
     args = [a for m in models for a in ("--judge-model", m)]
     done = cli("rejudge", str(out), *args, "--out", str(board_dir), "--events", "jsonl")
     assert done.returncode == 0, done.stderr
-    assert f"judgeaudit judges {board_dir}" in done.stdout
+    assert f"judgeaudit judges {board_dir}" in done.stderr  # stdout: the JSON lines alone
     board = json.loads(cli("judges", str(board_dir), "--format", "json").stdout)
     rows = board["judges"]
     assert sorted(r["judge_model"] for r in rows) == sorted(models)

@@ -107,7 +107,7 @@ def test_cli_rejudge_with_another_judge_is_paired_and_lists_flipped_pairs(
         "jsonl",
     )
     assert done.returncode == 0, done.stderr
-    assert "judgeaudit compare" in done.stdout
+    assert "judgeaudit compare" in done.stderr  # stdout holds the JSON lines alone
     assert set(calls_by_role(out)) == {"judge"}
     result = json.loads(cli("compare", str(base / "base"), str(out), "--format", "json").stdout)
     assert result["paired"] and "re-judges" in result["pairing"]["basis"]
@@ -218,7 +218,8 @@ def test_rejudge_into_the_source_directory_adds_a_run_that_compares_paired(
         "jsonl",
     )
     assert done.returncode == 0, done.stderr
-    assert "audit_pairs.csv, judge_logs.jsonl and report.html now show" in done.stdout
+    assert "audit_pairs.csv, judge_logs.jsonl and report.html now show" in done.stderr
+    assert all(json.loads(line) for line in done.stdout.splitlines())  # JSON lines only
     runs = [
         r[0]
         for r in sqlite3.connect(out / "audit.db").execute(
@@ -379,7 +380,9 @@ def test_the_suggested_compare_pastes_as_printed_with_a_space_and_unicode_in_pat
     out = tmp_path / "my runs é" / "strict"
     done = cli("rejudge", str(source), "--judge-model", "judge-strict", "--out", str(out))
     assert done.returncode == 0, done.stderr
-    line = next(x for x in done.stdout.splitlines() if "compare them with: " in x)
+    # piped, its events are JSON lines on stdout: every stdout line parses, the hint is on stderr
+    assert all(json.loads(line) for line in done.stdout.splitlines())
+    line = next(x for x in done.stderr.splitlines() if "compare them with: " in x)
     words = shlex.split(line.split("compare them with: ", 1)[1])
     assert words[:4] == ["judgeaudit", "compare", str(source), str(out)], line
     compared = cli(*words[1:], "--format", "json")

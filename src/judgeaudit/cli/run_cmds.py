@@ -8,7 +8,7 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
@@ -31,9 +31,18 @@ def _sink(choice: str | None, piped: str = "jsonl") -> EventSink:
     """The run's watcher for ``--events``; without it, progress on a terminal, else ``piped``:
     JSON lines for `run` and `rejudge` (a pipe reads them), progress lines for `demo` (its
     summary is what a pipe or CI log wants, not 4,300 events before it)."""
-    if (choice or ("progress" if sys.stderr.isatty() else piped)) == "jsonl":
-        return JsonLinesDisplay()
-    return ProgressDisplay()
+    return JsonLinesDisplay() if _json_lines(choice, piped) else ProgressDisplay()
+
+
+def _json_lines(choice: str | None, piped: str = "jsonl") -> bool:
+    """Whether the run's events are JSON lines on stdout (then every other line goes to stderr,
+    so a reader parses every stdout line)."""
+    return (choice or ("progress" if sys.stderr.isatty() else piped)) == "jsonl"
+
+
+def _said(choice: str | None) -> TextIO:
+    """Where a command's next-step lines go: stdout, unless its JSON lines own it."""
+    return sys.stderr if _json_lines(choice) else sys.stdout
 
 
 def _print_plan(
@@ -138,7 +147,7 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         return 0
     finished = [_rejudge_one(args, model) for model in models]
     if len(finished) > 1:
-        print(f"rank them: {command('judges', args.out)}")
+        print(f"rank them: {command('judges', args.out)}", file=_said(args.events))
     return 0
 
 
@@ -177,23 +186,22 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
     existing = (args.out / "audit.db").is_file()
     new_run = existing and not _holds_spec(args.out, spec)
     finished = _run_blocking(
-        spec,
-        args.out,
-        on_event=_sink(args.events),
-        concurrency=args.concurrency,
-        new_run=new_run,
+        spec, args.out, on_event=_sink(args.events), concurrency=args.concurrency, new_run=new_run
     )
+    said = _said(args.events)
     print(
         f"re-judged {source.run_id} as {finished.run_id}; compare them with: "
         + command(
             "compare", args.source, args.out, "--run-a", source.run_id, "--run-b", finished.run_id
-        )
+        ),
+        file=said,
     )
     if Path(os.path.realpath(args.out)) == source.out:
         print(
             f"{args.out}: audit_pairs.csv, judge_logs.jsonl and report.html now show "
             f"{finished.run_id}; {source.run_id} stays in audit.db "
-            f"({command('report', args.out, '--run', source.run_id)})"
+            f"({command('report', args.out, '--run', source.run_id)})",
+            file=said,
         )
     return finished.run_id
 
