@@ -19,8 +19,9 @@ def chat_reply(spec: ModelSpec, request: SimRequest) -> SimReply:
     if request.tools and (step := tool_step(request)) is not None:
         return step
     last = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    echo = _last_plain_line(_REMINDER.sub("\n", last))[:80]
-    text = say(has_cjk(last), "chat", model=spec.model_id, echo=f"You said: {echo}")
+    typed = _REMINDER.sub("\n", last)  # the user's words: the language is theirs too
+    echo = _last_plain_line(typed)[:80]
+    text = say(has_cjk(typed), "chat", model=spec.model_id, echo=f"You said: {echo}")
     if request.json_mode:
         text = json.dumps({"model": spec.model_id, "echo": echo, "simulated": True})
     return SimReply(text=text)
