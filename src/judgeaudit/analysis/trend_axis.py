@@ -49,8 +49,10 @@ def x_ticks(periods: list[str], width: float, label: float) -> list[tuple[int, s
     last = max(at.values())
     room = width / max(1, last)  # the width of one day (or period)
     days = _dates(periods)
-    if days:
-        step = next((s for s in DAY_STEPS if s * room >= label * 1.2), max(1, last))
+    if days:  # steps of whole periods when every period is days apart (weeks: 7, 14, 28 …)
+        gap = min((b - a).days for a, b in pairwise(days)) if len(days) > 1 else 1
+        steps = [s for s in DAY_STEPS if s % gap == 0] or [gap * 2**k for k in range(12)]
+        step = next((s for s in steps if s * room >= label * 1.2), max(1, last))
         named = {x: p[:10] for p, x in at.items()}  # a period's own name (2026-W45) on its x
         return [(x, named.get(x) or (days[0] + timedelta(x)).isoformat())
                 for x in range(0, last + 1, step)]  # fmt: skip

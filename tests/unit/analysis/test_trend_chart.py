@@ -160,6 +160,11 @@ def test_x_ticks_name_weekly_periods_and_count_months() -> None:
     months = [f"{2025 + m // 12}-{m % 12 + 1:02d}" for m in range(20)]
     svg = line_svg("misselection", [point(m, 0.1) for m in months], months, set(), True)
     assert [t for _, t in x_labels(svg)] == ["2025-01", "2025-06", "2025-11", "2026-04"]
+    # a few weeks (a reviewer): every week, never a day between them (ticks fell on days 0, 2,
+    # 4, 6, labelled with dates, and the second week had none)
+    few = ["2026-W45", "2026-W46"]
+    svg = line_svg("misselection", [point(w, 0.1) for w in few], few, set(), True)
+    assert [t for _, t in x_labels(svg)] == few
 
 
 def test_a_metric_measured_in_no_period_says_why_on_its_chart() -> None:
