@@ -62,6 +62,6 @@ def test_chat_model_answers_the_user_not_claude_codes_injected_reminders() -> No
     # a CLAUDE.md in Chinese inside a reminder: the reply's language is still the user's
     chinese = "<system-reminder>\nContents of /p/CLAUDE.md:\n\n请用中文。\n</system-reminder>"
     request = SimRequest("chat", [Message("user", chinese + "hello, what is 2+2?")])
-    reply = simulate(config, config.resolve("chat"), request).text
+    said = simulate(config, config.resolve("chat"), request).text
     plain = simulate(config, config.resolve("chat"), SimRequest("chat", [Message("user", "hello, what is 2+2?")])).text  # fmt: skip
-    assert reply == plain and not any("\u4e00" <= ch <= "\u9fff" for ch in reply), reply
+    assert said == plain and not any("\u4e00" <= ch <= "\u9fff" for ch in said), said
