@@ -123,11 +123,15 @@ def daily_files(folder: Path) -> list[Path]:
 
 
 def ignored_files(folder: Path) -> list[dict[str, str]]:
-    """The other visible files of a daily folder (``2026-11-02.json``): named, never read."""
+    """The other visible files of a daily folder (``2026-11-02.json``), and a folder named as a
+    daily file would be (``2026-11-04.jsonl/``, which a reader takes for that day): named,
+    never read."""
     return [
         {"file": str(p), "reason": "not a .jsonl file; a daily file is named DAY.jsonl"}
+        if p.is_file()
+        else {"file": str(p), "reason": "a folder, not a file; a daily file is named DAY.jsonl"}
         for p in sorted(folder.iterdir())
-        if p.is_file() and not p.name.startswith(".") and p.suffix != ".jsonl"
+        if not p.name.startswith(".") and (p.suffix != ".jsonl") == p.is_file()
     ]
 
 

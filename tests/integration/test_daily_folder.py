@@ -622,3 +622,18 @@ def test_a_day_whose_file_never_arrived_is_said(logs: Path) -> None:
     (logs / gone).write_text("")  # an empty file is a refused day, not a missing one
     code, trend, err = _json(logs)
     assert "missing" not in trend["daily"] and code == 6
+
+
+def test_a_folder_named_as_a_daily_file_is_named_not_dropped(logs: Path) -> None:
+    """A new user made `2026-11-05.jsonl/` a folder beside the days: trend dropped it with no
+    word (not refused, not ignored, not missing). It is named as ignored, as other files are."""
+    odd = logs / "2026-11-05.jsonl"
+    odd.mkdir()
+    (logs / "archive").mkdir()  # another folder: a user's own, not taken for a day
+    code, trend, err = _json(logs)
+    assert code == 0, err
+    ignored = trend["daily"]["ignored"]
+    assert ignored == [
+        {"file": str(odd), "reason": "a folder, not a file; a daily file is named DAY.jsonl"}
+    ]
+    assert err == [f"judgeaudit: trend: ignored {odd}: a folder, not a file; a daily file is named DAY.jsonl"]  # fmt: skip
