@@ -297,7 +297,8 @@ def test_compare_does_not_fit_the_style_model_it_never_shows(
 ) -> None:
     """The style model was most of compare's time on a large run (about 60 s a side at 504
     tasks) and compare shows none of it: the gate's result is the same without the fit."""
-    from judgeaudit.analysis import drift, report
+    from judgeaudit.analysis import report
+    from judgeaudit.analysis.compare_entry import compare_runs
 
     cli_result = json.loads(
         cli("compare", str(runs / "base"), str(runs / "strict"), "--format", "json").stdout
@@ -308,6 +309,6 @@ def test_compare_does_not_fit_the_style_model_it_never_shows(
         raise AssertionError("compare fitted the style model")
 
     monkeypatch.setattr(report, "style_section", no_fit)
-    result = drift.compare(runs / "base", runs / "strict")
+    result = compare_runs(runs / "base", runs / "strict").result  # the CLI's entry
     assert result["gate"] == cli_result["gate"]
     assert result["overall"]["change"] == cli_result["overall"]["change"]

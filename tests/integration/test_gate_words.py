@@ -93,3 +93,25 @@ def test_a_null_at_this_size_says_why(demo: dict[str, Path]) -> None:
     assert same["at_this_size"] is None and same["at_this_size_because"] == "no pair flipped"
     weak = _gate(demo["demo"], demo["weak"])
     assert weak["at_this_size"] is not None and weak["at_this_size_because"] is None
+
+
+def test_the_json_gate_carries_the_outcome_and_the_reasons_stderr_says(
+    demo: dict[str, Path],
+) -> None:
+    """A CI job keeping only `compare --format json` had the verdict and the exit code but not
+    why: `gate.outcome` and `gate.reasons` are what `--fail-on-rise` says on stderr."""
+    for a, b, code, outcome in (
+        ("demo", "weak", 5, "inconclusive"),
+        ("demo", "tied", 3, "failed"),
+        ("demo", "same", 0, "passed"),
+    ):
+        done = cli("compare", str(demo[a]), str(demo[b]), "--format", "json", "--fail-on-rise")
+        assert done.returncode == code, done.stderr
+        gate = json.loads(done.stdout)["gate"]
+        said = [line.removeprefix("judgeaudit: ") for line in done.stderr.splitlines()]
+        assert (gate["outcome"], gate["exit_code"], gate["reasons"]) == (outcome, code, said)
+        assert bool(said) == (code != 0)
+    weak = json.loads(
+        cli("compare", str(demo["demo"]), str(demo["weak"]), "--format", "json").stdout
+    )
+    assert weak["gate"]["reasons"][0].startswith("inconclusive (exit 5): not worse is not shown")

@@ -328,3 +328,51 @@ def test_card_markdown_names_what_a_trainer_needs(demo: Path, tmp_path: Path) ->
     # the command the card names exists and prints every term
     shown = cli_ok(*style["see"].split()[1:]).stdout
     assert all(f"OR {t['odds_ratio']:7.3g}" in shown for t in report["terms"])
+
+
+def test_the_summary_line_counts_as_the_card_and_names_what_it_left_out(
+    demo: Path, tmp_path: Path
+) -> None:
+    """A new user: a human label flipping a pair the judge got backwards and one marking both
+    sides succeeded. The line said the judge labelled 42 pairs backwards, the card 40 rows,
+    and neither the left-out pair nor the openai format's 626 skipped pairs had a reason."""
+    out = Path(shutil.copytree(demo, tmp_path / "demo"))
+    truth = decisive_truth(out)
+    with sqlite3.connect(out / "audit.db") as db:
+        task = dict(db.execute("SELECT pair_id, task_id FROM audit_pairs").fetchall())
+    flip = next(p for p, (side, pref) in sorted(truth.items()) if pref in "AB" and pref != side)
+    both = next(p for p in sorted(truth) if task[p] != task[flip])
+    with sqlite3.connect(out / "audit.db") as db:
+        db.executemany(
+            "INSERT INTO human_labels (pair_id, human_success_a, human_success_b, human_pref)"
+            " VALUES (?, ?, ?, ?)",
+            [(flip, *((1, 0) if truth[flip][1] == "A" else (0, 1)), truth[flip][1]),
+             (both, 1, 1, None)],
+        )  # fmt: skip
+    dest = tmp_path / "trl.jsonl"
+    done = cli("export", "preferences", str(out), "--out", str(dest), "--format", "trl")
+    assert done.returncode == 0, done.stderr
+    rows = lines(dest)
+    backwards = sum(
+        truth[r["pair_id"]][1] in ("A", "B") and truth[r["pair_id"]][1] != r["chosen_side"]
+        for r in rows
+    )
+    misselected = sum(pref in ("A", "B") and pref != side for side, pref in truth.values())
+    assert backwards == misselected - 1  # the flipped pair now agrees with the judge
+    line = done.stdout.splitlines()[0]
+    assert (
+        f"the judge labelled {misselected} of the run's {len(truth)} decisive pairs backwards by "
+        f"state and contradicts {backwards} of the rows written; 1 decisive pairs left out "
+        "(1 human_label_not_decisive) and "
+    ) in line, line
+    assert line.endswith("; 0 skipped by the format"), line
+    card_md = dest.with_suffix(".card.md").read_text(encoding="utf-8")
+    assert f"Rows whose label the judge contradicts: {backwards};" in card_md
+
+    dest = tmp_path / "openai.jsonl"
+    done = cli("export", "preferences", str(out), "--out", str(dest), "--format", "openai")
+    assert done.returncode == 0, done.stderr
+    skipped = len(truth) - 1 - len(lines(dest))  # decisive, less the one left out, less written
+    assert done.stdout.splitlines()[0].endswith(
+        f"; {skipped} skipped by the format ({skipped} diverge_before_last_assistant_turn)"
+    ), done.stdout

@@ -102,3 +102,5 @@ def test_the_app_says_which_labelled_pairs_an_export_left_out(
         f"pair's label marks failed (or the reverse): {one}, {two} (all listed in the card); "
         "give each conversation one mark with judgeaudit review import"
     ) in toasts, toasts
+    # the notice's summary is the CLI's line: the left-out pairs counted with their reason
+    assert any("; 2 decisive pairs left out (2 human_marks_disagree) and " in t for t in toasts)

@@ -184,4 +184,9 @@ def compare_runs(
     out_a, chosen_b, run_a, run_b = choose_runs(out_a, out_b, run_a, run_b)
     result = compare(out_a, chosen_b, run_a, run_b, options, margin=margin)
     gate, word, reasons, code = gate_verdict(result)
-    return Comparison(result, out_a, chosen_b, coverage_lines(result), gate, reasons, code, word)
+    compared = Comparison(
+        result, out_a, chosen_b, coverage_lines(result), gate, reasons, code, word
+    )
+    if result.get("gate") is not None:  # the JSON's: what --fail-on-rise does and says on stderr
+        result["gate"] |= {"outcome": gate, "reasons": compared.said()}
+    return compared

@@ -20,7 +20,7 @@ from judgeaudit.analysis.pref_card_text import render_card
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
 
-__all__ = ["CardMeta", "Tally", "card_paths", "render_card", "style_summary"]
+__all__ = ["CardMeta", "Tally", "card_paths", "export_summary", "render_card", "style_summary"]
 
 NO_BUCKET = "(no bucket)"
 NOISE_METHOD = f"95%, {clustered.METHOD} (judgeaudit.analysis.clustered.interval, the report's)"
@@ -81,6 +81,34 @@ def left_out_lines(card: dict[str, Any]) -> list[str]:
                 f" {fix} with judgeaudit review import"
             )
     return lines
+
+
+def _counted(what: str, reasons: dict[str, Any]) -> str:
+    """``2 decisive pairs left out (2 human_label_not_decisive)``: the top reason named, the
+    rest left to the card."""
+    counts = sorted(((v["pairs"], k) for k, v in reasons.items()), key=lambda c: (-c[0], c[1]))
+    if not counts:
+        return f"0 {what}"
+    total, (top, name) = sum(n for n, _ in counts), counts[0]
+    rest = f", {total - top} more: see the card" if total > top else ""
+    return f"{total} {what} ({top} {name}{rest})"
+
+
+def export_summary(card: dict[str, Any], dest: Path) -> str:
+    """The export's one line (the CLI's stdout, the app's notice), in the card's figures: the
+    judge's backwards labels over the run's decisive pairs (the report's misselected) and over
+    the rows written (a human label or a left-out pair makes them differ), then the decisive
+    pairs left out and the pairs the format skipped, each with its top reason."""
+    left = {k: v for k, v in card["left_out"].items() if k != "not_decisive"}
+    undecided = card["left_out"].get("not_decisive", {}).get("pairs", 0)
+    return (
+        f"wrote {card['rows']} {card['format']} rows ({card['labels']} labels) of run "
+        f"{card['run_id']} to {dest}; the judge labelled {card['reversed_by_state']} of the "
+        f"run's {card['decisive_pairs']} decisive pairs backwards by state and contradicts "
+        f"{card['rows_labelled_against_judge']} of the rows written; "
+        f"{_counted('decisive pairs left out', left)} and {undecided} not decisive; "
+        f"{_counted('skipped by the format', card['skipped'])}"
+    )
 
 
 def card_paths(dest: Path) -> tuple[Path, Path]:

@@ -101,7 +101,7 @@ def register(sub: Sub) -> None:
 
 def cmd_export_preferences(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError
-    from judgeaudit.analysis.pref_card import left_out_lines
+    from judgeaudit.analysis.pref_card import export_summary, left_out_lines
     from judgeaudit.analysis.preferences import ExportOptions, export_preferences
 
     options = ExportOptions(args.out, args.format, args.labels, args.dest, args.force, args.run)
@@ -110,13 +110,7 @@ def cmd_export_preferences(args: argparse.Namespace) -> int:
     except AnalysisError as exc:
         raise UserError(f"export preferences: {exc}") from None
     card = result.card
-    skipped = sum(item["pairs"] for item in card["skipped"].values())
-    print(
-        f"wrote {result.rows} {card['format']} rows ({card['labels']} labels) of run"
-        f" {card['run_id']} to {result.dest}; "
-        f"the judge labelled {card['reversed_by_state']} of {card['decisive_pairs']} decisive "
-        f"pairs backwards; {skipped} skipped by the format"
-    )
+    print(export_summary(card, result.dest))
     print(f"data card: {result.card_md} and {result.card_json}")
     for line in left_out_lines(card):
         print(f"export preferences: {line}", file=sys.stderr)

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, Select, Static
 
-from judgeaudit.analysis.pref_card import left_out_lines
+from judgeaudit.analysis.pref_card import export_summary, left_out_lines
 from judgeaudit.analysis.preferences import (
     FORMATS,
     LABELS,
@@ -104,11 +104,7 @@ class ExportPreferences(ModalScreen[ExportResult | None]):
 
     def done(self, result: ExportResult) -> None:
         card = result.card
-        self.app.notify(
-            f"wrote {result.rows} {card['format']} rows to {result.dest}; the judge labelled "
-            f"{card['reversed_by_state']} of {card['decisive_pairs']} decisive pairs backwards; "
-            f"data card {result.card_md}"
-        )
+        self.app.notify(f"{export_summary(card, result.dest)}; data card {result.card_md}")
         for line in left_out_lines(card):  # the CLI's stderr lines: dropped labels said
             self.app.notify(line, severity="warning", timeout=20)
         self.dismiss(result)
