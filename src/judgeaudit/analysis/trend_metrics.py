@@ -78,6 +78,8 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         part = part or {}
         shown = {k: part.get(k) for k in ("rate", "ci_low", "ci_high")}
         why = part.get("no_interval") or part.get("not_measured")
+        if part.get("not_measured"):
+            n = None  # nothing was counted: an n of 0 would read "measured, none"
         point = {"period": period, **shown, "n": n, "no_interval": why}
         out.setdefault(name, []).append(point)
 
