@@ -98,6 +98,9 @@ def test_an_order_given_twice_is_refused_though_each_line_is_clean() -> None:
          "f[0].reasons: given with winner null; a reply that gave no verdict has no reasons"),
         ({"order": "AB", "winner": None, "parse_error": ""},
          "f[0].parse_error: must be a non-empty string (what went wrong), got an empty one"),
+        # the value given is named, as every other field's message does (a new user)
+        ({"order": "AB", "winner": 5},
+         'f[0].winner: must be "A", "B" or "tie" (null: no verdict), got 5'),
         ({"order": "AB"}, 'f[0].winner: missing; give "A", "B", "tie", or null when'),
         ({"order": "AB", "winner": "X"}, 'f[0].winner: must be "A", "B" or "tie" (null: no'),
     ],

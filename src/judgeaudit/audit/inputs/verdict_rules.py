@@ -16,7 +16,7 @@ from typing import Any
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.units.verdict_parse import WINNERS, Order
 from judgeaudit.score_scale import SATISFIED_AT, SCORE_MAX
-from judgeaudit.validate import json_type, number, string, unknown_field
+from judgeaudit.validate import json_type, number, short, string, unknown_field
 
 VERDICT_KEYS = ("order", "winner", "score_a", "score_b", "raw_output", "reasons")
 #: The key a verdict with ``"winner": null`` adds to :data:`VERDICT_KEYS` (after them): why its
@@ -156,7 +156,9 @@ def parse_verdicts(raw: Any, where: str) -> list[dict[str, Any]]:
             )
         winner = item["winner"]
         if winner is not None and winner not in WINNERS:
-            raise TaskError(f'{at}.winner: must be "A", "B" or "tie" (null: no verdict)')
+            raise TaskError(
+                f'{at}.winner: must be "A", "B" or "tie" (null: no verdict), got {short(winner)}'
+            )
         verdict: dict[str, Any] = {"order": order, "winner": winner}
         for key in ("score_a", "score_b"):
             value = item.get(key)
