@@ -372,3 +372,30 @@ def test_x_ticks_name_days_as_the_html_page_does(
     for ticks, labels in asyncio.run(go((160, 40))):  # room for a label every day
         assert ticks == [float(x) for x in range(10)], ticks
         assert labels == [f"11-{d:02d}" for d in range(1, 11)]
+
+
+@pytest.mark.parametrize(("gone", "more"), [(["05"], ""), (["03", "05"], " (+1 more)")])
+def test_a_missing_day_is_named_in_the_status_as_the_cli_names_it(
+    isolated: ProfileStore, tmp_path: Path, gone: list[str], more: str
+) -> None:
+    """A new user: a daily folder with 2026-11-05's file missing; the status line named refused
+    days but not the missing one, which `trend`'s stderr, table, JSON and HTML all name."""
+    logs = tmp_path / "logs"
+    write_stream(logs, days=6, change_day=20, tasks=6)
+    for day in gone:
+        (logs / f"2026-11-{day}.jsonl").unlink()
+
+    async def go() -> str:
+        app = make_app(isolated, logs)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            app.screen.query_one("#trend-targets", Field).value = str(logs)
+            await press(pilot, "ctrl+r")
+            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+            return str(app.screen.query_one("#trend-status").render())
+
+    status = asyncio.run(go())
+    # the CLI's words (trend_fmt.missing_line), written out here by hand; the first day named
+    first = f"2026-11-{gone[0]}"
+    assert f"; no file for day {first} in {logs}: a gap in the series{more};" in status

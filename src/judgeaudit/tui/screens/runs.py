@@ -74,6 +74,8 @@ class RunsScreen(Screen[None]):
         self.pick_b: Pick | None = None
         self.to_top = False
         self.listing_problem = False  # the status line says why a directory did not list
+        self.listed: tuple[Path, Path | None] | None = None  # the fields the picker lists
+        self.typed = False  # a directory typed here: the picker lists A's and B's runs only
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -115,11 +117,29 @@ class RunsScreen(Screen[None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.to_top = True  # the cursor goes to the first run of the directory just typed
-        self.load_runs(self.dirs(), typed=True)
+        self.list_typed()
         self.query_one(RunPicker).focus()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Another A or B: the comparison on screen is of runs the fields no longer name."""
+        if event.input.id in ("r-a", "r-b") and self.listed not in (None, self.dirs()):
+            self.clear_comparison()
+
+    def list_typed(self) -> None:
+        """The runs of the fields as they read now, and no others: the directories opened
+        before are listed only until one is typed here (a picked run elsewhere is let go)."""
+        self.typed = True
+        self.listed = self.dirs()
+        named = {d.resolve() for d in self.listed if d is not None}
+        if self.pick_a is not None and self.pick_a[0].resolve() not in named:
+            self.pick_a = None  # a run of a directory no longer named is not compared
+        if self.pick_b is not None and self.pick_b[0].resolve() not in named:
+            self.pick_b = None
+        self.load_runs(self.listed, typed=True)
+
     def refresh_runs(self) -> None:
-        self.load_runs(self.dirs())
+        self.listed = self.dirs()
+        self.load_runs(self.listed)
 
     @work(thread=True, exclusive=True, group="run-list")
     def load_runs(self, dirs: tuple[Path, Path | None], typed: bool = False) -> None:
@@ -138,7 +158,8 @@ class RunsScreen(Screen[None]):
                 if typed and self.config is not None:
                     remember(self.config, out)
         shown = {r.out.resolve() for r in runs}
-        for out in recent(self.config) if self.config else []:  # opened before: listed after
+        for out in recent(self.config) if self.config and not self.typed else []:  # opened
+            # before: listed after, until a directory is typed here
             if out.resolve() not in shown:
                 try:
                     runs += list_runs(out)
@@ -153,6 +174,7 @@ class RunsScreen(Screen[None]):
         self.query_one(RunPicker).show_runs(runs, self.pick_a, self.pick_b, top=self.to_top)
         self.to_top = False
         if problems:
+            self.clear_comparison()  # of runs the fields no longer name, or could not list
             self.say(Text("; ".join(problems), style="red"))
             self.listing_problem = True
         elif self.listing_problem:  # the directories list now: the old refusal is not true
@@ -213,6 +235,8 @@ class RunsScreen(Screen[None]):
         return out_a, out_b, run_a, run_b
 
     def action_compare(self) -> None:
+        if self.dirs() != self.listed:  # a field changed without Enter: list what it names now
+            self.list_typed()
         self.show_judges(False)
         out_a, out_b, run_a, run_b = self.request()
         self.say(f"comparing {run_a or out_a} → {run_b or out_b or 'the other run'}…")
@@ -238,14 +262,20 @@ class RunsScreen(Screen[None]):
         self.app.call_from_thread(self.show, compared)
 
     def failed(self, message: str) -> None:
+        self.clear_comparison()
+        self.say(Text(f"refused: {message}", style="bold red"))
+
+    def clear_comparison(self) -> None:
+        """No gate, drift rows, chart or figures of an earlier comparison left on screen."""
         self.compared = None
         pane = self.query_one("#changes-pane")
         pane.loading = False
         pane.display = False
         pane.border_subtitle = ""
+        self.query_one("#changes", Static).update("")
         self.query_one("#drift", FitTable).set_rows([])
+        self.query_one("#drift-chart", Static).update("")
         self.query_one(RunFigures).show(None)
-        self.say(Text(f"refused: {message}", style="bold red"))
 
     def show(self, compared: Comparison) -> None:
         self.compared = compared

@@ -131,7 +131,12 @@ class TrendsScreen(Screen[None]):
 
     async def show_trend(self, trend: dict[str, Any], where: str = "") -> None:
         """``where``: the work folders daily files were audited into, said after the figures."""
-        from judgeaudit.analysis.trend_fmt import alert_label, no_alert, ties_cell  # numpy: a trend
+        from judgeaudit.analysis.trend_fmt import (  # numpy: with the first trend
+            alert_label,
+            missing_line,
+            no_alert,
+            ties_cell,
+        )
 
         self.trend = trend
         periods = trend["periods"]
@@ -157,6 +162,10 @@ class TrendsScreen(Screen[None]):
         refused = trend.get("daily", {}).get("refused", [])
         if refused:  # the CLI's exit 6: a day left out is said, not hidden
             status += f"; {len(refused)} day(s) refused, not shown: {refused[0]['reason']}"
+        missing = trend.get("daily", {}).get("missing", [])
+        if missing:  # a log that never arrived: the CLI's line, as its table and stderr say it
+            more = len(missing) - 1
+            status += f"; {missing_line(missing[0])}" + (f" (+{more} more)" if more else "")
         status += f"; {where}" if where else ""
         self.query_one("#trend-status", Note).say(status, bad=bool(first or refused))
         await self._charts(trend)
