@@ -148,3 +148,18 @@ def recorded_run(folder: Path, log_text: str, *, period: str | None = None) -> P
     (folder / "spec.toml").write_text(RECORDED_SPEC.format(name=folder.name), encoding="utf-8")
     cli_ok("run", str(folder / "spec.toml"), "--out", str(folder / "out"))
     return folder / "out"
+
+
+def recorded_runs_in_one(folder: Path, logs: Sequence[tuple[str, str]]) -> Path:
+    """Each ``(name, log_text)`` imported and run into one output folder ``folder/out`` (the
+    first a new directory, the rest ``--new-run``), as `compare OUT` and the app's picker take
+    several runs of one directory; returns that folder."""
+    out = folder / "out"
+    for i, (name, text) in enumerate(logs):
+        (folder / f"{name}.jsonl").write_text(text, encoding="utf-8")
+        pairs = folder / f"{name}-pairs.jsonl"
+        cli_ok("import", "recorded-jsonl", str(folder / f"{name}.jsonl"), "--out", str(pairs))
+        spec = folder / f"{name}.toml"
+        spec.write_text(RECORDED_SPEC.format(name=name).replace("pairs.jsonl", pairs.name), "utf-8")
+        cli_ok("run", str(spec), "--out", str(out), *(["--new-run"] if i else []))
+    return out

@@ -18,8 +18,8 @@ from textual.widgets import Static
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.cli_helpers import cli
-from tests.integration.test_gate_ties import SPEC, _good, _log
+from tests.cli_helpers import recorded_runs_in_one
+from tests.integration.test_gate_ties import _good, _log
 from tests.tui.helpers import SMALL, make_app, painted, press, settle, wait_until
 
 
@@ -28,24 +28,9 @@ def four_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One output directory: the good judge's run, the always-tie judge's on the same logged
     pairs, and two more runs of the good judge (so the picker takes its five rows)."""
     folder = tmp_path_factory.mktemp("drift-deciding")
-    out = folder / "out"
-    for i, (name, text) in enumerate(
-        (
-            ("good", _log("judge-good", _good)),
-            ("tie", _log("judge-always-tie", lambda rng, right, order: "tie")),
-            ("good2", _log("judge-good", _good)),
-            ("good3", _log("judge-good", _good)),
-        )
-    ):
-        (folder / f"{name}.jsonl").write_text(text, encoding="utf-8")
-        pairs = folder / f"{name}-pairs.jsonl"
-        done = cli("import", "recorded-jsonl", str(folder / f"{name}.jsonl"), "--out", str(pairs))
-        assert done.returncode == 0, done.stderr
-        spec = folder / f"{name}.toml"
-        spec.write_text(SPEC.format(name=name).replace("pairs.jsonl", pairs.name), "utf-8")
-        ran = cli("run", str(spec), "--out", str(out), *(["--new-run"] if i else []))
-        assert ran.returncode == 0, ran.stderr
-    return out
+    tie = _log("judge-always-tie", lambda rng, right, order: "tie")
+    good = [("good", _log("judge-good", _good)), ("tie", tie)]
+    return recorded_runs_in_one(folder, [*good, *((f"good{i}", good[0][1]) for i in (2, 3))])
 
 
 async def _compare(pilot: Pilot[None], b_row: int) -> list[str]:

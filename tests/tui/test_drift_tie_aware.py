@@ -13,8 +13,8 @@ import pytest
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.cli_helpers import cli
-from tests.integration.test_gate_ties import SPEC, _good, _log
+from tests.cli_helpers import cli, recorded_runs_in_one
+from tests.integration.test_gate_ties import _good, _log
 from tests.tui.helpers import SMALL, make_app, painted, press, settle, wait_until
 
 
@@ -23,20 +23,8 @@ def good_then_tie(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One output directory: the good judge's run, then the always-tie judge's on the same
     logged pairs (`run --new-run`), as `compare OUT` takes them."""
     folder = tmp_path_factory.mktemp("drift-ties")
-    out = folder / "out"
-    for name, text in (
-        ("good", _log("judge-good", _good)),
-        ("tie", _log("judge-always-tie", lambda rng, right, order: "tie")),
-    ):
-        (folder / f"{name}.jsonl").write_text(text, encoding="utf-8")
-        pairs = folder / f"{name}-pairs.jsonl"
-        done = cli("import", "recorded-jsonl", str(folder / f"{name}.jsonl"), "--out", str(pairs))
-        assert done.returncode == 0, done.stderr
-        spec = folder / f"{name}.toml"
-        spec.write_text(SPEC.format(name=name).replace("pairs.jsonl", pairs.name), "utf-8")
-        ran = cli("run", str(spec), "--out", str(out), *(["--new-run"] if name == "tie" else []))
-        assert ran.returncode == 0, ran.stderr
-    return out
+    tie = _log("judge-always-tie", lambda rng, right, order: "tie")
+    return recorded_runs_in_one(folder, [("good", _log("judge-good", _good)), ("tie", tie)])
 
 
 def test_the_tie_aware_row_shows_the_rise_the_gate_failed_on(
