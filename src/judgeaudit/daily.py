@@ -20,6 +20,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -105,13 +106,15 @@ def _day(stem: str) -> date | None:
 
 def missing_days(names: list[str]) -> list[str]:
     """The days between a folder's first and last daily file (their stems), or a history's
-    first and last period, that have none: a gap the charts show and a cron job should hear of
-    (a day whose log never arrived was silent)."""
+    first and last period, that have none at the series' step: a gap the charts show and a cron
+    job should hear of (a day whose log never arrived was silent)."""
     days = sorted({d for n in names if (d := _day(n)) is not None})
     if len(days) < 2:
         return []
+    # the series' step: the shortest between two days (as the charts break lines); weekly: 7
+    step = min((b - a).days for a, b in pairwise(days))
     present, span = set(days), (days[-1] - days[0]).days
-    every = (days[0] + timedelta(n) for n in range(span + 1))
+    every = (days[0] + timedelta(n) for n in range(0, span + 1, step))
     return [d.isoformat() for d in every if d not in present]
 
 
