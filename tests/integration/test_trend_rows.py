@@ -52,3 +52,9 @@ def test_every_rate_row_has_its_n_and_the_user_note_says_it_is_not_measured(
         "user sbf: every period: not measured: the log holds no user satisfaction note "
         "(satisfied_a/_b on a pair line) and no user simulator ran"
     ) in table.splitlines()
+    # a rate with nothing to count (a bucket no decisive pair fell into that day) says so,
+    # where its row was blank beside n = 0 (a new user)
+    empty = [r for r in rows.values() if r["rate"] == "" and r["n"] == "0"]
+    assert empty, "the stream has a bucket with no decisive pair on some day"
+    for row in empty:
+        assert row["no_interval"] == "no rate: nothing to count this period (n = 0)", row

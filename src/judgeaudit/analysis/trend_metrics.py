@@ -80,6 +80,8 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         why = part.get("no_interval") or part.get("not_measured")
         if part.get("not_measured"):
             n = None  # nothing was counted: an n of 0 would read "measured, none"
+        elif why is None and shown["rate"] is None and n == 0:  # an empty cell said, not blank
+            why = "no rate: nothing to count this period (n = 0)"
         point = {"period": period, **shown, "n": n, "no_interval": why}
         out.setdefault(name, []).append(point)
 
