@@ -108,7 +108,8 @@ def test_claude_shell_api_key_goes_to_the_gateway_beside_the_helper(world: World
     assert sent["x_api_key_sha256"] == fp(SHELL_KEY)  # and the shell's key beside it
     said = world.doctor(world.tmp / "home", "claude", ANTHROPIC_API_KEY=SHELL_KEY)
     assert "key       apiKeyHelper" in said
-    assert "sends it to 127.0.0.1:" in said and "as x-api-key beside apiKeyHelper's key" in said
+    assert "sends it to 127.0.0.1:" in said
+    assert "as x-api-key beside the key of your user settings (its apiKeyHelper)" in said
     assert "if it is a real Anthropic key, that gateway receives it" in said
     assert SHELL_KEY not in said
 

@@ -25,9 +25,9 @@ def _winner(
     still overrides the layers below it (settings' env objects merge key by key, and the empty
     value reaches Claude Code: a project binding's blank tier hides the user file's)."""
     found = [
-        (layer, shadowing._env(layer)[variable])
+        (layer, shadowing.layer_env(layer)[variable])
         for layer in layers
-        if variable in shadowing._env(layer)
+        if variable in shadowing.layer_env(layer)
     ]
     if not found or (empty_unset and not found[0][1]):
         return None, None, []
@@ -52,15 +52,8 @@ def _token_warning(
     layers: list[shadowing.Layer], variable: str, base: str, active: Profile | None
 ) -> str:
     """The warning ``profile use`` prints for the same token, from the same owner."""
-    layer = next(x for x in layers if shadowing._env(x).get(variable))
-    value = shadowing._env(layer)[variable]
-    if active is not None and bridgeopt.uses_bridge(active) and layer.scope == "shell":
-        return f"  warning: {tokenwarn.over_bridge(active, variable, value)}"
-    whose = shadowing.key_said(active) if active else "apiKeyHelper's key"
-    said = tokenwarn.token_warning(
-        variable, value, layer.scope, layer.path, to=base, instead_of=whose
-    )
-    return f"  warning: {said}"
+    layer = next(x for x in layers if shadowing.layer_env(x).get(variable))
+    return f"  warning: {shadowing.token_said(layer, variable, base, active, layers)}"
 
 
 def _claude_keys(

@@ -152,7 +152,7 @@ def headers_below(cwd: Path, scopes: tuple[str, ...], shell: Mapping[str, str]) 
     settings layers ``scopes`` or, when none of them sets it, from ``shell``: what a layer above
     them (exec's ``--settings``, a project binding) starts from. None: nothing sets it."""
     for layer in claude_layers(cwd):
-        env = _env(layer)
+        env = layer_env(layer)
         if layer.scope in scopes and claude.HEADERS_VAR in env:
             return env[claude.HEADERS_VAR]
     return shell.get(claude.HEADERS_VAR)
@@ -166,7 +166,7 @@ def tokens_under_binding(project: Path) -> list[str]:
     found = []
     for layer in claude_layers(project):
         if layer.scope in ("project-local", "project", "user"):
-            env = _env(layer)
+            env = layer_env(layer)
             found += [f"{layer.path}: env.{v}" for v in CLAUDE_TOKENS if env.get(v)]
             if layer.data.get("apiKeyHelper"):
                 found.append(f"{layer.path}: apiKeyHelper")
@@ -222,7 +222,8 @@ def codex_layers(cwd: Path | None = None) -> list[Layer]:
     return layers
 
 
-def _env(layer: Layer) -> dict[str, Any]:
+def layer_env(layer: Layer) -> dict[str, Any]:
+    """A settings layer's ``env`` block ({} when it has none or it is not a table)."""
     env = layer.data.get("env")
     return env if isinstance(env, dict) else {}
 
@@ -232,24 +233,42 @@ _OVERRIDES = ("ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")
 
 def _holds_key(layer: Layer) -> bool:
     """Whether a layer brings its own key (then its base URL does not get the user file's)."""
-    env = _env(layer)
+    env = layer_env(layer)
     return bool(layer.data.get("apiKeyHelper")) or any(env.get(v) for v in CLAUDE_TOKENS)
 
 
-def key_said(profile: Profile | None) -> str:
-    """The key a user file's apiKeyHelper gives Claude Code, named (never its value)."""
+def key_said(profile: Profile | None, layers: list[Layer] | None = None) -> str:
+    """The key a user file's apiKeyHelper gives Claude Code, named (never its value): the
+    profile's; with none switched, the user settings' helper if ``layers`` show one, else the
+    key Claude Code finds by itself (it said a helper that was not there)."""
     if profile is not None and profile.key:
         return f"profile {profile.name}'s key (keyring entry {profile.key!r})"
     if profile is not None and profile.key_env:
         return f"profile {profile.name}'s key (from ${profile.key_env})"
+    if layers is not None and not any(x.data.get("apiKeyHelper") for x in layers):
+        return "the key Claude Code would use otherwise (its login; no apiKeyHelper is set)"
     return "the key of your user settings (its apiKeyHelper)"
+
+
+def token_said(
+    layer: Layer, variable: str, base: str, profile: Profile | None, layers: list[Layer]
+) -> str:
+    """The one warning of a token ``variable`` set in ``layer`` (``profile use``, its preview,
+    the app and ``profile doctor`` all say it so): over a switched bridged profile's bridge when
+    it comes from this terminal, else sent to ``base`` in place of the key it displaces."""
+    value = layer_env(layer)[variable]
+    if layer.scope == "shell" and profile is not None and bridgeopt.uses_bridge(profile):
+        return tokenwarn.over_bridge(profile, variable, value)
+    return tokenwarn.token_warning(
+        variable, value, layer.scope, layer.path, to=base, instead_of=key_said(profile, layers)
+    )
 
 
 def _base_after(layers: list[Layer], profile: Profile | None, below: tuple[str, ...]) -> str:
     """The base URL Claude Code talks to once the switch is written: a layer above the edited
     file that sets one, else the profile's, else the user file's or this terminal's."""
     for layer in layers:
-        url = _env(layer).get("ANTHROPIC_BASE_URL")
+        url = layer_env(layer).get("ANTHROPIC_BASE_URL")
         if url and (profile is None or layer.scope not in (*below, "shell")):
             return str(url)
     return claude.anthropic_base(profile) if profile else tokenwarn.CLAUDE_DEFAULT_BASE
@@ -281,7 +300,7 @@ def claude_warnings(
     for layer in layers:
         if layer.scope in below:
             continue  # the file judgeaudit edits (conflicts there are the switch's) or below it
-        env = _env(layer)
+        env = layer_env(layer)
         where, fix = tokenwarn.where(layer.path), tokenwarn.fix(layer.scope)
         for variable in CLAUDE_ROUTERS:
             if claude.truthy(env.get(variable)):
@@ -296,19 +315,7 @@ def claude_warnings(
         for variable in CLAUDE_TOKENS if tokens and not bound else ():
             if not env.get(variable) or (inline and layer.scope == "shell"):
                 continue  # empty: Claude Code treats it as unset
-            if layer.scope == "shell" and profile is not None and bridgeopt.uses_bridge(profile):
-                out.append(tokenwarn.over_bridge(profile, variable, env[variable]))
-                continue
-            out.append(
-                tokenwarn.token_warning(
-                    variable,
-                    env[variable],
-                    layer.scope,
-                    layer.path,
-                    to=base,
-                    instead_of=key_said(profile),
-                )
-            )
+            out.append(token_said(layer, variable, base, profile, layers))
         for name, _ in claude.credential_headers(env.get(claude.HEADERS_VAR)):
             out.append(
                 f"{where}{claude.HEADERS_VAR} is set: Claude Code sends its {name} header, a "
