@@ -362,7 +362,7 @@ def test_the_summary_line_counts_as_the_card_and_names_what_it_left_out(
     line = done.stdout.splitlines()[0]
     assert (
         f"the judge labelled {misselected} of the run's {len(truth)} decisive pairs backwards by "
-        f"state and contradicts {backwards} of the rows written; 1 decisive pairs left out "
+        f"state and contradicts {backwards} of the rows written; 1 decisive pair left out "
         "(1 human_label_not_decisive) and "
     ) in line, line
     assert line.endswith("; 0 skipped by the format"), line

@@ -90,6 +90,7 @@ def _counted(what: str, reasons: dict[str, Any]) -> str:
     if not counts:
         return f"0 {what}"
     total, (top, name) = sum(n for n, _ in counts), counts[0]
+    what = what.replace("pairs", "pair") if total == 1 else what
     rest = f", {total - top} more: see the card" if total > top else ""
     return f"{total} {what} ({top} {name}{rest})"
 

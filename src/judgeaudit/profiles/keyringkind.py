@@ -48,7 +48,7 @@ def backend() -> KeyringBackend:
     return current
 
 
-def _foreign_failures() -> tuple[type[BaseException], ...]:
+def foreign_failures() -> tuple[type[BaseException], ...]:
     """What a keyring backend raises besides keyring's own errors when its service misbehaves:
     a D-Bus reply that is an error or never comes (jeepney, secretstorage), a socket that
     closes (OSError). keyring passes these through; each call here turns them into a
@@ -73,7 +73,7 @@ def opted_in() -> bool:
 def _priority(store: KeyringBackend) -> float:
     """The backend's own viability check; keyring's way of saying "not viable now" is a
     RuntimeError (Secret Service's daemon did not answer), which here means unusable."""
-    not_viable: tuple[type[BaseException], ...] = (RuntimeError, *_foreign_failures())
+    not_viable: tuple[type[BaseException], ...] = (RuntimeError, *foreign_failures())
     try:
         return float(store.priority)
     except not_viable:

@@ -23,11 +23,11 @@ from judgeaudit.errors import JudgeauditError
 from judgeaudit.profiles.keyringkind import (
     ENCRYPTED_BACKENDS,
     OPT_IN_ENV,
-    _foreign_failures,
     backend,
     backend_name,
     backend_usable,
     encrypted,
+    foreign_failures,
     keyring_said,
     opted_in,
     plaintext_warning,
@@ -110,7 +110,7 @@ def _why(exc: keyring.errors.KeyringError) -> str:
 def _keyring_io() -> Iterator[None]:
     try:
         yield
-    except _foreign_failures() as exc:
+    except foreign_failures() as exc:
         raise KeyringUnavailable(type(exc).__name__) from exc
 
 
