@@ -9,6 +9,7 @@ from html import escape
 from typing import Any
 
 from judgeaudit import csvsafe
+from judgeaudit.analysis import fmt
 from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method
@@ -307,7 +308,7 @@ def line_svg(
         parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{5 if hit else 2.5}" '
             f'fill="{"#d00" if hit else "#c0504d"}"><title>{escape(p["period"])}: '
-            f"{p['rate'] * 100 if pct else p['rate']:.3g}{'%' if pct else ''}</title></circle>"
+            f"{fmt.pct(p['rate']) if pct else format(p['rate'], '.3g')}</title></circle>"
         )
     if not any(p["rate"] is not None for p in points):  # nothing to draw: why, not a blank plot
         why = next((p["no_interval"] for p in points if p.get("no_interval")), "no data")

@@ -183,3 +183,12 @@ def test_a_metric_measured_in_no_period_says_why_on_its_chart() -> None:
     assert gaps_note(points) == f"every period: {why}"
     points[1] = point("2026-11-02", None)  # an outage day among them: each said
     assert gaps_note(points).startswith(f"2026-11-01: {why}; 2026-11-02: not measured; ")
+
+
+def test_a_point_s_hover_title_rounds_as_the_table_does() -> None:
+    """A new user read `2026-11-04: 5.16%` over a point the table shows as `5.2%`: the title
+    rounds a rate to one decimal as every table does; an odds ratio keeps 3 figures."""
+    svg = line_svg("misselection", [point("2026-11-04", 0.0516)], ["2026-11-04"], set(), True)
+    assert re.findall(r"<title>([^<]+)</title>", svg) == ["2026-11-04: 5.2%"]
+    svg = line_svg("odds ratio: hedging", [point("2026-11-04", 1.2345)], ["2026-11-04"], set(), False)  # fmt: skip
+    assert re.findall(r"<title>([^<]+)</title>", svg) == ["2026-11-04: 1.23"]
