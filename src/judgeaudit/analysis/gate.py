@@ -299,7 +299,7 @@ def gate_lines(result: dict[str, Any]) -> list[str]:
     head = f"gate (margin {margin:g} points): {summary['verdict'].upper()}"
     head += f" {'; '.join(why)}" if why else ""
     head += "" if not aside else f" {aside}" if why else f": {aside}"
-    if result["verdicts"]["failed"]:  # gate_exit fails it whatever the rows say
+    if (result.get("verdicts") or {}).get("failed"):  # gate_exit fails it whatever the rows say
         head += " on the verdicts given; the gate FAILS: run B's judge often gave no verdict"
     lines = [
         head,
