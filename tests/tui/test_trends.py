@@ -37,6 +37,23 @@ def _rows(app: Any) -> list[list[str]]:
     return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
+def _trended_status(isolated: ProfileStore, target: Path) -> str:
+    """The Trends screen's status line once ``target`` is typed into its field and trended
+    (ctrl+r), as a user does from F7."""
+
+    async def go() -> str:
+        app = make_app(isolated, target)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            app.screen.query_one("#trend-targets", Field).value = str(target)
+            await press(pilot, "ctrl+r")
+            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+            return str(app.screen.query_one("#trend-status").render())
+
+    return asyncio.run(go())
+
+
 def test_trends_charts_alerts_and_enter_opens_the_period(
     isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]]
 ) -> None:
@@ -249,17 +266,7 @@ def test_one_period_says_nothing_was_tested_as_the_cli_does(
     out, _ = monitored
     day = sorted(p for p in (out / "runs").iterdir() if p.is_dir())[0]
 
-    async def go() -> str:
-        app = make_app(isolated, day)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
-            await press(pilot, "f7")
-            app.screen.query_one("#trend-targets", Field).value = str(day)
-            await press(pilot, "ctrl+r")
-            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
-            return str(app.screen.query_one("#trend-status").render())
-
-    assert asyncio.run(go()) == "1 period; no alert tested"
+    assert _trended_status(isolated, day) == "1 period; no alert tested"
 
 
 def test_ctrl_r_on_daily_files_audits_where_the_user_chose_and_says_where(
@@ -385,17 +392,7 @@ def test_a_missing_day_is_named_in_the_status_as_the_cli_names_it(
     for day in gone:
         (logs / f"2026-11-{day}.jsonl").unlink()
 
-    async def go() -> str:
-        app = make_app(isolated, logs)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
-            await press(pilot, "f7")
-            app.screen.query_one("#trend-targets", Field).value = str(logs)
-            await press(pilot, "ctrl+r")
-            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
-            return str(app.screen.query_one("#trend-status").render())
-
-    status = asyncio.run(go())
+    status = _trended_status(isolated, logs)
     # the CLI's words (trend_fmt.missing_line), written out here by hand; the first day named
     first = f"2026-11-{gone[0]}"
     assert f"; no file for day {first} in {logs}: a gap in the series{more};" in status
