@@ -236,15 +236,20 @@ def pts(v: float | None) -> str:
 #: CR1 interval collapses to [+0.0, +0.0] there, which reads as a measured certainty; the
 #: row's exact (Clopper-Pearson) bound beside it is what zero flips bound.
 NO_PAIR_FLIPPED = "(no pair flipped)"
+#: What a paired row prints in place of its interval where pairs flipped but every task's sum
+#: sits at the mean (each task moved alike, or its flips cancelled): the spread between tasks
+#: is estimated as 0, which bounds nothing (``noninferiority.clustered``); the exact bound stands.
+NO_TASK_SPREAD = "(no spread: every task moved alike)"
 
 
 def change_interval(row: dict[str, Any], moved: int | None) -> str:
-    """A row's change interval as compare and the app print it: ``[low, high]``, ``n/a``, or
-    :data:`NO_PAIR_FLIPPED` for a paired row where ``moved`` (its flips) is 0."""
+    """A row's change interval as compare and the app print it: ``[low, high]``, ``n/a``,
+    :data:`NO_PAIR_FLIPPED` for a paired row where ``moved`` (its flips) is 0, or
+    :data:`NO_TASK_SPREAD` where pairs moved but no spread between tasks could be estimated."""
     if moved == 0 and row.get("n", row.get("n_before")):
         return NO_PAIR_FLIPPED
     if row["ci_low"] is None:
-        return "n/a"
+        return NO_TASK_SPREAD if moved and (row.get("tasks") or 0) >= 2 else "n/a"
     return f"[{pts(row['ci_low'])}, {pts(row['ci_high'])}]"
 
 

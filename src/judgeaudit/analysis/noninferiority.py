@@ -76,14 +76,21 @@ class Clustered:
     change: float
     n: int
     tasks: int
-    se: float | None  # None with fewer than two tasks
+    se: float | None  # None with fewer than two tasks, or every task's sum at the mean
     low: float | None  # two-sided 95%, per row
     high: float | None
     upper: float | None  # one-sided 95% (the t limit only; see ``ni_bound`` for the floor)
 
 
+#: Below this, a residual sum of squares of integer task sums is rounding: 0.
+NO_SPREAD = 1e-9
+
+
 def clustered(sums: Sequence[int], counts: Sequence[int]) -> Clustered:
-    """D = sum(S)/n with the cluster-robust standard error sqrt(G/(G-1) sum (S_t - D n_t)^2)/n."""
+    """D = sum(S)/n with the cluster-robust standard error sqrt(G/(G-1) sum (S_t - D n_t)^2)/n.
+    Where every task's sum sits at the mean (no flip, or flips that cancel within each task, or
+    each task moved alike) the estimate is 0 and the interval [D, D] would read as a change known
+    exactly: no spread, no interval (None); the bound is then ``ni_bound``'s exact floor alone."""
     n = int(sum(counts))
     tasks = sum(1 for c in counts if c)
     if n == 0:
@@ -92,6 +99,8 @@ def clustered(sums: Sequence[int], counts: Sequence[int]) -> Clustered:
     if tasks < 2:
         return Clustered(change, n, tasks, None, None, None, None)
     residual = math.fsum((s - change * c) ** 2 for s, c in zip(sums, counts, strict=True))
+    if residual < NO_SPREAD:
+        return Clustered(change, n, tasks, None, None, None, None)
     se = math.sqrt(tasks / (tasks - 1) * residual) / n
     half = t_quantile(0.975, tasks - 1) * se
     return Clustered(

@@ -26,14 +26,15 @@ def stored_names() -> tuple[list[str], str | None]:
     not list its own, the line that says so (``cannot list keys in macOS Keychain``)."""
     names = set(secrets.bundled())
     unlisted = None
+    store = secrets.backend()  # the one asked is the one named
     try:
-        own = _secret_service_names()
+        own = _secret_service_names(store)
     except _Failed as exc:  # it can list, but did not answer this time: not "cannot"
-        own, unlisted = None, f"could not list keys in {secrets.backend_name()} ({exc})"
+        own, unlisted = None, f"could not list keys in {secrets.backend_name(store)} ({exc})"
     if own is not None:
         names |= own
     elif unlisted is None:
-        unlisted = f"cannot list keys in {secrets.backend_name()}"
+        unlisted = f"cannot list keys in {secrets.backend_name(store)}"
     internal = [n for n in names if not n or ":" in n or SECRET_REF.fullmatch(n)]
     return sorted(names.difference(internal)), unlisted
 
@@ -42,13 +43,12 @@ class _Failed(Exception):
     """The Secret Service failed to answer a listing (locked, D-Bus gone): its reason."""
 
 
-def _secret_service_names() -> set[str] | None:
+def _secret_service_names(store: Any) -> set[str] | None:
     """The names of the Secret Service's ``judgeaudit`` items, through the backend's public
     parts: its collection (:meth:`get_preferred_collection`, the one it writes to), SecretStorage's
     attribute search, and the attribute names of its ``scheme`` (keyring's selectable schemes:
     ``service``/``username``, KeePassXC's ``Title``/``UserName``). None for another backend;
     :class:`_Failed` when the Secret Service does not answer (the caller says so)."""
-    store: Any = secrets.backend()
     if secrets.qualname(store) != SECRET_SERVICE:
         return None
     try:
