@@ -43,12 +43,6 @@ _ZWNJ, _ZWJ, _VS16 = "\u200c", "\u200d", "\ufe0f"
 #: and their supplements; the Indic scripts; Myanmar; Khmer and Mongolian; Arabic forms).
 _JOINING = ((0x0600, 0x08FF), (0x0900, 0x0DFF), (0x1000, 0x109F), (0x1780, 0x18AF),
             (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))  # fmt: skip
-#: The flags Unicode writes with tags (England, Scotland, Wales); any other tag run after the
-#: black flag prints as the plain flag and hides its letters.
-_TAG_FLAGS = tuple(
-    "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in region) + "\U000e007f"
-    for region in ("gbeng", "gbsct", "gbwls")
-)
 
 
 def id_text_problem(text: str, what: str = "the id") -> str | None:
@@ -108,7 +102,7 @@ def _shapes(text: str, at: int) -> bool:
     if "\U000e0020" <= char <= "\U000e007f":
         return any(
             text.startswith(flag, start)
-            for flag in _TAG_FLAGS
+            for flag in unseen.TAG_FLAGS
             for start in range(max(0, at - len(flag) + 1), at)
         )
     return False

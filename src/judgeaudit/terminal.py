@@ -65,6 +65,7 @@ def printable(text: str, *, layout: bool = False) -> str:
     """``text`` as the CLI prints it: a control character one visible cell, an invisible one
     (:class:`Table`) its escape (``\\u202e``); with ``layout`` (a file's own text) its tabs and
     CRLF line ends stay as they are (harmless on a terminal)."""
+    text = unseen.stray_tags(text, escape)
     if layout:
         return "\r\n".join(part.translate(FILE_ESCAPED) for part in text.split("\r\n"))
     return text.translate(ESCAPED)
@@ -73,4 +74,4 @@ def printable(text: str, *, layout: bool = False) -> str:
 def visible(text: str) -> str:
     """``text`` with only the invisible characters escaped: for a stream whose control
     characters are its own (the CLI's stderr: a progress line's carriage return)."""
-    return text.translate(INVISIBLE_ESCAPED)
+    return unseen.stray_tags(text, escape).translate(INVISIBLE_ESCAPED)

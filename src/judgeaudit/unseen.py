@@ -6,13 +6,16 @@ printed as ``t1`` and was another task).
 By Unicode category (so a new Python's Unicode data extends it), plus the default-ignorable
 code points of other categories. A few of them shape their neighbours where they stand (the
 joiners of emoji and joining scripts, the variation selectors, the tags of a flag): printing
-leaves :data:`SHAPERS` alone, since it cannot see where they stand, and an id takes one only
+leaves :data:`SHAPERS` alone, since a translate table cannot see where they stand, but for the
+tags, which it looks at in runs (:func:`stray_tags`: only a flag's stay); an id takes one only
 where it shapes (``agentnames._shapes``).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Callable
 
 #: Unicode categories that print as nothing or move the text: control (Cc), format (Cf:
 #: zero-width spaces and joiners, bidi controls, the byte-order mark, the soft hyphen, tags),
@@ -43,3 +46,28 @@ def hides_anywhere(code: int) -> bool:
     """Whether the character ``code`` hides wherever it stands (:func:`hides`, not one of the
     :data:`SHAPERS`): what printing escapes."""
     return code not in SHAPERS and hides(chr(code))
+
+
+#: The flags Unicode writes with tags (England, Scotland, Wales): the black flag, the region's
+#: tag letters, the cancel tag. Any other run of tags prints as nothing, or as the plain flag,
+#: and hides its letters (text smuggled to a model in tags reads as nothing on a terminal).
+TAG_FLAGS = tuple(
+    "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in region) + "\U000e007f"
+    for region in ("gbeng", "gbsct", "gbwls")
+)
+_FLAG_OR_TAGS = re.compile("|".join(TAG_FLAGS) + "|[\U000e0020-\U000e007f]+")
+_A_TAG = re.compile("[\U000e0020-\U000e007f]")  # one class: 2.5 ms per 200k CJK, the pair 6
+
+
+def stray_tags(text: str, hidden: Callable[[int], str]) -> str:
+    """``text`` with each tag character outside :data:`TAG_FLAGS` written as ``hidden(code)``:
+    a translate table sees one character at a time and cannot tell a flag's tags from others,
+    so printing looks at tags in runs first."""
+    if text.isascii() or not _A_TAG.search(text):  # the usual text: one pass in C
+        return text
+
+    def one(found: re.Match[str]) -> str:
+        run = found.group()
+        return run if run in TAG_FLAGS else "".join(hidden(ord(c)) for c in run)
+
+    return _FLAG_OR_TAGS.sub(one, text)

@@ -10,10 +10,12 @@ import json
 import unicodedata
 
 import pytest
+from rich.text import Text
 
 from judgeaudit import unseen
 from judgeaudit.agentnames import id_text_problem
 from judgeaudit.terminal import CONTROLS, escape, printable, visible
+from judgeaudit.tui.safe_text import safe
 
 #: the Trojan Source set (by hand, from Unicode's Bidi_Control list) and the zero-width ones
 BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
@@ -62,6 +64,35 @@ def test_a_flag_with_tags_is_left_as_it_is() -> None:
     assert printable(england) == england and id_text_problem(england) is None
 
 
+#: "hi" smuggled in tag characters (U+E0068 U+E0069), by hand: invisible on a terminal
+SMUGGLED = "\U000e0068\U000e0069"
+
+
+@pytest.mark.parametrize(
+    ("text", "plain", "cells"),
+    [
+        ("ok" + SMUGGLED, "ok\\U000e0068\\U000e0069", "ok��"),
+        # after the black flag: printed as a plain flag, the letters hidden
+        (
+            "\U0001f3f4" + SMUGGLED + "\U000e007f",
+            "\U0001f3f4\\U000e0068\\U000e0069\\U000e007f",
+            "\U0001f3f4���",
+        ),
+    ],
+)
+def test_tags_outside_a_flag_are_escaped(text: str, plain: str, cells: str) -> None:
+    assert printable(text) == visible(text) == plain
+    assert safe(Text(text)).plain == cells  # one cell each: the app's spans keep their places
+    assert id_text_problem(text) is not None
+
+
+def test_a_flag_beside_smuggled_tags_stays_a_flag() -> None:
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    text = f"{scotland} {scotland}{SMUGGLED}"
+    assert printable(text) == f"{scotland} {scotland}\\U000e0068\\U000e0069"
+    assert safe(Text(scotland)).plain == scotland
+
+
 def test_printing_and_ids_read_one_description_of_invisible() -> None:
     """Over every code point: what printing escapes is exactly what hides anywhere, and an id
     refuses it; what an id refuses as invisible and printing leaves is a character that shapes
@@ -75,7 +106,8 @@ def test_printing_and_ids_read_one_description_of_invisible() -> None:
             escaped.add(code)
         if unseen.hides(char):
             refused.add(code)
-    assert escaped == {c for c in refused if unseen.hides_anywhere(c)}
-    assert refused - escaped == set(unseen.SHAPERS)
+    tags = set(range(0xE0020, 0xE0080))  # alone, a tag is no flag's: escaped (below)
+    assert escaped == {c for c in refused if unseen.hides_anywhere(c)} | tags
+    assert refused - escaped == set(unseen.SHAPERS) - tags
     assert all(id_text_problem(f"a{chr(c)}b") is not None for c in escaped)
     assert {0x061C, 0x200B, 0x202E, 0x2066, 0xFEFF, 0x2028, 0x2029} <= escaped

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from rich.text import Text
 
+from judgeaudit import unseen
 from judgeaudit.terminal import CONTROLS
 
 
@@ -15,7 +16,8 @@ def translated(text: Text, table: Mapping[int, str], *, one_row: bool = False) -
     """``text`` with ``table``'s characters replaced one for one (spans stay in place);
     ``one_row`` for a log line (no wrap, no line end)."""
     plain = text.plain
-    clean = plain.translate(table)
+    hidden = getattr(table, "hidden", None)  # a Table: a tag outside a flag, one cell as well
+    clean = (plain if hidden is None else unseen.stray_tags(plain, hidden)).translate(table)
     if clean == plain:
         return text
     if one_row:
