@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from html import escape
 from typing import Any
@@ -158,6 +159,32 @@ def _axis(terms: list[dict[str, Any]]) -> tuple[float, float]:
     return math.log(max(low, 1e-3)), math.log(min(high, 1e3))
 
 
+#: The fewest pixels between two tick labels of the forest plot (``0.002`` is ~30 wide).
+TICK_GAP_PX = 34
+
+
+def log_ticks(lo: float, hi: float, width: float) -> list[float]:
+    """Round ticks over a log axis from e^lo to e^hi drawn ``width`` pixels wide: 1, 2 and 5 of
+    each decade, only the powers of ten where those crowd (closer than :data:`TICK_GAP_PX`),
+    always 1 (the line of no effect); the axis spans 1e-3 to 1e3, so fixed ticks (0.25 to 10)
+    left a wide interval's ends unlabelled."""
+    span = hi - lo
+    if span <= 0:
+        return [1.0]
+    first, last = math.floor(lo / math.log(10)), math.ceil(hi / math.log(10))
+    for steps in ((1, 2, 5), (1,)):
+        ticks = [
+            float(f"{m}e{e}")  # 2e-3, not 0.0020000000000000005
+            for e in range(first, last + 1)
+            for m in steps
+            if lo - 1e-12 <= math.log(m) + e * math.log(10) <= hi + 1e-12
+        ]
+        gaps = [math.log(b / a) / span * width for a, b in itertools.pairwise(ticks)]
+        if all(g >= TICK_GAP_PX for g in gaps):
+            break
+    return ticks or [1.0]
+
+
 def _past_axis(t: dict[str, Any], lo: float, hi: float) -> tuple[bool, bool]:
     """Whether the interval runs past the axis's low and high end (it stops at 1e-3, 1e3)."""
     return math.log(max(t["ci_low"], 1e-9)) < lo, math.log(max(t["ci_high"], 1e-9)) > hi
@@ -211,12 +238,11 @@ def forest_svg(style: dict[str, Any], title: str) -> str:
             *_clipped(t, lo, hi, left, width, y, colour),
             f"<text x='{left + width + 6}' y='{y + 4}' font-size='11'>{_value(t)}</text>",
         ]
-    for tick in (0.25, 0.5, 1, 2, 4, 10):
-        if lo <= math.log(tick) <= hi:
-            parts.append(
-                f"<text x='{px(tick):.1f}' y='{height - 2}' font-size='10' "
-                f"text-anchor='middle'>{tick:g}</text>"
-            )
+    for tick in log_ticks(lo, hi, width):
+        parts.append(
+            f"<text x='{px(tick):.1f}' y='{height - 2}' font-size='10' "
+            f"text-anchor='middle'>{tick:g}</text>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
