@@ -1,0 +1,51 @@
+"""``--key-env PATH`` was accepted: ``exec`` and ``env`` sent the user's ``PATH`` to the gateway
+as the bearer token and ``profile test --all`` called it ok (a new user's trial, with the real
+Codex). ``key_env`` is held to the rule ``options.env_key`` already had: never a variable the
+system and programs run by. Real CLI; nothing is written on a refusal, and a profile file
+written by hand is refused at its field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.new_user_helpers import cli, home, one_line
+
+__all__ = ["home"]  # the fixture, shared
+
+
+@pytest.mark.parametrize(
+    ("app", "variable"), [("codex", "PATH"), ("sdk", "HOME"), ("claude", "LD_PRELOAD")]
+)
+def test_key_env_may_not_be_a_variable_programs_run_by(home: Path, app: str, variable: str) -> None:
+    done = cli(
+        home, "profile", "add", "k", "--app", app, "--base-url", "http://127.0.0.1:9/v1",
+        "--key-env", variable,
+    )  # fmt: skip
+    assert done.returncode == 2
+    said = one_line(done)
+    assert f"key_env: {variable} is one the system and programs run by" in said
+    assert "its value would go out as the key" in said
+    assert not (home / "cfg" / "profiles" / "k.toml").exists()
+
+
+def test_a_hand_written_profile_with_key_env_path_is_refused_at_its_field(home: Path) -> None:
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "p.toml").write_text(
+        'name = "p"\napp = "sdk"\nbase_url = "http://127.0.0.1:9/v1"\nkey_env = "PATH"\n',
+        encoding="utf-8",
+    )
+    done = cli(home, "env", "p", "--force")
+    assert done.returncode != 0
+    assert "key_env: PATH is one the system and programs run by" in done.stderr
+    assert "/usr" not in done.stdout + done.stderr  # PATH's value printed nowhere
+
+
+def test_a_name_of_its_own_is_still_taken(home: Path) -> None:
+    done = cli(
+        home, "profile", "add", "k", "--app", "sdk", "--base-url", "http://127.0.0.1:9/v1",
+        "--key-env", "GATEWAY_API_KEY",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
