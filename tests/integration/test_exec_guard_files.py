@@ -110,3 +110,19 @@ def test_a_provider_table_in_codexs_managed_config_is_asked_too(home: Path) -> N
     assert code == 2, line
     assert f"managed.toml [model_providers.corp] sends $OPENAI_API_KEY to {OTHER}" in line
     assert not _ran(home)
+
+
+def test_an_sdk_profile_beside_a_codex_provider_is_refused_in_plain_words(home: Path) -> None:
+    """For a profile of another app the refusal read "nothing was run: say use a codex profile
+    for Codex, ..." (a new user, twenty-fourth session)."""
+    add(home, "b", "sdk", OURS, "--key-env", "B_KEY")
+    (home / "codex" / "config.toml").write_text(
+        f'model_provider = "mygw"\n\n[model_providers.mygw]\nname = "mine"\nbase_url = "{OTHER}"\n'
+        'wire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n'
+    )
+    code, line = _exec_b(home)
+    assert code == 2, line
+    assert (
+        "nothing was run: use a codex profile for Codex, or `judgeaudit exec b --as plain" in line
+    )
+    assert "say use" not in line and not _ran(home)

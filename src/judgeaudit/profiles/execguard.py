@@ -159,7 +159,7 @@ def check(
     app, line = found[0]
     client = CLIENTS[app]
     said = (
-        f"`judgeaudit exec {name} --as {app} -- ...` ({client} or a wrapper passing its "
+        f"say `judgeaudit exec {name} --as {app} -- ...` ({client} or a wrapper passing its "
         f"arguments on) or `--as plain` (no {client} inside)"
         if profile.app == app
         else f"use a {app} profile for {client}, or `judgeaudit exec {name} --as plain -- ...` "
@@ -167,5 +167,5 @@ def check(
     )
     raise ProfileError(
         f"exec: cannot tell that {command[0]} is {client}, and {line}, which {client} would "
-        f"put before this profile's gateway or key; nothing was run: say {said}"
+        f"put before this profile's gateway or key; nothing was run: {said}"
     )
