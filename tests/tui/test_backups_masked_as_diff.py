@@ -50,3 +50,26 @@ def test_a_backup_that_does_not_parse_has_its_url_credentials_masked_too() -> No
 
     shown = masked_file("claude", f'{{"env": {{"ANTHROPIC_BASE_URL": "{GATEWAY}",')
     assert "gw.example.test" in shown and URL_SECRET not in shown, shown
+
+
+LEFTOVER = "sk-ant-" + "Lq7Rt2Yp9Wz4" * 3 + "5555"
+GATEWAY_KEY = "gk-" + "Mx8Nc3Vb6" * 3 + "6666"
+
+
+def test_a_token_the_backup_keeps_in_the_keyring_is_named_not_masked(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    """A backup keeps a leftover token and a credential header line in the keyring and holds a
+    marker naming the entry; the dialog masked the marker like a key, showing the entry name's
+    last four (``…488e``) where the switch's diff had shown the token's (``…5555``): a new user
+    could not recognise their token. The marker is shown: the token is in the keyring."""
+    env = {
+        "ANTHROPIC_AUTH_TOKEN": LEFTOVER,
+        "ANTHROPIC_CUSTOM_HEADERS": f"X-Org: acme\nx-gateway-key: {GATEWAY_KEY}",
+    }
+    (tmp_path / "claude" / "settings.json").write_text(json.dumps({"env": env}, indent=2) + "\n")
+    preview, body = oldest_backup_shown(isolated, "escape")
+    for shown in (preview, body):
+        assert LEFTOVER not in shown and GATEWAY_KEY not in shown, shown
+        assert '"ANTHROPIC_AUTH_TOKEN": "judgeaudit-redacted: the key lives in the keyring' in shown
+    assert "X-Org: acme" in body and "keyring entry saved-" in body, body

@@ -9,6 +9,7 @@ import difflib
 from collections.abc import Iterable
 
 from judgeaudit.credentials import scrub, scrub_content
+from judgeaudit.profiles.backups import REDACTED_MARK
 from judgeaudit.profiles.paths import shown
 from judgeaudit.profiles.targets import FilePlan, registry
 from judgeaudit.redact import keylike_words, redact
@@ -55,6 +56,9 @@ def masked_file(app: str, text: str) -> str:
         found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
     except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
         return printable(scrub(text), layout=True)
+    # a backup's marker names the keyring entry its token went to, no secret: masked, it showed
+    # the entry name's last four as if they were the token's (a new user could not tell them)
+    found = {value for value in found if REDACTED_MARK not in value}
     return printable(_masked(text, found), layout=True)
 
 
