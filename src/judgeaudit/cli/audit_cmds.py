@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from judgeaudit.analysis.features import STYLE
 from judgeaudit.cli import command_help
+from judgeaudit.cli.common import GAP_SOURCE_HELP, OUT_HELP, RUN_HELP
 from judgeaudit.cli.report_cmds import (
     cmd_compare,
     cmd_report,
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 def register(sub: Sub) -> None:
     run = sub.add_parser("run", help=command_help("run"))
-    run.add_argument("spec", type=Path)
+    run.add_argument("spec", type=Path, help="the run spec (TOML; docs/audit.md)")
     run.add_argument("--out", type=Path, help="output directory (required unless --dry-run)")
     run.add_argument(
         "--dry-run",
@@ -68,16 +69,24 @@ def register(sub: Sub) -> None:
         help="embedded, profile:NAME or a URL (default: the source run's judge endpoint)",
     )
     rejudge.add_argument("--judge-key-env", help="variable holding the key of a URL endpoint")
-    rejudge.add_argument("--judge-temperature", type=float)
-    rejudge.add_argument("--concurrency", type=int)
-    rejudge.add_argument("--events", choices=["jsonl", "progress"])
+    rejudge.add_argument(
+        "--judge-temperature", type=float, help="default: the source run's judge temperature"
+    )
+    rejudge.add_argument("--concurrency", type=int, help="override the source run's concurrency")
+    rejudge.add_argument(
+        "--events",
+        choices=["jsonl", "progress"],
+        help="jsonl: one JSON event per line (default without a TTY)",
+    )
     rejudge.add_argument(
         "--dry-run", action="store_true", help="print what it would do and cost; write nothing"
     )
     rejudge.set_defaults(func=cmd_rejudge)
 
     demo = sub.add_parser("demo", help=command_help("demo"))
-    demo.add_argument("--out", type=Path, default=Path("out/demo"))
+    demo.add_argument(
+        "--out", type=Path, default=Path("out/demo"), help="output directory (default out/demo)"
+    )
     demo.add_argument("--no-tui", action="store_true", help="print progress and a summary instead")
     demo.add_argument(
         "--events",
@@ -103,10 +112,17 @@ def register(sub: Sub) -> None:
     tui.set_defaults(func=cmd_tui)
 
     report = sub.add_parser("report", help=command_help("report"))
-    report.add_argument("out", type=Path)
-    report.add_argument("--run")
-    report.add_argument("--format", choices=["table", "json", "csv", "md", "html"], default="table")
-    report.add_argument("--gap-source", choices=["capability", "judge", "external"])
+    report.add_argument("out", type=Path, help=OUT_HELP)
+    report.add_argument("--run", help=RUN_HELP)
+    report.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "md", "html"],
+        default="table",
+        help="table (default), json (docs/reports.md lists its fields), csv, md or html",
+    )
+    report.add_argument(
+        "--gap-source", choices=["capability", "judge", "external"], help=GAP_SOURCE_HELP
+    )
     report.add_argument(
         "--bins", type=_floats, help="comma-separated bin edges, e.g. -0.01,0.2,0.5,1,5"
     )
@@ -136,16 +152,27 @@ def register(sub: Sub) -> None:
     report.set_defaults(func=cmd_report)
 
     comp = sub.add_parser("compare", help=command_help("compare"))
-    comp.add_argument("out_a", type=Path)
+    comp.add_argument("out_a", type=Path, help="run A's output directory (the baseline)")
     comp.add_argument(
         "out_b",
         type=Path,
         nargs="?",
         help="default: OUT_A, comparing its two runs (or the ones --run-a/--run-b name)",
     )
-    comp.add_argument("--run-a")
-    comp.add_argument("--run-b")
-    comp.add_argument("--format", choices=["table", "json"], default="table")
+    comp.add_argument(
+        "--run-a",
+        help="run A's id (default: the latest run in OUT_A; without OUT_B, the older of its two)",
+    )
+    comp.add_argument(
+        "--run-b",
+        help="run B's id (default: the latest run in OUT_B; without OUT_B, the newer of OUT_A's two)",
+    )
+    comp.add_argument(
+        "--format",
+        choices=["table", "json"],
+        default="table",
+        help="table (default; the gate's lines on stderr) or json (docs/gate.md lists its fields)",
+    )
     comp.add_argument(
         "--fail-on-rise",
         action="store_true",
@@ -169,22 +196,27 @@ def register(sub: Sub) -> None:
     comp.set_defaults(func=cmd_compare)
 
     show = sub.add_parser("show", help=command_help("show"))
-    show.add_argument("out", type=Path)
+    show.add_argument("out", type=Path, help=OUT_HELP)
     show.add_argument(
         "pair_id",
         help="a pair id, a unique tail of one (TASK/tTRIAL/A~B), or an imported pair's own"
         " pair_id in its log",
     )
-    show.add_argument("--format", choices=["text", "json"], default="text")
+    show.add_argument(
+        "--format", choices=["text", "json"], default="text", help="text (default) or json"
+    )
     show.set_defaults(func=cmd_show)
 
     review = sub.add_parser("review", help=command_help("review"))
     rsub = review.add_subparsers(dest="review_command", required=True, metavar="SUBCOMMAND")
     rexp = rsub.add_parser("export", help="write a stratified sample to label")
-    rexp.add_argument("out", type=Path)
-    rexp.add_argument("--n", type=int)  # default: analysis.review.SAMPLE_N (loads pandas)
-    rexp.add_argument("--run")
-    rexp.add_argument("--seed", type=int, default=0)
+    rexp.add_argument("out", type=Path, help=OUT_HELP)
+    # default: analysis.review.SAMPLE_N (importing it here would load pandas for every command)
+    rexp.add_argument("--n", type=int, help="how many pairs to sample (default 40)")
+    rexp.add_argument("--run", help=RUN_HELP)
+    rexp.add_argument(
+        "--seed", type=int, default=0, help="the sample's random seed (default 0: the same sample)"
+    )
     rexp.add_argument(
         "--out",
         dest="file",
@@ -219,8 +251,10 @@ def register(sub: Sub) -> None:
     )
     rexp.set_defaults(func=cmd_review_export)
     rimp = rsub.add_parser("import", help="store labels from a filled-in sample")
-    rimp.add_argument("out", type=Path)
-    rimp.add_argument("file", type=Path)
+    rimp.add_argument("out", type=Path, help=OUT_HELP)
+    rimp.add_argument(
+        "file", type=Path, help="the filled-in sample (CSV: comma, semicolon or tab; UTF-8)"
+    )
     rimp.set_defaults(func=cmd_review_import)
 
 

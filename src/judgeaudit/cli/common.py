@@ -13,6 +13,18 @@ if TYPE_CHECKING:
     Sub = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
+#: The help of every command's ``--gap-source`` (report, trend): what each gap measures.
+GAP_SOURCE_HELP = (
+    "what a pair's gap measures, which buckets it: capability (|success rate A - B|, the "
+    "default unless the spec's gap.source says otherwise), judge (|judge score A - B|) or "
+    "external (|reward_a - reward_b| of imported pairs)"
+)
+#: The help of an output directory argument that is read (OUT: what ``run --out`` wrote).
+OUT_HELP = "an audit's output directory (what `run --out` or `demo --out` wrote)"
+#: The help of ``--run`` where the latest run is the default.
+RUN_HELP = "the run id (default: the latest run in OUT)"
+
+
 class UserError(JudgeauditError):
     """Bad input or a refused action: printed as one line, exit code ``code``."""
 

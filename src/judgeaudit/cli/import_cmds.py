@@ -26,8 +26,10 @@ def register(sub: Sub) -> None:
         description="Writes the imported-pairs JSONL that `run.imported` audits; prints what it "
         "read, paired and skipped.",
     )
-    imp.add_argument("format", choices=FORMATS)
-    imp.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    imp.add_argument("format", choices=FORMATS, help="the files' format (docs/rollouts.md)")
+    imp.add_argument(
+        "files", type=Path, nargs="+", metavar="FILE", help="the files to read (one or more)"
+    )
     imp.add_argument(
         "--out",
         type=Path,

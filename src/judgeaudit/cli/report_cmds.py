@@ -161,7 +161,12 @@ def register(sub: Sub) -> None:
     """``judgeaudit judges`` (the other reading commands are declared in audit_cmds)."""
     judges = sub.add_parser("judges", help=command_help("judges"))
     judges.add_argument("outs", type=Path, nargs="+", metavar="OUT", help="output directories")
-    judges.add_argument("--format", choices=["table", "json", "md"], default="table")
+    judges.add_argument(
+        "--format",
+        choices=["table", "json", "md"],
+        default="table",
+        help="table (default), json or md",
+    )
     judges.add_argument(
         "--margin", type=float, default=2.0, metavar="POINTS", help="the gate's margin vs the best"
     )

@@ -21,7 +21,9 @@ def register(sub: Sub) -> None:
     sim = sub.add_parser("sim", help=command_help("sim"))
     sim_sub = sim.add_subparsers(dest="sim_command", metavar="SUBCOMMAND", required=True)
     serve = sim_sub.add_parser("serve", help="serve the simulated OpenAI-compatible API")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: loopback)"
+    )
     serve.add_argument("--port", type=int, default=0, help="0 picks a free port")
     serve.add_argument("--config", type=Path, help="sim config TOML (seed, faults, presets)")
     serve.add_argument("--seed", type=int, help="override the config's seed")

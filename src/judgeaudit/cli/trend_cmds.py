@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgeaudit.cli import command_help
-from judgeaudit.cli.common import UserError
+from judgeaudit.cli.common import GAP_SOURCE_HELP, UserError
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -35,9 +35,16 @@ def register(sub: Sub) -> None:
         "recorded-verdict files DAY.jsonl (each audited into --work, again when its content "
         "changes; a refused day is left out and named, exit 6)",
     )
-    trend.add_argument("--format", choices=["table", "json", "csv", "html"], default="table")
+    trend.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "html"],
+        default="table",
+        help="table (default), json, csv (one row per period and figure) or html (charts)",
+    )
     trend.add_argument("--output", type=Path, help="write to this file instead of stdout")
-    trend.add_argument("--gap-source", choices=["capability", "judge", "external"])
+    trend.add_argument(
+        "--gap-source", choices=["capability", "judge", "external"], help=GAP_SOURCE_HELP
+    )
     trend.add_argument(
         "--baseline",
         type=int,
