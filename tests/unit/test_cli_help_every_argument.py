@@ -49,3 +49,15 @@ def test_review_exports_default_sample_size_is_the_codes() -> None:
     export = next(a for a in review._actions if isinstance(a, argparse._SubParsersAction))
     n = next(a for a in export.choices["export"]._actions if a.dest == "n")
     assert f"default {SAMPLE_N})" in str(n.help)
+
+
+def test_report_help_names_its_cache_and_how_to_turn_it_off() -> None:
+    from judgeaudit.analysis.report_memo import __doc__ as memo_doc
+    from judgeaudit.audit.store.check_memo import __doc__ as check_doc
+
+    full = build_parser(["report"])
+    subs = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    said = str(subs.choices["report"].description)
+    for variable in ("JUDGEAUDIT_CACHE_DIR", "JUDGEAUDIT_REPORT_MEMO=0"):
+        assert variable in said
+        assert variable.split("=")[0] in str(memo_doc) + str(check_doc)  # the code's names

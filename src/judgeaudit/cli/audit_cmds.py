@@ -111,7 +111,16 @@ def register(sub: Sub) -> None:
     tui.add_argument("--out", type=Path, default=Path("out/tui"), help="output dir for runs")
     tui.set_defaults(func=cmd_tui)
 
-    report = sub.add_parser("report", help=command_help("report"))
+    report = sub.add_parser(
+        "report",
+        help=command_help("report"),
+        description="Misselection by capability gap, satisfied-but-failed, position bias and "
+        "more for one run (docs/reports.md). A report of files unchanged since an earlier one "
+        "is read back from the cache, byte for byte: "
+        "$XDG_CACHE_HOME/judgeaudit (~/.cache/judgeaudit); JUDGEAUDIT_CACHE_DIR=DIR moves it, "
+        "JUDGEAUDIT_CACHE_DIR= (empty) turns it off, JUDGEAUDIT_REPORT_MEMO=0 turns off the "
+        "kept reports alone.",
+    )
     report.add_argument("out", type=Path, help=OUT_HELP)
     report.add_argument("--run", help=RUN_HELP)
     report.add_argument(
