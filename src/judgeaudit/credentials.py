@@ -65,6 +65,42 @@ def check_name(value: str, where: str, error: ErrorType = InputError) -> str:
     return value
 
 
+#: Variables a command and its children run by: never the one a key is put in (Codex's
+#: ``env_key``: with ``PATH`` the command was "not found" and the key sat in ``PATH``) nor the one
+#: a key is read from (``key_env = "PATH"`` sent the user's ``PATH`` out as the bearer token).
+SYSTEM_VARS = frozenset(
+    {"PATH", "HOME", "SHELL", "USER", "LOGNAME", "PWD", "TMPDIR", "TEMP", "TMP", "LANG", "TERM",
+     "NODE_OPTIONS", "NODE_PATH", "CODEX_HOME", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+)  # fmt: skip
+#: Prefixes of the system's variables a key is never read from (the loader's, the locale's).
+READ_PREFIXES = ("LD_", "DYLD_", "LC_")
+#: ... and never written to: besides those, whole families that programs read
+#: (``PYTHONANYWHERE_API_KEY`` is a fine variable to read a key from, not to put one in).
+WRITE_PREFIXES = (*READ_PREFIXES, "PYTHON", "XDG_", "JUDGEAUDIT_")
+
+
+def key_variable_problem(name: str, *, written: bool = False) -> str | None:
+    """Why ``name`` cannot be the variable a key is read from (``key_env``, ``--judge-key-env``)
+    or, ``written``, put in (Codex's ``env_key``): a system variable; else None."""
+    prefixes = WRITE_PREFIXES if written else READ_PREFIXES
+    if name not in SYSTEM_VARS and not name.startswith(prefixes):
+        return None
+    does = "exec would put the key in it" if written else "its value would go out as the key"
+    return (
+        f"{name} is one the system and programs run by ({does}); use a name of its own, "
+        "e.g. GATEWAY_API_KEY"
+    )
+
+
+def check_key_variable(
+    name: str, where: str, error: ErrorType = InputError, *, written: bool = False
+) -> str:
+    """:func:`key_variable_problem` as one line naming ``where``."""
+    if (problem := key_variable_problem(name, written=written)) is not None:
+        raise error(f"{where}: {problem}")
+    return name
+
+
 def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
     """``text`` with the given secrets, URL credentials and key-like words masked."""
     return scrub_keylike(scrub_content(redact(text, secrets)))

@@ -447,6 +447,15 @@ CASES: list[Case] = [
             )
         },
     ),
+    # a key read from PATH: the user's PATH went to the gateway as the bearer token
+    run_spec(
+        "key-env-path",
+        spec().replace(
+            'base_url = "embedded"', 'base_url = "http://127.0.0.1:9/v1"\nkey_env = "PATH"'
+        ),
+        "endpoints.sim.key_env",
+        "PATH is one the system and programs run by",
+    ),
     # --- sim configs ---------------------------------------------------------------------------
     sim_config("sim-not-utf8", b"seed = 1\n# \xff\n", "not UTF-8", ":2"),
     sim_config("sim-seed-string", 'seed = "x"\n', "seed", "integer"),

@@ -91,6 +91,15 @@ def test_rejudge_endpoint_with_credentials_is_refused_masked(base: Path, tmp_pat
     assert not (tmp_path / "again").exists()
 
 
+def test_rejudge_key_env_may_not_be_a_system_variable(base: Path, tmp_path: Path) -> None:
+    done = cli(
+        "rejudge", str(base / "base"), "--out", str(tmp_path / "again"),
+        "--judge-endpoint", "http://127.0.0.1:9/v1", "--judge-key-env", "PATH",
+    )  # fmt: skip
+    one_line(done, "--judge-key-env", "PATH is one the system and programs run by")
+    assert not (tmp_path / "again").exists()
+
+
 def test_rejudge_of_a_source_whose_stored_judge_url_carries_credentials(
     base: Path, tmp_path: Path
 ) -> None:

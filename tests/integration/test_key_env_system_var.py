@@ -43,9 +43,14 @@ def test_a_hand_written_profile_with_key_env_path_is_refused_at_its_field(home: 
     assert "/usr" not in done.stdout + done.stderr  # PATH's value printed nowhere
 
 
-def test_a_name_of_its_own_is_still_taken(home: Path) -> None:
+@pytest.mark.parametrize(
+    "variable", ["GATEWAY_API_KEY", "PYTHONANYWHERE_API_KEY", "JUDGEAUDIT_GATEWAY_KEY"]
+)
+def test_a_name_of_its_own_is_still_taken(home: Path, variable: str) -> None:
+    """Read from, a family's prefix is no harm (a review: PYTHONANYWHERE_API_KEY was refused
+    with env_key's rule, which is about where exec puts the key)."""
     done = cli(
         home, "profile", "add", "k", "--app", "sdk", "--base-url", "http://127.0.0.1:9/v1",
-        "--key-env", "GATEWAY_API_KEY",
+        "--key-env", variable,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

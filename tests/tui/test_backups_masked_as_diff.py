@@ -73,3 +73,16 @@ def test_a_token_the_backup_keeps_in_the_keyring_is_named_not_masked(
         assert LEFTOVER not in shown and GATEWAY_KEY not in shown, shown
         assert '"ANTHROPIC_AUTH_TOKEN": "judgeaudit-redacted: the key lives in the keyring' in shown
     assert "X-Org: acme" in body and "keyring entry saved-" in body, body
+
+
+def test_a_value_that_only_starts_like_a_marker_is_still_masked() -> None:
+    """Only the backup's own markers are shown as they are (a review: any value holding the
+    marker's words was shown, a password after them included)."""
+    from judgeaudit.profiles.backups import REDACTED_MARK
+    from judgeaudit.profiles.diffview import masked_file
+
+    ours = REDACTED_MARK + "saved-0123456789abcdef"
+    planted = REDACTED_MARK + "saved-1 correct-horse-battery-staple-9f3a1c77e2"
+    text = json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": ours, "GATEWAY_API_KEY": planted}})
+    shown = masked_file("claude", text, frozenset({ours}))
+    assert ours in shown and "correct-horse-battery-staple" not in shown, shown

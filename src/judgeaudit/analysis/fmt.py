@@ -349,3 +349,36 @@ def no_simulator(report: Mapping[str, Any]) -> bool:
     models = (report.get("manifest") or {}).get("models") or {}
     ran = "user_simulator" not in models or models["user_simulator"] is not None
     return not ran and not report["satisfied_but_failed"]["user_simulator"]["satisfied"]
+
+
+def pts(v: float | None) -> str:
+    """A change in points, signed, or n/a."""
+    return "n/a" if v is None else f"{v * 100:+.1f}"
+
+
+#: What a paired row whose pairs all kept their verdict prints in place of its interval: the
+#: CR1 interval collapses to [+0.0, +0.0] there, which reads as a measured certainty; the
+#: row's exact (Clopper-Pearson) bound beside it is what zero flips bound.
+NO_PAIR_FLIPPED = "(no pair flipped)"
+#: What a paired row prints in place of its interval where pairs flipped but every task's sum
+#: sits at the mean (each task moved alike, or its flips cancelled): the spread between tasks
+#: is estimated as 0, which bounds nothing (``noninferiority.clustered``); the exact bound stands.
+#: Short: the app's drift table keeps both rates beside it at 80 columns.
+NO_TASK_SPREAD = "(no spread)"
+
+
+def change_interval(row: Mapping[str, Any], moved: int | None) -> str:
+    """A row's change interval as compare and the app print it: ``[low, high]``, ``n/a``,
+    :data:`NO_PAIR_FLIPPED` for a paired row where ``moved`` (its flips) is 0, or
+    :data:`NO_TASK_SPREAD` where pairs moved but no spread between tasks could be estimated."""
+    if moved == 0 and row.get("n", row.get("n_before")):
+        return NO_PAIR_FLIPPED
+    if row["ci_low"] is None:
+        return NO_TASK_SPREAD if moved and (row.get("tasks") or 0) >= 2 else "n/a"
+    return f"[{pts(row['ci_low'])}, {pts(row['ci_high'])}]"
+
+
+def row_moved(row: Mapping[str, Any]) -> int | None:
+    """A misselection row's flips either way (None unpaired)."""
+    flips = row.get("paired")
+    return None if flips is None else flips["flipped_to_misselected"] + flips["flipped_to_correct"]

@@ -36,6 +36,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from judgeaudit.analysis import noninferiority as ni
+from judgeaudit.analysis.fmt import change_interval
 from judgeaudit.analysis.split import tie_halves
 
 #: Half-unit scores of :func:`judgeaudit.analysis.split.tie_halves`.
@@ -153,11 +154,7 @@ def aside_line(result: dict[str, Any]) -> str | None:
         if moved["change"] is not None and moved["upper"] is not None
         else "n/a"
     )
-    interval = (
-        "n/a"
-        if tie["ci_low"] is None or tie["ci_high"] is None
-        else f"[{tie['ci_low'] * 100:+.1f}, {tie['ci_high'] * 100:+.1f}]"
-    )
+    interval = change_interval(tie, tie["half_steps_up"] + tie["half_steps_down"])
     return (
         f"misselection rose {overall['change'] * 100:+.1f} pts because run B decides pairs run "
         f"A tied (A tied {moved['ties_before'] * 100:.1f}% of the decisive pairs; B decided "

@@ -82,10 +82,6 @@ class Clustered:
     upper: float | None  # one-sided 95% (the t limit only; see ``ni_bound`` for the floor)
 
 
-#: Below this, a residual sum of squares of integer task sums is rounding: 0.
-NO_SPREAD = 1e-9
-
-
 def clustered(sums: Sequence[int], counts: Sequence[int]) -> Clustered:
     """D = sum(S)/n with the cluster-robust standard error sqrt(G/(G-1) sum (S_t - D n_t)^2)/n.
     Where every task's sum sits at the mean (no flip, or flips that cancel within each task, or
@@ -98,9 +94,10 @@ def clustered(sums: Sequence[int], counts: Sequence[int]) -> Clustered:
     change = sum(sums) / n
     if tasks < 2:
         return Clustered(change, n, tasks, None, None, None, None)
+    total = int(sum(sums))
+    if all(n * int(s) == total * int(c) for s, c in zip(sums, counts, strict=True)):
+        return Clustered(change, n, tasks, None, None, None, None)  # S_t = D n_t exactly
     residual = math.fsum((s - change * c) ** 2 for s, c in zip(sums, counts, strict=True))
-    if residual < NO_SPREAD:
-        return Clustered(change, n, tasks, None, None, None, None)
     se = math.sqrt(tasks / (tasks - 1) * residual) / n
     half = t_quantile(0.975, tasks - 1) * se
     return Clustered(

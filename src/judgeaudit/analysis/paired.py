@@ -141,6 +141,8 @@ def _paired(part: pd.DataFrame) -> dict[str, Any]:
         "ci_low": spread.low,
         "ci_high": spread.high,
         "p_value": ni.signflip_p(sums),
+        # a fall by the same test, one-sided (what "fall" is flagged on, per row)
+        "p_fall": ni.signflip_p([-s for s in sums]),
         "testable": to_correct + to_missel > 0,
         "tasks": spread.tasks,
         "se": spread.se,
@@ -334,8 +336,8 @@ def gate(
 ) -> int:
     """Adjust the one-sided p-values of the buckets and the overall row together by weighted
     Holm (:data:`OVERALL_SHARE`; the testable rows form the family, so "worse" keeps its
-    family-wise error at ALPHA), and flag rises (significant after adjustment) and falls (the
-    per-row interval below 0); returns the family size."""
+    family-wise error at ALPHA), and flag rises (significant after adjustment) and falls
+    (:func:`fell`, per row); returns the family size."""
     family = [r for r in [*rows, overall] if r["testable"]]
     weights = family_weights(family, overall, share) if family else []
     adjusted = weighted_holm([r["p_value"] for r in family], weights)
@@ -347,8 +349,22 @@ def gate(
         significant = row["p_adjusted"] is not None and row["p_adjusted"] < ALPHA
         change = row["change"] or 0.0
         row["significant_rise"] = bool(significant and change > 0)
-        row["significant_fall"] = bool(row["ci_high"] is not None and row["ci_high"] < 0)
+        row["significant_fall"] = fell(row)
     return len(family)
+
+
+#: A row's fall is flagged where its one-sided task-level sign-flip test of a fall is below
+#: this: the other tail of a per-row 95% statement, as the tie-aware ``p_fall`` is read.
+FALL_ALPHA = 0.025
+
+
+def fell(row: Mapping[str, Any]) -> bool:
+    """A paired row's fall: its sign-flip test (``p_fall``), which a row whose tasks all moved
+    alike still has where its CR1 interval has no spread (4 tasks alike is p = 1/16, no fall;
+    20 is p < 1e-6); an unpaired row's: its interval below 0."""
+    if row.get("p_fall") is not None:
+        return bool(row["p_fall"] < FALL_ALPHA and (row["change"] or 0.0) < 0)
+    return bool(row["ci_high"] is not None and row["ci_high"] < 0)
 
 
 def multiplicity_text(rows: list[dict[str, Any]], overall: dict[str, Any], family: int) -> str:

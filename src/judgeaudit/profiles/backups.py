@@ -62,6 +62,12 @@ OFF_LABEL = "judgeaudit off"
 RESTORE_LABEL = "before restore of "
 
 
+def marker_texts(b: Backup) -> frozenset[str]:
+    """The exact marker texts ``b`` holds in place of its tokens (each names a keyring entry,
+    no secret): what a preview shows as they are."""
+    return frozenset(REDACTED_MARK + str(m.get("key", "")) for m in b.redacted)
+
+
 def occasion(b: Backup, brief: bool = False) -> str:
     """What the backup was taken before, to follow the word "before": ``switching to NAME``,
     ``turning judgeaudit off``, ``restoring ID``; ``brief`` (a table column headed "taken

@@ -6,10 +6,9 @@ masked the same way. :mod:`.switch` renders its preview here; the app pins the n
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from judgeaudit.credentials import scrub, scrub_content
-from judgeaudit.profiles.backups import REDACTED_MARK
 from judgeaudit.profiles.paths import shown
 from judgeaudit.profiles.targets import FilePlan, registry
 from judgeaudit.redact import keylike_words, redact
@@ -47,18 +46,19 @@ def _masked(text: str, found: Iterable[str]) -> str:
     return scrub_content(redact(text, found))
 
 
-def masked_file(app: str, text: str) -> str:
+def masked_file(app: str, text: str, markers: Collection[str] = ()) -> str:
     """A whole file of ``app`` (a backup the app previews, or asks to restore) masked as the
-    switch's diff masks it (:func:`_masked`). A file that does not parse has every key-like
+    switch's diff masks it (:func:`_masked`), but for a backup's own ``markers``. A file that does not parse has every key-like
     word masked too (:func:`~judgeaudit.credentials.scrub`). Printable as the diff is
     (:func:`judgeaudit.terminal.printable`)."""
     try:
         found = registry.for_app(app).secrets_in(text.removeprefix("\ufeff"))
     except ValueError:  # UnicodeDecodeError and TOML/JSON errors too
         return printable(scrub(text), layout=True)
-    # a backup's marker names the keyring entry its token went to, no secret: masked, it showed
-    # the entry name's last four as if they were the token's (a new user could not tell them)
-    found = {value for value in found if REDACTED_MARK not in value}
+    # a backup's markers (``markers``: the exact texts it wrote) name the keyring entries its
+    # tokens went to, no secret: masked, they showed an entry name's last four as if they were
+    # the token's (a new user could not tell them); a header line holds one after its name
+    found = {v for v in found if v not in markers and v.partition(": ")[2] not in markers}
     return printable(_masked(text, found), layout=True)
 
 

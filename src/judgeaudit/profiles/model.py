@@ -27,26 +27,6 @@ APPS: tuple[App, ...] = ("claude", "codex", "sdk")
 ENV_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 ENV_PREFIX_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 PROVIDER_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
-#: Variables a command and its children run by: never the one exec puts a key in (Codex's
-#: ``env_key``): with ``PATH``, the command was "not found" and the key sat in ``PATH``.
-SYSTEM_VARS = frozenset(
-    {"PATH", "HOME", "SHELL", "USER", "LOGNAME", "PWD", "TMPDIR", "TEMP", "TMP", "LANG", "TERM",
-     "NODE_OPTIONS", "NODE_PATH", "CODEX_HOME", "SSL_CERT_FILE", "SSL_CERT_DIR"}
-)  # fmt: skip
-SYSTEM_PREFIXES = ("LD_", "DYLD_", "PYTHON", "LC_", "XDG_", "JUDGEAUDIT_")
-
-
-def system_var(field: str, name: object, where: str, does: str) -> None:
-    """Refuse a variable the system and programs run by (:data:`SYSTEM_VARS`) as the one a key
-    is put in (Codex's ``env_key``) or read from (``key_env``: ``PATH`` went out as the bearer
-    token and ``profile test`` called it ok); ``does`` says what using it would do."""
-    if name in SYSTEM_VARS or str(name).startswith(SYSTEM_PREFIXES):
-        raise ProfileError(
-            f"{where}: {field}: {name} is one the system and programs run by ({does}); "
-            "use a name of its own, e.g. GATEWAY_API_KEY"
-        )
-
-
 BUILTIN_CODEX_PROVIDERS = ("openai", "ollama", "lmstudio", "amazon-bedrock", "oss")
 #: ``bridge = "chat"``: the tool goes through ``judgeaudit bridge`` (see profiles.bridgeopt).
 BRIDGE_OPTIONS: dict[str, tuple[str, ...] | type] = {"bridge": bridgeopt.MODES, "bridge_port": int}
@@ -273,7 +253,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     if key_env is not None and not ENV_RE.match(key_env):
         raise ProfileError(f"{where}: key_env: {key_env!r} is not an environment variable name")
     if key_env is not None:
-        system_var("key_env", key_env, where, "its value would go out as the key")
+        credentials.check_key_variable(key_env, f"{where}: key_env", ProfileError)
     prices = {}
     for key in ("price_in", "price_out"):
         value = data.get(key)
@@ -332,8 +312,10 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             )
         if "env_key" in options and not ENV_RE.match(options["env_key"]):
             raise ProfileError(f"{where}: options.env_key: not an environment variable name")
-        if "env_key" in options:
-            system_var("options.env_key", options["env_key"], where, "exec would put the key in it")
+        if isinstance(options.get("env_key"), str):
+            credentials.check_key_variable(
+                options["env_key"], f"{where}: options.env_key", ProfileError, written=True
+            )
         codexextra.check(options, where)
     if "bridge_port" in options and (
         problem := bridgeopt.check_port(options["bridge_port"], f"{where}: options.bridge_port")

@@ -134,7 +134,8 @@ def n_text(before: int, after: int) -> str:
 
 def drift_rows(result: dict[str, Any]) -> list[Row]:
     # pandas: loaded with the first compare
-    from judgeaudit.analysis.drift import change_interval, row_moved, tie_aware_row
+    from judgeaudit.analysis.drift import tie_aware_row
+    from judgeaudit.analysis.fmt import change_interval, row_moved
 
     rows: list[Row] = []
     overall = result.get("overall")

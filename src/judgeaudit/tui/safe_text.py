@@ -4,20 +4,17 @@ visible cell, styles kept: the one way the app's screens draw such text
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from rich.text import Text
 
 from judgeaudit import unseen
-from judgeaudit.terminal import CONTROLS
+from judgeaudit.terminal import CONTROLS, Table
 
 
-def translated(text: Text, table: Mapping[int, str], *, one_row: bool = False) -> Text:
-    """``text`` with ``table``'s characters replaced one for one (spans stay in place);
-    ``one_row`` for a log line (no wrap, no line end)."""
+def translated(text: Text, table: Table, *, one_row: bool = False) -> Text:
+    """``text`` with ``table``'s characters replaced one for one (spans stay in place), a tag
+    outside a flag as well; ``one_row`` for a log line (no wrap, no line end)."""
     plain = text.plain
-    hidden = getattr(table, "hidden", None)  # a Table: a tag outside a flag, one cell as well
-    clean = (plain if hidden is None else unseen.stray_tags(plain, hidden)).translate(table)
+    clean = unseen.stray_tags(plain, table.hidden).translate(table)
     if clean == plain:
         return text
     if one_row:

@@ -12,8 +12,8 @@ import pytest
 from scipy import stats
 
 from judgeaudit.analysis import noninferiority as ni
-from judgeaudit.analysis.drift import NO_TASK_SPREAD, change_interval, row_moved
-from judgeaudit.analysis.paired import tie_aware_change
+from judgeaudit.analysis.fmt import NO_TASK_SPREAD, change_interval, row_moved
+from judgeaudit.analysis.paired import _paired, fell, tie_aware_change
 
 
 def test_every_task_moved_alike_has_no_interval_and_the_exact_bound() -> None:
@@ -39,26 +39,48 @@ def test_a_spread_between_tasks_still_gives_the_t_interval() -> None:
     assert spread.low < spread.change < spread.high
 
 
-def _moved_alike() -> pd.DataFrame:
-    """3 tasks of 4 decisive pairs (side A succeeded); in each, run B picks the failed side
-    once where run A picked right: every task's change is +1/4."""
+def _moved_alike(tasks: int = 3, per_task: int = 4, to_correct: bool = False) -> pd.DataFrame:
+    """``tasks`` tasks of ``per_task`` decisive pairs (side A succeeded); in each, one pair
+    flips: run B picks the failed side where run A picked right (or, ``to_correct``, the other
+    way), so every task's change is the same."""
     rows = []
-    for task in range(3):
-        for i in range(4):
-            after = "B" if i == 0 else "A"
+    for task in range(tasks):
+        for i in range(per_task):
+            before, after = ("B", "A") if to_correct and i == 0 else ("A", "A")
+            if not to_correct and i == 0:
+                after = "B"
             rows.append(
                 {
                     "task_id": f"t{task}",
                     "key": f"t{task}/{i}",
                     "success_a_before": 1,
                     "success_a_after": 1,
-                    "judge_pref_before": "A",
+                    "judge_pref_before": before,
                     "judge_pref_after": after,
-                    "missel_before": 0,
+                    "missel_before": int(before == "B"),
                     "missel_after": int(after == "B"),
                 }
             )
     return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("tasks", "falls"), [(20, True), (4, False)])
+def test_a_fall_is_the_rows_sign_flip_test_not_its_interval(tasks: int, falls: bool) -> None:
+    """Every task one flip to correct: no interval, but 20 such tasks are a fall (exact
+    one-sided sign-flip p = 2^-20, by hand) and 4 are not (p = 1/16 > 0.025); the CR1
+    interval's [D, D] had flagged both."""
+    row = _paired(_moved_alike(tasks, 5, to_correct=True))
+    assert row["ci_high"] is None and row["change"] == pytest.approx(-0.2)
+    assert row["p_fall"] == pytest.approx(0.5**tasks)
+    assert fell(row) is falls
+    assert row["p_value"] == 1.0  # no rise
+
+
+def test_a_spread_too_small_for_floats_is_still_a_spread() -> None:
+    """At 100,000 pairs the residual of a real spread is ~1e-10: the test is exact, in integers
+    (a review)."""
+    spread = ni.clustered([25000, 24999], [50001, 49999])
+    assert spread.se is not None and spread.se > 0
 
 
 def test_compare_says_why_a_moved_row_has_no_interval() -> None:

@@ -205,6 +205,8 @@ def _endpoint_table(
                 "--judge-key-env",
                 f"the judge endpoint {value} needs the name of the variable that holds its key",
             )
+        if (problem := credentials.key_variable_problem(key_env)) is not None:
+            raise fail("--judge-key-env", problem)
         return {"base_url": value, "key_env": key_env}
     raise fail("--judge-endpoint", f"{value!r}: use embedded, profile:NAME or an http(s) URL")
 

@@ -152,6 +152,10 @@ def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) 
             )
         url = body["base_url"]
         credentials.check_url(url, f"{path}: endpoints.{name}.base_url", SpecError)
+        if isinstance(body.get("key_env"), str):
+            credentials.check_key_variable(
+                body["key_env"], f"{path}: endpoints.{name}.key_env", SpecError
+            )
         if url != EMBEDDED and not url.startswith(("http://", "https://")):
             raise r.fail(
                 f"endpoints.{name}.base_url",

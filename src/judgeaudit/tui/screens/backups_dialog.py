@@ -51,7 +51,8 @@ def content(b: backups.Backup) -> str:
     if b.absent:
         return "(the file did not exist before that switch: restoring removes it)"
     try:
-        return masked_file(b.app, b.path.read_bytes().decode("utf-8", "replace"))
+        text = b.path.read_bytes().decode("utf-8", "replace")
+        return masked_file(b.app, text, backups.marker_texts(b))
     except OSError as exc:
         return f"(unreadable: {exc.strerror})"
 
