@@ -13,7 +13,8 @@ import pytest
 
 from judgeaudit.analysis.chart import bucket_svg, nice_ticks
 from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
-from judgeaudit.analysis.trend_fmt import gaps_note, line_svg
+from judgeaudit.analysis.trend_fmt import gaps_note
+from judgeaudit.analysis.trend_svg import line_svg
 
 
 def point(period: str, rate: float | None) -> dict[str, Any]:
@@ -50,14 +51,14 @@ def test_trend_chart_puts_days_on_the_day_axis_with_a_gap_for_a_missing_day() ->
     at 28 + 148 × 2/3."""
     points = [point("2026-11-01", 0.1), point("2026-11-02", 0.12), point("2026-11-04", 0.18)]
     periods = [p["period"] for p in points]
-    svg = line_svg("misselection", points, periods, set(), pct=True, daily=True)
+    svg = line_svg("misselection", points, periods, set(), percent=True, daily=True)
     assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 237.3,116.8"]
     assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "237.3", "600.0"]
     assert labels(svg) == ["0%", "10%", "20%", "30%"]
     assert "day (0 = 2026-11-01)" in svg and "a gap: a day missing or not measured" in svg
     # output dirs on those dates: no day is expected, so one line through all three (0.18 at
     # 28 + 148 × 0.4 = 87.2)
-    svg = line_svg("misselection", points, periods, set(), pct=True)
+    svg = line_svg("misselection", points, periods, set(), percent=True)
     assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 237.3,116.8 600.0,87.2"]
     assert "a gap: a period not measured" in svg
 
