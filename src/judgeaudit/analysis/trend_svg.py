@@ -4,6 +4,7 @@ nothing was measured, why (split from :mod:`judgeaudit.analysis.trend_fmt`)."""
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 from typing import Any
 
@@ -83,8 +84,7 @@ def line_svg(
         )
     if not any(p["rate"] is not None for p in points):  # nothing to draw: why, not a blank plot
         why = next((p["no_interval"] for p in points if p.get("no_interval")), "no data")
-        parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h / 2:.1f}" '
-                     f'text-anchor="middle" fill="#555">{escape(_short(why))}</text>')  # fmt: skip
+        parts.append(_middle_note(why, left + plot_w / 2, top + plot_h / 2, plot_w))
     parts.append(
         f'<text x="{left}" y="{height - 6}" fill="#555">{escape(axis)}; shaded: 95% interval; '
         f"large red dots: alerts; a gap: {'a day missing or ' if daily else 'a period '}not "
@@ -93,6 +93,17 @@ def line_svg(
     return "\n".join(parts)
 
 
-def _short(why: str) -> str:
-    """A reason as the chart's middle line holds it (the note under the chart has it whole)."""
-    return why if len(why) <= 90 else why[: why.rfind(" ", 0, 89)] + " …"
+#: the middle note's line height, px (font-size 11)
+NOTE_LINE = 14
+
+
+def _middle_note(why: str, x: float, y: float, width: float) -> str:
+    """Why a chart has nothing to draw, whole, centred at (x, y): wrapped into lines that fit
+    ``width`` (at :data:`LABEL_EM` per character; it was cut at about 85 characters)."""
+    lines = textwrap.wrap(why, max(20, int(width / (LABEL_EM * 11))), break_on_hyphens=False)
+    top = y - (len(lines) - 1) * NOTE_LINE / 2
+    spans = "".join(
+        f'<tspan x="{x:.1f}" y="{top + i * NOTE_LINE:.1f}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle" fill="#555">{spans}</text>'

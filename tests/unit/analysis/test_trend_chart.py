@@ -170,16 +170,19 @@ def test_x_ticks_name_weekly_periods_and_count_months() -> None:
 
 def test_a_metric_measured_in_no_period_says_why_on_its_chart() -> None:
     """Recorded logs without a satisfaction note: the chart was an empty plot. Now its middle
-    says why (cut to fit, whole in the note under it), and the note says it once for every
+    says why, whole (it was cut at 85 characters, `... a pair line) …`): wrapped into lines
+    centred on the plot (328, 102), 14 px apart; and the note under it says it once for every
     period, not once per period."""
     why = ("not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair "
            "line) and no user simulator ran")  # fmt: skip
     points = [{**point(d, None), "no_interval": why} for d in days(1, 3)]
     svg = line_svg("user satisfied but failed", points, days(1, 3), set(), True)
-    middle = re.findall(r'<text x="328.0" y="102.0" text-anchor="middle" fill="#555">([^<]+)<', svg)
-    # 85 characters, to the last space before the 90th (" and" ends at 89)
-    assert middle == ["not measured: the log holds no user satisfaction note (satisfied_a/_b on "
-                      "a pair line) …"]  # fmt: skip
+    middle = re.findall(r'<tspan x="328.0" y="([\d.]+)">([^<]+)</tspan>', svg)
+    # 82 characters fit the 544 px plot at 0.6 em of 11 px each: two lines, at 102 ∓ 7
+    assert middle == [
+        ("95.0", "not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair"),
+        ("109.0", "line) and no user simulator ran"),
+    ]
     assert "<circle" not in svg and "<polyline" not in svg
     assert gaps_note(points) == f"every period: {why}"
     points[1] = point("2026-11-02", None)  # an outage day among them: each said
