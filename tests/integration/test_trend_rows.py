@@ -59,6 +59,20 @@ def test_every_rate_row_has_its_n_and_the_user_note_says_it_is_not_measured(
     assert empty, "the stream has a bucket with no decisive pair on some day"
     for row in empty:
         assert row["no_interval"] == "no rate: nothing to count this period (n = 0)", row
+    # the JSON says the same of the same bucket, where it had `rate: null` and no reason
+    buckets = {
+        (p["period"], f"misselection {b['label']}"): b
+        for p in trend["periods"]
+        for b in p["buckets"]
+    }
+    empty_buckets = [
+        buckets[r["period"], r["metric"]] for r in empty if (r["period"], r["metric"]) in buckets
+    ]
+    assert empty_buckets
+    for bucket in empty_buckets:
+        assert bucket["rate"] is None and bucket["decisive"] == 0
+        assert bucket["no_interval"] == "no rate: nothing to count this period (n = 0)"
+    assert all(b["no_interval"] is None for b in buckets.values() if b["decisive"])
 
 
 def test_the_html_chart_of_a_metric_never_measured_says_why_whole(tmp_path: Path) -> None:
