@@ -240,7 +240,13 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 
 def cmd_review_export(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+    from judgeaudit.analysis.frame import (
+        AnalysisError,
+        load_pairs,
+        open_db,
+        resolve_run,
+        stored_labels,
+    )
     from judgeaudit.analysis.review import (
         SAMPLE_FILE,
         SAMPLE_N,
@@ -249,7 +255,6 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         for_reviewer,
         sample,
         sample_csv,
-        stored_labels,
     )
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
