@@ -197,6 +197,8 @@ class Tally:
     #: reviewer says state (the verifiable check) got wrong, listed to look at
     human_over_state: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    #: of the pairs ``--format openai`` skipped, per reason, those ``--format trl`` writes
+    trl_keeps: Counter[str] = field(default_factory=Counter)
     judge_models: set[str] = field(default_factory=set)
 
     def see_pair(
@@ -240,8 +242,9 @@ class Tally:
         if reason in LISTED and pair_id is not None:
             self.listed.setdefault(reason, []).append(pair_id)
 
-    def skip(self, reason: str) -> None:
+    def skip(self, reason: str, trl_keeps: bool = False) -> None:
         self.skipped[reason] += 1
+        self.trl_keeps[reason] += trl_keeps
 
     def card(self, meta: CardMeta) -> dict[str, Any]:
         order = [*self.names, NO_BUCKET]
@@ -298,6 +301,7 @@ class Tally:
             },
             "skipped": {
                 k: {"pairs": n, "why": SKIP_MEANING.get(k, k)}
+                | ({"kept_by_trl": self.trl_keeps[k]} if meta.fmt == "openai" else {})
                 for k, n in sorted(self.skipped.items())
             },
             "transformations": _transformations(meta.fmt, self.trailing_user_dropped),

@@ -54,6 +54,13 @@ def _counted(what: str, reasons: dict[str, Any]) -> str:
     return f"{total} {what} ({top} {name}{rest})"
 
 
+def trl_keeps(kept: int) -> str:
+    """``--format trl keeps 626 of them (whole conversations)``: of the pairs the openai format
+    skipped, those trl writes (the card's ``kept_by_trl``); the summary line and the Markdown
+    card say it alike. '' when none."""
+    return f"--format trl keeps {kept} of them (whole conversations)" if kept else ""
+
+
 def export_summary(card: dict[str, Any], dest: Path) -> str:
     """The export's one line (the CLI's stdout, the app's notice), in the card's figures: the
     judge's backwards labels over the run's decisive pairs (the report's misselected) and over
@@ -68,7 +75,12 @@ def export_summary(card: dict[str, Any], dest: Path) -> str:
         f"{card['rows_labelled_against_judge']} of the rows written; "
         f"{_counted('decisive pairs left out', left)} and {undecided} not decisive; "
         f"{_counted('skipped by the format', card['skipped'])}"
+        + (f"; {kept}" if (kept := trl_keeps(_kept_by_trl(card))) else "")
     )
+
+
+def _kept_by_trl(card: dict[str, Any]) -> int:
+    return sum(item.get("kept_by_trl", 0) for item in card["skipped"].values())
 
 
 def render_card(card: dict[str, Any]) -> tuple[str, str]:
@@ -129,7 +141,11 @@ def _markdown(c: dict[str, Any]) -> str:
         if not entries:
             lines.append(f"- {title}: none.")
         for reason, item in entries.items():
-            lines.append(f"- {title}: {item['pairs']} `{reason}` — {item['why']}.")
+            kept = trl_keeps(item.get("kept_by_trl", 0))
+            lines.append(
+                f"- {title}: {item['pairs']} `{reason}` — {item['why']}"
+                + (f"; {kept}." if kept else ".")
+            )
             lines += [f"  - `{pair_id}`" for pair_id in item.get("pair_ids", [])]
     lines += ["", "## Transformations", "", *(f"- {t}" for t in c["transformations"])]
     lines += [
