@@ -372,7 +372,19 @@ def test_the_summary_line_counts_as_the_card_and_names_what_it_left_out(
     dest = tmp_path / "openai.jsonl"
     done = cli("export", "preferences", str(out), "--out", str(dest), "--format", "openai")
     assert done.returncode == 0, done.stderr
-    skipped = len(truth) - 1 - len(lines(dest))  # decisive, less the one left out, less written
+    openai = {r["pair_id"] for r in lines(dest)}
+    skipped = len(truth) - 1 - len(openai)  # decisive, less the one left out, less written
+    # of them, those the trl export above wrote (a new user: the line and the card did not say
+    # that trl keeps the pairs openai cannot hold)
+    kept = len({r["pair_id"] for r in rows} - openai)
+    assert 0 < kept <= skipped
     assert done.stdout.splitlines()[0].endswith(
-        f"; {skipped} skipped by the format ({skipped} diverge_before_last_assistant_turn)"
+        f"; {skipped} skipped by the format ({skipped} diverge_before_last_assistant_turn); "
+        f"--format trl keeps {kept} of them (whole conversations)"
     ), done.stdout
+    card = json.loads(dest.with_suffix(".card.json").read_text(encoding="utf-8"))
+    assert card["skipped"]["diverge_before_last_assistant_turn"]["kept_by_trl"] == kept
+    assert (
+        f"not cut to fit); --format trl keeps {kept} of them (whole conversations)."
+        in dest.with_suffix(".card.md").read_text(encoding="utf-8")
+    )

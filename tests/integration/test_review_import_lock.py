@@ -62,6 +62,7 @@ def test_labels_imported_during_a_run_are_stored_and_report_html_is_left_to_the_
         during = cli_ok("review", "import", str(out), str(sample))
     assert during.stdout.strip() == (
         f"stored {LABELLED} labelled pairs (re-importing the same file changes nothing);"
+        f" {8 - LABELLED} blank rows skipped;"  # the sample's 8 rows, the rest left blank
         " report.html not rewritten: a run (or an export) is writing OUT; its closing report"
         " will show them"
     )

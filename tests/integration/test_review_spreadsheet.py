@@ -135,3 +135,32 @@ def test_export_over_a_sample_just_imported_in_lowercase_replaces_it(
     )
     held = cli("review", "export", str(out), "--out", str(path))
     assert held.returncode == 2 and "holds 1 row with labels or notes" in held.stderr
+
+
+def test_rows_without_a_label_are_counted_in_the_summary(
+    audit: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """`review import` of a sample with 1 pair labelled said "stored 1 labelled pairs" and
+    nothing of the rows it skipped: the pairs left blank, a spreadsheet's empty rows
+    (`,,,,,`, refused before as "pair_id: '' is not in this audit") and a row with a note but
+    no label, whose note was dropped without a word."""
+    out, pairs = audit
+    assert len(pairs) >= 4
+    path = tmp_path / "partly.csv"
+    header = "pair_id,task_id,human_success_a,human_success_b,human_pref,note"
+    rows = [
+        f"{pairs[0]},t,1,0,A,",  # labelled
+        f"{pairs[1]},t,,,,",  # not reviewed
+        f"{pairs[2]},t,,,,",  # not reviewed
+        f"{pairs[3]},t,,,,looked; unsure",  # a note, no label
+        ",,,,,",  # a spreadsheet's empty row
+    ]
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    before = stored(out).get(pairs[3])  # the module's other tests may have labelled it
+    done = cli("review", "import", str(out), str(path))
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith("stored 1 labelled pairs (re-importing the same file changes nothing)")
+    assert "; 3 blank rows skipped; 1 row with a note but no label skipped" in line
+    assert "(a note is stored with a label only)" in line
+    assert stored(out).get(pairs[3]) == before  # its note was not stored

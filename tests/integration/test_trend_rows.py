@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,39 @@ def test_every_rate_row_has_its_n_and_the_user_note_says_it_is_not_measured(
     assert empty, "the stream has a bucket with no decisive pair on some day"
     for row in empty:
         assert row["no_interval"] == "no rate: nothing to count this period (n = 0)", row
+    # the JSON says the same of the same bucket, where it had `rate: null` and no reason
+    buckets = {
+        (p["period"], f"misselection {b['label']}"): b
+        for p in trend["periods"]
+        for b in p["buckets"]
+    }
+    empty_buckets = [
+        buckets[r["period"], r["metric"]] for r in empty if (r["period"], r["metric"]) in buckets
+    ]
+    assert empty_buckets
+    for bucket in empty_buckets:
+        assert bucket["rate"] is None and bucket["decisive"] == 0
+        assert bucket["no_interval"] == "no rate: nothing to count this period (n = 0)"
+    assert all(b["no_interval"] is None for b in buckets.values() if b["decisive"])
+
+
+def test_the_html_chart_of_a_metric_never_measured_says_why_whole(tmp_path: Path) -> None:
+    """The trend page's "user satisfied but failed" chart (recorded logs: no satisfaction
+    note) said why in its middle cut at 85 characters, `... (satisfied_a/_b on a pair line) …`;
+    the page holds the whole reason, in lines."""
+    logs = tmp_path / "logs"
+    write_stream(logs, days=2, change_day=5, tasks=6)
+    page = tmp_path / "trend.html"
+    done = cli("trend", str(logs), "--format", "html", "--output", str(page))
+    assert done.returncode == 0, done.stderr
+    html = page.read_text("utf-8")
+    chart = next(svg for svg in re.findall(r"<svg.*?</svg>", html, re.S)
+                 if ">user satisfied but failed</text>" in svg)  # fmt: skip
+    middle = re.search(r'<text [^>]*text-anchor="middle" fill="#555">(.*?)</text>', chart)
+    assert middle is not None
+    lines = re.findall(r"<tspan [^>]*>([^<]*)</tspan>", middle.group(1))
+    assert len(lines) > 1 and "…" not in middle.group(1)
+    assert " ".join(lines) == (
+        "not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair line) "
+        "and no user simulator ran"
+    )

@@ -104,3 +104,34 @@ def test_the_app_says_which_labelled_pairs_an_export_left_out(
     ) in toasts, toasts
     # the notice's summary is the CLI's line: the left-out pairs counted with their reason
     assert any("; 2 decisive pairs left out (2 human_marks_disagree) and " in t for t in toasts)
+
+
+def test_the_app_says_trl_keeps_the_pairs_openai_skips(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """The app's openai export said "N skipped by the format" and nothing of the trl format,
+    which keeps them: its notice is the CLI's line, which says so (`pref_card_text.trl_keeps`)."""
+    dest = run_copy / "preferences.openai.state.jsonl"
+
+    async def go() -> list[str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await palette(pilot, "export preferences", "Export preferences…")
+            await wait_until(pilot, lambda: isinstance(app.screen, ExportPreferences), "dialog")
+            app.screen.query_one("#prefs-format", Select).value = "openai"
+            await settle(pilot)
+            await press(pilot, "ctrl+s")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
+            await settle(pilot)
+            return [str(n.message) for n in app._notifications]
+
+    toasts = asyncio.run(go())
+    card = json.loads(dest.with_suffix(".card.json").read_text(encoding="utf-8"))
+    kept = card["skipped"]["diverge_before_last_assistant_turn"]["kept_by_trl"]
+    assert kept > 0
+    assert any(
+        f"diverge_before_last_assistant_turn); --format trl keeps {kept} of them "
+        "(whole conversations); data card " in t
+        for t in toasts
+    ), toasts

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs, as_pairs
-from judgeaudit.analysis.frame import AnalysisError
+from judgeaudit.analysis.frame import AnalysisError, stored_labels
 from judgeaudit.analysis.grouped import (
     GroupSums,
     by_judge,
@@ -239,7 +239,7 @@ def human_review(
         return {"labelled": 0}  # review.agreement's answer, without importing pandas (~0.2 s)
     import pandas as pd
 
-    from judgeaudit.analysis.review import agreement, stored_labels
+    from judgeaudit.analysis.review import agreement
 
     engine = pairs_in or SqlitePairs(db)
     labels = stored_labels(db)

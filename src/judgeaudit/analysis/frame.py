@@ -1,4 +1,4 @@
-"""Loading audit_pairs into pandas, and the gap definitions the report can switch between."""
+"""Loading audit_pairs and human_labels into pandas, and the gap definitions the report can switch between."""
 
 from __future__ import annotations
 
@@ -125,6 +125,14 @@ def load_pairs(db: sqlite3.Connection, run_id: str) -> pd.DataFrame:
     import pandas as pd
 
     return pd.read_sql_query("SELECT * FROM audit_pairs WHERE run_id = ?", db, params=(run_id,))
+
+
+def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
+    """The human labels stored in an audit.db: the one reader the report, Review, the review
+    sample and the one-mark-per-conversation checks use."""
+    import pandas as pd
+
+    return pd.read_sql_query("SELECT * FROM human_labels", db)
 
 
 def gap_series(pairs: pd.DataFrame, source: str) -> pd.Series:

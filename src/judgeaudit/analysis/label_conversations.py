@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from judgeaudit.analysis.frame import AnalysisError, open_db
+from judgeaudit.analysis.frame import AnalysisError, open_db, stored_labels
 from judgeaudit.audit.units.outcome import label_conflict
 
 Conversation = tuple[str, str, str, int]
@@ -38,9 +38,18 @@ def sides_of(db: sqlite3.Connection) -> dict[str, tuple[Conversation, Conversati
 
 
 def stored_marks(db: sqlite3.Connection) -> list[dict[str, Any]]:
-    """The success marks stored before, as labels."""
-    rows = db.execute("SELECT pair_id, human_success_a, human_success_b FROM human_labels")
-    return [{"pair_id": p, "human_success_a": a, "human_success_b": b} for p, a, b in rows]
+    """The success marks stored before, as labels (0, 1 or None each), from
+    :func:`~judgeaudit.analysis.frame.stored_labels`."""
+    columns = ("pair_id", "human_success_a", "human_success_b")
+    marks = stored_labels(db)[list(columns)].astype(object)
+    return [
+        {"pair_id": str(p), "human_success_a": _mark(a), "human_success_b": _mark(b)}
+        for p, a, b in marks.itertuples(index=False)
+    ]
+
+
+def _mark(value: Any) -> int | None:
+    return None if pd.isna(value) else int(value)
 
 
 def check_labels(out: Path, labels: list[tuple[str, dict[str, Any]]], relabel: str) -> None:
@@ -163,13 +172,24 @@ def contradicting(joined: pd.DataFrame) -> list[str]:
 def split_pairs(db: sqlite3.Connection, run_id: str) -> list[str]:
     """The labelled pairs of ``run_id`` that mark a conversation marked both ways, as the report
     finds them (:func:`contradicting` labels set aside first, then :func:`split_marks`): the
-    preference export leaves them out, since which mark is right is unknown."""
-    joined = pd.read_sql_query(
-        "SELECT p.pair_id, p.task_id, p.agent_a, p.agent_b, p.trial, p.trial_b,"
-        " h.human_success_a, h.human_success_b, h.human_pref FROM human_labels h"
-        " JOIN audit_pairs p ON p.pair_id = h.pair_id WHERE p.run_id = ?",
-        db,
-        params=(run_id,),
-    )
+    preference export leaves them out, since which mark is right is unknown. The labels are
+    :func:`~judgeaudit.analysis.frame.stored_labels`' (the one reader); only the labelled
+    pairs' columns are read."""
+    labels = stored_labels(db)[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
+    ids = sorted(set(labels["pair_id"].astype(str)))
+    found: list[tuple[Any, ...]] = []
+    for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters
+        chunk = ids[start : start + 500]
+        found += db.execute(
+            f"SELECT {', '.join(_PAIR_COLUMNS)} FROM audit_pairs WHERE run_id = ?"
+            f" AND pair_id IN ({', '.join('?' * len(chunk))})",
+            (run_id, *chunk),
+        ).fetchall()
+    pairs = pd.DataFrame.from_records(found, columns=list(_PAIR_COLUMNS))
+    joined = pairs.merge(labels, on="pair_id")
     joined = joined[~joined["pair_id"].isin(set(contradicting(joined)))]
     return list(split_marks(joined)[1]["pair_ids"])
+
+
+#: what :func:`split_pairs` reads of a labelled pair: its two conversations (:func:`side_key`)
+_PAIR_COLUMNS = ("pair_id", "task_id", "agent_a", "agent_b", "trial", "trial_b")

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit import __version__
 from judgeaudit.analysis import clustered
-from judgeaudit.analysis.pref_card_text import render_card
+from judgeaudit.analysis.pref_card_text import LISTED, render_card
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
 
-__all__ = ["CardMeta", "Tally", "card_paths", "export_summary", "render_card", "style_summary"]
+__all__ = ["CardMeta", "Tally", "card_paths", "render_card", "style_summary"]
 
 NO_BUCKET = "(no bucket)"
 NOISE_METHOD = f"95%, {clustered.METHOD} (judgeaudit.analysis.clustered.interval, the report's)"
@@ -50,66 +50,6 @@ LEFT_OUT_MEANING = {
     "judge_tie": "the judge's verdict is a tie (or inconsistent across the two orders)",
     "judge_disagrees": "the judge preferred the other side (--labels agree keeps agreement only)",
 }
-
-#: The reasons a pair is left out whose pairs the card lists (a reviewer's to correct).
-LISTED = ("human_label_contradicts", "human_marks_disagree")
-#: Per listed reason: what is wrong with such a pair's label, and what to do.
-_LISTED_SAID = {
-    "human_label_contradicts": (
-        "human label prefers the side its own success marks say failed, or a tie",
-        "correct them",
-    ),
-    "human_marks_disagree": (
-        "human label marks a conversation succeeded that another pair's label marks failed "
-        "(or the reverse)",
-        "give each conversation one mark",
-    ),
-}
-
-
-def left_out_lines(card: dict[str, Any]) -> list[str]:
-    """One line per listed reason with pairs left out (the CLI's stderr, the app's notice):
-    a reviewer's labels dropped from an export must not go unsaid."""
-    lines = []
-    for reason in LISTED:
-        if left := card["left_out"].get(reason):
-            ids = left["pair_ids"]
-            shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-            what, fix = _LISTED_SAID[reason]
-            lines.append(
-                f"left out {len(ids)} pair(s) whose {what}: {shown} (all listed in the card);"
-                f" {fix} with judgeaudit review import"
-            )
-    return lines
-
-
-def _counted(what: str, reasons: dict[str, Any]) -> str:
-    """``2 decisive pairs left out (2 human_label_not_decisive)``: the top reason named, the
-    rest left to the card."""
-    counts = sorted(((v["pairs"], k) for k, v in reasons.items()), key=lambda c: (-c[0], c[1]))
-    if not counts:
-        return f"0 {what}"
-    total, (top, name) = sum(n for n, _ in counts), counts[0]
-    what = what.replace("pairs", "pair") if total == 1 else what
-    rest = f", {total - top} more: see the card" if total > top else ""
-    return f"{total} {what} ({top} {name}{rest})"
-
-
-def export_summary(card: dict[str, Any], dest: Path) -> str:
-    """The export's one line (the CLI's stdout, the app's notice), in the card's figures: the
-    judge's backwards labels over the run's decisive pairs (the report's misselected) and over
-    the rows written (a human label or a left-out pair makes them differ), then the decisive
-    pairs left out and the pairs the format skipped, each with its top reason."""
-    left = {k: v for k, v in card["left_out"].items() if k != "not_decisive"}
-    undecided = card["left_out"].get("not_decisive", {}).get("pairs", 0)
-    return (
-        f"wrote {card['rows']} {card['format']} rows ({card['labels']} labels) of run "
-        f"{card['run_id']} to {dest}; the judge labelled {card['reversed_by_state']} of the "
-        f"run's {card['decisive_pairs']} decisive pairs backwards by state and contradicts "
-        f"{card['rows_labelled_against_judge']} of the rows written; "
-        f"{_counted('decisive pairs left out', left)} and {undecided} not decisive; "
-        f"{_counted('skipped by the format', card['skipped'])}"
-    )
 
 
 def card_paths(dest: Path) -> tuple[Path, Path]:
@@ -257,6 +197,8 @@ class Tally:
     #: reviewer says state (the verifiable check) got wrong, listed to look at
     human_over_state: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    #: of the pairs ``--format openai`` skipped, per reason, those ``--format trl`` writes
+    trl_keeps: Counter[str] = field(default_factory=Counter)
     judge_models: set[str] = field(default_factory=set)
 
     def see_pair(
@@ -300,8 +242,9 @@ class Tally:
         if reason in LISTED and pair_id is not None:
             self.listed.setdefault(reason, []).append(pair_id)
 
-    def skip(self, reason: str) -> None:
+    def skip(self, reason: str, trl_keeps: bool = False) -> None:
         self.skipped[reason] += 1
+        self.trl_keeps[reason] += trl_keeps
 
     def card(self, meta: CardMeta) -> dict[str, Any]:
         order = [*self.names, NO_BUCKET]
@@ -358,6 +301,7 @@ class Tally:
             },
             "skipped": {
                 k: {"pairs": n, "why": SKIP_MEANING.get(k, k)}
+                | ({"kept_by_trl": self.trl_keeps[k]} if meta.fmt == "openai" else {})
                 for k, n in sorted(self.skipped.items())
             },
             "transformations": _transformations(meta.fmt, self.trailing_user_dropped),

@@ -1,5 +1,6 @@
 """The data card of a preference export as text: the JSON and the Markdown written beside the
-file (split from :mod:`judgeaudit.analysis.pref_card`, which counts it)."""
+file, the export's one summary line and its lines on the labels left out, for the CLI and the
+app alike (split from :mod:`judgeaudit.analysis.pref_card`, which counts it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,78 @@ from pathlib import Path
 from typing import Any
 
 from judgeaudit.analysis.fmt import bracket, pct
+
+#: The reasons a pair is left out whose pairs the card lists (a reviewer's to correct).
+LISTED = ("human_label_contradicts", "human_marks_disagree")
+#: Per listed reason: what is wrong with such a pair's label, and what to do.
+_LISTED_SAID = {
+    "human_label_contradicts": (
+        "human label prefers the side its own success marks say failed, or a tie",
+        "correct them",
+    ),
+    "human_marks_disagree": (
+        "human label marks a conversation succeeded that another pair's label marks failed "
+        "(or the reverse)",
+        "give each conversation one mark",
+    ),
+}
+
+
+def left_out_lines(card: dict[str, Any]) -> list[str]:
+    """One line per listed reason with pairs left out (the CLI's stderr, the app's notice):
+    a reviewer's labels dropped from an export must not go unsaid."""
+    lines = []
+    for reason in LISTED:
+        if left := card["left_out"].get(reason):
+            ids = left["pair_ids"]
+            shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            what, fix = _LISTED_SAID[reason]
+            lines.append(
+                f"left out {len(ids)} pair(s) whose {what}: {shown} (all listed in the card);"
+                f" {fix} with judgeaudit review import"
+            )
+    return lines
+
+
+def _counted(what: str, reasons: dict[str, Any]) -> str:
+    """``2 decisive pairs left out (2 human_label_not_decisive)``: the top reason named, the
+    rest left to the card."""
+    counts = sorted(((v["pairs"], k) for k, v in reasons.items()), key=lambda c: (-c[0], c[1]))
+    if not counts:
+        return f"0 {what}"
+    total, (top, name) = sum(n for n, _ in counts), counts[0]
+    what = what.replace("pairs", "pair") if total == 1 else what
+    rest = f", {total - top} more: see the card" if total > top else ""
+    return f"{total} {what} ({top} {name}{rest})"
+
+
+def trl_keeps(kept: int) -> str:
+    """``--format trl keeps 626 of them (whole conversations)``: of the pairs the openai format
+    skipped, those trl writes (the card's ``kept_by_trl``); the summary line and the Markdown
+    card say it alike. '' when none."""
+    return f"--format trl keeps {kept} of them (whole conversations)" if kept else ""
+
+
+def export_summary(card: dict[str, Any], dest: Path) -> str:
+    """The export's one line (the CLI's stdout, the app's notice), in the card's figures: the
+    judge's backwards labels over the run's decisive pairs (the report's misselected) and over
+    the rows written (a human label or a left-out pair makes them differ), then the decisive
+    pairs left out and the pairs the format skipped, each with its top reason."""
+    left = {k: v for k, v in card["left_out"].items() if k != "not_decisive"}
+    undecided = card["left_out"].get("not_decisive", {}).get("pairs", 0)
+    return (
+        f"wrote {card['rows']} {card['format']} rows ({card['labels']} labels) of run "
+        f"{card['run_id']} to {dest}; the judge labelled {card['reversed_by_state']} of the "
+        f"run's {card['decisive_pairs']} decisive pairs backwards by state and contradicts "
+        f"{card['rows_labelled_against_judge']} of the rows written; "
+        f"{_counted('decisive pairs left out', left)} and {undecided} not decisive; "
+        f"{_counted('skipped by the format', card['skipped'])}"
+        + (f"; {kept}" if (kept := trl_keeps(_kept_by_trl(card))) else "")
+    )
+
+
+def _kept_by_trl(card: dict[str, Any]) -> int:
+    return sum(item.get("kept_by_trl", 0) for item in card["skipped"].values())
 
 
 def render_card(card: dict[str, Any]) -> tuple[str, str]:
@@ -68,7 +141,11 @@ def _markdown(c: dict[str, Any]) -> str:
         if not entries:
             lines.append(f"- {title}: none.")
         for reason, item in entries.items():
-            lines.append(f"- {title}: {item['pairs']} `{reason}` — {item['why']}.")
+            kept = trl_keeps(item.get("kept_by_trl", 0))
+            lines.append(
+                f"- {title}: {item['pairs']} `{reason}` — {item['why']}"
+                + (f"; {kept}." if kept else ".")
+            )
             lines += [f"  - `{pair_id}`" for pair_id in item.get("pair_ids", [])]
     lines += ["", "## Transformations", "", *(f"- {t}" for t in c["transformations"])]
     lines += [

@@ -117,6 +117,9 @@ class RowWriter:
         else:
             simulated = row["ending_a"] != "imported"
             shaped, why = openai_shape(chosen, rejected, self.tools() if simulated else None)
+            if shaped is None:  # what --format trl would make of it: said beside the skip
+                tally.skip(why or "unknown", trl_keeps=trl_shape(chosen, rejected)[0] is not None)
+                return None
         if shaped is None:
             tally.skip(why or "unknown")
         return shaped

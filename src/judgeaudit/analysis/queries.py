@@ -13,14 +13,13 @@ from typing import Any
 
 import pandas as pd
 
-from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run, stored_labels
 from judgeaudit.analysis.pair_detail import pair_detail as show_pair
 from judgeaudit.analysis.review import (
     check_replace,
     for_reviewer,
     sample,
     shuffled,
-    stored_labels,
     write_sample,
 )
 from judgeaudit.audit.store.schema import pair_select

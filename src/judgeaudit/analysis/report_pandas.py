@@ -17,6 +17,7 @@ from judgeaudit.analysis.frame import (
     labels_for,
     load_pairs,
     open_db,
+    stored_labels,
 )
 from judgeaudit.analysis.report import BOOTSTRAP, ReportOptions, run_header
 from judgeaudit.analysis.report_types import Report
@@ -34,8 +35,6 @@ def build_report_pandas(out: Path, options: ReportOptions | None = None) -> Repo
         header = run_header(db, options)
         run_id, status, manifest = header.run_id, header.status, header.manifest
         pairs = load_pairs(db, run_id)
-        from judgeaudit.analysis.review import stored_labels
-
         labels = stored_labels(db)
         settings = manifest.get("settings", {})
         source = options.gap_source or settings.get("gap_source", "capability")

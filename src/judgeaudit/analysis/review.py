@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pandas as pd
 from judgeaudit import csvsafe
 from judgeaudit.analysis.clustered import Sums, interval
 from judgeaudit.analysis.fmt import TASK_WILSON
-from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db
+from judgeaudit.analysis.frame import AnalysisError, decisive_mask, open_db, stored_labels
 from judgeaudit.analysis.label_conversations import contradicting, side_key, split_marks
 from judgeaudit.analysis.review_labels import canonical_pref, cells, rows_of
 from judgeaudit.analysis.review_weights import STRATA, stratum_of, weighted_figures
@@ -52,12 +51,6 @@ REVIEWER_COLUMNS = REVIEW_COLUMNS[-4:]
 #: choice, the success check, and the stratum, which names the judge's errors ("misselected");
 #: its rows are shuffled too, since the strata came in blocks.
 UNBLINDING = ("stratum", "judge_pref", "success_a", "success_b")
-
-
-def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
-    """The human labels stored in an audit.db: the one reader the report, Review and the
-    review sample use."""
-    return pd.read_sql_query("SELECT * FROM human_labels", db)
 
 
 def draws(seed: int) -> int | np.random.RandomState:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,30 @@ def cells(row: dict[str, Any]) -> dict[str, Any]:
     return {k: csvsafe.read_cell(v) if isinstance(v, str) else v for k, v in row.items()}
 
 
+@dataclass(frozen=True)
+class Read:
+    """A filled-in sample as read: each label with its line, and the rows that hold none,
+    counted for `review import`'s summary (they were skipped without a word)."""
+
+    numbered: list[tuple[int, dict[str, Any]]]
+    #: rows with no label and no note (a pair not reviewed, or a spreadsheet's empty row)
+    blank: int = 0
+    #: rows with a note but no label: skipped, since a note alone is not stored
+    note_only: int = 0
+
+    def skipped(self) -> str:
+        """``; 8 blank rows skipped; 1 row with a note but no label skipped (...)``, or ''."""
+        parts = []
+        if self.blank:
+            parts.append(f"{self.blank} blank row{'' if self.blank == 1 else 's'} skipped")
+        if self.note_only:
+            rows = f"{self.note_only} row{'' if self.note_only == 1 else 's'}"
+            parts.append(
+                f"{rows} with a note but no label skipped (a note is stored with a label only)"
+            )
+        return "".join(f"; {part}" for part in parts)
+
+
 def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     """Validate a filled-in review CSV; every problem names the line and column."""
     return [label for _, label in read_numbered(path, known)]
@@ -54,6 +79,11 @@ def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
 
 def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]]]:
     """:func:`read_labels` with each label's line in the file."""
+    return read_sample(path, known).numbered
+
+
+def read_sample(path: Path, known: set[str]) -> Read:
+    """:func:`read_numbered` with the rows that hold no label counted."""
     if not (text := read_text(path, "review labels", AnalysisError)).strip():
         raise AnalysisError(f"{path} is empty; fill in a sample from `judgeaudit review export`")
     reader = rows_of(text)
@@ -66,15 +96,22 @@ def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]
         raise AnalysisError(
             f"{path}: missing columns {', '.join(sorted(missing))}; export with `judgeaudit review export`"
         )
-    rows = []
+    rows, blank, note_only = [], 0, 0
     try:
         for row in map(cells, reader):
+            if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+                blank += 1  # a spreadsheet's empty row (`,,,,`): nothing to name
+                continue
             label = _label(row, f"{path}:{reader.line_num}", known)
             if label is not None:
                 rows.append((reader.line_num, label))
+            elif (row.get("note") or "").strip():
+                note_only += 1
+            else:
+                blank += 1
     except csv.Error as exc:
         raise AnalysisError(f"{path}:{reader.line_num}: not a readable CSV row ({exc})") from None
-    return rows
+    return Read(rows, blank, note_only)
 
 
 def _flag(value: str, where: str) -> int | None:

@@ -35,7 +35,7 @@ from judgeaudit.analysis.judged_by import judged_by
 from judgeaudit.analysis.position import consistency_parts
 from judgeaudit.analysis.report import ReportOptions, build_report
 from judgeaudit.analysis.report_types import Report
-from judgeaudit.analysis.trend_metrics import HUMAN, NO_VERDICT, is_odds
+from judgeaudit.analysis.trend_metrics import HUMAN, NO_VERDICT, counted, is_odds
 from judgeaudit.analysis.unfinished import unfinished
 from judgeaudit.analysis.verdicts import NOT_MEASURED, nothing_judged
 from judgeaudit.analysis.why import is_unstable
@@ -261,22 +261,24 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
         buckets = [{**b, **gone} for b in buckets]
         # every order a tie agrees with nothing: its 0% consistency is no measurement either
         consistency = {**consistency, **_none(), "not_measured": NOT_MEASURED}
+    # a rate over nothing (n = 0) says so in no_interval, in the words of the CSV (one owner)
     return {
         "pairs": report["pairs"],
-        "misselection": misselection,
-        "buckets": buckets,
-        "judge_satisfied_but_failed": {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]},
-        "user_satisfied_but_failed": {
+        "misselection": counted(misselection, "decisive"),
+        "buckets": [counted(b, "decisive") for b in buckets],
+        "judge_satisfied_but_failed": counted(
+            {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]}, "satisfied"),
+        "user_satisfied_but_failed": counted({
             **_rate(sbf["user_simulator"]), "satisfied": sbf["user_simulator"]["satisfied"],
             # nothing to count (recorded logs without satisfied_a/_b): said, not an empty chart
             **({"not_measured": NO_USER_NOTE} if no_simulator(report) else {}),
-        },
-        "no_verdict": {
+        }, "satisfied"),
+        "no_verdict": counted({
             "rate": verdicts["no_verdict_rate"], "ci_low": low, "ci_high": high,
             "orders": verdicts["orders"], "no_verdict_orders": verdicts["no_verdict_orders"],
             "no_interval": NO_TASK_COUNTS if untold else None,
-        },
-        "position_consistency": consistency,
+        }, "orders"),
+        "position_consistency": counted(consistency, "pairs"),
         "human_disagreement": disagreement,
         "style_odds_ratios": odds,
     }  # fmt: skip

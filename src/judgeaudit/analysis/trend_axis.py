@@ -1,5 +1,5 @@
 """Where a trend's periods sit on the x axis, and where its line breaks: one owner for the HTML
-page's charts (:func:`judgeaudit.analysis.trend_fmt.line_svg`) and the app's Trends screen, so
+page's charts (:func:`judgeaudit.analysis.trend_svg.line_svg`) and the app's Trends screen, so
 both put a day at its own place and leave a gap where a daily folder's day is missing."""
 
 from __future__ import annotations

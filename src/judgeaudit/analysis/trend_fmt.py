@@ -9,12 +9,12 @@ from html import escape
 from typing import Any
 
 from judgeaudit import csvsafe
-from judgeaudit.analysis import fmt
 from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method
-from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs, x_ticks, y_ticks
+from judgeaudit.analysis.trend_axis import from_daily_files
 from judgeaudit.analysis.trend_metrics import TIE_AWARE, alert_series, is_odds, series
+from judgeaudit.analysis.trend_svg import line_svg
 
 
 def alert_line(a: dict[str, Any]) -> str:
@@ -210,9 +210,6 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
     return "\n".join(lines)
 
 
-#: A tick label's character width, in em, at most (a digit is 0.56 em in a sans-serif font)
-LABEL_EM = 0.6
-
 CSV_FIELDS = ["period", "metric", "rate", "ci_low", "ci_high", "n", "alert", "no_interval",
               "ci_method", "reason"]  # fmt: skip
 
@@ -241,90 +238,6 @@ def render_csv(trend: dict[str, Any]) -> str:
         writer.writerow({"period": refused["period"], "metric": "refused", "alert": 0,
                          "reason": refused["reason"]})  # fmt: skip
     return buffer.getvalue()
-
-
-def line_svg(
-    title: str,
-    points: list[dict[str, Any]],
-    periods: list[str],
-    alerts: set[str],
-    pct: bool,
-    refused: list[str] | None = None,
-    daily: bool = False,
-) -> str:
-    """One metric over the periods on the app's axis (:mod:`judgeaudit.analysis.trend_axis`: a
-    day at its own place; a gap where one is not measured, and, ``daily``, where a daily
-    folder's day is missing): the line, its 95% band, round y ticks, red markers on alerted
-    periods."""
-    # 40 on the right: the last day's label (66 wide) centred on its tick, inside the page
-    width, height, left, right, top, bottom = 640, 220, 56, 40, 28, 44
-    plot_w, plot_h = width - left - right, height - top - bottom
-    ticks = y_ticks(points, pct)
-    high = ticks[-1]
-    at, axis = day_axis(periods)
-    step = plot_w / max(1, *at.values())
-
-    def xy(period: str, value: float) -> tuple[float, float]:
-        return left + at[period] * step, top + plot_h * (1 - min(value, high) / high)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-        '<rect width="100%" height="100%" fill="white"/>',
-        f'<text x="{left}" y="16" font-size="13" font-weight="bold">{escape(title)}</text>',
-    ]
-    for value in ticks:
-        y = top + plot_h * (1 - value / high)
-        label = f"{value * 100:.0f}%" if pct else f"{value:g}"
-        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" '
-                     'stroke="#ddd"/>')  # fmt: skip
-        parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
-    for day, label in x_ticks(periods, plot_w, LABEL_EM * 11 * 10):  # a date: 10 characters
-        x = left + day * step
-        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top + plot_h}" y2="{top + plot_h + 4}" '
-                     'stroke="#999"/>')  # fmt: skip
-        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
-                     f"{escape(label)}</text>")  # fmt: skip
-    for run in line_runs(points, at, refused or [], daily=daily):
-        banded = [p for p in run if p["ci_low"] is not None and p["ci_high"] is not None]
-        upper = [xy(p["period"], p["ci_high"]) for p in banded]
-        lower = [xy(p["period"], p["ci_low"]) for p in reversed(banded)]
-        if len(banded) == 1:  # a lone day's band: its interval as a bar
-            parts.append(f'<line x1="{upper[0][0]:.1f}" x2="{lower[0][0]:.1f}" y1="{upper[0][1]:.1f}" '
-                         f'y2="{lower[0][1]:.1f}" stroke="#c0504d" stroke-opacity="0.3" stroke-width="6"/>')  # fmt: skip
-        elif banded:
-            poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in upper + lower)
-            parts.append(f'<polygon points="{poly}" fill="#c0504d" fill-opacity="0.18"/>')
-        if len(run) > 1:
-            path = " ".join(
-                f"{x:.1f},{y:.1f}" for x, y in (xy(p["period"], p["rate"]) for p in run)
-            )
-            parts.append(f'<polyline points="{path}" fill="none" stroke="#c0504d" stroke-width="2"/>')  # fmt: skip
-    for p in points:
-        if p["rate"] is None:
-            continue
-        x, y = xy(p["period"], p["rate"])
-        hit = p["period"] in alerts
-        parts.append(
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{5 if hit else 2.5}" '
-            f'fill="{"#d00" if hit else "#c0504d"}"><title>{escape(p["period"])}: '
-            f"{fmt.pct(p['rate']) if pct else format(p['rate'], '.3g')}</title></circle>"
-        )
-    if not any(p["rate"] is not None for p in points):  # nothing to draw: why, not a blank plot
-        why = next((p["no_interval"] for p in points if p.get("no_interval")), "no data")
-        parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{top + plot_h / 2:.1f}" '
-                     f'text-anchor="middle" fill="#555">{escape(_short(why))}</text>')  # fmt: skip
-    parts.append(
-        f'<text x="{left}" y="{height - 6}" fill="#555">{escape(axis)}; shaded: 95% interval; '
-        f"large red dots: alerts; a gap: {'a day missing or ' if daily else 'a period '}not "
-        "measured</text></svg>"
-    )
-    return "\n".join(parts)
-
-
-def _short(why: str) -> str:
-    """A reason as the chart's middle line holds it (the note under the chart has it whole)."""
-    return why if len(why) <= 90 else why[: why.rfind(" ", 0, 89)] + " …"
 
 
 def gaps_note(points: list[dict[str, Any]]) -> str:

@@ -40,6 +40,9 @@ CHARTED: Final[Mapping[AlertMetric, Series]] = {
     TIE_AWARE: "tie-aware misselection",
 }
 NO_VERDICT: Final = "no verdict"
+#: why a rate over nothing is empty (``n`` = 0: a bucket no decisive pair fell into that period):
+#: the JSON's ``no_interval`` and the CSV's, said rather than left blank
+NOTHING_TO_COUNT: Final = "no rate: nothing to count this period (n = 0)"
 HUMAN: Final = "human disagreement"
 _BUCKET, _ODDS = "misselection ", "odds ratio "
 
@@ -67,6 +70,21 @@ def alert_series(alert: Mapping[str, Any]) -> str:
     return CHARTED[MISSELECTION] if alert["bucket"] == "all" else bucket_series(alert["bucket"])
 
 
+def nothing_to_count(part: Mapping[str, Any], n: Any) -> str | None:
+    """:data:`NOTHING_TO_COUNT` for a rate with none (and no other reason) over ``n`` = 0."""
+    said = part.get("no_interval") or part.get("not_measured")
+    return NOTHING_TO_COUNT if not said and part.get("rate") is None and n == 0 else None
+
+
+def counted(part: dict[str, Any], n_key: str) -> dict[str, Any]:
+    """A period's figure (JSON) with ``no_interval``: its own reason, else
+    :func:`nothing_to_count` over its count ``part[n_key]``."""
+    return {
+        **part,
+        "no_interval": part.get("no_interval") or nothing_to_count(part, part.get(n_key)),
+    }
+
+
 def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """metric name -> one {period, rate, ci_low, ci_high, n, no_interval} per period (charts,
     TUI, CSV); ``n`` is the count the rate is over (decisive pairs, satisfied sides or
@@ -80,8 +98,7 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         why = part.get("no_interval") or part.get("not_measured")
         if part.get("not_measured"):
             n = None  # nothing was counted: an n of 0 would read "measured, none"
-        elif why is None and shown["rate"] is None and n == 0:  # an empty cell said, not blank
-            why = "no rate: nothing to count this period (n = 0)"
+        why = why or nothing_to_count(part, n)  # an empty cell said, not blank
         point = {"period": period, **shown, "n": n, "no_interval": why}
         out.setdefault(name, []).append(point)
 

@@ -101,7 +101,7 @@ def register(sub: Sub) -> None:
 
 def cmd_export_preferences(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError
-    from judgeaudit.analysis.pref_card import export_summary, left_out_lines
+    from judgeaudit.analysis.pref_card_text import export_summary, left_out_lines
     from judgeaudit.analysis.preferences import ExportOptions, export_preferences
 
     options = ExportOptions(args.out, args.format, args.labels, args.dest, args.force, args.run)

@@ -245,7 +245,13 @@ def _explained(db: Any, run_id: str, feature: str | None) -> tuple[str, set[str]
 
 
 def cmd_review_export(args: argparse.Namespace) -> int:
-    from judgeaudit.analysis.frame import AnalysisError, load_pairs, open_db, resolve_run
+    from judgeaudit.analysis.frame import (
+        AnalysisError,
+        load_pairs,
+        open_db,
+        resolve_run,
+        stored_labels,
+    )
     from judgeaudit.analysis.review import (
         SAMPLE_FILE,
         SAMPLE_N,
@@ -254,7 +260,6 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         for_reviewer,
         sample,
         sample_csv,
-        stored_labels,
     )
     from judgeaudit.analysis.review_weights import kish_design_effect, stratum_of, suggested_n
 
@@ -322,13 +327,14 @@ def cmd_review_import(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError, open_db
     from judgeaudit.analysis.label_conversations import sides_of
     from judgeaudit.analysis.label_import import import_checked
-    from judgeaudit.analysis.review_labels import read_numbered
+    from judgeaudit.analysis.review_labels import read_sample
 
     try:
         db = open_db(args.out)
         known = set(sides_of(db))
         db.close()
-        numbered = read_numbered(args.file, known)
+        read = read_sample(args.file, known)
+        numbered = read.numbered
         if not numbered:
             raise AnalysisError(
                 f"{args.file}: no row holds a label, so nothing was stored; fill in "
@@ -347,6 +353,7 @@ def cmd_review_import(args: argparse.Namespace) -> int:
     print(
         f"stored {stored.written} labelled pairs (re-importing the same file changes nothing)"
         + replaced
+        + read.skipped()
         + (f"; {report}" if report else "")
     )
     return 0

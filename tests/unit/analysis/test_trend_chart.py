@@ -13,7 +13,8 @@ import pytest
 
 from judgeaudit.analysis.chart import bucket_svg, nice_ticks
 from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
-from judgeaudit.analysis.trend_fmt import gaps_note, line_svg
+from judgeaudit.analysis.trend_fmt import gaps_note
+from judgeaudit.analysis.trend_svg import line_svg
 
 
 def point(period: str, rate: float | None) -> dict[str, Any]:
@@ -50,14 +51,14 @@ def test_trend_chart_puts_days_on_the_day_axis_with_a_gap_for_a_missing_day() ->
     at 28 + 148 × 2/3."""
     points = [point("2026-11-01", 0.1), point("2026-11-02", 0.12), point("2026-11-04", 0.18)]
     periods = [p["period"] for p in points]
-    svg = line_svg("misselection", points, periods, set(), pct=True, daily=True)
+    svg = line_svg("misselection", points, periods, set(), percent=True, daily=True)
     assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 237.3,116.8"]
     assert re.findall(r'<circle cx="([\d.]+)"', svg) == ["56.0", "237.3", "600.0"]
     assert labels(svg) == ["0%", "10%", "20%", "30%"]
     assert "day (0 = 2026-11-01)" in svg and "a gap: a day missing or not measured" in svg
     # output dirs on those dates: no day is expected, so one line through all three (0.18 at
     # 28 + 148 × 0.4 = 87.2)
-    svg = line_svg("misselection", points, periods, set(), pct=True)
+    svg = line_svg("misselection", points, periods, set(), percent=True)
     assert re.findall(r'<polyline points="([^"]*)"', svg) == ["56.0,126.7 237.3,116.8 600.0,87.2"]
     assert "a gap: a period not measured" in svg
 
@@ -169,16 +170,19 @@ def test_x_ticks_name_weekly_periods_and_count_months() -> None:
 
 def test_a_metric_measured_in_no_period_says_why_on_its_chart() -> None:
     """Recorded logs without a satisfaction note: the chart was an empty plot. Now its middle
-    says why (cut to fit, whole in the note under it), and the note says it once for every
+    says why, whole (it was cut at 85 characters, `... a pair line) …`): wrapped into lines
+    centred on the plot (328, 102), 14 px apart; and the note under it says it once for every
     period, not once per period."""
     why = ("not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair "
            "line) and no user simulator ran")  # fmt: skip
     points = [{**point(d, None), "no_interval": why} for d in days(1, 3)]
     svg = line_svg("user satisfied but failed", points, days(1, 3), set(), True)
-    middle = re.findall(r'<text x="328.0" y="102.0" text-anchor="middle" fill="#555">([^<]+)<', svg)
-    # 85 characters, to the last space before the 90th (" and" ends at 89)
-    assert middle == ["not measured: the log holds no user satisfaction note (satisfied_a/_b on "
-                      "a pair line) …"]  # fmt: skip
+    middle = re.findall(r'<tspan x="328.0" y="([\d.]+)">([^<]+)</tspan>', svg)
+    # 82 characters fit the 544 px plot at 0.6 em of 11 px each: two lines, at 102 ∓ 7
+    assert middle == [
+        ("95.0", "not measured: the log holds no user satisfaction note (satisfied_a/_b on a pair"),
+        ("109.0", "line) and no user simulator ran"),
+    ]
     assert "<circle" not in svg and "<polyline" not in svg
     assert gaps_note(points) == f"every period: {why}"
     points[1] = point("2026-11-02", None)  # an outage day among them: each said

@@ -89,3 +89,26 @@ def test_whether_a_table_exists_is_asked_in_one_place() -> None:
         if "sqlite_master" in path.read_text(encoding="utf-8")
     ]
     assert askers == ["audit/store/schema.py"]
+
+
+LABEL_TABLE = re.compile(r"\b(?:FROM|JOIN)\s+human_labels\b")
+#: Modules that name ``human_labels`` in their SQL beside the one reader, and why.
+LABEL_SQL = {
+    "analysis/frame.py": "the one reader of the labels (stored_labels)",
+    "analysis/aggregate.py": "whether any label is stored, before pandas is imported",
+    "analysis/preferences.py": "the export's one streaming scan joins each pair's label",
+    "day_stage.py": "whether a day's audit holds any label, before it is replaced",
+    "day_labels.py": "a day's labels with their pairs' content, carried into a re-audit",
+}
+
+
+def test_human_labels_are_read_through_one_reader() -> None:
+    """``label_conversations.split_pairs`` and ``stored_marks`` read ``human_labels`` with
+    their own SQL beside ``stored_labels`` (moved from ``review`` to ``frame``): one reader
+    now; the modules left name why they touch the table."""
+    readers = sorted(
+        path.relative_to(SRC).as_posix()
+        for path in SRC.rglob("*.py")
+        if STORE not in path.parents and LABEL_TABLE.search(path.read_text(encoding="utf-8"))
+    )
+    assert readers == sorted(LABEL_SQL)

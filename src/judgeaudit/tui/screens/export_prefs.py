@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Label, Select, Static
 
-from judgeaudit.analysis.pref_card import export_summary, left_out_lines
+from judgeaudit.analysis.pref_card_text import export_summary, left_out_lines
 from judgeaudit.analysis.preferences import (
     FORMATS,
     LABELS,
