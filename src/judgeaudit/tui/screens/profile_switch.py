@@ -46,18 +46,42 @@ def plan_switch(screen: ProfilesScreen, profile: Profile) -> None:
                 screen.status, f"cannot switch to {profile.name}: {exc}", True
             )
             return
+        from judgeaudit.profiles import active as active_here
+
+        marked = active_here.here(screen.store.state()).get(profile.app)
         instead = (
             SDK_SWITCH.format(name=profile.name)
             if profile.app == "sdk"
             else f"{profile.app}: no file changes"
         )
-        screen.app.call_from_thread(confirm_switch, screen, profile, plan, instead)
+        screen.app.call_from_thread(
+            confirm_switch, screen, profile, plan, instead, blocked(plan, marked)
+        )
 
     _io(screen, work)
 
 
+def blocked(plan: SwitchResult, marked: str | None) -> str | None:
+    """Why the preview of ``plan`` has nothing to apply (``marked``: the profile active here
+    for its app): the switch itself refuses, or it would write nothing. None: y applies it."""
+    if plan.refusal:
+        return f"y applies nothing: the switch refuses ({plan.refusal})"
+    if not plan.nothing_to_write(marked):
+        return None
+    if plan.app == "sdk":
+        return f"y applies nothing: {plan.profile} is the active SDK profile (*) already"
+    return (
+        f"y applies nothing: {plan.profile} is active already and {plan.app}'s files hold "
+        "what it writes"
+    )
+
+
 def confirm_switch(
-    screen: ProfilesScreen, profile: Profile, plan: SwitchResult, instead: str
+    screen: ProfilesScreen,
+    profile: Profile,
+    plan: SwitchResult,
+    instead: str,
+    nothing: str | None = None,
 ) -> None:
     screen.status("")
 
@@ -66,7 +90,7 @@ def confirm_switch(
             apply_switch(screen, profile.name)
 
     title = f"Switch {profile.app} to {profile.name}?"
-    screen.app.push_screen(ConfirmDiff.preview(title, plan, instead), confirmed)
+    screen.app.push_screen(ConfirmDiff.preview(title, plan, instead, nothing), confirmed)
 
 
 def apply_switch(screen: ProfilesScreen, name: str) -> None:
