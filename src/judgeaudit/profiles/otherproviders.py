@@ -6,7 +6,7 @@ A variable is another provider's when its name is ``FAMILY_SUFFIX`` with ``FAMIL
 :data:`FAMILIES` (or an ``env_prefix`` of the user's profiles) that the profile does not set,
 and ``SUFFIX`` a key (:data:`CREDENTIAL_SUFFIXES`) or a base URL (:data:`URL_SUFFIXES`):
 ``GEMINI_API_KEY`` or ``OPENAI_BASE_URL`` beside a Claude profile's Claude Code. Names only are
-ever said, never values. It is opt-in (docs/profiles.md, "Other providers' variables"): those
+ever said, never values. It is opt-in (why: docs/profiles.md, under One provider per terminal): those
 variables point at their own providers, not at this profile's gateway, and a command may need
 them (an eval that calls another provider beside the profile's, an MCP server's embeddings).
 """
