@@ -27,6 +27,14 @@ def _store() -> ProfileStore:
     return ProfileStore.default()
 
 
+SCRUB = "--scrub-other-providers"
+SCRUB_HELP = (
+    "also leave out other LLM providers' keys and base URLs (GEMINI_API_KEY, OPENAI_BASE_URL "
+    "beside a Claude profile, ...; names in docs/profiles.md); off by default: a command may "
+    "need them"
+)
+
+
 def register(sub: Sub) -> None:
     key = quiet(sub.add_parser("key", help=command_help("key")))
     ksub = key.add_subparsers(dest="key_command", required=True, metavar="SUBCOMMAND")
@@ -69,6 +77,7 @@ def register(sub: Sub) -> None:
         help="print the key even to a terminal, or while a file of yours would send it to "
         "another gateway (only when no Claude Code / Codex runs with these exports)",
     )
+    env.add_argument("--scrub-other-providers", action="store_true", help=SCRUB_HELP)
     env.set_defaults(func=cmd_env)
     run = quiet(sub.add_parser("exec", help=command_help("exec")))
     run.add_argument("name")
@@ -79,6 +88,7 @@ def register(sub: Sub) -> None:
         help="what CMD is when exec cannot tell (a wrapper of Claude Code: claude; no client: "
         "plain)",
     )
+    run.add_argument("--scrub-other-providers", action="store_true", help=SCRUB_HELP)
     run.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
     run.set_defaults(func=cmd_exec)
 
@@ -218,6 +228,12 @@ def cmd_env(args: argparse.Namespace) -> int:
         )
     key = secrets.resolve_key(profile)
     given, gone = profile_environment(profile, key)
+    if (families := _scrub_families(args.scrub_other_providers)) is not None:
+        from judgeaudit.profiles import otherproviders
+
+        own = otherproviders.own_families(given)
+        more = otherproviders.others(os.environ, own, families)
+        gone = tuple(dict.fromkeys((*gone, *(name for name in more if name not in given))))
     if not args.force:
         try:
             with_key = [name for name, value in given.items() if value == key]
@@ -235,11 +251,23 @@ def cmd_env(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scrub_families(on: bool) -> tuple[str, ...] | None:
+    """With ``--scrub-other-providers``: the ``env_prefix`` families of the user's profiles
+    (another profile's, unless it is this one's too); None: it was not given."""
+    if not on:
+        return None
+    profiles, _ = _store().scan()  # a broken profile file is `profile list`'s to say
+    return tuple(str(p.option("env_prefix")) for p in profiles if p.option("env_prefix"))
+
+
 def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
-    """``--as KIND`` before or after the profile name (argparse gives everything after the
-    name to the command), and the command after ``--``."""
+    """``--as KIND`` and ``--scrub-other-providers`` before or after the profile name
+    (argparse gives everything after the name to the command), and the command after ``--``."""
     rest, as_ = list(args.command), args.as_
-    while rest[:1] == ["--as"] or (rest and rest[0].startswith("--as=")):
+    while rest[:1] in (["--as"], [SCRUB]) or (rest and rest[0].startswith("--as=")):
+        if rest[0] == SCRUB:
+            args.scrub_other_providers, rest = True, rest[1:]
+            continue
         value = rest[1] if rest[0] == "--as" and len(rest) > 1 else rest[0][5:]
         rest = rest[2:] if rest[0] == "--as" else rest[1:]
         if value not in ("claude", "codex", "plain"):
@@ -267,9 +295,13 @@ def cmd_exec(args: argparse.Namespace) -> int:
                 from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
 
                 profile, key = stack.enter_context(bridged(profile, key, tool.app))
-            launch = execenv.plan_launch(profile, key, command, base_env, tool)
+            scrub = _scrub_families(args.scrub_other_providers)
+            launch = execenv.plan_launch(profile, key, command, base_env, tool, scrub=scrub)
         except ProfileError as exc:
             raise UserError(str(exc)) from None
+        if scrub is not None:  # names only, never a value
+            left = ", ".join(launch.left_out) or "none in this environment"
+            print(f"exec: left out other providers' keys and base URLs: {left}", file=sys.stderr)
         try:  # the command itself: as a shell reports it
             return execenv.run(launch)
         except ProfileError as exc:

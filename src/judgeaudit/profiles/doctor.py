@@ -35,9 +35,10 @@ def _winner(
 
 
 def _line(what: str, value: str, source: str | None, overridden: list[str]) -> str:
-    if what == "base URL":  # a URL's own user:password@ is a credential: never printed
-        value = shown_url(value)
-    text = f"  {what:<9} {value}"
+    """One ``what: value`` line. A URL's own ``user:password@`` is a credential wherever it is
+    in the value (a base URL, an apiKeyHelper or auth command fetching the key from one, a
+    model), so every value is masked, not only the base URL's."""
+    text = f"  {what:<9} {shown_url(value)}"
     if source:
         text += f"   from {source}"
     if overridden:
@@ -108,7 +109,7 @@ def _claude_tiers(layers: list[shadowing.Layer], active: Profile | None) -> list
         if source and str(value) not in wanted:
             whose = f"profile {active.name}'s" if active else "the active"
             out.append(
-                f"  tier: {variable} = {value} from {source}: `claude --model "
+                f"  tier: {variable} = {shown_url(str(value))} from {source}: `claude --model "
                 f"{_tier_word(variable)}` and Claude Code's background calls send it, not "
                 f"{whose} model"
             )

@@ -26,9 +26,10 @@ from types import FrameType
 from typing import Any
 
 from judgeaudit.fsutil import process_alive
-from judgeaudit.profiles import execguard, shadowing
+from judgeaudit.profiles import execguard, otherproviders, shadowing
 from judgeaudit.profiles.livefile import read_live
-from judgeaudit.profiles.model import Profile, ProfileError
+from judgeaudit.profiles.model import ANTHROPIC_FAMILY, Profile, ProfileError
+from judgeaudit.profiles.otherproviders import CREDENTIAL_SUFFIXES
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.targets import claude, codex, customheaders, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
@@ -40,6 +41,18 @@ class Launch:
     env: dict[str, str]
     settings: dict[str, object] | None = None  # Claude Code's private settings layer
     notes: list[str] = field(default_factory=list)
+    #: what ``--scrub-other-providers`` took out of ``env`` (names: another provider's)
+    left_out: tuple[str, ...] = ()
+
+    def scrub(self, own: set[str], families: tuple[str, ...] | None) -> Launch:
+        """Take another provider's keys and base URLs out of ``env`` (``families``: the user's
+        profiles' ``env_prefix``, None: keep them, the default); ``own``: the families whose
+        variables the profile gives the command."""
+        if families is not None:
+            self.left_out = otherproviders.others(self.env, own, families)
+            for name in self.left_out:
+                del self.env[name]
+        return self
 
 
 AS_CHOICES = ("claude", "codex", "plain")
@@ -90,16 +103,6 @@ def profile_environment(
     return given, cleared(profile, given, key, os.environ if env is None else env)
 
 
-#: The credential variables of one family (``PREFIX_`` + one of these): a program of that
-#: family reads whichever it ranks first (the Anthropic SDK ``ANTHROPIC_API_KEY``, another the
-#: ``ANTHROPIC_AUTH_TOKEN``), so a shell's leftover of another provider could go to the
-#: profile's gateway. Longest first: ``X_AUTH_TOKEN`` is of family ``X``.
-CREDENTIAL_SUFFIXES = (
-    "SESSION_TOKEN", "ACCESS_TOKEN", "AUTH_TOKEN", "SECRET_KEY", "ADMIN_KEY", "API_KEY",
-    "SECRET", "TOKEN", "KEY",
-)  # fmt: skip
-
-
 def _families(given: Mapping[str, str]) -> list[str]:
     """The prefixes of the credential variables ``given`` sets (``OPENAI``, a profile's
     ``env_prefix``, ``ANTHROPIC`` for a Claude profile)."""
@@ -139,9 +142,11 @@ def plan_launch(
     base_env: dict[str, str],
     tool: Tool | None = None,
     cwd: Path | None = None,
+    scrub: tuple[str, ...] | None = None,
 ) -> Launch:
     """What to run: argv, environment and (Claude) the private settings layer (``cwd``: where
-    the command runs, whose project settings Claude Code reads)."""
+    the command runs, whose project settings Claude Code reads). ``scrub``: leave out other
+    providers' keys and base URLs too (:mod:`.otherproviders`; the user's profiles' prefixes)."""
     tool = tool or tool_for(command, base_env)
     head, tail = command[: tool.insert_at], command[tool.insert_at :]
     env = dict(base_env)
@@ -170,7 +175,8 @@ def plan_launch(
             settings["apiKeyHelper"] = claude.helper_command(profile.key)
         else:  # key_env only: the key goes into the 0600 layer, removed when claude exits
             layer_env["ANTHROPIC_AUTH_TOKEN"] = key
-        return Launch([*head, "--settings", "<layer>", *tail], env, settings)
+        launch = Launch([*head, "--settings", "<layer>", *tail], env, settings)
+        return launch.scrub({ANTHROPIC_FAMILY}, scrub)
     if profile.app == "codex" and tool.app == "codex":
         ident = codex.provider_id(profile)
         table, key_variable = _matching_auth(codex.provider_table(profile), ident, profile)
@@ -185,14 +191,15 @@ def plan_launch(
             overrides += ["-c", f"model={json.dumps(profile.model, ensure_ascii=False)}"]
         if key_variable:
             env[key_variable] = key
-        return Launch([*head, *overrides, *tail], env)
+        own = otherproviders.own_families([key_variable] if key_variable else [])
+        return Launch([*head, *overrides, *tail], env).scrub(own, scrub)
     given, gone = profile_environment(profile, key, base_env)
     with_key = [name for name, value in given.items() if value == key]
     execguard.check(profile, command, tool, with_key, own_key=key)
     for variable in gone:  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)
-    return Launch(list(command), env)
+    return Launch(list(command), env).scrub(otherproviders.own_families(given), scrub)
 
 
 def _file_table(ident: str) -> dict[str, Any] | None:

@@ -241,6 +241,9 @@ def key_said(profile: Profile | None, layers: list[Layer] | None = None) -> str:
     """The key a user file's apiKeyHelper gives Claude Code, named (never its value): the
     profile's; with none switched, the user settings' helper if ``layers`` show one, else the
     key Claude Code finds by itself (it said a helper that was not there)."""
+    if profile is not None and claude.tool_key_mode(profile) == "env":  # no helper: the shell's
+        mode = "key_mode env: the token in this terminal's environment"
+        return f"profile {profile.name}'s key ({mode})"
     if profile is not None and profile.key:
         return f"profile {profile.name}'s key (keyring entry {profile.key!r})"
     if profile is not None and profile.key_env:
@@ -255,10 +258,16 @@ def token_said(
 ) -> str:
     """The one warning of a token ``variable`` set in ``layer`` (``profile use``, its preview,
     the app and ``profile doctor`` all say it so): over a switched bridged profile's bridge when
-    it comes from this terminal, else sent to ``base`` in place of the key it displaces."""
+    it comes from this terminal; a ``key_mode = "env"`` profile's key when it comes from this
+    terminal (unless it is an ANTHROPIC_API_KEY beside a bearer token), else sent to ``base`` in
+    place of the key it displaces."""
     value = layer_env(layer)[variable]
     if layer.scope == "shell" and profile is not None and bridgeopt.uses_bridge(profile):
         return tokenwarn.over_bridge(profile, variable, value)
+    if layer.scope == "shell" and profile is not None and claude.tool_key_mode(profile) == "env":
+        bearer = any(layer_env(x).get("ANTHROPIC_AUTH_TOKEN") for x in layers)
+        if variable == "ANTHROPIC_AUTH_TOKEN" or not bearer:
+            return tokenwarn.env_key(profile, variable, value, to=base)
     return tokenwarn.token_warning(
         variable, value, layer.scope, layer.path, to=base, instead_of=key_said(profile, layers)
     )

@@ -46,6 +46,14 @@ class SwitchResult:
     #: (a dry run) files the switch would change that their owner made read-only: the switch
     #: itself refuses (:func:`livefile.read_only_line`)
     read_only: list[Path] = field(default_factory=list)
+    #: (a dry run) why the switch itself refuses what this preview shows (a tool that reads
+    #: its key from a keyring that cannot answer); the app's preview then applies nothing
+    refusal: str | None = None
+
+    def nothing_to_write(self, marked: str | None) -> bool:
+        """A switch (the app's preview) with nothing to do: no file changing, and the profile
+        ``marked`` active here is this one already."""
+        return marked == self.profile and not any(p.changes for p in self.plans)
 
     @property
     def held(self) -> bool:
@@ -287,9 +295,11 @@ def use_profile(
                     f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
                     "no stored token: it makes a fresh one per command)"
                 ) from None
-    elif not dry_run and (refusal := registry.keyring_refusal(profile)):
-        raise ProfileError(refusal)  # the preview (--dry-run, diff) shows it as a warning
-    return _transaction(
+    else:
+        refusal = registry.keyring_refusal(profile)
+        if refusal and not dry_run:  # the preview (--dry-run, diff) shows it as a warning
+            raise ProfileError(refusal)
+    result = _transaction(
         store,
         profile.app,
         profile,
@@ -298,6 +308,8 @@ def use_profile(
         before_write=before_write,
         project_dir=project_dir,
     )
+    result.refusal = refusal if dry_run else None
+    return result
 
 
 def turn_off(

@@ -83,6 +83,18 @@ def token_warning(
     return f"{said} as the bearer token instead of {instead_of} ({fix(scope)})"
 
 
+def env_key(profile: Profile, variable: str, value: object, *, to: str) -> str:
+    """A token in this terminal beside a ``key_mode = "env"`` profile: it is the key (Claude
+    Code takes it from its environment), not a leftover in its place; said so, with the host it
+    goes to, so a token of another provider can still be seen there."""
+    header = "the bearer token" if variable == "ANTHROPIC_AUTH_TOKEN" else "x-api-key"
+    return (
+        f"{where(None)}{variable} is {shown(value)}: Claude Code sends it to {host(to)} as "
+        f"{header}, as profile {profile.name}'s key (key_mode env takes the key from this "
+        f"environment; if it is another provider's, export {profile.name}'s key there instead)"
+    )
+
+
 def over_bridge(profile: Profile, variable: str, value: object) -> str:
     """A token exported in this terminal beside a globally switched bridged profile; ``exec``
     leaves both out of the command's environment."""

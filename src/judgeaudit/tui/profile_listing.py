@@ -61,7 +61,10 @@ def read_listing(store: ProfileStore) -> Listing:
     names = sorted({p.key for p in listed if p.key})
     stored = secrets.get_keys(sorted(names)) if usable else {}
     keys = {n: secrets.mask(stored[n]) if usable else "n/a" for n in names}
-    warnings = shadowing.claude_warnings(None) + shadowing.codex_warnings(None)
+    # the active Claude profile's: whose key a token displaces (a key_mode env profile's is the
+    # terminal's token), said as `profile use` and doctor say it
+    claude = next((p for p in listed if p.app == "claude" and p.name == active.get("claude")), None)
+    warnings = shadowing.claude_warnings(claude) + shadowing.codex_warnings(None)
     ttft = {name: t.cell() for name, t in latency.load(store.root).items()}
     label = secrets.storage_label() if usable else "the keyring"
     return Listing(listed, active, keys, usable, note, problems, warnings, ttft, drifted, label)

@@ -34,7 +34,9 @@ MORE_NOTES = "↓ more notes below — tab/↓ to read them before y"
 class ConfirmDiff(ModalScreen[bool]):
     """Shows what a switch will change; y applies, n or escape cancels. The warnings and the
     notes (what it removes, replaces, moves or keeps) are pinned above the diff, which scrolls:
-    at 80x24 a note after a long diff was below the fold, and y applied unseen."""
+    at 80x24 a note after a long diff was below the fold, and y applied unseen. ``blocked``:
+    why there is nothing to apply (the switch refuses, or nothing would be written), said first;
+    y then does nothing and Apply is off."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Apply"),
@@ -42,27 +44,38 @@ class ConfirmDiff(ModalScreen[bool]):
     ]
 
     def __init__(
-        self, title: str, diff: str, warnings: list[str], notes: Sequence[str] = ()
+        self,
+        title: str,
+        diff: str,
+        warnings: list[str],
+        notes: Sequence[str] = (),
+        blocked: str | None = None,
     ) -> None:
         super().__init__(classes="modal")
         self.title_text, self.diff, self.warnings = title, diff, warnings
-        self.notes = list(notes)
+        self.notes, self.blocked = list(notes), blocked
 
     @classmethod
-    def preview(cls, title: str, plan: SwitchResult, instead: str) -> ConfirmDiff:
+    def preview(
+        cls, title: str, plan: SwitchResult, instead: str, blocked: str | None = None
+    ) -> ConfirmDiff:
         """A switch's (or an off's) preview: its notes pinned, its diff without them below
         (``instead`` when no file changes: the sdk's line)."""
         from judgeaudit.profiles.diffview import render_diff, render_notes
 
         diff = render_diff(plan.plans, notes=False) if plan.diff else ""
-        return cls(title, diff or instead, plan.warnings, render_notes(plan.plans))
+        return cls(title, diff or instead, plan.warnings, render_notes(plan.plans), blocked)
 
     def compose(self) -> ComposeResult:
-        pinned = bool(self.warnings or self.notes)
+        pinned = bool(self.warnings or self.notes or self.blocked)
         with Vertical(classes="dialog", id="confirm-diff"):
             yield Static(self.title_text, classes="title")
             with VerticalScroll(id="pinned", can_focus=False) as pins:
                 pins.display = pinned
+                if self.blocked:
+                    yield Static(
+                        printable(self.blocked), id="blocked", classes="-bad", markup=False
+                    )
                 for warning in self.warnings:  # a settings value's bidi control: shown, not obeyed
                     yield Static(printable(f"warning: {warning}"), classes="-bad", markup=False)
                 for note in self.notes:
@@ -71,7 +84,13 @@ class ConfirmDiff(ModalScreen[bool]):
             with VerticalScroll(id="diff", classes="dialog-body"):
                 yield Static(printable(self.diff or "no change", layout=True), markup=False)
             with Horizontal(classes="buttons"):
-                yield Button("Apply (y)", id="yes", variant="primary", compact=True)
+                yield Button(
+                    "Apply (y)",
+                    id="yes",
+                    variant="primary",
+                    compact=True,
+                    disabled=self.blocked is not None,
+                )
                 yield Button("Cancel (n)", id="no", compact=True)
 
     def on_mount(self) -> None:
@@ -117,6 +136,8 @@ class ConfirmDiff(ModalScreen[bool]):
         self.query_one("#pinned-more").display = more
 
     def action_answer(self, value: bool) -> None:
+        if value and self.blocked:
+            return  # nothing to apply: the line at the top says why
         self.dismiss(value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

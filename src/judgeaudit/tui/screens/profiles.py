@@ -9,7 +9,7 @@ switch, a broken file) is what the screen says, with the doctor's warnings under
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 from textual import work
@@ -29,12 +29,9 @@ from judgeaudit.tui.profile_listing import (
     problem_lines,
     read_listing,
 )
-from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry, ProfileForm
+from judgeaudit.tui.screens.modals import KeyEntry, ProfileForm
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.note import Note
-
-if TYPE_CHECKING:
-    from judgeaudit.profiles.switch import SwitchResult
 
 # The keyring (secrets: ~75 ms of imports), switching, restoring, the backups dialog and the
 # less frequent tools load in the worker or key that first uses them, not before the first paint.
@@ -43,14 +40,6 @@ if TYPE_CHECKING:
 STATUS_FADE_S = 8.0
 #: sent when a loopback endpoint is tested without a stored key (local servers accept any)
 NO_KEY = "judgeaudit-no-key"
-
-SDK_SWITCH = (
-    "No file changes: an SDK profile is not written into any tool's files.\n"
-    "Switching only marks {name} as the active SDK profile (*), a reminder for you. A program\n"
-    "gets its base URL, model and key (from the keyring) when started with\n"
-    '  judgeaudit exec {name} -- CMD    or    eval "$(judgeaudit env {name})"\n'
-    "Off (o) clears the mark."
-)
 
 
 class ProfilesScreen(Screen[None]):
@@ -139,110 +128,24 @@ class ProfilesScreen(Screen[None]):
     def on_data_table_row_selected(self, event: FitTable.RowSelected) -> None:
         self.action_switch()
 
-    # --- switch --------------------------------------------------------------------------------
+    # --- switch, off: profile_switch -----------------------------------------------------------
     def action_switch(self) -> None:
+        from judgeaudit.tui.screens import profile_switch
+
         profile = self.selected()
         if profile is not None:
-            self.status(f"planning the switch to {profile.name}…")
-            self.plan_switch(profile)
+            profile_switch.plan_switch(self, profile)
 
-    @work(thread=True, exclusive=True, group="profiles-io")
-    def plan_switch(self, profile: Profile) -> None:
-        from judgeaudit.profiles.livefile import refuse_read_only
-        from judgeaudit.profiles.switch import use_profile
-
-        try:
-            plan = use_profile(self.store, profile.name, dry_run=True)
-            refuse_read_only(plan.read_only)  # the switch would: said before the preview
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.status, f"cannot switch to {profile.name}: {exc}", True)
-            return
-        self.app.call_from_thread(
-            self.confirm_switch,
-            profile,
-            plan,
-            SDK_SWITCH.format(name=profile.name)
-            if profile.app == "sdk"
-            else f"{profile.app}: no file changes",
-        )
-
-    def confirm_switch(self, profile: Profile, plan: SwitchResult, instead: str) -> None:
-        self.status("")
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self.apply_switch(profile.name)
-
-        title = f"Switch {profile.app} to {profile.name}?"
-        self.app.push_screen(ConfirmDiff.preview(title, plan, instead), confirmed)
-
-    @work(thread=True, exclusive=True, group="profiles-io")
-    def apply_switch(self, name: str) -> None:
-        from judgeaudit.profiles.switch import use_profile
-
-        try:
-            result = use_profile(self.store, name)
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.status, f"switch failed, nothing changed: {exc}", True)
-            return
-        made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        self.app.call_from_thread(self.status, f"active {result.app} profile: {name}{made}")
-        self.app.call_from_thread(self.reload)
-
-    # --- off: the user's own settings back ---------------------------------------------------
     def action_turn_off(self) -> None:
         profile = self.selected()
         if profile is not None:
-            self.status(f"planning to turn judgeaudit off in {profile.app}…")
             self.plan_off(profile.app)
 
-    @work(thread=True, exclusive=True, group="profiles-io")
     def plan_off(self, app: str) -> None:
-        from judgeaudit.profiles.livefile import refuse_read_only
-        from judgeaudit.profiles.switch import turn_off
+        """Turn judgeaudit off in ``app`` (the palette's per-app entries call this too)."""
+        from judgeaudit.tui.screens import profile_switch
 
-        try:
-            plan = turn_off(self.store, app, dry_run=True)
-            refuse_read_only(plan.read_only)
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.status, f"cannot turn {app} off: {exc}", True)
-            return
-        from judgeaudit.profiles import active as active_here
-
-        marked = active_here.here(self.store.state()).get(app)
-        if plan.nothing_to_undo(marked):  # the CLI's test
-            self.app.call_from_thread(self.status, f"{app}: judgeaudit changed nothing to undo")
-            return
-        if app == "sdk" and marked:
-            plan.diff = f"no file changes; {marked} is no longer marked active (*)"
-        self.app.call_from_thread(self.confirm_off, plan)
-
-    def confirm_off(self, plan: SwitchResult) -> None:
-        self.status("")
-        app = plan.app
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self.apply_off(app)
-
-        held = " but those held back: see the note" if plan.held else ""
-        title = f"Turn judgeaudit off in {app}? (your own settings come back{held})"
-        self.app.push_screen(ConfirmDiff.preview(title, plan, plan.diff), confirmed)
-
-    @work(thread=True, exclusive=True, group="profiles-io")
-    def apply_off(self, app: str) -> None:
-        from judgeaudit.profiles.switch import turn_off
-
-        try:
-            result = turn_off(self.store, app)
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.status, f"not turned off, nothing changed: {exc}", True)
-            return
-        made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        held = ", ".join(name for plan in result.plans for name in plan.held)
-        said = result.off_line(note=f"{held}; o again shows why and how to get them")
-        self.app.call_from_thread(self.status, f"{said}{made}", False, result.held)
-        self.app.call_from_thread(self.reload)
+        profile_switch.plan_off(self, app)
 
     # --- add / edit ----------------------------------------------------------------------------
     def action_add(self) -> None:

@@ -1,0 +1,34 @@
+"""`profile doctor` masked a URL's ``user:password@`` only on lines labelled "base URL": an
+``apiKeyHelper`` or a Codex ``auth`` command that fetches the key from such a URL printed the
+password in clear (so did the app's doctor, which shows the same lines). Every value is masked
+by the one rule (``credentials.shown_url``), whatever its label."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.new_user_helpers import cli, home
+
+__all__ = ["home"]  # the fixture, shared
+
+URL = "https://user:pw@host/v1"
+
+
+def test_a_url_s_credentials_are_masked_on_every_doctor_line(home: Path) -> None:
+    (home / "claude" / "settings.json").write_text(
+        json.dumps({"apiKeyHelper": f"curl -s {URL}", "env": {"ANTHROPIC_BASE_URL": URL}})
+    )
+    (home / "codex" / "config.toml").write_text(
+        'model_provider = "gw"\n[model_providers.gw]\nname = "gw"\n'
+        f'base_url = "{URL}"\nauth = {{ command = "curl", args = ["-s", "{URL}"] }}\n'
+    )
+    done = cli(home, "profile", "doctor", env={"OPENAI_BASE_URL": URL})
+    assert done.returncode == 0, done.stderr
+    out = done.stdout + done.stderr
+    assert "pw@" not in out, out
+    lines = out.splitlines()
+    helper = next(x for x in lines if x.startswith("  key       apiKeyHelper"))
+    command = next(x for x in lines if x.startswith("  key       command"))
+    assert "`curl -s https://***@host/v1`" in helper and "https://***@host/v1" in command
+    assert sum(x.startswith("  base URL  https://***@host/v1") for x in lines) == 3

@@ -1,0 +1,106 @@
+"""`exec`/`env --scrub-other-providers`: other LLM providers' keys and base URLs reached a
+profile's command (a new user's `OPENAI_API_KEY` in Claude Code's environment under `exec
+a-claude -- claude`, a `GEMINI_API_KEY` beside any profile). By default they still do (a
+command may need them: docs/profiles.md says why); with the flag they are left out, named on
+stderr (names only), and what is no provider's (`GITHUB_TOKEN`) stays. A real child process
+prints the names of its environment, never a value."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import world_env
+from tests.new_user_helpers import add, cli, home
+
+__all__ = ["home"]  # the fixture, shared
+
+GATEWAY = "http://127.0.0.1:9/v1"
+PROFILE_KEY = "k-profile-" + "7" * 12
+#: another provider's, each: left out with the flag (unless it is the profile's own family)
+OTHERS = {
+    "OPENAI_API_KEY": "sk-other-openai-" + "3" * 12,
+    "OPENAI_BASE_URL": "https://api.openai.example/v1",
+    "GEMINI_API_KEY": "other-gemini-" + "5" * 12,
+    "DEEPSEEK_API_KEY": "other-deepseek-" + "6" * 12,
+    "TAOTOKEN_BASE_URL": "https://taotoken.example/api/v1",
+    "MYGW_API_KEY": "other-mygw-" + "8" * 12,  # the family of another profile's env_prefix
+}
+#: no provider's: kept
+KEPT = {"GITHUB_TOKEN": "ghp-kept-" + "9" * 12, "UNRELATED": "kept"}
+NAMES = "import os; print('\\n'.join(sorted(os.environ)))"
+
+
+def _names_script(home: Path) -> Path:
+    """A child that ignores its arguments (exec gives Claude Code `--settings FILE`, Codex
+    `-c ...`) and prints its variables' names."""
+    script = home / "names.py"
+    script.write_text(f"#!{sys.executable}\n{NAMES}\n")
+    script.chmod(0o755)
+    return script
+
+
+def _profiles(home: Path, app: str) -> None:
+    add(home, "b", app, GATEWAY, "--key-env", "B_KEY")
+    add(home, "other", "sdk", "https://mygw.example/v1", "--key-env", "B_KEY",
+        "--option", "env_prefix=MYGW")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("app", "as_", "own"),
+    [
+        ("claude", "claude", ()),
+        ("claude", "plain", ("OPENAI_API_KEY", "OPENAI_BASE_URL")),  # set to the profile's
+        ("sdk", "plain", ("OPENAI_API_KEY", "OPENAI_BASE_URL")),
+        ("codex", "codex", ()),
+    ],
+)
+def test_exec_leaves_other_providers_out_only_when_asked(
+    home: Path, app: str, as_: str, own: tuple[str, ...]
+) -> None:
+    _profiles(home, app)
+    script = str(_names_script(home))
+    shell = {**OTHERS, **KEPT, "B_KEY": PROFILE_KEY}
+    plain = cli(home, "exec", "b", "--as", as_, "--", script, env=shell)
+    scrubbed = cli(home, "exec", "b", "--scrub-other-providers", "--as", as_, "--", script,
+                   env=shell)  # fmt: skip
+    assert plain.returncode == 0 and scrubbed.returncode == 0, plain.stderr + scrubbed.stderr
+    before, after = set(plain.stdout.split()), set(scrubbed.stdout.split())
+    gone = set(OTHERS) - set(own)
+    assert gone <= before  # the default passes them through, as before
+    assert not gone & after and set(own) <= after and set(KEPT) <= after
+    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(gone))}"
+    assert line in scrubbed.stderr.splitlines(), scrubbed.stderr
+    for value in (*OTHERS.values(), PROFILE_KEY):
+        assert value not in plain.stderr + scrubbed.stdout + scrubbed.stderr
+
+
+def test_env_unsets_other_providers_only_when_asked(home: Path) -> None:
+    _profiles(home, "claude")
+    shell_env = {**world_env(home), **OTHERS, **KEPT}
+    seen = []
+    for flag in ((), ("--scrub-other-providers",)):
+        exports = cli(home, "env", "b", *flag, env={**OTHERS, "B_KEY": PROFILE_KEY})
+        assert exports.returncode == 0, exports.stderr
+        child = subprocess.run(
+            ["bash", "-c", f'eval "$1"; exec {sys.executable} -c "$2"', "-", exports.stdout,
+             NAMES],
+            capture_output=True, text=True, timeout=60, env=shell_env,
+        )  # fmt: skip
+        assert child.returncode == 0, child.stderr
+        seen.append(set(child.stdout.split()))
+    gone = set(OTHERS) - {"OPENAI_API_KEY", "OPENAI_BASE_URL"}  # the profile's, exported
+    assert gone <= seen[0]
+    assert not gone & seen[1] and set(KEPT) <= seen[1] and "OPENAI_API_KEY" in seen[1]
+
+
+def test_the_flag_before_the_profile_name_does_the_same(home: Path) -> None:
+    _profiles(home, "claude")
+    script = str(_names_script(home))
+    done = cli(home, "exec", "--scrub-other-providers", "b", "--as", "claude", "--", script,
+               env={**OTHERS, **KEPT, "B_KEY": PROFILE_KEY})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not set(OTHERS) & set(done.stdout.split()) and set(KEPT) <= set(done.stdout.split())
