@@ -20,7 +20,7 @@ __all__ = ["home"]  # the fixture, shared
 def test_codex_note_names_the_users_line_once(home: Path) -> None:
     (home / "codex" / "config.toml").write_text('model = "o3"   # my model\n')
     add(home, "cx", "codex", "https://gw.example.com/v1", "--key", "gw", "--model", "gpt-x")
-    done = cli(home, "profile", "diff", "cx")
+    done = cli(home, "profile", "diff", "cx", env=KEYRING_OK)
     assert done.returncode == 0, done.stderr
     assert 'note: replaces your value model = "o3"   # my model, kept' in done.stdout
     assert "model = model" not in done.stdout

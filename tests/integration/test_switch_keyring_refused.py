@@ -1,7 +1,8 @@
 """A new user switched a keyring profile in with no usable keyring: the switch printed a long
 warning ("Claude Code would get no key"), wrote settings.json and exited 0, so the failure only
 showed at Claude Code's next start, while ``key set``/``env`` refused for the same cause. Now the
-switch refuses in one line (its preview, ``--dry-run`` or ``diff``, warns as before), exit 2, and writes nothing; a profile that reads
+switch refuses in one line, exit 2, and writes nothing; its preview (``--dry-run`` or ``diff``)
+shows the diff with the reason and exits 2 as the switch will; a profile that reads
 no keyring entry at run time (``key_env``) still switches."""
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def test_no_usable_keyring_refuses_and_writes_nothing(
     target = home / live
     before = target.read_bytes() if target.exists() else None
     preview = cli(home, "profile", "use", "gw", "--dry-run", env=PLAIN)
-    assert preview.returncode == 0  # a preview: it says the switch itself will be refused
+    assert preview.returncode == 2  # as the switch will: a script's pre-check read 0 (a new user)
+    assert "gw.example" in preview.stdout  # the diff is still shown
     assert f"{tool} would get no key, so `profile use` refuses this switch" in preview.stderr
     done = cli(home, "profile", "use", "gw", env=PLAIN)
     assert done.returncode == 2, done.stdout + done.stderr

@@ -241,8 +241,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def _print_switch(result: SwitchResult) -> int:
-    """The warnings, the diff and the backups; a dry run onto a file its owner made read-only
-    shows the diff, says the switch itself will refuse, and exits as that switch would."""
+    """The warnings, the diff and the backups; a dry run the switch itself would refuse (a file
+    its owner made read-only, no usable keyring for a tool that reads it on every start) shows
+    the diff, says why, and exits as that switch would: a script's pre-check read 0 and the
+    switch then failed (a new user)."""
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     sys.stdout.write(result.diff or f"{result.app}: no file to change\n")
@@ -252,7 +254,7 @@ def _print_switch(result: SwitchResult) -> int:
     refusals = [line for p in result.read_only if (line := read_only_line(p, dry_run=True))]
     for line in refusals:
         print(f"judgeaudit: {line}", file=sys.stderr)
-    return ProfileError.exit_code if refusals else 0
+    return ProfileError.exit_code if refusals or result.refusal else 0
 
 
 def cmd_use(args: argparse.Namespace) -> int:
