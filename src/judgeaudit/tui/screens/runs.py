@@ -7,19 +7,19 @@ picker make it run A / run B; ctrl+t compares; Enter opens the run in Results. T
 shows paired or not, the test and interval, every manifest change in a focusable scrolling pane,
 then per bucket the change with its interval, the adjusted p-value (weighted Holm) and the flips. `j` shows
 the judge leaderboard (`judgeaudit judges`) of the runs in the directories named and picked that
-judged the same conversations; Enter on a judge opens its run."""
+judged the same conversations; Enter on a judge opens its run (that half is
+:mod:`judgeaudit.tui.screens.runs_judges`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 
 from judgeaudit.errors import JudgeauditError
@@ -36,9 +36,10 @@ from judgeaudit.tui.drift_view import (
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.recent import recent, remember
 from judgeaudit.tui.screens.flipped import FlippedPairs
+from judgeaudit.tui.screens.runs_judges import RunsJudges
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
-from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
+from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_figures import RunFigures
 from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
@@ -50,7 +51,7 @@ if TYPE_CHECKING:  # pandas and the analysis load with the first list or compare
 APP_HINT = " — here: press a and b on two runs of the list, then ctrl+t"
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(RunsJudges):
     SUB_TITLE = "Runs"
     AUTO_FOCUS = "#run-picker"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -315,10 +316,6 @@ class RunsScreen(Screen[None]):
             return
         self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
 
-    def show_view(self, shown: str) -> None:
-        for view in ("#drift", "#drift-chart-pane", "#run-figures", "#judges"):
-            self.query_one(view).display = view == shown
-
     def open_flips(self, key: str) -> None:
         if self.compared is None:
             return
@@ -336,53 +333,3 @@ class RunsScreen(Screen[None]):
             return
         c = self.compared
         self.app.push_screen(FlippedPairs(c.out_a, result["run_a"], c.out_b, result["run_b"], row))
-
-    # --- the judge leaderboard -----------------------------------------------------------------
-    def judge_dirs(self) -> list[Path]:
-        """Directories A and B and those of the picked runs, each once."""
-        a, b = self.dirs()
-        picked = [p[0] for p in (self.pick_a, self.pick_b) if p is not None]
-        return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
-
-    def show_judges(self, shown: bool) -> None:
-        self.show_view("#judges" if shown else "#drift")
-        if shown:
-            self.query_one("#changes-pane").display = False
-
-    def action_judges(self) -> None:
-        """The leaderboard in place of the drift table (again: back to it)."""
-        table = self.query_one(JudgesTable)
-        if table.display:
-            self.show_judges(False)
-            self.say("")
-            return
-        self.show_judges(True)
-        table.set_rows([])
-        table.loading = True
-        self.say("ranking the judges of the same conversations…")
-        self.load_judges(self.judge_dirs())
-
-    @work(thread=True, exclusive=True, group="judges")
-    def load_judges(self, dirs: list[Path]) -> None:
-        from judgeaudit.analysis.leaderboard import leaderboard  # pandas: on the first ranking
-
-        try:
-            board = leaderboard(dirs)
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.judges_failed, str(exc))
-            return
-        self.app.call_from_thread(self.judges_shown, board)
-
-    def judges_shown(self, board: dict[str, Any]) -> None:
-        table = self.query_one(JudgesTable)
-        table.loading = False
-        table.show_board(board)
-        table.focus()
-        self.say(judges_note(board))
-
-    def judges_failed(self, message: str) -> None:
-        table = self.query_one(JudgesTable)
-        table.loading = False
-        self.show_judges(False)
-        said = message if message.startswith("judges: ") else f"judges: {message}"
-        self.say(Text(said, style="bold red"))  # the ranking's own lines name the command
