@@ -77,6 +77,9 @@ class RunsScreen(RunsJudges):
         self.listing_problem = False  # the status line says why a directory did not list
         self.listed: tuple[Path, Path | None] | None = None  # the fields the picker lists
         self.typed = False  # a directory typed here: the picker lists A's and B's runs only
+        # which compare's answer may still be shown: a new compare, another A or B or another
+        # pick counts up, so a compare still running for the old inputs is dropped when it ends
+        self.compare_request = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -195,10 +198,12 @@ class RunsScreen(RunsJudges):
             self.pick_a = (run.out, run.run_id)
         else:
             self.pick_b = (run.out, run.run_id)
+        self.drop_running_compare()
         picker.show_runs(picker.runs, self.pick_a, self.pick_b)
 
     def action_clear_picks(self) -> None:
         self.pick_a = self.pick_b = None
+        self.drop_running_compare()
         picker = self.query_one(RunPicker)
         picker.show_runs(picker.runs, None, None)
 
@@ -244,11 +249,18 @@ class RunsScreen(RunsJudges):
         pane = self.query_one("#changes-pane")
         pane.display = True
         pane.loading = True
-        self.run_compare(out_a, out_b, run_a, run_b)
+        self.compare_request += 1
+        self.run_compare(self.compare_request, out_a, out_b, run_a, run_b)
+
+    def drop_running_compare(self) -> None:
+        """Other runs picked while a compare runs: its answer, of the runs before, is dropped."""
+        if self.query_one("#changes-pane").loading:
+            self.clear_comparison()
+            self.say("")
 
     @work(thread=True, exclusive=True, group="compare")
     def run_compare(
-        self, out_a: Path, out_b: Path | None, run_a: str | None, run_b: str | None
+        self, request: int, out_a: Path, out_b: Path | None, run_a: str | None, run_b: str | None
     ) -> None:
         from judgeaudit.analysis.compare_entry import compare_runs
 
@@ -258,16 +270,28 @@ class RunsScreen(RunsJudges):
             message = str(exc)
             if "--run-a" in message:
                 message += APP_HINT
-            self.app.call_from_thread(self.failed, message)
+            self.app.call_from_thread(self.answered, request, message)
             return
-        self.app.call_from_thread(self.show, compared)
+        self.app.call_from_thread(self.answered, request, compared)
+
+    def answered(self, request: int, answer: Comparison | str) -> None:
+        """A compare's answer, shown only if nothing changed A, B or the picks since it began
+        (a thread cannot be stopped: ``exclusive`` cancels the worker, not its late answer)."""
+        if request != self.compare_request:
+            return
+        if isinstance(answer, str):
+            self.failed(answer)
+        else:
+            self.show(answer)
 
     def failed(self, message: str) -> None:
         self.clear_comparison()
         self.say(Text(f"refused: {message}", style="bold red"))
 
     def clear_comparison(self) -> None:
-        """No gate, drift rows, chart or figures of an earlier comparison left on screen."""
+        """No gate, drift rows, chart or figures of an earlier comparison left on screen, and
+        none to come from a compare still running."""
+        self.compare_request += 1
         self.compared = None
         pane = self.query_one("#changes-pane")
         pane.loading = False
