@@ -80,6 +80,7 @@ class RunsScreen(RunsJudges):
         # which compare's answer may still be shown: a new compare, another A or B or another
         # pick counts up, so a compare still running for the old inputs is dropped when it ends
         self.compare_request = 0
+        self.failed_row: str | None = None  # the drift row the gate failed on, if it did
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -108,6 +109,7 @@ class RunsScreen(RunsJudges):
         self.query_one("#drift-chart-pane").display = False
         self.query_one("#judges").display = False
         self.query_one(RunFigures).display = False
+        self.watch(self.query_one("#drift"), "scroll_y", self.say_rows_above, init=False)
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -296,7 +298,7 @@ class RunsScreen(RunsJudges):
         pane = self.query_one("#changes-pane")
         pane.loading = False
         pane.display = False
-        pane.border_subtitle = ""
+        pane.border_subtitle = pane.border_title = ""
         self.query_one("#changes", Static).update("")
         self.query_one("#drift", FitTable).set_rows([])
         self.query_one("#drift-chart", Static).update("")
@@ -313,13 +315,34 @@ class RunsScreen(RunsJudges):
         # first row (not where the last comparison left it: a new table starts at its top)
         rows = drift_rows(compared.result)
         first = rows[0][0] if rows else None
-        self.query_one("#drift", FitTable).set_rows(
-            rows, cursor=deciding_row(compared.result) or first
-        )
+        deciding = self.failed_row = deciding_row(compared.result)
+        self.query_one("#drift", FitTable).set_rows(rows, cursor=deciding or first)
+        pane.border_title = ""
+        if deciding is not None:  # where that row scrolls the first ones off, the pane says so
+            self.call_after_refresh(self.say_rows_above)
         self.query_one(RunFigures).show(compared.result.get("figures"))
         self.draw_chart()
         pane.loading = False
         pane.scroll_home(animate=False)
+
+    def say_rows_above(self, _: float = 0.0) -> None:
+        """On the pane's top edge: the table opens on the row that failed the gate, not at its
+        top, and how many rows are above it (a user at 80x24 saw the first rows hidden)."""
+        table = self.query_one("#drift", FitTable)
+        above = round(table.scroll_offset.y)
+        key = self.failed_row
+        if self.compared is None or key is None or table.selected_key() != key or not above:
+            return
+        name = dict(table.rows_data).get(key, {}).get("bucket", key)
+        rows = f"{above} row{'s' if above > 1 else ''}"
+        title = f"cursor on {name}, the row that failed the gate · ↑ {rows} above"
+        self.query_one("#changes-pane").border_title = title
+
+    def on_data_table_row_highlighted(self, event: FitTable.RowHighlighted) -> None:
+        """The cursor moved off the row that failed the gate: the pane's note on it has done."""
+        table = self.query_one("#drift", FitTable)  # where it is now: a relayout's highlight
+        if event.data_table is table and table.selected_key() != self.failed_row:  # may be stale
+            self.query_one("#changes-pane").border_title = ""
 
     def draw_chart(self) -> None:
         if self.compared is not None:
