@@ -75,3 +75,37 @@ def test_the_row_that_failed_the_gate_is_on_screen_at_80x24(
     assert "\ngate (margin 2 points): WORSE on the tie-aware rate: ties count half a loss\n" in pane
     assert cursor is not None and cursor == "0", cursor  # the next table starts at its top
     assert any(s.strip().startswith("bucket") for s in passed)
+
+
+def test_a_table_opened_below_its_top_says_so_and_the_next_opens_at_its_top(
+    isolated: ProfileStore, four_runs: Path
+) -> None:
+    """The table opens at its top row unless the gate failed: then on the row that failed it,
+    and the pane's top edge says why the first rows are out of sight and how many (a user at
+    80x24 saw the first rows hidden above and no reason); once the cursor leaves that row, or
+    the next comparison passes, no such line."""
+
+    async def go() -> tuple[list[str], float, list[str], list[str], float]:
+        app = make_app(isolated, four_runs)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 4, "four runs listed")
+            tie = next(i for i, r in enumerate(picker.runs) if "tie" in r.judge)
+            failed = await _compare(pilot, tie)
+            table = app.screen.query_one("#drift", FitTable)
+            above = table.scroll_offset.y
+            table.focus()
+            await press(pilot, "up")  # off the row that failed: the note has done its work
+            moved = painted(app)
+            other = next(i for i in range(1, 4) if i != tie)
+            passed = await _compare(pilot, other)
+            return failed, above, moved, passed, table.scroll_offset.y
+
+    failed, above, moved, passed, top = asyncio.run(go())
+    rows = int(above)
+    assert rows > 0, "the row that failed the gate is below the first rows at 80x24"
+    said = f"cursor on tie-aware, the row that failed the gate · ↑ {rows} row"
+    assert any(said in line for line in failed), "\n".join(failed)
+    assert not any("the row that failed the gate" in line for line in moved), "\n".join(moved)
+    assert top == 0 and not any("failed the gate" in line for line in passed), "\n".join(passed)

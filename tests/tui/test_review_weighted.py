@@ -59,16 +59,19 @@ def reference(out: Path) -> tuple[float, float, int]:
 def test_review_shows_weighted_agreement_and_kappa_with_intervals(
     isolated: ProfileStore, run_copy: Path
 ) -> None:
-    async def go() -> str:
+    async def go() -> tuple[str, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f5")
-            assert isinstance(app.screen, ReviewScreen)
+            review = app.screen
+            assert isinstance(review, ReviewScreen)
             for pref in "ababbaab" * 5:  # a reviewer who disagrees now and then: the whole
                 await press(pilot, pref, "1", "n")  # sample of 40, two or more per stratum
-            return str(app.screen.query_one("#review-figures", Static).render())
+            await press(pilot, "m")  # the method note, whole (the figures name the key)
+            note = str(app.screen.query_one("#review-method-text", Static).render())
+            return str(review.query_one("#review-figures", Static).render()), note
 
-    shown = asyncio.run(go())
+    shown, note = asyncio.run(go())
     agree, kappa, need = reference(run_copy)
     line = next(x for x in shown.splitlines() if x.startswith("judge vs human: "))
     assert line.startswith("judge vs human: 40 pairs, as labelled ")
@@ -80,6 +83,6 @@ def test_review_shows_weighted_agreement_and_kappa_with_intervals(
     )
     assert low <= round(kappa, 2) <= high
     assert "success check vs human: " in shown and "conversations" in shown
-    assert "stratified Jeffreys" in shown and "Rao-Wu) of labelled tasks within strata" in shown
+    assert "stratified Jeffreys" in note and "Rao-Wu) of labelled tasks within strata" in note
     assert need == 126, "this run has fewer pairs than the interval would need"
     assert f"needs every one of the run's {need} pairs labelled" in shown

@@ -45,9 +45,33 @@ PARTS = (
 )
 
 
+def needs_text(figures: ReviewFigures) -> str:
+    needs = (
+        f"every one of the run's {figures.suggested} pairs labelled"
+        if figures.suggested == figures.pairs
+        else f"~{figures.suggested} labelled pairs"
+    )
+    return f"a {WIDTH * 100:g}-point interval on the weighted agreement needs {needs}"
+
+
+def methods(figures: ReviewFigures) -> list[tuple[str, str]]:
+    """Each comparison's name and how its weighted intervals are drawn (or why one is not)."""
+    found = figures.agreement
+    return [
+        (name, str(found[key]["interval"]))
+        for key, name, _ in PARTS
+        if isinstance(found.get(key), dict) and found[key].get("interval")
+    ]
+
+
+#: the screen's pointer to the whole method note (a new user saw it cut mid-sentence at 120x40)
+METHOD_KEY = "m: how each 95% interval is drawn"
+
+
 def figures_text(figures: ReviewFigures | None) -> Text:
-    """One line per comparison (as labelled, then weighted to the audit), then the method and
-    the suggested sample size."""
+    """One line per comparison (as labelled, then weighted to the audit), the suggested sample
+    size, then where the method is (:func:`method_text`: too long to read whole beside the
+    transcripts at 80x24)."""
     if figures is None:
         return Text("")
     found = figures.agreement
@@ -62,17 +86,28 @@ def figures_text(figures: ReviewFigures | None) -> Text:
         text.append(f"{part['n']} {unit}, as labelled {as_labelled(part)}; weighted to the audit: ")
         text.append(weighted(part).split(" (95%: ")[0], style="bold")
         text.append("\n")
-    method = next(
-        (found[k]["interval"] for k, _, _ in PARTS if isinstance(found.get(k), dict)), None
-    )
-    if method:
-        text.append(f"95%: as labelled, {LABELLED_SHORT}; weighted, {method}; ", style="dim")
-    needs = (
-        f"every one of the run's {figures.suggested} pairs labelled"
-        if figures.suggested == figures.pairs
-        else f"~{figures.suggested} labelled pairs"
-    )
-    text.append(
-        f"a {WIDTH * 100:g}-point interval on the weighted agreement needs {needs}", style="dim"
-    )
+    text.append(needs_text(figures), style="dim")
+    if methods(figures):
+        missing = any(
+            part.get("weighted_agreement_ci") is None
+            or (part.get("weighted_kappa") is not None and part.get("weighted_kappa_ci") is None)
+            for part in (found.get(key) for key, _, _ in PARTS)
+            if isinstance(part, dict)
+        )
+        text.append(f"\n{METHOD_KEY}" + (" and why one has none" if missing else ""), style="dim")
+    return text
+
+
+def method_text(figures: ReviewFigures | None) -> Text:
+    """The whole method note: the intervals as labelled, then each comparison's weighted ones
+    (or why there is none yet), then the suggested sample size."""
+    if figures is None or not (said := methods(figures)):
+        return Text("No agreement figures yet: label a pair (1-4, a/b/t) first.")
+    text = Text("95% intervals\n\n", style="bold")
+    text.append("As labelled: ", style="bold")
+    text.append(f"{LABELLED_SHORT}.\n\n")
+    for name, how in said:
+        text.append(f"{name}, weighted to the audit: ", style="bold")
+        text.append(f"{how}.\n\n")
+    text.append(f"{needs_text(figures)}.")
     return text

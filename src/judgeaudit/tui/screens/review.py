@@ -20,7 +20,12 @@ from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.tui.review_figures import ReviewFigures, figures_text, review_figures
+from judgeaudit.tui.review_figures import (
+    ReviewFigures,
+    figures_text,
+    method_text,
+    review_figures,
+)
 from judgeaudit.tui.safe_text import safe
 from judgeaudit.tui.screens.pair import transcript
 
@@ -62,6 +67,7 @@ class ReviewScreen(Screen[None]):
         Binding("j", "blind", "Judge"),
         Binding("n,right", "move(1)", "Next", key_display="n/p"),
         Binding("p,left", "move(-1)", "previous", show=False),
+        Binding("m", "method", "Method", show=False),  # named on the screen's figures
     ]
 
     def __init__(self, seed: int = 0) -> None:
@@ -140,6 +146,12 @@ class ReviewScreen(Screen[None]):
         if out == self.out:
             self.data, self.figures = data, figures
             self.show(reload_item=True)
+
+    def action_method(self) -> None:
+        """The whole method note of the figures, in a scrolling dialog."""
+        from judgeaudit.tui.screens.review_method import ReviewMethod
+
+        self.app.push_screen(ReviewMethod(method_text(self.figures)))
 
     # --- rendering -----------------------------------------------------------------------------
     def current_label(self, pair_id: str) -> dict[str, Any]:

@@ -7,19 +7,19 @@ picker make it run A / run B; ctrl+t compares; Enter opens the run in Results. T
 shows paired or not, the test and interval, every manifest change in a focusable scrolling pane,
 then per bucket the change with its interval, the adjusted p-value (weighted Holm) and the flips. `j` shows
 the judge leaderboard (`judgeaudit judges`) of the runs in the directories named and picked that
-judged the same conversations; Enter on a judge opens its run."""
+judged the same conversations; Enter on a judge opens its run (that half is
+:mod:`judgeaudit.tui.screens.runs_judges`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 
 from judgeaudit.errors import JudgeauditError
@@ -36,9 +36,10 @@ from judgeaudit.tui.drift_view import (
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.recent import recent, remember
 from judgeaudit.tui.screens.flipped import FlippedPairs
+from judgeaudit.tui.screens.runs_judges import RunsJudges
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
-from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
+from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_figures import RunFigures
 from judgeaudit.tui.widgets.run_picker import Pick, RunPicker
@@ -50,7 +51,7 @@ if TYPE_CHECKING:  # pandas and the analysis load with the first list or compare
 APP_HINT = " — here: press a and b on two runs of the list, then ctrl+t"
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(RunsJudges):
     SUB_TITLE = "Runs"
     AUTO_FOCUS = "#run-picker"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -76,6 +77,10 @@ class RunsScreen(Screen[None]):
         self.listing_problem = False  # the status line says why a directory did not list
         self.listed: tuple[Path, Path | None] | None = None  # the fields the picker lists
         self.typed = False  # a directory typed here: the picker lists A's and B's runs only
+        # which compare's answer may still be shown: a new compare, another A or B or another
+        # pick counts up, so a compare still running for the old inputs is dropped when it ends
+        self.compare_request = 0
+        self.failed_row: str | None = None  # the drift row the gate failed on, if it did
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -104,6 +109,7 @@ class RunsScreen(Screen[None]):
         self.query_one("#drift-chart-pane").display = False
         self.query_one("#judges").display = False
         self.query_one(RunFigures).display = False
+        self.watch(self.query_one("#drift"), "scroll_y", self.say_rows_above, init=False)
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -194,10 +200,12 @@ class RunsScreen(Screen[None]):
             self.pick_a = (run.out, run.run_id)
         else:
             self.pick_b = (run.out, run.run_id)
+        self.drop_running_compare()
         picker.show_runs(picker.runs, self.pick_a, self.pick_b)
 
     def action_clear_picks(self) -> None:
         self.pick_a = self.pick_b = None
+        self.drop_running_compare()
         picker = self.query_one(RunPicker)
         picker.show_runs(picker.runs, None, None)
 
@@ -243,11 +251,18 @@ class RunsScreen(Screen[None]):
         pane = self.query_one("#changes-pane")
         pane.display = True
         pane.loading = True
-        self.run_compare(out_a, out_b, run_a, run_b)
+        self.compare_request += 1
+        self.run_compare(self.compare_request, out_a, out_b, run_a, run_b)
+
+    def drop_running_compare(self) -> None:
+        """Other runs picked while a compare runs: its answer, of the runs before, is dropped."""
+        if self.query_one("#changes-pane").loading:
+            self.clear_comparison()
+            self.say("")
 
     @work(thread=True, exclusive=True, group="compare")
     def run_compare(
-        self, out_a: Path, out_b: Path | None, run_a: str | None, run_b: str | None
+        self, request: int, out_a: Path, out_b: Path | None, run_a: str | None, run_b: str | None
     ) -> None:
         from judgeaudit.analysis.compare_entry import compare_runs
 
@@ -257,21 +272,33 @@ class RunsScreen(Screen[None]):
             message = str(exc)
             if "--run-a" in message:
                 message += APP_HINT
-            self.app.call_from_thread(self.failed, message)
+            self.app.call_from_thread(self.answered, request, message)
             return
-        self.app.call_from_thread(self.show, compared)
+        self.app.call_from_thread(self.answered, request, compared)
+
+    def answered(self, request: int, answer: Comparison | str) -> None:
+        """A compare's answer, shown only if nothing changed A, B or the picks since it began
+        (a thread cannot be stopped: ``exclusive`` cancels the worker, not its late answer)."""
+        if request != self.compare_request:
+            return
+        if isinstance(answer, str):
+            self.failed(answer)
+        else:
+            self.show(answer)
 
     def failed(self, message: str) -> None:
         self.clear_comparison()
         self.say(Text(f"refused: {message}", style="bold red"))
 
     def clear_comparison(self) -> None:
-        """No gate, drift rows, chart or figures of an earlier comparison left on screen."""
+        """No gate, drift rows, chart or figures of an earlier comparison left on screen, and
+        none to come from a compare still running."""
+        self.compare_request += 1
         self.compared = None
         pane = self.query_one("#changes-pane")
         pane.loading = False
         pane.display = False
-        pane.border_subtitle = ""
+        pane.border_subtitle = pane.border_title = ""
         self.query_one("#changes", Static).update("")
         self.query_one("#drift", FitTable).set_rows([])
         self.query_one("#drift-chart", Static).update("")
@@ -288,13 +315,34 @@ class RunsScreen(Screen[None]):
         # first row (not where the last comparison left it: a new table starts at its top)
         rows = drift_rows(compared.result)
         first = rows[0][0] if rows else None
-        self.query_one("#drift", FitTable).set_rows(
-            rows, cursor=deciding_row(compared.result) or first
-        )
+        deciding = self.failed_row = deciding_row(compared.result)
+        self.query_one("#drift", FitTable).set_rows(rows, cursor=deciding or first)
+        pane.border_title = ""
+        if deciding is not None:  # where that row scrolls the first ones off, the pane says so
+            self.call_after_refresh(self.say_rows_above)
         self.query_one(RunFigures).show(compared.result.get("figures"))
         self.draw_chart()
         pane.loading = False
         pane.scroll_home(animate=False)
+
+    def say_rows_above(self, _: float = 0.0) -> None:
+        """On the pane's top edge: the table opens on the row that failed the gate, not at its
+        top, and how many rows are above it (a user at 80x24 saw the first rows hidden)."""
+        table = self.query_one("#drift", FitTable)
+        above = round(table.scroll_offset.y)
+        key = self.failed_row
+        if self.compared is None or key is None or table.selected_key() != key or not above:
+            return
+        name = dict(table.rows_data).get(key, {}).get("bucket", key)
+        rows = f"{above} row{'s' if above > 1 else ''}"
+        title = f"cursor on {name}, the row that failed the gate · ↑ {rows} above"
+        self.query_one("#changes-pane").border_title = title
+
+    def on_data_table_row_highlighted(self, event: FitTable.RowHighlighted) -> None:
+        """The cursor moved off the row that failed the gate: the pane's note on it has done."""
+        table = self.query_one("#drift", FitTable)  # where it is now: a relayout's highlight
+        if event.data_table is table and table.selected_key() != self.failed_row:  # may be stale
+            self.query_one("#changes-pane").border_title = ""
 
     def draw_chart(self) -> None:
         if self.compared is not None:
@@ -315,10 +363,6 @@ class RunsScreen(Screen[None]):
             return
         self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
 
-    def show_view(self, shown: str) -> None:
-        for view in ("#drift", "#drift-chart-pane", "#run-figures", "#judges"):
-            self.query_one(view).display = view == shown
-
     def open_flips(self, key: str) -> None:
         if self.compared is None:
             return
@@ -336,53 +380,3 @@ class RunsScreen(Screen[None]):
             return
         c = self.compared
         self.app.push_screen(FlippedPairs(c.out_a, result["run_a"], c.out_b, result["run_b"], row))
-
-    # --- the judge leaderboard -----------------------------------------------------------------
-    def judge_dirs(self) -> list[Path]:
-        """Directories A and B and those of the picked runs, each once."""
-        a, b = self.dirs()
-        picked = [p[0] for p in (self.pick_a, self.pick_b) if p is not None]
-        return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
-
-    def show_judges(self, shown: bool) -> None:
-        self.show_view("#judges" if shown else "#drift")
-        if shown:
-            self.query_one("#changes-pane").display = False
-
-    def action_judges(self) -> None:
-        """The leaderboard in place of the drift table (again: back to it)."""
-        table = self.query_one(JudgesTable)
-        if table.display:
-            self.show_judges(False)
-            self.say("")
-            return
-        self.show_judges(True)
-        table.set_rows([])
-        table.loading = True
-        self.say("ranking the judges of the same conversations…")
-        self.load_judges(self.judge_dirs())
-
-    @work(thread=True, exclusive=True, group="judges")
-    def load_judges(self, dirs: list[Path]) -> None:
-        from judgeaudit.analysis.leaderboard import leaderboard  # pandas: on the first ranking
-
-        try:
-            board = leaderboard(dirs)
-        except JudgeauditError as exc:
-            self.app.call_from_thread(self.judges_failed, str(exc))
-            return
-        self.app.call_from_thread(self.judges_shown, board)
-
-    def judges_shown(self, board: dict[str, Any]) -> None:
-        table = self.query_one(JudgesTable)
-        table.loading = False
-        table.show_board(board)
-        table.focus()
-        self.say(judges_note(board))
-
-    def judges_failed(self, message: str) -> None:
-        table = self.query_one(JudgesTable)
-        table.loading = False
-        self.show_judges(False)
-        said = message if message.startswith("judges: ") else f"judges: {message}"
-        self.say(Text(said, style="bold red"))  # the ranking's own lines name the command

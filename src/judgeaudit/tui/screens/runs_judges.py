@@ -1,0 +1,86 @@
+"""The Runs screen's judge leaderboard: `j` shows `judgeaudit judges` for the runs in the
+directories named and picked that judged the same conversations, in place of the drift table;
+Enter on a judge opens its run (the screen's row handler). The list of runs and the compare
+live in :mod:`judgeaudit.tui.screens.runs`, which builds on this class."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.screen import Screen
+
+from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
+from judgeaudit.tui.widgets.run_picker import Pick
+
+#: the views that take the drift table's place, one shown at a time
+VIEWS = ("#drift", "#drift-chart-pane", "#run-figures", "#judges")
+
+
+class RunsJudges(Screen[None]):
+    """The leaderboard half of the Runs screen; the screen supplies the fields and the status."""
+
+    pick_a: Pick | None
+    pick_b: Pick | None
+
+    def dirs(self) -> tuple[Path, Path | None]:
+        raise NotImplementedError  # the screen's fields A and B
+
+    def say(self, text: str | Text) -> None:
+        raise NotImplementedError  # the screen's status line
+
+    def show_view(self, shown: str) -> None:
+        for view in VIEWS:
+            self.query_one(view).display = view == shown
+
+    def judge_dirs(self) -> list[Path]:
+        """Directories A and B and those of the picked runs, each once."""
+        a, b = self.dirs()
+        picked = [p[0] for p in (self.pick_a, self.pick_b) if p is not None]
+        return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
+
+    def show_judges(self, shown: bool) -> None:
+        self.show_view("#judges" if shown else "#drift")
+        if shown:
+            self.query_one("#changes-pane").display = False
+
+    def action_judges(self) -> None:
+        """The leaderboard in place of the drift table (again: back to it)."""
+        table = self.query_one(JudgesTable)
+        if table.display:
+            self.show_judges(False)
+            self.say("")
+            return
+        self.show_judges(True)
+        table.set_rows([])
+        table.loading = True
+        self.say("ranking the judges of the same conversations…")
+        self.load_judges(self.judge_dirs())
+
+    @work(thread=True, exclusive=True, group="judges")
+    def load_judges(self, dirs: list[Path]) -> None:
+        from judgeaudit.analysis.leaderboard import leaderboard  # pandas: on the first ranking
+
+        try:
+            board = leaderboard(dirs)
+        except JudgeauditError as exc:
+            self.app.call_from_thread(self.judges_failed, str(exc))
+            return
+        self.app.call_from_thread(self.judges_shown, board)
+
+    def judges_shown(self, board: dict[str, Any]) -> None:
+        table = self.query_one(JudgesTable)
+        table.loading = False
+        table.show_board(board)
+        table.focus()
+        self.say(judges_note(board))
+
+    def judges_failed(self, message: str) -> None:
+        table = self.query_one(JudgesTable)
+        table.loading = False
+        self.show_judges(False)
+        said = message if message.startswith("judges: ") else f"judges: {message}"
+        self.say(Text(said, style="bold red"))  # the ranking's own lines name the command
