@@ -54,3 +54,23 @@ def test_a_name_of_its_own_is_still_taken(home: Path, variable: str) -> None:
         "--key-env", variable,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_a_bad_url_says_nothing_was_saved_only_where_something_would_have_been(
+    home: Path,
+) -> None:
+    """``profile list`` of a hand-edited file with a URL holding credentials ended "…nothing
+    was saved (fix or remove that file)" though nothing was being saved (a new user)."""
+    url = "https://me:hunter2Zq9x@gw.example/v1"
+    done = cli(home, "profile", "add", "u", "--app", "sdk", "--base-url", url, "--key-env", "U_K")
+    line = one_line(done)
+    assert done.returncode == 2 and line.count("nothing was saved") == 1, line
+    assert "hunter2" not in done.stdout + done.stderr
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "u.toml").write_text(
+        f'name = "u"\napp = "sdk"\nbase_url = "{url}"\nkey_env = "U_K"\n', encoding="utf-8"
+    )
+    listed = cli(home, "profile", "list")
+    assert "carries credentials" in listed.stderr and "(fix or remove that file)" in listed.stderr
+    assert "nothing was saved" not in listed.stderr and "hunter2" not in listed.stderr

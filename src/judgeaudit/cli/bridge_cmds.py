@@ -30,7 +30,9 @@ def register(sub: Sub) -> None:
         )
     )
     bridge.add_argument("profile", help="the profile whose upstream and key to use")
-    bridge.add_argument("--host", default="127.0.0.1")
+    bridge.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: loopback)"
+    )
     bridge.add_argument(
         "--port",
         type=int,

@@ -21,6 +21,8 @@ GAP_SOURCE_HELP = (
 )
 #: The help of an output directory argument that is read (OUT: what ``run --out`` wrote).
 OUT_HELP = "an audit's output directory (what `run --out` or `demo --out` wrote)"
+#: The help of a profile's name argument (profile, env, exec).
+PROFILE_NAME_HELP = "the profile's name (`judgeaudit profile list` shows them)"
 #: The help of ``--run`` where the latest run is the default.
 RUN_HELP = "the run id (default: the latest run in OUT)"
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from judgeaudit.cli import command_help
 from judgeaudit.cli.argsafe import quiet
-from judgeaudit.cli.common import UserError
+from judgeaudit.cli.common import PROFILE_NAME_HELP, UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.names import SHELLS, ProfileError
 
@@ -35,6 +35,9 @@ SCRUB_HELP = (
 )
 
 
+KEY_NAME_HELP = "the key's name in the keyring (a profile's `key`)"
+
+
 def register(sub: Sub) -> None:
     key = quiet(sub.add_parser("key", help=command_help("key")))
     ksub = key.add_subparsers(dest="key_command", required=True, metavar="SUBCOMMAND")
@@ -44,33 +47,35 @@ def register(sub: Sub) -> None:
         "never from the command line, where other processes can see it",
         "nothing was stored",
     )
-    kset.add_argument("name")
+    kset.add_argument("name", help=KEY_NAME_HELP)
     kset.set_defaults(func=cmd_key_set)
     kstatus = ksub.add_parser(
         "status", help="which keys are stored (masked), and which no profile uses"
     )
-    kstatus.add_argument("name", nargs="?")
+    kstatus.add_argument("name", nargs="?", help="one key (default: every one)")
     kstatus.set_defaults(func=cmd_key_status)
     kdel = ksub.add_parser("delete", help="remove a key from the keyring")
-    kdel.add_argument("name")
+    kdel.add_argument("name", help=KEY_NAME_HELP)
     kdel.add_argument(
         "--force", action="store_true", help="delete it even though an active profile uses it"
     )
     kdel.set_defaults(func=cmd_key_delete)
     kprint = ksub.add_parser("print", help="print only the key (for apiKeyHelper / Codex auth)")
-    kprint.add_argument("name")
+    kprint.add_argument("name", help=KEY_NAME_HELP)
     kprint.set_defaults(func=cmd_key_print)
     ktoken = ksub.add_parser(
         "bridge-token",
         help="print a bridged profile's local token (what its switched tool gives the bridge "
         "instead of the key)",
     )
-    ktoken.add_argument("profile")
+    ktoken.add_argument("profile", help="a bridged profile's name")
     ktoken.set_defaults(func=cmd_key_bridge_token)
 
     env = quiet(sub.add_parser("env", help=command_help("env")))
-    env.add_argument("name")
-    env.add_argument("--shell", default="bash", choices=SHELLS)
+    env.add_argument("name", help=PROFILE_NAME_HELP)
+    env.add_argument(
+        "--shell", default="bash", choices=SHELLS, help="the shell's syntax (default bash)"
+    )
     env.add_argument(
         "--force",
         action="store_true",
@@ -80,7 +85,7 @@ def register(sub: Sub) -> None:
     env.add_argument("--scrub-other-providers", action="store_true", help=SCRUB_HELP)
     env.set_defaults(func=cmd_env)
     run = quiet(sub.add_parser("exec", help=command_help("exec")))
-    run.add_argument("name")
+    run.add_argument("name", help=PROFILE_NAME_HELP)
     run.add_argument(
         "--as",
         dest="as_",

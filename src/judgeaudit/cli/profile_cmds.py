@@ -8,8 +8,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgeaudit.cli import command_help
-from judgeaudit.cli.argsafe import quiet
 from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backups, bridgeports, doctor, drift, importtx, restore, secrets
@@ -19,6 +17,7 @@ from judgeaudit.profiles.model import (
     APP_OPTIONS,
     APPS,
     STORED_FIELDS,
+    Profile,
     ProfileError,
     profile_from_dict,
 )
@@ -31,100 +30,23 @@ from judgeaudit.terminal import printable
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
 
-PROJECT_HELP = "only in this project (DIR, default the current directory): its own settings file"
 FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_out")
 
 
 def register(sub: Sub) -> None:
-    profile = quiet(sub.add_parser("profile", help=command_help("profile")))
-    psub = profile.add_subparsers(dest="profile_command", required=True, metavar="SUBCOMMAND")
-    psub.add_parser("list", help="profiles by app, active marked").set_defaults(func=cmd_list)
-    off = psub.add_parser("off", help="undo judgeaudit in an app's files: your own settings back")
-    off.add_argument("app", choices=APPS)
-    off.add_argument("--dry-run", action="store_true")
-    off.add_argument("--project", nargs="?", const=".", metavar="DIR", help=PROJECT_HELP)
-    off.set_defaults(func=cmd_off)
-    doctor = psub.add_parser(
-        "doctor", help="what each tool will actually use, and what overrides it"
-    )
-    doctor.add_argument("app", nargs="?", choices=APPS)
-    doctor.set_defaults(func=cmd_doctor)
-    show = psub.add_parser("show", help="one profile as TOML, with key status")
-    show.add_argument("name")
-    show.set_defaults(func=cmd_show)
-    for verb in ("add", "edit"):
-        parser = psub.add_parser(verb, help=f"{verb} a user profile (flags mirror the TOML fields)")
-        parser.add_argument("name")
-        parser.add_argument("--app", choices=APPS, required=verb == "add")
-        parser.add_argument("--base-url", dest="base_url", required=verb == "add")
-        parser.add_argument("--model")
-        parser.add_argument("--key", help="keyring entry name (several profiles may share one)")
-        parser.add_argument(
-            "--key-env",
-            dest="key_env",
-            help="environment variable holding the key (alone: Codex and Claude Code read it)",
-        )
-        parser.add_argument(
-            "--price-in", dest="price_in", type=float, help="USD per 1M input tokens"
-        )
-        parser.add_argument(
-            "--price-out", dest="price_out", type=float, help="USD per 1M output tokens"
-        )
-        parser.add_argument(
-            "--option",
-            action="append",
-            default=[],
-            metavar="KEY=VALUE",
-            help="app option, e.g. key_mode=inline (repeatable)",
-        )
-        parser.set_defaults(func=cmd_add if verb == "add" else cmd_edit)
-    remove = psub.add_parser("remove", help="delete a user profile (its key stays)")
-    remove.add_argument("name")
-    remove.set_defaults(func=cmd_remove)
-    for verb, helptext in (
-        ("use", "switch a profile in (a safe transaction)"),
-        ("diff", "show what `use` would change"),
-    ):
-        parser = psub.add_parser(verb, help=helptext)
-        parser.add_argument("name")
-        if verb == "use":
-            parser.add_argument("--dry-run", action="store_true")
-        parser.add_argument("--project", nargs="?", const=".", metavar="DIR", help=PROJECT_HELP)
-        parser.add_argument(
-            "--keep-conflicts",
-            action="store_true",
-            help="leave leftover ANTHROPIC_AUTH_TOKEN/ANTHROPIC_API_KEY, credential "
-            "ANTHROPIC_CUSTOM_HEADERS and Bedrock/Vertex flags in settings.json",
-        )
-        parser.set_defaults(func=cmd_use, diff_only=verb == "diff")
-    psub.add_parser("backups", help="list backups of live files").set_defaults(func=cmd_backups)
-    restore = psub.add_parser("restore", help="put a backup back")
-    restore.add_argument("id")
-    restore.set_defaults(func=cmd_restore)
-    test = psub.add_parser("test", help="send one small request through a profile")
-    test.add_argument("name", nargs="?")
-    test.add_argument(
-        "--all", action="store_true", help="time every profile's endpoint (TTFT p50/p95)"
-    )
-    test.add_argument("--calls", type=int, default=3, help="calls per profile with --all (3)")
-    test.add_argument(
-        "--timeout", type=float, default=15.0, help="seconds to wait for each answer (15)"
-    )
-    test.set_defaults(func=cmd_test)
-    cc = psub.add_parser("import-ccswitch", help="import CC Switch providers (keys to the keyring)")
-    cc.add_argument("--db", type=Path)
-    cc.add_argument(
-        "--activate", action="store_true", help="switch to the providers CC Switch has current"
-    )
-    cc.set_defaults(func=cmd_import_ccswitch)
-    imp = psub.add_parser(
-        "import", help='import {"profiles": [{"name", "app", "base_url", "api_key_env"}]}'
-    )
-    imp.add_argument("file", type=Path)
-    imp.set_defaults(func=cmd_import)
-    from judgeaudit.cli import profile_more  # issue 19's additions, kept in their own module
+    """The ``profile`` parsers, declared in :mod:`judgeaudit.cli.profile_args`."""
+    from judgeaudit.cli import profile_args
 
-    profile_more.register(psub)
+    profile_args.register(sub)
+
+
+def _checked(data: dict[str, Any], where: str) -> Profile:
+    """The profile ``data`` describes, or its one-line refusal saying nothing was saved (said
+    here: the same rule reading a profile file for `profile list` saves nothing either)."""
+    try:
+        return profile_from_dict(data, where)
+    except ProfileError as exc:
+        raise ProfileError(f"{exc}; nothing was saved") from None
 
 
 def _store() -> ProfileStore:
@@ -188,7 +110,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     data = {f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None}
     data["name"] = args.name
     data["options"] = _options(args.option, args.app)
-    profile = profile_from_dict(data, "profile add")
+    profile = _checked(data, "profile add")
     if not profile.key and not profile.key_env:
         raise UserError(
             "profile add: give --key NAME (the keyring entry holding the key; store it with "
@@ -219,7 +141,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model == "":  # `--model ''` clears the model
         data["model"] = None
     data = {k: v for k, v in data.items() if v is not None}
-    path = bridgeports.save(store, profile_from_dict(data, "profile edit"))
+    path = bridgeports.save(store, _checked(data, "profile edit"))
     print(f"saved {args.name} -> {path}")
     if note := drift.edit_note(store, args.name):
         print(printable(f"note: {note}"))

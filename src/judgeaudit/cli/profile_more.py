@@ -23,7 +23,9 @@ def register(psub: Any) -> None:
         help="one Codex provider id for every gateway (codex resume finds every session), "
         "or one per gateway (the default)",
     )
-    history.add_argument("mode", nargs="?", choices=("shared", "per-gateway"))
+    history.add_argument(
+        "mode", nargs="?", choices=("shared", "per-gateway"), help="set it (default: say which)"
+    )
     history.add_argument(
         "--id",
         default=codex.DEFAULT_SHARED_ID,

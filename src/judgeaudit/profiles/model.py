@@ -158,7 +158,7 @@ def check_base_url(url: str, where: str = "base_url", app: str | None = None) ->
     if any(c.isspace() for c in url):
         raise ProfileError(f"{where}: the URL has white space inside it; remove it ({hint})")
     if (problem := id_text_problem(url, "the URL")) is not None:  # a bidi control hid its host
-        raise ProfileError(f"{where}: the URL {problem}; nothing was saved")
+        raise ProfileError(f"{where}: the URL {problem}")
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -167,7 +167,7 @@ def check_base_url(url: str, where: str = "base_url", app: str | None = None) ->
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise ProfileError(
             f"{where}: the URL carries credentials (user:password@); keep the key in the "
-            "keyring (`judgeaudit key set NAME`) and use the bare base URL; nothing was saved"
+            "keyring (`judgeaudit key set NAME`) and use the bare base URL"
         )
     if parts.query or parts.fragment or "?" in url or "#" in url:
         raise ProfileError(
