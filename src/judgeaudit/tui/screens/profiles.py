@@ -65,6 +65,7 @@ class ProfilesScreen(Screen[None]):
         self.store = store
         self.profiles: dict[str, Profile] = {}
         self.listing: Listing | None = None
+        self.problem_before_dialog = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -78,7 +79,16 @@ class ProfilesScreen(Screen[None]):
     def table(self) -> FitTable:
         return self.query_one(FitTable)
 
+    def on_screen_suspend(self) -> None:
+        note = self.query_one("#profiles-status", Note)
+        self.problem_before_dialog = bool(note.display and note.has_class("-bad"))
+
     def on_screen_resume(self) -> None:
+        # a problem said before a dialog opened was read and acted on (a new user saw a refusal
+        # stay through three dialogs after the file was fixed); one said since stays
+        if self.problem_before_dialog:
+            self.problem_before_dialog = False
+            self.status("")
         # on first show too, and after the CLI or a dialog changed something; the first time
         # after the screen is painted: the worker imports the keyring and asks D-Bus, which held
         # the GIL the first paint needed (issue 23, goal 3)
