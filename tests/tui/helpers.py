@@ -152,3 +152,13 @@ def painted(app: App[Any]) -> list[str]:
     for x, y, body in TEXT.findall(app.export_screenshot()):
         rows.setdefault(float(y), []).append((float(x), html.unescape(body)))
     return ["".join(t for _, t in sorted(p)).replace("\xa0", " ") for _, p in sorted(rows.items())]
+
+
+async def compare_in_runs(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -> None:
+    """The Runs screen (F6) with ``out_b`` typed as B and ctrl+t: the app's compare of the
+    app's own output dir (A) and B, as a user starts one."""
+    from textual.widgets import Input
+
+    await press(pilot, "f6")
+    app.screen.query_one("#r-b", Input).value = str(out_b)
+    await press(pilot, "ctrl+t")

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 
 from judgeaudit.analysis import compare_entry
 from judgeaudit.analysis.fmt import NO_TASK_SPREAD
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import FitTable
-from tests.tui.helpers import SMALL, make_app, press, settle
+from tests.tui.helpers import SMALL, compare_in_runs, make_app, settle
 from tests.tui.test_rates_at_80 import WITH_INTERVAL, shown
 
 
@@ -41,9 +40,7 @@ def test_a_row_without_task_spread_keeps_both_rates_at_80x24(
     async def go() -> dict[str, dict[str, str]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SMALL) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, rejudged_copy)
             await settle(pilot)
             return shown(app.screen.query_one("#drift", FitTable))
 

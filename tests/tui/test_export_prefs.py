@@ -83,20 +83,7 @@ def test_the_app_says_which_labelled_pairs_an_export_left_out(
     db.commit()
     db.close()
 
-    async def go() -> list[str]:
-        app = make_app(isolated, run_copy)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
-            await palette(pilot, "export preferences", "Export preferences…")
-            await wait_until(pilot, lambda: isinstance(app.screen, ExportPreferences), "dialog")
-            app.screen.query_one("#prefs-labels", Select).value = "state"
-            await settle(pilot)
-            await press(pilot, "ctrl+s")
-            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
-            await settle(pilot)
-            return [str(n.message) for n in app._notifications]
-
-    toasts = asyncio.run(go())
+    toasts = _exported_toasts(isolated, run_copy, "#prefs-labels", "state")
     assert (
         f"left out 2 pair(s) whose human label marks a conversation succeeded that another "
         f"pair's label marks failed (or the reverse): {one}, {two} (all listed in the card); "
@@ -113,20 +100,7 @@ def test_the_app_says_trl_keeps_the_pairs_openai_skips(
     which keeps them: its notice is the CLI's line, which says so (`pref_card_text.trl_keeps`)."""
     dest = run_copy / "preferences.openai.state.jsonl"
 
-    async def go() -> list[str]:
-        app = make_app(isolated, run_copy)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
-            await palette(pilot, "export preferences", "Export preferences…")
-            await wait_until(pilot, lambda: isinstance(app.screen, ExportPreferences), "dialog")
-            app.screen.query_one("#prefs-format", Select).value = "openai"
-            await settle(pilot)
-            await press(pilot, "ctrl+s")
-            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
-            await settle(pilot)
-            return [str(n.message) for n in app._notifications]
-
-    toasts = asyncio.run(go())
+    toasts = _exported_toasts(isolated, run_copy, "#prefs-format", "openai")
     card = json.loads(dest.with_suffix(".card.json").read_text(encoding="utf-8"))
     kept = card["skipped"]["diverge_before_last_assistant_turn"]["kept_by_trl"]
     assert kept > 0
@@ -135,3 +109,23 @@ def test_the_app_says_trl_keeps_the_pairs_openai_skips(
         "(whole conversations); data card " in t
         for t in toasts
     ), toasts
+
+
+def _exported_toasts(isolated: ProfileStore, run_copy: Path, field: str, value: str) -> list[str]:
+    """The export dialog from the palette at 80×24, ``field`` set to ``value``, ctrl+s: the
+    notices it left."""
+
+    async def go() -> list[str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await palette(pilot, "export preferences", "Export preferences…")
+            await wait_until(pilot, lambda: isinstance(app.screen, ExportPreferences), "dialog")
+            app.screen.query_one(field, Select).value = value
+            await settle(pilot)
+            await press(pilot, "ctrl+s")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
+            await settle(pilot)
+            return [str(n.message) for n in app._notifications]
+
+    return asyncio.run(go())

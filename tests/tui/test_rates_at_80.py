@@ -10,11 +10,11 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import FitTable, plain
-from tests.tui.helpers import SMALL, make_app, press, settle
+from tests.tui.helpers import SMALL, compare_in_runs, make_app, press, settle
 from tests.unit.test_split_figures import _statsmodels_interval
 
 PERCENT = re.compile(r"\d+(?:\.\d+)?%")
@@ -99,9 +99,7 @@ def test_runs_drift_table_keeps_before_after_and_change_intervals_at_80x24(
     async def go() -> tuple[dict[str, dict[str, str]], str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SMALL) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, rejudged_copy)
             await settle(pilot)
             pane = app.screen.query_one("#changes-pane")
             return shown(app.screen.query_one("#drift", FitTable)), str(pane.border_subtitle)

@@ -25,7 +25,7 @@ from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.widgets.bars import BucketBars
 from judgeaudit.tui.widgets.fit_table import FitTable
 from tests.audit_helpers import write_spec
-from tests.tui.helpers import SIZE, make_app, press, settle, wait_until
+from tests.tui.helpers import SIZE, compare_in_runs, make_app, press, settle, wait_until
 from tests.tui.test_navigation import run_screen
 
 
@@ -184,9 +184,7 @@ def test_compare_lists_every_manifest_change(
     async def go() -> str:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(other)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, other)
             return str(app.screen.query_one("#changes", Static).render())
 
     text = asyncio.run(go())
@@ -230,9 +228,7 @@ def test_paired_compare_shows_flips_and_opens_them(
     async def go() -> tuple[str, dict[str, dict[str, str]], str, str, PairDetailScreen, list[str]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(rejudged)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, rejudged)
             text = str(app.screen.query_one("#changes", Static).render())
             table = app.screen.query_one("#drift", FitTable)
             rows = {k: {c: str(v) for c, v in r.items()} for k, r in table.rows_data}
@@ -305,9 +301,7 @@ def test_compare_chart_shows_each_rate_with_the_interval_report_gives_it(
     async def go() -> tuple[str, dict[str, Any]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(rejudged_copy)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, rejudged_copy)
             app.screen.query_one("#run-picker").focus()
             await press(pilot, "g")
             chart = str(app.screen.query_one("#drift-chart", Static).render())
@@ -357,9 +351,7 @@ def test_an_added_agent_is_one_change_not_a_shift_of_every_index(
     async def go() -> str:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(other)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, other)
             return str(app.screen.query_one("#changes", Static).render())
 
     text = asyncio.run(go())

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from judgeaudit.audit.store.out_lock import writing
 from judgeaudit.profiles.store import ProfileStore
@@ -23,7 +23,16 @@ from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.audit_helpers import write_spec
 from tests.cli_helpers import cli
 from tests.tui.conftest import REJUDGE_MODEL
-from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, settle, wait_until
+from tests.tui.helpers import (
+    SIZE,
+    SMALL,
+    compare_in_runs,
+    make_app,
+    painted,
+    press,
+    settle,
+    wait_until,
+)
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +113,7 @@ def test_runs_shows_the_clis_warnings_and_gate_refusal(
     async def go() -> str:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f6")
-            app.screen.query_one("#r-b", Input).value = str(partial)
-            await press(pilot, "ctrl+t")
+            await compare_in_runs(pilot, app, partial)
             return changes(app)
 
     shown = asyncio.run(go())
