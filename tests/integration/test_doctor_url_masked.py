@@ -32,3 +32,18 @@ def test_a_url_s_credentials_are_masked_on_every_doctor_line(home: Path) -> None
     command = next(x for x in lines if x.startswith("  key       command"))
     assert "`curl -s https://***@host/v1`" in helper and "https://***@host/v1" in command
     assert sum(x.startswith("  base URL  https://***@host/v1") for x in lines) == 3
+
+
+def test_a_key_in_a_codex_auth_command_is_masked_as_the_claude_helpers_is(home: Path) -> None:
+    """The Claude ``apiKeyHelper`` line masked a key-shaped word; the Codex ``auth`` command
+    line printed one in clear (``sh -c "echo sk-..."``; a review)."""
+    key = "sk-" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7"
+    (home / "codex" / "config.toml").write_text(
+        'model_provider = "gw"\n[model_providers.gw]\nname = "gw"\nbase_url = "http://h/v1"\n'
+        f'auth = {{ command = "sh", args = ["-c", "echo {key}"] }}\n'
+    )
+    done = cli(home, "profile", "doctor", "codex")
+    assert done.returncode == 0, done.stderr
+    assert key not in done.stdout + done.stderr
+    command = next(x for x in done.stdout.splitlines() if x.startswith("  key       command"))
+    assert command.startswith("  key       command `sh -c echo "), command

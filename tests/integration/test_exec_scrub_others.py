@@ -104,3 +104,29 @@ def test_the_flag_before_the_profile_name_does_the_same(home: Path) -> None:
                env={**OTHERS, **KEPT, "B_KEY": PROFILE_KEY})  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert not set(OTHERS) & set(done.stdout.split()) and set(KEPT) <= set(done.stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("app", "as_"), [("sdk", "plain"), ("claude", "claude"), ("codex", "codex")]
+)
+def test_the_profiles_own_key_variable_is_never_scrubbed(home: Path, app: str, as_: str) -> None:
+    """A profile reading its key from ``DEEPSEEK_API_KEY`` (a DeepSeek profile) had that very
+    variable taken out, named as another provider's, and `env` unset it in the shell, so the
+    next `env` found no key (a review). Its ``key_env`` family is its own; so is any variable
+    holding its key's value."""
+    add(home, "ds", app, GATEWAY, "--key-env", "DEEPSEEK_API_KEY")
+    script = str(_names_script(home))
+    shell = {"DEEPSEEK_API_KEY": PROFILE_KEY, "GEMINI_API_KEY": PROFILE_KEY, **KEPT,
+             "MISTRAL_API_KEY": "other-mistral-" + "4" * 12}  # fmt: skip
+    done = cli(home, "exec", "ds", "--scrub-other-providers", "--as", as_, "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    assert "MISTRAL_API_KEY" not in names  # another provider's: still left out
+    assert {"DEEPSEEK_API_KEY", "GEMINI_API_KEY"} <= names, done.stderr
+    assert "DEEPSEEK_API_KEY" not in done.stderr and PROFILE_KEY not in done.stderr
+    if app == "sdk":
+        exports = cli(home, "env", "ds", "--scrub-other-providers", env=shell)
+        assert exports.returncode == 0, exports.stderr
+        assert "unset MISTRAL_API_KEY" in exports.stdout
+        assert "unset DEEPSEEK_API_KEY" not in exports.stdout
+        assert "unset GEMINI_API_KEY" not in exports.stdout

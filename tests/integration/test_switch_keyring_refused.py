@@ -61,3 +61,15 @@ def test_a_key_env_profile_still_switches_without_a_keyring(home: Path) -> None:
     done = cli(home, "profile", "use", "gwenv", env={**PLAIN, "GW_KEY": "x"})
     assert done.returncode == 0, done.stderr
     assert "gwenv" in (home / "codex" / "config.toml").read_text()
+
+
+def test_a_bridged_profiles_preview_exits_as_its_switch_will(home: Path) -> None:
+    """A bridged profile's switch refuses with no usable keyring (its local token lives
+    there), but its preview skipped that check: `--dry-run` exited 0 and the app offered `y`
+    (a review)."""
+    profile(home, "gwb", "codex", 'key_env = "GW_KEY"\n[options]\nbridge = "chat"')
+    preview = cli(home, "profile", "use", "gwb", "--dry-run", env={**PLAIN, "GW_KEY": "x"})
+    assert preview.returncode == 2, preview.stdout + preview.stderr
+    assert "the bridge's local token of profile 'gwb' lives there" in preview.stderr
+    done = cli(home, "profile", "use", "gwb", env={**PLAIN, "GW_KEY": "x"})
+    assert done.returncode == 2 and "nothing was changed" in one_line(done)

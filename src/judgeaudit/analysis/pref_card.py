@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from judgeaudit import __version__
 from judgeaudit.analysis import clustered
-from judgeaudit.analysis.pref_card_text import LISTED, render_card
+from judgeaudit.analysis.pref_card_text import LISTED, export_summary, render_card
 
 if TYPE_CHECKING:
     from judgeaudit.analysis.preferences import ExportOptions
 
-__all__ = ["CardMeta", "Tally", "card_paths", "render_card", "style_summary"]
+# export_summary: moved to pref_card_text, still importable here (split modules keep their face)
+__all__ = ["CardMeta", "Tally", "card_paths", "export_summary", "render_card", "style_summary"]
 
 NO_BUCKET = "(no bucket)"
 NOISE_METHOD = f"95%, {clustered.METHOD} (judgeaudit.analysis.clustered.interval, the report's)"

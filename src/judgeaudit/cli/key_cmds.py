@@ -236,8 +236,8 @@ def cmd_env(args: argparse.Namespace) -> int:
     if (families := _scrub_families(args.scrub_other_providers)) is not None:
         from judgeaudit.profiles import otherproviders
 
-        own = otherproviders.own_families(given)
-        more = otherproviders.others(os.environ, own, families)
+        own = otherproviders.profile_families(given, profile.key_env, profile.option("env_prefix"))
+        more = otherproviders.scrubbed(os.environ, own, families, key)
         gone = tuple(dict.fromkeys((*gone, *(name for name in more if name not in given))))
     if not args.force:
         try:

@@ -174,6 +174,8 @@ def _print_switch(result: SwitchResult) -> int:
         for backup_id in result.backups:
             print(f"backup: {backup_id}")
     refusals = [line for p in result.read_only if (line := read_only_line(p, dry_run=True))]
+    if result.refusal and not any(result.refusal in w for w in result.warnings):
+        refusals.append(result.refusal)  # a bridged profile's: no warning says it
     for line in refusals:
         print(f"judgeaudit: {line}", file=sys.stderr)
     return ProfileError.exit_code if refusals or result.refusal else 0

@@ -213,7 +213,11 @@ def codex_report(cwd: Path | None = None) -> list[str]:
         out.append(
             _line(
                 "key",
-                f"command `{auth.get('command')} {' '.join(map(str, auth.get('args', [])))}`",
+                # a key written into the command's arguments (`echo sk-...`) masked as the
+                # Claude helper's is (a review: it printed in clear)
+                "command `"
+                + scrub_keylike(f"{auth.get('command')} {' '.join(map(str, auth.get('args', [])))}")
+                + "`",
                 f"[model_providers.{provider}]",
                 [],
             )

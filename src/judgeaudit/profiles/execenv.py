@@ -44,12 +44,18 @@ class Launch:
     #: what ``--scrub-other-providers`` took out of ``env`` (names: another provider's)
     left_out: tuple[str, ...] = ()
 
-    def scrub(self, own: set[str], families: tuple[str, ...] | None) -> Launch:
+    def scrub(
+        self, profile: Profile, given: list[str], key: str, families: tuple[str, ...] | None
+    ) -> Launch:
         """Take another provider's keys and base URLs out of ``env`` (``families``: the user's
-        profiles' ``env_prefix``, None: keep them, the default); ``own``: the families whose
-        variables the profile gives the command."""
+        profiles' ``env_prefix``, None: keep them, the default); ``given``: the variables the
+        profile gives the command; the profile's own (its ``key_env``, its prefix, its key's
+        value) always stay."""
         if families is not None:
-            self.left_out = otherproviders.others(self.env, own, families)
+            own = otherproviders.profile_families(
+                given, profile.key_env, profile.option("env_prefix")
+            )
+            self.left_out = otherproviders.scrubbed(self.env, own, families, key)
             for name in self.left_out:
                 del self.env[name]
         return self
@@ -176,7 +182,7 @@ def plan_launch(
         else:  # key_env only: the key goes into the 0600 layer, removed when claude exits
             layer_env["ANTHROPIC_AUTH_TOKEN"] = key
         launch = Launch([*head, "--settings", "<layer>", *tail], env, settings)
-        return launch.scrub({ANTHROPIC_FAMILY}, scrub)
+        return launch.scrub(profile, [f"{ANTHROPIC_FAMILY}_BASE_URL"], key, scrub)
     if profile.app == "codex" and tool.app == "codex":
         ident = codex.provider_id(profile)
         table, key_variable = _matching_auth(codex.provider_table(profile), ident, profile)
@@ -191,15 +197,15 @@ def plan_launch(
             overrides += ["-c", f"model={json.dumps(profile.model, ensure_ascii=False)}"]
         if key_variable:
             env[key_variable] = key
-        own = otherproviders.own_families([key_variable] if key_variable else [])
-        return Launch([*head, *overrides, *tail], env).scrub(own, scrub)
+        read = [key_variable] if key_variable else []
+        return Launch([*head, *overrides, *tail], env).scrub(profile, read, key, scrub)
     given, gone = profile_environment(profile, key, base_env)
     with_key = [name for name, value in given.items() if value == key]
     execguard.check(profile, command, tool, with_key, own_key=key)
     for variable in gone:  # another account's, or another endpoint's
         env.pop(variable, None)
     env.update(given)
-    return Launch(list(command), env).scrub(otherproviders.own_families(given), scrub)
+    return Launch(list(command), env).scrub(profile, list(given), key, scrub)
 
 
 def _file_table(ident: str) -> dict[str, Any] | None:

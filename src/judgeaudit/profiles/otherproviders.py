@@ -61,3 +61,23 @@ def own_families(names: Iterable[str]) -> set[str]:
     out = {family for name in names if (family := family_of(name))}
     out |= {name.removesuffix("_MODEL") for name in names if name.endswith("_MODEL")}
     return out
+
+
+def profile_families(names: Iterable[str], key_env: str | None, env_prefix: object) -> set[str]:
+    """The families a profile owns: those of the variables it gives the command, of the
+    variable it reads its own key from (``key_env = "DEEPSEEK_API_KEY"``: the scrub took the
+    profile's own key away, and the next ``env`` found none) and its ``env_prefix``."""
+    own = own_families(names)
+    if key_env and (family := family_of(key_env)):
+        own.add(family)
+    if isinstance(env_prefix, str) and env_prefix:
+        own.add(env_prefix.upper())
+    return own
+
+
+def scrubbed(
+    env: Mapping[str, str], own: set[str], families: Iterable[str], key: str
+) -> tuple[str, ...]:
+    """:func:`others`, less any variable holding the profile's own ``key`` (whatever its name:
+    the rule ``execenv.cleared`` keeps too): what the scrub takes out."""
+    return tuple(name for name in others(env, own, families) if env[name] != key)

@@ -287,14 +287,15 @@ def use_profile(
         )  # the token would go to that listener
         if refusal:
             raise ProfileError(refusal)
-        if not dry_run:  # the tool's key: made now, so no keyring means nothing is written
-            try:
-                secrets.bridge_token(profile.name)
-            except secrets.SecretError as exc:
-                raise ProfileError(
-                    f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
-                    "no stored token: it makes a fresh one per command)"
-                ) from None
+        try:  # the tool's key: made now (a preview only looks), so no keyring writes nothing
+            secrets.bridge_token(profile.name, create=not dry_run)
+        except secrets.SecretError as exc:
+            refusal = (
+                f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
+                "no stored token: it makes a fresh one per command)"
+            )
+            if not dry_run:  # the preview says it as the keyring refusal below (a review)
+                raise ProfileError(refusal) from None
     else:
         refusal = registry.keyring_refusal(profile)
         if refusal and not dry_run:  # the preview (--dry-run, diff) shows it as a warning
