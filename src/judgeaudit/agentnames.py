@@ -100,11 +100,7 @@ def _shapes(text: str, at: int) -> bool:
         )
         return char == _ZWJ and emoji_before and _pictographic(after)
     if "\U000e0020" <= char <= "\U000e007f":
-        return any(
-            text.startswith(flag, start)
-            for flag in unseen.TAG_FLAGS
-            for start in range(max(0, at - len(flag) + 1), at)
-        )
+        return unseen.in_tag_flag(text, at)
     return False
 
 

@@ -7,6 +7,7 @@ and Unicode categories there)."""
 from __future__ import annotations
 
 import json
+import random
 import unicodedata
 
 import pytest
@@ -111,3 +112,26 @@ def test_printing_and_ids_read_one_description_of_invisible() -> None:
     assert refused - escaped == set(unseen.SHAPERS) - tags
     assert all(id_text_problem(f"a{chr(c)}b") is not None for c in escaped)
     assert {0x061C, 0x200B, 0x202E, 0x2066, 0xFEFF, 0x2028, 0x2029} <= escaped
+
+
+def test_printing_and_ids_read_a_tag_as_a_flags_alike() -> None:
+    """The second reviewer: printing (runs of tags) and ids (one tag at a time) decided "inside
+    a flag" by two readings of the flags. Over random strings of flag parts, tags and letters,
+    a tag printing keeps is exactly one an id takes (a tag an id refuses is one printing hides),
+    and both keep the tags of whole flags written by hand."""
+    wales = "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "gbwls") + "\U000e007f"
+    parts = [*wales, wales, "\U0001f3f4", "\U000e0067", "\U000e007f", "a", " ", SMUGGLED]
+    rng = random.Random(25)
+
+    def marker(code: int) -> str:
+        return "\x00"
+
+    for _ in range(3000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 12)))
+        marked = unseen.stray_tags(text, marker)
+        for at, char in enumerate(text):
+            if "\U000e0020" <= char <= "\U000e007f":
+                kept = marked[at] == char
+                assert unseen.in_tag_flag(text, at) is kept, (repr(text), at)
+                starts = [i for i in range(len(text)) if text.startswith(wales, i)]
+                assert kept is any(i < at < i + len(wales) for i in starts), (repr(text), at)
