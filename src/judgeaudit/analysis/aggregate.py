@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from judgeaudit.analysis.engines.dialect import Pairs, SqlitePairs, as_pairs
-from judgeaudit.analysis.frame import AnalysisError, stored_labels
+from judgeaudit.analysis.frame import AnalysisError, pairs_by_id, stored_labels
 from judgeaudit.analysis.grouped import (
     GroupSums,
     by_judge,
@@ -237,22 +237,12 @@ def human_review(
     (audit.db's table by default): only those pairs are loaded (a small frame)."""
     if db.execute("SELECT 1 FROM human_labels LIMIT 1").fetchone() is None:
         return {"labelled": 0}  # review.agreement's answer, without importing pandas (~0.2 s)
-    import pandas as pd
 
     from judgeaudit.analysis.review import agreement
 
     engine = pairs_in or SqlitePairs(db)
     labels = stored_labels(db)
-    ids = sorted(set(labels["pair_id"].astype(str)))
-    found: list[Any] = []
-    for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters
-        chunk = ids[start : start + 500]
-        found += engine.execute(
-            f"SELECT {', '.join(COPY_PAIR_COLUMNS)} FROM audit_pairs WHERE run_id = ?"
-            f" AND pair_id IN ({', '.join('?' * len(chunk))}) ORDER BY {engine.dialect.seq}",
-            (run_id, *chunk),
-        ).fetchall()
-    pairs = pd.DataFrame.from_records([tuple(r) for r in found], columns=list(COPY_PAIR_COLUMNS))
+    pairs = pairs_by_id(engine, run_id, labels["pair_id"].astype(str), COPY_PAIR_COLUMNS)
     return agreement(pairs, labels, review_population(engine, run_id))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,8 @@ from judgeaudit.validate import SQLITE_HEADER, duplicates, shown_name
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the SQL report needs none
     import pandas as pd
+
+    from judgeaudit.analysis.engines.dialect import Pairs
 
 #: What the gap measures, as report headers name it.
 GAP_NAMES = {
@@ -133,6 +136,29 @@ def stored_labels(db: sqlite3.Connection) -> pd.DataFrame:
     import pandas as pd
 
     return pd.read_sql_query("SELECT * FROM human_labels", db)
+
+
+def pairs_by_id(
+    engine: Pairs, run_id: str, ids: Iterable[str], columns: Sequence[str]
+) -> pd.DataFrame:
+    """``columns`` of the pairs of ``run_id`` named in ``ids`` (the labelled handful of a large
+    run: only those are read), each chunk in the run's order; what agreement and the split
+    conversations' check read of the pairs :func:`stored_labels` names."""
+    import pandas as pd
+
+    wanted = sorted(set(ids))
+    found: list[tuple[Any, ...]] = []
+    for start in range(0, len(wanted), 500):  # SQLite's default limit is 999 parameters
+        chunk = wanted[start : start + 500]
+        found += map(
+            tuple,
+            engine.execute(
+                f"SELECT {', '.join(columns)} FROM audit_pairs WHERE run_id = ?"
+                f" AND pair_id IN ({', '.join('?' * len(chunk))}) ORDER BY {engine.dialect.seq}",
+                (run_id, *chunk),
+            ).fetchall(),
+        )
+    return pd.DataFrame.from_records(found, columns=list(columns))
 
 
 def gap_series(pairs: pd.DataFrame, source: str) -> pd.Series:

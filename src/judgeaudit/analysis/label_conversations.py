@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from judgeaudit.analysis.frame import AnalysisError, open_db, stored_labels
+from judgeaudit.analysis.engines.dialect import SqlitePairs
+from judgeaudit.analysis.frame import AnalysisError, open_db, pairs_by_id, stored_labels
 from judgeaudit.audit.units.outcome import label_conflict
 
 Conversation = tuple[str, str, str, int]
@@ -176,16 +177,7 @@ def split_pairs(db: sqlite3.Connection, run_id: str) -> list[str]:
     :func:`~judgeaudit.analysis.frame.stored_labels`' (the one reader); only the labelled
     pairs' columns are read."""
     labels = stored_labels(db)[["pair_id", "human_success_a", "human_success_b", "human_pref"]]
-    ids = sorted(set(labels["pair_id"].astype(str)))
-    found: list[tuple[Any, ...]] = []
-    for start in range(0, len(ids), 500):  # SQLite's default limit is 999 parameters
-        chunk = ids[start : start + 500]
-        found += db.execute(
-            f"SELECT {', '.join(_PAIR_COLUMNS)} FROM audit_pairs WHERE run_id = ?"
-            f" AND pair_id IN ({', '.join('?' * len(chunk))})",
-            (run_id, *chunk),
-        ).fetchall()
-    pairs = pd.DataFrame.from_records(found, columns=list(_PAIR_COLUMNS))
+    pairs = pairs_by_id(SqlitePairs(db), run_id, labels["pair_id"].astype(str), _PAIR_COLUMNS)
     joined = pairs.merge(labels, on="pair_id")
     joined = joined[~joined["pair_id"].isin(set(contradicting(joined)))]
     return list(split_marks(joined)[1]["pair_ids"])

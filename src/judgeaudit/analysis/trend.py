@@ -264,21 +264,21 @@ def period_figures(report: Report, consistency: dict[str, Any]) -> dict[str, Any
     # a rate over nothing (n = 0) says so in no_interval, in the words of the CSV (one owner)
     return {
         "pairs": report["pairs"],
-        "misselection": counted(misselection, "decisive"),
-        "buckets": [counted(b, "decisive") for b in buckets],
+        "misselection": counted(misselection, "misselection"),
+        "buckets": [counted(b, "buckets") for b in buckets],
         "judge_satisfied_but_failed": counted(
-            {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]}, "satisfied"),
+            {**_rate(sbf["judge"]), "satisfied": sbf["judge"]["satisfied"]}, "judge_satisfied_but_failed"),
         "user_satisfied_but_failed": counted({
             **_rate(sbf["user_simulator"]), "satisfied": sbf["user_simulator"]["satisfied"],
             # nothing to count (recorded logs without satisfied_a/_b): said, not an empty chart
             **({"not_measured": NO_USER_NOTE} if no_simulator(report) else {}),
-        }, "satisfied"),
+        }, "user_satisfied_but_failed"),
         "no_verdict": counted({
             "rate": verdicts["no_verdict_rate"], "ci_low": low, "ci_high": high,
             "orders": verdicts["orders"], "no_verdict_orders": verdicts["no_verdict_orders"],
             "no_interval": NO_TASK_COUNTS if untold else None,
-        }, "orders"),
-        "position_consistency": counted(consistency, "pairs"),
+        }, "no_verdict"),
+        "position_consistency": counted(consistency, "position_consistency"),
         "human_disagreement": disagreement,
         "style_odds_ratios": odds,
     }  # fmt: skip

@@ -13,7 +13,14 @@ from judgeaudit.analysis.fmt import pct, with_interval
 from judgeaudit.analysis.html import STYLE
 from judgeaudit.analysis.trend import interval_method
 from judgeaudit.analysis.trend_axis import from_daily_files
-from judgeaudit.analysis.trend_metrics import TIE_AWARE, alert_series, is_odds, series
+from judgeaudit.analysis.trend_metrics import (
+    NO_VERDICT,
+    TIE_AWARE,
+    alert_series,
+    is_odds,
+    no_interval_note,
+    series,
+)
 from judgeaudit.analysis.trend_svg import line_svg
 
 
@@ -185,14 +192,12 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
         f"{det.get('tests', 0)} tests",
         *daily_lines(trend, files, refused),
     ]
-    untold = [p for p in periods if p["no_verdict"].get("no_interval")]
-    if untold:
-        lines.append(
-            f"no verdict has no interval in {', '.join(p['period'] for p in untold)}: "
-            + untold[0]["no_verdict"]["no_interval"]
-        )
+    if untold := no_interval_note(series(trend)[NO_VERDICT]):
+        lines.append(f"no verdict has no interval in {untold}")
     if any(p["user_satisfied_but_failed"].get("not_measured") for p in periods):
-        lines.append("user sbf: " + gaps_note(series(trend)["user satisfied but failed"]))
+        lines.append(
+            "user sbf: " + no_interval_note(series(trend)["user satisfied but failed"], gaps=True)
+        )
     alerts = trend.get("alerts", [])
     if det.get("note"):
         lines.append(f"alerts not tested: {det['note']} (--baseline)")
@@ -240,15 +245,6 @@ def render_csv(trend: dict[str, Any]) -> str:
     return buffer.getvalue()
 
 
-def gaps_note(points: list[dict[str, Any]]) -> str:
-    """Why a metric's periods have no rate: each period's reason, or one line for all of them
-    (recorded logs without a satisfaction note: every period, not thirty times the same)."""
-    gaps = [p for p in points if p["rate"] is None and p.get("no_interval")]
-    if len(gaps) == len(points) > 1 and len({p["no_interval"] for p in gaps}) == 1:
-        return f"every period: {gaps[0]['no_interval']}"
-    return "; ".join(f"{p['period']}: {p['no_interval']}" for p in gaps)
-
-
 def render_html(trend: dict[str, Any]) -> str:
     periods = [p["period"] for p in trend["periods"]]
     marked = chart_alerts(trend)
@@ -258,7 +254,9 @@ def render_html(trend: dict[str, Any]) -> str:
         alerts = marked.get(metric, set())
         charts.append(line_svg(metric, points, periods, alerts, not is_odds(metric),
                                refused=skipped, daily=from_daily_files(trend)))  # fmt: skip
-        if why := gaps_note(points):  # a gap in the line says why (a judge outage: not measured)
+        if why := no_interval_note(
+            points, gaps=True
+        ):  # a gap in the line says why (a judge outage: not measured)
             charts[-1] += f"<p class='note'>{escape(why)}</p>"
     alerts = trend.get("alerts", [])
     refused = "".join(

@@ -76,13 +76,40 @@ def nothing_to_count(part: Mapping[str, Any], n: Any) -> str | None:
     return NOTHING_TO_COUNT if not said and part.get("rate") is None and n == 0 else None
 
 
-def counted(part: dict[str, Any], n_key: str) -> dict[str, Any]:
-    """A period's figure (JSON) with ``no_interval``: its own reason, else
-    :func:`nothing_to_count` over its count ``part[n_key]``."""
-    return {
-        **part,
-        "no_interval": part.get("no_interval") or nothing_to_count(part, part.get(n_key)),
-    }
+#: The count each period figure's rate is over (the figure's JSON key -> its count's key): the
+#: series' ``n`` and what "nothing to count" is judged by read this one table.
+COUNT_KEY: Final[Mapping[str, str]] = {
+    "misselection": "decisive", "buckets": "decisive",  # the tie-aware rate's too
+    "judge_satisfied_but_failed": "satisfied",  # satisfied sides
+    "user_satisfied_but_failed": "satisfied",  # satisfied conversations
+    "no_verdict": "orders",  # judged orders
+    "position_consistency": "pairs",  # pairs judged in both orders
+    "human_disagreement": "labelled",
+}  # fmt: skip
+
+
+def counted(part: dict[str, Any], figure: str) -> dict[str, Any]:
+    """A period's figure ``figure`` (JSON) with ``no_interval``: its own reason, else
+    :func:`nothing_to_count` over its count (:data:`COUNT_KEY`)."""
+    n = part.get(COUNT_KEY[figure])
+    return {**part, "no_interval": part.get("no_interval") or nothing_to_count(part, n)}
+
+
+def no_interval_note(
+    points: list[dict[str, Any]], *, gaps: bool = False, short: int | None = None
+) -> str:
+    """Which of a metric's periods have no interval and why, the periods of one reason named
+    together (``P1, P2: reason; P3: other``: one reason said for mixed ones misled), or
+    ``every period: reason`` when all share it (recorded logs without a satisfaction note: not
+    thirty times the same). ``gaps``: only the periods with no rate (a gap in a line);
+    ``short`` cuts a period's name (a chart title)."""
+    by_reason: dict[str, list[str]] = {}
+    said = [p for p in points if p.get("no_interval") and not (gaps and p["rate"] is not None)]
+    for p in said:
+        by_reason.setdefault(p["no_interval"], []).append(p["period"][:short])
+    if len(by_reason) == 1 and len(said) == len(points) > 1:
+        return f"every period: {next(iter(by_reason))}"
+    return "; ".join(f"{', '.join(periods)}: {why}" for why, periods in by_reason.items())
 
 
 def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -104,21 +131,20 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
     for p in trend["periods"]:
         period = p["period"]
-        add(CHARTED[MISSELECTION], period, p["misselection"], p["misselection"].get("decisive"))
+
+        add(CHARTED[MISSELECTION], period, p["misselection"], _n(p, "misselection"))
         for b in p["buckets"]:
-            add(bucket_series(b["label"]), period, b, b.get("decisive"))
+            add(bucket_series(b["label"]), period, b, _n({"buckets": b}, "buckets"))
         # n: what the rate is over; the tie-aware rate's, (wrong + tie/2) / decisive, too
-        add(CHARTED[TIE_AWARE], period, _tie_aware(p["misselection"]),
-            p["misselection"].get("decisive"))  # fmt: skip
+        add(CHARTED[TIE_AWARE], period, _tie_aware(p["misselection"]), _n(p, "misselection"))
         for who in ("judge", "user"):  # the satisfied sides (judge) or conversations (user)
-            part = p[f"{who}_satisfied_but_failed"]
-            add(f"{who} satisfied but failed", period, part, part.get("satisfied"))
-        add(NO_VERDICT, period, p["no_verdict"], p["no_verdict"]["orders"])
-        consistency = p["position_consistency"]  # over the pairs judged in both orders
-        add("position consistency", period, consistency, consistency.get("pairs"))
+            figure = f"{who}_satisfied_but_failed"
+            add(f"{who} satisfied but failed", period, p[figure], _n(p, figure))
+        add(NO_VERDICT, period, p["no_verdict"], _n(p, "no_verdict"))
+        add("position consistency", period, p["position_consistency"],
+            _n(p, "position_consistency"))  # fmt: skip
         if any(q["human_disagreement"] for q in trend["periods"]):
-            human = p["human_disagreement"]
-            add(HUMAN, period, human, human and human.get("labelled"))
+            add(HUMAN, period, p["human_disagreement"], _n(p, "human_disagreement"))
         for term in p["style_odds_ratios"]:
             # an unstable period is a gap: its size is not measured, and on a shared axis its
             # interval would flatten the stable periods' line (docs/trend.md)
@@ -127,6 +153,11 @@ def series(trend: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
                 shown and {"rate": term["odds_ratio"], "ci_low": term["ci_low"],
                            "ci_high": term["ci_high"]})  # fmt: skip
     return out
+
+
+def _n(period: Mapping[str, Any], figure: str) -> Any:
+    """The count a period's ``figure`` is over (:data:`COUNT_KEY`), None where it has none."""
+    return (period.get(figure) or {}).get(COUNT_KEY[figure])
 
 
 def _tie_aware(part: dict[str, Any]) -> dict[str, Any]:

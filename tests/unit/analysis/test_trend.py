@@ -20,7 +20,7 @@ from judgeaudit.analysis.fmt import NO_TASK_COUNTS
 from judgeaudit.analysis.trend import INTERVALS, build_trend, period_figures
 from judgeaudit.analysis.trend_alerts import points_of
 from judgeaudit.analysis.trend_fmt import render, render_csv
-from judgeaudit.analysis.trend_metrics import series
+from judgeaudit.analysis.trend_metrics import NOTHING_TO_COUNT, series
 from tests.unit.analysis.test_verdicts import expected, make_db
 
 
@@ -92,6 +92,24 @@ def test_the_no_verdict_share_has_the_reports_task_clustered_interval(tmp_path: 
     ]
     assert float(row["ci_low"]) == pytest.approx(low) and row["no_interval"] == ""
     assert "clustered by task" in json.loads(render(trend, "json"))["intervals"]["no verdict"]
+
+
+def test_periods_with_different_reasons_for_no_interval_are_each_said() -> None:
+    """The second reviewer: "no verdict has no interval in d1, d2, d3: <d1's reason>" said one
+    reason for all when d2 had none to count. Periods of one reason are named together."""
+    periods = []
+    for name, rate, orders in (("d1", 0.04, 200), ("d2", None, 0), ("d3", 0.05, 100)):
+        kept = report((20.6, 4.48, 94.4))
+        kept["verdicts"] = {"no_verdict_orders": 0 if rate is None else 8, "orders": orders,
+                            "no_verdict_rate": rate, "no_verdict_rate_ci": [None, None]}  # fmt: skip
+        figures = period_figures(kept, {"rate": 0.8, "ci_low": 0.7, "ci_high": 0.9})  # type: ignore[arg-type]
+        periods.append({"period": name, "human_disagreement": None, "judge_models": ["j"],
+                        **figures})  # fmt: skip
+    trend = {"periods": periods, "kind": "recorded", "gap_source": "judge", "labels": ["near"],
+             "intervals": INTERVALS}  # fmt: skip
+    table = render(trend, "table")
+    said = f"no verdict has no interval in d1, d3: {NO_TASK_COUNTS}; d2: {NOTHING_TO_COUNT}"
+    assert said in table, table
 
 
 def test_a_period_without_per_task_counts_says_it_has_no_interval() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from judgeaudit.analysis.chart import bucket_svg, nice_ticks
 from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs
-from judgeaudit.analysis.trend_fmt import gaps_note
+from judgeaudit.analysis.trend_metrics import no_interval_note
 from judgeaudit.analysis.trend_svg import line_svg
 
 
@@ -184,9 +184,12 @@ def test_a_metric_measured_in_no_period_says_why_on_its_chart() -> None:
         ("109.0", "line) and no user simulator ran"),
     ]
     assert "<circle" not in svg and "<polyline" not in svg
-    assert gaps_note(points) == f"every period: {why}"
+    assert no_interval_note(points, gaps=True) == f"every period: {why}"
     points[1] = point("2026-11-02", None)  # an outage day among them: each said
-    assert gaps_note(points).startswith(f"2026-11-01: {why}; 2026-11-02: not measured; ")
+    # each reason once, its periods together
+    assert no_interval_note(points, gaps=True) == (
+        f"2026-11-01, 2026-11-03: {why}; 2026-11-02: not measured"
+    )
 
 
 def test_a_point_s_hover_title_rounds_as_the_table_does() -> None:

@@ -18,7 +18,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from judgeaudit.analysis.fmt import with_interval
-from judgeaudit.analysis.trend_metrics import CHARTED, MISSELECTION, TIE_AWARE, Series, is_odds
+from judgeaudit.analysis.trend_metrics import (
+    CHARTED,
+    MISSELECTION,
+    TIE_AWARE,
+    Series,
+    is_odds,
+    no_interval_note,
+)
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.suggest import command
 from judgeaudit.trend_work import WORK_DEFAULT
@@ -36,11 +43,8 @@ Y_TICKS = 3
 def _title(metric: str, points: list[dict[str, Any]]) -> str:
     """A chart's title, saying which periods have no interval and why (the trend's
     ``no_interval``), so a missing band is not read as a rate known exactly."""
-    untold = [p for p in points if p.get("no_interval")]
-    if not untold:
-        return metric
-    periods = ", ".join(p["period"][:10] for p in untold)
-    return f"{metric} (no interval in {periods}: {untold[0]['no_interval']})"
+    untold = no_interval_note(points, short=10)
+    return f"{metric} (no interval in {untold})" if untold else metric
 
 
 class TrendsScreen(Screen[None]):
@@ -177,7 +181,7 @@ class TrendsScreen(Screen[None]):
         from textual_plot import HiResMode, PlotWidget  # numpy: when a trend is first drawn
 
         from judgeaudit.analysis.trend_axis import day_axis, from_daily_files, line_runs, y_ticks
-        from judgeaudit.analysis.trend_fmt import chart_alerts, gaps_note
+        from judgeaudit.analysis.trend_fmt import chart_alerts
         from judgeaudit.analysis.trend_metrics import series
         from judgeaudit.tui.widgets.day_ticks import label_days
 
@@ -191,7 +195,9 @@ class TrendsScreen(Screen[None]):
         shown: list[Label | PlotWidget] = []  # in the metrics' order
         for metric in order:
             if all(p["rate"] is None for p in found[metric]):
-                if why := gaps_note(found[metric]):  # said where its chart would be, not skipped
+                if why := no_interval_note(
+                    found[metric], gaps=True
+                ):  # said where its chart would be, not skipped
                     shown.append(Label(f"{metric}: {why}", classes="hint trend-note", markup=False))
                 continue
             scale = 1.0 if is_odds(metric) else 100.0
