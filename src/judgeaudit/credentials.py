@@ -29,8 +29,9 @@ ErrorType = type[InputError]
 
 #: ``scheme://user:password@`` (or ``user@``) inside any text, up to the authority's last ``@``
 #: (``https://user:p@ss@host``: the password holds an ``@``; urlsplit takes the last one too).
-#: Quotes and angle brackets end it (no URL holds them): a JSON line's next field is no password.
-USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s?#\"'<>`]+)@")
+#: What no URL holds (RFC 3986: ``"``, ``<``, ``>``, a backtick) ends it: a JSON line's next
+#: field is no password. ``'`` may be in a password, so it does not.
+USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s?#\"<>`]+)@")
 #: ``user:password@host`` without a scheme, as a word of its own (a password holding ``@``
 #: too). A colon is needed: ``git@github.com:org/repo`` and ``alice@example.com`` are no login;
 #: nor is ``mailto:alice@example.com``. The host must look like one (a dot, ``localhost``, a

@@ -12,6 +12,7 @@ from judgeaudit.credentials import scrub, scrub_content, shown_url
 
 MASKED = [
     ("https://user:p@ss@host/v1", "https://***@host/v1"),
+    ("https://user:it's@host/v1", "https://***@host/v1"),
     ("postgres://u:p@h/db and https://a:b@c/d", "postgres://***@h/db and https://***@c/d"),
     ("user:pw@db.example.com:5432/app", "***@db.example.com:5432/app"),
     ("user:p@ss@10.0.0.1", "***@10.0.0.1"),
