@@ -27,8 +27,25 @@ from judgeaudit.redact import (
 
 ErrorType = type[InputError]
 
-#: ``scheme://user:password@`` (or ``user@``) inside any text.
-USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s@?#]+)@")
+#: ``scheme://user:password@`` (or ``user@``) inside any text, up to the authority's last ``@``
+#: (``https://user:p@ss@host``: the password holds an ``@``; urlsplit takes the last one too).
+#: What no URL holds (RFC 3986: ``"``, ``<``, ``>``, a backtick) ends it: a JSON line's next
+#: field is no password. ``'`` may be in a password, so it does not.
+USERINFO_RE = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/\s?#\"<>`]+)@")
+#: ``user:password@host`` without a scheme, as a word of its own (a password holding ``@``
+#: too). A colon is needed: ``git@github.com:org/repo`` and ``alice@example.com`` are no login;
+#: nor is ``mailto:alice@example.com``. The host must look like one (a dot, ``localhost``, a
+#: port or ``[``): ``vertex:claude-x@20240620`` or ``name:model@latest`` stay.
+BARE_LOGIN_RE = re.compile(
+    r"""(?<![^\s"'=(,\[])(?!mailto:)[^\s:/@"'=(,\[]+:[^\s/"']+@"""
+    r"""(?=(?:[A-Za-z0-9-]+\.)+[A-Za-z0-9-]|localhost\b|[A-Za-z0-9-]+:\d|\[)"""
+)
+#: ``curl -u user:password`` (``--user``, ``--proxy-user``, ``-U``, ``-uuser:pw``, quoted): the
+#: value after the option, if it has a colon (``-u user`` makes curl ask; ``python -u x`` stays).
+OPTION_LOGIN_RE = re.compile(
+    r"""(?<![\w-])((?:--user|--proxy-user)(?:=|\s+)|-[uU]\s*)"""
+    r"""('[^']*:[^']*'|"[^"]*:[^"]*"|[^\s'"]*:[^\s'"]*)"""
+)
 
 
 def has_userinfo(url: str) -> bool:
@@ -41,8 +58,11 @@ def has_userinfo(url: str) -> bool:
 
 
 def shown_url(url: str) -> str:
-    """``url`` with any credentials replaced by ``***`` (safe to print)."""
-    return USERINFO_RE.sub(r"\1***@", url)
+    """``url`` with any credentials replaced by ``***`` (safe to print): a URL's
+    ``user:password@``, a bare ``user:password@host`` and a command line's ``curl -u
+    user:password`` (a helper or auth command doctor shows)."""
+    text = BARE_LOGIN_RE.sub("***@", USERINFO_RE.sub(r"\1***@", url))
+    return OPTION_LOGIN_RE.sub(r"\1***", text)
 
 
 def check_url(url: str, where: str, error: ErrorType = InputError) -> str:
@@ -102,8 +122,8 @@ def check_key_variable(
 
 
 def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with the given secrets, URL credentials and key-like words masked."""
-    return scrub_keylike(scrub_content(redact(text, secrets)))
+    """``text`` with the given secrets, logins (:func:`shown_url`) and key-like words masked."""
+    return scrub_keylike(mask_key_shapes(shown_url(redact(text, secrets))))
 
 
 def scrub_content(text: str) -> str:

@@ -47,3 +47,30 @@ def test_a_key_in_a_codex_auth_command_is_masked_as_the_claude_helpers_is(home: 
     assert key not in done.stdout + done.stderr
     command = next(x for x in done.stdout.splitlines() if x.startswith("  key       command"))
     assert command.startswith("  key       command `sh -c echo "), command
+
+
+def test_a_login_in_a_helper_or_auth_command_is_masked_whole(home: Path) -> None:
+    """``https://user:p@ss@host`` showed ``ss`` (masked to the first ``@``), and ``curl -u
+    user:pw`` or a bare ``user:pw@host`` in a helper's or Codex auth command's line was printed
+    in clear (a review)."""
+    helper = (
+        "curl -s -u alice:s3cret https://key.example/v1 --proxy deploy:hunter2@proxy.local:3128"
+    )
+    (home / "claude" / "settings.json").write_text(
+        json.dumps({"apiKeyHelper": helper, "env": {"ANTHROPIC_BASE_URL": "https://u:p@ss@h/v1"}})
+    )
+    (home / "codex" / "config.toml").write_text(
+        'model_provider = "gw"\n[model_providers.gw]\nname = "gw"\nbase_url = "http://h/v1"\n'
+        'auth = { command = "curl", args = ["--user", "bob:t0psecret", "https://h/key"] }\n'
+    )
+    done = cli(home, "profile", "doctor")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout + done.stderr
+    for secret in ("s3cret", "hunter2", "ss@", "t0psecret"):
+        assert secret not in out, out
+    lines = out.splitlines()
+    shown = next(x for x in lines if x.startswith("  key       apiKeyHelper"))
+    assert "`curl -s -u *** https://key.example/v1 --proxy ***@proxy.local:3128`" in shown
+    assert any(x.startswith("  base URL  https://***@h/v1") for x in lines), out
+    command = next(x for x in lines if x.startswith("  key       command"))
+    assert "curl --user *** https://h/key" in command, command

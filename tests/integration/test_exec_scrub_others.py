@@ -130,3 +130,61 @@ def test_the_profiles_own_key_variable_is_never_scrubbed(home: Path, app: str, a
         assert "unset MISTRAL_API_KEY" in exports.stdout
         assert "unset DEEPSEEK_API_KEY" not in exports.stdout
         assert "unset GEMINI_API_KEY" not in exports.stdout
+
+
+#: Another provider's by prefix, not by an exact ``FAMILY_SUFFIX`` (a review: each survived)
+BY_PREFIX = {
+    "ANTHROPIC_FOUNDRY_API_KEY": "other-foundry-" + "1" * 12,
+    "GOOGLE_GENERATIVE_AI_API_KEY": "other-google-ai-" + "2" * 12,
+    "AZURE_API_KEY": "other-azure-" + "3" * 12,
+    "CLAUDE_CODE_OAUTH_TOKEN": "other-cc-oauth-" + "4" * 12,
+    "CLAUDE_CODE_CLIENT_KEY": "/home/u/mtls.key",
+}
+#: no key, token, secret or base URL of a provider: kept
+NOT_KEYS = {"GOOGLE_CLOUD_PROJECT": "p", "ANTHROPIC_LOG": "debug", "AWS_SECRET_ACCESS_KEY": "a"}
+
+
+@pytest.mark.parametrize(
+    ("app", "as_", "own"),
+    [
+        ("sdk", "plain", ()),
+        ("codex", "codex", ()),
+        # Claude Code's own variables stay beside a Claude profile (its login, its mTLS key
+        # file); Foundry is another provider still
+        ("claude", "claude", ("CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_CLIENT_KEY")),
+    ],
+)
+def test_a_providers_variables_are_scrubbed_by_prefix(
+    home: Path, app: str, as_: str, own: tuple[str, ...]
+) -> None:
+    add(home, "b", app, GATEWAY, "--key-env", "B_KEY")
+    script = str(_names_script(home))
+    shell = {**BY_PREFIX, **NOT_KEYS, **KEPT, "B_KEY": PROFILE_KEY}
+    done = cli(home, "exec", "b", "--scrub-other-providers", "--as", as_, "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    gone = set(BY_PREFIX) - set(own)
+    assert not gone & names, done.stderr
+    assert {*own, *NOT_KEYS, *KEPT} <= names
+    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(gone))}"
+    assert line in done.stderr.splitlines(), done.stderr
+    if app == "sdk":
+        exports = cli(home, "env", "b", "--scrub-other-providers", env=shell)
+        assert exports.returncode == 0, exports.stderr
+        unset = {line.split()[1] for line in exports.stdout.splitlines() if line[:6] == "unset "}
+        assert gone <= unset and not unset & {*NOT_KEYS, *KEPT}
+
+
+def test_the_profiles_own_key_env_stays_under_a_longer_prefix(home: Path) -> None:
+    """A profile reading its key from ``GOOGLE_GENERATIVE_AI_API_KEY`` owns that family, the
+    longest prefix that fits (its ``_ADMIN_KEY`` too); ``GOOGLE_API_KEY`` (family ``GOOGLE``) is
+    another's still."""
+    add(home, "g", "sdk", GATEWAY, "--key-env", "GOOGLE_GENERATIVE_AI_API_KEY")
+    script = str(_names_script(home))
+    shell = {"GOOGLE_GENERATIVE_AI_API_KEY": PROFILE_KEY, "GOOGLE_API_KEY": "other-" + "5" * 12,
+             "GOOGLE_GENERATIVE_AI_ADMIN_KEY": "admin-" + "6" * 12}  # fmt: skip
+    done = cli(home, "exec", "g", "--scrub-other-providers", "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    assert {"GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_GENERATIVE_AI_ADMIN_KEY"} <= names
+    assert "GOOGLE_API_KEY" not in names

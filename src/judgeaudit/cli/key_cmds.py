@@ -220,7 +220,7 @@ def cmd_key_bridge_token(args: argparse.Namespace) -> int:
 
 def cmd_env(args: argparse.Namespace) -> int:
     from judgeaudit.profiles import execguard  # not on `key print`'s path
-    from judgeaudit.profiles.execenv import profile_environment
+    from judgeaudit.profiles.execenv import shell_environment
     from judgeaudit.profiles.targets import sdk
 
     profile = _store().get(args.name)  # an unknown name says so first
@@ -232,13 +232,7 @@ def cmd_env(args: argparse.Namespace) -> int:
             "to `source`, `Invoke-Expression`), or give --force to show it here"
         )
     key = secrets.resolve_key(profile)
-    given, gone = profile_environment(profile, key)
-    if (families := _scrub_families(args.scrub_other_providers)) is not None:
-        from judgeaudit.profiles import otherproviders
-
-        own = otherproviders.profile_families(given, profile.key_env, profile.option("env_prefix"))
-        more = otherproviders.scrubbed(os.environ, own, families, key)
-        gone = tuple(dict.fromkeys((*gone, *(name for name in more if name not in given))))
+    given, gone = shell_environment(profile, key, _scrub_families(args.scrub_other_providers))
     if not args.force:
         try:
             with_key = [name for name, value in given.items() if value == key]
@@ -261,8 +255,9 @@ def _scrub_families(on: bool) -> tuple[str, ...] | None:
     (another profile's, unless it is this one's too); None: it was not given."""
     if not on:
         return None
-    profiles, _ = _store().scan()  # a broken profile file is `profile list`'s to say
-    return tuple(str(p.option("env_prefix")) for p in profiles if p.option("env_prefix"))
+    from judgeaudit.profiles.otherproviders import user_prefixes
+
+    return user_prefixes(_store().scan()[0])  # a broken profile file is `profile list`'s to say
 
 
 def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:

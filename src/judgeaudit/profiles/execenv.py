@@ -52,10 +52,7 @@ class Launch:
         profile gives the command; the profile's own (its ``key_env``, its prefix, its key's
         value) always stay."""
         if families is not None:
-            own = otherproviders.profile_families(
-                given, profile.key_env, profile.option("env_prefix")
-            )
-            self.left_out = otherproviders.scrubbed(self.env, own, families, key)
+            self.left_out = otherproviders.left_out(profile, given, key, self.env, families)
             for name in self.left_out:
                 del self.env[name]
         return self
@@ -109,16 +106,25 @@ def profile_environment(
     return given, cleared(profile, given, key, os.environ if env is None else env)
 
 
+def shell_environment(
+    profile: Profile, key: str, scrub: tuple[str, ...] | None, env: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """What ``judgeaudit env`` exports and unsets: :func:`profile_environment`, and with
+    ``scrub`` (``--scrub-other-providers``: the user's profiles' prefixes) another provider's
+    variables the shell holds (:func:`.otherproviders.left_out`) unset too."""
+    env = os.environ if env is None else env
+    given, gone = profile_environment(profile, key, env)
+    if scrub is not None:
+        more = otherproviders.left_out(profile, given, key, env, scrub)
+        gone = tuple(dict.fromkeys((*gone, *(name for name in more if name not in given))))
+    return given, gone
+
+
 def _families(given: Mapping[str, str]) -> list[str]:
     """The prefixes of the credential variables ``given`` sets (``OPENAI``, a profile's
     ``env_prefix``, ``ANTHROPIC`` for a Claude profile)."""
-    out: list[str] = []
-    for name in given:
-        suffix = next((s for s in CREDENTIAL_SUFFIXES if name.endswith(f"_{s}")), None)
-        family = name[: -len(suffix) - 1] if suffix else ""
-        if family and family not in out:
-            out.append(family)
-    return out
+    found = (otherproviders.credential_family(name) for name in given)
+    return list(dict.fromkeys(family for family in found if family))
 
 
 def cleared(

@@ -2,18 +2,26 @@
 ``exec --scrub-other-providers`` takes out of the command's environment and ``env
 --scrub-other-providers`` unsets in the shell.
 
-A variable is another provider's when its name is ``FAMILY_SUFFIX`` with ``FAMILY`` one of
-:data:`FAMILIES` (or an ``env_prefix`` of the user's profiles) that the profile does not set,
-and ``SUFFIX`` a key (:data:`CREDENTIAL_SUFFIXES`) or a base URL (:data:`URL_SUFFIXES`):
-``GEMINI_API_KEY`` or ``OPENAI_BASE_URL`` beside a Claude profile's Claude Code. Names only are
-ever said, never values. It is opt-in (why: docs/profiles.md, under One provider per terminal): those
-variables point at their own providers, not at this profile's gateway, and a command may need
-them (an eval that calls another provider beside the profile's, an MCP server's embeddings).
+A variable is another provider's when its name starts with ``PREFIX_`` for a ``PREFIX`` of
+:data:`FAMILIES` (or an ``env_prefix`` of the user's profiles) that the profile does not own, and
+ends with a key (:data:`CREDENTIAL_SUFFIXES`) or a base URL (:data:`URL_SUFFIXES`):
+``GEMINI_API_KEY``, ``GOOGLE_GENERATIVE_AI_API_KEY`` or ``OPENAI_BASE_URL`` beside a Claude
+profile's Claude Code. The longest prefix that fits decides (``AZURE_OPENAI_API_KEY`` is
+``AZURE_OPENAI``'s, not ``AZURE``'s). Names only are ever said, never values. It is opt-in (why:
+docs/profiles.md, under One provider per terminal): those variables point at their own
+providers, not at this profile's gateway, and a command may need them (an eval that calls
+another provider beside the profile's, an MCP server's embeddings).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from judgeaudit.profiles.model import ANTHROPIC_FAMILY
+
+if TYPE_CHECKING:
+    from judgeaudit.profiles.model import Profile
 
 #: The credential variables of one family (``PREFIX_`` + one of these): a program of that
 #: family reads whichever it ranks first (the Anthropic SDK ``ANTHROPIC_API_KEY``, another the
@@ -26,34 +34,64 @@ CREDENTIAL_SUFFIXES = (
 #: Where a family's SDK sends its requests (``OPENAI_API_BASE``: openai < 1 and LangChain).
 URL_SUFFIXES = ("BASE_URL", "API_BASE", "API_URL", "ENDPOINT")
 
-#: LLM providers whose SDKs and tools read ``FAMILY_API_KEY`` / ``FAMILY_BASE_URL`` (the
-#: presets' ``env_prefix`` families among them). ``GITHUB_TOKEN``, ``AWS_*`` and the like are
-#: no provider of an OpenAI-compatible gateway and stay.
+#: The name prefixes of LLM providers whose SDKs and tools read ``PREFIX_..._API_KEY`` /
+#: ``PREFIX_BASE_URL`` (the presets' ``env_prefix`` families among them): ``AZURE`` for
+#: ``AZURE_API_KEY``, ``CLAUDE_CODE`` for ``CLAUDE_CODE_OAUTH_TOKEN``, the clouds that host
+#: Claude apart from ``ANTHROPIC`` (a Claude profile's gateway is not Foundry).
+#: ``GITHUB_TOKEN``, ``AWS_*`` and the like are no provider of an OpenAI-compatible gateway and
+#: stay.
 FAMILIES = (
-    "OPENAI", "AZURE_OPENAI", "ANTHROPIC", "GEMINI", "GOOGLE", "DEEPSEEK", "OPENROUTER",
+    "OPENAI", "AZURE_OPENAI", "AZURE", "ANTHROPIC", "ANTHROPIC_FOUNDRY", "ANTHROPIC_BEDROCK",
+    "ANTHROPIC_VERTEX", "CLAUDE_CODE", "GEMINI", "GOOGLE", "DEEPSEEK", "OPENROUTER",
     "MISTRAL", "GROQ", "TOGETHER", "FIREWORKS", "COHERE", "CO", "XAI", "PERPLEXITY",
     "DASHSCOPE", "MOONSHOT", "ZHIPUAI", "TAOTOKEN",
 )  # fmt: skip
+#: Owning a family owns these too: Claude Code's own variables (``CLAUDE_CODE_CLIENT_KEY``, its
+#: mTLS key file; its ``CLAUDE_CODE_OAUTH_TOKEN`` login) stay beside a Claude profile.
+SAME_OWNER = {ANTHROPIC_FAMILY: ("CLAUDE_CODE",)}
 
 
-def family_of(name: str) -> str | None:
-    """``OPENAI`` of ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL``: the prefix before a key or base
-    URL suffix (the longest suffix that fits), else None."""
-    for suffix in (*URL_SUFFIXES, *CREDENTIAL_SUFFIXES):
+def _split(name: str, suffixes: Iterable[str]) -> str | None:
+    for suffix in suffixes:
         if name.endswith(f"_{suffix}") and len(name) > len(suffix) + 1:
             return name[: -len(suffix) - 1]
     return None
 
 
+def credential_family(name: str) -> str | None:
+    """``OPENAI`` of ``OPENAI_API_KEY``: the prefix before a key suffix (the longest suffix
+    that fits), else None."""
+    return _split(name, CREDENTIAL_SUFFIXES)
+
+
+def family_of(name: str) -> str | None:
+    """``OPENAI`` of ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL``: the prefix before a key or base
+    URL suffix (the longest suffix that fits), else None."""
+    return _split(name, URL_SUFFIXES) or credential_family(name)
+
+
+def _prefix(name: str, prefixes: Iterable[str]) -> str | None:
+    """The longest of ``prefixes`` that ``name`` starts with (``PREFIX_``), followed by a key
+    or base URL suffix (``PREFIX_SUFFIX`` or ``PREFIX_..._SUFFIX``)."""
+    starts = [prefix for prefix in prefixes if name.startswith(f"{prefix}_")]
+    if not starts:
+        return None
+    prefix = max(starts, key=len)
+    tail = name[len(prefix) + 1 :]
+    suffixes = (*URL_SUFFIXES, *CREDENTIAL_SUFFIXES)
+    return prefix if any(tail == s or tail.endswith(f"_{s}") for s in suffixes) else None
+
+
 def others(
     env: Mapping[str, str], own: Iterable[str], families: Iterable[str] = ()
 ) -> tuple[str, ...]:
-    """The names in ``env`` of another provider's key or base URL, sorted: their family is one
-    of :data:`FAMILIES` or ``families`` (the user's profiles' ``env_prefix``) and not in
-    ``own`` (the families whose variables the profile gives the command)."""
+    """The names in ``env`` of another provider's key or base URL, sorted: the longest prefix
+    they start with is one of :data:`FAMILIES` or ``families`` (the user's profiles'
+    ``env_prefix``) and not in ``own`` (the families whose variables the profile gives the
+    command)."""
     mine = {family.upper() for family in own}
-    foreign = {*FAMILIES, *(family.upper() for family in families)} - mine
-    return tuple(sorted(name for name in env if family_of(name) in foreign))
+    known = {*FAMILIES, *(family.upper() for family in families), *mine}
+    return tuple(sorted(n for n in env if (p := _prefix(n, known)) is not None and p not in mine))
 
 
 def own_families(names: Iterable[str]) -> set[str]:
@@ -66,18 +104,34 @@ def own_families(names: Iterable[str]) -> set[str]:
 def profile_families(names: Iterable[str], key_env: str | None, env_prefix: object) -> set[str]:
     """The families a profile owns: those of the variables it gives the command, of the
     variable it reads its own key from (``key_env = "DEEPSEEK_API_KEY"``: the scrub took the
-    profile's own key away, and the next ``env`` found none) and its ``env_prefix``."""
+    profile's own key away, and the next ``env`` found none), its ``env_prefix``, and what
+    :data:`SAME_OWNER` adds to them."""
     own = own_families(names)
     if key_env and (family := family_of(key_env)):
         own.add(family)
     if isinstance(env_prefix, str) and env_prefix:
         own.add(env_prefix.upper())
-    return own
+    return own | {more for family in own for more in SAME_OWNER.get(family, ())}
 
 
-def scrubbed(
-    env: Mapping[str, str], own: set[str], families: Iterable[str], key: str
+def user_prefixes(profiles: Iterable[Profile]) -> tuple[str, ...]:
+    """The ``env_prefix`` families of the user's profiles: another profile's provider is
+    another provider (unless it is this profile's too)."""
+    return tuple(str(p.option("env_prefix")) for p in profiles if p.option("env_prefix"))
+
+
+def left_out(
+    profile: Profile,
+    given: Iterable[str],
+    key: str,
+    env: Mapping[str, str],
+    families: Iterable[str],
 ) -> tuple[str, ...]:
-    """:func:`others`, less any variable holding the profile's own ``key`` (whatever its name:
-    the rule ``execenv.cleared`` keeps too): what the scrub takes out."""
-    return tuple(name for name in others(env, own, families) if env[name] != key)
+    """What ``--scrub-other-providers`` takes out of ``env`` for ``profile`` (``given``: the
+    variables it gives the command; ``families``: :func:`user_prefixes`): :func:`others`,
+    less the profile's own (its ``key_env`` and any variable holding its ``key``, whatever its
+    name: the rule ``execenv.cleared`` keeps too)."""
+    own = profile_families(given, profile.key_env, profile.option("env_prefix"))
+    return tuple(
+        name for name in others(env, own, families) if env[name] != key and name != profile.key_env
+    )

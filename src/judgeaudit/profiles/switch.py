@@ -49,11 +49,18 @@ class SwitchResult:
     #: (a dry run) why the switch itself refuses what this preview shows (a tool that reads
     #: its key from a keyring that cannot answer); the app's preview then applies nothing
     refusal: str | None = None
+    #: (a dry run) the bridged profile's local token is not in the keyring: the switch makes it
+    #: (the tool's key helper prints it), so a switch with no file to change still does something
+    makes_token: bool = False
 
     def nothing_to_write(self, marked: str | None) -> bool:
-        """A switch (the app's preview) with nothing to do: no file changing, and the profile
-        ``marked`` active here is this one already."""
-        return marked == self.profile and not any(p.changes for p in self.plans)
+        """A switch (the app's preview) with nothing to do: no file changing, no bridge token
+        to make, and the profile ``marked`` active here is this one already."""
+        return (
+            marked == self.profile
+            and not self.makes_token
+            and not any(p.changes for p in self.plans)
+        )
 
     @property
     def held(self) -> bool:
@@ -280,6 +287,7 @@ def use_profile(
     """Switch ``name`` in (in ``project_dir``'s own settings when given); ``before_write`` is a
     test hook that runs after planning."""
     profile = store.get(name)
+    gone = False  # a bridged profile's local token, not in the keyring (a preview only looks)
     if bridgeopt.uses_bridge(profile):
         refusal = bridgeports.port_clash(store, profile, project_dir is not None)
         refusal = refusal or bridgeopt.foreign_listener(
@@ -288,7 +296,7 @@ def use_profile(
         if refusal:
             raise ProfileError(refusal)
         try:  # the tool's key: made now (a preview only looks), so no keyring writes nothing
-            secrets.bridge_token(profile.name, create=not dry_run)
+            gone = secrets.bridge_token(profile.name, create=not dry_run) is None
         except secrets.SecretError as exc:
             refusal = (
                 f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
@@ -310,7 +318,21 @@ def use_profile(
         project_dir=project_dir,
     )
     result.refusal = refusal if dry_run else None
+    if dry_run and bridgeopt.uses_bridge(profile) and not refusal and gone:
+        result.makes_token = True
+        if result.plans and not any(p.changes for p in result.plans):  # else use_note says it
+            result.plans[0].notes.append(token_note(profile.name, profile.app))
+            result.diff = render_diff(result.plans)  # the CLI's --dry-run and diff print it
     return result
+
+
+def token_note(name: str, app: str) -> str:
+    """A switch of a bridged profile whose files are in place but whose local token is not in
+    the keyring (a ``key delete``, a keyring reset): the tool's key command finds none."""
+    return (
+        f"the local bridge token of {name} is not in the keyring ({app}'s key command, "
+        f"`judgeaudit key bridge-token {name}`, finds none): the switch makes a new one"
+    )
 
 
 def turn_off(

@@ -94,18 +94,38 @@ def confirm_switch(
 
 
 def apply_switch(screen: ProfilesScreen, name: str) -> None:
-    def work() -> None:
+    def switch() -> SwitchResult:
         from judgeaudit.profiles.switch import use_profile
 
+        return use_profile(screen.store, name)
+
+    _apply(
+        screen,
+        switch,
+        "switch failed",
+        lambda result: (f"active {result.app} profile: {name}", False),
+    )
+
+
+def _apply(
+    screen: ProfilesScreen,
+    transaction: Callable[[], SwitchResult],
+    failed: str,
+    said: Callable[[SwitchResult], tuple[str, bool]],
+) -> None:
+    """Run a switch or an off (``transaction``) in a worker, then say on the status line
+    ``FAILED, nothing changed: ERR`` or what ``said`` makes of the result (and whether it
+    lasts) with its backups, and reload the list."""
+
+    def work() -> None:
         try:
-            result = use_profile(screen.store, name)
+            result = transaction()
         except JudgeauditError as exc:
-            screen.app.call_from_thread(
-                screen.status, f"switch failed, nothing changed: {exc}", True
-            )
+            screen.app.call_from_thread(screen.status, f"{failed}, nothing changed: {exc}", True)
             return
+        text, lasting = said(result)
         made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        screen.app.call_from_thread(screen.status, f"active {result.app} profile: {name}{made}")
+        screen.app.call_from_thread(screen.status, f"{text}{made}", False, lasting)
         screen.app.call_from_thread(screen.reload)
 
     _io(screen, work)
@@ -152,20 +172,13 @@ def confirm_off(screen: ProfilesScreen, plan: SwitchResult) -> None:
 
 
 def apply_off(screen: ProfilesScreen, app: str) -> None:
-    def work() -> None:
+    def off() -> SwitchResult:
         from judgeaudit.profiles.switch import turn_off
 
-        try:
-            result = turn_off(screen.store, app)
-        except JudgeauditError as exc:
-            screen.app.call_from_thread(
-                screen.status, f"not turned off, nothing changed: {exc}", True
-            )
-            return
-        made = f" (backups: {', '.join(result.backups)})" if result.backups else ""
-        held = ", ".join(name for plan in result.plans for name in plan.held)
-        said = result.off_line(note=f"{held}; o again shows why and how to get them")
-        screen.app.call_from_thread(screen.status, f"{said}{made}", False, result.held)
-        screen.app.call_from_thread(screen.reload)
+        return turn_off(screen.store, app)
 
-    _io(screen, work)
+    def said(result: SwitchResult) -> tuple[str, bool]:
+        held = ", ".join(name for plan in result.plans for name in plan.held)
+        return result.off_line(note=f"{held}; o again shows why and how to get them"), result.held
+
+    _apply(screen, off, "not turned off", said)

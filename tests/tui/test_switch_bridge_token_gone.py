@@ -1,0 +1,76 @@
+"""`y` on the app's switch preview of the active bridged profile whose local bridge token is
+gone from the keyring (a `key delete`, a keyring reset) was blocked ("y applies nothing: … is
+active already"), while the CLI's `profile use` makes the token again, which the tool's key
+command then prints. The preview says the token is missing and the switch makes it; `y` does
+so, as the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+from textual.widgets import Button, Static
+
+from judgeaudit.profiles import secrets
+from judgeaudit.profiles.model import profile_from_dict
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.profiles.switch import use_profile
+from judgeaudit.tui.screens.modals import ConfirmDiff
+from tests.tui.helpers import SIZE, SMALL, make_app, press, settle
+from tests.tui.test_state import select, status
+
+NOTE = "note: the local bridge token of br-claude is not in the keyring"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:  # no listener there: the switch's foreign-listener check
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _active_without_token(store: ProfileStore) -> None:
+    data = {"name": "br-claude", "app": "claude", "base_url": "http://127.0.0.1:9/v1", "key": "gw"}
+    options = {"bridge": "chat", "bridge_port": _free_port()}
+    store.save(profile_from_dict({**data, "options": options}, "test"))
+    secrets.set_key("gw", "sk-gw-key-not-real-1111")
+    use_profile(store, "br-claude")
+    secrets.drop_bridge_tokens(["br-claude"])
+    assert secrets.bridge_token("br-claude", create=False) is None
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL])
+def test_y_makes_the_gone_bridge_token_as_profile_use_does(
+    isolated: ProfileStore, size: tuple[int, int]
+) -> None:
+    _active_without_token(isolated)
+
+    async def go() -> tuple[bool, list[str], bool, str]:
+        app = make_app(isolated)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "br-claude")
+            await press(pilot, "u")
+            dialog = app.screen
+            assert isinstance(dialog, ConfirmDiff)
+            blocked = bool(dialog.query("#blocked"))
+            pinned = [str(s.render()) for s in dialog.query("#pinned Static").results(Static)]
+            enabled = not dialog.query_one("#yes", Button).disabled
+            await press(pilot, "y")
+            await settle(pilot)
+            return blocked, pinned, enabled, status(app)
+
+    blocked, pinned, enabled, said = asyncio.run(go())
+    assert not blocked and enabled, pinned
+    assert any(line.startswith(NOTE) for line in pinned), pinned
+    assert said.startswith("active claude profile: br-claude"), said
+    assert secrets.bridge_token("br-claude", create=False)
+
+
+def test_the_cli_preview_says_so_too(isolated: ProfileStore) -> None:
+    """`profile use --dry-run` shows the same note (one owner: ``switch.token_note``)."""
+    _active_without_token(isolated)
+    plan = use_profile(isolated, "br-claude", dry_run=True)
+    assert plan.makes_token and not plan.nothing_to_write("br-claude")
+    assert NOTE.removeprefix("note: ") in plan.diff
+    assert secrets.bridge_token("br-claude", create=False) is None  # a preview only looks

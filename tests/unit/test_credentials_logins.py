@@ -1,0 +1,57 @@
+"""What the one URL-credential mask (``credentials.shown_url``, and through it ``scrub`` for
+every stderr line) leaves of a login: ``https://user:p@ss@host`` kept ``ss`` (the mask stopped
+at the first ``@``), and a bare ``user:pw@host`` or a helper's ``curl -u user:pw`` was printed
+in clear (a review). Ordinary text with an ``@`` or a colon stays as it was. Expected values
+written by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from judgeaudit.credentials import scrub, scrub_content, shown_url
+
+MASKED = [
+    ("https://user:p@ss@host/v1", "https://***@host/v1"),
+    ("https://user:it's@host/v1", "https://***@host/v1"),
+    ("postgres://u:p@h/db and https://a:b@c/d", "postgres://***@h/db and https://***@c/d"),
+    ("user:pw@db.example.com:5432/app", "***@db.example.com:5432/app"),
+    ("user:p@ss@10.0.0.1", "***@10.0.0.1"),
+    ("dsn='u:p@localhost'", "dsn='***@localhost'"),
+    ("curl -s -u user:pw https://h/key", "curl -s -u *** https://h/key"),
+    ("curl --user user:pw https://h/key", "curl --user *** https://h/key"),
+    ("curl --user=user:pw https://h/key", "curl --user=*** https://h/key"),
+    ("curl -uuser:pw https://h/key", "curl -u*** https://h/key"),
+    ("curl -u 'user:pass word' https://h/key", "curl -u *** https://h/key"),
+    ('curl --proxy-user "u:p" https://h/key', "curl --proxy-user *** https://h/key"),
+]
+KEPT = [
+    "git@github.com:org/repo.git",
+    "write to alice@example.com (mailto:alice@example.com)",
+    "ssh git@host",
+    "vertex:claude-3-5-sonnet@20240620",
+    "name:model@latest",
+    "python -u script.py; pip install --user pkg; curl -u user https://h",
+    "see https://host/docs/p@x?to=a@b",
+    '{"url":"https://host","mail":"a@b.com"}',
+    "at 12:30 in room 4",
+]
+
+
+@pytest.mark.parametrize(("text", "shown"), MASKED)
+def test_a_login_is_masked_whole(text: str, shown: str) -> None:
+    assert shown_url(text) == shown
+    assert scrub(text) == shown  # every stderr line of the CLI
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_ordinary_text_with_an_at_or_a_colon_stays(text: str) -> None:
+    assert shown_url(text) == text
+    assert scrub(text) == text
+    assert scrub_content(text) == text
+
+
+def test_content_masks_a_url_s_login_whole_and_nothing_bare() -> None:
+    """Stored content (conversations, judge replies) masks URL logins only: a conversation's
+    ``-u`` or ``a:b@c.d`` is left for the key-shape rule, as before."""
+    assert scrub_content("fetch https://user:p@ss@host/v1 now") == "fetch https://***@host/v1 now"
+    assert scrub_content("run curl -u user:pw https://h/k") == "run curl -u user:pw https://h/k"
