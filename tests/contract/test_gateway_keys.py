@@ -243,3 +243,21 @@ def test_off_after_a_hand_edited_base_url_sends_the_old_token_nowhere(world: Wor
     user.write_text(user.read_text().replace(world.url_b, world.url_a))  # the URL set back
     assert world.ja("profile", "off", "claude").returncode == 0
     assert user.read_bytes() == original  # kept all along: all of it back
+
+
+def test_a_shell_oauth_token_never_reaches_the_gateway(world: World) -> None:
+    """A Claude subscription token in the shell (``CLAUDE_CODE_OAUTH_TOKEN``, from ``claude
+    setup-token``) beside a switched or exec'd gateway profile: the gateway only ever sees the
+    profile's key."""
+    oauth = "sk-ant-oat01-" + pysecrets.token_hex(16)
+    env = {**world.env, "CLAUDE_CODE_OAUTH_TOKEN": oauth}
+    tool([*JUDGEAUDIT, "exec", "b-claude", "--", npm_bin("claude"), "-p", "hi"], env=env,
+         cwd=world.work)  # fmt: skip
+    used = world.ja("profile", "use", "b-claude")
+    assert used.returncode == 0, used.stderr
+    tool([npm_bin("claude"), "-p", "hi"], env=env, cwd=world.work)
+    assert _sent(world.log_b, oauth) == []
+    assert any(
+        line["keys_sha256"] == [key_fingerprint(world.secret_b)]
+        for line in request_log(world.log_b)
+    )
