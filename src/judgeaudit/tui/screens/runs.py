@@ -333,11 +333,15 @@ class RunsScreen(RunsJudges):
 
     def say_rows_above(self, _: float = 0.0) -> None:
         """On the pane's top edge: the table opens on the row that failed the gate, not at its
-        top, and how many rows are above it (a user at 80x24 saw the first rows hidden)."""
+        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); none
+        once the table is scrolled back to its top (the line said "1 row above" on no rows)."""
         table = self.query_one("#drift", FitTable)
         above = round(table.scroll_offset.y)
         key = self.failed_row
-        if self.compared is None or key is None or table.selected_key() != key or not above:
+        if self.compared is None or key is None or table.selected_key() != key:
+            return
+        if not above:
+            self.query_one("#changes-pane").border_title = ""
             return
         name = dict(table.rows_data).get(key, {}).get("bucket", key)
         rows = f"{above} row{'s' if above > 1 else ''}"
