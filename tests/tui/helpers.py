@@ -11,6 +11,7 @@ import contextlib
 import html
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,29 @@ SMALL = (80, 24)
 STATE_DEADLINE_S = 120.0
 
 
+#: each app's notifications, in the order it gave them (see `notices`)
+_HEARD: weakref.WeakKeyDictionary[App[Any], list[str]] = weakref.WeakKeyDictionary()
+
+
 def make_app(store: ProfileStore, out: str | Path = "out/tui", **kwargs: Any) -> JudgeAuditApp:
     kwargs.setdefault("demo_spec", Path("examples/demo.toml"))
-    return JudgeAuditApp(store=store, out_dir=Path(out), steady=True, **kwargs)
+    app = JudgeAuditApp(store=store, out_dir=Path(out), steady=True, **kwargs)
+    heard = _HEARD.setdefault(app, [])
+    notify = app.notify
+
+    def recorded(message: str, **how: Any) -> None:
+        heard.append(str(message))
+        notify(message, **how)
+
+    app.notify = recorded  # type: ignore[method-assign]
+    return app
+
+
+def notices(app: App[Any]) -> list[str]:
+    """Every notification (toast) the app gave, oldest first: the message of each call of its
+    public `App.notify`, which every screen's and widget's `notify` goes through, recorded by
+    `make_app` (`run_test` mounts no toasts, so the screen cannot be read for them)."""
+    return list(_HEARD[app])
 
 
 def no_crash(app: Any) -> None:

@@ -15,7 +15,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable, plain
 from judgeaudit.tui.widgets.run_figures import RunFigures
-from tests.tui.helpers import SIZE, make_app, press
+from tests.tui.helpers import SIZE, make_app, notices, press
 
 
 def hand_counts(out: Path) -> dict[str, int]:
@@ -60,7 +60,7 @@ def test_runs_compare_shows_each_runs_split_tie_aware_rate_and_position_bias(
             assert isinstance(screen, RunsScreen)
             await press(pilot, "f")  # nothing compared yet: the drift table stays, a note says why
             assert not screen.query_one(RunFigures).display
-            assert any("ctrl+t compares" in n.message for n in app._notifications)
+            assert any("ctrl+t compares" in n for n in notices(app))
             screen.query_one("#r-b", Input).value = str(rejudged_copy)
             await press(pilot, "ctrl+t")
             summary = str(screen.query_one("#changes", Static).render())

@@ -14,7 +14,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.review import ReviewScreen
 from tests.audit_helpers import write_spec
 from tests.badinput.cases import truncated_db
-from tests.tui.helpers import SIZE, make_app, press, run_from_launch, wait_until
+from tests.tui.helpers import SIZE, make_app, notices, press, run_from_launch, wait_until
 
 
 def test_results_and_runs_refuse_a_wrongly_typed_column(
@@ -89,7 +89,7 @@ def test_a_label_saved_onto_a_damaged_audit_db_is_refused_in_one_line(
             return (
                 isinstance(app.screen, ReviewScreen),
                 head,
-                [str(n.message) for n in app._notifications],
+                notices(app),
             )
 
     on_review, head, notes = asyncio.run(go())

@@ -77,15 +77,24 @@ def test_the_row_that_failed_the_gate_is_on_screen_at_80x24(
     assert any(s.strip().startswith("bucket") for s in passed)
 
 
+def _rows_above(lines: list[str], labels: list[str]) -> int:
+    """How many of the table's rows (``labels``, in their order) are above the first one painted
+    under its header: counted on the screen, not from the table's scroll offset."""
+    head = next(i for i, line in enumerate(lines) if line.strip().startswith("bucket "))
+    shown = [line.strip() for line in lines[head + 1 :]]
+    return next(i for i, label in enumerate(labels) if any(s.startswith(label) for s in shown))
+
+
 def test_a_table_opened_below_its_top_says_so_and_the_next_opens_at_its_top(
     isolated: ProfileStore, four_runs: Path
 ) -> None:
     """The table opens at its top row unless the gate failed: then on the row that failed it,
     and the pane's top edge says why the first rows are out of sight and how many (a user at
-    80x24 saw the first rows hidden above and no reason); once the cursor leaves that row, or
-    the next comparison passes, no such line."""
+    80x24 saw the first rows hidden above and no reason); once the table is scrolled back to its
+    top (the cursor left where it was), the cursor leaves that row, or the next comparison
+    passes, no such line."""
 
-    async def go() -> tuple[list[str], float, list[str], list[str], float]:
+    async def go() -> tuple[list[str], list[str], list[str], list[str], list[str], float]:
         app = make_app(isolated, four_runs)
         async with app.run_test(size=SMALL) as pilot:
             await press(pilot, "f6")
@@ -94,18 +103,26 @@ def test_a_table_opened_below_its_top_says_so_and_the_next_opens_at_its_top(
             tie = next(i for i, r in enumerate(picker.runs) if "tie" in r.judge)
             failed = await _compare(pilot, tie)
             table = app.screen.query_one("#drift", FitTable)
-            above = table.scroll_offset.y
+            labels = [str(cells["bucket"]) for _, cells in table.rows_data]
+            table.scroll_home(animate=False)  # as the mouse wheel does: the cursor stays
+            await settle(pilot)
+            at_top = painted(app)
             table.focus()
             await press(pilot, "up")  # off the row that failed: the note has done its work
             moved = painted(app)
             other = next(i for i in range(1, 4) if i != tie)
             passed = await _compare(pilot, other)
-            return failed, above, moved, passed, table.scroll_offset.y
+            return failed, labels, at_top, moved, passed, table.scroll_offset.y
 
-    failed, above, moved, passed, top = asyncio.run(go())
-    rows = int(above)
+    failed, labels, at_top, moved, passed, top = asyncio.run(go())
+    rows = _rows_above(failed, labels)
     assert rows > 0, "the row that failed the gate is below the first rows at 80x24"
-    said = f"cursor on tie-aware, the row that failed the gate · ↑ {rows} row"
+    assert labels[-1] == "tie-aware", labels  # the row that failed the gate, last
+    noun = "row" if rows == 1 else "rows"
+    said = f"cursor on tie-aware, the row that failed the gate · ↑ {rows} {noun} above"
     assert any(said in line for line in failed), "\n".join(failed)
+    # scrolled back to the top: the first row is painted and nothing says rows are above it
+    assert _rows_above(at_top, labels) == 0, "\n".join(at_top)
+    assert not any("rows above" in s or "row above" in s for s in at_top), "\n".join(at_top)
     assert not any("the row that failed the gate" in line for line in moved), "\n".join(moved)
     assert top == 0 and not any("failed the gate" in line for line in passed), "\n".join(passed)

@@ -15,7 +15,7 @@ from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.cli_helpers import cli, recorded_runs_in_one
 from tests.integration.test_gate_ties import _good, _log
-from tests.tui.helpers import SMALL, make_app, painted, press, settle, wait_until
+from tests.tui.helpers import SMALL, make_app, notices, painted, press, settle, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_the_tie_aware_row_shows_the_rise_the_gate_failed_on(
             table.focus()
             table.move_cursor(row=table.row_count - 1)
             await press(pilot, "enter")  # the tie-aware row lists no flips: it says so
-            return shown, [str(n.message) for n in app._notifications]
+            return shown, notices(app)
 
     for size in (SMALL, (120, 40)):
         shown, toasts = asyncio.run(go(size))

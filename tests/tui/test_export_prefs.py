@@ -14,7 +14,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.export_prefs import ExportPreferences
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
-from tests.tui.helpers import SMALL, make_app, palette, press, settle, wait_until
+from tests.tui.helpers import SMALL, make_app, notices, palette, press, settle, wait_until
 
 
 def test_palette_exports_preferences_with_a_card(isolated: ProfileStore, run_copy: Path) -> None:
@@ -126,6 +126,6 @@ def _exported_toasts(isolated: ProfileStore, run_copy: Path, field: str, value: 
             await press(pilot, "ctrl+s")
             await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
             await settle(pilot)
-            return [str(n.message) for n in app._notifications]
+            return notices(app)
 
     return asyncio.run(go())

@@ -16,7 +16,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from tests.report_fixture import held_locked
-from tests.tui.helpers import SIZE, make_app, press, wait_until
+from tests.tui.helpers import SIZE, make_app, notices, press, wait_until
 
 
 def _locked_line(out: Path) -> str:
@@ -39,7 +39,7 @@ def test_a_label_saved_while_audit_db_is_locked_is_refused_and_the_app_stays(
             head = str(app.screen.query_one("#review-head", Static).render())
             return (
                 isinstance(app.screen, ReviewScreen),
-                [str(n.message) for n in app._notifications],
+                notices(app),
                 head,
             )
 

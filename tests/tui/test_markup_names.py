@@ -16,7 +16,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.pair import PairDetailScreen
 from judgeaudit.tui.screens.pairs import PairsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable, plain
-from tests.tui.helpers import make_app, no_crash, press, settle
+from tests.tui.helpers import make_app, no_crash, notices, press, settle
 
 ROLLOUTS = Path(__file__).resolve().parents[2] / "examples" / "rollouts"
 NAMES = {"gpt-4o": "llama-3[8b]", "small-model": "mix[/i]tral"}
@@ -69,7 +69,7 @@ def test_bracketed_names_read_whole_everywhere(isolated: ProfileStore, tmp_path:
             await settle(pilot)
             await press(pilot, "c")  # a toast naming the agent
             detail_title = str(app.screen.query_one("#pair-title", Static).render())
-            toasts = [str(n.message) for n in app._notifications]
+            toasts = notices(app)
             no_crash(app)
             return results_title, agents, pairs_title, detail_title, toasts, str(cells)
 

@@ -15,7 +15,17 @@ from judgeaudit.tui.judge_log import JudgeLog
 from judgeaudit.tui.screens.modals import ConfirmDiff, KeyEntry
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.run import RunScreen
-from tests.tui.helpers import SIZE, SMALL, make_app, palette, press, settle, until, wait_until
+from tests.tui.helpers import (
+    SIZE,
+    SMALL,
+    make_app,
+    notices,
+    palette,
+    press,
+    settle,
+    until,
+    wait_until,
+)
 
 
 async def hits_for(query: str, isolated: ProfileStore) -> list[str]:
@@ -124,7 +134,7 @@ def test_palette_export_review_keeps_a_filled_in_sample(
             await settle(pilot)
             await palette(pilot, "export review", "Export review…")
             await settle(pilot)
-            return [str(n.message) for n in app._notifications]
+            return notices(app)
 
     shown = asyncio.run(go())
     assert sample.read_bytes() == kept

@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.review import ReviewScreen
-from tests.tui.helpers import SIZE, SMALL, make_app, press, wait_until
+from tests.tui.helpers import SIZE, SMALL, make_app, notices, press, wait_until
 
 
 def head(app: object) -> str:
@@ -99,12 +99,12 @@ def test_review_warns_when_the_label_saved_contradicts_itself(
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
             await press(pilot, "f5", "1", "4", "a")
-            agreeing = [str(n.message) for n in app._notifications]
+            agreeing = notices(app)
             await press(pilot, "b")
             screen = app.screen
             assert isinstance(screen, ReviewScreen) and screen.data is not None
             pair_id = str(screen.data.items[screen.index]["pair_id"])
-            toasts = [str(n.message) for n in app._notifications]
+            toasts = notices(app)
             assert any("contradicts" in t for t in toasts), toasts  # at once, not later
             await wait_until(
                 pilot,
@@ -154,10 +154,10 @@ def test_review_refuses_a_mark_that_contradicts_another_pair_of_the_conversation
             await press(pilot, "2")  # A failed, against the stored "ok"
             await wait_until(
                 pilot,
-                lambda: any("not saved" in str(n.message) for n in app._notifications),
+                lambda: any("not saved" in n for n in notices(app)),
                 "the refusal",
             )
-            return str(other), [str(n.message) for n in app._notifications]
+            return str(other), notices(app)
 
     other, toasts = asyncio.run(go())
     refused = [t for t in toasts if "not saved" in t]

@@ -12,7 +12,7 @@ from judgeaudit.analysis.report import build_report, write_report_files
 from judgeaudit.audit.store.out_lock import writing
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.review import ReviewScreen
-from tests.tui.helpers import SIZE, make_app, press, wait_until
+from tests.tui.helpers import SIZE, make_app, notices, press, wait_until
 
 
 def prefs(out: Path) -> list[str]:
@@ -41,7 +41,7 @@ def test_labels_saved_during_a_run_leave_report_html_to_it_and_say_so_once(
                 during = report.read_bytes()
             await press(pilot, "t")  # the run has ended
             await wait_until(pilot, lambda: report.read_bytes() != before, "the rewrite")
-            return [str(n.message) for n in app._notifications], during, prefs(run_copy)
+            return notices(app), during, prefs(run_copy)
 
     notes, during, stored = asyncio.run(go())
     assert during == before

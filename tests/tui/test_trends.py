@@ -22,7 +22,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.sim.stream import write_stream
 from judgeaudit.tui.screens.trends import TrendsScreen
 from judgeaudit.tui.widgets.field import Field
-from tests.tui.helpers import SMALL, make_app, press, settle, snapshot, wait_until
+from tests.tui.helpers import SMALL, make_app, notices, press, settle, snapshot, wait_until
 
 
 @pytest.fixture(scope="session")
@@ -127,7 +127,7 @@ def test_enter_on_a_period_of_a_parquet_history_says_how_to_report_it(
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
             await press(pilot, *["down"] * 7, "enter")
-            return app.current_mode, [str(n.message) for n in app._notifications]
+            return app.current_mode, notices(app)
 
     mode, notes = asyncio.run(go())
     assert mode != "results"

@@ -33,6 +33,7 @@ from judgeaudit.tui.drift_view import (
     deciding_row,
     drift_rows,
 )
+from judgeaudit.tui.latest import Latest
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.recent import recent, remember
 from judgeaudit.tui.screens.flipped import FlippedPairs
@@ -79,7 +80,8 @@ class RunsScreen(RunsJudges):
         self.typed = False  # a directory typed here: the picker lists A's and B's runs only
         # which compare's answer may still be shown: a new compare, another A or B or another
         # pick counts up, so a compare still running for the old inputs is dropped when it ends
-        self.compare_request = 0
+        self.compares = Latest()
+        self.listings = Latest()  # a slow listing of the directories before is dropped too
         self.failed_row: str | None = None  # the drift row the gate failed on, if it did
 
     def compose(self) -> ComposeResult:
@@ -147,8 +149,11 @@ class RunsScreen(RunsJudges):
         self.listed = self.dirs()
         self.load_runs(self.listed)
 
-    @work(thread=True, exclusive=True, group="run-list")
     def load_runs(self, dirs: tuple[Path, Path | None], typed: bool = False) -> None:
+        self.list_runs(self.listings.ask(), dirs, typed)
+
+    @work(thread=True, exclusive=True, group="run-list")
+    def list_runs(self, request: int, dirs: tuple[Path, Path | None], typed: bool) -> None:
         """List the runs of ``dirs`` and of the directories opened before; a ``typed`` directory
         that lists is remembered with them, as one opened in Results is."""
         from judgeaudit.analysis.compare_entry import list_runs
@@ -171,9 +176,11 @@ class RunsScreen(RunsJudges):
                     runs += list_runs(out)
                 except JudgeauditError:
                     continue
-        self.app.call_from_thread(self.show_runs, runs, problems)
+        self.app.call_from_thread(self.show_runs, request, runs, problems)
 
-    def show_runs(self, runs: list[RunInfo], problems: list[str]) -> None:
+    def show_runs(self, request: int, runs: list[RunInfo], problems: list[str]) -> None:
+        if not self.listings.current(request):  # a later listing is asked for or shown
+            return
         known = {(r.out, r.run_id) for r in runs}
         self.pick_a = self.pick_a if self.pick_a in known else None
         self.pick_b = self.pick_b if self.pick_b in known else None
@@ -251,8 +258,7 @@ class RunsScreen(RunsJudges):
         pane = self.query_one("#changes-pane")
         pane.display = True
         pane.loading = True
-        self.compare_request += 1
-        self.run_compare(self.compare_request, out_a, out_b, run_a, run_b)
+        self.run_compare(self.compares.ask(), out_a, out_b, run_a, run_b)
 
     def drop_running_compare(self) -> None:
         """Other runs picked while a compare runs: its answer, of the runs before, is dropped."""
@@ -279,7 +285,7 @@ class RunsScreen(RunsJudges):
     def answered(self, request: int, answer: Comparison | str) -> None:
         """A compare's answer, shown only if nothing changed A, B or the picks since it began
         (a thread cannot be stopped: ``exclusive`` cancels the worker, not its late answer)."""
-        if request != self.compare_request:
+        if not self.compares.current(request):
             return
         if isinstance(answer, str):
             self.failed(answer)
@@ -293,7 +299,7 @@ class RunsScreen(RunsJudges):
     def clear_comparison(self) -> None:
         """No gate, drift rows, chart or figures of an earlier comparison left on screen, and
         none to come from a compare still running."""
-        self.compare_request += 1
+        self.compares.drop()
         self.compared = None
         pane = self.query_one("#changes-pane")
         pane.loading = False
@@ -327,11 +333,15 @@ class RunsScreen(RunsJudges):
 
     def say_rows_above(self, _: float = 0.0) -> None:
         """On the pane's top edge: the table opens on the row that failed the gate, not at its
-        top, and how many rows are above it (a user at 80x24 saw the first rows hidden)."""
+        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); none
+        once the table is scrolled back to its top (the line said "1 row above" on no rows)."""
         table = self.query_one("#drift", FitTable)
         above = round(table.scroll_offset.y)
         key = self.failed_row
-        if self.compared is None or key is None or table.selected_key() != key or not above:
+        if self.compared is None or key is None or table.selected_key() != key:
+            return
+        if not above:
+            self.query_one("#changes-pane").border_title = ""
             return
         name = dict(table.rows_data).get(key, {}).get("bucket", key)
         rows = f"{above} row{'s' if above > 1 else ''}"

@@ -13,6 +13,7 @@ from textual import work
 from textual.screen import Screen
 
 from judgeaudit.errors import JudgeauditError
+from judgeaudit.tui.latest import Latest
 from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
 from judgeaudit.tui.widgets.run_picker import Pick
 
@@ -26,6 +27,12 @@ class RunsJudges(Screen[None]):
     pick_a: Pick | None
     pick_b: Pick | None
 
+    def __init__(self, id: str) -> None:
+        super().__init__(id=id)
+        # a ranking still running when the view is left (j again, ctrl+t, g, f) is dropped: its
+        # late answer took the focus and the status line from the comparison shown since
+        self.rankings = Latest()
+
     def dirs(self) -> tuple[Path, Path | None]:
         raise NotImplementedError  # the screen's fields A and B
 
@@ -35,6 +42,12 @@ class RunsJudges(Screen[None]):
     def show_view(self, shown: str) -> None:
         for view in VIEWS:
             self.query_one(view).display = view == shown
+        table = self.query_one(JudgesTable)
+        if shown != "#judges":
+            self.rankings.drop()
+            if table.loading:  # "ranking the judges…" is no longer true
+                table.loading = False
+                self.say("")
 
     def judge_dirs(self) -> list[Path]:
         """Directories A and B and those of the picked runs, each once."""
@@ -58,27 +71,31 @@ class RunsJudges(Screen[None]):
         table.set_rows([])
         table.loading = True
         self.say("ranking the judges of the same conversations…")
-        self.load_judges(self.judge_dirs())
+        self.load_judges(self.rankings.ask(), self.judge_dirs())
 
     @work(thread=True, exclusive=True, group="judges")
-    def load_judges(self, dirs: list[Path]) -> None:
+    def load_judges(self, request: int, dirs: list[Path]) -> None:
         from judgeaudit.analysis.leaderboard import leaderboard  # pandas: on the first ranking
 
         try:
             board = leaderboard(dirs)
         except JudgeauditError as exc:
-            self.app.call_from_thread(self.judges_failed, str(exc))
+            self.app.call_from_thread(self.judges_failed, request, str(exc))
             return
-        self.app.call_from_thread(self.judges_shown, board)
+        self.app.call_from_thread(self.judges_shown, request, board)
 
-    def judges_shown(self, board: dict[str, Any]) -> None:
+    def judges_shown(self, request: int, board: dict[str, Any]) -> None:
+        if not self.rankings.current(request):
+            return
         table = self.query_one(JudgesTable)
         table.loading = False
         table.show_board(board)
         table.focus()
         self.say(judges_note(board))
 
-    def judges_failed(self, message: str) -> None:
+    def judges_failed(self, request: int, message: str) -> None:
+        if not self.rankings.current(request):
+            return
         table = self.query_one(JudgesTable)
         table.loading = False
         self.show_judges(False)
