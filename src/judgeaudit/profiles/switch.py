@@ -320,7 +320,9 @@ def use_profile(
     result.refusal = refusal if dry_run else None
     if dry_run and bridgeopt.uses_bridge(profile) and not refusal and gone:
         result.makes_token = True
-        if result.plans and not any(p.changes for p in result.plans):  # else use_note says it
+        # said only where no file changes: with changes (a first switch) a new token is what
+        # a switch always makes, and the note would read as something gone wrong
+        if result.plans and not any(p.changes for p in result.plans):
             result.plans[0].notes.append(token_note(profile.name, profile.app))
             result.diff = render_diff(result.plans)  # the CLI's --dry-run and diff print it
     return result
