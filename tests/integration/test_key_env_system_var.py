@@ -74,3 +74,27 @@ def test_a_bad_url_says_nothing_was_saved_only_where_something_would_have_been(
     listed = cli(home, "profile", "list")
     assert "carries credentials" in listed.stderr and "(fix or remove that file)" in listed.stderr
     assert "nothing was saved" not in listed.stderr and "hunter2" not in listed.stderr
+
+
+def test_profile_edit_mends_a_file_a_newer_rule_refuses(home: Path) -> None:
+    """A profile written before the rule (``key_env = "PATH"``) could only be mended by hand or
+    removed: ``profile edit`` loaded it first and refused (a reviewer). The edit that fixes the
+    field is saved, the file's other fields kept; one that does not is refused with nothing
+    written."""
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    written = (
+        'name = "p"\napp = "sdk"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m-1"\n'
+        'key_env = "PATH"\n'
+    )
+    (profiles / "p.toml").write_text(written, encoding="utf-8")
+    still = cli(home, "profile", "edit", "p", "--model", "m-2")
+    assert still.returncode == 2 and "key_env: PATH is one the system" in one_line(still)
+    assert "nothing was saved" in one_line(still)
+    assert (profiles / "p.toml").read_text(encoding="utf-8") == written
+    mended = cli(home, "profile", "edit", "p", "--key-env", "GATEWAY_API_KEY")
+    assert mended.returncode == 0, mended.stderr
+    listed = cli(home, "profile", "list")
+    assert listed.returncode == 0 and "warning" not in listed.stderr, listed.stderr
+    line = next(x for x in listed.stdout.splitlines() if x.split()[:1] == ["p"])
+    assert "m-1" in line and "env GATEWAY_API_KEY" in line and "127.0.0.1:9" in line

@@ -133,9 +133,13 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 def cmd_edit(args: argparse.Namespace) -> int:
     store = _store()
-    current = store.get(args.name)
-    data: dict[str, Any] = {f: getattr(current, f) for f in STORED_FIELDS}
-    data["options"] = dict(current.options)
+    data: dict[str, Any]
+    try:
+        current = store.get(args.name)
+        data = {f: getattr(current, f) for f in STORED_FIELDS}
+        data["options"] = dict(current.options)
+    except ProfileError as refused:  # a file a newer rule refuses: mended by the edit, or said
+        data = store.stored_table(args.name, refused)
     data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
     data["options"].update(_options(args.option, data["app"]))
     if args.model == "":  # `--model ''` clears the model

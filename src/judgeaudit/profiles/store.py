@@ -11,8 +11,15 @@ from typing import Any, NotRequired, TypedDict, cast
 from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.ledger import Entry
-from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
+from judgeaudit.profiles.model import (
+    STORED_FIELDS,
+    Profile,
+    ProfileError,
+    check_name,
+    load_profile,
+)
 from judgeaudit.profiles.paths import CONFIG_ENV, config_dir, live_file, presets_dir
+from judgeaudit.tomlfile import read_toml
 
 
 class SwitchState(TypedDict):
@@ -75,6 +82,23 @@ class ProfileStore:
                 f"`judgeaudit profile list` shows them (${CONFIG_ENV} sets that folder)"
             )
         return load_profile(*entry)
+
+    def stored_table(self, name: str, refused: ProfileError) -> dict[str, Any]:
+        """User profile ``name``'s file as it stands, unchecked, for ``profile edit`` to mend one
+        that no longer loads (a rule added since it was written: ``key_env = "PATH"``); the
+        edited whole is checked again before it is saved. ``refused`` (why it did not load) is
+        raised where there is no such table to mend: no user file, no TOML table, another name."""
+        path = self.user_dir / f"{check_name(name)}.toml"
+        if not path.is_file():
+            raise refused
+        try:
+            data = read_toml(path, "profile", ProfileError)
+        except (ProfileError, UnicodeDecodeError):
+            raise refused from None
+        kept = {k: v for k, v in data.items() if k in (*STORED_FIELDS, "options")}
+        if kept.get("name") != name or not isinstance(kept.get("options", {}), dict):
+            raise refused
+        return {**kept, "options": dict(kept.get("options", {}))}
 
     def exists(self, name: str) -> bool:
         return name in self._files()
