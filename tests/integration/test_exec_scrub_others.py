@@ -140,8 +140,13 @@ BY_PREFIX = {
     "CLAUDE_CODE_OAUTH_TOKEN": "other-cc-oauth-" + "4" * 12,
     "CLAUDE_CODE_CLIENT_KEY": "/home/u/mtls.key",
 }
-#: no key, token, secret or base URL of a provider: kept
-NOT_KEYS = {"GOOGLE_CLOUD_PROJECT": "p", "ANTHROPIC_LOG": "debug", "AWS_SECRET_ACCESS_KEY": "a"}
+#: no key, token, secret or base URL of an LLM provider: kept (a cloud's own secrets under the
+#: broad ``AZURE``/``GOOGLE`` prefixes too: a review found them scrubbed and `env` unset them)
+NOT_KEYS = {
+    "GOOGLE_CLOUD_PROJECT": "p", "ANTHROPIC_LOG": "debug", "AWS_SECRET_ACCESS_KEY": "a",
+    "AZURE_CLIENT_SECRET": "c", "AZURE_STORAGE_KEY": "s", "GOOGLE_MAPS_API_KEY": "m",
+    "GOOGLE_OAUTH_ACCESS_TOKEN": "o",
+}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -188,3 +193,25 @@ def test_the_profiles_own_key_env_stays_under_a_longer_prefix(home: Path) -> Non
     names = set(done.stdout.split())
     assert {"GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_GENERATIVE_AI_ADMIN_KEY"} <= names
     assert "GOOGLE_API_KEY" not in names
+
+
+def test_an_azure_openai_profile_keeps_its_clouds_secrets(home: Path) -> None:
+    """Beside an Azure OpenAI profile, the Azure cloud's own secrets stay in the command and in
+    the shell (a review: `env` printed `unset AZURE_CLIENT_SECRET`); the profile's family stays;
+    Azure AI inference's and Google AI's keys (other LLM families) go."""
+    add(home, "az", "sdk", GATEWAY, "--key-env", "AZURE_OPENAI_API_KEY")
+    script = str(_names_script(home))
+    cloud = {"AZURE_CLIENT_SECRET": "c", "AZURE_AI_SEARCH_KEY": "s", "AZURE_TENANT_ID": "t"}
+    mine = {"AZURE_OPENAI_API_KEY": PROFILE_KEY}
+    llm = {"AZURE_AI_API_KEY": "other-azure-ai-" + "1" * 12, "GOOGLE_API_KEY": "g",
+           "GOOGLE_GENERATIVE_AI_BASE_URL": "https://g.example/v1", "AZURE_API_BASE": "a",
+           "CO_API_KEY": "co", "CO_API_URL": "https://co.example"}  # fmt: skip
+    shell = {**cloud, **mine, **llm}
+    done = cli(home, "exec", "az", "--scrub-other-providers", "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    assert {*cloud, *mine} <= names and not set(llm) & names, done.stderr
+    exports = cli(home, "env", "az", "--scrub-other-providers", env=shell)
+    assert exports.returncode == 0, exports.stderr
+    unset = {line.split()[1] for line in exports.stdout.splitlines() if line[:6] == "unset "}
+    assert set(llm) <= unset and not unset & {*cloud, *mine}, exports.stdout

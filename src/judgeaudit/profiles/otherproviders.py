@@ -6,7 +6,8 @@ A variable is another provider's when its name starts with ``PREFIX_`` for a ``P
 :data:`FAMILIES` (or an ``env_prefix`` of the user's profiles) that the profile does not own, and
 ends with a key (:data:`CREDENTIAL_SUFFIXES`) or a base URL (:data:`URL_SUFFIXES`):
 ``GEMINI_API_KEY``, ``GOOGLE_GENERATIVE_AI_API_KEY`` or ``OPENAI_BASE_URL`` beside a Claude
-profile's Claude Code. The longest prefix that fits decides (``AZURE_OPENAI_API_KEY`` is
+profile's Claude Code. A broad prefix (:data:`EXACT_ONLY`: ``AZURE``, ``GOOGLE``) takes no middle
+part: ``AZURE_CLIENT_SECRET`` and ``GOOGLE_MAPS_API_KEY`` are no LLM provider's and stay. The longest prefix that fits decides (``AZURE_OPENAI_API_KEY`` is
 ``AZURE_OPENAI``'s, not ``AZURE``'s). Names only are ever said, never values. It is opt-in (why:
 docs/profiles.md, under One provider per terminal): those variables point at their own
 providers, not at this profile's gateway, and a command may need them (an eval that calls
@@ -41,11 +42,18 @@ URL_SUFFIXES = ("BASE_URL", "API_BASE", "API_URL", "ENDPOINT")
 #: ``GITHUB_TOKEN``, ``AWS_*`` and the like are no provider of an OpenAI-compatible gateway and
 #: stay.
 FAMILIES = (
-    "OPENAI", "AZURE_OPENAI", "AZURE", "ANTHROPIC", "ANTHROPIC_FOUNDRY", "ANTHROPIC_BEDROCK",
-    "ANTHROPIC_VERTEX", "CLAUDE_CODE", "GEMINI", "GOOGLE", "DEEPSEEK", "OPENROUTER",
+    "OPENAI", "AZURE_OPENAI", "AZURE_AI", "AZURE", "ANTHROPIC", "ANTHROPIC_FOUNDRY", "ANTHROPIC_BEDROCK",
+    "ANTHROPIC_VERTEX", "CLAUDE_CODE", "GEMINI", "GOOGLE", "GOOGLE_GENERATIVE_AI", "DEEPSEEK", "OPENROUTER",
     "MISTRAL", "GROQ", "TOGETHER", "FIREWORKS", "COHERE", "CO", "XAI", "PERPLEXITY",
     "DASHSCOPE", "MOONSHOT", "ZHIPUAI", "TAOTOKEN",
 )  # fmt: skip
+#: Broad prefixes (a cloud's, a short one) whose other variables are no LLM provider's
+#: (``AZURE_CLIENT_SECRET``, ``AZURE_STORAGE_KEY``, ``GOOGLE_MAPS_API_KEY``,
+#: ``GOOGLE_OAUTH_ACCESS_TOKEN``): only ``PREFIX_`` + one of :data:`EXACT_SUFFIXES` is theirs
+#: (``AZURE_API_KEY``, ``AZURE_API_BASE``, ``GOOGLE_API_KEY``, ``CO_API_URL``), nothing between;
+#: their LLM families are families of their own (``AZURE_OPENAI_*``, ``GOOGLE_GENERATIVE_AI_*``).
+EXACT_ONLY = frozenset({"AZURE", "AZURE_AI", "GOOGLE", "CO"})
+EXACT_SUFFIXES = ("API_KEY", *URL_SUFFIXES)
 #: Owning a family owns these too: Claude Code's own variables (``CLAUDE_CODE_CLIENT_KEY``, its
 #: mTLS key file; its ``CLAUDE_CODE_OAUTH_TOKEN`` login) stay beside a Claude profile.
 SAME_OWNER = {ANTHROPIC_FAMILY: ("CLAUDE_CODE",)}
@@ -72,12 +80,15 @@ def family_of(name: str) -> str | None:
 
 def _prefix(name: str, prefixes: Iterable[str]) -> str | None:
     """The longest of ``prefixes`` that ``name`` starts with (``PREFIX_``), followed by a key
-    or base URL suffix (``PREFIX_SUFFIX`` or ``PREFIX_..._SUFFIX``)."""
+    or base URL suffix (``PREFIX_SUFFIX`` or ``PREFIX_..._SUFFIX``; only ``PREFIX_SUFFIX``
+    of :data:`EXACT_SUFFIXES` for a prefix of :data:`EXACT_ONLY`)."""
     starts = [prefix for prefix in prefixes if name.startswith(f"{prefix}_")]
     if not starts:
         return None
     prefix = max(starts, key=len)
     tail = name[len(prefix) + 1 :]
+    if prefix in EXACT_ONLY:
+        return prefix if tail in EXACT_SUFFIXES else None
     suffixes = (*URL_SUFFIXES, *CREDENTIAL_SUFFIXES)
     return prefix if any(tail == s or tail.endswith(f"_{s}") for s in suffixes) else None
 
