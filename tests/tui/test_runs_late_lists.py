@@ -136,17 +136,19 @@ def test_a_late_ranking_whose_view_was_left_takes_neither_focus_nor_status(
         assert "gate" in screen_text, screen_text  # the comparison is what the user sees
 
 
+@pytest.mark.parametrize("change", ["type-a", "pick-a"])
 @pytest.mark.parametrize("size", [SIZE, SMALL])
-def test_a_ranking_running_when_a_is_typed_into_is_dropped(
+def test_a_ranking_running_when_a_is_typed_into_or_picked_is_dropped(
     isolated: ProfileStore,
     run_copy: Path,
     rejudged_copy: Path,
     monkeypatch: pytest.MonkeyPatch,
     size: tuple[int, int],
+    change: str,
 ) -> None:
-    """`j`, then a key typed into field A while the ranking runs: the ranking is of the
-    directories before; before, its answer took the focus from the field (the next keys went
-    to the leaderboard) and the status line."""
+    """`j`, then a key typed into field A (or `a` picking run A) while the ranking runs: the
+    ranking is of the inputs before; before, its answer took the focus from the field or the
+    picker (the next keys went to the leaderboard) and the status line."""
     real = leaderboard.leaderboard
     release, started = threading.Event(), threading.Event()
     ranked: list[dict[str, Any]] = []
@@ -172,25 +174,30 @@ def test_a_ranking_running_when_a_is_typed_into_is_dropped(
             await pilot.press("j")  # the ranking starts and is held
             await until(pilot, started.is_set, "the ranking to start")
             field = screen.query_one("#r-a", Input)
-            field.focus()
-            await pilot.press("x")  # the user types into A while it runs
+            where = field if change == "type-a" else screen.query_one(RunPicker)
+            where.focus()
+            await pilot.press("x" if change == "type-a" else "a")  # while the ranking runs
             release.set()
             await settle(pilot)
             assert ranked and ranked[0].get("judges"), "the ranking answered (late), dropped"
-            await pilot.press("y")  # the next key: still the field's
-            await settle(pilot)
+            if change == "type-a":
+                await pilot.press("y")  # the next key: still the field's
+                await settle(pilot)
+            else:
+                assert screen.pick_a is not None
             status = str(screen.query_one("#runs-status").render())
             return (
                 field.value,
                 status,
-                app.focused is field,
+                app.focused is where,
                 screen.query_one(JudgesTable).display,
                 "\n".join(painted(app)),
             )
 
-    value, status, field_focused, judges_shown, screen_text = asyncio.run(go())
-    assert value == "xy", value  # (focus selects the field) before: "y" went to the leaderboard
-    assert field_focused
+    value, status, still_focused, judges_shown, screen_text = asyncio.run(go())
+    if change == "type-a":  # (focus selects the field) before: "y" went to the leaderboard
+        assert value == "xy", value
+    assert still_focused
     assert not judges_shown  # no ranking of the directories before, nor its spinner
     assert "judges of the same conversations" not in status, status
     assert "judges of the same conversations" not in screen_text, screen_text
