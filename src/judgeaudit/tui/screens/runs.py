@@ -131,6 +131,7 @@ class RunsScreen(RunsJudges):
     def on_input_changed(self, event: Input.Changed) -> None:
         """Another A or B: the comparison on screen is of runs the fields no longer name."""
         if event.input.id in ("r-a", "r-b") and self.listed not in (None, self.dirs()):
+            self.drop_running()
             self.clear_comparison()
 
     def list_typed(self) -> None:
@@ -207,12 +208,12 @@ class RunsScreen(RunsJudges):
             self.pick_a = (run.out, run.run_id)
         else:
             self.pick_b = (run.out, run.run_id)
-        self.drop_running_compare()
+        self.drop_running()
         picker.show_runs(picker.runs, self.pick_a, self.pick_b)
 
     def action_clear_picks(self) -> None:
         self.pick_a = self.pick_b = None
-        self.drop_running_compare()
+        self.drop_running()
         picker = self.query_one(RunPicker)
         picker.show_runs(picker.runs, None, None)
 
@@ -260,8 +261,10 @@ class RunsScreen(RunsJudges):
         pane.loading = True
         self.run_compare(self.compares.ask(), out_a, out_b, run_a, run_b)
 
-    def drop_running_compare(self) -> None:
-        """Other runs picked while a compare runs: its answer, of the runs before, is dropped."""
+    def drop_running(self) -> None:
+        """Another A or B, or other runs picked, while a compare or a judge ranking runs: its
+        answer, of the inputs before, is dropped (the one place both are, for changed inputs)."""
+        self.drop_running_ranking()
         if self.query_one("#changes-pane").loading:
             self.clear_comparison()
             self.say("")

@@ -29,8 +29,8 @@ class RunsJudges(Screen[None]):
 
     def __init__(self, id: str) -> None:
         super().__init__(id=id)
-        # a ranking still running when the view is left (j again, ctrl+t, g, f) is dropped: its
-        # late answer took the focus and the status line from the comparison shown since
+        # a ranking still running when the view is left (j again, ctrl+t, g, f) or A, B or the
+        # picks change is dropped: its late answer took the focus and the status line
         self.rankings = Latest()
 
     def dirs(self) -> tuple[Path, Path | None]:
@@ -48,6 +48,12 @@ class RunsJudges(Screen[None]):
             if table.loading:  # "ranking the judges…" is no longer true
                 table.loading = False
                 self.say("")
+
+    def drop_running_ranking(self) -> None:
+        """A, B or the picks changed while a ranking runs: it is of the directories before, so
+        its view is left as j would (its late answer took the focus and the status line)."""
+        if self.query_one(JudgesTable).loading:
+            self.show_judges(False)
 
     def judge_dirs(self) -> list[Path]:
         """Directories A and B and those of the picked runs, each once."""
