@@ -51,6 +51,18 @@ OPTION_LOGIN_RE = re.compile(
     r"""('[^']*:[^']*'|"[^"]*:[^"]*"|[^\s'"]*:[^\s'"]*)"""
 )
 
+#: A password, token or key given by name on a command line or in a URL, its value masked:
+#: ``--password=PW`` (wget's ``--http-password``, ``--proxy-password``), ``--token PW``,
+#: ``--api-key PW``, a variable set before a command (``PGPASSWORD=PW psql``,
+#: ``GITHUB_TOKEN=PW``) and a URL's query (``?api-key=PW``, Azure's form; ``&token=PW``).
+#: ``max_tokens=100`` and ``?api-version=`` are no secret's name.
+SECRET_PARAM_RE = re.compile(
+    r"""((?<![\w-])--(?i:(?:http-|proxy-|ftp-)?(?:password|passwd|token|api-?key))(?:=|\s+)"""
+    r"""|(?<![\w$])[A-Z][A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY)="""
+    r"""|[?&](?i:access_token|token|api[-_]?key|key|password|secret|sig)=)"""
+    r"""('[^']*'|"[^"]*"|[^\s&'"#`]+)"""
+)
+
 
 def has_userinfo(url: str) -> bool:
     """Whether ``url`` carries a user name or password before its host."""
@@ -65,9 +77,9 @@ def shown_url(url: str) -> str:
     """``url`` with any credentials replaced by ``***`` (safe to print): a URL's
     ``user:password@``, a bare ``user:password@host`` and a command line's ``curl -u
     user:password`` (a helper or auth command doctor shows)."""
-    if "@" not in url and ":" not in url:  # the usual line: one pass in C
+    if "@" not in url and ":" not in url and "=" not in url and "--" not in url:  # usual line
         return url
-    text = OPTION_LOGIN_RE.sub(r"\1***", url)
+    text = SECRET_PARAM_RE.sub(r"\1***", OPTION_LOGIN_RE.sub(r"\1***", url))
     return BARE_LOGIN_RE.sub("***@", USERINFO_RE.sub(r"\1***@", text))
 
 

@@ -46,7 +46,7 @@ def test_a_key_in_a_codex_auth_command_is_masked_as_the_claude_helpers_is(home: 
     assert done.returncode == 0, done.stderr
     assert key not in done.stdout + done.stderr
     command = next(x for x in done.stdout.splitlines() if x.startswith("  key       command"))
-    assert command.startswith("  key       command `sh -c echo "), command
+    assert command.startswith("  key       command `sh -c 'echo "), command  # quoted as sh reads it
 
 
 def test_a_login_in_a_helper_or_auth_command_is_masked_whole(home: Path) -> None:
@@ -74,3 +74,17 @@ def test_a_login_in_a_helper_or_auth_command_is_masked_whole(home: Path) -> None
     assert any(x.startswith("  base URL  https://***@h/v1") for x in lines), out
     command = next(x for x in lines if x.startswith("  key       command"))
     assert "curl --user *** https://h/key" in command, command
+
+
+def test_an_auth_argument_with_a_space_is_masked_whole(home: Path) -> None:
+    """A new user: Codex ``auth`` arguments were joined with spaces, so ``-u "alice:pw with
+    space"`` showed ``-u *** with space``; each argument is quoted whole, as a shell reads it."""
+    (home / "codex" / "config.toml").write_text(
+        'model_provider = "gw"\n[model_providers.gw]\nname = "gw"\nbase_url = "http://h/v1"\n'
+        'auth = { command = "curl", args = ["-u", "alice:pw with space", "https://h/key"] }\n'
+    )
+    done = cli(home, "profile", "doctor", "codex")
+    assert done.returncode == 0, done.stderr
+    assert "with space" not in done.stdout + done.stderr
+    command = next(x for x in done.stdout.splitlines() if x.startswith("  key       command"))
+    assert "`curl -u *** https://h/key`" in command, command

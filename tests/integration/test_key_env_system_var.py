@@ -92,9 +92,26 @@ def test_profile_edit_mends_a_file_a_newer_rule_refuses(home: Path) -> None:
     assert still.returncode == 2 and "key_env: PATH is one the system" in one_line(still)
     assert "nothing was saved" in one_line(still)
     assert (profiles / "p.toml").read_text(encoding="utf-8") == written
+    before = cli(home, "profile", "list")  # the warning names the mend
+    assert "`judgeaudit profile edit p --FIELD VALUE` mends a field" in before.stderr
     mended = cli(home, "profile", "edit", "p", "--key-env", "GATEWAY_API_KEY")
     assert mended.returncode == 0, mended.stderr
     listed = cli(home, "profile", "list")
     assert listed.returncode == 0 and "warning" not in listed.stderr, listed.stderr
     line = next(x for x in listed.stdout.splitlines() if x.split()[:1] == ["p"])
     assert "m-1" in line and "env GATEWAY_API_KEY" in line and "127.0.0.1:9" in line
+
+
+def test_profile_edit_of_a_file_without_an_app_says_so(home: Path) -> None:
+    """A new user: ``profile edit`` of a hand-written file with no ``app`` line crashed
+    (KeyError, exit 70); it names the field, saves nothing, and ``--app`` mends it."""
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    written = 'name = "na"\nbase_url = "http://127.0.0.1:9/v1"\nkey_env = "NA_KEY"\n'
+    (profiles / "na.toml").write_text(written, encoding="utf-8")
+    done = cli(home, "profile", "edit", "na", "--key-env", "X_KEY")
+    assert done.returncode == 2 and "app" in one_line(done), done.stderr
+    assert "nothing was saved" in one_line(done)
+    assert (profiles / "na.toml").read_text(encoding="utf-8") == written
+    mended = cli(home, "profile", "edit", "na", "--app", "sdk")
+    assert mended.returncode == 0, mended.stderr

@@ -34,6 +34,16 @@ MASKED = [
     ("curl -sSu admin:secret https://h", "curl -sSu *** https://h"),
     ("curl -fsSLu admin:secret https://h", "curl -fsSLu *** https://h"),
     (":secretpw@redis.local:6379", "***@redis.local:6379"),
+    # a new user: a password or token given by name
+    ("wget --password=pw1 https://h", "wget --password=*** https://h"),
+    ("wget --http-password 'p w2' x", "wget --http-password *** x"),
+    ("PGPASSWORD=pw3 psql -h db", "PGPASSWORD=*** psql -h db"),
+    (
+        "curl https://vault.example.com/key?token=pw4",
+        "curl https://vault.example.com/key?token=***",
+    ),
+    ("https://gw.example.com/v1?api-key=pw5&x=1", "https://gw.example.com/v1?api-key=***&x=1"),
+    ("GITHUB_TOKEN=pw6 gh api", "GITHUB_TOKEN=*** gh api"),
 ]
 KEPT = [
     "git@github.com:org/repo.git",
@@ -45,6 +55,8 @@ KEPT = [
     "see https://host/docs/p@x?to=a@b",
     '{"url":"https://host","mail":"a@b.com"}',
     "at 12:30 in room 4",
+    "max_tokens=100 temperature=0 --option key_mode=command https://h/v1?api-version=2024-01",
+    'echo $GITHUB_TOKEN; key_env = "GW_KEY"',
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -216,7 +217,7 @@ def codex_report(cwd: Path | None = None) -> list[str]:
                 # a key written into the command's arguments (`echo sk-...`) masked as the
                 # Claude helper's is (a review: it printed in clear)
                 "command `"
-                + scrub_keylike(f"{auth.get('command')} {' '.join(map(str, auth.get('args', [])))}")
+                + scrub_keylike(shlex.join(map(str, [auth.get("command"), *auth.get("args", [])])))
                 + "`",
                 f"[model_providers.{provider}]",
                 [],
@@ -361,3 +362,12 @@ def report(
         if name == apps[-1]:
             lines.append(f"keyring: {secrets.keyring_said()}")  # the words of `key status`
     return lines
+
+
+def _command_line(auth: dict[str, Any]) -> str:
+    """A Codex ``auth`` command as a shell reads it: each argument quoted whole, so a password
+    with a space (``-u 'alice:pw with space'``) is masked whole, not to its first word."""
+    args = auth.get("args", [])
+    return shlex.join(
+        map(str, [auth.get("command"), *(args if isinstance(args, list) else [args])])
+    )

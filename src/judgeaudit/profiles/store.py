@@ -66,7 +66,8 @@ class ProfileStore:
             try:
                 good.append(load_profile(path, source))
             except ProfileError as exc:
-                bad.append(f"{exc} (fix or remove that file)")
+                mend = f"; `judgeaudit profile edit {path.stem} --FIELD VALUE` mends a field"
+                bad.append(f"{exc} (fix or remove that file){mend if source == 'user' else ''}")
         return good, bad
 
     def list(self) -> list[Profile]:
