@@ -88,3 +88,17 @@ def test_an_auth_argument_with_a_space_is_masked_whole(home: Path) -> None:
     assert "with space" not in done.stdout + done.stderr
     command = next(x for x in done.stdout.splitlines() if x.startswith("  key       command"))
     assert "`curl -u *** https://h/key`" in command, command
+
+
+def test_an_sh_c_auth_script_keeps_its_password_masked(home: Path) -> None:
+    """A second review: quoting the joined arguments put ``sh -c "curl -u 'alice:p w' …"``'s
+    password back in clear; each argument is masked before it is quoted."""
+    (home / "codex" / "config.toml").write_text(
+        'model_provider = "gw"\n[model_providers.gw]\nname = "gw"\nbase_url = "http://h/v1"\n'
+        'auth = { command = "sh", args = ["-c", "curl -u \'alice:p w\' https://h/key"] }\n'
+    )
+    done = cli(home, "profile", "doctor", "codex")
+    assert done.returncode == 0, done.stderr
+    assert "p w" not in done.stdout + done.stderr
+    command = next(x for x in done.stdout.splitlines() if x.startswith("  key       command"))
+    assert "`sh -c 'curl -u *** https://h/key'`" in command, command

@@ -139,6 +139,9 @@ BY_PREFIX = {
     "AZURE_API_KEY": "other-azure-" + "3" * 12,
     "CLAUDE_CODE_OAUTH_TOKEN": "other-cc-oauth-" + "4" * 12,
     "CLAUDE_CODE_CLIENT_KEY": "/home/u/mtls.key",
+    # a second review: Azure AI inference's LLM keys survived the narrowed AZURE_AI
+    "AZURE_AI_INFERENCE_API_KEY": "other-azinf-" + "5" * 12,
+    "AZURE_AI_CHAT_KEY": "other-azchat-" + "6" * 12,
 }
 #: no key, token, secret or base URL of an LLM provider: kept (a cloud's own secrets under the
 #: broad ``AZURE``/``GOOGLE`` prefixes too: a review found them scrubbed and `env` unset them)

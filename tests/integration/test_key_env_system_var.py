@@ -115,3 +115,31 @@ def test_profile_edit_of_a_file_without_an_app_says_so(home: Path) -> None:
     assert (profiles / "na.toml").read_text(encoding="utf-8") == written
     mended = cli(home, "profile", "edit", "na", "--app", "sdk")
     assert mended.returncode == 0, mended.stderr
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        # a second review: a list for app crashed (TypeError); a typo'd field was dropped
+        ('name = "x1"\napp = ["sdk"]\nbase_url = "http://127.0.0.1:9/v1"\n', "app"),
+        ('name = "x1"\napp = "sdk"\nbase_url = "http://127.0.0.1:9/v1"\nkey_env = "PATH"\n'
+         'modle = "gpt"\n', "modle"),
+    ],
+)  # fmt: skip
+def test_profile_edit_refuses_what_it_cannot_mend_and_drops_nothing(
+    home: Path, written: str, said: str
+) -> None:
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "x1.toml").write_text(written, encoding="utf-8")
+    done = cli(home, "profile", "edit", "x1", "--key-env", "X_KEY")
+    assert done.returncode == 2 and said in one_line(done), done.stderr
+    assert (profiles / "x1.toml").read_text(encoding="utf-8") == written
+
+
+def test_the_mend_is_named_only_where_edit_can_mend(home: Path) -> None:
+    profiles = home / "cfg" / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "bad.toml").write_text('name = "bad"\napp = \n', encoding="utf-8")
+    listed = cli(home, "profile", "list")
+    assert "bad.toml: not valid TOML" in listed.stderr and "mends a field" not in listed.stderr

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from judgeaudit.credentials import scrub, scrub_content, shown_url
+from judgeaudit.credentials import scrub, scrub_content, shown_command, shown_url
 
 MASKED = [
     ("https://user:p@ss@host/v1", "https://***@host/v1"),
@@ -44,6 +44,17 @@ MASKED = [
     ),
     ("https://gw.example.com/v1?api-key=pw5&x=1", "https://gw.example.com/v1?api-key=***&x=1"),
     ("GITHUB_TOKEN=pw6 gh api", "GITHUB_TOKEN=*** gh api"),
+    # a second review of those: names ending in a secret's, a bare PASSWORD=, # and & in a value
+    ("PASSWORD=hunter2 psql", "PASSWORD=*** psql"),
+    (
+        "x --access-token a1 --client-secret a2 --api_key=a3",
+        "x --access-token *** --client-secret *** --api_key=***",
+    ),
+    (
+        "https://h/cb?client_secret=a4&refresh_token=a5&pwd=a6#f",
+        "https://h/cb?client_secret=***&refresh_token=***&pwd=***#f",
+    ),
+    ("wget --password=ab#cd&9 x", "wget --password=*** x"),
 ]
 KEPT = [
     "git@github.com:org/repo.git",
@@ -57,6 +68,8 @@ KEPT = [
     "at 12:30 in room 4",
     "max_tokens=100 temperature=0 --option key_mode=command https://h/v1?api-version=2024-01",
     'echo $GITHUB_TOKEN; key_env = "GW_KEY"',
+    "export OPENAI_API_KEY=... (the key, from the provider's console); --token-env X",
+    "judgeaudit rejudge --judge-key-env GW --key NAME",
 ]
 
 
@@ -83,7 +96,28 @@ def test_content_masks_a_url_s_login_whole_and_nothing_bare() -> None:
 def test_a_long_line_full_of_colons_and_ats_is_scrubbed_in_time() -> None:
     """A second review: every stderr line is scrubbed, and the bare-login rule took 25 s on an
     80 KB line of ``=a:b@`` (2.2 s on 40 KB of ``,x:1``); bounded parts take well under 5 s."""
-    for line in ("=a:b@" * 16000, ",x:1" * 10000):
+    lines = ("=a:b@" * 16000, ",x:1" * 10000,
+             # a second review: the -u cluster (11 s on 40 KB) and the URL scheme (8 s)
+             "-" + "u" * 100000 + " :", "A-" * 50000 + " :", "a." * 50000 + " https://u:p@h")  # fmt: skip
+    for line in lines:
         started = time.perf_counter()
         scrub(line, [])
+        scrub_content(line)  # what every stored conversation goes through
         assert time.perf_counter() - started < 5.0
+
+
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        # a second review: quoting first put the password back (`'"'"'alice:p w'"'"'`)
+        (["sh", "-c", "curl -u 'alice:p w' https://h/key"], "sh -c 'curl -u *** https://h/key'"),
+        (["curl", "-u", "alice:it's secret", "https://h"], "curl -u *** https://h"),
+        (["curl", "-u", "alice:pw with space", "https://h/key"], "curl -u *** https://h/key"),
+        (["x", "--password=p w"], "x --password=***"),
+        (["env", "PGPASSWORD=p w", "psql"], "env PGPASSWORD=*** psql"),
+        (["tool", "--token", "abc"], "tool --token ***"),
+        (["python", "-u", "x.py", "--token-env=X"], "python -u x.py --token-env=X"),
+    ],
+)
+def test_a_commands_arguments_are_masked_each_whole(argv: list[str], shown: str) -> None:
+    assert shown_command(argv) == shown

@@ -141,7 +141,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     except ProfileError as refused:  # a file a newer rule refuses: mended by the edit, or said
         data = store.stored_table(args.name, refused)
     data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
-    if data.get("app") not in APP_OPTIONS:  # a mended file without a usable app: said, no crash
+    app = data.get("app")
+    if not isinstance(app, str) or app not in APP_OPTIONS:  # a mended file's bad app: said
         _checked({k: v for k, v in data.items() if v is not None}, "profile edit")
     data["options"].update(_options(args.option, data["app"]))
     if args.model == "":  # `--model ''` clears the model

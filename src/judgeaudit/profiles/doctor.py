@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.credentials import shown_url
+from judgeaudit.credentials import shown_command, shown_url
 from judgeaudit.profiles import bridgeopt, secrets, shadowing, tokenwarn
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.targets import claude
@@ -216,9 +215,7 @@ def codex_report(cwd: Path | None = None) -> list[str]:
                 "key",
                 # a key written into the command's arguments (`echo sk-...`) masked as the
                 # Claude helper's is (a review: it printed in clear)
-                "command `"
-                + scrub_keylike(shlex.join(map(str, [auth.get("command"), *auth.get("args", [])])))
-                + "`",
+                f"command `{shown_command(_argv(auth))}`",
                 f"[model_providers.{provider}]",
                 [],
             )
@@ -364,10 +361,7 @@ def report(
     return lines
 
 
-def _command_line(auth: dict[str, Any]) -> str:
-    """A Codex ``auth`` command as a shell reads it: each argument quoted whole, so a password
-    with a space (``-u 'alice:pw with space'``) is masked whole, not to its first word."""
+def _argv(auth: dict[str, Any]) -> list[object]:
+    """A Codex ``auth`` table's command and arguments (``args`` not a list: one argument)."""
     args = auth.get("args", [])
-    return shlex.join(
-        map(str, [auth.get("command"), *(args if isinstance(args, list) else [args])])
-    )
+    return [auth.get("command"), *(args if isinstance(args, list) else [args])]

@@ -40,9 +40,10 @@ URL_SUFFIXES = ("BASE_URL", "API_BASE", "API_URL", "ENDPOINT")
 #: ``AZURE_API_KEY``, ``CLAUDE_CODE`` for ``CLAUDE_CODE_OAUTH_TOKEN``, the clouds that host
 #: Claude apart from ``ANTHROPIC`` (a Claude profile's gateway is not Foundry).
 #: ``GITHUB_TOKEN``, ``AWS_*`` and the like are no provider of an OpenAI-compatible gateway and
-#: stay.
+#: stay. Azure AI inference's ``AZURE_AI_INFERENCE_*``/``AZURE_AI_CHAT_*`` are families of their
+#: own (``AZURE_AI`` is broad: ``AZURE_AI_SEARCH_KEY`` stays).
 FAMILIES = (
-    "OPENAI", "AZURE_OPENAI", "AZURE_AI", "AZURE", "ANTHROPIC", "ANTHROPIC_FOUNDRY", "ANTHROPIC_BEDROCK",
+    "OPENAI", "AZURE_OPENAI", "AZURE_AI_INFERENCE", "AZURE_AI_CHAT", "AZURE_AI", "AZURE", "ANTHROPIC", "ANTHROPIC_FOUNDRY", "ANTHROPIC_BEDROCK",
     "ANTHROPIC_VERTEX", "CLAUDE_CODE", "GEMINI", "GOOGLE", "GOOGLE_GENERATIVE_AI", "DEEPSEEK", "OPENROUTER",
     "MISTRAL", "GROQ", "TOGETHER", "FIREWORKS", "COHERE", "CO", "XAI", "PERPLEXITY",
     "DASHSCOPE", "MOONSHOT", "ZHIPUAI", "TAOTOKEN",

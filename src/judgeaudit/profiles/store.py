@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
@@ -12,7 +13,6 @@ from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import (
-    STORED_FIELDS,
     Profile,
     ProfileError,
     check_name,
@@ -66,8 +66,7 @@ class ProfileStore:
             try:
                 good.append(load_profile(path, source))
             except ProfileError as exc:
-                mend = f"; `judgeaudit profile edit {path.stem} --FIELD VALUE` mends a field"
-                bad.append(f"{exc} (fix or remove that file){mend if source == 'user' else ''}")
+                bad.append(f"{exc} (fix or remove that file){self._mend(path, source, exc)}")
         return good, bad
 
     def list(self) -> list[Profile]:
@@ -84,6 +83,17 @@ class ProfileStore:
             )
         return load_profile(*entry)
 
+    def _mend(self, path: Path, source: str, refused: ProfileError) -> str:
+        """How ``profile edit`` mends a refused user file, where it can (see
+        :meth:`stored_table`): not for bad TOML, another name or a preset."""
+        try:
+            if source != "user":
+                return ""
+            self.stored_table(path.stem, refused)
+        except ProfileError:
+            return ""
+        return f"; `judgeaudit profile edit {shlex.quote(path.stem)} --FIELD VALUE` mends a field"
+
     def stored_table(self, name: str, refused: ProfileError) -> dict[str, Any]:
         """User profile ``name``'s file as it stands, unchecked, for ``profile edit`` to mend one
         that no longer loads (a rule added since it was written: ``key_env = "PATH"``); the
@@ -96,10 +106,10 @@ class ProfileStore:
             data = read_toml(path, "profile", ProfileError)
         except (ProfileError, UnicodeDecodeError):
             raise refused from None
-        kept = {k: v for k, v in data.items() if k in (*STORED_FIELDS, "options")}
-        if kept.get("name") != name or not isinstance(kept.get("options", {}), dict):
+        # every key kept: an unknown one (a typo, ``modle``) is refused by the check, not dropped
+        if data.get("name") != name or not isinstance(data.get("options", {}), dict):
             raise refused
-        return {**kept, "options": dict(kept.get("options", {}))}
+        return {**data, "options": dict(data.get("options", {}))}
 
     def exists(self, name: str) -> bool:
         return name in self._files()
