@@ -50,8 +50,14 @@ BARE_LOGIN_RE = re.compile(
 #: (``-u user`` makes curl ask; ``python -u x`` stays). Masked before the URL and bare rules,
 #: which would take a password's ``@`` for a host's. The cluster is bounded (a lazy run retried
 #: at every ``u``: 11 s on 40 KB of ``-uuu…``).
+_LONG_LOGIN = r"--user|--proxy-user"
+_SHORT_LOGIN = r"-[A-Za-z]{0,8}?[uU]"
 OPTION_LOGIN_RE = re.compile(
-    r"""((?<![\w-])(?:--user|--proxy-user)(?:=|[ \t]+)|(?<!\S)-[A-Za-z]{0,8}?[uU][ \t]*)"""
+    r"""((?<![\w-])(?:"""
+    + _LONG_LOGIN
+    + r""")(?:=|[ \t]+)|(?<!\S)"""
+    + _SHORT_LOGIN
+    + r"""[ \t]*)"""
     r"""('[^']*:[^']*'|"[^"]*:[^"]*"|[^\s'"]*:[^\s'"]*)"""
 )
 
@@ -62,9 +68,12 @@ OPTION_LOGIN_RE = re.compile(
 #: A name ending in one of those counts (``--client-secret``, ``?refresh_token=``); a value runs
 #: to a space or quote (``#`` and ``&`` are a password's in a shell), a query value to ``&``/``#``.
 #: ``max_tokens=100``, ``--token-env X`` and ``?api-version=`` are no secret's name.
+#: the names, written once for the line rule here and the argument rules of :func:`shown_command`
+_SECRET_OPTION = r"--(?i:[\w-]{0,32}(?:password|passwd|token|secret|api[-_]?key))"
+_SECRET_VARIABLE = r"[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY)"
 SECRET_PARAM_RE = re.compile(
-    r"""(?:((?<![\w-])--(?i:[\w-]{0,32}(?:password|passwd|token|secret|api[-_]?key))(?:=|[ \t]+)"""
-    r"""|(?<![\w$])[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY)=)"""
+    r"""(?:((?<![\w-])""" + _SECRET_OPTION + r"""(?:=|[ \t]+)"""
+    r"""|(?<![\w$])""" + _SECRET_VARIABLE + r"""=)"""
     r"""(?!\.\.\.|…)('[^']*'|"[^"]*"|[^\s'"`]+)"""
     r"""|([?&](?i:[\w-]{0,32}(?:token|key|password|pwd|secret|sig))=)([^\s&'"#`]+))"""
 )
@@ -152,13 +161,11 @@ def check_key_variable(
 
 #: An option whose next argument is a secret: by name, or a login (``-u``, ``--user``: with a
 #: colon in it, as :data:`OPTION_LOGIN_RE`).
-_SECRET_NEXT = re.compile(r"--(?i:[\w-]{0,32}(?:password|passwd|token|secret|api[-_]?key))")
-_LOGIN_NEXT = re.compile(r"--user|--proxy-user|-[A-Za-z]{0,8}?[uU]")
+_SECRET_NEXT = re.compile(_SECRET_OPTION)
+_LOGIN_NEXT = re.compile(_LONG_LOGIN + "|" + _SHORT_LOGIN)
 #: One argument naming a secret and holding it (``--password=p w``, ``PGPASSWORD=p w``).
 _SECRET_EQ = re.compile(
-    r"(--(?i:[\w-]{0,32}(?:password|passwd|token|secret|api[-_]?key))|--user|--proxy-user"
-    r"|[A-Z0-9_]{0,64}(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY))=.*",
-    re.DOTALL,
+    "(" + _SECRET_OPTION + "|" + _LONG_LOGIN + "|" + _SECRET_VARIABLE + ")=.*", re.DOTALL
 )
 _NEEDS_QUOTES = re.compile(r"""[\s'"\\$`;&|<>()]""")
 
