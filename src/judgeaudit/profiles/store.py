@@ -12,12 +12,7 @@ from typing import Any, NotRequired, TypedDict, cast
 from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.ledger import Entry
-from judgeaudit.profiles.model import (
-    Profile,
-    ProfileError,
-    check_name,
-    load_profile,
-)
+from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
 from judgeaudit.profiles.paths import CONFIG_ENV, config_dir, live_file, presets_dir
 from judgeaudit.tomlfile import read_toml
 
