@@ -150,6 +150,21 @@ def key_variable_problem(name: str, *, written: bool = False) -> str | None:
     )
 
 
+def env_prefix_problem(prefix: str) -> str | None:
+    """Why ``prefix`` cannot be an sdk profile's ``env_prefix`` (the profile writes
+    ``PREFIX_API_KEY``, ``PREFIX_BASE_URL``, ``PREFIX_MODEL`` and keeps that family's variables):
+    a system variable's name (``PATH``, ``HOME``) or a prefix whose variables are the system's
+    (``LD``, ``PYTHON...``, :func:`key_variable_problem`'s rule where a key is put); else None."""
+    upper = prefix.upper()
+    if upper not in SYSTEM_VARS and key_variable_problem(f"{upper}_API_KEY", written=True) is None:
+        return None
+    return (
+        f"{upper} is a variable or prefix the system and programs run by (the profile would "
+        f"write {upper}_API_KEY and keep {upper}_* variables); use the provider's name, e.g. "
+        "TAOTOKEN"
+    )
+
+
 def check_key_variable(
     name: str, where: str, error: ErrorType = InputError, *, written: bool = False
 ) -> str:

@@ -174,7 +174,9 @@ def test_a_providers_variables_are_scrubbed_by_prefix(
     gone = set(BY_PREFIX) - set(own)
     assert not gone & names, done.stderr
     assert {*own, *NOT_KEYS, *KEPT} <= names
-    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(gone))}"
+    # a plain command loses another Azure OpenAI account's key without the flag, unnamed
+    said = gone - {"AZURE_API_KEY"} if as_ == "plain" else gone
+    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(said))}"
     assert line in done.stderr.splitlines(), done.stderr
     if app == "sdk":
         exports = cli(home, "env", "b", "--scrub-other-providers", env=shell)
@@ -218,3 +220,104 @@ def test_an_azure_openai_profile_keeps_its_clouds_secrets(home: Path) -> None:
     assert exports.returncode == 0, exports.stderr
     unset = {line.split()[1] for line in exports.stdout.splitlines() if line[:6] == "unset "}
     assert set(llm) <= unset and not unset & {*cloud, *mine}, exports.stdout
+
+
+#: Another gateway's key in Claude Code's headers (``x-api-key: ...``), beside a Codex or sdk
+#: profile: the scrub kept it (no key or base URL suffix), so Claude Code run by the command
+#: sent it on (a new user)
+HEADERS = {"ANTHROPIC_CUSTOM_HEADERS": "x-api-key: other-ant-" + "2" * 12 + "\nX-Org: acme"}
+
+
+@pytest.mark.parametrize(("app", "as_"), [("sdk", "plain"), ("codex", "codex")])
+def test_another_providers_headers_are_scrubbed(home: Path, app: str, as_: str) -> None:
+    add(home, "b", app, GATEWAY, "--key-env", "B_KEY")
+    script = str(_names_script(home))
+    shell = {**HEADERS, **KEPT, "B_KEY": PROFILE_KEY}
+    done = cli(home, "exec", "b", "--scrub-other-providers", "--as", as_, "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    assert "ANTHROPIC_CUSTOM_HEADERS" not in names and set(KEPT) <= names
+    line = "exec: left out other providers' keys and base URLs: ANTHROPIC_CUSTOM_HEADERS"
+    assert line in done.stderr.splitlines() and "other-ant" not in done.stderr
+    if app == "sdk":
+        exports = cli(home, "env", "b", "--scrub-other-providers", env=shell)
+        assert "unset ANTHROPIC_CUSTOM_HEADERS" in exports.stdout.splitlines()
+
+
+def test_the_headers_of_the_profiles_own_provider_stay(home: Path) -> None:
+    add(home, "a", "sdk", GATEWAY, "--key-env", "B_KEY", "--option", "env_prefix=ANTHROPIC")
+    script = str(_names_script(home))
+    shell = {**HEADERS, "B_KEY": PROFILE_KEY}
+    done = cli(home, "exec", "a", "--scrub-other-providers", "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    assert "ANTHROPIC_CUSTOM_HEADERS" in done.stdout.split()
+
+
+#: An AWS account's variables: a profile with ``env_prefix = "AWS"`` made the scrub of every
+#: other profile take the secret and the session token and leave the key id (a new user)
+AWS = {"AWS_SECRET_ACCESS_KEY": "s", "AWS_ACCESS_KEY_ID": "i", "AWS_SESSION_TOKEN": "t"}
+
+
+def test_another_profiles_env_prefix_takes_only_what_that_profile_exports(home: Path) -> None:
+    add(home, "b", "codex", GATEWAY, "--key-env", "B_KEY")
+    add(home, "aws", "sdk", "https://aws-gw.example/v1", "--key-env", "B_KEY",
+        "--option", "env_prefix=AWS")  # fmt: skip
+    add(home, "ox", "sdk", "https://ox.example/v1", "--key-env", "B_KEY",
+        "--option", "env_prefix=OPENAI_X")  # fmt: skip
+    script = str(_names_script(home))
+    exported = {"AWS_API_KEY": "other-aws-gw-" + "1" * 12, "AWS_BASE_URL": "https://aws-gw.x"}
+    openai = {"OPENAI_X_ADMIN_KEY": "other-openai-admin-" + "2" * 12}  # OpenAI's still
+    shell = {**AWS, **exported, **openai, "B_KEY": PROFILE_KEY}
+    done = cli(home, "exec", "b", "--scrub-other-providers", "--as", "codex", "--", script,
+               env=shell)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    assert set(AWS) <= names and not {*exported, *openai} & names, done.stderr
+
+
+#: Another OpenAI account's ids: taken from a plain command (given the profile's OPENAI_*),
+#: but kept for Claude Code and Codex even with the scrub that took that account's key
+ACCOUNT = {"OPENAI_API_KEY": "other-openai-" + "3" * 12, "OPENAI_ORG_ID": "org-other",
+           "OPENAI_PROJECT_ID": "proj-other", "OPENAI_ORGANIZATION": "org-other"}  # fmt: skip
+
+
+@pytest.mark.parametrize(("app", "as_"), [("claude", "claude"), ("codex", "codex")])
+def test_an_openai_accounts_ids_go_with_its_key(home: Path, app: str, as_: str) -> None:
+    add(home, "b", app, GATEWAY, "--key-env", "B_KEY")
+    script = str(_names_script(home))
+    shell = {**ACCOUNT, "B_KEY": PROFILE_KEY}
+    plain = cli(home, "exec", "b", "--as", as_, "--", script, env=shell)
+    scrubbed = cli(home, "exec", "b", "--scrub-other-providers", "--as", as_, "--", script,
+                   env=shell)  # fmt: skip
+    assert plain.returncode == 0 and scrubbed.returncode == 0, plain.stderr + scrubbed.stderr
+    assert set(ACCOUNT) <= set(plain.stdout.split())  # the user's own account, whole
+    assert not set(ACCOUNT) & set(scrubbed.stdout.split()), scrubbed.stderr
+    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(ACCOUNT))}"
+    assert line in scrubbed.stderr.splitlines()
+
+
+#: LiteLLM's names for Azure OpenAI: the same service as AZURE_OPENAI_*, one rule for both
+LITELLM_AZURE = {"AZURE_API_KEY": "other-azure-" + "4" * 12, "AZURE_API_BASE": "https://o.x",
+                 "AZURE_API_VERSION": "2024-06-01"}  # fmt: skip
+
+
+def test_litellms_azure_variables_are_azure_openais(home: Path) -> None:
+    """A plain command lost another Azure OpenAI key in ``AZURE_OPENAI_API_KEY`` but kept it in
+    ``AZURE_API_KEY``; the scrub beside an Azure OpenAI Codex profile took LiteLLM's names as
+    another provider's and kept ``AZURE_OPENAI_ENDPOINT``."""
+    add(home, "az", "sdk", GATEWAY, "--key-env", "AZURE_OPENAI_API_KEY")
+    add(home, "azc", "codex", GATEWAY, "--key-env", "AZURE_OPENAI_API_KEY")
+    script = str(_names_script(home))
+    shell = {**LITELLM_AZURE, "AZURE_OPENAI_API_KEY": PROFILE_KEY}
+    done = cli(home, "exec", "az", "--", script, env=shell)
+    assert done.returncode == 0, done.stderr
+    names = set(done.stdout.split())
+    assert "AZURE_OPENAI_API_KEY" in names and not set(LITELLM_AZURE) & names
+    exports = cli(home, "env", "az", env=shell).stdout.splitlines()
+    assert {f"unset {name}" for name in LITELLM_AZURE} <= set(exports)
+    mine = cli(home, "exec", "az", "--", script, env={**shell, "AZURE_API_KEY": PROFILE_KEY})
+    assert "AZURE_API_KEY" in set(mine.stdout.split())  # the profile's own key: kept
+    same = cli(home, "exec", "azc", "--scrub-other-providers", "--as", "codex", "--", script,
+               env={**shell, "AZURE_OPENAI_ENDPOINT": "https://o.x"})  # fmt: skip
+    assert same.returncode == 0, same.stderr
+    assert {*LITELLM_AZURE, "AZURE_OPENAI_ENDPOINT"} <= set(same.stdout.split()), same.stderr

@@ -143,3 +143,37 @@ def test_the_mend_is_named_only_where_edit_can_mend(home: Path) -> None:
     (profiles / "bad.toml").write_text('name = "bad"\napp = \n', encoding="utf-8")
     listed = cli(home, "profile", "list")
     assert "bad.toml: not valid TOML" in listed.stderr and "mends a field" not in listed.stderr
+
+
+@pytest.mark.parametrize("prefix", ["PATH", "home", "LD", "LD_PRELOAD", "PYTHON", "XDG"])
+def test_env_prefix_may_not_name_the_systems_variables(home: Path, prefix: str) -> None:
+    """``env_prefix = "LD"`` made exec and env write ``LD_API_KEY`` and keep ``LD_*`` as the
+    profile's own; ``PATH``, ``HOME``, ``PYTHON...`` were taken too (a new user). Refused at
+    the field, naming what to use; nothing written; a hand-written file named at its field."""
+    done = cli(
+        home, "profile", "add", "p", "--app", "sdk", "--base-url", "http://127.0.0.1:9/v1",
+        "--key-env", "P_KEY", "--option", f"env_prefix={prefix}",
+    )  # fmt: skip
+    assert done.returncode == 2
+    said = one_line(done)
+    assert f"options.env_prefix: {prefix.upper()} is a variable or prefix the system" in said
+    assert "use the provider's name, e.g. TAOTOKEN" in said
+    profiles = home / "cfg" / "profiles"
+    assert not (profiles / "p.toml").exists()
+    profiles.mkdir(parents=True, exist_ok=True)
+    (profiles / "p.toml").write_text(
+        'name = "p"\napp = "sdk"\nbase_url = "http://127.0.0.1:9/v1"\nkey_env = "P_KEY"\n'
+        f'[options]\nenv_prefix = "{prefix}"\n',
+        encoding="utf-8",
+    )
+    used = cli(home, "env", "p", env={"P_KEY": "k-" + "7" * 12})
+    assert used.returncode != 0 and used.stdout == ""
+    assert f"p.toml: options.env_prefix: {prefix.upper()} is a variable" in one_line(used)
+
+
+def test_an_env_prefix_of_a_provider_is_still_taken(home: Path) -> None:
+    done = cli(
+        home, "profile", "add", "p", "--app", "sdk", "--base-url", "http://127.0.0.1:9/v1",
+        "--key-env", "P_KEY", "--option", "env_prefix=PATHWAY",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr

@@ -29,7 +29,7 @@ from judgeaudit.fsutil import process_alive
 from judgeaudit.profiles import execguard, otherproviders, shadowing
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import ANTHROPIC_FAMILY, Profile, ProfileError
-from judgeaudit.profiles.otherproviders import CREDENTIAL_SUFFIXES
+from judgeaudit.profiles.otherproviders import CREDENTIAL_SUFFIXES, OPENAI_OTHERS
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.targets import claude, codex, customheaders, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
@@ -84,15 +84,6 @@ def _toml_inline(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-#: Another OpenAI account's or endpoint's variables, read by the openai SDKs (the organisation
-#: and project go to the gateway as headers), legacy openai < 1 and the Azure clients.
-OPENAI_OTHERS = (
-    "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID", "OPENAI_API_TYPE",
-    "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
-    "AZURE_OPENAI_AD_TOKEN",
-)  # fmt: skip
-
-
 def profile_environment(
     profile: Profile, key: str, env: Mapping[str, str] | None = None
 ) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -131,7 +122,7 @@ def cleared(
     profile: Profile, given: Mapping[str, str], key: str, env: Mapping[str, str]
 ) -> tuple[str, ...]:
     """The variables a command run with ``profile`` must not inherit (see
-    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`OPENAI_OTHERS`, each credential
+    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`.otherproviders.OPENAI_OTHERS`, each credential
     variable (:data:`CREDENTIAL_SUFFIXES`) of a family whose key ``given`` sets and, for a
     Claude profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
     profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it or it holds, in

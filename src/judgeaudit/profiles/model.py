@@ -296,6 +296,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             f"{where}: options.env_prefix: use letters, digits and '_', starting with a letter "
             "(e.g. TAOTOKEN exports TAOTOKEN_API_KEY)"
         )
+    if prefix is not None and (problem := credentials.env_prefix_problem(str(prefix))):
+        raise ProfileError(f"{where}: options.env_prefix: {problem}")
     if app == "codex":
         provider = options.get("provider_id")
         if provider in BUILTIN_CODEX_PROVIDERS:

@@ -3,15 +3,19 @@
 --scrub-other-providers`` unsets in the shell.
 
 A variable is another provider's when its name starts with ``PREFIX_`` for a ``PREFIX`` of
-:data:`FAMILIES` (or an ``env_prefix`` of the user's profiles) that the profile does not own, and
-ends with a key (:data:`CREDENTIAL_SUFFIXES`) or a base URL (:data:`URL_SUFFIXES`):
-``GEMINI_API_KEY``, ``GOOGLE_GENERATIVE_AI_API_KEY`` or ``OPENAI_BASE_URL`` beside a Claude
-profile's Claude Code. A broad prefix (:data:`EXACT_ONLY`: ``AZURE``, ``GOOGLE``) takes no middle
-part: ``AZURE_CLIENT_SECRET`` and ``GOOGLE_MAPS_API_KEY`` are no LLM provider's and stay. The longest prefix that fits decides (``AZURE_OPENAI_API_KEY`` is
-``AZURE_OPENAI``'s, not ``AZURE``'s). Names only are ever said, never values. It is opt-in (why:
-docs/profiles.md, under One provider per terminal): those variables point at their own
-providers, not at this profile's gateway, and a command may need them (an eval that calls
-another provider beside the profile's, an MCP server's embeddings).
+:data:`FAMILIES` that the profile does not own, and ends with a key
+(:data:`CREDENTIAL_SUFFIXES`), a base URL (:data:`URL_SUFFIXES`) or headers
+(:data:`HEADER_SUFFIXES`), or is one of its account's :data:`OPENAI_OTHERS`: ``GEMINI_API_KEY``,
+``GOOGLE_GENERATIVE_AI_API_KEY``, ``OPENAI_BASE_URL``, ``OPENAI_ORG_ID`` beside a Claude
+profile's Claude Code, ``ANTHROPIC_CUSTOM_HEADERS`` beside a Codex one. A broad prefix
+(:data:`EXACT_ONLY`: ``AZURE``, ``GOOGLE``) takes no middle part: ``AZURE_CLIENT_SECRET`` and
+``GOOGLE_MAPS_API_KEY`` are no LLM provider's and stay; so does another profile's
+``env_prefix`` (it names what that profile exports, nothing more). The longest prefix that
+takes a name decides (``AZURE_OPENAI_API_KEY`` is ``AZURE_OPENAI``'s, not ``AZURE``'s). Names
+only are ever said, never values. It is opt-in (why: docs/profiles.md, under One provider per
+terminal): those variables point at their own providers, not at this profile's gateway, and a
+command may need them (an eval that calls another provider beside the profile's, an MCP
+server's embeddings).
 """
 
 from __future__ import annotations
@@ -34,6 +38,20 @@ CREDENTIAL_SUFFIXES = (
 )  # fmt: skip
 #: Where a family's SDK sends its requests (``OPENAI_API_BASE``: openai < 1 and LangChain).
 URL_SUFFIXES = ("BASE_URL", "API_BASE", "API_URL", "ENDPOINT")
+#: Headers a family's tool sends with every request, a credential line among them as often as
+#: not (Claude Code's ``ANTHROPIC_CUSTOM_HEADERS``: ``x-api-key: ...`` of another gateway).
+HEADER_SUFFIXES = ("CUSTOM_HEADERS", "DEFAULT_HEADERS")
+#: Another OpenAI account's or endpoint's variables that no suffix names: read by the openai
+#: SDKs (the organisation and project go out as headers), legacy openai < 1, the Azure clients
+#: and LiteLLM (``AZURE_API_KEY``/``_BASE``/``_VERSION``: its names for Azure OpenAI, the
+#: service of ``AZURE_OPENAI_*``). They go with their account's key: ``execenv.cleared`` takes
+#: them from a command given the profile's ``OPENAI_*``; the scrub, with the OpenAI family's
+#: (or Azure OpenAI's) key beside another provider's profile.
+OPENAI_OTHERS = (
+    "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID", "OPENAI_API_TYPE",
+    "OPENAI_API_VERSION", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
+    "AZURE_OPENAI_AD_TOKEN", "AZURE_API_KEY", "AZURE_API_BASE", "AZURE_API_VERSION",
+)  # fmt: skip
 
 #: The name prefixes of LLM providers whose SDKs and tools read ``PREFIX_..._API_KEY`` /
 #: ``PREFIX_BASE_URL`` (the presets' ``env_prefix`` families among them): ``AZURE`` for
@@ -56,8 +74,13 @@ FAMILIES = (
 EXACT_ONLY = frozenset({"AZURE", "AZURE_AI", "GOOGLE", "CO"})
 EXACT_SUFFIXES = ("API_KEY", *URL_SUFFIXES)
 #: Owning a family owns these too: Claude Code's own variables (``CLAUDE_CODE_CLIENT_KEY``, its
-#: mTLS key file; its ``CLAUDE_CODE_OAUTH_TOKEN`` login) stay beside a Claude profile.
-SAME_OWNER = {ANTHROPIC_FAMILY: ("CLAUDE_CODE",)}
+#: mTLS key file; its ``CLAUDE_CODE_OAUTH_TOKEN`` login) stay beside a Claude profile; LiteLLM's
+#: ``AZURE_API_*`` and ``AZURE_OPENAI_*`` are one service's (Azure OpenAI) under two names.
+SAME_OWNER = {
+    ANTHROPIC_FAMILY: ("CLAUDE_CODE",),
+    "AZURE_OPENAI": ("AZURE",),
+    "AZURE": ("AZURE_OPENAI",),
+}
 
 
 def _split(name: str, suffixes: Iterable[str]) -> str | None:
@@ -79,31 +102,48 @@ def family_of(name: str) -> str | None:
     return _split(name, URL_SUFFIXES) or credential_family(name)
 
 
-def _prefix(name: str, prefixes: Iterable[str]) -> str | None:
-    """The longest of ``prefixes`` that ``name`` starts with (``PREFIX_``), followed by a key
-    or base URL suffix (``PREFIX_SUFFIX`` or ``PREFIX_..._SUFFIX``; only ``PREFIX_SUFFIX``
-    of :data:`EXACT_SUFFIXES` for a prefix of :data:`EXACT_ONLY`)."""
-    starts = [prefix for prefix in prefixes if name.startswith(f"{prefix}_")]
-    if not starts:
-        return None
-    prefix = max(starts, key=len)
+def _takes(prefix: str, name: str, exact: bool) -> bool:
+    """Whether ``name`` is ``prefix``'s: ``PREFIX_SUFFIX`` or ``PREFIX_..._SUFFIX`` for a key,
+    base URL or header suffix, only ``PREFIX_SUFFIX`` of :data:`EXACT_SUFFIXES` when ``exact``;
+    or one of :data:`OPENAI_OTHERS`, for the built-in family it starts with."""
+    if prefix in FAMILIES and name in OPENAI_OTHERS:
+        return True
     tail = name[len(prefix) + 1 :]
-    if prefix in EXACT_ONLY:
-        return prefix if tail in EXACT_SUFFIXES else None
-    suffixes = (*URL_SUFFIXES, *CREDENTIAL_SUFFIXES)
-    return prefix if any(tail == s or tail.endswith(f"_{s}") for s in suffixes) else None
+    if exact:
+        return tail in EXACT_SUFFIXES
+    suffixes = (*URL_SUFFIXES, *CREDENTIAL_SUFFIXES, *HEADER_SUFFIXES)
+    return any(tail == s or tail.endswith(f"_{s}") for s in suffixes)
+
+
+def _prefix(name: str, full: Iterable[str], exact: Iterable[str] = ()) -> str | None:
+    """The longest prefix ``name`` starts with (``PREFIX_``) that takes it (:func:`_takes`):
+    one of ``full`` by any suffix, one of ``exact`` (or :data:`EXACT_ONLY`) only as
+    ``PREFIX_API_KEY`` or a base URL. A prefix that does not take it leaves it to a shorter
+    one: another profile's ``env_prefix = "OPENAI_X"`` leaves ``OPENAI_X_ADMIN_KEY`` OpenAI's."""
+    narrow = {*exact, *EXACT_ONLY}
+    starts = {prefix for prefix in (*full, *narrow) if name.startswith(f"{prefix}_")}
+    for prefix in sorted(starts, key=len, reverse=True):
+        if _takes(prefix, name, prefix in narrow):
+            return prefix
+    return None
 
 
 def others(
     env: Mapping[str, str], own: Iterable[str], families: Iterable[str] = ()
 ) -> tuple[str, ...]:
-    """The names in ``env`` of another provider's key or base URL, sorted: the longest prefix
-    they start with is one of :data:`FAMILIES` or ``families`` (the user's profiles'
-    ``env_prefix``) and not in ``own`` (the families whose variables the profile gives the
-    command)."""
+    """The names in ``env`` of another provider's key, base URL or headers, sorted: the prefix
+    that takes them (:func:`_prefix`) is one of :data:`FAMILIES` or ``families`` (the user's
+    profiles' ``env_prefix``) and not in ``own`` (the families whose variables the profile gives
+    the command). Another profile's ``env_prefix`` that is no built-in family takes only what
+    that profile exports (``PREFIX_API_KEY``, ``PREFIX_BASE_URL``): ``env_prefix = "AWS"`` took
+    ``AWS_SECRET_ACCESS_KEY`` from every other profile's command and left its
+    ``AWS_ACCESS_KEY_ID``."""
     mine = {family.upper() for family in own}
-    known = {*FAMILIES, *(family.upper() for family in families), *mine}
-    return tuple(sorted(n for n in env if (p := _prefix(n, known)) is not None and p not in mine))
+    full = {*FAMILIES, *mine}
+    exact = {family.upper() for family in families} - full
+    return tuple(
+        sorted(n for n in env if (p := _prefix(n, full, exact)) is not None and p not in mine)
+    )
 
 
 def own_families(names: Iterable[str]) -> set[str]:
