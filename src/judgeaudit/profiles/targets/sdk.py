@@ -12,8 +12,6 @@ by the shell exports.
 
 from __future__ import annotations
 
-import re
-
 from judgeaudit.profiles.model import ANTHROPIC_FAMILY, Profile, ProfileError
 from judgeaudit.profiles.names import SHELLS as SHELLS
 
@@ -31,12 +29,8 @@ def variables(profile: Profile, key: str) -> dict[str, str]:
     if profile.model:
         out["OPENAI_MODEL"] = profile.model
     prefix = profile.option("env_prefix")
-    if prefix:
+    if prefix:  # checked where every profile is made (model.profile_from_dict)
         prefix = str(prefix).upper()
-        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", prefix):
-            raise ProfileError(
-                f"profile {profile.name!r}: options.env_prefix {prefix!r} is not a variable prefix"
-            )
         out[f"{prefix}_BASE_URL"] = profile.family_base(prefix)
         out[f"{prefix}_API_KEY"] = key
         if profile.model:
