@@ -101,13 +101,16 @@ PROVIDER_A = {
     "ANTHROPIC_AUTH_TOKEN": "a-token-" + "5" * 12,
     "ANTHROPIC_TOKEN": "a-plain-" + "6" * 12,
     "OPENAI_ADMIN_KEY": "a-admin-" + "8" * 12,
+    # provider A's key as a header Claude Code (run by the program) would send to B
+    "ANTHROPIC_CUSTOM_HEADERS": "x-api-key: a-header-" + "9" * 12,
 }
 
 
 def test_an_env_prefix_family_keeps_no_credential_of_another_provider(home: Path) -> None:
     """An sdk profile with env_prefix=ANTHROPIC exported ANTHROPIC_API_KEY and left a shell's
     ANTHROPIC_AUTH_TOKEN (provider A's) in place (a new user): a program that ranks the token
-    first sends A's to B (the anthropic SDK 0.40 and 2.17 take the API key; tried by hand).
+    first sends A's to B (the anthropic SDK 0.40 and 2.17 take the API key; tried by hand), as
+    does A's key in ANTHROPIC_CUSTOM_HEADERS once the program runs Claude Code (a lane).
     Neither exec nor env leaves one; the variable the profile reads its own key from stays
     (unset, the next `env` finds no key)."""
     add(home, "b", "sdk", GATEWAY, "--key-env", "ANTHROPIC_KEY", "--option", "env_prefix=ANTHROPIC")

@@ -244,13 +244,17 @@ def test_another_providers_headers_are_scrubbed(home: Path, app: str, as_: str) 
         assert "unset ANTHROPIC_CUSTOM_HEADERS" in exports.stdout.splitlines()
 
 
-def test_the_headers_of_the_profiles_own_provider_stay(home: Path) -> None:
+@pytest.mark.parametrize("flag", [[], ["--scrub-other-providers"]])
+def test_the_shells_headers_of_the_profiles_own_family_go_too(home: Path, flag: list[str]) -> None:
+    """The profile points the Anthropic family at its gateway, so the shell's Anthropic headers
+    (another gateway's key) go as its Anthropic token does, with or without the flag (the
+    lane that added header scrubbing kept them: a script running Claude Code sent them on)."""
     add(home, "a", "sdk", GATEWAY, "--key-env", "B_KEY", "--option", "env_prefix=ANTHROPIC")
     script = str(_names_script(home))
     shell = {**HEADERS, "B_KEY": PROFILE_KEY}
-    done = cli(home, "exec", "a", "--scrub-other-providers", "--", script, env=shell)
+    done = cli(home, "exec", "a", *flag, "--", script, env=shell)
     assert done.returncode == 0, done.stderr
-    assert "ANTHROPIC_CUSTOM_HEADERS" in done.stdout.split()
+    assert "ANTHROPIC_CUSTOM_HEADERS" not in done.stdout.split()
 
 
 #: An AWS account's variables: a profile with ``env_prefix = "AWS"`` made the scrub of every

@@ -29,7 +29,7 @@ from judgeaudit.fsutil import process_alive
 from judgeaudit.profiles import execguard, otherproviders, shadowing
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import ANTHROPIC_FAMILY, Profile, ProfileError
-from judgeaudit.profiles.otherproviders import CREDENTIAL_SUFFIXES, OPENAI_OTHERS
+from judgeaudit.profiles.otherproviders import CREDENTIAL_SUFFIXES, HEADER_SUFFIXES, OPENAI_OTHERS
 from judgeaudit.profiles.paths import codex_home
 from judgeaudit.profiles.targets import claude, codex, customheaders, sdk
 from judgeaudit.profiles.toolid import APPS, Tool, identify
@@ -123,7 +123,8 @@ def cleared(
 ) -> tuple[str, ...]:
     """The variables a command run with ``profile`` must not inherit (see
     :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`.otherproviders.OPENAI_OTHERS`, each credential
-    variable (:data:`CREDENTIAL_SUFFIXES`) of a family whose key ``given`` sets and, for a
+    variable (:data:`CREDENTIAL_SUFFIXES`) and header variable (:data:`HEADER_SUFFIXES`) of a
+    family whose key ``given`` sets and, for a
     Claude profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
     profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it or it holds, in
     ``env``, exactly the profile's own ``key`` (its ``key_env`` or Codex's ``env_key`` read
@@ -131,7 +132,8 @@ def cleared(
     holds another key (the profile's key came from the keyring) is cleared: a review found the
     real ``ANTHROPIC_API_KEY`` kept beside a gateway's token, and the SDK prefers it."""
     names: list[str] = list(OPENAI_OTHERS)
-    names += [f"{family}_{suffix}" for family in _families(given) for suffix in CREDENTIAL_SUFFIXES]
+    suffixes = (*CREDENTIAL_SUFFIXES, *HEADER_SUFFIXES)  # a header can carry a key too
+    names += [f"{family}_{suffix}" for family in _families(given) for suffix in suffixes]
     if profile.app == "claude":
         names += (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS, *claude.TIER_VARS)
     keep = {*given, *(name for name in names if env.get(name) == key)}
