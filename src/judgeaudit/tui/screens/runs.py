@@ -188,6 +188,7 @@ class RunsScreen(RunsJudges):
         self.query_one(RunPicker).show_runs(runs, self.pick_a, self.pick_b, top=self.to_top)
         self.to_top = False
         if problems:
+            self.drop_ranking()  # as the comparison: of directories that could not list
             self.clear_comparison()  # of runs the fields no longer name, or could not list
             self.say(Text("; ".join(problems), style="red"))
             self.listing_problem = True
@@ -262,9 +263,10 @@ class RunsScreen(RunsJudges):
         self.run_compare(self.compares.ask(), out_a, out_b, run_a, run_b)
 
     def drop_running(self) -> None:
-        """Another A or B, or other runs picked, while a compare or a judge ranking runs: its
-        answer, of the inputs before, is dropped (the one place both are, for changed inputs)."""
-        self.drop_running_ranking()
+        """Another A or B, or other runs picked: a compare still running is dropped (its answer
+        is of the inputs before), and a judge ranking, running or shown (the one place both
+        are, for changed inputs)."""
+        self.drop_ranking()
         if self.query_one("#changes-pane").loading:
             self.clear_comparison()
             self.say("")

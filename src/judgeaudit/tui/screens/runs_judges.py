@@ -29,8 +29,9 @@ class RunsJudges(Screen[None]):
 
     def __init__(self, id: str) -> None:
         super().__init__(id=id)
-        # a ranking still running when the view is left (j again, ctrl+t, g, f) or A, B or the
-        # picks change is dropped: its late answer took the focus and the status line
+        # a ranking still running when the view is left (j again, ctrl+t, g, f) is dropped: its
+        # late answer took the focus and the status line; when A, B or the picks change, or
+        # they do not list, a finished one goes too (drop_ranking)
         self.rankings = Latest()
 
     def dirs(self) -> tuple[Path, Path | None]:
@@ -49,11 +50,14 @@ class RunsJudges(Screen[None]):
                 table.loading = False
                 self.say("")
 
-    def drop_running_ranking(self) -> None:
-        """A, B or the picks changed while a ranking runs: it is of the directories before, so
-        its view is left as j would (its late answer took the focus and the status line)."""
-        if self.query_one(JudgesTable).loading:
+    def drop_ranking(self) -> None:
+        """A, B or the picks changed, or the directories did not list: a ranking shown or still
+        running is of the inputs before, so its view is left as j would (a running one's late
+        answer took the focus and the status line; a finished one stayed, ranking runs the
+        fields no longer named, with its note on the status line)."""
+        if self.query_one(JudgesTable).display:
             self.show_judges(False)
+            self.say("")
 
     def judge_dirs(self) -> list[Path]:
         """Directories A and B and those of the picked runs, each once."""
