@@ -366,17 +366,12 @@ class RunsScreen(RunsJudges):
 
     def action_chart(self) -> None:
         """The drift table, or both rates of each bucket as bars with their intervals."""
-        self.show_view(
-            "#drift" if self.query_one("#drift-chart-pane").display else "#drift-chart-pane"
-        )
+        self.toggle_view("#drift-chart-pane")
         self.draw_chart()
 
     def action_figures(self) -> None:
         """The drift table, or each run's split, tie-aware rate and position bias (its report)."""
-        if self.compared is None and not self.query_one(RunFigures).display:
-            self.notify("no comparison yet: ctrl+t compares run A with run B", severity="warning")
-            return
-        self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
+        self.toggle_view("#run-figures")
 
     def open_flips(self, key: str) -> None:
         if self.compared is None:

@@ -6,7 +6,7 @@ live in :mod:`judgeaudit.tui.screens.runs`, which builds on this class."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -17,6 +17,9 @@ from judgeaudit.tui.latest import Latest
 from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
 from judgeaudit.tui.widgets.run_picker import Pick
 
+if TYPE_CHECKING:  # pandas and the analysis load with the first compare
+    from judgeaudit.analysis.compare_entry import Comparison
+
 #: the views that take the drift table's place, one shown at a time
 VIEWS = ("#drift", "#drift-chart-pane", "#run-figures", "#judges")
 
@@ -26,6 +29,7 @@ class RunsJudges(Screen[None]):
 
     pick_a: Pick | None
     pick_b: Pick | None
+    compared: Comparison | None  # the comparison on screen (the screen's compare)
 
     def __init__(self, id: str) -> None:
         super().__init__(id=id)
@@ -49,6 +53,16 @@ class RunsJudges(Screen[None]):
             if table.loading:  # "ranking the judges…" is no longer true
                 table.loading = False
                 self.say("")
+
+    def toggle_view(self, view: str) -> None:
+        """``g`` and ``f``: a comparison's chart or figures in place of the drift table, or the
+        table back. Before a comparison there is nothing to show: the view (the judges' too)
+        stays and a notice says so (``g`` showed an empty pane, ``f`` the notice)."""
+        shown = self.query_one(view).display
+        if self.compared is None and not shown:
+            self.notify("no comparison yet: ctrl+t compares run A with run B", severity="warning")
+            return
+        self.show_view("#drift" if shown else view)
 
     def drop_ranking(self) -> None:
         """A, B or the picks changed, or the directories did not list: a ranking shown or still
