@@ -31,6 +31,7 @@ from judgeaudit.tui.drift_view import (
     changes_text,
     chart_text,
     deciding_row,
+    deciding_title,
     drift_rows,
 )
 from judgeaudit.tui.latest import Latest
@@ -338,19 +339,17 @@ class RunsScreen(RunsJudges):
 
     def say_rows_above(self, _: float = 0.0) -> None:
         """On the pane's top edge: the table opens on the row that failed the gate, not at its
-        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); none
-        once the table is scrolled back to its top (the line said "1 row above" on no rows)."""
+        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); once
+        it is scrolled back to its top, how far below that row is (nothing pointed to it)."""
         table = self.query_one("#drift", FitTable)
         above = round(table.scroll_offset.y)
         key = self.failed_row
         if self.compared is None or key is None or table.selected_key() != key:
             return
-        if not above:
-            self.query_one("#changes-pane").border_title = ""
-            return
-        name = dict(table.rows_data).get(key, {}).get("bucket", key)
-        rows = f"{above} row{'s' if above > 1 else ''}"
-        title = f"cursor on {name}, the row that failed the gate · ↑ {rows} above"
+        shown = table.scrollable_content_region.height - table.header_height * table.show_header
+        below = table.get_row_index(key) + 1 - above - shown  # that row under the fold
+        name = str(dict(table.rows_data).get(key, {}).get("bucket", key))
+        title = deciding_title(name, above, below)
         self.query_one("#changes-pane").border_title = title
 
     def on_data_table_row_highlighted(self, event: FitTable.RowHighlighted) -> None:
