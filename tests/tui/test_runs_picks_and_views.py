@@ -16,7 +16,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, notices, press
+from tests.tui.helpers import SIZE, SMALL, make_app, notices, painted, press
 
 NO_COMPARISON = "no comparison yet: ctrl+t compares run A with run B"
 
@@ -98,3 +98,35 @@ def test_f_and_g_before_a_comparison_keep_the_judges_view_and_say_why(
     judges_shown, view_shown, said = asyncio.run(go())
     assert judges_shown and not view_shown  # before: g showed an empty chart pane
     assert said[-1:] == [NO_COMPARISON], said
+
+
+@pytest.mark.parametrize("key", ["j", "a"])
+@pytest.mark.parametrize("size", [SIZE, SMALL])
+def test_leaving_the_judges_view_brings_the_comparison_back_whole(
+    isolated: ProfileStore,
+    run_copy: Path,
+    rejudged_copy: Path,
+    size: tuple[int, int],
+    key: str,
+) -> None:
+    """ctrl+t, `j`, then `j` again (or `a`, a run picked, which leaves the leaderboard): the
+    drift table came back without the change pane above it, the gate's outcome gone."""
+
+    async def go() -> tuple[bool, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=size) as pilot:
+            await press(pilot, "f6")
+            screen = app.screen
+            assert isinstance(screen, RunsScreen)
+            screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            screen.query_one(RunPicker).focus()
+            await press(pilot, "ctrl+t", "j")
+            assert screen.query_one(JudgesTable).display
+            if key == "a":
+                screen.query_one(RunPicker).focus()
+            await press(pilot, key)
+            return screen.query_one("#changes-pane").display, "\n".join(painted(app))
+
+    pane_shown, screen_text = asyncio.run(go())
+    assert pane_shown
+    assert "gate (--fail-on-rise):" in screen_text, screen_text

@@ -80,9 +80,11 @@ class RunsJudges(Screen[None]):
         return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
 
     def show_judges(self, shown: bool) -> None:
+        """The leaderboard takes the change pane's room too; leaving it brings the pane back
+        with the drift table when a comparison is on screen (it stayed hidden: the table
+        without its gate line)."""
         self.show_view("#judges" if shown else "#drift")
-        if shown:
-            self.query_one("#changes-pane").display = False
+        self.query_one("#changes-pane").display = not shown and self.compared is not None
 
     def action_judges(self) -> None:
         """The leaderboard in place of the drift table (again: back to it)."""
