@@ -91,8 +91,8 @@ def test_a_table_opened_below_its_top_says_so_and_the_next_opens_at_its_top(
     """The table opens at its top row unless the gate failed: then on the row that failed it,
     and the pane's top edge says why the first rows are out of sight and how many (a user at
     80x24 saw the first rows hidden above and no reason); once the table is scrolled back to its
-    top (the cursor left where it was), the cursor leaves that row, or the next comparison
-    passes, no such line."""
+    top (the cursor left where it was) it says how many rows down that row is (nothing pointed
+    to it); once the cursor leaves that row, or the next comparison passes, no such line."""
 
     async def go() -> tuple[list[str], list[str], list[str], list[str], list[str], float]:
         app = make_app(isolated, four_runs)
@@ -124,5 +124,10 @@ def test_a_table_opened_below_its_top_says_so_and_the_next_opens_at_its_top(
     # scrolled back to the top: the first row is painted and nothing says rows are above it
     assert _rows_above(at_top, labels) == 0, "\n".join(at_top)
     assert not any("rows above" in s or "row above" in s for s in at_top), "\n".join(at_top)
+    # ... and the row that failed the gate is under the fold, as many rows down as were above
+    down = f"cursor on tie-aware, the row that failed the gate · ↓ {rows} {noun} below"
+    assert any(down in line for line in at_top), "\n".join(at_top)
+    head = next(i for i, line in enumerate(at_top) if line.strip().startswith("bucket "))
+    assert not any(s.strip().startswith(labels[-1]) for s in at_top[head:]), "\n".join(at_top)
     assert not any("the row that failed the gate" in line for line in moved), "\n".join(moved)
     assert top == 0 and not any("failed the gate" in line for line in passed), "\n".join(passed)

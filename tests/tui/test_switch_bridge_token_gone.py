@@ -12,6 +12,7 @@ import socket
 import pytest
 from textual.widgets import Button, Static
 
+from judgeaudit.cli import main
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
@@ -21,6 +22,8 @@ from tests.tui.helpers import SIZE, SMALL, make_app, press, settle
 from tests.tui.test_state import select, status
 
 NOTE = "note: the local bridge token of br-claude is not in the keyring"
+#: after the switch, in the CLI and the app alike (one owner: ``SwitchResult.token_line``)
+MADE = "new local bridge token for br-claude (it was not in the keyring)"
 
 
 def _free_port() -> int:
@@ -64,13 +67,32 @@ def test_y_makes_the_gone_bridge_token_as_profile_use_does(
     assert not blocked and enabled, pinned
     assert any(line.startswith(NOTE) for line in pinned), pinned
     assert said.startswith("active claude profile: br-claude"), said
+    assert MADE in said, said
     assert secrets.bridge_token("br-claude", create=False)
 
 
-def test_the_cli_preview_says_so_too(isolated: ProfileStore) -> None:
-    """`profile use --dry-run` shows the same note (one owner: ``switch.token_note``)."""
+def test_profile_use_says_it_made_the_token(
+    isolated: ProfileStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`profile use` said only `active claude profile: br-claude`, nothing of the token it
+    made; a switch again with the token in place says nothing of it."""
     _active_without_token(isolated)
-    plan = use_profile(isolated, "br-claude", dry_run=True)
-    assert plan.makes_token and not plan.nothing_to_write("br-claude")
-    assert NOTE.removeprefix("note: ") in plan.diff
-    assert secrets.bridge_token("br-claude", create=False) is None  # a preview only looks
+    assert main(["profile", "use", "br-claude"]) == 0
+    active, made = capsys.readouterr().out.splitlines()[-2:]
+    assert active == "active claude profile: br-claude", active
+    assert made.startswith(MADE + ": claude's key command prints it"), made
+    assert secrets.bridge_token("br-claude", create=False)
+    assert main(["profile", "use", "br-claude"]) == 0
+    assert MADE not in capsys.readouterr().out
+
+
+def test_a_first_switch_says_nothing_of_its_token(
+    isolated: ProfileStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A first switch makes the token as every switch of a bridged profile does: no news."""
+    _active_without_token(isolated)
+    assert main(["profile", "off", "claude"]) == 0
+    secrets.drop_bridge_tokens(["br-claude"])
+    assert main(["profile", "use", "br-claude"]) == 0
+    assert MADE not in capsys.readouterr().out
+    assert secrets.bridge_token("br-claude", create=False)

@@ -49,9 +49,27 @@ class SwitchResult:
     #: (a dry run) why the switch itself refuses what this preview shows (a tool that reads
     #: its key from a keyring that cannot answer); the app's preview then applies nothing
     refusal: str | None = None
-    #: (a dry run) the bridged profile's local token is not in the keyring: the switch makes it
-    #: (the tool's key helper prints it), so a switch with no file to change still does something
+    #: the bridged profile's local token was not in the keyring: the switch makes it (a dry
+    #: run: will make it; the tool's key helper prints it), so a switch with no file to change
+    #: still does something
     makes_token: bool = False
+
+    @property
+    def remakes_token(self) -> bool:
+        """The bridged profile's files are in place but its local token was gone (a ``key
+        delete``, a keyring reset): the switch makes it again. A first switch makes one too,
+        which is what a switch always does, so it is not said (it would read as gone wrong)."""
+        return self.makes_token and bool(self.plans) and not any(p.changes for p in self.plans)
+
+    def token_line(self) -> str | None:
+        """The line after an applied switch that made the token again (the CLI prints it
+        under ``active APP profile``, the app's status says it): the preview's note, done."""
+        if not (self.applied and self.remakes_token):
+            return None
+        return (
+            f"new local bridge token for {self.profile} (it was not in the keyring): "
+            f"{self.app}'s key command prints it, a running bridge takes it within a second"
+        )
 
     def nothing_to_write(self, marked: str | None) -> bool:
         """A switch (the app's preview) with nothing to do: no file changing, no bridge token
@@ -296,7 +314,9 @@ def use_profile(
         if refusal:
             raise ProfileError(refusal)
         try:  # the tool's key: made now (a preview only looks), so no keyring writes nothing
-            gone = secrets.bridge_token(profile.name, create=not dry_run) is None
+            gone = secrets.bridge_token(profile.name, create=False) is None
+            if gone and not dry_run:
+                secrets.bridge_token(profile.name)
         except secrets.SecretError as exc:
             refusal = (
                 f"{exc}; nothing was changed (`judgeaudit exec {profile.name} -- CMD` needs "
@@ -318,13 +338,10 @@ def use_profile(
         project_dir=project_dir,
     )
     result.refusal = refusal if dry_run else None
-    if dry_run and bridgeopt.uses_bridge(profile) and not refusal and gone:
-        result.makes_token = True
-        # said only where no file changes: with changes (a first switch) a new token is what
-        # a switch always makes, and the note would read as something gone wrong
-        if result.plans and not any(p.changes for p in result.plans):
-            result.plans[0].notes.append(token_note(profile.name, profile.app))
-            result.diff = render_diff(result.plans)  # the CLI's --dry-run and diff print it
+    result.makes_token = bridgeopt.uses_bridge(profile) and not refusal and gone
+    if dry_run and result.remakes_token:  # after the switch: result.token_line
+        result.plans[0].notes.append(token_note(profile.name, profile.app))
+        result.diff = render_diff(result.plans)  # the CLI's --dry-run and diff print it
     return result
 
 

@@ -121,6 +121,19 @@ def deciding_row(result: dict[str, Any]) -> str | None:
     return TIE_AWARE if gate.get("tie_aware") == "worse" else None
 
 
+def deciding_title(name: str, above: int, below: int) -> str:
+    """The change pane's top edge while the cursor is on the row that failed the gate:
+    ``above`` rows out of sight over the table's top (it opened on that row), or ``below``, the
+    rows down to that row when it is out of sight under the fold (the table scrolled back up
+    with the cursor left on it); "" when neither."""
+    said = [
+        f"{arrow} {n} row{'s' if n > 1 else ''} {where}"
+        for arrow, n, where in (("↑", above, "above"), ("↓", below, "below"))
+        if n > 0
+    ]
+    return " · ".join([f"cursor on {name}, the row that failed the gate", *said]) if said else ""
+
+
 def p_text(row: dict[str, Any]) -> str:
     if row.get("p_adjusted") is None:
         return NO_FLIPS if row.get("paired") and row["n_before"] else "n/a"

@@ -103,7 +103,10 @@ def apply_switch(screen: ProfilesScreen, name: str) -> None:
         screen,
         switch,
         "switch failed",
-        lambda result: (f"active {result.app} profile: {name}", False),
+        lambda result: (
+            "; ".join(filter(None, [f"active {result.app} profile: {name}", result.token_line()])),
+            False,
+        ),
     )
 
 

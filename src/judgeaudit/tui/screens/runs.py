@@ -31,6 +31,7 @@ from judgeaudit.tui.drift_view import (
     changes_text,
     chart_text,
     deciding_row,
+    deciding_title,
     drift_rows,
 )
 from judgeaudit.tui.latest import Latest
@@ -188,6 +189,7 @@ class RunsScreen(RunsJudges):
         self.query_one(RunPicker).show_runs(runs, self.pick_a, self.pick_b, top=self.to_top)
         self.to_top = False
         if problems:
+            self.drop_ranking()  # as the comparison: of directories that could not list
             self.clear_comparison()  # of runs the fields no longer name, or could not list
             self.say(Text("; ".join(problems), style="red"))
             self.listing_problem = True
@@ -262,9 +264,10 @@ class RunsScreen(RunsJudges):
         self.run_compare(self.compares.ask(), out_a, out_b, run_a, run_b)
 
     def drop_running(self) -> None:
-        """Another A or B, or other runs picked, while a compare or a judge ranking runs: its
-        answer, of the inputs before, is dropped (the one place both are, for changed inputs)."""
-        self.drop_running_ranking()
+        """Another A or B, or other runs picked: a compare still running is dropped (its answer
+        is of the inputs before), and a judge ranking, running or shown (the one place both
+        are, for changed inputs)."""
+        self.drop_ranking()
         if self.query_one("#changes-pane").loading:
             self.clear_comparison()
             self.say("")
@@ -336,19 +339,17 @@ class RunsScreen(RunsJudges):
 
     def say_rows_above(self, _: float = 0.0) -> None:
         """On the pane's top edge: the table opens on the row that failed the gate, not at its
-        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); none
-        once the table is scrolled back to its top (the line said "1 row above" on no rows)."""
+        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); once
+        it is scrolled back to its top, how far below that row is (nothing pointed to it)."""
         table = self.query_one("#drift", FitTable)
         above = round(table.scroll_offset.y)
         key = self.failed_row
         if self.compared is None or key is None or table.selected_key() != key:
             return
-        if not above:
-            self.query_one("#changes-pane").border_title = ""
-            return
-        name = dict(table.rows_data).get(key, {}).get("bucket", key)
-        rows = f"{above} row{'s' if above > 1 else ''}"
-        title = f"cursor on {name}, the row that failed the gate · ↑ {rows} above"
+        shown = table.scrollable_content_region.height - table.header_height * table.show_header
+        below = table.get_row_index(key) + 1 - above - shown  # that row under the fold
+        name = str(dict(table.rows_data).get(key, {}).get("bucket", key))
+        title = deciding_title(name, above, below)
         self.query_one("#changes-pane").border_title = title
 
     def on_data_table_row_highlighted(self, event: FitTable.RowHighlighted) -> None:
@@ -364,17 +365,12 @@ class RunsScreen(RunsJudges):
 
     def action_chart(self) -> None:
         """The drift table, or both rates of each bucket as bars with their intervals."""
-        self.show_view(
-            "#drift" if self.query_one("#drift-chart-pane").display else "#drift-chart-pane"
-        )
+        self.toggle_view("#drift-chart-pane")
         self.draw_chart()
 
     def action_figures(self) -> None:
         """The drift table, or each run's split, tie-aware rate and position bias (its report)."""
-        if self.compared is None and not self.query_one(RunFigures).display:
-            self.notify("no comparison yet: ctrl+t compares run A with run B", severity="warning")
-            return
-        self.show_view("#drift" if self.query_one(RunFigures).display else "#run-figures")
+        self.toggle_view("#run-figures")
 
     def open_flips(self, key: str) -> None:
         if self.compared is None:

@@ -6,7 +6,7 @@ live in :mod:`judgeaudit.tui.screens.runs`, which builds on this class."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -17,6 +17,9 @@ from judgeaudit.tui.latest import Latest
 from judgeaudit.tui.widgets.judges_table import JudgesTable, judges_note
 from judgeaudit.tui.widgets.run_picker import Pick
 
+if TYPE_CHECKING:  # pandas and the analysis load with the first compare
+    from judgeaudit.analysis.compare_entry import Comparison
+
 #: the views that take the drift table's place, one shown at a time
 VIEWS = ("#drift", "#drift-chart-pane", "#run-figures", "#judges")
 
@@ -26,11 +29,13 @@ class RunsJudges(Screen[None]):
 
     pick_a: Pick | None
     pick_b: Pick | None
+    compared: Comparison | None  # the comparison on screen (the screen's compare)
 
     def __init__(self, id: str) -> None:
         super().__init__(id=id)
-        # a ranking still running when the view is left (j again, ctrl+t, g, f) or A, B or the
-        # picks change is dropped: its late answer took the focus and the status line
+        # a ranking still running when the view is left (j again, ctrl+t, g, f) is dropped: its
+        # late answer took the focus and the status line; when A, B or the picks change, or
+        # they do not list, a finished one goes too (drop_ranking)
         self.rankings = Latest()
 
     def dirs(self) -> tuple[Path, Path | None]:
@@ -49,11 +54,24 @@ class RunsJudges(Screen[None]):
                 table.loading = False
                 self.say("")
 
-    def drop_running_ranking(self) -> None:
-        """A, B or the picks changed while a ranking runs: it is of the directories before, so
-        its view is left as j would (its late answer took the focus and the status line)."""
-        if self.query_one(JudgesTable).loading:
+    def toggle_view(self, view: str) -> None:
+        """``g`` and ``f``: a comparison's chart or figures in place of the drift table, or the
+        table back. Before a comparison there is nothing to show: the view (the judges' too)
+        stays and a notice says so (``g`` showed an empty pane, ``f`` the notice)."""
+        shown = self.query_one(view).display
+        if self.compared is None and not shown:
+            self.notify("no comparison yet: ctrl+t compares run A with run B", severity="warning")
+            return
+        self.show_view("#drift" if shown else view)
+
+    def drop_ranking(self) -> None:
+        """A, B or the picks changed, or the directories did not list: a ranking shown or still
+        running is of the inputs before, so its view is left as j would (a running one's late
+        answer took the focus and the status line; a finished one stayed, ranking runs the
+        fields no longer named, with its note on the status line)."""
+        if self.query_one(JudgesTable).display:
             self.show_judges(False)
+            self.say("")
 
     def judge_dirs(self) -> list[Path]:
         """Directories A and B and those of the picked runs, each once."""
@@ -62,9 +80,11 @@ class RunsJudges(Screen[None]):
         return list(dict.fromkeys(d for d in (a, b, *picked) if d is not None))
 
     def show_judges(self, shown: bool) -> None:
+        """The leaderboard takes the change pane's room too; leaving it brings the pane back
+        with the drift table when a comparison is on screen (it stayed hidden: the table
+        without its gate line)."""
         self.show_view("#judges" if shown else "#drift")
-        if shown:
-            self.query_one("#changes-pane").display = False
+        self.query_one("#changes-pane").display = not shown and self.compared is not None
 
     def action_judges(self) -> None:
         """The leaderboard in place of the drift table (again: back to it)."""
