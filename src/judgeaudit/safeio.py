@@ -171,11 +171,17 @@ def check_regular(path: Path, what: str, error: ErrorType = InputError) -> None:
 
 def refused_write(exc: OSError) -> str | None:
     """One line for a write the system refused (permissions, an immutable or read-only
-    directory), or ``None`` for any other error. Writes are atomic (temp file, then rename),
-    so a refused one leaves the old file in place."""
+    directory) or a path it cannot name (a file or folder name over the file system's limit),
+    or ``None`` for any other error. Writes are atomic (temp file, then rename), so a refused
+    one leaves the old file in place."""
+    where = str(exc.filename2 or exc.filename or "a file")  # a rename's target is filename2
+    if exc.errno == errno.ENAMETOOLONG:
+        return (
+            f"{where[:80]}…: a file or folder name in it is too long for the file system "
+            "(usually 255 bytes a name); choose a shorter one"
+        )
     if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
         return None
-    where = str(exc.filename2 or exc.filename or "a file")  # a rename's target is filename2
     return (
         f"{where}: {exc.strerror or 'not permitted'}; fix its permissions (an immutable or "
         "read-only directory?) or choose another place (the old file was left as it was)"

@@ -143,7 +143,27 @@ def _negative_lists_joined(words: list[str]) -> list[str]:
     return joined
 
 
+def _not_utf8(words: list[str]) -> str | None:
+    """One line for a word the system could not decode (a path with bytes that are not UTF-8:
+    Python keeps them as lone surrogates, which audit.db, reports and JSON cannot hold, so a run
+    into such a folder stored its rows and then failed). ``exec`` hands its words to another
+    program and is left alone."""
+    if words and words[0] == "exec":
+        return None
+    for place, word in enumerate(words, start=1):
+        if any("\udc80" <= char <= "\udcff" for char in word):
+            shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            return (
+                f"argument {place} ({shown[:80]}) is not valid UTF-8; rename the file or folder "
+                "(judgeaudit records paths as UTF-8 text)"
+            )
+    return None
+
+
 def _run(words: list[str]) -> int:
+    if (problem := _not_utf8(words)) is not None:
+        print(f"judgeaudit: {problem}", file=sys.stderr)
+        return 2
     words = _negative_lists_joined(words)
     args = build_parser(words).parse_args(words)
     if not getattr(args, "func", None):

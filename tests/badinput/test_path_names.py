@@ -1,0 +1,59 @@
+"""Paths the file system cannot name or judgeaudit cannot record: a name over the file system's
+limit, a name whose bytes are not UTF-8. Each was "unexpected error (OSError); this is a bug",
+exit 70 (a new user); the non-UTF-8 OUT after the run had stored its rows. Now one line, exit
+2, nothing written."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli
+
+LONG = "d" * 300  # over the 255 bytes a name of ext4, tmpfs, xfs, btrfs
+NOT_UTF8 = os.fsdecode(b"bad\xff\xfedir")  # what Python makes of those bytes in argv
+
+COMMANDS = {
+    "report": ["report", "{path}"],
+    "run": ["run", "{spec}", "--out", "{path}"],
+    "trend": ["trend", "{path}"],
+    "import": ["import", "recorded-jsonl", "{log}", "--out", "{path}/pairs.jsonl"],
+}
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def argv(command: str, path: str) -> list[str]:
+    values = {
+        "path": path,
+        "spec": str(EXAMPLES / "demo.toml"),
+        "log": str(EXAMPLES / "rollouts" / "recorded-verdicts.jsonl"),
+    }
+    return [word.format(**values) for word in COMMANDS[command]]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_name_too_long_is_one_line(tmp_path: Path, command: str) -> None:
+    done = cli(*argv(command, LONG), cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "too long for the file system" in lines[0], done.stderr
+    assert "this is a bug" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_name_that_is_not_utf8_is_refused_before_anything_is_written(
+    tmp_path: Path, command: str
+) -> None:
+    words = argv(command, NOT_UTF8)
+    done = cli(*words, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    place, word = next((i, w) for i, w in enumerate(words, start=1) if NOT_UTF8 in w)
+    shown = word.replace(NOT_UTF8, "bad\\xff\\xfedir")  # the bytes, as Python escapes them
+    assert done.stderr.strip().splitlines() == [
+        f"judgeaudit: argument {place} ({shown}) is not valid UTF-8; rename the file or folder "
+        "(judgeaudit records paths as UTF-8 text)"
+    ]
+    assert list(tmp_path.iterdir()) == []
