@@ -1,0 +1,42 @@
+"""What a twenty-sixth-session review of the profile CLI found wrong, as a user meets it: the
+real CLI in a fresh world, with the real Secret Service keyring where a key is stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.new_user_helpers import add, cli, home, unique
+
+__all__ = ["home"]  # the fixture, shared
+
+SHORT = "tk-9Q7w4Za"  # 10 characters: its last four would be 40% of it
+LONG = "sk-ant-" + "long" * 6 + "WXYZ"
+
+
+@pytest.mark.parametrize(("token", "shown"), [(SHORT, "…"), (LONG, "…WXYZ")])
+def test_doctor_shows_nothing_of_a_short_token(home: Path, token: str, shown: str) -> None:
+    add(home, "a", "claude", "http://127.0.0.1:9/v1", "--key-env", "A_KEY")
+    assert cli(home, "profile", "use", "a", env={"A_KEY": "x-1234567890"}).returncode == 0
+    said = cli(home, "profile", "doctor", "claude", env={"ANTHROPIC_API_KEY": token})
+    assert f"ANTHROPIC_API_KEY is set ({shown}): Claude Code sends it" in said.stdout, said.stdout
+    if shown == "…":
+        assert token[-4:] not in said.stdout + said.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize(("key", "shown"), [(SHORT, "…"), (LONG, "…WXYZ")])
+def test_profile_show_masks_a_short_key_whole(home: Path, key: str, shown: str) -> None:
+    name = unique("s26-mask")
+    add(home, "s", "sdk", "https://gw.example.com/v1", "--key", name)
+    assert cli(home, "key", "set", name, stdin=key).returncode == 0
+    try:
+        done = cli(home, "profile", "show", "s")
+        status = cli(home, "key", "status")
+    finally:
+        cli(home, "key", "delete", name)
+    assert f"# key {name}: {shown}\n" in done.stdout, done.stdout
+    assert f"stored {shown}" in status.stdout, status.stdout
+    if shown == "…":
+        assert key[-4:] not in done.stdout + status.stdout
