@@ -40,3 +40,28 @@ def test_profile_show_masks_a_short_key_whole(home: Path, key: str, shown: str) 
     assert f"stored {shown}" in status.stdout, status.stdout
     if shown == "…":
         assert key[-4:] not in done.stdout + status.stdout
+
+
+@pytest.mark.parametrize(
+    ("typo", "hint"),
+    [
+        ("--scrub-other-provider", " (did you mean --scrub-other-providers?)"),
+        ("--ass=plain", " (did you mean --as?)"),
+        ("-x", ""),
+    ],
+)
+def test_exec_refuses_an_unknown_option_before_the_command(
+    home: Path, typo: str, hint: str
+) -> None:
+    """A typo of an option after NAME ran as the command (exit 127, nothing scrubbed)."""
+    add(home, "p", "sdk", "https://gw.example.com/v1", "--key-env", "P_KEY")
+    marker = home / "work" / "ran"
+    done = cli(home, "exec", "p", typo, "--", "sh", "-c", f"touch {marker}", env={"P_KEY": "k-123"})
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr.splitlines() == [
+        f"judgeaudit: exec: {typo} is not an option of exec{hint}; a command that itself starts"
+        " with '-' goes after `--` (judgeaudit exec NAME -- CMD); nothing was run"
+    ]
+    assert not marker.exists()
+    # after `--`, a command starting with '-' is the user's to run (here: not found, 127)
+    assert cli(home, "exec", "p", "--", typo, env={"P_KEY": "k-123"}).returncode == 127
