@@ -65,3 +65,40 @@ def test_exec_refuses_an_unknown_option_before_the_command(
     assert not marker.exists()
     # after `--`, a command starting with '-' is the user's to run (here: not found, 127)
     assert cli(home, "exec", "p", "--", typo, env={"P_KEY": "k-123"}).returncode == 127
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_profile_edit_removes_key_and_key_env_and_says_where_the_key_is(home: Path) -> None:
+    name = unique("s26-edit")
+    add(home, "p", "sdk", "https://gw.example.com/v1", "--key", name, "--key-env", "P_KEY")
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    file = home / "cfg" / "profiles" / "p.toml"
+    try:
+        done = cli(home, "profile", "edit", "p", "--key", "")
+        status = cli(home, "key", "status", name)
+    finally:
+        cli(home, "key", "delete", name)
+    assert done.returncode == 0, done.stderr
+    assert "key =" not in file.read_text() and 'key_env = "P_KEY"' in file.read_text()
+    assert done.stdout.splitlines()[1:] == [
+        f"note: p no longer reads key {name}; the key stays in the keyring, used by no profile:"
+        f" `judgeaudit key delete {name}` deletes it"
+    ]
+    assert "stored …WXYZ" in status.stdout, status.stdout
+    before = file.read_text()
+    left_keyless = cli(home, "profile", "edit", "p", "--key-env", "")
+    assert left_keyless.returncode == 2
+    assert "that leaves p without a key; give --key NAME or --key-env VAR" in left_keyless.stderr
+    assert file.read_text() == before
+    assert cli(home, "profile", "edit", "p", "--key-env", "", "--key", "k").returncode == 0
+    assert "key_env" not in file.read_text()
+
+
+def test_a_lower_case_key_env_is_told_its_upper_case_form(home: Path) -> None:
+    add(home, "p", "sdk", "https://gw.example.com/v1", "--key-env", "P_KEY")
+    done = cli(home, "profile", "edit", "p", "--key-env", "openai_api_key")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "judgeaudit: profile edit: key_env: 'openai_api_key': a variable's name is upper case"
+        " here; use 'OPENAI_API_KEY'; nothing was saved\n"
+    )
