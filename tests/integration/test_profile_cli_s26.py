@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from tests.new_user_helpers import add, cli, home, unique
 
@@ -102,3 +103,26 @@ def test_a_lower_case_key_env_is_told_its_upper_case_form(home: Path) -> None:
         "judgeaudit: profile edit: key_env: 'openai_api_key': a variable's name is upper case"
         " here; use 'OPENAI_API_KEY'; nothing was saved\n"
     )
+
+
+def test_profile_list_columns_hold_with_wide_characters(home: Path) -> None:
+    """A CJK or emoji model id or URL shifted the columns after it (padded by characters)."""
+    add(home, "ascii", "sdk", "https://gw.example.com/v1", "--key-env", "P_KEY", "--model", "m-1")
+    add(
+        home,
+        "wide",
+        "sdk",
+        "https://网关.example.com/v1",
+        "--key-env",
+        "P_KEY",
+        "--model",
+        "模型🚀",
+    )
+    lines = [
+        line
+        for line in cli(home, "profile", "list").stdout.splitlines()
+        if line.startswith("   ascii ") or line.startswith("   wide ")
+    ]
+    assert len(lines) == 2, lines
+    assert len({cell_len(line.partition(" key ")[0]) for line in lines}) == 1, lines
+    assert len({cell_len(line.partition(" 模型")[0].partition(" m-1")[0]) for line in lines}) == 1

@@ -25,7 +25,7 @@ from judgeaudit.profiles.paths import CONFIG_ENV
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
-from judgeaudit.terminal import printable
+from judgeaudit.terminal import pad, printable
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -79,7 +79,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             )
             about = f"  {printable(p.description)}" if p.description else ""  # imported text
             about += f"  {drift.DRIFT_MARK}" if drifted else ""
-            line = f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
+            name, url, model = (printable(v) for v in (p.name, p.shown_url, p.model or "-"))
+            # padded by the cells each takes on screen: a CJK model id shifted the columns
+            line = f" {mark} {pad(name, 22)} {pad(url, 36)} {pad(model, 22)} key {p.key or '-'} ({key}) [{p.source}]{about}"
             print(printable(line))
     print(f"your profiles: {printable(str(store.user_dir))} (${CONFIG_ENV} sets that folder)")
     return 0
