@@ -93,13 +93,15 @@ def has_userinfo(url: str) -> bool:
     return bool(parts.username or parts.password or "@" in parts.netloc)
 
 
-def shown_url(url: str) -> str:
-    """``url`` with any credentials replaced by ``***`` (safe to print): a URL's
-    ``user:password@``, a bare ``user:password@host`` and a command line's ``curl -u
-    user:password`` (a helper or auth command doctor shows)."""
-    if "@" not in url and ":" not in url and "=" not in url and "--" not in url:  # usual line
-        return url
-    text = SECRET_PARAM_RE.sub(_secret_param, OPTION_LOGIN_RE.sub(r"\1***", url))
+def mask_inline_credentials(text: str) -> str:
+    """``text`` (a URL, a command line, a log line) with the credentials written into it
+    replaced by ``***`` (safe to print): a URL's ``user:password@``, a bare
+    ``user:password@host``, a command line's ``curl -u user:password`` (a helper or auth command
+    doctor shows) and a secret given by name (:data:`SECRET_PARAM_RE`). Named ``shown_url``
+    until it masked more than URLs."""
+    if "@" not in text and ":" not in text and "=" not in text and "--" not in text:
+        return text  # the usual line
+    text = SECRET_PARAM_RE.sub(_secret_param, OPTION_LOGIN_RE.sub(r"\1***", text))
     return BARE_LOGIN_RE.sub("***@", USERINFO_RE.sub(r"\1***@", text))
 
 
@@ -107,7 +109,8 @@ def check_url(url: str, where: str, error: ErrorType = InputError) -> str:
     """Refuse a URL with credentials in it; the message shows it with them masked."""
     if has_userinfo(url):
         raise error(
-            f"{where}: {shown_url(url)} carries credentials (user:password@); remove them and "
+            f"{where}: {mask_inline_credentials(url)} carries credentials (user:password@); "
+            "remove them and "
             "give the key through the keyring or an environment variable (nothing was written)"
         )
     return url
@@ -206,8 +209,9 @@ def shown_command(argv: Iterable[object]) -> str:
 
 
 def scrub(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with the given secrets, logins (:func:`shown_url`) and key-like words masked."""
-    return scrub_keylike(mask_key_shapes(shown_url(redact(text, secrets))))
+    """``text`` with the given secrets, inline credentials (:func:`mask_inline_credentials`)
+    and key-like words masked."""
+    return scrub_keylike(mask_key_shapes(mask_inline_credentials(redact(text, secrets))))
 
 
 def scrub_content(text: str) -> str:
@@ -227,8 +231,8 @@ __all__ = [
     "check_url",
     "has_userinfo",
     "looks_like_key",
+    "mask_inline_credentials",
     "scrub",
     "scrub_content",
     "shown_command",
-    "shown_url",
 ]

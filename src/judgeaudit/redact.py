@@ -18,8 +18,16 @@ RANDOM_RUN_RE = re.compile(r"[A-Za-z0-9]{20,}")
 TOKEN_RE = re.compile(r"[^\s'\"`=:,()\[\]{}]+")
 
 
+#: A secret shorter than this shows nothing of itself when masked: its last four characters
+#: would be a quarter of it or more (doctor showed 40% of a 10-character token).
+SHOWN_FROM = 16
+
+
 def mask(secret: str) -> str:
-    return "…" + secret[-4:] if len(secret) > 8 else "…"
+    """``secret`` as every line shows it: ``…`` and its last four characters, or ``…`` alone
+    below :data:`SHOWN_FROM` characters. The one masking rule; the keyring's, the switch
+    ledger's and the scrubbers' all call it."""
+    return "…" + secret[-4:] if len(secret) >= SHOWN_FROM else "…"
 
 
 def looks_like_key(text: str) -> bool:

@@ -4,6 +4,7 @@ front ends."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 
 from judgeaudit import unseen
@@ -75,3 +76,24 @@ def visible(text: str) -> str:
     """``text`` with only the invisible characters escaped: for a stream whose control
     characters are its own (the CLI's stderr: a progress line's carriage return)."""
     return unseen.stray_tags(text, escape).translate(INVISIBLE_ESCAPED)
+
+
+def cells(text: str) -> int:
+    """How many terminal cells ``text`` takes: a wide or full-width character (CJK, most
+    emoji) two, a combining mark or format character (a joiner, a variation selector) none,
+    any other one. ``len`` counted a CJK model id as half its width: the columns after it
+    shifted."""
+    return sum(
+        0
+        if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
+        else 2
+        if unicodedata.east_asian_width(c) in ("W", "F")
+        else 1
+        for c in text
+    )
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal cells (:func:`cells`), as ``:<width``
+    pads to characters."""
+    return text + " " * max(0, width - cells(text))

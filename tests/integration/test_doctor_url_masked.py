@@ -1,7 +1,7 @@
 """`profile doctor` masked a URL's ``user:password@`` only on lines labelled "base URL": an
 ``apiKeyHelper`` or a Codex ``auth`` command that fetches the key from such a URL printed the
 password in clear (so did the app's doctor, which shows the same lines). Every value is masked
-by the one rule (``credentials.shown_url``), whatever its label."""
+by the one rule (``credentials.mask_inline_credentials``), whatever its label."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the one URL-credential mask (``credentials.shown_url``, and through it ``scrub`` for
+"""What the one URL-credential mask (``credentials.mask_inline_credentials``, and through it ``scrub`` for
 every stderr line) leaves of a login: ``https://user:p@ss@host`` kept ``ss`` (the mask stopped
 at the first ``@``), and a bare ``user:pw@host`` or a helper's ``curl -u user:pw`` was printed
 in clear (a review). Ordinary text with an ``@`` or a colon stays as it was. Expected values
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from judgeaudit.credentials import scrub, scrub_content, shown_command, shown_url
+from judgeaudit.credentials import mask_inline_credentials, scrub, scrub_content, shown_command
 
 MASKED = [
     ("https://user:p@ss@host/v1", "https://***@host/v1"),
@@ -75,13 +75,13 @@ KEPT = [
 
 @pytest.mark.parametrize(("text", "shown"), MASKED)
 def test_a_login_is_masked_whole(text: str, shown: str) -> None:
-    assert shown_url(text) == shown
+    assert mask_inline_credentials(text) == shown
     assert scrub(text) == shown  # every stderr line of the CLI
 
 
 @pytest.mark.parametrize("text", KEPT)
 def test_ordinary_text_with_an_at_or_a_colon_stays(text: str) -> None:
-    assert shown_url(text) == text
+    assert mask_inline_credentials(text) == text
     assert scrub(text) == text
     assert scrub_content(text) == text
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from judgeaudit.credentials import shown_url
+from judgeaudit.credentials import mask_inline_credentials
 
 #: Anthropic error types by HTTP status (https://docs.anthropic.com/en/api/errors).
 ANTHROPIC_TYPES = {
@@ -71,7 +71,7 @@ def scrub(text: str, secrets: tuple[str, ...]) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, "[key]")
-    return shown_url(text)  # and any user:password@ an upstream echoed back
+    return mask_inline_credentials(text)  # and any user:password@ an upstream echoed back
 
 
 def from_upstream(

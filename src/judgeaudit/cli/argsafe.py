@@ -39,6 +39,22 @@ class QuietParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+class TailParser(QuietParser):
+    """``exec``'s parser: argparse drops a ``--`` right after NAME from the command it collects
+    (``REMAINDER``), so ``exec NAME -- -x`` and ``exec NAME -x`` (a typo of an option) read
+    alike; this one records which it was, as ``after_dashes``."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        raw = list(sys.argv[1:] if args is None else args)
+        tail = list(getattr(parsed, "command", None) or [])
+        at = len(raw) - len(tail) - 1
+        parsed.after_dashes = bool(tail) and at >= 0 and raw[at] == "--" and raw[at + 1 :] == tail
+        return parsed, extras
+
+
 class _Refusal:
     """The command an over-long command line runs instead of its own: one line, exit 2."""
 

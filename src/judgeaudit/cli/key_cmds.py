@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli import command_help
-from judgeaudit.cli.argsafe import quiet
+from judgeaudit.cli.argsafe import TailParser, quiet
 from judgeaudit.cli.common import PROFILE_NAME_HELP, UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.names import SHELLS, ProfileError
@@ -85,6 +85,7 @@ def register(sub: Sub) -> None:
     env.add_argument("--scrub-other-providers", action="store_true", help=SCRUB_HELP)
     env.set_defaults(func=cmd_env)
     run = quiet(sub.add_parser("exec", help=command_help("exec")))
+    run.__class__ = TailParser  # `exec NAME -- -x` told from `exec NAME -x`
     run.add_argument("name", help=PROFILE_NAME_HELP)
     run.add_argument(
         "--as",
@@ -264,6 +265,8 @@ def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
     """``--as KIND`` and ``--scrub-other-providers`` before or after the profile name
     (argparse gives everything after the name to the command), and the command after ``--``."""
     rest, as_ = list(args.command), args.as_
+    if getattr(args, "after_dashes", False):  # `exec NAME -- CMD`: all of it is the command
+        return as_, rest
     while rest[:1] in (["--as"], [SCRUB]) or (rest and rest[0].startswith("--as=")):
         if rest[0] == SCRUB:
             args.scrub_other_providers, rest = True, rest[1:]
@@ -273,7 +276,25 @@ def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
         if value not in ("claude", "codex", "plain"):
             raise UserError(f"exec: --as {value!r}: use claude, codex or plain", code=2)
         as_ = value
+    if rest and rest[0] != "--" and rest[0].startswith("-"):  # a typo ran as the command
+        raise UserError(_not_an_option(rest[0]), code=2)
     return as_, rest[1:] if rest[:1] == ["--"] else rest
+
+
+def _not_an_option(word: str) -> str:
+    """The refusal of a word before the command that starts with ``-`` and is none of exec's
+    options (``--scrub-other-provider`` ran as the command: exit 127, nothing scrubbed)."""
+    import difflib
+
+    from judgeaudit.validate import field_name  # masked if a key, one printable line
+
+    option = word.partition("=")[0]
+    close = difflib.get_close_matches(option, ["--as", SCRUB], n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (
+        f"exec: {field_name(word)} is not an option of exec{hint}; a command that itself "
+        "starts with '-' goes after `--` (judgeaudit exec NAME -- CMD); nothing was run"
+    )
 
 
 def cmd_exec(args: argparse.Namespace) -> int:

@@ -48,12 +48,20 @@ def register(sub: Sub) -> None:
             help="the API base, no key in it (OpenAI-compatible: ending in /v1; Claude Code: "
             "without /v1)",
         )
-        parser.add_argument("--model", help="the model the tool asks for (default: the tool's own)")
-        parser.add_argument("--key", help="keyring entry name (several profiles may share one)")
+        clear = "; '' removes it" if verb == "edit" else ""
+        parser.add_argument(
+            "--model", help=f"the model the tool asks for (default: the tool's own){clear}"
+        )
+        parser.add_argument(
+            "--key",
+            help="keyring entry name (several profiles may share one)"
+            + (f"{clear}, the key stays in the keyring" if clear else ""),
+        )
         parser.add_argument(
             "--key-env",
             dest="key_env",
-            help="environment variable holding the key (alone: Codex and Claude Code read it)",
+            help="environment variable holding the key, upper case (alone: Codex and Claude "
+            f"Code read it){clear}",
         )
         parser.add_argument(
             "--price-in", dest="price_in", type=float, help="USD per 1M input tokens"

@@ -25,12 +25,14 @@ from judgeaudit.profiles.paths import CONFIG_ENV
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
-from judgeaudit.terminal import printable
+from judgeaudit.terminal import pad, printable
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
 
 FIELD_FLAGS = ("app", "base_url", "model", "key", "key_env", "price_in", "price_out")
+#: The fields ``profile edit NAME --FIELD ''`` removes (the key's entry stays in the keyring).
+CLEARABLE = ("model", "key", "key_env")
 
 
 def register(sub: Sub) -> None:
@@ -77,7 +79,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             )
             about = f"  {printable(p.description)}" if p.description else ""  # imported text
             about += f"  {drift.DRIFT_MARK}" if drifted else ""
-            line = f" {mark} {p.name:<22} {p.shown_url:<36} {p.model or '-':<22} key {p.key or '-'} ({key}) [{p.source}]{about}"
+            name, url, model = (printable(v) for v in (p.name, p.shown_url, p.model or "-"))
+            # padded by the cells each takes on screen: a CJK model id shifted the columns
+            line = f" {mark} {pad(name, 22)} {pad(url, 36)} {pad(model, 22)} key {p.key or '-'} ({key}) [{p.source}]{about}"
             print(printable(line))
     print(f"your profiles: {printable(str(store.user_dir))} (${CONFIG_ENV} sets that folder)")
     return 0
@@ -140,19 +144,44 @@ def cmd_edit(args: argparse.Namespace) -> int:
         data["options"] = dict(current.options)
     except ProfileError as refused:  # a file a newer rule refuses: mended by the edit, or said
         data = store.stored_table(args.name, refused)
-    data.update({f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None})
+    had_key = data.get("key")
+    given = {f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None}
+    data.update({f: None if v == "" and f in CLEARABLE else v for f, v in given.items()})
+    data = {k: v for k, v in data.items() if v is not None}  # a cleared field: gone
     app = data.get("app")
     if not isinstance(app, str) or app not in APP_OPTIONS:  # a mended file's bad app: said
-        _checked({k: v for k, v in data.items() if v is not None}, "profile edit")
+        _checked(data, "profile edit")
     data["options"].update(_options(args.option, data["app"]))
-    if args.model == "":  # `--model ''` clears the model
-        data["model"] = None
-    data = {k: v for k, v in data.items() if v is not None}
-    path = bridgeports.save(store, _checked(data, "profile edit"))
+    profile = _checked(data, "profile edit")
+    if not profile.key and not profile.key_env and {"key", "key_env"} & given.keys():
+        raise UserError(
+            f"profile edit: that leaves {args.name} without a key; give --key NAME or "
+            "--key-env VAR in the same edit (a profile without a key cannot be used); nothing "
+            "was saved"
+        )
+    path = bridgeports.save(store, profile)
     print(f"saved {args.name} -> {path}")
+    if isinstance(had_key, str) and had_key != profile.key:
+        _kept_key(store, args.name, had_key)
     if note := drift.edit_note(store, args.name):
         print(printable(f"note: {note}"))
     return 0
+
+
+def _kept_key(store: ProfileStore, name: str, key: str) -> None:
+    """What became of the keyring entry an edit took from a profile: kept, never deleted (it
+    may be shared), and how to delete it when no profile names it any more."""
+    if not secrets.get_key(key):
+        return
+    users = active_here.key_users(store, key)[0]
+    print(
+        f"note: {name} no longer reads key {key}; the key stays in the keyring"
+        + (
+            f" (used by {', '.join(users)})"
+            if users
+            else f", used by no profile: `judgeaudit key delete {key}` deletes it"
+        )
+    )
 
 
 def cmd_remove(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.credentials import shown_command, shown_url
+from judgeaudit.credentials import mask_inline_credentials, shown_command
 from judgeaudit.profiles import bridgeopt, secrets, shadowing, tokenwarn
 from judgeaudit.profiles.model import APPS, Profile, ProfileError
 from judgeaudit.profiles.targets import claude
@@ -38,7 +38,7 @@ def _line(what: str, value: str, source: str | None, overridden: list[str]) -> s
     """One ``what: value`` line. A URL's own ``user:password@`` is a credential wherever it is
     in the value (a base URL, an apiKeyHelper or auth command fetching the key from one, a
     model), so every value is masked, not only the base URL's."""
-    text = f"  {what:<9} {shown_url(value)}"
+    text = f"  {what:<9} {mask_inline_credentials(value)}"
     if source:
         text += f"   from {source}"
     if overridden:
@@ -109,7 +109,8 @@ def _claude_tiers(layers: list[shadowing.Layer], active: Profile | None) -> list
         if source and str(value) not in wanted:
             whose = f"profile {active.name}'s" if active else "the active"
             out.append(
-                f"  tier: {variable} = {shown_url(str(value))} from {source}: `claude --model "
+                f"  tier: {variable} = {mask_inline_credentials(str(value))} from {source}: "
+                "`claude --model "
                 f"{_tier_word(variable)}` and Claude Code's background calls send it, not "
                 f"{whose} model"
             )

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judgeaudit.profiles.model import ProfileError
-from judgeaudit.redact import scrub_keylike
+from judgeaudit.redact import mask, scrub_keylike
 
 Entry = dict[str, Any]  # had, raw | ref, index, wrote, removed, seq, container
 #: Not a key but facts about the file judgeaudit must give back at ``off``: its mode before an
@@ -66,11 +66,6 @@ def secret_ref(file_id: str, dotted: str, raw: str) -> str:
 SECRET_REF = re.compile(r"saved-[0-9a-f]{16}")
 
 
-def _mask(raw: str) -> str:
-    text = raw.strip('"')
-    return "…" + text[-4:] if len(text) > 8 else "…"
-
-
 @dataclass(frozen=True)
 class Split:
     """A conflict only some of whose value overrides a switch (custom headers holding a
@@ -107,7 +102,7 @@ class Reconciler:
     def _shown(self, dotted: str, raw: str, entry: Entry) -> str:
         if "ref" not in entry:
             return raw
-        return scrub_keylike(raw) if dotted in self.commands else _mask(raw)
+        return scrub_keylike(raw) if dotted in self.commands else mask(raw.strip('"'))
 
     def _said(self, dotted: str, raw: str, entry: Entry) -> str:
         """``KEY = VALUE`` for a note. A TOML document's raw text of a root key is its whole

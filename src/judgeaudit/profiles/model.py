@@ -226,6 +226,21 @@ def _check_required(value: Any, key: str, where: str) -> None:
         raise ProfileError(f"{where}: {key}: empty; give {REQUIRED[key]}")
 
 
+def check_env_name(value: str, where: str) -> None:
+    """Refuse what is no variable name of :data:`ENV_RE`'s; a lower-case one (``openai_api_key``)
+    is told its upper-case form, which it is meant to be."""
+    if ENV_RE.match(value):
+        return
+    if ENV_RE.match(value.upper()):
+        raise ProfileError(
+            f"{where}: {value!r}: a variable's name is upper case here; use {value.upper()!r}"
+        )
+    raise ProfileError(
+        f"{where}: {value!r} is not an environment variable name (upper-case letters, digits "
+        "and '_', not starting with a digit)"
+    )
+
+
 def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") -> Profile:
     allowed = {*STORED_FIELDS, "options"}
     for key in data:
@@ -250,8 +265,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     key_env = data.get("key_env")
     if key_env is not None:
         credentials.check_name(key_env, f"{where}: key_env", ProfileError)
-    if key_env is not None and not ENV_RE.match(key_env):
-        raise ProfileError(f"{where}: key_env: {key_env!r} is not an environment variable name")
+    if key_env is not None:
+        check_env_name(key_env, f"{where}: key_env")
     if key_env is not None:
         credentials.check_key_variable(key_env, f"{where}: key_env", ProfileError)
     prices = {}
@@ -312,8 +327,8 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
             raise ProfileError(
                 f"{where}: options.provider_id: use letters, digits, '-' or '_' (a TOML table name)"
             )
-        if "env_key" in options and not ENV_RE.match(options["env_key"]):
-            raise ProfileError(f"{where}: options.env_key: not an environment variable name")
+        if "env_key" in options:
+            check_env_name(options["env_key"], f"{where}: options.env_key")
         if isinstance(options.get("env_key"), str):
             credentials.check_key_variable(
                 options["env_key"], f"{where}: options.env_key", ProfileError, written=True
@@ -351,20 +366,29 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     )
 
 
-def load_profile(path: Path, source: str = "user") -> Profile:
+def read_profile_table(path: Path) -> dict[str, Any]:
+    """A profile file's TOML table, unchecked (a regular UTF-8 TOML file, or the one line)."""
     try:  # a FIFO named *.toml would block the read forever
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             raise ProfileError(f"{path}: is {kind_of(mode)}, not a profile file; remove it")
-        data = read_toml(path, "profile", ProfileError)
+        return read_toml(path, "profile", ProfileError)
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such file") from None
     except UnicodeDecodeError:
         raise ProfileError(f"{path}: not UTF-8 text; save it as UTF-8") from None
+
+
+def profile_from_table(data: dict[str, Any], path: Path, source: str = "user") -> Profile:
+    """The profile file ``path``'s table holds, checked (its name is its file's)."""
     profile = profile_from_dict(data, str(path), source)
     if profile.name != path.stem:
         raise ProfileError(f"{path}: name: {profile.name!r} must match the file name {path.stem!r}")
     return profile
+
+
+def load_profile(path: Path, source: str = "user") -> Profile:
+    return profile_from_table(read_profile_table(path), path, source)
 
 
 def with_changes(profile: Profile, changes: dict[str, Any]) -> Profile:

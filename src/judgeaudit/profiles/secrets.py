@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import keyring
 import keyring.errors
 
+from judgeaudit import redact
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.profiles.keyringkind import (
     ENCRYPTED_BACKENDS,
@@ -92,9 +93,8 @@ class SecretError(JudgeauditError, RuntimeError):
 
 
 def mask(secret: str | None) -> str:
-    if not secret:
-        return "missing"
-    return "…" + secret[-4:] if len(secret) > 8 else "…" + "*" * min(len(secret), 4)
+    """A stored key as shown (:func:`judgeaudit.redact.mask`), or ``missing``."""
+    return redact.mask(secret) if secret else "missing"
 
 
 class KeyringUnavailable(keyring.errors.KeyringError):

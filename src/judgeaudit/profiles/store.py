@@ -12,9 +12,15 @@ from typing import Any, NotRequired, TypedDict, cast
 from judgeaudit import safeio
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.profiles.ledger import Entry
-from judgeaudit.profiles.model import Profile, ProfileError, check_name, load_profile
+from judgeaudit.profiles.model import (
+    Profile,
+    ProfileError,
+    check_name,
+    load_profile,
+    profile_from_table,
+    read_profile_table,
+)
 from judgeaudit.profiles.paths import CONFIG_ENV, config_dir, live_file, presets_dir
-from judgeaudit.tomlfile import read_toml
 
 
 class SwitchState(TypedDict):
@@ -31,6 +37,20 @@ class SwitchState(TypedDict):
     projects: NotRequired[dict[str, dict[str, str]]]  # project dir -> {app: profile}
     created_dirs: NotRequired[list[str]]  # project settings dirs the switch made (``.claude``)
     codex_shared_provider_id: NotRequired[str]  # ``profile codex-history shared --id``
+
+
+def _mendable(data: dict[str, Any], name: str) -> bool:
+    """Whether ``profile edit`` can mend a refused file's table (:meth:`ProfileStore.stored_table`):
+    its own name, its options a table."""
+    return data.get("name") == name and isinstance(data.get("options", {}), dict)
+
+
+def _mend(data: dict[str, Any], path: Path, source: str) -> str:
+    """``profile list``'s hint of how ``profile edit`` mends a refused user file, where it can
+    (not a preset, not a file of another name)."""
+    if source != "user" or not _mendable(data, path.stem):
+        return ""
+    return f"; `judgeaudit profile edit {shlex.quote(path.stem)} --FIELD VALUE` mends a field"
 
 
 @dataclass
@@ -59,9 +79,14 @@ class ProfileStore:
         good, bad = [], []
         for path, source in self._files().values():
             try:
-                good.append(load_profile(path, source))
+                data = read_profile_table(path)
             except ProfileError as exc:
-                bad.append(f"{exc} (fix or remove that file){self._mend(path, source, exc)}")
+                bad.append(f"{exc} (fix or remove that file)")
+                continue
+            try:
+                good.append(profile_from_table(data, path, source))
+            except ProfileError as exc:  # the table read once: its hint says what edit mends
+                bad.append(f"{exc} (fix or remove that file){_mend(data, path, source)}")
         return good, bad
 
     def list(self) -> list[Profile]:
@@ -78,31 +103,18 @@ class ProfileStore:
             )
         return load_profile(*entry)
 
-    def _mend(self, path: Path, source: str, refused: ProfileError) -> str:
-        """How ``profile edit`` mends a refused user file, where it can (see
-        :meth:`stored_table`): not for bad TOML, another name or a preset."""
-        try:
-            if source != "user":
-                return ""
-            self.stored_table(path.stem, refused)
-        except ProfileError:
-            return ""
-        return f"; `judgeaudit profile edit {shlex.quote(path.stem)} --FIELD VALUE` mends a field"
-
     def stored_table(self, name: str, refused: ProfileError) -> dict[str, Any]:
         """User profile ``name``'s file as it stands, unchecked, for ``profile edit`` to mend one
         that no longer loads (a rule added since it was written: ``key_env = "PATH"``); the
         edited whole is checked again before it is saved. ``refused`` (why it did not load) is
         raised where there is no such table to mend: no user file, no TOML table, another name."""
         path = self.user_dir / f"{check_name(name)}.toml"
-        if not path.is_file():
-            raise refused
         try:
-            data = read_toml(path, "profile", ProfileError)
-        except (ProfileError, UnicodeDecodeError):
+            data = read_profile_table(path)
+        except ProfileError:
             raise refused from None
         # every key kept: an unknown one (a typo, ``modle``) is refused by the check, not dropped
-        if data.get("name") != name or not isinstance(data.get("options", {}), dict):
+        if not _mendable(data, name):
             raise refused
         return {**data, "options": dict(data.get("options", {}))}
 

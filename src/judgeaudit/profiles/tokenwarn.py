@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from judgeaudit.credentials import shown_url
+from judgeaudit.credentials import mask_inline_credentials
 from judgeaudit.profiles import bridgeopt
 from judgeaudit.profiles.model import Profile
 from judgeaudit.redact import mask
@@ -33,7 +33,7 @@ def host(url: object) -> str:
         netloc = urlsplit(str(url)).netloc
     except ValueError:
         netloc = ""
-    return netloc.rpartition("@")[2] or repr(shown_url(str(url)))
+    return netloc.rpartition("@")[2] or repr(mask_inline_credentials(str(url)))
 
 
 def where(path: Path | None) -> str:

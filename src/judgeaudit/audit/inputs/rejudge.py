@@ -186,13 +186,15 @@ def _endpoint_table(
         if stored:  # the source run's own judge URL: the user typed no --judge-endpoint
             raise fail(
                 "the source run's judge base_url",
-                f"{credentials.shown_url(value)} carries credentials (user:password@); name the "
+                f"{credentials.mask_inline_credentials(value)} carries credentials "
+                "(user:password@); name the "
                 "judge with --judge-endpoint (the bare URL) and --judge-key-env (nothing was "
                 "written)",
             )
         raise fail(
             "--judge-endpoint",
-            f"{credentials.shown_url(value)} carries credentials (user:password@); give the "
+            f"{credentials.mask_inline_credentials(value)} carries credentials "
+            "(user:password@); give the "
             "bare URL and the key through --judge-key-env (nothing was written)",
         )
     if value == "embedded":

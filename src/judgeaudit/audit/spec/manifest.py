@@ -52,7 +52,8 @@ def build_manifest(
             "name": ref.name,
             "model": ref.model,
             "endpoint": ref.endpoint,
-            "base_url": credentials.shown_url(base_url),  # credentials never reach a manifest
+            # credentials never reach a manifest
+            "base_url": credentials.mask_inline_credentials(base_url),
             "key_env": endpoint.key_env if endpoint else None,  # a variable's name, never a key
             "temperature": ref.temperature,
         }
