@@ -150,6 +150,14 @@ def test_a_new_sample_shows_the_labels_already_stored_and_import_says_what_it_re
     over_it = cli("review", "export", str(mine), "--n", "10", "--out", str(second))
     assert over_it.returncode == 0  # its one changed row is stored now too: nothing unsaved
 
+    # a reviewer's note, then a sheet whose note cell is empty: said, never silent (a new user)
+    fill(second, {index: {"note": "checked the tool call"}})
+    noted = cli_ok("review", "import", str(mine), str(second))
+    assert "removed a note" not in noted.stdout
+    fill(second, {index: {"note": ""}})
+    emptied = cli_ok("review", "import", str(mine), str(second))
+    assert "; 1 of them removed a note stored before (its note cell was empty)" in emptied.stdout
+
 
 def test_suggested_n_never_exceeds_the_run(out: Path, tmp_path: Path) -> None:
     done = cli_ok(

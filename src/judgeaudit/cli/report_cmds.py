@@ -350,6 +350,11 @@ def cmd_review_import(args: argparse.Namespace) -> int:
         if stored.replaced
         else ""
     )
+    if stored.notes_cleared:
+        replaced += (
+            f"; {stored.notes_cleared} of them removed a note stored before (its note cell "
+            "was empty)"
+        )
     print(
         f"stored {stored.written} labelled pairs (re-importing the same file changes nothing)"
         + replaced

@@ -1,12 +1,16 @@
-"""`review import` says how many rows replaced a different stored label: a note added alone
-replaces none (the review of the change found it counted)."""
+"""`review import` says how many rows replaced a different stored label (a note added alone
+replaces none: the review of the change found it counted) and how many removed a stored note
+(an empty note cell erased a reviewer's note silently: a new user); a label's time moves only
+when the label changes."""
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.labels import save_human_labels
+from judgeaudit.audit.store.labels import Stored, save_human_labels
 
 LABEL = {"pair_id": "p1", "human_success_a": 1, "human_success_b": 0, "human_pref": "A",
          "note": None}  # fmt: skip
@@ -15,7 +19,27 @@ LABEL = {"pair_id": "p1", "human_success_a": 1, "human_success_b": 0, "human_pre
 def test_only_a_changed_label_counts_as_replaced(tmp_path: Path) -> None:
     db = tmp_path / "audit.db"
     AuditStore(db).close()
-    assert save_human_labels(db, [LABEL]) == (1, 0)  # new: nothing replaced
-    assert save_human_labels(db, [LABEL]) == (1, 0)  # the same again
-    assert save_human_labels(db, [{**LABEL, "note": "looked twice"}]) == (1, 0)  # a note alone
-    assert save_human_labels(db, [{**LABEL, "human_pref": "B"}]) == (1, 1)
+    assert save_human_labels(db, [LABEL]) == Stored(1, 0, 0)  # new: nothing replaced
+    assert save_human_labels(db, [LABEL]) == Stored(1, 0, 0)  # the same again
+    with_note = {**LABEL, "note": "looked twice"}
+    assert save_human_labels(db, [with_note]) == Stored(1, 0, 0)  # a note alone
+    assert save_human_labels(db, [{**with_note, "human_pref": "B"}]) == Stored(1, 1, 0)
+    assert save_human_labels(db, [{**LABEL, "human_pref": "B"}]) == Stored(1, 0, 1)  # note gone
+
+
+def labelled_at(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT labelled_at FROM human_labels WHERE pair_id = 'p1'").fetchone()
+    return str(row[0])
+
+
+def test_a_label_s_time_moves_only_when_the_label_changes(tmp_path: Path) -> None:
+    db = tmp_path / "audit.db"
+    AuditStore(db).close()
+    save_human_labels(db, [LABEL])
+    first = labelled_at(db)
+    time.sleep(1.1)  # CURRENT_TIMESTAMP counts seconds
+    save_human_labels(db, [{**LABEL, "note": "a note alone"}])
+    assert labelled_at(db) == first
+    save_human_labels(db, [{**LABEL, "human_pref": "tie"}])
+    assert labelled_at(db) > first

@@ -19,10 +19,12 @@ LABEL_FIELDS = ("human_success_a", "human_success_b", "human_pref")
 
 class Stored(NamedTuple):
     """What a label import did: rows written, and of them how many replaced a different label
-    stored before (a reviewer labelling a pair again, unaware, is told so)."""
+    stored before (a reviewer labelling a pair again, unaware, is told so) and how many
+    removed a note stored before (a sheet whose note cell is empty: told, not silent)."""
 
     written: int
     replaced: int
+    notes_cleared: int = 0
 
 
 def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
@@ -35,13 +37,15 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
             migrate(db, db_path)
             db.execute("BEGIN IMMEDIATE")
             try:
-                replaced = _replaced(db, rows)
+                replaced, notes_cleared = _replaced(db, rows)
                 db.executemany(
                     "INSERT INTO human_labels"
                     " (pair_id, human_success_a, human_success_b, human_pref, note) VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
                     " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
                     " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
-                    " note = excluded.note",
+                    " note = excluded.note, labelled_at = CASE WHEN "
+                    + " OR ".join(f"human_labels.{f} IS NOT excluded.{f}" for f in LABEL_FIELDS)
+                    + " THEN CURRENT_TIMESTAMP ELSE human_labels.labelled_at END",
                     rows,
                 )
                 db.execute("COMMIT")
@@ -51,20 +55,23 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
                 raise
     finally:
         db.close()
-    return Stored(len(labels), replaced)
+    return Stored(len(labels), replaced, notes_cleared)
 
 
-def _replaced(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> int:
+def _replaced(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> tuple[int, int]:
     """How many of ``rows`` hold a pair whose stored labels differ from theirs (a note added
-    or changed alone replaces no label)."""
+    or changed alone replaces no label), and how many hold no note where one was stored."""
     fields = ", ".join(LABEL_FIELDS)
-    count = 0
+    replaced = cleared = 0
     for row in rows:
         before = db.execute(
-            f"SELECT {fields} FROM human_labels WHERE pair_id = ?", (row["pair_id"],)
+            f"SELECT {fields}, note FROM human_labels WHERE pair_id = ?", (row["pair_id"],)
         ).fetchone()
-        count += before is not None and tuple(before) != tuple(row.get(f) for f in LABEL_FIELDS)
-    return count
+        if before is None:
+            continue
+        replaced += tuple(before[:-1]) != tuple(row.get(f) for f in LABEL_FIELDS)
+        cleared += bool(before[-1]) and not row.get("note")
+    return replaced, cleared
 
 
 def _note(note: Any) -> Any:
