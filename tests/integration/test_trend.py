@@ -131,6 +131,9 @@ def test_table_csv_and_html(monitor: Path) -> None:
     assert min(flagged) == "2026-11-21"
     html = (monitor / "trend.html").read_text()
     assert html.count("<svg") >= len(metrics) and "<script" not in html
+    # an alert's "+N pts, 95% CI [...]" names its method beside it (a new user: only JSON did)
+    rise = "rise interval: Newcombe hybrid score interval (method 10) on the effective counts"
+    assert rise in table and rise in html
     assert 'r="5" fill="#d00"' in html  # an alert marker on the chart
 
 

@@ -187,7 +187,8 @@ def render_table(trend: dict[str, Any], files: bool = True, refused: bool = True
         "",
         f"{len(periods)} periods ({trend['kind']} runs, gap source {trend['gap_source']}); "
         "intervals: " + "; ".join(f"{k}: {v}" for k, v in trend["intervals"].items()),
-        f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; baseline: first "
+        f"alerts: {det.get('test', '')}; {det.get('multiplicity', '')}; rise interval: "
+        f"{det.get('rise_interval', '')}; baseline: first "
         f"{det.get('baseline_periods')} periods, alpha {det.get('alpha')}, "
         f"{det.get('tests', 0)} tests",
         *daily_lines(trend, files, refused),
@@ -279,7 +280,8 @@ def render_html(trend: dict[str, Any]) -> str:
             else f"<p>{no_alert(det)}</p>"
         )
         + f"<p class='note'>{escape(str(det.get('test', '')))}; "
-        f"{escape(str(det.get('multiplicity', '')))}; baseline: first "
+        f"{escape(str(det.get('multiplicity', '')))}; rise interval: "
+        f"{escape(str(det.get('rise_interval', '')))}; baseline: first "
         f"{escape(str(det.get('baseline_periods')))} periods.</p>"
         "<h2>Series</h2>"
         + "".join(f"<div>{c}</div>" for c in charts)
