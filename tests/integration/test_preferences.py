@@ -157,6 +157,17 @@ def test_judge_and_agree_labels(demo: Path, tmp_path: Path) -> None:
     ]
     assert all(r["judge_agrees"] is False for r in wrong)
     assert all(r["judge_agrees"] is None for r in rows if r["pair_id"] not in truth)
+    # the summary of judge labels: state contradicts rows (the judge's own never do), and the
+    # ties left out are pairs, not decisive pairs (a new user read 270 "decisive" of 79)
+    again = cli("export", "preferences", str(demo), "--out", str(tmp_path / "j2.jsonl"),
+                "--labels", "judge")  # fmt: skip
+    card = json.loads((tmp_path / "j2.card.json").read_text(encoding="utf-8"))
+    ties = card["left_out"]["judge_tie"]["pairs"]
+    assert (
+        f"backwards by state and state contradicts {card['rows_labelled_against_state']} of the "
+        f"rows written; {ties} pairs left out ({ties} judge_tie); 0 skipped"
+    ) in again.stdout, again.stdout
+    assert card["rows_labelled_against_state"] > 0
 
     card = export(demo, tmp_path / "agree.jsonl", "--labels", "agree")
     agree = lines(tmp_path / "agree.jsonl")

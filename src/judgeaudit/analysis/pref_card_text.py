@@ -68,12 +68,18 @@ def export_summary(card: dict[str, Any], dest: Path) -> str:
     pairs left out and the pairs the format skipped, each with its top reason."""
     left = {k: v for k, v in card["left_out"].items() if k != "not_decisive"}
     undecided = card["left_out"].get("not_decisive", {}).get("pairs", 0)
+    if card["labels"] == "judge":  # every pair the judge decided, decisive by state or not:
+        # its own rows never contradict it, state does (a new user read "contradicts 0")
+        against = f"state contradicts {card['rows_labelled_against_state']}"
+        dropped = _counted("pairs left out", left)
+    else:
+        against = f"contradicts {card['rows_labelled_against_judge']}"
+        dropped = f"{_counted('decisive pairs left out', left)} and {undecided} not decisive"
     return (
         f"wrote {card['rows']} {card['format']} rows ({card['labels']} labels) of run "
         f"{card['run_id']} to {dest}; the judge labelled {card['reversed_by_state']} of the "
-        f"run's {card['decisive_pairs']} decisive pairs backwards by state and contradicts "
-        f"{card['rows_labelled_against_judge']} of the rows written; "
-        f"{_counted('decisive pairs left out', left)} and {undecided} not decisive; "
+        f"run's {card['decisive_pairs']} decisive pairs backwards by state and {against} of "
+        f"the rows written; {dropped}; "
         f"{_counted('skipped by the format', card['skipped'])}"
         + (f"; {kept}" if (kept := trl_keeps(_kept_by_trl(card))) else "")
     )
