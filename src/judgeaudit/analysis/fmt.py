@@ -17,6 +17,16 @@ def simulated(report: Mapping[str, Any]) -> bool:
     return judge.get("base_url") == "embedded"
 
 
+def ratio_text(value: float) -> str:
+    """An odds ratio to three significant digits with its trailing zeros (``1.00``, ``2.13``,
+    ``796``; ``9.5e+03`` past a thousand, as before): ``.3g`` printed 1.003 as ``1``, so an
+    interval the headline counts as excluding 1 read ``[1, 2.13]`` (a new user)."""
+    if not 1e-3 <= abs(value) < 1e3:
+        return f"{value:.3g}"
+    text = f"{value:#.3g}"
+    return text[:-1] if text.endswith(".") else text
+
+
 def bucket_name(bucket: Mapping[str, Any], paren: bool = False) -> str:
     """`近同 near` (`近同 (near)` with ``paren``), or the label alone when its alias is the same
     word (`--labels en`, custom bins): never `near near`."""

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.analysis.fmt import bracket, pct
+from judgeaudit.analysis.fmt import bracket, pct, ratio_text
 
 #: The reasons a pair is left out whose pairs the card lists (a reviewer's to correct).
 LISTED = ("human_label_contradicts", "human_marks_disagree")
@@ -172,8 +172,8 @@ def _style_lines(style: dict[str, Any]) -> list[str]:
         f"(`{style['see']}` shows them all, and how many misselected pairs style explains):",
         "",
         *(
-            f"- {t['feature']} ({t['kind']}): odds ratio {t['odds_ratio']:.3g} "
-            f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}], p = {t['p_value']:.2g}"
+            f"- {t['feature']} ({t['kind']}): odds ratio {ratio_text(t['odds_ratio'])} "
+            f"[{ratio_text(t['ci_low'])}, {ratio_text(t['ci_high'])}], p = {t['p_value']:.2g}"
             + (f"; unstable: {t['unstable_reason']}" if t.get("unstable") else "")
             for t in style["terms"]
         ),

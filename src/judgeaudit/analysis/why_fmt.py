@@ -8,7 +8,7 @@ import math
 from html import escape
 from typing import Any
 
-from judgeaudit.analysis.fmt import with_ci
+from judgeaudit.analysis.fmt import ratio_text, with_ci
 
 LABELS = {
     "position": "position (shown first)",
@@ -100,9 +100,9 @@ def style_lines(style: dict[str, Any]) -> list[str]:
     terms = _stable_first(style["terms"])
     for t in terms:
         lines.append(
-            f"  {LABELS.get(t['feature'], t['feature']):<26} OR {t['odds_ratio']:7.3g} "
-            f"95% CI [{t['ci_low']:.3g}, {t['ci_high']:.3g}]  {t['kind']:<8} {t['unit']}"
-            + (f"  {UNSTABLE}" if _unstable(t) else "")
+            f"  {LABELS.get(t['feature'], t['feature']):<26} OR {ratio_text(t['odds_ratio']):>7} "
+            f"95% CI [{ratio_text(t['ci_low'])}, {ratio_text(t['ci_high'])}]  {t['kind']:<8} "
+            f"{t['unit']}" + (f"  {UNSTABLE}" if _unstable(t) else "")
         )
     note = _unstable_note(terms)
     lines += [f"  {note}"] if note else []
@@ -130,7 +130,7 @@ def style_markdown(style: dict[str, Any]) -> list[str]:
     for t in terms:
         out.append(
             f"| {LABELS.get(t['feature'], t['feature'])} | {_value(t)} | "
-            f"[{t['ci_low']:.3g}, {t['ci_high']:.3g}] | {t['unit']} |"
+            f"[{ratio_text(t['ci_low'])}, {ratio_text(t['ci_high'])}] | {t['unit']} |"
         )
     note = _unstable_note(terms)
     out += ["", f"{note}."] if note else []
@@ -149,7 +149,7 @@ def _label(t: dict[str, Any], flag: str = f" {UNSTABLE}") -> str:
 
 def _value(t: dict[str, Any]) -> str:
     """The odds ratio as printed, flagged when unstable: ``796 (unstable)``."""
-    return f"{t['odds_ratio']:.3g}" + (f" {UNSTABLE}" if _unstable(t) else "")
+    return ratio_text(t["odds_ratio"]) + (f" {UNSTABLE}" if _unstable(t) else "")
 
 
 def _axis(terms: list[dict[str, Any]]) -> tuple[float, float]:

@@ -83,3 +83,12 @@ def test_the_rate_with_style_kept_is_printed_with_its_interval() -> None:
     assert "the model with style kept: 12.0% [10.1, 14.2], the same interval)" in lines
     assert "controlled: m)" in lines
     assert "style kept: 12.0% [no CI]" in "\n".join(style_lines(section()))
+
+
+def test_an_interval_just_above_one_keeps_its_digits() -> None:
+    """`tool calls OR 1.46 95% CI [1, 2.13]` (ci_low 1.003) read as touching 1 beside a
+    headline counting it as excluding 1 (a new user): three significant digits, zeros kept."""
+    just = {**section(), "terms": [term("tool_calls", "process", 1.46, 1.003, 2.13)]}
+    assert any("OR    1.46 95% CI [1.00, 2.13]" in line for line in style_lines(just))
+    assert "| [1.00, 2.13] |" in "\n".join(style_markdown(just))
+    assert headline(just).startswith("rewards ")
