@@ -163,7 +163,8 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, str, list[str], i
                     "significantly; the data cannot tell yet"
                     if tie_only
                     else f"not worse is not shown within {margin:g} points and no rise is "
-                    "significant; the data cannot tell yet (see the 'not enough data' line)"
+                    "significant; the data cannot tell yet (what would settle it: the 'not enough "
+                    "data' line, `overall.needed` in JSON)"
                 )
             ],
             code,
