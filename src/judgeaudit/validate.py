@@ -123,8 +123,10 @@ def loads_json(
                 f"{exc.colno}); "
                 f"{document}"
             ) from None
+        # the line's own column: a line read with its newline stops "at line 2 column 1"
+        column = min(exc.pos, len(text.rstrip("\r\n"))) + 1
         raise error(
-            f"{where}: not valid JSON ({safeio.json_problem(exc)} at column {exc.colno}); one {what} "
+            f"{where}: not valid JSON ({safeio.json_problem(exc)} at column {column}); one {what} "
             "object per line"
         ) from None
 

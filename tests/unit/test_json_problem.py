@@ -92,3 +92,13 @@ def test_a_cut_inside_a_character_or_a_deep_last_line_gets_one_line(tmp_path: Pa
     with pytest.raises(ValidationError) as caught:
         list(iter_jsonl(deep, "record"))
     assert "nested too deeply" in str(caught.value) and "cut off" not in str(caught.value)
+
+
+def test_a_line_that_stops_short_before_its_newline_names_its_own_column(tmp_path: Path) -> None:
+    """A recorded pairs file with a line cut at column 16 said "at column 1": the decoder ran on
+    past the newline into "line 2" (a new user). The column is the line's own: where it ends."""
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"a": 1}\n{"pair_id": "p"\n{"a": 2}\n', encoding="utf-8")
+    with pytest.raises(ValidationError) as caught:
+        list(iter_jsonl(path, "pair"))
+    assert f"{path}:2: not valid JSON (Expecting ',' delimiter at column 16)" in str(caught.value)
