@@ -145,6 +145,13 @@ CASES: list[Case] = [
     run_spec("concurrency-0", spec(run="concurrency = 0"), "run.concurrency", "out of range"),
     # the spec's field is named, not only the file (a new user's finding, session 12)
     run_spec("imported-missing", IMPORTED_SPEC, "run.imported", "pairs.jsonl: no such file"),
+    # a judge template that is not there: the key and the path it was looked for at (new user)
+    run_spec(
+        "prompt-missing",
+        spec(judge='prompt = "nope.toml"'),
+        "judge.prompt",
+        "{tmp}/nope.toml: no such file (relative to the spec)",
+    ),
     run_spec(
         "endpoint-concurrency-0", spec(endpoint="concurrency = 0"), "endpoints.sim.concurrency"
     ),

@@ -181,7 +181,10 @@ def parse_spec(raw: dict[str, Any], path: Path, bind: BindSource | None = None) 
         body = r.table(body, where, _MODEL_KEYS | ({"prompt": str} if kind else {}), MODEL_LIMITS)
         if kind and "prompt" in body:
             body = dict(body)
-            templates[kind] = load_template(path.parent / body.pop("prompt"), kind)
+            prompt = path.parent / body.pop("prompt")
+            if not prompt.exists():  # name the key and where it looked (a new user)
+                raise r.fail(f"{where}.prompt", f"{prompt}: no such file (relative to the spec)")
+            templates[kind] = load_template(prompt, kind)
         for key in ("model", "endpoint"):
             if key not in body:
                 raise r.fail(f"{where}.{key}", "missing")
