@@ -176,15 +176,29 @@ def refused_write(exc: OSError) -> str | None:
     one leaves the old file in place."""
     where = str(exc.filename2 or exc.filename or "a file")  # a rename's target is filename2
     if exc.errno == errno.ENAMETOOLONG:
-        return (
-            f"{where[:80]}…: a file or folder name in it is too long for the file system "
-            "(usually 255 bytes a name); choose a shorter one"
-        )
+        return _too_long(where)
     if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
         return None
     return (
         f"{where}: {exc.strerror or 'not permitted'}; fix its permissions (an immutable or "
         "read-only directory?) or choose another place (the old file was left as it was)"
+    )
+
+
+def _too_long(where: str) -> str:
+    """The part of ``where`` over the usual 255 bytes a name, or the whole path over the
+    system's limit (4096 bytes), said with its length: the first 40 characters of a path need
+    not show what is too long (reviewer)."""
+    long = [part for part in where.split(os.sep) if len(os.fsencode(part)) > 255]
+    if long:
+        part = long[0]
+        return (
+            f"{part[:40]}… ({len(os.fsencode(part))} bytes): a file or folder name too long "
+            "for the file system (usually 255 bytes a name); choose a shorter one"
+        )
+    return (
+        f"{where[:40]}… ({len(os.fsencode(where))} bytes): a path too long for the system; "
+        "choose a shorter one"
     )
 
 

@@ -8,6 +8,7 @@ along. Real CLI, real bash; the profiles read their key from a variable (no keyr
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -150,3 +151,15 @@ def test_an_anthropic_env_prefix_gets_the_anthropic_base(home: Path) -> None:
     assert seen["OPENAI_BASE_URL"] + "/chat/completions" == "http://127.0.0.1:9/v1/chat/completions"
     exports = cli(home, "env", "b", "--shell", "bash", env={"B_KEY": PROFILE_KEY}).stdout
     assert "export ANTHROPIC_BASE_URL='http://127.0.0.1:9'\n" in exports
+
+
+def test_exec_passes_its_command_words_on_untouched(home: Path) -> None:
+    """The CLI joined `--bins -0.01,0.2` into `--bins=-0.01,0.2` (judgeaudit's own lists) and
+    checked words for UTF-8 before exec saw them: a command's words are its own (reviewer)."""
+    add(home, "b", "sdk", GATEWAY, "--key-env", "B_KEY")
+    words = ["--bins", "-0.01,0.2", os.fsdecode(b"caf\xe9")]
+    printed = "import sys; print(ascii(sys.argv[1:]))"
+    done = cli(home, "exec", "b", "--", sys.executable, "-c", printed, *words,
+               env={"B_KEY": PROFILE_KEY})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ascii(words)

@@ -146,21 +146,23 @@ def _negative_lists_joined(words: list[str]) -> list[str]:
 def _not_utf8(words: list[str]) -> str | None:
     """One line for a word the system could not decode (a path with bytes that are not UTF-8:
     Python keeps them as lone surrogates, which audit.db, reports and JSON cannot hold, so a run
-    into such a folder stored its rows and then failed). ``exec`` hands its words to another
-    program and is left alone."""
-    if words and words[0] == "exec":
-        return None
+    into such a folder stored its rows and then failed). The word itself is not shown (it may
+    be a password typed in the wrong place, as argsafe never shows a stray argument): its
+    place, and the option it is the value of."""
     for place, word in enumerate(words, start=1):
         if any("\udc80" <= char <= "\udcff" for char in word):
-            shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            before = words[place - 2] if place > 1 else ""
+            of = f", the value of {before}" if before.startswith("-") else ""
             return (
-                f"argument {place} ({shown[:80]}) is not valid UTF-8; rename the file or folder "
-                "(judgeaudit records paths as UTF-8 text)"
+                f"argument {place}{of} is not valid UTF-8 (not shown); judgeaudit records its "
+                "arguments as UTF-8 text: rename the file or folder, or retype the value"
             )
     return None
 
 
 def _run(words: list[str]) -> int:
+    if words[:1] == ["exec"]:  # exec hands its words to another program: never rewritten
+        return _dispatch(build_parser(words).parse_args(words), words)
     if (problem := _not_utf8(words)) is not None:
         print(f"judgeaudit: {problem}", file=sys.stderr)
         return 2
@@ -169,6 +171,11 @@ def _run(words: list[str]) -> int:
     if not getattr(args, "func", None):
         words = [DEFAULT_COMMAND]
         args = build_parser(words).parse_args(words)
+    return _dispatch(args, words)
+
+
+def _dispatch(args: argparse.Namespace, words: list[str]) -> int:
+    """Run the parsed command; every error it raises becomes one line and an exit code."""
     try:
         result: int = args.func(args)
         return result
