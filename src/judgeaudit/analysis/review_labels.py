@@ -150,8 +150,9 @@ def _label(row: dict[str, Any], where: str, known: set[str]) -> dict[str, Any] |
         "human_success_a": _flag(row["human_success_a"], f"{where}: human_success_a"),
         "human_success_b": _flag(row["human_success_b"], f"{where}: human_success_b"),
         "human_pref": _pref(row["human_pref"], where),
-        "note": (row.get("note") or "").strip() or None,
     }
+    if "note" in row:  # a sheet without the column keeps the stored notes (the store's rule)
+        label["note"] = (row.get("note") or "").strip() or None
     conflict = label_conflict(
         label["human_success_a"], label["human_success_b"], label["human_pref"]
     )

@@ -43,3 +43,26 @@ def test_a_label_s_time_moves_only_when_the_label_changes(tmp_path: Path) -> Non
     assert labelled_at(db) == first
     save_human_labels(db, [{**LABEL, "human_pref": "tie"}])
     assert labelled_at(db) > first
+
+
+def stored_note(db: Path) -> str | None:
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT note FROM human_labels WHERE pair_id = 'p1'").fetchone()
+    return None if row[0] is None else str(row[0])
+
+
+def test_a_sheet_without_a_note_column_keeps_the_stored_notes(tmp_path: Path) -> None:
+    """`note` is not a required column: a sheet without it erased every stored note, and then
+    said an empty note cell had removed it (reviewer). Without the column the note stays."""
+    from judgeaudit.analysis.review_labels import read_sample
+
+    db = tmp_path / "audit.db"
+    AuditStore(db).close()
+    save_human_labels(db, [{**LABEL, "note": "checked the tool call"}])
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text(
+        "pair_id,human_success_a,human_success_b,human_pref\np1,0,1,B\n", encoding="utf-8"
+    )
+    labels = [label for _, label in read_sample(sheet, {"p1"}).numbered]
+    assert save_human_labels(db, labels) == Stored(1, 1, 0)
+    assert stored_note(db) == "checked the tool call"

@@ -31,7 +31,11 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
     """Upsert labels (re-importing the same file changes nothing)."""
     check_regular(db_path)
     db = sqlite3.connect(db_path, isolation_level=None)
-    rows = [{**label, "note": _note(label.get("note"))} for label in labels]
+    # a label without a "note" key (a sheet without the column) keeps the stored note
+    rows = [
+        {**label, "note": _note(label.get("note")), "keeps_note": "note" not in label}
+        for label in labels
+    ]
     try:
         with refusing_damage(db_path):  # a damaged file: one line, nothing written
             migrate(db, db_path)
@@ -43,7 +47,8 @@ def save_human_labels(db_path: Path, labels: list[dict[str, Any]]) -> Stored:
                     " (pair_id, human_success_a, human_success_b, human_pref, note) VALUES (:pair_id, :human_success_a, :human_success_b, :human_pref, :note)"
                     " ON CONFLICT(pair_id) DO UPDATE SET human_success_a = excluded.human_success_a,"
                     " human_success_b = excluded.human_success_b, human_pref = excluded.human_pref,"
-                    " note = excluded.note, labelled_at = CASE WHEN "
+                    " note = CASE WHEN :keeps_note THEN human_labels.note ELSE excluded.note END,"
+                    " labelled_at = CASE WHEN "
                     + " OR ".join(f"human_labels.{f} IS NOT excluded.{f}" for f in LABEL_FIELDS)
                     + " THEN CURRENT_TIMESTAMP ELSE human_labels.labelled_at END",
                     rows,
@@ -70,7 +75,7 @@ def _replaced(db: sqlite3.Connection, rows: list[dict[str, Any]]) -> tuple[int, 
         if before is None:
             continue
         replaced += tuple(before[:-1]) != tuple(row.get(f) for f in LABEL_FIELDS)
-        cleared += bool(before[-1]) and not row.get("note")
+        cleared += bool(before[-1]) and not row["keeps_note"] and not row.get("note")
     return replaced, cleared
 
 
