@@ -18,12 +18,16 @@ def simulated(report: Mapping[str, Any]) -> bool:
 
 
 def ratio_text(value: float) -> str:
-    """An odds ratio to three significant digits with its trailing zeros (``1.00``, ``2.13``,
-    ``796``; ``9.5e+03`` past a thousand, as before): ``.3g`` printed 1.003 as ``1``, so an
-    interval the headline counts as excluding 1 read ``[1, 2.13]`` (a new user)."""
-    if not 1e-3 <= abs(value) < 1e3:
+    """An odds ratio to three significant digits with their zeros (``1.00``, ``2.13``, ``796``;
+    ``9.5e+03`` from a thousand, as before): ``.3g`` printed 1.003 as ``1``, so an interval the
+    headline counts as excluding 1 read ``[1, 2.13]`` (a new user); a value that is not 1 but
+    rounds to it gets the digits that tell it from 1 (``1.003``, ``0.9996``: reviewer)."""
+    if not 1e-3 <= abs(value) < 1e3 or abs(float(f"{value:.3g}")) >= 1e3:
         return f"{value:.3g}"
-    text = f"{value:#.3g}"
+    digits = 3
+    while float(f"{value:.{digits}g}") == 1.0 and value != 1.0 and digits < 8:
+        digits += 1
+    text = f"{value:#.{digits}g}"
     return text[:-1] if text.endswith(".") else text
 
 

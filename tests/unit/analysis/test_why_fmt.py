@@ -88,7 +88,12 @@ def test_the_rate_with_style_kept_is_printed_with_its_interval() -> None:
 def test_an_interval_just_above_one_keeps_its_digits() -> None:
     """`tool calls OR 1.46 95% CI [1, 2.13]` (ci_low 1.003) read as touching 1 beside a
     headline counting it as excluding 1 (a new user): three significant digits, zeros kept."""
-    just = {**section(), "terms": [term("tool_calls", "process", 1.46, 1.003, 2.13)]}
-    assert any("OR    1.46 95% CI [1.00, 2.13]" in line for line in style_lines(just))
-    assert "| [1.00, 2.13] |" in "\n".join(style_markdown(just))
+    just = {**section(), "terms": [term("tool_calls", "process", 1.46, 1.0031, 2.13)]}
+    assert any("OR    1.46 95% CI [1.003, 2.13]" in line for line in style_lines(just))
+    assert "| [1.003, 2.13] |" in "\n".join(style_markdown(just))
     assert headline(just).startswith("rewards ")
+    # a bound that is not 1 but rounds to it gets the digits that tell it from 1 (reviewer)
+    near = {**section(), "terms": [term("length", "style", 1.2, 0.9996, 1.5)]}
+    assert any("95% CI [0.9996, 1.50]" in line for line in style_lines(near))
+    one = {**section(), "terms": [term("length", "style", 1.2, 1.0, 1.5)]}
+    assert any("95% CI [1.00, 1.50]" in line for line in style_lines(one))
