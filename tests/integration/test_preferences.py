@@ -164,7 +164,8 @@ def test_judge_and_agree_labels(demo: Path, tmp_path: Path) -> None:
     card = json.loads((tmp_path / "j2.card.json").read_text(encoding="utf-8"))
     ties = card["left_out"]["judge_tie"]["pairs"]
     assert (
-        f"backwards by state and state contradicts {card['rows_labelled_against_state']} of the "
+        f"backwards by state and state (or a human) contradicts "
+        f"{card['rows_labelled_against_state']} of the "
         f"rows written; {ties} pairs left out ({ties} judge_tie); 0 skipped"
     ) in again.stdout, again.stdout
     assert card["rows_labelled_against_state"] > 0

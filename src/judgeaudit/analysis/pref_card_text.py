@@ -70,7 +70,7 @@ def export_summary(card: dict[str, Any], dest: Path) -> str:
     undecided = card["left_out"].get("not_decisive", {}).get("pairs", 0)
     if card["labels"] == "judge":  # every pair the judge decided, decisive by state or not:
         # its own rows never contradict it, state does (a new user read "contradicts 0")
-        against = f"state contradicts {card['rows_labelled_against_state']}"
+        against = f"state (or a human) contradicts {card['rows_labelled_against_state']}"
         dropped = _counted("pairs left out", left)
     else:
         against = f"contradicts {card['rows_labelled_against_judge']}"

@@ -288,11 +288,12 @@ def _not_an_option(word: str) -> str:
 
     from judgeaudit.validate import field_name  # masked if a key, one printable line
 
-    option = word.partition("=")[0]
+    option, equals, _ = word.partition("=")
     close = difflib.get_close_matches(option, ["--as", SCRUB], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
+    shown = field_name(option) + ("=…" if equals else "")  # a value may be a key (reviewer)
     return (
-        f"exec: {field_name(word)} is not an option of exec{hint}; a command that itself "
+        f"exec: {shown} is not an option of exec{hint}; a command that itself "
         "starts with '-' goes after `--` (judgeaudit exec NAME -- CMD); nothing was run"
     )
 
