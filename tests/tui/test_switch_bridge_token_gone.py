@@ -96,3 +96,13 @@ def test_a_first_switch_says_nothing_of_its_token(
     assert main(["profile", "use", "br-claude"]) == 0
     assert MADE not in capsys.readouterr().out
     assert secrets.bridge_token("br-claude", create=False)
+
+
+def test_the_cli_preview_says_so_too(isolated: ProfileStore) -> None:
+    """`profile use --dry-run` shows the same note (one owner: ``switch.token_note``) and makes
+    no token (restored beside the tests above: the lane had replaced it; reviewer)."""
+    _active_without_token(isolated)
+    plan = use_profile(isolated, "br-claude", dry_run=True)
+    assert plan.makes_token and not plan.nothing_to_write("br-claude")
+    assert NOTE.removeprefix("note: ") in plan.diff
+    assert secrets.bridge_token("br-claude", create=False) is None  # a preview only looks
