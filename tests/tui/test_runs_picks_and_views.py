@@ -100,7 +100,7 @@ def test_f_and_g_before_a_comparison_keep_the_judges_view_and_say_why(
     assert said[-1:] == [NO_COMPARISON], said
 
 
-@pytest.mark.parametrize("key", ["j", "a"])
+@pytest.mark.parametrize("key", ["j", "a", "g g", "f f"])
 @pytest.mark.parametrize("size", [SIZE, SMALL])
 def test_leaving_the_judges_view_brings_the_comparison_back_whole(
     isolated: ProfileStore,
@@ -109,8 +109,9 @@ def test_leaving_the_judges_view_brings_the_comparison_back_whole(
     size: tuple[int, int],
     key: str,
 ) -> None:
-    """ctrl+t, `j`, then `j` again (or `a`, a run picked, which leaves the leaderboard): the
-    drift table came back without the change pane above it, the gate's outcome gone."""
+    """ctrl+t, `j`, then `j` again (or `a`, a run picked, which leaves the leaderboard; or `g`
+    or `f` twice, the chart or figures and back: reviewer): the drift table came back without
+    the change pane above it, the gate's outcome gone."""
 
     async def go() -> tuple[bool, str]:
         app = make_app(isolated, run_copy)
@@ -124,7 +125,7 @@ def test_leaving_the_judges_view_brings_the_comparison_back_whole(
             assert screen.query_one(JudgesTable).display
             if key == "a":
                 screen.query_one(RunPicker).focus()
-            await press(pilot, key)
+            await press(pilot, *key.split())
             return screen.query_one("#changes-pane").display, "\n".join(painted(app))
 
     pane_shown, screen_text = asyncio.run(go())

@@ -45,8 +45,14 @@ class RunsJudges(Screen[None]):
         raise NotImplementedError  # the screen's status line
 
     def show_view(self, shown: str) -> None:
+        """One of the views; the change pane (the gate's outcome) beside every view but the
+        leaderboard, which takes its room, whenever a comparison is on screen (leaving the
+        leaderboard by j, g or f brought the table back without it: one owner here)."""
         for view in VIEWS:
             self.query_one(view).display = view == shown
+        self.query_one("#changes-pane").display = shown != "#judges" and (
+            self.compared is not None or self.query_one("#changes-pane").loading
+        )
         table = self.query_one(JudgesTable)
         if shown != "#judges":
             self.rankings.drop()
@@ -84,7 +90,6 @@ class RunsJudges(Screen[None]):
         with the drift table when a comparison is on screen (it stayed hidden: the table
         without its gate line)."""
         self.show_view("#judges" if shown else "#drift")
-        self.query_one("#changes-pane").display = not shown and self.compared is not None
 
     def action_judges(self) -> None:
         """The leaderboard in place of the drift table (again: back to it)."""
