@@ -31,7 +31,7 @@ def hold(
 ) -> tuple[threading.Event, threading.Event, list[list[Any]]]:
     """Hold ``module.name`` (the real function) until released, for calls whose first argument
     is ``first`` (None: every call); returns the release and started events and the arguments
-    of each call that answered."""
+    of each call that answered (with its value or its error)."""
     real = getattr(module, name)
     release, started = threading.Event(), threading.Event()
     answered: list[list[Any]] = []
@@ -40,9 +40,10 @@ def hold(
         if first is None or arg == first:
             started.set()
             assert release.wait(60)
-        value = real(arg)
-        answered.append([arg])
-        return value
+        try:
+            return real(arg)
+        finally:
+            answered.append([arg])
 
     monkeypatch.setattr(module, name, held)
     return release, started, answered

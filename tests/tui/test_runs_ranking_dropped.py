@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.widgets import Input
@@ -22,6 +20,7 @@ from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, settle, until
+from tests.tui.test_runs_late_lists import hold
 
 #: the judges' note on the status line while their leaderboard is shown
 NOTE = "judges of the same conversations"
@@ -78,19 +77,7 @@ def test_a_failed_listing_drops_a_running_ranking(
     """B is moved away while its ranking runs; the screen lists again (shown again after F1)
     and says B does not list: the ranking, of a directory that is gone, answers late and is
     not shown over that."""
-    real = leaderboard.leaderboard
-    release, started = threading.Event(), threading.Event()
-    answered: list[bool] = []
-
-    def held(dirs: list[Path]) -> Any:
-        started.set()
-        assert release.wait(60)
-        try:
-            return real(dirs)
-        finally:
-            answered.append(True)
-
-    monkeypatch.setattr(leaderboard, "leaderboard", held)
+    release, started, answered = hold(monkeypatch, leaderboard, "leaderboard")
 
     async def go() -> tuple[bool, str]:
         app = make_app(isolated, run_copy)
