@@ -175,11 +175,21 @@ def painted(app: App[Any]) -> list[str]:
     return ["".join(t for _, t in sorted(p)).replace("\xa0", " ") for _, p in sorted(rows.items())]
 
 
+async def runs_with_b(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -> Any:
+    """The Runs screen (F6) with ``out_b`` typed as B, returned (the caller moves the focus)."""
+    from textual.widgets import Input
+
+    from judgeaudit.tui.screens.runs import RunsScreen
+
+    await press(pilot, "f6")
+    screen = app.screen
+    assert isinstance(screen, RunsScreen)
+    screen.query_one("#r-b", Input).value = str(out_b)
+    return screen
+
+
 async def compare_in_runs(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -> None:
     """The Runs screen (F6) with ``out_b`` typed as B and ctrl+t: the app's compare of the
     app's own output dir (A) and B, as a user starts one."""
-    from textual.widgets import Input
-
-    await press(pilot, "f6")
-    app.screen.query_one("#r-b", Input).value = str(out_b)
+    await runs_with_b(pilot, app, out_b)
     await press(pilot, "ctrl+t")

@@ -22,7 +22,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, make_app, press, settle, until
+from tests.tui.helpers import SIZE, make_app, press, runs_with_b, settle, until
 
 
 @pytest.mark.parametrize("change", ["b", "b-and-compare", "pick"])
@@ -62,11 +62,8 @@ def test_a_late_compare_of_earlier_inputs_is_dropped(
     async def go() -> tuple[str, bool, int, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=SIZE) as pilot:
-            await press(pilot, "f6")
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
+            screen = await runs_with_b(pilot, app, rejudged_copy)
             field = screen.query_one("#r-b", Input)
-            field.value = str(rejudged_copy)
             field.focus()
             await press(pilot, "enter")
             await pilot.press("ctrl+t")  # not `press`: it waits for every worker to end

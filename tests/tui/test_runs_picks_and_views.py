@@ -13,10 +13,9 @@ import pytest
 from textual.widgets import Input
 
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, notices, painted, press
+from tests.tui.helpers import SIZE, SMALL, make_app, notices, painted, press, runs_with_b
 
 NO_COMPARISON = "no comparison yet: ctrl+t compares run A with run B"
 
@@ -32,11 +31,8 @@ def test_x_forgets_the_picks_and_ctrl_t_compares_the_fields_again(
     async def go() -> tuple[list[str], list[str], str, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            await press(pilot, "f6")
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
+            screen = await runs_with_b(pilot, app, rejudged_copy)
             field = screen.query_one("#r-b", Input)
-            field.value = str(rejudged_copy)
             field.focus()
             await press(pilot, "enter")  # lists A's and B's runs, the picker focused
             picker = screen.query_one(RunPicker)
@@ -82,10 +78,7 @@ def test_f_and_g_before_a_comparison_keep_the_judges_view_and_say_why(
     async def go() -> tuple[bool, bool, list[str]]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            await press(pilot, "f6")
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
-            screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            screen = await runs_with_b(pilot, app, rejudged_copy)
             screen.query_one(RunPicker).focus()
             await press(pilot, "j", key)
             view = "#drift-chart-pane" if key == "g" else "#run-figures"
@@ -116,10 +109,7 @@ def test_leaving_the_judges_view_brings_the_comparison_back_whole(
     async def go() -> tuple[bool, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            await press(pilot, "f6")
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
-            screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            screen = await runs_with_b(pilot, app, rejudged_copy)
             screen.query_one(RunPicker).focus()
             await press(pilot, "ctrl+t", "j")
             assert screen.query_one(JudgesTable).display

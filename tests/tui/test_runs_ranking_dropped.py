@@ -16,10 +16,9 @@ from textual.widgets import Input
 
 from judgeaudit.analysis import leaderboard
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, settle, until
+from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, runs_with_b, settle, until
 from tests.tui.test_runs_late_lists import hold
 
 #: the judges' note on the status line while their leaderboard is shown
@@ -38,10 +37,7 @@ def test_a_shown_ranking_goes_when_the_inputs_change(
     async def go() -> tuple[bool, str, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            await press(pilot, "f6")
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
-            screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            screen = await runs_with_b(pilot, app, rejudged_copy)
             picker = screen.query_one(RunPicker)
             picker.focus()
             await press(pilot, "a")  # a pick, so clearing the picks changes something
@@ -82,10 +78,7 @@ def test_a_failed_listing_drops_a_running_ranking(
     async def go() -> tuple[bool, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            await press(pilot, "f6")
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
-            screen.query_one("#r-b", Input).value = str(rejudged_copy)
+            screen = await runs_with_b(pilot, app, rejudged_copy)
             screen.query_one(RunPicker).focus()
             await pilot.press("j")  # the ranking starts and is held
             await until(pilot, started.is_set, "the ranking to start")
