@@ -185,6 +185,12 @@ def refused_write(exc: OSError) -> str | None:
     )
 
 
+def not_utf8(text: str) -> bool:
+    """Whether ``text`` holds bytes the system could not decode (a name that is not UTF-8:
+    Python keeps such bytes as lone surrogates, which SQLite, JSON and state files refuse)."""
+    return any("\udc80" <= char <= "\udcff" for char in text)
+
+
 def _too_long(where: str) -> str:
     """The part of ``where`` over the usual 255 bytes a name, or the whole path over the
     system's limit (4096 bytes), said with its length: the first 40 characters of a path need

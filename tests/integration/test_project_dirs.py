@@ -157,3 +157,25 @@ def test_a_key_mode_env_binding_still_warns_of_the_api_key_beside_the_token(
         "ANTHROPIC_API_KEY is set (…4444): Claude Code sends it to gw.example.com as x-api-key"
         in (bound.stderr)
     )
+
+
+def test_a_folder_whose_name_is_not_utf8_is_refused_before_the_state_is_written(
+    tmp_path: Path,
+) -> None:
+    """`profile use NAME --project .` in such a folder was bound, and every profile command
+    then refused state.json ("the entry for '.../proj\\udcff' must be an absolute directory")
+    until it was edited by hand (a new user)."""
+    import os
+
+    env = _bound_world(tmp_path)
+    folder = tmp_path / os.fsdecode(b"proj\xff")
+    folder.mkdir()
+    with stored_keys(env, {"pd-project": "fake-project-key-3"}):
+        for words in (("use", "pd-project"), ("off", "claude")):
+            done = cli("profile", *words, "--project", ".", env=env, whole_env=True, cwd=folder)
+            assert done.returncode == 2, done.stderr
+            assert "the folder's name is not valid UTF-8" in done.stderr, done.stderr
+            assert "nothing was changed" in done.stderr
+        assert list(folder.iterdir()) == []
+        listed = cli("profile", "list", env=env, whole_env=True)
+        assert listed.returncode == 0, listed.stderr

@@ -149,8 +149,10 @@ def _not_utf8(words: list[str]) -> str | None:
     into such a folder stored its rows and then failed). The word itself is not shown (it may
     be a password typed in the wrong place, as argsafe never shows a stray argument): its
     place, and the option it is the value of."""
+    from judgeaudit.safeio import not_utf8
+
     for place, word in enumerate(words, start=1):
-        if any("\udc80" <= char <= "\udcff" for char in word):
+        if not_utf8(word):
             before = words[place - 2] if place > 1 else ""
             of = f", the value of {before}" if before.startswith("-") else ""
             return (

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+from judgeaudit import safeio
 from judgeaudit.profiles import shadowing
 from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.store import SwitchState
@@ -34,6 +35,18 @@ def directory(given: Path) -> Path:
 def settings_file(app: str, project: Path) -> Path:
     """The file a project binding of ``app`` writes (the target says, or refuses)."""
     return registry.for_app(app).project_file(project)
+
+
+def check_folder(project: Path) -> None:
+    """A binding is recorded by its folder's path in state.json (UTF-8 text): a folder whose
+    name is not UTF-8 was bound, and every profile command then refused the state file until
+    it was edited by hand (a new user). Refused before anything is written."""
+    if safeio.not_utf8(str(project)):
+        shown = str(project).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise ProfileError(
+            f"{shown}: the folder's name is not valid UTF-8, and a project binding records it "
+            "as UTF-8 text; rename the folder (or switch globally); nothing was changed"
+        )
 
 
 def check(profile: Profile, project: Path) -> Path:

@@ -254,6 +254,8 @@ def _transaction(
     before_write: Callable[[], None] | None,
     project_dir: Path | None = None,
 ) -> SwitchResult:
+    if project_dir is not None:
+        project.check_folder(project_dir)
     if profile is not None and project_dir is not None:
         project.check(profile, project_dir)
     plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts, project_dir=project_dir)
