@@ -128,3 +128,22 @@ def test_profile_list_columns_hold_with_wide_characters(home: Path) -> None:
     assert len(lines) == 2, lines
     assert len({cell_len(line.partition(" key ")[0]) for line in lines}) == 1, lines
     assert len({cell_len(line.partition(" 模型")[0].partition(" m-1")[0]) for line in lines}) == 1
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_an_active_inline_profile_whose_key_is_gone_is_listed_and_doctored(home: Path) -> None:
+    """`profile use` of a key_mode=inline Claude profile, then `key delete` of its key (allowed:
+    the file holds the key): `profile list` and `doctor` stopped with `no key found`, exit 2,
+    and the app's doctor crashed (a new user). Both say the key is missing and go on."""
+    name = unique("s26-inline")
+    add(home, "inl", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name,
+        "--option", "key_mode=inline")  # fmt: skip
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    assert cli(home, "profile", "use", "inl").returncode == 0
+    assert cli(home, "key", "delete", name, "--force").returncode == 0
+    listed = cli(home, "profile", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert f"key {name} (missing)" in listed.stdout and "no key found" not in listed.stderr
+    doctor = cli(home, "profile", "doctor", "claude")
+    assert doctor.returncode == 0, doctor.stderr
+    assert f"warning: key {name} (profile inl's) is missing from the keyring" in doctor.stdout

@@ -8,6 +8,7 @@ from __future__ import annotations
 from judgeaudit.profiles import active
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.paths import live_file
+from judgeaudit.profiles.secrets import SecretError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import plan_app
 
@@ -24,6 +25,8 @@ def drift(store: ProfileStore, app: str, name: str) -> str | None:
         return f"{name} was removed since; `judgeaudit profile off {app}` gives you your own values back"
     try:
         plans = plan_app(store, app, store.get(name))
+    except SecretError:  # an inline profile's key gone: said once, as missing (doctor, list)
+        return None
     except ProfileError as exc:
         return f"{exc}"
     changed = [str(plan.path) for plan in plans if plan.changes]
