@@ -163,3 +163,22 @@ def test_exec_passes_its_command_words_on_untouched(home: Path) -> None:
                env={"B_KEY": PROFILE_KEY})  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ascii(words)
+
+
+@pytest.mark.parametrize("prefix", ["AWS", "NODE"])
+def test_a_prefix_that_is_no_providers_owns_only_what_the_profile_sets(
+    home: Path, prefix: str
+) -> None:
+    """`env_prefix = "AWS"` cleared every AWS key-shaped variable: AWS_SESSION_TOKEN went and
+    the key id stayed (a split login); "NODE" took npm's NODE_AUTH_TOKEN (a new user)."""
+    add(home, "b", "sdk", GATEWAY, "--key-env", "B_KEY", "--option", f"env_prefix={prefix}")
+    shell = {
+        f"{prefix}_SESSION_TOKEN": "t", f"{prefix}_AUTH_TOKEN": "a", f"{prefix}_ACCESS_KEY_ID": "i",
+        f"{prefix}_API_KEY": "someone-elses", "B_KEY": PROFILE_KEY,
+    }  # fmt: skip
+    done = cli(home, "exec", "b", "--", sys.executable, "-c", PRINT_ENV, env=shell)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    kept = (f"{prefix}_SESSION_TOKEN", f"{prefix}_AUTH_TOKEN", f"{prefix}_ACCESS_KEY_ID")
+    assert {name: seen.get(name) for name in kept} == {name: shell[name] for name in kept}
+    assert seen[f"{prefix}_API_KEY"] == PROFILE_KEY  # what the profile sets, it sets
