@@ -147,3 +147,18 @@ def test_an_active_inline_profile_whose_key_is_gone_is_listed_and_doctored(home:
     doctor = cli(home, "profile", "doctor", "claude")
     assert doctor.returncode == 0, doctor.stderr
     assert f"warning: key {name} (profile inl's) is missing from the keyring" in doctor.stdout
+
+
+def test_profile_edit_refuses_what_profile_add_refuses_for_codex(home: Path) -> None:
+    """`profile edit c1 --key ''` of a codex profile with key_mode=command (it reads the
+    keyring) saved a profile `use` and `exec` then refused; `profile add` refuses the same
+    combination (a new user). Refused, nothing saved."""
+    add(home, "c1", "codex", "https://gw.example.com/v1", "--key", "kc", "--key-env", "C_KEY",
+        "--option", "key_mode=command")  # fmt: skip
+    file = home / "cfg" / "profiles" / "c1.toml"
+    before = file.read_text()
+    done = cli(home, "profile", "edit", "c1", "--key", "")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "profile edit: " in done.stderr and "nothing was saved" in done.stderr
+    assert "key_mode command reads a keyring entry" in done.stderr
+    assert file.read_text() == before
