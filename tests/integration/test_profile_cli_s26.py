@@ -162,3 +162,27 @@ def test_profile_edit_refuses_what_profile_add_refuses_for_codex(home: Path) -> 
     assert "profile edit: " in done.stderr and "nothing was saved" in done.stderr
     assert "key_mode command reads a keyring entry" in done.stderr
     assert file.read_text() == before
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_an_edit_of_the_active_profile_does_not_offer_to_delete_the_key_its_file_reads(
+    home: Path,
+) -> None:
+    """`profile use hp`, then `profile edit hp --key ''` (after giving it a key_env): the note
+    said the key was used by no profile and `key delete` deleted it, while settings.json still
+    ran `key print` of it on every request (a new user)."""
+    name = unique("s26-active")
+    add(home, "hp", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name)
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    try:
+        assert cli(home, "profile", "use", "hp").returncode == 0
+        assert cli(home, "profile", "edit", "hp", "--key-env", "HP_KEY").returncode == 0
+        done = cli(home, "profile", "edit", "hp", "--key", "")
+    finally:
+        cli(home, "key", "delete", name, "--force")
+    assert done.returncode == 0, done.stderr
+    assert "used by no profile" not in done.stdout, done.stdout
+    assert (
+        "hp is active and its app's file still reads it until `judgeaudit profile use hp` "
+        "applies the edit: delete it after that"
+    ) in done.stdout, done.stdout

@@ -180,14 +180,16 @@ def _kept_key(store: ProfileStore, name: str, key: str) -> None:
     if not secrets.get_key(key):
         return
     users = active_here.key_users(store, key)[0]
-    print(
-        f"note: {name} no longer reads key {key}; the key stays in the keyring"
-        + (
-            f" (used by {', '.join(users)})"
-            if users
-            else f", used by no profile: `judgeaudit key delete {key}` deletes it"
+    if users:
+        where = f" (used by {', '.join(users)})"
+    elif drift.edit_note(store, name):  # the app's file, written by `use`, still reads it
+        where = (
+            f"; {name} is active and its app's file still reads it until `judgeaudit profile "
+            f"use {name}` applies the edit: delete it after that"
         )
-    )
+    else:
+        where = f", used by no profile: `judgeaudit key delete {key}` deletes it"
+    print(f"note: {name} no longer reads key {key}; the key stays in the keyring" + where)
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
