@@ -179,3 +179,19 @@ def test_a_folder_whose_name_is_not_utf8_is_refused_before_the_state_is_written(
         assert list(folder.iterdir()) == []
         listed = cli("profile", "list", env=env, whole_env=True)
         assert listed.returncode == 0, listed.stderr
+
+
+def test_a_bidi_character_in_the_folders_name_is_shown_escaped(tmp_path: Path) -> None:
+    """`profile use NAME --project .` in a folder named `p\\u202eevil` printed the raw right-to-
+    left override, which turns the rest of the line around (doctor escapes it; a new user)."""
+    env = _bound_world(tmp_path)
+    folder = tmp_path / "p\u202eevil"
+    folder.mkdir()
+    with stored_keys(env, {"pd-project": "fake-project-key-3"}):
+        done = cli("profile", "use", "pd-project", "--project", ".", env=env, whole_env=True,
+                   cwd=folder)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        cli("profile", "off", "claude", "--project", ".", env=env, whole_env=True, cwd=folder)
+    assert "\u202e" not in done.stdout
+    assert "active claude profile: pd-project in " in done.stdout
+    assert "p\\u202eevil" in done.stdout, done.stdout

@@ -233,7 +233,12 @@ def cmd_use(args: argparse.Namespace) -> int:
     )
     code = _print_switch(result)
     if result.applied:
-        print(f"active {result.app} profile: {result.profile}" + (f" in {where}" if where else ""))
+        # a folder's name may hold a bidi or control character: escaped, as doctor does
+        print(
+            printable(
+                f"active {result.app} profile: {result.profile}" + (f" in {where}" if where else "")
+            )
+        )
         if token := result.token_line():
             print(token)
     return code
