@@ -63,3 +63,23 @@ def test_a_name_that_is_not_utf8_is_refused_before_anything_is_written(
     ]
     assert "bad" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_and_trend_work_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    """In such a folder `report d2` and `trend d2` were "unexpected error (OperationalError);
+    this is a bug": the report asked SQLite for the database's path, which it could not hand
+    back as text (a new user). The path is asked only where it is used (a run of 200,000 pairs
+    and more), and a path SQLite cannot decode runs the scans one after the other."""
+    import shutil
+
+    from tests.audit_helpers import finished_run
+
+    built = tmp_path / "built"
+    built.mkdir()
+    finished_run(built, 3, name="d2")
+    folder = tmp_path / NOT_UTF8
+    folder.mkdir()
+    shutil.move(built / "d2", folder / "d2")  # a run made elsewhere, looked at from here
+    for words in (("report", "d2"), ("trend", "d2", "--output", "t.html")):
+        done = cli(*words, cwd=folder, timeout=120)
+        assert done.returncode == 0, done.stderr

@@ -118,9 +118,12 @@ def _scans(db: Pairs, jobs: list[Callable[[Pairs], Any]]) -> list[Any]:
     """SQLite's scans in two threads on a large run; DuckDB and Spark parallelise themselves."""
     if not isinstance(db, SqlitePairs):
         return [job(db) for job in jobs]
-    path = db.execute("PRAGMA database_list").fetchone()[2]
     rows = db.execute("SELECT MAX(rowid) FROM audit_pairs").fetchone()[0] or 0
-    if not path or rows < PARALLEL_FROM:
+    try:
+        path = db.execute("PRAGMA database_list").fetchone()[2] if rows >= PARALLEL_FROM else ""
+    except sqlite3.OperationalError:  # a path that is not UTF-8 cannot come back as text
+        path = ""
+    if not path:
         return [job(db) for job in jobs]
 
     def own(job: Callable[[Pairs], Any]) -> Any:
