@@ -104,6 +104,9 @@ PROVIDER_A = {
     "OPENAI_ADMIN_KEY": "a-admin-" + "8" * 12,
     # provider A's key as a header Claude Code (run by the program) would send to B
     "ANTHROPIC_CUSTOM_HEADERS": "x-api-key: a-header-" + "9" * 12,
+    # and the shell's Claude Code switches that send it past B (to Bedrock, other tiers)
+    "CLAUDE_CODE_USE_BEDROCK": "1",
+    "ANTHROPIC_DEFAULT_OPUS_MODEL": "a-opus",
 }
 
 

@@ -136,8 +136,11 @@ def cleared(
     real ``ANTHROPIC_API_KEY`` kept beside a gateway's token, and the SDK prefers it."""
     names: list[str] = list(OPENAI_OTHERS)
     suffixes = (*CREDENTIAL_SUFFIXES, *HEADER_SUFFIXES)  # a header can carry a key too
-    names += [f"{family}_{suffix}" for family in _families(given) for suffix in suffixes]
-    if profile.app == "claude":
+    families = _families(given)
+    names += [f"{family}_{suffix}" for family in families for suffix in suffixes]
+    if profile.app == "claude" or ANTHROPIC_FAMILY in families:  # (env_prefix = "ANTHROPIC"
+        # points Claude Code at the gateway too: a shell's Bedrock switch or tiers sent it
+        # elsewhere, a new user)
         names += (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS, *claude.TIER_VARS)
     keep = {*given, *(name for name in names if env.get(name) == key)}
     return tuple(dict.fromkeys(name for name in names if name not in keep))
