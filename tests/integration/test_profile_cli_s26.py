@@ -186,3 +186,19 @@ def test_an_edit_of_the_active_profile_does_not_offer_to_delete_the_key_its_file
         "hp is active and its app's file still reads it until `judgeaudit profile use hp` "
         "applies the edit: delete it after that"
     ) in done.stdout, done.stdout
+
+
+def test_a_hand_written_key_field_is_refused_naming_the_file(home: Path) -> None:
+    """`key = "sk-…"` in a hand-written profile: `profile list` warned `key name: that looks
+    like an API key itself`, naming no file, where every other field's refusal names it (a new
+    user)."""
+    folder = home / "cfg" / "profiles"
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / "hk3.toml"
+    file.write_text(
+        f'name = "hk3"\napp = "sdk"\nbase_url = "https://gw.example.com/v1"\nkey = "{LONG}"\n',
+        encoding="utf-8",
+    )
+    listed = cli(home, "profile", "list")
+    assert f"{file}: key: that looks like an API key itself" in listed.stderr, listed.stderr
+    assert LONG not in listed.stdout + listed.stderr

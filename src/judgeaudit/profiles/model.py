@@ -261,7 +261,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
                 + (', e.g. "TAOTOKEN_API_KEY"' if key == "key_env" else "")
             )
     if data.get("key") is not None:
-        check_name(data["key"], "key name")
+        check_name(data["key"], f"{where}: key")
     key_env = data.get("key_env")
     if key_env is not None:
         credentials.check_name(key_env, f"{where}: key_env", ProfileError)
