@@ -50,6 +50,8 @@ def test_profile_show_masks_a_short_key_whole(home: Path, key: str, shown: str) 
         ("--ass=plain", " (did you mean --as?)"),
         ("-x", ""),
         ("--key=Passw0rdXyz", ""),  # a value after '=' may be a key: never shown (reviewer)
+        ("--sc", " (did you mean --scrub-other-providers?)"),  # a start: not --as (reviewer)
+        ("-h", " (`judgeaudit exec --help` shows its help)"),
     ],
 )
 def test_exec_refuses_an_unknown_option_before_the_command(

@@ -289,8 +289,13 @@ def _not_an_option(word: str) -> str:
     from judgeaudit.validate import field_name  # masked if a key, one printable line
 
     option, equals, _ = word.partition("=")
-    close = difflib.get_close_matches(option, ["--as", SCRUB], n=1, cutoff=0.6)
+    # a start of an option first (`--sc`: the flag argparse takes for it before NAME), then a
+    # near spelling (reviewer); help is asked before NAME
+    started = [o for o in ("--as", SCRUB) if len(option) > 2 and o.startswith(option)]
+    close = started or difflib.get_close_matches(option, ["--as", SCRUB], n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]}?)" if close else ""
+    if option in ("-h", "--help"):
+        hint = " (`judgeaudit exec --help` shows its help)"
     shown = field_name(option) + ("=…" if equals else "")  # a value may be a key (reviewer)
     return (
         f"exec: {shown} is not an option of exec{hint}; a command that itself "
