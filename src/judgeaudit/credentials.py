@@ -153,12 +153,29 @@ def key_variable_problem(name: str, *, written: bool = False) -> str | None:
     )
 
 
+#: Other services' prefixes: a profile's ``env_prefix`` family has its other credential
+#: variables cleared from the command (a shell's ``MYGW_AUTH_TOKEN`` would outrank the
+#: profile's key), which for these would take the service's own login (``AWS_SESSION_TOKEN``
+#: while ``AWS_ACCESS_KEY_ID`` stayed; npm's ``NODE_AUTH_TOKEN``: a new user).
+OTHER_SERVICES = frozenset(
+    {"AWS", "NODE", "NPM", "YARN", "GITHUB", "GH", "GITLAB", "GIT", "DOCKER", "SSH", "GPG",
+     "KUBE", "VAULT", "TF", "TERRAFORM", "PIP", "UV", "CARGO", "GOOGLE_APPLICATION"}
+)  # fmt: skip
+
+
 def env_prefix_problem(prefix: str) -> str | None:
     """Why ``prefix`` cannot be an sdk profile's ``env_prefix`` (the profile writes
-    ``PREFIX_API_KEY``, ``PREFIX_BASE_URL``, ``PREFIX_MODEL`` and keeps that family's variables):
-    a system variable's name (``PATH``, ``HOME``) or a prefix whose variables are the system's
-    (``LD``, ``PYTHON...``, :func:`key_variable_problem`'s rule where a key is put); else None."""
+    ``PREFIX_API_KEY``, ``PREFIX_BASE_URL``, ``PREFIX_MODEL`` and clears that family's other
+    credentials): a system variable's name (``PATH``, ``HOME``) or a prefix whose variables are
+    the system's (``LD``, ``PYTHON...``, :func:`key_variable_problem`'s rule where a key is
+    put), or another service's (:data:`OTHER_SERVICES`); else None."""
     upper = prefix.upper()
+    if upper in OTHER_SERVICES:
+        return (
+            f"{upper} is another service's prefix (the profile would clear its credentials, "
+            f"e.g. {upper}_SESSION_TOKEN, from the command); use the gateway's or provider's "
+            "name, e.g. TAOTOKEN"
+        )
     if upper not in SYSTEM_VARS and key_variable_problem(f"{upper}_API_KEY", written=True) is None:
         return None
     return (

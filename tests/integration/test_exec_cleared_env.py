@@ -168,20 +168,26 @@ def test_exec_passes_its_command_words_on_untouched(home: Path) -> None:
     assert done.stdout.strip() == ascii(words)
 
 
-@pytest.mark.parametrize("prefix", ["AWS", "NODE"])
-def test_a_prefix_that_is_no_providers_owns_only_what_the_profile_sets(
-    home: Path, prefix: str
-) -> None:
-    """`env_prefix = "AWS"` cleared every AWS key-shaped variable: AWS_SESSION_TOKEN went and
-    the key id stayed (a split login); "NODE" took npm's NODE_AUTH_TOKEN (a new user)."""
-    add(home, "b", "sdk", GATEWAY, "--key-env", "B_KEY", "--option", f"env_prefix={prefix}")
-    shell = {
-        f"{prefix}_SESSION_TOKEN": "t", f"{prefix}_AUTH_TOKEN": "a", f"{prefix}_ACCESS_KEY_ID": "i",
-        f"{prefix}_API_KEY": "someone-elses", "B_KEY": PROFILE_KEY,
-    }  # fmt: skip
+@pytest.mark.parametrize("prefix", ["AWS", "NODE", "github"])
+def test_another_services_prefix_is_refused_at_the_field(home: Path, prefix: str) -> None:
+    """`env_prefix = "AWS"` had its family's other credentials cleared from the command: the
+    shell's AWS_SESSION_TOKEN went while the key id stayed (a split login); "NODE" took npm's
+    NODE_AUTH_TOKEN (a new user). Such a prefix is refused where it is given."""
+    done = cli(home, "profile", "add", "b", "--app", "sdk", "--base-url", GATEWAY,
+               "--key-env", "B_KEY", "--option", f"env_prefix={prefix}")  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert f"options.env_prefix: {prefix.upper()} is another service's prefix" in done.stderr
+
+
+def test_a_gateways_own_prefix_clears_its_other_credentials(home: Path) -> None:
+    """A custom prefix's other credential variables go (a client ranking MYGW_AUTH_TOKEN above
+    MYGW_API_KEY sent another endpoint's token to this gateway; the review of a change that had
+    stopped clearing them)."""
+    add(home, "b", "sdk", GATEWAY, "--key-env", "B_KEY", "--option", "env_prefix=MYGW")
+    shell = {"MYGW_AUTH_TOKEN": "gwa-tok", "MYGW_CUSTOM_HEADERS": "Authorization: Bearer gwa",
+             "B_KEY": PROFILE_KEY}  # fmt: skip
     done = cli(home, "exec", "b", "--", sys.executable, "-c", PRINT_ENV, env=shell)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
-    kept = (f"{prefix}_SESSION_TOKEN", f"{prefix}_AUTH_TOKEN", f"{prefix}_ACCESS_KEY_ID")
-    assert {name: seen.get(name) for name in kept} == {name: shell[name] for name in kept}
-    assert seen[f"{prefix}_API_KEY"] == PROFILE_KEY  # what the profile sets, it sets
+    assert "MYGW_AUTH_TOKEN" not in seen and "MYGW_CUSTOM_HEADERS" not in seen
+    assert seen["MYGW_API_KEY"] == PROFILE_KEY

@@ -257,19 +257,20 @@ def test_the_shells_headers_of_the_profiles_own_family_go_too(home: Path, flag: 
     assert "ANTHROPIC_CUSTOM_HEADERS" not in done.stdout.split()
 
 
-#: An AWS account's variables: a profile with ``env_prefix = "AWS"`` made the scrub of every
-#: other profile take the secret and the session token and leave the key id (a new user)
-AWS = {"AWS_SECRET_ACCESS_KEY": "s", "AWS_ACCESS_KEY_ID": "i", "AWS_SESSION_TOKEN": "t"}
+#: Variables of a prefix another profile names: a profile with ``env_prefix = "AWS"`` made the
+#: scrub of every other profile take AWS's secret and session token and leave its key id (a
+#: new user; AWS itself is refused as an env_prefix since, so a gateway's name stands in)
+AWS = {"ACME_SECRET_ACCESS_KEY": "s", "ACME_ACCESS_KEY_ID": "i", "ACME_SESSION_TOKEN": "t"}
 
 
 def test_another_profiles_env_prefix_takes_only_what_that_profile_exports(home: Path) -> None:
     add(home, "b", "codex", GATEWAY, "--key-env", "B_KEY")
     add(home, "aws", "sdk", "https://aws-gw.example/v1", "--key-env", "B_KEY",
-        "--option", "env_prefix=AWS")  # fmt: skip
+        "--option", "env_prefix=ACME")  # fmt: skip
     add(home, "ox", "sdk", "https://ox.example/v1", "--key-env", "B_KEY",
         "--option", "env_prefix=OPENAI_X")  # fmt: skip
     script = str(_names_script(home))
-    exported = {"AWS_API_KEY": "other-aws-gw-" + "1" * 12, "AWS_BASE_URL": "https://aws-gw.x"}
+    exported = {"ACME_API_KEY": "other-aws-gw-" + "1" * 12, "ACME_BASE_URL": "https://aws-gw.x"}
     openai = {"OPENAI_X_ADMIN_KEY": "other-openai-admin-" + "2" * 12}  # OpenAI's still
     shell = {**AWS, **exported, **openai, "B_KEY": PROFILE_KEY}
     done = cli(home, "exec", "b", "--scrub-other-providers", "--as", "codex", "--", script,

@@ -112,13 +112,12 @@ def shell_environment(
 
 
 def _families(given: Mapping[str, str]) -> list[str]:
-    """The provider families whose credential variables ``given`` sets (``OPENAI``,
-    ``ANTHROPIC`` for a Claude profile or an ``env_prefix`` naming it). A prefix that is no
-    provider's (``env_prefix = "AWS"``, ``"NODE"``) owns only what the profile sets: clearing
-    its every key-shaped variable split an AWS login (``AWS_SESSION_TOKEN`` went, the key id
-    stayed) and took npm's ``NODE_AUTH_TOKEN`` (a new user)."""
+    """The prefixes of the credential variables ``given`` sets (``OPENAI``, a profile's
+    ``env_prefix``, ``ANTHROPIC`` for a Claude profile). Another service's prefix (``AWS``,
+    ``NODE``), whose own login this would clear, is refused at the field
+    (:data:`judgeaudit.credentials.OTHER_SERVICES`)."""
     found = (otherproviders.credential_family(name) for name in given)
-    return list(dict.fromkeys(f for f in found if f and f in otherproviders.FAMILIES))
+    return list(dict.fromkeys(family for family in found if family))
 
 
 def cleared(

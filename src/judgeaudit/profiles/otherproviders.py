@@ -135,8 +135,8 @@ def others(
     that takes them (:func:`_prefix`) is one of :data:`FAMILIES` or ``families`` (the user's
     profiles' ``env_prefix``) and not in ``own`` (the families whose variables the profile gives
     the command). Another profile's ``env_prefix`` that is no built-in family takes only what
-    that profile exports (``PREFIX_API_KEY``, ``PREFIX_BASE_URL``): ``env_prefix = "AWS"`` took
-    ``AWS_SECRET_ACCESS_KEY`` from every other profile's command and left its
+    that profile exports (``PREFIX_API_KEY``, ``PREFIX_BASE_URL``): ``env_prefix = "AWS"`` (refused
+    since) took ``AWS_SECRET_ACCESS_KEY`` from every other profile's command and left its
     ``AWS_ACCESS_KEY_ID``."""
     mine = {family.upper() for family in own}
     full = {*FAMILIES, *mine}
