@@ -167,8 +167,9 @@ def test_profile_edit_refuses_what_profile_add_refuses_for_codex(home: Path) -> 
 
 
 @pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize("bound", [False, True])
 def test_an_edit_of_the_active_profile_does_not_offer_to_delete_the_key_its_file_reads(
-    home: Path,
+    home: Path, bound: bool
 ) -> None:
     """`profile use hp`, then `profile edit hp --key ''` (after giving it a key_env): the note
     said the key was used by no profile and `key delete` deleted it, while settings.json still
@@ -177,17 +178,20 @@ def test_an_edit_of_the_active_profile_does_not_offer_to_delete_the_key_its_file
     add(home, "hp", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name)
     assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
     try:
-        assert cli(home, "profile", "use", "hp").returncode == 0
+        (home / "work" / "api").mkdir(parents=True, exist_ok=True)
+        where = ["--project", "api"] if bound else []  # a binding counts too (reviewer)
+        assert cli(home, "profile", "use", "hp", *where).returncode == 0
         assert cli(home, "profile", "edit", "hp", "--key-env", "HP_KEY").returncode == 0
         done = cli(home, "profile", "edit", "hp", "--key", "")
     finally:
         cli(home, "key", "delete", name, "--force")
     assert done.returncode == 0, done.stderr
     assert "used by no profile" not in done.stdout, done.stdout
-    assert (
-        "hp is active and its app's file still reads it until `judgeaudit profile use hp` "
-        "applies the edit: delete it after that"
-    ) in done.stdout, done.stdout
+    assert "hp is switched on in " in done.stdout, done.stdout
+    use = "`judgeaudit profile use hp --project`" if bound else "`judgeaudit profile use hp`"
+    assert f"which still reads it until {use} applies the edit: delete it after that" in (
+        done.stdout
+    ), done.stdout
 
 
 def test_a_hand_written_key_field_is_refused_naming_the_file(home: Path) -> None:

@@ -180,12 +180,15 @@ def _kept_key(store: ProfileStore, name: str, key: str) -> None:
     if not secrets.get_key(key):
         return
     users = active_here.key_users(store, key)[0]
+    files = active_here.file_uses(store, name)  # here, another config dir, a project binding
     if users:
         where = f" (used by {', '.join(users)})"
-    elif drift.edit_note(store, name):  # the app's file, written by `use`, still reads it
+    elif files:  # a file written by `use` still reads it until the edit is applied
+        place = files[0].project or files[0].path
+        use = f"judgeaudit profile use {name}" + (" --project" if files[0].project else "")
         where = (
-            f"; {name} is active and its app's file still reads it until `judgeaudit profile "
-            f"use {name}` applies the edit: delete it after that"
+            f"; {name} is switched on in {place}, which still reads it until `{use}` applies "
+            "the edit: delete it after that"
         )
     else:
         where = f", used by no profile: `judgeaudit key delete {key}` deletes it"

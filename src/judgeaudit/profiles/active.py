@@ -75,6 +75,13 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     return users, [use for use in uses if use.name in readers]
 
 
+def file_uses(store: ProfileStore, name: str) -> list[KeyUse]:
+    """Where ``name`` is switched on in a file (a live file here or in another config dir, a
+    project binding): what an edit of the profile leaves reading its old values until
+    ``profile use`` (the SDK has no file)."""
+    return [use for use in _uses(store, [name]) if use.path or use.project]
+
+
 def _uses(store: ProfileStore, users: list[str]) -> list[KeyUse]:
     state = store.state()
     live = [
