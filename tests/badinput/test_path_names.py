@@ -83,3 +83,13 @@ def test_report_and_trend_work_in_a_folder_whose_name_is_not_utf8(tmp_path: Path
     for words in (("report", "d2"), ("trend", "d2", "--output", "t.html")):
         done = cli(*words, cwd=folder, timeout=120)
         assert done.returncode == 0, done.stderr
+
+
+def test_an_option_given_with_its_value_is_not_shown_beside_a_word_that_is_not_utf8(
+    tmp_path: Path,
+) -> None:
+    """`report --label=hunter2-Secret! $'\\xff'` said "the value of --label=hunter2-Secret!":
+    wrong (that option has its value) and it showed a value (reviewer)."""
+    done = cli("report", "--label=hunter2-Secret!", NOT_UTF8, cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "hunter2" not in done.stderr and "argument 3 is not valid UTF-8" in done.stderr

@@ -154,7 +154,8 @@ def _not_utf8(words: list[str]) -> str | None:
     for place, word in enumerate(words, start=1):
         if not_utf8(word):
             before = words[place - 2] if place > 1 else ""
-            of = f", the value of {before}" if before.startswith("-") else ""
+            # an option that takes the word (never one with its value already: --label=x)
+            of = f", the value of {before}" if before.startswith("-") and "=" not in before else ""
             return (
                 f"argument {place}{of} is not valid UTF-8 (not shown); judgeaudit records its "
                 "arguments as UTF-8 text: rename the file or folder, or retype the value"
