@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Input
@@ -15,7 +16,17 @@ from textual.widgets import Input
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, notices, painted, press, runs_with_b
+from tests.tui.helpers import (
+    SIZE,
+    SMALL,
+    make_app,
+    notices,
+    painted,
+    press,
+    runs_with_b,
+    settle,
+    until,
+)
 
 NO_COMPARISON = "no comparison yet: ctrl+t compares run A with run B"
 
@@ -121,3 +132,45 @@ def test_leaving_the_judges_view_brings_the_comparison_back_whole(
     pane_shown, screen_text = asyncio.run(go())
     assert pane_shown
     assert "gate (--fail-on-rise):" in screen_text, screen_text
+
+
+@pytest.mark.parametrize("size", [SIZE, SMALL])
+def test_a_compare_answering_under_the_leaderboard_keeps_its_pane_hidden(
+    isolated: ProfileStore,
+    run_copy: Path,
+    rejudged_copy: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    size: tuple[int, int],
+) -> None:
+    """ctrl+t, then `j` while the compare runs: its answer showed the change pane beside the
+    judges' leaderboard, which takes that room (reviewer); `j` again shows both."""
+    import threading
+
+    from judgeaudit.analysis import compare_entry
+
+    real, release, started = compare_entry.compare_runs, threading.Event(), threading.Event()
+
+    def held(*args: Any) -> Any:
+        started.set()
+        assert release.wait(60)
+        return real(*args)
+
+    monkeypatch.setattr(compare_entry, "compare_runs", held)
+
+    async def go() -> tuple[bool, bool]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=size) as pilot:
+            screen = await runs_with_b(pilot, app, rejudged_copy)
+            screen.query_one(RunPicker).focus()
+            await pilot.press("ctrl+t")
+            await until(pilot, started.is_set, "the compare to start")
+            await pilot.press("j")
+            release.set()
+            await until(pilot, lambda: screen.compared is not None, "the compare's answer")
+            await settle(pilot)
+            under = screen.query_one("#changes-pane").display
+            await press(pilot, "j")
+            return under, screen.query_one("#changes-pane").display
+
+    under_leaderboard, after = asyncio.run(go())
+    assert not under_leaderboard and after

@@ -320,7 +320,7 @@ class RunsScreen(RunsJudges):
         self.compared = compared
         self.say("")
         pane = self.query_one("#changes-pane")
-        pane.display = True
+        pane.display = not self.query_one(JudgesTable).display  # j while it ran: not beside it
         pane.border_subtitle = DRIFT_METHOD if compared.result.get("method") else ""
         self.query_one("#changes", Static).update(changes_text(compared))
         # the cursor on the row that failed the gate, so it is on screen at 80x24; else on the
