@@ -307,6 +307,8 @@ def use_profile(
     """Switch ``name`` in (in ``project_dir``'s own settings when given); ``before_write`` is a
     test hook that runs after planning."""
     profile = store.get(name)
+    if project_dir is not None:  # before a bridge token is made: "nothing was changed" holds
+        project.check_folder(project_dir)
     gone = False  # a bridged profile's local token, not in the keyring (a preview only looks)
     if bridgeopt.uses_bridge(profile):
         refusal = bridgeports.port_clash(store, profile, project_dir is not None)
