@@ -347,7 +347,8 @@ def test_rejudge_of_the_demo_with_a_weaker_judge_never_passes_the_gate(
         assert need["pairs"] > overall["n_before"] and need["tasks"] > result["shared_tasks"]
         # JSON has no 'not enough data' line: the reason names the field too (a new user)
         in_json = cli("compare", str(out), str(weaker), "--fail-on-rise", "--format", "json")
-        assert "`overall.needed` in JSON" in in_json.stderr
+        assert "the data cannot tell yet (see `overall.needed`)" in in_json.stderr
+        assert "the data cannot tell yet (see the 'not enough data' line)" in gated.stderr
         assert json.loads(in_json.stdout)["overall"]["needed"] == need
     if model.endswith("style=0.7"):
         assert gated.returncode == 5, "the demo cannot tell this judge from the default one"

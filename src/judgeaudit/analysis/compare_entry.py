@@ -34,6 +34,12 @@ from judgeaudit.errors import JudgeauditError
 GateOutcome = Literal["refused", "failed", "inconclusive", "passed"]
 
 
+#: Where an inconclusive gate's reason points for what would settle it: the text's line, or
+#: (``--format json``, which has no such line) the field holding the same figures.
+NEEDED_LINE = "(see the 'not enough data' line)"
+NEEDED_FIELD = "(see `overall.needed`)"
+
+
 @dataclass(frozen=True)
 class RunInfo:
     """One run of an output directory, as a picker lists it."""
@@ -59,11 +65,13 @@ class Comparison:
     gate_exit: int  # `compare --fail-on-rise`: 0 passed, 3 failed, 5 inconclusive, 2/4 refused
     gate_word: str = ""  # the verdict's word the CLI leads its reasons with ("" for none)
 
-    def said(self) -> list[str]:
+    def said(self, in_json: bool = False) -> list[str]:
         """The reasons as ``compare --fail-on-rise`` says them on stderr, each led by the
         verdict's word (``worse``, ``inconclusive (exit 5)``) where it has one; the app heads
-        the same reasons with the outcome instead, so the word is never said twice."""
-        return [f"{self.gate_word}: {r}" if self.gate_word else r for r in self.gate_reasons]
+        the same reasons with the outcome instead, so the word is never said twice. JSON has
+        no 'not enough data' line: ``in_json`` points at its field instead (a new user)."""
+        said = [f"{self.gate_word}: {r}" if self.gate_word else r for r in self.gate_reasons]
+        return [r.replace(NEEDED_LINE, NEEDED_FIELD) for r in said] if in_json else said
 
 
 def list_runs(out: Path) -> list[RunInfo]:
@@ -163,8 +171,7 @@ def gate_verdict(result: dict[str, Any]) -> tuple[GateOutcome, str, list[str], i
                     "significantly; the data cannot tell yet"
                     if tie_only
                     else f"not worse is not shown within {margin:g} points and no rise is "
-                    "significant; the data cannot tell yet (what would settle it: the 'not enough "
-                    "data' line, `overall.needed` in JSON)"
+                    "significant; the data cannot tell yet " + NEEDED_LINE
                 )
             ],
             code,
@@ -189,5 +196,5 @@ def compare_runs(
         result, out_a, chosen_b, coverage_lines(result), gate, reasons, code, word
     )
     if result.get("gate") is not None:  # the JSON's: what --fail-on-rise does and says on stderr
-        result["gate"] |= {"outcome": gate, "reasons": compared.said()}
+        result["gate"] |= {"outcome": gate, "reasons": compared.said(in_json=True)}
     return compared

@@ -152,7 +152,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return 0
-    for reason in compared.said():
+    for reason in compared.said(in_json=args.format == "json"):
         print(f"judgeaudit: {reason}", file=sys.stderr)
     return compared.gate_exit
 
