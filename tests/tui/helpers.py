@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import html
 import re
+import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
@@ -193,3 +194,27 @@ async def compare_in_runs(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -
     app's own output dir (A) and B, as a user starts one."""
     await runs_with_b(pilot, app, out_b)
     await press(pilot, "ctrl+t")
+
+
+def hold(
+    monkeypatch: Any, module: Any, name: str, first: Path | None = None
+) -> tuple[threading.Event, threading.Event, list[list[Any]]]:
+    """Hold ``module.name`` (the real function) until released, for calls whose first argument
+    is ``first`` (None: every call); returns the release and started events and the arguments
+    of each call that answered (with its value or its error): a worker's late answer, made to
+    arrive when a test wants it."""
+    real = getattr(module, name)
+    release, started = threading.Event(), threading.Event()
+    answered: list[list[Any]] = []
+
+    def held(*args: Any) -> Any:
+        if first is None or args[:1] == (first,):
+            started.set()
+            assert release.wait(60)
+        try:
+            return real(*args)
+        finally:
+            answered.append(list(args))
+
+    monkeypatch.setattr(module, name, held)
+    return release, started, answered

@@ -10,9 +10,7 @@ near-identical bodies)."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.widget import Widget
@@ -23,30 +21,7 @@ from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, settle, until
-
-
-def hold(
-    monkeypatch: pytest.MonkeyPatch, module: Any, name: str, first: Path | None = None
-) -> tuple[threading.Event, threading.Event, list[list[Any]]]:
-    """Hold ``module.name`` (the real function) until released, for calls whose first argument
-    is ``first`` (None: every call); returns the release and started events and the arguments
-    of each call that answered (with its value or its error)."""
-    real = getattr(module, name)
-    release, started = threading.Event(), threading.Event()
-    answered: list[list[Any]] = []
-
-    def held(arg: Any) -> Any:
-        if first is None or arg == first:
-            started.set()
-            assert release.wait(60)
-        try:
-            return real(arg)
-        finally:
-            answered.append([arg])
-
-    monkeypatch.setattr(module, name, held)
-    return release, started, answered
+from tests.tui.helpers import SIZE, SMALL, hold, make_app, painted, press, settle, until
 
 
 @pytest.mark.parametrize("size", [SIZE, SMALL])

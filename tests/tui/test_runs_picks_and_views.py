@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.widgets import Input
@@ -19,6 +18,7 @@ from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.tui.helpers import (
     SIZE,
     SMALL,
+    hold,
     make_app,
     notices,
     painted,
@@ -144,18 +144,9 @@ def test_a_compare_answering_under_the_leaderboard_keeps_its_pane_hidden(
 ) -> None:
     """ctrl+t, then `j` while the compare runs: its answer showed the change pane beside the
     judges' leaderboard, which takes that room (reviewer); `j` again shows both."""
-    import threading
-
     from judgeaudit.analysis import compare_entry
 
-    real, release, started = compare_entry.compare_runs, threading.Event(), threading.Event()
-
-    def held(*args: Any) -> Any:
-        started.set()
-        assert release.wait(60)
-        return real(*args)
-
-    monkeypatch.setattr(compare_entry, "compare_runs", held)
+    release, started, _ = hold(monkeypatch, compare_entry, "compare_runs")
 
     async def go() -> tuple[bool, bool]:
         app = make_app(isolated, run_copy)

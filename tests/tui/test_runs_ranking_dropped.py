@@ -18,8 +18,17 @@ from judgeaudit.analysis import leaderboard
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.judges_table import JudgesTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, runs_with_b, settle, until
-from tests.tui.test_runs_late_lists import hold
+from tests.tui.helpers import (
+    SIZE,
+    SMALL,
+    hold,
+    make_app,
+    painted,
+    press,
+    runs_with_b,
+    settle,
+    until,
+)
 
 #: the judges' note on the status line while their leaderboard is shown
 NOTE = "judges of the same conversations"

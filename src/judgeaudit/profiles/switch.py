@@ -254,8 +254,6 @@ def _transaction(
     before_write: Callable[[], None] | None,
     project_dir: Path | None = None,
 ) -> SwitchResult:
-    if project_dir is not None:
-        project.check_folder(project_dir)
     if profile is not None and project_dir is not None:
         project.check(profile, project_dir)
     plans = plan_app(store, app, profile, keep_conflicts=keep_conflicts, project_dir=project_dir)
@@ -363,6 +361,8 @@ def turn_off(
 ) -> SwitchResult:
     """Undo judgeaudit in ``app``'s files (or ``project_dir``'s): the user's own settings back."""
     registry.for_app(app)  # refuses an unknown app in one line
+    if project_dir is not None:
+        project.check_folder(project_dir)
     return _transaction(
         store,
         app,
