@@ -124,10 +124,12 @@ def cleared(
     profile: Profile, given: Mapping[str, str], key: str, env: Mapping[str, str]
 ) -> tuple[str, ...]:
     """The variables a command run with ``profile`` must not inherit (see
-    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`.otherproviders.OPENAI_OTHERS`, each credential
-    variable (:data:`CREDENTIAL_SUFFIXES`) and header variable (:data:`HEADER_SUFFIXES`) of a
-    family whose key ``given`` sets and, for a
-    Claude profile, Claude Code's token, cloud and tier variables, each unless ``given`` (the
+    :mod:`judgeaudit.profiles.targets.sdk`): those of :data:`.otherproviders.OPENAI_OTHERS`,
+    each credential variable (:data:`CREDENTIAL_SUFFIXES`) and header variable
+    (:data:`HEADER_SUFFIXES`) of a family whose key ``given`` sets and, where the Anthropic
+    family is pointed at the gateway (a Claude profile, ``env_prefix = "ANTHROPIC"``: a shell's
+    Bedrock switch or tiers sent Claude Code run by the command elsewhere, a new user), Claude
+    Code's token, cloud and tier variables, each unless ``given`` (the
     profile's :func:`~judgeaudit.profiles.targets.sdk.variables`) sets it or it holds, in
     ``env``, exactly the profile's own ``key`` (its ``key_env`` or Codex's ``env_key`` read
     there: unset in a shell, the next ``judgeaudit env`` would find none). A ``key_env`` that
@@ -137,9 +139,7 @@ def cleared(
     suffixes = (*CREDENTIAL_SUFFIXES, *HEADER_SUFFIXES)  # a header can carry a key too
     families = _families(given)
     names += [f"{family}_{suffix}" for family in families for suffix in suffixes]
-    if profile.app == "claude" or ANTHROPIC_FAMILY in families:  # (env_prefix = "ANTHROPIC"
-        # points Claude Code at the gateway too: a shell's Bedrock switch or tiers sent it
-        # elsewhere, a new user)
+    if profile.app == "claude" or ANTHROPIC_FAMILY in families:
         names += (*claude.TOKEN_VARS, claude.HEADERS_VAR, *claude.ROUTER_VARS, *claude.TIER_VARS)
     keep = {*given, *(name for name in names if env.get(name) == key)}
     return tuple(dict.fromkeys(name for name in names if name not in keep))
