@@ -12,6 +12,11 @@ from judgeaudit.audit.units.verdict_parse import Order, Pref
 Phase = Literal["trajectories", "success checks", "judging", "recorded"]
 
 
+#: (agent_a, agent_b, task_id, pairs, decisive pairs, misselected) of the pairs one agent pair
+#: stored on one task (a list of lists once it has crossed the app's pipe as JSON)
+StoredCount = tuple[str, str, str, int, int, int]
+
+
 @dataclass(frozen=True)
 class RunStarted:
     run_id: str
@@ -22,6 +27,9 @@ class RunStarted:
     pairs_total: int
     pairs_done: int
     warnings: list[str] = field(default_factory=list)
+    #: a resumed run's pairs stored before it, per (agent pair, task): the Run screen's table
+    #: starts from them (it showed only the pairs judged since the resume; a new user's finding)
+    stored: list[StoredCount] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

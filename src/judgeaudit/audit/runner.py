@@ -37,7 +37,12 @@ from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, en
 from judgeaudit.audit.spec.manifest import build_manifest
 from judgeaudit.audit.spec.prompts import PromptSet
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import count_pairs, stored_any, with_tasks_hash
+from judgeaudit.audit.store.bulk import (
+    count_pairs,
+    pair_counts_by_task,
+    stored_any,
+    with_tasks_hash,
+)
 from judgeaudit.audit.store.out_lock import writing
 from judgeaudit.audit.store.readonly import open_readonly
 from judgeaudit.audit.tasks import Task
@@ -216,6 +221,7 @@ class AuditRunner(WorkerPool):
                 len(pairs),
                 len(pairs) - len(todo_p),
                 list(self.spec.warnings),
+                pair_counts_by_task(store, run_id) if done_p else [],
             )
         )
         self.live_log = LiveLog(self.out)

@@ -104,23 +104,32 @@ class RunBridge:
         elif isinstance(event, ev.RunStarted):
             self._started = event
             self._began = True
+            for a, b, task, pairs, decisive_pairs, misselected in event.stored:
+                self._add((a, b), task, pairs, decisive_pairs, misselected)
         elif isinstance(event, ev.UnitFailed):
             self._failures.append(event)
         elif isinstance(event, ev.RunFinished):
             self._finished = event
 
     def _count(self, event: ev.PairDone) -> None:
-        stats = self._stats.setdefault((event.agent_a, event.agent_b), PairStats())
         is_decisive = int(decisive(event.success_a, event.success_b))
-        stats.pairs += 1
-        stats.decisive += is_decisive
-        stats.misselected += event.misselected
-        if not event.task_id or stats.sums is None:
+        agents = (event.agent_a, event.agent_b)
+        self._add(agents, event.task_id, 1, is_decisive, int(event.misselected))
+
+    def _add(
+        self, agents: tuple[str, str], task_id: str, pairs: int, decisive_pairs: int, missed: int
+    ) -> None:
+        """``pairs`` more of one agent pair on one task: a judged pair, or a resume's stored."""
+        stats = self._stats.setdefault(agents, PairStats())
+        stats.pairs += pairs
+        stats.decisive += decisive_pairs
+        stats.misselected += missed
+        if not task_id or stats.sums is None:
             stats.sums = None
             return
-        key = (event.agent_a, event.agent_b, event.task_id)
+        key = (*agents, task_id)
         k, n = before = self._per_task.get(key, (0, 0))
-        after = self._per_task[key] = (k + event.misselected, n + is_decisive)
+        after = self._per_task[key] = (k + missed, n + decisive_pairs)
         stats.sums = stats.sums.moved(before, after)
 
     def run_blocking(self) -> None:

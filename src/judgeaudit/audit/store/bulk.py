@@ -52,6 +52,21 @@ def pair_counts(store: AuditStore, run_id: str) -> tuple[int, int, int]:
     return int(pairs), int(decisive or 0), int(misselected or 0)
 
 
+def pair_counts_by_task(
+    store: AuditStore, run_id: str
+) -> list[tuple[str, str, str, int, int, int]]:
+    """(agent_a, agent_b, task_id, pairs, decisive, misselected) per agent pair and task: what a
+    resumed run had stored, for the app's live table (the report's counting rules, in SQL)."""
+    store.flush("audit_pairs")
+    rows = store.db.execute(
+        f"SELECT agent_a, agent_b, task_id, count(*), SUM({DECISIVE_SQL}),"
+        f" SUM({MISSELECTED_COUNT_SQL}) FROM audit_pairs WHERE run_id = ?"
+        " GROUP BY agent_a, agent_b, task_id ORDER BY agent_a, agent_b, task_id",
+        (run_id,),
+    )
+    return [(a, b, str(task), int(n), int(d or 0), int(m or 0)) for a, b, task, n, d, m in rows]
+
+
 def stored_any(store: AuditStore, run_id: str, pairs_only: bool = False) -> bool:
     """Whether the run stored any unit (without loading millions of ids to find out)."""
     store.flush()
