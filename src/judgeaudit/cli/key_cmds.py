@@ -29,9 +29,9 @@ def _store() -> ProfileStore:
 
 SCRUB = "--scrub-other-providers"
 SCRUB_HELP = (
-    "also leave out other LLM providers' keys and base URLs (GEMINI_API_KEY, OPENAI_BASE_URL "
-    "beside a Claude profile, ...; names in docs/profiles.md); off by default: a command may "
-    "need them"
+    "also leave out other LLM providers' variables: keys, base URLs, headers, account settings "
+    "(GEMINI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID beside a Claude profile, ...; names in "
+    "docs/profiles.md); off by default: a command may need them"
 )
 
 
@@ -326,9 +326,9 @@ def cmd_exec(args: argparse.Namespace) -> int:
             launch = execenv.plan_launch(profile, key, command, base_env, tool, scrub=scrub)
         except ProfileError as exc:
             raise UserError(str(exc)) from None
-        if scrub is not None:  # names only, never a value
+        if scrub is not None:  # names only, never a value; not only keys (headers, org ids)
             left = ", ".join(launch.left_out) or "none in this environment"
-            print(f"exec: left out other providers' keys and base URLs: {left}", file=sys.stderr)
+            print(f"exec: left out other LLM providers' variables: {left}", file=sys.stderr)
         try:  # the command itself: as a shell reports it
             return execenv.run(launch)
         except ProfileError as exc:
