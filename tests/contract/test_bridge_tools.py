@@ -349,3 +349,21 @@ def test_a_shell_token_beside_a_switched_bridged_profile_is_warned_of(
         {variable: shell_key},
     )
     assert len(world.chat_requests()) > before  # exec's own bridge accepted: no shell token
+
+
+def test_exec_names_the_url_a_base_url_without_v1_sent_claude_code_to(world: World) -> None:
+    """A Claude profile's usual base URL (no /v1) with bridge = chat: the gateway's 404 reached
+    Claude Code 2.1.332, which shows it as "There's an issue with the selected model", so the
+    user learnt nothing of the URL; exec says it once the command is done, one line."""
+    root = world.upstream.removesuffix("/v1")
+    world.add_bridged("novi-claude", "claude", base_url=root)
+    argv = [*JUDGEAUDIT, "exec", "novi-claude", "--", npm_bin("claude"), "-p", "hello"]
+    done = tool(argv, env=world.env, cwd=world.tmp / "work", timeout=240)
+    said = [line for line in done.stderr.splitlines() if line.startswith("exec: bridge: ")]
+    assert said == [
+        f"exec: bridge: upstream HTTP 404: the bridge called POST {root}/chat/completions; if the"
+        " gateway serves chat completions elsewhere, give the profile the OpenAI-compatible base"
+        " they hang off, usually ending in /v1: `judgeaudit profile test novi-claude` tries it"
+        " with and without /v1"
+    ], done.stdout[-2000:] + done.stderr[-2000:]
+    assert world.secret not in done.stdout + done.stderr

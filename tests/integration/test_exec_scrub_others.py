@@ -72,7 +72,7 @@ def test_exec_leaves_other_providers_out_only_when_asked(
     gone = set(OTHERS) - set(own)
     assert gone <= before  # the default passes them through, as before
     assert not gone & after and set(own) <= after and set(KEPT) <= after
-    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(gone))}"
+    line = f"exec: left out other LLM providers' variables: {', '.join(sorted(gone))}"
     assert line in scrubbed.stderr.splitlines(), scrubbed.stderr
     for value in (*OTHERS.values(), PROFILE_KEY):
         assert value not in plain.stderr + scrubbed.stdout + scrubbed.stderr
@@ -176,7 +176,7 @@ def test_a_providers_variables_are_scrubbed_by_prefix(
     assert {*own, *NOT_KEYS, *KEPT} <= names
     # a plain command loses another Azure OpenAI account's key without the flag, unnamed
     said = gone - {"AZURE_API_KEY"} if as_ == "plain" else gone
-    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(said))}"
+    line = f"exec: left out other LLM providers' variables: {', '.join(sorted(said))}"
     assert line in done.stderr.splitlines(), done.stderr
     if app == "sdk":
         exports = cli(home, "env", "b", "--scrub-other-providers", env=shell)
@@ -237,7 +237,7 @@ def test_another_providers_headers_are_scrubbed(home: Path, app: str, as_: str) 
     assert done.returncode == 0, done.stderr
     names = set(done.stdout.split())
     assert "ANTHROPIC_CUSTOM_HEADERS" not in names and set(KEPT) <= names
-    line = "exec: left out other providers' keys and base URLs: ANTHROPIC_CUSTOM_HEADERS"
+    line = "exec: left out other LLM providers' variables: ANTHROPIC_CUSTOM_HEADERS"
     assert line in done.stderr.splitlines() and "other-ant" not in done.stderr
     if app == "sdk":
         exports = cli(home, "env", "b", "--scrub-other-providers", env=shell)
@@ -297,7 +297,7 @@ def test_an_openai_accounts_ids_go_with_its_key(home: Path, app: str, as_: str) 
     assert plain.returncode == 0 and scrubbed.returncode == 0, plain.stderr + scrubbed.stderr
     assert set(ACCOUNT) <= set(plain.stdout.split())  # the user's own account, whole
     assert not set(ACCOUNT) & set(scrubbed.stdout.split()), scrubbed.stderr
-    line = f"exec: left out other providers' keys and base URLs: {', '.join(sorted(ACCOUNT))}"
+    line = f"exec: left out other LLM providers' variables: {', '.join(sorted(ACCOUNT))}"
     assert line in scrubbed.stderr.splitlines()
 
 

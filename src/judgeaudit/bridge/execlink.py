@@ -8,6 +8,7 @@ stays in this process and goes only upstream.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -44,11 +45,15 @@ def bridged(profile: Profile, key: str, app: str | None) -> Iterator[tuple[Profi
     if not uses_bridge(profile) or app != profile.app:
         yield profile, key
         return
+    said: list[str] = []  # the bridge's notices, printed once the command is done: Claude
+    # Code's screen is the same terminal, and it shows a 404 as a model issue
     try:
-        bridge = BackgroundBridge(config_for(profile, key)).start()
+        bridge = BackgroundBridge(config_for(profile, key, notice=said.append)).start()
     except OSError as exc:
         raise ProfileError(f"exec: cannot start the bridge on loopback: {exc.strerror}") from None
     try:
         yield through(profile, bridge.url), bridge.token
     finally:
         bridge.stop()
+        for line in said:
+            print(f"exec: bridge: {line}", file=sys.stderr)

@@ -36,7 +36,8 @@ def config_for(
     """A bridge in front of the profile's upstream. Callers present the profile's local token
     (``token`` reads it, with the real key, which then replaces ``key``: ``bridge.live``; what a
     tool switched with ``profile use`` sends) or, as a tool switched
-    by an older judgeaudit does, the profile's key, which ``notice`` is told about once."""
+    by an older judgeaudit does, the profile's key, which ``notice`` is told about once (as it
+    is of the first 404 at the upstream's path: :func:`judgeaudit.bridge.upstream.wrong_path`)."""
     upstream = UpstreamConfig(
         base_url=profile.base_url,
         key=key,
@@ -44,6 +45,8 @@ def config_for(
         connect_timeout_s=connect_timeout_s,
         read_timeout_s=read_timeout_s,
         queue_timeout_s=queue_timeout_s,
+        profile=profile.name,
+        notice=notice,
     )
     return BridgeConfig(
         upstream=upstream,

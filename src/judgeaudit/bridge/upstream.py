@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,10 @@ class UpstreamConfig:
     connect_timeout_s: float = 10.0
     read_timeout_s: float = 300.0
     queue_timeout_s: float = 60.0
+    profile: str = "PROFILE"  # named in the hint of a 404 (:func:`wrong_path`)
+    #: told that hint once, where the user reads it (the bridge's log; after exec's command):
+    #: Claude Code shows a 404 as "an issue with the selected model", not its message
+    notice: Callable[[str], None] | None = None
 
 
 MB = guard.MB
@@ -94,6 +98,17 @@ class Reply:
                 return
 
 
+def wrong_path(url: str, profile: str) -> str:
+    """What a 404 or 405 of the upstream adds to its message (and tells ``notice`` once): the
+    URL the bridge called and the fix. A base URL without its ``/v1`` (a Claude profile's usual
+    one) is not wrong on its face (DeepSeek serves chat at its root), so it is said at use."""
+    return (
+        f"the bridge called POST {url}; if the gateway serves chat completions elsewhere, "
+        "give the profile the OpenAI-compatible base they hang off, usually ending in /v1: "
+        f"`judgeaudit profile test {profile}` tries it with and without /v1"
+    )
+
+
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``NO_PROXY``...), if any."""
     host = urlsplit(url).hostname or ""
@@ -110,6 +125,7 @@ class Upstream:
         self.secrets: tuple[str, ...] = (config.key,)  # every key used: scrubbed from errors
         self.proxy = env_proxy(self.url)
         self._slots = asyncio.Semaphore(config.max_concurrency)
+        self._told = False  # the wrong-path hint, given to ``config.notice`` once
         self._session: aiohttp.ClientSession | None = None
 
     async def start(self) -> None:
@@ -221,7 +237,16 @@ class Upstream:
             async with response:
                 if response.status >= 300:
                     raw = await self._capped(response, guard.MAX_UPSTREAM_ERROR, cut=True)
-                    raise from_upstream(response.status, raw, dict(response.headers), self.secrets)
+                    error = from_upstream(
+                        response.status, raw, dict(response.headers), self.secrets
+                    )
+                    if response.status in (404, 405) and error.code != "model_not_found":
+                        hint = scrub(wrong_path(self.url, self.config.profile), self.secrets)
+                        error.message += f" ({hint})"
+                        if self.config.notice is not None and not self._told:
+                            self._told = True
+                            self.config.notice(f"upstream HTTP {response.status}: {hint}")
+                    raise error
                 yield Reply(response, self)
         finally:
             self._slots.release()

@@ -26,13 +26,16 @@ class QuietParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
-            command = self.prog.removeprefix("judgeaudit ")  # main() prefixes "judgeaudit: "
-            message = (
-                f"{command}: {len(extras)} unexpected argument(s), not shown ({self.extras_hint});"
-                f" see `{self.prog} --help`; {self.nothing_done}"
-            )
-            parsed.func = _Refusal(message)
+            parsed.func = _Refusal(self.refusal(extras))
         return parsed, []
+
+    def refusal(self, extras: list[str]) -> str:
+        """The one line for arguments it did not expect: how many, never what they were."""
+        command = self.prog.removeprefix("judgeaudit ")  # main() prefixes "judgeaudit: "
+        return (
+            f"{command}: {len(extras)} unexpected argument(s), not shown ({self.extras_hint});"
+            f" see `{self.prog} --help`; {self.nothing_done}"
+        )
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message}; see `{self.prog} --help`", file=sys.stderr)  # scrubbed
@@ -53,6 +56,41 @@ class TailParser(QuietParser):
         at = len(raw) - len(tail) - 1
         parsed.after_dashes = bool(tail) and at >= 0 and raw[at] == "--" and raw[at + 1 :] == tail
         return parsed, extras
+
+    def refusal(self, extras: list[str]) -> str:
+        """An unknown option before NAME is refused as one after it is (exec's parser takes no
+        abbreviations, ``allow_abbrev=False``), with the same hint."""
+        if not extras[0].startswith("-"):
+            return super().refusal(extras)
+        options = [
+            o
+            for a in self._actions
+            for o in a.option_strings
+            if o.startswith("--") and o != "--help"
+        ]
+        return not_an_option(extras[0], options)
+
+
+def not_an_option(word: str, options: Sequence[str]) -> str:
+    """exec's refusal of a word that starts with ``-`` and is none of its ``options``, before or
+    after NAME (``--scrub-other-provider`` after NAME ran as the command: exit 127, nothing
+    scrubbed)."""
+    import difflib
+
+    from judgeaudit.validate import field_name  # masked if a key, one printable line
+
+    option, equals, _ = word.partition("=")
+    # a start of an option first (`--sc`: the scrub, not --as), then a near spelling (reviewer)
+    started = [o for o in options if len(option) > 2 and o.startswith(option)]
+    close = started or difflib.get_close_matches(option, options, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    if option in ("-h", "--help"):
+        hint = " (`judgeaudit exec --help` shows its help)"
+    shown = field_name(option) + ("=…" if equals else "")  # a value may be a key (reviewer)
+    return (
+        f"exec: {shown} is not an option of exec{hint}; a command that itself "
+        "starts with '-' goes after `--` (judgeaudit exec NAME -- CMD); nothing was run"
+    )
 
 
 class _Refusal:

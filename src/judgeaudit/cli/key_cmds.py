@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli import command_help
-from judgeaudit.cli.argsafe import TailParser, quiet
+from judgeaudit.cli.argsafe import TailParser, not_an_option, quiet
 from judgeaudit.cli.common import PROFILE_NAME_HELP, UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.names import SHELLS, ProfileError
@@ -29,9 +29,9 @@ def _store() -> ProfileStore:
 
 SCRUB = "--scrub-other-providers"
 SCRUB_HELP = (
-    "also leave out other LLM providers' keys and base URLs (GEMINI_API_KEY, OPENAI_BASE_URL "
-    "beside a Claude profile, ...; names in docs/profiles.md); off by default: a command may "
-    "need them"
+    "also leave out other LLM providers' variables: keys, base URLs, headers, account settings "
+    "(GEMINI_API_KEY, OPENAI_BASE_URL, OPENAI_ORG_ID beside a Claude profile, ...; names in "
+    "docs/profiles.md); off by default: a command may need them"
 )
 
 
@@ -84,7 +84,9 @@ def register(sub: Sub) -> None:
     )
     env.add_argument("--scrub-other-providers", action="store_true", help=SCRUB_HELP)
     env.set_defaults(func=cmd_env)
-    run = quiet(sub.add_parser("exec", help=command_help("exec")))
+    # no abbreviations: after NAME a start of an option is refused (it would run as the
+    # command), so before NAME too (`exec --scrub NAME` was taken for the scrub)
+    run = quiet(sub.add_parser("exec", help=command_help("exec"), allow_abbrev=False))
     run.__class__ = TailParser  # `exec NAME -- -x` told from `exec NAME -x`
     run.add_argument("name", help=PROFILE_NAME_HELP)
     run.add_argument(
@@ -277,30 +279,8 @@ def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
             raise UserError(f"exec: --as {value!r}: use claude, codex or plain", code=2)
         as_ = value
     if rest and rest[0] != "--" and rest[0].startswith("-"):  # a typo ran as the command
-        raise UserError(_not_an_option(rest[0]), code=2)
+        raise UserError(not_an_option(rest[0], ("--as", SCRUB)), code=2)
     return as_, rest[1:] if rest[:1] == ["--"] else rest
-
-
-def _not_an_option(word: str) -> str:
-    """The refusal of a word before the command that starts with ``-`` and is none of exec's
-    options (``--scrub-other-provider`` ran as the command: exit 127, nothing scrubbed)."""
-    import difflib
-
-    from judgeaudit.validate import field_name  # masked if a key, one printable line
-
-    option, equals, _ = word.partition("=")
-    # a start of an option first (`--sc`: the flag argparse takes for it before NAME), then a
-    # near spelling (reviewer); help is asked before NAME
-    started = [o for o in ("--as", SCRUB) if len(option) > 2 and o.startswith(option)]
-    close = started or difflib.get_close_matches(option, ["--as", SCRUB], n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    if option in ("-h", "--help"):
-        hint = " (`judgeaudit exec --help` shows its help)"
-    shown = field_name(option) + ("=…" if equals else "")  # a value may be a key (reviewer)
-    return (
-        f"exec: {shown} is not an option of exec{hint}; a command that itself "
-        "starts with '-' goes after `--` (judgeaudit exec NAME -- CMD); nothing was run"
-    )
 
 
 def cmd_exec(args: argparse.Namespace) -> int:
@@ -326,9 +306,9 @@ def cmd_exec(args: argparse.Namespace) -> int:
             launch = execenv.plan_launch(profile, key, command, base_env, tool, scrub=scrub)
         except ProfileError as exc:
             raise UserError(str(exc)) from None
-        if scrub is not None:  # names only, never a value
+        if scrub is not None:  # names only, never a value; not only keys (headers, org ids)
             left = ", ".join(launch.left_out) or "none in this environment"
-            print(f"exec: left out other providers' keys and base URLs: {left}", file=sys.stderr)
+            print(f"exec: left out other LLM providers' variables: {left}", file=sys.stderr)
         try:  # the command itself: as a shell reports it
             return execenv.run(launch)
         except ProfileError as exc:

@@ -25,7 +25,7 @@ from judgeaudit.profiles.paths import CONFIG_ENV
 from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
-from judgeaudit.terminal import pad, printable
+from judgeaudit.terminal import cells, pad, printable
 
 if TYPE_CHECKING:
     from judgeaudit.cli.common import Sub
@@ -64,6 +64,15 @@ def cmd_list(args: argparse.Namespace) -> int:
     for line in broken:
         print(f"warning: {line}", file=sys.stderr)
     stored = secrets.get_keys(sorted({p.key for p in profiles if p.key}))
+    shown = {
+        p.name: tuple(printable(v) for v in (p.name, p.shown_url, p.model or "-")) for p in profiles
+    }
+    # each column as wide as its longest value (at least its usual width), in screen cells, over
+    # every app's list: a 30-character model id pushed the key column out of line
+    widths = [
+        max([least, *(cells(row[i]) for row in shown.values())])
+        for i, least in enumerate((22, 36, 22))
+    ]
     for app in APPS:
         mine = [p for p in profiles if p.app == app]
         if not mine:
@@ -79,9 +88,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             )
             about = f"  {printable(p.description)}" if p.description else ""  # imported text
             about += f"  {drift.DRIFT_MARK}" if drifted else ""
-            name, url, model = (printable(v) for v in (p.name, p.shown_url, p.model or "-"))
             # padded by the cells each takes on screen: a CJK model id shifted the columns
-            line = f" {mark} {pad(name, 22)} {pad(url, 36)} {pad(model, 22)} key {p.key or '-'} ({key}) [{p.source}]{about}"
+            columns = " ".join(pad(v, w) for v, w in zip(shown[p.name], widths, strict=True))
+            line = f" {mark} {columns} key {p.key or '-'} ({key}) [{p.source}]{about}"
             print(printable(line))
     print(f"your profiles: {printable(str(store.user_dir))} (${CONFIG_ENV} sets that folder)")
     return 0

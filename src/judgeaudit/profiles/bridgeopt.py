@@ -28,6 +28,36 @@ def check_port(value: Any, where: str) -> str | None:
     return None
 
 
+def check(options: dict[str, Any], app: str, base_url: object, where: str) -> str | None:
+    """What is wrong with a profile's bridge options, or its base URL for them, else None.
+
+    The bridge sends ``base_url + "/chat/completions"`` and nothing else, so a URL that needs more
+    is wrong before any request: Azure's deployment path (``/openai/deployments/NAME``) takes an
+    ``api-version`` query the bridge never sends (a base URL may hold no query). A base URL
+    without ``/v1`` may be right (DeepSeek serves ``/chat/completions`` at its root), so that
+    one is said at use time, by the upstream's 404 (:mod:`judgeaudit.bridge.upstream`)."""
+    if "bridge_port" in options and (
+        problem := check_port(options["bridge_port"], f"{where}: options.bridge_port")
+    ):
+        return problem
+    if app not in BRIDGED_APPS or options.get("bridge") != "chat" or not isinstance(base_url, str):
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(base_url.strip())
+    except ValueError:
+        return None  # check_base_url says what is wrong with it
+    if "/openai/deployments" in parts.path.lower() and parts.hostname:
+        return (
+            f"{where}: base_url: an Azure OpenAI deployment's URL needs an api-version query, "
+            "which bridge = chat never sends (it calls base_url + /chat/completions); use the "
+            f"resource's v1 base, https://{parts.hostname}/openai/v1, with the deployment's name "
+            "as the model"
+        )
+    return None
+
+
 def uses_bridge(profile: Profile) -> bool:
     return profile.app in BRIDGED_APPS and profile.option("bridge") == "chat"
 

@@ -334,9 +334,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
                 options["env_key"], f"{where}: options.env_key", ProfileError, written=True
             )
         codexextra.check(options, where)
-    if "bridge_port" in options and (
-        problem := bridgeopt.check_port(options["bridge_port"], f"{where}: options.bridge_port")
-    ):
+    if problem := bridgeopt.check(options, app, data["base_url"], where):
         raise ProfileError(problem)
     if "anthropic_base_url" in options:
         options["anthropic_base_url"] = check_base_url(
