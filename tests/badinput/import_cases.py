@@ -587,7 +587,7 @@ IMPORT_CASES: list[Case] = [
         "tasks-task-id-a-list",
         TASKS_SPEC,
         "{tmp}/tasks.jsonl:1: task_id",
-        "must be a non-empty string or an integer, got a list",
+        "must be a string, got a list; write it as a string (in quotes)",  # as a recorded log's
         tasks__jsonl=jsonl(task_row(task_id=["a"])),
     ),
 ]
