@@ -122,6 +122,18 @@ def task_id(value: Any, where: str, error: type[InputError]) -> str:
     return value
 
 
+def quoted_task_id(value: Any, where: str, error: type[InputError]) -> str:
+    """A task id in a file whose ids are written as strings (a task file, a recorded log):
+    :func:`task_id` stores a number as text, so ``7`` and ``"7"`` would name one task and the
+    file would not say which was meant; a number is refused here, the way out named."""
+    if not isinstance(value, str):
+        raise error(
+            f"{where}: must be a string, got {json_type(value)}; write it as a string (in quotes),"
+            " as the file's other ids"
+        )
+    return task_id(value, where, error)
+
+
 def agent_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name an agent (the message never repeats a key), or ``None``."""
     if looks_like_key(name):

@@ -23,6 +23,7 @@ import tempfile
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from shlex import quote
 from typing import IO, Any
 
 from judgeaudit.errors import InputError
@@ -287,6 +288,19 @@ def json_problem(exc: json.JSONDecodeError) -> str:
     """The decoder's message without its dangling "at" ("Invalid control character at"), for
     a message that says where itself."""
     return exc.msg.removesuffix(" at")
+
+
+def pretty_json(line: str, started: bool, path: Path) -> str:
+    """What a JSONL reader adds where a pretty-printed JSON document was given (the file's first
+    line opens an array, or a line is a lone ``{``): the error alone named a column, not the
+    cause. ``started``: an object was read before this line."""
+    if not started and line.lstrip().startswith("["):
+        return f"; {path.name} is a JSON array: one object per line, e.g. jq -c '.[]' {quote(str(path))}"
+    if line.strip() == "{":
+        return (
+            f"; {path.name} is pretty-printed: one object per line, e.g. jq -c . {quote(str(path))}"
+        )
+    return ""
 
 
 class TooDeep(ValueError):

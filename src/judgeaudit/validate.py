@@ -182,10 +182,11 @@ def iter_jsonl(
                 row = loads_json(line, where, what, error)
             except error as exc:
                 if raw.endswith(b"\n") or not _ends_early(line):
-                    raise
+                    raise error(f"{exc}{safeio.pretty_json(line, found, path)}") from None
                 raise error(f"{exc}; {CUT}") from None
             if not isinstance(row, dict):
-                raise error(f"{where}: expected a JSON object per line, got {json_type(row)}")
+                got = f"got {json_type(row)}{safeio.pretty_json(line, found, path)}"
+                raise error(f"{where}: expected a JSON object per line, {got}")
             found = True
             yield where, number, row
     if not found and not allow_empty:  # a file of blank lines is as empty to a reader

@@ -298,6 +298,14 @@ CASES: list[Case] = [
         "task_type",
         tasks__jsonl=jsonl({**TASK, "task_type": "dance"}),
     ),
+    run_spec(  # stored as text, 7 and "7" one task: refused as a recorded log's (twenty-seventh
+        # session)
+        "tasks-numeric-id",
+        TASKS_SPEC,
+        "{tmp}/tasks.jsonl:1: task_id: must be a string, got a number; write it as a string (in"
+        " quotes), as the file's other ids",
+        tasks__jsonl=jsonl({**TASK, "task_id": 7}),
+    ),
     run_spec(
         "tasks-array-line",
         TASKS_SPEC,

@@ -242,6 +242,31 @@ IMPORT_CASES: list[Case] = [
         "{tmp}/r.jsonl:2: task",
         "{tmp}/r.jsonl:1",
     ),
+    # --- a pretty-printed JSON document where JSONL is expected: a column in line 1 named, not
+    # the cause; the way out is said (twenty-seventh session) ---------------------------------
+    one_file(
+        "import-jsonl-pretty-array",
+        "openai-jsonl",
+        "r.json",
+        json.dumps([oa(), oa(agent="y")], indent=2),
+        "{tmp}/r.json:1: not valid JSON",
+        "r.json is a JSON array: one object per line, e.g. jq -c '.[]' {tmp}/r.json",
+    ),
+    one_file(
+        "import-recorded-pretty-object",
+        "recorded-jsonl",
+        "log.jsonl",
+        json.dumps(oa(), indent=2),
+        "{tmp}/log.jsonl:1: not valid JSON",
+        "log.jsonl is pretty-printed: one object per line, e.g. jq -c . {tmp}/log.jsonl",
+    ),
+    one_file(
+        "import-jsonl-array-on-one-line",
+        "openai-jsonl",
+        "r.json",
+        json.dumps([oa(), oa(agent="y")]) + "\n",
+        "{tmp}/r.json:1: expected a JSON object per line, got a list; r.json is a JSON array",
+    ),
     # --- a verdict line's field is named at its own line (it was "the pair of r.jsonl:1 and
     # r.jsonl:2: verdicts[0].score_a", the trajectories' lines and the pairs file's path) -------
     *(
@@ -562,7 +587,7 @@ IMPORT_CASES: list[Case] = [
         "tasks-task-id-a-list",
         TASKS_SPEC,
         "{tmp}/tasks.jsonl:1: task_id",
-        "must be a non-empty string or an integer, got a list",
+        "must be a string, got a list; write it as a string (in quotes)",  # as a recorded log's
         tasks__jsonl=jsonl(task_row(task_id=["a"])),
     ),
 ]

@@ -93,3 +93,28 @@ def test_an_option_given_with_its_value_is_not_shown_beside_a_word_that_is_not_u
     done = cli("report", "--label=hunter2-Secret!", NOT_UTF8, cwd=tmp_path, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "hunter2" not in done.stderr and "argument 3 is not valid UTF-8" in done.stderr
+
+
+def test_a_large_runs_scans_run_serially_where_sqlite_cannot_name_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The branch of the fix above that the CLI test never reaches (its run is small, so the
+    path is never asked): a run counted large, in a folder whose name is not UTF-8, where
+    SQLite's ``PRAGMA database_list`` cannot hand back the path. The report is built (the scans
+    one after the other) and equals the one built where the path can be read."""
+    import shutil
+
+    from judgeaudit.analysis.report import ReportOptions, build_report
+    from tests.audit_helpers import finished_run
+
+    built = tmp_path / "built"
+    built.mkdir()
+    run = finished_run(built, 3, name="d2")
+    monkeypatch.setattr("judgeaudit.analysis.aggregate.PARALLEL_FROM", 1)  # every run is large
+    readable = build_report(run, ReportOptions())
+    folder = tmp_path / NOT_UTF8
+    folder.mkdir()
+    shutil.move(run, folder / "d2")
+    moved = build_report(folder / "d2", ReportOptions())
+    for key in ("pairs", "decisive", "misselected", "buckets", "by_models"):
+        assert moved[key] == readable[key], key

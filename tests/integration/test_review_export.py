@@ -161,7 +161,7 @@ def test_a_new_sample_shows_the_labels_already_stored_and_import_says_what_it_re
 
 def test_suggested_n_never_exceeds_the_run(out: Path, tmp_path: Path) -> None:
     done = cli_ok(
-        "review", "export", str(out), "--n", "5", "--width", "0.02",
+        "review", "export", str(out), "--n", "5", "--width", "2",
         "--out", str(tmp_path / "s.csv"),
     )  # fmt: skip
     pairs = len(open_db_pairs(out))
@@ -261,3 +261,22 @@ def test_every_seed_a_run_takes_draws_and_small_seeds_draw_as_before(out: Path) 
         drawn.setdefault(seed, []).append(path.read_text())
     assert drawn[2**63 - 1][0] == drawn[2**63 - 1][1] != drawn[2**32][0]
     assert [draws(s) for s in (0, 7, 2**32 - 1)] == [0, 7, 2**32 - 1]
+
+
+def test_width_is_in_points_and_an_old_fraction_is_refused(out: Path, tmp_path: Path) -> None:
+    """``--width`` took a fraction (0.1) while its own line and ``compare --margin`` speak in
+    points: it takes points, and a fraction (what 0.1 meant before) is refused with the points
+    it meant, never read as a tenth of a point; nothing is written."""
+    sample = tmp_path / "s.csv"
+    ten = cli_ok("review", "export", str(out), "--width", "10", "--out", str(sample))
+    assert "labelled pairs for a 95% interval 10 points wide" in ten.stdout
+    sample.unlink()
+    for old in ("0.1", "0.2"):
+        done = cli("review", "export", str(out), "--width", old, "--out", str(sample))
+        assert done.returncode == 2 and not sample.exists()
+        points = f"{float(old) * 100:g}"
+        assert done.stderr.strip() == (
+            f"judgeaudit: review export: --width {old}: the width is in percentage points now (as"
+            f" the suggested --n line and compare --margin); for {points} points give --width "
+            f"{points}"
+        )

@@ -19,14 +19,13 @@ def simulated(report: Mapping[str, Any]) -> bool:
 
 def ratio_text(value: float) -> str:
     """An odds ratio to three significant digits with their zeros (``1.00``, ``2.13``, ``796``;
-    ``9.5e+03`` from a thousand, as before): ``.3g`` printed 1.003 as ``1``, so an interval the
-    headline counts as excluding 1 read ``[1, 2.13]`` (a new user); a value that is not 1 but
-    rounds to it gets the digits that tell it from 1 (``1.003``, ``0.9996``: reviewer)."""
+    ``9.5e+03`` from a thousand): ``.3g`` printed 1.003 as ``1``, so an interval the headline
+    counts as excluding 1 read ``[1, 2.13]``; a value that is not 1 but rounds to it gets the
+    digits that tell it from 1 (``1.003``, ``0.9996``), up to six; one that is 1 even to six
+    prints as 1 does, ``1.00`` (it printed ``1.0000000`` for 1.000000001)."""
     if not 1e-3 <= abs(value) < 1e3 or abs(float(f"{value:.3g}")) >= 1e3:
         return f"{value:.3g}"
-    digits = 3
-    while float(f"{value:.{digits}g}") == 1.0 and value != 1.0 and digits < 8:
-        digits += 1
+    digits = next((d for d in range(3, 7) if float(f"{value:.{d}g}") != 1.0), 3)
     text = f"{value:#.{digits}g}"
     return text[:-1] if text.endswith(".") else text
 

@@ -109,9 +109,12 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
     if matches:
         shown = ", ".join(repr(m["pair_id"]) for m in matches[:SHOW_MATCHES])
         more = ", ..." if len(matches) > SHOW_MATCHES else ""
+        pick = "give the whole id (the run's id first)"
+        if trials_at(pair_id.split("/")) is None:  # the agents alone: a task and trial pick one
+            pick = f"put the task and trial first, as {matches[0]['pair_id'].partition('/')[2]!r}, or {pick}"
         raise AnalysisError(
             f"pair {pair_id!r} matches {'several' if more else len(matches)} pairs ({shown}"
-            f"{more}); give the whole id (the run's id first)"
+            f"{more}); {pick}"
         )
     other_way = swapped_pair_id(pair_id)
     found = _matches(db, other_way) if other_way is not None else []
@@ -131,7 +134,8 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
     """The pair of that id, or else the pairs an imported log gave that id and those whose id
     ends in it as whole '/'-parts ("9/t1/…" is no tail of "…/退货-9/t1/…"), at most
     SHOW_MATCHES + 1: a log id that is also another pair's tail names both, never one in
-    silence. An id typed on a terminal that decomposes accents (NFD) names the same pair as
+    silence. The agents alone (``ace~keen``, no task) name that pair of agents on every task:
+    it said "not found" where ``t0/ace~keen`` listed the pairs it matches. An id typed on a terminal that decomposes accents (NFD) names the same pair as
     the stored composed (NFC) one, and the other way round: each spelling is tried."""
     by_source = has_source_ids(db)
     for spelling in dict.fromkeys(
@@ -154,6 +158,13 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
             for hit in db.execute(  # no LIKE: no pattern for SQLite to choke on
                 "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1) - 1) = '/' || ?1"
                 " ORDER BY pair_id LIMIT ?2",
+                (spelling, SHOW_MATCHES + 1),
+            ):
+                found.setdefault(hit["pair_id"], hit)
+        elif "~" in spelling:  # the agents alone, "ace~keen": the same pair on every task
+            for hit in db.execute(
+                "SELECT * FROM audit_pairs WHERE agent_a || '~' || agent_b = ?"
+                " ORDER BY pair_id LIMIT ?",
                 (spelling, SHOW_MATCHES + 1),
             ):
                 found.setdefault(hit["pair_id"], hit)

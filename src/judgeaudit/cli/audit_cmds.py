@@ -209,7 +209,7 @@ def register(sub: Sub) -> None:
     show.add_argument(
         "pair_id",
         help="a pair id, a unique tail of one (TASK/tTRIAL/A~B), or an imported pair's own"
-        " pair_id in its log",
+        " pair_id in its log; the agents alone (A~B) list their pairs",
     )
     show.add_argument(
         "--format", choices=["text", "json"], default="text", help="text (default) or json"
@@ -243,8 +243,10 @@ def register(sub: Sub) -> None:
     rexp.add_argument(
         "--width",
         type=float,
-        default=0.2,
-        help="target width of the weighted agreement's 95%% interval, for the suggested --n",
+        default=20.0,
+        metavar="POINTS",
+        help="target width of the weighted agreement's 95%% interval in percentage points, for "
+        "the suggested --n (default 20: ±10 points; a fraction such as 0.2 is refused)",
     )
     rexp.add_argument(
         "--explained-by",

@@ -187,6 +187,26 @@ def checked_margin(margin: float, command: str) -> float:
     return margin
 
 
+def checked_width(width: float) -> float:
+    """``review export --width`` in percentage points, as the line it prints and ``compare
+    --margin`` speak, as a fraction for ``suggested_n``. It took a fraction (0.2) before: a value
+    under 1 is refused with the points it meant, never read silently as a hundredth of them."""
+    import math
+
+    if math.isfinite(width) and 0 < width < 1:
+        raise UserError(
+            f"review export: --width {width:g}: the width is in percentage points now (as the "
+            f"suggested --n line and compare --margin); for {width * 100:g} points give --width "
+            f"{width * 100:g}"
+        )
+    if not (math.isfinite(width) and 1 <= width < 100):
+        raise UserError(
+            f"review export: --width {width:g}: give the interval's width in percentage points, "
+            "from 1 to under 100 (default 20)"
+        )
+    return width / 100
+
+
 def cmd_judges(args: argparse.Namespace) -> int:
     from judgeaudit.analysis.frame import AnalysisError
     from judgeaudit.analysis.leaderboard import leaderboard, render_leaderboard
@@ -294,8 +314,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         )
     if args.n < 1:
         raise UserError(f"review export: --n {args.n}: give how many pairs to sample (1 or more)")
-    if not 0 < args.width < 1:
-        raise UserError(f"review export: --width {args.width}: give a width between 0 and 1")
+    width = checked_width(args.width)
     from judgeaudit.analysis.outputs import check_output
 
     flag = "review export: --out"
@@ -312,10 +331,10 @@ def cmd_review_export(args: argparse.Namespace) -> int:
         f"(A/B/tie), then: {command('review', 'import', args.out, path)}"
     )
     population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
-    need = suggested_n(population, args.width)
+    need = suggested_n(population, width)
     every = " (every pair of the run: no fewer would do)" if need == len(pairs) else ""
     print(
-        f"suggested --n {need}{every}: labelled pairs for a 95% interval {args.width * 100:g} "
+        f"suggested --n {need}{every}: labelled pairs for a 95% interval {args.width:g} "
         f"points wide on the weighted agreement (worst case 50%, Kish design effect "
         f"{kish_design_effect(population):.2f} of the stratum weights)"
         + ("" if args.n >= need else f"; --n {args.n} gives a wider interval")

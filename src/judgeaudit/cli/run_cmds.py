@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from judgeaudit.audit.events import EventSink
 from judgeaudit.cli.common import UserError
 from judgeaudit.cli.display import JsonLinesDisplay, ProgressDisplay
-from judgeaudit.errors import JudgeauditError
+from judgeaudit.errors import CheckFailed, JudgeauditError
 from judgeaudit.suggest import command
 
 if TYPE_CHECKING:
@@ -64,8 +64,11 @@ def _print_plan(
     return 0
 
 
-def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinished:
-    """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept)."""
+def _run_blocking(
+    spec: Path | RunSpec, out: Path, *, fail_unjudged: str | None = None, **options: Any
+) -> RunFinished:
+    """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept).
+    ``fail_unjudged``: the re-judge's model, whose run failed if no order got a verdict."""
     from judgeaudit.engine import run_audit_blocking
 
     try:
@@ -75,7 +78,7 @@ def _run_blocking(spec: Path | RunSpec, out: Path, **options: Any) -> RunFinishe
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
             "command to resume"
         ) from None
-    _say_if_unjudged(out, finished.run_id)
+    _say_if_unjudged(out, finished.run_id, fail_unjudged)
     if finished.summary.get("parquet") is False:
         from judgeaudit.audit.store.parquet_out import PARQUET, install_hint
 
@@ -102,11 +105,13 @@ def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
         )
 
 
-def _say_if_unjudged(out: Path, run_id: str) -> None:
+def _say_if_unjudged(out: Path, run_id: str, rejudged: str | None = None) -> None:
     """After the run's closing line: a plain warning when most judge orders got no verdict (the
-    run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md)."""
+    run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md),
+    but for a re-judge (``rejudged``, its judge model) whose every order got none: judging was
+    all it had to do, so it failed (a typo'd model), and says so as one line, exit 1."""
     from judgeaudit.analysis.frame import stored_manifest
-    from judgeaudit.analysis.verdicts import unjudged, verdict_health
+    from judgeaudit.analysis.verdicts import nothing_judged, unjudged, verdict_health
     from judgeaudit.audit.spec.records import recorded_verdicts
     from judgeaudit.audit.store import open_readonly
 
@@ -114,9 +119,17 @@ def _say_if_unjudged(out: Path, run_id: str) -> None:
     try:
         (text,) = db.execute("SELECT manifest FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         recorded = recorded_verdicts(stored_manifest(text, run_id))
-        note = unjudged(verdict_health(db, run_id), str(out), recorded=recorded)
+        health = verdict_health(db, run_id)
+        note = unjudged(health, str(out), recorded=recorded)
     finally:
         db.close()
+    if rejudged is not None and nothing_judged(health):
+        raise CheckFailed(
+            f"rejudge failed: judge model {rejudged!r} gave no verdict on any order "
+            f"({health['no_verdict_orders']}/{health['orders']}; run {run_id} kept in {out}); "
+            "check --judge-model (a typo, or a model whose replies carry no verdict: "
+            f"`{command('report', out, '--run', run_id)}` shows the parse failures) and rerun"
+        )
     if note is not None:
         print(f"warning: {note}", file=sys.stderr)
 
@@ -145,9 +158,17 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
         for model in models:
             _rejudge_one(args, model)
         return 0
-    finished = [_rejudge_one(args, model) for model in models]
-    if len(finished) > 1:
+    failed: list[CheckFailed] = []
+    for model in models:  # a judge that gave no verdict at all fails; the others still run
+        try:
+            _rejudge_one(args, model)
+        except CheckFailed as exc:
+            failed.append(exc)
+    if len(models) - len(failed) > 1:
         print(f"rank them: {command('judges', args.out)}", file=_said(args.events))
+    if failed:
+        more = f" (and {len(failed) - 1} more judge model(s) the same)" if len(failed) > 1 else ""
+        raise CheckFailed(f"{failed[0]}{more}")
     return 0
 
 
@@ -186,7 +207,12 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
     existing = (args.out / "audit.db").is_file()
     new_run = existing and not _holds_spec(args.out, spec)
     finished = _run_blocking(
-        spec, args.out, on_event=_sink(args.events), concurrency=args.concurrency, new_run=new_run
+        spec,
+        args.out,
+        fail_unjudged=spec.judge.model,
+        on_event=_sink(args.events),
+        concurrency=args.concurrency,
+        new_run=new_run,
     )
     said = _said(args.events)
     print(

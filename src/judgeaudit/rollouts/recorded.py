@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from judgeaudit.agentnames import quoted_task_id
 from judgeaudit.audit.inputs.checked import Checked, write_checked
 from judgeaudit.audit.inputs.imported import parse_pair
 from judgeaudit.audit.inputs.pair_checks import ContentHash, ImportedSet
@@ -177,11 +178,8 @@ def _pair(
 ) -> None:
     row = {k: v for k, v in raw.items() if k != "type"}
     _pair_id(row, where, "verdict lines are joined to pairs by it")
-    if "task_id" in row and type(row["task_id"]) is not str:  # 7 and "7": one task or two?
-        raise RolloutError(
-            f"{where}: task_id: must be a string, got {json_type(row['task_id'])}; write it as a "
-            "string (in quotes), as the log's other ids"
-        )
+    if "task_id" in row:  # 7 and "7": one task or two?
+        quoted_task_id(row["task_id"], f"{where}: task_id", RolloutError)
     if "verdicts" in row:
         raise RolloutError(f"{where}: verdicts: give verdicts on their own lines (type verdict)")
     fill_pair_defaults(row)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.agentnames import task_id
+from judgeaudit.agentnames import quoted_task_id
 from judgeaudit.audit.tasks.errors import TaskError
 from judgeaudit.audit.tasks.jsonl import read_objects
 from judgeaudit.audit.tasks.retail import MAX_COPIES, builtin_retail
@@ -98,7 +98,7 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     if not isinstance(facts, list) or not all(isinstance(f, str) for f in facts):
         raise TaskError(f"{where}: required_facts: must be a list of strings")
     return Task(
-        task_id(row["task_id"], f"{where}: task_id", TaskError),
+        quoted_task_id(row["task_id"], f"{where}: task_id", TaskError),
         row["task_type"],
         instruction,
         state,

@@ -1,0 +1,34 @@
+"""``show OUT ace~weak``: the two agents alone, no task. It said "not found" where
+``show OUT t0/ace~weak`` said the pairs it matches; it lists them and says how to pick one."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tests.audit_helpers import finished_run
+from tests.cli_helpers import cli
+
+
+def test_the_agents_alone_list_their_pairs_and_how_to_pick_one(tmp_path: Path) -> None:
+    out = finished_run(tmp_path, 2)
+    db = sqlite3.connect(out / "audit.db")
+    ids = [
+        r
+        for (r,) in db.execute(
+            "SELECT pair_id FROM audit_pairs WHERE agent_a = 'ace' AND agent_b = 'weak'"
+            " ORDER BY pair_id"
+        )
+    ]
+    db.close()
+    assert len(ids) == 2  # one per task
+    done = cli("show", str(out), "ace~weak")
+    assert done.returncode == 2
+    tail = ids[0].partition("/")[2]
+    assert done.stderr.strip() == (
+        f"judgeaudit: pair 'ace~weak' matches 2 pairs ({ids[0]!r}, {ids[1]!r}); put the task"
+        f" and trial first, as {tail!r}, or give the whole id (the run's id first)"
+    )
+    picked = cli("show", str(out), tail)  # the way out it names opens the pair
+    assert picked.returncode == 0 and picked.stdout.startswith(f"pair {ids[0]}"), picked.stderr
+    assert "not found" in cli("show", str(out), "ace~nobody").stderr
