@@ -195,18 +195,37 @@ class RunsScreen(RunsJudges):
         if run is None:
             self.notify("no run to pick: open a directory that holds one", severity="warning")
             return
+        before = (self.pick_a, self.pick_b)
         if side == "a":
             self.pick_a = (run.out, run.run_id)
         else:
             self.pick_b = (run.out, run.run_id)
-        self.drop_running()
+        self.picks_changed(before)
         picker.show_runs(picker.runs, self.pick_a, self.pick_b)
 
     def action_clear_picks(self) -> None:
+        before = (self.pick_a, self.pick_b)
         self.pick_a = self.pick_b = None
-        self.drop_running()
+        self.picks_changed(before)
         picker = self.query_one(RunPicker)
         picker.show_runs(picker.runs, None, None)
+
+    def picks_changed(self, before: tuple[Pick | None, Pick | None]) -> None:
+        """Other runs picked: as for another A or B typed, the comparison on screen (or still
+        running) is of runs the picks no longer name, and goes (it stayed until ctrl+t)."""
+        self.drop_running()
+        if (self.pick_a, self.pick_b) != before and not self.of_picks():
+            self.clear_comparison()
+
+    def of_picks(self) -> bool:
+        """Whether the comparison on screen is of the runs picked (a run it compares, picked on
+        its side, keeps it); with none picked, ctrl+t would ask the fields again."""
+        c = self.compared
+        if c is None or (self.pick_a is None and self.pick_b is None):
+            return False
+        result = c.result
+        sides = ((self.pick_a, c.out_a, result["run_a"]), (self.pick_b, c.out_b, result["run_b"]))
+        return all(p is None or (p[0].resolve(), p[1]) == (o.resolve(), r) for p, o, r in sides)
 
     def focus_field(self, field: str) -> None:
         self.query_one(f"#r-{field}", Field).focus()
