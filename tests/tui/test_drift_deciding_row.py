@@ -131,3 +131,102 @@ def test_a_table_opened_below_its_top_says_so_and_the_next_opens_at_its_top(
     assert not any(s.strip().startswith(labels[-1]) for s in at_top[head:]), "\n".join(at_top)
     assert not any("the row that failed the gate" in line for line in moved), "\n".join(moved)
     assert top == 0 and not any("failed the gate" in line for line in passed), "\n".join(passed)
+
+
+FAILED_GATE = "cursor on tie-aware, the row that failed the gate"
+
+
+def _edge_agrees(lines: list[str], labels: list[str]) -> str:
+    """What the pane's top edge must say of the table as painted, counted on the screen: the
+    rows above the first one painted, or those down to the failing (last) row when it is under
+    the fold, and nothing when it is painted with nothing above it; fails when the screen
+    says otherwise, and returns that line."""
+    above = _rows_above(lines, labels)
+    head = next(i for i, line in enumerate(lines) if line.strip().startswith("bucket "))
+    rows = [s.strip() for s in lines[head + 1 :]]
+    shown = [i for i, label in enumerate(labels) if any(s.startswith(label) for s in rows)]
+    below = len(labels) - 1 - max(shown)
+    said = [
+        f"{arrow} {n} {'row' if n == 1 else 'rows'} {where}"
+        for arrow, n, where in (("↑", above, "above"), ("↓", below, "below"))
+        if n
+    ]
+    edge = [line for line in lines if FAILED_GATE in line]
+    screen = "\n".join(lines)
+    if not said:
+        assert not edge, screen
+        return ""
+    assert len(edge) == 1 and f"{FAILED_GATE} · {' · '.join(said)}" in edge[0], screen
+    return edge[0]
+
+
+@pytest.mark.parametrize("first", [SMALL, (120, 40)], ids=["80x24-first", "120x40-first"])
+def test_the_edge_is_said_again_when_the_terminal_is_resized(
+    isolated: ProfileStore, four_runs: Path, first: tuple[int, int]
+) -> None:
+    """How many rows are out of sight was worked out when the comparison was shown and when the
+    table scrolled: scrolled back to its top at 80x24, then widened to 120x40 (every row
+    painted), the pane still said "↓ 2 rows below". Now, at each size, it says what the screen
+    shows."""
+
+    async def go() -> tuple[list[tuple[str, list[str]]], list[str]]:
+        app = make_app(isolated, four_runs)
+        seen: list[tuple[str, list[str]]] = []
+        async with app.run_test(size=first) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 4, "four runs listed")
+            tie = next(i for i, r in enumerate(picker.runs) if "tie" in r.judge)
+            seen.append((f"{first} opened", await _compare(pilot, tie)))
+            table = app.screen.query_one("#drift", FitTable)
+            for size in (SMALL, (120, 40), SMALL):
+                await pilot.resize_terminal(*size)
+                await settle(pilot)
+                seen.append((f"{size}", painted(app)))
+                table.scroll_home(animate=False)  # as the mouse wheel does: the cursor stays
+                await settle(pilot)
+                seen.append((f"{size} at the top", painted(app)))
+            return seen, [str(cells["bucket"]) for _, cells in table.rows_data]
+
+    seen, labels = asyncio.run(go())
+    said = {what: _edge_agrees(lines, labels) for what, lines in seen}
+    assert "↓ 2 rows below" in said["(80, 24) at the top"], said  # the case that was stale next
+    assert said["(120, 40) at the top"] == "", said
+
+
+def test_no_edge_over_a_hidden_table(isolated: ProfileStore, four_runs: Path) -> None:
+    """`g` (the chart) and `f` (the figures) take the drift table's place under the change pane:
+    its top edge kept "cursor on tie-aware, the row that failed the gate · ↑ 2 rows above" over
+    a chart with no cursor and no rows. Now it says nothing while the table is hidden (a resize
+    meanwhile too), and the table back says again where that row is."""
+
+    async def go() -> tuple[dict[str, list[str]], list[str]]:
+        app = make_app(isolated, four_runs)
+        seen: dict[str, list[str]] = {}
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            picker = app.screen.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 4, "four runs listed")
+            tie = next(i for i, r in enumerate(picker.runs) if "tie" in r.judge)
+            seen["table"] = await _compare(pilot, tie)
+            for key in ("g", "f"):
+                await press(pilot, key)
+                seen[key] = painted(app)
+                await pilot.resize_terminal(120, 40)
+                await settle(pilot)
+                seen[f"{key} at 120x40"] = painted(app)
+                await pilot.resize_terminal(*SMALL)
+                await press(pilot, key)  # the drift table again
+                seen[f"{key} again"] = painted(app)
+            table = app.screen.query_one("#drift", FitTable)
+            return seen, [str(cells["bucket"]) for _, cells in table.rows_data]
+
+    seen, labels = asyncio.run(go())
+    assert "↑" in _edge_agrees(seen["table"], labels)
+    for key in ("g", "f"):
+        for hidden in (key, f"{key} at 120x40"):
+            screen = "\n".join(seen[hidden])
+            assert "gate (--fail-on-rise): FAILED" in screen, screen  # the pane is there
+            assert "change [95% CI]" not in screen, screen  # the drift table's header
+            assert FAILED_GATE not in screen, screen
+        assert "↑" in _edge_agrees(seen[f"{key} again"], labels)

@@ -23,22 +23,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, Label, Static
 
 from judgeaudit.errors import JudgeauditError
-from judgeaudit.tui.drift_view import (
-    DRIFT_COLUMNS,
-    DRIFT_METHOD,
-    OVERALL,
-    TIE_AWARE,
-    changes_text,
-    chart_text,
-    deciding_row,
-    deciding_title,
-    drift_rows,
-)
+from judgeaudit.tui.drift_view import DRIFT_METHOD, OVERALL, TIE_AWARE, changes_text, chart_text
 from judgeaudit.tui.latest import Latest
 from judgeaudit.tui.messages import OpenResults
 from judgeaudit.tui.recent import recent, remember
 from judgeaudit.tui.screens.flipped import FlippedPairs
 from judgeaudit.tui.screens.runs_judges import RunsJudges
+from judgeaudit.tui.widgets.drift_table import DriftTable
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.judges_table import JudgesTable
@@ -83,7 +74,6 @@ class RunsScreen(RunsJudges):
         # pick counts up, so a compare still running for the old inputs is dropped when it ends
         self.compares = Latest()
         self.listings = Latest()  # a slow listing of the directories before is dropped too
-        self.failed_row: str | None = None  # the drift row the gate failed on, if it did
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -100,7 +90,7 @@ class RunsScreen(RunsJudges):
         yield Note("", id="runs-status", classes="hint")
         with VerticalScroll(id="changes-pane"):
             yield Static("", id="changes")
-        yield FitTable(DRIFT_COLUMNS, id="drift", cursor_type="row")
+        yield DriftTable(id="drift")
         with VerticalScroll(id="drift-chart-pane"):
             yield Static("", id="drift-chart")
         yield JudgesTable(id="judges")
@@ -112,7 +102,6 @@ class RunsScreen(RunsJudges):
         self.query_one("#drift-chart-pane").display = False
         self.query_one("#judges").display = False
         self.query_one(RunFigures).display = False
-        self.watch(self.query_one("#drift"), "scroll_y", self.say_rows_above, init=False)
         self.refresh_runs()
 
     def on_screen_resume(self) -> None:
@@ -206,18 +195,37 @@ class RunsScreen(RunsJudges):
         if run is None:
             self.notify("no run to pick: open a directory that holds one", severity="warning")
             return
+        before = (self.pick_a, self.pick_b)
         if side == "a":
             self.pick_a = (run.out, run.run_id)
         else:
             self.pick_b = (run.out, run.run_id)
-        self.drop_running()
+        self.picks_changed(before)
         picker.show_runs(picker.runs, self.pick_a, self.pick_b)
 
     def action_clear_picks(self) -> None:
+        before = (self.pick_a, self.pick_b)
         self.pick_a = self.pick_b = None
-        self.drop_running()
+        self.picks_changed(before)
         picker = self.query_one(RunPicker)
         picker.show_runs(picker.runs, None, None)
+
+    def picks_changed(self, before: tuple[Pick | None, Pick | None]) -> None:
+        """Other runs picked: as for another A or B typed, the comparison on screen (or still
+        running) is of runs the picks no longer name, and goes (it stayed until ctrl+t)."""
+        self.drop_running()
+        if (self.pick_a, self.pick_b) != before and not self.of_picks():
+            self.clear_comparison()
+
+    def of_picks(self) -> bool:
+        """Whether the comparison on screen is of the runs picked (a run it compares, picked on
+        its side, keeps it); with none picked, ctrl+t would ask the fields again."""
+        c = self.compared
+        if c is None or (self.pick_a is None and self.pick_b is None):
+            return False
+        result = c.result
+        sides = ((self.pick_a, c.out_a, result["run_a"]), (self.pick_b, c.out_b, result["run_b"]))
+        return all(p is None or (p[0].resolve(), p[1]) == (o.resolve(), r) for p, o, r in sides)
 
     def focus_field(self, field: str) -> None:
         self.query_one(f"#r-{field}", Field).focus()
@@ -312,7 +320,7 @@ class RunsScreen(RunsJudges):
         pane.display = False
         pane.border_subtitle = pane.border_title = ""
         self.query_one("#changes", Static).update("")
-        self.query_one("#drift", FitTable).set_rows([])
+        self.query_one(DriftTable).show_comparison(None)
         self.query_one("#drift-chart", Static).update("")
         self.query_one(RunFigures).show(None)
 
@@ -323,40 +331,15 @@ class RunsScreen(RunsJudges):
         pane.display = not self.query_one(JudgesTable).display  # j while it ran: not beside it
         pane.border_subtitle = DRIFT_METHOD if compared.result.get("method") else ""
         self.query_one("#changes", Static).update(changes_text(compared))
-        # the cursor on the row that failed the gate, so it is on screen at 80x24; else on the
-        # first row (not where the last comparison left it: a new table starts at its top)
-        rows = drift_rows(compared.result)
-        first = rows[0][0] if rows else None
-        deciding = self.failed_row = deciding_row(compared.result)
-        self.query_one("#drift", FitTable).set_rows(rows, cursor=deciding or first)
-        pane.border_title = ""
-        if deciding is not None:  # where that row scrolls the first ones off, the pane says so
-            self.call_after_refresh(self.say_rows_above)
+        self.query_one(DriftTable).show_comparison(compared.result)  # its note on the edge
         self.query_one(RunFigures).show(compared.result.get("figures"))
         self.draw_chart()
         pane.loading = False
         pane.scroll_home(animate=False)
 
-    def say_rows_above(self, _: float = 0.0) -> None:
-        """On the pane's top edge: the table opens on the row that failed the gate, not at its
-        top, and how many rows are above it (a user at 80x24 saw the first rows hidden); once
-        it is scrolled back to its top, how far below that row is (nothing pointed to it)."""
-        table = self.query_one("#drift", FitTable)
-        above = round(table.scroll_offset.y)
-        key = self.failed_row
-        if self.compared is None or key is None or table.selected_key() != key:
-            return
-        shown = table.scrollable_content_region.height - table.header_height * table.show_header
-        below = table.get_row_index(key) + 1 - above - shown  # that row under the fold
-        name = str(dict(table.rows_data).get(key, {}).get("bucket", key))
-        title = deciding_title(name, above, below)
-        self.query_one("#changes-pane").border_title = title
-
-    def on_data_table_row_highlighted(self, event: FitTable.RowHighlighted) -> None:
-        """The cursor moved off the row that failed the gate: the pane's note on it has done."""
-        table = self.query_one("#drift", FitTable)  # where it is now: a relayout's highlight
-        if event.data_table is table and table.selected_key() != self.failed_row:  # may be stale
-            self.query_one("#changes-pane").border_title = ""
+    def on_drift_table_edge(self, event: DriftTable.Edge) -> None:
+        """Where the row that failed the gate is, said by the drift table on each change."""
+        self.query_one("#changes-pane").border_title = event.title
 
     def draw_chart(self) -> None:
         if self.compared is not None:
