@@ -16,7 +16,7 @@ from judgeaudit.profiles import project
 from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
-from judgeaudit.profiles.targets import registry
+from judgeaudit.profiles.targets import claude, registry
 
 
 def here(state: SwitchState) -> dict[str, str]:
@@ -122,13 +122,18 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
 
     if not store.exists(name):
         return None
-    key = store.get(name).key
+    profile = store.get(name)
+    key = profile.key
     if not key or secrets.get_key(key) is not None:
         return None
-    return (
-        f"key {key} (profile {name}'s) is missing from the keyring: the app's requests fail "
-        f"until `judgeaudit key set {key}`"
-    )
+    missing = f"key {key} (profile {name}'s) is missing from the keyring"
+    if profile.app == "claude" and claude.tool_key_mode(profile) == "inline":
+        return (  # the live file holds the key itself: Claude Code does not need the keyring
+            f"{missing}: {live_file('claude')} holds the key `profile use` wrote (key_mode "
+            f"inline), so Claude Code goes on working, but `judgeaudit profile use {name}` "
+            f"fails until `judgeaudit key set {key}`"
+        )
+    return f"{missing}: the app's requests fail until `judgeaudit key set {key}`"
 
 
 def key_in_use(key: str, use: KeyUse) -> str:

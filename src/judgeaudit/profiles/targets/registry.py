@@ -100,7 +100,8 @@ class ClaudeTarget:
     ) -> FilePlan:
         inline = None
         if profile is not None and claude.tool_key_mode(profile) == "inline":
-            inline = secrets.resolve_key(profile)
+            stored = load_secret(profile.key) if profile.key else None
+            inline = stored or secrets.resolve_key(profile)
         binding = path.name == "settings.local.json"  # a project binding's layer
         below = None
         if binding and profile is not None:  # the headers of the two files it outranks
