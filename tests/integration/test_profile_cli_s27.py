@@ -39,3 +39,42 @@ def test_an_inline_profile_without_its_key_still_shows_an_edit_since_use(home: P
     assert said in doctor.stdout and "Claude Code goes on working" in doctor.stdout
     assert "the app's requests fail" not in doctor.stdout
     assert LONG not in doctor.stdout + doctor.stderr + listed.stdout + listed.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize(
+    ("app", "bound", "file"),
+    [
+        ("claude", False, "claude/settings.json"),
+        ("claude", True, "work/api/.claude/settings.local.json"),
+        ("codex", False, "codex/config.toml"),
+    ],
+)
+def test_key_delete_refuses_a_key_a_live_file_still_reads(
+    home: Path, app: str, bound: bool, file: str
+) -> None:
+    """`profile use ed`, then `profile edit ed --key NEW`: `key delete OLD` asked the profiles
+    only, found none naming OLD and deleted it, while the file `use` wrote still ran `key print
+    OLD` on every request (the tool failed). Refused naming the file; --force deletes it."""
+    old, new = unique("s27-old"), unique("s27-new")
+    add(home, "ed", app, "http://127.0.0.1:9/v1", "--model", "m", "--key", old)
+    for name in (old, new):
+        assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    try:
+        (home / "work" / "api").mkdir(parents=True, exist_ok=True)
+        where = ["--project", "api"] if bound else []
+        assert cli(home, "profile", "use", "ed", *where).returncode == 0
+        assert cli(home, "profile", "edit", "ed", "--key", new).returncode == 0
+        refused = cli(home, "key", "delete", old)
+        kept = cli(home, "key", "status", old)
+        forced = cli(home, "key", "delete", old, "--force")
+    finally:
+        for name in (old, new):
+            cli(home, "key", "delete", name, "--force")
+    live = next(p for p in home.rglob(Path(file).name) if str(p).endswith(file))
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert f"key delete {old}: {live}, written when ed was switched on for {app}" in refused.stderr
+    assert f"still reads key {old} on every request" in refused.stderr
+    assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
+    assert forced.returncode == 0 and f"deleted key {old}" in forced.stdout, forced.stderr
+    assert f"warning: {live}, written when ed" in forced.stderr
