@@ -3,11 +3,12 @@ the real CLI in a fresh world, with the real Secret Service keyring where a key 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.new_user_helpers import add, cli, home, unique
+from tests.new_user_helpers import add, cli, home, one_line, unique
 
 __all__ = ["home"]  # the fixture, shared
 
@@ -78,3 +79,24 @@ def test_key_delete_refuses_a_key_a_live_file_still_reads(
     assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
     assert forced.returncode == 0 and f"deleted key {old}" in forced.stdout, forced.stderr
     assert f"warning: {live}, written when ed" in forced.stderr
+
+
+@pytest.mark.parametrize("verb", ["exec", "env"])
+def test_scrub_refuses_when_a_profile_file_does_not_load(home: Path, verb: str) -> None:
+    """`exec NAME --scrub-other-providers -- cmd` with a broken profile file beside it ran the
+    command with that profile's variables (its env_prefix unknown) left in, unsaid: the user
+    asked for the scrub. Refused before anything runs, one line naming the file and the fix."""
+    add(home, "s", "sdk", "https://gw.example.com/v1", "--key-env", "S_KEY")
+    broken = home / "cfg" / "profiles" / "other.toml"
+    broken.write_text('name = "other"\napp = "sdk"\nbase_url = 3\n[options]\nenv_prefix = "GW"\n')
+    ran = home / "work" / "ran"
+    tail = ["--", sys.executable, "-c", f"open({str(ran)!r}, 'w')"] if verb == "exec" else []
+    env = {"S_KEY": "tk-abcdefghij12", "GW_API_KEY": "gw-key-of-another-one"}
+    done = cli(home, verb, "s", "--scrub-other-providers", *tail, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = one_line(done)
+    assert line.startswith(f"judgeaudit: {verb} --scrub-other-providers: a profile file does not")
+    assert f"{broken}: base_url" in line and "(fix or remove that file)" in line, line
+    assert line.endswith("nothing was run" if verb == "exec" else "nothing was printed"), line
+    assert not ran.exists() and done.stdout == ""
+    assert "gw-key" not in done.stdout + done.stderr
