@@ -27,12 +27,14 @@ def drift(store: ProfileStore, app: str, name: str) -> str | None:
         return None
     if not store.exists(name):
         return f"{name} was removed since; `judgeaudit profile off {app}` gives you your own values back"
-    profile = store.get(name)
     try:
+        profile = store.get(name)
         try:
             plans = plan_app(store, app, profile)
         except SecretError:  # an inline profile's key gone (said once, as missing): the rest
             plans = plan_app(store, app, profile, load_secret=_as_in_file(app, profile))
+    except SecretError:  # the keyring cannot answer at all: doctor's keyring line says so
+        return None
     except ProfileError as exc:
         return f"{exc}"
     changed = [str(plan.path) for plan in plans if plan.changes]
