@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from judgeaudit.profiles.store import ProfileStore
-from tests.tui.helpers import SMALL, make_app, press
+from tests.tui.helpers import SMALL, make_app, press, settle
 
 
 def test_add_form_names_the_empty_field_and_what_to_give(isolated: ProfileStore) -> None:
@@ -57,3 +57,40 @@ def test_a_key_pasted_into_a_name_field_is_hidden_at_once(isolated: ProfileStore
     assert said.startswith("key: that looks like an API key, so it is hidden")
     assert "press k on it" in said
     assert not hidden_after and said_after == ""
+
+
+def test_the_form_refuses_a_codex_profile_the_cli_refuses(isolated: ProfileStore) -> None:
+    """A Codex profile with key_mode command reads a keyring entry: `profile add` and `profile
+    edit` refused one without it, and the app's form saved it (a twenty-seventh-session review),
+    which `use` then refused. Refused in the form, in the CLI's words; nothing saved."""
+    from judgeaudit.tui.screens.modals import ProfileForm
+    from tests.tui.test_state import select
+
+    file = isolated.user_dir / "taotoken-codex.toml"
+
+    async def go() -> tuple[str, bool, str, bool]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "a")
+            app.screen.query_one("#f-app", Select).value = "codex"
+            for field, value in (("name", "c-new"), ("base_url", "https://gw.example.com/v1")):
+                app.screen.query_one(f"#f-{field}", Input).value = value
+            await press(pilot, "ctrl+s")
+            added = str(app.screen.query_one("#form-error", Static).render())
+            add_open = isinstance(app.screen, ProfileForm)
+            await press(pilot, "escape")
+            await select(pilot, app, "taotoken-codex")  # a preset: key_mode command
+            await press(pilot, "e")
+            app.screen.query_one("#f-key", Input).value = ""
+            await press(pilot, "ctrl+s")
+            edited = str(app.screen.query_one("#form-error", Static).render())
+            return added, add_open, edited, isinstance(app.screen, ProfileForm)
+
+    added, add_open, edited, edit_open = asyncio.run(go())
+    assert add_open and edit_open
+    for said, name in ((added, "c-new"), (edited, "taotoken-codex")):
+        assert said.startswith(f"profile {name!r}: key_mode command reads a keyring entry"), said
+        assert said.endswith("; nothing was saved"), said
+    assert not isolated.exists("c-new") and not file.exists()
+    assert isolated.get("taotoken-codex").key == "taotoken"

@@ -235,7 +235,8 @@ def cmd_env(args: argparse.Namespace) -> int:
             "to `source`, `Invoke-Expression`), or give --force to show it here"
         )
     key = secrets.resolve_key(profile)
-    given, gone = shell_environment(profile, key, _scrub_families(args.scrub_other_providers))
+    scrub = _scrub_families(args.scrub_other_providers, "env", "nothing was printed")
+    given, gone = shell_environment(profile, key, scrub)
     if not args.force:
         try:
             with_key = [name for name, value in given.items() if value == key]
@@ -253,14 +254,22 @@ def cmd_env(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scrub_families(on: bool) -> tuple[str, ...] | None:
+def _scrub_families(on: bool, verb: str, nothing: str) -> tuple[str, ...] | None:
     """With ``--scrub-other-providers``: the ``env_prefix`` families of the user's profiles
-    (another profile's, unless it is this one's too); None: it was not given."""
+    (another profile's, unless it is this one's too); None: it was not given. A profile file
+    that does not load is refused (``nothing``: what was not done): its prefix is unknown, so
+    its variables would pass unscrubbed, unsaid."""
     if not on:
         return None
     from judgeaudit.profiles.otherproviders import user_prefixes
 
-    return user_prefixes(_store().scan()[0])  # a broken profile file is `profile list`'s to say
+    profiles, broken = _store().scan()
+    if broken:
+        raise UserError(
+            f"{verb} {SCRUB}: a profile file does not load, so the variables its env_prefix "
+            f"names cannot be left out: {'; '.join(broken)}; {nothing}"
+        )
+    return user_prefixes(profiles)
 
 
 def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
@@ -293,6 +302,7 @@ def cmd_exec(args: argparse.Namespace) -> int:
     # Layers a killed exec left (one may hold a key) go first, even when this exec then fails.
     execenv.sweep_layers()
     profile = _store().get(args.name)
+    scrub = _scrub_families(args.scrub_other_providers, "exec", "nothing was run")
     key = secrets.resolve_key(profile)
     base_env = dict(os.environ)
     tool = execenv.tool_for(command, base_env, as_)
@@ -302,7 +312,6 @@ def cmd_exec(args: argparse.Namespace) -> int:
                 from judgeaudit.bridge.execlink import bridged  # aiohttp only when bridging
 
                 profile, key = stack.enter_context(bridged(profile, key, tool.app))
-            scrub = _scrub_families(args.scrub_other_providers)
             launch = execenv.plan_launch(profile, key, command, base_env, tool, scrub=scrub)
         except ProfileError as exc:
             raise UserError(str(exc)) from None

@@ -12,6 +12,7 @@ from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backups, bridgeports, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
+from judgeaudit.profiles.keysource import check_key_source
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
     APP_OPTIONS,
@@ -130,23 +131,12 @@ def cmd_add(args: argparse.Namespace) -> int:
             "`judgeaudit key set NAME`) or --key-env VAR; a profile without a key cannot be "
             "used; nothing was saved"
         )
-    _codex_key_source(profile, "profile add")
+    check_key_source(profile, "profile add")
     path = bridgeports.save(store, profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
         print(f"next: judgeaudit key set {data['key']}")
     return 0
-
-
-def _codex_key_source(profile: Profile, verb: str) -> None:
-    """How Codex would get the key, refused when saved rather than at `use` (add and edit)."""
-    if profile.app == "codex":
-        from judgeaudit.profiles.targets import codex
-
-        try:
-            codex.key_mode(profile)
-        except ProfileError as exc:
-            raise UserError(f"{verb}: {exc}; nothing was saved") from None
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
@@ -173,7 +163,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             "--key-env VAR in the same edit (a profile without a key cannot be used); nothing "
             "was saved"
         )
-    _codex_key_source(profile, "profile edit")  # `--key ''` of key_mode command: refused too
+    check_key_source(profile, "profile edit")  # `--key ''` of key_mode command: refused too
     path = bridgeports.save(store, profile)
     print(f"saved {args.name} -> {path}")
     if isinstance(had_key, str) and had_key != profile.key:

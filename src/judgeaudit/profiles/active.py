@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from judgeaudit.profiles import project
+from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
-from judgeaudit.profiles.targets import registry
+from judgeaudit.profiles.targets import claude, registry
 
 
 def here(state: SwitchState) -> dict[str, str]:
@@ -59,6 +60,7 @@ class KeyUse(NamedTuple):
     name: str
     path: str = ""
     project: str = ""
+    edited: bool = False  # the profile no longer names the key: its file, written before, does
 
 
 def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
@@ -67,12 +69,29 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     project's settings file (``profile use NAME --project``); deleting the key breaks every
     one of them. ``key delete`` and the TUI's ``K`` both ask this. A use whose key mode reads
     no keyring entry (claude ``inline``/``env``, codex ``env_key``) is none: deleting the key
-    breaks nothing there (:meth:`~judgeaudit.profiles.targets.registry.Target.reads_key`)."""
-    profiles = [p for p in store.list() if p.key == key]
+    breaks nothing there (:meth:`~judgeaudit.profiles.targets.registry.Target.reads_key`).
+    A live file that still runs ``key print KEY`` (its profile edited since ``use``) is one
+    too, marked ``edited``."""
+    everyone = store.list()
+    profiles = [p for p in everyone if p.key == key]
     users = sorted(p.name for p in profiles)
     readers = [p.name for p in profiles if registry.for_app(p.app).reads_key(p)]
-    uses = _uses(store, users)
-    return users, [use for use in uses if use.name in readers]
+    uses = [use for use in _uses(store, users) if use.name in readers]
+    placed = {(use.path, use.project) for use in uses}
+    for use in _uses(store, [p.name for p in everyone]):
+        if use.path and (use.path, use.project) not in placed and key in _keys_read(use):
+            uses.append(use._replace(edited=True))
+    return users, uses
+
+
+def _keys_read(use: KeyUse) -> set[str]:
+    """The keyring entries ``use``'s live file has its tool read (none when it is unreadable:
+    doctor and the switch say why)."""
+    try:
+        raw = read_live(Path(use.path))
+        return registry.for_app(use.app).keys_read(Path(use.path), raw) if raw else set()
+    except (ProfileError, OSError):
+        return set()
 
 
 def file_uses(store: ProfileStore, name: str) -> list[KeyUse]:
@@ -122,18 +141,32 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
 
     if not store.exists(name):
         return None
-    key = store.get(name).key
+    profile = store.get(name)
+    key = profile.key
     if not key or secrets.get_key(key) is not None:
         return None
-    return (
-        f"key {key} (profile {name}'s) is missing from the keyring: the app's requests fail "
-        f"until `judgeaudit key set {key}`"
-    )
+    missing = f"key {key} (profile {name}'s) is missing from the keyring"
+    if profile.app == "claude" and claude.tool_key_mode(profile) == "inline":
+        return (  # the live file holds the key itself: Claude Code does not need the keyring
+            f"{missing}: {live_file('claude')} holds the key `profile use` wrote (key_mode "
+            f"inline), so Claude Code goes on working, but `judgeaudit profile use {name}` "
+            f"fails until `judgeaudit key set {key}`"
+        )
+    return f"{missing}: the app's requests fail until `judgeaudit key set {key}`"
 
 
 def key_in_use(key: str, use: KeyUse) -> str:
     """What deleting ``key`` breaks: the active profile reads it on every request."""
     where = f" ({use.path})" if use.path else ""
+    if use.edited:  # the profile names another key now: the file written before still reads it
+        apply = f"`judgeaudit profile use {use.name}" + (
+            f" --project` in {use.project}" if use.project else "`"
+        )
+        return (
+            f"{use.path}, written when {use.name} was switched on for {use.app} (edited since), "
+            f"still reads key {key} on every request: {use.app} fails there until {apply} "
+            "applies the edit or the key is set again"
+        )
     if use.project:
         return (
             f"{use.name} is bound to {use.project} for {use.app}{where} and reads key {key} on "

@@ -5,12 +5,16 @@ a hand edit of the file, shows; nothing here writes the app's files."""
 
 from __future__ import annotations
 
-from judgeaudit.profiles import active
-from judgeaudit.profiles.model import ProfileError
+from collections.abc import Callable
+
+from judgeaudit.profiles import active, secrets
+from judgeaudit.profiles.livefile import read_live
+from judgeaudit.profiles.model import Profile, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.secrets import SecretError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import plan_app
+from judgeaudit.profiles.targets import claude
 
 #: what ``list`` adds after a drifted active profile (the TUI marks it ``*!``)
 DRIFT_MARK = "(changed since use: run profile use)"
@@ -24,8 +28,12 @@ def drift(store: ProfileStore, app: str, name: str) -> str | None:
     if not store.exists(name):
         return f"{name} was removed since; `judgeaudit profile off {app}` gives you your own values back"
     try:
-        plans = plan_app(store, app, store.get(name))
-    except SecretError:  # an inline profile's key gone: said once, as missing (doctor, list)
+        profile = store.get(name)
+        try:
+            plans = plan_app(store, app, profile)
+        except SecretError:  # an inline profile's key gone (said once, as missing): the rest
+            plans = plan_app(store, app, profile, load_secret=_as_in_file(app, profile))
+    except SecretError:  # the keyring cannot answer at all: doctor's keyring line says so
         return None
     except ProfileError as exc:
         return f"{exc}"
@@ -36,6 +44,18 @@ def drift(store: ProfileStore, app: str, name: str) -> str | None:
         f"{', '.join(changed)} no longer holds what {name} writes (edited since `profile use`); "
         f"`judgeaudit profile use {name}` applies it"
     )
+
+
+def _as_in_file(app: str, profile: Profile) -> Callable[[str], str | None]:
+    """The keyring, with ``profile``'s own gone key answered by the token its live file holds
+    (only ``key_mode = "inline"`` writes one): the token cannot be compared without the key,
+    the base URL and models still are. A file without a token gets a stand-in, which shows."""
+    path = live_file(app)
+    raw = read_live(path) if path is not None else None
+    env = claude.parse(path, raw).data().get("env") if path is not None and raw else None
+    token = env.get("ANTHROPIC_AUTH_TOKEN") if isinstance(env, dict) else None
+    held = token if isinstance(token, str) and token else "(the key, gone from the keyring)"
+    return lambda ref: secrets.get_key(ref) or (held if ref == profile.key else None)
 
 
 def edit_note(store: ProfileStore, name: str) -> str | None:

@@ -120,8 +120,10 @@ def plan_app(
     *,
     keep_conflicts: bool = False,
     project_dir: Path | None = None,
+    load_secret: registry.SecretLoader = _load_secret,
 ) -> list[FilePlan]:
-    """Plans for every file of ``app`` (``profile`` None: judgeaudit off)."""
+    """Plans for every file of ``app`` (``profile`` None: judgeaudit off); ``load_secret``
+    reads keyring entries (drift's answers an inline profile's gone key from its file)."""
     state = store.state()
     created = set(state["created"])
     plans = []
@@ -136,7 +138,7 @@ def plan_app(
             kind,
             profile,
             ledger,
-            _load_secret,
+            load_secret,
             keep_conflicts=keep_conflicts,
             created=str(path) in created,
         )

@@ -51,3 +51,9 @@ def ours(argv: Sequence[str]) -> tuple[Source, str] | None:
         if args[3] == "bridge-token":
             return "token", args[4]
     return None
+
+
+def keyring_read(argv: Sequence[str]) -> str | None:
+    """The keyring entry ``argv`` prints when it is our ``key print KEY``, else None."""
+    own = ours(argv)
+    return own[1] if own is not None and own[0] == "keyring" else None

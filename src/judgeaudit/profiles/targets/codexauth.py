@@ -109,6 +109,11 @@ def variables_read(table: Mapping[str, object], exported: Collection[str] = ()) 
     return list(dict.fromkeys(str(v) for v in found))
 
 
+def keyring_read(table: Mapping[str, object]) -> str | None:
+    """The keyring entry a provider table's ``auth`` command prints (our ``key print KEY``)."""
+    return authcmd.keyring_read(_auth_argv(table))
+
+
 def _auth_argv(table: Mapping[str, object]) -> list[str]:
     auth = table.get("auth")
     if not isinstance(auth, dict):

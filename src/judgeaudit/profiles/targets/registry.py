@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -24,7 +25,7 @@ from judgeaudit.profiles.execguard import CLIENTS
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
-from judgeaudit.profiles.targets import FileKind, FilePlan, claude, codex, codexauth
+from judgeaudit.profiles.targets import FileKind, FilePlan, authcmd, claude, codex, codexauth
 from judgeaudit.redact import keylike_words, secret_values
 
 SecretLoader = Callable[[str], str | None]
@@ -74,6 +75,11 @@ class Target(Protocol):
         keyring entry while it runs, so deleting that entry breaks it (``key delete``)."""
         ...
 
+    def keys_read(self, path: Path, raw: bytes) -> set[str]:
+        """The keyring entries a file of this app has the tool read while it runs (our ``key
+        print KEY``): what ``key delete`` breaks, whatever the profile says since an edit."""
+        ...
+
 
 class ClaudeTarget:
     app: App = "claude"
@@ -100,7 +106,8 @@ class ClaudeTarget:
     ) -> FilePlan:
         inline = None
         if profile is not None and claude.tool_key_mode(profile) == "inline":
-            inline = secrets.resolve_key(profile)
+            stored = load_secret(profile.key) if profile.key else None
+            inline = stored or secrets.resolve_key(profile)
         binding = path.name == "settings.local.json"  # a project binding's layer
         below = None
         if binding and profile is not None:  # the headers of the two files it outranks
@@ -141,6 +148,14 @@ class ClaudeTarget:
         # helper: apiKeyHelper runs `key print KEY`; a bridged profile's bridge reads the key.
         # inline: the key is in the file; env: the shell's token is sent (docs/profiles.md).
         return bool(profile.key) and claude.tool_key_mode(profile) == "helper"
+
+    def keys_read(self, path: Path, raw: bytes) -> set[str]:
+        helper = claude.parse(path, raw).data().get("apiKeyHelper")
+        try:
+            read = authcmd.keyring_read(shlex.split(helper)) if isinstance(helper, str) else None
+        except ValueError:  # not a command line at all: none of ours
+            return set()
+        return {read} if read else set()
 
 
 class CodexTarget:
@@ -221,6 +236,11 @@ class CodexTarget:
         except ProfileError:  # command without a keyring entry: it reads none
             return False
 
+    def keys_read(self, path: Path, raw: bytes) -> set[str]:
+        providers = codex.parse(path, raw).get("model_providers")
+        tables = providers.values() if isinstance(providers, dict) else ()
+        return {k for t in tables if isinstance(t, dict) and (k := codexauth.keyring_read(t))}
+
 
 class SdkTarget:
     """SDK profiles live in the environment (``env``/``exec``): a switch writes no file."""
@@ -262,6 +282,9 @@ class SdkTarget:
 
     def reads_key(self, profile: Profile) -> bool:
         return bool(profile.key)  # `exec`/`env` of the active profile read it
+
+    def keys_read(self, path: Path, raw: bytes) -> set[str]:
+        return set()
 
 
 #: Every app a profile can be for, in the order of :data:`~judgeaudit.profiles.model.APPS`.

@@ -252,8 +252,11 @@ class ProfileForm(ModalScreen[Profile | None]):
         return data
 
     def action_save(self) -> None:
+        from judgeaudit.profiles.keysource import check_key_source
+
         try:
             profile = profile_from_dict(self._data(), "form")
+            check_key_source(profile, "form")  # the CLI's add and edit refuse it too
         except ProfileError as exc:
             self.query_one("#form-error", Static).update(str(exc).removeprefix("form: "))
             return

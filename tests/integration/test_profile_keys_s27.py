@@ -1,0 +1,102 @@
+"""What a twenty-seventh-session review of profile switching (keys, drift, a broken file) found wrong, as a user meets it:
+the real CLI in a fresh world, with the real Secret Service keyring where a key is stored."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.new_user_helpers import add, cli, home, one_line, unique
+
+__all__ = ["home"]  # the fixture, shared
+
+LONG = "sk-ant-" + "long" * 6 + "WXYZ"
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_an_inline_profile_without_its_key_still_shows_an_edit_since_use(home: Path) -> None:
+    """`profile use` of an inline profile, `key delete --force`, then an edit of its base URL:
+    doctor and list said nothing of the edit (the check needed the key), and doctor said the
+    app's requests fail, while settings.json holds the key and Claude Code goes on working."""
+    name = unique("s27-inline")
+    add(home, "inl", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name,
+        "--option", "key_mode=inline")  # fmt: skip
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    assert cli(home, "profile", "use", "inl").returncode == 0
+    assert cli(home, "key", "delete", name, "--force").returncode == 0
+    clean = cli(home, "profile", "doctor", "claude")  # the key gone, nothing else changed
+    assert (
+        cli(home, "profile", "edit", "inl", "--base-url", "http://127.0.0.1:8/v1").returncode == 0
+    )
+    doctor = cli(home, "profile", "doctor", "claude")
+    listed = cli(home, "profile", "list")
+    assert doctor.returncode == 0 == listed.returncode, doctor.stderr + listed.stderr
+    assert "edited since `profile use`" not in clean.stdout and name in clean.stdout, clean.stdout
+    assert "no longer holds what inl writes (edited since `profile use`)" in doctor.stdout
+    assert "(changed since use: run profile use)" in listed.stdout, listed.stdout
+    said = f"warning: key {name} (profile inl's) is missing from the keyring: "
+    assert said in doctor.stdout and "Claude Code goes on working" in doctor.stdout
+    assert "the app's requests fail" not in doctor.stdout
+    assert LONG not in doctor.stdout + doctor.stderr + listed.stdout + listed.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize(
+    ("app", "bound", "file"),
+    [
+        ("claude", False, "claude/settings.json"),
+        ("claude", True, "work/api/.claude/settings.local.json"),
+        ("codex", False, "codex/config.toml"),
+    ],
+)
+def test_key_delete_refuses_a_key_a_live_file_still_reads(
+    home: Path, app: str, bound: bool, file: str
+) -> None:
+    """`profile use ed`, then `profile edit ed --key NEW`: `key delete OLD` asked the profiles
+    only, found none naming OLD and deleted it, while the file `use` wrote still ran `key print
+    OLD` on every request (the tool failed). Refused naming the file; --force deletes it."""
+    old, new = unique("s27-old"), unique("s27-new")
+    add(home, "ed", app, "http://127.0.0.1:9/v1", "--model", "m", "--key", old)
+    for name in (old, new):
+        assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    try:
+        (home / "work" / "api").mkdir(parents=True, exist_ok=True)
+        where = ["--project", "api"] if bound else []
+        assert cli(home, "profile", "use", "ed", *where).returncode == 0
+        assert cli(home, "profile", "edit", "ed", "--key", new).returncode == 0
+        refused = cli(home, "key", "delete", old)
+        kept = cli(home, "key", "status", old)
+        forced = cli(home, "key", "delete", old, "--force")
+    finally:
+        for name in (old, new):
+            cli(home, "key", "delete", name, "--force")
+    live = next(p for p in home.rglob(Path(file).name) if str(p).endswith(file))
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert f"key delete {old}: {live}, written when ed was switched on for {app}" in refused.stderr
+    assert f"still reads key {old} on every request" in refused.stderr
+    assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
+    assert forced.returncode == 0 and f"deleted key {old}" in forced.stdout, forced.stderr
+    assert f"warning: {live}, written when ed" in forced.stderr
+
+
+@pytest.mark.parametrize("verb", ["exec", "env"])
+def test_scrub_refuses_when_a_profile_file_does_not_load(home: Path, verb: str) -> None:
+    """`exec NAME --scrub-other-providers -- cmd` with a broken profile file beside it ran the
+    command with that profile's variables (its env_prefix unknown) left in, unsaid: the user
+    asked for the scrub. Refused before anything runs, one line naming the file and the fix."""
+    add(home, "s", "sdk", "https://gw.example.com/v1", "--key-env", "S_KEY")
+    broken = home / "cfg" / "profiles" / "other.toml"
+    broken.write_text('name = "other"\napp = "sdk"\nbase_url = 3\n[options]\nenv_prefix = "GW"\n')
+    ran = home / "work" / "ran"
+    tail = ["--", sys.executable, "-c", f"open({str(ran)!r}, 'w')"] if verb == "exec" else []
+    env = {"S_KEY": "tk-abcdefghij12", "GW_API_KEY": "gw-key-of-another-one"}
+    done = cli(home, verb, "s", "--scrub-other-providers", *tail, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = one_line(done)
+    assert line.startswith(f"judgeaudit: {verb} --scrub-other-providers: a profile file does not")
+    assert f"{broken}: base_url" in line and "(fix or remove that file)" in line, line
+    assert line.endswith("nothing was run" if verb == "exec" else "nothing was printed"), line
+    assert not ran.exists() and done.stdout == ""
+    assert "gw-key" not in done.stdout + done.stderr
