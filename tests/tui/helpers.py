@@ -189,6 +189,21 @@ async def runs_with_b(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -> An
     return screen
 
 
+async def runs_listed(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -> tuple[Any, list[str]]:
+    """The Runs screen with ``out_b`` as B and Enter in B's field: A's and B's runs listed in
+    the picker (focused), returned with the picker's run keys (two: one run in each)."""
+    from textual.widgets import Input
+
+    from judgeaudit.tui.widgets.run_picker import RunPicker
+
+    screen = await runs_with_b(pilot, app, out_b)
+    screen.query_one("#r-b", Input).focus()
+    await press(pilot, "enter")
+    keys = [key for key, _ in screen.query_one(RunPicker).rows_data]
+    assert len(keys) == 2, keys
+    return screen, keys
+
+
 async def compare_in_runs(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -> None:
     """The Runs screen (F6) with ``out_b`` typed as B and ctrl+t: the app's compare of the
     app's own output dir (A) and B, as a user starts one."""

@@ -17,7 +17,15 @@ from textual.widgets import Input
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.fit_table import FitTable
 from judgeaudit.tui.widgets.run_picker import RunPicker
-from tests.tui.helpers import SIZE, SMALL, make_app, painted, press, runs_with_b, settle
+from tests.tui.helpers import (
+    SIZE,
+    SMALL,
+    make_app,
+    painted,
+    press,
+    runs_listed,
+    settle,
+)
 
 GATE = "gate (--fail-on-rise):"
 
@@ -34,13 +42,8 @@ def test_other_picks_clear_the_comparison_as_typing_does(
     async def go() -> tuple[str, int, str, int]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            screen = await runs_with_b(pilot, app, rejudged_copy)
-            field = screen.query_one("#r-b", Input)
-            field.focus()
-            await press(pilot, "enter")  # lists A's and B's runs, the picker focused
+            screen, keys = await runs_listed(pilot, app, rejudged_copy)
             picker = screen.query_one(RunPicker)
-            keys = [key for key, _ in picker.rows_data]
-            assert len(keys) == 2, keys
             if change in ("x", "same a"):  # a comparison of picked runs
                 picker.put_cursor(keys[0])
                 await press(pilot, "a")
@@ -50,7 +53,7 @@ def test_other_picks_clear_the_comparison_as_typing_does(
             table = screen.query_one("#drift", FitTable)
             before, rows_before = "\n".join(painted(app)), table.row_count
             if change == "typed":
-                field.value = str(run_copy)
+                screen.query_one("#r-b", Input).value = str(run_copy)
             elif change == "x":
                 await press(pilot, "x")
             else:  # A's run as B, B's run as A, or run A (picked or compared) picked again

@@ -10,7 +10,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
 
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.widgets.judges_table import JudgesTable
@@ -23,6 +22,7 @@ from tests.tui.helpers import (
     notices,
     painted,
     press,
+    runs_listed,
     runs_with_b,
     settle,
     until,
@@ -42,13 +42,8 @@ def test_x_forgets_the_picks_and_ctrl_t_compares_the_fields_again(
     async def go() -> tuple[list[str], list[str], str, str]:
         app = make_app(isolated, run_copy)
         async with app.run_test(size=size) as pilot:
-            screen = await runs_with_b(pilot, app, rejudged_copy)
-            field = screen.query_one("#r-b", Input)
-            field.focus()
-            await press(pilot, "enter")  # lists A's and B's runs, the picker focused
+            screen, keys = await runs_listed(pilot, app, rejudged_copy)
             picker = screen.query_one(RunPicker)
-            keys = [key for key, _ in picker.rows_data]
-            assert len(keys) == 2, keys
             # the other way round from the fields: B's run as A, A's run as B
             picker.put_cursor(keys[1])
             await press(pilot, "a")
