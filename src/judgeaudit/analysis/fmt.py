@@ -263,10 +263,12 @@ NO_SWAPPED = (
 
 
 def weighted(part: Mapping[str, Any]) -> str:
-    """Weighted agreement and kappa with their intervals (stratified Jeffreys, Rao-Wu bootstrap)."""
-    k_text = kappa(part.get("weighted_kappa"), part.get("weighted_kappa_ci"))
+    """Weighted agreement and kappa with their intervals (stratified Jeffreys, Rao-Wu bootstrap),
+    or ``[no CI]`` as the as-labelled figures say it (a bare kappa read as a certain one)."""
+    k_text = kappa(part.get("weighted_kappa"), part.get("weighted_kappa_ci"), "[no CI]")
+    agreement_ci = bracket(part.get("weighted_agreement_ci"), "[no CI]")
     return (
-        f"agreement {pct(part.get('weighted_agreement'))} {bracket(part.get('weighted_agreement_ci'))}, "
+        f"agreement {pct(part.get('weighted_agreement'))} {agreement_ci}, "
         f"kappa {k_text} (95%: {part.get('interval', '')})"
     )
 
