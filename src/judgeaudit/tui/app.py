@@ -144,7 +144,7 @@ class JudgeAuditApp(App[None]):
             self.open_results(self.out_dir, self.run_id)
             return
         if name == "review":
-            self.get_results_like("review").show_output(self.out_dir)
+            self.get_results_like("review").show_output(self.out_dir, self.run_id)
         self.show_place(name)
 
     def show_place(self, name: str) -> AwaitMount | None:
