@@ -247,8 +247,8 @@ class JudgeAuditApp(App[None]):
         path = out / SAMPLE_FILE
         try:
             count = export_review(out, SAMPLE_N, 0, path)
-        except JudgeauditError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
+        except JudgeauditError as exc:  # in the app's words: it has no --force
+            self.call_from_thread(self.notify, exc.in_app(), severity="error")
             return
         self.call_from_thread(
             self.notify,
