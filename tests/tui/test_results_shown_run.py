@@ -5,14 +5,17 @@ export writes the gap source and bins on screen (a new user's findings)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from textual.widgets import Select, Static
 
 from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.screens.export_prefs import ExportPreferences
+from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.runs import RunsScreen
 from judgeaudit.tui.widgets.run_picker import RunPicker
@@ -81,3 +84,37 @@ def test_review_labels_the_run_results_shows(
     assert f"of run {first} · labelled 1" in review
     assert f"of run {first} · labelled 1" in again
     assert labelled_runs(out) == [first]
+
+
+def test_export_writes_the_gap_source_and_bins_results_shows(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Results showed the judge gap with typed bins; `x`, ctrl+s wrote a data card bucketed
+    by the capability gap (the run's declared one). The card carries what is on screen."""
+
+    async def go() -> tuple[str, list[float], str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4")
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            screen.query_one("#gap-source", Select).value = "judge"
+            await wait_until(pilot, lambda: screen.loaded, "the judge gap's report")
+            await press(pilot, "ctrl+e", *"0.2,0.5,0.9", "enter")
+            await wait_until(pilot, lambda: screen.loaded, "the typed bins' report")
+            report = screen.report
+            assert report is not None
+            shown = (str(report["gap_source"]), list(report["bins"]))
+            await press(pilot, "escape", "x")  # out of the bins field, then Export
+            assert isinstance(app.screen, ExportPreferences)
+            title = str(app.screen.query_one(".title", Static).render())
+            await press(pilot, "ctrl+s")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
+            return shown[0], shown[1], title
+
+    source, bins, title = asyncio.run(go())
+    assert (source, bins) == ("judge", [0.2, 0.5, 0.9])
+    card = json.loads((run_copy / "preferences.trl.state.card.json").read_text(encoding="utf-8"))
+    assert card["gap"]["source"] == "judge"
+    assert card["gap"]["bins"] == [0.2, 0.5, 0.9]
+    assert "judge gap, bins 0.2,0.5,0.9" in title  # the dialog says what it will write
