@@ -18,6 +18,8 @@ from judgeaudit.tui.screens.export_prefs import ExportPreferences
 from judgeaudit.tui.screens.results import ResultsScreen
 from judgeaudit.tui.screens.review import ReviewScreen
 from judgeaudit.tui.screens.runs import RunsScreen
+from judgeaudit.tui.widgets.field import Field
+from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.cli_helpers import cli
 from tests.tui.helpers import SMALL, make_app, press, wait_until
@@ -118,3 +120,36 @@ def test_export_writes_the_gap_source_and_bins_results_shows(
     assert card["gap"]["source"] == "judge"
     assert card["gap"]["bins"] == [0.2, 0.5, 0.9]
     assert "judge gap, bins 0.2,0.5,0.9" in title  # the dialog says what it will write
+
+
+def test_a_refused_gap_source_leaves_the_controls_saying_what_is_shown(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Bins typed, then the external gap chosen on a run without external gaps: the refusal
+    showed, but the selector stayed on `external`, the title lost its run and the bins field
+    emptied over the capability table still shown."""
+
+    async def go() -> tuple[str, object, str, str, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4")
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            await press(pilot, "ctrl+e", *"0.2,0.5", "enter")
+            await wait_until(pilot, lambda: screen.loaded, "the typed bins' report")
+            before = str(screen.query_one("#results-title", Static).render())
+            await press(pilot, "escape", "g", "enter", "end", "enter")  # external, as a user
+            await wait_until(pilot, lambda: screen.loaded, "the refusal")
+            return (
+                before,
+                screen.query_one("#gap-source", Select).value,
+                str(screen.query_one("#results-title", Static).render()),
+                screen.query_one("#bins", Field).value,
+                str(screen.query_one("#results-error", Note).render()),
+            )
+
+    before, source, title, bins, error = asyncio.run(go())
+    assert "external" in error  # the refusal is said
+    assert source == "capability"  # what the table shows
+    assert title == before and ": run " in title
+    assert bins == "0.2,0.5"

@@ -71,6 +71,7 @@ class ResultsScreen(Screen[None]):
         self.version: tuple[int, int, int] | None = None
         self.report: Report | None = None  # the shown run's report, once built
         self.shown: ReportOptions | None = None  # the gap source and bins it was built with
+        self.shown_bins = ""  # the bins field's text for it
         self.loaded = False
         self.mounted = False
         self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
@@ -199,16 +200,16 @@ class ResultsScreen(Screen[None]):
         # coming back tries again, as the message may say to (a lock released, a file restored)
         self.loaded, self.version = True, None
         self.query_one("#results-body").loading = False
-        self.query_one("#results-title", Static).update(f"Results — {out}")
         self.query_one("#results-error", Note).say(message)
+        if self.report is not None and not self.fresh:
+            # a gap source or bins refused for the run on screen: its report stays, and so do
+            # the controls and title that say what it is (they said `external` over capability)
+            self.show_controls(out, self.report)
+        else:
+            self.query_one("#results-title", Static).update(f"Results — {out}")
 
-    # --- rendering -----------------------------------------------------------------------------
-    def show_report(self, out: Path, report: Report, options: ReportOptions) -> None:
-        if out != self.out:
-            return  # a newer request is on its way
-        first, self.fresh = self.fresh, False
-        self.report, self.loaded, self.shown = report, True, options
-        r = report
+    def show_controls(self, out: Path, r: Report) -> None:
+        """The title, gap source and bins of the report on screen."""
         tag = " — simulated provider" if simulated(r) else ""
         status = run_status(out, str(r["status"]))  # "stopped" as Runs lists it
         self.query_one("#results-title", Static).update(
@@ -219,6 +220,17 @@ class ResultsScreen(Screen[None]):
         if select.value != r["gap_source"]:
             with select.prevent(Select.Changed):
                 select.value = r["gap_source"]
+        self.query_one("#bins", Field).value = self.shown_bins
+
+    # --- rendering -----------------------------------------------------------------------------
+    def show_report(self, out: Path, report: Report, options: ReportOptions) -> None:
+        if out != self.out:
+            return  # a newer request is on its way
+        first, self.fresh = self.fresh, False
+        self.report, self.loaded, self.shown = report, True, options
+        r = report
+        self.shown_bins = self.query_one("#bins", Field).value  # as typed (empty: the default)
+        self.show_controls(out, r)
         self.render_buckets(r)
         self.render_sections(r)
         self.query_one("#results-body").loading = False
