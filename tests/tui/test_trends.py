@@ -432,3 +432,19 @@ def test_an_output_dir_with_a_space_is_given_quoted(
     periods = [p["period"] for p in trend["periods"]]
     assert [r[0] for r in first[0]] == periods and [r[0] for r in typed[0]] == periods
     assert typed[1] == first[1], "the typed dir is trended, not refused"
+
+
+def test_an_unclosed_quote_in_the_output_dirs_is_one_line(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    async def go() -> str:
+        app = make_app(isolated, tmp_path)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            app.screen.query_one("#trend-targets", Field).value = "'out/ünï form"
+            await press(pilot, "ctrl+r")
+            return str(app.screen.query_one("#trend-status").render())
+
+    said = asyncio.run(go())
+    assert said == "output dirs: No closing quotation; close the quote around a dir with a space"
