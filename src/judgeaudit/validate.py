@@ -334,12 +334,16 @@ def duplicates(items: Iterable[Any], where: str, error: ErrorType = ValidationEr
         seen.add(item)
 
 
+#: how a refusal to replace a user's file ends on the command line (the app words its own control)
+FORCE_HINT = "pass --force to replace it"
+
+
 def unless_forced(force: bool, refusal: str | None, error: ErrorType = ValidationError) -> None:
     """The one ``--force`` guard of a command that would replace a user's file: ``refusal``
     (naming the file and what it holds; None: nothing to lose) is refused unless ``force``, the
     line ending in how to replace it anyway."""
     if refusal is not None and not force:
-        raise error(f"{refusal}; pass --force to replace it")
+        raise error(f"{refusal}; {FORCE_HINT}")
 
 
 # --- output directories ---------------------------------------------------------------------

@@ -77,7 +77,7 @@ def test_a_pause_shows_no_frozen_rate(isolated: ProfileStore, tmp_path: Path) ->
     spec = write_spec(tmp_path / "spec.toml", judge="judge-default:latency_ms=600000")
     out = tmp_path / "out"
 
-    async def go() -> str:
+    async def go() -> tuple[str, list[str], list[str]]:
         app = make_app(isolated, out, demo_spec=spec)
         async with app.run_test(size=(100, 32)) as pilot:
             app.start_run(spec, out)
@@ -86,12 +86,19 @@ def test_a_pause_shows_no_frozen_rate(isolated: ProfileStore, tmp_path: Path) ->
             await until(pilot, lambda: screen.last_progress is not None, "progress")
             await press(pilot, "p")
             paused = str(screen.query_one("#stats", Static).render())
+            paused_keys = _footer_keys(screen)
+            await press(pilot, "p")  # the key the footer names now resumes
+            resumed_keys = _footer_keys(screen)
+            assert not screen.bridge or not screen.bridge.paused
             screen.cancel_answered(True)
             await until(pilot, lambda: screen.finished, "the run to end")
-            return paused
+            return paused, paused_keys, resumed_keys
 
-    paused = asyncio.run(go())
+    paused, paused_keys, resumed_keys = asyncio.run(go())
     assert "ETA paused" in paused and "— calls/s" in paused
+    # while paused the footer said "p Pause" (a new user's finding): it names what p does now
+    assert "p Resume" in paused_keys and "p Pause" not in paused_keys
+    assert "p Pause" in resumed_keys and "p Resume" not in resumed_keys
 
 
 def _footer_keys(screen: RunScreen) -> list[str]:
@@ -102,7 +109,9 @@ def test_pause_and_cancel_are_offered_only_while_a_run_goes_on(
     isolated: ProfileStore, tmp_path: Path
 ) -> None:
     """Before a run and after it ended the footer offered p Pause and c Cancel (a new user
-    pressed them after the run's process was killed); they show only while it runs."""
+    pressed them after the run's process was killed); they show only while it runs. With no
+    run yet it offered r Results, which did nothing and said nothing: it shows once there is a
+    run to show."""
     spec = write_spec(tmp_path / "spec.toml", judge="judge-default:latency_ms=40")
     out = tmp_path / "out"
 
@@ -125,4 +134,5 @@ def test_pause_and_cancel_are_offered_only_while_a_run_goes_on(
     before, during, after = asyncio.run(go())
     assert "p Pause" in during and "c Cancel" in during
     for keys in (before, after):
-        assert "p Pause" not in keys and "c Cancel" not in keys and "r Results" in keys
+        assert "p Pause" not in keys and "c Cancel" not in keys
+    assert "r Results" not in before and "r Results" in after

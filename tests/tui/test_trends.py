@@ -9,6 +9,7 @@ import asyncio
 import json
 import math
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -396,3 +397,54 @@ def test_a_missing_day_is_named_in_the_status_as_the_cli_names_it(
     # the CLI's words (trend_fmt.missing_line), written out here by hand; the first day named
     first = f"2026-11-{gone[0]}"
     assert f"; no file for day {first} in {logs}: a gap in the series{more};" in status
+
+
+def test_an_output_dir_with_a_space_is_given_quoted(
+    isolated: ProfileStore, monitored: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """Launch can make `out/ünï form`; the field split on spaces, so it could not be trended,
+    quoted or not. It splits as a shell does, and opens with the app's dir quoted."""
+    out, trend = monitored
+    spaced = tmp_path / "ünï form"
+    shutil.copytree(out / "runs", spaced)
+
+    def status(app: Any) -> str:
+        return str(app.screen.query_one("#trend-status").render())
+
+    async def go() -> tuple[str, tuple[list[list[str]], str], tuple[list[list[str]], str]]:
+        app = make_app(isolated, spaced)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            field = app.screen.query_one("#trend-targets", Field)
+            opened = field.value
+            await press(pilot, "ctrl+r")  # the app's own dir, as the field opens with it
+            await wait_until(pilot, lambda: bool(_rows(app)), "the trend to be computed")
+            first = (_rows(app), status(app))
+            field.value = ""
+            field.focus()
+            await press(pilot, *f'"{spaced}"', "enter")  # typed in double quotes
+            await wait_until(pilot, lambda: "computing" not in status(app), "the trend again")
+            return opened, first, (_rows(app), status(app))
+
+    opened, first, typed = asyncio.run(go())
+    assert opened == f"'{spaced}'"
+    periods = [p["period"] for p in trend["periods"]]
+    assert [r[0] for r in first[0]] == periods and [r[0] for r in typed[0]] == periods
+    assert typed[1] == first[1], "the typed dir is trended, not refused"
+
+
+def test_an_unclosed_quote_in_the_output_dirs_is_one_line(
+    isolated: ProfileStore, tmp_path: Path
+) -> None:
+    async def go() -> str:
+        app = make_app(isolated, tmp_path)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "f7")
+            app.screen.query_one("#trend-targets", Field).value = "'out/ünï form"
+            await press(pilot, "ctrl+r")
+            return str(app.screen.query_one("#trend-status").render())
+
+    said = asyncio.run(go())
+    assert said == "output dirs: No closing quotation; close the quote around a dir with a space"

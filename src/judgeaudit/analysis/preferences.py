@@ -29,7 +29,7 @@ from judgeaudit.analysis.label_conversations import split_pairs
 from judgeaudit.analysis.outputs import check_output
 from judgeaudit.analysis.pref_card import CardMeta, Tally, card_paths, render_card, style_summary
 from judgeaudit.analysis.pref_rows import RowWriter
-from judgeaudit.analysis.report import resolve_buckets
+from judgeaudit.analysis.report import ReportOptions, resolve_buckets
 from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.analysis.why import style_section
 from judgeaudit.audit.spec.records import recorded_verdicts
@@ -56,6 +56,8 @@ class ExportOptions:
     dest: Path
     force: bool = False
     run_id: str | None = None
+    #: the gap source and bins to bucket by (the app: what Results shows); None: the run's own
+    buckets: ReportOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def _export(db: sqlite3.Connection, options: ExportOptions) -> ExportResult:
             "`judgeaudit run` to finish it, then export"
         )
     manifest = stored_manifest(manifest_text, run_id)
-    source, bins, names = resolve_buckets(db, run_id, manifest)
+    source, bins, names = resolve_buckets(db, run_id, manifest, options.buckets or ReportOptions())
     decisive = db.execute(
         f"SELECT COUNT(*) FROM audit_pairs WHERE run_id = ? AND {is_decisive()}", (run_id,)
     ).fetchone()[0]

@@ -156,11 +156,12 @@ def human_labels(out: Path) -> pd.DataFrame:
         db.close()
 
 
-def review_data(out: Path, n: int, seed: int = 0) -> ReviewData:
-    """The latest run's pairs, its stratified review sample and the labels stored so far."""
+def review_data(out: Path, n: int, seed: int = 0, run_id: str | None = None) -> ReviewData:
+    """Run ``run_id``'s pairs (None: the latest run's), its stratified review sample and the
+    labels stored so far."""
     db = open_db(out)
     try:
-        run_id = resolve_run(db, None)
+        run_id = resolve_run(db, run_id)
         pairs = load_pairs(db, run_id)
         labels = stored_labels(db)
     finally:

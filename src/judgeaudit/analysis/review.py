@@ -24,7 +24,7 @@ from judgeaudit.credentials import scrub_content
 from judgeaudit.fsutil import atomic_write_text
 from judgeaudit.score_scale import SATISFIED_AT
 from judgeaudit.suggest import command
-from judgeaudit.validate import read_text, unless_forced
+from judgeaudit.validate import FORCE_HINT, read_text, unless_forced
 
 REVIEW_COLUMNS = (
     "pair_id",
@@ -202,11 +202,18 @@ def write_sample(frame: pd.DataFrame, path: Path) -> None:
     atomic_write_text(path, sample_csv(frame))
 
 
+class HeldSample(AnalysisError):
+    """A sample not written over a reviewer's file; the app has no --force to name."""
+
+    def in_app(self) -> str:
+        return str(self).replace(FORCE_HINT, "or move that file aside, then export again")
+
+
 def check_replace(path: Path, out: Path, force: bool) -> None:
     """Before a sample is written to ``path``: a sample a reviewer has filled in (any label or
     note) is their work, and so is a file that is no review sample at all; either is refused
     unless ``force``. An earlier sample with nothing filled in, or an empty file, is replaced."""
-    unless_forced(force, _held(path, out), AnalysisError)
+    unless_forced(force, _held(path, out), HeldSample)
 
 
 def _held(path: Path, out: Path) -> str | None:

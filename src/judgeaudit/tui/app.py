@@ -144,7 +144,7 @@ class JudgeAuditApp(App[None]):
             self.open_results(self.out_dir, self.run_id)
             return
         if name == "review":
-            self.get_results_like("review").show_output(self.out_dir)
+            self.get_results_like("review").show_output(self.out_dir, self.run_id)
         self.show_place(name)
 
     def show_place(self, name: str) -> AwaitMount | None:
@@ -247,8 +247,8 @@ class JudgeAuditApp(App[None]):
         path = out / SAMPLE_FILE
         try:
             count = export_review(out, SAMPLE_N, 0, path)
-        except JudgeauditError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
+        except JudgeauditError as exc:  # in the app's words: it has no --force
+            self.call_from_thread(self.notify, exc.in_app(), severity="error")
             return
         self.call_from_thread(
             self.notify,

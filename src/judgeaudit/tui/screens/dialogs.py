@@ -29,16 +29,22 @@ def _keys_named(display: str) -> set[str]:
 def screen_keys(bindings: list[BindingType]) -> str:
     """`key label` pairs of a screen's bindings, in the order the screen declares them. A hidden
     binding its shown group already names (``1-4``, ``a/b/t``) is not listed again: the help
-    read "1-4 A/B ok/fail · 2 A failed · 3 B ok …"."""
+    read "1-4 A/B ok/fail · 2 A failed · 3 B ok …". One key bound twice, each shown when it
+    applies (Run's `p` Pause and Resume), is one entry: "p Pause/Resume"."""
     shown = [b for b in bindings if isinstance(b, Binding) and b.description]
     grouped = set().union(*(_keys_named(b.key_display) for b in shown if b.show and b.key_display))
-    parts = []
+    parts: dict[str, str] = {}
     for binding in shown:
         key = binding.key.split(",")[0]
         if not binding.show and key in grouped:
             continue
-        parts.append(f"{binding.key_display or key} {binding.description}")
-    return " · ".join(parts)
+        name = binding.key_display or key
+        parts[name] = (
+            f"{parts[name]}/{binding.description}"
+            if name in parts
+            else (f"{name} {binding.description}")
+        )
+    return " · ".join(parts.values())
 
 
 class HelpScreen(ModalScreen[None]):

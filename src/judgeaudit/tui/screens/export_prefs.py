@@ -24,6 +24,7 @@ from judgeaudit.analysis.preferences import (
     ExportResult,
     export_preferences,
 )
+from judgeaudit.analysis.report import ReportOptions
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
@@ -39,15 +40,15 @@ class ExportPreferences(ModalScreen[ExportResult | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, out: Path, run_id: str | None) -> None:
+    def __init__(self, out: Path, run_id: str | None, buckets: ReportOptions | None = None) -> None:
         super().__init__(classes="modal")
-        self.out, self.run_id = out, run_id
+        self.out, self.run_id, self.buckets = out, run_id, buckets
         self.shown_default = str(default_path(out, "trl", "state"))
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="export-prefs"):
             yield Static(
-                f"Export preferences — run {self.run_id or '(latest)'}",
+                f"Export preferences — run {self.run_id or '(latest)'}{self.bucketed()}",
                 classes="title",
                 markup=False,
             )
@@ -64,6 +65,15 @@ class ExportPreferences(ModalScreen[ExportResult | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Export (ctrl+s)", id="export", variant="primary", compact=True)
                 yield Button("Cancel (Esc)", id="cancel", compact=True)
+
+    def bucketed(self) -> str:
+        """The gap source and bins the card will carry, as Results shows them."""
+        b = self.buckets
+        if b is None or b.gap_source is None:
+            return ""
+        return f", {b.gap_source} gap" + (
+            f", bins {','.join(f'{e:g}' for e in b.bins)}" if b.bins else ""
+        )
 
     def on_select_changed(self, event: Select.Changed) -> None:
         field = self.query_one("#prefs-path", Field)
@@ -90,7 +100,9 @@ class ExportPreferences(ModalScreen[ExportResult | None]):
         path = Path(self.query_one("#prefs-path", Field).value.strip() or ".")
         force = self.query_one("#prefs-force", Checkbox).value
         self.query_one("#prefs-note", Note).say(f"exporting to {path}…", bad=False)
-        self.run_export(ExportOptions(self.out, fmt, labels, path, force, self.run_id))
+        self.run_export(
+            ExportOptions(self.out, fmt, labels, path, force, self.run_id, self.buckets)
+        )
 
     @work(thread=True, exclusive=True, group="export")
     def run_export(self, options: ExportOptions) -> None:

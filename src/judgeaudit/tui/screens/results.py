@@ -70,6 +70,8 @@ class ResultsScreen(Screen[None]):
         self.run_id: str | None = None  # None: the directory's latest run
         self.version: tuple[int, int, int] | None = None
         self.report: Report | None = None  # the shown run's report, once built
+        self.shown: ReportOptions | None = None  # the gap source and bins it was built with
+        self.shown_bins = ""  # the bins field's text for it
         self.loaded = False
         self.mounted = False
         self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
@@ -190,7 +192,7 @@ class ResultsScreen(Screen[None]):
         except JudgeauditError as exc:
             self.app.call_from_thread(self.failed, out, str(exc))
             return
-        self.app.call_from_thread(self.show_report, out, report)
+        self.app.call_from_thread(self.show_report, out, report, options)
 
     def failed(self, out: Path, message: str) -> None:
         if out != self.out:
@@ -198,16 +200,16 @@ class ResultsScreen(Screen[None]):
         # coming back tries again, as the message may say to (a lock released, a file restored)
         self.loaded, self.version = True, None
         self.query_one("#results-body").loading = False
-        self.query_one("#results-title", Static).update(f"Results — {out}")
         self.query_one("#results-error", Note).say(message)
+        if self.report is not None and not self.fresh:
+            # a gap source or bins refused for the run on screen: its report stays, and so do
+            # the controls and title that say what it is (they said `external` over capability)
+            self.show_controls(out, self.report)
+        else:
+            self.query_one("#results-title", Static).update(f"Results — {out}")
 
-    # --- rendering -----------------------------------------------------------------------------
-    def show_report(self, out: Path, report: Report) -> None:
-        if out != self.out:
-            return  # a newer request is on its way
-        first, self.fresh = self.fresh, False
-        self.report, self.loaded = report, True
-        r = report
+    def show_controls(self, out: Path, r: Report) -> None:
+        """The title, gap source and bins of the report on screen."""
         tag = " — simulated provider" if simulated(r) else ""
         status = run_status(out, str(r["status"]))  # "stopped" as Runs lists it
         self.query_one("#results-title", Static).update(
@@ -218,6 +220,17 @@ class ResultsScreen(Screen[None]):
         if select.value != r["gap_source"]:
             with select.prevent(Select.Changed):
                 select.value = r["gap_source"]
+        self.query_one("#bins", Field).value = self.shown_bins
+
+    # --- rendering -----------------------------------------------------------------------------
+    def show_report(self, out: Path, report: Report, options: ReportOptions) -> None:
+        if out != self.out:
+            return  # a newer request is on its way
+        first, self.fresh = self.fresh, False
+        self.report, self.loaded, self.shown = report, True, options
+        r = report
+        self.shown_bins = self.query_one("#bins", Field).value  # as typed (empty: the default)
+        self.show_controls(out, r)
         self.render_buckets(r)
         self.render_sections(r)
         self.query_one("#results-body").loading = False
@@ -313,7 +326,17 @@ class ResultsScreen(Screen[None]):
             self.notify("no output dir yet: run an audit first", severity="warning")
             return
         run_id = self.report["run_id"] if self.report else None
-        self.app.push_screen(ExportPreferences(self.out, run_id))
+        # bucketed as shown: the data card's gap is the one on screen, not the run's declared
+        self.app.push_screen(ExportPreferences(self.out, run_id, self.shown_buckets()))
+
+    def shown_buckets(self) -> ReportOptions | None:
+        """The gap source and bins on screen (the report resolved them), with their labels."""
+        if self.report is None or self.shown is None:
+            return None
+        from dataclasses import replace
+
+        r = self.report
+        return replace(self.shown, gap_source=str(r["gap_source"]), bins=list(r["bins"]))
 
     def action_focus_gap(self) -> None:
         self.control_chosen = not self.loaded

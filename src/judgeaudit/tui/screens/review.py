@@ -1,8 +1,8 @@
 """Review: label a stratified sample with single keys; saved to the audit DB at once.
 
 The sample, the transcripts and each save run in workers; the screen says when it is loading.
-There is one Review screen: it reloads when it is shown for another output dir or a run wrote
-to this one."""
+There is one Review screen: it reloads when it is shown for another output dir or run (the one
+Results shows) or a run wrote to this one."""
 
 from __future__ import annotations
 
@@ -74,6 +74,7 @@ class ReviewScreen(Screen[None]):
         super().__init__(id="review")
         self.seed = seed
         self.out: Path | None = None
+        self.run_id: str | None = None  # the run Results shows (None: the directory's latest)
         self.version: tuple[int, int, int] | None = None
         self.data: ReviewData | None = None
         self.figures: ReviewFigures | None = None  # agreement so far, computed in the workers
@@ -102,48 +103,53 @@ class ReviewScreen(Screen[None]):
         self.mounted = True
         if self.out is not None:
             out, self.out = self.out, None
-            self.show_output(out)
+            self.show_output(out, self.run_id)
 
-    def show_output(self, out: Path) -> None:
+    def show_output(self, out: Path, run_id: str | None = None) -> None:
+        """Review run ``run_id`` of ``out`` (None: its latest): the run Results shows, so the
+        labels go to the pairs the user was looking at."""
         if not self.mounted:
-            self.out = out  # loaded once the screen is composed
+            self.out, self.run_id = out, run_id  # loaded once the screen is composed
             return
         from judgeaudit.analysis.queries import db_version
 
         version = db_version(out)
-        if out == self.out and self.data is not None and version == self.version:
+        same = (out, run_id) == (self.out, self.run_id)
+        if same and self.data is not None and version == self.version:
             return
-        if out != self.out:
+        if not same:
             self.blind = True  # a new sample starts blind
-        self.out, self.version, self.data, self.index = out, version, None, 0
+        self.out, self.run_id, self.version, self.data, self.index = out, run_id, version, None, 0
         self.figures = None
         self.sub_title = f"Review · {out}"
         self.pending = {}
         self.query_one("#review-item").loading = True
         self.query_one("#agreement", Static).update(f"Review — loading {out}…")
-        self.load(out)
+        self.load(out, run_id)
 
     @work(thread=True, exclusive=True, group="review")
-    def load(self, out: Path) -> None:
+    def load(self, out: Path, run_id: str | None) -> None:
         from judgeaudit.analysis.queries import review_data
         from judgeaudit.analysis.review import SAMPLE_N
 
         try:
-            data = review_data(out, SAMPLE_N, self.seed)
+            data = review_data(out, SAMPLE_N, self.seed, run_id)
         except JudgeauditError as exc:
-            self.app.call_from_thread(self.failed, out, str(exc))
+            self.app.call_from_thread(self.failed, out, run_id, str(exc))
             return
         figures = review_figures(data.pairs, data.labels)
-        self.app.call_from_thread(self.loaded, out, data, figures)
+        self.app.call_from_thread(self.loaded, out, run_id, data, figures)
 
-    def failed(self, out: Path, message: str) -> None:
-        if out == self.out:
+    def failed(self, out: Path, run_id: str | None, message: str) -> None:
+        if (out, run_id) == (self.out, self.run_id):
             self.query_one("#review-item").loading = False
             self.query_one("#agreement", Static).update(f"Review — {message}")
             self.query_one("#review-head", Static).update("")
 
-    def loaded(self, out: Path, data: ReviewData, figures: ReviewFigures) -> None:
-        if out == self.out:
+    def loaded(
+        self, out: Path, run_id: str | None, data: ReviewData, figures: ReviewFigures
+    ) -> None:
+        if (out, run_id) == (self.out, self.run_id):  # else another run was asked for since
             self.data, self.figures = data, figures
             self.show(reload_item=True)
 

@@ -95,6 +95,7 @@ class RunScreen(Screen[None]):
     AUTO_FOCUS = "#judge-log"  # its keys (/, m, e) are the screen's; a table's / is its own
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "pause", "Pause"),
+        Binding("p", "resume", "Resume"),  # the one of the two that applies is shown
         Binding("c", "cancel", "Cancel"),
         Binding("r", "results", "Results"),
         Binding("l", "toggle_log", "Log"),
@@ -159,9 +160,18 @@ class RunScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Pause and Cancel are offered only while a run goes on (after a run failed, the
-        footer still offered them; a new user's finding)."""
-        if action in ("pause", "cancel"):
-            return self.bridge is not None and not self.finished
+        footer still offered them), Resume instead of Pause while paused, and Results once
+        there is a run to show (with none, `r` did nothing; new users' findings)."""
+        going = self.bridge is not None and not self.finished
+        paused = going and self.bridge is not None and self.bridge.paused
+        if action == "pause":
+            return going and not paused
+        if action == "resume":
+            return paused
+        if action == "cancel":
+            return going
+        if action == "results":
+            return self.bridge is not None
         return True
 
     # --- live state ----------------------------------------------------------------------------
@@ -291,6 +301,10 @@ class RunScreen(Screen[None]):
             self.run.clock.resume()
         self.show_paused()
         self.show_stats()
+        self.refresh_bindings()  # the footer says Resume while paused, Pause again after
+
+    def action_resume(self) -> None:
+        self.action_pause()  # one toggle; the footer names what it does now
 
     def action_cancel(self) -> None:
         if self.bridge is not None and not self.finished:

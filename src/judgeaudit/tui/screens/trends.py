@@ -7,6 +7,7 @@ a thread worker so the app stays responsive while daily files are audited."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -70,7 +71,12 @@ class TrendsScreen(Screen[None]):
         )
         with Horizontal(classes="form"):
             yield Label("output dirs")
-            yield Field(value=self.default_targets, id="trend-targets", compact=True)
+            yield Field(
+                value=shlex.join([self.default_targets]) if self.default_targets else "",
+                placeholder="dirs split by spaces; quote one with a space: 'out/my run'",
+                id="trend-targets",
+                compact=True,
+            )
         with Horizontal(classes="form"):  # `trend --work`: where a folder of daily files is audited
             yield Label("work folder")
             yield Field(placeholder=f"default: inside each daily folder, FOLDER/{WORK_DEFAULT}",
@@ -95,7 +101,13 @@ class TrendsScreen(Screen[None]):
             self.action_compute()
 
     def action_compute(self) -> None:
-        targets = self.query_one("#trend-targets", Field).value.split()
+        try:  # as a shell splits them: "out/ünï form" or 'out/ünï form' is one directory
+            targets = shlex.split(self.query_one("#trend-targets", Field).value)
+        except ValueError as exc:  # an unclosed quote
+            self.query_one("#trend-status", Note).say(
+                f"output dirs: {exc}; close the quote around a dir with a space", bad=True
+            )
+            return
         if not targets:
             self.query_one("#trend-status", Note).say("give one or more output dirs", bad=True)
             return

@@ -1,0 +1,155 @@
+"""Results and what follows it act on the run Results shows: Review labels that run (not the
+directory's newest), a refused gap source leaves the controls saying what is shown, and the
+export writes the gap source and bins on screen (a new user's findings)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from textual.widgets import Select, Static
+
+from judgeaudit.profiles.store import ProfileStore
+from judgeaudit.tui.screens.export_prefs import ExportPreferences
+from judgeaudit.tui.screens.results import ResultsScreen
+from judgeaudit.tui.screens.review import ReviewScreen
+from judgeaudit.tui.screens.runs import RunsScreen
+from judgeaudit.tui.widgets.field import Field
+from judgeaudit.tui.widgets.note import Note
+from judgeaudit.tui.widgets.run_picker import RunPicker
+from tests.cli_helpers import cli
+from tests.tui.helpers import SMALL, make_app, press, wait_until
+
+
+@pytest.fixture(scope="module")
+def two_runs(small_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run, then a re-judge written into the same output directory (the newest run)."""
+    out = tmp_path_factory.mktemp("two") / "run"
+    shutil.copytree(small_run, out)
+    done = cli("rejudge", str(out), "--out", str(out), "--judge-model",
+               "judge-default:position=2.5")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def first_run(out: Path) -> str:
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        return str(db.execute("SELECT run_id FROM runs ORDER BY created_at, rowid").fetchone()[0])
+    finally:
+        db.close()
+
+
+def labelled_runs(out: Path) -> list[str]:
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        rows = db.execute(
+            "SELECT DISTINCT p.run_id FROM human_labels h JOIN audit_pairs p USING (pair_id)"
+        ).fetchall()
+    finally:
+        db.close()
+    return [str(r[0]) for r in rows]
+
+
+def test_review_labels_the_run_results_shows(
+    isolated: ProfileStore, two_runs: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    shutil.copytree(two_runs, out)
+    first = first_run(out)
+
+    async def go() -> tuple[str, str, str]:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            runs = app.screen
+            assert isinstance(runs, RunsScreen)
+            picker = runs.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
+            picker.focus()
+            picker.move_cursor(row=0)  # the older run, as a user picks it
+            await press(pilot, "ctrl+o")
+            title = str(app.screen.query_one("#results-title", Static).render())
+            await press(pilot, "v")
+            assert isinstance(app.screen, ReviewScreen)
+            await press(pilot, "1")  # a label, saved at once
+            review = str(app.screen.query_one("#agreement", Static).render())
+            await press(pilot, "f5")  # F5 from anywhere: still the run Results shows
+            return title, review, str(app.screen.query_one("#agreement", Static).render())
+
+    title, review, again = asyncio.run(go())
+    assert f"run {first} (" in title
+    assert f"of run {first} · labelled 1" in review
+    assert f"of run {first} · labelled 1" in again
+    assert labelled_runs(out) == [first]
+
+
+def test_export_writes_the_gap_source_and_bins_results_shows(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Results showed the judge gap with typed bins; `x`, ctrl+s wrote a data card bucketed
+    by the capability gap (the run's declared one). The card carries what is on screen."""
+
+    async def go() -> tuple[str, list[float], str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4")
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            screen.query_one("#gap-source", Select).value = "judge"
+            await wait_until(pilot, lambda: screen.loaded, "the judge gap's report")
+            await press(pilot, "ctrl+e", *"0.2,0.5,0.9", "enter")
+            await wait_until(pilot, lambda: screen.loaded, "the typed bins' report")
+            report = screen.report
+            assert report is not None
+            shown = (str(report["gap_source"]), list(report["bins"]))
+            await press(pilot, "escape", "x")  # out of the bins field, then Export
+            assert isinstance(app.screen, ExportPreferences)
+            title = str(app.screen.query_one(".title", Static).render())
+            await press(pilot, "ctrl+s")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ExportPreferences), "done")
+            return shown[0], shown[1], title
+
+    source, bins, title = asyncio.run(go())
+    assert (source, bins) == ("judge", [0.2, 0.5, 0.9])
+    card = json.loads((run_copy / "preferences.trl.state.card.json").read_text(encoding="utf-8"))
+    assert card["gap"]["source"] == "judge"
+    assert card["gap"]["bins"] == [0.2, 0.5, 0.9]
+    assert "judge gap, bins 0.2,0.5,0.9" in title  # the dialog says what it will write
+
+
+def test_a_refused_gap_source_leaves_the_controls_saying_what_is_shown(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """Bins typed, then the external gap chosen on a run without external gaps: the refusal
+    showed, but the selector stayed on `external`, the title lost its run and the bins field
+    emptied over the capability table still shown."""
+
+    async def go() -> tuple[str, object, str, str, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4")
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            await press(pilot, "ctrl+e", *"0.2,0.5", "enter")
+            await wait_until(pilot, lambda: screen.loaded, "the typed bins' report")
+            before = str(screen.query_one("#results-title", Static).render())
+            await press(pilot, "escape", "g", "enter", "end", "enter")  # external, as a user
+            await wait_until(pilot, lambda: screen.loaded, "the refusal")
+            return (
+                before,
+                screen.query_one("#gap-source", Select).value,
+                str(screen.query_one("#results-title", Static).render()),
+                screen.query_one("#bins", Field).value,
+                str(screen.query_one("#results-error", Note).render()),
+            )
+
+    before, source, title, bins, error = asyncio.run(go())
+    assert "external" in error  # the refusal is said
+    assert source == "capability"  # what the table shows
+    assert title == before and ": run " in title
+    assert bins == "0.2,0.5"
