@@ -100,3 +100,43 @@ def test_scrub_refuses_when_a_profile_file_does_not_load(home: Path, verb: str) 
     assert line.endswith("nothing was run" if verb == "exec" else "nothing was printed"), line
     assert not ran.exists() and done.stdout == ""
     assert "gw-key" not in done.stdout + done.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize("case", ["codex-p", "removed", "broken"])
+def test_key_delete_reads_every_file_judgeaudit_wrote(home: Path, case: str) -> None:
+    """`key delete OLD` read only the files state.json marks active, for profiles that load: it
+    deleted OLD silently while Codex's p.config.toml (left after `profile use q`; `codex -p p`)
+    or the live file of a removed or broken profile still ran `key print OLD`. Refused naming
+    the file and its profile; --force deletes with that line as a warning."""
+    old, new = unique("s27-old"), unique("s27-new")
+    for name in (old, new):
+        assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    app = "codex" if case == "codex-p" else "claude"
+    add(home, "p", app, "http://127.0.0.1:9/v1", "--model", "m", "--key", old)
+    add(home, "q", app, "http://127.0.0.1:9/v1", "--model", "m", "--key", new)
+    try:
+        assert cli(home, "profile", "use", "p").returncode == 0
+        if case == "codex-p":
+            assert cli(home, "profile", "edit", "p", "--key", new).returncode == 0
+            assert cli(home, "profile", "use", "q").returncode == 0
+        elif case == "removed":
+            assert cli(home, "profile", "remove", "p").returncode == 0
+        else:
+            with (home / "cfg" / "profiles" / "p.toml").open("a") as f:
+                f.write("junk = = 1\n")
+        refused = cli(home, "key", "delete", old)
+        kept = cli(home, "key", "status", old)
+        forced = cli(home, "key", "delete", old, "--force")
+    finally:
+        for name in (old, new):
+            cli(home, "key", "delete", name, "--force")
+    file = "p.config.toml" if case == "codex-p" else "settings.json"
+    live = next(home.rglob(file))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert f"key delete {old}: {live}, written when p was switched on for {app}" in refused.stderr
+    said = {"codex-p": "edited since", "removed": "removed since", "broken": "does not load now"}
+    assert said[case] in refused.stderr and f"still reads key {old}" in refused.stderr
+    assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
+    assert forced.returncode == 0 and f"warning: {live}, written when p" in forced.stderr
+    assert LONG not in refused.stdout + refused.stderr + forced.stdout + forced.stderr

@@ -174,10 +174,10 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     users, live = active.key_users(_store(), args.name)
     breaks = [active.key_in_use(args.name, use) for use in live]
     if breaks and not args.force:
-        # A project binding's line names its own `profile off ... --project DIR` already.
+        # A project binding's line, and a file's found by reading it, name their own fix.
         first = (
             ""
-            if all(use.project for use in live)
+            if all(use.project or use.by_file for use in live)
             else "switch another profile in (or `judgeaudit profile off APP`) first, or "
         )
         raise UserError(
