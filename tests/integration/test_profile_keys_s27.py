@@ -140,3 +140,26 @@ def test_key_delete_reads_every_file_judgeaudit_wrote(home: Path, case: str) -> 
     assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
     assert forced.returncode == 0 and f"warning: {live}, written when p" in forced.stderr
     assert LONG not in refused.stdout + refused.stderr + forced.stdout + forced.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_doctor_reads_the_file_not_the_profile_for_a_missing_key(home: Path) -> None:
+    """`profile use c` (helper), `profile edit c --option key_mode=inline`, `key delete --force`:
+    doctor said settings.json holds the key so Claude Code goes on working (it read the
+    profile), while the file holds only `apiKeyHelper ... key print KEY`: every request fails."""
+    name = unique("s27-helper")
+    add(home, "c", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name)
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    try:
+        assert cli(home, "profile", "use", "c").returncode == 0
+        edited = cli(home, "profile", "edit", "c", "--option", "key_mode=inline")
+        assert edited.returncode == 0, edited.stderr
+    finally:
+        assert cli(home, "key", "delete", name, "--force").returncode == 0
+    doctor = cli(home, "profile", "doctor", "claude")
+    live = next(home.rglob("settings.json"))
+    assert f"key print {name}" in live.read_text() and LONG not in live.read_text()
+    said = f"{live} runs `judgeaudit key print {name}` on every request, so Claude Code's requests"
+    assert said in doctor.stdout, doctor.stdout
+    assert "goes on working" not in doctor.stdout
+    assert LONG not in doctor.stdout + doctor.stderr

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from judgeaudit.profiles import project
+from judgeaudit.profiles.execguard import CLIENTS
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
-from judgeaudit.profiles.targets import claude, registry
+from judgeaudit.profiles.targets import registry
 
 
 def here(state: SwitchState) -> dict[str, str]:
@@ -189,12 +190,28 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
     if not key or secrets.get_key(key) is not None:
         return None
     missing = f"key {key} (profile {name}'s) is missing from the keyring"
-    if profile.app == "claude" and claude.tool_key_mode(profile) == "inline":
-        return (  # the live file holds the key itself: Claude Code does not need the keyring
-            f"{missing}: {live_file('claude')} holds the key `profile use` wrote (key_mode "
-            f"inline), so Claude Code goes on working, but `judgeaudit profile use {name}` "
-            f"fails until `judgeaudit key set {key}`"
+    path = live_file(profile.app)
+    try:
+        raw = (
+            read_live(path)
+            if path is not None and here(store.state()).get(profile.app) == name
+            else None
         )
+    except (ProfileError, OSError):
+        raw = None  # doctor's own line says why the file cannot be read
+    target = registry.for_app(profile.app)
+    if path is not None and raw:
+        tool = CLIENTS[profile.app]
+        if target.token_held(path, raw):  # the file holds a token itself (key_mode inline)
+            return (
+                f"{missing}: {path} holds a key of its own, so {tool} goes on working, but "
+                f"`judgeaudit profile use {name}` fails until `judgeaudit key set {key}`"
+            )
+        if key in target.keys_read(path, raw):
+            return (
+                f"{missing}: {path} runs `judgeaudit key print {key}` on every request, so "
+                f"{tool}'s requests fail until `judgeaudit key set {key}`"
+            )
     return f"{missing}: the app's requests fail until `judgeaudit key set {key}`"
 
 
