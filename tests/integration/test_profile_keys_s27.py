@@ -163,3 +163,25 @@ def test_doctor_reads_the_file_not_the_profile_for_a_missing_key(home: Path) -> 
     assert said in doctor.stdout, doctor.stdout
     assert "goes on working" not in doctor.stdout
     assert LONG not in doctor.stdout + doctor.stderr
+
+
+def test_the_azure_hint_keeps_a_proxys_scheme_and_port(home: Path) -> None:
+    """The Azure deployment hint said https://HOST/openai/v1 for http://127.0.0.1:8443/...:
+    the scheme and port of a local proxy were dropped, so the suggested URL called nothing."""
+    url = "http://127.0.0.1:8443/openai/deployments/gpt-4o"
+    done = cli(home, "profile", "add", "az", "--app", "codex", "--base-url", url, "--key-env",
+               "AZ_KEY", "--option", "bridge=chat")  # fmt: skip
+    assert done.returncode == 2 and "http://127.0.0.1:8443/openai/v1," in one_line(done)
+
+
+def test_scrub_refuses_an_old_bridged_azure_profile_file(home: Path) -> None:
+    """docs/bridge.md: a profile file written before with an Azure deployment URL and bridge=chat
+    fails to load now, so exec --scrub-other-providers refuses, naming the file."""
+    add(home, "s", "sdk", "https://gw.example.com/v1", "--key-env", "S_KEY")
+    old = home / "cfg" / "profiles" / "az.toml"
+    old.write_text('name = "az"\napp = "codex"\nbase_url = "https://acme.openai.azure.com/openai/'
+                   'deployments/gpt-4o"\nkey_env = "AZ_KEY"\n[options]\nbridge = "chat"\n')  # fmt: skip
+    done = cli(home, "exec", "s", "--scrub-other-providers", "--", sys.executable, "-c", "0",
+               env={"S_KEY": "tk-abcdefghij12"})  # fmt: skip
+    line = one_line(done)
+    assert done.returncode == 2 and f"{old}: base_url" in line and "api-version" in line, line
