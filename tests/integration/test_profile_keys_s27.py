@@ -100,3 +100,88 @@ def test_scrub_refuses_when_a_profile_file_does_not_load(home: Path, verb: str) 
     assert line.endswith("nothing was run" if verb == "exec" else "nothing was printed"), line
     assert not ran.exists() and done.stdout == ""
     assert "gw-key" not in done.stdout + done.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+@pytest.mark.parametrize("case", ["codex-p", "removed", "broken"])
+def test_key_delete_reads_every_file_judgeaudit_wrote(home: Path, case: str) -> None:
+    """`key delete OLD` read only the files state.json marks active, for profiles that load: it
+    deleted OLD silently while Codex's p.config.toml (left after `profile use q`; `codex -p p`)
+    or the live file of a removed or broken profile still ran `key print OLD`. Refused naming
+    the file and its profile; --force deletes with that line as a warning."""
+    old, new = unique("s27-old"), unique("s27-new")
+    for name in (old, new):
+        assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    app = "codex" if case == "codex-p" else "claude"
+    add(home, "p", app, "http://127.0.0.1:9/v1", "--model", "m", "--key", old)
+    add(home, "q", app, "http://127.0.0.1:9/v1", "--model", "m", "--key", new)
+    try:
+        assert cli(home, "profile", "use", "p").returncode == 0
+        if case == "codex-p":
+            assert cli(home, "profile", "edit", "p", "--key", new).returncode == 0
+            assert cli(home, "profile", "use", "q").returncode == 0
+        elif case == "removed":
+            assert cli(home, "profile", "remove", "p").returncode == 0
+        else:
+            with (home / "cfg" / "profiles" / "p.toml").open("a") as f:
+                f.write("junk = = 1\n")
+        refused = cli(home, "key", "delete", old)
+        kept = cli(home, "key", "status", old)
+        forced = cli(home, "key", "delete", old, "--force")
+    finally:
+        for name in (old, new):
+            cli(home, "key", "delete", name, "--force")
+    file = "p.config.toml" if case == "codex-p" else "settings.json"
+    live = next(home.rglob(file))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert f"key delete {old}: {live}, written when p was switched on for {app}" in refused.stderr
+    said = {"codex-p": "edited since", "removed": "removed since", "broken": "does not load now"}
+    assert said[case] in refused.stderr and f"still reads key {old}" in refused.stderr
+    assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
+    assert forced.returncode == 0 and f"warning: {live}, written when p" in forced.stderr
+    assert LONG not in refused.stdout + refused.stderr + forced.stdout + forced.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_doctor_reads_the_file_not_the_profile_for_a_missing_key(home: Path) -> None:
+    """`profile use c` (helper), `profile edit c --option key_mode=inline`, `key delete --force`:
+    doctor said settings.json holds the key so Claude Code goes on working (it read the
+    profile), while the file holds only `apiKeyHelper ... key print KEY`: every request fails."""
+    name = unique("s27-helper")
+    add(home, "c", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name)
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    try:
+        assert cli(home, "profile", "use", "c").returncode == 0
+        edited = cli(home, "profile", "edit", "c", "--option", "key_mode=inline")
+        assert edited.returncode == 0, edited.stderr
+    finally:
+        assert cli(home, "key", "delete", name, "--force").returncode == 0
+    doctor = cli(home, "profile", "doctor", "claude")
+    live = next(home.rglob("settings.json"))
+    assert f"key print {name}" in live.read_text() and LONG not in live.read_text()
+    said = f"{live} runs `judgeaudit key print {name}` on every request, so Claude Code's requests"
+    assert said in doctor.stdout, doctor.stdout
+    assert "goes on working" not in doctor.stdout
+    assert LONG not in doctor.stdout + doctor.stderr
+
+
+def test_the_azure_hint_keeps_a_proxys_scheme_and_port(home: Path) -> None:
+    """The Azure deployment hint said https://HOST/openai/v1 for http://127.0.0.1:8443/...:
+    the scheme and port of a local proxy were dropped, so the suggested URL called nothing."""
+    url = "http://127.0.0.1:8443/openai/deployments/gpt-4o"
+    done = cli(home, "profile", "add", "az", "--app", "codex", "--base-url", url, "--key-env",
+               "AZ_KEY", "--option", "bridge=chat")  # fmt: skip
+    assert done.returncode == 2 and "http://127.0.0.1:8443/openai/v1," in one_line(done)
+
+
+def test_scrub_refuses_an_old_bridged_azure_profile_file(home: Path) -> None:
+    """docs/bridge.md: a profile file written before with an Azure deployment URL and bridge=chat
+    fails to load now, so exec --scrub-other-providers refuses, naming the file."""
+    add(home, "s", "sdk", "https://gw.example.com/v1", "--key-env", "S_KEY")
+    old = home / "cfg" / "profiles" / "az.toml"
+    old.write_text('name = "az"\napp = "codex"\nbase_url = "https://acme.openai.azure.com/openai/'
+                   'deployments/gpt-4o"\nkey_env = "AZ_KEY"\n[options]\nbridge = "chat"\n')  # fmt: skip
+    done = cli(home, "exec", "s", "--scrub-other-providers", "--", sys.executable, "-c", "0",
+               env={"S_KEY": "tk-abcdefghij12"})  # fmt: skip
+    line = one_line(done)
+    assert done.returncode == 2 and f"{old}: base_url" in line and "api-version" in line, line

@@ -8,7 +8,7 @@ import pytest
 
 from judgeaudit.profiles.model import profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
-from judgeaudit.profiles.targets.registry import codex_key_warnings, helper_warnings
+from judgeaudit.profiles.targets.keywarnings import codex_key_warnings, helper_warnings
 from tests.memkeyring import MemoryKeyring
 
 

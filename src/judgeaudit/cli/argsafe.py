@@ -62,13 +62,15 @@ class TailParser(QuietParser):
         abbreviations, ``allow_abbrev=False``), with the same hint."""
         if not extras[0].startswith("-"):
             return super().refusal(extras)
-        options = [
-            o
-            for a in self._actions
-            for o in a.option_strings
-            if o.startswith("--") and o != "--help"
-        ]
-        return not_an_option(extras[0], options)
+        return not_an_option(extras[0], long_options(self))
+
+
+def long_options(parser: argparse.ArgumentParser) -> list[str]:
+    """A parser's own ``--`` options (not ``--help``): the one list exec's refusals before and
+    after NAME name (its tail gets it as ``args.tail_options``)."""
+    return [
+        o for a in parser._actions for o in a.option_strings if o.startswith("--") and o != "--help"
+    ]
 
 
 def not_an_option(word: str, options: Sequence[str]) -> str:

@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from judgeaudit.cli import command_help
-from judgeaudit.cli.argsafe import TailParser, not_an_option, quiet
+from judgeaudit.cli.argsafe import TailParser, long_options, not_an_option, quiet
 from judgeaudit.cli.common import PROFILE_NAME_HELP, UserError
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.names import SHELLS, ProfileError
@@ -98,7 +98,7 @@ def register(sub: Sub) -> None:
     )
     run.add_argument("--scrub-other-providers", action="store_true", help=SCRUB_HELP)
     run.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD [ARGS...]")
-    run.set_defaults(func=cmd_exec)
+    run.set_defaults(func=cmd_exec, tail_options=long_options(run))
 
 
 def cmd_key_set(args: argparse.Namespace) -> int:
@@ -174,10 +174,10 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     users, live = active.key_users(_store(), args.name)
     breaks = [active.key_in_use(args.name, use) for use in live]
     if breaks and not args.force:
-        # A project binding's line names its own `profile off ... --project DIR` already.
+        # A project binding's line, and a file's found by reading it, name their own fix.
         first = (
             ""
-            if all(use.project for use in live)
+            if all(use.project or use.by_file for use in live)
             else "switch another profile in (or `judgeaudit profile off APP`) first, or "
         )
         raise UserError(
@@ -288,7 +288,7 @@ def _exec_as(args: argparse.Namespace) -> tuple[str | None, list[str]]:
             raise UserError(f"exec: --as {value!r}: use claude, codex or plain", code=2)
         as_ = value
     if rest and rest[0] != "--" and rest[0].startswith("-"):  # a typo ran as the command
-        raise UserError(not_an_option(rest[0], ("--as", SCRUB)), code=2)
+        raise UserError(not_an_option(rest[0], args.tail_options), code=2)
     return as_, rest[1:] if rest[:1] == ["--"] else rest
 
 

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from judgeaudit.profiles import project
+from judgeaudit.profiles.execguard import CLIENTS
 from judgeaudit.profiles.livefile import read_live
 from judgeaudit.profiles.model import APPS, ProfileError
 from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.store import ProfileStore, SwitchState
-from judgeaudit.profiles.targets import claude, registry
+from judgeaudit.profiles.targets import registry
 
 
 def here(state: SwitchState) -> dict[str, str]:
@@ -60,7 +61,8 @@ class KeyUse(NamedTuple):
     name: str
     path: str = ""
     project: str = ""
-    edited: bool = False  # the profile no longer names the key: its file, written before, does
+    by_file: bool = False  # found by reading the file, whatever its profile says now
+    since: str = ""  # what became of that profile since it was written ("edited", ...)
 
 
 def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
@@ -70,18 +72,57 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     one of them. ``key delete`` and the TUI's ``K`` both ask this. A use whose key mode reads
     no keyring entry (claude ``inline``/``env``, codex ``env_key``) is none: deleting the key
     breaks nothing there (:meth:`~judgeaudit.profiles.targets.registry.Target.reads_key`).
-    A live file that still runs ``key print KEY`` (its profile edited since ``use``) is one
-    too, marked ``edited``."""
+    Every file judgeaudit wrote that still runs ``key print KEY`` is one too, marked
+    ``by_file``: its profile edited, removed or not loading since, or Codex's
+    ``NAME.config.toml`` left after another profile was switched on."""
     everyone = store.list()
     profiles = [p for p in everyone if p.key == key]
     users = sorted(p.name for p in profiles)
     readers = [p.name for p in profiles if registry.for_app(p.app).reads_key(p)]
     uses = [use for use in _uses(store, users) if use.name in readers]
     placed = {(use.path, use.project) for use in uses}
-    for use in _uses(store, [p.name for p in everyone]):
-        if use.path and (use.path, use.project) not in placed and key in _keys_read(use):
-            uses.append(use._replace(edited=True))
+    for use in _written(store):
+        if (use.path, use.project) not in placed and key in _keys_read(use):
+            placed.add((use.path, use.project))
+            uses.append(use._replace(by_file=True, since=_since(store, use.name, readers)))
     return users, uses
+
+
+def _since(store: ProfileStore, name: str, readers: list[str]) -> str:
+    """What became of profile ``name`` since its file was written (``""``: it still reads the
+    key, in a file no switch counts: Codex's ``NAME.config.toml`` for ``codex -p NAME``)."""
+    if name in readers:
+        return ""
+    if not store.exists(name):
+        return "removed since"
+    try:
+        store.get(name)
+    except ProfileError:
+        return "its profile file does not load now"
+    return "edited since"
+
+
+def _written(store: ProfileStore) -> list[KeyUse]:
+    """Every file judgeaudit wrote a profile into: the live files state.json records (``owned``,
+    ``active_at``; a Codex ``NAME.config.toml`` stays, whoever is active) and the project
+    bindings, each named from that record, so a removed or broken profile's file is read too."""
+    state = store.state()
+    at = state.get("active_at", {})
+    out = []
+    for path in sorted(set(state["owned"]) | set(at)):
+        app, name = _written_by(Path(path), at.get(path))
+        if name:
+            out.append(KeyUse(app, name, path))
+    return out + _bindings(state, None, store)
+
+
+def _written_by(path: Path, active: str | None) -> tuple[str, str | None]:
+    """The app and profile of a live file: Codex's are TOML, its ``NAME.config.toml`` named
+    after the profile (:meth:`~judgeaudit.profiles.targets.registry.CodexTarget.files`)."""
+    if path.suffix != ".toml":
+        return "claude", active
+    named = path.name.removesuffix(".config.toml")
+    return "codex", active or (named if path.name != "config.toml" else None)
 
 
 def _keys_read(use: KeyUse) -> set[str]:
@@ -90,7 +131,7 @@ def _keys_read(use: KeyUse) -> set[str]:
     try:
         raw = read_live(Path(use.path))
         return registry.for_app(use.app).keys_read(Path(use.path), raw) if raw else set()
-    except (ProfileError, OSError):
+    except (ProfileError, OSError, ValueError):
         return set()
 
 
@@ -117,14 +158,17 @@ def _uses(store: ProfileStore, users: list[str]) -> list[KeyUse]:
     return live
 
 
-def _bindings(state: SwitchState, users: list[str], store: ProfileStore) -> list[KeyUse]:
-    """The project bindings of ``users`` whose settings file is there (one whose file is gone
-    reads nothing; a hand-edited entry of the wrong shape is no binding)."""
+def _bindings(state: SwitchState, users: list[str] | None, store: ProfileStore) -> list[KeyUse]:
+    """The project bindings of ``users`` (None: of any name, loaded or not) whose settings file
+    is there (one whose file is gone reads nothing; a hand-edited entry of the wrong shape is
+    no binding)."""
     projects = state.get(project.STATE_KEY)
     out = []
     for directory, apps in sorted(projects.items() if isinstance(projects, dict) else ()):
         for app, name in sorted(apps.items() if isinstance(apps, dict) else ()):
-            if name not in users or app not in APPS or not store.exists(name):
+            if app not in APPS or (
+                users is not None and not (name in users and store.exists(name))
+            ):
                 continue
             try:
                 file = project.settings_file(app, Path(directory))
@@ -146,26 +190,47 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
     if not key or secrets.get_key(key) is not None:
         return None
     missing = f"key {key} (profile {name}'s) is missing from the keyring"
-    if profile.app == "claude" and claude.tool_key_mode(profile) == "inline":
-        return (  # the live file holds the key itself: Claude Code does not need the keyring
-            f"{missing}: {live_file('claude')} holds the key `profile use` wrote (key_mode "
-            f"inline), so Claude Code goes on working, but `judgeaudit profile use {name}` "
-            f"fails until `judgeaudit key set {key}`"
+    path = live_file(profile.app)
+    try:
+        raw = (
+            read_live(path)
+            if path is not None and here(store.state()).get(profile.app) == name
+            else None
         )
+    except (ProfileError, OSError):
+        raw = None  # doctor's own line says why the file cannot be read
+    target = registry.for_app(profile.app)
+    if path is not None and raw:
+        tool = CLIENTS[profile.app]
+        if target.token_held(path, raw):  # the file holds a token itself (key_mode inline)
+            return (
+                f"{missing}: {path} holds a key of its own, so {tool} goes on working, but "
+                f"`judgeaudit profile use {name}` fails until `judgeaudit key set {key}`"
+            )
+        if key in target.keys_read(path, raw):
+            return (
+                f"{missing}: {path} runs `judgeaudit key print {key}` on every request, so "
+                f"{tool}'s requests fail until `judgeaudit key set {key}`"
+            )
     return f"{missing}: the app's requests fail until `judgeaudit key set {key}`"
 
 
 def key_in_use(key: str, use: KeyUse) -> str:
     """What deleting ``key`` breaks: the active profile reads it on every request."""
     where = f" ({use.path})" if use.path else ""
-    if use.edited:  # the profile names another key now: the file written before still reads it
+    if use.by_file:  # the file written before reads it, whatever its profile says now
         apply = f"`judgeaudit profile use {use.name}" + (
             f" --project` in {use.project}" if use.project else "`"
         )
+        since = f" ({use.since})" if use.since else ""
+        off = f"`judgeaudit profile off {use.app}" + (
+            f" --project {use.project}`" if use.project else "`"
+        )
+        fix = f"{apply} applies the edit" if use.since == "edited since" else f"{off} removes it"
         return (
-            f"{use.path}, written when {use.name} was switched on for {use.app} (edited since), "
-            f"still reads key {key} on every request: {use.app} fails there until {apply} "
-            "applies the edit or the key is set again"
+            f"{use.path}, written when {use.name} was switched on for {use.app}{since}, "
+            f"still reads key {key} on every request: {use.app} fails there until {fix} "
+            "or the key is set again"
         )
     if use.project:
         return (

@@ -49,11 +49,16 @@ def check(options: dict[str, Any], app: str, base_url: object, where: str) -> st
     except ValueError:
         return None  # check_base_url says what is wrong with it
     if "/openai/deployments" in parts.path.lower() and parts.hostname:
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        try:  # its scheme and port kept (a local proxy's http://HOST:PORT), never its userinfo
+            port = f":{parts.port}" if parts.port else ""
+        except ValueError:
+            port = ""
         return (
             f"{where}: base_url: an Azure OpenAI deployment's URL needs an api-version query, "
             "which bridge = chat never sends (it calls base_url + /chat/completions); use the "
-            f"resource's v1 base, https://{parts.hostname}/openai/v1, with the deployment's name "
-            "as the model"
+            f"resource's v1 base, {parts.scheme or 'https'}://{host}{port}/openai/v1, with the "
+            "deployment's name as the model"
         )
     return None
 

@@ -14,7 +14,7 @@ from judgeaudit.profiles.paths import live_file
 from judgeaudit.profiles.secrets import SecretError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import plan_app
-from judgeaudit.profiles.targets import claude
+from judgeaudit.profiles.targets import registry
 
 #: what ``list`` adds after a drifted active profile (the TUI marks it ``*!``)
 DRIFT_MARK = "(changed since use: run profile use)"
@@ -52,9 +52,8 @@ def _as_in_file(app: str, profile: Profile) -> Callable[[str], str | None]:
     the base URL and models still are. A file without a token gets a stand-in, which shows."""
     path = live_file(app)
     raw = read_live(path) if path is not None else None
-    env = claude.parse(path, raw).data().get("env") if path is not None and raw else None
-    token = env.get("ANTHROPIC_AUTH_TOKEN") if isinstance(env, dict) else None
-    held = token if isinstance(token, str) and token else "(the key, gone from the keyring)"
+    token = registry.for_app(app).token_held(path, raw) if path is not None and raw else None
+    held = token or "(the key, gone from the keyring)"
     return lambda ref: secrets.get_key(ref) or (held if ref == profile.key else None)
 
 

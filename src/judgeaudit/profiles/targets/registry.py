@@ -10,7 +10,6 @@ new entry (and its own module under ``targets/``), not a new branch in every cal
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -20,12 +19,13 @@ from urllib.parse import urlsplit
 import tomlkit
 
 from judgeaudit.hosts import is_loopback_host
-from judgeaudit.profiles import bridgeopt, secrets, shadowing
+from judgeaudit.profiles import secrets, shadowing
 from judgeaudit.profiles.execguard import CLIENTS
 from judgeaudit.profiles.ledger import Entry
 from judgeaudit.profiles.model import APPS, App, Profile, ProfileError
 from judgeaudit.profiles.paths import claude_settings, codex_home
 from judgeaudit.profiles.targets import FileKind, FilePlan, authcmd, claude, codex, codexauth
+from judgeaudit.profiles.targets.keywarnings import codex_key_warnings, helper_warnings
 from judgeaudit.redact import keylike_words, secret_values
 
 SecretLoader = Callable[[str], str | None]
@@ -78,6 +78,11 @@ class Target(Protocol):
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         """The keyring entries a file of this app has the tool read while it runs (our ``key
         print KEY``): what ``key delete`` breaks, whatever the profile says since an edit."""
+        ...
+
+    def token_held(self, path: Path, raw: bytes) -> str | None:
+        """The token a file of this app holds itself (never shown): with it the tool goes on
+        working without the keyring (drift compares it; doctor says so)."""
         ...
 
 
@@ -156,6 +161,11 @@ class ClaudeTarget:
         except ValueError:  # not a command line at all: none of ours
             return set()
         return {read} if read else set()
+
+    def token_held(self, path: Path, raw: bytes) -> str | None:
+        env = claude.parse(path, raw).data().get("env")  # key_mode "inline" writes it
+        token = env.get("ANTHROPIC_AUTH_TOKEN") if isinstance(env, dict) else None
+        return token if isinstance(token, str) and token else None
 
 
 class CodexTarget:
@@ -241,6 +251,9 @@ class CodexTarget:
         tables = providers.values() if isinstance(providers, dict) else ()
         return {k for t in tables if isinstance(t, dict) and (k := codexauth.keyring_read(t))}
 
+    def token_held(self, path: Path, raw: bytes) -> str | None:
+        return None  # a Codex profile's key is read through a command or a variable
+
 
 class SdkTarget:
     """SDK profiles live in the environment (``env``/``exec``): a switch writes no file."""
@@ -286,6 +299,9 @@ class SdkTarget:
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         return set()
 
+    def token_held(self, path: Path, raw: bytes) -> str | None:
+        return None
+
 
 #: Every app a profile can be for, in the order of :data:`~judgeaudit.profiles.model.APPS`.
 TARGETS: dict[str, Target] = {t.app: t for t in (ClaudeTarget(), CodexTarget(), SdkTarget())}
@@ -316,18 +332,6 @@ def plaintext_warnings(profile: Profile) -> list[str]:
     ]
 
 
-def helper_warnings(profile: Profile) -> list[str]:
-    """An apiKeyHelper that cannot answer (no keyring, or no key in it) would leave Claude Code
-    without a key: say so in the preview and in ``--dry-run``, before it is written."""
-    if bridgeopt.uses_bridge(profile):
-        return _token_gaps(profile, CLIENTS["claude"])
-    if profile.option("key_mode", "helper") != "helper":
-        return []
-    if not profile.key:  # a key_env profile: the helper prints the variable Claude Code has
-        return _unset(profile.key_env, "apiKeyHelper prints", CLIENTS["claude"])
-    return _keyring_gaps(profile.key, "apiKeyHelper runs", CLIENTS["claude"])
-
-
 def keyring_refusal(profile: Profile) -> str | None:
     """Why a global or project switch of ``profile`` must not be written: the tool reads its
     keyring entry on every start (Claude Code's apiKeyHelper, Codex's auth command) and the
@@ -344,50 +348,3 @@ def keyring_refusal(profile: Profile) -> str | None:
         f"{message}; nothing was changed: {CLIENTS[profile.app]} would run `judgeaudit key "
         f"print {profile.key}` on every start and get no key"
     )
-
-
-def codex_key_warnings(profile: Profile) -> list[str]:
-    """The same for Codex (a switch with no stored key said nothing): its ``auth`` command
-    prints the keyring's key, or it reads the ``env_key`` variable."""
-    if bridgeopt.uses_bridge(profile):
-        return _token_gaps(profile, CLIENTS["codex"])
-    if codex.key_mode(profile) == "command" and profile.key:
-        return _keyring_gaps(profile.key, "Codex's auth command runs", CLIENTS["codex"])
-    return _unset(codex.env_key_name(profile), "Codex reads", CLIENTS["codex"])
-
-
-def _token_gaps(profile: Profile, tool: str) -> list[str]:
-    """A bridged profile's tool prints its local bridge token, kept only in the keyring."""
-    ok, message = secrets.backend_usable()
-    if ok:
-        return []
-    return [
-        f"{tool} runs `judgeaudit key bridge-token {profile.name}`, but the keyring cannot "
-        f"answer ({message}); the switch needs it for the bridge's local token"
-    ]
-
-
-def _unset(variable: str | None, reads: str, tool: str) -> list[str]:
-    if variable and not os.environ.get(variable):
-        return [
-            f"{reads} ${variable}, which is not set in this terminal; {tool} gets its key "
-            f"only where {variable} is exported"
-        ]
-    return []
-
-
-def _keyring_gaps(key: str, runs: str, tool: str) -> list[str]:
-    command = f"{runs} `judgeaudit key print {key}`"
-    ok, message = secrets.backend_usable()
-    if not ok:
-        return [
-            f"{command}, but the keyring cannot answer ({message}); {tool} would get no key, "
-            "so `profile use` refuses this switch (nothing is written)"
-        ]
-    if secrets.get_key(key) is None:
-        return [
-            f"{command}, but the keyring has no key {key!r} yet: set it first "
-            f"(`judgeaudit key set {key}`, or k on the app's Profiles screen), else {tool} gets "
-            "no key"
-        ]
-    return []
