@@ -15,9 +15,12 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from judgeaudit.audit import events as ev
 from judgeaudit.audit.inputs import load_spec
 from judgeaudit.audit.runner import AuditRunner
+from judgeaudit.audit.store import bulk
 from judgeaudit.tui.bridge import RunBridge
 from tests.audit_helpers import write_spec
 
@@ -65,7 +68,13 @@ def test_a_cancelled_run_s_last_progress_counts_every_pair_it_stored(tmp_path: P
     assert last.done == judged == stored_pairs(out)
 
 
-def test_a_resumed_run_s_table_counts_the_pairs_stored_before_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("groups_max", [5000, 3], ids=["per-task", "totals-only"])
+def test_a_resumed_run_s_table_counts_the_pairs_stored_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups_max: int
+) -> None:
+    """Past ``STORED_GROUPS_MAX`` (agent pair, task) groups the start sends totals per agent
+    pair: the counts stay whole, the live interval goes (``—``) until the report."""
+    monkeypatch.setattr(bulk, "STORED_GROUPS_MAX", groups_max)
     spec_path, out = slow_judge_spec(tmp_path), tmp_path / "out"
     cancel_while_judging(spec_path, out)
     before = stored_pairs(out)
@@ -97,6 +106,12 @@ def test_a_resumed_run_s_table_counts_the_pairs_stored_before_it(tmp_path: Path)
 
     shown = {agents: (s.pairs, s.decisive, s.misselected) for agents, s in batch.pair_stats.items()}
     assert shown == totals
+    if groups_max == 3:
+        assert len(batch.started.stored) == len(totals) and {
+            r[2] for r in batch.started.stored
+        } == {""}
+        assert all(stats.sums is None for stats in batch.pair_stats.values())
+        return
     for agents, stats in batch.pair_stats.items():
         counts = list(per_task[agents].values())
         assert stats.sums is not None

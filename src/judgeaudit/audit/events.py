@@ -27,8 +27,9 @@ class RunStarted:
     pairs_total: int
     pairs_done: int
     warnings: list[str] = field(default_factory=list)
-    #: a resumed run's pairs stored before it, per (agent pair, task): the Run screen's table
-    #: starts from them (it showed only the pairs judged since the resume; a new user's finding)
+    #: a resumed run's pairs stored before it, per (agent pair, task), or per agent pair (task
+    #: "") past ``STORED_GROUPS_MAX`` groups: the Run screen's table starts from them (it showed
+    #: only the pairs judged since the resume; a new user's finding)
     stored: list[StoredCount] = field(default_factory=list)
 
 

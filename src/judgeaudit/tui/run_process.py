@@ -106,9 +106,15 @@ class ProcessRunBridge(RunBridge):
     def _read(self, stream: IO[bytes]) -> dict[str, Any] | None:
         """Turn the child's lines into events, a batch per read (see ``GATHER_S``), until its
         end line; None if the pipe closed without one (the child died)."""
-        tail = b""
+        pending: list[bytes] = []  # the start of a line still arriving
         while chunk := _read_some(stream):
-            *lines, tail = (tail + chunk).split(b"\n")
+            if b"\n" not in chunk:  # a long line (a resumed run's start): no join, no pause
+                pending.append(chunk)
+                continue
+            *lines, tail = chunk.split(b"\n")
+            if pending:  # joined once, not once per read (quadratic in the line's length)
+                lines[0] = b"".join([*pending, lines[0]])
+            pending = [tail] if tail else []
             events: list[ev.Event] = []
             end = self._parse(lines, events)
             self.on_events(events)
