@@ -36,3 +36,16 @@ def test_a_rejudge_that_judged_nothing_fails_with_one_line(tmp_path: Path) -> No
     # a judge whose replies break only at times gave verdicts: exit 0, as documented
     some = cli(*args, "--judge-model", "judge-default:malformed=1")
     assert some.returncode == 0, some.stderr
+
+
+def test_without_judge_model_the_line_names_the_source_run_s_judge(tmp_path: Path) -> None:
+    """No --judge-model: the source run's judge is re-run, so 'check --judge-model' named an
+    option the user never gave (a reviewer's finding)."""
+    source = finished_run(tmp_path, 2, judge="judge-defualt")
+    done = cli("rejudge", str(source), "--out", str(tmp_path / "rj"), "--events", "progress")
+    assert done.returncode == 1, done.stderr
+    assert "gave no verdict on any order" in done.stderr
+    assert "check the judge's endpoint (the source run's judge model: no --judge-model given)" in (
+        done.stderr
+    )
+    assert "check --judge-model" not in done.stderr

@@ -280,3 +280,12 @@ def test_width_is_in_points_and_an_old_fraction_is_refused(out: Path, tmp_path: 
             f" the suggested --n line and compare --margin); for {points} points give --width "
             f"{points}"
         )
+    # under a hundredth, no suggestion that is itself refused (0.005 said "give --width 0.5")
+    tiny = cli("review", "export", str(out), "--width", "0.005", "--out", str(sample))
+    assert tiny.returncode == 2 and not sample.exists()
+    assert tiny.stderr.strip() == (
+        "judgeaudit: review export: --width 0.005: give the interval's width in percentage"
+        " points, at least 1 (default 20)"
+    )
+    default = cli_ok("review", "export", str(out), "--out", str(sample))  # the sizing's own
+    assert "labelled pairs for a 95% interval 20 points wide" in default.stdout

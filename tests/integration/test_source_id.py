@@ -117,6 +117,11 @@ def test_two_runs_of_one_log_in_one_out_are_both_named(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"pair {log_id!r} matches 2 pairs (" in done.stderr
     assert "give the whole id (the run's id first)" in done.stderr
+    assert "put the task and trial first" not in done.stderr  # a log id is no agent pair
+    agents = cli("show", str(out), "policy-v7~policy-v8")  # in both runs: a task would not do
+    assert agents.returncode == 2 and "matches several pairs (" in agents.stderr, agents.stderr
+    assert "put the task and trial first" not in agents.stderr
+    assert "give the whole id (the run's id first)" in agents.stderr
     db = sqlite3.connect(out / "audit.db")
     ids = [
         r[0] for r in db.execute("SELECT pair_id FROM audit_pairs WHERE source_id = ?", (log_id,))

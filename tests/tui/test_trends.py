@@ -434,17 +434,24 @@ def test_an_output_dir_with_a_space_is_given_quoted(
     assert typed[1] == first[1], "the typed dir is trended, not refused"
 
 
+@pytest.mark.parametrize("typed", ["'out/ünï form", "out/bob's"], ids=["unclosed", "apostrophe"])
 def test_an_unclosed_quote_in_the_output_dirs_is_one_line(
-    isolated: ProfileStore, tmp_path: Path
+    isolated: ProfileStore, tmp_path: Path, typed: str
 ) -> None:
+    """An apostrophe in a name the user did not mean as a quote gets the same advice: the
+    other kind of quotes around it (it said only to close a quote the user never typed)."""
+
     async def go() -> str:
         app = make_app(isolated, tmp_path)
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
             await press(pilot, "f7")
-            app.screen.query_one("#trend-targets", Field).value = "'out/ünï form"
+            app.screen.query_one("#trend-targets", Field).value = typed
             await press(pilot, "ctrl+r")
             return str(app.screen.query_one("#trend-status").render())
 
     said = asyncio.run(go())
-    assert said == "output dirs: No closing quotation; close the quote around a dir with a space"
+    assert said == (
+        "output dirs: a quote is not closed: put a dir with a space in quotes, and one whose"
+        ' name holds a quote in the other kind ("out/bob\'s")'
+    )

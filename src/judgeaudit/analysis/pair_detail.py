@@ -110,7 +110,9 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
         shown = ", ".join(repr(m["pair_id"]) for m in matches[:SHOW_MATCHES])
         more = ", ..." if len(matches) > SHOW_MATCHES else ""
         pick = "give the whole id (the run's id first)"
-        if trials_at(pair_id.split("/")) is None:  # the agents alone: a task and trial pick one
+        # the agents alone, in one run: a task and trial pick one (not for a log's own id, nor
+        # across runs, where the example would match several again: a reviewer's finding)
+        if "/" not in pair_id and "~" in pair_id and _runs_of(db, matches[0]) == 1:
             pick = f"put the task and trial first, as {matches[0]['pair_id'].partition('/')[2]!r}, or {pick}"
         raise AnalysisError(
             f"pair {pair_id!r} matches {'several' if more else len(matches)} pairs ({shown}"
@@ -171,6 +173,15 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
         if found:
             return list(found.values())[: SHOW_MATCHES + 1]
     return []
+
+
+def _runs_of(db: sqlite3.Connection, pair: sqlite3.Row) -> int:
+    """In how many runs this pair's two agents met (the matches shown are only the first few)."""
+    found = db.execute(
+        "SELECT COUNT(DISTINCT run_id) FROM audit_pairs WHERE agent_a = ? AND agent_b = ?",
+        (pair["agent_a"], pair["agent_b"]),
+    ).fetchone()
+    return int(found[0])
 
 
 def _source_ids_kept(db: sqlite3.Connection) -> bool:

@@ -288,6 +288,11 @@ def kish_design_effect(population: dict[str, int]) -> float:
     return len(sizes) * sum(n * n for n in sizes) / total**2 if total else 1.0
 
 
+#: The default width of the weighted agreement's 95% interval a sample is sized for, in
+#: percentage points (``review export --width`` and the app's Review screen).
+WIDTH_POINTS = 20
+
+
 def suggested_n(population: dict[str, int], width: float, agreement: float = 0.5) -> int:
     """Labelled pairs needed for a 95% interval of total ``width`` on the weighted agreement:
     the binomial n at ``agreement`` (0.5: the worst case) times the weights' design effect,

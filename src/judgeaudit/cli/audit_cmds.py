@@ -243,7 +243,7 @@ def register(sub: Sub) -> None:
     rexp.add_argument(
         "--width",
         type=float,
-        default=20.0,
+        default=None,  # checked_width: the review sizing's WIDTH_POINTS
         metavar="POINTS",
         help="target width of the weighted agreement's 95%% interval in percentage points, for "
         "the suggested --n (default 20: ±10 points; a fraction such as 0.2 is refused)",

@@ -187,12 +187,21 @@ def checked_margin(margin: float, command: str) -> float:
     return margin
 
 
-def checked_width(width: float) -> float:
+def checked_width(width: float | None) -> float:
     """``review export --width`` in percentage points, as the line it prints and ``compare
     --margin`` speak, as a fraction for ``suggested_n``. It took a fraction (0.2) before: a value
     under 1 is refused with the points it meant, never read silently as a hundredth of them."""
     import math
 
+    from judgeaudit.analysis.review_weights import WIDTH_POINTS
+
+    if width is None:  # the sizing rule's own default (the app's Review screen says the same)
+        return WIDTH_POINTS / 100
+    if math.isfinite(width) and 0 < width < 0.01:  # not even a point as a fraction
+        raise UserError(
+            f"review export: --width {width:g}: give the interval's width in percentage points, "
+            f"at least 1 (default {WIDTH_POINTS})"
+        )
     if math.isfinite(width) and 0 < width < 1:
         raise UserError(
             f"review export: --width {width:g}: the width is in percentage points now (as the "
@@ -202,7 +211,7 @@ def checked_width(width: float) -> float:
     if not (math.isfinite(width) and 1 <= width < 100):
         raise UserError(
             f"review export: --width {width:g}: give the interval's width in percentage points, "
-            "from 1 to under 100 (default 20)"
+            f"from 1 to under 100 (default {WIDTH_POINTS})"
         )
     return width / 100
 
@@ -334,7 +343,7 @@ def cmd_review_export(args: argparse.Namespace) -> int:
     need = suggested_n(population, width)
     every = " (every pair of the run: no fewer would do)" if need == len(pairs) else ""
     print(
-        f"suggested --n {need}{every}: labelled pairs for a 95% interval {args.width:g} "
+        f"suggested --n {need}{every}: labelled pairs for a 95% interval {width * 100:g} "
         f"points wide on the weighted agreement (worst case 50%, Kish design effect "
         f"{kish_design_effect(population):.2f} of the stratum weights)"
         + ("" if args.n >= need else f"; --n {args.n} gives a wider interval")

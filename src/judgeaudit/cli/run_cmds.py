@@ -65,10 +65,16 @@ def _print_plan(
 
 
 def _run_blocking(
-    spec: Path | RunSpec, out: Path, *, fail_unjudged: str | None = None, **options: Any
+    spec: Path | RunSpec,
+    out: Path,
+    *,
+    fail_unjudged: str | None = None,
+    model_given: bool = True,
+    **options: Any,
 ) -> RunFinished:
     """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept).
-    ``fail_unjudged``: the re-judge's model, whose run failed if no order got a verdict."""
+    ``fail_unjudged``: the re-judge's model, whose run failed if no order got a verdict;
+    ``model_given``: whether ``--judge-model`` named it (else the source run's judge)."""
     from judgeaudit.engine import run_audit_blocking
 
     try:
@@ -78,7 +84,7 @@ def _run_blocking(
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
             "command to resume"
         ) from None
-    _say_if_unjudged(out, finished.run_id, fail_unjudged)
+    _say_if_unjudged(out, finished.run_id, fail_unjudged, model_given)
     if finished.summary.get("parquet") is False:
         from judgeaudit.audit.store.parquet_out import PARQUET, install_hint
 
@@ -105,7 +111,9 @@ def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
         )
 
 
-def _say_if_unjudged(out: Path, run_id: str, rejudged: str | None = None) -> None:
+def _say_if_unjudged(
+    out: Path, run_id: str, rejudged: str | None = None, model_given: bool = True
+) -> None:
     """After the run's closing line: a plain warning when most judge orders got no verdict (the
     run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md),
     but for a re-judge (``rejudged``, its judge model) whose every order got none: judging was
@@ -124,10 +132,15 @@ def _say_if_unjudged(out: Path, run_id: str, rejudged: str | None = None) -> Non
     finally:
         db.close()
     if rejudged is not None and nothing_judged(health):
+        check = (
+            "--judge-model"
+            if model_given
+            else "the judge's endpoint (the source run's judge model: no --judge-model given)"
+        )
         raise CheckFailed(
             f"rejudge failed: judge model {rejudged!r} gave no verdict on any order "
             f"({health['no_verdict_orders']}/{health['orders']}; run {run_id} kept in {out}); "
-            "check --judge-model (a typo, or a model whose replies carry no verdict: "
+            f"check {check} (a typo, or a model whose replies carry no verdict: "
             f"`{command('report', out, '--run', run_id)}` shows the parse failures) and rerun"
         )
     if note is not None:
@@ -210,6 +223,7 @@ def _rejudge_one(args: argparse.Namespace, model: str | None) -> str | None:
         spec,
         args.out,
         fail_unjudged=spec.judge.model,
+        model_given=model is not None,
         on_event=_sink(args.events),
         concurrency=args.concurrency,
         new_run=new_run,

@@ -18,24 +18,23 @@ from judgeaudit.analysis.fmt import LABELLED_SHORT, as_labelled, contradicting_l
 if TYPE_CHECKING:  # pandas loads when the figures are first computed
     import pandas as pd
 
-#: `review export --width`'s default: the interval width the suggested sample size aims at
-WIDTH = 0.2
-
 
 @dataclass(frozen=True)
 class ReviewFigures:
     agreement: dict[str, Any]  # analysis.review.agreement's result
-    suggested: int  # labelled pairs for a WIDTH-wide 95% interval on the weighted agreement
+    suggested: int  # labelled pairs for a WIDTH_POINTS-wide 95% interval (review_weights)
     pairs: int = 0  # the run's pairs (``suggested`` never exceeds them)
 
 
 def review_figures(pairs: pd.DataFrame, labels: pd.DataFrame) -> ReviewFigures:
     from judgeaudit.analysis.review import agreement  # pandas: when the figures are computed
-    from judgeaudit.analysis.review_weights import stratum_of, suggested_n
+    from judgeaudit.analysis.review_weights import WIDTH_POINTS, stratum_of, suggested_n
 
     population = {str(k): int(v) for k, v in stratum_of(pairs).value_counts().items()}
     return ReviewFigures(
-        agreement(pairs, labels, population), suggested_n(population, WIDTH), len(pairs)
+        agreement(pairs, labels, population),
+        suggested_n(population, WIDTH_POINTS / 100),
+        len(pairs),
     )
 
 
@@ -51,7 +50,9 @@ def needs_text(figures: ReviewFigures) -> str:
         if figures.suggested == figures.pairs
         else f"~{figures.suggested} labelled pairs"
     )
-    return f"a {WIDTH * 100:g}-point interval on the weighted agreement needs {needs}"
+    from judgeaudit.analysis.review_weights import WIDTH_POINTS  # loaded with the figures
+
+    return f"a {WIDTH_POINTS}-point interval on the weighted agreement needs {needs}"
 
 
 def methods(figures: ReviewFigures) -> list[tuple[str, str]]:

@@ -103,9 +103,11 @@ class TrendsScreen(Screen[None]):
     def action_compute(self) -> None:
         try:  # as a shell splits them: "out/ünï form" or 'out/ünï form' is one directory
             targets = shlex.split(self.query_one("#trend-targets", Field).value)
-        except ValueError as exc:  # an unclosed quote
+        except ValueError:  # an unclosed quote, or a name holding one (out/bob's)
             self.query_one("#trend-status", Note).say(
-                f"output dirs: {exc}; close the quote around a dir with a space", bad=True
+                "output dirs: a quote is not closed: put a dir with a space in quotes, and one"
+                ' whose name holds a quote in the other kind ("out/bob\'s")',
+                bad=True,
             )
             return
         if not targets:
