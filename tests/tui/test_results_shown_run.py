@@ -22,7 +22,7 @@ from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.cli_helpers import cli
-from tests.tui.helpers import SMALL, make_app, press, wait_until
+from tests.tui.helpers import SMALL, make_app, notices, palette, press, settle, wait_until
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +86,51 @@ def test_review_labels_the_run_results_shows(
     assert f"of run {first} · labelled 1" in review
     assert f"of run {first} · labelled 1" in again
     assert labelled_runs(out) == [first]
+
+
+def runs_of_pairs(out: Path, pair_ids: list[str]) -> set[str]:
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        marks = ",".join("?" * len(pair_ids))
+        rows = db.execute(
+            f"SELECT DISTINCT run_id FROM audit_pairs WHERE pair_id IN ({marks})", pair_ids
+        ).fetchall()
+    finally:
+        db.close()
+    return {str(r[0]) for r in rows}
+
+
+def test_export_review_samples_the_run_review_labels(
+    isolated: ProfileStore, two_runs: Path, tmp_path: Path
+) -> None:
+    """The older run opened from Runs: Review labelled it, but "export review…" wrote a sample
+    of the directory's newest run, so the CSV and Review named different runs."""
+    out = tmp_path / "run"
+    shutil.copytree(two_runs, out)
+    first = first_run(out)
+
+    async def go() -> list[str]:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            runs = app.screen
+            assert isinstance(runs, RunsScreen)
+            picker = runs.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
+            picker.focus()
+            picker.move_cursor(row=0)  # the older run
+            await press(pilot, "ctrl+o", "v")
+            assert isinstance(app.screen, ReviewScreen)
+            await palette(pilot, "export review", "Export review…")
+            await settle(pilot)
+            return notices(app)
+
+    said = asyncio.run(go())
+    assert any(line.startswith("wrote ") for line in said), said
+    lines = (out / "review_sample.csv").read_text(encoding="utf-8").splitlines()
+    pair_ids = [line.split(",", 1)[0] for line in lines[1:]]
+    assert pair_ids
+    assert runs_of_pairs(out, pair_ids) == {first}
 
 
 def test_export_writes_the_gap_source_and_bins_results_shows(
