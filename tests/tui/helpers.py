@@ -212,10 +212,14 @@ async def compare_in_runs(pilot: Pilot[Any], app: App[Any], out_b: str | Path) -
 
 
 def hold(
-    monkeypatch: Any, module: Any, name: str, first: Path | None = None
+    monkeypatch: Any,
+    module: Any,
+    name: str,
+    first: Path | None = None,
+    when: Callable[..., bool] | None = None,
 ) -> tuple[threading.Event, threading.Event, list[list[Any]]]:
     """Hold ``module.name`` (the real function) until released, for calls whose first argument
-    is ``first`` (None: every call); returns the release and started events and the arguments
+    is ``first`` (None: every call) and for which ``when(*args)`` holds (if given); returns the release and started events and the arguments
     of each call that answered (with its value or its error): a worker's late answer, made to
     arrive when a test wants it."""
     real = getattr(module, name)
@@ -223,7 +227,7 @@ def hold(
     answered: list[list[Any]] = []
 
     def held(*args: Any) -> Any:
-        if first is None or args[:1] == (first,):
+        if (first is None or args[:1] == (first,)) and (when is None or when(*args)):
             started.set()
             assert release.wait(60)
         try:

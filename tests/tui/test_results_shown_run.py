@@ -9,10 +9,12 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Select, Static
 
+from judgeaudit.analysis import report as report_module
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.export_prefs import ExportPreferences
 from judgeaudit.tui.screens.results import ResultsScreen
@@ -22,7 +24,17 @@ from judgeaudit.tui.widgets.field import Field
 from judgeaudit.tui.widgets.note import Note
 from judgeaudit.tui.widgets.run_picker import RunPicker
 from tests.cli_helpers import cli
-from tests.tui.helpers import SMALL, make_app, press, wait_until
+from tests.tui.helpers import (
+    SMALL,
+    hold,
+    make_app,
+    notices,
+    palette,
+    press,
+    settle,
+    until,
+    wait_until,
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,12 +48,16 @@ def two_runs(small_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def first_run(out: Path) -> str:
+def runs_in_order(out: Path) -> list[str]:
     db = sqlite3.connect(out / "audit.db")
     try:
-        return str(db.execute("SELECT run_id FROM runs ORDER BY created_at, rowid").fetchone()[0])
+        return [str(r[0]) for r in db.execute("SELECT run_id FROM runs ORDER BY created_at, rowid")]
     finally:
         db.close()
+
+
+def first_run(out: Path) -> str:
+    return runs_in_order(out)[0]
 
 
 def labelled_runs(out: Path) -> list[str]:
@@ -86,6 +102,93 @@ def test_review_labels_the_run_results_shows(
     assert f"of run {first} · labelled 1" in review
     assert f"of run {first} · labelled 1" in again
     assert labelled_runs(out) == [first]
+
+
+def runs_of_pairs(out: Path, pair_ids: list[str]) -> set[str]:
+    db = sqlite3.connect(out / "audit.db")
+    try:
+        marks = ",".join("?" * len(pair_ids))
+        rows = db.execute(
+            f"SELECT DISTINCT run_id FROM audit_pairs WHERE pair_id IN ({marks})", pair_ids
+        ).fetchall()
+    finally:
+        db.close()
+    return {str(r[0]) for r in rows}
+
+
+def test_export_review_samples_the_run_review_labels(
+    isolated: ProfileStore, two_runs: Path, tmp_path: Path
+) -> None:
+    """The older run opened from Runs: Review labelled it, but "export review…" wrote a sample
+    of the directory's newest run, so the CSV and Review named different runs."""
+    out = tmp_path / "run"
+    shutil.copytree(two_runs, out)
+    first = first_run(out)
+
+    async def go() -> list[str]:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f6")
+            runs = app.screen
+            assert isinstance(runs, RunsScreen)
+            picker = runs.query_one(RunPicker)
+            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
+            picker.focus()
+            picker.move_cursor(row=0)  # the older run
+            await press(pilot, "ctrl+o", "v")
+            assert isinstance(app.screen, ReviewScreen)
+            await palette(pilot, "export review", "Export review…")
+            await settle(pilot)
+            return notices(app)
+
+    said = asyncio.run(go())
+    assert any(line.startswith("wrote ") for line in said), said
+    lines = (out / "review_sample.csv").read_text(encoding="utf-8").splitlines()
+    pair_ids = [line.split(",", 1)[0] for line in lines[1:]]
+    assert pair_ids
+    assert runs_of_pairs(out, pair_ids) == {first}
+
+
+def test_a_slower_build_of_the_run_opened_before_is_dropped(
+    isolated: ProfileStore, two_runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run A, then run B of the same folder opened from Runs, A's report answering last: Results
+    showed A while the app's run (which Review labels) was B."""
+    out = tmp_path / "run"
+    shutil.copytree(two_runs, out)
+    run_a, run_b = runs_in_order(out)
+    release, started, answered = hold(
+        monkeypatch, report_module, "build_report", out, lambda _, o: o.run_id == run_a
+    )
+
+    async def open_row(pilot: Any, app: Any, row: int) -> None:
+        await pilot.press("f6")  # not `press`: it waits for every worker, the held one too
+        picker = app.screen.query_one(RunPicker)
+        await until(pilot, lambda: picker.row_count == 2, "both runs listed")
+        picker.focus()
+        picker.move_cursor(row=row)
+        await pilot.press("ctrl+o")
+
+    async def go() -> tuple[str | None, str, str | None]:
+        app = make_app(isolated, out)
+        async with app.run_test(size=SMALL) as pilot:
+            await open_row(pilot, app, 0)  # A, held
+            await until(pilot, started.is_set, "run A's report to start")
+            await open_row(pilot, app, 1)  # B
+            screen = app.screen
+            assert isinstance(screen, ResultsScreen)
+            await until(pilot, lambda: screen.loaded, "run B's report")
+            release.set()
+            await until(pilot, lambda: len(answered) == 2, "run A's report, late")
+            await settle(pilot)
+            shown = screen.report["run_id"] if screen.report else None
+            title = str(screen.query_one("#results-title", Static).render())
+            return shown, title, app.run_id
+
+    shown, title, app_run = asyncio.run(go())
+    assert app_run == run_b
+    assert shown == run_b, "run A's late report replaced B's"
+    assert f"run {run_b} (" in title
 
 
 def test_export_writes_the_gap_source_and_bins_results_shows(

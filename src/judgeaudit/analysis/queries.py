@@ -175,14 +175,15 @@ def conversations(out: Path, pair_id: str) -> tuple[Side, Side]:
     return pair_detail(out, pair_id).sides
 
 
-def export_review(out: Path, n: int, seed: int, path: Path) -> int:
-    """The same stratified sample `judgeaudit review export` writes (blind, the stored labels
-    shown), refused like it where a reviewer has filled in ``path`` (the app has no --force);
-    returns its size."""
+def export_review(out: Path, n: int, seed: int, path: Path, run_id: str | None = None) -> int:
+    """The same stratified sample `judgeaudit review export --run RUN` writes (blind, the stored
+    labels shown) of run ``run_id`` (None: the latest; the app passes the run Review labels),
+    refused like it where a reviewer has filled in ``path`` (the app has no --force); returns
+    its size."""
     check_replace(path, out, force=False)
     db = open_db(out)
     try:
-        pairs = load_pairs(db, resolve_run(db, None))
+        pairs = load_pairs(db, resolve_run(db, run_id))
         stored = stored_labels(db)
     finally:
         db.close()

@@ -237,16 +237,17 @@ class JudgeAuditApp(App[None]):
         self.get_screen("launch", LaunchScreen).action_run_form()
 
     def action_export_review(self) -> None:
-        self.export_review(self.out_dir)
+        self.export_review(self.out_dir, self.run_id)
 
     @work(thread=True, exclusive=True, group="export")
-    def export_review(self, out: Path) -> None:
+    def export_review(self, out: Path, run_id: str | None) -> None:
+        """A sample of the run Results shows and Review labels (``run_id``; None: the latest)."""
         from judgeaudit.analysis.queries import export_review
         from judgeaudit.analysis.review import SAMPLE_FILE, SAMPLE_N
 
         path = out / SAMPLE_FILE
         try:
-            count = export_review(out, SAMPLE_N, 0, path)
+            count = export_review(out, SAMPLE_N, 0, path, run_id)
         except JudgeauditError as exc:  # in the app's words: it has no --force
             self.call_from_thread(self.notify, exc.in_app(), severity="error")
             return

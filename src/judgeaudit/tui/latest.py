@@ -1,7 +1,8 @@
 """Numbered requests, so a late answer is dropped: a worker thread cannot be stopped
 (``exclusive`` cancels the worker, not the answer its thread posts when it ends), so each answer
 carries the number of the request it answers and is shown only if no request was made, or
-dropped, since. The Runs screen numbers its compares, run listings and judge rankings this way."""
+dropped, since. The Runs screen numbers its compares, run listings and judge rankings this way,
+Results its reports."""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ from judgeaudit.analysis.unfinished import run_status
 from judgeaudit.errors import JudgeauditError
 from judgeaudit.tui.bins import distinct_labels, parse_bins
 from judgeaudit.tui.health import health_text
+from judgeaudit.tui.latest import Latest
 from judgeaudit.tui.results_tables import (
     AGENT_COLUMNS,
     BAR_TAIL,
@@ -77,6 +78,7 @@ class ResultsScreen(Screen[None]):
         self.jump_when_loaded = False  # "Agent pairs" asked for while the report was loading
         self.control_chosen = False  # g / ctrl+e (or the palette) while the report was loading
         self.fresh = True  # the next report shown is another run's
+        self.builds = Latest()  # a slower build of a run asked for before is dropped
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -166,7 +168,7 @@ class ResultsScreen(Screen[None]):
             self.query_one("#results-body").loading = True
             self.query_one("#results-title", Static).update(f"Results — loading {self.out}…")
         self.query_one("#results-error", Note).say("")
-        self.build(self.out, options)
+        self.build(self.builds.ask(), self.out, options)
 
     def poll_running(self) -> None:
         """While the shown run is running: reload when it stored more (as the CLI report would
@@ -184,19 +186,21 @@ class ResultsScreen(Screen[None]):
         self.set_timer(LIVE_EVERY_S, self.poll_running)
 
     @work(thread=True, exclusive=True, group="results")
-    def build(self, out: Path, options: ReportOptions) -> None:
+    def build(self, request: int, out: Path, options: ReportOptions) -> None:
+        """``exclusive`` does not stop the thread: each answer brings its request's number, and
+        only the newest is shown (run A's slow build, ending after run B's, showed A)."""
         from judgeaudit.analysis.report import build_report
 
         try:
             report = build_report(out, options)
         except JudgeauditError as exc:
-            self.app.call_from_thread(self.failed, out, str(exc))
+            self.app.call_from_thread(self.failed, request, out, str(exc))
             return
-        self.app.call_from_thread(self.show_report, out, report, options)
+        self.app.call_from_thread(self.show_report, request, out, report, options)
 
-    def failed(self, out: Path, message: str) -> None:
-        if out != self.out:
-            return
+    def failed(self, request: int, out: Path, message: str) -> None:
+        if not self.builds.current(request):
+            return  # a newer request is on its way
         # coming back tries again, as the message may say to (a lock released, a file restored)
         self.loaded, self.version = True, None
         self.query_one("#results-body").loading = False
@@ -223,8 +227,8 @@ class ResultsScreen(Screen[None]):
         self.query_one("#bins", Field).value = self.shown_bins
 
     # --- rendering -----------------------------------------------------------------------------
-    def show_report(self, out: Path, report: Report, options: ReportOptions) -> None:
-        if out != self.out:
+    def show_report(self, request: int, out: Path, report: Report, options: ReportOptions) -> None:
+        if not self.builds.current(request):
             return  # a newer request is on its way
         first, self.fresh = self.fresh, False
         self.report, self.loaded, self.shown = report, True, options
