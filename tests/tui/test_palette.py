@@ -178,8 +178,10 @@ def test_palette_agent_pairs_scrolls_to_the_table_once_loaded(
             screen = app.screen
             assert isinstance(screen, ResultsScreen)
             await until(pilot, lambda: screen.loaded and not screen.jump_when_loaded, "the jump")
-            await settle(pilot)
             body = screen.query_one("#results-body", VerticalScroll)
+            # the scroll is animated: under load one settle read it before it moved (0.0)
+            await until(pilot, lambda: body.scroll_y > 0, "the scroll to the table")
+            await settle(pilot)
             table = screen.query_one("#agent-pairs-table")
             return body.scroll_y, body.region, table.region
 
