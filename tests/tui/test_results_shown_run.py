@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
+from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
 from judgeaudit.analysis import report as report_module
@@ -71,6 +73,17 @@ def labelled_runs(out: Path) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
+async def older_run_picked(pilot: Pilot[Any], app: App[Any]) -> None:
+    """Runs (F6) with both runs listed and the cursor on the older one, as a user picks it."""
+    await press(pilot, "f6")
+    runs = app.screen
+    assert isinstance(runs, RunsScreen)
+    picker = runs.query_one(RunPicker)
+    await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
+    picker.focus()
+    picker.move_cursor(row=0)
+
+
 def test_review_labels_the_run_results_shows(
     isolated: ProfileStore, two_runs: Path, tmp_path: Path
 ) -> None:
@@ -81,13 +94,7 @@ def test_review_labels_the_run_results_shows(
     async def go() -> tuple[str, str, str]:
         app = make_app(isolated, out)
         async with app.run_test(size=SMALL) as pilot:
-            await press(pilot, "f6")
-            runs = app.screen
-            assert isinstance(runs, RunsScreen)
-            picker = runs.query_one(RunPicker)
-            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
-            picker.focus()
-            picker.move_cursor(row=0)  # the older run, as a user picks it
+            await older_run_picked(pilot, app)
             await press(pilot, "ctrl+o")
             title = str(app.screen.query_one("#results-title", Static).render())
             await press(pilot, "v")
@@ -128,13 +135,7 @@ def test_export_review_samples_the_run_review_labels(
     async def go() -> list[str]:
         app = make_app(isolated, out)
         async with app.run_test(size=SMALL) as pilot:
-            await press(pilot, "f6")
-            runs = app.screen
-            assert isinstance(runs, RunsScreen)
-            picker = runs.query_one(RunPicker)
-            await wait_until(pilot, lambda: picker.row_count == 2, "both runs listed")
-            picker.focus()
-            picker.move_cursor(row=0)  # the older run
+            await older_run_picked(pilot, app)
             await press(pilot, "ctrl+o", "v")
             assert isinstance(app.screen, ReviewScreen)
             await palette(pilot, "export review", "Export review…")
