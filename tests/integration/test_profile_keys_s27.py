@@ -138,6 +138,8 @@ def test_key_delete_reads_every_file_judgeaudit_wrote(home: Path, case: str) -> 
     said = {"codex-p": "edited since", "removed": "removed since", "broken": "does not load now"}
     assert said[case] in refused.stderr and f"still reads key {old}" in refused.stderr
     assert "nothing was deleted" in refused.stderr and "stored" in kept.stdout, kept.stdout
+    # key status agrees: no "delete it" hint for a key a file still reads
+    assert f"used by no profile; still read by {live}" in kept.stdout, kept.stdout
     assert forced.returncode == 0 and f"warning: {live}, written when p" in forced.stderr
     assert LONG not in refused.stdout + refused.stderr + forced.stdout + forced.stderr
 

@@ -163,9 +163,20 @@ def cmd_key_status(args: argparse.Namespace) -> int:
         state = f"stored {secrets.mask(value)}" if value else "missing"
         if users or not value:
             print(f"  {name:<20} {state:<16} used by: {', '.join(users) or '-'}")
+        elif files := _read_by(name):  # key delete refuses it: not "delete it" here
+            print(f"  {name:<20} {state:<16} used by no profile; still read by {files}")
         else:
             print(f"  {name:<20} {state:<16} used by no profile (`judgeaudit key delete {name}`)")
     return 0
+
+
+def _read_by(name: str) -> str:
+    """The files judgeaudit wrote that still run ``key print NAME`` (an edited, removed or broken
+    profile's), as ``key delete`` finds them."""
+    from judgeaudit.profiles import active
+
+    _, live = active.key_users(_store(), name)
+    return ", ".join(sorted({str(use.path) for use in live}))
 
 
 def cmd_key_delete(args: argparse.Namespace) -> int:
