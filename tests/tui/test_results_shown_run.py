@@ -253,7 +253,7 @@ def test_a_refused_gap_source_leaves_the_controls_saying_what_is_shown(
             )
 
     before, source, title, bins, error = asyncio.run(go())
-    assert "external" in error  # the refusal is said
+    assert error.startswith("gap source external: ")  # the app's words: no --gap-source there
     assert source == "capability"  # what the table shows
     assert title == before and ": run " in title
     assert bins == "0.2,0.5"

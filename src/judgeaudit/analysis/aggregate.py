@@ -214,7 +214,19 @@ def check_source(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> No
         no_rewards=pairs > 0 and rewards == 0,
     )
     if reason:
-        raise AnalysisError(f"--gap-source {source}: {reason}")
+        raise UnfitGapSource(source, reason)
+
+
+class UnfitGapSource(AnalysisError):
+    """A gap source that would invert the claim on this run: the CLI names its option, the
+    app its selector (it said ``--gap-source external``, an option the app has not)."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"--gap-source {source}: {reason}")
+        self.source, self.reason = source, reason
+
+    def in_app(self) -> str:
+        return f"gap source {self.source}: {self.reason}"
 
 
 def default_bins(db: Pairs | sqlite3.Connection, run_id: str, source: str) -> list[float]:

@@ -194,7 +194,7 @@ class ResultsScreen(Screen[None]):
         try:
             report = build_report(out, options)
         except JudgeauditError as exc:
-            self.app.call_from_thread(self.failed, request, out, str(exc))
+            self.app.call_from_thread(self.failed, request, out, exc.in_app())
             return
         self.app.call_from_thread(self.show_report, request, out, report, options)
 
