@@ -187,3 +187,42 @@ def test_scrub_refuses_an_old_bridged_azure_profile_file(home: Path) -> None:
                env={"S_KEY": "tk-abcdefghij12"})  # fmt: skip
     line = one_line(done)
     assert done.returncode == 2 and f"{old}: base_url" in line and "api-version" in line, line
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_an_active_profile_moved_to_another_app_points_at_profile_off(home: Path) -> None:
+    """`profile use c1` (claude), `profile edit c1 --app codex ...`: the note said `profile use
+    c1` applies the change (it switches codex now), doctor claude said so again after that, and
+    `key delete` called settings.json codex's (a new user's finding). Each says `profile off
+    claude` gives the user's own values back."""
+    name = unique("s27-moved")
+    assert cli(home, "key", "set", name, stdin=LONG).returncode == 0
+    try:
+        add(home, "c1", "claude", "http://127.0.0.1:9/v1", "--model", "m", "--key", name)
+        assert cli(home, "profile", "use", "c1").returncode == 0
+        moved = cli(home, "profile", "edit", "c1", "--app", "codex",
+                    "--base-url", "https://gw.example.com/v1")  # fmt: skip
+        assert cli(home, "profile", "use", "c1").returncode == 0  # switches codex now
+        doctor = cli(home, "profile", "doctor", "claude")
+        refused = cli(home, "key", "delete", name)
+    finally:
+        cli(home, "key", "delete", name, "--force")
+    settings = next(home.rglob("settings.json"))
+    assert moved.returncode == 0, moved.stderr
+    assert f"c1 was active for claude ({settings}) and is a codex profile now: `judgeaudit " in (
+        moved.stdout + moved.stderr
+    )
+    assert "`judgeaudit profile off claude` gives you your own values back there" in (
+        moved.stdout + moved.stderr
+    )
+    assert "c1 is a codex profile now; `judgeaudit profile off claude`" in doctor.stdout, (
+        doctor.stdout
+    )
+    assert "`judgeaudit profile use c1` applies" not in doctor.stdout
+    assert refused.returncode == 2
+    assert f"{settings}, written when c1 was switched on for claude (a codex profile since)" in (
+        refused.stderr
+    )
+    assert "`judgeaudit profile off claude` removes it" in refused.stderr
+    assert f"is active for codex ({settings})" not in refused.stderr
+    assert LONG not in moved.stdout + moved.stderr + doctor.stdout + refused.stderr

@@ -84,22 +84,22 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     for use in _written(store):
         if (use.path, use.project) not in placed and key in _keys_read(use):
             placed.add((use.path, use.project))
-            uses.append(use._replace(by_file=True, since=_since(store, use.name, readers)))
+            uses.append(use._replace(by_file=True, since=_since(store, use.name, readers, use.app)))
     return users, uses
 
 
-def _since(store: ProfileStore, name: str, readers: list[str]) -> str:
-    """What became of profile ``name`` since its file was written (``""``: it still reads the
-    key, in a file no switch counts: Codex's ``NAME.config.toml`` for ``codex -p NAME``)."""
-    if name in readers:
-        return ""
+def _since(store: ProfileStore, name: str, readers: list[str], app: str) -> str:
+    """What became of profile ``name`` since its ``app`` file was written (``""``: it still
+    reads the key, in a file no switch counts: Codex's ``NAME.config.toml`` for ``codex -p``)."""
     if not store.exists(name):
         return "removed since"
     try:
-        store.get(name)
+        profile = store.get(name)
     except ProfileError:
         return "its profile file does not load now"
-    return "edited since"
+    if profile.app != app:  # `profile edit --app`: the old app's file is no longer its
+        return f"a {profile.app} profile since"
+    return "" if name in readers else "edited since"
 
 
 def _written(store: ProfileStore) -> list[KeyUse]:
@@ -144,11 +144,12 @@ def file_uses(store: ProfileStore, name: str) -> list[KeyUse]:
 
 def _uses(store: ProfileStore, users: list[str]) -> list[KeyUse]:
     state = store.state()
-    live = [
-        KeyUse(store.get(name).app, name, path)
-        for path, name in sorted(state.get("active_at", {}).items())
-        if name in users and store.exists(name)
-    ]
+    live = []
+    for path, name in sorted(state.get("active_at", {}).items()):
+        if name in users and store.exists(name):
+            app = _written_by(Path(path), name)[0]
+            if app == store.get(name).app:  # else `edit --app` since: read as a file
+                live.append(KeyUse(app, name, path))
     live += [
         KeyUse(app, name)  # the SDK's reminder: no file
         for app, name in sorted(state["active"].items())

@@ -29,6 +29,11 @@ def drift(store: ProfileStore, app: str, name: str) -> str | None:
         return f"{name} was removed since; `judgeaudit profile off {app}` gives you your own values back"
     try:
         profile = store.get(name)
+        if profile.app != app:  # `profile edit --app` since: `use` would switch the other app
+            return (
+                f"{name} is a {profile.app} profile now; `judgeaudit profile off {app}` gives "
+                "you your own values back"
+            )
         try:
             plans = plan_app(store, app, profile)
         except SecretError:  # an inline profile's key gone (said once, as missing): the rest
@@ -64,6 +69,12 @@ def edit_note(store: ProfileStore, name: str) -> str | None:
         if app == "sdk":
             return (
                 f"{name} is the active sdk profile: `judgeaudit env {name}` / `exec` use the change"
+            )
+        if (moved := store.get(name).app) != app:
+            return (
+                f"{name} was active for {app} ({live_file(app)}) and is a {moved} profile now: "
+                f"`judgeaudit profile off {app}` gives you your own values back there; "
+                f"`judgeaudit profile use {name}` switches {moved}"
             )
         if drift(store, app, name) is not None:
             return (
