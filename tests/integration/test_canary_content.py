@@ -243,7 +243,18 @@ def test_keys_in_daily_logs_reach_no_trend_engine_or_judges_output(tmp_path: Pat
         # A Parquet history straight from a day's log, then the trend over it.
         ("import", "recorded-jsonl", f"{logs}/{DAILY[0]}.jsonl", "--parquet", f"{w}/history"),
         ("trend", f"{w}/history", "--format", "html", "--output", f"{w}/history.html"),
-        ("rejudge", str(first), "--out", f"{w}/rj", "--judge-endpoint", "embedded"),
+        # a judge that gives verdicts: the recorded judge's name gets none from the embedded
+        # provider, and a re-judge that judged nothing fails now (exit 1)
+        (
+            "rejudge",
+            str(first),
+            "--out",
+            f"{w}/rj",
+            "--judge-endpoint",
+            "embedded",
+            "--judge-model",
+            "judge-default",
+        ),
         ("judges", str(first), f"{w}/rj"),
         ("judges", str(first), f"{w}/rj", "--format", "md", "--output", f"{w}/judges.md"),
         ("judges", str(first), f"{w}/rj", "--format", "json"),
