@@ -49,6 +49,8 @@ def test_key_lifecycle_never_shows_the_key(home: dict[str, str]) -> None:
     assert cli(home, "key", "delete", name).returncode == 0
     missing = cli(home, "key", "print", name)
     assert missing.returncode == 1 and "no stored key" in missing.stderr
+    again = cli(home, "key", "delete", name)  # docs/cli.md's exit 1: nothing to delete
+    assert again.returncode == 1 and again.stdout == f"no stored key {name}\n", again.stdout
 
 
 def test_no_keyring_backend_is_one_clear_line(home: dict[str, str]) -> None:
