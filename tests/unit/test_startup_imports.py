@@ -100,6 +100,19 @@ def test_env_prints_exports_without_engine_imports(no_keyring: dict[str, str]) -
     assert heavy_in(modules) == []
 
 
+@pytest.mark.parametrize(
+    "args", [("profile", "list"), ("profile", "doctor"), ("profile", "show", "local-sim")]
+)
+def test_profile_commands_import_no_http_client(
+    args: tuple[str, ...], no_keyring: dict[str, str]
+) -> None:
+    """aiohttp (0.3 s of every profile command) is for `profile test` alone."""
+    modules, done = loaded_modules(*args, env=no_keyring)
+    assert "judgeaudit.cli.profile_cmds" in modules  # the command really ran
+    assert done.returncode == 0, done.stderr
+    assert heavy_in(modules) == []
+
+
 def test_help_lists_every_command_with_the_help_its_module_registers() -> None:
     """The stubs that keep `--help` import-free must say what the real commands say."""
     for name, (_, help_text) in COMMANDS.items():

@@ -23,7 +23,6 @@ from judgeaudit.profiles.model import (
     profile_from_dict,
 )
 from judgeaudit.profiles.paths import CONFIG_ENV
-from judgeaudit.profiles.probe import probe
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import SwitchResult, turn_off, use_profile
 from judgeaudit.terminal import cells, pad, printable
@@ -320,6 +319,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     key = secrets.resolve_key(profile)
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UserError(f"--timeout {args.timeout}: give a number of seconds above 0")
+    from judgeaudit.profiles.probe import probe  # aiohttp (0.3 s): only `profile test` calls out
+
     result = probe(profile, key, timeout_s=args.timeout)
     for line in result.lines:
         print(line)
