@@ -154,5 +154,25 @@ async def main(out_dir: Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
+def parse_args(argv: list[str]) -> Path:
+    """The output folder: argparse, so `--help` prints help and an unknown option is refused
+    (`--help` was taken as OUT_DIR and a `./--help/` folder written)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python scripts/screenshots.py",
+        description="Drive the app through a demo run and write an SVG of every screen.",
+    )
+    parser.add_argument(
+        "out_dir",
+        nargs="?",
+        type=Path,
+        default=REPO / "screenshots",
+        metavar="OUT_DIR",
+        help="where the SVGs go (default: screenshots/ of the repository)",
+    )
+    return Path(parser.parse_args(argv).out_dir).resolve()
+
+
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else REPO / "screenshots"))
+    asyncio.run(main(parse_args(sys.argv[1:])))

@@ -115,23 +115,32 @@ def task_id(value: Any, where: str, error: type[InputError]) -> str:
     else ``error`` naming ``where``."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
         raise error(f"{where}: must be a non-empty string or an integer, got {json_type(value)}")
+    return _text_task_id(value, where, error)
+
+
+def _text_task_id(value: str, where: str, error: type[InputError]) -> str:
+    """The checks of a task id given as text, once for both readers (a blank one named as blank,
+    in words true of either: a file of quoted ids takes no integer)."""
+    if not value.strip():
+        raise error(f"{where}: is blank; give the task's id, a non-empty string")
     if (problem := task_id_problem(value)) is not None:
         raise error(f"{where}: {problem}")
     return value
 
 
 def quoted_task_id(value: Any, where: str, error: type[InputError]) -> str:
-    """A task id in a file whose ids are written as strings (a task file, a recorded log):
-    :func:`task_id` stores a number as text, so ``7`` and ``"7"`` would name one task and the
-    file would not say which was meant; a number is refused here, the way out named."""
+    """A task id in a file whose ids are written as strings (a task file, a recorded log, a
+    pairs file): :func:`task_id` stores a number as text, so ``7`` and ``"7"`` would name one
+    task and the file would not say which was meant; a number is refused here, the way out
+    named."""
     if not isinstance(value, str):
         raise error(
             f"{where}: must be a string, got {json_type(value)}; write it as a string (in quotes),"
             " as the file's other ids"
         )
-    return task_id(value, where, error)
+    return _text_task_id(value, where, error)
 
 
 def agent_name_problem(name: str) -> str | None:

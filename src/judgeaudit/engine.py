@@ -62,15 +62,18 @@ async def run_audit(
     new_run: bool = False,
     keys: KeyLookup = env_key,
     on_runner: Callable[[AuditRunner], None] | None = None,
+    stop_unjudged: bool = False,
 ) -> ev.RunFinished:
     """Run (or resume) the audit a spec describes into ``out`` and write its report files.
 
     ``on_runner`` receives the runner before it starts (the app pauses and resumes through it).
+    ``stop_unjudged``: a re-judge stops when its first pairs get no verdict (``rejudge``).
     """
     loaded = load_spec(spec) if isinstance(spec, Path) else spec
     runner = AuditRunner(
         loaded, out, on_event=on_event, concurrency=concurrency, new_run=new_run, keys=keys
     )
+    runner.first.watching = stop_unjudged and loaded.trajectories_from is not None
     if on_runner is not None:
         on_runner(runner)
     try:
@@ -99,6 +102,7 @@ def run_audit_blocking(
     on_event: ev.EventSink | None = None,
     concurrency: int | None = None,
     new_run: bool = False,
+    stop_unjudged: bool = False,
 ) -> ev.RunFinished:
     """:func:`run_audit` on a fresh event loop, for callers without one (the CLI).
 
@@ -116,7 +120,12 @@ def run_audit_blocking(
                 handled = True
         try:
             return await run_audit(
-                spec, out, on_event=on_event, concurrency=concurrency, new_run=new_run
+                spec,
+                out,
+                on_event=on_event,
+                concurrency=concurrency,
+                new_run=new_run,
+                stop_unjudged=stop_unjudged,
             )
         finally:
             if handled:

@@ -28,6 +28,7 @@ ErrorType = type[InputError]
 #: Python refuses to parse longer integers (CVE-2020-10735); say so in one line instead.
 INT64_MAX = 2**63 - 1
 BOM = b"\xef\xbb\xbf"
+TEXTS = "the JSONL, JSON or TOML file itself"  # what a text reader takes, unless told
 
 
 class ValidationError(InputError):
@@ -63,14 +64,13 @@ def decode_utf8(
         ) from None
 
 
-def refuse_database(head: bytes, path: Path, error: ErrorType = ValidationError) -> None:
+def refuse_database(head: bytes, path: Path, error: ErrorType, wanted: str = TEXTS) -> None:
     """A text file that is an SQLite database (an audit's ``audit.db`` given to ``import``) is
-    named so, with what to give instead, not called "not UTF-8"."""
+    named so, with what to give instead (``wanted``: what the command takes), not "not UTF-8"."""
     if head.startswith(SQLITE_HEADER):
         raise error(
-            f"{path}: is an SQLite database (an audit's audit.db?), not a text file; give the "
-            "JSONL, JSON or TOML file itself (an audit is read by `judgeaudit report DIR`, "
-            "judged again by `judgeaudit rejudge DIR`)"
+            f"{path}: is an SQLite database (an audit's audit.db?), not a text file; give {wanted}"
+            " (an audit is read by `judgeaudit report DIR`, judged again by `judgeaudit rejudge DIR`)"
         )
 
 
@@ -87,7 +87,7 @@ def read_toml(path: Path, what: str, error: ErrorType = ValidationError) -> dict
     except safeio.TooDeep:
         raise error(safeio.too_deep(str(path), what)) from None
     except tomllib.TOMLDecodeError as exc:
-        raise error(f"{path}: not valid TOML: {exc}") from None
+        raise error(f"{path}: not valid TOML ({exc}); a {what} is a TOML file") from None
     for key, value in walk(data, ""):
         if isinstance(value, float) and not math.isfinite(value):
             raise error(f"{path}: {key}: {value} is not a usable number; write a finite number")

@@ -562,17 +562,17 @@ IMPORT_CASES: list[Case] = [
     ),
     # --- a blank task id reads alike from a pairs file, a task file and a rollout file: one
     # owner (agentnames.task_id) where three copies said three things ---------------------------
+    # (the blank one no longer says "or an integer", which a task or pairs file refuses:
+    # twenty-eighth session)
     run_imported(
         "pairs-task-id-blank",
         jsonl(pair(task_id="  ")),
-        ":1: task_id",
-        "must be a non-empty string or an integer, got a string",
+        ":1: task_id: is blank; give the task's id, a non-empty string",
     ),
     run_spec(
         "tasks-task-id-blank",
         TASKS_SPEC,
-        "{tmp}/tasks.jsonl:1: task_id",
-        "must be a non-empty string or an integer, got a string",
+        "{tmp}/tasks.jsonl:1: task_id: is blank; give the task's id, a non-empty string",
         tasks__jsonl=jsonl(task_row(task_id="  ")),
     ),
     one_file(
@@ -580,8 +580,14 @@ IMPORT_CASES: list[Case] = [
         "openai-jsonl",
         "r.jsonl",
         jsonl(oa(task_id="  "), oa(agent="y")),
-        "{tmp}/r.jsonl:1: task_id",
-        "must be a non-empty string or an integer, got a string",
+        "{tmp}/r.jsonl:1: task_id: is blank; give the task's id, a non-empty string",
+    ),
+    run_imported(  # stored as text, 7 and "7" one task: refused as a task file's (twenty-eighth
+        # session)
+        "pairs-numeric-task-id",
+        jsonl(pair(task_id=7)),
+        ":1: task_id: must be a string, got a number; write it as a string (in quotes), as the"
+        " file's other ids",
     ),
     run_spec(
         "tasks-task-id-a-list",

@@ -1,17 +1,22 @@
 """``show OUT ace~weak``: the two agents alone, no task. It said "not found" where
-``show OUT t0/ace~weak`` said the pairs it matches; it lists them and says how to pick one."""
+``show OUT t0/ace~weak`` said the pairs it matches; it lists them and says how to pick one.
+Past the first few it says how many more (it printed ``...`` where docs said it lists them),
+and the agents typed the other way round get their "did you mean" (twenty-eighth session)."""
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
+from judgeaudit.analysis.pair_detail import SHOW_MATCHES
 from tests.audit_helpers import finished_run
 from tests.cli_helpers import cli
 
+TASKS = SHOW_MATCHES + 2
+
 
 def test_the_agents_alone_list_their_pairs_and_how_to_pick_one(tmp_path: Path) -> None:
-    out = finished_run(tmp_path, 2)
+    out = finished_run(tmp_path, TASKS)
     db = sqlite3.connect(out / "audit.db")
     ids = [
         r
@@ -21,14 +26,22 @@ def test_the_agents_alone_list_their_pairs_and_how_to_pick_one(tmp_path: Path) -
         )
     ]
     db.close()
-    assert len(ids) == 2  # one per task
+    assert len(ids) == TASKS  # one per task
     done = cli("show", str(out), "ace~weak")
     assert done.returncode == 2
     tail = ids[0].partition("/")[2]
+    shown = ", ".join(repr(i) for i in ids[:SHOW_MATCHES])
     assert done.stderr.strip() == (
-        f"judgeaudit: pair 'ace~weak' matches 2 pairs ({ids[0]!r}, {ids[1]!r}); put the task"
-        f" and trial first, as {tail!r}, or give the whole id (the run's id first)"
+        f"judgeaudit: pair 'ace~weak' matches {TASKS} pairs on {TASKS} tasks ({shown} and 2"
+        f" more); put the task and trial first, as {tail!r}, or give the whole id (the run's id"
+        " first)"
     )
     picked = cli("show", str(out), tail)  # the way out it names opens the pair
     assert picked.returncode == 0 and picked.stdout.startswith(f"pair {ids[0]}"), picked.stderr
     assert "not found" in cli("show", str(out), "ace~nobody").stderr
+    turned = cli("show", str(out), "weak~ace")
+    assert turned.returncode == 2
+    assert turned.stderr.strip() == (
+        "judgeaudit: pair 'weak~ace' not found; did you mean 'ace~weak' (the agents the other"
+        f" way round: {TASKS} pairs on {TASKS} tasks)?"
+    )

@@ -8,7 +8,7 @@ import shlex
 import sqlite3
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from judgeaudit.analysis.frame import AnalysisError, open_db
 from judgeaudit.analysis.why_data import one_side, run_lexicon
@@ -103,42 +103,59 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
             f"pair id {pair_id[:40]!r}... is {len(pair_id)} characters long, longer than any "
             f"pair id; ids look like RUN/TASK/tTRIAL/A~B {_where_ids(out)}"
         )
-    matches = _matches(db, pair_id)
+    matches, total = _matches(db, pair_id)
     if len(matches) == 1:
         return matches[0]  # the id, or a unique tail such as "T-001/t0/ace~weak"
     if matches:
         shown = ", ".join(repr(m["pair_id"]) for m in matches[:SHOW_MATCHES])
-        more = ", ..." if len(matches) > SHOW_MATCHES else ""
+        more = f" and {total.pairs - SHOW_MATCHES} more" if total.pairs > SHOW_MATCHES else ""
         pick = "give the whole id (the run's id first)"
         # the agents alone, in one run: a task and trial pick one (not for a log's own id, nor
         # across runs, where the example would match several again: a reviewer's finding)
         if "/" not in pair_id and "~" in pair_id and _runs_of(db, matches[0]) == 1:
             pick = f"put the task and trial first, as {matches[0]['pair_id'].partition('/')[2]!r}, or {pick}"
         raise AnalysisError(
-            f"pair {pair_id!r} matches {'several' if more else len(matches)} pairs ({shown}"
-            f"{more}); {pick}"
+            f"pair {pair_id!r} matches {total.pairs} pairs{_on_tasks(total)} ({shown}{more}); {pick}"
         )
     other_way = swapped_pair_id(pair_id)
-    found = _matches(db, other_way) if other_way is not None else []
-    if found:
-        meant = " or ".join(repr(m["pair_id"]) for m in found[:SHOW_MATCHES])
-        raise AnalysisError(
-            f"pair {pair_id!r} not found; did you mean {meant}"
-            f"{', ...' if len(found) > SHOW_MATCHES else ''} (the agents the other way round)?"
-        )
+    found, turned = _matches(db, other_way) if other_way is not None else ([], _NONE)
+    if found and other_way is not None:
+        why = "the agents the other way round"
+        if trials_at(pair_id.split("/")) is None:  # the agents alone: turn round what was typed
+            meant = f"{other_way!r} ({why}: {turned.pairs} pairs{_on_tasks(turned)})"
+        else:
+            meant = " or ".join(repr(m["pair_id"]) for m in found[:SHOW_MATCHES])
+            meant += f"{', ...' if len(found) > SHOW_MATCHES else ''} ({why})"
+        raise AnalysisError(f"pair {pair_id!r} not found; did you mean {meant}?")
     logged = ", or the pair_id an imported log gave it" if _source_ids_kept(db) else ""
     raise AnalysisError(
         f"pair {pair_id!r} not found; ids look like RUN/TASK/tTRIAL/A~B{logged} {_where_ids(out)}"
     )
 
 
-def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
+class _Total(NamedTuple):
+    """How many pairs an id names in all, and on how many tasks (only the first few are
+    listed: "matches several" left a user to guess between 6 and 84)."""
+
+    pairs: int
+    tasks: int
+
+
+_NONE = _Total(0, 0)
+
+
+def _on_tasks(total: _Total) -> str:
+    return f" on {total.tasks} tasks" if total.tasks > 1 else ""
+
+
+def _matches(db: sqlite3.Connection, pair_id: str) -> tuple[list[sqlite3.Row], _Total]:
     """The pair of that id, or else the pairs an imported log gave that id and those whose id
-    ends in it as whole '/'-parts ("9/t1/…" is no tail of "…/退货-9/t1/…"), at most
-    SHOW_MATCHES + 1: a log id that is also another pair's tail names both, never one in
-    silence. The agents alone (``ace~keen``, no task) name that pair of agents on every task:
-    it said "not found" where ``t0/ace~keen`` listed the pairs it matches. An id typed on a terminal that decomposes accents (NFD) names the same pair as
-    the stored composed (NFC) one, and the other way round: each spelling is tried."""
+    ends in it as whole '/'-parts ("9/t1/…" is no tail of "…/退货-9/t1/…"), the first
+    SHOW_MATCHES + 1 and how many in all: a log id that is also another pair's tail names both,
+    never one in silence. The agents alone (``ace~keen``, no task) name that pair of agents on
+    every task: it said "not found" where ``t0/ace~keen`` listed the pairs it matches. An id
+    typed on a terminal that decomposes accents (NFD) names the same pair as the stored
+    composed (NFC) one, and the other way round: each spelling is tried."""
     by_source = has_source_ids(db)
     for spelling in dict.fromkeys(
         (pair_id, unicodedata.normalize("NFC", pair_id), unicodedata.normalize("NFD", pair_id))
@@ -147,32 +164,28 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> list[sqlite3.Row]:
             "SELECT * FROM audit_pairs WHERE pair_id = ?", (spelling,)
         ).fetchone()
         if row is not None:
-            return [row]
-        found: dict[str, sqlite3.Row] = {}
+            return [row], _Total(1, 1)
+        named: list[str] = []
         if by_source:  # the log's own id: one pair per run that imported it
-            for hit in db.execute(
-                "SELECT * FROM audit_pairs WHERE source_id = ? ORDER BY pair_id LIMIT ?",
-                (spelling, SHOW_MATCHES + 1),
-            ):
-                found[hit["pair_id"]] = hit
+            named.append("source_id = :id")
         # a tail holds the trials part: "small" of agent "acme/small" is no pair
-        if trials_at(spelling.split("/")) is not None:
-            for hit in db.execute(  # no LIKE: no pattern for SQLite to choke on
-                "SELECT * FROM audit_pairs WHERE substr(pair_id, -length(?1) - 1) = '/' || ?1"
-                " ORDER BY pair_id LIMIT ?2",
-                (spelling, SHOW_MATCHES + 1),
-            ):
-                found.setdefault(hit["pair_id"], hit)
+        if trials_at(spelling.split("/")) is not None:  # no LIKE: no pattern to choke on
+            named.append("substr(pair_id, -length(:id) - 1) = '/' || :id")
         elif "~" in spelling:  # the agents alone, "ace~keen": the same pair on every task
-            for hit in db.execute(
-                "SELECT * FROM audit_pairs WHERE agent_a || '~' || agent_b = ?"
-                " ORDER BY pair_id LIMIT ?",
-                (spelling, SHOW_MATCHES + 1),
-            ):
-                found.setdefault(hit["pair_id"], hit)
+            named.append("agent_a || '~' || agent_b = :id")
+        if not named:
+            continue
+        where = " OR ".join(f"({n})" for n in named)
+        args = {"id": spelling, "n": SHOW_MATCHES + 1}
+        found = db.execute(
+            f"SELECT * FROM audit_pairs WHERE {where} ORDER BY pair_id LIMIT :n", args
+        ).fetchall()
         if found:
-            return list(found.values())[: SHOW_MATCHES + 1]
-    return []
+            pairs, tasks = db.execute(
+                f"SELECT COUNT(*), COUNT(DISTINCT task_id) FROM audit_pairs WHERE {where}", args
+            ).fetchone()
+            return found, _Total(int(pairs), int(tasks))
+    return [], _NONE
 
 
 def _runs_of(db: sqlite3.Connection, pair: sqlite3.Row) -> int:

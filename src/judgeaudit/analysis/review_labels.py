@@ -14,7 +14,7 @@ from judgeaudit import csvsafe
 from judgeaudit.analysis.frame import AnalysisError
 from judgeaudit.audit.store.schema import PREFS
 from judgeaudit.audit.units.outcome import label_conflict
-from judgeaudit.validate import read_text, shown_name
+from judgeaudit.validate import decode_utf8, read_bytes, refuse_database, shown_name
 
 #: The columns ``review import`` needs.
 NEEDED = ("pair_id", "human_success_a", "human_success_b", "human_pref")
@@ -72,6 +72,10 @@ class Read:
         return "".join(f"; {part}" for part in parts)
 
 
+#: What ``review import`` takes (a database given instead was told "JSONL, JSON or TOML").
+FILLED_SAMPLE = "the filled-in review CSV, `review_sample.csv` from `judgeaudit review export`"
+
+
 def read_labels(path: Path, known: set[str]) -> list[dict[str, Any]]:
     """Validate a filled-in review CSV; every problem names the line and column."""
     return [label for _, label in read_numbered(path, known)]
@@ -84,7 +88,9 @@ def read_numbered(path: Path, known: set[str]) -> list[tuple[int, dict[str, Any]
 
 def read_sample(path: Path, known: set[str]) -> Read:
     """:func:`read_numbered` with the rows that hold no label counted."""
-    if not (text := read_text(path, "review labels", AnalysisError)).strip():
+    data = read_bytes(path, "review labels", AnalysisError)
+    refuse_database(data, path, AnalysisError, FILLED_SAMPLE)
+    if not (text := decode_utf8(data, path, AnalysisError)).strip():
         raise AnalysisError(f"{path} is empty; fill in a sample from `judgeaudit review export`")
     reader = rows_of(text)
     try:

@@ -55,6 +55,7 @@ from judgeaudit.audit.units import (
     trajectory_units,
 )
 from judgeaudit.audit.units.conversation import CallSink, Side, render
+from judgeaudit.audit.units.first_verdicts import FirstVerdicts, NoVerdictYet
 from judgeaudit.audit.units.judging import judge_pair
 from judgeaudit.audit.units.outcome import judge_log_rows, pair_events, pair_row, prompt_rows
 from judgeaudit.audit.units.transcript import with_context
@@ -90,6 +91,7 @@ class AuditRunner(WorkerPool):
         self.last_failure: str | None = None  # why the last unit failed, for the exit-4 line
         self._recorded = 0  # pairs in a recorded-verdicts file (counted by its validation pass)
         self._recorded_rows: recorded.Rows | recorded.Trusted | None = None  # for the store pass
+        self.first = FirstVerdicts(watching=False)  # run_audit's stop_unjudged: a re-judge's
 
     # --- public --------------------------------------------------------------------------------
     async def run(self) -> ev.RunFinished:
@@ -132,6 +134,8 @@ class AuditRunner(WorkerPool):
             if self._discard_empty_run(store) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
+            elif isinstance(exc, NoVerdictYet):
+                self._stopped_files(store, "incomplete")  # kept for `report`'s parse failures
             elif isinstance(exc, EndpointDown) and self._stopped_files(store, "incomplete"):
                 raise IncompleteRun(
                     f"run {self._run_id} stopped: {exc}; the units it finished are kept, rerun "
@@ -390,3 +394,4 @@ class AuditRunner(WorkerPool):
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
+        self.first.saw(judged, run_id)

@@ -75,10 +75,15 @@ def _run_blocking(
     """The engine's blocking run; Ctrl-C says how to resume (the stored units are kept).
     ``fail_unjudged``: the re-judge's model, whose run failed if no order got a verdict;
     ``model_given``: whether ``--judge-model`` named it (else the source run's judge)."""
+    from judgeaudit.audit.units.first_verdicts import NoVerdictYet
     from judgeaudit.engine import run_audit_blocking
 
     try:
-        finished = run_audit_blocking(spec, out, **options)
+        finished = run_audit_blocking(spec, out, stop_unjudged=fail_unjudged is not None, **options)
+    except NoVerdictYet as exc:  # stopped early: the same line as a re-judge that ran through
+        if fail_unjudged is not None:
+            _say_if_unjudged(out, exc.run_id, fail_unjudged, model_given, stopped=exc.pairs)
+        raise
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
@@ -112,12 +117,17 @@ def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
 
 
 def _say_if_unjudged(
-    out: Path, run_id: str, rejudged: str | None = None, model_given: bool = True
+    out: Path,
+    run_id: str,
+    rejudged: str | None = None,
+    model_given: bool = True,
+    stopped: int | None = None,
 ) -> None:
     """After the run's closing line: a plain warning when most judge orders got no verdict (the
     run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md),
     but for a re-judge (``rejudged``, its judge model) whose every order got none: judging was
-    all it had to do, so it failed (a typo'd model), and says so as one line, exit 1."""
+    all it had to do, so it failed (a typo'd model), and says so as one line, exit 1; also when
+    it ``stopped`` after that many pairs without a verdict (:mod:`first_verdicts`)."""
     from judgeaudit.analysis.frame import stored_manifest
     from judgeaudit.analysis.verdicts import nothing_judged, unjudged, verdict_health
     from judgeaudit.audit.spec.records import recorded_verdicts
@@ -139,7 +149,9 @@ def _say_if_unjudged(
         )
         raise CheckFailed(
             f"rejudge failed: judge model {rejudged!r} gave no verdict on any order "
-            f"({health['no_verdict_orders']}/{health['orders']}; run {run_id} kept in {out}); "
+            f"({health['no_verdict_orders']}/{health['orders']}"
+            f"{'' if stopped is None else f', stopped once {stopped} pairs had none'};"
+            f" run {run_id} kept in {out}); "
             f"check {check} (a typo, or a model whose replies carry no verdict: "
             f"`{command('report', out, '--run', run_id)}` shows the parse failures) and rerun"
         )

@@ -26,8 +26,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, NoReturn
 
-from judgeaudit.agentnames import agent_name_problem
-from judgeaudit.agentnames import task_id as task_id_of
+from judgeaudit.agentnames import agent_name_problem, quoted_task_id
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.verdict_rules import PARSE_ERROR, parse_verdicts
 from judgeaudit.audit.store import AuditStore
@@ -125,7 +124,7 @@ def parse_pair(row: dict[str, Any], where: str) -> ImportedPair:
     """One row of a pairs file; every problem is one line naming ``file:line: field``."""
     if not _REQUIRED <= row.keys() <= _KNOWN:  # (set operations first: most rows are whole)
         _refuse_fields(row, where)
-    task_id = task_id_of(row["task_id"], f"{where}: task_id", TaskError)
+    task_id = quoted_task_id(row["task_id"], f"{where}: task_id", TaskError)
     agent_a = _agent(row["agent_a"], f"{where}: agent_a")
     agent_b = _agent(row["agent_b"], f"{where}: agent_b")
     if "trial" in row and ("trial_a" in row or "trial_b" in row):

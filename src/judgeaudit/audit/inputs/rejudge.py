@@ -123,6 +123,10 @@ def _template_from(described: Any, kind: str) -> Template | None:
     )
 
 
+#: What ``--judge-prompt`` names (a missing one said "relative to the spec", which rejudge has not).
+PROMPT_FILE = "give a judge prompt template, a TOML file with `user = ...` (docs/judge.md)"
+
+
 @dataclass(frozen=True)
 class RejudgeRequest:
     """``judgeaudit rejudge``: the short form of a spec with ``run.trajectories_from``."""
@@ -166,8 +170,10 @@ def rejudge_spec(request: RejudgeRequest) -> RunSpec:
     }
     if not judge["model"]:
         raise fail("--judge-model", "the source run names no judge model; pass one")
-    if request.judge_prompt is not None:
-        judge["prompt"] = str(request.judge_prompt)  # relative to the working directory
+    if request.judge_prompt is not None:  # relative to the working directory, not to a spec
+        if not request.judge_prompt.exists():
+            raise fail("--judge-prompt", f"{request.judge_prompt}: no such file; {PROMPT_FILE}")
+        judge["prompt"] = str(request.judge_prompt)
     if request.judge_temperature is not None:
         judge["temperature"] = request.judge_temperature
     name = source.manifest.get("name") or source.run_id.rsplit("-", 1)[0]

@@ -138,7 +138,7 @@ def builtin(kind: str, language: str) -> Template:
 
 def load_template(path: Path, kind: str) -> Template:
     try:
-        raw = read_toml(path, "template", TemplateError)
+        raw = read_toml(path, f"{kind.replace('_', ' ')} prompt template", TemplateError)
     except UnicodeDecodeError as exc:
         raise TemplateError(
             f"{path}: not UTF-8 text (byte {exc.start}); save the template as UTF-8"

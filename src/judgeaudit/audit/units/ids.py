@@ -62,11 +62,14 @@ def pair_id_parts(pair_id: str) -> PairIdParts:
 
 
 def swapped_pair_id(pair_id: str) -> str | None:
-    """The id (or an id's tail, ``TASK/tN/A~B``, ``tN/A~B``) with the agents the other way
-    round (``show``'s "did you mean"); None without a trials part or two different agents."""
+    """The id (or an id's tail, ``TASK/tN/A~B``, ``tN/A~B``, or the agents alone, ``A~B``) with
+    the agents the other way round (``show``'s "did you mean"); None without two different
+    agents."""
     split = _split(pair_id)
-    if split is None:
-        return None
+    if split is None:  # the agents alone: no agent name holds '~'
+        agent_a, tilde, agent_b = pair_id.partition("~")
+        alone = tilde and agent_a and agent_b and agent_a != agent_b and "~" not in agent_b
+        return f"{agent_b}~{agent_a}" if alone else None
     parts, at, agent_a, tilde, agent_b = split
     if not tilde or agent_a == agent_b:
         return None
