@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.new_user_helpers import cli, home, one_line
+from tests.new_user_helpers import add, cli, home, one_line, unique
 
 __all__ = ["home"]  # the fixture, shared
 
@@ -35,3 +35,40 @@ def test_a_bridged_claude_profiles_url_hint_asks_for_v1(
         f"judgeaudit: profile add: base_url: must start with http:// or https:// ({hint}); "
         "nothing was saved"
     )
+
+
+def _key() -> str:
+    return "sk-" + "s28key" * 5  # built here: no key-like literal in the file
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_key_delete_counts_only_the_codex_table_codex_selects(home: Path) -> None:
+    """`profile use ca`, a hand edit of its provider table in config.toml (so the switch keeps
+    it), `profile use cb`: config.toml holds ca's table (`key print KA`) beside cb's, but its
+    `model_provider` selects cb's, so Codex never runs ca's command. `key delete KA` and
+    `key status KA` called config.toml, "written when cb was switched on", a reader of KA;
+    only ca.config.toml (`codex -p ca`) is."""
+    ka, kb = unique("s28-ka"), unique("s28-kb")
+    for name in (ka, kb):
+        assert cli(home, "key", "set", name, stdin=_key()).returncode == 0
+    add(home, "ca", "codex", "http://127.0.0.1:9/v1", "--model", "m", "--key", ka)
+    add(home, "cb", "codex", "http://127.0.0.1:19/v1", "--model", "m", "--key", kb)
+    try:
+        assert cli(home, "profile", "use", "ca").returncode == 0
+        config = next(home.rglob("config.toml"))
+        edited = config.read_text().replace("\nauth = ", "\nrequest_max_retries = 4\nauth = ")
+        config.write_text(edited)
+        assert cli(home, "profile", "use", "cb").returncode == 0
+        assert f'"print", "{ka}"' in config.read_text()  # ca's table kept, unselected
+        refused = cli(home, "key", "delete", ka)
+        status = cli(home, "key", "status", ka)
+        other = cli(home, "key", "delete", kb)
+    finally:
+        for name in (ka, kb):
+            cli(home, "key", "delete", name, "--force")
+    assert refused.returncode == 2, refused.stderr
+    assert f"{config.parent / 'ca.config.toml'}, written when ca" in refused.stderr
+    assert f"{config}," not in refused.stderr and "cb" not in refused.stderr, refused.stderr
+    assert "used by: ca" in status.stdout, status.stdout
+    # cb's own table, which config.toml selects, still counts
+    assert other.returncode == 2 and f"cb is active for codex ({config})" in other.stderr
