@@ -72,3 +72,34 @@ def test_key_delete_counts_only_the_codex_table_codex_selects(home: Path) -> Non
     assert "used by: ca" in status.stdout, status.stdout
     # cb's own table, which config.toml selects, still counts
     assert other.returncode == 2 and f"cb is active for codex ({config})" in other.stderr
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_key_delete_of_an_active_sdk_profiles_key_says_what_breaks(home: Path) -> None:
+    """`key delete` of an active sdk profile's key said the profile "reads key K on every
+    request: sdk fails until another profile is switched in" and told to run `judgeaudit
+    profile off APP`: no file reads it; `exec P` and `env P` do, and `profile off sdk` is the
+    command. A name with no stored key was `no stored key K` on stdout, without the
+    `judgeaudit:` prefix every other refusal has."""
+    key = unique("s28-sdk")
+    add(home, "s1", "sdk", "https://gw.example.com/v1", "--key", key)
+    assert cli(home, "key", "set", key, stdin=_key()).returncode == 0
+    try:
+        assert cli(home, "profile", "use", "s1").returncode == 0
+        refused = cli(home, "key", "delete", key)
+        off = cli(home, "profile", "off", "sdk")
+        deleted = cli(home, "key", "delete", key)
+        again = cli(home, "key", "delete", key)
+    finally:
+        cli(home, "key", "delete", key, "--force")
+    assert refused.returncode == 2 and one_line(refused) == (
+        f"judgeaudit: key delete {key}: s1 is the active sdk profile, whose key {key} "
+        "`judgeaudit exec s1` and `judgeaudit env s1` read: both fail until the key is set again "
+        "(a shell that loaded `judgeaudit env s1` keeps its copy); switch another profile in (or "
+        "`judgeaudit profile off sdk`) first, or give --force; nothing was deleted"
+    )
+    assert off.returncode == 0 and deleted.returncode == 0, off.stderr + deleted.stderr
+    assert (again.returncode, again.stdout) == (1, "") and one_line(again) == (
+        f"judgeaudit: key delete {key}: no stored key {key}; nothing was deleted "
+        "(`judgeaudit key status` lists the stored keys)"
+    )

@@ -239,6 +239,12 @@ def key_in_use(key: str, use: KeyUse) -> str:
             f"every request there: {use.app} fails there until `judgeaudit profile off "
             f"{use.app} --project {use.project}` or the key is set again"
         )
+    if not use.path:  # the SDK's: no file reads it, `exec` and `env` of the profile do
+        return (
+            f"{use.name} is the active {use.app} profile, whose key {key} `judgeaudit exec "
+            f"{use.name}` and `judgeaudit env {use.name}` read: both fail until the key is set "
+            f"again (a shell that loaded `judgeaudit env {use.name}` keeps its copy)"
+        )
     return (
         f"{use.name} is active for {use.app}{where} and reads key {key} on every request: "
         f"{use.app} fails until another profile is switched in or the key is set again"
