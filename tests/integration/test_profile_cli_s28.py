@@ -103,3 +103,31 @@ def test_key_delete_of_an_active_sdk_profiles_key_says_what_breaks(home: Path) -
         f"judgeaudit: key delete {key}: no stored key {key}; nothing was deleted "
         "(`judgeaudit key status` lists the stored keys)"
     )
+
+
+@pytest.mark.usefixtures("secret_service")
+def test_doctor_on_an_env_mode_claude_profiles_missing_key_says_what_needs_it(home: Path) -> None:
+    """A Claude profile with key_mode env writes no apiKeyHelper: Claude Code sends the token of
+    the shell it starts in. With its keyring entry gone, doctor said "the app's requests fail
+    until `judgeaudit key set K`": Claude Code's do not; exec and env of the profile do (unless
+    its key_env is exported), and exec's own refusal names both fixes."""
+    key = unique("s28-env")
+    add(home, "ce", "claude", "https://gw.example.com/api", "--key", key, "--key-env", "GW_TOKEN",
+        "--option", "key_mode=env")  # fmt: skip
+    assert cli(home, "profile", "use", "ce").returncode == 0
+    doctor = cli(home, "profile", "doctor", "claude")
+    ran = cli(home, "exec", "ce", "--", "true")
+    said = (
+        f"key {key} (profile ce's) is missing from the keyring: Claude Code does not read the "
+        "keyring with key_mode env (it takes the key from the environment it starts in), so only "
+        f"`judgeaudit exec ce` and `judgeaudit env ce` need it: run `judgeaudit key set {key}`, "
+        "or export GW_TOKEN"
+    )
+    assert said in doctor.stdout, doctor.stdout
+    assert "the app's requests fail" not in doctor.stdout
+    assert ran.returncode == 2 and one_line(ran) == (
+        f"judgeaudit: profile 'ce': no key found (run `judgeaudit key set {key}`, or export "
+        "GW_TOKEN)"
+    )
+    worked = cli(home, "exec", "ce", "--", "true", env={"GW_TOKEN": _key()})
+    assert worked.returncode == 0, worked.stderr

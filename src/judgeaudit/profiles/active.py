@@ -180,6 +180,11 @@ def _bindings(state: SwitchState, users: list[str] | None, store: ProfileStore) 
     return out
 
 
+#: The key modes whose tool reads its key from its own environment, never the keyring: Claude
+#: Code's ``env`` (the shell's token), Codex's ``env_key`` (the variable).
+ENV_MODES = ("env", "env_key")
+
+
 def missing_key(store: ProfileStore, name: str) -> str | None:
     """When active profile ``name``'s keyring entry is gone: what fails and the fix."""
     from judgeaudit.profiles import secrets
@@ -213,6 +218,13 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
                 f"{missing}: {path} runs `judgeaudit key print {key}` on every request, so "
                 f"{tool}'s requests fail until `judgeaudit key set {key}`"
             )
+    mode = str(profile.option("key_mode"))
+    if mode in ENV_MODES and not target.reads_key(profile):  # the tool takes its environment's
+        return (
+            f"{missing}: {CLIENTS[profile.app]} does not read the keyring with key_mode {mode} "
+            f"(it takes the key from the environment it starts in), so only `judgeaudit exec {name}` "
+            f"and `judgeaudit env {name}` need it: {secrets.missing_key_fix(profile)}"
+        )
     return f"{missing}: the app's requests fail until `judgeaudit key set {key}`"
 
 
