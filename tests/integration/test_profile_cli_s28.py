@@ -4,6 +4,7 @@ stored."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,41 @@ def test_doctor_on_an_env_mode_claude_profiles_missing_key_says_what_needs_it(ho
     )
     worked = cli(home, "exec", "ce", "--", "true", env={"GW_TOKEN": _key()})
     assert worked.returncode == 0, worked.stderr
+
+
+def test_profile_import_never_folds_two_entries_into_one_name(home: Path) -> None:
+    """`profile import FILE` stored "gw-网" as `gw` and then skipped the file's "gw" as "a
+    profile with this name exists", naming only the changed name: one entry was silently lost.
+    Each entry gets its own profile (a name the file gives exactly is kept; a changed one takes
+    the next free `-2`), and every changed name is said beside the file's; a re-import skips
+    each, naming both."""
+    entries = [("gw-网", "A_KEY"), ("gw", "B_KEY"), ("gw", "C_KEY")]
+    listing = {
+        "profiles": [
+            {"name": n, "app": "sdk", "base_url": "https://gw.example.com/v1", "api_key_env": v}
+            for n, v in entries
+        ]
+    }
+    file = home / "work" / "list.json"
+    file.write_text(json.dumps(listing, ensure_ascii=False), encoding="utf-8")
+    first = cli(home, "profile", "import", str(file))
+    again = cli(home, "profile", "import", str(file))
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines() == [
+        'imported gw-2 ("gw-网" in the file)',
+        "imported gw",
+        'imported gw-3 ("gw" in the file)',
+        "3 imported, 0 skipped",
+    ]
+    shown = {name: cli(home, "profile", "show", name).stdout for name in ("gw", "gw-2", "gw-3")}
+    assert [v for _, v in entries] == [
+        next(k for k in ("A_KEY", "B_KEY", "C_KEY") if k in shown[n])
+        for n in ("gw-2", "gw", "gw-3")
+    ]
+    assert again.returncode == 2
+    assert again.stdout.splitlines()[:3] == [
+        'skipped gw-2 ("gw-网" in the file): a profile with this name exists (remove it to '
+        "re-import)",
+        "skipped gw: a profile with this name exists (remove it to re-import)",
+        'skipped gw-3 ("gw" in the file): a profile with this name exists (remove it to re-import)',
+    ]

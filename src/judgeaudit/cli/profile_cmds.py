@@ -327,13 +327,13 @@ def _report(report: ImportReport, activate: bool = False) -> int:
         about = report.labels.get(name)
         print(
             f"imported {name}"
-            + (f" ({about})" if about else "")
+            + (f" ({printable(about)})" if about else "")  # the file's own text
             + (" (key stored in keyring)" if name in report.keys_stored else "")
         )
     for line in report.flagged:
         print(f"note: {line}")
     for line in report.skipped:
-        print(f"skipped {line}")
+        print(printable(f"skipped {line}"))
     for line in report.plaintext:
         print(f"plaintext key copy: {line}")
     for app, name in sorted(report.current.items()):
