@@ -72,7 +72,7 @@ def test_deleting_the_key_of_the_active_profile_needs_force(home: Path) -> None:
     assert refused.returncode != 0
     line = one_line(refused)
     assert "k-claude is active for claude" in line and "nothing was deleted" in line
-    assert "switch another profile in (or `judgeaudit profile off APP`) first" in line
+    assert "switch another profile in (or `judgeaudit profile off claude`) first" in line
     assert cli(home, "key", "print", key).stdout.strip() == "sk-test-" + key
     forced = cli(home, "key", "delete", key, "--force")
     assert forced.returncode == 0 and "k-claude is active for claude" in forced.stderr

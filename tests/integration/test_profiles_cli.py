@@ -50,7 +50,11 @@ def test_key_lifecycle_never_shows_the_key(home: dict[str, str]) -> None:
     missing = cli(home, "key", "print", name)
     assert missing.returncode == 1 and "no stored key" in missing.stderr
     again = cli(home, "key", "delete", name)  # docs/cli.md's exit 1: nothing to delete
-    assert again.returncode == 1 and again.stdout == f"no stored key {name}\n", again.stdout
+    assert (again.returncode, again.stdout) == (1, ""), again.stdout
+    assert again.stderr == (
+        f"judgeaudit: key delete {name}: no stored key {name}; nothing was deleted "
+        "(`judgeaudit key status` lists the stored keys)\n"
+    )
 
 
 def test_no_keyring_backend_is_one_clear_line(home: dict[str, str]) -> None:

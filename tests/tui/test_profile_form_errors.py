@@ -94,3 +94,32 @@ def test_the_form_refuses_a_codex_profile_the_cli_refuses(isolated: ProfileStore
         assert said.endswith("; nothing was saved"), said
     assert not isolated.exists("c-new") and not file.exists()
     assert isolated.get("taotoken-codex").key == "taotoken"
+
+
+def test_the_form_refuses_a_profile_without_key_or_key_env(isolated: ProfileStore) -> None:
+    """`profile add` refuses a profile naming neither a keyring entry nor a variable (no tool
+    could get a key); the app's form saved one (a twenty-eighth-session review). Refused in the
+    form, in the CLI's words with the form's field names; nothing saved. A key_env alone is
+    enough, as in the CLI."""
+    from judgeaudit.tui.screens.modals import ProfileForm
+
+    async def go() -> tuple[str, bool, bool]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await press(pilot, "a")
+            for field, value in (("name", "s-new"), ("base_url", "https://gw.example.com/v1")):
+                app.screen.query_one(f"#f-{field}", Input).value = value
+            await press(pilot, "ctrl+s")
+            said = str(app.screen.query_one("#form-error", Static).render())
+            still_open = isinstance(app.screen, ProfileForm)
+            app.screen.query_one("#f-key_env", Input).value = "GW_KEY"
+            await press(pilot, "ctrl+s")
+            return said, still_open, isinstance(app.screen, ProfileForm)
+
+    said, still_open, open_after = asyncio.run(go())
+    assert still_open and said == (
+        "give key NAME (the keyring entry holding the key; store it with `judgeaudit key set "
+        "NAME`) or key_env VAR; a profile without a key cannot be used; nothing was saved"
+    )
+    assert not open_after and isolated.get("s-new").key_env == "GW_KEY"

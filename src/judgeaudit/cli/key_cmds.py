@@ -186,22 +186,26 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
     breaks = [active.key_in_use(args.name, use) for use in live]
     if breaks and not args.force:
         # A project binding's line, and a file's found by reading it, name their own fix.
-        first = (
-            ""
-            if all(use.project or use.by_file for use in live)
-            else "switch another profile in (or `judgeaudit profile off APP`) first, or "
-        )
+        apps = sorted({use.app for use in live if not (use.project or use.by_file)})
+        offs = ", ".join(f"`judgeaudit profile off {app}`" for app in apps)
+        first = f"switch another profile in (or {offs}) first, or " if apps else ""
         raise UserError(
             f"key delete {args.name}: {'; '.join(breaks)}; {first}give --force; nothing was deleted"
         )
     for line in breaks:
         print(f"warning: {line}", file=sys.stderr)
-    if users and not breaks:
-        print(f"note: profiles using it: {', '.join(users)}", file=sys.stderr)
     deleted = secrets.delete_key(args.name)
     _bridge_tokens(args.name, renew=False)
-    print(f"deleted key {args.name}" if deleted else f"no stored key {args.name}")
-    return 0 if deleted else 1
+    if users and not breaks and deleted:
+        print(f"note: profiles using it: {', '.join(users)}", file=sys.stderr)
+    if not deleted:  # said as every other refusal is: one line on stderr
+        raise UserError(
+            f"key delete {args.name}: no stored key {args.name}; nothing was deleted "
+            "(`judgeaudit key status` lists the stored keys)",
+            code=1,
+        )
+    print(f"deleted key {args.name}")
+    return 0
 
 
 def cmd_key_print(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ def register(sub: Sub) -> None:
             dest="base_url",
             required=verb == "add",
             help="the API base, no key in it (OpenAI-compatible: ending in /v1; Claude Code: "
-            "without /v1)",
+            "without /v1, but with it for --option bridge=chat)",
         )
         clear = "; '' removes it" if verb == "edit" else ""
         parser.add_argument(

@@ -12,7 +12,7 @@ from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backups, bridgeports, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
-from judgeaudit.profiles.keysource import check_key_source
+from judgeaudit.profiles.keysource import check_has_key, check_key_source
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
     APP_OPTIONS,
@@ -124,12 +124,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     data["name"] = args.name
     data["options"] = _options(args.option, args.app)
     profile = _checked(data, "profile add")
-    if not profile.key and not profile.key_env:
-        raise UserError(
-            "profile add: give --key NAME (the keyring entry holding the key; store it with "
-            "`judgeaudit key set NAME`) or --key-env VAR; a profile without a key cannot be "
-            "used; nothing was saved"
-        )
+    check_has_key(profile, "profile add")
     check_key_source(profile, "profile add")
     path = bridgeports.save(store, profile)
     print(f"added {args.name} -> {path}")
@@ -332,13 +327,13 @@ def _report(report: ImportReport, activate: bool = False) -> int:
         about = report.labels.get(name)
         print(
             f"imported {name}"
-            + (f" ({about})" if about else "")
+            + (f" ({printable(about)})" if about else "")  # the file's own text
             + (" (key stored in keyring)" if name in report.keys_stored else "")
         )
     for line in report.flagged:
         print(f"note: {line}")
     for line in report.skipped:
-        print(f"skipped {line}")
+        print(printable(f"skipped {line}"))
     for line in report.plaintext:
         print(f"plaintext key copy: {line}")
     for app, name in sorted(report.current.items()):

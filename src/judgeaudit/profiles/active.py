@@ -180,6 +180,11 @@ def _bindings(state: SwitchState, users: list[str] | None, store: ProfileStore) 
     return out
 
 
+#: The key modes whose tool reads its key from its own environment, never the keyring: Claude
+#: Code's ``env`` (the shell's token), Codex's ``env_key`` (the variable).
+ENV_MODES = ("env", "env_key")
+
+
 def missing_key(store: ProfileStore, name: str) -> str | None:
     """When active profile ``name``'s keyring entry is gone: what fails and the fix."""
     from judgeaudit.profiles import secrets
@@ -213,6 +218,13 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
                 f"{missing}: {path} runs `judgeaudit key print {key}` on every request, so "
                 f"{tool}'s requests fail until `judgeaudit key set {key}`"
             )
+    mode = str(profile.option("key_mode"))
+    if mode in ENV_MODES and not target.reads_key(profile):  # the tool takes its environment's
+        return (
+            f"{missing}: {CLIENTS[profile.app]} does not read the keyring with key_mode {mode} "
+            f"(it takes the key from the environment it starts in), so only `judgeaudit exec {name}` "
+            f"and `judgeaudit env {name}` need it: {secrets.missing_key_fix(profile)}"
+        )
     return f"{missing}: the app's requests fail until `judgeaudit key set {key}`"
 
 
@@ -238,6 +250,12 @@ def key_in_use(key: str, use: KeyUse) -> str:
             f"{use.name} is bound to {use.project} for {use.app}{where} and reads key {key} on "
             f"every request there: {use.app} fails there until `judgeaudit profile off "
             f"{use.app} --project {use.project}` or the key is set again"
+        )
+    if not use.path:  # the SDK's: no file reads it, `exec` and `env` of the profile do
+        return (
+            f"{use.name} is the active {use.app} profile, whose key {key} `judgeaudit exec "
+            f"{use.name}` and `judgeaudit env {use.name}` read: both fail until the key is set "
+            f"again (a shell that loaded `judgeaudit env {use.name}` keeps its copy)"
         )
     return (
         f"{use.name} is active for {use.app}{where} and reads key {key} on every request: "

@@ -40,7 +40,7 @@ def check(options: dict[str, Any], app: str, base_url: object, where: str) -> st
         problem := check_port(options["bridge_port"], f"{where}: options.bridge_port")
     ):
         return problem
-    if app not in BRIDGED_APPS or options.get("bridge") != "chat" or not isinstance(base_url, str):
+    if not bridged(app, options) or not isinstance(base_url, str):
         return None
     from urllib.parse import urlsplit
 
@@ -63,8 +63,14 @@ def check(options: dict[str, Any], app: str, base_url: object, where: str) -> st
     return None
 
 
+def bridged(app: str, options: dict[str, Any]) -> bool:
+    """Whether a profile of ``app`` with ``options`` goes through the bridge (its base URL is
+    then the gateway's OpenAI-compatible one, whatever the app)."""
+    return app in BRIDGED_APPS and options.get("bridge") == "chat"
+
+
 def uses_bridge(profile: Profile) -> bool:
-    return profile.app in BRIDGED_APPS and profile.option("bridge") == "chat"
+    return bridged(profile.app, profile.options)
 
 
 def bridge_port(profile: Profile) -> int:

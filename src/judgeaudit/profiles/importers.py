@@ -58,16 +58,19 @@ def store_profile(
     scrub: set[str] | None = None,
     batch: Batch | None = None,
     renamed: dict[str, str] | None = None,
+    label: str = "",
 ) -> bool:
     """Validate and save one imported profile (its key to the keyring); report, never echo keys.
 
     With a ``batch``, existence is looked up in its snapshot and keys are queued for one write
     at the end (see :mod:`.importtx`). ``renamed``: profile field -> the name the user's file
-    gives it, so a refusal names the field the user wrote (``api_key_env``, not ``key_env``)."""
+    gives it, so a refusal names the field the user wrote (``api_key_env``, not ``key_env``).
+    ``label``: the entry's own name when the profile's differs, said beside it."""
     name = data["name"]
     hide = {key, *(scrub or set())}
+    shown = f"{name} ({label})" if label else name
     if (name in batch.existing) if batch is not None else store.exists(name):
-        report.skipped.append(f"{name}: a profile with this name exists (remove it to re-import)")
+        report.skipped.append(f"{shown}: a profile with this name exists (remove it to re-import)")
         return False
     try:
         if key:
@@ -77,7 +80,7 @@ def store_profile(
         said = str(exc)
         for ours, theirs in (renamed or {}).items():
             said = said.replace(f"{where}: {ours}:", f"{where}: {theirs}:")
-        report.skipped.append(redact(f"{name}: {said}", hide))
+        report.skipped.append(redact(f"{shown}: {said}", hide))
         return False
     if key and batch is not None:
         entry = batch.entries.setdefault(key.strip(), name)  # one entry per distinct key
@@ -93,6 +96,8 @@ def store_profile(
         batch.existing.add(name)
     store.save(profile, durable=batch is None)  # a batch syncs once (importtx.commit)
     report.imported.append(name)
+    if label:
+        report.labels[name] = label
     return True
 
 
@@ -110,7 +115,9 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
     items = data.get("profiles") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise ProfileError(f'{path}: expected {{"profiles": [...]}}')
-    report = ImportReport()
+    report, taken = ImportReport(), set[str]()
+    # the names an entry gives exactly: kept by it, so a renamed entry ("gw-网") takes "gw-2"
+    exact = {n for i in items if isinstance(i, dict) for n in [i.get("name")] if n == slug(str(n))}
     for index, item in enumerate(items):
         where = f"{path}: profiles[{index}]"
         if not isinstance(item, dict) or "name" not in item:
@@ -125,15 +132,31 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
         if looks_like_key(str(item["name"])):
             report.skipped.append(f"{where}: name looks like an API key; not imported or shown")
             continue
+        stem = slug(str(item["name"])) or f"imported-{index + 1}"
+        name = unique_name(stem, taken, set() if stem == item["name"] else exact)
+        given = json.dumps(str(item["name"]), ensure_ascii=False)
+        label = "" if name == item["name"] else f"{given} in the file"
         entry = {
-            "name": slug(str(item["name"])) or f"imported-{index + 1}",
+            "name": name,
             "app": app,
             "base_url": item.get("base_url", ""),
             "model": item.get("model"),
             "key_env": item.get("api_key_env"),
         }
-        store_profile(store, report, entry, None, where, renamed=FILE_NAMES)
+        store_profile(store, report, entry, None, where, renamed=FILE_NAMES, label=label)
     return report
+
+
+def unique_name(stem: str, taken: set[str], reserved: set[str]) -> str:
+    """``stem``, or ``stem-2``, ``stem-3``, ... : the first neither ``taken`` nor ``reserved``
+    holds (added to ``taken``). Two entries of one import whose names slug alike ("gw-网",
+    "gw") never become one profile, nor is the second skipped as a profile that exists."""
+    name, n = stem, 2
+    while name in taken or name in reserved:
+        suffix = f"-{n}"
+        name, n = stem[: 63 - len(suffix)] + suffix, n + 1
+    taken.add(name)
+    return name
 
 
 def imported_profiles(store: ProfileStore, report: ImportReport) -> list[Profile]:

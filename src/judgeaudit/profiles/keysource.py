@@ -6,6 +6,21 @@ from __future__ import annotations
 
 from judgeaudit.profiles.model import Profile, ProfileError
 
+#: How the CLI's ``profile add`` names the two fields (the app's form names them as they are).
+FLAGS = ("--key NAME", "--key-env VAR")
+
+
+def check_has_key(profile: Profile, verb: str, fields: tuple[str, str] = FLAGS) -> None:
+    """Refuse a new ``profile`` that names neither a keyring entry nor a variable: no tool it
+    is switched to could get a key. ``fields``: how the refusal names ``key`` and ``key_env``."""
+    if profile.key or profile.key_env:
+        return
+    raise ProfileError(
+        f"{verb}: give {fields[0]} (the keyring entry holding the key; store it with "
+        f"`judgeaudit key set NAME`) or {fields[1]}; a profile without a key cannot be used; "
+        "nothing was saved"
+    )
+
 
 def check_key_source(profile: Profile, verb: str) -> None:
     """Refuse ``profile`` when its tool could not get a key, at save rather than at ``use``:

@@ -139,17 +139,23 @@ class Profile:
         return tomlkit.dumps(doc)
 
 
-def base_url_hint(app: str | None) -> str:
-    """What a base URL looks like for each app (Claude Code appends /v1/messages itself)."""
-    if app == "claude":
+def base_url_hint(app: str | None, options: dict[str, Any] | None = None) -> str:
+    """What a base URL looks like for each app: Claude Code appends /v1/messages itself, but a
+    bridged Claude profile's URL is the gateway's OpenAI-compatible base, as every other's."""
+    if app == "claude" and not bridgeopt.bridged(app, options or {}):
         return "e.g. https://taotoken.net/api (Claude Code appends /v1/messages itself)"
     return "e.g. https://taotoken.net/api/v1 (the OpenAI-compatible base, ending in /v1)"
 
 
-def check_base_url(url: str, where: str = "base_url", app: str | None = None) -> str:
+def check_base_url(
+    url: str,
+    where: str = "base_url",
+    app: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> str:
     """The bare API base, or one line saying what is wrong with it. The URL itself is never
     echoed: a query string or user part may carry a key (``?api_key=sk-...``)."""
-    hint = base_url_hint(app)
+    hint = base_url_hint(app, options)
     if not isinstance(url, str):
         raise ProfileError(f"{where}: must be a string ({hint})")
     url = url.strip()  # a space copied along with the URL
@@ -350,7 +356,7 @@ def profile_from_dict(data: dict[str, Any], where: str, source: str = "user") ->
     return Profile(
         name=name,
         app=app,
-        base_url=check_base_url(data["base_url"], f"{where}: base_url", app),
+        base_url=check_base_url(data["base_url"], f"{where}: base_url", app, options),
         model=model,
         key=data.get("key"),
         key_env=key_env,

@@ -109,6 +109,24 @@ def variables_read(table: Mapping[str, object], exported: Collection[str] = ()) 
     return list(dict.fromkeys(str(v) for v in found))
 
 
+def selected_tables(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The provider tables a Codex file has Codex use: the one its ``model_provider`` names and
+    each ``[profiles.P]``'s (``codex -p P``). A table nothing selects is never read: one left
+    for another provider id (a hand-edited table the switch keeps) runs no ``auth`` command."""
+    providers = data.get("model_providers")
+    if not isinstance(providers, dict):
+        return []
+    chosen = [data.get("model_provider")]
+    profiles = data.get("profiles")
+    if isinstance(profiles, dict):
+        chosen += [p.get("model_provider") for p in profiles.values() if isinstance(p, dict)]
+    return [
+        providers[ident]
+        for ident in dict.fromkeys(chosen)
+        if isinstance(ident, str) and isinstance(providers.get(ident), dict)
+    ]
+
+
 def keyring_read(table: Mapping[str, object]) -> str | None:
     """The keyring entry a provider table's ``auth`` command prints (our ``key print KEY``)."""
     return authcmd.keyring_read(_auth_argv(table))

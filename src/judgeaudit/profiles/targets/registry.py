@@ -247,9 +247,8 @@ class CodexTarget:
             return False
 
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
-        providers = codex.parse(path, raw).get("model_providers")
-        tables = providers.values() if isinstance(providers, dict) else ()
-        return {k for t in tables if isinstance(t, dict) and (k := codexauth.keyring_read(t))}
+        tables = codexauth.selected_tables(codex.parse(path, raw))  # a table unselected: unread
+        return {k for t in tables if (k := codexauth.keyring_read(t))}
 
     def token_held(self, path: Path, raw: bytes) -> str | None:
         return None  # a Codex profile's key is read through a command or a variable

@@ -252,11 +252,13 @@ class ProfileForm(ModalScreen[Profile | None]):
         return data
 
     def action_save(self) -> None:
-        from judgeaudit.profiles.keysource import check_key_source
+        from judgeaudit.profiles.keysource import check_has_key, check_key_source
 
         try:
             profile = profile_from_dict(self._data(), "form")
             check_key_source(profile, "form")  # the CLI's add and edit refuse it too
+            if self.profile is None or self.profile.key or self.profile.key_env:
+                check_has_key(profile, "form", ("key NAME", "key_env VAR"))  # as `profile add`
         except ProfileError as exc:
             self.query_one("#form-error", Static).update(str(exc).removeprefix("form: "))
             return
