@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +33,47 @@ def own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+#: Prints the private keyring session's variables, then waits for its stdin to close.
+_KEYRING_SESSION = (
+    "import json, os, sys\n"
+    "names = [n for n in os.environ if n == 'DBUS_SESSION_BUS_ADDRESS' or n.startswith('GNOME_')]\n"
+    "print(json.dumps({n: os.environ[n] for n in names}), flush=True)\n"
+    "sys.stdin.read()\n"
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_keyring_per_worker() -> Iterator[None]:
+    """Under pytest-xdist each worker gets a Secret Service of its own (scripts/with-keyring.sh
+    again, for as long as the worker lives): keyring tests share item names (the bundled
+    ``imported-keys`` item is read, changed and written back whole), so two workers on one
+    keyring would undo each other's keys. One process (``-n 0``) keeps the outer keyring."""
+    if not (os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("JUDGEAUDIT_SECRET_SERVICE")):
+        yield
+        return
+    script = Path(__file__).resolve().parents[1] / "scripts" / "with-keyring.sh"
+    outer = {k: v for k, v in os.environ.items() if k not in ("JUDGEAUDIT_PRIVATE_DBUS",)}
+    session = subprocess.Popen(
+        [str(script), sys.executable, "-c", _KEYRING_SESSION],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=outer,
+    )  # fmt: skip
+    assert session.stdin is not None and session.stdout is not None
+    variables: dict[str, str] = json.loads(session.stdout.readline() or "{}")
+    assert "DBUS_SESSION_BUS_ADDRESS" in variables, "the worker's keyring session did not start"
+    before = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        session.stdin.close()
+        session.wait(timeout=60)
 
 
 @pytest.fixture(scope="session")
