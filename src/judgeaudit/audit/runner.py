@@ -131,11 +131,10 @@ class AuditRunner(WorkerPool):
         try:
             return await self._run(store, tasks, imported)
         except JudgeauditError as exc:  # a refusal (not a cancel: a cancelled run is resumed)
-            if self._discard_empty_run(store) and created:
+            undo = isinstance(exc, NoVerdictYet)  # a stopped re-judge: undone, never resumed
+            if self._discard_empty_run(store, whole=undo) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
-            elif isinstance(exc, NoVerdictYet):
-                self._stopped_files(store, "incomplete")  # kept for `report`'s parse failures
             elif isinstance(exc, EndpointDown) and self._stopped_files(store, "incomplete"):
                 raise IncompleteRun(
                     f"run {self._run_id} stopped: {exc}; the units it finished are kept, rerun "
@@ -158,13 +157,15 @@ class AuditRunner(WorkerPool):
         export_all(store, self._run_id, self.out)
         return True
 
-    def _discard_empty_run(self, store: AuditStore) -> bool:
-        """Undo a run this call created that stored no unit; True if OUT now holds no run."""
+    def _discard_empty_run(self, store: AuditStore, whole: bool = False) -> bool:
+        """Undo a run this call created that stored no unit (``whole``: whatever it stored);
+        True if OUT now holds no run."""
         run_id = self._created_run
         # A re-judge or an import only copies trajectories: until it judged a pair it did nothing.
         copies_only = self.spec.trajectories_from is not None or self.spec.imported is not None
-        if run_id is None or stored_any(store, run_id, pairs_only=copies_only):
+        if run_id is None or (not whole and stored_any(store, run_id, pairs_only=copies_only)):
             return False
+        store.flush()  # rows still buffered (pairs of a stopped re-judge) are removed too
         store.discard_run(run_id)
         runs = store.runs()
         if runs:
@@ -394,4 +395,6 @@ class AuditRunner(WorkerPool):
         self.live_log.append(logs)
         for event in pair_events(pair_id, judged, row):
             self.emit(event)
-        self.first.saw(judged, run_id)
+        if run_id == self._created_run:  # only a re-judge's first pass is watched, not a resume
+            replies = (r["raw_output"] for r in logs.rows)
+            self.first.saw(judged, run_id, unit.task.task_id, replies)

@@ -80,10 +80,13 @@ def _run_blocking(
 
     try:
         finished = run_audit_blocking(spec, out, stop_unjudged=fail_unjudged is not None, **options)
-    except NoVerdictYet as exc:  # stopped early: the same line as a re-judge that ran through
-        if fail_unjudged is not None:
-            _say_if_unjudged(out, exc.run_id, fail_unjudged, model_given, stopped=exc.pairs)
-        raise
+    except NoVerdictYet as exc:  # stopped early and undone: what it saw, and what to check
+        raise CheckFailed(
+            f"rejudge failed: judge model {fail_unjudged!r} gave no verdict on any of {exc.where}"
+            f"; stopped, nothing kept ({out} as before); {exc.reply}; check "
+            f"{_unjudged_check(model_given)} (a typo, or a model whose replies carry no verdict)"
+            " and rerun"
+        ) from None
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted; the units finished so far are kept in {out}: rerun the same "
@@ -116,18 +119,21 @@ def _say_on_request(out: Path, summary: dict[str, Any]) -> None:
         )
 
 
+def _unjudged_check(model_given: bool) -> str:
+    """What a re-judge without a verdict tells the user to check."""
+    if model_given:
+        return "--judge-model"
+    return "the judge's endpoint (the source run's judge model: no --judge-model given)"
+
+
 def _say_if_unjudged(
-    out: Path,
-    run_id: str,
-    rejudged: str | None = None,
-    model_given: bool = True,
-    stopped: int | None = None,
+    out: Path, run_id: str, rejudged: str | None = None, model_given: bool = True
 ) -> None:
     """After the run's closing line: a plain warning when most judge orders got no verdict (the
     run completed, but "0 misselected" would be no finding). The exit stays 0 (docs/judge.md),
     but for a re-judge (``rejudged``, its judge model) whose every order got none: judging was
-    all it had to do, so it failed (a typo'd model), and says so as one line, exit 1; also when
-    it ``stopped`` after that many pairs without a verdict (:mod:`first_verdicts`)."""
+    all it had to do, so it failed (a typo'd model), and says so as one line, exit 1 (a re-judge
+    of more pairs stops early and is undone: :mod:`first_verdicts`)."""
     from judgeaudit.analysis.frame import stored_manifest
     from judgeaudit.analysis.verdicts import nothing_judged, unjudged, verdict_health
     from judgeaudit.audit.spec.records import recorded_verdicts
@@ -142,17 +148,10 @@ def _say_if_unjudged(
     finally:
         db.close()
     if rejudged is not None and nothing_judged(health):
-        check = (
-            "--judge-model"
-            if model_given
-            else "the judge's endpoint (the source run's judge model: no --judge-model given)"
-        )
         raise CheckFailed(
             f"rejudge failed: judge model {rejudged!r} gave no verdict on any order "
-            f"({health['no_verdict_orders']}/{health['orders']}"
-            f"{'' if stopped is None else f', stopped once {stopped} pairs had none'};"
-            f" run {run_id} kept in {out}); "
-            f"check {check} (a typo, or a model whose replies carry no verdict: "
+            f"({health['no_verdict_orders']}/{health['orders']}; run {run_id} kept in {out}); "
+            f"check {_unjudged_check(model_given)} (a typo, or a model whose replies carry no verdict: "
             f"`{command('report', out, '--run', run_id)}` shows the parse failures) and rerun"
         )
     if note is not None:

@@ -160,7 +160,7 @@ class AuditStore:
             )
 
     def discard_run(self, run_id: str) -> None:
-        """Remove a run that stored nothing (a run refused at its first call)."""
+        """Remove a run and its rows (flush first: a row buffered still would outlive it)."""
         with self._txn():
             for table in ("calls", "judge_logs", "audit_pairs", "trajectories", "tasks", "runs"):
                 self.db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
