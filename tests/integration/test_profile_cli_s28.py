@@ -170,3 +170,29 @@ def test_profile_import_never_folds_two_entries_into_one_name(home: Path) -> Non
         "skipped gw: a profile with this name exists (remove it to re-import)",
         'skipped gw-3 ("gw" in the file): a profile with this name exists (remove it to re-import)',
     ]
+
+
+def test_profile_import_skips_an_entry_without_a_key_as_add_refuses_it(home: Path) -> None:
+    """`profile add` refuses a profile without a key; `profile import FILE` imported an entry
+    without `api_key_env`, and `profile use` of it then switched a tool to a provider it had no
+    key for (a twenty-eighth-session review). The entry is skipped with a line naming it and
+    what to give; the others are imported."""
+    listing = {
+        "profiles": [
+            {"name": "ok", "app": "sdk", "base_url": "https://gw.example.com/v1",
+             "api_key_env": "OK_KEY"},
+            {"name": "nokey", "app": "sdk", "base_url": "https://gw.example.com/v1"},
+        ]
+    }  # fmt: skip
+    file = home / "work" / "list.json"
+    file.write_text(json.dumps(listing), encoding="utf-8")
+    done = cli(home, "profile", "import", str(file))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "imported ok",
+        f"skipped nokey: {file}: profiles[1]: no api_key_env; a profile without a key cannot be "
+        'used: give the entry "api_key_env": "VAR" (the variable holding its key) and import it '
+        "again, or `judgeaudit profile add nokey --key NAME ...`; not imported",
+        "1 imported, 1 skipped",
+    ]
+    assert cli(home, "profile", "use", "nokey").returncode == 2
