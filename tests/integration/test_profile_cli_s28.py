@@ -196,3 +196,30 @@ def test_profile_import_skips_an_entry_without_a_key_as_add_refuses_it(home: Pat
         "1 imported, 1 skipped",
     ]
     assert cli(home, "profile", "use", "nokey").returncode == 2
+
+
+def test_profile_import_keeps_every_name_the_file_gives_exactly(home: Path) -> None:
+    """A file with entries "gw", "gw", "GW", "gw-2" imported the last as `gw-2-2`: the second
+    "gw" had taken `gw-2` first, while the docs say a name the file gives exactly is kept (a
+    reviewer). An exact name is its first entry's; a duplicate or changed name takes a suffix
+    no entry of the file gives exactly."""
+    entries = [("gw", "A_KEY"), ("gw", "B_KEY"), ("GW", "C_KEY"), ("gw-2", "D_KEY")]
+    listing = {
+        "profiles": [
+            {"name": n, "app": "sdk", "base_url": "https://gw.example.com/v1", "api_key_env": v}
+            for n, v in entries
+        ]
+    }
+    file = home / "work" / "list.json"
+    file.write_text(json.dumps(listing), encoding="utf-8")
+    done = cli(home, "profile", "import", str(file))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "imported gw",
+        'imported gw-3 ("gw" in the file)',
+        'imported gw-4 ("GW" in the file)',
+        "imported gw-2",
+        "4 imported, 0 skipped",
+    ]
+    for name, (_, var) in zip(("gw", "gw-3", "gw-4", "gw-2"), entries, strict=True):
+        assert var in cli(home, "profile", "show", name).stdout, name

@@ -122,7 +122,8 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
     if not isinstance(items, list):
         raise ProfileError(f'{path}: expected {{"profiles": [...]}}')
     report, taken = ImportReport(), set[str]()
-    # the names an entry gives exactly: kept by it, so a renamed entry ("gw-网") takes "gw-2"
+    # the names an entry gives exactly: kept by its first entry, so a renamed entry ("gw-网")
+    # or a second "gw" takes a suffix no entry gives exactly ("gw-2" is the file's own)
     exact = {n for i in items if isinstance(i, dict) for n in [i.get("name")] if n == slug(str(n))}
     for index, item in enumerate(items):
         where = f"{path}: profiles[{index}]"
@@ -139,7 +140,8 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
             report.skipped.append(f"{where}: name looks like an API key; not imported or shown")
             continue
         stem = slug(str(item["name"])) or f"imported-{index + 1}"
-        name = unique_name(stem, taken, set() if stem == item["name"] else exact)
+        kept = stem == item["name"] and stem not in taken  # an exact name's first use only
+        name = unique_name(stem, taken, set() if kept else exact)  # a later one: no exact name
         given = json.dumps(str(item["name"]), ensure_ascii=False)
         label = "" if name == item["name"] else f"{given} in the file"
         entry = {
