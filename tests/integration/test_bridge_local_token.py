@@ -260,3 +260,26 @@ def test_a_key_set_while_the_bridge_runs_is_sent_upstream_within_a_second(
     sent = [line["key_sha256"] for line in request_log(log)]
     assert sent == [key_fingerprint(old), key_fingerprint(new)]
     assert old not in said and new not in said
+
+
+def test_a_refused_key_delete_leaves_the_bridge_tokens(home: Home) -> None:
+    """`key delete K` of a key no longer stored refused with "nothing was deleted", having
+    dropped the local bridge token of each bridged profile using K (a twenty-eighth-session
+    review): the switched tool's helper then failed. Every refusal is said before anything is
+    deleted; a refusal for an active profile keeps the token too."""
+    home.add("lt-kd", "claude")
+    assert home.judgeaudit("profile", "use", "lt-kd").returncode == 0
+    token = home.judgeaudit("key", "bridge-token", "lt-kd").stdout
+    assert token.startswith("ja-local-")
+    active = home.judgeaudit("key", "delete", home.key_name)  # lt-kd reads it: refused
+    assert active.returncode == 2 and "nothing was deleted" in active.stderr
+    assert home.judgeaudit("key", "bridge-token", "lt-kd").stdout == token
+    # The key goes (while lt-kd uses another), then lt-kd names it again: not stored.
+    assert home.judgeaudit("profile", "edit", "lt-kd", "--key", "lt-other").returncode == 0
+    assert home.judgeaudit("key", "delete", home.key_name).returncode == 0
+    assert home.judgeaudit("profile", "edit", "lt-kd", "--key", home.key_name).returncode == 0
+    assert home.judgeaudit("key", "bridge-token", "lt-kd").stdout == token
+    gone = home.judgeaudit("key", "delete", home.key_name, "--force")
+    assert gone.returncode == 1, gone.stderr
+    assert f"no stored key {home.key_name}; nothing was deleted" in gone.stderr
+    assert home.judgeaudit("key", "bridge-token", "lt-kd").stdout == token

@@ -170,3 +170,56 @@ def test_profile_import_never_folds_two_entries_into_one_name(home: Path) -> Non
         "skipped gw: a profile with this name exists (remove it to re-import)",
         'skipped gw-3 ("gw" in the file): a profile with this name exists (remove it to re-import)',
     ]
+
+
+def test_profile_import_skips_an_entry_without_a_key_as_add_refuses_it(home: Path) -> None:
+    """`profile add` refuses a profile without a key; `profile import FILE` imported an entry
+    without `api_key_env`, and `profile use` of it then switched a tool to a provider it had no
+    key for (a twenty-eighth-session review). The entry is skipped with a line naming it and
+    what to give; the others are imported."""
+    listing = {
+        "profiles": [
+            {"name": "ok", "app": "sdk", "base_url": "https://gw.example.com/v1",
+             "api_key_env": "OK_KEY"},
+            {"name": "nokey", "app": "sdk", "base_url": "https://gw.example.com/v1"},
+        ]
+    }  # fmt: skip
+    file = home / "work" / "list.json"
+    file.write_text(json.dumps(listing), encoding="utf-8")
+    done = cli(home, "profile", "import", str(file))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "imported ok",
+        f"skipped nokey: {file}: profiles[1]: no api_key_env; a profile without a key cannot be "
+        'used: give the entry "api_key_env": "VAR" (the variable holding its key) and import it '
+        "again, or `judgeaudit profile add nokey --key NAME ...`; not imported",
+        "1 imported, 1 skipped",
+    ]
+    assert cli(home, "profile", "use", "nokey").returncode == 2
+
+
+def test_profile_import_keeps_every_name_the_file_gives_exactly(home: Path) -> None:
+    """A file with entries "gw", "gw", "GW", "gw-2" imported the last as `gw-2-2`: the second
+    "gw" had taken `gw-2` first, while the docs say a name the file gives exactly is kept (a
+    reviewer). An exact name is its first entry's; a duplicate or changed name takes a suffix
+    no entry of the file gives exactly."""
+    entries = [("gw", "A_KEY"), ("gw", "B_KEY"), ("GW", "C_KEY"), ("gw-2", "D_KEY")]
+    listing = {
+        "profiles": [
+            {"name": n, "app": "sdk", "base_url": "https://gw.example.com/v1", "api_key_env": v}
+            for n, v in entries
+        ]
+    }
+    file = home / "work" / "list.json"
+    file.write_text(json.dumps(listing), encoding="utf-8")
+    done = cli(home, "profile", "import", str(file))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "imported gw",
+        'imported gw-3 ("gw" in the file)',
+        'imported gw-4 ("GW" in the file)',
+        "imported gw-2",
+        "4 imported, 0 skipped",
+    ]
+    for name, (_, var) in zip(("gw", "gw-3", "gw-4", "gw-2"), entries, strict=True):
+        assert var in cli(home, "profile", "show", name).stdout, name

@@ -123,3 +123,37 @@ def test_the_form_refuses_a_profile_without_key_or_key_env(isolated: ProfileStor
         "NAME`) or key_env VAR; a profile without a key cannot be used; nothing was saved"
     )
     assert not open_after and isolated.get("s-new").key_env == "GW_KEY"
+
+
+def test_the_forms_edit_that_drops_the_key_is_refused_in_an_edits_words(
+    isolated: ProfileStore,
+) -> None:
+    """Editing a profile in the form and clearing its key was refused in `profile add`'s words
+    ("give key NAME ..."), while `profile edit` says the edit leaves the profile without a key
+    (a twenty-eighth-session review): one rule, in keysource.py, says it for both. Nothing
+    saved; giving a key_env in the same edit saves."""
+    from judgeaudit.tui.screens.modals import ProfileForm
+    from tests.tui.test_state import select
+
+    async def go() -> tuple[str, bool, bool]:
+        app = make_app(isolated)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await select(pilot, app, "taotoken-sdk")
+            await press(pilot, "e")
+            app.screen.query_one("#f-key", Input).value = ""
+            await press(pilot, "ctrl+s")
+            said = str(app.screen.query_one("#form-error", Static).render())
+            still_open = isinstance(app.screen, ProfileForm)
+            app.screen.query_one("#f-key_env", Input).value = "TT_KEY"
+            await press(pilot, "ctrl+s")
+            return said, still_open, isinstance(app.screen, ProfileForm)
+
+    said, still_open, open_after = asyncio.run(go())
+    assert still_open and said == (
+        "that leaves taotoken-sdk without a key; give key NAME or key_env VAR in the same edit "
+        "(a profile without a key cannot be used); nothing was saved"
+    )
+    assert not open_after
+    saved = isolated.get("taotoken-sdk")
+    assert saved.key is None and saved.key_env == "TT_KEY"

@@ -192,18 +192,19 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
         raise UserError(
             f"key delete {args.name}: {'; '.join(breaks)}; {first}give --force; nothing was deleted"
         )
-    for line in breaks:
-        print(f"warning: {line}", file=sys.stderr)
-    deleted = secrets.delete_key(args.name)
-    _bridge_tokens(args.name, renew=False)
-    if users and not breaks and deleted:
-        print(f"note: profiles using it: {', '.join(users)}", file=sys.stderr)
-    if not deleted:  # said as every other refusal is: one line on stderr
+    # The entry's own deletion is the last refusal check (nothing stored: nothing changed), so
+    # the bridge tokens of its profiles go only after it, never on a refusal.
+    if not secrets.delete_key(args.name):  # said as every other refusal is: one stderr line
         raise UserError(
             f"key delete {args.name}: no stored key {args.name}; nothing was deleted "
             "(`judgeaudit key status` lists the stored keys)",
             code=1,
         )
+    for line in breaks:
+        print(f"warning: {line}", file=sys.stderr)
+    _bridge_tokens(args.name, renew=False)
+    if users and not breaks:
+        print(f"note: profiles using it: {', '.join(users)}", file=sys.stderr)
     print(f"deleted key {args.name}")
     return 0
 

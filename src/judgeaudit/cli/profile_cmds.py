@@ -142,7 +142,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         data["options"] = dict(current.options)
     except ProfileError as refused:  # a file a newer rule refuses: mended by the edit, or said
         data = store.stored_table(args.name, refused)
-    had_key = data.get("key")
+    had_key, keyed = data.get("key"), bool(data.get("key") or data.get("key_env"))
     given = {f: getattr(args, f) for f in FIELD_FLAGS if getattr(args, f) is not None}
     data.update({f: None if v == "" and f in CLEARABLE else v for f, v in given.items()})
     data = {k: v for k, v in data.items() if v is not None}  # a cleared field: gone
@@ -151,12 +151,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         _checked(data, "profile edit")
     data["options"].update(_options(args.option, data["app"]))
     profile = _checked(data, "profile edit")
-    if not profile.key and not profile.key_env and {"key", "key_env"} & given.keys():
-        raise UserError(
-            f"profile edit: that leaves {args.name} without a key; give --key NAME or "
-            "--key-env VAR in the same edit (a profile without a key cannot be used); nothing "
-            "was saved"
-        )
+    check_has_key(profile, "profile edit", had_key=keyed)
     check_key_source(profile, "profile edit")  # `--key ''` of key_mode command: refused too
     path = bridgeports.save(store, profile)
     print(f"saved {args.name} -> {path}")

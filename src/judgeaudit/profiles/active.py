@@ -180,11 +180,6 @@ def _bindings(state: SwitchState, users: list[str] | None, store: ProfileStore) 
     return out
 
 
-#: The key modes whose tool reads its key from its own environment, never the keyring: Claude
-#: Code's ``env`` (the shell's token), Codex's ``env_key`` (the variable).
-ENV_MODES = ("env", "env_key")
-
-
 def missing_key(store: ProfileStore, name: str) -> str | None:
     """When active profile ``name``'s keyring entry is gone: what fails and the fix."""
     from judgeaudit.profiles import secrets
@@ -218,8 +213,7 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
                 f"{missing}: {path} runs `judgeaudit key print {key}` on every request, so "
                 f"{tool}'s requests fail until `judgeaudit key set {key}`"
             )
-    mode = str(profile.option("key_mode"))
-    if mode in ENV_MODES and not target.reads_key(profile):  # the tool takes its environment's
+    if mode := target.env_mode(profile):  # the tool takes its environment's (the target's rule)
         return (
             f"{missing}: {CLIENTS[profile.app]} does not read the keyring with key_mode {mode} "
             f"(it takes the key from the environment it starts in), so only `judgeaudit exec {name}` "

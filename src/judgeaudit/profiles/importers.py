@@ -14,6 +14,7 @@ from typing import Any
 
 from judgeaudit import safeio
 from judgeaudit.profiles import secrets
+from judgeaudit.profiles.keysource import check_has_key
 from judgeaudit.profiles.model import Profile, ProfileError, profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.redact import looks_like_key, redact
@@ -59,13 +60,16 @@ def store_profile(
     batch: Batch | None = None,
     renamed: dict[str, str] | None = None,
     label: str = "",
+    key_fields: tuple[str, str] | None = None,
 ) -> bool:
     """Validate and save one imported profile (its key to the keyring); report, never echo keys.
 
     With a ``batch``, existence is looked up in its snapshot and keys are queued for one write
     at the end (see :mod:`.importtx`). ``renamed``: profile field -> the name the user's file
     gives it, so a refusal names the field the user wrote (``api_key_env``, not ``key_env``).
-    ``label``: the entry's own name when the profile's differs, said beside it."""
+    ``label``: the entry's own name when the profile's differs, said beside it.
+    ``key_fields``: refuse an entry without a key as `profile add` does (:mod:`.keysource`),
+    naming these fields."""
     name = data["name"]
     hide = {key, *(scrub or set())}
     shown = f"{name} ({label})" if label else name
@@ -76,6 +80,8 @@ def store_profile(
         if key:
             data["key"] = name
         profile = profile_from_dict({k: v for k, v in data.items() if v is not None}, where)
+        if key_fields:
+            check_has_key(profile, where, key_fields)
     except ProfileError as exc:
         said = str(exc)
         for ours, theirs in (renamed or {}).items():
@@ -116,7 +122,8 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
     if not isinstance(items, list):
         raise ProfileError(f'{path}: expected {{"profiles": [...]}}')
     report, taken = ImportReport(), set[str]()
-    # the names an entry gives exactly: kept by it, so a renamed entry ("gw-网") takes "gw-2"
+    # the names an entry gives exactly: kept by its first entry, so a renamed entry ("gw-网")
+    # or a second "gw" takes a suffix no entry gives exactly ("gw-2" is the file's own)
     exact = {n for i in items if isinstance(i, dict) for n in [i.get("name")] if n == slug(str(n))}
     for index, item in enumerate(items):
         where = f"{path}: profiles[{index}]"
@@ -133,7 +140,8 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
             report.skipped.append(f"{where}: name looks like an API key; not imported or shown")
             continue
         stem = slug(str(item["name"])) or f"imported-{index + 1}"
-        name = unique_name(stem, taken, set() if stem == item["name"] else exact)
+        kept = stem == item["name"] and stem not in taken  # an exact name's first use only
+        name = unique_name(stem, taken, set() if kept else exact)  # a later one: no exact name
         given = json.dumps(str(item["name"]), ensure_ascii=False)
         label = "" if name == item["name"] else f"{given} in the file"
         entry = {
@@ -143,7 +151,16 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
             "model": item.get("model"),
             "key_env": item.get("api_key_env"),
         }
-        store_profile(store, report, entry, None, where, renamed=FILE_NAMES, label=label)
+        store_profile(
+            store,
+            report,
+            entry,
+            None,
+            where,
+            renamed=FILE_NAMES,
+            label=label,
+            key_fields=("", FILE_NAMES["key_env"]),  # a keyless entry: skipped, as `add` refuses
+        )
     return report
 
 

@@ -6,15 +6,32 @@ from __future__ import annotations
 
 from judgeaudit.profiles.model import Profile, ProfileError
 
-#: How the CLI's ``profile add`` names the two fields (the app's form names them as they are).
+#: How the CLI's ``profile add`` names the two fields (the app's form names them as they are;
+#: ``profile import FILE``, whose entries have only a variable, gives ``("", "api_key_env")``).
 FLAGS = ("--key NAME", "--key-env VAR")
 
 
-def check_has_key(profile: Profile, verb: str, fields: tuple[str, str] = FLAGS) -> None:
-    """Refuse a new ``profile`` that names neither a keyring entry nor a variable: no tool it
-    is switched to could get a key. ``fields``: how the refusal names ``key`` and ``key_env``."""
-    if profile.key or profile.key_env:
+def check_has_key(
+    profile: Profile, verb: str, fields: tuple[str, str] = FLAGS, had_key: bool | None = None
+) -> None:
+    """Refuse a ``profile`` that names neither a keyring entry nor a variable: no tool it is
+    switched to could get a key. ``fields``: how the refusal names ``key`` and ``key_env``.
+    ``had_key``: None for a new profile; for an edit, whether it had a key before: an edit that
+    takes the last one away is refused in an edit's words, while one of a profile that never had
+    a key (a hand-written file) goes through, so its other fields can still be mended."""
+    if profile.key or profile.key_env or had_key is False:
         return
+    if had_key:
+        raise ProfileError(
+            f"{verb}: that leaves {profile.name} without a key; give {fields[0]} or {fields[1]} "
+            "in the same edit (a profile without a key cannot be used); nothing was saved"
+        )
+    if not fields[0]:  # an imported entry: only its variable can be given
+        raise ProfileError(
+            f"{verb}: no {fields[1]}; a profile without a key cannot be used: give the entry "
+            f'"{fields[1]}": "VAR" (the variable holding its key) and import it again, or '
+            f"`judgeaudit profile add {profile.name} --key NAME ...`; not imported"
+        )
     raise ProfileError(
         f"{verb}: give {fields[0]} (the keyring entry holding the key; store it with "
         f"`judgeaudit key set NAME`) or {fields[1]}; a profile without a key cannot be used; "

@@ -75,6 +75,13 @@ class Target(Protocol):
         keyring entry while it runs, so deleting that entry breaks it (``key delete``)."""
         ...
 
+    def env_mode(self, profile: Profile) -> str | None:
+        """The key mode (Claude Code's ``env``, Codex's ``env_key``) in which the tool, switched
+        to ``profile``, takes its key from the environment it starts in, never the keyring;
+        None in every other mode. The target's own key-mode rule decides (a bridged profile's
+        tool always runs the local token's command)."""
+        ...
+
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         """The keyring entries a file of this app has the tool read while it runs (our ``key
         print KEY``): what ``key delete`` breaks, whatever the profile says since an edit."""
@@ -153,6 +160,9 @@ class ClaudeTarget:
         # helper: apiKeyHelper runs `key print KEY`; a bridged profile's bridge reads the key.
         # inline: the key is in the file; env: the shell's token is sent (docs/profiles.md).
         return bool(profile.key) and claude.tool_key_mode(profile) == "helper"
+
+    def env_mode(self, profile: Profile) -> str | None:
+        return "env" if claude.tool_key_mode(profile) == "env" else None
 
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         helper = claude.parse(path, raw).data().get("apiKeyHelper")
@@ -246,6 +256,12 @@ class CodexTarget:
         except ProfileError:  # command without a keyring entry: it reads none
             return False
 
+    def env_mode(self, profile: Profile) -> str | None:
+        try:
+            return "env_key" if codex.key_mode(profile) == "env_key" else None
+        except ProfileError:  # command without a keyring entry: no variable either
+            return None
+
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         tables = codexauth.selected_tables(codex.parse(path, raw))  # a table unselected: unread
         return {k for t in tables if (k := codexauth.keyring_read(t))}
@@ -294,6 +310,9 @@ class SdkTarget:
 
     def reads_key(self, profile: Profile) -> bool:
         return bool(profile.key)  # `exec`/`env` of the active profile read it
+
+    def env_mode(self, profile: Profile) -> str | None:
+        return None  # no tool: `exec`/`env` of the profile give the key themselves
 
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         return set()

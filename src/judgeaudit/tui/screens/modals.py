@@ -257,8 +257,8 @@ class ProfileForm(ModalScreen[Profile | None]):
         try:
             profile = profile_from_dict(self._data(), "form")
             check_key_source(profile, "form")  # the CLI's add and edit refuse it too
-            if self.profile is None or self.profile.key or self.profile.key_env:
-                check_has_key(profile, "form", ("key NAME", "key_env VAR"))  # as `profile add`
+            had = None if self.profile is None else bool(self.profile.key or self.profile.key_env)
+            check_has_key(profile, "form", ("key NAME", "key_env VAR"), had)  # as add and edit
         except ProfileError as exc:
             self.query_one("#form-error", Static).update(str(exc).removeprefix("form: "))
             return
