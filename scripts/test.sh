@@ -108,18 +108,19 @@ echo "== tests (inside a private D-Bus session with gnome-keyring)"
 # pytest exits 5 when it collected no tests; that is a failure here, as any non-zero exit is.
 # Its summary line ("1 failed, 130 passed in ...") is repeated as the very last line, after
 # whatever the keyring and D-Bus daemons print while they stop, so a failure shows at a glance.
-# Two workers (pytest-xdist) by default: most tests wait on the processes they start (the CLI,
-# the embedded provider, Codex, Claude Code), so two keep this 2-core machine busy and halve the
-# wall time (the whole suite ran past CI's 90 minutes one test at a time). JUDGEAUDIT_TEST_WORKERS
-# sets their number (0: one process, as before); `-n N` among the arguments overrides it. Under
-# xdist syrupy does not fail on snapshot files no test reads:
+# Three workers (pytest-xdist) by default, on a 2-core machine: most tests wait on the processes
+# they start (the CLI, the embedded provider, Codex, Claude Code, their retries): two contract
+# files took 73 s wall for 24 s of CPU, and two workers left the load at 1.2-1.8. The whole suite
+# ran past CI's 90 minutes one test at a time. `worksteal` hands a slow file's queue to an idle
+# worker. JUDGEAUDIT_TEST_WORKERS sets their number (0: one process, as before); `-n N` among
+# the arguments overrides it. Under xdist syrupy does not fail on snapshot files no test reads:
 # tests/tui/test_snapshot_files.py checks that in every mode. The 25 slowest tests are listed.
-workers=${JUDGEAUDIT_TEST_WORKERS:-2}
+workers=${JUDGEAUDIT_TEST_WORKERS:-3}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 scripts/with-keyring.sh .venv/bin/python -m pytest -q -p no:cacheprovider -n "$workers" \
-  --durations=25 "$@" | tee "$log" || status=${PIPESTATUS[0]}
+  --dist worksteal --durations=25 "$@" | tee "$log" || status=${PIPESTATUS[0]}
 summary=$(grep -E '^=*( )?[0-9]+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed)|no tests ran' "$log" \
   | tail -n 1 | sed -E 's/^=+ //; s/ =+$//')
 if [ "$status" -ne 0 ] && grep -qE '[0-9]+ snapshots? unused' "$log"; then

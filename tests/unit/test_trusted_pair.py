@@ -23,7 +23,7 @@ BASE: dict[str, Any] = {
     "success_b": 0,
 }
 OPTIONAL: dict[str, list[Any]] = {
-    "task_id": [7, "t-9"],
+    "task_id": ["7", "t-9"],  # a number is refused (quoted_task_id): never a trusted row
     "success_a": [True, False, 0],
     "pair_id": ["p1"],
     "task_type": ["refund"],
