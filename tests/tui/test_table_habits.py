@@ -125,3 +125,22 @@ def test_a_filter_with_no_match_says_so_in_the_title(
     total = before.split(": ", 1)[1].split(" pairs")[0]
     assert f"0 of {total} pairs match 'xyz'" in filtered, filtered
     assert after == before
+
+
+def test_help_lists_the_keys_of_the_screen_it_is_opened_on(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """`?` on a bucket's pairs listed every place's keys but not the pairs list's own (`m`
+    misselected only): the help opened there names that screen and its keys first."""
+
+    async def go() -> str:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4", "enter")
+            assert isinstance(app.screen, PairsScreen)
+            await press(pilot, "question_mark")
+            return "\n".join(str(s.render()) for s in app.screen.query(Static))
+
+    shown = asyncio.run(go())
+    assert "Pairs (this screen)" in shown, shown
+    assert "escape Back · m Misselected only" in shown.split("(this screen)")[1], shown

@@ -184,7 +184,7 @@ class JudgeAuditApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     # --- palette actions that reach into a screen ---------------------------------------------
     def profiles_screen(self) -> ProfilesScreen:
