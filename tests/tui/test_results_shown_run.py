@@ -143,7 +143,10 @@ def test_export_review_samples_the_run_review_labels(
             return notices(app)
 
     said = asyncio.run(go())
-    assert any(line.startswith("wrote ") for line in said), said
+    # the notice names the run it sampled: the older one, not the directory's newest
+    assert any(
+        f" pairs of run {first} to " in line for line in said if line.startswith("wrote ")
+    ), said
     lines = (out / "review_sample.csv").read_text(encoding="utf-8").splitlines()
     pair_ids = [line.split(",", 1)[0] for line in lines[1:]]
     assert pair_ids

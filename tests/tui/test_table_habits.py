@@ -95,3 +95,52 @@ def test_pairs_table_filters_sorts_jumps_and_copies(isolated: ProfileStore, run_
     db = sqlite3.connect(Path(run_copy) / "audit.db")
     assert db.execute("SELECT 1 FROM audit_pairs WHERE pair_id = ?", (pair,)).fetchone()
     db.close()
+
+
+def test_a_filter_with_no_match_says_so_in_the_title(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """A filter matching nothing left the title saying `N pairs` over an empty table (the `no
+    match` was a toast gone after 3 s): the title says what is shown until the filter changes."""
+
+    async def go() -> tuple[str, str, str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4", "enter")
+            screen = app.screen
+            assert isinstance(screen, PairsScreen)
+            table = screen.query_one(FitTable)
+            await wait_until(pilot, lambda: table.row_count > 0, "the pairs")
+            title = screen.query_one("#pairs-title", Static)
+            before = str(title.render())
+            table.focus()
+            await press(pilot, "slash")
+            await pilot.press(*"xyz")
+            await press(pilot, "enter")
+            filtered = str(title.render())
+            await press(pilot, "slash", "ctrl+u", "enter")
+            return before, filtered, str(title.render())
+
+    before, filtered, after = asyncio.run(go())
+    total = before.split(": ", 1)[1].split(" pairs")[0]
+    assert f"0 of {total} pairs match 'xyz'" in filtered, filtered
+    assert after == before
+
+
+def test_help_lists_the_keys_of_the_screen_it_is_opened_on(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """`?` on a bucket's pairs listed every place's keys but not the pairs list's own (`m`
+    misselected only): the help opened there names that screen and its keys first."""
+
+    async def go() -> str:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f4", "enter")
+            assert isinstance(app.screen, PairsScreen)
+            await press(pilot, "question_mark")
+            return "\n".join(str(s.render()) for s in app.screen.query(Static))
+
+    shown = asyncio.run(go())
+    assert "Pairs (this screen)" in shown, shown
+    assert "escape Back · m Misselected only" in shown.split("(this screen)")[1], shown

@@ -175,21 +175,32 @@ def conversations(out: Path, pair_id: str) -> tuple[Side, Side]:
     return pair_detail(out, pair_id).sides
 
 
-def export_review(out: Path, n: int, seed: int, path: Path, run_id: str | None = None) -> int:
+@dataclass(frozen=True)
+class ReviewExport:
+    """What `export_review` wrote: how many pairs, of which run (the app's notice names it)."""
+
+    count: int
+    run_id: str
+
+
+def export_review(
+    out: Path, n: int, seed: int, path: Path, run_id: str | None = None
+) -> ReviewExport:
     """The same stratified sample `judgeaudit review export --run RUN` writes (blind, the stored
     labels shown) of run ``run_id`` (None: the latest; the app passes the run Review labels),
     refused like it where a reviewer has filled in ``path`` (the app has no --force); returns
-    its size."""
+    its size and the run it sampled."""
     check_replace(path, out, force=False)
     db = open_db(out)
     try:
-        pairs = load_pairs(db, resolve_run(db, run_id))
+        sampled = resolve_run(db, run_id)
+        pairs = load_pairs(db, sampled)
         stored = stored_labels(db)
     finally:
         db.close()
     frame = for_reviewer(sample(pairs, n, seed, stored=stored), blind=True, seed=seed)
     write_sample(frame, path)
-    return len(frame)
+    return ReviewExport(len(frame), sampled)
 
 
 def db_version(out: Path) -> tuple[int, int, int] | None:

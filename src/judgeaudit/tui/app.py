@@ -184,7 +184,7 @@ class JudgeAuditApp(App[None]):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))
 
     # --- palette actions that reach into a screen ---------------------------------------------
     def profiles_screen(self) -> ProfilesScreen:
@@ -247,13 +247,13 @@ class JudgeAuditApp(App[None]):
 
         path = out / SAMPLE_FILE
         try:
-            count = export_review(out, SAMPLE_N, 0, path, run_id)
+            done = export_review(out, SAMPLE_N, 0, path, run_id)
         except JudgeauditError as exc:  # in the app's words: it has no --force
             self.call_from_thread(self.notify, exc.in_app(), severity="error")
             return
         self.call_from_thread(
             self.notify,
-            f"wrote {count} pairs to {path}; fill human_success_a/_b and human_pref, then "
+            f"wrote {done.count} pairs of run {done.run_id} to {path}; fill human_success_a/_b and human_pref, then "
             f"`{command('review', 'import', out, path)}` (or label them here: F5 Review)",
         )
 

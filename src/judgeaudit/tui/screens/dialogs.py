@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
 from judgeaudit.tui.places import PLACES
@@ -54,18 +54,26 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,question_mark,f10,q", "close", "Close"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, opened_on: Screen[object] | None = None) -> None:
         super().__init__(classes="modal")
+        # a screen opened on top of a place (Pairs, Pair, Why, Flipped pairs) has keys no
+        # place lists: the help left them out (a new user's finding), so they come first
+        self.opened_on = opened_on
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="help"):
             yield Static("Help — function keys move between screens", classes="title")
             with VerticalScroll(id="help-body"):
                 text = Text()
-                for place in PLACES:
+                on = self.opened_on
+                places = [self.app.get_screen(place.name) for place in PLACES]
+                if on is not None and all(on is not screen for screen in places):
+                    text.append(f"{on.SUB_TITLE or 'This screen'} (this screen)\n", style="bold")
+                    text.append(f"    {screen_keys(type(on).BINDINGS)}\n\n", style="dim")
+                for place, screen in zip(PLACES, places, strict=True):
                     text.append(f"{place.key.upper():<4}{place.title:<10}", style="bold")
                     text.append(f"{place.summary}\n")
-                    keys = screen_keys(type(self.app.get_screen(place.name)).BINDINGS)
+                    keys = screen_keys(type(screen).BINDINGS)
                     if keys:
                         text.append(f"    {keys}\n", style="dim")
                 text.append(

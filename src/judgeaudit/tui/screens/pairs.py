@@ -63,6 +63,7 @@ class PairsScreen(Screen[None]):
         self.bucket = bucket  # None: the pairs outside every bin
         self.agents = agents  # an agent pair's pairs instead of a bucket's
         self.only_missel = False
+        self.found_total = 0  # the pairs the last query found (more than are loaded, past a cap)
 
     def where(self) -> str:
         b = self.bucket
@@ -136,13 +137,25 @@ class PairsScreen(Screen[None]):
         table.set_columns([*COLUMNS, LOG_COL] if logged else COLUMNS)
         table.set_rows(rows)
         table.loading = False
+        self.found_total = found.total
+        self.show_title()
+
+    def show_title(self) -> None:
+        """The count of what is shown: the table's filter in it until the filter changes."""
         from judgeaudit.analysis.queries import PAIRS_SHOWN
 
-        shown = f"showing {PAIRS_SHOWN} of {found.total}" if found.total > len(rows) else ""
+        table = self.query_one(FitTable)
+        loaded = len(table.rows_data)
+        total = self.found_total
+        shown = f"showing {PAIRS_SHOWN} of {total}" if total > loaded else ""
+        count = table.matching("pairs") if table.filter_text else f"{total} pairs"
         only = "misselected only · " if self.only_missel else ""
         self.query_one("#pairs-title", Static).update(
-            f"Pairs {self.where()}{self.gap()}: {only}{found.total} pairs {shown}".strip()
+            f"Pairs {self.where()}{self.gap()}: {only}{count} {shown}".strip()
         )
+
+    def on_fit_table_refiltered(self, _message: FitTable.Refiltered) -> None:
+        self.show_title()
 
     def action_only_missel(self) -> None:
         self.only_missel = not self.only_missel

@@ -64,18 +64,22 @@ def duration(seconds: float) -> str:
     )
 
 
-def format_progress(p: ev.Progress, run: WholeRun, paused: bool) -> str:
-    """The phase's count, then the whole run's with its one ETA; a pause shows no rate."""
+def format_progress(p: ev.Progress, run: WholeRun, paused: bool) -> list[str]:
+    """The phase's count, then the whole run's with its one ETA; a pause shows no rate. Items,
+    each shown whole on one line (`LiveText.show_items`)."""
     eta_s = run.clock.eta_s()
     eta = "paused" if paused else ("--" if eta_s is None else duration(eta_s))
     rate = "— calls/s" if paused else f"{p.calls_per_s:.0f} calls/s"
-    cost = f" · ${p.cost_usd:.4f}" if p.cost_usd else ""
+    items = [
+        f"{p.phase}: {p.done}/{p.total}",
+        f"whole run {run.done}/{run.total}, ETA {eta}",
+        rate,
+        f"{p.tokens / 1000:.0f}k tokens",
+    ]
+    items += [f"${p.cost_usd:.4f}"] if p.cost_usd else []
+    items += [f"retries {p.retries}", f"failed {p.failures}"]
     limits = " ".join(f"{name} {used}/{limit}" for name, (used, limit) in p.limits.items())
-    return (
-        f"{p.phase}: {p.done}/{p.total} · whole run {run.done}/{run.total}, ETA {eta} · {rate} · "
-        f"{p.tokens / 1000:.0f}k tokens{cost} · retries {p.retries} · failed {p.failures}"
-        f"   limits: {limits}"
-    )
+    return items + ([f"limits: {limits}"] if limits else [])
 
 
 def format_rates(p: ev.Progress) -> str:
@@ -243,7 +247,7 @@ class RunScreen(Screen[None]):
         if self.finished or self.last_progress is None:
             return
         paused = self.bridge is not None and self.bridge.paused
-        self.query_one("#stats", LiveText).show(
+        self.query_one("#stats", LiveText).show_items(
             format_progress(self.last_progress, self.run, paused)
         )
 

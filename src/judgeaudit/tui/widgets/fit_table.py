@@ -21,6 +21,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import DataTable
 
 Cell = str | Text
@@ -213,6 +214,9 @@ class FitTable(DataTable[Cell]):
         Binding("Y", "copy_table", "Copy table", show=False),
     ]
 
+    class Refiltered(Message):
+        """Filter or sort changed: a title counting rows says what is shown (not a 3 s toast)."""
+
     def __init__(self, cols: Sequence[Col], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.cols = list(cols)
@@ -248,9 +252,14 @@ class FitTable(DataTable[Cell]):
     def restyle(self) -> None:
         self.laid_out_for = None
         self.relayout()
-        state = self.state()
-        if state:
+        if state := self.state():
             self.notify(state, timeout=3)
+        self.post_message(self.Refiltered())
+
+    def matching(self, noun: str) -> str:
+        """A title's count of ``noun``: `6 pairs`, or while filtered `0 of 6 pairs match 'xyz'`."""
+        shown, total, text = len(self.shown_rows()), len(self.rows_data), self.filter_text
+        return f"{shown} of {total} {noun} match '{text}'" if text else f"{total} {noun}"
 
     def action_filter(self) -> None:
         from judgeaudit.tui.widgets.table_prompt import TextPrompt
