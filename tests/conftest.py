@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,6 +34,16 @@ def own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="session", autouse=True)
+def children_hear_ctrl_c() -> None:
+    """A pytest-xdist worker started from a background job ignores SIGINT, and an ignored signal
+    stays ignored in every process it starts: the tests that press Ctrl-C on a run (SIGINT to
+    the CLI) then saw it run on. A handled signal is reset to its default at exec, so handling
+    it here gives the children the terminal's Ctrl-C again."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 #: Prints the private keyring session's variables, then waits for its stdin to close.
