@@ -16,6 +16,7 @@ from judgeaudit import safeio
 from judgeaudit.profiles import secrets
 from judgeaudit.profiles.keysource import check_has_key
 from judgeaudit.profiles.model import Profile, ProfileError, profile_from_dict
+from judgeaudit.profiles.names import NAME_MAX
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.redact import looks_like_key, redact
 
@@ -47,7 +48,7 @@ class Batch:
 
 def slug(text: str) -> str:
     """Lowercase ASCII letters, digits, '-', '_' (empty for a name with none, e.g. "智谱")."""
-    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-_")[:63]
+    return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-_")[:NAME_MAX]
 
 
 def store_profile(
@@ -171,7 +172,7 @@ def unique_name(stem: str, taken: set[str], reserved: set[str]) -> str:
     name, n = stem, 2
     while name in taken or name in reserved:
         suffix = f"-{n}"
-        name, n = stem[: 63 - len(suffix)] + suffix, n + 1
+        name, n = stem[: NAME_MAX - len(suffix)] + suffix, n + 1
     taken.add(name)
     return name
 

@@ -9,7 +9,9 @@ import re
 from judgeaudit.errors import InputError
 from judgeaudit.redact import looks_like_key
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+#: The longest profile name (the checker's pattern and the importers' cut).
+NAME_MAX = 63
+NAME_RE = re.compile(rf"^[a-z0-9][a-z0-9_-]{{0,{NAME_MAX - 1}}}$")
 
 #: The shells `judgeaudit env` writes exports for.
 SHELLS = ("bash", "zsh", "fish", "powershell")
@@ -29,6 +31,6 @@ def check_name(name: str, what: str = "profile name") -> str:
     if not NAME_RE.match(name):
         shown = name if len(name) <= 40 else name[:37] + "..."  # a 100 KB name stays one line
         raise ProfileError(
-            f"{what} {shown!r}: use 1-63 lowercase letters, digits, '-' or '_' (no paths, no dots)"
+            f"{what} {shown!r}: use 1-{NAME_MAX} lowercase letters, digits, '-' or '_' (no paths, no dots)"
         )
     return name
