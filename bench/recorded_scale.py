@@ -12,8 +12,10 @@ directory (one this benchmark's run left), first building what a finishing run n
 report index, the kept verdict counts) if that older run has none, timed, so the report can be
 re-measured without redoing an hour of import and run.
 
-The ingest (``import`` + ``run``) is also set against its floor (:data:`FLOOR`), measured in the
-same run, as time and CPU ratios (issue 23, goal 4: within 1.25x).
+The ingest (``import`` + ``run``) is also set against its floors, measured in the same run, as
+time and CPU ratios (issue 23, goal 4: within 1.25x): :data:`FLOOR` (the log parsed, checked and
+stored as two plain tables), the same with the cross-row checks, and :data:`FLOOR_ROWS` (the
+rows the run itself stores, into audit.db's own tables and indexes).
 
 Usage: python bench/recorded_scale.py [--pairs 5000000] [--dir DIR | --keep] [--report-only OUT]
 """
@@ -24,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -174,6 +177,121 @@ print(db.execute("SELECT COUNT(*) FROM pairs").fetchone()[0])
 """
 
 
+#: The floor that stores *the same rows* (issue 23 goal 4: "validating and inserting the same
+#: rows by the fastest means"): the plain floor's parsing and per-column checks, then the rows a
+#: recorded run keeps in ``audit.db`` -- two trajectories, the ``audit_pairs`` row (its swap
+#: rule, misselection and judge-score gap worked out inline), a ``judge_logs`` row per verdict
+#: with its parsed JSON, a ``tasks`` row per task -- built in plain Python and inserted with
+#: ``executemany`` into a database that ``AuditStore`` created (audit.db's own tables, keys and
+#: indexes), in one transaction, synchronous=OFF, no journal, the secondary indexes dropped
+#: before the insert and built again after it (faster than keeping them up to date). No
+#: scrubbing, no digests, no cross-row checks (the second floor has those), no derived files.
+FLOOR_ROWS = """
+import json, sqlite3, sys
+from pathlib import Path
+from judgeaudit.audit.inputs.recorded_rows import LOG_COLUMNS, STORED_PAIR_COLUMNS, TRAJ_COLUMNS
+from judgeaudit.audit.store import AuditStore
+src, path = sys.argv[1], sys.argv[2]
+AuditStore(Path(path)).close()
+db = sqlite3.connect(path, isolation_level=None)
+db.execute("PRAGMA journal_mode=OFF"); db.execute("PRAGMA synchronous=OFF")
+db.execute("PRAGMA cache_size=-131072")
+TABLES = ("trajectories", "audit_pairs", "judge_logs", "tasks")
+indexes = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+                     f" AND tbl_name IN {TABLES}").fetchall()
+for name, _ in indexes:
+    db.execute(f"DROP INDEX {name}")
+RUN, FLIP, dumps = "floor", {"A": "B", "B": "A", "tie": "tie"}, json.dumps
+def marks(n): return ",".join("?" * n)
+SQL = {
+    "trajectories": f"INSERT INTO trajectories ({','.join(TRAJ_COLUMNS)}) VALUES ({marks(len(TRAJ_COLUMNS))})",
+    "audit_pairs": f"INSERT INTO audit_pairs ({','.join(STORED_PAIR_COLUMNS)}) VALUES ({marks(len(STORED_PAIR_COLUMNS))})",
+    "judge_logs": f"INSERT INTO judge_logs ({','.join(chr(34) + c + chr(34) for c in LOG_COLUMNS)}) VALUES ({marks(len(LOG_COLUMNS))})",
+    "tasks": "INSERT INTO tasks (run_id, task_id, task_json) VALUES (?, ?, ?)",
+}
+P = ("pair_id", "task_id", "trial", "task_type", "agent_a", "agent_b", "success_a", "success_b")
+def check_pair(r):
+    for name, kind in zip(P, (str, str, int, str, str, str, int, int)):
+        if not isinstance(r.get(name), kind) or isinstance(r.get(name), bool):
+            raise SystemExit(f"{name}: {r.get(name)!r}")
+    if r["success_a"] not in (0, 1) or r["success_b"] not in (0, 1):
+        raise SystemExit("success")
+def check_verdict(v):
+    if v["order"] not in ("AB", "BA") or v["winner"] not in ("A", "B", "tie"):
+        raise SystemExit("order/winner")
+    for name in ("score_a", "score_b"):
+        if not isinstance(v.get(name), (int, float)):
+            raise SystemExit(name)
+seen_tasks = set()
+rows = {t: [] for t in TABLES}
+def emit(p, verdicts):
+    task, trial, a, b = p["task_id"], p["trial"], p["agent_a"], p["agent_b"]
+    pid = f"{RUN}/{task}/t{trial}/{a}~{b}"
+    if task not in seen_tasks:
+        seen_tasks.add(task)
+        rows["tasks"].append((RUN, task, dumps({"task_id": task, "task_type": p["task_type"]})))
+    for agent, success in ((a, p["success_a"]), (b, p["success_b"])):
+        rows["trajectories"].append((f"{RUN}/{task}/t{trial}/{agent}", RUN, task, p["task_type"],
+            agent, trial, "[]", "imported", None, success, "import", None, None))
+    by = {v["order"]: v for v in verdicts}
+    ab = by["AB"]["winner"] if "AB" in by else None
+    ba = FLIP[by["BA"]["winner"]] if "BA" in by else None
+    pref_ab, pref_ba = ab or "tie", ba or "tie"
+    pref = pref_ab if pref_ab == pref_ba else "tie"
+    sa = [v["score_a"] for v in verdicts]; sb = [v["score_b"] for v in verdicts]
+    score_a, score_b = round(sum(sa) / len(sa), 3), round(sum(sb) / len(sb), 3)
+    winner = "A" if p["success_a"] > p["success_b"] else "B" if p["success_b"] > p["success_a"] else None
+    value = {"pair_id": pid, "task_id": task, "agent_a": a, "agent_b": b,
+             "success_a": p["success_a"], "success_b": p["success_b"], "judge_pref": pref,
+             "judge_score_a": score_a, "judge_score_b": score_b, "reward_gap": abs(score_a - score_b),
+             "misselected": int(winner is not None and pref == FLIP[winner]), "run_id": RUN,
+             "task_type": p["task_type"], "trial": trial, "pref_ab": pref_ab, "pref_ba": pref_ba,
+             "consistent": int(ab is not None and ab == ba), "gap_source": "judge",
+             "satisfied_a": None, "satisfied_b": None, "success_source": "import",
+             "capability_a": None, "capability_b": None, "reward_a": None, "reward_b": None,
+             "judge_model": verdicts[0]["judge_model"], "trial_b": trial, "source_id": p["pair_id"]}
+    rows["audit_pairs"].append(tuple(value[c] for c in STORED_PAIR_COLUMNS))
+    for v in verdicts:
+        flipped = v["order"] == "BA"
+        parsed = {"winner": FLIP[v["winner"]] if flipped else v["winner"],
+                  "score_a": v["score_b"] if flipped else v["score_a"],
+                  "score_b": v["score_a"] if flipped else v["score_b"], "reasons": []}
+        rows["judge_logs"].append((f"{pid}/{v['order']}/recorded", pid, "judge",
+            v["judge_model"], None, None, dumps(parsed), RUN, v["order"], 0, None))
+def flush():
+    for table in TABLES:
+        db.executemany(SQL[table], rows[table])
+        rows[table].clear()
+db.execute("BEGIN")
+pairs, verdicts, loads = {}, {}, json.loads
+with open(src, encoding="utf-8") as handle:
+    for line in handle:
+        r = loads(line)
+        if "order" in r:
+            check_verdict(r)
+            verdicts.setdefault(r["pair_id"], []).append(r)
+        else:
+            check_pair(r)
+            pairs[r["pair_id"]] = r
+        key = r["pair_id"]
+        if key in pairs and len(verdicts.get(key, ())) == 2:
+            emit(pairs.pop(key), verdicts.pop(key))
+            if len(rows["audit_pairs"]) >= 20000:
+                flush()
+for key, p in pairs.items():
+    if key not in verdicts:
+        raise SystemExit(f"{key}: no verdict")
+    emit(p, verdicts.pop(key))
+if verdicts:
+    raise SystemExit(f"{len(verdicts)} verdicts name no pair")
+flush()
+for _, sql in indexes:
+    db.execute(sql)
+db.execute("COMMIT")
+print(db.execute("SELECT COUNT(*) FROM audit_pairs").fetchone()[0])
+"""
+
+
 CPU: dict[str, float] = {}  # log name -> CPU seconds (user + system) of that child
 
 
@@ -299,11 +417,15 @@ def measure(args: argparse.Namespace, work: Path) -> None:
         '[judge]\nsource = "recorded"\n'
     )
     out = work / "out"
+    shutil.rmtree(out, ignore_errors=True)  # a --dir kept from an earlier run: one run in it
     wall, rss, _ = measured(
         [*py, "run", str(work / "spec.toml"), "--out", str(out), "--events", "jsonl", "--new-run"],
         work / "run.log",
     )
     print(f"run (recorded, no model call): {wall:7.1f}s  peak RSS {mib(rss)}")
+    for name in ("floor", "floor-cross", "floor-rows"):  # a --dir kept from an earlier run
+        for leftover in work.glob(f"{name}.db*"):
+            leftover.unlink()
     floor_s, floor_rss, count = measured(
         [sys.executable, "-c", FLOOR, str(work / "full.recorded.jsonl"), str(work / "floor.db")],
         work / "floor.log",
@@ -313,6 +435,12 @@ def measure(args: argparse.Namespace, work: Path) -> None:
         [sys.executable, "-c", FLOOR, str(work / "full.recorded.jsonl"),
          str(work / "floor-cross.db"), "--cross"],
         work / "floor-cross.log",
+    )  # fmt: skip
+    assert int(count) == args.pairs, count
+    rows_s, rows_rss, count = measured(
+        [sys.executable, "-c", FLOOR_ROWS, str(work / "full.recorded.jsonl"),
+         str(work / "floor-rows.db")],
+        work / "floor-rows.log",
     )  # fmt: skip
     assert int(count) == args.pairs, count
     ours_s, ours_cpu = results["full"][0] + wall, CPU["import-full"] + CPU["run"]
@@ -325,7 +453,11 @@ def measure(args: argparse.Namespace, work: Path) -> None:
         f"ingest floor with the cross-row checks in SQL and the file's SHA-256: {cross_s:7.1f}s"
         f" wall {CPU['floor-cross']:6.1f}s CPU  peak RSS {mib(cross_rss)}"
     )
-    for name, seconds in (("floor", floor_s), ("floor-cross", cross_s)):
+    print(
+        f"ingest floor storing the run's rows (audit.db's tables and indexes, built in plain"
+        f" Python): {rows_s:7.1f}s wall {CPU['floor-rows']:6.1f}s CPU  peak RSS {mib(rows_rss)}"
+    )
+    for name, seconds in (("floor", floor_s), ("floor-cross", cross_s), ("floor-rows", rows_s)):
         print(
             f"ingest (import + run) / {name} over {args.pairs:,} pairs: time ratio "
             f"{ours_s / seconds:.2f}, CPU ratio {ours_cpu / CPU[name]:.2f} (goal <= 1.25); "

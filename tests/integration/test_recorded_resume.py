@@ -145,3 +145,52 @@ def test_a_rerun_of_a_finished_recorded_run_never_counts_backwards(tmp_path: Pat
     counts = [e["done"] for e in events if e["event"] == "progress"]
     started = next(e for e in events if e["event"] == "run_started")
     assert started["pairs_done"] == PAIRS and counts and min(counts) == PAIRS
+
+
+#: The run with the same small batches as KILLED, printing how many batches it wrote.
+COUNTED = """
+import atexit, sys
+import judgeaudit.audit.inputs.recorded_verdicts as rv
+from judgeaudit.audit.store import prepared
+rv.BATCH, rv.COMMIT_PAIRS = 100, 500
+add, calls = prepared.Grouped.add, []
+def counting_add(self, write, units, tag):
+    calls.append(tag)
+    add(self, write, units, tag)
+prepared.Grouped.add = counting_add
+atexit.register(lambda: print(f"batches written: {calls}", file=sys.stderr))
+from judgeaudit.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _written(done: subprocess.CompletedProcess[str]) -> list[int]:
+    line = next(x for x in done.stderr.splitlines() if x.startswith("batches written: "))
+    return [int(tag) for tag in json.loads(line.removeprefix("batches written: "))]
+
+
+def test_a_resumed_trusted_run_stores_from_where_it_stopped(tmp_path: Path) -> None:
+    """A recorded run killed after 500 of 1,200 pairs resumes at pair 501: it builds and writes
+    the 7 batches it lacks, not all 12 again (a 5M-pair run killed near its end took as long to
+    resume as to run), and ends with the rows of an uninterrupted run; run again once finished,
+    it writes nothing."""
+    _log(tmp_path / "log.jsonl")
+    assert cli("import", "recorded-jsonl", str(tmp_path / "log.jsonl"), "--out",
+               str(tmp_path / "pairs.jsonl")).returncode == 0  # fmt: skip
+    (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
+    spec, out, whole = tmp_path / "spec.toml", tmp_path / "out", tmp_path / "whole"
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED, "SIGKILL", "run", str(spec), "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL and len(_rows(out)["audit_pairs"]) == 500
+    argv = [sys.executable, "-c", COUNTED, "run", str(spec), "--out", str(out)]
+    resumed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _written(resumed) == [600, 700, 800, 900, 1000, 1100, 1200]
+    assert cli("run", str(spec), "--out", str(whole)).returncode == 0
+    assert _rows(out) == _rows(whole)
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert _written(again) == []
+    assert _rows(out) == _rows(whole)

@@ -96,6 +96,11 @@ def _mean(verdicts: list[dict[str, Any]], key: str) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
+def stored_pair_id(p: ImportedPair, run_id: str) -> str:
+    """The ``audit_pairs`` id a recorded pair is stored under in run ``run_id``."""
+    return make_pair_id(run_id, p.task.task_id, p.trial_a, p.agent_a, p.agent_b, p.trial_b)
+
+
 def _rows(
     p: ImportedPair, run_id: str, spec: RunSpec
 ) -> tuple[list[tuple[Any, ...]], tuple[Any, ...], list[tuple[Any, ...]]]:
@@ -121,7 +126,7 @@ def _rows(
                 p.context,
             )
         )
-    pid = make_pair_id(run_id, p.task.task_id, p.trial_a, p.agent_a, p.agent_b, p.trial_b)
+    pid = stored_pair_id(p, run_id)
     judged = outcome(p.verdicts)
     model = p.judge_model or spec.judge.model
     gap = None

@@ -29,10 +29,10 @@ from judgeaudit import safeio
 from judgeaudit.audit.inputs import checked
 from judgeaudit.audit.inputs.imported import parse_pair, trusted_pair
 from judgeaudit.audit.inputs.pair_checks import ImportedSet
-from judgeaudit.audit.inputs.recorded_rows import TABLES, batch_rows
+from judgeaudit.audit.inputs.recorded_rows import TABLES, batch_rows, stored_pair_id
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import fill_capability
+from judgeaudit.audit.store.bulk import count_pairs, fill_capability
 from judgeaudit.audit.store.prepared import (
     COMMIT_PAIRS,
     Prepared,
@@ -200,16 +200,16 @@ def _store_trusted(
     store: AuditStore, run_id: str, trusted: Trusted, on_batch: Callable[[int], None]
 ) -> Generator[None, None, None]:
     batch: list[ImportedPair] = []
-    done = 0
-    stored_tasks: set[str] = set()  # a task's row goes with the first batch that holds it
     trusted.unchanged()
+    done = stored_prefix(store, run_id, trusted.path)  # a resume starts after what is stored
+    stored_tasks: set[str] = set()  # a task's row goes with the first batch that holds it
     with grouped(store, COMMIT_PAIRS, on_batch) as writes:
 
         def write() -> None:
             rows = batch_rows(batch, trusted.spec, run_id, stored_tasks)
             writes.add(lambda: insert_batch(store, TABLES, rows), len(batch), done + len(batch))
 
-        for where, row in _written_lines(trusted.path):
+        for where, row in _written_lines(trusted.path, skip=done):
             batch.append(trusted_pair(row, where))
             if len(batch) >= BATCH:
                 write()
@@ -221,13 +221,55 @@ def _store_trusted(
     trusted.unchanged()
 
 
-def _written_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def stored_prefix(store: AuditStore, run_id: str, path: Path) -> int:
+    """How many of the trusted file's first pairs an earlier, stopped attempt of the run stored
+    (0 when none, or when that cannot be shown): a resume stores from there instead of passing
+    over every stored pair again. Pairs are stored in file order, a transaction of whole
+    batches at a time, so what a stopped attempt left is the file's first N pairs; checked:
+    N pairs stored, those of lines 1 and N among them, that of line N + 1 not. A run stored
+    before ``source_id`` existed takes the whole pass (it fills the ids, :mod:`.prepared`)."""
+    stored = count_pairs(store, run_id)
+    if (
+        not stored
+        or store.db.execute(
+            "SELECT 1 FROM audit_pairs WHERE run_id = ? AND source_id IS NULL LIMIT 1", (run_id,)
+        ).fetchone()
+    ):
+        return 0
+    ends = dict(_written_lines(path, only={1, stored, stored + 1}))
+    first, last = ends.get(f"{path}:1"), ends.get(f"{path}:{stored}")
+    after = ends.get(f"{path}:{stored + 1}")
+    if first is None or last is None:
+        return 0
+
+    def is_stored(row: dict[str, Any], where: str) -> bool:
+        pid = stored_pair_id(trusted_pair(row, where), run_id)
+        found = store.db.execute("SELECT 1 FROM audit_pairs WHERE pair_id = ?", (pid,))
+        return found.fetchone() is not None
+
+    whole = is_stored(first, f"{path}:1") and is_stored(last, f"{path}:{stored}")
+    if whole and (after is None or not is_stored(after, f"{path}:{stored + 1}")):
+        return stored
+    return 0
+
+
+def _written_lines(
+    path: Path, skip: int = 0, only: set[int] | None = None
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(file:line, object)`` of a pairs file whose every byte ``import`` wrote (its hash
-    matched the record): one compact JSON object a line, nothing else. Parsed by the C decoder
-    alone: the strict parsing of :func:`~judgeaudit.validate.iter_jsonl` (no NaN, no number
-    too large, no nesting too deep) ran when the import read the log, and it wrote no value
-    that parsing refuses."""
+    matched the record): one compact JSON object a line, nothing else; after the first
+    ``skip`` lines (read, not parsed), or only the lines numbered in ``only``. Parsed by the C
+    decoder alone: the strict parsing of :func:`~judgeaudit.validate.iter_jsonl` (no NaN, no
+    number too large, no nesting too deep) ran when the import read the log, and it wrote no
+    value that parsing refuses."""
     decode = json.JSONDecoder().decode
+    last = max(only) if only else None
     with safeio.open_regular(path, "pair", TaskError) as handle:
         for number, raw in enumerate(handle, start=1):
+            if number <= skip or (only is not None and number not in only):
+                if last is not None and number >= last:
+                    return
+                continue
             yield f"{path}:{number}", decode(raw.decode("utf-8"))
+            if last is not None and number >= last:
+                return
