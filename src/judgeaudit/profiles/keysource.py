@@ -65,3 +65,13 @@ def check_key_source(profile: Profile, verb: str) -> None:
         codex.key_mode(profile)
     except ProfileError as exc:
         raise ProfileError(f"{verb}: {exc}; nothing was saved") from None
+
+
+def check_key(
+    profile: Profile, verb: str, fields: tuple[str, str] = FLAGS, had_key: bool | None = None
+) -> None:
+    """Both checks in the one order `profile add`, `profile edit` and the form share: a profile
+    without any key is answered by :func:`check_has_key` (a Codex one too, whose default key
+    mode would otherwise answer first in other words), then how its tool gets the key."""
+    check_has_key(profile, verb, fields, had_key)
+    check_key_source(profile, verb)
