@@ -59,16 +59,20 @@ def test_a_key_pasted_into_a_name_field_is_hidden_at_once(isolated: ProfileStore
     assert not hidden_after and said_after == ""
 
 
-def test_the_form_refuses_a_codex_profile_the_cli_refuses(isolated: ProfileStore) -> None:
+def test_the_form_refuses_a_codex_profile_in_the_clis_words(isolated: ProfileStore) -> None:
     """A Codex profile with key_mode command reads a keyring entry: `profile add` and `profile
-    edit` refused one without it, and the app's form saved it (a twenty-seventh-session review),
-    which `use` then refused. Refused in the form, in the CLI's words; nothing saved."""
+    edit` refused one without it, and the app's form saved it (a twenty-seventh-session review).
+    The form then answered a Codex profile with no key at all by the key-mode rule, while
+    `profile add` and `profile edit` answer it by the key rule (a twenty-eighth-session review):
+    one owner (`check_key` in keysource.py) orders both checks for the CLI and the form. A new
+    one, an edit clearing the key, an edit leaving only a variable: the CLI's words; nothing
+    saved."""
     from judgeaudit.tui.screens.modals import ProfileForm
     from tests.tui.test_state import select
 
     file = isolated.user_dir / "taotoken-codex.toml"
 
-    async def go() -> tuple[str, bool, str, bool]:
+    async def go() -> tuple[str, str, str, bool]:
         app = make_app(isolated)
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
@@ -78,20 +82,30 @@ def test_the_form_refuses_a_codex_profile_the_cli_refuses(isolated: ProfileStore
                 app.screen.query_one(f"#f-{field}", Input).value = value
             await press(pilot, "ctrl+s")
             added = str(app.screen.query_one("#form-error", Static).render())
-            add_open = isinstance(app.screen, ProfileForm)
             await press(pilot, "escape")
             await select(pilot, app, "taotoken-codex")  # a preset: key_mode command
             await press(pilot, "e")
             app.screen.query_one("#f-key", Input).value = ""
             await press(pilot, "ctrl+s")
-            edited = str(app.screen.query_one("#form-error", Static).render())
-            return added, add_open, edited, isinstance(app.screen, ProfileForm)
+            cleared = str(app.screen.query_one("#form-error", Static).render())
+            app.screen.query_one("#f-key_env", Input).value = "GW_KEY"
+            await press(pilot, "ctrl+s")
+            by_env = str(app.screen.query_one("#form-error", Static).render())
+            return added, cleared, by_env, isinstance(app.screen, ProfileForm)
 
-    added, add_open, edited, edit_open = asyncio.run(go())
-    assert add_open and edit_open
-    for said, name in ((added, "c-new"), (edited, "taotoken-codex")):
-        assert said.startswith(f"profile {name!r}: key_mode command reads a keyring entry"), said
-        assert said.endswith("; nothing was saved"), said
+    added, cleared, by_env, edit_open = asyncio.run(go())
+    assert added == (  # `profile add`'s words, with the form's field names
+        "give key NAME (the keyring entry holding the key; store it with `judgeaudit key set "
+        "NAME`) or key_env VAR; a profile without a key cannot be used; nothing was saved"
+    )
+    assert cleared == (  # `profile edit --key ''`'s
+        "that leaves taotoken-codex without a key; give key NAME or key_env VAR in the same edit "
+        "(a profile without a key cannot be used); nothing was saved"
+    )
+    # `profile edit --key '' --key-env GW_KEY`'s: the key-mode rule
+    assert by_env.startswith("profile 'taotoken-codex': key_mode command reads a keyring entry")
+    assert "`--option key_mode=env_key` to read $GW_KEY" in by_env, by_env
+    assert edit_open and by_env.endswith("; nothing was saved"), by_env
     assert not isolated.exists("c-new") and not file.exists()
     assert isolated.get("taotoken-codex").key == "taotoken"
 

@@ -12,6 +12,7 @@ import json
 import sqlite3
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,10 @@ command = "npx"
 """
 
 
-def _db(path: Path) -> None:
+Provider = tuple[str, str, str, dict[str, Any], dict[str, Any], int]
+
+
+def _db(path: Path, more: tuple[Provider, ...] = ()) -> None:
     claude_env = {
         "ANTHROPIC_BASE_URL": "https://api.moonshot.cn/anthropic",
         "ANTHROPIC_AUTH_TOKEN": KIMI_CLAUDE_KEY,
@@ -58,7 +62,7 @@ def _db(path: Path) -> None:
         "API_TIMEOUT_MS": "600000",
         "CLAUDE_CODE_MAX_OUTPUT_TOKENS": "32000",
     }
-    rows = [
+    rows: list[Provider] = [
         ("kimi", "claude", "Kimi", {"env": claude_env}, {}, 1),
         (
             "kimi",
@@ -68,6 +72,7 @@ def _db(path: Path) -> None:
             {"apiFormat": "openai_chat"},
             1,
         ),
+        *more,
     ]
     db = sqlite3.connect(path)
     db.execute(SCHEMA)
@@ -160,3 +165,34 @@ def test_imported_codex_settings_are_switched_in_and_given_back(
     )
     turn_off(home, "codex")
     assert live.read_text() == mine
+
+
+def test_a_provider_without_a_key_is_skipped_as_profile_add_refuses_it(
+    home: ProfileStore, tmp_path: Path
+) -> None:
+    """`profile add`, `edit`, the form and `profile import FILE` refuse a profile without a key
+    (no tool it is switched to could get one); `import-ccswitch` imported a provider with no key
+    in CC Switch, which `profile use` then switched in without one. It is skipped with a line
+    naming it, what it lacks and what to do; the other providers are imported."""
+    bare_toml = (
+        'model_provider = "bare"\n[model_providers.bare]\nbase_url = "https://b.example/v1"\n'
+    )
+    keyless: tuple[Provider, ...] = (
+        ("bare", "claude", "Bare", {"env": {"ANTHROPIC_BASE_URL": "https://b.example"}}, {}, 0),
+        ("bare", "codex", "Bare", {"config": bare_toml}, {}, 0),
+    )
+    db = tmp_path / "cc-switch" / "keyless.db"
+    _db(db, keyless)
+    report = import_ccswitch(home, db)
+    assert report.imported == ["ccswitch-claude-kimi", "ccswitch-codex-kimi"]
+    fix = (
+        "a profile without a key cannot be used: give the provider its key in CC Switch and "
+        "import it again, or `judgeaudit profile add {} --key NAME ...`; not imported"
+    )
+    assert report.skipped == [
+        "ccswitch-claude-bare: CC Switch provider 'Bare': no key in its env "
+        f"(ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY); {fix.format('ccswitch-claude-bare')}",
+        "ccswitch-codex-bare: CC Switch provider 'Bare': no key (auth.json's OPENAI_API_KEY, "
+        f"experimental_bearer_token or env_key); {fix.format('ccswitch-codex-bare')}",
+    ]
+    assert not home.exists("ccswitch-claude-bare") and not home.exists("ccswitch-codex-bare")

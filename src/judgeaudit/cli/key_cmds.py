@@ -176,21 +176,26 @@ def _read_by(name: str) -> str:
     from judgeaudit.profiles import active
 
     _, live = active.key_users(_store(), name)
-    return ", ".join(sorted({str(use.path) for use in live}))
+    asked = "{} ([model_providers.{}], only with `-c model_provider={}`)"
+    said = {asked.format(u.path, u.table, u.table) if u.table else u.path for u in live}
+    return ", ".join(sorted(said))
 
 
 def cmd_key_delete(args: argparse.Namespace) -> int:
     from judgeaudit.profiles import active
 
     users, live = active.key_users(_store(), args.name)
-    breaks = [active.key_in_use(args.name, use) for use in live]
+    breaks = [active.key_in_use(args.name, use) for use in live if not use.table]
+    # a table Codex reads only with -c model_provider=ID: said, refused only beside a break
+    asked = [active.key_in_use(args.name, use) for use in live if use.table]
     if breaks and not args.force:
         # A project binding's line, and a file's found by reading it, name their own fix.
         apps = sorted({use.app for use in live if not (use.project or use.by_file)})
         offs = ", ".join(f"`judgeaudit profile off {app}`" for app in apps)
         first = f"switch another profile in (or {offs}) first, or " if apps else ""
         raise UserError(
-            f"key delete {args.name}: {'; '.join(breaks)}; {first}give --force; nothing was deleted"
+            f"key delete {args.name}: {'; '.join(breaks + asked)}; {first}give --force; "
+            "nothing was deleted"
         )
     # The entry's own deletion is the last refusal check (nothing stored: nothing changed), so
     # the bridge tokens of its profiles go only after it, never on a refusal.
@@ -200,7 +205,7 @@ def cmd_key_delete(args: argparse.Namespace) -> int:
             "(`judgeaudit key status` lists the stored keys)",
             code=1,
         )
-    for line in breaks:
+    for line in breaks + asked:
         print(f"warning: {line}", file=sys.stderr)
     _bridge_tokens(args.name, renew=False)
     if users and not breaks:

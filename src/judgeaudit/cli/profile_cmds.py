@@ -12,7 +12,7 @@ from judgeaudit.cli.common import UserError
 from judgeaudit.profiles import active as active_here
 from judgeaudit.profiles import backups, bridgeports, doctor, drift, importtx, restore, secrets
 from judgeaudit.profiles.importers import ImportReport, import_json_list
-from judgeaudit.profiles.keysource import check_has_key, check_key_source
+from judgeaudit.profiles.keysource import check_key
 from judgeaudit.profiles.livefile import read_only_line
 from judgeaudit.profiles.model import (
     APP_OPTIONS,
@@ -124,8 +124,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     data["name"] = args.name
     data["options"] = _options(args.option, args.app)
     profile = _checked(data, "profile add")
-    check_has_key(profile, "profile add")
-    check_key_source(profile, "profile add")
+    check_key(profile, "profile add")
     path = bridgeports.save(store, profile)
     print(f"added {args.name} -> {path}")
     if data.get("key") and not secrets.get_key(data["key"]):
@@ -151,8 +150,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         _checked(data, "profile edit")
     data["options"].update(_options(args.option, data["app"]))
     profile = _checked(data, "profile edit")
-    check_has_key(profile, "profile edit", had_key=keyed)
-    check_key_source(profile, "profile edit")  # `--key ''` of key_mode command: refused too
+    check_key(profile, "profile edit", had_key=keyed)  # `--key ''` of key_mode command too
     path = bridgeports.save(store, profile)
     print(f"saved {args.name} -> {path}")
     if isinstance(had_key, str) and had_key != profile.key:

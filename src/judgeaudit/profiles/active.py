@@ -63,6 +63,7 @@ class KeyUse(NamedTuple):
     project: str = ""
     by_file: bool = False  # found by reading the file, whatever its profile says now
     since: str = ""  # what became of that profile since it was written ("edited", ...)
+    table: str = ""  # the id of a Codex table read only with `-c model_provider=ID`
 
 
 def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
@@ -74,7 +75,9 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     breaks nothing there (:meth:`~judgeaudit.profiles.targets.registry.Target.reads_key`).
     Every file judgeaudit wrote that still runs ``key print KEY`` is one too, marked
     ``by_file``: its profile edited, removed or not loading since, or Codex's
-    ``NAME.config.toml`` left after another profile was switched on."""
+    ``NAME.config.toml`` left after another profile was switched on. So is each Codex table
+    reading it that the file does not select (``table``: Codex runs its ``auth`` command only
+    when started with ``-c model_provider=ID``), unless the file reads the key anyway."""
     everyone = store.list()
     profiles = [p for p in everyone if p.key == key]
     users = sorted(p.name for p in profiles)
@@ -82,9 +85,14 @@ def key_users(store: ProfileStore, key: str) -> tuple[list[str], list[KeyUse]]:
     uses = [use for use in _uses(store, users) if use.name in readers]
     placed = {(use.path, use.project) for use in uses}
     for use in _written(store):
-        if (use.path, use.project) not in placed and key in _keys_read(use):
+        if (use.path, use.project) in placed:
+            continue
+        selected, if_asked = _keys_read(use)
+        if key in selected:
             placed.add((use.path, use.project))
             uses.append(use._replace(by_file=True, since=_since(store, use.name, readers, use.app)))
+        else:
+            uses += [use._replace(by_file=True, table=t) for t in if_asked.get(key, [])]
     return users, uses
 
 
@@ -125,14 +133,19 @@ def _written_by(path: Path, active: str | None) -> tuple[str, str | None]:
     return "codex", active or (named if path.name != "config.toml" else None)
 
 
-def _keys_read(use: KeyUse) -> set[str]:
-    """The keyring entries ``use``'s live file has its tool read (none when it is unreadable:
-    doctor and the switch say why)."""
+def _keys_read(use: KeyUse) -> tuple[set[str], dict[str, list[str]]]:
+    """The keyring entries ``use``'s live file has its tool read, and those it reads only when
+    asked (:meth:`~judgeaudit.profiles.targets.registry.Target.keys_read_if_asked`); none when
+    the file is unreadable: doctor and the switch say why."""
+    path = Path(use.path)
     try:
-        raw = read_live(Path(use.path))
-        return registry.for_app(use.app).keys_read(Path(use.path), raw) if raw else set()
+        raw = read_live(path)
+        if raw:
+            target = registry.for_app(use.app)
+            return target.keys_read(path, raw), target.keys_read_if_asked(path, raw)
     except (ProfileError, OSError, ValueError):
-        return set()
+        pass
+    return set(), {}
 
 
 def file_uses(store: ProfileStore, name: str) -> list[KeyUse]:
@@ -225,6 +238,12 @@ def missing_key(store: ProfileStore, name: str) -> str | None:
 def key_in_use(key: str, use: KeyUse) -> str:
     """What deleting ``key`` breaks: the active profile reads it on every request."""
     where = f" ({use.path})" if use.path else ""
+    if use.table:  # read only by a start that asks for its table
+        return (
+            f"{use.path}: its [model_providers.{use.table}] table runs `judgeaudit key print "
+            f"{key}`, which Codex uses only when started with `-c model_provider={use.table}`: "
+            "such a start fails until the key is set again (or delete that table from the file)"
+        )
     if use.by_file:  # the file written before reads it, whatever its profile says now
         apply = f"`judgeaudit profile use {use.name}" + (
             f" --project` in {use.project}" if use.project else "`"

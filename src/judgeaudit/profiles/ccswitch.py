@@ -25,6 +25,7 @@ from judgeaudit.profiles.ccswitch_read import (
     read_db,
 )
 from judgeaudit.profiles.importers import Batch, ImportReport, slug, store_profile
+from judgeaudit.profiles.keysource import Imported
 from judgeaudit.profiles.model import ProfileError
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.redact import looks_like_key, secret_values
@@ -44,6 +45,18 @@ CLAUDE_CARRIED = frozenset(
         "ANTHROPIC_DEFAULT_HAIKU_MODEL",
     }
 )
+#: A provider without a key: skipped as `profile add` refuses one (:mod:`.keysource`), saying
+#: where CC Switch keeps the key for each app.
+KEYLESS = {
+    "claude": Imported(
+        "no key in its env (ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY)",
+        "give the provider its key in CC Switch",
+    ),
+    "codex": Imported(
+        "no key (auth.json's OPENAI_API_KEY, experimental_bearer_token or env_key)",
+        "give the provider its key in CC Switch",
+    ),
+}
 
 
 def profile_names(rows: list[Row]) -> dict[tuple[str, str], str]:
@@ -273,8 +286,9 @@ def _import_row(
         return False
     if row.name and row.name != name:
         data["description"] = f"CC Switch: {row.name}"
+    where = f"CC Switch provider {label!r}"
     if not store_profile(
-        store, report, data, key, f"CC Switch provider {label!r}", hide | {key or ""}, batch
+        store, report, data, key, where, hide | {key or ""}, batch, keyless=KEYLESS[row.app]
     ):
         return False
     report.labels[name] = label

@@ -14,7 +14,7 @@ from typing import Any
 
 from judgeaudit import safeio
 from judgeaudit.profiles import secrets
-from judgeaudit.profiles.keysource import check_has_key
+from judgeaudit.profiles.keysource import Imported, check_has_key
 from judgeaudit.profiles.model import Profile, ProfileError, profile_from_dict
 from judgeaudit.profiles.names import NAME_MAX
 from judgeaudit.profiles.store import ProfileStore
@@ -23,6 +23,10 @@ from judgeaudit.redact import looks_like_key, redact
 APP_ALIASES = {"claude": "claude", "codex": "codex", "terminal": "sdk", "sdk": "sdk"}
 #: The JSON list's own name for a profile field it names differently.
 FILE_NAMES = {"key_env": "api_key_env"}
+#: An entry of the JSON list without a key: only its variable can be given.
+FILE_KEYLESS = Imported(
+    "no api_key_env", 'give the entry "api_key_env": "VAR" (the variable holding its key)'
+)
 
 
 @dataclass
@@ -61,7 +65,7 @@ def store_profile(
     batch: Batch | None = None,
     renamed: dict[str, str] | None = None,
     label: str = "",
-    key_fields: tuple[str, str] | None = None,
+    keyless: Imported | None = None,
 ) -> bool:
     """Validate and save one imported profile (its key to the keyring); report, never echo keys.
 
@@ -69,8 +73,8 @@ def store_profile(
     at the end (see :mod:`.importtx`). ``renamed``: profile field -> the name the user's file
     gives it, so a refusal names the field the user wrote (``api_key_env``, not ``key_env``).
     ``label``: the entry's own name when the profile's differs, said beside it.
-    ``key_fields``: refuse an entry without a key as `profile add` does (:mod:`.keysource`),
-    naming these fields."""
+    ``keyless``: refuse an entry without a key as `profile add` does (:mod:`.keysource`),
+    in these words."""
     name = data["name"]
     hide = {key, *(scrub or set())}
     shown = f"{name} ({label})" if label else name
@@ -81,8 +85,8 @@ def store_profile(
         if key:
             data["key"] = name
         profile = profile_from_dict({k: v for k, v in data.items() if v is not None}, where)
-        if key_fields:
-            check_has_key(profile, where, key_fields)
+        if keyless:
+            check_has_key(profile, where, keyless)
     except ProfileError as exc:
         said = str(exc)
         for ours, theirs in (renamed or {}).items():
@@ -160,7 +164,7 @@ def import_json_list(store: ProfileStore, path: Path) -> ImportReport:
             where,
             renamed=FILE_NAMES,
             label=label,
-            key_fields=("", FILE_NAMES["key_env"]),  # a keyless entry: skipped, as `add` refuses
+            keyless=FILE_KEYLESS,  # a keyless entry: skipped, as `add` refuses
         )
     return report
 

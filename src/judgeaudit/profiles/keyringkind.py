@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import platform
+import sys
 
 import keyring
 from keyring.backend import KeyringBackend
@@ -40,12 +42,28 @@ def backend() -> KeyringBackend:
     """The backend keys go to and come from: for keyring's chainer (several backends found),
     its first encrypted one, so a PlaintextKeyring installed beside Secret Service is never
     read or written; else the chainer's first (what it would write to), else the one found."""
+    _skip_macos_api()
     current = keyring.get_keyring()
     chained = getattr(current, "backends", None)
     if isinstance(chained, list) and chained:
         first: KeyringBackend = next((b for b in chained if encrypted(b)), chained[0])
         return first
     return current
+
+
+#: keyring's macOS backend loads Apple's frameworks through ``ctypes.util.find_library`` when
+#: keyring's detection imports it, which off macOS runs ldconfig and a C compiler: about a
+#: third of what ``key print`` (Claude Code's ``apiKeyHelper``, Codex's ``auth``) spends in
+#: keyring. There the import can only fail, and the backend refuses itself before looking at
+#: it ("macOS required", the same ``platform.system()`` test as here): so it fails at once.
+MACOS_API = "keyring.backends.macOS.api"
+
+
+def _skip_macos_api() -> None:
+    """Off macOS, make keyring's import of :data:`MACOS_API` fail without searching for the
+    frameworks; the backend keyring chooses stays its own (``tests/unit/test_keyring_choice.py``)."""
+    if platform.system() != "Darwin":
+        sys.modules.setdefault(MACOS_API, None)  # type: ignore[arg-type]  # None: "not importable"
 
 
 def foreign_failures() -> tuple[type[BaseException], ...]:

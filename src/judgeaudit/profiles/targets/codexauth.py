@@ -116,15 +116,27 @@ def selected_tables(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     providers = data.get("model_providers")
     if not isinstance(providers, dict):
         return []
+    return [providers[i] for i in _chosen(data) if isinstance(providers.get(i), dict)]
+
+
+def unselected_tables(data: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The provider tables nothing in a Codex file selects, by id: Codex reads one only when
+    started with ``-c model_provider=ID`` (a table left for another profile's id, one written
+    by hand), so what its ``auth`` command reads breaks only such a start."""
+    providers = data.get("model_providers")
+    if not isinstance(providers, dict):
+        return {}
+    chosen = _chosen(data)
+    return {str(i): t for i, t in providers.items() if i not in chosen and isinstance(t, dict)}
+
+
+def _chosen(data: Mapping[str, Any]) -> list[str]:
+    """The provider ids a Codex file selects: ``model_provider``'s and each ``[profiles.P]``'s."""
     chosen = [data.get("model_provider")]
     profiles = data.get("profiles")
     if isinstance(profiles, dict):
         chosen += [p.get("model_provider") for p in profiles.values() if isinstance(p, dict)]
-    return [
-        providers[ident]
-        for ident in dict.fromkeys(chosen)
-        if isinstance(ident, str) and isinstance(providers.get(ident), dict)
-    ]
+    return list(dict.fromkeys(c for c in chosen if isinstance(c, str)))
 
 
 def keyring_read(table: Mapping[str, object]) -> str | None:

@@ -87,6 +87,12 @@ class Target(Protocol):
         print KEY``): what ``key delete`` breaks, whatever the profile says since an edit."""
         ...
 
+    def keys_read_if_asked(self, path: Path, raw: bytes) -> dict[str, list[str]]:
+        """Keyring entry -> the provider ids of tables that read it but that the tool uses only
+        when asked on its command line (Codex's ``-c model_provider=ID``): a start that asks
+        for one fails without the key, though none of the file's own choices does."""
+        ...
+
     def token_held(self, path: Path, raw: bytes) -> str | None:
         """The token a file of this app holds itself (never shown): with it the tool goes on
         working without the keyring (drift compares it; doctor says so)."""
@@ -171,6 +177,9 @@ class ClaudeTarget:
         except ValueError:  # not a command line at all: none of ours
             return set()
         return {read} if read else set()
+
+    def keys_read_if_asked(self, path: Path, raw: bytes) -> dict[str, list[str]]:
+        return {}  # settings.json has one apiKeyHelper, always run
 
     def token_held(self, path: Path, raw: bytes) -> str | None:
         env = claude.parse(path, raw).data().get("env")  # key_mode "inline" writes it
@@ -266,6 +275,13 @@ class CodexTarget:
         tables = codexauth.selected_tables(codex.parse(path, raw))  # a table unselected: unread
         return {k for t in tables if (k := codexauth.keyring_read(t))}
 
+    def keys_read_if_asked(self, path: Path, raw: bytes) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for ident, table in codexauth.unselected_tables(codex.parse(path, raw)).items():
+            if key := codexauth.keyring_read(table):
+                out.setdefault(key, []).append(ident)
+        return out
+
     def token_held(self, path: Path, raw: bytes) -> str | None:
         return None  # a Codex profile's key is read through a command or a variable
 
@@ -316,6 +332,9 @@ class SdkTarget:
 
     def keys_read(self, path: Path, raw: bytes) -> set[str]:
         return set()
+
+    def keys_read_if_asked(self, path: Path, raw: bytes) -> dict[str, list[str]]:
+        return {}
 
     def token_held(self, path: Path, raw: bytes) -> str | None:
         return None

@@ -252,13 +252,12 @@ class ProfileForm(ModalScreen[Profile | None]):
         return data
 
     def action_save(self) -> None:
-        from judgeaudit.profiles.keysource import check_has_key, check_key_source
+        from judgeaudit.profiles.keysource import check_key
 
         try:
             profile = profile_from_dict(self._data(), "form")
-            check_key_source(profile, "form")  # the CLI's add and edit refuse it too
             had = None if self.profile is None else bool(self.profile.key or self.profile.key_env)
-            check_has_key(profile, "form", ("key NAME", "key_env VAR"), had)  # as add and edit
+            check_key(profile, "form", ("key NAME", "key_env VAR"), had)  # add's and edit's words
         except ProfileError as exc:
             self.query_one("#form-error", Static).update(str(exc).removeprefix("form: "))
             return
