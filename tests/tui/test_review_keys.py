@@ -165,3 +165,26 @@ def test_review_refuses_a_mark_that_contradicts_another_pair_of_the_conversation
     assert f"contradicts a label stored before (pair {other} human_success_a 1)" in refused[0]
     assert "label its pair again on Review first" in refused[0]
     assert labels(run_copy) == [(1, None, None, None)]  # only the other pair's stored mark
+
+
+def test_a_note_on_a_contradicting_label_says_the_contradiction_once(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """A ok, B failed, prefer B (warned), then a note: the note's save showed the same warning
+    again, two toasts on screen for one contradiction. Corrected and made again, it is said
+    again."""
+
+    async def go() -> tuple[list[str], list[str]]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=SMALL) as pilot:
+            await press(pilot, "f5", "1", "4", "b", "e")
+            await pilot.press(*"why B")
+            await press(pilot, "enter")
+            noted = notices(app)
+            await press(pilot, "a", "b")  # corrected, then the same contradiction again
+            return noted, notices(app)
+
+    noted, again = asyncio.run(go())
+    assert labels(run_copy) == [(1, 0, "B", "why B")]
+    assert len([t for t in noted if "contradicts" in t]) == 1, noted
+    assert len([t for t in again if "contradicts" in t]) == 2, again

@@ -9,10 +9,10 @@ from pathlib import Path
 from textual.widgets import Static
 
 from judgeaudit.analysis.report import build_report
-from judgeaudit.analysis.why_fmt import forest_text
+from judgeaudit.analysis.why_fmt import forest_text, term_lines
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.tui.screens.why import WhyScreen
-from tests.tui.helpers import SIZE, make_app, press, settle
+from tests.tui.helpers import SIZE, SMALL, make_app, press, settle
 
 
 def test_y_on_results_draws_the_odds_ratios_of_the_report(
@@ -38,6 +38,29 @@ def test_y_on_results_draws_the_odds_ratios_of_the_report(
         assert forest_text(style)[0] in shown and "│" in shown
     else:
         assert style["note"] in shown
+
+
+def test_at_80_columns_each_term_unit_is_a_line_of_its_own(
+    isolated: ProfileStore, run_copy: Path
+) -> None:
+    """At 80x24 a term's line (about 100 columns) wrapped at the edge, so the end of its unit
+    (`minus no, first minus second`) read, unindented, as a line of its own: the unit goes on
+    an indented line under its figures; at 100 columns the line is left whole."""
+    style = build_report(run_copy)["style"]
+    assert style["status"] == "ok"
+
+    async def go(size: tuple[int, int]) -> list[str]:
+        app = make_app(isolated, run_copy)
+        async with app.run_test(size=size) as pilot:
+            await press(pilot, "f4", "w")
+            await settle(pilot)
+            assert isinstance(app.screen, WhyScreen)
+            return str(app.screen.query_one("#why-plot", Static).render()).split("\n")
+
+    narrow, wide = asyncio.run(go(SMALL)), asyncio.run(go((130, 40)))
+    for figures, unit in term_lines(style):
+        assert figures.rstrip() in narrow and f"    {unit}" in narrow, (figures, narrow)
+        assert f"{figures} {unit}" in wide, (figures, wide)
 
 
 def test_why_without_a_report_says_so_and_names_no_run(

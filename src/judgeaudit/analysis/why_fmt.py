@@ -98,12 +98,7 @@ def style_lines(style: dict[str, Any]) -> list[str]:
         return [*lines, f"  {style.get('note')}"]
     lines.append(f"  {headline(style)}")
     terms = _stable_first(style["terms"])
-    for t in terms:
-        lines.append(
-            f"  {LABELS.get(t['feature'], t['feature']):<26} OR {ratio_text(t['odds_ratio']):>7} "
-            f"95% CI [{ratio_text(t['ci_low'])}, {ratio_text(t['ci_high'])}]  {t['kind']:<8} "
-            f"{t['unit']}" + (f"  {UNSTABLE}" if _unstable(t) else "")
-        )
+    lines += [" ".join(parts) for parts in term_lines(style)]
     note = _unstable_note(terms)
     lines += [f"  {note}"] if note else []
     for d in style.get("dropped", []):
@@ -119,6 +114,19 @@ def style_lines(style: dict[str, Any]) -> list[str]:
         f"controlled: {style['controlled_rate']['method']})",
     ]
     return lines
+
+
+def term_lines(style: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each term of the text report, in its order, as (figures, unit): one line there, joined by
+    a space; the app's Why view puts the unit on a line of its own where that is too wide."""
+    return [
+        (
+            f"  {LABELS.get(t['feature'], t['feature']):<26} OR {ratio_text(t['odds_ratio']):>7} "
+            f"95% CI [{ratio_text(t['ci_low'])}, {ratio_text(t['ci_high'])}]  {t['kind']:<8}",
+            f"{t['unit']}" + (f"  {UNSTABLE}" if _unstable(t) else ""),
+        )
+        for t in _stable_first(style["terms"])
+    ]
 
 
 def style_markdown(style: dict[str, Any]) -> list[str]:

@@ -83,6 +83,7 @@ class ReviewScreen(Screen[None]):
         self.pending: dict[str, dict[str, Any]] = {}
         self.save_lock = threading.Lock()
         self.report_skipped: str | None = None  # why report.html was last left as it was
+        self.conflict_said: dict[str, str] = {}  # pair id -> the contradiction last said of it
         self.mounted = False
         self.blind = True  # the judge's choice and the success check stay hidden: no anchoring
 
@@ -287,13 +288,19 @@ class ReviewScreen(Screen[None]):
                 return
         conflict = label_conflict(label["human_success_a"], label["human_success_b"],
                                   label["human_pref"])  # fmt: skip
-        if conflict is not None:  # stored as typed (the next key may fix it), but said now
-            self.app.call_from_thread(self.contradicts, pair_id, conflict)
+        self.app.call_from_thread(self.contradicts, pair_id, conflict)
         self.app.call_from_thread(self.saved, out, labels, refreshed.skipped)
 
-    def contradicts(self, pair_id: str, conflict: str) -> None:
-        """The label just saved contradicts itself (`review import` refuses such a label): the
-        reviewer hears it now, not from the report or the preference export later."""
+    def contradicts(self, pair_id: str, conflict: str | None) -> None:
+        """The label just saved contradicts itself (`review import` refuses such a label): it is
+        stored as typed (the next key may fix it), and the reviewer hears it now, not from the
+        report or the preference export later; once, not again on a save that leaves it as it
+        is (a note: two toasts said one thing)."""
+        if conflict is None or self.conflict_said.get(pair_id) == conflict:
+            if conflict is None:
+                self.conflict_said.pop(pair_id, None)
+            return
+        self.conflict_said[pair_id] = conflict
         self.notify(
             f"{pair_id}: label saved, but {conflict}; the report's agreement figures and the "
             "preference export leave it out until the marks or the preference are corrected",

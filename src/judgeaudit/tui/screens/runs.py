@@ -141,6 +141,7 @@ class RunsScreen(RunsJudges):
         self.load_runs(self.listed)
 
     def load_runs(self, dirs: tuple[Path, Path | None], typed: bool = False) -> None:
+        self.query_one(RunPicker).wait()
         self.list_runs(self.listings.ask(), dirs, typed)
 
     @work(thread=True, exclusive=True, group="run-list")
