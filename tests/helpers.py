@@ -1,12 +1,13 @@
 """Test helpers: the real embedded provider in its own process, a loopback HTTP endpoint for a
-hand-written handler (or one answering every GET with fixed JSON), and the refund pair the run
-tests import."""
+hand-written handler (or one answering every GET with fixed JSON), a loopback port a test may
+name before its server starts, and the refund pair the run tests import."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -100,3 +101,23 @@ def json_on_get(body: bytes) -> type[BaseHTTPRequestHandler]:
 def loopback_port(url: str) -> int:
     """The port of a :func:`loopback_http` base URL."""
     return int(url.rsplit(":", 1)[1].split("/", 1)[0])
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on, for a test that must name it before its server
+    starts (a profile's ``bridge_port`` is written into the tools' files at the switch, so the
+    bridge cannot take port 0). A probe bound and closed handed its port back at once: another
+    xdist worker's probe or server could get it before this test's server bound it (measured:
+    5 times in 50 within 900 binds). The port is left in TIME_WAIT instead, which keeps any
+    bind without SO_REUSEADDR off it (the kernel's own choice of port 0 too) for about a
+    minute, while our servers (aiohttp binds with SO_REUSEADDR) take it; a connect is refused."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        address = listener.getsockname()
+        with socket.create_connection(address) as client:
+            accepted, _ = listener.accept()
+            accepted.close()  # this side closes first: its end (the port) stays in TIME_WAIT
+            client.recv(1)  # the close has arrived (b""): the client's close ends the handshake
+        return int(address[1])

@@ -11,8 +11,9 @@ import subprocess
 import pytest
 
 from tests.cli_helpers import cli
-from tests.contract.test_bridge_tools import World, _free_port, world
+from tests.contract.test_bridge_tools import World, world
 from tests.contract.test_real_tools import npm_bin
+from tests.helpers import free_port
 
 __all__ = ["world"]  # the fixture, shared with the bridge's other contract tests
 
@@ -24,7 +25,7 @@ WATCH_S = 20.0
 
 @pytest.mark.parametrize("app", ["codex", "claude"])
 def test_a_switched_tool_waits_for_its_stopped_bridge(world: World, app: str) -> None:
-    port = _free_port()
+    port = free_port()
     name = f"idle-{app}"
     world.add_bridged(name, app, "--option", f"bridge_port={port}")
     world.judgeaudit("profile", "use", name)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import secrets as pysecrets
 import signal
-import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ import pytest
 from tests.bridge_helpers import ReasoningUpstream, key_fingerprint, request_log, served
 from tests.cli_helpers import JUDGEAUDIT, cli_ok, stored_keys, tool, tool_env
 from tests.contract.test_real_tools import npm_bin
+from tests.helpers import free_port
 
 pytestmark = pytest.mark.usefixtures("secret_service")
 MODEL = "sim-chat:latency_ms=1"
@@ -211,15 +211,9 @@ def test_exec_runs_claude_through_its_own_bridge(world: World) -> None:
     assert _tool_files(world) == files
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.mark.parametrize("app", ["codex", "claude"])
 def test_a_global_switch_goes_through_the_running_bridge(world: World, app: str) -> None:
-    port = _free_port()
+    port = free_port()
     name = f"gw-{app}"
     world.add_bridged(name, app, "--option", f"bridge_port={port}")
     switched = world.judgeaudit("profile", "use", name)
@@ -291,7 +285,7 @@ def test_a_program_on_the_port_of_a_stopped_bridge_never_gets_the_key(
     bridge was stopped; the tool now sends its profile's local token. The program on the port
     here is the embedded server answering the tool's own API, whose log fingerprints every
     credential the real tool sent."""
-    port = _free_port()
+    port = free_port()
     name = f"sq-{app}"
     world.add_bridged(name, app, "--option", f"bridge_port={port}")
     world.judgeaudit("profile", "use", name)
@@ -319,7 +313,7 @@ def test_a_shell_token_beside_a_switched_bridged_profile_is_warned_of(
     beside) the bridged profile's helper token, as the real Claude Code shows on the port of
     a stopped bridge; `use` and `doctor` say so by name, never by value, and exec leaves it
     out (its bridge then accepts the command's requests)."""
-    port = _free_port()
+    port = free_port()
     name = "st-claude"
     world.add_bridged(name, "claude", "--option", f"bridge_port={port}")
     shell_key = "sk-ant-shell-" + pysecrets.token_hex(10)

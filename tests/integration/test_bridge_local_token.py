@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import secrets as pysecrets
 import shlex
-import socket
 import subprocess
 import time
 import tomllib
@@ -21,6 +20,7 @@ import pytest
 
 from tests.bridge_helpers import key_fingerprint, post, request_log, served
 from tests.cli_helpers import cli, cli_ok, stored_keys, tool_env
+from tests.helpers import free_port
 
 pytestmark = pytest.mark.usefixtures("secret_service")
 
@@ -57,12 +57,6 @@ class Home:
         return done.stdout.strip()
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Home]:
     key = "sk-local-token-" + pysecrets.token_hex(12)
@@ -74,7 +68,7 @@ def home(tmp_path: Path) -> Iterator[Home]:
         served(*sim, "--request-log", str(log), env={"SIMKEY": key}) as (url, _),
         stored_keys(env, {key_name: key}),
     ):
-        yield Home(env, tmp_path, key, key_name, url, log, _free_port())
+        yield Home(env, tmp_path, key, key_name, url, log, free_port())
 
 
 def _claude_helper(home: Home) -> list[str]:
@@ -90,7 +84,7 @@ def _codex_auth(home: Home) -> list[str]:
 
 def test_the_switched_tools_print_a_local_token_and_a_squatter_gets_only_that(home: Home) -> None:
     home.add("lt-claude", "claude")
-    home.add("lt-codex", "codex", _free_port())  # switched on at once: its own bridge port
+    home.add("lt-codex", "codex", free_port())  # switched on at once: its own bridge port
     for name in ("lt-claude", "lt-codex"):
         done = home.judgeaudit("profile", "use", name)
         assert done.returncode == 0, done.stderr

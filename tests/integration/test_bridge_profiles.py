@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from tests.bridge_helpers import served
 from tests.cli_helpers import add_profile, make_world, world_env
 from tests.cli_helpers import cli as run_cli
+from tests.helpers import free_port
 
 KEY = "sk-bridge-profiles-0123456789"
 
@@ -102,9 +102,7 @@ def test_profile_test_on_a_bridged_profile_probes_chat_completions(
 
 @pytest.mark.usefixtures("secret_service")  # the switch stores the bridge's local token
 def test_profile_doctor_says_whether_the_bridge_runs(home: dict[str, str], chat_only: str) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     add(home, "gw-doc", "codex", chat_only, "bridge=chat", f"bridge_port={port}")
     assert cli(home, "profile", "use", "gw-doc").returncode == 0
     done = cli(home, "profile", "doctor", "codex")

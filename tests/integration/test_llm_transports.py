@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -21,6 +20,7 @@ from aiohttp import web
 
 from judgeaudit.llm import LLMClient, LLMError
 from judgeaudit.llm.client import RetryPolicy
+from tests.helpers import free_port
 
 T = TypeVar("T")
 KEY = "sk-test-key-0001-abcdef"
@@ -243,9 +243,7 @@ def test_models_are_listed_the_same_on_both(transport: str) -> None:
 
 
 def test_nothing_listening_is_retried_then_named_unreachable(transport: str) -> None:
-    with socket.socket() as probe:  # a port nobody listens on once this closes
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()  # nobody listens there
     client = LLMClient(
         f"http://127.0.0.1:{port}/v1",
         KEY,

@@ -123,6 +123,9 @@ def test_two_runs_of_one_log_in_one_out_are_both_named(tmp_path: Path) -> None:
     assert agents.returncode == 2 and re.search(r"matches \d+ pairs", agents.stderr), agents.stderr
     assert "put the task and trial first" not in agents.stderr
     assert "give the whole id (the run's id first)" in agents.stderr
+    tail = cli("show", str(out), "t0/policy-v7~policy-v8")  # nor a task, for a tail
+    assert tail.returncode == 2 and "put the task first" not in tail.stderr, tail.stderr
+    assert "give the whole id (the run's id first)" in tail.stderr
     db = sqlite3.connect(out / "audit.db")
     ids = [
         r[0] for r in db.execute("SELECT pair_id FROM audit_pairs WHERE source_id = ?", (log_id,))

@@ -7,7 +7,6 @@ so, as the CLI."""
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import pytest
 from textual.widgets import Button, Static
@@ -18,6 +17,7 @@ from judgeaudit.profiles.model import profile_from_dict
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
 from judgeaudit.tui.screens.modals import ConfirmDiff
+from tests.helpers import free_port
 from tests.tui.helpers import SIZE, SMALL, make_app, press, settle
 from tests.tui.test_state import select, status
 
@@ -26,15 +26,9 @@ NOTE = "note: the local bridge token of br-claude is not in the keyring"
 MADE = "new local bridge token for br-claude (it was not in the keyring)"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:  # no listener there: the switch's foreign-listener check
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _active_without_token(store: ProfileStore) -> None:
     data = {"name": "br-claude", "app": "claude", "base_url": "http://127.0.0.1:9/v1", "key": "gw"}
-    options = {"bridge": "chat", "bridge_port": _free_port()}
+    options = {"bridge": "chat", "bridge_port": free_port()}  # nothing listens there
     store.save(profile_from_dict({**data, "options": options}, "test"))
     secrets.set_key("gw", "sk-gw-key-not-real-1111")
     use_profile(store, "br-claude")

@@ -5,7 +5,6 @@ names that bridge."""
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,7 @@ from judgeaudit.profiles import secrets
 from judgeaudit.profiles.model import ProfileError, profile_from_dict, with_changes
 from judgeaudit.profiles.store import ProfileStore
 from judgeaudit.profiles.switch import use_profile
-from tests.helpers import json_on_get, loopback_http, loopback_port
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.helpers import free_port, json_on_get, loopback_http, loopback_port
 
 
 def add(store: ProfileStore, name: str, app: str, port: int) -> None:

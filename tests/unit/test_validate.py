@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from judgeaudit.outdir import check_out_dir
 from judgeaudit.validate import (
     ValidationError,
     bin_edges,
-    check_out_dir,
     iter_jsonl,
     loads_json,
     read_text,

@@ -109,13 +109,9 @@ def _find_pair(db: sqlite3.Connection, pair_id: str, out: Path) -> sqlite3.Row:
     if matches:
         shown = ", ".join(repr(m["pair_id"]) for m in matches[:SHOW_MATCHES])
         more = f" and {total.pairs - SHOW_MATCHES} more" if total.pairs > SHOW_MATCHES else ""
-        pick = "give the whole id (the run's id first)"
-        # the agents alone, in one run: a task and trial pick one (not for a log's own id, nor
-        # across runs, where the example would match several again: a reviewer's finding)
-        if "/" not in pair_id and "~" in pair_id and _runs_of(db, matches[0]) == 1:
-            pick = f"put the task and trial first, as {matches[0]['pair_id'].partition('/')[2]!r}, or {pick}"
         raise AnalysisError(
-            f"pair {pair_id!r} matches {total.pairs} pairs{_on_tasks(total)} ({shown}{more}); {pick}"
+            f"pair {pair_id!r} matches {total.pairs} pairs{_on_tasks(total)} ({shown}{more});"
+            f" {_how_to_pick(db, pair_id, matches[0])}"
         )
     other_way = swapped_pair_id(pair_id)
     found, turned = _matches(db, other_way) if other_way is not None else ([], _NONE)
@@ -188,13 +184,24 @@ def _matches(db: sqlite3.Connection, pair_id: str) -> tuple[list[sqlite3.Row], _
     return [], _NONE
 
 
-def _runs_of(db: sqlite3.Connection, pair: sqlite3.Row) -> int:
-    """In how many runs this pair's two agents met (the matches shown are only the first few)."""
-    found = db.execute(
-        "SELECT COUNT(DISTINCT run_id) FROM audit_pairs WHERE agent_a = ? AND agent_b = ?",
-        (pair["agent_a"], pair["agent_b"]),
-    ).fetchone()
-    return int(found[0])
+def _how_to_pick(db: sqlite3.Connection, typed: str, first: sqlite3.Row) -> str:
+    """What to put before an id that names several pairs: the agents alone (``ace~keen``) lack
+    the task and trial, a tail from the trials on (``t0/ace~keen``) the task; the first match's
+    id past its run is offered only if it names that one pair (across runs, or for a log's own
+    id, it would match several again: a reviewer's finding). ``t0/ace~keen`` said only "give the
+    whole id"."""
+    whole = "give the whole id (the run's id first)"
+    parts = typed.split("/")
+    if len(parts) == 1 and "~" in typed:
+        lacking = "the task and trial"
+    elif len(parts) > 1 and trials_at(parts) == 0:
+        lacking = "the task"
+    else:
+        return whole
+    example = str(first["pair_id"]).partition("/")[2]
+    if _matches(db, example)[1].pairs != 1:
+        return whole
+    return f"put {lacking} first, as {example!r}, or {whole}"
 
 
 def _source_ids_kept(db: sqlite3.Connection) -> bool:

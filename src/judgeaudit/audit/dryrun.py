@@ -29,7 +29,7 @@ from judgeaudit.audit.tasks.domain import TOOL_SCHEMAS
 from judgeaudit.audit.units import PairUnit, pair_units
 from judgeaudit.audit.units.conversation import MAX_TOOL_STEPS, render
 from judgeaudit.errors import InputError
-from judgeaudit.validate import check_out_dir
+from judgeaudit.outdir import check_out_dir
 
 SAMPLE = 25
 

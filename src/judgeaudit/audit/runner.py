@@ -32,6 +32,7 @@ from judgeaudit.audit.inputs.source_run import (
 )
 from judgeaudit.audit.pool import WorkerPool
 from judgeaudit.audit.run_choice import EndpointDown, RunError, choose_run
+from judgeaudit.audit.run_end import discard_empty_run, stopped_files
 from judgeaudit.audit.spec import ModelRef, RunSpec
 from judgeaudit.audit.spec.endpoints import Endpoints, KeyLookup, check_keys, env_key
 from judgeaudit.audit.spec.manifest import build_manifest
@@ -40,7 +41,6 @@ from judgeaudit.audit.store import AuditStore
 from judgeaudit.audit.store.bulk import (
     count_pairs,
     pair_counts_by_task,
-    stored_any,
     with_tasks_hash,
 )
 from judgeaudit.audit.store.out_lock import writing
@@ -61,7 +61,8 @@ from judgeaudit.audit.units.outcome import judge_log_rows, pair_events, pair_row
 from judgeaudit.audit.units.transcript import with_context
 from judgeaudit.audit.units.usage import Usage
 from judgeaudit.errors import IncompleteRun, JudgeauditError
-from judgeaudit.validate import check_out_dir, integer
+from judgeaudit.outdir import check_out_dir
+from judgeaudit.validate import integer
 
 
 class AuditRunner(WorkerPool):
@@ -132,10 +133,12 @@ class AuditRunner(WorkerPool):
             return await self._run(store, tasks, imported)
         except JudgeauditError as exc:  # a refusal (not a cancel: a cancelled run is resumed)
             undo = isinstance(exc, NoVerdictYet)  # a stopped re-judge: undone, never resumed
-            if self._discard_empty_run(store, whole=undo) and created:
+            if discard_empty_run(store, self._created_run, self.spec, self.out, undo) and created:
                 store.close()
                 shutil.rmtree(self.out, ignore_errors=True)  # only files this run made
-            elif isinstance(exc, EndpointDown) and self._stopped_files(store, "incomplete"):
+            elif isinstance(exc, EndpointDown) and stopped_files(
+                store, self._run_id, self.out, "incomplete"
+            ):
                 raise IncompleteRun(
                     f"run {self._run_id} stopped: {exc}; the units it finished are kept, rerun "
                     "the same command once the endpoint answers"
@@ -143,34 +146,10 @@ class AuditRunner(WorkerPool):
             raise
         except (KeyboardInterrupt, asyncio.CancelledError):
             # the CSV and logs show what was stored, and runs.status says it stopped
-            self._stopped_files(store, "cancelled")
+            stopped_files(store, self._run_id, self.out, "cancelled")
             raise
         finally:
             store.close()
-
-    def _stopped_files(self, store: AuditStore, status: str) -> bool:
-        """Mark a stopped run (no longer 'running') and export what it stored; False if the
-        run is gone (undone) or never began."""
-        if self._run_id is None or store.run(self._run_id) is None:
-            return False
-        store.set_status(self._run_id, status)
-        export_all(store, self._run_id, self.out)
-        return True
-
-    def _discard_empty_run(self, store: AuditStore, whole: bool = False) -> bool:
-        """Undo a run this call created that stored no unit (``whole``: whatever it stored);
-        True if OUT now holds no run."""
-        run_id = self._created_run
-        # A re-judge or an import only copies trajectories: until it judged a pair it did nothing.
-        copies_only = self.spec.trajectories_from is not None or self.spec.imported is not None
-        if run_id is None or (not whole and stored_any(store, run_id, pairs_only=copies_only)):
-            return False
-        store.flush()  # rows still buffered (pairs of a stopped re-judge) are removed too
-        store.discard_run(run_id)
-        runs = store.runs()
-        if runs:
-            export_all(store, runs[-1]["run_id"], self.out)  # the files show the previous run
-        return not runs
 
     def pause(self) -> None:
         self.paused.clear()

@@ -3,7 +3,7 @@ that writes it. Nothing outside this package writes ``audit.db``; readers open i
 :func:`open_readonly`.
 """
 
-from judgeaudit.audit.store.db import FLUSH_AT, FLUSH_EVERY_S, STORED_ONCE, AuditStore, Scrubbed
+from judgeaudit.audit.store.db import FLUSH_AT, FLUSH_EVERY_S, STORED_ONCE, AuditStore
 from judgeaudit.audit.store.readonly import open_readonly
 from judgeaudit.audit.store.schema import (
     ADDED_COLUMNS,
@@ -15,6 +15,7 @@ from judgeaudit.audit.store.schema import (
     SCHEMA_VERSION,
     SchemaError,
 )
+from judgeaudit.audit.store.scrubbed import Scrubbed
 
 __all__ = [
     "ADDED_COLUMNS",

@@ -18,7 +18,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,34 +25,19 @@ from judgeaudit.audit.store.damage import refusing_damage
 from judgeaudit.audit.store.out_lock import LOCKED, STOPPED
 from judgeaudit.audit.store.readonly import RUN_ORDER
 from judgeaudit.audit.store.schema import (
-    CONTENT_COLUMNS,
     REPORT_INDEX,
     column_list,
     migrate,
 )
+from judgeaudit.audit.store.scrubbed import Scrubbed, grouped_rows, scrubbed_rows
 from judgeaudit.credentials import scrub_content
 
 FLUSH_AT = 64
 FLUSH_EVERY_S = 0.2
-#: Content up to this length is scrubbed once per batch of :func:`scrubbed_rows` (memory: one
-#: batch's distinct short values).
-MEMO_CHARS = 512
 #: Tables whose rows are keyed by content (the same rendered prompt from many calls).
 STORED_ONCE = ("prompts",)
 #: Prompt hashes a store remembers as queued (bounded: cleared when full).
 PROMPTS_REMEMBERED = 65_536
-
-
-@dataclass(frozen=True)
-class Scrubbed:
-    """Rows of ``table`` whose content columns went through :func:`scrubbed_rows` already.
-
-    Made only by :meth:`AuditStore.scrub`: the store writes them as they are, and the live judge
-    log encodes the same values, so one pair's judge replies are scrubbed once, not once per
-    writer (the live log's second scrub was a tenth of the audit's CPU, docs/benchmarks.md)."""
-
-    table: str
-    rows: tuple[dict[str, Any], ...]
 
 
 class AuditStore:
@@ -116,7 +100,7 @@ class AuditStore:
     def _write(self, pending: list[tuple[str, dict[str, Any], bool]]) -> None:
         """Insert ``pending`` (inside the caller's transaction): one ``executemany`` per table
         and column set, content scrubbed unless it is already."""
-        for (table, columns, _), rows in _grouped(pending):
+        for (table, columns, _), rows in grouped_rows(pending):
             names = column_list(columns)
             marks = ", ".join("?" for _ in columns)
             verb = "INSERT OR IGNORE" if table in STORED_ONCE else "INSERT"
@@ -358,43 +342,3 @@ class AuditStore:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
-
-
-def _grouped(
-    rows: list[tuple[str, dict[str, Any], bool]],
-) -> list[tuple[tuple[str, tuple[str, ...], bool], list[tuple[Any, ...]]]]:
-    """Rows by (table, columns, scrubbed), in first-seen order, as value tuples for
-    executemany; content not scrubbed yet is scrubbed here."""
-    groups: dict[tuple[str, tuple[str, ...], bool], list[tuple[Any, ...]]] = {}
-    for table, row, clean in rows:
-        groups.setdefault((table, tuple(row), clean), []).append(tuple(row.values()))
-    return [
-        (key, values if key[2] else scrubbed_rows(key[0], key[1], values))
-        for key, values in groups.items()
-    ]
-
-
-def scrubbed_rows(
-    table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
-) -> list[tuple[Any, ...]]:
-    """``rows`` with their content columns (:data:`CONTENT_COLUMNS`) scrubbed of key shapes."""
-    content = CONTENT_COLUMNS.get(table, frozenset())
-    at = [i for i, column in enumerate(columns) if column in content]
-    if not at:
-        return [tuple(row) for row in rows]
-    out = []
-    memo: dict[str, str] = {}  # short values repeat (a judge's verdicts): each scrubbed once
-    for row in rows:
-        values = list(row)
-        for i in at:
-            value = values[i]
-            if not isinstance(value, str):
-                continue
-            if len(value) > MEMO_CHARS:
-                values[i] = scrub_content(value)
-            elif (done := memo.get(value)) is not None:
-                values[i] = done
-            else:
-                values[i] = memo[value] = scrub_content(value)
-        out.append(tuple(values))
-    return out

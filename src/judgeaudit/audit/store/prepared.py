@@ -20,8 +20,9 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from judgeaudit.audit.store.db import AuditStore, scrubbed_rows
+from judgeaudit.audit.store.db import AuditStore
 from judgeaudit.audit.store.schema import column_list
+from judgeaudit.audit.store.scrubbed import scrubbed_rows
 
 #: (table, its columns, the id columns that start with the run id) of one prepared table.
 Table = tuple[str, Sequence[str], Sequence[str]]
