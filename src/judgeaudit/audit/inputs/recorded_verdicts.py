@@ -32,7 +32,12 @@ from judgeaudit.audit.inputs.pair_checks import ImportedSet
 from judgeaudit.audit.inputs.recorded_rows import TABLES, batch_rows, stored_pair_id
 from judgeaudit.audit.spec import RunSpec
 from judgeaudit.audit.store import AuditStore
-from judgeaudit.audit.store.bulk import count_pairs, fill_capability
+from judgeaudit.audit.store.bulk import (
+    count_pairs,
+    fill_capability,
+    has_pair,
+    lacks_source_ids,
+)
 from judgeaudit.audit.store.prepared import (
     COMMIT_PAIRS,
     Prepared,
@@ -229,12 +234,7 @@ def stored_prefix(store: AuditStore, run_id: str, path: Path) -> int:
     N pairs stored, those of lines 1 and N among them, that of line N + 1 not. A run stored
     before ``source_id`` existed takes the whole pass (it fills the ids, :mod:`.prepared`)."""
     stored = count_pairs(store, run_id)
-    if (
-        not stored
-        or store.db.execute(
-            "SELECT 1 FROM audit_pairs WHERE run_id = ? AND source_id IS NULL LIMIT 1", (run_id,)
-        ).fetchone()
-    ):
+    if not stored or lacks_source_ids(store, run_id):
         return 0
     ends = dict(_written_lines(path, only={1, stored, stored + 1}))
     first, last = ends.get(f"{path}:1"), ends.get(f"{path}:{stored}")
@@ -243,9 +243,7 @@ def stored_prefix(store: AuditStore, run_id: str, path: Path) -> int:
         return 0
 
     def is_stored(row: dict[str, Any], where: str) -> bool:
-        pid = stored_pair_id(trusted_pair(row, where), run_id)
-        found = store.db.execute("SELECT 1 FROM audit_pairs WHERE pair_id = ?", (pid,))
-        return found.fetchone() is not None
+        return has_pair(store, stored_pair_id(trusted_pair(row, where), run_id))
 
     whole = is_stored(first, f"{path}:1") and is_stored(last, f"{path}:{stored}")
     if whole and (after is None or not is_stored(after, f"{path}:{stored + 1}")):
