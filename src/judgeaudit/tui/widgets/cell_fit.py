@@ -35,8 +35,6 @@ class Col:
     url: bool = False
     late: bool = False  # narrowed only once the others are at their narrowest (a profile's name)
     time: bool = False  # a timestamp: its seconds, then its year give way, never a digit cut
-    #: a folder: its leading components give way (``…/out-first-try``), never a name cut
-    path: bool = False
 
     def narrowest(self, natural: int, floor: int | None = None) -> int:
         return natural if self.whole else min(natural, self.min if floor is None else floor)
@@ -131,30 +129,6 @@ def url_floor(col: Col, rows: Sequence[Row]) -> int:
     return min(max([col.min] + [cell_len(h) for h in hosts if h]), col.max or 32)
 
 
-def path_tails(value: str) -> list[str]:
-    """``value`` whole, then without one leading component after another (``…/b/c``,
-    ``…/c``): how a folder gives way, every name in it whole. Just ``value`` for a bare name."""
-    parts = value.rstrip("/").split("/")
-    return [value] + [f"…/{'/'.join(parts[i:])}" for i in range(1, len(parts)) if parts[i]]
-
-
-def fit_path(cell: Cell, width: int) -> Cell:
-    """A folder cut to ``width`` at a ``/``: the longest tail that fits (two runs' folders read
-    ``…/out-first-try`` and ``…/out-second-try``); a last name wider than ``width`` is cut as
-    :func:`fit` cuts it."""
-    for shown in path_tails(plain(cell)):
-        if cell_len(shown) <= width:
-            return Text(shown) if shown != plain(cell) else fit(cell, width)
-    return fit(path_tails(plain(cell))[-1], width)
-
-
-def path_floor(col: Col, rows: Sequence[Row]) -> int:
-    """A folder column's narrowest: its widest last name with ``…/`` (at most ``col.max`` or
-    32), so the column goes before a folder's own name is cut."""
-    lasts = [path_tails(plain(r.get(col.key, "")))[-1] for _, r in rows]
-    return min(max([col.min] + [cell_len(last) for last in lasts]), col.max or 32)
-
-
 def _shared(a: str, b: str) -> int:
     """How many leading characters ``a`` and ``b`` have in common."""
     return next(
@@ -218,6 +192,4 @@ def fit_cell(col: Col, cell: Cell, width: int, values: Sequence[str] = ()) -> Ce
         return fit_url(cell, width)
     if col.time:
         return fit_time(cell, width)
-    if col.path:
-        return fit_path(cell, width)
     return fit(cell, width, col.middle)

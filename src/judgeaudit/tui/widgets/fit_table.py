@@ -30,7 +30,6 @@ from judgeaudit.tui.widgets.cell_fit import (
     fit_cell,
     fit_url,
     natural_width,
-    path_floor,
     plain,
     plan_widths,
     url_floor,
@@ -221,7 +220,6 @@ class FitTable(DataTable[Cell]):
             col = next(c for c in self.cols if c.key == self.sort_key)
             natural[col.key] = max(natural[col.key], cell_len(col.label) + 1)
         floors = {c.key: url_floor(c, rows) for c in self.cols if c.url}
-        floors |= {c.key: path_floor(c, rows) for c in self.cols if c.path}
         widths = plan_widths(self.cols, natural, width, floors)
         keep = self.wanted_cursor
         self.clear(columns=True)

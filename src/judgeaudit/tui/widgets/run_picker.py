@@ -15,10 +15,8 @@ from judgeaudit.tui.widgets.fit_table import Cell, Col, FitTable, Row
 if TYPE_CHECKING:  # the analysis (pandas) loads when the runs are listed
     from judgeaudit.analysis.compare_entry import RunInfo
 
-#: A run id and a directory cut in their middle name another run or place: a run id is shown
-#: whole, a directory whole or by its last names (``…/out-first-try``: the runs of recent folders
-#: are in no field above, and one run id in three folders read alike once it went), the first
-#: column to go when even its last name does not fit. A judge is
+#: A run id and a directory cut in their middle name another run or place, so both are shown
+#: whole; the directory (also in the "output dir" fields above) is the first to go. A judge is
 #: cut where it parts from the others (two re-judges of judge-default read ``judge-defau…``).
 PICKER_COLUMNS = (
     Col("side", "", min=3),
@@ -26,7 +24,7 @@ PICKER_COLUMNS = (
     Col("time", "created (UTC)", min=13, drop=2, time=True),  # 12-06 10:49 at its narrowest
     Col("judge", "judge", min=10, drop=3, apart=True),
     Col("status", "status", min=9),
-    Col("dir", "dir", min=6, drop=4, path=True),
+    Col("dir", "dir", whole=True, drop=4),
 )
 #: the list's keys: pressed before its first runs are listed (the screen just opened, its
 #: directories read in a worker) they wait for them, where they moved and picked nothing
