@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import signal
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -95,6 +96,14 @@ def plan_run(spec: Path | RunSpec, out: Path | None = None) -> dict[str, Any]:
     return plan(load_spec(spec) if isinstance(spec, Path) else spec, out)
 
 
+#: Said when Ctrl-C or SIGTERM came while a run wrote its files after its last unit: the run
+#: could not stop there (no step left to stop at), and it would otherwise end as if unasked.
+LATE_STOP = (
+    "judgeaudit: the stop (Ctrl-C or SIGTERM) came while the run wrote its files after its last"
+    " pair: every pair was stored, so the run finished; nothing to resume"
+)
+
+
 def run_audit_blocking(
     spec: Path | RunSpec,
     out: Path,
@@ -119,7 +128,7 @@ def run_audit_blocking(
                 loop.add_signal_handler(signal.SIGTERM, task.cancel)
                 handled = True
         try:
-            return await run_audit(
+            finished = await run_audit(
                 spec,
                 out,
                 on_event=on_event,
@@ -127,13 +136,22 @@ def run_audit_blocking(
                 new_run=new_run,
                 stop_unjudged=stop_unjudged,
             )
+            ended.append(finished)
+            return finished
         finally:
             if handled:
                 loop.remove_signal_handler(signal.SIGTERM)
 
+    ended: list[ev.RunFinished] = []  # the run's end, when it came before a stop took effect
     try:
         return asyncio.run(main())
-    except asyncio.CancelledError:  # only SIGTERM cancels the main task (Ctrl-C raises its own)
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        if ended and ended[0].complete:  # the stop came after the last await: nothing stopped
+            print(LATE_STOP, file=sys.stderr)
+            return ended[0]
+        if isinstance(stop, KeyboardInterrupt):
+            raise
+        # only SIGTERM cancels the main task (Ctrl-C raises its own)
         raise Terminated(
             f"terminated (SIGTERM); the units finished so far are kept in {out}: rerun the same"
             " command to resume"

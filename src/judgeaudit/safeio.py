@@ -290,10 +290,17 @@ def json_problem(exc: json.JSONDecodeError) -> str:
     return exc.msg.removesuffix(" at")
 
 
+#: A TOML table header (``[run]``, ``[[tasks]]``, ``[judge.scores]``) alone on a line, which a JSON
+#: array's first line never is (``[`` then a value).
+TOML_HEADER = re.compile(r"\s*\[\[?\s*[A-Za-z0-9_-]+(\s*\.\s*[A-Za-z0-9_-]+)*\s*\]\]?\s*(#.*)?$")
+
+
 def pretty_json(line: str, started: bool, path: Path) -> str:
     """What a JSONL reader adds where a pretty-printed JSON document was given (the file's first
     line opens an array, or a line is a lone ``{``): the error alone named a column, not the
     cause. ``started``: an object was read before this line."""
+    if not started and TOML_HEADER.match(line):
+        return f"; {path.name} looks like TOML (its first line is a table header, {line.strip()}): give the JSON-lines file, one object per line"
     if not started and line.lstrip().startswith("["):
         return f"; {path.name} is a JSON array: one object per line, e.g. jq -c '.[]' {quote(str(path))}"
     if line.strip() == "{":

@@ -260,6 +260,15 @@ IMPORT_CASES: list[Case] = [
         "{tmp}/log.jsonl:1: not valid JSON",
         "log.jsonl is pretty-printed: one object per line, e.g. jq -c . {tmp}/log.jsonl",
     ),
+    one_file(  # a spec given as the log: its `[run]` is no JSON array (twenty-ninth session)
+        "import-recorded-a-toml-spec",
+        "recorded-jsonl",
+        "spec.toml",
+        '[run]\nname = "x"\nimported = "pairs.jsonl"\n',
+        "{tmp}/spec.toml:1: not valid JSON",
+        "spec.toml looks like TOML (its first line is a table header, [run]): give the "
+        "JSON-lines file, one object per line",
+    ),
     one_file(
         "import-jsonl-array-on-one-line",
         "openai-jsonl",

@@ -194,3 +194,38 @@ def test_a_resumed_trusted_run_stores_from_where_it_stopped(tmp_path: Path) -> N
     assert again.returncode == 0, again.stderr
     assert _written(again) == []
     assert _rows(out) == _rows(whole)
+
+
+#: The run, sent SIGINT by itself as it starts writing its files after its last pair.
+LATE = """
+import os, signal, sys
+import judgeaudit.audit.runner as runner
+export_all = runner.export_all
+def stopped_export(*args, **kwargs):
+    if kwargs.get("final"):
+        os.kill(os.getpid(), signal.SIGINT)
+    return export_all(*args, **kwargs)
+runner.export_all = stopped_export
+from judgeaudit.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_while_the_files_are_written_is_answered(tmp_path: Path) -> None:
+    """Ctrl-C after the last pair, while the run writes its files, has no step left to stop at:
+    the run finished as if it had not been pressed, in silence (a new user pressed it twice and
+    waited 20 s each time). It says so."""
+    _log(tmp_path / "log.jsonl")
+    assert cli("import", "recorded-jsonl", str(tmp_path / "log.jsonl"), "--out",
+               str(tmp_path / "pairs.jsonl")).returncode == 0  # fmt: skip
+    (tmp_path / "spec.toml").write_text(SPEC, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", LATE, "run", str(tmp_path / "spec.toml"), "--out",
+         str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "the stop (Ctrl-C or SIGTERM) came while the run wrote its files" in done.stderr
+    assert "every pair was stored, so the run finished; nothing to resume" in done.stderr
+    assert _status(tmp_path / "out") == "finished"
+    assert len(_rows(tmp_path / "out")["audit_pairs"]) == PAIRS

@@ -261,6 +261,18 @@ def _call(row: sqlite3.Row) -> dict[str, Any]:
     return call
 
 
+def _said(pref: str | None) -> str:
+    """An order's preference; none stored: that order was not judged (no swap, or one recorded)."""
+    return "not judged" if pref is None else pref
+
+
+def _scores(a: float | None, b: float | None) -> str:
+    """The judge's mean scores (none given: its replies or the log held no scores)."""
+    if a is None and b is None:
+        return "no scores"
+    return f"scores {'none' if a is None else a}/{'none' if b is None else b}"
+
+
 def render_detail(detail: dict[str, Any]) -> str:
     """Plain text: the verdict line, each side's outcome, then prompt and raw output per call."""
     pair = detail["pair"]
@@ -269,8 +281,9 @@ def render_detail(detail: dict[str, Any]) -> str:
         f"pair {pair['pair_id']}"
         + ("" if (log := shown_source_id(pair)) is None else f" (in the log: {log})"),
         f"task {pair['task_id']} ({pair['task_type']}); judge {pair['judge_model']} prefers "
-        f"{pair['judge_pref']} (AB: {pair['pref_ab']}, BA: {pair['pref_ba']}); scores "
-        f"{pair['judge_score_a']}/{pair['judge_score_b']}{flag}",
+        f"{pair['judge_pref']} (AB: {_said(pair['pref_ab'])}, BA: {_said(pair['pref_ba'])}); "
+        + _scores(pair["judge_score_a"], pair["judge_score_b"])
+        + flag,
     ]
     for label, side in zip("AB", detail["sides"], strict=True):
         if side is None:

@@ -209,7 +209,8 @@ def register(sub: Sub) -> None:
     show.add_argument(
         "pair_id",
         help="a pair id, a unique tail of one (TASK/tTRIAL/A~B), or an imported pair's own"
-        " pair_id in its log; the agents alone (A~B) list their pairs",
+        " pair_id in its log; a part that matches several pairs (the agents alone, A~B)"
+        " counts them, names the first ones and says what to add (exit 2)",
     )
     show.add_argument(
         "--format", choices=["text", "json"], default="text", help="text (default) or json"
