@@ -269,6 +269,26 @@ IMPORT_CASES: list[Case] = [
         "spec.toml looks like TOML (its first line is a table header, [run]): give the "
         "JSON-lines file, one object per line",
     ),
+    one_file(  # two judges on one pair: the verdict's own line and both models (twenty-ninth)
+        "import-recorded-two-judge-models",
+        "recorded-jsonl",
+        "log.jsonl",
+        jsonl(
+            {
+                "pair_id": "p1",
+                "task_id": "t",
+                "agent_a": "a",
+                "agent_b": "b",
+                "success_a": 1,
+                "success_b": 0,
+            },
+            {"pair_id": "p1", "order": "AB", "winner": "A", "judge_model": "rm-j"},
+            {"pair_id": "p1", "order": "BA", "winner": "A", "judge_model": "other-j"},
+        ),
+        "{tmp}/log.jsonl:3: judge_model: 'other-j' for pair 'p1', whose verdict on "
+        "{tmp}/log.jsonl:2 gives 'rm-j'; a pair is judged by one judge: give its verdicts one "
+        "judge_model",
+    ),
     one_file(
         "import-jsonl-array-on-one-line",
         "openai-jsonl",

@@ -40,7 +40,7 @@ from judgeaudit.rollouts.recorded_bulk import (
     verdict_row,
 )
 from judgeaudit.rollouts.recorded_text import joined_canonical, joined_line, pair_canonical
-from judgeaudit.validate import iter_jsonl, json_type, unknown_field
+from judgeaudit.validate import iter_jsonl, json_type, shown_name, unknown_field
 
 VERDICT_FIELDS = (
     "type", "pair_id", "order", "winner", "score_a", "score_b", "raw_output", "reasons",
@@ -268,6 +268,22 @@ class _Joined(NamedTuple):
     verdicts: list[tuple[str, str, str | None, str | None]]
 
 
+def _two_judges(db: sqlite3.Connection, pair: _Joined, field: str) -> str:
+    """The line of a pair's verdict whose judge differs from its first verdict's, both values
+    and where the first was read (the pair's line alone named neither)."""
+    column = "model" if field == "judge_model" else "hash"
+    rows = db.execute(
+        f"SELECT at, {column} FROM verdicts WHERE pair_id = ? AND {column} IS NOT NULL ORDER BY rowid",
+        (pair.pair_id,),
+    ).fetchall()
+    (first_at, first), other = rows[0], next(r for r in rows if r[1] != rows[0][1])
+    return (
+        f"{other[0]}: {field}: {shown_name(other[1])} for pair {shown_name(pair.pair_id)}, whose "
+        f"verdict on {first_at} gives {shown_name(first)}; a pair is judged by one judge: give "
+        f"its verdicts one {field}"
+    )
+
+
 def _joined(db: sqlite3.Connection) -> Iterator[_Joined]:
     """Each pair with its verdicts, in the order the pairs were read."""
     reader = db.cursor()
@@ -322,8 +338,7 @@ def _write(db: sqlite3.Connection, out: Path, summary: ImportSummary, files: lis
             hashes = {h for _, _, _, h in verdicts if h is not None}
             if len(models) > 1 or len(hashes) > 1:
                 raise RolloutError(
-                    f"{pair.at}: pair {pair.pair_id!r}: its verdicts name different judge models "
-                    "or prompt hashes; a pair is judged by one judge"
+                    _two_judges(db, pair, "judge_model" if len(models) > 1 else "prompt_hash")
                 )
             model = models.pop() if models else None
             prompt_hash = hashes.pop() if hashes else None
