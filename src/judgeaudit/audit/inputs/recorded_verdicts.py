@@ -15,12 +15,14 @@ by the same rule (:class:`Trusted`), without the scratch file. Each pair's rows 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,6 @@ from judgeaudit.audit.store.bulk import (
     count_pairs,
     fill_capability,
     has_pair,
-    lacks_source_ids,
 )
 from judgeaudit.audit.store.prepared import (
     COMMIT_PAIRS,
@@ -234,40 +235,32 @@ def stored_prefix(store: AuditStore, run_id: str, path: Path) -> int:
     N pairs stored, those of lines 1 and N among them, that of line N + 1 not. A run stored
     before ``source_id`` existed takes the whole pass (it fills the ids, :mod:`.prepared`)."""
     stored = count_pairs(store, run_id)
-    if not stored or lacks_source_ids(store, run_id):
+    if not stored or store.lacks_source_ids(run_id):
         return 0
-    ends = dict(_written_lines(path, only={1, stored, stored + 1}))
-    first, last = ends.get(f"{path}:1"), ends.get(f"{path}:{stored}")
-    after = ends.get(f"{path}:{stored + 1}")
+    with closing(_written_lines(path)) as lines:
+        first = next(lines, None)
+    with closing(_written_lines(path, skip=stored - 1)) as lines:
+        last, after = next(lines, None), next(lines, None)
     if first is None or last is None:
         return 0
 
-    def is_stored(row: dict[str, Any], where: str) -> bool:
+    def is_stored(line: tuple[str, dict[str, Any]]) -> bool:
+        where, row = line
         return has_pair(store, stored_pair_id(trusted_pair(row, where), run_id))
 
-    whole = is_stored(first, f"{path}:1") and is_stored(last, f"{path}:{stored}")
-    if whole and (after is None or not is_stored(after, f"{path}:{stored + 1}")):
+    if is_stored(first) and is_stored(last) and (after is None or not is_stored(after)):
         return stored
     return 0
 
 
-def _written_lines(
-    path: Path, skip: int = 0, only: set[int] | None = None
-) -> Iterator[tuple[str, dict[str, Any]]]:
+def _written_lines(path: Path, skip: int = 0) -> Generator[tuple[str, dict[str, Any]], None, None]:
     """``(file:line, object)`` of a pairs file whose every byte ``import`` wrote (its hash
     matched the record): one compact JSON object a line, nothing else; after the first
-    ``skip`` lines (read, not parsed), or only the lines numbered in ``only``. Parsed by the C
+    ``skip`` lines (read, not parsed). Parsed by the C
     decoder alone: the strict parsing of :func:`~judgeaudit.validate.iter_jsonl` (no NaN, no
     number too large, no nesting too deep) ran when the import read the log, and it wrote no
     value that parsing refuses."""
     decode = json.JSONDecoder().decode
-    last = max(only) if only else None
     with safeio.open_regular(path, "pair", TaskError) as handle:
-        for number, raw in enumerate(handle, start=1):
-            if number <= skip or (only is not None and number not in only):
-                if last is not None and number >= last:
-                    return
-                continue
+        for number, raw in enumerate(itertools.islice(handle, skip, None), start=skip + 1):
             yield f"{path}:{number}", decode(raw.decode("utf-8"))
-            if last is not None and number >= last:
-                return

@@ -46,15 +46,6 @@ def has_pair(store: AuditStore, pair_id: str) -> bool:
     return found.fetchone() is not None
 
 
-def lacks_source_ids(store: AuditStore, run_id: str) -> bool:
-    """Whether a stored pair of the run has no ``source_id`` (stored by a version before it)."""
-    store.flush("audit_pairs")
-    found = store.db.execute(
-        "SELECT 1 FROM audit_pairs WHERE run_id = ? AND source_id IS NULL LIMIT 1", (run_id,)
-    )
-    return found.fetchone() is not None
-
-
 def pair_counts(store: AuditStore, run_id: str) -> tuple[int, int, int]:
     """The run's pairs, decisive pairs and misselections, counted in SQL (a recorded run's
     resume, stop or discard writes no file from the rows; reading each only to count it was a

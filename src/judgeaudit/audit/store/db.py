@@ -230,17 +230,19 @@ class AuditStore:
         rows = self.db.execute("SELECT pair_id FROM audit_pairs WHERE run_id = ?", (run_id,))
         return {r[0] for r in rows}
 
+    def lacks_source_ids(self, run_id: str) -> bool:
+        """Whether a stored pair of the run has no ``source_id`` (stored before it existed)."""
+        self.flush("audit_pairs")
+        found = self.db.execute(
+            "SELECT 1 FROM audit_pairs WHERE run_id = ? AND source_id IS NULL LIMIT 1", (run_id,)
+        )
+        return found.fetchone() is not None
+
     def fill_source_ids(self, run_id: str, ids: Sequence[tuple[str, str]]) -> None:
         """(pair_id, source_id) of the run's stored pairs whose log gave an id: kept where the
         pair was stored without one (before ``source_id`` existed; the run resumed after an
         upgrade). The usual resume, every stored pair with its id, writes nothing."""
-        if (
-            ids
-            and self.db.execute(
-                "SELECT 1 FROM audit_pairs WHERE run_id = ? AND source_id IS NULL LIMIT 1",
-                (run_id,),
-            ).fetchone()
-        ):
+        if ids and self.lacks_source_ids(run_id):
             with self._txn():
                 self.db.executemany(
                     "UPDATE audit_pairs SET source_id = ? WHERE pair_id = ? AND source_id IS NULL",
